@@ -1,0 +1,124 @@
+/**
+ * The one error type of Weft. Callers branch on `code`, never on message text.
+ * Imports nothing, so every layer can use it.
+ */
+export type WeftErrorCode =
+  /** A user-supplied value (flag, file, task) is invalid. CLI exit code 2. */
+  | 'BAD_INPUT'
+  /** A workflow/plan failed validation (cycle, unknown dependency, …). CLI exit code 2. */
+  | 'PLAN_INVALID'
+  /** A model spec string cannot be parsed or names an unknown provider. CLI exit code 2. */
+  | 'MODEL_SPEC'
+  /** A provider is not configured (missing API key, no model found). CLI exit code 2. */
+  | 'MODEL_CONFIG'
+  /** An optional dependency (node-llama-cpp, pg, …) is not installed. CLI exit code 2. */
+  | 'MISSING_DEPENDENCY'
+  /** The provider answered with an error. `retryable` tells whether trying again can help. */
+  | 'PROVIDER'
+  /** A call exceeded its per-call timeout. Retryable. */
+  | 'TIMEOUT'
+  /** The caller aborted. Never retried. */
+  | 'ABORTED'
+  /** Structured output could not be parsed/validated after the allowed re-prompts. */
+  | 'PARSE'
+  /** A scripted model has no reply left for a call. */
+  | 'SCRIPT_EXHAUSTED'
+  /** A budget (calls, tokens, cost, wall time) would be exceeded. */
+  | 'BUDGET'
+  /** The run store failed or holds data it cannot read. */
+  | 'STORE'
+  /** An agent tried to write an artifact outside the run's artifact directory. */
+  | 'ARTIFACT_PATH'
+  /** A run id or other named thing does not exist. CLI exit code 2. */
+  | 'NOT_FOUND'
+  /** A bug in Weft. */
+  | 'INTERNAL';
+
+/** Where in a user's input a problem is. Rendered by `formatLocation`. */
+export interface SourceLocation {
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** A dotted path to the offending field, e.g. `subtasks[2].dependsOn[0]`. */
+  readonly field?: string;
+}
+
+export interface WeftErrorOptions extends ErrorOptions {
+  readonly retryable?: boolean;
+  readonly location?: SourceLocation;
+  /** Server-requested delay before a retry (Retry-After), in milliseconds. */
+  readonly retryAfterMs?: number;
+  /** Further located problems, when one error stands for several (e.g. plan validation). */
+  readonly issues?: readonly LocatedIssue[];
+}
+
+export interface LocatedIssue extends SourceLocation {
+  readonly message: string;
+}
+
+export class WeftError extends Error {
+  override readonly name = 'WeftError';
+  readonly retryable: boolean;
+  readonly location: SourceLocation | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly issues: readonly LocatedIssue[];
+
+  constructor(
+    readonly code: WeftErrorCode,
+    message: string,
+    options: WeftErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryable = options.retryable ?? (code === 'TIMEOUT');
+    this.location = options.location;
+    this.retryAfterMs = options.retryAfterMs;
+    this.issues = options.issues ?? [];
+  }
+}
+
+const USER_ERROR_CODES: ReadonlySet<WeftErrorCode> = new Set<WeftErrorCode>([
+  'BAD_INPUT',
+  'PLAN_INVALID',
+  'MODEL_SPEC',
+  'MODEL_CONFIG',
+  'MISSING_DEPENDENCY',
+  'NOT_FOUND',
+]);
+
+export function isWeftError(error: unknown): error is WeftError {
+  return error instanceof WeftError;
+}
+
+/** True when the error is the user's to fix (CLI exit code 2). */
+export function isUserError(error: unknown): boolean {
+  return isWeftError(error) && USER_ERROR_CODES.has(error.code);
+}
+
+/** True for aborts, whatever produced them (AbortSignal reasons, SDK abort errors, WeftError ABORTED). */
+export function isAbortError(error: unknown): boolean {
+  if (isWeftError(error)) return error.code === 'ABORTED';
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'APIUserAbortError');
+}
+
+/** `file:line:column field` — the prefix of every located message. */
+export function formatLocation(location: SourceLocation | undefined): string {
+  if (!location) return '';
+  let text = location.file ?? '';
+  if (location.line !== undefined) text += `${text ? ':' : 'line '}${location.line}`;
+  if (location.column !== undefined && location.line !== undefined) text += `:${location.column}`;
+  if (location.field) text += `${text ? ' ' : ''}${location.field}`;
+  return text;
+}
+
+/** One human-readable message for an error, with its location and issues. */
+export function formatError(error: unknown): string {
+  if (!isWeftError(error)) return error instanceof Error ? error.message : String(error);
+  const where = formatLocation(error.location);
+  const head = where ? `${where}: ${error.message}` : error.message;
+  if (error.issues.length === 0) return head;
+  const lines = error.issues.map((issue) => {
+    const at = formatLocation(issue);
+    return `  - ${at ? `${at}: ` : ''}${issue.message}`;
+  });
+  return [head, ...lines].join('\n');
+}

@@ -1,0 +1,60 @@
+/**
+ * The workflow model: an Activity-on-Vertex graph of subtasks (SPEC §1.1).
+ * Types only; the functions over them live in files of their own in this folder.
+ * Everything here is immutable: updates produce new objects.
+ */
+
+export type SubtaskStatus = 'not started' | 'in progress' | 'completed' | 'failed';
+
+export const SUBTASK_STATUSES: readonly SubtaskStatus[] = ['not started', 'in progress', 'completed', 'failed'];
+
+export interface Subtask {
+  readonly id: string;
+  /** The subtask requirement text. */
+  readonly objective: string;
+  /** The role (agent) name that runs it. */
+  readonly agent: string;
+  /** Ids of the subtasks that must complete first (the incoming edges). */
+  readonly dependsOn: readonly string[];
+  readonly status: SubtaskStatus;
+  /** The paper's `data`: the subtask's result, once it has one. */
+  readonly output?: string;
+  /** How many times the subtask has been started. */
+  readonly attempts: number;
+}
+
+/** `llm`: an agent with a role prompt. `team`: the subtask runs through a DyLAN team (later issue). */
+export type RoleKind = 'llm' | 'team';
+
+export interface Role {
+  readonly name: string;
+  /** The role's system prompt. */
+  readonly prompt: string;
+  readonly kind: RoleKind;
+  /** For `team` roles: the team file. */
+  readonly team?: string;
+}
+
+export interface Workflow {
+  readonly task: string;
+  readonly roles: readonly Role[];
+  readonly subtasks: readonly Subtask[];
+}
+
+/**
+ * The plan-file shape of ARCHITECTURE.md: what `toJSON` writes and `parseWorkflow` reads.
+ * `roles`, `status`, `output` and `attempts` are optional on input.
+ */
+export interface WorkflowJson {
+  task: string;
+  roles?: { name: string; prompt: string; kind?: RoleKind; team?: string }[];
+  subtasks: {
+    id: string;
+    objective: string;
+    agent: string;
+    dependsOn: string[];
+    status?: SubtaskStatus;
+    output?: string;
+    attempts?: number;
+  }[];
+}

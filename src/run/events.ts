@@ -1,0 +1,45 @@
+/**
+ * The typed events of a run (ARCHITECTURE.md). The store appends them; the progress view, `weft show` and the
+ * dashboard read the same events. `at` is milliseconds since the run started.
+ */
+import type { WorkflowJson } from '../graph/workflow.js';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
+export type UpdateStrategy = 'on-failure' | 'concurrent' | 'after-completion';
+
+export interface CandidateSummary {
+  readonly index: number;
+  readonly subtasks: number;
+  readonly levels: number;
+  readonly parallelism: number;
+  readonly dependencyComplexity: number;
+  /** Why a candidate could not be used (unparsable, invalid). Absent for valid ones. */
+  readonly error?: string;
+}
+
+export type Verdict = 'accept' | 'retry' | 'replan';
+
+export type WeftEvent =
+  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy; options: Record<string, unknown> }
+  | { type: 'plan-candidates'; at: number; purpose: 'plan' | 'update'; candidates: CandidateSummary[] }
+  | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
+  | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }
+  | { type: 'task-end'; at: number; taskId: string; attempt: number; status: 'completed' | 'failed'; output?: string; error?: string; masked?: boolean }
+  | { type: 'task-verify'; at: number; taskId: string; attempt: number; verdict: Verdict; reason: string }
+  | { type: 'plan-update'; at: number; version: number; cause: string; diff: WorkflowDiffSummary; workflow: WorkflowJson }
+  | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
+  | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }
+  | { type: 'call'; at: number; taskId?: string; purpose: string; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; error?: string }
+  | { type: 'budget'; at: number; calls: number; tokens: { input: number; output: number }; costUsd: number; exceeded?: string }
+  | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
+
+export type WeftEventType = WeftEvent['type'];
+
+/** A compact, serialisable account of what changed between two plan versions. */
+export interface WorkflowDiffSummary {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+  readonly rewired: readonly string[];
+}
