@@ -1,0 +1,51 @@
+/** What every command needs: the Weft home, its config, the store and the model. */
+import { WeftError } from '../errors.js';
+import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
+import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
+import { withRetries } from '../llm/retry.js';
+import { withTimeout } from '../llm/timeout.js';
+import { openRunStore, resolveHome } from '../store/open-store.js';
+import type { RunStore } from '../store/run-store.js';
+import { loadConfig, type WeftConfig } from './config.js';
+
+export interface CommonFlags {
+  readonly home?: string;
+  readonly model?: string;
+  readonly json?: boolean;
+}
+
+export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ home: string; config: WeftConfig }> {
+  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
+  const config = await loadConfig(home);
+  return { home, config };
+}
+
+export async function openStore(home: string): Promise<RunStore> {
+  return openRunStore({ home });
+}
+
+export interface ModelContext {
+  readonly model: ChatModel;
+  readonly source: string;
+  readonly costOf: (result: ChatResult) => number;
+}
+
+/** Resolves `--model` (or config, env, Ollama) and wraps it with retries and a per-call timeout. */
+export async function loadModel(flag: string | undefined, config: WeftConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelContext> {
+  const resolved = await resolveModelSpec({ ...(flag !== undefined ? { flag } : {}), config: { ...(config.model !== undefined ? { model: config.model } : {}) }, env });
+  const base = await createModel(resolved.spec, { env });
+  const timeoutMs = (config.callTimeoutSeconds ?? 300) * 1000;
+  const model = base.kind === 'scripted' ? base : withRetries(withTimeout(base, timeoutMs), { retries: config.retries ?? 3 });
+  const prices = mergePrices(DEFAULT_PRICES, config.prices ?? {});
+  return {
+    model,
+    source: resolved.source,
+    costOf: (result) => (base.kind === 'real' ? costOf(result.model, result.usage, prices) : 0),
+  };
+}
+
+export function requireValue<T>(value: T | undefined, field: string): T {
+  if (value === undefined) throw new WeftError('BAD_INPUT', `${field} is required`, { location: { field } });
+  return value;
+}

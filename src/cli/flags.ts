@@ -1,0 +1,31 @@
+/** Flag parsing shared by the commands: every bad value is a BAD_INPUT naming the flag. */
+import { WeftError } from '../errors.js';
+
+export function integerFlag(name: string, value: string | undefined, { min = 0 }: { min?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  const parsed = Number(trimmed);
+  if (trimmed === '' || !Number.isInteger(parsed) || parsed < min) {
+    throw new WeftError('BAD_INPUT', `--${name} expects an integer >= ${min}, got "${value}"`, { location: { field: `--${name}` } });
+  }
+  return parsed;
+}
+
+export function numberFlag(name: string, value: string | undefined, { min = 0, max = Number.POSITIVE_INFINITY }: { min?: number; max?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  const parsed = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(parsed) || parsed < min || parsed > max) {
+    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
+    throw new WeftError('BAD_INPUT', `--${name} expects a number ${range}, got "${value}"`, { location: { field: `--${name}` } });
+  }
+  return parsed;
+}
+
+export function choiceFlag<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new WeftError('BAD_INPUT', `--${name} must be one of ${choices.join(', ')}; got "${value}"`, { location: { field: `--${name}` } });
+  }
+  return value as T;
+}

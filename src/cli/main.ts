@@ -1,0 +1,120 @@
+/**
+ * The `weft` command line. Thin: parse flags, call the library, print. Exit codes: 0 success, 1 a failed run,
+ * 2 bad input (the message names the file, line and field).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
+import { createOutput, type Output, type Streams } from './output.js';
+import { planCommand } from './plan-command.js';
+import { runCommand } from './run-command.js';
+import { runsCommand } from './runs-command.js';
+import { showCommand } from './show-command.js';
+
+export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const json = argv.includes('--json');
+  const output = createOutput(json, streams);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    output.log('cancelling: finished work is kept (Ctrl-C again to quit at once)');
+    controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
+  };
+  process.on('SIGINT', onInterrupt);
+  let exitCode = 0;
+  const program = buildProgram(output, streams, controller.signal, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return reportError(error, output);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+function buildProgram(output: Output, streams: Streams, signal: AbortSignal, setExit: (code: number) => void): Command {
+  const program = new Command('weft')
+    .description('Plan a task as a graph of subtasks, run it with LLM agents in parallel, verify and repair.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) })
+    .showSuggestionAfterError();
+  const home = new Option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)');
+  const model = new Option('--model <spec>', 'model spec, e.g. openai:gpt-4o-mini, ollama:llama3.1, scripted:replies.json, sim:seed=7');
+  const jsonOption = new Option('--json', 'print one JSON document on stdout');
+
+  program
+    .command('plan')
+    .description('generate K candidate plans and show them with their metrics')
+    .argument('<task>', 'the task in words, or a file that holds it')
+    .option('--candidates <K>', 'number of candidate plans (default 3)')
+    .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
+    .addOption(model).addOption(home).addOption(jsonOption)
+    .action(async (task: string, flags) => setExit(await planCommand(task, flags, output, signal)));
+
+  program
+    .command('run')
+    .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
+    .argument('[task]', 'the task in words, or a file that holds it (optional with --plan)')
+    .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
+    .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
+    .option('--concurrency <N>', 'at most N subtasks at once')
+    .option('--candidates <K>', 'candidate plans (default 3)')
+    .option('--max-calls <N>', 'budget: model calls')
+    .option('--max-tokens <N>', 'budget: tokens')
+    .option('--max-cost <USD>', 'budget: cost in US dollars')
+    .option('--timeout <S>', 'budget: wall time in seconds')
+    .option('--max-attempts <N>', 'starts per subtask before giving it up (default 3)')
+    .option('--no-verify', 'skip the per-subtask double-check')
+    .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
+    .option('--seed <S>', 'seed for --inject-mask')
+    .addOption(model).addOption(home).addOption(jsonOption)
+    .action(async (task: string | undefined, flags) => setExit(await runCommand(task, flags, output, streams, signal)));
+
+  program
+    .command('show')
+    .description('show a recorded run')
+    .argument('<runId>')
+    .option('--mermaid', 'print the final plan as Mermaid')
+    .option('--dot', 'print the final plan as Graphviz DOT')
+    .addOption(home).addOption(jsonOption)
+    .action(async (runId: string, flags) => setExit(await showCommand(runId, flags, output)));
+
+  program
+    .command('runs')
+    .description('list recorded runs, oldest first')
+    .addOption(home).addOption(jsonOption)
+    .action(async (flags) => setExit(await runsCommand(flags, output)));
+
+  return program;
+}
+
+function reportError(error: unknown, output: Output): number {
+  if (error instanceof CommanderError) {
+    // Help and version are successes; every other commander error is a usage error.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    if (output.json) output.document({ error: { code: 'BAD_INPUT', message: error.message.replace(/^error: /, '') } });
+    return 2;
+  }
+  const message = formatError(error);
+  output.log(`weft: ${message}`);
+  if (output.json) {
+    output.document({
+      error: {
+        code: isWeftError(error) ? error.code : 'INTERNAL',
+        message: error instanceof Error ? error.message : String(error),
+        ...(isWeftError(error) && error.location ? { location: error.location } : {}),
+        ...(isWeftError(error) && error.issues.length ? { issues: error.issues } : {}),
+      },
+    });
+  }
+  if (isUserError(error)) return 2;
+  if (!isWeftError(error)) output.log(error instanceof Error && error.stack ? error.stack : '');
+  return 1;
+}
+
+// Run directly (tsx src/cli/main.ts …) as well as through bin/weft.js.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

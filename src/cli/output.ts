@@ -1,0 +1,33 @@
+/**
+ * Where a command's output goes. With `--json` stdout carries exactly one JSON document and everything else goes
+ * to stderr; without it, human text goes to stdout.
+ */
+export interface Output {
+  readonly json: boolean;
+  /** Human-readable result text (suppressed under --json). */
+  text(line: string): void;
+  /** Progress and diagnostics: always stderr. */
+  log(line: string): void;
+  /** The one JSON document. */
+  document(value: unknown): void;
+}
+
+export interface Streams {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+export function createOutput(json: boolean, streams: Streams): Output {
+  return {
+    json,
+    text: (line) => {
+      if (!json) streams.stdout.write(`${line}\n`);
+    },
+    log: (line) => {
+      streams.stderr.write(`${line}\n`);
+    },
+    document: (value) => {
+      streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/** `weft plan <task|file>`: K candidate plans with their metrics and the chosen one. */
+import { writeFile } from 'node:fs/promises';
+import { toMermaid, toWorkflowJson } from '../graph/index.js';
+import { planTask } from '../plan/plan-task.js';
+import { candidateSummary } from '../run/candidate-summary.js';
+import { createMeter, meteredModel } from '../run/metered-model.js';
+import { loadContext, loadModel } from './context.js';
+import { integerFlag } from './flags.js';
+import type { Output } from './output.js';
+import { readTask } from './read-task.js';
+
+export interface PlanFlags {
+  readonly candidates?: string;
+  readonly model?: string;
+  readonly home?: string;
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+export async function planCommand(taskArgument: string, flags: PlanFlags, output: Output, signal: AbortSignal): Promise<number> {
+  const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? 3;
+  const { task } = await readTask(taskArgument);
+  const { config } = await loadContext(flags);
+  const { model, costOf } = await loadModel(flags.model, config);
+  const meter = createMeter();
+  const started = performance.now();
+  const metered = meteredModel(model, { budget: {}, meter, now: () => performance.now() - started, costOf, emit: () => {} });
+  output.log(`planning with ${model.id}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`);
+  const result = await planTask({ task, model: metered, candidates, signal });
+  const plan = toWorkflowJson(result.workflow);
+  if (flags.out) await writeFile(flags.out, `${JSON.stringify(plan, null, 2)}\n`);
+  if (output.json) {
+    output.document({
+      model: model.id,
+      modelKind: model.kind,
+      chosen: result.chosenIndex,
+      candidates: result.candidates.map((candidate) => ({ ...candidateSummary(candidate), ...(candidate.workflow ? { plan: toWorkflowJson(candidate.workflow) } : {}) })),
+      plan,
+      calls: meter.calls,
+      tokens: { input: meter.inputTokens, output: meter.outputTokens },
+      costUsd: meter.costUsd,
+    });
+    return 0;
+  }
+  output.text('candidate  subtasks  levels  parallelism  dep.complexity');
+  for (const candidate of result.candidates) {
+    const summary = candidateSummary(candidate);
+    const mark = candidate.index === result.chosenIndex ? '*' : ' ';
+    output.text(candidate.error
+      ? `${mark}#${candidate.index + 1}        unusable: ${candidate.error}`
+      : `${mark}#${candidate.index + 1}        ${String(summary.subtasks).padEnd(9)} ${String(summary.levels).padEnd(7)} ${summary.parallelism.toFixed(3).padEnd(12)} ${summary.dependencyComplexity.toFixed(3)}`);
+  }
+  output.text('');
+  for (const subtask of result.workflow.subtasks) {
+    output.text(`${subtask.id} [${subtask.agent}]${subtask.dependsOn.length ? ` after ${subtask.dependsOn.join(', ')}` : ''}: ${subtask.objective}`);
+  }
+  output.text('');
+  output.text(toMermaid(result.workflow).trimEnd());
+  if (flags.out) output.text(`\nplan written to ${flags.out}`);
+  output.text(`\n${meter.calls} calls, ${meter.inputTokens + meter.outputTokens} tokens, $${meter.costUsd.toFixed(4)}`);
+  return 0;
+}

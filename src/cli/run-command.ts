@@ -1,0 +1,122 @@
+/** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
+import { readFile } from 'node:fs/promises';
+import { WeftError } from '../errors.js';
+import { parseWorkflow } from '../graph/index.js';
+import type { Workflow } from '../graph/workflow.js';
+import type { ExecutionStrategy } from '../run/execution.js';
+import { runTask, type RunTaskResult } from '../run/run-task.js';
+import type { RunSummary } from '../run/run-summary.js';
+import { loadContext, loadModel, openStore } from './context.js';
+import { choiceFlag, integerFlag, numberFlag } from './flags.js';
+import type { Output, Streams } from './output.js';
+import { createProgressView } from './progress.js';
+import { readTask } from './read-task.js';
+
+export interface RunFlags {
+  readonly plan?: string;
+  readonly model?: string;
+  readonly home?: string;
+  readonly strategy?: string;
+  readonly concurrency?: string;
+  readonly candidates?: string;
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
+  readonly injectMask?: string;
+  readonly seed?: string;
+  readonly maxAttempts?: string;
+  readonly verify?: boolean;
+  readonly json?: boolean;
+}
+
+const STRATEGIES: readonly ExecutionStrategy[] = ['on-failure', 'concurrent', 'after-completion', 'none'];
+
+export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+  // Validate every flag before any work starts.
+  const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES) ?? 'on-failure';
+  const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
+  const maxCalls = integerFlag('max-calls', flags.maxCalls, { min: 1 });
+  const maxTokens = integerFlag('max-tokens', flags.maxTokens, { min: 1 });
+  const maxCostUsd = numberFlag('max-cost', flags.maxCost, { min: 0 });
+  const timeoutSeconds = numberFlag('timeout', flags.timeout, { min: 0 });
+  const maskProbability = numberFlag('inject-mask', flags.injectMask, { min: 0, max: 1 });
+  const seed = integerFlag('seed', flags.seed, { min: 0 });
+  const maxAttempts = integerFlag('max-attempts', flags.maxAttempts, { min: 1 });
+  if (seed !== undefined && maskProbability === undefined) {
+    throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
+  }
+  const plan = flags.plan ? await readPlan(flags.plan) : undefined;
+  if (!taskArgument && !plan) throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', { location: { field: '<task>' } });
+  const task = taskArgument ? (await readTask(taskArgument)).task : plan!.task;
+
+  const { home, config } = await loadContext(flags);
+  const { model, costOf } = await loadModel(flags.model, config);
+  const store = await openStore(home);
+  const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
+  let result: RunTaskResult;
+  try {
+    result = await runTask({
+      task,
+      model,
+      store,
+      home,
+      costOf,
+      signal,
+      strategy,
+      onEvent: output.json && streams.stderr.isTTY !== true ? undefined : progress.onEvent,
+      budget: {
+        ...(maxCalls !== undefined ? { maxCalls } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+        ...(timeoutSeconds !== undefined ? { maxWallMs: timeoutSeconds * 1000 } : {}),
+      },
+      ...(plan ? { plan } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(candidates !== undefined ? { candidates } : {}),
+      ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+      ...(flags.verify === false ? { verify: false } : {}),
+      ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
+    });
+  } finally {
+    progress.close();
+    await store.close();
+  }
+  if (output.json) output.document(runJson(result));
+  else printSummary(result, output, model.kind);
+  return result.status === 'completed' ? 0 : 1;
+}
+
+/** Exactly the ARCHITECTURE.md `weft run --json` shape. */
+export function runJson(summary: RunSummary): RunSummary {
+  return {
+    runId: summary.runId,
+    status: summary.status,
+    planVersion: summary.planVersion,
+    makespanMs: summary.makespanMs,
+    calls: summary.calls,
+    tokens: { input: summary.tokens.input, output: summary.tokens.output },
+    costUsd: summary.costUsd,
+    tasks: summary.tasks.map((t) => ({ id: t.id, status: t.status, attempts: t.attempts, startMs: t.startMs, endMs: t.endMs, dependsOn: [...t.dependsOn] })),
+  };
+}
+
+function printSummary(result: RunTaskResult, output: Output, kind: string): void {
+  output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}${kind === 'real' ? '' : ` [${kind} model]`}`);
+  output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed, ${(result.makespanMs / 1000).toFixed(2)} s`);
+  output.text(`${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`);
+  output.text(`report: ${result.runDir}/report.md`);
+}
+
+async function readPlan(file: string): Promise<Workflow> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new WeftError('BAD_INPUT', `Cannot read plan file: ${(error as Error).message}`, { location: { file }, cause: error });
+  }
+  const parsed = parseWorkflow(text, { file });
+  if (!parsed.ok) throw new WeftError('PLAN_INVALID', 'The plan is not a valid workflow', { location: { file }, issues: parsed.issues });
+  return parsed.workflow;
+}

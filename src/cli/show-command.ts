@@ -1,0 +1,49 @@
+/** `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document. */
+import { WeftError } from '../errors.js';
+import { toDot, toMermaid, workflowFromJson } from '../graph/index.js';
+import type { WeftEvent } from '../run/events.js';
+import { summarizeRun } from '../run/run-summary.js';
+import { loadContext, openStore } from './context.js';
+import type { Output } from './output.js';
+import { runJson } from './run-command.js';
+
+export interface ShowFlags {
+  readonly home?: string;
+  readonly mermaid?: boolean;
+  readonly dot?: boolean;
+  readonly json?: boolean;
+}
+
+export async function showCommand(runId: string, flags: ShowFlags, output: Output): Promise<number> {
+  if (flags.mermaid && flags.dot) throw new WeftError('BAD_INPUT', 'Choose one of --mermaid and --dot', { location: { field: '--mermaid' } });
+  const { home } = await loadContext(flags);
+  const store = await openStore(home);
+  try {
+    const run = await store.getRun(runId);
+    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const summary = summarizeRun(runId, events);
+    // A run with no run-end event did not finish: the process died or is still going.
+    const status = summary.status !== 'interrupted' || run.status === 'running' ? summary.status : run.status;
+    const shown = { ...summary, status };
+    if (output.json) {
+      output.document(runJson(shown));
+      return 0;
+    }
+    if (flags.mermaid || flags.dot) {
+      if (!summary.workflow) throw new WeftError('NOT_FOUND', `Run "${runId}" has no plan yet`);
+      const workflow = workflowFromJson(summary.workflow);
+      output.text((flags.mermaid ? toMermaid(workflow, { statuses: true }) : toDot(workflow)).trimEnd());
+      return 0;
+    }
+    output.text(`run ${runId}: ${shown.status}${summary.reason ? ` (${summary.reason})` : ''}`);
+    output.text(`task: ${run.task.split('\n')[0]}`);
+    output.text(`model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`);
+    for (const task of summary.tasks) {
+      output.text(`  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Flow's planner (SPEC §1.2): K candidate workflows generated concurrently, the most parallel one chosen, ties
+ * broken by the lowest dependency complexity.
+ */
+import { WeftError } from '../errors.js';
+import { parseWorkflow, pickBest, workflowMetrics } from '../graph/index.js';
+import type { Workflow, WorkflowJson } from '../graph/workflow.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { generateStructured } from '../llm/structured-output.js';
+import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
+import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
+
+export interface PlanCandidate {
+  readonly index: number;
+  readonly workflow?: Workflow;
+  readonly metrics?: ReturnType<typeof workflowMetrics>;
+  /** Why the candidate is unusable. */
+  readonly error?: string;
+}
+
+export interface PlanResult {
+  readonly candidates: readonly PlanCandidate[];
+  readonly chosenIndex: number;
+  readonly workflow: Workflow;
+}
+
+export interface PlanOptions {
+  readonly task: string;
+  readonly model: ChatModel;
+  /** K, the number of candidates (default 3). */
+  readonly candidates?: number;
+  readonly signal?: AbortSignal;
+}
+
+export async function planTask(options: PlanOptions): Promise<PlanResult> {
+  const count = options.candidates ?? 3;
+  if (!Number.isInteger(count) || count < 1) {
+    throw new WeftError('BAD_INPUT', `Expected candidates >= 1, got ${count}`, { location: { field: 'candidates' } });
+  }
+  const settled = await Promise.allSettled(
+    Array.from({ length: count }, (_, index) =>
+      generateStructured(
+        options.model,
+        {
+          system: PLANNER_SYSTEM,
+          messages: [{ role: 'user', content: planPrompt(options.task) }],
+          json: { name: 'plan' },
+          // Diversity between candidates comes from sampling temperature on real models.
+          temperature: count > 1 ? 0.8 : 0.2,
+          tag: { purpose: 'plan', key: 'plan', attempt: index + 1 },
+        },
+        planAnswerSchema,
+        { signal: options.signal },
+      ),
+    ),
+  );
+  options.signal?.throwIfAborted();
+  const candidates: PlanCandidate[] = settled.map((outcome, index) => {
+    if (outcome.status === 'rejected') return { index, error: errorText(outcome.reason) };
+    return candidateFromAnswer(index, options.task, outcome.value.value);
+  });
+  return choose(candidates);
+}
+
+/** Picks among candidates by SPEC §1.2; throws when none is usable. */
+export function choose(candidates: readonly PlanCandidate[]): PlanResult {
+  const usable = candidates.filter((c): c is PlanCandidate & { workflow: Workflow } => c.workflow !== undefined);
+  if (usable.length === 0) {
+    const reasons = candidates.map((c) => `candidate ${c.index + 1}: ${c.error ?? 'unusable'}`).join('; ');
+    throw new WeftError('PARSE', `No usable plan among ${candidates.length} candidate(s): ${reasons}`);
+  }
+  const best = usable[pickBest(usable.map((c) => c.workflow))]!;
+  return { candidates, chosenIndex: best.index, workflow: best.workflow };
+}
+
+export function candidateFromAnswer(index: number, task: string, answer: PlanAnswer): PlanCandidate {
+  const json = answerToJson(task, answer);
+  const parsed = parseWorkflow(json);
+  if (!parsed.ok) {
+    return { index, error: parsed.issues.map((issue) => `${issue.field ?? ''} ${issue.message}`.trim()).join('; ') };
+  }
+  return { index, workflow: parsed.workflow, metrics: workflowMetrics(parsed.workflow) };
+}
+
+/**
+ * Models often name an agent without declaring its role; that is worth a default prompt, not a rejected plan.
+ * (User-written plan files stay strict: they go through `parseWorkflow` directly.)
+ */
+export function answerToJson(task: string, answer: Pick<PlanAnswer, 'roles' | 'subtasks'>): WorkflowJson {
+  const roles = [...(answer.roles ?? [])];
+  const declared = new Set(roles.map((r) => r.name));
+  for (const subtask of answer.subtasks) {
+    if (!declared.has(subtask.agent)) {
+      declared.add(subtask.agent);
+      roles.push({ name: subtask.agent, prompt: `You are the ${subtask.agent}.` });
+    }
+  }
+  return {
+    task,
+    roles: roles.map((r) => ({ name: r.name, prompt: r.prompt, kind: r.kind ?? 'llm', ...(r.team ? { team: r.team } : {}) })),
+    subtasks: answer.subtasks.map((s) => ({ id: s.id, objective: s.objective, agent: s.agent, dependsOn: [...s.dependsOn] })),
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

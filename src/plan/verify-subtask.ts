@@ -1,0 +1,34 @@
+/**
+ * The "double-check" of SPEC §1.3: after a subtask completes, the model judges whether its requirement is met,
+ * and its typed verdict picks the recovery (accept, retry the subtask, or re-plan).
+ */
+import type { ChatModel } from '../llm/chat-model.js';
+import { generateStructured } from '../llm/structured-output.js';
+import { verdictAnswerSchema, type VerdictAnswer } from './plan-schemas.js';
+import { VERIFIER_SYSTEM, verifyPrompt } from './prompts.js';
+
+export interface VerifyOptions {
+  readonly model: ChatModel;
+  readonly task: string;
+  readonly subtaskId: string;
+  readonly objective: string;
+  readonly output: string;
+  readonly attempt: number;
+  readonly signal?: AbortSignal;
+}
+
+export async function verifySubtask(options: VerifyOptions): Promise<VerdictAnswer> {
+  const { value } = await generateStructured(
+    options.model,
+    {
+      system: VERIFIER_SYSTEM,
+      messages: [{ role: 'user', content: verifyPrompt(options.task, options.objective, options.output) }],
+      json: { name: 'verdict' },
+      temperature: 0,
+      tag: { purpose: 'verify', key: options.subtaskId, attempt: options.attempt },
+    },
+    verdictAnswerSchema,
+    { signal: options.signal },
+  );
+  return value;
+}

@@ -1,0 +1,51 @@
+/**
+ * Stamps, keeps and persists a run's events. Events are appended to the store in batches, one transaction per
+ * batch, flushed on the next macrotask so a burst of events (10,000-node runs) costs few transactions.
+ */
+import type { RunStore } from '../store/run-store.js';
+import type { WeftEvent } from './events.js';
+
+type Unstamped = WeftEvent extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never;
+
+export class EventLog {
+  readonly events: WeftEvent[] = [];
+  private batch: WeftEvent[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  private failure: unknown;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly runId: string,
+    private readonly now: () => number,
+    private readonly listener?: (event: WeftEvent) => void,
+  ) {}
+
+  readonly emit = (event: Unstamped): void => {
+    const stamped = { ...event, at: this.now() } as WeftEvent;
+    this.events.push(stamped);
+    this.batch.push(stamped);
+    this.listener?.(stamped);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  };
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
+    this.flushing = this.flushing.then(() => this.store.appendEvents(this.runId, batch)).catch((error: unknown) => {
+      this.failure ??= error;
+    });
+  }
+
+  /** Writes what is pending; rethrows the first store failure so no loss goes unnoticed. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.flushing;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

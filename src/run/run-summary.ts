@@ -1,0 +1,112 @@
+/**
+ * The `weft run --json` / `weft show --json` document (ARCHITECTURE.md), folded from a run's events. Pure, so the
+ * live run and `weft show` agree by construction.
+ */
+import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
+import type { RunStatus, WeftEvent } from './events.js';
+
+export interface TaskSummary {
+  readonly id: string;
+  readonly status: SubtaskStatus;
+  readonly attempts: number;
+  readonly startMs: number | null;
+  readonly endMs: number | null;
+  readonly dependsOn: readonly string[];
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly status: Exclude<RunStatus, 'running'>;
+  readonly planVersion: number;
+  readonly makespanMs: number;
+  readonly calls: number;
+  readonly tokens: { readonly input: number; readonly output: number };
+  readonly costUsd: number;
+  readonly tasks: readonly TaskSummary[];
+}
+
+interface TaskFold {
+  status: SubtaskStatus;
+  attempts: number;
+  startMs: number | null;
+  endMs: number | null;
+}
+
+export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
+  let workflow: WorkflowJson | undefined;
+  let planVersion = 0;
+  let status: Exclude<RunStatus, 'running'> = 'interrupted';
+  let reason: string | undefined;
+  let makespanMs = 0;
+  let calls = 0;
+  let input = 0;
+  let output = 0;
+  let costUsd = 0;
+  const tasks = new Map<string, TaskFold>();
+  const fold = (id: string): TaskFold => {
+    let task = tasks.get(id);
+    if (!task) tasks.set(id, (task = { status: 'not started', attempts: 0, startMs: null, endMs: null }));
+    return task;
+  };
+  for (const event of events) {
+    makespanMs = Math.max(makespanMs, event.at);
+    switch (event.type) {
+      case 'plan-chosen':
+      case 'plan-update':
+        workflow = event.workflow;
+        planVersion = event.version;
+        // A new plan version decides which subtasks still count as done.
+        for (const subtask of event.workflow.subtasks) {
+          const task = fold(subtask.id);
+          task.status = subtask.status === 'in progress' ? task.status : (subtask.status ?? 'not started');
+        }
+        break;
+      case 'task-start': {
+        const task = fold(event.taskId);
+        task.attempts = Math.max(task.attempts, event.attempt);
+        task.status = 'in progress';
+        task.startMs ??= event.at;
+        break;
+      }
+      case 'task-end': {
+        const task = fold(event.taskId);
+        task.endMs = event.at;
+        task.status = event.status === 'failed' ? 'failed' : 'in progress';
+        break;
+      }
+      case 'task-verify':
+        fold(event.taskId).status = event.verdict === 'accept' ? 'completed' : 'failed';
+        break;
+      case 'call':
+        calls += 1;
+        input += event.inputTokens;
+        output += event.outputTokens;
+        costUsd += event.costUsd;
+        break;
+      case 'run-end':
+        status = event.status === 'running' ? 'interrupted' : event.status;
+        reason = event.reason;
+        break;
+      default:
+        break;
+    }
+  }
+  const order = workflow?.subtasks ?? [];
+  return {
+    runId,
+    status,
+    planVersion,
+    makespanMs,
+    calls,
+    tokens: { input, output },
+    costUsd: Math.round(costUsd * 1e6) / 1e6,
+    tasks: order.map((subtask) => {
+      const task = fold(subtask.id);
+      // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
+      const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
+      return { id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn };
+    }),
+    workflow,
+    ...(reason !== undefined ? { reason } : {}),
+  };
+}

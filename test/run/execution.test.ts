@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import { WeftError } from '../../src/errors.js';
+import { workflowFromJson } from '../../src/graph/index.js';
+import type { WorkflowJson } from '../../src/graph/workflow.js';
+import type { WeftEvent } from '../../src/run/events.js';
+import { execute, type ExecutionOptions } from '../../src/run/execution.js';
+import { createMeter, meteredModel } from '../../src/run/metered-model.js';
+import { deferred, testModel } from './test-model.js';
+
+type Logged = Omit<WeftEvent, 'at'> & { type: string };
+
+function diamond(): WorkflowJson {
+  return {
+    task: 'diamond',
+    subtasks: [
+      { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
+      { id: 'b', objective: 'do b', agent: 'worker', dependsOn: ['a'] },
+      { id: 'c', objective: 'do c', agent: 'worker', dependsOn: ['a'] },
+      { id: 'd', objective: 'do d', agent: 'writer', dependsOn: ['b', 'c'] },
+    ],
+  };
+}
+
+function run(json: WorkflowJson, options: Omit<ExecutionOptions, 'workflow' | 'emit'>) {
+  const events: Logged[] = [];
+  const promise = execute({ workflow: workflowFromJson(json), emit: (event) => events.push(event), ...options });
+  return { events, promise };
+}
+
+const starts = (events: Logged[], id?: string) =>
+  events.filter((e): e is Extract<WeftEvent, { type: 'task-start' }> => e.type === 'task-start' && (id === undefined || (e as unknown as { taskId: string }).taskId === id));
+
+describe('execute', () => {
+  it('runs a diamond with the two middle subtasks in parallel and completes', async () => {
+    const gates = { b: deferred<string>(), c: deferred<string>() };
+    const model = testModel({ execute: (key) => (key === 'b' || key === 'c' ? gates[key].promise : `out ${key}`) });
+    const { events, promise } = run(diamond(), { model });
+    await new Promise((resolve) => setImmediate(resolve));
+    // b and c both started before either finished.
+    expect(starts(events).map((e) => e.taskId)).toEqual(['a', 'b', 'c']);
+    gates.b.resolve('out b');
+    gates.c.resolve('out c');
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(result.version).toBe(1);
+    expect(starts(events).map((e) => e.taskId)).toEqual(['a', 'b', 'c', 'd']);
+    expect(model.count('execute')).toBe(4);
+    expect(model.count('verify')).toBe(4);
+    expect(model.count('update')).toBe(0);
+    expect(result.workflow.subtasks.map((s) => s.output)).toEqual(['out a', 'out b', 'out c', 'out d']);
+  });
+
+  it('starts a child in the same tick its last parent is accepted (no polling)', async () => {
+    const gate = deferred<string>();
+    const model = testModel({ execute: (key) => (key === 'c' ? gate.promise : `out ${key}`) });
+    const { events, promise } = run(diamond(), { model });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(starts(events, 'd')).toHaveLength(0);
+    gate.resolve('out c');
+    // Let only microtasks run: a polling scheduler would need a timer tick to notice.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(starts(events, 'd')).toHaveLength(1);
+    await promise;
+  });
+
+  it('gives each concurrent subtask of one role its own clone', async () => {
+    const json: WorkflowJson = {
+      task: 'fan out',
+      subtasks: ['x', 'y', 'z'].map((id) => ({ id, objective: `do ${id}`, agent: 'coder', dependsOn: [] })),
+    };
+    const { events, promise } = run(json, { model: testModel() });
+    await promise;
+    expect(starts(events).map((e) => e.clone).sort()).toEqual([0, 1, 2]);
+  });
+
+  it('never runs more subtasks at once than the concurrency cap', async () => {
+    let running = 0;
+    let peak = 0;
+    const model = testModel({
+      execute: async (key) => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return key;
+      },
+    });
+    const json: WorkflowJson = { task: 'many', subtasks: Array.from({ length: 7 }, (_, i) => ({ id: `t${i}`, objective: `do ${i}`, agent: 'w', dependsOn: [] })) };
+    const { promise } = run(json, { model, concurrency: 2 });
+    expect((await promise).status).toBe('completed');
+    expect(peak).toBe(2);
+  });
+
+  it('shows an agent only the task, its objective and its parents’ outputs', async () => {
+    const model = testModel();
+    await run(diamond(), { model }).promise;
+    const prompt = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'd')!.messages[0]!.content;
+    expect(prompt).toContain('<objective>\ndo d\n</objective>');
+    expect(prompt).toContain('output of b');
+    expect(prompt).toContain('output of c');
+    expect(prompt).not.toContain('output of a');
+  });
+
+  it('re-plans on a failed verification and keeps finished work (on-failure)', async () => {
+    const model = testModel({
+      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'b is incomplete' } : { verdict: 'accept' }),
+      update: (call) => {
+        const prompt = call.messages[0]!.content;
+        expect(prompt).toContain('<failed>b</failed>');
+        return { subtasks: [...diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b properly' } : s))] };
+      },
+    });
+    const { events, promise } = run(diamond(), { model });
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(result.version).toBe(2);
+    expect(starts(events, 'a')).toHaveLength(1);
+    expect(starts(events, 'c')).toHaveLength(1);
+    expect(starts(events, 'b')).toHaveLength(2);
+    expect(starts(events, 'd')).toHaveLength(1);
+    const update = events.find((e) => e.type === 'plan-update') as Extract<WeftEvent, { type: 'plan-update' }>;
+    expect(update.diff.changed).toEqual(['b']);
+    expect(update.cause).toContain('b is incomplete');
+    expect(result.workflow.subtasks.find((s) => s.id === 'b')!.objective).toBe('do b properly');
+    expect(model.count('update')).toBe(1);
+  });
+
+  it('re-runs a subtask on a retry verdict without asking the inspector', async () => {
+    const model = testModel({ verify: (key, attempt) => (key === 'c' && attempt < 3 ? { verdict: 'retry' } : { verdict: 'accept' }) });
+    const { events, promise } = run(diamond(), { model });
+    expect((await promise).status).toBe('completed');
+    expect(starts(events, 'c').map((e) => e.attempt)).toEqual([1, 2, 3]);
+    expect(model.count('update')).toBe(0);
+  });
+
+  it('without updates a failure blocks the descendants and fails the run', async () => {
+    const model = testModel({ verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'bad' } : { verdict: 'accept' }) });
+    const { events, promise } = run(diamond(), { model, strategy: 'none' });
+    const result = await promise;
+    expect(result.status).toBe('failed');
+    expect(starts(events, 'd')).toHaveLength(0);
+    expect(model.count('update')).toBe(0);
+    expect(result.reason).toContain('b');
+  });
+
+  it('gives up a subtask after maxAttempts and ends the run as failed', async () => {
+    const model = testModel({ verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' }) });
+    const { events, promise } = run(diamond(), { model, maxAttempts: 2 });
+    const result = await promise;
+    expect(result.status).toBe('failed');
+    expect(starts(events, 'b')).toHaveLength(2);
+    expect(starts(events, 'd')).toHaveLength(0);
+  });
+
+  it('after-completion starts nothing new while an update is pending', async () => {
+    const model = testModel();
+    const { events, promise } = run(diamond(), { model, strategy: 'after-completion' });
+    expect((await promise).status).toBe('completed');
+    // a, then {b, c} together (the update waits for both running subtasks), then d: three updates.
+    expect(model.count('update')).toBe(3);
+    const order = model.calls.map((c) => c.tag?.purpose);
+    for (let i = 0; i < order.length; i++) {
+      if (order[i] === 'verify' && i + 1 < order.length && order.slice(i + 1).some((p) => p === 'execute')) {
+        const nextExecute = order.indexOf('execute', i + 1);
+        expect(order.slice(i + 1, nextExecute)).toContain('update');
+      }
+    }
+    expect(events.filter((e) => e.type === 'plan-update')).toHaveLength(0);
+  });
+
+  it('concurrent asks the inspector after every completion while others keep running', async () => {
+    const model = testModel();
+    const { promise } = run(diamond(), { model, strategy: 'concurrent' });
+    expect((await promise).status).toBe('completed');
+    expect(model.count('update')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a masked result is caught by verification and repaired before children see it', async () => {
+    const model = testModel({
+      verify: (_key, _attempt, call) => (call.messages[0]!.content.includes('<output>\nnone\n</output>') ? { verdict: 'replan', reason: 'output is missing' } : { verdict: 'accept' }),
+    });
+    const { events, promise } = run(diamond(), { model, mask: (id, attempt) => id === 'a' && attempt === 1 });
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(starts(events, 'a')).toHaveLength(2);
+    const childPrompt = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'b')!.messages[0]!.content;
+    expect(childPrompt).toContain('output of a');
+    expect(childPrompt).not.toMatch(/<input from="a"[^>]*>\nnone\n/);
+  });
+
+  it('stops before a call that would break the budget and keeps what finished', async () => {
+    const meter = createMeter();
+    const model = meteredModel(testModel(), { budget: { maxCalls: 4 }, meter, now: () => 0, costOf: () => 0, emit: () => {} });
+    const { promise } = run(diamond(), { model });
+    const result = await promise;
+    expect(result.status).toBe('failed');
+    expect(result.reason).toMatch(/call budget of 4/);
+    expect(meter.calls).toBe(4);
+    expect(result.workflow.subtasks.find((s) => s.id === 'a')!.status).toBe('completed');
+  });
+
+  it('cancels on abort, keeping completed subtasks', async () => {
+    const controller = new AbortController();
+    const hang = deferred<string>();
+    const model = testModel({ execute: (key) => (key === 'a' ? 'out a' : hang.promise) });
+    const { promise } = run(diamond(), { model, signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new WeftError('ABORTED', 'user cancelled'));
+    const result = await promise;
+    expect(result.status).toBe('cancelled');
+    expect(result.workflow.subtasks.find((s) => s.id === 'a')!.status).toBe('completed');
+    expect(result.workflow.subtasks.find((s) => s.id === 'd')!.status).toBe('not started');
+  });
+
+  it('ignores the late result of a subtask that an update removed', async () => {
+    const slow = deferred<string>();
+    const model = testModel({
+      execute: (key) => (key === 'c' ? slow.promise : `out ${key}`),
+      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'c is unnecessary' } : { verdict: 'accept' }),
+      update: () => ({
+        subtasks: [
+          { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
+          { id: 'b', objective: 'do b', agent: 'worker', dependsOn: ['a'] },
+          { id: 'd', objective: 'do d', agent: 'writer', dependsOn: ['b'] },
+        ],
+      }),
+    });
+    const { events, promise } = run(diamond(), { model });
+    const result = await promise.then(async (r) => r);
+    slow.resolve('late c');
+    expect(result.status).toBe('completed');
+    expect(result.workflow.subtasks.map((s) => s.id)).toEqual(['a', 'b', 'd']);
+    expect(events.some((e) => e.type === 'task-end' && (e as unknown as { taskId: string }).taskId === 'c' && (e as unknown as { error?: string }).error === 'discarded by a plan update')).toBe(true);
+  });
+
+  it('rejects a plan with a team role until teams exist', () => {
+    const json: WorkflowJson = { ...diamond(), roles: [{ name: 'worker', prompt: 'w' }, { name: 'writer', prompt: 'w', kind: 'team', team: 'team.yaml' }] };
+    expect(() => execute({ workflow: workflowFromJson(json), model: testModel(), emit: () => {} })).toThrow(/team roles are not supported yet/);
+  });
+});
