@@ -1,4 +1,5 @@
-// Fails when the import graph under a folder has a cycle (ARCHITECTURE.md: "no import cycles").
+// Fails when the import graph under a folder has a cycle (ARCHITECTURE.md: "no import cycles"), or when a layer
+// imports one it must not (ARCHITECTURE.md's dependency direction).
 // Uses TypeScript's own pre-processor so that `.js` specifiers resolve to their `.ts` sources.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -47,8 +48,33 @@ function visit(file) {
 }
 for (const file of files) if (!state.has(file)) visit(file);
 
-if (cycles.length > 0) {
+// Which top-level folders of src/ each layer may import (besides itself and errors.ts).
+const ALLOWED = {
+  graph: [],
+  llm: [],
+  store: ['graph'],
+  plan: ['graph', 'llm'],
+  run: ['graph', 'llm', 'store', 'plan'],
+};
+const layerOf = (file) => {
+  const parts = relative(root, file).split(/[\\/]/);
+  return parts.length > 1 ? parts[0] : undefined;
+};
+const violations = [];
+for (const [file, targets] of graph) {
+  const layer = layerOf(file);
+  const allowed = ALLOWED[layer];
+  if (!allowed) continue;
+  for (const target of targets) {
+    const other = layerOf(target);
+    if (other === undefined || other === layer || allowed.includes(other)) continue;
+    violations.push(`${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)} (${other})`);
+  }
+}
+for (const violation of violations) console.error(`layering: ${violation}`);
+
+if (cycles.length > 0 || violations.length > 0) {
   for (const cycle of cycles) console.error(`import cycle: ${cycle.map((f) => relative(process.cwd(), f)).join(' -> ')}`);
   process.exit(1);
 }
-console.log(`no import cycles among ${files.length} files under ${relative(process.cwd(), root) || '.'}`);
+console.log(`no import cycles or layering violations among ${files.length} files under ${relative(process.cwd(), root) || '.'}`);

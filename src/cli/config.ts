@@ -5,6 +5,7 @@
  *   prices: { "my-model": { inputPerMillion: 0.5, outputPerMillion: 1.5 } }   # USD per million tokens
  *   callTimeoutSeconds: 300
  *   retries: 3
+ *   providerConcurrency: 8   # calls in flight per provider
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ const configSchema = z
     prices: z.record(z.string(), z.object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() }).strict()).optional(),
     callTimeoutSeconds: z.number().positive().optional(),
     retries: z.number().int().nonnegative().optional(),
+    providerConcurrency: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -3,8 +3,7 @@ import { WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
 import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
-import { withRetries } from '../llm/retry.js';
-import { withTimeout } from '../llm/timeout.js';
+import { withResilience } from '../llm/resilient-model.js';
 import { openRunStore, resolveHome } from '../store/open-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { loadConfig, type WeftConfig } from './config.js';
@@ -31,12 +30,24 @@ export interface ModelContext {
   readonly costOf: (result: ChatResult) => number;
 }
 
-/** Resolves `--model` (or config, env, Ollama) and wraps it with retries and a per-call timeout. */
+/** Real providers get at most this many calls in flight unless the config says otherwise. */
+export const DEFAULT_PROVIDER_CONCURRENCY = 8;
+
+/**
+ * Resolves `--model` (or config, env, Ollama) and wraps it with retries, a per-call timeout and a per-provider
+ * concurrency cap. Scripted models are left bare: their errors are never transient.
+ */
 export async function loadModel(flag: string | undefined, config: WeftConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelContext> {
   const resolved = await resolveModelSpec({ ...(flag !== undefined ? { flag } : {}), config: { ...(config.model !== undefined ? { model: config.model } : {}) }, env });
   const base = await createModel(resolved.spec, { env });
-  const timeoutMs = (config.callTimeoutSeconds ?? 300) * 1000;
-  const model = base.kind === 'scripted' ? base : withRetries(withTimeout(base, timeoutMs), { retries: config.retries ?? 3 });
+  const concurrency = config.providerConcurrency ?? (base.kind === 'real' ? DEFAULT_PROVIDER_CONCURRENCY : undefined);
+  const model = base.kind === 'scripted'
+    ? base
+    : withResilience(base, {
+        timeoutMs: (config.callTimeoutSeconds ?? 300) * 1000,
+        retry: { retries: config.retries ?? 3 },
+        ...(concurrency !== undefined ? { concurrency } : {}),
+      });
   const prices = mergePrices(DEFAULT_PRICES, config.prices ?? {});
   return {
     model,

@@ -61,6 +61,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', 'candidate plans (default 3)')
+    .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')
     .option('--max-calls <N>', 'budget: model calls')
     .option('--max-tokens <N>', 'budget: tokens')
     .option('--max-cost <USD>', 'budget: cost in US dollars')

@@ -19,6 +19,7 @@ export interface RunFlags {
   readonly strategy?: string;
   readonly concurrency?: string;
   readonly candidates?: string;
+  readonly updateCandidates?: string;
   readonly maxCalls?: string;
   readonly maxTokens?: string;
   readonly maxCost?: string;
@@ -37,6 +38,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES) ?? 'on-failure';
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
+  const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });
   const maxCalls = integerFlag('max-calls', flags.maxCalls, { min: 1 });
   const maxTokens = integerFlag('max-tokens', flags.maxTokens, { min: 1 });
   const maxCostUsd = numberFlag('max-cost', flags.maxCost, { min: 0 });
@@ -75,6 +77,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       ...(plan ? { plan } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(candidates !== undefined ? { candidates } : {}),
+      ...(updateCandidates !== undefined ? { updateCandidates } : {}),
       ...(maxAttempts !== undefined ? { maxAttempts } : {}),
       ...(flags.verify === false ? { verify: false } : {}),
       ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),

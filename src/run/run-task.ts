@@ -3,7 +3,6 @@
  * artifacts, `plan-v<N>.json` and `report.md` under `<home>/runs/<runId>/`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { isAbortError } from '../errors.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
@@ -12,6 +11,7 @@ import { randomFrom } from '../llm/seeded-random.js';
 import { planTask } from '../plan/plan-task.js';
 import type { RunStore } from '../store/run-store.js';
 import { newRunId } from '../store/run-id.js';
+import { runPaths } from '../store/run-paths.js';
 import { writeArtifacts } from './artifacts.js';
 import { EventLog } from './event-log.js';
 import { candidateSummary } from './candidate-summary.js';
@@ -35,6 +35,7 @@ export interface RunTaskOptions {
   readonly concurrency?: number;
   readonly budget?: Budget;
   readonly maxAttempts?: number;
+  /** Candidate revisions per plan update (default: `candidates`). */
   readonly updateCandidates?: number;
   readonly verify?: boolean;
   /** Fault injection (SPEC §1.5): each subtask's first result is replaced by "none" with this probability. */
@@ -59,8 +60,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const startedAt = clock();
   const now = () => Math.round((clock() - startedAt) * 1000) / 1000;
   const runId = options.runId ?? newRunId();
-  const runDir = join(options.home, 'runs', runId);
-  const artifactDir = join(runDir, 'artifacts');
+  const paths = runPaths(options.home, runId);
+  const runDir = paths.dir;
+  const artifactDir = paths.artifacts;
   await mkdir(artifactDir, { recursive: true });
 
   const runOptions = {
@@ -84,7 +86,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const savePlan = async (version: number, workflow: Workflow, cause: string, diff?: WorkflowDiffSummary) => {
     versions.push({ version, cause, ...(diff ? { diff } : {}) });
     await options.store.savePlanVersion({ runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
-    await writeFile(join(runDir, `plan-v${version}.json`), `${JSON.stringify(toWorkflowJson(workflow), null, 2)}\n`);
+    await writeFile(paths.planFile(version), `${JSON.stringify(toWorkflowJson(workflow), null, 2)}\n`);
   };
 
   let status: RunSummary['status'];
@@ -101,7 +103,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       strategy: options.strategy ?? 'on-failure',
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
-      ...(options.updateCandidates !== undefined ? { updateCandidates: options.updateCandidates } : {}),
+      // SPEC §1.4: updates are chosen among K candidates by the same rule as plans.
+      updateCandidates: options.updateCandidates ?? options.candidates ?? 3,
       ...(options.verify !== undefined ? { verify: options.verify } : {}),
       ...(mask ? { mask: (taskId: string, attempt: number) => attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -140,7 +143,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
 
   const summary = summarizeRun(runId, log.events);
   await writeFile(
-    join(runDir, 'report.md'),
+    paths.report,
     renderReport({ summary, workflow: finalWorkflow, task: options.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused }),
   );
   return { ...summary, runDir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };

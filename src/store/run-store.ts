@@ -21,6 +21,8 @@ export interface StoredEvent<E extends EventRecord = EventRecord> {
 
 export type StoredRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
+export const STORED_RUN_STATUSES: readonly StoredRunStatus[] = ['running', 'completed', 'failed', 'cancelled', 'interrupted'];
+
 export interface RunRecord {
   readonly runId: string;
   readonly task: string;
@@ -51,9 +53,30 @@ export interface NewRun {
   readonly options: Record<string, unknown>;
 }
 
+/** What a store holds, for retention (`weft prune`) and for checking that large outputs are stored once. */
+export interface StoreStats {
+  readonly runs: number;
+  readonly events: number;
+  readonly planVersions: number;
+  /** Distinct large strings kept apart from the events and plans that reference them. */
+  readonly blobs: number;
+  /** Their total size in UTF-8 bytes. */
+  readonly blobBytes: number;
+}
+
+/**
+ * Behaviour every implementation shares (test/store/describe-run-store.ts checks it):
+ * - Values (events, options, workflows, diffs) must be plain JSON; anything else (bigint, NaN, Dates, cycles, …)
+ *   is a WeftError('STORE') naming the field, and nothing of that call is written. Properties set to
+ *   `undefined` are dropped.
+ * - A string field longer than 4 KiB is stored once (keyed by its sha256) and re-inflated on read.
+ * - Naming a run that does not exist is a WeftError('NOT_FOUND') everywhere except `getRun`, which returns
+ *   undefined. Creating a run id twice, or a plan version twice, is a WeftError('STORE').
+ * - A closed store rejects every call with WeftError('STORE'); `close` itself may be called again.
+ */
 export interface RunStore {
   createRun(run: NewRun): Promise<void>;
-  /** Appends in order, atomically (one transaction per batch). */
+  /** Appends in order, atomically (one transaction per batch); seq numbers continue the run's log. */
   appendEvents(runId: string, events: readonly EventRecord[]): Promise<void>;
   savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void>;
   setStatus(runId: string, status: StoredRunStatus): Promise<void>;
@@ -62,6 +85,8 @@ export interface RunStore {
   listRuns(): Promise<RunRecord[]>;
   /** Events with seq > afterSeq (default 0), in order. */
   events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /** Lowest version first. */
   planVersions(runId: string): Promise<PlanVersion[]>;
+  stats(): Promise<StoreStats>;
   close(): Promise<void>;
 }

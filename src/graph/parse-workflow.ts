@@ -1,0 +1,205 @@
+import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { WeftError, type LocatedIssue } from '../errors.js';
+import { checkWorkflowGraph } from './check-workflow-graph.js';
+import { findJsonSyntaxError } from './find-json-syntax-error.js';
+import {
+  formatFieldPath,
+  positionAtOffset,
+  positionsInDocument,
+  type FieldPath,
+  type PathIssue,
+  type PositionOf,
+} from './source-locator.js';
+import { ALLOWED_FIELDS, workflowSchema, type WorkflowInput } from './workflow-schema.js';
+import type { Role, Subtask, Workflow, WorkflowJson } from './workflow.js';
+
+export type ParseWorkflowResult =
+  | { readonly ok: true; readonly workflow: Workflow }
+  | { readonly ok: false; readonly issues: readonly LocatedIssue[] };
+
+export interface ParseWorkflowOptions {
+  /** Named in every issue. Its extension (`.json`, `.yaml`, `.yml`) also picks the syntax. */
+  readonly file?: string;
+}
+
+/**
+ * Validates a plan and returns an immutable workflow, or every problem found, each located by file,
+ * line, column and field path. A string is read as JSON (when the file is `.json` or the text starts
+ * with `{` or `[`) or YAML; any other value is validated as already-parsed data (no lines then).
+ */
+export function parseWorkflow(input: string | unknown, options: ParseWorkflowOptions = {}): ParseWorkflowResult {
+  const { file } = options;
+  if (typeof input !== 'string') return validate(input, () => undefined, file);
+  const source = readSource(input, file);
+  if ('issues' in source) return { ok: false, issues: source.issues };
+  return validate(source.value, source.positionOf, file);
+}
+
+/** For callers holding a plan object: the workflow, or a PLAN_INVALID error carrying the issues. */
+export function workflowFromJson(json: WorkflowJson): Workflow {
+  const result = parseWorkflow(json);
+  if (result.ok) return result.workflow;
+  const count = result.issues.length;
+  throw new WeftError('PLAN_INVALID', `invalid workflow: ${count} ${count === 1 ? 'issue' : 'issues'}`, { issues: result.issues });
+}
+
+/** The plan-file form of a workflow, with every field written out; `parseWorkflow` reads it back unchanged. */
+export function toWorkflowJson(workflow: Workflow): WorkflowJson {
+  return {
+    task: workflow.task,
+    roles: workflow.roles.map((role) => ({
+      name: role.name,
+      prompt: role.prompt,
+      kind: role.kind,
+      ...(role.team === undefined ? {} : { team: role.team }),
+    })),
+    subtasks: workflow.subtasks.map((subtask) => ({
+      id: subtask.id,
+      objective: subtask.objective,
+      agent: subtask.agent,
+      dependsOn: [...subtask.dependsOn],
+      status: subtask.status,
+      ...(subtask.output === undefined ? {} : { output: subtask.output }),
+      attempts: subtask.attempts,
+    })),
+  };
+}
+
+type Source = { value: unknown; positionOf: PositionOf } | { issues: LocatedIssue[] };
+
+function readSource(input: string, file: string | undefined): Source {
+  // A byte-order mark is not content; editors do not count it as a column either.
+  const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
+  const lineCounter = new LineCounter();
+  const where = (offset: number): LocatedIssue => ({ ...(file === undefined ? {} : { file }), ...positionAtOffset(text, offset), message: '' });
+
+  if (looksLikeJson(text, file)) {
+    const syntaxError = findJsonSyntaxError(text);
+    if (syntaxError) return { issues: [{ ...where(syntaxError.offset), message: `invalid JSON: ${syntaxError.message}` }] };
+    // JSON is YAML, so the YAML parser supplies the positions of fields; JSON.parse supplies the value.
+    const document = parseDocument(text, { lineCounter, prettyErrors: false });
+    // JSON.parse silently keeps the last of repeated keys; a plan with two `task`s is a mistake.
+    const duplicates = document.errors.filter((error) => error.code === 'DUPLICATE_KEY');
+    if (duplicates.length > 0) {
+      return {
+        issues: duplicates.map((error) => {
+          const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(error.pos[0]))?.[0] ?? 'a key';
+          return { ...where(error.pos[0]), message: `invalid JSON: duplicate key ${key} in the same object` };
+        }),
+      };
+    }
+    return { value: JSON.parse(text) as unknown, positionOf: positionsInDocument(document, lineCounter) };
+  }
+
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (document.errors.length > 0) {
+    return { issues: document.errors.map((error) => ({ ...where(error.pos[0]), message: `invalid YAML: ${error.message}` })) };
+  }
+  try {
+    return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
+  } catch (error) {
+    // e.g. an alias bomb exceeding the alias limit.
+    return { issues: [{ ...where(0), message: `invalid YAML: ${error instanceof Error ? error.message : String(error)}` }] };
+  }
+}
+
+function looksLikeJson(text: string, file: string | undefined): boolean {
+  const extension = /\.([A-Za-z]+)$/.exec(file ?? '')?.[1]?.toLowerCase();
+  if (extension === 'json') return true;
+  if (extension === 'yaml' || extension === 'yml') return false;
+  return /^\s*[{[]/.test(text);
+}
+
+function validate(value: unknown, positionOf: PositionOf, file: string | undefined): ParseWorkflowResult {
+  const parsed = workflowSchema.safeParse(value);
+  const pathIssues = [
+    ...(parsed.success ? [] : parsed.error.issues.flatMap((issue) => describeSchemaIssue(issue, value))),
+    ...checkWorkflowGraph(value, positionOf),
+  ];
+  if (parsed.success && pathIssues.length === 0) return { ok: true, workflow: buildWorkflow(parsed.data) };
+
+  const issues = pathIssues.map(({ path, message }): LocatedIssue => {
+    const position = positionOf(path);
+    const field = formatFieldPath(path);
+    return {
+      ...(file === undefined ? {} : { file }),
+      ...(position ?? {}),
+      ...(field === undefined ? {} : { field }),
+      message,
+    };
+  });
+  // Source order reads best; issues without a line keep the order they were found in.
+  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  return { ok: false, issues };
+}
+
+function describeSchemaIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[] {
+  const path: FieldPath = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = allowedFieldsAt(path);
+    return issue.keys.map((key) => ({
+      path: [...path, key],
+      message: `unknown field "${key}"${allowed ? `; expected one of: ${allowed.join(', ')}` : ''}`,
+    }));
+  }
+  // zod reports a fractional number as an `int` type error; the schema's own message says it better.
+  if (issue.code === 'invalid_type' && issue.expected !== 'int') {
+    const found = valueAt(root, path);
+    if (path.length === 0 && (found === undefined || found === null)) return [{ path, message: 'the plan is empty' }];
+    if (found === undefined) return [{ path, message: `missing required field "${String(path[path.length - 1])}"` }];
+    return [{ path, message: `expected ${withArticle(issue.expected)}, got ${describeValue(found)}` }];
+  }
+  return [{ path, message: issue.message }];
+}
+
+function allowedFieldsAt(path: FieldPath): readonly string[] | undefined {
+  if (path.length === 0) return ALLOWED_FIELDS.workflow;
+  if (path.length === 2 && path[0] === 'subtasks') return ALLOWED_FIELDS.subtask;
+  if (path.length === 2 && path[0] === 'roles') return ALLOWED_FIELDS.role;
+  return undefined;
+}
+
+function valueAt(root: unknown, path: FieldPath): unknown {
+  let value = root;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string | number, unknown>)[segment];
+  }
+  return value;
+}
+
+function withArticle(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return withArticle(typeof value);
+}
+
+function buildWorkflow(input: WorkflowInput): Workflow {
+  const roles: Role[] = input.roles
+    ? input.roles.map((role) => ({ name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team === undefined ? {} : { team: role.team }) }))
+    : // Without declared roles, each agent name used is a plain LLM role, in order of first use.
+      [...new Set(input.subtasks.map((subtask) => subtask.agent))].map((name) => ({ name, prompt: `You are the ${name}.`, kind: 'llm' as const }));
+  const subtasks: Subtask[] = input.subtasks.map((subtask) => ({
+    id: subtask.id,
+    objective: subtask.objective,
+    agent: subtask.agent,
+    dependsOn: [...subtask.dependsOn],
+    status: subtask.status,
+    ...(subtask.output === undefined ? {} : { output: subtask.output }),
+    attempts: subtask.attempts,
+  }));
+  return deepFreeze({ task: input.task, roles, subtasks });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

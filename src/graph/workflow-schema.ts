@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { SUBTASK_STATUSES } from './workflow.js';
+
+/**
+ * The shape of a plan file (ARCHITECTURE.md: `{ task, subtasks: [{ id, objective, agent, dependsOn }] }`
+ * plus optional fields). Only the shape lives here; the graph rules (ids, dependencies, cycles, roles)
+ * are in check-workflow-graph.ts so that both kinds of problem are reported together.
+ */
+
+// Whitespace-only text is as useless to an agent as empty text.
+const text = () =>
+  z.string().refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+
+export const roleSchema = z.strictObject({
+  name: text(),
+  prompt: text(),
+  kind: z.enum(['llm', 'team'], { error: 'must be "llm" or "team"' }).default('llm'),
+  team: text().optional(),
+});
+
+export const subtaskSchema = z.strictObject({
+  id: text(),
+  objective: text(),
+  agent: text(),
+  dependsOn: z.array(z.string()).default([]),
+  status: z
+    .enum(SUBTASK_STATUSES, { error: `must be one of ${SUBTASK_STATUSES.map((status) => `"${status}"`).join(', ')}` })
+    .default('not started'),
+  output: z.string().optional(),
+  attempts: z.number().int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).default(0),
+});
+
+export const workflowSchema = z.strictObject({
+  task: text(),
+  roles: z.array(roleSchema).optional(),
+  subtasks: z.array(subtaskSchema).min(1, { error: 'must list at least one subtask' }),
+});
+
+export type WorkflowInput = z.output<typeof workflowSchema>;
+
+/** The fields each kind of object accepts, named in "unknown field" messages to help with typos. */
+export const ALLOWED_FIELDS = {
+  workflow: Object.keys(workflowSchema.shape),
+  role: Object.keys(roleSchema.shape),
+  subtask: Object.keys(subtaskSchema.shape),
+} as const;

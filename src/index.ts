@@ -1,0 +1,27 @@
+/** Weft's public library API. Deep imports are not part of the contract; everything supported is here. */
+export { WeftError, formatError, isAbortError, isUserError, isWeftError } from './errors.js';
+export type { LocatedIssue, SourceLocation, WeftErrorCode } from './errors.js';
+
+export * from './graph/index.js';
+
+export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
+export { createModel, resolveModelSpec } from './llm/resolve-model.js';
+export { parseModelSpec } from './llm/model-spec.js';
+export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
+export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
+export { generateStructured } from './llm/structured-output.js';
+export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
+
+export { planTask, type PlanCandidate, type PlanResult } from './plan/plan-task.js';
+export { proposeUpdate } from './plan/update-plan.js';
+export { mergeUpdate } from './plan/merge-update.js';
+export { verifySubtask } from './plan/verify-subtask.js';
+
+export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
+export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
+export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
+export type { RunStatus, UpdateStrategy, Verdict, WeftEvent, WeftEventType } from './run/events.js';
+export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
+
+export { openRunStore, resolveHome } from './store/open-store.js';
+export type { EventRecord, NewRun, PlanVersion, RunRecord, RunStore, StoredEvent } from './store/run-store.js';

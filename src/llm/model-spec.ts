@@ -1,0 +1,204 @@
+/**
+ * The model spec grammar, one everywhere (`--model`, config `model:`, env `WEFT_MODEL`):
+ *
+ *   openai:<model> · anthropic:<model> · ollama:<model> · openai-compatible:<baseURL>#<model> ·
+ *   local:<path.gguf> · scripted:<file.json|.js> · sim:<options>
+ *
+ * Parsing is pure; building a model from a spec lives in `resolve-model.ts`.
+ */
+import { WeftError } from '../errors.js';
+
+export type ModelSpec =
+  | { readonly provider: 'openai'; readonly model: string }
+  | { readonly provider: 'anthropic'; readonly model: string }
+  | { readonly provider: 'ollama'; readonly model: string }
+  | { readonly provider: 'openai-compatible'; readonly baseURL: string; readonly model: string }
+  | { readonly provider: 'local'; readonly path: string }
+  | { readonly provider: 'scripted'; readonly path: string }
+  | { readonly provider: 'sim'; readonly options: string };
+
+export type ModelProvider = ModelSpec['provider'];
+
+export const MODEL_PROVIDERS: readonly ModelProvider[] = [
+  'openai',
+  'anthropic',
+  'ollama',
+  'openai-compatible',
+  'local',
+  'scripted',
+  'sim',
+];
+
+/** One line per valid form, with an example; part of every MODEL_SPEC error message. */
+export const MODEL_SPEC_FORMS: readonly string[] = [
+  'openai:<model>                       e.g. openai:gpt-4o-mini',
+  'anthropic:<model>                    e.g. anthropic:claude-3-5-haiku-latest',
+  'ollama:<model>                       e.g. ollama:llama3.2:1b',
+  'openai-compatible:<baseURL>#<model>  e.g. openai-compatible:http://localhost:8080/v1#qwen2.5-0.5b',
+  'local:<path.gguf>                    e.g. local:./models/smollm2-360m.gguf',
+  'scripted:<file.json|.js>             e.g. scripted:test/fixtures/replies.json',
+  'sim:<options>                        e.g. sim:latency=lognormal(3,0.5),fail=0.1,seed=7',
+];
+
+const SCRIPTED_EXTENSIONS = ['.json', '.js', '.mjs'];
+
+/** Common misspellings and brand names that map to a provider. */
+const PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
+  gpt: 'openai',
+  chatgpt: 'openai',
+  'open-ai': 'openai',
+  azure: 'openai-compatible',
+  claude: 'anthropic',
+  gguf: 'local',
+  'llama-cpp': 'local',
+  'llama.cpp': 'local',
+  llamacpp: 'local',
+  'node-llama-cpp': 'local',
+  compatible: 'openai-compatible',
+  'openai_compatible': 'openai-compatible',
+  openaicompatible: 'openai-compatible',
+  vllm: 'openai-compatible',
+  lmstudio: 'openai-compatible',
+  script: 'scripted',
+  replay: 'scripted',
+  simulated: 'sim',
+  simulation: 'sim',
+};
+
+/** Parses a model spec string; throws WeftError('MODEL_SPEC') saying what is wrong and listing the valid forms. */
+export function parseModelSpec(text: string): ModelSpec {
+  const spec = text.trim();
+  if (spec === '') fail(text, 'the spec is empty');
+
+  const colon = spec.indexOf(':');
+  if (colon < 0) fail(text, `it has no provider prefix${suggestPrefix(spec)}`);
+
+  const prefix = spec.slice(0, colon).toLowerCase();
+  const rest = spec.slice(colon + 1).trim();
+
+  switch (prefix) {
+    case 'openai':
+    case 'anthropic':
+    case 'ollama': {
+      if (rest === '') fail(text, `the model name after "${prefix}:" is empty`);
+      return { provider: prefix, model: rest };
+    }
+    case 'openai-compatible':
+      return parseOpenAICompatible(text, rest);
+    case 'local': {
+      if (rest === '') fail(text, 'the path after "local:" is empty');
+      if (!rest.toLowerCase().endsWith('.gguf')) {
+        fail(text, `"local:" takes a path to a .gguf file, got "${rest}"`);
+      }
+      return { provider: 'local', path: rest };
+    }
+    case 'scripted': {
+      if (rest === '') fail(text, 'the file after "scripted:" is empty');
+      const lower = rest.toLowerCase();
+      if (!SCRIPTED_EXTENSIONS.some((extension) => lower.endsWith(extension))) {
+        fail(text, `"scripted:" takes a .json or .js file, got "${rest}"`);
+      }
+      return { provider: 'scripted', path: rest };
+    }
+    case 'sim':
+      // The options are parsed (and validated) by the sim model itself; empty means its defaults.
+      return { provider: 'sim', options: rest };
+    default: {
+      const guess = suggestProvider(prefix);
+      const hint = guess ? ` (did you mean "${guess}:${rest}"?)` : '';
+      return fail(text, `unknown provider "${prefix}"${hint}`);
+    }
+  }
+}
+
+/** The canonical string form of a spec; `parseModelSpec(formatModelSpec(s))` equals `s`. */
+export function formatModelSpec(spec: ModelSpec): string {
+  switch (spec.provider) {
+    case 'openai':
+    case 'anthropic':
+    case 'ollama':
+      return `${spec.provider}:${spec.model}`;
+    case 'openai-compatible':
+      return `openai-compatible:${spec.baseURL}#${spec.model}`;
+    case 'local':
+    case 'scripted':
+      return `${spec.provider}:${spec.path}`;
+    case 'sim':
+      return `sim:${spec.options}`;
+  }
+}
+
+function parseOpenAICompatible(text: string, rest: string): ModelSpec {
+  if (rest === '') fail(text, 'the "<baseURL>#<model>" after "openai-compatible:" is empty');
+  const hash = rest.lastIndexOf('#');
+  if (hash < 0) {
+    fail(text, `"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
+  }
+  const baseURL = rest.slice(0, hash).trim();
+  const model = rest.slice(hash + 1).trim();
+  if (baseURL === '') fail(text, 'the base URL before "#" is empty');
+  if (model === '') fail(text, 'the model name after "#" is empty');
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    return fail(text, `"${baseURL}" is not a valid URL (expected e.g. http://localhost:8080/v1)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    fail(text, `the base URL must use http or https, got "${url.protocol}"`);
+  }
+  return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model };
+}
+
+function fail(text: string, problem: string): never {
+  throw new WeftError(
+    'MODEL_SPEC',
+    [`Invalid model spec "${text}": ${problem}.`, 'Valid forms:', ...MODEL_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
+  );
+}
+
+/** For a spec without a colon, guess the intended prefix from the model name. */
+function suggestPrefix(spec: string): string {
+  const lower = spec.toLowerCase();
+  const known = suggestProvider(lower);
+  if (known) return ` (did you mean "${known}:<model>"?)`;
+  let provider: ModelProvider = 'ollama';
+  if (lower.endsWith('.gguf')) provider = 'local';
+  else if (SCRIPTED_EXTENSIONS.some((extension) => lower.endsWith(extension))) provider = 'scripted';
+  else if (/^(gpt-|o\d|chatgpt)/.test(lower)) provider = 'openai';
+  else if (lower.startsWith('claude')) provider = 'anthropic';
+  else if (/^https?:\/\//.test(lower)) return ` (did you mean "openai-compatible:${spec}#<model>"?)`;
+  return ` (did you mean "${provider}:${spec}"?)`;
+}
+
+/** The provider a misspelt prefix most likely meant, or undefined when nothing is close. */
+export function suggestProvider(prefix: string): ModelProvider | undefined {
+  const lower = prefix.toLowerCase();
+  const alias = PROVIDER_ALIASES[lower];
+  if (alias) return alias;
+  let best: ModelProvider | undefined;
+  let bestDistance = Infinity;
+  for (const provider of MODEL_PROVIDERS) {
+    const distance = editDistance(lower, provider);
+    if (distance < bestDistance) {
+      best = provider;
+      bestDistance = distance;
+    }
+  }
+  // Allow about one typo per three letters, at least one.
+  const allowed = Math.max(1, Math.floor((best?.length ?? 0) / 3));
+  return bestDistance <= allowed ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

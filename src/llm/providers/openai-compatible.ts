@@ -1,0 +1,109 @@
+/**
+ * A ChatModel for any server speaking OpenAI's Chat Completions API: OpenAI itself, Ollama's `/v1`, vLLM,
+ * llama.cpp server, LM Studio, … Built on the `openai` SDK with its retries turned off: Weft's own retry
+ * wrapper decides when to try again.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
+import { throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
+
+export interface OpenAICompatibleModelOptions {
+  /** The spec string, e.g. `ollama:llama3.2`. */
+  readonly id: string;
+  readonly model: string;
+  readonly baseURL: string;
+  /** Local servers ignore it; pass a placeholder such as `none` or `ollama`. */
+  readonly apiKey: string;
+  /** Name used in error messages: `OpenAI`, `Ollama`, `OpenAI-compatible server`. */
+  readonly providerName?: string;
+  /** The env var the key came from, named when the server rejects it. */
+  readonly apiKeyEnv?: string;
+  /**
+   * Which request field carries `call.maxTokens`. OpenAI deprecated `max_tokens` in favour of
+   * `max_completion_tokens` (its reasoning models reject `max_tokens`); other servers mostly know only
+   * `max_tokens`. Default `max_tokens`.
+   */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Replaces global fetch (tests replay recorded fixtures through it). */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Per-request timeout of the SDK in milliseconds (default: the SDK's 10 minutes). */
+  readonly timeoutMs?: number;
+}
+
+export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ChatModel {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+  const context: ProviderContext = {
+    provider: options.providerName ?? 'OpenAI-compatible server',
+    model: options.model,
+    baseURL: options.baseURL,
+    ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
+  };
+  const maxTokensField = options.maxTokensField ?? 'max_tokens';
+
+  async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+    throwIfAborted(signal, context);
+    const messages: ChatCompletionMessageParam[] = [];
+    if (call.system !== undefined && call.system !== '') messages.push({ role: 'system', content: call.system });
+    for (const message of call.messages) messages.push({ role: message.role, content: message.content });
+
+    const body: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages };
+    if (call.maxTokens !== undefined) body[maxTokensField] = call.maxTokens;
+    if (call.temperature !== undefined) body.temperature = call.temperature;
+    // `call.json` deliberately does not set `response_format`: many small and local models (and some
+    // OpenAI-compatible servers) break or hang under forced JSON mode / json_schema, and others reject the
+    // field outright. The prompt asks for JSON and the caller parses, repairs and re-prompts instead.
+
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
+    } catch (error) {
+      throw toWeftError(classify(error), error, context, signal);
+    }
+
+    const choice = completion.choices[0];
+    if (!choice) {
+      throw toWeftError({ kind: 'other', detail: 'the response has no choices' }, undefined, context);
+    }
+    return {
+      text: choice.message.content ?? choice.message.refusal ?? '',
+      usage: {
+        inputTokens: completion.usage?.prompt_tokens ?? 0,
+        outputTokens: completion.usage?.completion_tokens ?? 0,
+      },
+      model: completion.model || options.model,
+    };
+  }
+
+  return { id: options.id, kind: 'real', generate };
+}
+
+function classify(error: unknown): ProviderFailure {
+  // Order matters: the abort and connection classes extend APIError without a status.
+  if (error instanceof APIUserAbortError) return { kind: 'abort' };
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? error.cause.message : undefined;
+    return { kind: 'connection', ...(cause ? { detail: cause } : {}) };
+  }
+  if (error instanceof APIError && typeof error.status === 'number') {
+    const detail = bodyMessage(error.error) ?? error.message;
+    return { kind: 'http', status: error.status, ...(error.headers ? { headers: error.headers } : {}), detail };
+  }
+  if (error instanceof Error && error.name === 'AbortError') return { kind: 'abort' };
+  return { kind: 'other' };
+}
+
+/** OpenAI error bodies are `{ error: { message, type, param, code } }`; the SDK hands us the inner object. */
+function bodyMessage(body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') {
+    return body.message;
+  }
+  return undefined;
+}

@@ -1,0 +1,261 @@
+/**
+ * From a model spec to a ChatModel, and from the user's configuration to a model spec.
+ *
+ * `resolveModelSpec` decides WHICH model (flag → config → WEFT_MODEL → API keys → a local Ollama);
+ * `createModel` builds it. Neither reads `process.env` when an `env` is passed, so both are testable.
+ */
+import { resolve as resolvePath } from 'node:path';
+import { WeftError } from '../errors.js';
+import type { ChatModel } from './chat-model.js';
+import { formatModelSpec, parseModelSpec, type ModelSpec } from './model-spec.js';
+import { createAnthropicModel } from './providers/anthropic.js';
+import { assertModelFile, createLocalGgufModel, importNodeLlamaCpp, type NodeLlamaCppImporter } from './providers/local-gguf.js';
+import { createOpenAICompatibleModel } from './providers/openai-compatible.js';
+import { withResilience, type ResilienceOptions } from './resilient-model.js';
+import { loadScriptedModel } from './scripted-model.js';
+import { simModel } from './sim-model.js';
+import { parseSimOptions } from './sim-options.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_OPENAI_MODEL = 'openai:gpt-4o-mini';
+export const DEFAULT_ANTHROPIC_MODEL = 'anthropic:claude-3-5-haiku-latest';
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+/** How long `resolveModelSpec` waits for a local Ollama server to answer. */
+export const OLLAMA_PROBE_TIMEOUT_MS = 500;
+
+export interface CreateModelOptions {
+  /** Environment for API keys and hosts (default `process.env`). */
+  readonly env?: Env;
+  /** Replaces global fetch for HTTP providers (tests replay recorded fixtures through it). */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Base for relative `local:` and `scripted:` paths (default `process.cwd()`). */
+  readonly cwd?: string;
+  /** When given, the model is wrapped with timeout, concurrency and retries (see `withResilience`). */
+  readonly resilience?: ResilienceOptions;
+  /** Loads node-llama-cpp for `local:` (injectable for tests). */
+  readonly importNodeLlamaCpp?: NodeLlamaCppImporter;
+}
+
+/** Builds the ChatModel a spec names. Throws MODEL_SPEC, MODEL_CONFIG, BAD_INPUT or MISSING_DEPENDENCY. */
+export async function createModel(spec: string | ModelSpec, options: CreateModelOptions = {}): Promise<ChatModel> {
+  const parsed = typeof spec === 'string' ? parseModelSpec(spec) : spec;
+  const model = await buildModel(parsed, options);
+  return options.resilience ? withResilience(model, options.resilience) : model;
+}
+
+async function buildModel(spec: ModelSpec, options: CreateModelOptions): Promise<ChatModel> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const id = formatModelSpec(spec);
+  const fetch = options.fetch ? { fetch: options.fetch } : {};
+
+  switch (spec.provider) {
+    case 'openai':
+      return createOpenAICompatibleModel({
+        id,
+        model: spec.model,
+        apiKey: requireKey(env, 'OPENAI_API_KEY', id),
+        baseURL: nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL,
+        providerName: 'OpenAI',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        // OpenAI deprecated max_tokens; its reasoning models accept only max_completion_tokens.
+        maxTokensField: 'max_completion_tokens',
+        ...fetch,
+      });
+    case 'ollama':
+      return createOpenAICompatibleModel({
+        id,
+        model: spec.model,
+        apiKey: 'ollama', // required by the SDK, ignored by Ollama
+        baseURL: `${ollamaHost(env)}/v1`,
+        providerName: 'Ollama',
+        ...fetch,
+      });
+    case 'openai-compatible': {
+      const key = nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
+      return createOpenAICompatibleModel({
+        id,
+        model: spec.model,
+        // Local servers (llama.cpp, vLLM, LM Studio) usually need no key, but the SDK insists on one.
+        apiKey: key ?? 'none',
+        baseURL: spec.baseURL,
+        providerName: 'OpenAI-compatible server',
+        apiKeyEnv: 'WEFT_API_KEY (or OPENAI_API_KEY)',
+        ...fetch,
+      });
+    }
+    case 'anthropic':
+      return createAnthropicModel({
+        id,
+        model: spec.model,
+        apiKey: requireKey(env, 'ANTHROPIC_API_KEY', id),
+        ...(nonEmpty(env['ANTHROPIC_BASE_URL']) ? { baseURL: nonEmpty(env['ANTHROPIC_BASE_URL']) } : {}),
+        ...fetch,
+      });
+    case 'local': {
+      const path = resolvePath(cwd, spec.path);
+      // Fail now, with a clear message, rather than on the first call deep inside a run.
+      await assertModelFile(path);
+      await importNodeLlamaCpp(options.importNodeLlamaCpp);
+      return createLocalGgufModel({
+        id,
+        path,
+        ...(options.importNodeLlamaCpp ? { importer: options.importNodeLlamaCpp } : {}),
+      });
+    }
+    case 'scripted':
+      return loadScriptedModel(resolvePath(cwd, spec.path));
+    case 'sim':
+      return simModel(parseSimOptions(spec.options));
+  }
+}
+
+function requireKey(env: Env, name: string, id: string): string {
+  const key = nonEmpty(env[name]);
+  if (key === undefined) {
+    throw new WeftError('MODEL_CONFIG', `The model ${id} needs an API key: set the ${name} environment variable.`, {
+      location: { field: name },
+    });
+  }
+  return key;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/**
+ * The Ollama server's base URL from OLLAMA_HOST, accepting the forms Ollama itself does: `host`,
+ * `host:port`, `scheme://host:port`; `0.0.0.0` (a listen address) is reached as 127.0.0.1.
+ */
+export function ollamaHost(env: Env = process.env): string {
+  const raw = nonEmpty(env['OLLAMA_HOST']);
+  if (raw === undefined) return DEFAULT_OLLAMA_HOST;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new WeftError('MODEL_CONFIG', `OLLAMA_HOST="${raw}" is not a host or URL (expected e.g. 127.0.0.1:11434).`, {
+      location: { field: 'OLLAMA_HOST' },
+    });
+  }
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  const authority = withScheme.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0] ?? '';
+  const explicitPort = /:\d+$/.test(authority);
+  if (!explicitPort && url.protocol === 'http:') url.port = '11434';
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${url.host}${path}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+export type ModelSpecSource = 'flag' | 'config' | 'WEFT_MODEL' | 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY' | 'ollama';
+
+export interface ResolveModelSpecOptions {
+  /** `--model` on the command line. */
+  readonly flag?: string;
+  /** The parsed `.weft/config.yaml`. */
+  readonly config?: { readonly model?: string };
+  readonly env?: Env;
+  /** Returns the name of a model a local Ollama server has, or undefined (default: `probeOllama`). */
+  readonly probeOllama?: () => Promise<string | undefined>;
+}
+
+export interface ResolvedModelSpec {
+  readonly spec: string;
+  readonly source: ModelSpecSource;
+}
+
+/**
+ * Which model to use, first match wins: `--model`, config `model:`, WEFT_MODEL, OPENAI_API_KEY
+ * (→ openai:gpt-4o-mini), ANTHROPIC_API_KEY (→ anthropic:claude-3-5-haiku-latest), then the first model of an
+ * Ollama server on localhost. Explicit specs are validated here, so a typo fails before any work starts.
+ */
+export async function resolveModelSpec(options: ResolveModelSpecOptions = {}): Promise<ResolvedModelSpec> {
+  const env = options.env ?? process.env;
+  if (options.flag !== undefined) return checked(options.flag, 'flag', 'the --model flag');
+  const configured = nonEmpty(options.config?.model);
+  if (configured !== undefined) return checked(configured, 'config', 'the config file (.weft/config.yaml, key model)');
+  const fromEnv = nonEmpty(env['WEFT_MODEL']);
+  if (fromEnv !== undefined) return checked(fromEnv, 'WEFT_MODEL', 'the WEFT_MODEL environment variable');
+  if (nonEmpty(env['OPENAI_API_KEY']) !== undefined) return { spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
+  if (nonEmpty(env['ANTHROPIC_API_KEY']) !== undefined) return { spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
+  const probe = options.probeOllama ?? (() => probeOllama({ env }));
+  const ollamaModel = await probe().catch(() => undefined);
+  if (ollamaModel) return { spec: `ollama:${ollamaModel}`, source: 'ollama' };
+  throw new WeftError('MODEL_CONFIG', NO_MODEL_MESSAGE);
+}
+
+export const NO_MODEL_MESSAGE = [
+  'No model is configured. Choose one of:',
+  '  --model <spec>                    on the command line, e.g. --model openai:gpt-4o-mini',
+  '  .weft/config.yaml                 a line "model: <spec>", e.g. model: ollama:llama3.2',
+  '  WEFT_MODEL=<spec>                 environment variable, e.g. WEFT_MODEL=anthropic:claude-3-5-haiku-latest',
+  `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
+  `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
+  '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
+  'Specs: openai:<model>, anthropic:<model>, ollama:<model>, openai-compatible:<baseURL>#<model>,',
+  '       local:<path.gguf>, scripted:<file.json|.js>, sim:<options>.',
+].join('\n');
+
+function checked(spec: string, source: ModelSpecSource, where: string): ResolvedModelSpec {
+  try {
+    const parsed = parseModelSpec(spec);
+    // Sim options have their own grammar; check it now too.
+    if (parsed.provider === 'sim') parseSimOptions(parsed.options);
+  } catch (error) {
+    if (error instanceof WeftError) {
+      throw new WeftError(error.code, `From ${where}: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+  return { spec: spec.trim(), source };
+}
+
+export interface ProbeOllamaOptions {
+  readonly env?: Env;
+  readonly fetch?: typeof globalThis.fetch;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Asks an Ollama server (OLLAMA_HOST or 127.0.0.1:11434) for its models via GET /api/tags and returns the
+ * first chat model's name, or undefined when no server answers in time or it has no models.
+ */
+export async function probeOllama(options: ProbeOllamaOptions = {}): Promise<string | undefined> {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  let host: string;
+  try {
+    host = ollamaHost(options.env ?? process.env);
+  } catch {
+    return undefined;
+  }
+  try {
+    const response = await fetchImpl(`${host}/api/tags`, {
+      signal: AbortSignal.timeout(options.timeoutMs ?? OLLAMA_PROBE_TIMEOUT_MS),
+    });
+    if (!response.ok) return undefined;
+    const body: unknown = await response.json();
+    const names = modelNames(body);
+    // Embedding-only models cannot chat; prefer anything else.
+    return names.find((name) => !/embed/i.test(name)) ?? names[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function modelNames(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || !('models' in body) || !Array.isArray(body.models)) return [];
+  const names: string[] = [];
+  for (const entry of body.models as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const record = entry as Record<string, unknown>;
+    const name = record['name'] ?? record['model'];
+    if (typeof name === 'string' && name !== '') names.push(name);
+  }
+  return names;
+}

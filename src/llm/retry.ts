@@ -1,0 +1,99 @@
+/**
+ * Retries with exponential backoff and jitter. Only errors that say a retry can help (`WeftError` with
+ * `retryable: true`: rate limits, 5xx, timeouts, simulated provider errors) are retried; aborts never are.
+ */
+import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import type { ChatModel } from './chat-model.js';
+import { abortErrorOf, sleep as abortableSleep } from './timeout.js';
+
+export interface RetryInfo {
+  /** The attempt that failed, from 1. */
+  readonly attempt: number;
+  /** How long the wrapper waits before the next attempt. */
+  readonly delayMs: number;
+  readonly error: WeftError;
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3). */
+  readonly retries?: number;
+  /** The first backoff, doubled per retry (default 500). */
+  readonly baseDelayMs?: number;
+  /** Backoff cap (default 20,000). A server's `retryAfterMs` is honoured even above it. */
+  readonly maxDelayMs?: number;
+  /** Injected for tests: an abortable wait. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Injected for tests: uniform in [0, 1) for the jitter. */
+  readonly random?: () => number;
+  /** Told before each wait (for events and budget accounting). */
+  readonly onRetry?: (info: RetryInfo) => void;
+}
+
+export const DEFAULT_RETRIES = 3;
+export const DEFAULT_BASE_DELAY_MS = 500;
+export const DEFAULT_MAX_DELAY_MS = 20_000;
+
+/**
+ * The wait before retry number `retry` (from 1): "equal jitter" — half the exponential step fixed, half
+ * random — so concurrent callers spread out but never retry instantly. `retryAfterMs`, when the server sent
+ * one, replaces the computed backoff.
+ */
+export function backoffDelay(
+  retry: number,
+  options: { baseDelayMs: number; maxDelayMs: number; retryAfterMs?: number | undefined; random: () => number },
+): number {
+  if (options.retryAfterMs !== undefined && options.retryAfterMs >= 0) return options.retryAfterMs;
+  const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(step / 2 + (step / 2) * options.random());
+}
+
+/** True when retrying can help and the caller has not aborted. */
+export function shouldRetry(error: unknown, signal?: AbortSignal): error is WeftError {
+  if (signal?.aborted || isAbortError(error)) return false;
+  return isWeftError(error) && error.retryable;
+}
+
+export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatModel {
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  checkCount('retries', retries);
+  checkNonNegative('baseDelayMs', baseDelayMs);
+  checkNonNegative('maxDelayMs', maxDelayMs);
+  const wait = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  return {
+    id: model.id,
+    kind: model.kind,
+    async generate(call, signal) {
+      for (let attempt = 1; ; attempt++) {
+        if (signal?.aborted) throw abortErrorOf(signal);
+        try {
+          return await model.generate(call, signal);
+        } catch (error) {
+          if (signal?.aborted) throw isAbortError(error) ? error : abortErrorOf(signal);
+          if (attempt > retries || !shouldRetry(error, signal)) throw error;
+          const delayMs = backoffDelay(attempt, { baseDelayMs, maxDelayMs, retryAfterMs: error.retryAfterMs, random });
+          options.onRetry?.({ attempt, delayMs, error });
+          await wait(delayMs, signal);
+        }
+      }
+    },
+  };
+}
+
+function checkCount(field: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new WeftError('BAD_INPUT', `Expected ${field} to be an integer >= 0, got ${String(value)} (${typeof value})`, {
+      location: { field },
+    });
+  }
+}
+
+function checkNonNegative(field: string, value: number): void {
+  if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+    throw new WeftError('BAD_INPUT', `Expected ${field} to be a number >= 0, got ${String(value)} (${typeof value})`, {
+      location: { field },
+    });
+  }
+}

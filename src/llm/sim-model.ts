@@ -1,0 +1,217 @@
+/**
+ * The simulated model (`sim:<options>`, see sim-options.ts): seeded latency, failures and answers in the
+ * shape each purpose needs, for benchmarks and tests at any scale without a real model.
+ *
+ * Determinism: every random draw comes from a generator seeded by
+ * `(seed, tag.purpose, tag.key, tag.attempt, n, stream)`, where `n` counts earlier calls with the same
+ * purpose, key and attempt, and `stream` names the decision (`latency`, `error`, `badjson`, `plan`, …).
+ * Nothing depends on the order of calls across keys, so concurrent schedules and resumed runs see the same
+ * answers; and changing one probability (say `error`) does not reshuffle the others' outcomes.
+ *
+ * The prompt protocol (the tags the engines' prompts use, see src/plan/prompts.ts):
+ * - `plan`: the task in `<task>…</task>` → `{"roles":[{name,prompt}],"subtasks":[{id,objective,agent,dependsOn}]}`,
+ *   a random valid DAG with ids `t1…tn` (n from `tasks`), edges only from lower to higher ids; with `width`,
+ *   levels of at most `width` subtasks.
+ * - `execute` → `sim output for <key> (attempt <attempt>)`.
+ * - `verify`: the output under review in `<output>…</output>` → `replan` ("output is missing") when it is
+ *   empty or `none`; else `replan` with probability `fail`; else `accept`.
+ * - `update`: the workflow JSON in `<workflow>…</workflow>`, ids to repair in `<failed>a, b</failed>` →
+ *   the same subtasks with each failed objective suffixed ` (revised)` (once), or `{}` when none failed.
+ * - `answer` (provisional, for teams): `{"answer":"correct"}` with probability `accuracy`, else
+ *   `{"answer":"wrong-<1..3>"}`.
+ * - `rank` (provisional): `{"ranking":[]}`.
+ * - anything else → `sim reply`.
+ * `badjson` replaces a structured reply (plan, verify, update, rank) by one cut inside its first key — still
+ * JSON-looking, but no repair can restore it. `error` throws a retryable `PROVIDER` error after the latency.
+ */
+import { WeftError } from '../errors.js';
+import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
+import { parseJsonLoose } from './extract-json.js';
+import { bernoulli, integerSample, pick, randomFrom, shuffled, uniformSample, type RandomSource } from './seeded-random.js';
+import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseSimOptions, sampleLatencyMs, validateSimOptions, type SimOptions } from './sim-options.js';
+import { sleep, throwIfAborted } from './timeout.js';
+import { estimateUsage } from './token-estimate.js';
+
+export interface SimModel extends ChatModel {
+  readonly kind: 'sim';
+  readonly options: SimOptions;
+  /** Calls received so far (including those that failed). */
+  readonly callCount: number;
+}
+
+const STRUCTURED_PURPOSES: ReadonlySet<CallTag['purpose']> = new Set(['plan', 'verify', 'update', 'rank']);
+
+const ROLE_NAMES = ['planner', 'coder', 'writer', 'reviewer'] as const;
+
+export const REVISED_SUFFIX = ' (revised)';
+
+/** A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). */
+export function simModel(options: string | Partial<SimOptions> = {}, settings: { readonly id?: string } = {}): SimModel {
+  const resolved = typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
+  const id = settings.id ?? `sim:${formatSimOptions(resolved)}`;
+  const counters = new Map<string, number>();
+  let callCount = 0;
+  return {
+    id,
+    kind: 'sim',
+    options: resolved,
+    get callCount() {
+      return callCount;
+    },
+    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+      throwIfAborted(signal);
+      callCount++;
+      const tag: CallTag = call.tag ?? { purpose: 'other' };
+      const counterKey = JSON.stringify([tag.purpose, tag.key ?? null, tag.attempt ?? null]);
+      const n = counters.get(counterKey) ?? 0;
+      counters.set(counterKey, n + 1);
+      const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
+
+      await sleep(sampleLatencyMs(resolved.latency, stream('latency')), signal);
+      if (bernoulli(stream('error'), resolved.error)) {
+        throw new WeftError('PROVIDER', 'simulated provider error', { retryable: true });
+      }
+      let text = simReply(tag, call, resolved, stream);
+      if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
+        text = malformed(text, stream('badjson-cut'));
+      }
+      return { text, usage: estimateUsage(call, text), model: 'sim' };
+    },
+  };
+}
+
+function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (name: string) => RandomSource): string {
+  switch (tag.purpose) {
+    case 'plan':
+      return JSON.stringify(simPlan(tagContent(call, 'task') ?? '', options, stream('plan')));
+    case 'execute':
+      return `sim output for ${tag.key ?? 'task'} (attempt ${tag.attempt ?? 1})`;
+    case 'verify':
+      return JSON.stringify(simVerdict(tagContent(call, 'output', true), options.fail, stream('fail')));
+    case 'update':
+      return JSON.stringify(simUpdate(tagContent(call, 'workflow'), tagContent(call, 'failed')));
+    case 'answer':
+      return JSON.stringify(
+        bernoulli(stream('answer'), options.accuracy) ? { answer: 'correct' } : { answer: `wrong-${integerSample(stream('wrong'), 1, 3)}` },
+      );
+    case 'rank':
+      return JSON.stringify({ ranking: [] });
+    default:
+      return 'sim reply';
+  }
+}
+
+export interface SimPlan {
+  roles: { name: string; prompt: string }[];
+  subtasks: { id: string; objective: string; agent: string; dependsOn: string[] }[];
+}
+
+/** A seeded random valid plan: ids t1…tn, edges only from lower to higher ids. */
+export function simPlan(task: string, options: Pick<SimOptions, 'tasks' | 'width'>, random: RandomSource): SimPlan {
+  const count = integerSample(random, options.tasks.min, options.tasks.max);
+  const roles = shuffled(random, ROLE_NAMES).slice(0, integerSample(random, 2, 3));
+  const density = uniformSample(random, 0.1, 0.5);
+  const topic = summarize(task);
+  const dependsOn: string[][] = Array.from({ length: count }, () => []);
+  if (options.width === undefined) {
+    for (let j = 1; j < count; j++) {
+      for (let i = 0; i < j; i++) if (random() < density) dependsOn[j]!.push(`t${i + 1}`);
+    }
+  } else {
+    // Levels of 1..width subtasks; each subtask below the first level depends on one subtask of the level
+    // just above (so its level is exact) and, rarely, on earlier ones.
+    const levels: number[][] = [];
+    for (let index = 0; index < count; ) {
+      const size = Math.min(count - index, integerSample(random, 1, options.width));
+      levels.push(Array.from({ length: size }, (_, k) => index + k));
+      index += size;
+    }
+    for (let level = 1; level < levels.length; level++) {
+      const above = levels[level - 1]!;
+      const earlier = levels.slice(0, level - 1).flat();
+      for (const node of levels[level]!) {
+        const parents = new Set<number>([pick(random, above)]);
+        for (const candidate of [...above, ...earlier]) if (random() < density / 2) parents.add(candidate);
+        dependsOn[node] = [...parents].sort((a, b) => a - b).map((parent) => `t${parent + 1}`);
+      }
+    }
+  }
+  return {
+    roles: roles.map((name) => ({ name, prompt: `You are the ${name}.` })),
+    subtasks: dependsOn.map((parents, index) => {
+      const agent = pick(random, roles);
+      return {
+        id: `t${index + 1}`,
+        objective: `Part ${index + 1} of ${count} (${agent}) of: ${topic}`,
+        agent,
+        dependsOn: parents,
+      };
+    }),
+  };
+}
+
+function simVerdict(output: string | undefined, fail: number, random: RandomSource): { verdict: 'accept' | 'replan'; reason: string } {
+  const trimmed = output?.trim();
+  if (trimmed === '' || trimmed === 'none') return { verdict: 'replan', reason: 'output is missing' };
+  if (bernoulli(random, fail)) return { verdict: 'replan', reason: 'simulated verification failure' };
+  return { verdict: 'accept', reason: 'meets the objective' };
+}
+
+function simUpdate(workflowText: string | undefined, failedText: string | undefined): object {
+  const failed = new Set((failedText ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
+  if (failed.size === 0 || workflowText === undefined) return {};
+  const parsed = parseJsonLoose(workflowText);
+  if (!parsed.ok) return {};
+  const subtasks = (parsed.value as { subtasks?: unknown }).subtasks;
+  if (!Array.isArray(subtasks)) return {};
+  return {
+    subtasks: subtasks.filter(isRecord).map((raw) => {
+      const id = String(raw.id);
+      const objective = String(raw.objective ?? '');
+      return {
+        id,
+        objective: failed.has(id) && !objective.endsWith(REVISED_SUFFIX) ? `${objective}${REVISED_SUFFIX}` : objective,
+        agent: raw.agent,
+        dependsOn: Array.isArray(raw.dependsOn) ? raw.dependsOn : [],
+      };
+    }),
+  };
+}
+
+/** The reply cut inside its first key: `{"verd`. Repair gives `{"verd": null}`, which no schema accepts. */
+function malformed(text: string, random: RandomSource): string {
+  const colon = text.indexOf(':');
+  if (!text.startsWith('{"') || colon < 0) return '{"unfinish';
+  // text[colon - 1] is the key's closing quote; keep at least one character of the key, drop at least one.
+  const keyEnd = colon - 1;
+  return text.slice(0, integerSample(random, 3, Math.max(3, keyEnd - 1)));
+}
+
+/**
+ * The text inside `<name>…</name>` in the user messages (the whole prompt as a fallback): from the first
+ * opening tag to the first closing tag after it, or to the last one when `toLast` (an output under review
+ * may itself mention the tag).
+ */
+function tagContent(call: ChatCall, name: string, toLast = false): string | undefined {
+  const userText = call.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  return between(userText, name, toLast) ?? between([call.system ?? '', ...call.messages.map((m) => m.content)].join('\n'), name, toLast);
+}
+
+function between(text: string, name: string, toLast: boolean): string | undefined {
+  const open = `<${name}>`;
+  const close = `</${name}>`;
+  const start = text.indexOf(open);
+  if (start < 0) return undefined;
+  const end = toLast ? text.lastIndexOf(close) : text.indexOf(close, start + open.length);
+  if (end < start + open.length) return undefined;
+  return text.slice(start + open.length, end).replace(/^\n/, '').replace(/\n$/, '');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function summarize(task: string): string {
+  const line = task.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line || 'the task';
+}

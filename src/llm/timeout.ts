@@ -1,0 +1,85 @@
+/**
+ * Timers that respect aborts, and the per-call timeout wrapper. A timeout is a retryable
+ * `WeftError('TIMEOUT')`; the caller's own abort stays an abort (and is never retried).
+ */
+import { WeftError, isAbortError } from '../errors.js';
+import type { ChatModel } from './chat-model.js';
+
+/** The error to throw for an aborted signal: its reason when that is an abort error, else `ABORTED`. */
+export function abortErrorOf(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (isAbortError(reason)) return reason as Error;
+  return new WeftError('ABORTED', 'The operation was aborted', { cause: reason });
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortErrorOf(signal);
+}
+
+/**
+ * Waits `ms` milliseconds, rejecting early when `signal` aborts. `ms <= 0` resolves on a microtask without
+ * touching the timer queue, so simulated zero-latency runs stay fast.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortErrorOf(signal));
+  if (!(ms > 0)) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortErrorOf(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Bounds every call to `ms` milliseconds. The wrapped model gets a signal that aborts on the caller's abort
+ * or on the timeout; if it ignores that signal the call still settles at the deadline. `Infinity` returns
+ * the model unchanged.
+ */
+export function withTimeout(model: ChatModel, ms: number): ChatModel {
+  if (ms === Number.POSITIVE_INFINITY) return model;
+  if (!(typeof ms === 'number' && Number.isFinite(ms) && ms > 0)) {
+    throw new WeftError('BAD_INPUT', `Expected a timeout > 0 milliseconds, got ${String(ms)} (${typeof ms})`, {
+      location: { field: 'timeoutMs' },
+    });
+  }
+  return {
+    id: model.id,
+    kind: model.kind,
+    async generate(call, signal) {
+      throwIfAborted(signal);
+      const controller = new AbortController();
+      const timeoutError = new WeftError('TIMEOUT', `The model call took longer than ${ms} ms`, { retryable: true });
+      let timedOut = false;
+      let rejectEarly: (error: unknown) => void = () => {};
+      const early = new Promise<never>((_, reject) => {
+        rejectEarly = reject;
+      });
+      const onCallerAbort = (): void => {
+        controller.abort(signal!.reason);
+        rejectEarly(abortErrorOf(signal!));
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(timeoutError);
+        rejectEarly(timeoutError);
+      }, ms);
+      signal?.addEventListener('abort', onCallerAbort, { once: true });
+      try {
+        return await Promise.race([model.generate(call, controller.signal), early]);
+      } catch (error) {
+        if (signal?.aborted) throw abortErrorOf(signal);
+        if (timedOut) throw timeoutError;
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onCallerAbort);
+      }
+    },
+  };
+}

@@ -1,0 +1,514 @@
+/**
+ * The default RunStore: one SQLite file (`<home>/weft.db`) through better-sqlite3.
+ *
+ * - WAL mode, so readers (`weft show`, the dashboard) never block the run that writes; `synchronous=NORMAL`, which
+ *   in WAL mode survives a killed process (the crash-resume case) and can lose only the last transactions on a
+ *   power cut, never corrupt the file.
+ * - One transaction per event batch; seq numbers come from `runs.last_seq` inside that (immediate) transaction,
+ *   so two processes appending to one run still get a gap-free, duplicate-free log.
+ * - Strings over 4 KiB are stored once in `blobs` keyed by sha256 (see json-blobs.ts).
+ * - The schema version is `PRAGMA user_version`, the file is tagged with `PRAGMA application_id` ('WEFT').
+ *   A newer schema is refused; an existing file is checked (header, tag, `PRAGMA quick_check`) on a read-only
+ *   connection before anything writes to it, and a file that is not a Weft database, or is damaged, is reported
+ *   and never modified, overwritten or recreated.
+ */
+import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { WeftError } from '../errors.js';
+import type { WorkflowJson } from '../graph/workflow.js';
+import { BLOB_THRESHOLD_BYTES, decodeRefs, deflate, encodeRefs, inflate, parseJson } from './json-blobs.js';
+import {
+  STORED_RUN_STATUSES,
+  type EventRecord,
+  type NewRun,
+  type PlanVersion,
+  type RunRecord,
+  type RunStore,
+  type StoredEvent,
+  type StoredRunStatus,
+  type StoreStats,
+} from './run-store.js';
+
+/** The schema this code writes. Bump it and append to MIGRATIONS together. */
+export const SQLITE_SCHEMA_VERSION = 1;
+/** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
+export const SQLITE_APPLICATION_ID = 0x57454654;
+
+/** MIGRATIONS[n] takes a database from schema n to n + 1. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    run_id     TEXT PRIMARY KEY NOT NULL,
+    task       TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    options    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_seq   INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX runs_by_created_at ON runs (created_at);
+  CREATE TABLE events (
+    run_id    TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    at        REAL NOT NULL,
+    data      TEXT NOT NULL,
+    blob_refs TEXT,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE plan_versions (
+    run_id     TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    version    INTEGER NOT NULL,
+    cause      TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    data       TEXT NOT NULL,
+    blob_refs  TEXT,
+    PRIMARY KEY (run_id, version)
+  );
+  CREATE TABLE blobs (
+    sha256  TEXT PRIMARY KEY NOT NULL,
+    bytes   INTEGER NOT NULL,
+    content TEXT NOT NULL
+  );
+  `,
+];
+
+export interface SqliteRunStoreOptions {
+  /** How long a call waits for another connection's write lock, in milliseconds. Default 5000. */
+  readonly busyTimeoutMs?: number;
+  /** Run `PRAGMA quick_check` on an existing file before using it. Default true. */
+  readonly quickCheck?: boolean;
+  /** The clock for createdAt/updatedAt (tests pass a fixed one). */
+  readonly now?: () => Date;
+}
+
+export interface SqliteRunStore extends RunStore {
+  /** The absolute path of the database file, or `:memory:`. */
+  readonly path: string;
+}
+
+interface RunRow {
+  run_id: string;
+  task: string;
+  model: string;
+  options: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface DataRow {
+  data: string;
+  blob_refs: string | null;
+}
+
+const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_SEQUENCE']);
+
+function sqliteCode(error: unknown): string | undefined {
+  return error instanceof Database.SqliteError ? error.code : undefined;
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = sqliteCode(error);
+  return code !== undefined && (CORRUPT_CODES.has(code) || code.startsWith('SQLITE_CORRUPT'));
+}
+
+function corrupted(path: string, detail: string, cause?: unknown): WeftError {
+  return new WeftError(
+    'STORE',
+    `The run store file is not a Weft database or is corrupted (${detail}); it was left untouched: ${path}`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/** Wraps a failure of SQLite (or of our own checks) in a WeftError('STORE'). */
+function storeError(error: unknown, action: string, path: string, busyTimeoutMs: number): WeftError {
+  if (error instanceof WeftError) return error;
+  if (isCorruption(error)) return corrupted(path, (error as Error).message, error);
+  const code = sqliteCode(error);
+  if (code?.startsWith('SQLITE_BUSY') || code?.startsWith('SQLITE_LOCKED')) {
+    return new WeftError(
+      'STORE',
+      `Cannot ${action}: the run store is locked by another process (waited ${busyTimeoutMs} ms): ${path}`,
+      { cause: error, retryable: true },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new WeftError('STORE', `Cannot ${action}: ${message} (${path})`, { cause: error });
+}
+
+function requireText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function countTables(db: Database.Database): number {
+  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  return row.n;
+}
+
+/**
+ * Checks the tag and schema version of an open database. Returns the schema version (0 for an empty database
+ * that Weft may initialise). Throws for someone else's database or a newer schema.
+ */
+function checkHeader(db: Database.Database, path: string): number {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (applicationId !== SQLITE_APPLICATION_ID) {
+    if (applicationId !== 0) throw corrupted(path, `its application id is ${applicationId}, not Weft's`);
+    if (countTables(db) > 0) throw corrupted(path, 'it is an SQLite database with tables Weft did not create');
+    return 0;
+  }
+  if (version > SQLITE_SCHEMA_VERSION) {
+    throw new WeftError(
+      'STORE',
+      `The run store uses schema version ${version}, but this Weft understands versions up to ` +
+        `${SQLITE_SCHEMA_VERSION}; upgrade Weft to open it. The file was left untouched: ${path}`,
+    );
+  }
+  return version;
+}
+
+/**
+ * Looks at an existing file through a read-only connection, which never writes to the file (not even a WAL
+ * checkpoint when it closes). Side files (-wal, -shm) that this look created are removed again when the file is
+ * refused.
+ */
+function inspectExisting(path: string, options: { busyTimeoutMs: number; quickCheck: boolean }): void {
+  const sideFiles = [`${path}-wal`, `${path}-shm`].filter((side) => !existsSync(side));
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs });
+    checkHeader(db, path);
+    if (options.quickCheck) {
+      const rows = db.pragma('quick_check(5)') as { quick_check: string }[];
+      const problems = rows.map((row) => row.quick_check).filter((line) => line !== 'ok');
+      if (problems.length > 0) throw corrupted(path, `quick_check: ${problems.join('; ')}`);
+    }
+    db.close();
+  } catch (error) {
+    db?.close();
+    // A read-only connection cannot always open a WAL database (no -shm and a read-only folder); the read-write
+    // open that follows then reports what is wrong.
+    if (sqliteCode(error) === 'SQLITE_CANTOPEN') return;
+    const failure = storeError(error, 'open the run store', path, options.busyTimeoutMs);
+    for (const side of sideFiles) {
+      try {
+        // Only files this look created; a read-only connection never puts frames in a new -wal, and the -shm
+        // is an index SQLite rebuilds.
+        if (existsSync(side) && (side.endsWith('-shm') || statSync(side).size === 0)) unlinkSync(side);
+      } catch {
+        // Best effort: the database file itself is what must stay untouched.
+      }
+    }
+    throw failure;
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    const version = checkHeader(db, path);
+    if (version === SQLITE_SCHEMA_VERSION) return;
+    for (let next = version; next < SQLITE_SCHEMA_VERSION; next += 1) db.exec(MIGRATIONS[next] as string);
+    db.pragma(`application_id = ${SQLITE_APPLICATION_ID}`);
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/**
+ * Opens (creating it and its folder if absent) the SQLite run store at `path`. `:memory:` gives a private
+ * in-memory store. Throws WeftError('STORE') for a file that is not a Weft database, is damaged, or has a newer
+ * schema; such a file is left exactly as it was.
+ */
+export function openSqliteRunStore(path: string, options: SqliteRunStoreOptions = {}): SqliteRunStore {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const quickCheck = options.quickCheck ?? true;
+  const inMemory = path === ':memory:';
+  const fullPath = inMemory ? path : resolve(path);
+
+  if (!inMemory) {
+    try {
+      mkdirSync(dirname(fullPath), { recursive: true });
+    } catch (error) {
+      throw storeError(error, 'create the folder of the run store', fullPath, busyTimeoutMs);
+    }
+    if (existsSync(fullPath)) {
+      if (!statSync(fullPath).isFile()) throw new WeftError('STORE', `The run store path is not a file: ${fullPath}`);
+      if (statSync(fullPath).size > 0) inspectExisting(fullPath, { busyTimeoutMs, quickCheck });
+    }
+  }
+
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(fullPath, { timeout: busyTimeoutMs });
+    if (!inMemory) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+      if (mode !== 'wal') throw new WeftError('STORE', `Cannot switch the run store to WAL mode (got ${mode}): ${fullPath}`);
+    }
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, fullPath);
+  } catch (error) {
+    db?.close();
+    throw storeError(error, 'open the run store', fullPath, busyTimeoutMs);
+  }
+  return new SqliteStore(db, fullPath, busyTimeoutMs, options.now ?? (() => new Date()));
+}
+
+class SqliteStore implements SqliteRunStore {
+  private closed = false;
+  private readonly statements;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    private readonly busyTimeoutMs: number,
+    private readonly now: () => Date,
+  ) {
+    this.statements = {
+      insertRun: db.prepare(
+        'INSERT INTO runs (run_id, task, model, options, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      getRun: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
+      runExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
+      listRuns: db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid'),
+      touchRun: db.prepare('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
+      setStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ?'),
+      reserveSeq: db.prepare<[number, string, string], { last_seq: number }>(
+        'UPDATE runs SET last_seq = last_seq + ?, updated_at = ? WHERE run_id = ? RETURNING last_seq',
+      ),
+      insertEvent: db.prepare(
+        'INSERT INTO events (run_id, seq, type, at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      events: db.prepare<[string, number], DataRow & { seq: number }>(
+        'SELECT seq, data, blob_refs FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
+      ),
+      insertPlan: db.prepare(
+        'INSERT INTO plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      plans: db.prepare<[string], DataRow & { version: number; cause: string; created_at: string }>(
+        'SELECT version, cause, created_at, data, blob_refs FROM plan_versions WHERE run_id = ? ORDER BY version',
+      ),
+      insertBlob: db.prepare('INSERT INTO blobs (sha256, bytes, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING'),
+      blob: db.prepare<[string], { content: string }>('SELECT content FROM blobs WHERE sha256 = ?'),
+      stats: db.prepare<
+        [],
+        { runs: number; events: number; planVersions: number; blobs: number; blobBytes: number | null }
+      >(
+        `SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM events) AS events,
+                (SELECT count(*) FROM plan_versions) AS planVersions, (SELECT count(*) FROM blobs) AS blobs,
+                (SELECT sum(bytes) FROM blobs) AS blobBytes`,
+      ),
+    };
+  }
+
+  /** Runs `body` with the store's error handling: closed store, SQLite failures → WeftError('STORE'). */
+  private use<T>(action: string, body: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new WeftError('STORE', `Cannot ${action}: the run store is closed (${this.path})`));
+    try {
+      return Promise.resolve(body());
+    } catch (error) {
+      return Promise.reject(storeError(error, action, this.path, this.busyTimeoutMs));
+    }
+  }
+
+  private notFound(runId: string): WeftError {
+    return new WeftError('NOT_FOUND', `No run with id ${JSON.stringify(runId)} in ${this.path}`);
+  }
+
+  private requireRun(runId: string): void {
+    if (this.statements.runExists.get(runId) === undefined) throw this.notFound(runId);
+  }
+
+  private saveBlobs(blobs: ReadonlyMap<string, string>): void {
+    for (const [sha256, content] of blobs) this.statements.insertBlob.run(sha256, Buffer.byteLength(content, 'utf8'), content);
+  }
+
+  /** A blob reader that reads each blob at most once per call. */
+  private blobReader(): (sha256: string) => string | undefined {
+    const cache = new Map<string, string>();
+    return (sha256) => {
+      let content = cache.get(sha256);
+      if (content === undefined) {
+        content = this.statements.blob.get(sha256)?.content;
+        if (content !== undefined) cache.set(sha256, content);
+      }
+      return content;
+    };
+  }
+
+  private toRecord(row: RunRow): RunRecord {
+    const options = parseJson(row.options, `the options of run ${row.run_id}`);
+    if (!STORED_RUN_STATUSES.includes(row.status as StoredRunStatus)) {
+      throw new WeftError('STORE', `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`);
+    }
+    return {
+      runId: row.run_id,
+      task: row.task,
+      status: row.status as StoredRunStatus,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      model: row.model,
+      options: options as Record<string, unknown>,
+    };
+  }
+
+  createRun(run: NewRun): Promise<void> {
+    return this.use(`create run ${run.runId}`, () => {
+      const runId = requireText(run.runId, 'runId');
+      for (const field of ['task', 'model'] as const) {
+        if (typeof run[field] !== 'string') throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
+      }
+      if (typeof run.options !== 'object' || run.options === null || Array.isArray(run.options)) {
+        throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
+      }
+      const options = deflate(run.options, `the options of run ${runId}`, Number.POSITIVE_INFINITY).json;
+      const now = this.now().toISOString();
+      try {
+        this.statements.insertRun.run(runId, run.task, run.model, options, 'running', now, now);
+      } catch (error) {
+        if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in ${this.path}`, { cause: error });
+        }
+        throw error;
+      }
+    });
+  }
+
+  appendEvents(runId: string, events: readonly EventRecord[]): Promise<void> {
+    return this.use(`append events to run ${runId}`, () => {
+      if (events.length === 0) {
+        this.requireRun(runId);
+        return;
+      }
+      // Check and serialise everything before the transaction: a bad event means nothing is written.
+      const prepared = events.map((event, index) => {
+        const what = `event ${index + 1} of the batch for run ${runId}`;
+        if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || event.type === '') {
+          throw new WeftError('STORE', `Cannot store ${what}: it needs a non-empty string \`type\``);
+        }
+        if (typeof event.at !== 'number' || !Number.isFinite(event.at)) {
+          throw new WeftError('STORE', `Cannot store ${what} (${event.type}): \`at\` must be a finite number`);
+        }
+        return { type: event.type, at: event.at, deflated: deflate(event, what) };
+      });
+      const now = this.now().toISOString();
+      this.db
+        .transaction(() => {
+          const reserved = this.statements.reserveSeq.get(prepared.length, now, runId);
+          if (reserved === undefined) throw this.notFound(runId);
+          let seq = reserved.last_seq - prepared.length;
+          for (const { type, at, deflated } of prepared) {
+            seq += 1;
+            this.saveBlobs(deflated.blobs);
+            this.statements.insertEvent.run(runId, seq, type, at, deflated.json, encodeRefs(deflated.refs));
+          }
+        })
+        .immediate();
+    });
+  }
+
+  savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void> {
+    const { runId } = version;
+    return this.use(`save plan version ${version.version} of run ${runId}`, () => {
+      if (!Number.isInteger(version.version) || version.version < 1) {
+        throw new WeftError('STORE', `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`);
+      }
+      if (typeof version.cause !== 'string') throw new WeftError('STORE', `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`);
+      const deflated = deflate(
+        { workflow: version.workflow, diff: version.diff },
+        `plan version ${version.version} of run ${runId}`,
+        BLOB_THRESHOLD_BYTES,
+      );
+      const now = this.now().toISOString();
+      this.db
+        .transaction(() => {
+          this.requireRun(runId);
+          this.saveBlobs(deflated.blobs);
+          try {
+            this.statements.insertPlan.run(runId, version.version, version.cause, now, deflated.json, encodeRefs(deflated.refs));
+          } catch (error) {
+            if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+              throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, { cause: error });
+            }
+            throw error;
+          }
+          this.statements.touchRun.run(now, runId);
+        })
+        .immediate();
+    });
+  }
+
+  setStatus(runId: string, status: StoredRunStatus): Promise<void> {
+    return this.use(`set the status of run ${runId}`, () => {
+      if (!STORED_RUN_STATUSES.includes(status)) {
+        throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
+      }
+      const result = this.statements.setStatus.run(status, this.now().toISOString(), runId);
+      if (result.changes === 0) throw this.notFound(runId);
+    });
+  }
+
+  getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.use(`read run ${runId}`, () => {
+      const row = this.statements.getRun.get(runId);
+      return row === undefined ? undefined : this.toRecord(row);
+    });
+  }
+
+  listRuns(): Promise<RunRecord[]> {
+    return this.use('list runs', () => this.statements.listRuns.all().map((row) => this.toRecord(row)));
+  }
+
+  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return this.use(`read the events of run ${runId}`, () =>
+      // One read transaction: the existence check and the rows come from the same snapshot.
+      this.db.transaction(() => {
+        this.requireRun(runId);
+        const blob = this.blobReader();
+        return this.statements.events.all(runId, afterSeq).map((row): StoredEvent => {
+          const what = `event ${row.seq} of run ${runId}`;
+          const event = inflate(row.data, decodeRefs(row.blob_refs, what), blob, what) as EventRecord;
+          return { runId, seq: row.seq, event };
+        });
+      })(),
+    );
+  }
+
+  planVersions(runId: string): Promise<PlanVersion[]> {
+    return this.use(`read the plan versions of run ${runId}`, () =>
+      this.db.transaction(() => {
+        this.requireRun(runId);
+        const blob = this.blobReader();
+        return this.statements.plans.all(runId).map((row): PlanVersion => {
+          const what = `plan version ${row.version} of run ${runId}`;
+          const data = inflate(row.data, decodeRefs(row.blob_refs, what), blob, what) as {
+            workflow: WorkflowJson;
+            diff?: unknown;
+          };
+          const base = { runId, version: row.version, workflow: data.workflow, cause: row.cause, createdAt: row.created_at };
+          return data.diff === undefined ? base : { ...base, diff: data.diff };
+        });
+      })(),
+    );
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.use('read the store statistics', () => {
+      const row = this.statements.stats.get() as NonNullable<ReturnType<typeof this.statements.stats.get>>;
+      return { ...row, blobBytes: row.blobBytes ?? 0 };
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.db.close();
+    }
+    return Promise.resolve();
+  }
+}

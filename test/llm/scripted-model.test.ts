@@ -1,0 +1,219 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WeftError, formatError, isAbortError } from '../../src/errors.js';
+import type { ChatCall } from '../../src/llm/chat-model.js';
+import { loadScriptedModel, parseScriptFile, scriptedModel, validateReplies } from '../../src/llm/scripted-model.js';
+
+const ask = (content: string, system?: string): ChatCall => ({ ...(system !== undefined ? { system } : {}), messages: [{ role: 'user', content }] });
+
+async function texts(model: ReturnType<typeof scriptedModel>, prompts: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const prompt of prompts) out.push((await model.generate(ask(prompt))).text);
+  return out;
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<WeftError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WeftError);
+  return error as WeftError;
+}
+
+describe('scriptedModel', () => {
+  it('answers with entries without `when` in order, consuming them', async () => {
+    const model = scriptedModel([{ text: 'one' }, { text: 'two' }]);
+    expect(await texts(model, ['a', 'b'])).toEqual(['one', 'two']);
+    expect(model.remaining()).toBe(0);
+  });
+
+  it('answers a matching `when` entry before any entry without `when`', async () => {
+    const model = scriptedModel([{ text: 'default 1' }, { when: 'special', text: 'S' }, { text: 'default 2' }]);
+    expect(await texts(model, ['a special prompt', 'plain', 'plain again'])).toEqual(['S', 'default 1', 'default 2']);
+  });
+
+  it('takes the first unconsumed matching `when` entry in file order', async () => {
+    const model = scriptedModel([
+      { when: 'plan', text: 'plan A' },
+      { when: 'plan', text: 'plan B' },
+      { when: 'verify', text: 'ok', repeat: true },
+    ]);
+    expect(await texts(model, ['plan it', 'verify', 'plan again', 'verify'])).toEqual(['plan A', 'ok', 'plan B', 'ok']);
+    expect(model.remaining()).toBe(1);
+  });
+
+  it('keeps `repeat` entries', async () => {
+    const model = scriptedModel([{ text: 'forever', repeat: true }]);
+    expect(await texts(model, ['1', '2', '3'])).toEqual(['forever', 'forever', 'forever']);
+  });
+
+  it('matches `/regex/flags` against system + messages joined by newlines', async () => {
+    const model = scriptedModel([
+      { when: '/^you are the verifier\\nCHECK/i', text: 'regex hit' },
+      { when: '/a/b/c', text: 'substring with slashes' },
+    ]);
+    expect((await model.generate(ask('check this', 'You are the VERIFIER'))).text).toBe('regex hit');
+    expect((await model.generate(ask('path /a/b/c here'))).text).toBe('substring with slashes');
+  });
+
+  it('ignores the g and y flags so matching is stateless', async () => {
+    const model = scriptedModel([{ when: '/x/g', text: 'hit', repeat: true }]);
+    expect(await texts(model, ['x', 'x', 'x'])).toEqual(['hit', 'hit', 'hit']);
+  });
+
+  it('fails with SCRIPT_EXHAUSTED naming the first line of the last user message', async () => {
+    const model = scriptedModel([{ when: 'never', text: 'x' }], { id: 'scripted:test.json' });
+    const call: ChatCall = {
+      system: 'System prompt',
+      messages: [
+        { role: 'user', content: 'older' },
+        { role: 'assistant', content: 'reply' },
+        { role: 'user', content: '\n  <task>\nBuild a game\n</task>' },
+      ],
+    };
+    const error = await errorOf(model.generate(call));
+    expect(error.code).toBe('SCRIPT_EXHAUSTED');
+    expect(error.message).toContain('"<task>"');
+    expect(error.message).toContain('scripted:test.json');
+  });
+
+  it('records calls and estimates usage as characters / 4, rounded up', async () => {
+    const model = scriptedModel([{ text: 'abcde' }]);
+    const call = ask('12345', 'sys');
+    const result = await model.generate(call);
+    expect(model.calls).toEqual([call]);
+    expect(result).toEqual({ text: 'abcde', usage: { inputTokens: 3, outputTokens: 2 }, model: 'scripted' });
+    expect(model.kind).toBe('scripted');
+    expect(model.id).toBe('scripted');
+  });
+
+  it('accepts a responder function', async () => {
+    const model = scriptedModel((call) => `echo ${call.messages.at(-1)?.content}`);
+    expect((await model.generate(ask('hi'))).text).toBe('echo hi');
+    expect(model.remaining()).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('rejects an aborted call without consuming a reply', async () => {
+    const model = scriptedModel([{ text: 'one' }]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(model.generate(ask('x'), controller.signal)).rejects.toSatisfy(isAbortError);
+    expect(model.remaining()).toBe(1);
+  });
+
+  it('validates replies given in code', () => {
+    expect(() => scriptedModel([{ text: 1 } as never])).toThrow(/bad scripted replies: expected a string/);
+    try {
+      scriptedModel([{ text: 'ok' }, { when: 'x' } as never]);
+    } catch (error) {
+      expect(formatError(error)).toMatch(/^replies\[1\]\.text: bad scripted replies: missing "text"/);
+    }
+    expect(() => validateReplies([{ text: 'x', when: '/(/' }])).toThrow(WeftError);
+    expect(() => validateReplies('nope')).toThrow(/expected an array/);
+  });
+});
+
+describe('parseScriptFile', () => {
+  const located = (text: string): WeftError => {
+    try {
+      parseScriptFile(text, 'replies.json');
+    } catch (error) {
+      expect(error).toBeInstanceOf(WeftError);
+      expect((error as WeftError).code).toBe('BAD_INPUT');
+      return error as WeftError;
+    }
+    throw new Error('expected a BAD_INPUT error');
+  };
+
+  it('reads a valid file', () => {
+    expect(parseScriptFile('{"replies": [{"when": "/x/i", "text": "a", "repeat": true}, {"text": "b"}]}')).toEqual([
+      { when: '/x/i', text: 'a', repeat: true },
+      { text: 'b' },
+    ]);
+  });
+
+  it('locates bad JSON by line and column', () => {
+    const error = located('{\n  "replies": [\n    {"text": "a",}\n  ]\n}');
+    expect(error.location).toMatchObject({ file: 'replies.json', line: 3, column: 18 });
+    expect(error.message).toMatch(/invalid JSON/);
+  });
+
+  it('reports a missing replies array', () => {
+    expect(located('{"reply": []}').location).toMatchObject({ file: 'replies.json', line: 1, field: 'replies' });
+    expect(located('{\n"replies": {}}').location).toMatchObject({ line: 2, field: 'replies' });
+    expect(located('[]').location?.field).toBeUndefined();
+  });
+
+  it('reports an entry without text at the entry, and every problem as an issue', () => {
+    const error = located('{"replies": [\n  {"text": "ok"},\n  {"when": "x"},\n  {"text": "y", "when": "/[/"},\n  {"text": "z", "repeat": "yes"}\n]}');
+    expect(error.location).toMatchObject({ file: 'replies.json', line: 3, column: 3, field: 'replies[1].text' });
+    expect(error.issues.map((issue) => [issue.field, issue.line])).toEqual([
+      ['replies[1].text', 3],
+      ['replies[2].when', 4],
+      ['replies[3].repeat', 5],
+    ]);
+    expect(formatError(error)).toContain('replies.json:4:25 replies[2].when: bad regular expression');
+  });
+
+  it('rejects a non-string text and an empty when', () => {
+    expect(located('{"replies": [{"text": 5}]}').location?.field).toBe('replies[0].text');
+    expect(located('{"replies": [{"text": "a", "when": ""}]}').location?.field).toBe('replies[0].when');
+  });
+});
+
+describe('loadScriptedModel', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'weft-scripted-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads a JSON file with the scripted:<path> id', async () => {
+    const file = join(dir, 'replies.json');
+    await writeFile(file, JSON.stringify({ replies: [{ text: 'from file' }] }));
+    const model = await loadScriptedModel(file);
+    expect(model.id).toBe(`scripted:${file}`);
+    expect((await model.generate(ask('x'))).text).toBe('from file');
+    const error = await errorOf(model.generate(ask('again')));
+    expect(error.code).toBe('SCRIPT_EXHAUSTED');
+  });
+
+  it('reports a bad JSON file with its path', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, '{"replies": [{"when": "x"}]}');
+    const error = await errorOf(loadScriptedModel(file));
+    expect(error.location).toMatchObject({ file, line: 1, field: 'replies[0].text' });
+  });
+
+  it('loads .js scripts exporting an object, an array or a function', async () => {
+    const objectFile = join(dir, 'object.js');
+    await writeFile(objectFile, 'export default { replies: [{ text: "object" }] };');
+    const arrayFile = join(dir, 'array.mjs');
+    await writeFile(arrayFile, 'export default [{ when: "hi", text: "array" }];');
+    const functionFile = join(dir, 'function.js');
+    await writeFile(functionFile, 'export default (call) => "fn:" + call.messages[0].content;');
+    await writeFile(join(dir, 'package.json'), '{"type": "module"}');
+    expect((await (await loadScriptedModel(objectFile)).generate(ask('x'))).text).toBe('object');
+    expect((await (await loadScriptedModel(arrayFile)).generate(ask('hi'))).text).toBe('array');
+    expect((await (await loadScriptedModel(functionFile)).generate(ask('hey'))).text).toBe('fn:hey');
+  });
+
+  it('rejects a .js script with a bad export', async () => {
+    const file = join(dir, 'bad-export.mjs');
+    await writeFile(file, 'export default { replies: [{ txt: "typo" }] };');
+    expect((await errorOf(loadScriptedModel(file))).location).toMatchObject({ file, field: 'replies[0].text' });
+    const other = join(dir, 'other.mjs');
+    await writeFile(other, 'export default 42;');
+    expect((await errorOf(loadScriptedModel(other))).code).toBe('BAD_INPUT');
+  });
+
+  it('rejects missing files and other extensions', async () => {
+    expect((await errorOf(loadScriptedModel(join(dir, 'missing.json')))).code).toBe('BAD_INPUT');
+    expect((await errorOf(loadScriptedModel(join(dir, 'replies.yaml')))).message).toMatch(/\.json or \.js/);
+  });
+});

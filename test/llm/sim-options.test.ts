@@ -1,0 +1,90 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { WeftError } from '../../src/errors.js';
+import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseLatency, parseSimOptions, sampleLatencyMs } from '../../src/llm/sim-options.js';
+import { mulberry32 } from '../../src/llm/seeded-random.js';
+
+function specError(text: string): WeftError {
+  try {
+    parseSimOptions(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(WeftError);
+    expect((error as WeftError).code).toBe('MODEL_SPEC');
+    return error as WeftError;
+  }
+  throw new Error(`expected ${text} to be rejected`);
+}
+
+describe('parseSimOptions', () => {
+  it('parses the ARCHITECTURE example', () => {
+    expect(parseSimOptions('latency=lognormal(3,0.5),fail=0.1,badjson=0.05,error=0.02,seed=7')).toEqual({
+      ...DEFAULT_SIM_OPTIONS,
+      latency: { kind: 'lognormal', mu: 3, sigma: 0.5 },
+      fail: 0.1,
+      badjson: 0.05,
+      error: 0.02,
+      seed: 7,
+    });
+  });
+
+  it('gives the defaults for an empty spec and accepts a sim: prefix and spaces', () => {
+    expect(parseSimOptions('')).toEqual(DEFAULT_SIM_OPTIONS);
+    expect(DEFAULT_SIM_OPTIONS).toMatchObject({ latency: { kind: 'fixed', ms: 0 }, accuracy: 1, seed: 1, tasks: { min: 4, max: 8 } });
+    expect(parseSimOptions('sim: fail = 0.5 , latency = uniform( 1 , 2 )')).toMatchObject({ fail: 0.5, latency: { kind: 'uniform', min: 1, max: 2 } });
+  });
+
+  it('parses tasks, width and accuracy', () => {
+    expect(parseSimOptions('tasks=3-12,width=2,accuracy=0.7')).toMatchObject({ tasks: { min: 3, max: 12 }, width: 2, accuracy: 0.7 });
+    expect(parseSimOptions('tasks=5').tasks).toEqual({ min: 5, max: 5 });
+  });
+
+  it('names the key in every error', () => {
+    expect(specError('speed=3').location?.field).toBe('speed');
+    expect(specError('fail=abc').location?.field).toBe('fail');
+    expect(specError('fail=1.5').message).toMatch(/"fail".*probability/);
+    expect(specError('badjson=-0.1').location?.field).toBe('badjson');
+    expect(specError('accuracy=2').location?.field).toBe('accuracy');
+    expect(specError('seed=1.5').location?.field).toBe('seed');
+    expect(specError('tasks=8-4').location?.field).toBe('tasks');
+    expect(specError('tasks=0').location?.field).toBe('tasks');
+    expect(specError('width=0').location?.field).toBe('width');
+    expect(specError('latency=normal(1,2)').location?.field).toBe('latency');
+    expect(specError('latency=uniform(5,1)').location?.field).toBe('latency');
+    expect(specError('latency=fixed(-1)').location?.field).toBe('latency');
+    expect(specError('latency=lognormal(3)').location?.field).toBe('latency');
+    expect(specError('latency=lognormal(3,-1)').location?.field).toBe('latency');
+    expect(specError('fail=0.1,fail=0.2').message).toMatch(/twice/);
+    expect(specError('fail').message).toMatch(/key=value/);
+  });
+
+  it('round-trips through formatSimOptions', () => {
+    const probability = fc.double({ min: 0, max: 1, noNaN: true });
+    fc.assert(
+      fc.property(
+        probability,
+        probability,
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.option(fc.integer({ min: 1, max: 9 }), { nil: undefined }),
+        (fail, error, seed, min, extra, width) => {
+          const options = parseSimOptions(`fail=${fail},error=${error},seed=${seed},tasks=${min}-${min + extra}${width ? `,width=${width}` : ''}`);
+          expect(parseSimOptions(formatSimOptions(options))).toEqual(options);
+        },
+      ),
+    );
+  });
+});
+
+describe('latency', () => {
+  it('samples each distribution', () => {
+    const random = mulberry32(3);
+    expect(sampleLatencyMs(parseLatency('fixed(12)'), random)).toBe(12);
+    for (let i = 0; i < 100; i++) {
+      const ms = sampleLatencyMs(parseLatency('uniform(10,20)'), random);
+      expect(ms).toBeGreaterThanOrEqual(10);
+      expect(ms).toBeLessThan(20);
+      expect(sampleLatencyMs(parseLatency('lognormal(3,0.5)'), random)).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,400 @@
+/**
+ * The RunStore conformance suite: every store (SQLite now, Postgres with issue 3) runs these same tests.
+ *
+ *   describeRunStore('sqlite', { fresh: async () => …, openFile: (path) => … });
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WeftError } from '../../src/errors.js';
+import type { WorkflowJson } from '../../src/graph/workflow.js';
+import type { EventRecord, NewRun, RunStore } from '../../src/store/run-store.js';
+
+export interface StoreLocation {
+  /** Opens the store on this location; calling it again opens the same storage (close/reopen, two clients). */
+  open(): Promise<RunStore>;
+  /** Removes the storage. */
+  dispose(): Promise<void>;
+}
+
+export interface RunStoreFactory {
+  /** A fresh, empty storage location. */
+  fresh(): Promise<StoreLocation>;
+  /** For file-backed stores: opens the store file at `path` (the corrupted-file tests). */
+  openFile?: (path: string) => Promise<RunStore>;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<WeftError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(WeftError);
+    return error as WeftError;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
+
+function newRun(runId: string, extra: Partial<NewRun> = {}): NewRun {
+  return { runId, task: `task of ${runId}`, model: 'scripted:test.json', options: { strategy: 'on-failure', maxCalls: 20 }, ...extra };
+}
+
+const workflow: WorkflowJson = {
+  task: 'Build a game',
+  subtasks: [
+    { id: 'a', objective: 'Write the board', agent: 'coder', dependsOn: [] },
+    { id: 'b', objective: 'Write the rules', agent: 'coder', dependsOn: ['a'] },
+  ],
+};
+
+/** A large output, different per seed, over the 4 KiB blob threshold. */
+function largeText(seed: string, kilobytes = 64): string {
+  return `<!-- ${seed} -->\n` + `<div class="cell">${seed}</div>\n`.repeat(Math.ceil((kilobytes * 1024) / 30));
+}
+
+export function describeRunStore(name: string, factory: RunStoreFactory): void {
+  describe(`RunStore conformance: ${name}`, () => {
+    let location: StoreLocation;
+    let store: RunStore;
+    const extraStores: RunStore[] = [];
+
+    beforeEach(async () => {
+      location = await factory.fresh();
+      store = await location.open();
+    });
+
+    afterEach(async () => {
+      for (const extra of extraStores.splice(0)) await extra.close();
+      await store.close();
+      await location.dispose();
+    });
+
+    async function reopen(): Promise<RunStore> {
+      await store.close();
+      store = await location.open();
+      return store;
+    }
+
+    describe('runs', () => {
+      it('creates a run and reads it back', async () => {
+        await store.createRun(newRun('r1', { options: { strategy: 'concurrent', budget: { calls: 3, cost: 0.5 }, tags: ['x'] } }));
+        const run = await store.getRun('r1');
+        expect(run).toMatchObject({
+          runId: 'r1',
+          task: 'task of r1',
+          model: 'scripted:test.json',
+          status: 'running',
+          options: { strategy: 'concurrent', budget: { calls: 3, cost: 0.5 }, tags: ['x'] },
+        });
+        expect(Number.isNaN(Date.parse(run?.createdAt ?? ''))).toBe(false);
+        expect((run?.updatedAt ?? '') >= (run?.createdAt ?? '~')).toBe(true);
+      });
+
+      it('returns undefined for an unknown run id', async () => {
+        await store.createRun(newRun('r1'));
+        expect(await store.getRun('nope')).toBeUndefined();
+      });
+
+      it('refuses to create the same run id twice and keeps the first', async () => {
+        await store.createRun(newRun('r1'));
+        const error = await rejection(store.createRun(newRun('r1', { task: 'other' })));
+        expect(error.code).toBe('STORE');
+        expect((await store.getRun('r1'))?.task).toBe('task of r1');
+        expect(await store.listRuns()).toHaveLength(1);
+      });
+
+      it('lists runs oldest first, not by id', async () => {
+        for (const id of ['run-c', 'run-a', 'run-b']) await store.createRun(newRun(id));
+        expect((await store.listRuns()).map((run) => run.runId)).toEqual(['run-c', 'run-a', 'run-b']);
+      });
+
+      it('updates the status', async () => {
+        await store.createRun(newRun('r1'));
+        await store.createRun(newRun('r2'));
+        await store.setStatus('r1', 'completed');
+        await store.setStatus('r2', 'interrupted');
+        expect((await store.getRun('r1'))?.status).toBe('completed');
+        expect((await store.getRun('r2'))?.status).toBe('interrupted');
+        await store.setStatus('r1', 'failed');
+        expect((await store.getRun('r1'))?.status).toBe('failed');
+      });
+
+      it('rejects a status that is not a run status', async () => {
+        await store.createRun(newRun('r1'));
+        const error = await rejection(store.setStatus('r1', 'done' as never));
+        expect(error.code).toBe('STORE');
+        expect((await store.getRun('r1'))?.status).toBe('running');
+      });
+    });
+
+    describe('events', () => {
+      const event = (type: string, at: number, extra: Record<string, unknown> = {}): EventRecord =>
+        ({ type, at, ...extra }) as EventRecord;
+
+      it('appends events in order with seq numbers that continue across batches', async () => {
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', [event('run-start', 0, { task: 'x' }), event('task-start', 1, { taskId: 'a' })]);
+        await store.appendEvents('r1', [event('task-end', 5.5, { taskId: 'a', status: 'completed', output: 'ok' })]);
+        const events = await store.events('r1');
+        expect(events.map((stored) => [stored.seq, stored.event.type])).toEqual([
+          [1, 'run-start'],
+          [2, 'task-start'],
+          [3, 'task-end'],
+        ]);
+        expect(events[2]).toEqual({ runId: 'r1', seq: 3, event: { type: 'task-end', at: 5.5, taskId: 'a', status: 'completed', output: 'ok' } });
+      });
+
+      it('keeps each run’s log separate', async () => {
+        await store.createRun(newRun('r1'));
+        await store.createRun(newRun('r2'));
+        await store.appendEvents('r1', [event('a', 0)]);
+        await store.appendEvents('r2', [event('b', 0), event('c', 1)]);
+        await store.appendEvents('r1', [event('d', 2)]);
+        expect((await store.events('r1')).map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'a'], [2, 'd']]);
+        expect((await store.events('r2')).map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'b'], [2, 'c']]);
+      });
+
+      it('returns only events after afterSeq', async () => {
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', [0, 1, 2, 3, 4].map((at) => event(`e${at}`, at)));
+        expect((await store.events('r1', 3)).map((stored) => stored.seq)).toEqual([4, 5]);
+        expect((await store.events('r1', 5))).toEqual([]);
+        expect((await store.events('r1', 0)).map((stored) => stored.seq)).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it('round-trips nested JSON, unicode and drops undefined properties', async () => {
+        await store.createRun(newRun('r1'));
+        const nested = {
+          type: 'plan-chosen',
+          at: 12,
+          workflow,
+          list: [1, 'two', null, true, { deep: ['é', '😀', '\u0000nul'] }],
+          output: undefined,
+          looksLikeABlob: 'blob:sha256:0000000000000000000000000000000000000000000000000000000000000000',
+        };
+        // A `__proto__` own key (as JSON.parse makes) must stay data.
+        const withProtoKey = JSON.parse('{"type":"x","at":0,"__proto__":{"big":"' + 'p'.repeat(5000) + '"}}') as EventRecord;
+        await store.appendEvents('r1', [nested as unknown as EventRecord, withProtoKey]);
+        const [first, second] = await store.events('r1');
+        const expected: Record<string, unknown> = { ...nested };
+        delete expected['output'];
+        expect(first?.event).toEqual(expected);
+        expect(Object.keys(first?.event ?? {})).not.toContain('output');
+        expect(Object.getOwnPropertyDescriptor(second?.event, '__proto__')?.value).toEqual({ big: 'p'.repeat(5000) });
+        expect(({} as Record<string, unknown>)['big']).toBeUndefined();
+      });
+
+      it('accepts an empty batch without adding anything', async () => {
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', []);
+        await store.appendEvents('r1', [event('a', 0)]);
+        expect((await store.events('r1')).map((stored) => stored.seq)).toEqual([1]);
+      });
+
+      it.each([
+        ['a bigint', { type: 'x', at: 1, value: 10n }],
+        ['a function', { type: 'x', at: 1, value: () => 1 }],
+        ['NaN', { type: 'x', at: 1, value: Number.NaN }],
+        ['Infinity', { type: 'x', at: 1, nested: { value: Number.POSITIVE_INFINITY } }],
+        ['a Date', { type: 'x', at: 1, when: new Date(0) }],
+        ['a Map', { type: 'x', at: 1, map: new Map([[1, 2]]) }],
+        ['undefined in an array', { type: 'x', at: 1, list: [1, undefined] }],
+        ['a missing type', { at: 1 }],
+        ['a non-numeric at', { type: 'x', at: '1' }],
+      ])('fails a whole batch holding %s and appends nothing', async (_label, bad) => {
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', [event('first', 0)]);
+        const error = await rejection(
+          store.appendEvents('r1', [event('ok', 1, { output: largeText('batch') }), bad as unknown as EventRecord, event('ok', 2)]),
+        );
+        expect(error.code).toBe('STORE');
+        expect((await store.events('r1')).map((stored) => stored.event.type)).toEqual(['first']);
+        expect((await store.stats()).blobs).toBe(0);
+        // The failed batch used no seq numbers.
+        await store.appendEvents('r1', [event('next', 3)]);
+        expect((await store.events('r1')).map((stored) => stored.seq)).toEqual([1, 2]);
+      });
+
+      it('fails a batch with a circular reference and names the field', async () => {
+        await store.createRun(newRun('r1'));
+        const circular: Record<string, unknown> = { type: 'x', at: 0 };
+        circular['self'] = { back: circular };
+        const error = await rejection(store.appendEvents('r1', [circular as unknown as EventRecord]));
+        expect(error.code).toBe('STORE');
+        expect(error.message).toContain('self.back');
+        expect(await store.events('r1')).toEqual([]);
+      });
+
+      it('gives gap-free, unique seq numbers to interleaved writers on the same storage', async () => {
+        await store.createRun(newRun('r1'));
+        const other = await location.open();
+        extraStores.push(other);
+        const writes: Promise<void>[] = [];
+        for (let index = 0; index < 20; index += 1) {
+          const writer = index % 2 === 0 ? store : other;
+          writes.push(writer.appendEvents('r1', [event(`w${index}`, index), event(`w${index}b`, index)]));
+        }
+        await Promise.all(writes);
+        const events = await store.events('r1');
+        expect(events.map((stored) => stored.seq)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
+        // Each batch stays contiguous.
+        for (let index = 0; index < 40; index += 2) {
+          expect(events[index + 1]?.event.type).toBe(`${events[index]?.event.type}b`);
+        }
+      });
+    });
+
+    describe('plan versions', () => {
+      it('round-trips versions in order, with the diff absent for version 1', async () => {
+        await store.createRun(newRun('r1'));
+        const second: WorkflowJson = {
+          ...workflow,
+          subtasks: [...workflow.subtasks, { id: 'c', objective: 'Test', agent: 'tester', dependsOn: ['b'], status: 'not started', attempts: 0 }],
+        };
+        await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
+        await store.savePlanVersion({ runId: 'r1', version: 2, workflow: second, cause: 'verification failed: b', diff: { added: ['c'], removed: [] } });
+        const versions = await store.planVersions('r1');
+        expect(versions.map((version) => version.version)).toEqual([1, 2]);
+        expect(versions[0]).toMatchObject({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
+        expect(versions[0]).not.toHaveProperty('diff');
+        expect(versions[1]).toMatchObject({ version: 2, workflow: second, cause: 'verification failed: b', diff: { added: ['c'], removed: [] } });
+        expect(Number.isNaN(Date.parse(versions[1]?.createdAt ?? ''))).toBe(false);
+      });
+
+      it('refuses a duplicate version and keeps the first', async () => {
+        await store.createRun(newRun('r1'));
+        await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
+        const error = await rejection(store.savePlanVersion({ runId: 'r1', version: 1, workflow: { task: 'other', subtasks: [] }, cause: 'again' }));
+        expect(error.code).toBe('STORE');
+        const versions = await store.planVersions('r1');
+        expect(versions).toHaveLength(1);
+        expect(versions[0]?.cause).toBe('initial plan');
+      });
+
+      it('returns an empty list for a run without plans', async () => {
+        await store.createRun(newRun('r1'));
+        expect(await store.planVersions('r1')).toEqual([]);
+      });
+    });
+
+    describe('large outputs', () => {
+      it('stores a repeated large output once and gives it back whole', async () => {
+        await store.createRun(newRun('r1'));
+        const output = largeText('same');
+        for (let attempt = 1; attempt <= 5; attempt += 1) {
+          await store.appendEvents('r1', [{ type: 'task-end', at: attempt, taskId: 'a', attempt, output } as EventRecord]);
+        }
+        const withPlan: WorkflowJson = {
+          ...workflow,
+          subtasks: workflow.subtasks.map((subtask) => ({ ...subtask, status: 'completed' as const, output })),
+        };
+        await store.savePlanVersion({ runId: 'r1', version: 1, workflow: withPlan, cause: 'initial plan' });
+
+        const stats = await store.stats();
+        expect(stats.blobs).toBe(1);
+        expect(stats.blobBytes).toBe(Buffer.byteLength(output));
+        expect(stats.events).toBe(5);
+        expect(stats.planVersions).toBe(1);
+        const events = await store.events('r1');
+        expect(events.map((stored) => (stored.event as unknown as { output: string }).output)).toEqual(Array(5).fill(output));
+        expect((await store.planVersions('r1'))[0]?.workflow).toEqual(withPlan);
+      });
+
+      it('keeps distinct large strings apart, nested anywhere, and leaves small ones inline', async () => {
+        await store.createRun(newRun('r1'));
+        const first = largeText('one', 8);
+        const second = largeText('two', 8);
+        const justUnder = 'x'.repeat(4096);
+        const multiByte = 'é'.repeat(2100); // 4200 UTF-8 bytes in 2100 characters.
+        const event = { type: 'x', at: 0, list: [{ text: first }, second, first], justUnder, multiByte } as unknown as EventRecord;
+        await store.appendEvents('r1', [event]);
+        const stats = await store.stats();
+        expect(stats.blobs).toBe(3);
+        expect(stats.blobBytes).toBe(Buffer.byteLength(first) + Buffer.byteLength(second) + Buffer.byteLength(multiByte));
+        expect((await store.events('r1'))[0]?.event).toEqual(event);
+      });
+
+      it('shares a blob between runs', async () => {
+        const output = largeText('shared');
+        for (const id of ['r1', 'r2']) {
+          await store.createRun(newRun(id));
+          await store.appendEvents(id, [{ type: 'task-end', at: 0, output } as EventRecord]);
+        }
+        expect((await store.stats()).blobs).toBe(1);
+        expect(((await store.events('r2'))[0]?.event as unknown as { output: string }).output).toBe(output);
+      });
+    });
+
+    describe('persistence', () => {
+      it('keeps runs, events, plans and blobs across close and reopen, and continues the seq', async () => {
+        const output = largeText('persist');
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 3, output } as EventRecord]);
+        await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
+        await store.setStatus('r1', 'interrupted');
+
+        const reopened = await reopen();
+        expect((await reopened.getRun('r1'))?.status).toBe('interrupted');
+        expect((await reopened.planVersions('r1'))[0]?.workflow).toEqual(workflow);
+        await reopened.appendEvents('r1', [{ type: 'run-end', at: 9 }]);
+        const events = await reopened.events('r1');
+        expect(events.map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'run-start'], [2, 'task-end'], [3, 'run-end']]);
+        expect((events[1]?.event as unknown as { output: string }).output).toBe(output);
+      });
+
+      it('rejects calls on a closed store with STORE, and close can be called twice', async () => {
+        await store.createRun(newRun('r1'));
+        await store.close();
+        await store.close();
+        expect((await rejection(store.getRun('r1'))).code).toBe('STORE');
+        expect((await rejection(store.appendEvents('r1', [{ type: 'x', at: 0 }]))).code).toBe('STORE');
+        store = await location.open();
+      });
+    });
+
+    describe('unknown run ids', () => {
+      it('is NOT_FOUND for every call but getRun, and creates nothing', async () => {
+        const calls: [string, () => Promise<unknown>][] = [
+          ['appendEvents', () => store.appendEvents('ghost', [{ type: 'x', at: 0 }])],
+          ['appendEvents (empty batch)', () => store.appendEvents('ghost', [])],
+          ['savePlanVersion', () => store.savePlanVersion({ runId: 'ghost', version: 1, workflow, cause: 'initial plan' })],
+          ['setStatus', () => store.setStatus('ghost', 'failed')],
+          ['events', () => store.events('ghost')],
+          ['planVersions', () => store.planVersions('ghost')],
+        ];
+        for (const [label, call] of calls) {
+          const error = await rejection(call());
+          expect({ label, code: error.code }).toEqual({ label, code: 'NOT_FOUND' });
+          expect(error.message).toContain('ghost');
+        }
+        expect(await store.getRun('ghost')).toBeUndefined();
+        expect(await store.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
+      });
+    });
+
+    const openFile = factory.openFile;
+    describe.skipIf(openFile === undefined)('corrupted files', () => {
+      let dir: string;
+      beforeEach(async () => {
+        dir = await mkdtemp(join(tmpdir(), 'weft-corrupt-'));
+      });
+      afterEach(async () => {
+        await rm(dir, { recursive: true, force: true });
+      });
+
+      it.each([
+        ['text', Buffer.from('this is not a database, just some notes\n'.repeat(300))],
+        ['random bytes', Buffer.from(Array.from({ length: 8192 }, (_, index) => (index * 7919 + 13) % 251))],
+      ])('refuses a file of %s with STORE and leaves it byte-for-byte untouched', async (_label, bytes) => {
+        const path = join(dir, 'weft.db');
+        await writeFile(path, bytes);
+        const error = await rejection((openFile as (path: string) => Promise<RunStore>)(path));
+        expect(error.code).toBe('STORE');
+        expect(error.message).toContain('is not a Weft database or is corrupted');
+        expect(error.message).toContain(path);
+        expect((await readFile(path)).equals(bytes)).toBe(true);
+        expect(await readdir(dir)).toEqual(['weft.db']);
+      });
+    });
+  });
+}
