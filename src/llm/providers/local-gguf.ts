@@ -3,12 +3,13 @@
  * heavy dependency (prebuilt native binaries), so it is imported lazily and only when a `local:` model is
  * used; without it the provider fails with a MISSING_DEPENDENCY error that says how to install it.
  */
+import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { WeftError } from '../../errors.js';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
 
 export const NODE_LLAMA_CPP_INSTALL_HINT =
-  'The local: provider needs node-llama-cpp. Install it with: npm install --no-save node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional';
+  'The local: provider needs node-llama-cpp. Install it in your project with: npm install node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional (in a Weft checkout: npm run setup:local)';
 
 /** Default bound on generated tokens when the call sets none. */
 export const LOCAL_DEFAULT_MAX_TOKENS = 1024;
@@ -81,7 +82,20 @@ export type NodeLlamaCppImporter = () => Promise<unknown>;
 
 // A variable specifier keeps TypeScript from resolving the (optional, usually absent) package at build time.
 const NODE_LLAMA_CPP = 'node-llama-cpp';
-const defaultImporter: NodeLlamaCppImporter = () => import(NODE_LLAMA_CPP);
+/**
+ * `npm run setup:local` installs node-llama-cpp beside a Weft checkout (in `.local-llm/`), because installing it
+ * into the checkout with --omit=optional would prune the test tools' own optional binaries. Both src/ and dist/
+ * sit two folders below the package root.
+ */
+const SIDE_INSTALL = new URL('../../../.local-llm/node_modules/node-llama-cpp/dist/index.js', import.meta.url);
+const defaultImporter: NodeLlamaCppImporter = async () => {
+  try {
+    return await import(NODE_LLAMA_CPP);
+  } catch (error) {
+    if (!existsSync(SIDE_INSTALL)) throw error;
+    return import(SIDE_INSTALL.href);
+  }
+};
 
 /** Imports node-llama-cpp, or throws WeftError('MISSING_DEPENDENCY') with the install command. */
 export async function importNodeLlamaCpp(importer: NodeLlamaCppImporter = defaultImporter): Promise<NodeLlamaCppModule> {

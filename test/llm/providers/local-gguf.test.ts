@@ -98,7 +98,7 @@ describe('local-gguf provider: dependency and file errors', () => {
     const error = await rejection(importNodeLlamaCpp(missingPackage));
     expect(error.code).toBe('MISSING_DEPENDENCY');
     expect(error.message).toBe(
-      'The local: provider needs node-llama-cpp. Install it with: npm install --no-save node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional',
+      'The local: provider needs node-llama-cpp. Install it in your project with: npm install node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional (in a Weft checkout: npm run setup:local)',
     );
     expect(error.message).toBe(NODE_LLAMA_CPP_INSTALL_HINT);
     expect((error.cause as Error).message).toContain("Cannot find package 'node-llama-cpp'");
@@ -180,9 +180,12 @@ describe('local-gguf provider: dependency and file errors', () => {
 
 // ---- The real thing: node-llama-cpp + the tiny random GGUF, when both are present. ----
 
-// WEFT_TEST_NODE_LLAMA_CPP may point at a node-llama-cpp installed elsewhere (its dist/index.js).
-const realImporter: NodeLlamaCppImporter = process.env['WEFT_TEST_NODE_LLAMA_CPP']
-  ? () => import(pathToFileURL(process.env['WEFT_TEST_NODE_LLAMA_CPP'] ?? '').href)
+// node-llama-cpp comes from, in order: WEFT_TEST_NODE_LLAMA_CPP (its dist/index.js), the side install that
+// `npm run setup:local` makes in .local-llm/ (CI runs it), or the project's own node_modules.
+const SIDE_INSTALL = fileURLToPath(new URL('../../../.local-llm/node_modules/node-llama-cpp/dist/index.js', import.meta.url));
+const moduleFile = process.env['WEFT_TEST_NODE_LLAMA_CPP'] ?? (existsSync(SIDE_INSTALL) ? SIDE_INSTALL : undefined);
+const realImporter: NodeLlamaCppImporter = moduleFile
+  ? () => import(pathToFileURL(moduleFile).href)
   : () => import('node-llama-cpp' as string);
 
 async function realSkipReason(): Promise<string | undefined> {
@@ -191,7 +194,7 @@ async function realSkipReason(): Promise<string | undefined> {
     await importNodeLlamaCpp(realImporter);
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message.split('\n')[0]})` : '';
-    return `node-llama-cpp is not importable${cause}; install it with: npm install --no-save node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional`;
+    return `node-llama-cpp is not importable${cause}; install it with: npm run setup:local`;
   }
   return undefined;
 }
