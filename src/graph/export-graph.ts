@@ -3,6 +3,8 @@ import type { SubtaskStatus, Workflow } from './workflow.js';
 export interface MermaidOptions {
   /** Colour each subtask by its status (one class per status). */
   readonly statuses?: boolean;
+  /** Cut objectives longer than this many characters (with an ellipsis); default: no limit. */
+  readonly maxLabelLength?: number;
 }
 
 const STATUS_CLASSES: Record<SubtaskStatus, { name: string; style: string }> = {
@@ -16,7 +18,7 @@ const STATUS_CLASSES: Record<SubtaskStatus, { name: string; style: string }> = {
 export function toMermaid(workflow: Pick<Workflow, 'subtasks'>, options: MermaidOptions = {}): string {
   const lines = ['flowchart TD'];
   for (const subtask of workflow.subtasks) {
-    lines.push(`  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${subtask.id}: ${subtask.objective}`)}"]`);
+    lines.push(`  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${subtask.id}: ${shorten(subtask.objective, options.maxLabelLength)}`)}"]`);
   }
   for (const subtask of workflow.subtasks) {
     for (const dependency of new Set(subtask.dependsOn)) lines.push(`  ${graphNodeId(dependency)} --> ${graphNodeId(subtask.id)}`);
@@ -74,4 +76,9 @@ export function escapeDotLabel(text: string): string {
     .split(/\r\n|\r|\n/)
     .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/[\\"]/g, (character) => `\\${character}`))
     .join('\\n');
+}
+
+function shorten(text: string, limit: number | undefined): string {
+  if (limit === undefined || text.length <= limit) return text;
+  return `${text.slice(0, Math.max(1, limit - 1)).trimEnd()}…`;
 }

@@ -36,7 +36,7 @@ export function renderReport(input: ReportInput): string {
     '',
   ];
   if (input.workflow) {
-    lines.push('## Final plan', '', '```mermaid', toMermaid(input.workflow, { statuses: true }).trimEnd(), '```', '');
+    lines.push('## Final plan', '', '```mermaid', toMermaid(input.workflow, { statuses: true, maxLabelLength: 60 }).trimEnd(), '```', '');
   }
   lines.push('## Subtasks', '', '| id | agent | status | attempts | start (s) | end (s) | objective |', '|---|---|---|---|---|---|---|');
   const agents = new Map(input.workflow?.subtasks.map((s) => [s.id, s]) ?? []);

@@ -79,3 +79,11 @@ describe('label escaping', () => {
     expect(escapeDotLabel('a\r\nb\rc\nd\te')).toBe('a\\nb\\nc\\nd e');
   });
 });
+
+describe('toMermaid label length', () => {
+  it('cuts long objectives with an ellipsis when asked, and only then', () => {
+    const long = workflowFromJson({ task: 't', subtasks: [{ id: 'a', objective: 'x'.repeat(100), agent: 'w', dependsOn: [] }] });
+    expect(toMermaid(long, { maxLabelLength: 10 })).toContain(`a: ${'x'.repeat(9)}…`);
+    expect(toMermaid(long)).toContain(`a: ${'x'.repeat(100)}`);
+  });
+});
