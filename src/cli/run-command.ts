@@ -67,7 +67,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       costOf,
       signal,
       strategy,
-      onEvent: output.json && streams.stderr.isTTY !== true ? undefined : progress.onEvent,
+      onEvent: progress.onEvent,
       budget: {
         ...(maxCalls !== undefined ? { maxCalls } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),

@@ -1,0 +1,31 @@
+/**
+ * `npm run bench` runs every benchmark in sequence and prints one table each; `npm run bench -- scheduler` runs
+ * only the named ones.
+ */
+import { largeRunBench } from './large-run.bench.js';
+import { formatReport, meetsGoal, type Bench } from './report.js';
+import { schedulerBench } from './scheduler.bench.js';
+import { strategiesBench } from './strategies.bench.js';
+
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, strategiesBench];
+
+async function main(names: readonly string[]): Promise<void> {
+  const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));
+  if (unknown.length > 0) {
+    console.error(`Unknown bench: ${unknown.join(', ')}. Choose from: ${BENCHES.map((bench) => bench.name).join(', ')}`);
+    process.exitCode = 2;
+    return;
+  }
+  const selected = names.length === 0 ? BENCHES : BENCHES.filter((bench) => names.includes(bench.name));
+  let misses = 0;
+  for (const bench of selected) {
+    const started = performance.now();
+    const report = await bench.run();
+    misses += report.rows.filter((row) => row.goal && !meetsGoal(row.value, row.goal)).length;
+    console.log(formatReport(report));
+    console.log(`  (${bench.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  }
+  console.log(misses === 0 ? 'All goals met.' : `${misses} goal(s) missed.`);
+}
+
+await main(process.argv.slice(2));
