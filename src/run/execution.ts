@@ -14,6 +14,7 @@ import { mergeUpdate } from '../plan/merge-update.js';
 import { proposeUpdate } from '../plan/update-plan.js';
 import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { candidateSummary } from './candidate-summary.js';
+import { ClonePool } from './clone-pool.js';
 import { runSubtask, type AttemptOutcome } from './run-subtask.js';
 
 /** `none` turns dynamic updates off (the baseline of the fault-injection experiment). */
@@ -86,11 +87,15 @@ class Execution {
   private ready: string[] = [];
   private readyHead = 0;
   private running = 0;
-  private readonly clonesInUse = new Map<string, Set<number>>();
+  private readonly clones = new Map<string, ClonePool>();
   private pendingFailures: { id: string; reason: string }[] = [];
   private updateRequested = false;
   private updating = false;
+  /** Inspector rounds so far (each gets its own seed key). */
   private updates = 0;
+  /** Rounds that repaired failures: these, not routine reviews, count against `maxUpdates`. */
+  private repairs = 0;
+  private readonly unrepaired: string[] = [];
   private version: number;
   private stopping: { status: 'failed' | 'cancelled'; reason: string } | undefined;
   private readonly pendingWork = new Set<Promise<unknown>>();
@@ -99,6 +104,7 @@ class Execution {
   private reject!: (error: unknown) => void;
   private pumping = false;
   private pumpAgain = false;
+  private detach: () => void = () => {};
 
   constructor(private readonly options: ExecutionOptions) {
     this.strategy = options.strategy ?? 'on-failure';
@@ -125,7 +131,11 @@ class Execution {
       const signal = this.options.signal;
       if (signal) {
         if (signal.aborted) this.stop('cancelled', 'cancelled before start');
-        else signal.addEventListener('abort', () => this.stop('cancelled', abortReason(signal)), { once: true });
+        else {
+          const onAbort = () => this.stop('cancelled', abortReason(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+          this.detach = () => signal.removeEventListener('abort', onAbort);
+        }
       }
       this.pump();
     });
@@ -226,7 +236,9 @@ class Execution {
         const state = this.tasks.get(this.ready[this.readyHead++]!);
         if (!state || state.status !== 'not started' || state.pendingParents !== 0) continue;
         if (state.attempts >= this.maxAttempts) {
+          // A revision can ask to rerun a subtask that has no attempts left: say so instead of failing silently.
           state.status = 'failed';
+          this.options.emit({ type: 'task-end', taskId: state.id, attempt: state.attempts, status: 'failed', error: `attempt limit of ${this.maxAttempts} reached` });
           continue;
         }
         this.startTask(state);
@@ -329,13 +341,19 @@ class Execution {
 
   private fail(state: TaskState, reason: string): void {
     state.status = 'failed';
-    if (this.strategy === 'none' || this.updates >= this.maxUpdates) return;
+    if (this.strategy === 'none') return;
+    if (this.repairs >= this.maxUpdates) {
+      this.unrepaired.push(state.id);
+      return;
+    }
     this.pendingFailures.push({ id: state.id, reason });
     this.requestUpdate();
   }
 
   private requestUpdate(): void {
-    if (this.strategy === 'none' || this.updates >= this.maxUpdates) return;
+    if (this.strategy === 'none') return;
+    // Routine reviews (concurrent, after-completion) are bounded by the completions that trigger them.
+    if (this.pendingFailures.length > 0 && this.repairs >= this.maxUpdates) return;
     this.updateRequested = true;
   }
 
@@ -344,6 +362,7 @@ class Execution {
     this.updating = true;
     this.updates += 1;
     const failures = this.pendingFailures.splice(0);
+    if (failures.length > 0) this.repairs += 1;
     const sequence = this.updates;
     const before = this.snapshot();
     const work = proposeUpdate({
@@ -432,6 +451,7 @@ class Execution {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.detach();
     // Artifacts and plan versions still being written must land before the caller reads the run directory.
     void Promise.allSettled([...this.pendingWork]).then(() => {
       const workflow = this.snapshot();
@@ -443,7 +463,8 @@ class Execution {
       } else {
         const failed = incomplete.filter((s) => s.status === 'failed').map((s) => s.id);
         const blocked = incomplete.length - failed.length;
-        const reason = `${failed.length} subtask(s) failed${failed.length ? ` (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''})` : ''}${blocked ? `, ${blocked} never ran` : ''}`;
+        const capped = this.unrepaired.length > 0 ? `; not repaired because the limit of ${this.maxUpdates} repair updates was reached: ${this.unrepaired.slice(0, 5).join(', ')}` : '';
+        const reason = `${failed.length} subtask(s) failed${failed.length ? ` (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''})` : ''}${blocked ? `, ${blocked} never ran` : ''}${capped}`;
         this.resolve({ status: 'failed', reason, workflow, version: this.version });
       }
     });
@@ -459,16 +480,13 @@ class Execution {
   }
 
   private acquireClone(agent: string): number {
-    let inUse = this.clonesInUse.get(agent);
-    if (!inUse) this.clonesInUse.set(agent, (inUse = new Set()));
-    let clone = 0;
-    while (inUse.has(clone)) clone += 1;
-    inUse.add(clone);
-    return clone;
+    let pool = this.clones.get(agent);
+    if (!pool) this.clones.set(agent, (pool = new ClonePool()));
+    return pool.acquire();
   }
 
   private releaseClone(agent: string, clone: number): void {
-    this.clonesInUse.get(agent)?.delete(clone);
+    this.clones.get(agent)?.release(clone);
   }
 }
 

@@ -238,3 +238,30 @@ describe('execute', () => {
     expect(() => execute({ workflow: workflowFromJson(json), model: testModel(), emit: () => {} })).toThrow(/team roles are not supported yet/);
   });
 });
+
+describe('execute: the repair limit', () => {
+  const wide = (n: number): WorkflowJson => ({
+    task: 'wide',
+    subtasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, objective: `do ${i}`, agent: 'w', dependsOn: i > 0 && i % 3 === 0 ? [`t${i - 1}`] : [] })),
+  });
+
+  it('routine reviews of the concurrent strategy do not use up the repair limit', async () => {
+    // 60 completions trigger routine reviews; the three masked failures still get repaired.
+    const model = testModel({
+      verify: (_key, _attempt, call) => (call.messages[0]!.content.includes('<output>\nnone\n</output>') ? { verdict: 'replan', reason: 'missing' } : { verdict: 'accept' }),
+    });
+    const masked = new Set(['t5', 't30', 't59']);
+    const { promise } = run(wide(60), { model, strategy: 'concurrent', maxUpdates: 5, mask: (id, attempt) => attempt === 1 && masked.has(id) });
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(model.count('update')).toBeGreaterThan(5);
+  });
+
+  it('says so when a failure goes unrepaired because the limit was reached', async () => {
+    const model = testModel({ verify: (key) => (key === 'b' || key === 'c' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' }) });
+    const { promise } = run(diamond(), { model, maxUpdates: 1 });
+    const result = await promise;
+    expect(result.status).toBe('failed');
+    expect(result.reason).toMatch(/limit of 1 repair updates was reached/);
+  });
+});
