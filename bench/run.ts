@@ -6,8 +6,9 @@ import { largeRunBench } from './large-run.bench.js';
 import { formatReport, meetsGoal, type Bench } from './report.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
+import { theoremBench } from './theorem.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, strategiesBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, strategiesBench, theoremBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
-import { formatFieldPath, positionsInDocument } from '../graph/source-locator.js';
+import { formatFieldPath, positionsInDocument } from '../text/source-locator.js';
 
 const configSchema = z
   .object({

@@ -11,12 +11,16 @@ export function integerFlag(name: string, value: string | undefined, { min = 0 }
   return parsed;
 }
 
-export function numberFlag(name: string, value: string | undefined, { min = 0, max = Number.POSITIVE_INFINITY }: { min?: number; max?: number } = {}): number | undefined {
+export function numberFlag(
+  name: string,
+  value: string | undefined,
+  { min = 0, max = Number.POSITIVE_INFINITY, positive = false }: { min?: number; max?: number; positive?: boolean } = {},
+): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   const parsed = Number(trimmed);
-  if (trimmed === '' || !Number.isFinite(parsed) || parsed < min || parsed > max) {
-    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
+  if (trimmed === '' || !Number.isFinite(parsed) || parsed < min || parsed > max || (positive && parsed <= 0)) {
+    const range = positive ? '> 0' : max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
     throw new WeftError('BAD_INPUT', `--${name} expects a number ${range}, got "${value}"`, { location: { field: `--${name}` } });
   }
   return parsed;

@@ -93,8 +93,9 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
 
 function reportError(error: unknown, output: Output): number {
   if (error instanceof CommanderError) {
-    // Help and version are successes; every other commander error is a usage error.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    // Asked-for help and version are successes (exit code 0); help shown for a missing command and every other
+    // commander error are usage errors.
+    if (error.exitCode === 0) return 0;
     if (output.json) output.document({ error: { code: 'BAD_INPUT', message: error.message.replace(/^error: /, '') } });
     return 2;
   }

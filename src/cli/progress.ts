@@ -45,7 +45,10 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
 
 function liveView(stream: NodeJS.WritableStream & { columns?: number }): ProgressView {
   const rows = new Map<string, Row>();
-  let header = 'planning…';
+  let runId = '';
+  let model = '';
+  let version = 0;
+  let state = 'planning…';
   let calls = 0;
   let costUsd = 0;
   let drawn = 0;
@@ -53,7 +56,7 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   const draw = () => {
     timer = undefined;
     const width = Math.max(40, (stream.columns ?? 100) - 1);
-    const lines = [`${header} · ${calls} calls · $${costUsd.toFixed(4)}`];
+    const lines = [`run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls · $${costUsd.toFixed(4)} · ${model}`];
     for (const [id, row] of rows) lines.push(`  ${symbol(row.state)} ${id} ${row.agent} ${row.state}${row.attempts > 1 ? ` (attempt ${row.attempts})` : ''}`);
     const text = lines.map((line) => line.slice(0, width)).join('\n');
     stream.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[0J` : ''}${text}\n`);
@@ -65,7 +68,7 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   return {
     onEvent(event) {
       switch (event.type) {
-        case 'run-start': header = `run ${event.runId}`; break;
+        case 'run-start': runId = event.runId; model = event.model; break;
         case 'plan-chosen':
         case 'plan-update':
           for (const subtask of event.workflow.subtasks) {
@@ -73,13 +76,14 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
             rows.set(subtask.id, { state: subtask.status ?? row?.state ?? 'not started', attempts: subtask.attempts ?? row?.attempts ?? 0, agent: subtask.agent });
           }
           for (const id of [...rows.keys()]) if (!event.workflow.subtasks.some((s) => s.id === id)) rows.delete(id);
-          header = `run · plan v${event.version}`;
+          version = event.version;
+          state = 'running';
           break;
         case 'task-start': { const row = rows.get(event.taskId); if (row) { row.state = 'running'; row.attempts = event.attempt; } break; }
         case 'task-end': { const row = rows.get(event.taskId); if (row) row.state = event.status === 'failed' ? 'failed' : 'verifying'; break; }
         case 'task-verify': { const row = rows.get(event.taskId); if (row) row.state = event.verdict === 'accept' ? 'completed' : event.verdict; break; }
         case 'call': calls += 1; costUsd += event.costUsd; break;
-        case 'run-end': header = `run ${event.status}${event.reason ? `: ${event.reason}` : ''}`; break;
+        case 'run-end': state = `${event.status}${event.reason ? `: ${event.reason}` : ''}`; break;
         default: break;
       }
       schedule();

@@ -41,8 +41,8 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });
   const maxCalls = integerFlag('max-calls', flags.maxCalls, { min: 1 });
   const maxTokens = integerFlag('max-tokens', flags.maxTokens, { min: 1 });
-  const maxCostUsd = numberFlag('max-cost', flags.maxCost, { min: 0 });
-  const timeoutSeconds = numberFlag('timeout', flags.timeout, { min: 0 });
+  const maxCostUsd = numberFlag('max-cost', flags.maxCost, { positive: true });
+  const timeoutSeconds = numberFlag('timeout', flags.timeout, { positive: true });
   const maskProbability = numberFlag('inject-mask', flags.injectMask, { min: 0, max: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 });
   const maxAttempts = integerFlag('max-attempts', flags.maxAttempts, { min: 1 });

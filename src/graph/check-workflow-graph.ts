@@ -1,4 +1,4 @@
-import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from './source-locator.js';
+import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from '../text/source-locator.js';
 import { findCycle } from './topological-order.js';
 
 /**

@@ -16,3 +16,6 @@ export { diffWorkflows, formatDiff } from './diff-workflows.js';
 export type { WorkflowDiff } from './diff-workflows.js';
 export { toDot, toMermaid } from './export-graph.js';
 export type { MermaidOptions } from './export-graph.js';
+export { ancestorCounts, expectedCompleted } from './expected-completion.js';
+export { fromPaperDictionary, toPaperDictionary } from './paper-dictionary.js';
+export type { FromPaperDictionaryOptions, PaperDictionary, PaperSubtaskRecord } from './paper-dictionary.js';

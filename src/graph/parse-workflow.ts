@@ -1,8 +1,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
-import { checkWorkflowGraph } from './check-workflow-graph.js';
-import { findJsonSyntaxError } from './find-json-syntax-error.js';
+import { findJsonSyntaxError } from '../text/json-syntax.js';
 import {
   formatFieldPath,
   positionAtOffset,
@@ -10,7 +9,8 @@ import {
   type FieldPath,
   type PathIssue,
   type PositionOf,
-} from './source-locator.js';
+} from '../text/source-locator.js';
+import { checkWorkflowGraph } from './check-workflow-graph.js';
 import { ALLOWED_FIELDS, workflowSchema, type WorkflowInput } from './workflow-schema.js';
 import type { Role, Subtask, Workflow, WorkflowJson } from './workflow.js';
 
@@ -48,21 +48,26 @@ export function workflowFromJson(json: WorkflowJson): Workflow {
 export function toWorkflowJson(workflow: Workflow): WorkflowJson {
   return {
     task: workflow.task,
-    roles: workflow.roles.map((role) => ({
-      name: role.name,
-      prompt: role.prompt,
-      kind: role.kind,
-      ...(role.team === undefined ? {} : { team: role.team }),
-    })),
-    subtasks: workflow.subtasks.map((subtask) => ({
-      id: subtask.id,
-      objective: subtask.objective,
-      agent: subtask.agent,
-      dependsOn: [...subtask.dependsOn],
-      status: subtask.status,
-      ...(subtask.output === undefined ? {} : { output: subtask.output }),
-      attempts: subtask.attempts,
-    })),
+    roles: workflow.roles.map(copyRole),
+    subtasks: workflow.subtasks.map(copySubtask),
+  };
+}
+
+/** A new role with every field written out and `team` only when set. */
+function copyRole(role: Role): Role {
+  return { name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team === undefined ? {} : { team: role.team }) };
+}
+
+/** A new subtask with every field written out, `output` only when set, and its own `dependsOn` array. */
+function copySubtask(subtask: Subtask): Subtask & { dependsOn: string[] } {
+  return {
+    id: subtask.id,
+    objective: subtask.objective,
+    agent: subtask.agent,
+    dependsOn: [...subtask.dependsOn],
+    status: subtask.status,
+    ...(subtask.output === undefined ? {} : { output: subtask.output }),
+    attempts: subtask.attempts,
   };
 }
 
@@ -181,19 +186,10 @@ function describeValue(value: unknown): string {
 
 function buildWorkflow(input: WorkflowInput): Workflow {
   const roles: Role[] = input.roles
-    ? input.roles.map((role) => ({ name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team === undefined ? {} : { team: role.team }) }))
+    ? input.roles.map(copyRole)
     : // Without declared roles, each agent name used is a plain LLM role, in order of first use.
       [...new Set(input.subtasks.map((subtask) => subtask.agent))].map((name) => ({ name, prompt: `You are the ${name}.`, kind: 'llm' as const }));
-  const subtasks: Subtask[] = input.subtasks.map((subtask) => ({
-    id: subtask.id,
-    objective: subtask.objective,
-    agent: subtask.agent,
-    dependsOn: [...subtask.dependsOn],
-    status: subtask.status,
-    ...(subtask.output === undefined ? {} : { output: subtask.output }),
-    attempts: subtask.attempts,
-  }));
-  return deepFreeze({ task: input.task, roles, subtasks });
+  return deepFreeze({ task: input.task, roles, subtasks: input.subtasks.map(copySubtask) });
 }
 
 function deepFreeze<T>(value: T): T {

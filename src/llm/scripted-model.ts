@@ -24,8 +24,9 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
 import { WeftError, type LocatedIssue } from '../errors.js';
+import { findJsonSyntaxError } from '../text/json-syntax.js';
+import { positionAtOffset } from '../text/source-locator.js';
 import type { ChatCall, ChatModel, ChatResult } from './chat-model.js';
-import { lineColumnOf, locateJsonSyntaxError } from './extract-json.js';
 import { abortErrorOf } from './timeout.js';
 import { estimateUsage, promptText } from './token-estimate.js';
 
@@ -157,9 +158,9 @@ export function validateReplies(replies: unknown, file?: string): ScriptedReply[
  */
 export function parseScriptFile(text: string, file?: string): ScriptedReply[] {
   const source = text.replace(/^\uFEFF/, '');
-  const syntax = locateJsonSyntaxError(source);
+  const syntax = findJsonSyntaxError(source);
   if (syntax) {
-    const { line, column } = lineColumnOf(source, syntax.offset);
+    const { line, column } = positionAtOffset(source, syntax.offset);
     throw new WeftError('BAD_INPUT', `invalid JSON: ${syntax.message}`, { location: { file, line, column } });
   }
   const value = JSON.parse(source) as unknown;

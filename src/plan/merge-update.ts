@@ -1,7 +1,7 @@
 /**
  * Merges an inspector's revised graph into the live workflow (SPEC §1.4). Pure.
- * A subtask whose objective and agent are unchanged keeps its state: completed work keeps its output and a running
- * subtask keeps running. Failed subtasks that stay in the plan run again. Changed or new subtasks start afresh.
+ * A subtask whose objective is unchanged keeps its state (SPEC §1.4), even when it is reassigned to another role:
+ * completed work keeps its output and a running subtask keeps running. Failed subtasks that stay in the plan run again. Changed or new subtasks start afresh.
  */
 import { parseWorkflow } from '../graph/index.js';
 import type { LocatedIssue } from '../errors.js';
@@ -27,7 +27,7 @@ type SubtaskJson = WorkflowJson['subtasks'][number];
 function mergeSubtask(old: Subtask | undefined, next: { readonly id: string; readonly objective: string; readonly agent: string; readonly dependsOn: readonly string[] }): SubtaskJson {
   const base = { id: next.id, objective: next.objective, agent: next.agent, dependsOn: [...next.dependsOn] };
   if (!old) return { ...base, status: 'not started', attempts: 0 };
-  const unchanged = old.objective === next.objective && old.agent === next.agent;
+  const unchanged = old.objective === next.objective;
   if (unchanged && old.status === 'completed') {
     return { ...base, status: 'completed', attempts: old.attempts, ...(old.output !== undefined ? { output: old.output } : {}) };
   }

@@ -7,6 +7,7 @@ import { parseWorkflow, pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
 import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
 
@@ -55,6 +56,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
     ),
   );
   options.signal?.throwIfAborted();
+  rethrowFatal(settled);
   const candidates: PlanCandidate[] = settled.map((outcome, index) => {
     if (outcome.status === 'rejected') return { index, error: errorText(outcome.reason) };
     return candidateFromAnswer(index, options.task, outcome.value.value);

@@ -6,6 +6,7 @@ import { pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { rethrowFatal } from './rethrow-fatal.js';
 import { mergeUpdate } from './merge-update.js';
 import type { PlanCandidate } from './plan-task.js';
 import { updateAnswerSchema } from './plan-schemas.js';
@@ -58,6 +59,7 @@ export async function proposeUpdate(options: UpdateOptions): Promise<UpdateResul
     ),
   );
   options.signal?.throwIfAborted();
+  rethrowFatal(settled);
   const candidates: (PlanCandidate & { proposal?: Proposal })[] = settled.map((outcome, index) => {
     if (outcome.status === 'rejected') return { index, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) };
     const answer = outcome.value.value;

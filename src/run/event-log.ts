@@ -13,6 +13,7 @@ export class EventLog {
   private flushing: Promise<void> = Promise.resolve();
   private scheduled = false;
   private failure: unknown;
+  private listenerFailed = false;
 
   constructor(
     private readonly store: RunStore,
@@ -25,7 +26,15 @@ export class EventLog {
     const stamped = { ...event, at: this.now() } as WeftEvent;
     this.events.push(stamped);
     this.batch.push(stamped);
-    this.listener?.(stamped);
+    try {
+      this.listener?.(stamped);
+    } catch (error) {
+      // A progress view's bug must not decide the run; say so once and keep going.
+      if (!this.listenerFailed) {
+        this.listenerFailed = true;
+        process.emitWarning(`weft: an event listener threw and will keep receiving events: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());

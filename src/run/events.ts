@@ -21,11 +21,15 @@ export interface CandidateSummary {
 export type Verdict = 'accept' | 'retry' | 'replan';
 
 export type WeftEvent =
-  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy; options: Record<string, unknown> }
+  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy | 'none'; options: Record<string, unknown> }
   | { type: 'plan-candidates'; at: number; purpose: 'plan' | 'update'; candidates: CandidateSummary[] }
   | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
   | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }
-  | { type: 'task-end'; at: number; taskId: string; attempt: number; status: 'completed' | 'failed'; output?: string; error?: string; masked?: boolean }
+  /**
+   * `outcome` marks ends that are not the subtask's own failure: `discarded` (a plan update replaced it),
+   * `aborted` (the run was cancelled), `refused` (the budget refused its call).
+   */
+  | { type: 'task-end'; at: number; taskId: string; attempt: number; status: 'completed' | 'failed'; output?: string; error?: string; masked?: boolean; outcome?: 'discarded' | 'aborted' | 'refused' }
   | { type: 'task-verify'; at: number; taskId: string; attempt: number; verdict: Verdict; reason: string }
   | { type: 'plan-update'; at: number; version: number; cause: string; diff: WorkflowDiffSummary; workflow: WorkflowJson }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }

@@ -68,6 +68,8 @@ interface TaskState {
   generation: number;
   controller: AbortController | undefined;
   clone: number;
+  /** The role whose clone runs the subtask now (the agent may be reassigned while it runs). */
+  cloneAgent: string;
 }
 
 export function execute(options: ExecutionOptions): Promise<ExecutionResult> {
@@ -105,6 +107,7 @@ class Execution {
   private pumping = false;
   private pumpAgain = false;
   private detach: () => void = () => {};
+  private bookkeepingError: string | undefined;
 
   constructor(private readonly options: ExecutionOptions) {
     this.strategy = options.strategy ?? 'on-failure';
@@ -127,7 +130,9 @@ class Execution {
     return new Promise<ExecutionResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      this.load(this.options.workflow);
+      // A given plan may mark subtasks failed (e.g. an earlier run's); a fresh run gives them their turn again.
+      const initial = this.options.workflow;
+      this.load({ ...initial, subtasks: initial.subtasks.map((s) => (s.status === 'failed' ? { ...s, status: 'not started' as const } : s)) });
       const signal = this.options.signal;
       if (signal) {
         if (signal.aborted) this.stop('cancelled', 'cancelled before start');
@@ -141,11 +146,16 @@ class Execution {
     });
   }
 
-  /** Ends the run after the running subtasks settle; running model calls are aborted. */
+  /**
+   * Ends the run once the running subtasks settle. Cancelling aborts their calls; any other stop (a budget, a
+   * failed write) lets them finish, because those calls are already paid for and their results are kept.
+   */
   stop(status: 'failed' | 'cancelled', reason: string): void {
     if (this.stopping || this.finished) return;
     this.stopping = { status, reason };
-    for (const state of this.tasks.values()) state.controller?.abort(new WeftError('ABORTED', reason));
+    if (status === 'cancelled') {
+      for (const state of this.tasks.values()) state.controller?.abort(new WeftError('ABORTED', reason));
+    }
     this.pump();
   }
 
@@ -159,6 +169,7 @@ class Execution {
       const keepRunning = old?.status === 'in progress' && subtask.status === 'in progress';
       if (keepRunning && old) {
         old.dependsOn = [...subtask.dependsOn];
+        old.agent = subtask.agent;
         old.children = [];
         this.tasks.set(subtask.id, old);
         continue;
@@ -178,6 +189,7 @@ class Execution {
         generation: (old?.generation ?? 0) + 1,
         controller: undefined,
         clone: -1,
+        cloneAgent: subtask.agent,
       });
     }
     // Whatever ran under the old plan and is not kept is discarded: abort it and ignore its late result.
@@ -252,6 +264,7 @@ class Execution {
     state.attempts += 1;
     state.generation += 1;
     state.controller = new AbortController();
+    state.cloneAgent = state.agent;
     state.clone = this.acquireClone(state.agent);
     this.running += 1;
     const attempt = state.attempts;
@@ -282,10 +295,10 @@ class Execution {
 
   private settle(state: TaskState, generation: number, attempt: number, outcome: AttemptOutcome | undefined, error: unknown): void {
     this.running -= 1;
-    this.releaseClone(state.agent, state.clone);
+    this.releaseClone(state.cloneAgent, state.clone);
     state.controller = undefined;
     if (state.generation !== generation || this.tasks.get(state.id) !== state) {
-      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: 'discarded by a plan update' });
+      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: 'discarded by a plan update', outcome: 'discarded' });
       this.pump();
       return;
     }
@@ -315,16 +328,19 @@ class Execution {
 
   private settleError(state: TaskState, attempt: number, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message });
     if (isWeftError(error) && error.code === 'BUDGET') {
+      // The refused call never ran: the subtask is unfinished, not failed.
+      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message, outcome: 'refused' });
       state.status = 'not started';
       this.stop('failed', message);
       return;
     }
     if (this.stopping && isAbortError(error)) {
+      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message, outcome: 'aborted' });
       state.status = 'not started';
       return;
     }
+    this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message });
     this.fail(state, message);
   }
 
@@ -401,8 +417,10 @@ class Execution {
     const live = this.snapshot();
     let merged = mergeUpdate(live, proposal);
     let note = '';
-    if (!merged.ok) {
-      note = ` (revision ignored: ${merged.issues.map((i) => i.message).join('; ')})`;
+    const teamRole = merged.ok ? merged.workflow.roles.find((role) => role.kind === 'team') : undefined;
+    if (!merged.ok || teamRole) {
+      const why = merged.ok ? `role "${teamRole?.name}" is a team; team roles are not supported yet` : merged.issues.map((i) => i.message).join('; ');
+      note = ` (revision ignored: ${why})`;
       merged = mergeUpdate(live, undefined);
       if (!merged.ok) throw new WeftError('INTERNAL', 'merging a valid workflow with itself failed');
     }
@@ -417,6 +435,9 @@ class Execution {
       }),
     };
     this.load(next);
+    // Failures queued while this update ran are moot when it already replaced or restarted their subtask.
+    this.pendingFailures = this.pendingFailures.filter((failure) => this.tasks.get(failure.id)?.status === 'failed');
+    if (this.pendingFailures.length === 0 && this.strategy === 'on-failure') this.updateRequested = false;
     const diff = diffWorkflows(live, next);
     const changed = diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length > 0;
     if (!changed) return;
@@ -456,7 +477,9 @@ class Execution {
     void Promise.allSettled([...this.pendingWork]).then(() => {
       const workflow = this.snapshot();
       const incomplete = workflow.subtasks.filter((s) => s.status !== 'completed');
-      if (this.stopping) {
+      if (this.bookkeepingError !== undefined && this.stopping?.status !== 'cancelled') {
+        this.resolve({ status: 'failed', reason: this.stopping?.reason ?? this.bookkeepingError, workflow, version: this.version });
+      } else if (this.stopping) {
         this.resolve({ status: this.stopping.status, reason: this.stopping.reason, workflow, version: this.version });
       } else if (incomplete.length === 0) {
         this.resolve({ status: 'completed', workflow, version: this.version });
@@ -472,8 +495,11 @@ class Execution {
 
   private track(work: Promise<unknown>): void {
     const tracked = work.catch((error: unknown) => {
-      // A failure in bookkeeping (artifacts, store) must not be swallowed: stop the run with it.
-      this.stop('failed', error instanceof Error ? error.message : String(error));
+      // A failure in bookkeeping (artifacts, plan versions) must not be swallowed, even one that lands after the
+      // last subtask: it stops the run now and decides its status at the end.
+      const message = error instanceof Error ? error.message : String(error);
+      this.bookkeepingError ??= message;
+      this.stop('failed', message);
     });
     this.pendingWork.add(tracked);
     void tracked.finally(() => this.pendingWork.delete(tracked));

@@ -11,7 +11,8 @@ import type { Verdict } from './events.js';
 
 export const MASKED_OUTPUT = 'none';
 
-const CANNOT_PROCEED = /^\s*CANNOT PROCEED:\s*(.*)$/im;
+/** Only the first non-empty line counts, as the agent prompt says, so a result may quote the phrase. */
+const CANNOT_PROCEED = /^\s*CANNOT PROCEED:[ \t]*(.*)/i;
 
 export interface SubtaskAttempt {
   readonly task: string;

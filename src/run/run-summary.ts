@@ -69,13 +69,17 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         break;
       }
       case 'task-end': {
+        // A discarded run belongs to a plan version that no longer holds it; the plan-update already said so.
+        if (event.outcome === 'discarded') break;
         const task = fold(event.taskId);
         task.endMs = event.at;
-        task.status = event.status === 'failed' ? 'failed' : 'in progress';
+        if (event.outcome === 'aborted' || event.outcome === 'refused') task.status = 'not started';
+        else task.status = event.status === 'failed' ? 'failed' : 'in progress';
         break;
       }
       case 'task-verify':
-        fold(event.taskId).status = event.verdict === 'accept' ? 'completed' : 'failed';
+        // A retry verdict sends the subtask back to the ready set: until it runs again it is not started.
+        fold(event.taskId).status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
         break;
       case 'call':
         calls += 1;

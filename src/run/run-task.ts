@@ -76,7 +76,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   await options.store.createRun({ runId, task: options.task, model: options.model.id, options: runOptions });
   const log = new EventLog(options.store, runId, now, options.onEvent);
   const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
-  emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: options.strategy === 'none' ? 'on-failure' : (options.strategy ?? 'on-failure'), options: runOptions });
+  emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: options.strategy ?? 'on-failure', options: runOptions });
 
   const meter = createMeter();
   const model = meteredModel(options.model, { budget: options.budget ?? {}, meter, now, costOf: options.costOf ?? (() => 0), emit });

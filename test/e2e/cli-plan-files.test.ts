@@ -7,16 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonDocument, weft } from './weft-cli.js';
-
-interface TaskJson {
-  id: string;
-  status: string;
-  attempts: number;
-  startMs: number | null;
-  endMs: number | null;
-  dependsOn: string[];
-}
+import { jsonDocument, weft, type TaskJson } from './weft-cli.js';
 
 let home: string;
 

@@ -10,6 +10,16 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** One entry of `tasks` in the `weft run --json` document. */
+export interface TaskJson {
+  id: string;
+  status: string;
+  attempts: number;
+  startMs: number | null;
+  endMs: number | null;
+  dependsOn: string[];
+}
+
 /** `weft <args>`; never rejects: the exit code is in the result. */
 export function weft(args: readonly string[]): Promise<CliResult> {
   return new Promise((resolve) => {

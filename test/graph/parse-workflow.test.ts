@@ -95,14 +95,14 @@ describe('parseWorkflow: syntax errors carry a line and column', () => {
   it('locates a JSON syntax error', () => {
     const text = '{\n  "task": "t",\n  "subtasks": [\n    {"id": "a",}\n  ]\n}';
     expect(issuesOf(text, 'plan.json')).toStrictEqual([
-      { file: 'plan.json', line: 4, column: 16, message: 'invalid JSON: expected a double-quoted property name, unexpected character "}"' },
+      { file: 'plan.json', line: 4, column: 16, message: 'invalid JSON: trailing comma before }' },
     ]);
   });
 
   it.each([
     ['{"task": }', 1, 10, 'expected a value, unexpected character "}"'],
     ['{"task": "t"\n "subtasks": []}', 2, 2, `expected ',' or '}' after a property value, unexpected character "\\""`],
-    ['[1,]', 1, 4, 'expected a value, unexpected character "]"'],
+    ['[1,]', 1, 4, 'trailing comma before ]'],
     ['{"a": tru}', 1, 7, 'expected a value, unexpected character "t"'],
     ['{"a": "x\\q"}', 1, 9, 'invalid escape sequence \\q in string'],
     ['{"a": "line\nbreak"}', 1, 12, 'unescaped control character (e.g. a line break) in string'],

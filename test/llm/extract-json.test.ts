@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  extractJsonCandidates,
-  lineColumnOf,
-  locateJsonSyntaxError,
-  parseJsonLoose,
-  parseJsonValues,
-} from '../../src/llm/extract-json.js';
+import { extractJsonCandidates, parseJsonLoose, parseJsonValues } from '../../src/llm/extract-json.js';
 
 describe('extractJsonCandidates', () => {
   it('puts ```json fences first, then balanced spans in order', () => {
@@ -91,40 +85,6 @@ describe('parseJsonValues', () => {
 
   it('returns only the whole value when the text is JSON', () => {
     expect(parseJsonValues('[{"a": 1}, {"b": 2}]')).toEqual([{ value: [{ a: 1 }, { b: 2 }], source: 'whole', text: '[{"a": 1}, {"b": 2}]' }]);
-  });
-});
-
-describe('locateJsonSyntaxError', () => {
-  it('returns undefined for valid JSON', () => {
-    expect(locateJsonSyntaxError('{"a": [1, -2.5e3, true, null, "\\u00e9\\n"]}')).toBeUndefined();
-  });
-
-  it('locates common mistakes', () => {
-    expect(locateJsonSyntaxError('{"a": 1,}')).toEqual({ offset: 8, message: 'trailing comma before }' });
-    expect(locateJsonSyntaxError('[1 2]')?.offset).toBe(3);
-    expect(locateJsonSyntaxError("{'a': 1}")?.offset).toBe(1);
-    expect(locateJsonSyntaxError('{"a": 1} x')?.offset).toBe(9);
-    expect(locateJsonSyntaxError('{"a": ')?.message).toMatch(/end of input/);
-  });
-
-  it('agrees with JSON.parse on whether a text is valid', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.json(), fc.string(), fc.json().map((j) => j.slice(0, -1))), (text) => {
-        let valid = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        expect(locateJsonSyntaxError(text) === undefined).toBe(valid);
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('converts offsets to 1-based lines and columns', () => {
-    expect(lineColumnOf('ab\ncd\nef', 4)).toEqual({ line: 2, column: 2 });
-    expect(lineColumnOf('abc', 0)).toEqual({ line: 1, column: 1 });
   });
 });
 

@@ -5,7 +5,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
-import { throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
 
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -78,26 +78,12 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
   return { id: options.id, kind: 'real', generate };
 }
 
+const ANTHROPIC_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
+
 function classify(error: unknown): ProviderFailure {
-  // Order matters: the abort and connection classes extend APIError without a status.
-  if (error instanceof APIUserAbortError) return { kind: 'abort' };
-  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
-  if (error instanceof APIConnectionError) {
-    const cause = error.cause instanceof Error ? error.cause.message : undefined;
-    return { kind: 'connection', ...(cause ? { detail: cause } : {}) };
-  }
-  if (error instanceof APIError && typeof error.status === 'number') {
-    const type = error.type ? `${error.type}: ` : '';
-    const detail = `${type}${error.apiMessage ?? error.message}`;
-    return {
-      kind: 'http',
-      status: error.status,
-      ...(error.headers ? { headers: error.headers } : {}),
-      detail,
-      // A 429 for a reached monthly spend limit will not pass until the limit resets.
-      ...(error.errorCode === 'enforced_spend_limit_reached' ? { retryable: false } : {}),
-    };
-  }
-  if (error instanceof Error && error.name === 'AbortError') return { kind: 'abort' };
-  return { kind: 'other' };
+  return classifySdkError(error, ANTHROPIC_ERRORS, (apiError) => ({
+    detail: `${apiError.type ? `${apiError.type}: ` : ''}${apiError.apiMessage ?? apiError.message}`,
+    // A 429 for a reached monthly spend limit will not pass until the limit resets.
+    ...(apiError.errorCode === 'enforced_spend_limit_reached' ? { retryable: false } : {}),
+  }));
 }

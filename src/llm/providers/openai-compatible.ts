@@ -6,7 +6,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
-import { throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
 
 export interface OpenAICompatibleModelOptions {
   /** The spec string, e.g. `ollama:llama3.2`. */
@@ -84,20 +84,10 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   return { id: options.id, kind: 'real', generate };
 }
 
+const OPENAI_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
+
 function classify(error: unknown): ProviderFailure {
-  // Order matters: the abort and connection classes extend APIError without a status.
-  if (error instanceof APIUserAbortError) return { kind: 'abort' };
-  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout' };
-  if (error instanceof APIConnectionError) {
-    const cause = error.cause instanceof Error ? error.cause.message : undefined;
-    return { kind: 'connection', ...(cause ? { detail: cause } : {}) };
-  }
-  if (error instanceof APIError && typeof error.status === 'number') {
-    const detail = bodyMessage(error.error) ?? error.message;
-    return { kind: 'http', status: error.status, ...(error.headers ? { headers: error.headers } : {}), detail };
-  }
-  if (error instanceof Error && error.name === 'AbortError') return { kind: 'abort' };
-  return { kind: 'other' };
+  return classifySdkError(error, OPENAI_ERRORS, (apiError) => ({ detail: bodyMessage(apiError.error) ?? apiError.message }));
 }
 
 /** OpenAI error bodies are `{ error: { message, type, param, code } }`; the SDK hands us the inner object. */

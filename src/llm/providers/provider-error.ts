@@ -1,7 +1,7 @@
 /**
  * Maps what an SDK threw to a WeftError. Each provider classifies its SDK's own error classes into a
- * `ProviderFailure` (by class, never by message text); the policy — what is retryable, how long to wait —
- * lives here, once.
+ * `ProviderFailure` (by class, never by message text; the OpenAI and Anthropic SDKs share `classifySdkError`);
+ * the policy — what is retryable, how long to wait — lives here, once.
  */
 import { WeftError } from '../../errors.js';
 
@@ -52,6 +52,48 @@ export function retryAfterMs(headers: Headers | undefined, now: number = Date.no
   const date = Date.parse(retryAfter);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
+}
+
+type ErrorClass<T extends Error = Error> = abstract new (...args: never[]) => T;
+
+/** What an SDK's HTTP error class must carry for `classifySdkError`. */
+export interface SdkApiError extends Error {
+  readonly status: number | undefined;
+  readonly headers: Headers | undefined;
+}
+
+/**
+ * The error classes of a Stainless-generated SDK (`openai`, `@anthropic-ai/sdk`): same names and hierarchy,
+ * different classes per package.
+ */
+export interface SdkErrorClasses<ApiError extends SdkApiError> {
+  readonly APIUserAbortError: ErrorClass;
+  readonly APIConnectionTimeoutError: ErrorClass;
+  readonly APIConnectionError: ErrorClass;
+  readonly APIError: ErrorClass<ApiError>;
+}
+
+/**
+ * Classifies what a Stainless-generated SDK threw, by class. The provider only says how to read its HTTP errors:
+ * the text for the message, and optionally a retry verdict of its own.
+ */
+export function classifySdkError<ApiError extends SdkApiError>(
+  error: unknown,
+  sdk: SdkErrorClasses<ApiError>,
+  httpDetail: (error: ApiError) => { readonly detail: string; readonly retryable?: boolean },
+): ProviderFailure {
+  // Order matters: the abort and connection classes extend APIError without a status.
+  if (error instanceof sdk.APIUserAbortError) return { kind: 'abort' };
+  if (error instanceof sdk.APIConnectionTimeoutError) return { kind: 'timeout' };
+  if (error instanceof sdk.APIConnectionError) {
+    const cause = error.cause instanceof Error ? error.cause.message : undefined;
+    return { kind: 'connection', ...(cause ? { detail: cause } : {}) };
+  }
+  if (error instanceof sdk.APIError && typeof error.status === 'number') {
+    return { kind: 'http', status: error.status, ...(error.headers ? { headers: error.headers } : {}), ...httpDetail(error) };
+  }
+  if (error instanceof Error && error.name === 'AbortError') return { kind: 'abort' };
+  return { kind: 'other' };
 }
 
 export function toWeftError(

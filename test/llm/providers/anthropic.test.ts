@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WeftError } from '../../../src/errors.js';
 import type { ChatCall } from '../../../src/llm/chat-model.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, createAnthropicModel } from '../../../src/llm/providers/anthropic.js';
+import { rejection } from './rejection.js';
 import { replayFetch, unreachableFetch } from './replay-fetch.js';
 
 const CALL: ChatCall = {
@@ -18,15 +18,6 @@ function anthropic(fetch: typeof globalThis.fetch) {
     apiKey: 'sk-ant-test-key',
     fetch,
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<WeftError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(WeftError);
-  return error as WeftError;
 }
 
 describe('anthropic provider (recorded fixtures)', () => {

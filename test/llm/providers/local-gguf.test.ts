@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WeftError } from '../../../src/errors.js';
 import {
   NODE_LLAMA_CPP_INSTALL_HINT,
   createLocalGgufModel,
@@ -12,18 +11,10 @@ import {
   type NodeLlamaCppImporter,
 } from '../../../src/llm/providers/local-gguf.js';
 import { createModel } from '../../../src/llm/resolve-model.js';
+import { rejection } from './rejection.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TINY_MODEL = resolve(REPO, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-
-async function rejection(promise: Promise<unknown>): Promise<WeftError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(WeftError);
-  return error as WeftError;
-}
 
 const missingPackage: NodeLlamaCppImporter = () =>
   Promise.reject(Object.assign(new Error("Cannot find package 'node-llama-cpp'"), { code: 'ERR_MODULE_NOT_FOUND' }));

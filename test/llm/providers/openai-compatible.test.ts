@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WeftError } from '../../../src/errors.js';
 import type { ChatCall } from '../../../src/llm/chat-model.js';
 import { createOpenAICompatibleModel, type OpenAICompatibleModelOptions } from '../../../src/llm/providers/openai-compatible.js';
+import { rejection } from './rejection.js';
 import { replayFetch, unreachableFetch } from './replay-fetch.js';
 
 const CALL: ChatCall = {
@@ -27,15 +27,6 @@ function openai(fetch: typeof globalThis.fetch, overrides: Partial<OpenAICompati
     fetch,
     ...overrides,
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<WeftError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(WeftError);
-  return error as WeftError;
 }
 
 describe('openai-compatible provider (recorded fixtures)', () => {

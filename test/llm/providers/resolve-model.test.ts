@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WeftError } from '../../../src/errors.js';
 import {
   NO_MODEL_MESSAGE,
   createModel,
@@ -10,16 +9,8 @@ import {
   probeOllama,
   resolveModelSpec,
 } from '../../../src/llm/resolve-model.js';
+import { rejection } from './rejection.js';
 import { replayFetch, unreachableFetch } from './replay-fetch.js';
-
-async function rejection(promise: Promise<unknown>): Promise<WeftError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(WeftError);
-  return error as WeftError;
-}
 
 const HI = { messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 32 };
 

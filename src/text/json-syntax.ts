@@ -1,8 +1,12 @@
 /**
- * Finds the first JSON syntax error and its offset. `JSON.parse` messages only sometimes carry a
- * position (and their wording changes between Node versions), so the check is done here instead.
+ * Where strict JSON (RFC 8259) first goes wrong, for diagnostics with a line and column. `JSON.parse` messages
+ * only sometimes carry a position on Node 20, and their wording changes between Node versions.
+ *
+ * Hand-written rather than `jsonc-parser`: that one reports a bad escape or a line break inside a string at the
+ * string's first quote, and a stray word without saying whether a property name or a value was expected.
  */
 export interface JsonSyntaxError {
+  /** Where the problem is, as a character offset into the text; `positionAtOffset` gives line and column. */
   readonly offset: number;
   readonly message: string;
 }
@@ -17,11 +21,12 @@ class SyntaxFailure {
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
+/** The first syntax error of the text as strict JSON, or `undefined` when `JSON.parse` would accept it. */
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   let offset = 0;
 
-  const fail = (message: string, at = offset): never => {
-    throw new SyntaxFailure(at, message);
+  const fail = (message: string): never => {
+    throw new SyntaxFailure(offset, message);
   };
   const describeHere = (): string =>
     offset >= text.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(text[offset])}`;
@@ -61,11 +66,18 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     fail('unterminated string');
   };
 
+  const readPropertyName = (): void => {
+    skipWhitespace();
+    if (text[offset] !== '"') fail(`expected a double-quoted property name, ${describeHere()}`);
+    readString();
+    expect(':', 'after a property name');
+  };
+
   const readValue = (): void => {
     skipWhitespace();
     const character = text[offset];
-    if (character === '{') return readObject();
-    if (character === '[') return readArray();
+    if (character === '{') return readContainer('}');
+    if (character === '[') return readContainer(']');
     if (character === '"') return readString();
     for (const literal of ['true', 'false', 'null']) {
       if (text.startsWith(literal, offset)) {
@@ -81,51 +93,30 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     fail(`expected a value, ${describeHere()}`);
   };
 
-  const readObject = (): void => {
+  /** An object or array, from its opening bracket. */
+  const readContainer = (closing: '}' | ']'): void => {
+    const isObject = closing === '}';
     offset++;
     skipWhitespace();
-    if (text[offset] === '}') {
+    if (text[offset] === closing) {
       offset++;
       return;
     }
     for (;;) {
-      skipWhitespace();
-      if (text[offset] !== '"') fail(`expected a double-quoted property name, ${describeHere()}`);
-      readString();
-      expect(':', 'after a property name');
+      if (isObject) readPropertyName();
       readValue();
       skipWhitespace();
       if (text[offset] === ',') {
         offset++;
+        skipWhitespace();
+        if (text[offset] === closing) fail(`trailing comma before ${closing}`);
         continue;
       }
-      if (text[offset] === '}') {
+      if (text[offset] === closing) {
         offset++;
         return;
       }
-      fail(`expected ',' or '}' after a property value, ${describeHere()}`);
-    }
-  };
-
-  const readArray = (): void => {
-    offset++;
-    skipWhitespace();
-    if (text[offset] === ']') {
-      offset++;
-      return;
-    }
-    for (;;) {
-      readValue();
-      skipWhitespace();
-      if (text[offset] === ',') {
-        offset++;
-        continue;
-      }
-      if (text[offset] === ']') {
-        offset++;
-        return;
-      }
-      fail(`expected ',' or ']' after an array element, ${describeHere()}`);
+      fail(`expected ',' or '${closing}' after ${isObject ? 'a property value' : 'an array element'}, ${describeHere()}`);
     }
   };
 
