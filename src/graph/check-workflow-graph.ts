@@ -1,5 +1,5 @@
 import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from '../text/source-locator.js';
-import { findCycle } from './topological-order.js';
+import { independentCycles } from './topological-order.js';
 
 /**
  * The graph rules of a workflow: unique ids, known dependencies, no self-dependency, no cycle, known
@@ -69,28 +69,18 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
   return issues;
 }
 
-/**
- * Every cycle that does not share a node with an earlier one. Removing a found cycle's nodes and
- * searching again reports independent cycles without listing the many variants of one tangle.
- */
+/** Each independent cycle, located where it closes: the first node's dependency on the last. */
 function cycleIssues(ids: string[], edges: [string, string][], subtasks: unknown[]): PathIssue[] {
-  const issues: PathIssue[] = [];
-  let remaining = ids;
-  for (;;) {
-    const cycle = findCycle(remaining, edges);
-    if (!cycle) return issues;
+  return independentCycles(ids, edges).map((cycle) => {
     const first = cycle[0] ?? '';
     const last = cycle[cycle.length - 1] ?? '';
-    // Located where the cycle closes: the first node's dependency on the last.
     const index = subtasks.findIndex((subtask) => idOf(subtask) === first && isRecord(subtask) && Array.isArray(subtask.dependsOn) && subtask.dependsOn.includes(last));
     const position = index < 0 ? -1 : (subtasks[index] as { dependsOn: unknown[] }).dependsOn.indexOf(last);
-    issues.push({
+    return {
       path: index < 0 ? ['subtasks'] : ['subtasks', index, 'dependsOn', position],
       message: `cycle: ${[...cycle, first].join(' -> ')}`,
-    });
-    const inCycle = new Set(cycle);
-    remaining = remaining.filter((id) => !inCycle.has(id));
-  }
+    };
+  });
 }
 
 function idOf(subtask: unknown): string | undefined {

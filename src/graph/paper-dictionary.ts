@@ -3,7 +3,7 @@ import type { LocatedIssue } from '../errors.js';
 import { indexDependencies } from './dependency-index.js';
 import { parseWorkflow, type ParseWorkflowResult } from './parse-workflow.js';
 import { formatFieldPath, type FieldPath, type PathIssue } from '../text/source-locator.js';
-import { findCycle } from './topological-order.js';
+import { independentCycles } from './topological-order.js';
 import { SUBTASK_STATUSES, type Role, type SubtaskStatus, type Workflow, type WorkflowJson } from './workflow.js';
 
 /** One subtask in the Flow paper's "dictionary-based structure" (SPEC §1.1), keyed by its id. */
@@ -183,17 +183,11 @@ function describeIssue(issue: z.core.$ZodIssue, id: string, raw: unknown): PathI
 
 /** Independent cycles, as in plan files: each located where it closes, at the last node's child entry. */
 function cycleIssues(ids: readonly string[], edges: readonly [string, string][], records: ReadonlyMap<string, { child: string[] }>): PathIssue[] {
-  const issues: PathIssue[] = [];
-  let remaining = ids;
-  for (;;) {
-    const cycle = findCycle(remaining, edges);
-    if (!cycle) return issues;
+  return independentCycles(ids, edges).map((cycle) => {
     const first = cycle[0] ?? '';
     const last = cycle[cycle.length - 1] ?? '';
-    issues.push({ path: [last, 'child', records.get(last)?.child.indexOf(first) ?? 0], message: `cycle: ${[...cycle, first].join(' -> ')}` });
-    const inCycle = new Set(cycle);
-    remaining = remaining.filter((id) => !inCycle.has(id));
-  }
+    return { path: [last, 'child', records.get(last)?.child.indexOf(first) ?? 0], message: `cycle: ${[...cycle, first].join(' -> ')}` };
+  });
 }
 
 function describeValue(value: unknown): string {

@@ -145,3 +145,19 @@ function insertSorted(sorted: number[], value: number): void {
   }
   sorted.splice(low, 0, value);
 }
+
+/**
+ * Every cycle that shares no node with an earlier one. Removing a found cycle's nodes and searching again reports
+ * independent cycles without listing the many variants of one tangle.
+ */
+export function independentCycles(nodes: readonly string[], edges: readonly (readonly [string, string])[]): string[][] {
+  const cycles: string[][] = [];
+  let remaining = nodes;
+  for (;;) {
+    const cycle = findCycle(remaining, edges);
+    if (!cycle) return cycles;
+    cycles.push(cycle);
+    const inCycle = new Set(cycle);
+    remaining = remaining.filter((id) => !inCycle.has(id));
+  }
+}

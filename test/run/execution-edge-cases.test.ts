@@ -2,38 +2,15 @@
  * Edge cases of src/run/execution.ts found in review: interleavings of failures, updates, budgets and bookkeeping.
  */
 import { describe, expect, it } from 'vitest';
-import { workflowFromJson } from '../../src/graph/index.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
-import type { WeftEvent } from '../../src/run/events.js';
-import { execute, type ExecutionOptions } from '../../src/run/execution.js';
 import { createMeter, meteredModel } from '../../src/run/metered-model.js';
 import { deferred, testModel } from './test-model.js';
+import { diamond, run, starts, tick } from './execution-harness.js';
 
-type Logged = Omit<WeftEvent, 'at'> & { type: string };
-type Start = Extract<WeftEvent, { type: 'task-start' }>;
 
-function diamond(): WorkflowJson {
-  return {
-    task: 'diamond',
-    subtasks: [
-      { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
-      { id: 'b', objective: 'do b', agent: 'worker', dependsOn: ['a'] },
-      { id: 'c', objective: 'do c', agent: 'worker', dependsOn: ['a'] },
-      { id: 'd', objective: 'do d', agent: 'writer', dependsOn: ['b', 'c'] },
-    ],
-  };
-}
 
-function run(json: WorkflowJson, options: Omit<ExecutionOptions, 'workflow' | 'emit'>) {
-  const events: Logged[] = [];
-  const promise = execute({ workflow: workflowFromJson(json), emit: (event) => events.push(event), ...options });
-  return { events, promise };
-}
 
-const starts = (events: Logged[], id?: string) =>
-  events.filter((e): e is Omit<Start, 'at'> => e.type === 'task-start' && (id === undefined || (e as Start).taskId === id));
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('review: bookkeeping failures at the end of a run', () => {
   it('a failed artifact write for the last accepted subtask fails the run', async () => {

@@ -3,32 +3,14 @@ import { WeftError } from '../../src/errors.js';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
-import { execute, type ExecutionOptions } from '../../src/run/execution.js';
+import { execute } from '../../src/run/execution.js';
 import { createMeter, meteredModel } from '../../src/run/metered-model.js';
 import { deferred, testModel } from './test-model.js';
+import { diamond, run, starts } from './execution-harness.js';
 
-type Logged = Omit<WeftEvent, 'at'> & { type: string };
 
-function diamond(): WorkflowJson {
-  return {
-    task: 'diamond',
-    subtasks: [
-      { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
-      { id: 'b', objective: 'do b', agent: 'worker', dependsOn: ['a'] },
-      { id: 'c', objective: 'do c', agent: 'worker', dependsOn: ['a'] },
-      { id: 'd', objective: 'do d', agent: 'writer', dependsOn: ['b', 'c'] },
-    ],
-  };
-}
 
-function run(json: WorkflowJson, options: Omit<ExecutionOptions, 'workflow' | 'emit'>) {
-  const events: Logged[] = [];
-  const promise = execute({ workflow: workflowFromJson(json), emit: (event) => events.push(event), ...options });
-  return { events, promise };
-}
 
-const starts = (events: Logged[], id?: string) =>
-  events.filter((e): e is Extract<WeftEvent, { type: 'task-start' }> => e.type === 'task-start' && (id === undefined || (e as unknown as { taskId: string }).taskId === id));
 
 describe('execute', () => {
   it('runs a diamond with the two middle subtasks in parallel and completes', async () => {

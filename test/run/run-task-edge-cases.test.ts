@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { workflowFromJson } from '../../src/graph/index.js';
-import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
 import { summarizeRun } from '../../src/run/run-summary.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
 import { deferred, testModel } from './test-model.js';
+import { diamond, tick } from './execution-harness.js';
 
 const stores: RunStore[] = [];
 afterEach(async () => {
@@ -29,19 +29,7 @@ async function setup() {
   return { home, store };
 }
 
-function diamond(): WorkflowJson {
-  return {
-    task: 'diamond',
-    subtasks: [
-      { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
-      { id: 'b', objective: 'do b', agent: 'worker', dependsOn: ['a'] },
-      { id: 'c', objective: 'do c', agent: 'worker', dependsOn: ['a'] },
-      { id: 'd', objective: 'do d', agent: 'writer', dependsOn: ['b', 'c'] },
-    ],
-  };
-}
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(condition()).toBe(true);
