@@ -10,12 +10,14 @@ export { parseModelSpec } from './llm/model-spec.js';
 export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
 export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
 export { generateStructured } from './llm/structured-output.js';
+export { boundedSchema, toGrammarSubset, type JsonSchema } from './llm/json-schema.js';
 export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
 export { planTask, type PlanCandidate, type PlanResult } from './plan/plan-task.js';
 export { proposeUpdate } from './plan/update-plan.js';
 export { mergeUpdate } from './plan/merge-update.js';
 export { verifySubtask } from './plan/verify-subtask.js';
+export { planAnswerJsonSchema, updateAnswerJsonSchema, verdictAnswerJsonSchema } from './plan/answer-schemas.js';
 
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
 export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';

@@ -7,6 +7,7 @@ import { parseWorkflow, pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { planAnswerJsonSchema } from './answer-schemas.js';
 import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
 import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
@@ -45,7 +46,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
         {
           system: PLANNER_SYSTEM,
           messages: [{ role: 'user', content: planPrompt(options.task) }],
-          json: { name: 'plan' },
+          json: { name: 'plan', schema: planAnswerJsonSchema },
           // Diversity between candidates comes from sampling temperature on real models.
           temperature: count > 1 ? 0.8 : 0.2,
           tag: { purpose: 'plan', key: 'plan', attempt: index + 1 },

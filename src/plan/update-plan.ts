@@ -6,6 +6,7 @@ import { pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { updateAnswerJsonSchema } from './answer-schemas.js';
 import { rethrowFatal } from './rethrow-fatal.js';
 import { mergeUpdate } from './merge-update.js';
 import type { PlanCandidate } from './plan-task.js';
@@ -49,7 +50,7 @@ export async function proposeUpdate(options: UpdateOptions): Promise<UpdateResul
         {
           system: INSPECTOR_SYSTEM,
           messages: [{ role: 'user', content: prompt }],
-          json: { name: 'update' },
+          json: { name: 'update', schema: updateAnswerJsonSchema },
           temperature: count > 1 ? 0.7 : 0.2,
           tag: { purpose: 'update', key: `update-${options.sequence}`, attempt: index + 1 },
         },

@@ -4,6 +4,7 @@
  */
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { verdictAnswerJsonSchema } from './answer-schemas.js';
 import { verdictAnswerSchema, type VerdictAnswer } from './plan-schemas.js';
 import { VERIFIER_SYSTEM, verifyPrompt } from './prompts.js';
 
@@ -23,7 +24,7 @@ export async function verifySubtask(options: VerifyOptions): Promise<VerdictAnsw
     {
       system: VERIFIER_SYSTEM,
       messages: [{ role: 'user', content: verifyPrompt(options.task, options.objective, options.output) }],
-      json: { name: 'verdict' },
+      json: { name: 'verdict', schema: verdictAnswerJsonSchema },
       temperature: 0,
       tag: { purpose: 'verify', key: options.subtaskId, attempt: options.attempt },
     },

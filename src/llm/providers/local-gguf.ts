@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { WeftError } from '../../errors.js';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
+import { toGrammarSubset } from '../json-schema.js';
 
 export const NODE_LLAMA_CPP_INSTALL_HINT =
   'The local: provider needs node-llama-cpp. Install it in your project with: npm install node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional (in a Weft checkout: npm run setup:local)';
@@ -201,7 +202,7 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
       grammar = json.schema
         ? // node-llama-cpp supports a subset of JSON schema; for anything else constrain to plain JSON and
           // let the caller's validation and re-prompting do the rest.
-          state.llama.createGrammarForJsonSchema(json.schema).catch(() => state.llama.getGrammarFor('json'))
+          state.llama.createGrammarForJsonSchema(toGrammarSubset(json.schema)).catch(() => state.llama.getGrammarFor('json'))
         : state.llama.getGrammarFor('json');
       state.grammars.set(key, grammar);
     }
