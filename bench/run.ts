@@ -3,12 +3,13 @@
  * only the named ones.
  */
 import { largeRunBench } from './large-run.bench.js';
+import { persistedRunBench } from './persisted-run.bench.js';
 import { formatReport, meetsGoal, type Bench } from './report.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
 import { theoremBench } from './theorem.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, strategiesBench, theoremBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -6,6 +6,7 @@
  *   callTimeoutSeconds: 300
  *   retries: 3
  *   providerConcurrency: 8   # calls in flight per provider
+ *   store: postgres://user@host/db   # default: SQLite in the home
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ const configSchema = z
     callTimeoutSeconds: z.number().positive().optional(),
     retries: z.number().int().nonnegative().optional(),
     providerConcurrency: z.number().int().positive().optional(),
+    store: z.string().min(1).optional(),
   })
   .strict();
 

@@ -4,24 +4,33 @@ import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
 import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
 import { withResilience } from '../llm/resilient-model.js';
-import { openRunStore, resolveHome } from '../store/open-store.js';
+import { openRunStore, resolveHome, storeSpecFrom } from '../store/open-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { loadConfig, type WeftConfig } from './config.js';
 
 export interface CommonFlags {
   readonly home?: string;
   readonly model?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
-export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ home: string; config: WeftConfig }> {
-  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
-  const config = await loadConfig(home);
-  return { home, config };
+export interface Context {
+  readonly home: string;
+  readonly config: WeftConfig;
+  /** `--store`, else WEFT_STORE, else the config's `store`; undefined means SQLite in the home. */
+  readonly storeSpec: string | undefined;
 }
 
-export async function openStore(home: string): Promise<RunStore> {
-  return openRunStore({ home });
+export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
+  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
+  const config = await loadConfig(home);
+  const storeSpec = storeSpecFrom({ ...(flags.store !== undefined ? { flag: flags.store } : {}), ...(config.store !== undefined ? { config: config.store } : {}), env });
+  return { home, config, storeSpec };
+}
+
+export async function openStore(context: Pick<Context, 'home' | 'storeSpec'>): Promise<RunStore> {
+  return openRunStore({ home: context.home, ...(context.storeSpec !== undefined ? { store: context.storeSpec } : {}) });
 }
 
 export interface ModelContext {

@@ -6,6 +6,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { planCommand } from './plan-command.js';
+import { pruneCommand } from './prune-command.js';
+import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { runsCommand } from './runs-command.js';
 import { showCommand } from './show-command.js';
@@ -43,6 +45,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
   const home = new Option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)');
   const model = new Option('--model <spec>', 'model spec, e.g. openai:gpt-4o-mini, ollama:llama3.1, scripted:replies.json, sim:seed=7');
   const jsonOption = new Option('--json', 'print one JSON document on stdout');
+  const store = new Option('--store <spec>', 'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)');
 
   program
     .command('plan')
@@ -70,8 +73,15 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--no-verify', 'skip the per-subtask double-check')
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')
-    .addOption(model).addOption(home).addOption(jsonOption)
+    .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
     .action(async (task: string | undefined, flags) => setExit(await runCommand(task, flags, output, streams, signal)));
+
+  program
+    .command('resume')
+    .description('continue an interrupted or cancelled run where its log ends')
+    .argument('<runId>')
+    .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
+    .action(async (runId: string, flags) => setExit(await resumeCommand(runId, flags, output, streams, signal)));
 
   program
     .command('show')
@@ -79,14 +89,23 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .argument('<runId>')
     .option('--mermaid', 'print the final plan as Mermaid')
     .option('--dot', 'print the final plan as Graphviz DOT')
-    .addOption(home).addOption(jsonOption)
+    .option('--history', 'replay how the plan changed: each version, its cause, its diff and its candidates')
+    .addOption(store).addOption(home).addOption(jsonOption)
     .action(async (runId: string, flags) => setExit(await showCommand(runId, flags, output)));
 
   program
     .command('runs')
     .description('list recorded runs, oldest first')
-    .addOption(home).addOption(jsonOption)
+    .addOption(store).addOption(home).addOption(jsonOption)
     .action(async (flags) => setExit(await runsCommand(flags, output)));
+
+  program
+    .command('prune')
+    .description('remove runs older than an age, with their events, plans, unshared outputs and folders (never a live run)')
+    .option('--older-than <age>', 'age like 30d, 12h, 90m (units s, m, h, d, w)')
+    .option('--dry-run', 'list what would be removed, and remove nothing')
+    .addOption(store).addOption(home).addOption(jsonOption)
+    .action(async (flags) => setExit(await pruneCommand(flags, output)));
 
   return program;
 }

@@ -53,9 +53,10 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   if (!taskArgument && !plan) throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', { location: { field: '<task>' } });
   const task = taskArgument ? (await readTask(taskArgument)).task : plan!.task;
 
-  const { home, config } = await loadContext(flags);
+  const context = await loadContext(flags);
+  const { home, config } = context;
   const { model, costOf } = await loadModel(flags.model, config);
-  const store = await openStore(home);
+  const store = await openStore(context);
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   let result: RunTaskResult;
   try {

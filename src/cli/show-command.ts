@@ -1,8 +1,13 @@
-/** `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document. */
+/**
+ * `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document; `--history`
+ * replays how its plan changed.
+ */
 import { WeftError } from '../errors.js';
 import { toDot, toMermaid, workflowFromJson } from '../graph/index.js';
 import type { WeftEvent } from '../run/events.js';
+import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
+import { ownerState } from '../store/run-owner.js';
 import { loadContext, openStore } from './context.js';
 import type { Output } from './output.js';
 import { runJson } from './run-command.js';
@@ -11,17 +16,33 @@ export interface ShowFlags {
   readonly home?: string;
   readonly mermaid?: boolean;
   readonly dot?: boolean;
+  readonly history?: boolean;
   readonly json?: boolean;
 }
 
 export async function showCommand(runId: string, flags: ShowFlags, output: Output): Promise<number> {
-  if (flags.mermaid && flags.dot) throw new WeftError('BAD_INPUT', 'Choose one of --mermaid and --dot', { location: { field: '--mermaid' } });
-  const { home } = await loadContext(flags);
-  const store = await openStore(home);
+  const views = (['mermaid', 'dot', 'history'] as const).filter((view) => flags[view]);
+  if (views.length > 1) {
+    throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
+  }
+  const context = await loadContext(flags);
+  const { home } = context;
+  const store = await openStore(context);
   try {
     const run = await store.getRun(runId);
     if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
     const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    if (flags.history) {
+      const history = planHistory(events, await store.planVersions(runId));
+      if (output.json) {
+        output.document({ runId, ...history });
+        return 0;
+      }
+      const count = history.versions.length;
+      output.text(`run ${runId}: ${count} plan version${count === 1 ? '' : 's'}`);
+      output.text(formatPlanHistory(history));
+      return 0;
+    }
     const summary = summarizeRun(runId, events);
     // A run with no run-end event did not finish: the process died or is still going.
     const status = summary.status !== 'interrupted' || run.status === 'running' ? summary.status : run.status;
@@ -36,7 +57,9 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       output.text((flags.mermaid ? toMermaid(workflow, { statuses: true }) : toDot(workflow)).trimEnd());
       return 0;
     }
-    output.text(`run ${runId}: ${shown.status}${summary.reason ? ` (${summary.reason})` : ''}`);
+    // The JSON document has no `running`; the text can say that the run's process is still at work.
+    const live = run.status === 'running' && summary.status === 'interrupted' && ownerState(run.owner) === 'alive';
+    output.text(`run ${runId}: ${live ? `running (pid ${run.owner?.pid})` : shown.status}${summary.reason ? ` (${summary.reason})` : ''}`);
     output.text(`task: ${run.task.split('\n')[0]}`);
     output.text(`model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`);
     for (const task of summary.tasks) {

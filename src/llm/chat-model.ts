@@ -15,6 +15,11 @@ export interface CallTag {
   readonly purpose: 'plan' | 'execute' | 'verify' | 'update' | 'rank' | 'answer' | 'other';
   readonly key?: string;
   readonly attempt?: number;
+  /**
+   * The n-th call (from 0) with this purpose, key and attempt, e.g. a re-prompt after bad JSON. Set by the run's
+   * recorder so that replayed and seeded calls line up after a resume.
+   */
+  readonly sequence?: number;
 }
 
 export interface ChatCall {

@@ -63,7 +63,9 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       callCount++;
       const tag: CallTag = call.tag ?? { purpose: 'other' };
       const counterKey = JSON.stringify([tag.purpose, tag.key ?? null, tag.attempt ?? null]);
-      const n = counters.get(counterKey) ?? 0;
+      // A recorder that numbers calls (`tag.sequence`) wins over the local count, so a resumed run that replays
+      // its first calls from the log still draws the same numbers for the ones it makes anew.
+      const n = tag.sequence ?? counters.get(counterKey) ?? 0;
       counters.set(counterKey, n + 1);
       const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
 

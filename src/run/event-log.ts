@@ -14,13 +14,19 @@ export class EventLog {
   private scheduled = false;
   private failure: unknown;
   private listenerFailed = false;
+  private unsynced = 0;
 
+  /** `previous`: events already in the store (a resumed run), kept for the summary but not written again. */
   constructor(
     private readonly store: RunStore,
     private readonly runId: string,
     private readonly now: () => number,
     private readonly listener?: (event: WeftEvent) => void,
-  ) {}
+    previous: readonly WeftEvent[] = [],
+  ) {
+    // A loop, not push(...previous): a long run's log is larger than the argument limit.
+    for (const event of previous) this.events.push(event);
+  }
 
   readonly emit = (event: Unstamped): void => {
     const stamped = { ...event, at: this.now() } as WeftEvent;
@@ -46,15 +52,31 @@ export class EventLog {
     if (this.batch.length === 0) return;
     const batch = this.batch;
     this.batch = [];
-    this.flushing = this.flushing.then(() => this.store.appendEvents(this.runId, batch)).catch((error: unknown) => {
-      this.failure ??= error;
-    });
+    this.unsynced += 1;
+    this.flushing = this.flushing
+      .then(() => this.store.appendEvents(this.runId, batch))
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.unsynced -= 1;
+      });
   }
 
-  /** Writes what is pending; rethrows the first store failure so no loss goes unnoticed. */
-  async close(): Promise<void> {
+  /** True while some emitted event is not yet in the store. */
+  pending(): boolean {
+    return this.batch.length > 0 || this.unsynced > 0;
+  }
+
+  /** Writes everything emitted so far; rethrows a store failure. */
+  async sync(): Promise<void> {
     this.flush();
     await this.flushing;
     if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Writes what is pending; rethrows the first store failure so no loss goes unnoticed. */
+  close(): Promise<void> {
+    return this.sync();
   }
 }

@@ -22,7 +22,8 @@ export type Verdict = 'accept' | 'retry' | 'replan';
 
 export type WeftEvent =
   | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy | 'none'; options: Record<string, unknown> }
-  | { type: 'plan-candidates'; at: number; purpose: 'plan' | 'update'; candidates: CandidateSummary[] }
+  /** For updates, `round` numbers the inspector rounds and `repair` says whether the round repaired failures. */
+  | { type: 'plan-candidates'; at: number; purpose: 'plan' | 'update'; candidates: CandidateSummary[]; round?: number; repair?: boolean }
   | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
   | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }
   /**
@@ -34,7 +35,10 @@ export type WeftEvent =
   | { type: 'plan-update'; at: number; version: number; cause: string; diff: WorkflowDiffSummary; workflow: WorkflowJson }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
   | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }
-  | { type: 'call'; at: number; taskId?: string; purpose: string; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; error?: string }
+  /** One model call. `key`/`attempt`/`sequence` identify it for replay on resume; `text` is the reply. */
+  | { type: 'call'; at: number; taskId?: string; purpose: string; key?: string; attempt?: number; sequence?: number; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; text?: string; error?: string }
+  /** A run continued after an interruption; `previousStatus` is what the store said. */
+  | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
   | { type: 'budget'; at: number; calls: number; tokens: { input: number; output: number }; costUsd: number; exceeded?: string }
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
 

@@ -45,6 +45,16 @@ export interface ExecutionOptions {
   readonly onPlanVersion?: (version: number, workflow: Workflow, cause: string, diff: WorkflowDiffSummary) => Promise<void>;
   /** The version number of `workflow` (default 1). */
   readonly version?: number;
+  /**
+   * Write-ahead: when given, no subtask starts until every event emitted so far is durable, so an acceptance or
+   * a plan version is on disk before anything acts on it (a process killed at any instant leaves a log it can
+   * resume from).
+   */
+  readonly durability?: { pending(): boolean; sync(): Promise<void> };
+  /** Failures recorded before a resume whose repair had not been applied yet. */
+  readonly failures?: readonly { id: string; reason: string }[];
+  /** Inspector rounds finished before a resume, and how many of them were repairs. */
+  readonly rounds?: { readonly updates: number; readonly repairs: number };
 }
 
 export interface ExecutionResult {
@@ -107,6 +117,7 @@ class Execution {
   private pumping = false;
   private pumpAgain = false;
   private detach: () => void = () => {};
+  private syncing = false;
   private bookkeepingError: string | undefined;
 
   constructor(private readonly options: ExecutionOptions) {
@@ -116,6 +127,8 @@ class Execution {
     this.maxUpdates = options.maxUpdates ?? 20;
     this.verify = options.verify ?? true;
     this.version = options.version ?? 1;
+    this.updates = options.rounds?.updates ?? 0;
+    this.repairs = options.rounds?.repairs ?? 0;
     this.task = options.workflow.task;
     if (!(this.concurrency >= 1)) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${this.concurrency}`, { location: { field: 'concurrency' } });
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${this.maxAttempts}`, { location: { field: 'maxAttempts' } });
@@ -132,7 +145,12 @@ class Execution {
       this.reject = reject;
       // A given plan may mark subtasks failed (e.g. an earlier run's); a fresh run gives them their turn again.
       const initial = this.options.workflow;
-      this.load({ ...initial, subtasks: initial.subtasks.map((s) => (s.status === 'failed' ? { ...s, status: 'not started' as const } : s)) });
+      const repairing = new Set((this.options.failures ?? []).map((failure) => failure.id));
+      this.load({ ...initial, subtasks: initial.subtasks.map((s) => (s.status === 'failed' && !repairing.has(s.id) ? { ...s, status: 'not started' as const } : s)) });
+      for (const failure of this.options.failures ?? []) {
+        const state = this.tasks.get(failure.id);
+        if (state?.status === 'failed') this.fail(state, failure.reason);
+      }
       const signal = this.options.signal;
       if (signal) {
         if (signal.aborted) this.stop('cancelled', 'cancelled before start');
@@ -243,7 +261,17 @@ class Execution {
     if (this.updateRequested && !this.updating && (this.strategy !== 'after-completion' || this.running === 0)) {
       this.startUpdate();
     }
-    if (!barrier) {
+    const startable = !barrier && this.running < this.concurrency && this.readyHead < this.ready.length;
+    if (startable && this.options.durability?.pending()) {
+      // Starting work is the effect of what was recorded: wait until the record is on disk.
+      if (!this.syncing) {
+        this.syncing = true;
+        this.track(this.options.durability.sync().finally(() => {
+          this.syncing = false;
+          this.pump();
+        }));
+      }
+    } else if (startable) {
       while (this.running < this.concurrency && this.readyHead < this.ready.length) {
         const state = this.tasks.get(this.ready[this.readyHead++]!);
         if (!state || state.status !== 'not started' || state.pendingParents !== 0) continue;
@@ -256,7 +284,7 @@ class Execution {
         this.startTask(state);
       }
     }
-    if (this.running === 0 && !this.updating && !this.updateRequested && this.readyHead >= this.ready.length) this.finish();
+    if (this.running === 0 && !this.updating && !this.updateRequested && !this.syncing && this.readyHead >= this.ready.length) this.finish();
   }
 
   private startTask(state: TaskState): void {
@@ -394,6 +422,8 @@ class Execution {
           type: 'plan-candidates',
           purpose: 'update',
           candidates: result.candidates.map(candidateSummary),
+          round: sequence,
+          repair: failures.length > 0,
         });
         return this.applyUpdate(failures, result.proposal);
       },

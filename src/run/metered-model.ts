@@ -1,6 +1,8 @@
 /**
  * Wraps the run's model: checks every budget before each call (SPEC: max calls, tokens, cost, wall time) and
- * records each call's usage and cost as a `call` event.
+ * records each call as a `call` event with its reply, usage and cost. Calls are numbered per (purpose, key,
+ * attempt); a resumed run passes the recorded replies as `replay`, and a call found there is answered from the
+ * log: never repeated, never charged twice.
  */
 import { WeftError } from '../errors.js';
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -28,6 +30,13 @@ export interface MeterOptions {
   /** USD for one call's usage. */
   readonly costOf: (result: ChatResult) => number;
   readonly emit: (event: Extract<WeftEvent, { type: 'call' | 'budget' }> extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never) => void;
+  /** Recorded replies by `callKey`, from an earlier part of the same run. */
+  readonly replay?: ReadonlyMap<string, ChatResult>;
+}
+
+/** Identifies a call within a run: what it was for, for which subtask and attempt, and its number among those. */
+export function callKey(purpose: string, key: string | undefined, attempt: number | undefined, sequence: number): string {
+  return JSON.stringify([purpose, key ?? null, attempt ?? null, sequence]);
 }
 
 export function createMeter(): Meter {
@@ -46,10 +55,17 @@ export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number):
 export function meteredModel(model: ChatModel, options: MeterOptions): ChatModel {
   const { meter } = options;
   let reported = false;
+  const sequences = new Map<string, number>();
   return {
     id: model.id,
     kind: model.kind,
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+      const purpose = call.tag?.purpose ?? 'other';
+      const series = JSON.stringify([purpose, call.tag?.key ?? null, call.tag?.attempt ?? null]);
+      const sequence = sequences.get(series) ?? 0;
+      sequences.set(series, sequence + 1);
+      const recorded = options.replay?.get(callKey(purpose, call.tag?.key, call.tag?.attempt, sequence));
+      if (recorded) return recorded;
       const exceeded = budgetExceeded(options.budget, meter, options.now());
       if (exceeded) {
         if (!reported) {
@@ -61,22 +77,23 @@ export function meteredModel(model: ChatModel, options: MeterOptions): ChatModel
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
-      const purpose = call.tag?.purpose ?? 'other';
+      const tag = { ...(call.tag ?? { purpose: 'other' as const }), sequence };
+      const identity = { sequence, ...(tag.key !== undefined ? { key: tag.key } : {}), ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}) };
       try {
-        const result = await model.generate(call, signal);
+        const result = await model.generate({ ...call, tag }, signal);
         const costUsd = options.costOf(result);
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit({
           type: 'call', purpose, model: result.model, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
-          costUsd, durationMs: options.now() - started, ...(taskId !== undefined ? { taskId } : {}),
+          costUsd, durationMs: options.now() - started, ...identity, text: result.text, ...(taskId !== undefined ? { taskId } : {}),
         });
         return result;
       } catch (error) {
         options.emit({
           type: 'call', purpose, model: model.id, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: options.now() - started,
-          error: error instanceof Error ? error.message : String(error), ...(taskId !== undefined ? { taskId } : {}),
+          error: error instanceof Error ? error.message : String(error), ...identity, ...(taskId !== undefined ? { taskId } : {}),
         });
         throw error;
       }

@@ -10,7 +10,10 @@ import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { planTask } from '../plan/plan-task.js';
 import type { RunStore } from '../store/run-store.js';
+import type { ResumeState } from './resume-state.js';
+import type { RunSettings } from './run-settings.js';
 import { newRunId } from '../store/run-id.js';
+import { currentOwner } from '../store/run-owner.js';
 import { runPaths } from '../store/run-paths.js';
 import { writeArtifacts } from './artifacts.js';
 import { EventLog } from './event-log.js';
@@ -56,33 +59,70 @@ export interface RunTaskResult extends RunSummary {
 }
 
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
-  const clock = options.clock ?? (() => performance.now());
-  const startedAt = clock();
-  const now = () => Math.round((clock() - startedAt) * 1000) / 1000;
   const runId = options.runId ?? newRunId();
-  const paths = runPaths(options.home, runId);
-  const runDir = paths.dir;
-  const artifactDir = paths.artifacts;
-  await mkdir(artifactDir, { recursive: true });
-
-  const runOptions = {
+  const settings: RunSettings = {
     strategy: options.strategy ?? 'on-failure',
     candidates: options.candidates ?? 3,
+    // SPEC §1.4: updates are chosen among K candidates by the same rule as plans.
+    updateCandidates: options.updateCandidates ?? options.candidates ?? 3,
     concurrency: options.concurrency ?? null,
     budget: options.budget ?? {},
     plan: options.plan ? 'given' : 'generated',
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
   };
-  await options.store.createRun({ runId, task: options.task, model: options.model.id, options: runOptions });
-  const log = new EventLog(options.store, runId, now, options.onEvent);
-  const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
-  emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: options.strategy ?? 'on-failure', options: runOptions });
+  await options.store.createRun({ runId, task: options.task, model: options.model.id, options: { ...settings }, owner: currentOwner() });
+  return driveRun({
+    runId,
+    task: options.task,
+    settings,
+    options,
+    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+    initial: options.plan ? { kind: 'given', workflow: { ...options.plan, task: options.task } } : { kind: 'plan' },
+  });
+}
 
-  const meter = createMeter();
-  const model = meteredModel(options.model, { budget: options.budget ?? {}, meter, now, costOf: options.costOf ?? (() => 0), emit });
-  const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [];
-  const artifacts: { taskId: string; path: string; bytes: number }[] = [];
-  const refused: { taskId: string; path: string; reason: string }[] = [];
+/** Where a driven run begins: a plan to make, a given plan, or the state a resume folded from the log. */
+export type RunBeginning =
+  | { readonly kind: 'plan' }
+  | { readonly kind: 'given'; readonly workflow: Workflow }
+  | { readonly kind: 'resume'; readonly state: ResumeState; readonly workflow: Workflow | undefined };
+
+export interface DriveOptions {
+  readonly runId: string;
+  readonly task: string;
+  readonly settings: RunSettings;
+  readonly options: Omit<RunTaskOptions, 'task'>;
+  readonly start: (emit: EventLog['emit']) => void;
+  readonly initial: RunBeginning;
+}
+
+/** Plans if needed, executes, and records everything: shared by new runs and resumed ones. */
+export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
+  const { runId, settings, options } = drive;
+  const resumed = drive.initial.kind === 'resume' ? drive.initial.state : undefined;
+  const clock = options.clock ?? (() => performance.now());
+  const startedAt = clock();
+  const offset = resumed?.lastAt ?? 0;
+  const now = () => Math.round((offset + clock() - startedAt) * 1000) / 1000;
+  const paths = runPaths(options.home, runId);
+  await mkdir(paths.artifacts, { recursive: true });
+
+  const log = new EventLog(options.store, runId, now, options.onEvent, resumed ? await storedEvents(options.store, runId) : []);
+  const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
+  drive.start(emit);
+  // The run's first event makes it resumable; write it before any work.
+  await log.sync();
+
+  const meter = resumed ? { ...resumed.spent } : createMeter();
+  const budget = settings.budget ?? {};
+  const model = meteredModel(options.model, {
+    budget, meter, now, costOf: options.costOf ?? (() => 0), emit, ...(resumed ? { replay: resumed.replay } : {}),
+  });
+  const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [...(resumed?.versions ?? [])];
+  const artifacts: { taskId: string; path: string; bytes: number }[] = [...(resumed?.artifacts ?? [])];
+  const refused: { taskId: string; path: string; reason: string }[] = [...(resumed?.refused ?? [])];
   const savePlan = async (version: number, workflow: Workflow, cause: string, diff?: WorkflowDiffSummary) => {
     versions.push({ version, cause, ...(diff ? { diff } : {}) });
     await options.store.savePlanVersion({ runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
@@ -93,26 +133,40 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   let reason: string | undefined;
   let finalWorkflow: Workflow | undefined;
   try {
-    const initial = options.plan ? { ...options.plan, task: options.task } : await plan(options, model, emit);
-    await savePlan(1, initial, options.plan ? 'given plan' : 'initial plan');
-    if (options.plan) emit({ type: 'plan-chosen', version: 1, index: 0, workflow: toWorkflowJson(initial) });
-    const mask = options.injectMask;
+    let initial: Workflow;
+    let version = 1;
+    if (drive.initial.kind === 'given') {
+      initial = drive.initial.workflow;
+      await savePlan(1, initial, 'given plan');
+      emit({ type: 'plan-chosen', version: 1, index: 0, workflow: toWorkflowJson(initial) });
+      // A given plan exists nowhere else: it must be in the log before any work depends on it.
+      await log.sync();
+    } else if (drive.initial.kind === 'resume' && drive.initial.workflow) {
+      initial = drive.initial.workflow;
+      version = drive.initial.state.version;
+    } else {
+      initial = await plan({ ...options, task: drive.task }, model, emit);
+      await savePlan(1, initial, 'initial plan');
+    }
+    const mask = settings.injectMask;
     const result = await execute({
       workflow: initial,
+      version,
       model,
-      strategy: options.strategy ?? 'on-failure',
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
-      // SPEC §1.4: updates are chosen among K candidates by the same rule as plans.
-      updateCandidates: options.updateCandidates ?? options.candidates ?? 3,
-      ...(options.verify !== undefined ? { verify: options.verify } : {}),
+      strategy: settings.strategy ?? 'on-failure',
+      ...(settings.concurrency != null ? { concurrency: settings.concurrency } : {}),
+      ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
+      updateCandidates: settings.updateCandidates ?? settings.candidates ?? 3,
+      ...(settings.verify !== undefined ? { verify: settings.verify } : {}),
       ...(mask ? { mask: (taskId: string, attempt: number) => attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds } : {}),
+      durability: log,
       emit,
       onAccepted: async (taskId, output) => {
         const found = extractArtifacts(output);
         if (found.length === 0) return;
-        const written = await writeArtifacts(artifactDir, found);
+        const written = await writeArtifacts(paths.artifacts, found);
         for (const file of written.written) {
           artifacts.push({ taskId, ...file });
           emit({ type: 'artifact', taskId, path: file.path, bytes: file.bytes });
@@ -122,7 +176,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           emit({ type: 'artifact-refused', taskId, path: file.path, reason: file.reason });
         }
       },
-      onPlanVersion: (version, workflow, cause, diff) => savePlan(version, workflow, cause, diff),
+      onPlanVersion: (next, workflow, cause, diff) => savePlan(next, workflow, cause, diff),
     });
     status = result.status;
     reason = result.reason;
@@ -144,9 +198,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const summary = summarizeRun(runId, log.events);
   await writeFile(
     paths.report,
-    renderReport({ summary, workflow: finalWorkflow, task: options.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused }),
+    renderReport({ summary, workflow: finalWorkflow, task: drive.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused }),
   );
-  return { ...summary, runDir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };
+  return { ...summary, runDir: paths.dir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };
+}
+
+async function storedEvents(store: RunStore, runId: string): Promise<WeftEvent[]> {
+  return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
 }
 
 async function plan(options: RunTaskOptions, model: ChatModel, emit: EventLog['emit']): Promise<Workflow> {

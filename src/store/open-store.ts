@@ -1,12 +1,14 @@
 /**
  * Choosing and opening the run store, and finding Weft's home folder.
  *
- * Store spec (`--store`, later also config): absent → SQLite at `<home>/weft.db`; `sqlite:<path>` → SQLite at
- * that path; `postgres://…` / `postgresql://…` → Postgres (not yet: issue 3).
+ * Store spec (`--store`, WEFT_STORE or the config's `store`; see storeSpecFrom): absent → SQLite at
+ * `<home>/weft.db`; `sqlite:<path>` → SQLite at that path; `postgres://…` / `postgresql://…` → Postgres (the
+ * optional `pg` package, loaded only then).
  */
 import { resolve } from 'node:path';
 import { WeftError } from '../errors.js';
 import { databasePath } from './run-paths.js';
+import { openPostgresRunStore, redactPostgresUrl } from './postgres-run-store.js';
 import type { RunStore } from './run-store.js';
 import { openSqliteRunStore } from './sqlite-run-store.js';
 
@@ -29,14 +31,37 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
     if (path === '') throw new WeftError('BAD_INPUT', 'Store spec "sqlite:" needs a file path, e.g. sqlite:./runs.db');
     return openSqliteRunStore(path);
   }
-  if (isPostgresUrl(spec)) {
-    // TODO(issue 3): open the Postgres store here; it must pass test/store/describe-run-store.ts.
-    throw new WeftError('BAD_INPUT', 'Postgres store arrives with issue 3');
-  }
+  if (isPostgresUrl(spec)) return openPostgresRunStore(spec);
   throw new WeftError(
     'BAD_INPUT',
-    `Unknown store ${JSON.stringify(spec)}: expected sqlite:<path> or a postgres:// URL (or nothing, for <home>/weft.db)`,
+    `Unknown store ${JSON.stringify(redactPostgresUrl(spec).display)}: expected sqlite:<path> or a postgres:// URL (or nothing, for <home>/weft.db)`,
   );
+}
+
+export interface StoreSpecSources {
+  /** The `--store` flag, if given. */
+  readonly flag?: string;
+  /** The config file's `store`, if set. */
+  readonly config?: string;
+  /** The environment to read WEFT_STORE from. Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Which store to open: `--store`, else WEFT_STORE (when non-empty), else the config's `store`; undefined means
+ * the default SQLite file. Checking the spec itself is openRunStore's job.
+ */
+export function storeSpecFrom(sources: StoreSpecSources = {}): string | undefined {
+  if (sources.flag !== undefined) {
+    if (sources.flag.trim() === '') {
+      throw new WeftError('BAD_INPUT', '--store needs sqlite:<path> or a postgres:// URL', { location: { field: '--store' } });
+    }
+    return sources.flag.trim();
+  }
+  const fromEnv = (sources.env ?? process.env)['WEFT_STORE'];
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return fromEnv.trim();
+  if (sources.config !== undefined && sources.config.trim() !== '') return sources.config.trim();
+  return undefined;
 }
 
 export interface ResolveHomeOptions {

@@ -33,6 +33,19 @@ export interface RunRecord {
   readonly model: string;
   /** The options the run was started with (strategy, budgets, …), as given. */
   readonly options: Record<string, unknown>;
+  /** The process that runs (or last ran) it; absent when none was recorded (runs of older versions). */
+  readonly owner?: RunOwner;
+}
+
+/**
+ * The process that runs a run. A run still `running` whose owner is on this host but whose pid is gone was
+ * interrupted (see run-owner.ts).
+ */
+export interface RunOwner {
+  /** A positive integer. */
+  readonly pid: number;
+  /** `os.hostname()` of the machine; a non-empty string. */
+  readonly host: string;
 }
 
 export interface PlanVersion {
@@ -51,6 +64,33 @@ export interface NewRun {
   readonly task: string;
   readonly model: string;
   readonly options: Record<string, unknown>;
+  /** The process that will run it (`currentOwner()` from run-owner.ts). */
+  readonly owner?: RunOwner;
+}
+
+/** One run for `deleteRuns`. */
+export interface RunDeletion {
+  readonly runId: string;
+  /**
+   * For a run whose status is still `running`: the owner the caller found dead. Such a run is deleted only when
+   * it still has exactly this owner (so a run resumed meanwhile by another process is kept). Without it, a
+   * `running` run is never deleted.
+   */
+  readonly deadOwner?: RunOwner;
+}
+
+/** What `deleteRuns` removed (or, with `dryRun`, would remove). */
+export interface DeletedRuns {
+  /** The ids deleted, in the order given. */
+  readonly removed: readonly string[];
+  /** The ids not deleted: unknown, or `running` without a matching `deadOwner`. */
+  readonly skipped: readonly string[];
+  readonly events: number;
+  readonly planVersions: number;
+  /** Blobs no remaining run references, deleted with the runs. */
+  readonly blobs: number;
+  /** Their total size in UTF-8 bytes. */
+  readonly blobBytes: number;
 }
 
 /** What a store holds, for retention (`weft prune`) and for checking that large outputs are stored once. */
@@ -73,6 +113,9 @@ export interface StoreStats {
  * - Naming a run that does not exist is a WeftError('NOT_FOUND') everywhere except `getRun`, which returns
  *   undefined. Creating a run id twice, or a plan version twice, is a WeftError('STORE').
  * - A closed store rejects every call with WeftError('STORE'); `close` itself may be called again.
+ * - An owner must be a positive integer pid and a non-empty host, else WeftError('STORE').
+ * - `deleteRuns` is atomic (all of the given runs that qualify, or nothing) and collects garbage: a blob goes
+ *   when no remaining event or plan version of any run references it. Unknown ids are skipped, not NOT_FOUND.
  */
 export interface RunStore {
   createRun(run: NewRun): Promise<void>;
@@ -80,6 +123,8 @@ export interface RunStore {
   appendEvents(runId: string, events: readonly EventRecord[]): Promise<void>;
   savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void>;
   setStatus(runId: string, status: StoredRunStatus): Promise<void>;
+  /** Records the process that now runs the run (`weft resume` takes a run over). */
+  setOwner(runId: string, owner: RunOwner): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Oldest first. */
   listRuns(): Promise<RunRecord[]>;
@@ -88,5 +133,11 @@ export interface RunStore {
   /** Lowest version first. */
   planVersions(runId: string): Promise<PlanVersion[]>;
   stats(): Promise<StoreStats>;
+  /**
+   * Deletes runs with their events and plan versions, and the blobs nothing else references (`weft prune`).
+   * A `running` run is deleted only with a matching `deadOwner`. `dryRun` computes the same result and keeps
+   * everything.
+   */
+  deleteRuns(runs: readonly RunDeletion[], options?: { readonly dryRun?: boolean }): Promise<DeletedRuns>;
   close(): Promise<void>;
 }

@@ -20,9 +20,12 @@ import type { WorkflowJson } from '../graph/workflow.js';
 import { BLOB_THRESHOLD_BYTES, decodeRefs, deflate, encodeRefs, inflate, parseJson } from './json-blobs.js';
 import {
   STORED_RUN_STATUSES,
+  type DeletedRuns,
   type EventRecord,
   type NewRun,
   type PlanVersion,
+  type RunDeletion,
+  type RunOwner,
   type RunRecord,
   type RunStore,
   type StoredEvent,
@@ -31,7 +34,7 @@ import {
 } from './run-store.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 
@@ -73,6 +76,23 @@ const MIGRATIONS: readonly string[] = [
     content TEXT NOT NULL
   );
   `,
+  // 2: the owner of a run (interrupted runs), and which runs use which blobs (`weft prune` collects the rest).
+  `
+  ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE runs ADD COLUMN owner_host TEXT;
+  CREATE TABLE run_blobs (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    sha256 TEXT NOT NULL,
+    PRIMARY KEY (run_id, sha256)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_blobs_by_sha256 ON run_blobs (sha256);
+  INSERT OR IGNORE INTO run_blobs (run_id, sha256)
+    SELECT events.run_id, json_extract(ref.value, '$[1]') FROM events, json_each(events.blob_refs) AS ref
+    WHERE events.blob_refs IS NOT NULL
+    UNION
+    SELECT plan_versions.run_id, json_extract(ref.value, '$[1]') FROM plan_versions, json_each(plan_versions.blob_refs) AS ref
+    WHERE plan_versions.blob_refs IS NOT NULL;
+  `,
 ];
 
 export interface SqliteRunStoreOptions {
@@ -97,6 +117,8 @@ interface RunRow {
   status: string;
   created_at: string;
   updated_at: string;
+  owner_pid: number | null;
+  owner_host: string | null;
 }
 
 interface DataRow {
@@ -144,6 +166,22 @@ function requireText(value: unknown, field: string): string {
     throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function checkOwner(owner: unknown, what: string): RunOwner {
+  const candidate = owner as Partial<RunOwner> | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.pid !== 'number' ||
+    !Number.isInteger(candidate.pid) ||
+    candidate.pid <= 0 ||
+    typeof candidate.host !== 'string' ||
+    candidate.host === ''
+  ) {
+    throw new WeftError('STORE', `Cannot store ${what}: owner must be { pid: a positive integer, host: a non-empty string }, got ${JSON.stringify(owner)}`);
+  }
+  return { pid: candidate.pid, host: candidate.host };
 }
 
 function countTables(db: Database.Database): number {
@@ -271,13 +309,14 @@ class SqliteStore implements SqliteRunStore {
   ) {
     this.statements = {
       insertRun: db.prepare(
-        'INSERT INTO runs (run_id, task, model, options, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO runs (run_id, task, model, options, status, created_at, updated_at, owner_pid, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       getRun: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
       runExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
       listRuns: db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY created_at, rowid'),
       touchRun: db.prepare('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
       setStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ?'),
+      setOwner: db.prepare('UPDATE runs SET owner_pid = ?, owner_host = ?, updated_at = ? WHERE run_id = ?'),
       reserveSeq: db.prepare<[number, string, string], { last_seq: number }>(
         'UPDATE runs SET last_seq = last_seq + ?, updated_at = ? WHERE run_id = ? RETURNING last_seq',
       ),
@@ -295,6 +334,18 @@ class SqliteStore implements SqliteRunStore {
       ),
       insertBlob: db.prepare('INSERT INTO blobs (sha256, bytes, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING'),
       blob: db.prepare<[string], { content: string }>('SELECT content FROM blobs WHERE sha256 = ?'),
+      insertBlobUse: db.prepare('INSERT INTO run_blobs (run_id, sha256) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+      deletable: db.prepare<[string], { status: string; owner_pid: number | null; owner_host: string | null; events: number; plans: number }>(
+        `SELECT status, owner_pid, owner_host, (SELECT count(*) FROM events WHERE run_id = runs.run_id) AS events,
+                (SELECT count(*) FROM plan_versions WHERE run_id = runs.run_id) AS plans
+         FROM runs WHERE run_id = ?`,
+      ),
+      blobsOfRun: db.prepare<[string], { sha256: string }>('SELECT sha256 FROM run_blobs WHERE run_id = ?'),
+      deleteRun: db.prepare('DELETE FROM runs WHERE run_id = ?'),
+      // Deletes a blob only when no run uses it any more.
+      deleteUnusedBlob: db.prepare<[string], { bytes: number }>(
+        'DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM run_blobs WHERE run_blobs.sha256 = blobs.sha256) RETURNING bytes',
+      ),
       stats: db.prepare<
         [],
         { runs: number; events: number; planVersions: number; blobs: number; blobBytes: number | null }
@@ -324,8 +375,12 @@ class SqliteStore implements SqliteRunStore {
     if (this.statements.runExists.get(runId) === undefined) throw this.notFound(runId);
   }
 
-  private saveBlobs(blobs: ReadonlyMap<string, string>): void {
-    for (const [sha256, content] of blobs) this.statements.insertBlob.run(sha256, Buffer.byteLength(content, 'utf8'), content);
+  /** Stores each blob once and records that `runId` uses it (what garbage collection goes by). */
+  private saveBlobs(runId: string, blobs: ReadonlyMap<string, string>): void {
+    for (const [sha256, content] of blobs) {
+      this.statements.insertBlob.run(sha256, Buffer.byteLength(content, 'utf8'), content);
+      this.statements.insertBlobUse.run(runId, sha256);
+    }
   }
 
   /** A blob reader that reads each blob at most once per call. */
@@ -354,6 +409,7 @@ class SqliteStore implements SqliteRunStore {
       updatedAt: row.updated_at,
       model: row.model,
       options: options as Record<string, unknown>,
+      ...(row.owner_pid !== null && row.owner_host !== null ? { owner: { pid: row.owner_pid, host: row.owner_host } } : {}),
     };
   }
 
@@ -367,9 +423,10 @@ class SqliteStore implements SqliteRunStore {
         throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
       }
       const options = deflate(run.options, `the options of run ${runId}`, Number.POSITIVE_INFINITY).json;
+      const owner = run.owner === undefined ? undefined : checkOwner(run.owner, `run ${runId}`);
       const now = this.now().toISOString();
       try {
-        this.statements.insertRun.run(runId, run.task, run.model, options, 'running', now, now);
+        this.statements.insertRun.run(runId, run.task, run.model, options, 'running', now, now, owner?.pid ?? null, owner?.host ?? null);
       } catch (error) {
         if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in ${this.path}`, { cause: error });
@@ -404,7 +461,7 @@ class SqliteStore implements SqliteRunStore {
           let seq = reserved.last_seq - prepared.length;
           for (const { type, at, deflated } of prepared) {
             seq += 1;
-            this.saveBlobs(deflated.blobs);
+            this.saveBlobs(runId, deflated.blobs);
             this.statements.insertEvent.run(runId, seq, type, at, deflated.json, encodeRefs(deflated.refs));
           }
         })
@@ -428,7 +485,7 @@ class SqliteStore implements SqliteRunStore {
       this.db
         .transaction(() => {
           this.requireRun(runId);
-          this.saveBlobs(deflated.blobs);
+          this.saveBlobs(runId, deflated.blobs);
           try {
             this.statements.insertPlan.run(runId, version.version, version.cause, now, deflated.json, encodeRefs(deflated.refs));
           } catch (error) {
@@ -449,6 +506,14 @@ class SqliteStore implements SqliteRunStore {
         throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
       }
       const result = this.statements.setStatus.run(status, this.now().toISOString(), runId);
+      if (result.changes === 0) throw this.notFound(runId);
+    });
+  }
+
+  setOwner(runId: string, owner: RunOwner): Promise<void> {
+    return this.use(`set the owner of run ${runId}`, () => {
+      const checked = checkOwner(owner, `the owner of run ${runId}`);
+      const result = this.statements.setOwner.run(checked.pid, checked.host, this.now().toISOString(), runId);
       if (result.changes === 0) throw this.notFound(runId);
     });
   }
@@ -501,6 +566,53 @@ class SqliteStore implements SqliteRunStore {
     return this.use('read the store statistics', () => {
       const row = this.statements.stats.get() as NonNullable<ReturnType<typeof this.statements.stats.get>>;
       return { ...row, blobBytes: row.blobBytes ?? 0 };
+    });
+  }
+
+  deleteRuns(runs: readonly RunDeletion[], options: { readonly dryRun?: boolean } = {}): Promise<DeletedRuns> {
+    return this.use(options.dryRun ? 'measure a prune of the run store' : 'prune the run store', () => {
+      const removed: string[] = [];
+      const skipped: string[] = [];
+      let events = 0;
+      let planVersions = 0;
+      let blobs = 0;
+      let blobBytes = 0;
+      const rollback = new Error('dry run');
+      const body = this.db.transaction(() => {
+        const used = new Set<string>();
+        const seen = new Set<string>();
+        for (const { runId, deadOwner } of runs) {
+          if (seen.has(runId)) continue;
+          seen.add(runId);
+          const row = this.statements.deletable.get(runId);
+          const ownerGone =
+            deadOwner !== undefined && row?.owner_pid === deadOwner.pid && row.owner_host === deadOwner.host;
+          if (row === undefined || (row.status === 'running' && !ownerGone)) {
+            skipped.push(runId);
+            continue;
+          }
+          for (const { sha256 } of this.statements.blobsOfRun.all(runId)) used.add(sha256);
+          // ON DELETE CASCADE takes the events, plan versions and blob uses with the run.
+          this.statements.deleteRun.run(runId);
+          removed.push(runId);
+          events += row.events;
+          planVersions += row.plans;
+        }
+        for (const sha256 of used) {
+          const gone = this.statements.deleteUnusedBlob.get(sha256);
+          if (gone !== undefined) {
+            blobs += 1;
+            blobBytes += gone.bytes;
+          }
+        }
+        if (options.dryRun) throw rollback;
+      });
+      try {
+        body.immediate();
+      } catch (error) {
+        if (error !== rollback) throw error;
+      }
+      return { removed, skipped, events, planVersions, blobs, blobBytes };
     });
   }
 

@@ -325,6 +325,148 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       });
     });
 
+    describe('owners', () => {
+      it('records the owner given to createRun and leaves it absent otherwise', async () => {
+        await store.createRun(newRun('r1', { owner: { pid: 4242, host: 'build-7' } }));
+        await store.createRun(newRun('r2'));
+        expect((await store.getRun('r1'))?.owner).toEqual({ pid: 4242, host: 'build-7' });
+        expect(await store.getRun('r2')).not.toHaveProperty('owner');
+        expect((await store.listRuns()).map((run) => run.owner)).toEqual([{ pid: 4242, host: 'build-7' }, undefined]);
+      });
+
+      it('sets a new owner (a resumed run) and keeps it across reopening', async () => {
+        await store.createRun(newRun('r1', { owner: { pid: 10, host: 'a' } }));
+        await store.setOwner('r1', { pid: 11, host: 'b' });
+        expect((await (await reopen()).getRun('r1'))?.owner).toEqual({ pid: 11, host: 'b' });
+      });
+
+      it.each([
+        ['a zero pid', { pid: 0, host: 'h' }],
+        ['a fractional pid', { pid: 1.5, host: 'h' }],
+        ['an empty host', { pid: 1, host: '' }],
+        ['a missing host', { pid: 1 }],
+      ])('rejects %s with STORE and writes nothing', async (_label, owner) => {
+        expect((await rejection(store.createRun(newRun('r1', { owner: owner as never })))).code).toBe('STORE');
+        expect(await store.getRun('r1')).toBeUndefined();
+        await store.createRun(newRun('r2', { owner: { pid: 5, host: 'h' } }));
+        expect((await rejection(store.setOwner('r2', owner as never))).code).toBe('STORE');
+        expect((await store.getRun('r2'))?.owner).toEqual({ pid: 5, host: 'h' });
+      });
+    });
+
+    describe('deleting runs', () => {
+      async function populate(runId: string, output: string, extra: Partial<NewRun> = {}): Promise<void> {
+        await store.createRun(newRun(runId, extra));
+        await store.appendEvents(runId, [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 1, output } as EventRecord]);
+        await store.savePlanVersion({ runId, version: 1, workflow, cause: 'initial plan' });
+      }
+
+      it('removes the runs, their events and plan versions, and reports the counts', async () => {
+        await populate('r1', 'small');
+        await populate('r2', 'small');
+        await store.setStatus('r1', 'completed');
+        const result = await store.deleteRuns([{ runId: 'r1' }]);
+        expect(result).toEqual({ removed: ['r1'], skipped: [], events: 2, planVersions: 1, blobs: 0, blobBytes: 0 });
+        expect(await store.getRun('r1')).toBeUndefined();
+        expect((await store.listRuns()).map((run) => run.runId)).toEqual(['r2']);
+        expect(await store.stats()).toEqual({ runs: 1, events: 2, planVersions: 1, blobs: 0, blobBytes: 0 });
+        expect((await rejection(store.events('r1'))).code).toBe('NOT_FOUND');
+      });
+
+      it('keeps a blob another run still uses and collects it with the last user', async () => {
+        const output = largeText('prune-shared');
+        const bytes = Buffer.byteLength(output);
+        await populate('r1', output);
+        await populate('r2', output);
+        for (const id of ['r1', 'r2']) await store.setStatus(id, 'completed');
+        expect(await store.deleteRuns([{ runId: 'r1' }])).toMatchObject({ removed: ['r1'], blobs: 0, blobBytes: 0 });
+        expect(await store.stats()).toMatchObject({ blobs: 1, blobBytes: bytes });
+        expect(((await store.events('r2'))[1]?.event as unknown as { output: string }).output).toBe(output);
+        expect(await store.deleteRuns([{ runId: 'r2' }])).toMatchObject({ removed: ['r2'], blobs: 1, blobBytes: bytes });
+        expect(await store.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
+      });
+
+      it('collects blobs held by plan versions, and counts a blob used twice by the deleted runs once', async () => {
+        const objective = largeText('objective');
+        const big: WorkflowJson = { ...workflow, subtasks: [{ id: 'a', objective, agent: 'coder', dependsOn: [] }] };
+        for (const id of ['r1', 'r2']) {
+          await store.createRun(newRun(id));
+          await store.savePlanVersion({ runId: id, version: 1, workflow: big, cause: 'initial plan' });
+          await store.setStatus(id, 'failed');
+        }
+        const result = await store.deleteRuns([{ runId: 'r1' }, { runId: 'r2' }]);
+        expect(result).toMatchObject({ removed: ['r1', 'r2'], planVersions: 2, blobs: 1, blobBytes: Buffer.byteLength(objective) });
+        expect((await store.stats()).blobs).toBe(0);
+      });
+
+      it('stores a collected blob again when a later run writes it', async () => {
+        const output = largeText('again');
+        await populate('r1', output);
+        await store.setStatus('r1', 'completed');
+        await store.deleteRuns([{ runId: 'r1' }]);
+        await populate('r2', output);
+        expect(((await store.events('r2'))[1]?.event as unknown as { output: string }).output).toBe(output);
+        expect((await store.stats()).blobs).toBe(1);
+      });
+
+      it('never deletes a running run unless its owner is the dead one named', async () => {
+        await populate('live', 'x', { owner: { pid: 7, host: 'h' } });
+        await populate('claimed', 'x', { owner: { pid: 7, host: 'h' } });
+        await populate('dead', 'x', { owner: { pid: 7, host: 'h' } });
+        await populate('unowned', 'x');
+        await store.setOwner('claimed', { pid: 8, host: 'h' });
+        const result = await store.deleteRuns([
+          { runId: 'live' },
+          { runId: 'claimed', deadOwner: { pid: 7, host: 'h' } },
+          { runId: 'dead', deadOwner: { pid: 7, host: 'h' } },
+          { runId: 'unowned', deadOwner: { pid: 7, host: 'h' } },
+        ]);
+        expect(result).toMatchObject({ removed: ['dead'], skipped: ['live', 'claimed', 'unowned'] });
+        expect((await store.listRuns()).map((run) => run.runId)).toEqual(['live', 'claimed', 'unowned']);
+      });
+
+      it('deletes an interrupted or cancelled run whatever its owner', async () => {
+        await populate('r1', 'x', { owner: { pid: 7, host: 'h' } });
+        await populate('r2', 'x');
+        await store.setStatus('r1', 'interrupted');
+        await store.setStatus('r2', 'cancelled');
+        expect((await store.deleteRuns([{ runId: 'r1' }, { runId: 'r2' }])).removed).toEqual(['r1', 'r2']);
+      });
+
+      it('skips unknown and repeated ids without failing', async () => {
+        await populate('r1', 'x');
+        await store.setStatus('r1', 'completed');
+        const result = await store.deleteRuns([{ runId: 'ghost' }, { runId: 'r1' }, { runId: 'r1' }]);
+        expect(result).toEqual({ removed: ['r1'], skipped: ['ghost'], events: 2, planVersions: 1, blobs: 0, blobBytes: 0 });
+        expect(await store.deleteRuns([])).toEqual({ removed: [], skipped: [], events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
+      });
+
+      it('with dryRun reports the same result and deletes nothing', async () => {
+        const output = largeText('dry');
+        await populate('r1', output);
+        await store.setStatus('r1', 'completed');
+        const before = await store.stats();
+        const dry = await store.deleteRuns([{ runId: 'r1' }, { runId: 'ghost' }], { dryRun: true });
+        expect(dry).toEqual({ removed: ['r1'], skipped: ['ghost'], events: 2, planVersions: 1, blobs: 1, blobBytes: Buffer.byteLength(output) });
+        expect(await store.stats()).toEqual(before);
+        expect(((await store.events('r1'))[1]?.event as unknown as { output: string }).output).toBe(output);
+        expect(await store.deleteRuns([{ runId: 'r1' }, { runId: 'ghost' }])).toEqual(dry);
+      });
+
+      it('keeps the seq of other runs and lets a deleted id be created again', async () => {
+        await populate('r1', 'x');
+        await populate('r2', 'x');
+        await store.setStatus('r1', 'completed');
+        await store.deleteRuns([{ runId: 'r1' }]);
+        await store.appendEvents('r2', [{ type: 'run-end', at: 2 }]);
+        expect((await store.events('r2')).map((stored) => stored.seq)).toEqual([1, 2, 3]);
+        await store.createRun(newRun('r1'));
+        await store.appendEvents('r1', [{ type: 'run-start', at: 0 }]);
+        expect((await store.events('r1')).map((stored) => stored.seq)).toEqual([1]);
+        expect(await store.planVersions('r1')).toEqual([]);
+      });
+    });
+
     describe('persistence', () => {
       it('keeps runs, events, plans and blobs across close and reopen, and continues the seq', async () => {
         const output = largeText('persist');
@@ -348,6 +490,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.close();
         expect((await rejection(store.getRun('r1'))).code).toBe('STORE');
         expect((await rejection(store.appendEvents('r1', [{ type: 'x', at: 0 }]))).code).toBe('STORE');
+        expect((await rejection(store.deleteRuns([{ runId: 'r1' }]))).code).toBe('STORE');
         store = await location.open();
       });
     });
@@ -359,6 +502,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           ['appendEvents (empty batch)', () => store.appendEvents('ghost', [])],
           ['savePlanVersion', () => store.savePlanVersion({ runId: 'ghost', version: 1, workflow, cause: 'initial plan' })],
           ['setStatus', () => store.setStatus('ghost', 'failed')],
+          ['setOwner', () => store.setOwner('ghost', { pid: 1, host: 'h' })],
           ['events', () => store.events('ghost')],
           ['planVersions', () => store.planVersions('ghost')],
         ];
@@ -372,8 +516,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       });
     });
 
+    // Only file-backed stores have files to corrupt; a server store has no such case (not a skip).
     const openFile = factory.openFile;
-    describe.skipIf(openFile === undefined)('corrupted files', () => {
+    if (openFile) describe('corrupted files', () => {
       let dir: string;
       beforeEach(async () => {
         dir = await mkdtemp(join(tmpdir(), 'weft-corrupt-'));
@@ -388,7 +533,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       ])('refuses a file of %s with STORE and leaves it byte-for-byte untouched', async (_label, bytes) => {
         const path = join(dir, 'weft.db');
         await writeFile(path, bytes);
-        const error = await rejection((openFile as (path: string) => Promise<RunStore>)(path));
+        const error = await rejection(openFile(path));
         expect(error.code).toBe('STORE');
         expect(error.message).toContain('is not a Weft database or is corrupted');
         expect(error.message).toContain(path);

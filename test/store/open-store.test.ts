@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { openRunStore, resolveHome } from '../../src/store/open-store.js';
+import { openRunStore, resolveHome, storeSpecFrom } from '../../src/store/open-store.js';
 
 describe('openRunStore', () => {
   let home: string;
@@ -33,12 +33,13 @@ describe('openRunStore', () => {
     expect(existsSync(join(home, 'weft.db'))).toBe(false);
   });
 
-  it.each(['postgres://weft@127.0.0.1/weft', 'postgresql://localhost:5432/db'])(
-    'says Postgres is not there yet for %s',
+  it.each(['postgres://weft:pw-123@127.0.0.1:1/weft', 'postgresql://127.0.0.1:1/db'])(
+    'opens Postgres for %s (here: unreachable, a STORE error without the password, no home folder)',
     async (url) => {
       const error = await openRunStore({ home, store: url }).catch((failure: unknown) => failure);
       expect(error).toBeInstanceOf(WeftError);
-      expect(error).toMatchObject({ code: 'BAD_INPUT', message: 'Postgres store arrives with issue 3' });
+      expect(error).toMatchObject({ code: 'STORE', message: expect.stringContaining('Cannot reach Postgres at ') as unknown });
+      expect((error as WeftError).message).not.toContain('pw-123');
       expect(existsSync(home)).toBe(false);
     },
   );
@@ -46,6 +47,27 @@ describe('openRunStore', () => {
   it.each(['mysql://x', 'sqlite:'])('rejects the store spec %s as bad input', async (spec) => {
     const error = await openRunStore({ home, store: spec }).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'BAD_INPUT' });
+  });
+
+  it('does not repeat the password of a misspelt Postgres URL', async () => {
+    const error = await openRunStore({ home, store: 'postgress://ann:secret-9@db/weft' }).catch((failure: unknown) => failure);
+    expect(error).toMatchObject({ code: 'BAD_INPUT' });
+    expect((error as WeftError).message).toContain('postgress://ann@db/weft');
+    expect((error as WeftError).message).not.toContain('secret-9');
+  });
+});
+
+describe('storeSpecFrom', () => {
+  const url = 'postgres://weft@db/weft';
+  it('prefers the flag, then WEFT_STORE, then the config', () => {
+    expect(storeSpecFrom({ flag: 'sqlite:a.db', config: 'sqlite:c.db', env: { WEFT_STORE: url } })).toBe('sqlite:a.db');
+    expect(storeSpecFrom({ config: 'sqlite:c.db', env: { WEFT_STORE: url } })).toBe(url);
+    expect(storeSpecFrom({ config: 'sqlite:c.db', env: { WEFT_STORE: ' ' } })).toBe('sqlite:c.db');
+    expect(storeSpecFrom({ env: {} })).toBeUndefined();
+  });
+
+  it('rejects an empty --store', () => {
+    expect(() => storeSpecFrom({ flag: '', env: {} })).toThrowError(expect.objectContaining({ code: 'BAD_INPUT' }));
   });
 });
 

@@ -1,0 +1,37 @@
+/** `weft resume <runId>`: continue an interrupted or cancelled run where its log ends. */
+import { WeftError } from '../errors.js';
+import { resumeRun } from '../run/resume-run.js';
+import { loadContext, loadModel, openStore } from './context.js';
+import type { Output, Streams } from './output.js';
+import { createProgressView } from './progress.js';
+import { runJson } from './run-command.js';
+
+export interface ResumeFlags {
+  readonly model?: string;
+  readonly home?: string;
+  readonly json?: boolean;
+}
+
+export async function resumeCommand(runId: string, flags: ResumeFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+  const context = await loadContext(flags);
+  const { home, config } = context;
+  const store = await openStore(context);
+  const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
+  try {
+    const run = await store.getRun(runId);
+    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    // The run continues with the model it was started with unless --model says otherwise.
+    const { model, costOf } = await loadModel(flags.model ?? run.model, config);
+    const result = await resumeRun({ runId, model, store, home, costOf, signal, onEvent: progress.onEvent });
+    progress.close();
+    if (output.json) output.document(runJson(result));
+    else {
+      output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
+      output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all`);
+      output.text(`report: ${result.runDir}/report.md`);
+    }
+    return result.status === 'completed' ? 0 : 1;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * `weft resume`: continues an interrupted or cancelled run from its event log, in the same run directory, with
+ * the same settings and what is left of its budgets. Completed subtasks are not run again and recorded calls are
+ * replayed, not repeated.
+ */
+import { WeftError } from '../errors.js';
+import { workflowFromJson } from '../graph/index.js';
+import { currentOwner, ownerState } from '../store/run-owner.js';
+import type { WeftEvent } from './events.js';
+import { foldForResume } from './resume-state.js';
+import type { RunSettings } from './run-settings.js';
+import { driveRun, type RunTaskOptions, type RunTaskResult } from './run-task.js';
+
+export interface ResumeRunOptions extends Omit<RunTaskOptions, 'task' | 'plan' | 'runId' | 'candidates' | 'strategy' | 'concurrency' | 'budget' | 'maxAttempts' | 'updateCandidates' | 'verify' | 'injectMask'> {
+  readonly runId: string;
+}
+
+/** Statuses a run can be resumed from: it did not finish. */
+const RESUMABLE = new Set(['running', 'interrupted', 'cancelled']);
+
+export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResult> {
+  const run = await options.store.getRun(options.runId);
+  if (!run) throw new WeftError('NOT_FOUND', `No run "${options.runId}" (see \`weft runs\`)`, { location: { field: '<runId>' } });
+  // Two processes driving one run would both record results: a run whose owner is still alive is not ours.
+  if (run.status === 'running' && ownerState(run.owner) === 'alive' && run.owner?.pid !== process.pid) {
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is still running (pid ${run.owner?.pid}); stop it before resuming`, { location: { field: '<runId>' } });
+  }
+  if (!RESUMABLE.has(run.status)) {
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" already finished (${run.status}); there is nothing to resume`, { location: { field: '<runId>' } });
+  }
+  const events = (await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent);
+  const state = foldForResume(events);
+  const settings = (state.runId === options.runId ? state.settings : run.options) as RunSettings;
+  if (settings.plan === 'given' && !state.workflow) {
+    // Written before any work, so only a process killed at its very start gets here.
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
+  }
+  const workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
+  await options.store.setOwner(options.runId, currentOwner());
+  await options.store.setStatus(options.runId, 'running');
+  if (state.runId !== options.runId) {
+    // Killed before its first event was written: nothing happened yet, so the run starts from its record.
+    return driveRun({
+      runId: options.runId,
+      task: run.task,
+      settings,
+      options,
+      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: options.model.id, strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+      initial: { kind: 'plan' },
+    });
+  }
+  return driveRun({
+    runId: options.runId,
+    task: state.task,
+    settings: state.settings,
+    options,
+    start: (emit) => emit({ type: 'run-resume', previousStatus: run.status, replayable: state.replay.size, completed: state.completed }),
+    initial: { kind: 'resume', state, workflow },
+  });
+}

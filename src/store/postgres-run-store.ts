@@ -1,0 +1,798 @@
+/**
+ * The RunStore on a Postgres server, through `pg` (an optional dependency, loaded on first use; see load-pg.ts).
+ * Same behaviour as the SQLite store: test/store/describe-run-store.ts runs against both.
+ *
+ * - Tables live in one schema (`weft` unless told otherwise), created idempotently in one transaction under an
+ *   advisory lock, so processes opening the store at once do not race. `schema_version` holds the version; a
+ *   newer one is refused, and a schema holding tables Weft did not create is reported and left untouched.
+ * - Opening checks the server with `SELECT 1`: an unreachable server is a WeftError('STORE') within
+ *   `connectTimeoutMs` (3 s) plus a second of grace, never a hang. No message ever shows the password.
+ * - One transaction per event batch; seq numbers come from `runs.last_seq` (`UPDATE … RETURNING` locks the run's
+ *   row), so writers in several processes get a gap-free, duplicate-free log, and each batch stays contiguous.
+ * - Values are kept as JSON text, not jsonb: jsonb reorders keys and refuses `\u0000`, and what is read back must
+ *   equal what was written. Strings over 4 KiB are stored once in `blobs` keyed by sha256 (json-blobs.ts), as a
+ *   JSON string literal so that any string (NUL characters included) round-trips.
+ * - Locks are always taken in one order (the run's row, then blob rows sorted by hash) so writers cannot deadlock.
+ *   `deleteRuns` locks its runs' rows, then the blobs table against writers (SHARE ROW EXCLUSIVE: readers go on)
+ *   so that no blob it collects is being referenced by a transaction it cannot see yet.
+ */
+import type PG from 'pg';
+import { WeftError } from '../errors.js';
+import type { WorkflowJson } from '../graph/workflow.js';
+import { BLOB_THRESHOLD_BYTES, decodeRefs, deflate, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
+import { loadPg, type PgImporter } from './load-pg.js';
+import {
+  STORED_RUN_STATUSES,
+  type DeletedRuns,
+  type EventRecord,
+  type NewRun,
+  type PlanVersion,
+  type RunDeletion,
+  type RunOwner,
+  type RunRecord,
+  type RunStore,
+  type StoredEvent,
+  type StoredRunStatus,
+  type StoreStats,
+} from './run-store.js';
+
+/** The schema this code writes. Bump it and append to MIGRATIONS together. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+export const DEFAULT_POSTGRES_SCHEMA = 'weft';
+
+/** MIGRATIONS[n] takes a schema from version n to n + 1; `s` is the quoted schema name. */
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  (s) => `
+  CREATE TABLE ${s}.runs (
+    run_id     text PRIMARY KEY,
+    position   bigint GENERATED ALWAYS AS IDENTITY,
+    task       text NOT NULL,
+    model      text NOT NULL,
+    options    text NOT NULL,
+    status     text NOT NULL,
+    created_at text NOT NULL,
+    updated_at text NOT NULL,
+    last_seq   integer NOT NULL DEFAULT 0,
+    owner_pid  integer,
+    owner_host text
+  );
+  CREATE INDEX runs_by_created_at ON ${s}.runs (created_at, position);
+  CREATE TABLE ${s}.events (
+    run_id    text NOT NULL REFERENCES ${s}.runs (run_id) ON DELETE CASCADE,
+    seq       integer NOT NULL,
+    type      text NOT NULL,
+    at        double precision NOT NULL,
+    data      text NOT NULL,
+    blob_refs text,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE ${s}.plan_versions (
+    run_id     text NOT NULL REFERENCES ${s}.runs (run_id) ON DELETE CASCADE,
+    version    integer NOT NULL,
+    cause      text NOT NULL,
+    created_at text NOT NULL,
+    data       text NOT NULL,
+    blob_refs  text,
+    PRIMARY KEY (run_id, version)
+  );
+  CREATE TABLE ${s}.blobs (
+    sha256       text PRIMARY KEY,
+    bytes        bigint NOT NULL,
+    content_json text NOT NULL
+  );
+  CREATE TABLE ${s}.run_blobs (
+    run_id text NOT NULL REFERENCES ${s}.runs (run_id) ON DELETE CASCADE,
+    sha256 text NOT NULL,
+    PRIMARY KEY (run_id, sha256)
+  );
+  CREATE INDEX run_blobs_by_sha256 ON ${s}.run_blobs (sha256);
+  `,
+];
+
+export interface PostgresRunStoreOptions {
+  /** The schema that holds Weft's tables; created when absent. Default `weft`. */
+  readonly schema?: string;
+  /** How long connecting may take, in milliseconds. Default 3000. */
+  readonly connectTimeoutMs?: number;
+  /** Connections in the pool. Default 10. */
+  readonly maxConnections?: number;
+  /** The clock for createdAt/updatedAt (tests pass a fixed one). */
+  readonly now?: () => Date;
+  /** Loads pg; tests pass one that fails, to check the MISSING_DEPENDENCY message. */
+  readonly importPg?: PgImporter;
+}
+
+export interface PostgresRunStore extends RunStore {
+  /** The server's URL without its password. */
+  readonly url: string;
+  readonly schema: string;
+}
+
+interface RunRow {
+  run_id: string;
+  task: string;
+  model: string;
+  options: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  owner_pid: number | null;
+  owner_host: string | null;
+}
+
+interface DataRow {
+  data: string;
+  blob_refs: string | null;
+}
+
+/** What a query can run on: the pool or one connection inside a transaction. */
+type Queryable = Pick<PG.PoolClient, 'query'>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// URLs and errors
+
+interface RedactedUrl {
+  /** The URL with any password removed. */
+  readonly display: string;
+  /** Texts that must never appear in a message (the password, raw and decoded). */
+  readonly secrets: readonly string[];
+}
+
+/** Removes the password from a connection URL (user info and a `password` query parameter). */
+export function redactPostgresUrl(url: string): RedactedUrl {
+  const secrets: string[] = [];
+  const keep = (secret: string): void => {
+    if (secret === '') return;
+    secrets.push(secret);
+    try {
+      const decoded = decodeURIComponent(secret);
+      if (decoded !== secret) secrets.push(decoded);
+    } catch {
+      // Not percent-encoded text; the raw form is already listed.
+    }
+  };
+  let display = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):([^@/?#]*)@/i, (_match, head: string, password: string) => {
+    keep(password);
+    return `${head}@`;
+  });
+  display = display.replace(/([?&]password=)([^&#]*)/gi, (_match, head: string, password: string) => {
+    keep(password);
+    return `${head}***`;
+  });
+  return { display, secrets };
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let result = text;
+  // Longest first, so a secret containing another is removed whole.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) result = result.split(secret).join('***');
+  return result;
+}
+
+/** A Postgres error reported by the server carries a five-character SQLSTATE and a severity. */
+function sqlState(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string' ? code : undefined;
+}
+
+/** The text of an error; a connection to `localhost` that fails on every address is an AggregateError without one. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') {
+    const inner = error.errors.map((item) => reasonOf(item)).filter((text) => text !== '');
+    if (inner.length > 0) return [...new Set(inner)].join('; ');
+  }
+  if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
+  return String(error);
+}
+
+/** Failures where trying again can help: the connection, a deadlock, a serialisation conflict, a busy server. */
+function isTransient(error: unknown): boolean {
+  const state = sqlState(error);
+  if (state === undefined) return !(error instanceof WeftError);
+  return state.startsWith('08') || state.startsWith('57P') || ['40001', '40P01', '55P03', '53300'].includes(state);
+}
+
+function storeError(error: unknown, action: string, url: RedactedUrl): WeftError {
+  if (error instanceof WeftError) return error;
+  const reason = scrub(reasonOf(error), url.secrets);
+  if (sqlState(error) === undefined) {
+    return new WeftError('STORE', `Cannot ${action}: cannot reach Postgres at ${url.display}: ${reason}`, {
+      cause: error,
+      retryable: true,
+    });
+  }
+  return new WeftError('STORE', `Cannot ${action}: ${reason} (Postgres at ${url.display})`, {
+    cause: error,
+    retryable: isTransient(error),
+  });
+}
+
+function openError(error: unknown, url: RedactedUrl, connectTimeoutMs: number): WeftError {
+  if (error instanceof WeftError) return error;
+  let reason = scrub(reasonOf(error), url.secrets);
+  if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') {
+    return new WeftError('BAD_INPUT', `Invalid Postgres URL ${url.display}: ${reason}; expected postgres://user:password@host:port/database`, {
+      cause: error,
+    });
+  }
+  if (sqlState(error) !== undefined) {
+    return new WeftError('STORE', `Cannot open the run store in Postgres at ${url.display}: ${reason}`, {
+      cause: error,
+      retryable: isTransient(error),
+    });
+  }
+  if (/timeout/i.test(reason)) reason = `no answer within ${connectTimeoutMs} ms (${reason})`;
+  return new WeftError('STORE', `Cannot reach Postgres at ${url.display}: ${reason}`, { cause: error, retryable: true });
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checking values (the same rules as the SQLite store)
+
+function requireText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function checkOwner(owner: unknown, what: string): RunOwner {
+  const candidate = owner as Partial<RunOwner> | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.pid !== 'number' ||
+    !Number.isInteger(candidate.pid) ||
+    candidate.pid <= 0 ||
+    candidate.pid > 0x7fffffff ||
+    typeof candidate.host !== 'string' ||
+    candidate.host === ''
+  ) {
+    throw new WeftError(
+      'STORE',
+      `Cannot store ${what}: owner must be { pid: a positive integer, host: a non-empty string }, got ${JSON.stringify(owner)}`,
+    );
+  }
+  return { pid: candidate.pid, host: candidate.host };
+}
+
+interface PreparedEvent {
+  readonly type: string;
+  readonly at: number;
+  readonly deflated: Deflated;
+}
+
+function prepareEvents(runId: string, events: readonly EventRecord[]): PreparedEvent[] {
+  return events.map((event, index) => {
+    const what = `event ${index + 1} of the batch for run ${runId}`;
+    if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || event.type === '') {
+      throw new WeftError('STORE', `Cannot store ${what}: it needs a non-empty string \`type\``);
+    }
+    if (typeof event.at !== 'number' || !Number.isFinite(event.at)) {
+      throw new WeftError('STORE', `Cannot store ${what} (${event.type}): \`at\` must be a finite number`);
+    }
+    return { type: event.type, at: event.at, deflated: deflate(event, what) };
+  });
+}
+
+/** The distinct blobs of several values, sorted by hash (the order every transaction locks them in). */
+function collectBlobs(values: readonly Deflated[]): [string, string][] {
+  const all = new Map<string, string>();
+  for (const value of values) for (const [sha256, content] of value.blobs) all.set(sha256, content);
+  return [...all].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Opening
+
+/** Resolves after `ms` without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** `promise`, or a rejection after `ms`; a value that arrives later is handed to `late` (to be cleaned up). */
+async function withDeadline<T>(promise: Promise<T>, ms: number, what: string, late: (value: T) => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      promise.then(late, () => undefined);
+      reject(new Error(`${what}: timeout after ${ms} ms`));
+    }, ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Creates or upgrades the schema, in one transaction under an advisory lock. */
+async function migrate(client: PG.PoolClient, schema: string, url: RedactedUrl): Promise<void> {
+  const s = quoteIdentifier(schema);
+  await client.query('BEGIN');
+  try {
+    // Another process creating the schema holds the lock for milliseconds; a stuck one must not hang us.
+    await client.query("SET LOCAL lock_timeout = '10s'");
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`weft run store ${schema}`]);
+    const present = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    let version = 0;
+    if (present.rowCount === 0) {
+      await client.query(`CREATE SCHEMA ${s}`);
+    } else {
+      const tables = await client.query<{ relname: string }>(
+        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+        [schema],
+      );
+      const names = tables.rows.map((row) => row.relname);
+      if (names.includes('schema_version')) {
+        const row = await client.query<{ version: number }>(`SELECT version FROM ${s}.schema_version`);
+        const found = row.rows[0]?.version;
+        if (row.rowCount !== 1 || typeof found !== 'number') {
+          throw new WeftError('STORE', `The Postgres schema "${schema}" has an unreadable schema_version table; it was left untouched (${url.display})`);
+        }
+        version = found;
+      } else if (names.length > 0) {
+        throw new WeftError(
+          'STORE',
+          `The Postgres schema "${schema}" holds tables Weft did not create (${names.slice(0, 5).join(', ')}); ` +
+            `it was left untouched. Use an empty schema for the run store (${url.display})`,
+        );
+      }
+    }
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new WeftError(
+        'STORE',
+        `The run store uses schema version ${version}, but this Weft understands versions up to ` +
+          `${POSTGRES_SCHEMA_VERSION}; upgrade Weft to open it. The schema "${schema}" was left untouched (${url.display})`,
+      );
+    }
+    if (version < POSTGRES_SCHEMA_VERSION) {
+      if (version === 0) {
+        await client.query(
+          `CREATE TABLE ${s}.schema_version (
+             single boolean PRIMARY KEY DEFAULT true CHECK (single),
+             version integer NOT NULL
+           )`,
+        );
+        await client.query(`INSERT INTO ${s}.schema_version (version) VALUES (0)`);
+      }
+      for (let next = version; next < POSTGRES_SCHEMA_VERSION; next += 1) {
+        await client.query((MIGRATIONS[next] as (s: string) => string)(s));
+      }
+      await client.query(`UPDATE ${s}.schema_version SET version = $1`, [POSTGRES_SCHEMA_VERSION]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Opens the run store on the Postgres server at `url` (`postgres://user:password@host:port/database`), creating
+ * its schema when absent. Throws WeftError('STORE') within about `connectTimeoutMs` + 1 s when the server cannot
+ * be reached, and for a schema that is newer or not Weft's; WeftError('MISSING_DEPENDENCY') without pg.
+ */
+export async function openPostgresRunStore(url: string, options: PostgresRunStoreOptions = {}): Promise<PostgresRunStore> {
+  const redacted = redactPostgresUrl(url);
+  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (schema === '' || Buffer.byteLength(schema, 'utf8') > 63 || schema.includes('\u0000')) {
+    throw new WeftError('BAD_INPUT', `The Postgres schema name must be 1 to 63 bytes, got ${JSON.stringify(schema)}`);
+  }
+  const connectTimeoutMs = options.connectTimeoutMs ?? 3000;
+  if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
+    throw new TypeError(`Expected connectTimeoutMs >= 1, got ${connectTimeoutMs} (${typeof connectTimeoutMs})`);
+  }
+  const pg = await loadPg(options.importPg);
+
+  let pool: PG.Pool;
+  try {
+    pool = new pg.Pool({
+      connectionString: url,
+      connectionTimeoutMillis: connectTimeoutMs,
+      max: options.maxConnections ?? 10,
+      keepAlive: true,
+      fallback_application_name: 'weft',
+    });
+  } catch (error) {
+    throw new WeftError('BAD_INPUT', `Invalid Postgres URL ${redacted.display}: ${scrub(reasonOf(error), redacted.secrets)}`, { cause: error });
+  }
+  // An idle connection that the server drops emits 'error' on the pool; without a listener it would crash the
+  // process. The pool discards that connection and the next call opens a new one (or reports why it cannot).
+  pool.on('error', () => undefined);
+
+  let client: PG.PoolClient | undefined;
+  try {
+    // pg enforces connectTimeoutMs itself; the deadline is a backstop so opening never hangs.
+    client = await withDeadline(pool.connect(), connectTimeoutMs + 1000, 'connect', (late) => late.release(true));
+    // `query_timeout` per query is read by pg, though @types/pg does not list it.
+    await client.query({ text: 'SELECT 1', query_timeout: connectTimeoutMs } as PG.QueryConfig);
+  } catch (error) {
+    client?.release(true);
+    await Promise.race([pool.end().catch(() => undefined), delay(500)]);
+    throw openError(error, redacted, connectTimeoutMs);
+  }
+  try {
+    await migrate(client, schema, redacted);
+    client.release();
+  } catch (error) {
+    client.release(true);
+    await Promise.race([pool.end().catch(() => undefined), delay(500)]);
+    throw openError(error, redacted, connectTimeoutMs);
+  }
+  return new PostgresStore(pool, redacted, schema, options.now ?? (() => new Date()));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The store
+
+class PostgresStore implements PostgresRunStore {
+  readonly url: string;
+  private closed = false;
+  private ending: Promise<void> | undefined;
+  private readonly sql;
+
+  constructor(
+    private readonly pool: PG.Pool,
+    private readonly redacted: RedactedUrl,
+    readonly schema: string,
+    private readonly now: () => Date,
+  ) {
+    this.url = redacted.display;
+    const s = quoteIdentifier(schema);
+    const runColumns = 'run_id, task, model, options, status, created_at, updated_at, owner_pid, owner_host';
+    this.sql = {
+      insertRun: `INSERT INTO ${s}.runs (${runColumns}) VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7)`,
+      getRun: `SELECT ${runColumns} FROM ${s}.runs WHERE run_id = $1`,
+      runExists: `SELECT 1 FROM ${s}.runs WHERE run_id = $1`,
+      listRuns: `SELECT ${runColumns} FROM ${s}.runs ORDER BY created_at, position`,
+      touchRun: `UPDATE ${s}.runs SET updated_at = $1 WHERE run_id = $2`,
+      setStatus: `UPDATE ${s}.runs SET status = $1, updated_at = $2 WHERE run_id = $3`,
+      setOwner: `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, updated_at = $3 WHERE run_id = $4`,
+      reserveSeq: `UPDATE ${s}.runs SET last_seq = last_seq + $1, updated_at = $2 WHERE run_id = $3 RETURNING last_seq`,
+      insertEvents:
+        `INSERT INTO ${s}.events (run_id, seq, type, at, data, blob_refs)
+         SELECT $1::text, * FROM unnest($2::integer[], $3::text[], $4::double precision[], $5::text[], $6::text[])`,
+      // One statement, so the existence check and the rows come from the same snapshot; a run without (later)
+      // events gives one row with a null seq, an unknown run none.
+      events:
+        `SELECT e.seq, e.data, e.blob_refs FROM ${s}.runs r
+         LEFT JOIN ${s}.events e ON e.run_id = r.run_id AND e.seq > $2::double precision
+         WHERE r.run_id = $1 ORDER BY e.seq`,
+      insertPlan:
+        `INSERT INTO ${s}.plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES ($1, $2, $3, $4, $5, $6)`,
+      plans:
+        `SELECT p.version, p.cause, p.created_at, p.data, p.blob_refs FROM ${s}.runs r
+         LEFT JOIN ${s}.plan_versions p ON p.run_id = r.run_id
+         WHERE r.run_id = $1 ORDER BY p.version`,
+      insertBlobs:
+        `INSERT INTO ${s}.blobs (sha256, bytes, content_json)
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]) ON CONFLICT (sha256) DO NOTHING`,
+      insertBlobUses:
+        `INSERT INTO ${s}.run_blobs (run_id, sha256) SELECT $1::text, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+      blobs: `SELECT sha256, content_json FROM ${s}.blobs WHERE sha256 = ANY($1::text[])`,
+      lockRuns:
+        `SELECT run_id, status, owner_pid, owner_host FROM ${s}.runs WHERE run_id = ANY($1::text[])
+         ORDER BY run_id FOR UPDATE`,
+      lockBlobs: `LOCK TABLE ${s}.blobs IN SHARE ROW EXCLUSIVE MODE`,
+      countEvents: `SELECT count(*)::double precision AS n FROM ${s}.events WHERE run_id = ANY($1::text[])`,
+      countPlans: `SELECT count(*)::double precision AS n FROM ${s}.plan_versions WHERE run_id = ANY($1::text[])`,
+      blobsOfRuns: `SELECT DISTINCT sha256 FROM ${s}.run_blobs WHERE run_id = ANY($1::text[])`,
+      deleteRuns: `DELETE FROM ${s}.runs WHERE run_id = ANY($1::text[])`,
+      // Deletes blobs only when no run uses them any more.
+      deleteUnusedBlobs:
+        `DELETE FROM ${s}.blobs b WHERE b.sha256 = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM ${s}.run_blobs u WHERE u.sha256 = b.sha256) RETURNING b.bytes::double precision AS bytes`,
+      stats:
+        `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
+                (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
+                (SELECT count(*) FROM ${s}.blobs)::double precision AS blobs,
+                (SELECT coalesce(sum(bytes), 0) FROM ${s}.blobs)::double precision AS "blobBytes"`,
+    };
+  }
+
+  /** Runs `body` with the store's error handling: closed store, Postgres failures → WeftError('STORE'). */
+  private async use<T>(action: string, body: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new WeftError('STORE', `Cannot ${action}: the run store is closed (Postgres at ${this.url})`);
+    try {
+      return await body();
+    } catch (error) {
+      throw storeError(error, action, this.redacted);
+    }
+  }
+
+  /** Runs `body` in one transaction on one connection; rolls back when it throws. */
+  private async transaction<T>(body: (client: PG.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(begin);
+      const result = await body(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((failure: unknown) => {
+        // A connection that cannot roll back is not given back to the pool.
+        broken = failure instanceof Error ? failure : new Error(String(failure));
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private notFound(runId: string): WeftError {
+    return new WeftError('NOT_FOUND', `No run with id ${JSON.stringify(runId)} in Postgres at ${this.url} (schema "${this.schema}")`);
+  }
+
+  /** Stores each blob once and records that `runId` uses it (what garbage collection goes by). */
+  private async saveBlobs(client: Queryable, runId: string, blobs: readonly [string, string][]): Promise<void> {
+    if (blobs.length === 0) return;
+    const hashes = blobs.map(([sha256]) => sha256);
+    await client.query(this.sql.insertBlobs, [
+      hashes,
+      blobs.map(([, content]) => Buffer.byteLength(content, 'utf8')),
+      blobs.map(([, content]) => JSON.stringify(content)),
+    ]);
+    await client.query(this.sql.insertBlobUses, [runId, hashes]);
+  }
+
+  /** Reads the blobs that `refs` name, in one query. */
+  private async readBlobs(client: Queryable, refLists: readonly { sha256: string }[][], what: string): Promise<Map<string, string>> {
+    const wanted = [...new Set(refLists.flatMap((refs) => refs.map((ref) => ref.sha256)))];
+    const found = new Map<string, string>();
+    if (wanted.length === 0) return found;
+    const result = await client.query<{ sha256: string; content_json: string }>(this.sql.blobs, [wanted]);
+    for (const row of result.rows) {
+      const content = parseJson(row.content_json, `blob ${row.sha256} of ${what}`);
+      if (typeof content !== 'string') throw new WeftError('STORE', `The run store holds an unreadable blob ${row.sha256}`);
+      found.set(row.sha256, content);
+    }
+    return found;
+  }
+
+  private toRecord(row: RunRow): RunRecord {
+    const options = parseJson(row.options, `the options of run ${row.run_id}`);
+    if (!STORED_RUN_STATUSES.includes(row.status as StoredRunStatus)) {
+      throw new WeftError('STORE', `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`);
+    }
+    return {
+      runId: row.run_id,
+      task: row.task,
+      status: row.status as StoredRunStatus,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      model: row.model,
+      options: options as Record<string, unknown>,
+      ...(row.owner_pid !== null && row.owner_host !== null ? { owner: { pid: row.owner_pid, host: row.owner_host } } : {}),
+    };
+  }
+
+  createRun(run: NewRun): Promise<void> {
+    return this.use(`create run ${run.runId}`, async () => {
+      const runId = requireText(run.runId, 'runId');
+      for (const field of ['task', 'model'] as const) {
+        if (typeof run[field] !== 'string') throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
+      }
+      if (typeof run.options !== 'object' || run.options === null || Array.isArray(run.options)) {
+        throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
+      }
+      const options = deflate(run.options, `the options of run ${runId}`, Number.POSITIVE_INFINITY).json;
+      const owner = run.owner === undefined ? undefined : checkOwner(run.owner, `run ${runId}`);
+      const now = this.now().toISOString();
+      try {
+        await this.pool.query(this.sql.insertRun, [runId, run.task, run.model, options, now, owner?.pid ?? null, owner?.host ?? null]);
+      } catch (error) {
+        if (sqlState(error) === '23505') {
+          throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in Postgres at ${this.url}`, { cause: error });
+        }
+        throw error;
+      }
+    });
+  }
+
+  appendEvents(runId: string, events: readonly EventRecord[]): Promise<void> {
+    return this.use(`append events to run ${runId}`, async () => {
+      if (events.length === 0) {
+        if ((await this.pool.query(this.sql.runExists, [runId])).rowCount === 0) throw this.notFound(runId);
+        return;
+      }
+      // Check and serialise everything before the transaction: a bad event means nothing is written.
+      const prepared = prepareEvents(runId, events);
+      const blobs = collectBlobs(prepared.map((event) => event.deflated));
+      const now = this.now().toISOString();
+      await this.transaction(async (client) => {
+        const reserved = await client.query<{ last_seq: number }>(this.sql.reserveSeq, [prepared.length, now, runId]);
+        const last = reserved.rows[0]?.last_seq;
+        if (last === undefined) throw this.notFound(runId);
+        await this.saveBlobs(client, runId, blobs);
+        const first = last - prepared.length + 1;
+        await client.query(this.sql.insertEvents, [
+          runId,
+          prepared.map((_event, index) => first + index),
+          prepared.map((event) => event.type),
+          prepared.map((event) => event.at),
+          prepared.map((event) => event.deflated.json),
+          prepared.map((event) => encodeRefs(event.deflated.refs)),
+        ]);
+      });
+    });
+  }
+
+  savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void> {
+    const { runId } = version;
+    return this.use(`save plan version ${version.version} of run ${runId}`, async () => {
+      if (!Number.isInteger(version.version) || version.version < 1 || version.version > 0x7fffffff) {
+        throw new WeftError('STORE', `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`);
+      }
+      if (typeof version.cause !== 'string') {
+        throw new WeftError('STORE', `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`);
+      }
+      const deflated = deflate(
+        { workflow: version.workflow, diff: version.diff },
+        `plan version ${version.version} of run ${runId}`,
+        BLOB_THRESHOLD_BYTES,
+      );
+      const now = this.now().toISOString();
+      await this.transaction(async (client) => {
+        // Touching the run first locks its row, in the same order as appendEvents.
+        if ((await client.query(this.sql.touchRun, [now, runId])).rowCount === 0) throw this.notFound(runId);
+        await this.saveBlobs(client, runId, collectBlobs([deflated]));
+        try {
+          await client.query(this.sql.insertPlan, [runId, version.version, version.cause, now, deflated.json, encodeRefs(deflated.refs)]);
+        } catch (error) {
+          if (sqlState(error) === '23505') {
+            throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, { cause: error });
+          }
+          throw error;
+        }
+      });
+    });
+  }
+
+  setStatus(runId: string, status: StoredRunStatus): Promise<void> {
+    return this.use(`set the status of run ${runId}`, async () => {
+      if (!STORED_RUN_STATUSES.includes(status)) {
+        throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
+      }
+      const result = await this.pool.query(this.sql.setStatus, [status, this.now().toISOString(), runId]);
+      if (result.rowCount === 0) throw this.notFound(runId);
+    });
+  }
+
+  setOwner(runId: string, owner: RunOwner): Promise<void> {
+    return this.use(`set the owner of run ${runId}`, async () => {
+      const checked = checkOwner(owner, `the owner of run ${runId}`);
+      const result = await this.pool.query(this.sql.setOwner, [checked.pid, checked.host, this.now().toISOString(), runId]);
+      if (result.rowCount === 0) throw this.notFound(runId);
+    });
+  }
+
+  getRun(runId: string): Promise<RunRecord | undefined> {
+    return this.use(`read run ${runId}`, async () => {
+      const row = (await this.pool.query<RunRow>(this.sql.getRun, [runId])).rows[0];
+      return row === undefined ? undefined : this.toRecord(row);
+    });
+  }
+
+  listRuns(): Promise<RunRecord[]> {
+    return this.use('list runs', async () => (await this.pool.query<RunRow>(this.sql.listRuns)).rows.map((row) => this.toRecord(row)));
+  }
+
+  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return this.use(`read the events of run ${runId}`, () =>
+      // One snapshot for the events and their blobs, so a concurrent prune cannot take a blob in between.
+      this.transaction(async (client) => {
+        const result = await client.query<DataRow & { seq: number | null }>(this.sql.events, [runId, afterSeq]);
+        if (result.rowCount === 0) throw this.notFound(runId);
+        const rows = result.rows.filter((row): row is DataRow & { seq: number } => row.seq !== null);
+        const refs = rows.map((row) => decodeRefs(row.blob_refs, `event ${row.seq} of run ${runId}`));
+        const blobs = await this.readBlobs(client, refs, `run ${runId}`);
+        return rows.map((row, index): StoredEvent => {
+          const what = `event ${row.seq} of run ${runId}`;
+          const event = inflate(row.data, refs[index] ?? [], (sha256) => blobs.get(sha256), what) as EventRecord;
+          return { runId, seq: row.seq, event };
+        });
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
+    );
+  }
+
+  planVersions(runId: string): Promise<PlanVersion[]> {
+    return this.use(`read the plan versions of run ${runId}`, () =>
+      this.transaction(async (client) => {
+        type PlanRow = DataRow & { version: number | null; cause: string; created_at: string };
+        const result = await client.query<PlanRow>(this.sql.plans, [runId]);
+        if (result.rowCount === 0) throw this.notFound(runId);
+        const rows = result.rows.filter((row): row is PlanRow & { version: number } => row.version !== null);
+        const refs = rows.map((row) => decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`));
+        const blobs = await this.readBlobs(client, refs, `run ${runId}`);
+        return rows.map((row, index): PlanVersion => {
+          const what = `plan version ${row.version} of run ${runId}`;
+          const data = inflate(row.data, refs[index] ?? [], (sha256) => blobs.get(sha256), what) as {
+            workflow: WorkflowJson;
+            diff?: unknown;
+          };
+          const base = { runId, version: row.version, workflow: data.workflow, cause: row.cause, createdAt: row.created_at };
+          return data.diff === undefined ? base : { ...base, diff: data.diff };
+        });
+      }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
+    );
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.use('read the store statistics', async () => {
+      const row = (await this.pool.query<StoreStats>(this.sql.stats)).rows[0];
+      if (row === undefined) throw new WeftError('INTERNAL', 'The statistics query returned no row');
+      return { runs: row.runs, events: row.events, planVersions: row.planVersions, blobs: row.blobs, blobBytes: row.blobBytes };
+    });
+  }
+
+  deleteRuns(runs: readonly RunDeletion[], options: { readonly dryRun?: boolean } = {}): Promise<DeletedRuns> {
+    return this.use(options.dryRun ? 'measure a prune of the run store' : 'prune the run store', async () => {
+      const requested: RunDeletion[] = [];
+      const seen = new Set<string>();
+      for (const deletion of runs) {
+        if (seen.has(deletion.runId)) continue;
+        seen.add(deletion.runId);
+        requested.push(deletion);
+      }
+      const dryRun = new Error('dry run');
+      let outcome: DeletedRuns | undefined;
+      try {
+        await this.transaction(async (client) => {
+          outcome = await this.deleteInTransaction(client, requested);
+          if (options.dryRun) throw dryRun;
+        });
+      } catch (error) {
+        if (error !== dryRun) throw error;
+      }
+      return outcome as DeletedRuns;
+    });
+  }
+
+  private async deleteInTransaction(client: PG.PoolClient, requested: readonly RunDeletion[]): Promise<DeletedRuns> {
+    type LockedRow = { run_id: string; status: string; owner_pid: number | null; owner_host: string | null };
+    const locked = await client.query<LockedRow>(this.sql.lockRuns, [requested.map((deletion) => deletion.runId)]);
+    const rows = new Map(locked.rows.map((row) => [row.run_id, row]));
+    const removed: string[] = [];
+    const skipped: string[] = [];
+    for (const { runId, deadOwner } of requested) {
+      const row = rows.get(runId);
+      const ownerGone = deadOwner !== undefined && row?.owner_pid === deadOwner.pid && row.owner_host === deadOwner.host;
+      if (row === undefined || (row.status === 'running' && !ownerGone)) skipped.push(runId);
+      else removed.push(runId);
+    }
+    if (removed.length === 0) return { removed, skipped, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 };
+
+    // No writer may add a use of a blob between the check below and the commit.
+    await client.query(this.sql.lockBlobs);
+    const events = (await client.query<{ n: number }>(this.sql.countEvents, [removed])).rows[0]?.n ?? 0;
+    const planVersions = (await client.query<{ n: number }>(this.sql.countPlans, [removed])).rows[0]?.n ?? 0;
+    const used = (await client.query<{ sha256: string }>(this.sql.blobsOfRuns, [removed])).rows.map((row) => row.sha256);
+    // ON DELETE CASCADE takes the events, plan versions and blob uses with the runs.
+    await client.query(this.sql.deleteRuns, [removed]);
+    let blobs = 0;
+    let blobBytes = 0;
+    if (used.length > 0) {
+      for (const row of (await client.query<{ bytes: number }>(this.sql.deleteUnusedBlobs, [used])).rows) {
+        blobs += 1;
+        blobBytes += row.bytes;
+      }
+    }
+    return { removed, skipped, events, planVersions, blobs, blobBytes };
+  }
+
+  close(): Promise<void> {
+    if (this.ending === undefined) {
+      this.closed = true;
+      this.ending = this.pool.end().catch(() => undefined);
+    }
+    return this.ending;
+  }
+}

@@ -1,0 +1,37 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestPostgres } from '../store/postgres-server.js';
+import { cli, tempHome } from './cli-harness.js';
+
+const started = await startTestPostgres();
+const server = 'server' in started ? started.server : undefined;
+if (server === undefined) console.log(`CLI Postgres tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe.skipIf(server === undefined)('the CLI with --store postgres://…', () => {
+  it('records a run in Postgres, and show, runs and WEFT_STORE read it back', async () => {
+    const home = tempHome();
+    const url = server!.url;
+    const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home, '--store', url, '--json']);
+    expect(run.code).toBe(0);
+    const document = JSON.parse(run.stdout) as { runId: string; status: string };
+    expect(document.status).toBe('completed');
+    const show = await cli(['show', document.runId, '--home', home, '--store', url, '--json']);
+    expect(JSON.parse(show.stdout)).toEqual(document);
+    const runs = await cli(['runs', '--home', home, '--json'], { WEFT_STORE: url });
+    expect((JSON.parse(runs.stdout) as { runs: { runId: string }[] }).runs.map((r) => r.runId)).toContain(document.runId);
+    // The SQLite store in the home knows nothing of it.
+    const local = await cli(['show', document.runId, '--home', home]);
+    expect(local.code).toBe(2);
+  });
+
+  it('an unreachable Postgres fails within 5 s with a clear message and exit 2 or 1, never a hang', async () => {
+    const started = performance.now();
+    const result = await cli(['runs', '--home', tempHome(), '--store', 'postgres://weft:secret@127.0.0.1:1/none']);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Cannot reach Postgres at/);
+    expect(result.stderr).not.toContain('secret');
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Opening databases written by earlier versions of Weft. Each old schema is spelled out here as it shipped, so a
+ * change to the migrations cannot silently change what "the previous schema" means.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deflate, encodeRefs } from '../../src/store/json-blobs.js';
+import type { EventRecord } from '../../src/store/run-store.js';
+import { openSqliteRunStore, SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/store/sqlite-run-store.js';
+
+/** Schema version 1 (issue 2), verbatim. */
+const SCHEMA_V1 = `
+  CREATE TABLE runs (
+    run_id     TEXT PRIMARY KEY NOT NULL,
+    task       TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    options    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_seq   INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX runs_by_created_at ON runs (created_at);
+  CREATE TABLE events (
+    run_id    TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    type      TEXT NOT NULL,
+    at        REAL NOT NULL,
+    data      TEXT NOT NULL,
+    blob_refs TEXT,
+    PRIMARY KEY (run_id, seq)
+  );
+  CREATE TABLE plan_versions (
+    run_id     TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    version    INTEGER NOT NULL,
+    cause      TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    data       TEXT NOT NULL,
+    blob_refs  TEXT,
+    PRIMARY KEY (run_id, version)
+  );
+  CREATE TABLE blobs (
+    sha256  TEXT PRIMARY KEY NOT NULL,
+    bytes   INTEGER NOT NULL,
+    content TEXT NOT NULL
+  );
+`;
+
+const shared = `<main>${'shared output '.repeat(600)}</main>`;
+const planOnly = `objective ${'x'.repeat(5000)}`;
+
+/** Writes a version-1 database the way Weft 1 did: two finished runs sharing an output, one with a large plan. */
+function writeVersion1(path: string): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(SCHEMA_V1);
+  db.pragma(`application_id = ${SQLITE_APPLICATION_ID}`);
+  db.pragma('user_version = 1');
+  const insertRun = db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)');
+  const insertPlan = db.prepare('INSERT INTO plan_versions VALUES (?, ?, ?, ?, ?, ?)');
+  const insertBlob = db.prepare('INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)');
+  const save = (blobs: ReadonlyMap<string, string>) => {
+    for (const [sha256, content] of blobs) insertBlob.run(sha256, Buffer.byteLength(content), content);
+  };
+  for (const [runId, created] of [['old-1', '2026-01-01T00:00:00.000Z'], ['old-2', '2026-01-02T00:00:00.000Z']] as const) {
+    const events: EventRecord[] = [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 5, output: shared } as EventRecord, { type: 'run-end', at: 6 }];
+    insertRun.run(runId, `task ${runId}`, 'sim:seed=1', '{"strategy":"on-failure"}', 'completed', created, created, events.length);
+    events.forEach((event, index) => {
+      const deflated = deflate(event, runId);
+      save(deflated.blobs);
+      insertEvent.run(runId, index + 1, event.type, event.at, deflated.json, encodeRefs(deflated.refs));
+    });
+  }
+  const plan = deflate(
+    { workflow: { task: 't', subtasks: [{ id: 'a', objective: planOnly, agent: 'w', dependsOn: [] }] } },
+    'plan',
+  );
+  save(plan.blobs);
+  insertPlan.run('old-1', 1, 'initial plan', '2026-01-01T00:00:00.000Z', plan.json, encodeRefs(plan.refs));
+  db.close();
+}
+
+function schemaOf(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").all() as { sql: string }[]).map((row) =>
+      row.sql.replace(/\s+/g, ' '),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite schema migrations', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'weft-migrate-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('opens a version-1 database, keeps every run readable and upgrades it in place', async () => {
+    const path = join(dir, 'weft.db');
+    writeVersion1(path);
+    const store = openSqliteRunStore(path);
+    const runs = await store.listRuns();
+    expect(runs.map((run) => [run.runId, run.status, run.owner])).toEqual([
+      ['old-1', 'completed', undefined],
+      ['old-2', 'completed', undefined],
+    ]);
+    expect(runs[0]).not.toHaveProperty('owner');
+    expect(((await store.events('old-2'))[1]?.event as unknown as { output: string }).output).toBe(shared);
+    expect((await store.planVersions('old-1'))[0]?.workflow.subtasks[0]?.objective).toBe(planOnly);
+    // The log continues where version 1 left it, and new fields work on old runs.
+    await store.appendEvents('old-1', [{ type: 'run-resume', at: 7 }]);
+    expect((await store.events('old-1')).map((stored) => stored.seq)).toEqual([1, 2, 3, 4]);
+    await store.setOwner('old-1', { pid: 3, host: 'h' });
+    expect((await store.getRun('old-1'))?.owner).toEqual({ pid: 3, host: 'h' });
+    await store.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    raw.close();
+  });
+
+  it('ends with the same schema as a new database', async () => {
+    const old = join(dir, 'old.db');
+    const fresh = join(dir, 'fresh.db');
+    writeVersion1(old);
+    await openSqliteRunStore(old).close();
+    await openSqliteRunStore(fresh).close();
+    expect(schemaOf(old)).toEqual(schemaOf(fresh));
+  });
+
+  it("records which runs use the old blobs, so pruning collects them only with their last user", async () => {
+    const path = join(dir, 'weft.db');
+    writeVersion1(path);
+    const store = openSqliteRunStore(path);
+    expect(await store.stats()).toMatchObject({ blobs: 2 });
+    expect(await store.deleteRuns([{ runId: 'old-1' }])).toMatchObject({
+      removed: ['old-1'],
+      events: 3,
+      planVersions: 1,
+      blobs: 1,
+      blobBytes: Buffer.byteLength(planOnly),
+    });
+    expect(((await store.events('old-2'))[1]?.event as unknown as { output: string }).output).toBe(shared);
+    expect(await store.deleteRuns([{ runId: 'old-2' }])).toMatchObject({ blobs: 1, blobBytes: Buffer.byteLength(shared) });
+    expect(await store.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
+    await store.close();
+  });
+
+  it('opens an upgraded database again without migrating twice', async () => {
+    const path = join(dir, 'weft.db');
+    writeVersion1(path);
+    await openSqliteRunStore(path).close();
+    const store = openSqliteRunStore(path);
+    expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
+    await store.close();
+  });
+});
