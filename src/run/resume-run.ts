@@ -3,11 +3,13 @@
  * the same settings and what is left of its budgets. Completed subtasks are not run again and recorded calls are
  * replayed, not repeated.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { WeftError } from '../errors.js';
 import { workflowFromJson } from '../graph/index.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
+import { runPaths } from '../store/run-paths.js';
 import type { WeftEvent } from './events.js';
-import { foldForResume } from './resume-state.js';
+import { foldForResume, type ResumeState } from './resume-state.js';
 import type { RunSettings } from './run-settings.js';
 import { driveRun, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 
@@ -36,6 +38,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
   }
   const workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
+  await backfillPlanVersions(options, state.versions);
   await options.store.setOwner(options.runId, currentOwner());
   await options.store.setStatus(options.runId, 'running');
   if (state.runId !== options.runId) {
@@ -57,4 +60,19 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     start: (emit) => emit({ type: 'run-resume', previousStatus: run.status, replayable: state.replay.size, completed: state.completed }),
     initial: { kind: 'resume', state, workflow },
   });
+}
+
+/**
+ * A version is announced by its event first and saved second; a process killed in between leaves the event
+ * without the saved version. The log is the truth, so the missing versions (and their plan files) are restored.
+ */
+async function backfillPlanVersions(options: ResumeRunOptions, versions: ResumeState['versions']): Promise<void> {
+  const saved = new Set((await options.store.planVersions(options.runId)).map((version) => version.version));
+  const paths = runPaths(options.home, options.runId);
+  for (const version of versions) {
+    if (saved.has(version.version)) continue;
+    await options.store.savePlanVersion({ runId: options.runId, version: version.version, workflow: version.workflow, cause: version.cause, ...(version.diff ? { diff: version.diff } : {}) });
+    await mkdir(paths.dir, { recursive: true });
+    await writeFile(paths.planFile(version.version), `${JSON.stringify(version.workflow, null, 2)}\n`);
+  }
 }

@@ -25,7 +25,7 @@ export interface ResumeState {
   readonly spent: Meter;
   readonly lastAt: number;
   readonly lastStatus: RunStatus | undefined;
-  readonly versions: readonly { version: number; cause: string; diff?: WorkflowDiffSummary }[];
+  readonly versions: readonly { version: number; cause: string; diff?: WorkflowDiffSummary; workflow: WorkflowJson }[];
   readonly artifacts: readonly { taskId: string; path: string; bytes: number }[];
   readonly refused: readonly { taskId: string; path: string; reason: string }[];
   readonly completed: number;
@@ -53,7 +53,7 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   const fates = new Map<string, TaskFate>();
   const replay = new Map<string, ChatResult>();
   const spent: Meter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-  const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [];
+  const versions: { version: number; cause: string; diff?: WorkflowDiffSummary; workflow: WorkflowJson }[] = [];
   const artifacts: { taskId: string; path: string; bytes: number }[] = [];
   const refused: { taskId: string; path: string; reason: string }[] = [];
   const rounds = { updates: 0, repairs: 0 };
@@ -80,8 +80,8 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
         workflow = event.workflow;
         version = event.version;
         versions.push(event.type === 'plan-update'
-          ? { version: event.version, cause: event.cause, diff: event.diff }
-          : { version: event.version, cause: settings.plan === 'given' ? 'given plan' : 'initial plan' });
+          ? { version: event.version, cause: event.cause, diff: event.diff, workflow: event.workflow }
+          : { version: event.version, cause: settings.plan === 'given' ? 'given plan' : 'initial plan', workflow: event.workflow });
         // The version says which subtasks are done; what happens after it is folded on top.
         for (const subtask of event.workflow.subtasks) {
           const current = fate(subtask.id);

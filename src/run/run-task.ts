@@ -21,7 +21,8 @@ import { candidateSummary } from './candidate-summary.js';
 import type { WeftEvent, WorkflowDiffSummary } from './events.js';
 import { execute, type ExecutionStrategy } from './execution.js';
 import { extractArtifacts } from './extract-artifacts.js';
-import { createMeter, meteredModel, type Budget } from './metered-model.js';
+import type { AttemptRunnerFactory } from './attempt-runner.js';
+import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 
@@ -50,6 +51,8 @@ export interface RunTaskOptions {
   readonly runId?: string;
   /** Monotonic milliseconds; injectable for tests. */
   readonly clock?: () => number;
+  /** Runs subtask attempts somewhere else, e.g. on queue workers (default: in-process). */
+  readonly attemptRunner?: AttemptRunnerFactory;
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -117,14 +120,19 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
 
   const meter = resumed ? { ...resumed.spent } : createMeter();
   const budget = settings.budget ?? {};
-  const model = meteredModel(options.model, {
-    budget, meter, now, costOf: options.costOf ?? (() => 0), emit, ...(resumed ? { replay: resumed.replay } : {}),
+  const costOf = options.costOf ?? (() => 0);
+  const gate = budgetGate({ budget, meter, now, emit });
+  const model = meteredModel(options.model, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate);
+  const runAttempt = options.attemptRunner?.({
+    runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
   });
   const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [...(resumed?.versions ?? [])];
   const artifacts: { taskId: string; path: string; bytes: number }[] = [...(resumed?.artifacts ?? [])];
   const refused: { taskId: string; path: string; reason: string }[] = [...(resumed?.refused ?? [])];
   const savePlan = async (version: number, workflow: Workflow, cause: string, diff?: WorkflowDiffSummary) => {
     versions.push({ version, cause, ...(diff ? { diff } : {}) });
+    // The event that announces the version is the truth a resume folds; it must land first.
+    await log.sync();
     await options.store.savePlanVersion({ runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
     await writeFile(paths.planFile(version), `${JSON.stringify(toWorkflowJson(workflow), null, 2)}\n`);
   };
@@ -137,10 +145,8 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     let version = 1;
     if (drive.initial.kind === 'given') {
       initial = drive.initial.workflow;
-      await savePlan(1, initial, 'given plan');
       emit({ type: 'plan-chosen', version: 1, index: 0, workflow: toWorkflowJson(initial) });
-      // A given plan exists nowhere else: it must be in the log before any work depends on it.
-      await log.sync();
+      await savePlan(1, initial, 'given plan');
     } else if (drive.initial.kind === 'resume' && drive.initial.workflow) {
       initial = drive.initial.workflow;
       version = drive.initial.state.version;
@@ -163,6 +169,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds } : {}),
       durability: log,
       emit,
+      ...(runAttempt ? { runAttempt } : {}),
       onAccepted: async (taskId, output) => {
         const found = extractArtifacts(output);
         if (found.length === 0) return;

@@ -1,0 +1,66 @@
+/**
+ * Crash windows of resume, built from a real run's log cut at chosen points (deterministic, unlike SIGKILL).
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createModel } from '../../src/llm/resolve-model.js';
+import type { WeftEvent } from '../../src/run/events.js';
+import { resumeRun } from '../../src/run/resume-run.js';
+import { runTask } from '../../src/run/run-task.js';
+import { openRunStore } from '../../src/store/open-store.js';
+import { runPaths } from '../../src/store/run-paths.js';
+import type { EventRecord, PlanVersion } from '../../src/store/run-store.js';
+
+const SIM = 'sim:seed=5,tasks=6,fail=0.3';
+const TASK = 'write a guide in six parts';
+
+async function referenceRun() {
+  const home = mkdtempSync(join(tmpdir(), 'weft-ref-'));
+  const store = await openRunStore({ home });
+  const result = await runTask({ task: TASK, model: await createModel(SIM), store, home, runId: 'ref' });
+  const events = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
+  const versions = await store.planVersions('ref');
+  await store.close();
+  return { result, events, versions };
+}
+
+/** A home holding the reference run's log cut before event `cut`, plus the given saved plan versions. */
+async function crashedHome(events: readonly WeftEvent[], cut: number, versions: readonly PlanVersion[]) {
+  const home = mkdtempSync(join(tmpdir(), 'weft-cut-'));
+  const store = await openRunStore({ home });
+  await store.createRun({ runId: 'ref', task: TASK, model: SIM, options: (events[0] as Extract<WeftEvent, { type: 'run-start' }>).options });
+  await store.appendEvents('ref', events.slice(0, cut) as unknown as EventRecord[]);
+  for (const version of versions) await store.savePlanVersion({ runId: 'ref', version: version.version, workflow: version.workflow, cause: version.cause });
+  return { home, store };
+}
+
+describe('resume across the plan-version window', () => {
+  it('a run killed after planning calls but before its plan was logged re-plans from the recorded calls', async () => {
+    // A version is logged before it is saved, so this window has neither the event nor the saved version.
+    const reference = await referenceRun();
+    const chosen = reference.events.findIndex((e) => e.type === 'plan-chosen');
+    expect(reference.events.slice(0, chosen).filter((e) => e.type === 'call')).toHaveLength(3);
+    const { home, store } = await crashedHome(reference.events, chosen, []);
+    const result = await resumeRun({ runId: 'ref', model: await createModel(SIM), store, home });
+    expect(result.status).toBe(reference.result.status);
+    expect(result.planVersion).toBe(reference.result.planVersion);
+    expect(result.calls).toBe(reference.result.calls);
+    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(reference.result.tasks.map((t) => [t.id, t.status, t.attempts]));
+    await store.close();
+  });
+
+  it('a plan version logged but never saved is restored from the log', async () => {
+    const reference = await referenceRun();
+    expect(reference.result.planVersion).toBeGreaterThan(1);
+    const update = reference.events.findIndex((e) => e.type === 'plan-update');
+    const { home, store } = await crashedHome(reference.events, update + 1, reference.versions.filter((v) => v.version === 1));
+    const result = await resumeRun({ runId: 'ref', model: await createModel(SIM), store, home });
+    expect(result.status).toBe(reference.result.status);
+    expect(result.tasks).toEqual(reference.result.tasks.map((task) => ({ ...task, startMs: expect.any(Number), endMs: expect.any(Number) })));
+    expect((await store.planVersions('ref')).map((v) => v.version)).toEqual(reference.versions.map((v) => v.version));
+    expect(existsSync(runPaths(home, 'ref').planFile(2))).toBe(true);
+    await store.close();
+  });
+});
