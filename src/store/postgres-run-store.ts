@@ -18,27 +18,17 @@
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
-import type { WorkflowJson } from '../graph/workflow.js';
-import { BLOB_THRESHOLD_BYTES, decodeRefs, deflate, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
+import { decodeRefs, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
 import { loadPg, type PgImporter } from './load-pg.js';
-import {
-  STORED_RUN_STATUSES,
-  type DeletedRuns,
-  type EventRecord,
-  type NewRun,
-  type PlanVersion,
-  type RunDeletion,
-  type RunOwner,
-  type RunRecord,
-  type RunStore,
-  type StoredEvent,
-  type StoredRunStatus,
-  type StoreStats,
-} from './run-store.js';
+import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
+import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
+import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
 export const POSTGRES_SCHEMA_VERSION = 1;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
+/** The largest value of a Postgres `integer` column (pids, plan versions). */
+const MAX_INTEGER = 0x7fffffff;
 
 /** MIGRATIONS[n] takes a schema from version n to n + 1; `s` is the quoted schema name. */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
@@ -106,23 +96,6 @@ export interface PostgresRunStore extends RunStore {
   /** The server's URL without its password. */
   readonly url: string;
   readonly schema: string;
-}
-
-interface RunRow {
-  run_id: string;
-  task: string;
-  model: string;
-  options: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  owner_pid: number | null;
-  owner_host: string | null;
-}
-
-interface DataRow {
-  data: string;
-  blob_refs: string | null;
 }
 
 /** What a query can run on: the pool or one connection inside a transaction. */
@@ -231,53 +204,7 @@ function quoteIdentifier(name: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Checking values (the same rules as the SQLite store)
-
-function requireText(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function checkOwner(owner: unknown, what: string): RunOwner {
-  const candidate = owner as Partial<RunOwner> | null;
-  if (
-    typeof candidate !== 'object' ||
-    candidate === null ||
-    typeof candidate.pid !== 'number' ||
-    !Number.isInteger(candidate.pid) ||
-    candidate.pid <= 0 ||
-    candidate.pid > 0x7fffffff ||
-    typeof candidate.host !== 'string' ||
-    candidate.host === ''
-  ) {
-    throw new WeftError(
-      'STORE',
-      `Cannot store ${what}: owner must be { pid: a positive integer, host: a non-empty string }, got ${JSON.stringify(owner)}`,
-    );
-  }
-  return { pid: candidate.pid, host: candidate.host };
-}
-
-interface PreparedEvent {
-  readonly type: string;
-  readonly at: number;
-  readonly deflated: Deflated;
-}
-
-function prepareEvents(runId: string, events: readonly EventRecord[]): PreparedEvent[] {
-  return events.map((event, index) => {
-    const what = `event ${index + 1} of the batch for run ${runId}`;
-    if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || event.type === '') {
-      throw new WeftError('STORE', `Cannot store ${what}: it needs a non-empty string \`type\``);
-    }
-    if (typeof event.at !== 'number' || !Number.isFinite(event.at)) {
-      throw new WeftError('STORE', `Cannot store ${what} (${event.type}): \`at\` must be a finite number`);
-    }
-    return { type: event.type, at: event.at, deflated: deflate(event, what) };
-  });
-}
+// Blobs
 
 /** The distinct blobs of several values, sorted by hash (the order every transaction locks them in). */
 function collectBlobs(values: readonly Deflated[]): [string, string][] {
@@ -557,34 +484,9 @@ class PostgresStore implements PostgresRunStore {
     return found;
   }
 
-  private toRecord(row: RunRow): RunRecord {
-    const options = parseJson(row.options, `the options of run ${row.run_id}`);
-    if (!STORED_RUN_STATUSES.includes(row.status as StoredRunStatus)) {
-      throw new WeftError('STORE', `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`);
-    }
-    return {
-      runId: row.run_id,
-      task: row.task,
-      status: row.status as StoredRunStatus,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      model: row.model,
-      options: options as Record<string, unknown>,
-      ...(row.owner_pid !== null && row.owner_host !== null ? { owner: { pid: row.owner_pid, host: row.owner_host } } : {}),
-    };
-  }
-
   createRun(run: NewRun): Promise<void> {
     return this.use(`create run ${run.runId}`, async () => {
-      const runId = requireText(run.runId, 'runId');
-      for (const field of ['task', 'model'] as const) {
-        if (typeof run[field] !== 'string') throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
-      }
-      if (typeof run.options !== 'object' || run.options === null || Array.isArray(run.options)) {
-        throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
-      }
-      const options = deflate(run.options, `the options of run ${runId}`, Number.POSITIVE_INFINITY).json;
-      const owner = run.owner === undefined ? undefined : checkOwner(run.owner, `run ${runId}`);
+      const { runId, options, owner } = prepareRun(run, MAX_INTEGER);
       const now = this.now().toISOString();
       try {
         await this.pool.query(this.sql.insertRun, [runId, run.task, run.model, options, now, owner?.pid ?? null, owner?.host ?? null]);
@@ -628,17 +530,7 @@ class PostgresStore implements PostgresRunStore {
   savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void> {
     const { runId } = version;
     return this.use(`save plan version ${version.version} of run ${runId}`, async () => {
-      if (!Number.isInteger(version.version) || version.version < 1 || version.version > 0x7fffffff) {
-        throw new WeftError('STORE', `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`);
-      }
-      if (typeof version.cause !== 'string') {
-        throw new WeftError('STORE', `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`);
-      }
-      const deflated = deflate(
-        { workflow: version.workflow, diff: version.diff },
-        `plan version ${version.version} of run ${runId}`,
-        BLOB_THRESHOLD_BYTES,
-      );
+      const deflated = preparePlanVersion(version, MAX_INTEGER);
       const now = this.now().toISOString();
       await this.transaction(async (client) => {
         // Touching the run first locks its row, in the same order as appendEvents.
@@ -658,9 +550,7 @@ class PostgresStore implements PostgresRunStore {
 
   setStatus(runId: string, status: StoredRunStatus): Promise<void> {
     return this.use(`set the status of run ${runId}`, async () => {
-      if (!STORED_RUN_STATUSES.includes(status)) {
-        throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
-      }
+      checkStatus(status);
       const result = await this.pool.query(this.sql.setStatus, [status, this.now().toISOString(), runId]);
       if (result.rowCount === 0) throw this.notFound(runId);
     });
@@ -668,7 +558,7 @@ class PostgresStore implements PostgresRunStore {
 
   setOwner(runId: string, owner: RunOwner): Promise<void> {
     return this.use(`set the owner of run ${runId}`, async () => {
-      const checked = checkOwner(owner, `the owner of run ${runId}`);
+      const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
       const result = await this.pool.query(this.sql.setOwner, [checked.pid, checked.host, this.now().toISOString(), runId]);
       if (result.rowCount === 0) throw this.notFound(runId);
     });
@@ -677,12 +567,12 @@ class PostgresStore implements PostgresRunStore {
   getRun(runId: string): Promise<RunRecord | undefined> {
     return this.use(`read run ${runId}`, async () => {
       const row = (await this.pool.query<RunRow>(this.sql.getRun, [runId])).rows[0];
-      return row === undefined ? undefined : this.toRecord(row);
+      return row === undefined ? undefined : runRecordFromRow(row);
     });
   }
 
   listRuns(): Promise<RunRecord[]> {
-    return this.use('list runs', async () => (await this.pool.query<RunRow>(this.sql.listRuns)).rows.map((row) => this.toRecord(row)));
+    return this.use('list runs', async () => (await this.pool.query<RunRow>(this.sql.listRuns)).rows.map((row) => runRecordFromRow(row)));
   }
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -706,21 +596,14 @@ class PostgresStore implements PostgresRunStore {
   planVersions(runId: string): Promise<PlanVersion[]> {
     return this.use(`read the plan versions of run ${runId}`, () =>
       this.transaction(async (client) => {
-        type PlanRow = DataRow & { version: number | null; cause: string; created_at: string };
-        const result = await client.query<PlanRow>(this.sql.plans, [runId]);
+        // A run without plan versions gives one row with a null version.
+        type PlanRowOrNone = Omit<PlanRow, 'version'> & { version: number | null };
+        const result = await client.query<PlanRowOrNone>(this.sql.plans, [runId]);
         if (result.rowCount === 0) throw this.notFound(runId);
-        const rows = result.rows.filter((row): row is PlanRow & { version: number } => row.version !== null);
+        const rows = result.rows.filter((row): row is PlanRow => row.version !== null);
         const refs = rows.map((row) => decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`));
         const blobs = await this.readBlobs(client, refs, `run ${runId}`);
-        return rows.map((row, index): PlanVersion => {
-          const what = `plan version ${row.version} of run ${runId}`;
-          const data = inflate(row.data, refs[index] ?? [], (sha256) => blobs.get(sha256), what) as {
-            workflow: WorkflowJson;
-            diff?: unknown;
-          };
-          const base = { runId, version: row.version, workflow: data.workflow, cause: row.cause, createdAt: row.created_at };
-          return data.diff === undefined ? base : { ...base, diff: data.diff };
-        });
+        return rows.map((row, index) => planVersionFromRow(runId, row, refs[index] ?? [], (sha256) => blobs.get(sha256)));
       }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
     );
   }
@@ -764,8 +647,7 @@ class PostgresStore implements PostgresRunStore {
     const skipped: string[] = [];
     for (const { runId, deadOwner } of requested) {
       const row = rows.get(runId);
-      const ownerGone = deadOwner !== undefined && row?.owner_pid === deadOwner.pid && row.owner_host === deadOwner.host;
-      if (row === undefined || (row.status === 'running' && !ownerGone)) skipped.push(runId);
+      if (row === undefined || !mayDeleteRun(row, deadOwner)) skipped.push(runId);
       else removed.push(runId);
     }
     if (removed.length === 0) return { removed, skipped, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 };

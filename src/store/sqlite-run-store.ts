@@ -16,27 +16,17 @@ import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { WeftError } from '../errors.js';
-import type { WorkflowJson } from '../graph/workflow.js';
-import { BLOB_THRESHOLD_BYTES, decodeRefs, deflate, encodeRefs, inflate, parseJson } from './json-blobs.js';
-import {
-  STORED_RUN_STATUSES,
-  type DeletedRuns,
-  type EventRecord,
-  type NewRun,
-  type PlanVersion,
-  type RunDeletion,
-  type RunOwner,
-  type RunRecord,
-  type RunStore,
-  type StoredEvent,
-  type StoredRunStatus,
-  type StoreStats,
-} from './run-store.js';
+import { decodeRefs, encodeRefs, inflate } from './json-blobs.js';
+import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
+import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
+import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
 export const SQLITE_SCHEMA_VERSION = 2;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
+/** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
+const MAX_INTEGER = Number.POSITIVE_INFINITY;
 
 /** MIGRATIONS[n] takes a database from schema n to n + 1. */
 const MIGRATIONS: readonly string[] = [
@@ -109,23 +99,6 @@ export interface SqliteRunStore extends RunStore {
   readonly path: string;
 }
 
-interface RunRow {
-  run_id: string;
-  task: string;
-  model: string;
-  options: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  owner_pid: number | null;
-  owner_host: string | null;
-}
-
-interface DataRow {
-  data: string;
-  blob_refs: string | null;
-}
-
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_SEQUENCE']);
 
 function sqliteCode(error: unknown): string | undefined {
@@ -159,29 +132,6 @@ function storeError(error: unknown, action: string, path: string, busyTimeoutMs:
   }
   const message = error instanceof Error ? error.message : String(error);
   return new WeftError('STORE', `Cannot ${action}: ${message} (${path})`, { cause: error });
-}
-
-function requireText(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function checkOwner(owner: unknown, what: string): RunOwner {
-  const candidate = owner as Partial<RunOwner> | null;
-  if (
-    typeof candidate !== 'object' ||
-    candidate === null ||
-    typeof candidate.pid !== 'number' ||
-    !Number.isInteger(candidate.pid) ||
-    candidate.pid <= 0 ||
-    typeof candidate.host !== 'string' ||
-    candidate.host === ''
-  ) {
-    throw new WeftError('STORE', `Cannot store ${what}: owner must be { pid: a positive integer, host: a non-empty string }, got ${JSON.stringify(owner)}`);
-  }
-  return { pid: candidate.pid, host: candidate.host };
 }
 
 function countTables(db: Database.Database): number {
@@ -329,7 +279,7 @@ class SqliteStore implements SqliteRunStore {
       insertPlan: db.prepare(
         'INSERT INTO plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      plans: db.prepare<[string], DataRow & { version: number; cause: string; created_at: string }>(
+      plans: db.prepare<[string], PlanRow>(
         'SELECT version, cause, created_at, data, blob_refs FROM plan_versions WHERE run_id = ? ORDER BY version',
       ),
       insertBlob: db.prepare('INSERT INTO blobs (sha256, bytes, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING'),
@@ -396,34 +346,9 @@ class SqliteStore implements SqliteRunStore {
     };
   }
 
-  private toRecord(row: RunRow): RunRecord {
-    const options = parseJson(row.options, `the options of run ${row.run_id}`);
-    if (!STORED_RUN_STATUSES.includes(row.status as StoredRunStatus)) {
-      throw new WeftError('STORE', `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`);
-    }
-    return {
-      runId: row.run_id,
-      task: row.task,
-      status: row.status as StoredRunStatus,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      model: row.model,
-      options: options as Record<string, unknown>,
-      ...(row.owner_pid !== null && row.owner_host !== null ? { owner: { pid: row.owner_pid, host: row.owner_host } } : {}),
-    };
-  }
-
   createRun(run: NewRun): Promise<void> {
     return this.use(`create run ${run.runId}`, () => {
-      const runId = requireText(run.runId, 'runId');
-      for (const field of ['task', 'model'] as const) {
-        if (typeof run[field] !== 'string') throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
-      }
-      if (typeof run.options !== 'object' || run.options === null || Array.isArray(run.options)) {
-        throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
-      }
-      const options = deflate(run.options, `the options of run ${runId}`, Number.POSITIVE_INFINITY).json;
-      const owner = run.owner === undefined ? undefined : checkOwner(run.owner, `run ${runId}`);
+      const { runId, options, owner } = prepareRun(run, MAX_INTEGER);
       const now = this.now().toISOString();
       try {
         this.statements.insertRun.run(runId, run.task, run.model, options, 'running', now, now, owner?.pid ?? null, owner?.host ?? null);
@@ -443,16 +368,7 @@ class SqliteStore implements SqliteRunStore {
         return;
       }
       // Check and serialise everything before the transaction: a bad event means nothing is written.
-      const prepared = events.map((event, index) => {
-        const what = `event ${index + 1} of the batch for run ${runId}`;
-        if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || event.type === '') {
-          throw new WeftError('STORE', `Cannot store ${what}: it needs a non-empty string \`type\``);
-        }
-        if (typeof event.at !== 'number' || !Number.isFinite(event.at)) {
-          throw new WeftError('STORE', `Cannot store ${what} (${event.type}): \`at\` must be a finite number`);
-        }
-        return { type: event.type, at: event.at, deflated: deflate(event, what) };
-      });
+      const prepared = prepareEvents(runId, events);
       const now = this.now().toISOString();
       this.db
         .transaction(() => {
@@ -472,15 +388,7 @@ class SqliteStore implements SqliteRunStore {
   savePlanVersion(version: Omit<PlanVersion, 'createdAt'>): Promise<void> {
     const { runId } = version;
     return this.use(`save plan version ${version.version} of run ${runId}`, () => {
-      if (!Number.isInteger(version.version) || version.version < 1) {
-        throw new WeftError('STORE', `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`);
-      }
-      if (typeof version.cause !== 'string') throw new WeftError('STORE', `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`);
-      const deflated = deflate(
-        { workflow: version.workflow, diff: version.diff },
-        `plan version ${version.version} of run ${runId}`,
-        BLOB_THRESHOLD_BYTES,
-      );
+      const deflated = preparePlanVersion(version, MAX_INTEGER);
       const now = this.now().toISOString();
       this.db
         .transaction(() => {
@@ -502,9 +410,7 @@ class SqliteStore implements SqliteRunStore {
 
   setStatus(runId: string, status: StoredRunStatus): Promise<void> {
     return this.use(`set the status of run ${runId}`, () => {
-      if (!STORED_RUN_STATUSES.includes(status)) {
-        throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
-      }
+      checkStatus(status);
       const result = this.statements.setStatus.run(status, this.now().toISOString(), runId);
       if (result.changes === 0) throw this.notFound(runId);
     });
@@ -512,7 +418,7 @@ class SqliteStore implements SqliteRunStore {
 
   setOwner(runId: string, owner: RunOwner): Promise<void> {
     return this.use(`set the owner of run ${runId}`, () => {
-      const checked = checkOwner(owner, `the owner of run ${runId}`);
+      const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
       const result = this.statements.setOwner.run(checked.pid, checked.host, this.now().toISOString(), runId);
       if (result.changes === 0) throw this.notFound(runId);
     });
@@ -521,12 +427,12 @@ class SqliteStore implements SqliteRunStore {
   getRun(runId: string): Promise<RunRecord | undefined> {
     return this.use(`read run ${runId}`, () => {
       const row = this.statements.getRun.get(runId);
-      return row === undefined ? undefined : this.toRecord(row);
+      return row === undefined ? undefined : runRecordFromRow(row);
     });
   }
 
   listRuns(): Promise<RunRecord[]> {
-    return this.use('list runs', () => this.statements.listRuns.all().map((row) => this.toRecord(row)));
+    return this.use('list runs', () => this.statements.listRuns.all().map((row) => runRecordFromRow(row)));
   }
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -549,15 +455,9 @@ class SqliteStore implements SqliteRunStore {
       this.db.transaction(() => {
         this.requireRun(runId);
         const blob = this.blobReader();
-        return this.statements.plans.all(runId).map((row): PlanVersion => {
-          const what = `plan version ${row.version} of run ${runId}`;
-          const data = inflate(row.data, decodeRefs(row.blob_refs, what), blob, what) as {
-            workflow: WorkflowJson;
-            diff?: unknown;
-          };
-          const base = { runId, version: row.version, workflow: data.workflow, cause: row.cause, createdAt: row.created_at };
-          return data.diff === undefined ? base : { ...base, diff: data.diff };
-        });
+        return this.statements.plans
+          .all(runId)
+          .map((row) => planVersionFromRow(runId, row, decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`), blob));
       })(),
     );
   }
@@ -585,9 +485,7 @@ class SqliteStore implements SqliteRunStore {
           if (seen.has(runId)) continue;
           seen.add(runId);
           const row = this.statements.deletable.get(runId);
-          const ownerGone =
-            deadOwner !== undefined && row?.owner_pid === deadOwner.pid && row.owner_host === deadOwner.host;
-          if (row === undefined || (row.status === 'running' && !ownerGone)) {
+          if (row === undefined || !mayDeleteRun(row, deadOwner)) {
             skipped.push(runId);
             continue;
           }

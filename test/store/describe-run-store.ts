@@ -7,9 +7,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WeftError } from '../../src/errors.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { EventRecord, NewRun, RunStore } from '../../src/store/run-store.js';
+import { rejection } from './rejection.js';
 
 export interface StoreLocation {
   /** Opens the store on this location; calling it again opens the same storage (close/reopen, two clients). */
@@ -23,16 +23,6 @@ export interface RunStoreFactory {
   fresh(): Promise<StoreLocation>;
   /** For file-backed stores: opens the store file at `path` (the corrupted-file tests). */
   openFile?: (path: string) => Promise<RunStore>;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<WeftError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WeftError);
-    return error as WeftError;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
 }
 
 function newRun(runId: string, extra: Partial<NewRun> = {}): NewRun {

@@ -1,6 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WeftError } from '../../src/errors.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import {
   DEFAULT_POSTGRES_SCHEMA,
@@ -11,6 +10,7 @@ import {
 } from '../../src/store/postgres-run-store.js';
 import type { EventRecord, RunStore } from '../../src/store/run-store.js';
 import { describeRunStore } from './describe-run-store.js';
+import { rejection } from './rejection.js';
 import { startTestPostgres } from './postgres-server.js';
 
 const started = await startTestPostgres();
@@ -20,16 +20,6 @@ else console.log(`Postgres store tests use ${server.source}`);
 afterAll(async () => {
   await server?.stop();
 });
-
-async function failure(promise: Promise<unknown>): Promise<WeftError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WeftError);
-    return error as WeftError;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
-}
 
 if (server === undefined) {
   describe.skip('RunStore conformance: postgres (no server)', () => {
@@ -51,7 +41,7 @@ if (server === undefined) {
 describe('openPostgresRunStore without a server', () => {
   it('fails with STORE within 5 s for a closed port, naming the URL without its password', async () => {
     const started = Date.now();
-    const error = await failure(openPostgresRunStore('postgres://weft:s3cret-pw@127.0.0.1:1/weft'));
+    const error = await rejection(openPostgresRunStore('postgres://weft:s3cret-pw@127.0.0.1:1/weft'));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(error.code).toBe('STORE');
     expect(error.retryable).toBe(true);
@@ -79,7 +69,7 @@ describe('openPostgresRunStore without a server', () => {
       const address = blackHole.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       const started = Date.now();
-      const error = await failure(openPostgresRunStore(`postgresql://weft:hunter2@127.0.0.1:${port}/weft?password=hunter2`));
+      const error = await rejection(openPostgresRunStore(`postgresql://weft:hunter2@127.0.0.1:${port}/weft?password=hunter2`));
       const elapsed = Date.now() - started;
       expect(elapsed).toBeLessThan(5000);
       expect(elapsed).toBeGreaterThanOrEqual(2500);
@@ -90,21 +80,21 @@ describe('openPostgresRunStore without a server', () => {
   });
 
   it('says how to install pg when it is missing', async () => {
-    const error = await failure(
+    const error = await rejection(
       openPostgresRunStore('postgres://127.0.0.1:1/weft', { importPg: () => Promise.reject(new Error("Cannot find package 'pg'")) }),
     );
     expect(error).toMatchObject({ code: 'MISSING_DEPENDENCY', message: 'The Postgres store needs the pg package: npm install pg' });
   });
 
   it('rejects a malformed URL as bad input, without its password', async () => {
-    const error = await failure(openPostgresRunStore('postgres://ann:pw-77@[broken/weft'));
+    const error = await rejection(openPostgresRunStore('postgres://ann:pw-77@[broken/weft'));
     expect(error.code).toBe('BAD_INPUT');
     expect(error.message).toContain('Invalid Postgres URL postgres://ann@[broken/weft');
     expect(error.message).not.toContain('pw-77');
   });
 
   it('rejects an empty schema name as bad input', async () => {
-    expect((await failure(openPostgresRunStore('postgres://127.0.0.1:1/weft', { schema: '' }))).code).toBe('BAD_INPUT');
+    expect((await rejection(openPostgresRunStore('postgres://127.0.0.1:1/weft', { schema: '' }))).code).toBe('BAD_INPUT');
   });
 
   it('removes passwords from URLs, percent-encoded or in the query', () => {
@@ -154,7 +144,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
     await store.createRun({ runId: 'r1', task: 't', model: 'm', options: {} });
     await store.close();
     await pgServer.admin.query(`UPDATE "${schema}".schema_version SET version = 99`);
-    const error = await failure(open());
+    const error = await rejection(open());
     expect(error.code).toBe('STORE');
     expect(error.message).toContain('schema version 99');
     expect(error.message).toContain(`up to ${POSTGRES_SCHEMA_VERSION}`);
@@ -163,7 +153,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
 
   it('refuses a schema holding tables Weft did not create, without adding any', async () => {
     await pgServer.admin.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".notes (body text)`);
-    const error = await failure(open());
+    const error = await rejection(open());
     expect(error.code).toBe('STORE');
     expect(error.message).toContain('holds tables Weft did not create (notes)');
     const tables = await pgServer.admin.query('SELECT tablename FROM pg_tables WHERE schemaname = $1', [schema]);
@@ -174,7 +164,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
     const url = new URL(pgServer.url);
     const wrongDatabase = new URL(pgServer.url);
     wrongDatabase.pathname = '/weft_no_such_database';
-    const unknown = await failure(openPostgresRunStore(wrongDatabase.href, { schema }));
+    const unknown = await rejection(openPostgresRunStore(wrongDatabase.href, { schema }));
     expect(unknown.code).toBe('STORE');
     expect(unknown.message).toContain('Cannot open the run store in Postgres at ');
     expect(unknown.message).toContain('weft_no_such_database');
@@ -182,7 +172,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       // (A password that is also the user or database name is starred out there too.)
       if (!redactPostgresUrl(pgServer.url).display.includes(url.password)) expect(unknown.message).not.toContain(url.password);
       url.password = 'not-the-Password-42';
-      const wrong = await failure(openPostgresRunStore(url.href, { schema }));
+      const wrong = await rejection(openPostgresRunStore(url.href, { schema }));
       expect(wrong.code).toBe('STORE');
       expect(wrong.message).toMatch(/password authentication failed/);
       expect(wrong.message).not.toContain('not-the-Password-42');
