@@ -8,8 +8,9 @@ import { formatReport, meetsGoal, type Bench } from './report.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
 import { theoremBench } from './theorem.bench.js';
+import { workersBench } from './workers.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -58,6 +58,8 @@ const ALLOWED = {
   store: ['graph'],
   plan: ['graph', 'llm'],
   run: ['graph', 'llm', 'store', 'plan'],
+  // Distributed execution sits on top, like the CLI.
+  dist: ['graph', 'llm', 'store', 'plan', 'run'],
 };
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);

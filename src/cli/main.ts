@@ -11,6 +11,7 @@ import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { runsCommand } from './runs-command.js';
 import { showCommand } from './show-command.js';
+import { workerCommand } from './worker-command.js';
 
 export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const json = argv.includes('--json');
@@ -73,6 +74,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--no-verify', 'skip the per-subtask double-check')
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')
+    .option('--workers <url>', 'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379')
     .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
     .action(async (task: string | undefined, flags) => setExit(await runCommand(task, flags, output, streams, signal)));
 
@@ -80,8 +82,20 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .command('resume')
     .description('continue an interrupted or cancelled run where its log ends')
     .argument('<runId>')
+    .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
     .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
     .action(async (runId: string, flags) => setExit(await resumeCommand(runId, flags, output, streams, signal)));
+
+  program
+    .command('worker')
+    .description('run subtasks that `weft run --workers` puts on a Redis queue, until SIGINT or SIGTERM')
+    .option('--redis <url>', 'the Redis the coordinator uses, e.g. redis://127.0.0.1:6379')
+    .option('--concurrency <N>', 'jobs at once (default 1)')
+    .option('--queue <name>', 'queue name (default weft-subtasks)')
+    .option('--lock-ms <ms>', 'job lock duration; a killed worker\'s job is retried after it (default 30000)')
+    .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
+    .addOption(model).addOption(home).addOption(jsonOption)
+    .action(async (flags) => setExit(await workerCommand(flags, output, streams, signal)));
 
   program
     .command('show')

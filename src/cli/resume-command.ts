@@ -1,5 +1,6 @@
 /** `weft resume <runId>`: continue an interrupted or cancelled run where its log ends. */
 import { WeftError } from '../errors.js';
+import { createQueueRunner } from '../dist/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
 import { loadContext, loadModel, openStore } from './context.js';
 import type { Output, Streams } from './output.js';
@@ -9,20 +10,28 @@ import { runJson } from './run-command.js';
 export interface ResumeFlags {
   readonly model?: string;
   readonly home?: string;
+  readonly workers?: string;
   readonly json?: boolean;
 }
 
 export async function resumeCommand(runId: string, flags: ResumeFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
   const context = await loadContext(flags);
   const { home, config } = context;
-  const store = await openStore(context);
+  // Reach Redis first, so an unreachable one fails fast and the run stays as it was.
+  const queue = flags.workers ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }) : undefined;
+  const store = await openStore(context).catch(async (error: unknown) => {
+    await queue?.close();
+    throw error;
+  });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   try {
     const run = await store.getRun(runId);
     if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
     // The run continues with the model it was started with unless --model says otherwise.
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
-    const result = await resumeRun({ runId, model, store, home, costOf, signal, onEvent: progress.onEvent });
+    const result = await resumeRun({
+      runId, model, store, home, costOf, signal, onEvent: progress.onEvent, ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+    });
     progress.close();
     if (output.json) output.document(runJson(result));
     else {
@@ -32,6 +41,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
     }
     return result.status === 'completed' ? 0 : 1;
   } finally {
+    await queue?.close();
     await store.close();
   }
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { WeftError } from '../errors.js';
 import { parseWorkflow } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
+import { createQueueRunner, type QueueRunner } from '../dist/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import type { RunSummary } from '../run/run-summary.js';
@@ -28,6 +29,7 @@ export interface RunFlags {
   readonly seed?: string;
   readonly maxAttempts?: string;
   readonly verify?: boolean;
+  readonly workers?: string;
   readonly json?: boolean;
 }
 
@@ -56,7 +58,12 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   const context = await loadContext(flags);
   const { home, config } = context;
   const { model, costOf } = await loadModel(flags.model, config);
-  const store = await openStore(context);
+  // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
+  const queue: QueueRunner | undefined = flags.workers ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }) : undefined;
+  const store = await openStore(context).catch(async (error: unknown) => {
+    await queue?.close();
+    throw error;
+  });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   let result: RunTaskResult;
   try {
@@ -82,9 +89,11 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       ...(maxAttempts !== undefined ? { maxAttempts } : {}),
       ...(flags.verify === false ? { verify: false } : {}),
       ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
+      ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
   } finally {
     progress.close();
+    await queue?.close();
     await store.close();
   }
   if (output.json) output.document(runJson(result));

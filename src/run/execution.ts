@@ -15,7 +15,7 @@ import { proposeUpdate } from '../plan/update-plan.js';
 import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { candidateSummary } from './candidate-summary.js';
 import { ClonePool } from './clone-pool.js';
-import { runSubtask, type AttemptOutcome } from './run-subtask.js';
+import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 
 /** `none` turns dynamic updates off (the baseline of the fault-injection experiment). */
 export type ExecutionStrategy = UpdateStrategy | 'none';
@@ -55,6 +55,8 @@ export interface ExecutionOptions {
   readonly failures?: readonly { id: string; reason: string }[];
   /** Inspector rounds finished before a resume, and how many of them were repairs. */
   readonly rounds?: { readonly updates: number; readonly repairs: number };
+  /** Runs one attempt (default `runSubtask`, in-process); a distributed run puts it on a queue instead. */
+  readonly runAttempt?: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
 }
 
 export interface ExecutionResult {
@@ -303,7 +305,7 @@ class Execution {
       const parent = this.tasks.get(id)!;
       return { id, objective: parent.objective, output: parent.output ?? '' };
     });
-    const work = runSubtask({
+    const work = (this.options.runAttempt ?? runSubtask)({
       task: this.task,
       id: state.id,
       objective: state.objective,

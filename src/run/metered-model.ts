@@ -52,9 +52,63 @@ export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number):
   return undefined;
 }
 
-export function meteredModel(model: ChatModel, options: MeterOptions): ChatModel {
+/**
+ * The budget check before a call, shared by the in-process model and work sent elsewhere (a queue): throws
+ * WeftError('BUDGET') once the budget is spent, and emits the `budget` event that says so only once.
+ */
+export interface BudgetGate {
+  admit(): void;
+}
+
+export function budgetGate(options: Pick<MeterOptions, 'budget' | 'meter' | 'now' | 'emit'>): BudgetGate {
   const { meter } = options;
   let reported = false;
+  return {
+    admit() {
+      const exceeded = budgetExceeded(options.budget, meter, options.now());
+      if (!exceeded) return;
+      if (!reported) {
+        reported = true;
+        options.emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd, exceeded });
+      }
+      throw new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
+    },
+  };
+}
+
+/** A call made elsewhere (e.g. by a queue worker), as it is reported back to the run. */
+export interface RemoteCall {
+  readonly purpose: NonNullable<ChatCall['tag']>['purpose'];
+  readonly key?: string;
+  readonly attempt?: number;
+  readonly sequence: number;
+  readonly text?: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly model: string;
+  readonly durationMs: number;
+  readonly error?: string;
+}
+
+/** Charges a call made elsewhere to the meter and records it as a `call` event, like one made here. */
+export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit'>): void {
+  const { meter } = options;
+  const costUsd = call.error === undefined ? options.costOf({ text: call.text ?? '', usage: { inputTokens: call.inputTokens, outputTokens: call.outputTokens }, model: call.model }) : 0;
+  meter.calls += 1;
+  meter.inputTokens += call.inputTokens;
+  meter.outputTokens += call.outputTokens;
+  meter.costUsd += costUsd;
+  const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
+  options.emit({
+    type: 'call', purpose: call.purpose, model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd,
+    durationMs: call.durationMs, sequence: call.sequence, ...(call.key !== undefined ? { key: call.key } : {}),
+    ...(call.attempt !== undefined ? { attempt: call.attempt } : {}),
+    ...(call.error !== undefined ? { error: call.error } : { text: call.text ?? '' }), ...(taskId !== undefined ? { taskId } : {}),
+  });
+}
+
+export function meteredModel(model: ChatModel, options: MeterOptions, gate: BudgetGate = budgetGate(options)): ChatModel {
+  const { meter } = options;
   const sequences = new Map<string, number>();
   return {
     id: model.id,
@@ -66,14 +120,7 @@ export function meteredModel(model: ChatModel, options: MeterOptions): ChatModel
       sequences.set(series, sequence + 1);
       const recorded = options.replay?.get(callKey(purpose, call.tag?.key, call.tag?.attempt, sequence));
       if (recorded) return recorded;
-      const exceeded = budgetExceeded(options.budget, meter, options.now());
-      if (exceeded) {
-        if (!reported) {
-          reported = true;
-          options.emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd, exceeded });
-        }
-        throw new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
-      }
+      gate.admit();
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;

@@ -125,6 +125,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const model = meteredModel(options.model, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate);
   const runAttempt = options.attemptRunner?.({
     runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
+    ...(resumed ? { replay: resumed.replay } : {}),
   });
   const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [...(resumed?.versions ?? [])];
   const artifacts: { taskId: string; path: string; bytes: number }[] = [...(resumed?.artifacts ?? [])];

@@ -1,0 +1,70 @@
+/**
+ * `weft worker --redis URL`: runs subtasks that `weft run --workers URL` puts on the queue, until SIGINT or
+ * SIGTERM (running jobs finish first). Prints one line per event; with `--json`, one JSON object per line.
+ */
+import { runWorker, type WorkerEvent } from '../dist/run-worker.js';
+import { WeftError } from '../errors.js';
+import { loadContext, loadModel } from './context.js';
+import { integerFlag } from './flags.js';
+import type { Output, Streams } from './output.js';
+
+export interface WorkerFlags {
+  readonly redis?: string;
+  readonly concurrency?: string;
+  readonly model?: string;
+  readonly queue?: string;
+  readonly lockMs?: string;
+  readonly stalledMs?: string;
+  readonly home?: string;
+  readonly json?: boolean;
+}
+
+export async function workerCommand(flags: WorkerFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+  if (!flags.redis) throw new WeftError('BAD_INPUT', '--redis is required, e.g. --redis redis://127.0.0.1:6379', { location: { field: '--redis' } });
+  const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 }) ?? 1;
+  const lockDurationMs = integerFlag('lock-ms', flags.lockMs, { min: 1 });
+  const stalledIntervalMs = integerFlag('stalled-ms', flags.stalledMs, { min: 1 });
+  const { config } = await loadContext(flags);
+  // SIGINT reaches us through `signal`; SIGTERM (what process managers send) stops the worker the same way.
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  signal.addEventListener('abort', onStop, { once: true });
+  process.once('SIGTERM', onStop);
+  const line = (event: WorkerEvent) => {
+    if (output.json) streams.stdout.write(`${JSON.stringify(event)}\n`);
+    else streams.stdout.write(`${describe(event)}\n`);
+  };
+  try {
+    const result = await runWorker({
+      redisUrl: flags.redis,
+      concurrency,
+      signal: stop.signal,
+      onEvent: line,
+      createModel: async (spec) => (await loadModel(spec, config)).model,
+      ...(flags.model !== undefined ? { modelSpec: flags.model } : {}),
+      ...(flags.queue !== undefined ? { queueName: flags.queue } : {}),
+      ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
+      ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
+    });
+    output.log(`worker stopped after ${result.jobs} job(s)`);
+    return 0;
+  } finally {
+    signal.removeEventListener('abort', onStop);
+    process.off('SIGTERM', onStop);
+  }
+}
+
+function describe(event: WorkerEvent): string {
+  switch (event.type) {
+    case 'worker-ready':
+      return `worker ${event.worker} ready on queue ${event.queue} (concurrency ${event.concurrency})`;
+    case 'job-start':
+      return `job ${event.jobId} started: subtask ${event.taskId}, attempt ${event.attempt}`;
+    case 'job-end':
+      return `job ${event.jobId} ${event.status} in ${event.durationMs} ms, ${event.calls} call(s)${event.error ? `: ${event.error}` : ''}`;
+    case 'worker-error':
+      return `worker error: ${event.message}`;
+    case 'worker-stop':
+      return `worker stopping after ${event.jobs} job(s)`;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What travels through the queue: the serialisable part of a subtask attempt, and what the worker sends back
+ * (the outcome or a failure, plus every model call it made so the coordinator can record and charge them).
+ */
+import type { Role } from '../graph/workflow.js';
+import type { ChatResult } from '../llm/chat-model.js';
+import type { ParentOutput } from '../plan/prompts.js';
+import type { RemoteCall } from '../run/metered-model.js';
+import type { AttemptOutcome } from '../run/run-subtask.js';
+import { WeftError, isWeftError, type WeftErrorCode } from '../errors.js';
+
+export const DEFAULT_QUEUE_NAME = 'weft-subtasks';
+
+export interface AttemptJobData {
+  readonly runId: string;
+  readonly task: string;
+  readonly id: string;
+  readonly objective: string;
+  readonly role: Role;
+  readonly parents: readonly ParentOutput[];
+  readonly attempt: number;
+  readonly verify: boolean;
+  readonly mask: boolean;
+  /** The coordinator's model spec; a worker started with `--model` uses it only for jobs without one. */
+  readonly modelSpec?: string;
+  /** Replies this attempt already got before the coordinator resumed, as `[callKey, reply]`: not asked again. */
+  readonly replay?: readonly (readonly [string, ChatResult])[];
+}
+
+export interface JobFailure {
+  readonly code: WeftErrorCode;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+export interface AttemptJobResult {
+  readonly outcome?: AttemptOutcome;
+  readonly error?: JobFailure;
+  /** The job was cancelled before it started. */
+  readonly cancelled?: boolean;
+  readonly calls: readonly RemoteCall[];
+  /** Which worker ran it (`host:pid`). */
+  readonly worker: string;
+}
+
+/** BullMQ job ids may hold exactly two colons: `run:subtask:attempt`, with colons in the parts escaped. */
+export function attemptJobId(runId: string, taskId: string, attempt: number): string {
+  const escape = (part: string) => part.replace(/%/g, '%25').replace(/:/g, '%3A');
+  return `${escape(runId)}:${escape(taskId)}:${attempt}`;
+}
+
+/** Key a coordinator sets to tell a worker that picks the job up to return at once. */
+export function cancelKey(queueName: string, jobId: string): string {
+  return `weft:${queueName}:cancelled:${jobId}`;
+}
+
+export function toJobFailure(error: unknown): JobFailure {
+  if (isWeftError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), retryable: false };
+}
+
+export function fromJobFailure(failure: JobFailure): WeftError {
+  return new WeftError(failure.code, failure.message, { retryable: failure.retryable });
+}

@@ -1,0 +1,127 @@
+/**
+ * The worker's side of a distributed run: a BullMQ Worker that runs each attempt with `runSubtask` and returns
+ * its outcome and every model call it made. A subtask failure is a result, not a job failure; BullMQ retries
+ * only jobs whose worker died (stalled-job recovery: the lock lapses after `lockDurationMs`, and the stalled
+ * check every `stalledIntervalMs` hands the job to another worker).
+ */
+import { hostname } from 'node:os';
+import { WeftError } from '../errors.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { createModel } from '../llm/resolve-model.js';
+import type { RemoteCall } from '../run/metered-model.js';
+import { runSubtask } from '../run/run-subtask.js';
+import { cancelKey, DEFAULT_QUEUE_NAME, toJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
+import { loadQueueModules, type BullJob } from './load-queue.js';
+import { recordingModel } from './recording-model.js';
+import { checkRedis, redisOptions } from './redis-url.js';
+
+export type WorkerEvent =
+  | { readonly type: 'worker-ready'; readonly worker: string; readonly queue: string; readonly concurrency: number }
+  | { readonly type: 'job-start'; readonly jobId: string; readonly taskId: string; readonly attempt: number }
+  | { readonly type: 'job-end'; readonly jobId: string; readonly taskId: string; readonly attempt: number; readonly status: 'completed' | 'blocked' | 'failed' | 'cancelled'; readonly durationMs: number; readonly calls: number; readonly error?: string }
+  | { readonly type: 'worker-error'; readonly message: string }
+  | { readonly type: 'worker-stop'; readonly jobs: number };
+
+export interface RunWorkerOptions {
+  readonly redisUrl: string;
+  /** Jobs at once (default 1). */
+  readonly concurrency?: number;
+  /** Used for jobs that name no model spec. */
+  readonly modelSpec?: string;
+  readonly queueName?: string;
+  /** Stops the worker: it takes no new job and returns once its running jobs finish. */
+  readonly signal?: AbortSignal;
+  /** How long a job's lock lasts without renewal (default 30 000 ms); a killed worker's job is free after it. */
+  readonly lockDurationMs?: number;
+  /** How often stalled jobs are looked for (default 30 000 ms). */
+  readonly stalledIntervalMs?: number;
+  /** Builds the model for a spec (default `createModel`); called once per spec. */
+  readonly createModel?: (spec: string) => Promise<ChatModel>;
+  readonly onEvent?: (event: WorkerEvent) => void;
+  /** Names this worker in results and events (default `host:pid`). */
+  readonly id?: string;
+}
+
+export interface RunWorkerResult {
+  readonly jobs: number;
+}
+
+export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerResult> {
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${concurrency}`, { location: { field: '--concurrency' } });
+  const lockDuration = positive(options.lockDurationMs ?? 30_000, 'lockDurationMs');
+  const stalledInterval = positive(options.stalledIntervalMs ?? 30_000, 'stalledIntervalMs');
+  const connection = redisOptions(options.redisUrl, '--redis');
+  await checkRedis(options.redisUrl, '--redis');
+  const { Worker, Redis } = await loadQueueModules();
+  // Reads cancellation marks: BullMQ does not expose its own client.
+  const marks = new Redis({ ...connection, maxRetriesPerRequest: 3 });
+  marks.on('error', () => {}); // the Worker's 'error' event reports the same outage
+  const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const workerId = options.id ?? `${hostname()}:${process.pid}`;
+  const emit = options.onEvent ?? (() => {});
+  const build = options.createModel ?? ((spec: string) => createModel(spec));
+  const models = new Map<string, Promise<ChatModel>>();
+  const modelFor = (spec: string) => {
+    let model = models.get(spec);
+    if (!model) {
+      model = build(spec);
+      models.set(spec, model);
+      model.catch(() => models.delete(spec));
+    }
+    return model;
+  };
+  let jobs = 0;
+  const never = new AbortController().signal;
+
+  const worker = new Worker<AttemptJobData, AttemptJobResult>(
+    queueName,
+    async (job: BullJob<AttemptJobData, AttemptJobResult>, _token?: string, jobSignal?: AbortSignal): Promise<AttemptJobResult> => {
+      const data = job.data;
+      const jobId = job.id ?? '?';
+      const started = performance.now();
+      const end = (status: Extract<WorkerEvent, { type: 'job-end' }>['status'], calls: readonly RemoteCall[], error?: string) =>
+        emit({ type: 'job-end', jobId, taskId: data.id, attempt: data.attempt, status, durationMs: Math.round(performance.now() - started), calls: calls.length, ...(error !== undefined ? { error } : {}) });
+      if ((await marks.get(cancelKey(queueName, jobId))) !== null) {
+        end('cancelled', []);
+        return { cancelled: true, calls: [], worker: workerId };
+      }
+      jobs += 1;
+      emit({ type: 'job-start', jobId, taskId: data.id, attempt: data.attempt });
+      const calls: RemoteCall[] = [];
+      try {
+        const spec = data.modelSpec ?? options.modelSpec;
+        if (spec === undefined) throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');
+        const outcome = await runSubtask({
+          task: data.task, id: data.id, objective: data.objective, role: data.role, parents: data.parents, attempt: data.attempt,
+          verify: data.verify, mask: data.mask, model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])), signal: jobSignal ?? never,
+        });
+        end(outcome.kind === 'blocked' ? 'blocked' : 'completed', calls);
+        return { outcome, calls, worker: workerId };
+      } catch (error) {
+        const failure = toJobFailure(error);
+        end('failed', calls, failure.message);
+        return { error: failure, calls, worker: workerId };
+      }
+    },
+    { connection, concurrency, lockDuration, stalledInterval, maxStalledCount: 2, autorun: true },
+  );
+  worker.on('error', (error) => emit({ type: 'worker-error', message: error instanceof Error ? error.message : String(error) }));
+  await worker.waitUntilReady();
+  emit({ type: 'worker-ready', worker: workerId, queue: queueName, concurrency });
+  await new Promise<void>((resolve) => {
+    if (!options.signal) return; // runs until the process ends
+    if (options.signal.aborted) resolve();
+    else options.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  // Graceful: running jobs finish and are reported; no new job is taken.
+  await worker.close();
+  await marks.quit().catch(() => {});
+  emit({ type: 'worker-stop', jobs });
+  return { jobs };
+}
+
+function positive(value: number, field: string): number {
+  if (!(Number.isFinite(value) && value > 0)) throw new WeftError('BAD_INPUT', `Expected ${field} > 0, got ${value}`, { location: { field } });
+  return value;
+}
