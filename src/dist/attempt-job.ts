@@ -2,25 +2,16 @@
  * What travels through the queue: the serialisable part of a subtask attempt, and what the worker sends back
  * (the outcome or a failure, plus every model call it made so the coordinator can record and charge them).
  */
-import type { Role } from '../graph/workflow.js';
 import type { ChatResult } from '../llm/chat-model.js';
-import type { ParentOutput } from '../plan/prompts.js';
 import type { RemoteCall } from '../run/metered-model.js';
-import type { AttemptOutcome } from '../run/run-subtask.js';
+import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
 import { WeftError, isWeftError, type WeftErrorCode } from '../errors.js';
 
 export const DEFAULT_QUEUE_NAME = 'weft-subtasks';
 
-export interface AttemptJobData {
+/** The serialisable part of a `SubtaskAttempt` (no model, no signal), plus what a worker needs to run it. */
+export interface AttemptJobData extends Omit<SubtaskAttempt, 'model' | 'signal'> {
   readonly runId: string;
-  readonly task: string;
-  readonly id: string;
-  readonly objective: string;
-  readonly role: Role;
-  readonly parents: readonly ParentOutput[];
-  readonly attempt: number;
-  readonly verify: boolean;
-  readonly mask: boolean;
   /** The coordinator's model spec; a worker started with `--model` uses it only for jobs without one. */
   readonly modelSpec?: string;
   /** Replies this attempt already got before the coordinator resumed, as `[callKey, reply]`: not asked again. */

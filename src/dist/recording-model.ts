@@ -3,26 +3,22 @@
  * attempt) exactly as the coordinator's metered model numbers them (the `sim:` model seeds on that number).
  */
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
-import { callKey, type RemoteCall } from '../run/metered-model.js';
+import { callSequencer, type RemoteCall } from '../run/metered-model.js';
 
 /** A call found in `replay` (by `callKey`) is answered from it, and not recorded: the coordinator has it. */
 export function recordingModel(model: ChatModel, calls: RemoteCall[], replay: ReadonlyMap<string, ChatResult> = new Map()): ChatModel {
-  const sequences = new Map<string, number>();
+  const identify = callSequencer();
   return {
     id: model.id,
     kind: model.kind,
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      const purpose = call.tag?.purpose ?? 'other';
-      const series = JSON.stringify([purpose, call.tag?.key ?? null, call.tag?.attempt ?? null]);
-      const sequence = sequences.get(series) ?? 0;
-      sequences.set(series, sequence + 1);
-      const recorded = replay.get(callKey(purpose, call.tag?.key, call.tag?.attempt, sequence));
+      const { purpose, identity: numbered, tagged, key } = identify(call);
+      const recorded = replay.get(key);
       if (recorded) return recorded;
-      const tag = { ...(call.tag ?? { purpose: 'other' as const }), sequence };
-      const identity = { purpose, sequence, ...(tag.key !== undefined ? { key: tag.key } : {}), ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}) };
+      const identity = { purpose, ...numbered };
       const started = performance.now();
       try {
-        const result = await model.generate({ ...call, tag }, signal);
+        const result = await model.generate(tagged, signal);
         calls.push({
           ...identity, text: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
           model: result.model, durationMs: Math.round(performance.now() - started),

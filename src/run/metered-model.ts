@@ -5,7 +5,7 @@
  * log: never repeated, never charged twice.
  */
 import { WeftError } from '../errors.js';
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { WeftEvent } from './events.js';
 
 export interface Budget {
@@ -37,6 +37,37 @@ export interface MeterOptions {
 /** Identifies a call within a run: what it was for, for which subtask and attempt, and its number among those. */
 export function callKey(purpose: string, key: string | undefined, attempt: number | undefined, sequence: number): string {
   return JSON.stringify([purpose, key ?? null, attempt ?? null, sequence]);
+}
+
+export interface CallIdentity {
+  readonly purpose: CallTag['purpose'];
+  /** `sequence`, and `key`/`attempt` when the call has them: what a `call` event records. */
+  readonly identity: { readonly sequence: number; readonly key?: string; readonly attempt?: number };
+  /** The call with `tag.sequence` set, for seeded models. */
+  readonly tagged: ChatCall;
+  /** Its `callKey`, for replay. */
+  readonly key: string;
+}
+
+/**
+ * Numbers calls per (purpose, key, attempt): the identity a run's log records and a resume replays by. One
+ * sequencer per model wrapper, so the numbering follows the order in which one run makes its calls.
+ */
+export function callSequencer(): (call: ChatCall) => CallIdentity {
+  const sequences = new Map<string, number>();
+  return (call) => {
+    const purpose = call.tag?.purpose ?? 'other';
+    const series = JSON.stringify([purpose, call.tag?.key ?? null, call.tag?.attempt ?? null]);
+    const sequence = sequences.get(series) ?? 0;
+    sequences.set(series, sequence + 1);
+    const tag = { ...(call.tag ?? { purpose: 'other' as const }), sequence };
+    return {
+      purpose,
+      identity: { sequence, ...(tag.key !== undefined ? { key: tag.key } : {}), ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}) },
+      tagged: { ...call, tag },
+      key: callKey(purpose, call.tag?.key, call.tag?.attempt, sequence),
+    };
+  };
 }
 
 export function createMeter(): Meter {
@@ -109,25 +140,20 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
 
 export function meteredModel(model: ChatModel, options: MeterOptions, gate: BudgetGate = budgetGate(options)): ChatModel {
   const { meter } = options;
-  const sequences = new Map<string, number>();
+  const identify = callSequencer();
   return {
     id: model.id,
     kind: model.kind,
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      const purpose = call.tag?.purpose ?? 'other';
-      const series = JSON.stringify([purpose, call.tag?.key ?? null, call.tag?.attempt ?? null]);
-      const sequence = sequences.get(series) ?? 0;
-      sequences.set(series, sequence + 1);
-      const recorded = options.replay?.get(callKey(purpose, call.tag?.key, call.tag?.attempt, sequence));
+      const { purpose, identity, tagged, key } = identify(call);
+      const recorded = options.replay?.get(key);
       if (recorded) return recorded;
       gate.admit();
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
-      const tag = { ...(call.tag ?? { purpose: 'other' as const }), sequence };
-      const identity = { sequence, ...(tag.key !== undefined ? { key: tag.key } : {}), ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}) };
       try {
-        const result = await model.generate({ ...call, tag }, signal);
+        const result = await model.generate(tagged, signal);
         const costUsd = options.costOf(result);
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;

@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
-import { createLocalGgufModel, importNodeLlamaCpp, type NodeLlamaCppImporter } from '../../src/llm/providers/local-gguf.js';
+import { createLocalGgufModel } from '../../src/llm/providers/local-gguf.js';
 import {
   boundedSchema,
   canonicalPlanAnswer,
@@ -19,6 +16,7 @@ import { planAnswerSchema, updateAnswerSchema, verdictAnswerSchema } from '../..
 import { planTask } from '../../src/plan/plan-task.js';
 import { proposeUpdate } from '../../src/plan/update-plan.js';
 import { verifySubtask } from '../../src/plan/verify-subtask.js';
+import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../local-llama.js';
 
 /**
  * A validator for exactly the JSON Schema subset the answer schemas may use (the one node-llama-cpp turns into
@@ -230,27 +228,7 @@ describe('the planner, verifier and inspector send their answer schema', () => {
 
 // ---- A grammar-constrained plan from node-llama-cpp and the tiny random GGUF, when both are present. ----
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TINY_MODEL = resolve(REPO, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
-// As in test/llm/providers/local-gguf.test.ts: WEFT_TEST_NODE_LLAMA_CPP, the `npm run setup:local` side install,
-// or the project's own node_modules.
-const SIDE_INSTALL = resolve(REPO, '.local-llm', 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
-const moduleFile = process.env['WEFT_TEST_NODE_LLAMA_CPP'] ?? (existsSync(SIDE_INSTALL) ? SIDE_INSTALL : undefined);
-const realImporter: NodeLlamaCppImporter = moduleFile
-  ? () => import(pathToFileURL(moduleFile).href)
-  : () => import('node-llama-cpp' as string);
-
-async function realSkipReason(): Promise<string | undefined> {
-  if (!existsSync(TINY_MODEL)) return `the model file ${TINY_MODEL} does not exist`;
-  try {
-    await importNodeLlamaCpp(realImporter);
-  } catch {
-    return 'node-llama-cpp is not importable; install it with: npm run setup:local';
-  }
-  return undefined;
-}
-
-const skipReason = await realSkipReason();
+const skipReason = await localInferenceSkipReason();
 if (skipReason) console.log(`[answer-schemas] skipping the grammar-constrained plan test: ${skipReason}`);
 
 describe('answer schemas as a grammar: real inference with node-llama-cpp', () => {

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   NODE_LLAMA_CPP_INSTALL_HINT,
@@ -12,9 +10,8 @@ import {
 } from '../../../src/llm/providers/local-gguf.js';
 import { createModel } from '../../../src/llm/resolve-model.js';
 import { rejection } from './rejection.js';
+import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../../local-llama.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const TINY_MODEL = resolve(REPO, '..', 'shared', 'models', 'llama-2-tiny-random.gguf');
 
 const missingPackage: NodeLlamaCppImporter = () =>
   Promise.reject(Object.assign(new Error("Cannot find package 'node-llama-cpp'"), { code: 'ERR_MODULE_NOT_FOUND' }));
@@ -171,26 +168,7 @@ describe('local-gguf provider: dependency and file errors', () => {
 
 // ---- The real thing: node-llama-cpp + the tiny random GGUF, when both are present. ----
 
-// node-llama-cpp comes from, in order: WEFT_TEST_NODE_LLAMA_CPP (its dist/index.js), the side install that
-// `npm run setup:local` makes in .local-llm/ (CI runs it), or the project's own node_modules.
-const SIDE_INSTALL = fileURLToPath(new URL('../../../.local-llm/node_modules/node-llama-cpp/dist/index.js', import.meta.url));
-const moduleFile = process.env['WEFT_TEST_NODE_LLAMA_CPP'] ?? (existsSync(SIDE_INSTALL) ? SIDE_INSTALL : undefined);
-const realImporter: NodeLlamaCppImporter = moduleFile
-  ? () => import(pathToFileURL(moduleFile).href)
-  : () => import('node-llama-cpp' as string);
-
-async function realSkipReason(): Promise<string | undefined> {
-  if (!existsSync(TINY_MODEL)) return `the model file ${TINY_MODEL} does not exist`;
-  try {
-    await importNodeLlamaCpp(realImporter);
-  } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message.split('\n')[0]})` : '';
-    return `node-llama-cpp is not importable${cause}; install it with: npm run setup:local`;
-  }
-  return undefined;
-}
-
-const skipReason = await realSkipReason();
+const skipReason = await localInferenceSkipReason();
 if (skipReason) console.log(`[local-gguf] skipping the real-inference test: ${skipReason}`);
 
 describe('local-gguf provider: real inference with node-llama-cpp', () => {
