@@ -31,7 +31,10 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
     if (path === '') throw new WeftError('BAD_INPUT', 'Store spec "sqlite:" needs a file path, e.g. sqlite:./runs.db');
     return openSqliteRunStore(path);
   }
-  if (isPostgresUrl(spec)) return openPostgresRunStore(spec);
+  if (isPostgresUrl(spec)) {
+    const { url, schema } = splitSchemaParameter(spec);
+    return openPostgresRunStore(url, schema !== undefined ? { schema } : {});
+  }
   throw new WeftError(
     'BAD_INPUT',
     `Unknown store ${JSON.stringify(redactPostgresUrl(spec).display)}: expected sqlite:<path> or a postgres:// URL (or nothing, for <home>/weft.db)`,
@@ -83,4 +86,21 @@ export function resolveHome(options: ResolveHomeOptions = {}): string {
   const fromEnv = (options.env ?? process.env)['WEFT_HOME'];
   if (fromEnv !== undefined && fromEnv.trim() !== '') return resolve(cwd, fromEnv);
   return resolve(cwd, '.weft');
+}
+
+/**
+ * `?schema=name` on a Postgres URL picks the schema Weft keeps its tables in (default `weft`), so several Weft
+ * homes can share one database. The parameter is Weft's, so it is taken off before the URL reaches the driver.
+ */
+export function splitSchemaParameter(spec: string): { url: string; schema?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(spec);
+  } catch {
+    return { url: spec }; // the store reports a malformed URL itself, without repeating a password
+  }
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { url: spec };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.toString(), schema };
 }

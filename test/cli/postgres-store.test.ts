@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestPostgres } from '../store/postgres-server.js';
 import { cli, tempHome } from './cli-harness.js';
 
@@ -12,7 +12,10 @@ afterAll(async () => {
 describe.skipIf(server === undefined)('the CLI with --store postgres://…', () => {
   it('records a run in Postgres, and show, runs and WEFT_STORE read it back', async () => {
     const home = tempHome();
-    const url = server!.url;
+    // A schema of its own (`?schema=`), dropped afterwards, so the shared test database is left as it was.
+    const schema = server!.freshSchema();
+    onTestFinished(() => server!.dropSchema(schema));
+    const url = `${server!.url}${server!.url.includes('?') ? '&' : '?'}schema=${schema}`;
     const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home, '--store', url, '--json']);
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as { runId: string; status: string };
@@ -21,6 +24,7 @@ describe.skipIf(server === undefined)('the CLI with --store postgres://…', () 
     expect(JSON.parse(show.stdout)).toEqual(document);
     const runs = await cli(['runs', '--home', home, '--json'], { WEFT_STORE: url });
     expect((JSON.parse(runs.stdout) as { runs: { runId: string }[] }).runs.map((r) => r.runId)).toContain(document.runId);
+    expect((await server!.admin.query(`SELECT count(*)::int AS n FROM "${schema}".runs`)).rows[0]).toEqual({ n: 1 });
     // The SQLite store in the home knows nothing of it.
     const local = await cli(['show', document.runId, '--home', home]);
     expect(local.code).toBe(2);

@@ -89,3 +89,11 @@ describe('resolveHome', () => {
     expect(() => resolveHome({ flag: ' ', env: {}, cwd: '/work' })).toThrowError(expect.objectContaining({ code: 'BAD_INPUT' }));
   });
 });
+
+describe('splitSchemaParameter', () => {
+  it('takes ?schema= off a Postgres URL and leaves other parameters', async () => {
+    const { splitSchemaParameter } = await import('../../src/store/open-store.js');
+    expect(splitSchemaParameter('postgres://u:p@h:5432/db?schema=team_a&sslmode=disable')).toEqual({ url: 'postgres://u:p@h:5432/db?sslmode=disable', schema: 'team_a' });
+    expect(splitSchemaParameter('postgres://h/db')).toEqual({ url: 'postgres://h/db' });
+  });
+});
