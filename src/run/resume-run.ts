@@ -3,12 +3,11 @@
  * the same settings and what is left of its budgets. Completed subtasks are not run again and recorded calls are
  * replayed, not repeated.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { WeftError } from '../errors.js';
 import { workflowFromJson } from '../graph/index.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
-import { runPaths } from '../store/run-paths.js';
 import type { WeftEvent } from './events.js';
+import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
 import type { RunSettings } from './run-settings.js';
 import { driveRun, type RunTaskOptions, type RunTaskResult } from './run-task.js';
@@ -68,11 +67,8 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
  */
 async function backfillPlanVersions(options: ResumeRunOptions, versions: ResumeState['versions']): Promise<void> {
   const saved = new Set((await options.store.planVersions(options.runId)).map((version) => version.version));
-  const paths = runPaths(options.home, options.runId);
   for (const version of versions) {
     if (saved.has(version.version)) continue;
-    await options.store.savePlanVersion({ runId: options.runId, version: version.version, workflow: version.workflow, cause: version.cause, ...(version.diff ? { diff: version.diff } : {}) });
-    await mkdir(paths.dir, { recursive: true });
-    await writeFile(paths.planFile(version.version), `${JSON.stringify(version.workflow, null, 2)}\n`);
+    await recordPlanVersion(options.store, options.home, { runId: options.runId, version: version.version, workflow: version.workflow, cause: version.cause, ...(version.diff ? { diff: version.diff } : {}) });
   }
 }

@@ -23,6 +23,7 @@ import { execute, type ExecutionStrategy } from './execution.js';
 import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
+import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 
@@ -134,8 +135,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     versions.push({ version, cause, ...(diff ? { diff } : {}) });
     // The event that announces the version is the truth a resume folds; it must land first.
     await log.sync();
-    await options.store.savePlanVersion({ runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
-    await writeFile(paths.planFile(version), `${JSON.stringify(toWorkflowJson(workflow), null, 2)}\n`);
+    await recordPlanVersion(options.store, options.home, { runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
   };
 
   let status: RunSummary['status'];
