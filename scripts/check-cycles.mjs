@@ -58,6 +58,8 @@ const ALLOWED = {
   store: ['graph'],
   plan: ['graph', 'llm'],
   run: ['graph', 'llm', 'store', 'plan'],
+  // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.
+  eval: ['graph', 'llm', 'plan'],
   // Distributed execution sits on top, like the CLI.
   dist: ['graph', 'llm', 'store', 'plan', 'run'],
 };
