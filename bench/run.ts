@@ -9,8 +9,9 @@ import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
 import { theoremBench } from './theorem.bench.js';
 import { workersBench } from './workers.bench.js';
+import { worfevalBench } from './worfeval.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench, worfevalBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

@@ -62,7 +62,7 @@ export const strategiesBench: Bench = {
 
 async function runOnce(seed: number, strategy: ExecutionStrategy): Promise<RunSample> {
   const dag = randomDag(seed, { nodes: NODES });
-  const calls: Record<CallTag['purpose'], number> = { plan: 0, execute: 0, verify: 0, update: 0, rank: 0, answer: 0, other: 0 };
+  const calls: Record<CallTag['purpose'], number> = { plan: 0, execute: 0, verify: 0, update: 0, rank: 0, answer: 0, worfbench: 0, other: 0 };
   const model = countingModel(simModel(`latency=${LATENCY},seed=${seed}`), calls);
   const started = performance.now();
   const result = await execute({

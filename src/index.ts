@@ -32,3 +32,5 @@ export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEven
 
 export { openRunStore, resolveHome } from './store/open-store.js';
 export type { EventRecord, NewRun, PlanVersion, RunRecord, RunStore, StoredEvent } from './store/run-store.js';
+
+export * from './eval/index.js';

@@ -4,6 +4,8 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
+import { benchWorfbenchCommand } from './bench-command.js';
+import { evalCommand } from './eval-command.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { planCommand } from './plan-command.js';
 import { pruneCommand } from './prune-command.js';
@@ -54,6 +56,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .argument('<task>', 'the task in words, or a file that holds it')
     .option('--candidates <K>', 'number of candidate plans (default 3)')
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
+    .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .addOption(model).addOption(home).addOption(jsonOption)
     .action(async (task: string, flags) => setExit(await planCommand(task, flags, output, signal)));
 
@@ -120,6 +123,33 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--dry-run', 'list what would be removed, and remove nothing')
     .addOption(store).addOption(home).addOption(jsonOption)
     .action(async (flags) => setExit(await pruneCommand(flags, output)));
+
+  program
+    .command('eval')
+    .description('score predicted workflows against WorfBench gold with WorfEval (f1_chain, f1_graph)')
+    .argument('<predictions>', 'a JSONL file, one {"id": …, "output": "<workflow text>"} per line')
+    .option('--gold <path>', 'the gold records: a WorfBench .json/.jsonl file or a folder of them')
+    .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
+    .option('--beta <β>', 'node-match similarity threshold in (0, 1] (default 0.6)')
+    .option('--max-orders <N>', 'gold topological orders tried for f1_chain (default 20)')
+    .option('--mcis-time-limit <ms>', 'time limit of the exact common-subgraph search per sample (default 2000)')
+    .option('--concurrency <N>', 'samples scored at once (default 16)')
+    .addOption(home).addOption(jsonOption)
+    .action(async (predictions: string, flags) => setExit(await evalCommand(predictions, flags, output, signal)));
+
+  const bench = program.command('bench').description('benchmarks that call a model');
+  bench
+    .command('worfbench')
+    .description('generate a workflow for each WorfBench gold record and score them with WorfEval (resumable)')
+    .option('--data <path>', 'the gold records: a WorfBench .json file or a folder of them')
+    .option('--planner <name>', 'single (one two-shot call per record, default) or weft (the K-candidate planner)')
+    .option('--candidates <K>', 'candidate plans per record with --planner weft (default 3)')
+    .option('--limit <N>', 'only the first N records, in file order')
+    .option('--concurrency <N>', 'records in flight at once (default 4)')
+    .option('--out <dir>', 'where predictions.jsonl and scores.json go (default <home>/bench/worfbench/<model>-<planner>)')
+    .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
+    .addOption(model).addOption(home).addOption(jsonOption)
+    .action(async (flags) => setExit(await benchWorfbenchCommand(flags, output, streams, signal)));
 
   return program;
 }

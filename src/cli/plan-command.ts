@@ -1,11 +1,16 @@
-/** `weft plan <task|file>`: K candidate plans with their metrics and the chosen one. */
+/**
+ * `weft plan <task|file>`: K candidate plans with their metrics and the chosen one. `--format json` prints the
+ * chosen plan (a `--plan` file); `--format worfbench` prints it as WorfBench's node chain and edges, planned at
+ * the granularity of single actions (src/eval/plan-as-workflow-text.ts), for `weft eval` and WorfEval.
+ */
 import { writeFile } from 'node:fs/promises';
+import { planAsWorkflowText } from '../eval/plan-as-workflow-text.js';
 import { toMermaid, toWorkflowJson } from '../graph/index.js';
-import { planTask } from '../plan/plan-task.js';
+import { planTask, type PlanResult } from '../plan/plan-task.js';
 import { candidateSummary } from '../run/candidate-summary.js';
 import { createMeter, meteredModel } from '../run/metered-model.js';
 import { loadContext, loadModel } from './context.js';
-import { integerFlag } from './flags.js';
+import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { readTask } from './read-task.js';
 
@@ -14,11 +19,15 @@ export interface PlanFlags {
   readonly model?: string;
   readonly home?: string;
   readonly out?: string;
+  readonly format?: string;
   readonly json?: boolean;
 }
 
+export type PlanFormat = 'text' | 'json' | 'worfbench';
+
 export async function planCommand(taskArgument: string, flags: PlanFlags, output: Output, signal: AbortSignal): Promise<number> {
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? 3;
+  const format = choiceFlag<PlanFormat>('format', flags.format, ['text', 'json', 'worfbench']) ?? 'text';
   const { task } = await readTask(taskArgument);
   const { config } = await loadContext(flags);
   const { model, costOf } = await loadModel(flags.model, config);
@@ -26,7 +35,15 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
   const started = performance.now();
   const metered = meteredModel(model, { budget: {}, meter, now: () => performance.now() - started, costOf, emit: () => {} });
   output.log(`planning with ${model.id}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`);
-  const result = await planTask({ task, model: metered, candidates, signal });
+  let worfbench: string | undefined;
+  let result: PlanResult;
+  if (format === 'worfbench') {
+    const planned = await planAsWorkflowText({ task, model: metered, candidates, signal });
+    result = planned.plan;
+    worfbench = planned.text;
+  } else {
+    result = await planTask({ task, model: metered, candidates, signal });
+  }
   const plan = toWorkflowJson(result.workflow);
   if (flags.out) await writeFile(flags.out, `${JSON.stringify(plan, null, 2)}\n`);
   if (output.json) {
@@ -39,7 +56,17 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
       calls: meter.calls,
       tokens: { input: meter.inputTokens, output: meter.outputTokens },
       costUsd: meter.costUsd,
+      ...(worfbench !== undefined ? { worfbench } : {}),
     });
+    return 0;
+  }
+  // Machine-readable formats own stdout; the summary goes to stderr.
+  if (format !== 'text') {
+    output.text(worfbench ?? JSON.stringify(plan, null, 2));
+    const chosen = result.candidates[result.chosenIndex];
+    const summary = chosen ? candidateSummary(chosen) : undefined;
+    output.log(`chose candidate #${result.chosenIndex + 1} of ${result.candidates.length}${summary ? ` (P=${summary.parallelism.toFixed(2)}, C=${summary.dependencyComplexity.toFixed(2)})` : ''}; ` +
+      `${meter.calls} calls, ${meter.inputTokens + meter.outputTokens} tokens, $${meter.costUsd.toFixed(4)}${flags.out ? `; plan written to ${flags.out}` : ''}`);
     return 0;
   }
   output.text('candidate  subtasks  levels  parallelism  dep.complexity');

@@ -12,7 +12,7 @@ export interface ChatMessage {
  * `key` (e.g. a subtask id) makes its seeded randomness independent of scheduling order.
  */
 export interface CallTag {
-  readonly purpose: 'plan' | 'execute' | 'verify' | 'update' | 'rank' | 'answer' | 'other';
+  readonly purpose: 'plan' | 'execute' | 'verify' | 'update' | 'rank' | 'answer' | 'worfbench' | 'other';
   readonly key?: string;
   readonly attempt?: number;
   /**

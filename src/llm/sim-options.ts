@@ -10,7 +10,7 @@
  * | error    | P(a call fails with a retryable provider error)   | 0          |
  * | accuracy | P(a team answer is right)                         | 1          |
  * | seed     | integer                                           | 1          |
- * | tasks    | plan size `n` or `a-b`                            | `4-8`      |
+ * | tasks    | plan (and WorfBench workflow) size `n` or `a-b`   | `4-8`      |
  * | width    | optional: at most this many subtasks per level    | —          |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds.

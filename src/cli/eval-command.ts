@@ -1,0 +1,151 @@
+/**
+ * `weft eval <predictions.jsonl> --gold <file|dir>`: WorfEval scores of predicted workflows against WorfBench
+ * gold. The similarity's name is printed first, so a lexical score is never mistaken for the paper's
+ * embedding-based one. Exit 0 whenever the evaluation ran (skipped lines included), 2 on bad input.
+ */
+import { join } from 'node:path';
+import { WeftError } from '../errors.js';
+import type { EvalReport, GroupScore } from '../eval/eval-report.js';
+import { evaluatePredictions } from '../eval/evaluate.js';
+import { loadGold } from '../eval/gold-data.js';
+import { readPredictions } from '../eval/predictions-file.js';
+import { createSimilarity } from '../eval/similarity-spec.js';
+import type { ScoreOptions } from '../eval/sample-score.js';
+import { resolveHome } from '../store/open-store.js';
+import { requireValue } from './context.js';
+import { integerFlag } from './flags.js';
+import type { Output } from './output.js';
+
+export interface EvalFlags {
+  readonly gold?: string;
+  readonly similarity?: string;
+  readonly beta?: string;
+  readonly maxOrders?: string;
+  readonly mcisTimeLimit?: string;
+  readonly concurrency?: string;
+  readonly home?: string;
+  readonly json?: boolean;
+}
+
+/** Skipped lines shown in the human summary; `--json` lists them all. */
+const SHOWN_SKIPS = 5;
+/** Progress goes to stderr only for evaluations that take longer than this, then at most this often. */
+const PROGRESS_INTERVAL_MS = 2000;
+
+export async function evalCommand(
+  predictionsFile: string,
+  flags: EvalFlags,
+  output: Output,
+  signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const gold = requireValue(flags.gold, '--gold');
+  const options = scoreOptions(flags);
+  const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
+
+  // The predictions first: a mistyped path is the likelier mistake, and reading it is cheap.
+  const read = await readPredictions(predictionsFile);
+  const records = await loadGold(gold);
+  const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
+    corpus: records.flatMap((record) => record.workflow.nodes),
+    cacheDir: join(home, 'cache', 'embeddings'),
+    env,
+  });
+  let report: EvalReport;
+  try {
+    const started = Date.now();
+    let lastProgress = started;
+    report = await evaluatePredictions({
+      gold: records,
+      predictions: read.predictions,
+      skipped: read.skipped,
+      similarity,
+      options,
+      file: predictionsFile,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(signal ? { signal } : {}),
+      onProgress: (done, total) => {
+        const now = Date.now();
+        if (now - lastProgress < PROGRESS_INTERVAL_MS && done < total) return;
+        if (done === total && now - started < PROGRESS_INTERVAL_MS) return;
+        lastProgress = now;
+        output.log(`scored ${done}/${total} (${Math.floor((100 * done) / total)}%, ${((now - started) / 1000).toFixed(1)} s)`);
+      },
+    });
+  } finally {
+    await similarity.close?.();
+  }
+
+  if (output.json) {
+    output.document(report);
+    return 0;
+  }
+  for (const line of formatReport(report, { lexical: similarity.kind === 'lexical', gold, predictions: predictionsFile, goldCount: records.length })) output.text(line);
+  return 0;
+}
+
+function scoreOptions(flags: EvalFlags): ScoreOptions {
+  let beta: number | undefined;
+  if (flags.beta !== undefined) {
+    beta = Number(flags.beta.trim());
+    if (flags.beta.trim() === '' || !Number.isFinite(beta) || beta <= 0 || beta > 1) {
+      throw new WeftError('BAD_INPUT', `--beta expects a number in (0, 1], got "${flags.beta}"`, { location: { field: '--beta' } });
+    }
+  }
+  const maxOrders = integerFlag('max-orders', flags.maxOrders, { min: 1 });
+  const mcisTimeLimitMs = integerFlag('mcis-time-limit', flags.mcisTimeLimit, { min: 1 });
+  return {
+    ...(beta !== undefined ? { beta } : {}),
+    ...(maxOrders !== undefined ? { maxOrders } : {}),
+    ...(mcisTimeLimitMs !== undefined ? { mcisTimeLimitMs } : {}),
+  };
+}
+
+/** The human summary: similarity first, tables by scenario and by source, the means, then the skips. */
+export function formatReport(
+  report: EvalReport,
+  context: { lexical: boolean; gold: string; predictions: string; goldCount: number },
+): string[] {
+  const lines = [`similarity: ${report.similarity}`];
+  // The lexical similarity's own name may already say it; say it once.
+  if (context.lexical && !/not comparable/i.test(report.similarity)) {
+    lines.push('  (a lexical stand-in for the paper\'s Sentence-BERT embeddings: do not compare these scores with published ones)');
+  }
+  lines.push(`β ${report.beta} · up to ${report.maxOrders} gold orders for f1_chain · MCIS time limit ${report.mcisTimeLimitMs} ms per sample`);
+  lines.push(`gold: ${context.goldCount} records from ${context.gold}; predictions: ${context.predictions}`);
+  lines.push('');
+  lines.push(...table('scenario', report.byScenario, report));
+  lines.push('');
+  lines.push(...table('source', report.bySource, report));
+  lines.push('');
+  lines.push(`${report.count} scored · ${report.skipped} skipped · ${report.missing} gold ${report.missing === 1 ? 'record' : 'records'} without a prediction`);
+  lines.push(`f1_chain ${fixed(report.f1_chain)} · f1_graph ${fixed(report.f1_graph)} (mean over scored samples)`);
+  if (report.skipped > 0) {
+    const zero = report.withSkipsAsZero;
+    lines.push(`f1_chain ${fixed(zero.f1_chain)} · f1_graph ${fixed(zero.f1_graph)} counting the ${zero.count - report.count} gold records with only skipped predictions as 0`);
+  }
+  if (report.mcisTimeLimitHits.length > 0) {
+    const hits = report.mcisTimeLimitHits;
+    lines.push(`MCIS time limit hit on ${hits.length} ${hits.length === 1 ? 'sample' : 'samples'} (f1_graph is a lower bound there): ${hits.slice(0, 10).join(', ')}${hits.length > 10 ? ', …' : ''}`);
+  }
+  if (report.skipped > 0) {
+    lines.push(`skipped lines${report.skipped > SHOWN_SKIPS ? ` (first ${SHOWN_SKIPS} of ${report.skipped}; --json lists all)` : ''}:`);
+    for (const skip of report.skips.slice(0, SHOWN_SKIPS)) lines.push(`  ${skip.reason}`);
+  }
+  return lines;
+}
+
+function table(title: string, groups: Readonly<Record<string, GroupScore>>, overall: EvalReport): string[] {
+  const width = Math.max(title.length, 'all'.length, ...Object.keys(groups).map((name) => name.length));
+  const row = (name: string, count: string, chain: string, graph: string) => `${name.padEnd(width)}  ${count.padStart(7)}  ${chain.padStart(8)}  ${graph.padStart(8)}`;
+  return [
+    row(title, 'samples', 'f1_chain', 'f1_graph'),
+    ...Object.entries(groups).map(([name, group]) => row(name, String(group.count), fixed(group.f1_chain), fixed(group.f1_graph))),
+    row('all', String(overall.count), fixed(overall.f1_chain), fixed(overall.f1_graph)),
+  ];
+}
+
+function fixed(value: number): string {
+  return value.toFixed(4);
+}
