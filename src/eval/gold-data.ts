@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
+import { describeTypeMismatch, describeValue, valueAt } from '../text/describe-value.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { formatFieldPath, positionAtOffset, positionsInDocument, type FieldPath, type SourcePosition } from '../text/source-locator.js';
 import { parseWorkflowText, type SkippedText } from './parse-workflow-text.js';
@@ -318,26 +319,5 @@ function validateRecord(record: RawRecord, file: string, issues: LocatedIssue[])
 
 function describeIssue(issue: z.core.$ZodIssue, root: unknown, path: FieldPath): string {
   if (issue.code !== 'invalid_type') return issue.message;
-  const found = valueAt(root, path);
-  if (found === undefined) return `missing required field "${String(path[path.length - 1])}"`;
-  return `expected ${withArticle(issue.expected)}, got ${describeValue(found)}`;
-}
-
-function valueAt(root: unknown, path: FieldPath): unknown {
-  let value = root;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string | number, unknown>)[segment];
-  }
-  return value;
-}
-
-function withArticle(type: string): string {
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return withArticle(typeof value);
+  return describeTypeMismatch(valueAt(root, path), path, issue.expected);
 }

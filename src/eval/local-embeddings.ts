@@ -5,42 +5,11 @@
  * model also works, with worse vectors.
  */
 import { WeftError } from '../errors.js';
-import { assertModelFile, importNodeLlamaCpp, type NodeLlamaCppImporter } from '../llm/providers/local-gguf.js';
+import { loadLocalLlama, type LlamaEmbeddingContext, type LoadedLocalLlama, type LocalLlamaOptions } from '../llm/providers/local-gguf.js';
 import type { Embedder } from './embedding-similarity.js';
 
-// ---- The slice of node-llama-cpp's API used here (typed here: the package is optional). ----
-
-interface LlamaEmbeddingContext {
-  getEmbeddingFor(text: string): Promise<{ readonly vector: readonly number[] }>;
-  dispose(): Promise<void>;
-}
-
-interface LlamaModel {
-  createEmbeddingContext(options?: {
-    threads?: number;
-    contextSize?: number | 'auto' | { min?: number; max?: number };
-  }): Promise<LlamaEmbeddingContext>;
-  dispose(): Promise<void>;
-}
-
-interface Llama {
-  loadModel(options: { modelPath: string }): Promise<LlamaModel>;
-  dispose(): Promise<void>;
-}
-
-interface EmbeddingModule {
-  getLlama(options?: { maxThreads?: number; logLevel?: string }): Promise<Llama>;
-}
-
-export interface LocalEmbedderOptions {
-  /** Path of the .gguf file (absolute, or relative to the working directory). */
-  readonly path: string;
-  readonly importer?: NodeLlamaCppImporter;
-  /** CPU threads (default 1: node-llama-cpp's default of 4 is far slower on a 2-core machine). */
-  readonly threads?: number;
-  /** Upper bound of the context in tokens, i.e. of one text (default 2048; less when the model trained on less). */
-  readonly contextSize?: number;
-}
+/** The .gguf path, node-llama-cpp importer, CPU threads (default 1) and context bound in tokens (default 2048). */
+export type LocalEmbedderOptions = LocalLlamaOptions;
 
 export interface LocalEmbedder extends Embedder {
   /** Loads node-llama-cpp and the model now instead of on the first call. */
@@ -49,40 +18,20 @@ export interface LocalEmbedder extends Embedder {
   close(): Promise<void>;
 }
 
-interface Loaded {
-  readonly llama: Llama;
-  readonly model: LlamaModel;
-  readonly context: LlamaEmbeddingContext;
-}
+type Loaded = LoadedLocalLlama<LlamaEmbeddingContext>;
 
 export function createLocalEmbedder(options: LocalEmbedderOptions): LocalEmbedder {
-  const threads = options.threads ?? 1;
   const id = `local:${options.path}`;
   let loading: Promise<Loaded> | undefined;
   // One context embeds one text at a time: calls run one after another.
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function load(): Promise<Loaded> {
-    await assertModelFile(options.path);
-    // importNodeLlamaCpp checks the exports a chat model needs; getLlama is all this uses of them.
-    const module = (await importNodeLlamaCpp(options.importer)) as unknown as EmbeddingModule;
-    const llama = await module.getLlama({ maxThreads: threads, logLevel: 'error' });
-    try {
-      const model = await llama.loadModel({ modelPath: options.path });
-      try {
-        const context = await model.createEmbeddingContext({ threads, contextSize: { max: options.contextSize ?? 2048 } });
-        return { llama, model, context };
-      } catch (error) {
-        await model.dispose().catch(() => undefined);
-        throw error;
-      }
-    } catch (error) {
-      await llama.dispose().catch(() => undefined);
-      throw new WeftError('BAD_INPUT', `Could not load the local embedding model ${options.path}: ${messageOf(error)}`, {
-        cause: error,
-        location: { file: options.path },
-      });
-    }
+  function load(): Promise<Loaded> {
+    return loadLocalLlama({
+      ...options,
+      label: 'local embedding model',
+      createContext: (model, threads) => model.createEmbeddingContext({ threads, contextSize: { max: options.contextSize ?? 2048 } }),
+    });
   }
 
   function loaded(): Promise<Loaded> {
@@ -126,11 +75,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions): LocalEmbedde
       const pending = loading;
       loading = undefined;
       if (!pending) return;
-      const state = await pending.catch(() => undefined);
-      if (!state) return;
-      await state.context.dispose();
-      await state.model.dispose();
-      await state.llama.dispose();
+      await (await pending.catch(() => undefined))?.dispose();
     },
   };
 }

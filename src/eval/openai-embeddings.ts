@@ -2,42 +2,19 @@
  * Embeddings from any server speaking OpenAI's `/embeddings` API: OpenAI itself, Ollama's `/v1`, vLLM,
  * llama.cpp server, LM Studio, … Built on the `openai` SDK with its retries off, like the chat provider.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { WeftError } from '../errors.js';
-import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from '../llm/providers/provider-error.js';
+import { classifyOpenAIError, openAIConnection, type OpenAIConnectionOptions } from '../llm/providers/openai-compatible.js';
+import { throwIfAborted, toWeftError, type ProviderContext } from '../llm/providers/provider-error.js';
 import type { Embedder } from './embedding-similarity.js';
 
-export interface OpenAIEmbedderOptions {
-  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
-  readonly baseURL: string;
-  readonly model: string;
+export interface OpenAIEmbedderOptions extends Omit<OpenAIConnectionOptions, 'apiKey'> {
   /** Local servers need none; the SDK insists on one, so a placeholder is sent. */
   readonly apiKey?: string;
-  /** Replaces global fetch (tests replay recorded fixtures through it). */
-  readonly fetch?: typeof globalThis.fetch;
-  /** Name used in error messages: `OpenAI`, `Ollama`, `OpenAI-compatible server`. */
-  readonly providerName?: string;
-  /** The env var the key came from, named when the server rejects it. */
-  readonly apiKeyEnv?: string;
-  /** Per-request timeout of the SDK in milliseconds (default: the SDK's 10 minutes). */
-  readonly timeoutMs?: number;
 }
 
 export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
-  const client = new OpenAI({
-    apiKey: options.apiKey ?? 'none',
-    baseURL: options.baseURL,
-    maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-  });
-  const context: ProviderContext = {
-    provider: options.providerName ?? 'OpenAI-compatible server',
-    model: options.model,
-    baseURL: options.baseURL,
-    ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
-  };
+  const { client, context } = openAIConnection({ ...options, apiKey: options.apiKey ?? 'none' });
 
   async function embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     throwIfAborted(signal, context);
@@ -52,7 +29,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
         signal ? { signal } : undefined,
       );
     } catch (error) {
-      throw redact(toWeftError(classify(error), error, context, signal), options.apiKey);
+      throw redact(toWeftError(classifyOpenAIError(error), error, context, signal), options.apiKey);
     }
     return vectorsOf(response, texts.length, context);
   }
@@ -92,20 +69,6 @@ function embeddingOf(embedding: unknown, index: number, fail: (detail: string) =
     if (bytes.length % 4 === 0) return Array.from(new Float32Array(bytes.buffer));
   }
   throw fail(`embedding ${index + 1} in the response is neither a list of numbers nor base64 float32 data`);
-}
-
-const OPENAI_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
-
-function classify(error: unknown): ProviderFailure {
-  return classifySdkError(error, OPENAI_ERRORS, (apiError) => ({ detail: bodyMessage(apiError.error) ?? apiError.message }));
-}
-
-/** OpenAI error bodies are `{ error: { message, type, param, code } }`; the SDK hands us the inner object. */
-function bodyMessage(body: unknown): string | undefined {
-  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') {
-    return body.message;
-  }
-  return undefined;
 }
 
 /** A server may echo the key in its error text; it never reaches a message (or, then, the kept cause). */

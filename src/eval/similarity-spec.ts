@@ -8,8 +8,10 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import { WeftError } from '../errors.js';
+import { formatModelSpec, parseModelSpec, type ModelSpec, type SpecProblem } from '../llm/model-spec.js';
 import { assertModelFile, importNodeLlamaCpp, type NodeLlamaCppImporter } from '../llm/providers/local-gguf.js';
 import { DEFAULT_OPENAI_BASE_URL, ollamaHost, type Env } from '../llm/resolve-model.js';
+import { closestWord } from '../text/edit-distance.js';
 import { openEmbeddingCache } from './embedding-cache.js';
 import { createEmbeddingSimilarity, type Embedder } from './embedding-similarity.js';
 import { createLexicalSimilarity } from './lexical-similarity.js';
@@ -17,18 +19,17 @@ import { createLocalEmbedder } from './local-embeddings.js';
 import { createOpenAIEmbedder } from './openai-embeddings.js';
 import type { Similarity } from './similarity.js';
 
-export type SimilaritySpec =
-  | { readonly provider: 'lexical' }
-  | { readonly provider: 'openai'; readonly model: string }
-  | { readonly provider: 'ollama'; readonly model: string }
-  | { readonly provider: 'openai-compatible'; readonly baseURL: string; readonly model: string }
-  | { readonly provider: 'local'; readonly path: string };
+/** The embedding providers of the model spec; parsed by `parseModelSpec`, so both grammars stay one. */
+export type EmbeddingSpec = Extract<ModelSpec, { readonly provider: 'openai' | 'ollama' | 'openai-compatible' | 'local' }>;
+
+export type SimilaritySpec = { readonly provider: 'lexical' } | EmbeddingSpec;
 
 export type SimilarityProvider = SimilaritySpec['provider'];
 
 export const DEFAULT_SIMILARITY_SPEC = 'lexical';
 
-const PROVIDERS: readonly SimilarityProvider[] = ['lexical', 'openai', 'ollama', 'openai-compatible', 'local'];
+const EMBEDDING_PROVIDERS: readonly EmbeddingSpec['provider'][] = ['openai', 'ollama', 'openai-compatible', 'local'];
+const PROVIDERS: readonly SimilarityProvider[] = ['lexical', ...EMBEDDING_PROVIDERS];
 
 /** One line per accepted form, with an example; part of every spec error message. */
 export const SIMILARITY_SPEC_FORMS: readonly string[] = [
@@ -73,56 +74,39 @@ const NOT_EMBEDDINGS: Readonly<Record<string, string>> = {
 /** Parses a similarity spec; no spec means the default, `lexical`. Throws BAD_INPUT listing the accepted forms. */
 export function parseSimilaritySpec(text: string | undefined): SimilaritySpec {
   if (text === undefined) return { provider: 'lexical' };
+  const fail: SpecProblem = (problem) => failSimilaritySpec(text, problem);
   const spec = text.trim();
-  if (spec === '') fail(text, 'the spec is empty');
+  if (spec === '') fail('the spec is empty');
   if (spec.toLowerCase() === 'lexical') return { provider: 'lexical' };
   if (/^https?:\/\//i.test(spec)) {
     const hint = spec.includes('#') ? `openai-compatible:${spec}` : `openai-compatible:${spec}#<model>`;
-    fail(text, `a URL needs the "openai-compatible:" prefix (did you mean "${hint}"?)`);
+    fail(`a URL needs the "openai-compatible:" prefix (did you mean "${hint}"?)`);
   }
 
   const colon = spec.indexOf(':');
-  if (colon < 0) fail(text, `it is not "lexical" and has no provider prefix${suggestPrefix(spec)}`);
+  if (colon < 0) fail(`it is not "lexical" and has no provider prefix${suggestPrefix(spec)}`);
   const prefix = spec.slice(0, colon).toLowerCase();
   const rest = spec.slice(colon + 1).trim();
 
-  switch (prefix) {
-    case 'lexical':
-      if (rest === '') return { provider: 'lexical' };
-      return fail(text, `"lexical" takes no options, got "${rest}" (write just "lexical")`);
-    case 'openai':
-    case 'ollama':
-      if (rest === '') fail(text, `the model name after "${prefix}:" is empty`);
-      return { provider: prefix, model: rest };
-    case 'openai-compatible':
-      return parseOpenAICompatible(text, rest);
-    case 'local':
-      if (rest === '') fail(text, 'the path after "local:" is empty');
-      if (!rest.toLowerCase().endsWith('.gguf')) fail(text, `"local:" takes a path to a .gguf file, got "${rest}"`);
-      return { provider: 'local', path: rest };
-    default: {
-      const why = NOT_EMBEDDINGS[prefix];
-      if (why) return fail(text, `${why}; use one of the embedding providers below`);
-      const guess = suggestProvider(prefix);
-      const hint = guess ? ` (did you mean "${guess === 'lexical' ? 'lexical' : `${guess}:${rest}`}"?)` : '';
-      return fail(text, `unknown provider "${prefix}"${hint}`);
-    }
+  if (prefix === 'lexical') {
+    if (rest === '') return { provider: 'lexical' };
+    fail(`"lexical" takes no options, got "${rest}" (write just "lexical")`);
   }
+  const why = Object.hasOwn(NOT_EMBEDDINGS, prefix) ? NOT_EMBEDDINGS[prefix] : undefined;
+  if (why) fail(`${why}; use one of the embedding providers below`);
+  if (isEmbeddingProvider(prefix)) {
+    // The embedding providers read exactly as in a model spec; only the error message is the similarity's.
+    const parsed = parseModelSpec(text, fail);
+    if (isEmbeddingSpec(parsed)) return parsed;
+  }
+  const guess = suggestProvider(prefix);
+  const hint = guess ? ` (did you mean "${guess === 'lexical' ? 'lexical' : `${guess}:${rest}`}"?)` : '';
+  return fail(`unknown provider "${prefix}"${hint}`);
 }
 
 /** The canonical string form of a spec; `parseSimilaritySpec(formatSimilaritySpec(s))` equals `s`. */
 export function formatSimilaritySpec(spec: SimilaritySpec): string {
-  switch (spec.provider) {
-    case 'lexical':
-      return 'lexical';
-    case 'openai':
-    case 'ollama':
-      return `${spec.provider}:${spec.model}`;
-    case 'openai-compatible':
-      return `openai-compatible:${spec.baseURL}#${spec.model}`;
-    case 'local':
-      return `local:${spec.path}`;
-  }
+  return spec.provider === 'lexical' ? 'lexical' : formatModelSpec(spec);
 }
 
 export interface CreateSimilarityOptions {
@@ -176,7 +160,7 @@ export async function createSimilarity(
 }
 
 async function createEmbedder(
-  spec: Exclude<SimilaritySpec, { provider: 'lexical' }>,
+  spec: EmbeddingSpec,
   id: string,
   options: CreateSimilarityOptions,
 ): Promise<{ embedder: Embedder; cacheKey: string }> {
@@ -234,25 +218,15 @@ async function createEmbedder(
   }
 }
 
-function parseOpenAICompatible(text: string, rest: string): SimilaritySpec {
-  if (rest === '') fail(text, 'the "<baseURL>#<model>" after "openai-compatible:" is empty');
-  const hash = rest.lastIndexOf('#');
-  if (hash < 0) fail(text, `"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
-  const baseURL = rest.slice(0, hash).trim();
-  const model = rest.slice(hash + 1).trim();
-  if (baseURL === '') fail(text, 'the base URL before "#" is empty');
-  if (model === '') fail(text, 'the model name after "#" is empty');
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    return fail(text, `"${baseURL}" is not a valid URL (expected e.g. http://localhost:8080/v1)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(text, `the base URL must use http or https, got "${url.protocol}"`);
-  return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model };
+function isEmbeddingProvider(provider: string): provider is EmbeddingSpec['provider'] {
+  return (EMBEDDING_PROVIDERS as readonly string[]).includes(provider);
 }
 
-function fail(text: string, problem: string): never {
+function isEmbeddingSpec(spec: ModelSpec): spec is EmbeddingSpec {
+  return isEmbeddingProvider(spec.provider);
+}
+
+function failSimilaritySpec(text: string, problem: string): never {
   throw new WeftError(
     'BAD_INPUT',
     [`Invalid similarity spec "${text}": ${problem}.`, 'Accepted forms:', ...SIMILARITY_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
@@ -271,35 +245,9 @@ function suggestPrefix(spec: string): string {
   return ` (did you mean "ollama:${spec}"?)`;
 }
 
-/** The provider a misspelt word most likely meant, or undefined when nothing is close. */
+/** The provider a misspelt word most likely meant, or undefined when nothing is close (about one typo per three letters). */
 function suggestProvider(word: string): SimilarityProvider | undefined {
-  const lower = word.toLowerCase();
-  const alias = ALIASES[lower];
-  if (alias) return alias;
-  let best: SimilarityProvider | undefined;
-  let bestDistance = Infinity;
-  for (const provider of PROVIDERS) {
-    const distance = editDistance(lower, provider);
-    if (distance < bestDistance) {
-      best = provider;
-      bestDistance = distance;
-    }
-  }
-  // About one typo per three letters, at least one.
-  return bestDistance <= Math.max(1, Math.floor((best?.length ?? 0) / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  return closestWord(word, PROVIDERS, ALIASES);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
+import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import {
   formatFieldPath,
@@ -152,8 +153,7 @@ function describeSchemaIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[
   if (issue.code === 'invalid_type' && issue.expected !== 'int') {
     const found = valueAt(root, path);
     if (path.length === 0 && (found === undefined || found === null)) return [{ path, message: 'the plan is empty' }];
-    if (found === undefined) return [{ path, message: `missing required field "${String(path[path.length - 1])}"` }];
-    return [{ path, message: `expected ${withArticle(issue.expected)}, got ${describeValue(found)}` }];
+    return [{ path, message: describeTypeMismatch(found, path, issue.expected) }];
   }
   return [{ path, message: issue.message }];
 }
@@ -163,25 +163,6 @@ function allowedFieldsAt(path: FieldPath): readonly string[] | undefined {
   if (path.length === 2 && path[0] === 'subtasks') return ALLOWED_FIELDS.subtask;
   if (path.length === 2 && path[0] === 'roles') return ALLOWED_FIELDS.role;
   return undefined;
-}
-
-function valueAt(root: unknown, path: FieldPath): unknown {
-  let value = root;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string | number, unknown>)[segment];
-  }
-  return value;
-}
-
-function withArticle(type: string): string {
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return withArticle(typeof value);
 }
 
 function buildWorkflow(input: WorkflowInput): Workflow {

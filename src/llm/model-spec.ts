@@ -7,6 +7,7 @@
  * Parsing is pure; building a model from a spec lives in `resolve-model.ts`.
  */
 import { WeftError } from '../errors.js';
+import { closestWord } from '../text/edit-distance.js';
 
 export type ModelSpec =
   | { readonly provider: 'openai'; readonly model: string }
@@ -65,13 +66,20 @@ const PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
   simulation: 'sim',
 };
 
-/** Parses a model spec string; throws WeftError('MODEL_SPEC') saying what is wrong and listing the valid forms. */
-export function parseModelSpec(text: string): ModelSpec {
+/** Reports what is wrong with a spec (e.g. `the spec is empty`); never returns. */
+export type SpecProblem = (problem: string) => never;
+
+/**
+ * Parses a model spec string; throws WeftError('MODEL_SPEC') saying what is wrong and listing the valid forms.
+ * `invalid` replaces how a problem is thrown, for grammars built on this one (the similarity spec).
+ */
+export function parseModelSpec(text: string, invalid?: SpecProblem): ModelSpec {
+  const fail: SpecProblem = invalid ?? ((problem) => failModelSpec(text, problem));
   const spec = text.trim();
-  if (spec === '') fail(text, 'the spec is empty');
+  if (spec === '') fail('the spec is empty');
 
   const colon = spec.indexOf(':');
-  if (colon < 0) fail(text, `it has no provider prefix${suggestPrefix(spec)}`);
+  if (colon < 0) fail(`it has no provider prefix${suggestPrefix(spec)}`);
 
   const prefix = spec.slice(0, colon).toLowerCase();
   const rest = spec.slice(colon + 1).trim();
@@ -80,23 +88,23 @@ export function parseModelSpec(text: string): ModelSpec {
     case 'openai':
     case 'anthropic':
     case 'ollama': {
-      if (rest === '') fail(text, `the model name after "${prefix}:" is empty`);
+      if (rest === '') fail(`the model name after "${prefix}:" is empty`);
       return { provider: prefix, model: rest };
     }
     case 'openai-compatible':
-      return parseOpenAICompatible(text, rest);
+      return parseOpenAICompatible(rest, fail);
     case 'local': {
-      if (rest === '') fail(text, 'the path after "local:" is empty');
+      if (rest === '') fail('the path after "local:" is empty');
       if (!rest.toLowerCase().endsWith('.gguf')) {
-        fail(text, `"local:" takes a path to a .gguf file, got "${rest}"`);
+        fail(`"local:" takes a path to a .gguf file, got "${rest}"`);
       }
       return { provider: 'local', path: rest };
     }
     case 'scripted': {
-      if (rest === '') fail(text, 'the file after "scripted:" is empty');
+      if (rest === '') fail('the file after "scripted:" is empty');
       const lower = rest.toLowerCase();
       if (!SCRIPTED_EXTENSIONS.some((extension) => lower.endsWith(extension))) {
-        fail(text, `"scripted:" takes a .json or .js file, got "${rest}"`);
+        fail(`"scripted:" takes a .json or .js file, got "${rest}"`);
       }
       return { provider: 'scripted', path: rest };
     }
@@ -106,7 +114,7 @@ export function parseModelSpec(text: string): ModelSpec {
     default: {
       const guess = suggestProvider(prefix);
       const hint = guess ? ` (did you mean "${guess}:${rest}"?)` : '';
-      return fail(text, `unknown provider "${prefix}"${hint}`);
+      return fail(`unknown provider "${prefix}"${hint}`);
     }
   }
 }
@@ -128,29 +136,29 @@ export function formatModelSpec(spec: ModelSpec): string {
   }
 }
 
-function parseOpenAICompatible(text: string, rest: string): ModelSpec {
-  if (rest === '') fail(text, 'the "<baseURL>#<model>" after "openai-compatible:" is empty');
+function parseOpenAICompatible(rest: string, fail: SpecProblem): ModelSpec {
+  if (rest === '') fail('the "<baseURL>#<model>" after "openai-compatible:" is empty');
   const hash = rest.lastIndexOf('#');
   if (hash < 0) {
-    fail(text, `"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
+    fail(`"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
   }
   const baseURL = rest.slice(0, hash).trim();
   const model = rest.slice(hash + 1).trim();
-  if (baseURL === '') fail(text, 'the base URL before "#" is empty');
-  if (model === '') fail(text, 'the model name after "#" is empty');
+  if (baseURL === '') fail('the base URL before "#" is empty');
+  if (model === '') fail('the model name after "#" is empty');
   let url: URL;
   try {
     url = new URL(baseURL);
   } catch {
-    return fail(text, `"${baseURL}" is not a valid URL (expected e.g. http://localhost:8080/v1)`);
+    return fail(`"${baseURL}" is not a valid URL (expected e.g. http://localhost:8080/v1)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    fail(text, `the base URL must use http or https, got "${url.protocol}"`);
+    fail(`the base URL must use http or https, got "${url.protocol}"`);
   }
   return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model };
 }
 
-function fail(text: string, problem: string): never {
+function failModelSpec(text: string, problem: string): never {
   throw new WeftError(
     'MODEL_SPEC',
     [`Invalid model spec "${text}": ${problem}.`, 'Valid forms:', ...MODEL_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
@@ -171,34 +179,7 @@ function suggestPrefix(spec: string): string {
   return ` (did you mean "${provider}:${spec}"?)`;
 }
 
-/** The provider a misspelt prefix most likely meant, or undefined when nothing is close. */
+/** The provider a misspelt prefix most likely meant, or undefined when nothing is close (about one typo per three letters). */
 export function suggestProvider(prefix: string): ModelProvider | undefined {
-  const lower = prefix.toLowerCase();
-  const alias = PROVIDER_ALIASES[lower];
-  if (alias) return alias;
-  let best: ModelProvider | undefined;
-  let bestDistance = Infinity;
-  for (const provider of MODEL_PROVIDERS) {
-    const distance = editDistance(lower, provider);
-    if (distance < bestDistance) {
-      best = provider;
-      bestDistance = distance;
-    }
-  }
-  // Allow about one typo per three letters, at least one.
-  const allowed = Math.max(1, Math.floor((best?.length ?? 0) / 3));
-  return bestDistance <= allowed ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  return closestWord(prefix, MODEL_PROVIDERS, PROVIDER_ALIASES);
 }

@@ -15,7 +15,7 @@ export const NODE_LLAMA_CPP_INSTALL_HINT =
 /** Default bound on generated tokens when the call sets none. */
 export const LOCAL_DEFAULT_MAX_TOKENS = 1024;
 
-// ---- The slice of node-llama-cpp's API this provider uses (typed here: the package is optional). ----
+// ---- The slice of node-llama-cpp's API Weft uses (typed here: the package is optional). ----
 
 type HistoryItem =
   | { type: 'system'; text: string }
@@ -38,8 +38,17 @@ interface LlamaContext {
   dispose(): Promise<void>;
 }
 
-interface LlamaModel {
-  createContext(options?: { threads?: number; contextSize?: number | 'auto' | { min?: number; max?: number } }): Promise<LlamaContext>;
+/** What `createEmbeddingContext` returns; the local embedder (src/eval/local-embeddings.ts) uses it. */
+export interface LlamaEmbeddingContext {
+  getEmbeddingFor(text: string): Promise<{ readonly vector: readonly number[] }>;
+  dispose(): Promise<void>;
+}
+
+type ContextSize = number | 'auto' | { min?: number; max?: number };
+
+export interface LlamaModel {
+  createContext(options?: { threads?: number; contextSize?: ContextSize }): Promise<LlamaContext>;
+  createEmbeddingContext(options?: { threads?: number; contextSize?: ContextSize }): Promise<LlamaEmbeddingContext>;
   dispose(): Promise<void>;
 }
 
@@ -133,16 +142,76 @@ export async function assertModelFile(path: string): Promise<void> {
   }
 }
 
-export interface LocalGgufModelOptions {
-  /** The spec string, e.g. `local:./models/smollm2-360m.gguf`. */
-  readonly id: string;
+/** Where a local GGUF model comes from and what it may use; shared by the chat model and the local embedder. */
+export interface LocalLlamaOptions {
   /** Path of the .gguf file (absolute, or relative to the process's working directory). */
   readonly path: string;
   readonly importer?: NodeLlamaCppImporter;
   /** CPU threads (default 1: node-llama-cpp's default of 4 on a 2-core machine is ~40x slower). */
   readonly threads?: number;
-  /** Upper bound of the context window in tokens (default 4096; smaller when the model trained on less). */
+  /** Upper bound of the context in tokens (default 4096 for chat, 2048 for embeddings; less when the model trained on less). */
   readonly contextSize?: number;
+}
+
+/** node-llama-cpp, a llama instance, a model loaded from a GGUF file, and a context created on it. */
+export interface LoadedLocalLlama<Context extends { dispose(): Promise<void> }> {
+  readonly module: NodeLlamaCppModule;
+  readonly llama: Llama;
+  readonly model: LlamaModel;
+  readonly context: Context;
+  /** Frees the context, the model and the llama instance, in that order. */
+  dispose(): Promise<void>;
+}
+
+export interface LoadLocalLlamaOptions<Context> extends LocalLlamaOptions {
+  /** Names the model in the load error, e.g. `local model`. */
+  readonly label: string;
+  /** Creates the context on the loaded model (given the thread count to use). */
+  createContext(model: LlamaModel, threads: number): Promise<Context>;
+}
+
+/**
+ * Loads node-llama-cpp, the GGUF file and a context. Throws BAD_INPUT naming the file when it is missing or
+ * will not load, MISSING_DEPENDENCY without node-llama-cpp; frees what was loaded before a failure.
+ */
+export async function loadLocalLlama<Context extends { dispose(): Promise<void> }>(
+  options: LoadLocalLlamaOptions<Context>,
+): Promise<LoadedLocalLlama<Context>> {
+  const threads = options.threads ?? 1;
+  await assertModelFile(options.path);
+  const module = await importNodeLlamaCpp(options.importer);
+  const llama = await module.getLlama({ maxThreads: threads, logLevel: 'error' });
+  try {
+    const model = await llama.loadModel({ modelPath: options.path });
+    try {
+      const context = await options.createContext(model, threads);
+      return {
+        module,
+        llama,
+        model,
+        context,
+        async dispose() {
+          await context.dispose();
+          await model.dispose();
+          await llama.dispose();
+        },
+      };
+    } catch (error) {
+      await model.dispose().catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    await llama.dispose().catch(() => undefined);
+    throw new WeftError('BAD_INPUT', `Could not load the ${options.label} ${options.path}: ${messageOf(error)}`, {
+      cause: error,
+      location: { file: options.path },
+    });
+  }
+}
+
+export interface LocalGgufModelOptions extends LocalLlamaOptions {
+  /** The spec string, e.g. `local:./models/smollm2-360m.gguf`. */
+  readonly id: string;
   /** Hard upper bound on generated tokens, whatever the call asks (default 2048). */
   readonly maxTokensCap?: number;
 }
@@ -154,37 +223,24 @@ export interface LocalGgufModel extends ChatModel {
   dispose(): Promise<void>;
 }
 
-interface Loaded {
-  readonly module: NodeLlamaCppModule;
-  readonly llama: Llama;
-  readonly model: LlamaModel;
-  readonly context: LlamaContext;
+interface Loaded extends LoadedLocalLlama<LlamaContext> {
   readonly sequence: LlamaContextSequence;
   readonly grammars: Map<string, Promise<LlamaGrammar>>;
 }
 
 export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufModel {
-  const threads = options.threads ?? 1;
   const maxTokensCap = options.maxTokensCap ?? 2048;
   let loading: Promise<Loaded> | undefined;
   // One context sequence holds one conversation at a time: calls run one after another.
   let queue: Promise<unknown> = Promise.resolve();
 
   async function load(): Promise<Loaded> {
-    await assertModelFile(options.path);
-    const module = await importNodeLlamaCpp(options.importer);
-    const llama = await module.getLlama({ maxThreads: threads, logLevel: 'error' });
-    try {
-      const model = await llama.loadModel({ modelPath: options.path });
-      const context = await model.createContext({ threads, contextSize: { max: options.contextSize ?? 4096 } });
-      return { module, llama, model, context, sequence: context.getSequence(), grammars: new Map() };
-    } catch (error) {
-      await llama.dispose().catch(() => undefined);
-      throw new WeftError('BAD_INPUT', `Could not load the local model ${options.path}: ${messageOf(error)}`, {
-        cause: error,
-        location: { file: options.path },
-      });
-    }
+    const loaded = await loadLocalLlama({
+      ...options,
+      label: 'local model',
+      createContext: (model, threads) => model.createContext({ threads, contextSize: { max: options.contextSize ?? 4096 } }),
+    });
+    return { ...loaded, sequence: loaded.context.getSequence(), grammars: new Map() };
   }
 
   function loaded(): Promise<Loaded> {
@@ -273,11 +329,7 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
       const pending = loading;
       loading = undefined;
       if (!pending) return;
-      const state = await pending.catch(() => undefined);
-      if (!state) return;
-      await state.context.dispose();
-      await state.model.dispose();
-      await state.llama.dispose();
+      await (await pending.catch(() => undefined))?.dispose();
     },
   };
 }

@@ -8,10 +8,10 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
 import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
 
-export interface OpenAICompatibleModelOptions {
-  /** The spec string, e.g. `ollama:llama3.2`. */
-  readonly id: string;
+/** What reaching a server of OpenAI's API takes; shared by the chat model and the embedder (src/eval). */
+export interface OpenAIConnectionOptions {
   readonly model: string;
+  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
   readonly baseURL: string;
   /** Local servers ignore it; pass a placeholder such as `none` or `ollama`. */
   readonly apiKey: string;
@@ -19,19 +19,25 @@ export interface OpenAICompatibleModelOptions {
   readonly providerName?: string;
   /** The env var the key came from, named when the server rejects it. */
   readonly apiKeyEnv?: string;
-  /**
-   * Which request field carries `call.maxTokens`. OpenAI deprecated `max_tokens` in favour of
-   * `max_completion_tokens` (its reasoning models reject `max_tokens`); other servers mostly know only
-   * `max_tokens`. Default `max_tokens`.
-   */
-  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Replaces global fetch (tests replay recorded fixtures through it). */
   readonly fetch?: typeof globalThis.fetch;
   /** Per-request timeout of the SDK in milliseconds (default: the SDK's 10 minutes). */
   readonly timeoutMs?: number;
 }
 
-export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ChatModel {
+export interface OpenAICompatibleModelOptions extends OpenAIConnectionOptions {
+  /** The spec string, e.g. `ollama:llama3.2`. */
+  readonly id: string;
+  /**
+   * Which request field carries `call.maxTokens`. OpenAI deprecated `max_tokens` in favour of
+   * `max_completion_tokens` (its reasoning models reject `max_tokens`); other servers mostly know only
+   * `max_tokens`. Default `max_tokens`.
+   */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+}
+
+/** The SDK client (its retries off: Weft's own wrapper retries) and the context its errors are reported in. */
+export function openAIConnection(options: OpenAIConnectionOptions): { client: OpenAI; context: ProviderContext } {
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -45,6 +51,11 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     baseURL: options.baseURL,
     ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
   };
+  return { client, context };
+}
+
+export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ChatModel {
+  const { client, context } = openAIConnection(options);
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
 
   async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
@@ -64,7 +75,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     try {
       completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
     } catch (error) {
-      throw toWeftError(classify(error), error, context, signal);
+      throw toWeftError(classifyOpenAIError(error), error, context, signal);
     }
 
     const choice = completion.choices[0];
@@ -86,7 +97,8 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
 
 const OPENAI_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };
 
-function classify(error: unknown): ProviderFailure {
+/** Classifies what the `openai` SDK threw; an HTTP error's detail is the message of its error body. */
+export function classifyOpenAIError(error: unknown): ProviderFailure {
   return classifySdkError(error, OPENAI_ERRORS, (apiError) => ({ detail: bodyMessage(apiError.error) ?? apiError.message }));
 }
 
