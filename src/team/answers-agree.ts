@@ -1,0 +1,57 @@
+/**
+ * Whether two extracted answers agree (SPEC §3.3): identical after normalisation for `choice` and `exact`,
+ * sentence BLEU ≥ 0.9 for `text` and `code`.
+ */
+import type { AnswerKind } from './team.js';
+import { sentenceBleu } from './sentence-bleu.js';
+
+export const BLEU_AGREEMENT = 0.9;
+
+/** Punctuation, quotes and markup that may wrap an answer without changing it: `"B."`, `**42**`, `(b)`. */
+const SURROUNDING = /^[\s"'`*_.,;:!?()[\]{}<>]+|[\s"'`*_.,;:!?()[\]{}<>]+$/g;
+const CHOICE_LETTER = /^\(?([a-z])(?:\)|\.|:|$)/i;
+
+/**
+ * The form answers are compared in. `choice`: the upper-case option letter (`(b) Paris` → `B`) when the
+ * answer starts with one. `exact`: lower case, single spaces, no surrounding punctuation, and numbers in
+ * canonical form (`1,000.50` → `1000.5`) so `42` and `42.0` agree. `text`: lower case, single spaces.
+ * `code`: trimmed only — case and layout can matter in code.
+ */
+export function normaliseAnswer(answer: string, kind: AnswerKind): string {
+  const trimmed = answer.trim();
+  switch (kind) {
+    case 'choice': {
+      const letter = CHOICE_LETTER.exec(trimmed.replace(/^[*_`"']+|[*_`"']+$/g, '').trim());
+      if (letter) return letter[1]!.toUpperCase();
+      return simplify(trimmed);
+    }
+    case 'exact': {
+      const simple = simplify(trimmed).replace(/^\$|\$$/g, '');
+      const number = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/.test(simple) && /\d/.test(simple) ? Number(simple.replace(/,/g, '')) : Number.NaN;
+      return Number.isFinite(number) ? String(number) : simple;
+    }
+    case 'text':
+      return trimmed.toLowerCase().replace(/\s+/g, ' ');
+    case 'code':
+      return trimmed;
+  }
+}
+
+/**
+ * True when `a` and `b` are the same answer. An empty answer (nothing could be extracted) agrees with
+ * nothing, not even another empty one, so "no answer" never forms a consensus.
+ * BLEU is not symmetric (the brevity penalty and the precisions' denominators follow the candidate), so
+ * `text`/`code` use the mean of both directions: neither the shorter nor the longer answer decides alone.
+ */
+export function answersAgree(a: string, b: string, kind: AnswerKind): boolean {
+  const left = normaliseAnswer(a, kind);
+  const right = normaliseAnswer(b, kind);
+  if (left === '' || right === '') return false;
+  if (left === right) return true;
+  if (kind === 'choice' || kind === 'exact') return false;
+  return (sentenceBleu(left, right) + sentenceBleu(right, left)) / 2 >= BLEU_AGREEMENT;
+}
+
+function simplify(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').replace(SURROUNDING, '');
+}

@@ -1,0 +1,120 @@
+/**
+ * Accuracy and cost of a team on a dataset (`weft team eval`, SPEC §3.4 "Report"): each item runs through the
+ * engine, its answer is compared with the expected one by `answersAgree`, and calls are counted — DyLAN's
+ * efficiency measure is API calls per query.
+ *
+ * Decisions:
+ * - An item's kind is `answerKind` when given, else `choice` with choices and `exact` without (teamQueryOf).
+ * - Items run `concurrency` at a time (default 4); `perItem` keeps the dataset's order. A failing item (e.g. a
+ *   provider error left after retries) aborts the evaluation: a silently skipped item would change accuracy.
+ * - Code items with tests are correct when the team's code passes every test in the code runner's sandbox: a
+ *   reference solution is only one of many correct programs, and BLEU against it would misjudge the others.
+ *   Other items (and code without tests) are compared with `answersAgree`.
+ * - With no items every rate is 0 (the dataset reader never returns an empty dataset).
+ */
+import { answersAgree } from './answers-agree.js';
+import { runCandidate, type SandboxLimits } from './code-runner.js';
+import { runAll, type TeamRunSettings } from './optimize-team.js';
+import { runTeam, type Ranker } from './run-team.js';
+import { teamQueryOf, type TeamDatasetItem } from './team-dataset.js';
+import type { AnswerKind, TeamAgent, TeamResult } from './team.js';
+
+export interface EvaluateTeamOptions {
+  readonly agents: readonly TeamAgent[];
+  readonly ranker?: Ranker;
+  readonly items: readonly TeamDatasetItem[];
+  readonly options?: TeamRunSettings;
+  /** The team file's `answerKind`, when it sets one. */
+  readonly answerKind?: AnswerKind;
+  readonly taskType?: string;
+  /** Items run at once. Default 4. */
+  readonly concurrency?: number;
+  /** Limits of the sandbox that checks code answers against their tests. */
+  readonly sandbox?: SandboxLimits;
+  readonly signal?: AbortSignal;
+  /** After each item, in completion order. */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly item: EvaluatedItem }) => void;
+}
+
+export interface EvaluatedItem {
+  readonly id: string;
+  readonly answer: string;
+  readonly expected: string;
+  readonly correct: boolean;
+  readonly calls: number;
+  readonly stoppedAt: number;
+  readonly stopReason: TeamResult['stopReason'];
+  /** For code items with tests: how the final answer did. */
+  readonly tests?: { readonly passed: number; readonly total: number };
+}
+
+export interface TeamEvaluation {
+  /** correct / total. */
+  readonly accuracy: number;
+  readonly correct: number;
+  readonly total: number;
+  /** calls / total. */
+  readonly callsPerQuery: number;
+  readonly calls: number;
+  /** Items stopped by the consensus rule (stopReason `consensus`, also when reached at the last step). */
+  readonly earlyStops: number;
+  /** Mean of the step each item stopped at. */
+  readonly meanStop: number;
+  /** Responses whose ratings were replaced by equal weights, and ranker answers that fell back. */
+  readonly ratingFallbacks: number;
+  readonly rankerFallbacks: number;
+  /** In the dataset's order. */
+  readonly perItem: EvaluatedItem[];
+}
+
+export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEvaluation> {
+  const { agents, ranker, items, answerKind, taskType } = options;
+  const results = await runAll(
+    items,
+    options.concurrency ?? 4,
+    options.signal,
+    async (item, signal) => {
+      const query = teamQueryOf(item, answerKind, taskType);
+      const result = await runTeam({ ...options.options, agents, query, ...(ranker ? { ranker } : {}), signal });
+      const tests =
+        query.kind === 'code' && item.tests !== undefined
+          ? await runCandidate(result.answer, item.tests, { ...options.sandbox, signal }).then((report) =>
+              report.total > 0 ? { passed: report.passed, total: report.total } : undefined,
+            )
+          : undefined;
+      return { result, evaluated: evaluated(item, query.kind, result, tests) };
+    },
+    (done, _index, { evaluated: item }) => options.onProgress?.({ done, total: items.length, item }),
+  );
+
+  const perItem = results.map((outcome) => outcome.evaluated);
+  const total = perItem.length;
+  const correct = perItem.filter((item) => item.correct).length;
+  const calls = perItem.reduce((sum, item) => sum + item.calls, 0);
+  const rate = (value: number): number => (total === 0 ? 0 : value / total);
+  return {
+    accuracy: rate(correct),
+    correct,
+    total,
+    callsPerQuery: rate(calls),
+    calls,
+    earlyStops: perItem.filter((item) => item.stopReason === 'consensus').length,
+    meanStop: rate(perItem.reduce((sum, item) => sum + item.stoppedAt, 0)),
+    ratingFallbacks: results.reduce((sum, { result }) => sum + result.ratingFallbacks, 0),
+    rankerFallbacks: results.reduce((sum, { result }) => sum + result.rankerFallbacks, 0),
+    perItem,
+  };
+}
+
+function evaluated(item: TeamDatasetItem, kind: AnswerKind, result: TeamResult, tests: EvaluatedItem['tests']): EvaluatedItem {
+  return {
+    id: item.id,
+    answer: result.answer,
+    expected: item.answer,
+    correct: tests ? tests.passed === tests.total : answersAgree(result.answer, item.answer, kind),
+    calls: result.calls,
+    stoppedAt: result.stoppedAt,
+    stopReason: result.stopReason,
+    ...(tests ? { tests } : {}),
+  };
+}

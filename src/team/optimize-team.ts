@@ -1,0 +1,157 @@
+/**
+ * Team optimisation (SPEC §3.4, step 3): the whole candidate pool answers each sample query as a T-FFN, the
+ * Agent Importance Scores are summed per agent over the queries, and the top k agents form the optimised team.
+ *
+ * Decisions:
+ * - Ranking by the total (the same order as the mean, since every pool agent answers every query); totals
+ *   within 1e-12 of each other are a tie, which goes to the pool's order, so rounding never reorders equals.
+ * - `chosen` and `dropped` are best first. An agent dropped by a reformation keeps what it earned before.
+ * - Queries run `concurrency` at a time (default 4); results and sums follow the queries' order, so they do
+ *   not depend on timing. The first failure aborts the rest and is rethrown.
+ */
+import { WeftError } from '../errors.js';
+import { createLimiter } from '../llm/concurrency.js';
+import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
+import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
+
+/** How each query is run: the engine's options other than the team and the query. */
+export type TeamRunSettings = Pick<RunTeamOptions, 'maxSteps' | 'reformAt' | 'keep' | 'earlyStop' | 'seed'>;
+
+export interface OptimizeTeamOptions {
+  readonly pool: readonly TeamAgent[];
+  readonly queries: readonly TeamQuery[];
+  /** Size of the optimised team: 1 ≤ k ≤ pool size. */
+  readonly k: number;
+  readonly ranker?: Ranker;
+  readonly run?: TeamRunSettings;
+  /** Queries run at once. Default 4. */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  /** After each query, in completion order. */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly index: number; readonly result: TeamResult }) => void;
+}
+
+export interface AgentScore {
+  /** Σ over the queries of Σ_t I(t, agent). */
+  readonly total: number;
+  /** `total` / number of queries. */
+  readonly mean: number;
+  /** Queries it took part in (every one: the whole pool answers the first layer). */
+  readonly queries: number;
+}
+
+export interface QueryImportance {
+  readonly query: TeamQuery;
+  readonly answer: string;
+  readonly calls: number;
+  readonly stoppedAt: number;
+  /** Σ_t I(t, agent) for this query. */
+  readonly importance: Readonly<Record<string, number>>;
+}
+
+export interface OptimizeTeamResult {
+  /** The top k agents, best first. */
+  readonly chosen: string[];
+  /** The rest of the pool, best first. */
+  readonly dropped: string[];
+  readonly scores: Record<string, AgentScore>;
+  /** Model calls over all queries. */
+  readonly calls: number;
+  readonly callsPerQuery: number;
+  /** In the queries' order. */
+  readonly perQuery: QueryImportance[];
+}
+
+const TIE = 1e-12;
+
+export async function optimizeTeam(options: OptimizeTeamOptions): Promise<OptimizeTeamResult> {
+  const { pool, queries, k, ranker, signal } = options;
+  if (!Number.isInteger(k) || k < 1) {
+    throw new WeftError('BAD_INPUT', `k must be a whole number of at least 1, got ${String(k)}`, { location: { field: 'k' } });
+  }
+  if (k > pool.length) {
+    throw new WeftError('BAD_INPUT', `k = ${k} is larger than the pool (${pool.length} ${pool.length === 1 ? 'agent' : 'agents'}): the optimised team is chosen from the pool`, {
+      location: { field: 'k' },
+    });
+  }
+  if (queries.length === 0) throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
+
+  const results = await runAll(
+    queries,
+    options.concurrency ?? 4,
+    signal,
+    (query, querySignal) => runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }),
+    (done, index, result) => options.onProgress?.({ done, total: queries.length, index, result }),
+  );
+
+  const totals = new Map<string, number>(pool.map((agent) => [agent.name, 0]));
+  const counts = new Map<string, number>(pool.map((agent) => [agent.name, 0]));
+  for (const result of results) {
+    for (const agent of pool) {
+      if (!(agent.name in result.importance)) continue;
+      totals.set(agent.name, totals.get(agent.name)! + result.importance[agent.name]!);
+      counts.set(agent.name, counts.get(agent.name)! + 1);
+    }
+  }
+  const ranked = pool
+    .map((agent, index) => ({ name: agent.name, index, total: totals.get(agent.name)! }))
+    .sort((a, b) => (Math.abs(a.total - b.total) <= TIE ? a.index - b.index : b.total - a.total))
+    .map((entry) => entry.name);
+  const calls = results.reduce((sum, result) => sum + result.calls, 0);
+  return {
+    chosen: ranked.slice(0, k),
+    dropped: ranked.slice(k),
+    scores: Object.fromEntries(
+      pool.map((agent) => [agent.name, { total: totals.get(agent.name)!, mean: totals.get(agent.name)! / queries.length, queries: counts.get(agent.name)! }]),
+    ),
+    calls,
+    callsPerQuery: calls / queries.length,
+    perQuery: results.map((result, index) => ({
+      query: queries[index]!,
+      answer: result.answer,
+      calls: result.calls,
+      stoppedAt: result.stoppedAt,
+      importance: result.importance,
+    })),
+  };
+}
+
+/**
+ * Runs `work` on every item, `concurrency` at a time, and returns the results in the items' order. The first
+ * failure aborts the others (through the signal they get) and is rethrown; the caller's abort stops all.
+ */
+export async function runAll<Item, Result>(
+  items: readonly Item[],
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  work: (item: Item, signal: AbortSignal) => Promise<Result>,
+  onDone?: (done: number, index: number, result: Result) => void,
+): Promise<Result[]> {
+  const limiter = createLimiter(concurrency);
+  const controller = new AbortController();
+  const stop = (): void => controller.abort(signal?.reason);
+  if (signal?.aborted) stop();
+  else signal?.addEventListener('abort', stop, { once: true });
+  let done = 0;
+  let firstError: { error: unknown } | undefined;
+  try {
+    const settled = await Promise.allSettled(
+      items.map((item, index) =>
+        limiter.run(async () => {
+          const result = await work(item, controller.signal);
+          onDone?.(++done, index, result);
+          return result;
+        }, controller.signal).catch((error: unknown) => {
+          // The first failure is the cause; the aborts it triggers in the others are not.
+          firstError ??= { error };
+          controller.abort(error);
+          throw error;
+        }),
+      ),
+    );
+    if (firstError) throw firstError.error;
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<Result>).value);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * Team files (`team.yaml` or JSON, SPEC §3): validated into a `TeamSpec`, or one BAD_INPUT error listing every
+ * problem, each located by file, line, column and field.
+ *
+ * Decisions:
+ * - A tool agent may leave out `prompt`: it then gets the tool's own description (what the other agents are
+ *   told it does). An llm agent's prompt is its role and must not be empty.
+ * - `keep` must be at least 1. A `keep` that is not smaller than the number of agents, or a `reformAt` beyond
+ *   `maxSteps`, is not an error: the reformation then has nothing to drop (or is never reached) and is skipped.
+ *   The engine does the same at run time, so a pool file and its optimised subset can share these settings.
+ */
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { WeftError, type LocatedIssue } from '../errors.js';
+import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
+import { closestWord } from '../text/edit-distance.js';
+import { findJsonSyntaxError } from '../text/json-syntax.js';
+import {
+  formatFieldPath,
+  positionAtOffset,
+  positionsInDocument,
+  type FieldPath,
+  type PathIssue,
+  type PositionOf,
+} from '../text/source-locator.js';
+import type { TeamAgentSpec, TeamSpec, TeamToolName } from './team.js';
+
+export const TEAM_TOOLS = ['code-runner'] as const satisfies readonly TeamToolName[];
+
+/** What a tool agent without a prompt is shown as to the other agents. */
+export const TOOL_PROMPTS: Readonly<Record<TeamToolName, string>> = {
+  'code-runner':
+    'A code runner: it runs each candidate solution against the tests in a sandbox and reports how many pass, then answers with the best-tested code.',
+};
+
+const text = () => z.string().refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+const count = (min: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(min, { error: `must be at least ${min}` });
+
+const agentSchema = z.strictObject({
+  name: text(),
+  // Required for llm agents; checked with the other rules so every problem is reported at once.
+  prompt: z.string().optional(),
+  kind: z.enum(['llm', 'tool'], { error: 'must be "llm" or "tool"' }).default('llm'),
+  model: text().optional(),
+  tool: z.enum(TEAM_TOOLS, { error: `must be one of: ${TEAM_TOOLS.join(', ')}` }).optional(),
+});
+
+const teamSchema = z.strictObject({
+  name: text(),
+  model: text().optional(),
+  maxSteps: count(1).optional(),
+  reformAt: count(0).optional(),
+  keep: count(1).optional(),
+  answerKind: z.enum(['choice', 'exact', 'text', 'code'], { error: 'must be one of: choice, exact, text, code' }).optional(),
+  agents: z.array(agentSchema).min(1, { error: 'must list at least one agent' }),
+});
+
+type TeamInput = z.output<typeof teamSchema>;
+
+const TEAM_FIELDS = Object.keys(teamSchema.shape);
+const AGENT_FIELDS = Object.keys(agentSchema.shape);
+
+/** Words people write for a field, mapped to the field (lower case). */
+const FIELD_ALIASES: Readonly<Record<string, string>> = {
+  role: 'prompt',
+  system: 'prompt',
+  instructions: 'prompt',
+  type: 'kind',
+  members: 'agents',
+  roles: 'agents',
+  steps: 'maxSteps',
+  max_steps: 'maxSteps',
+  reform_at: 'reformAt',
+  top_k: 'keep',
+  k: 'keep',
+  answer_kind: 'answerKind',
+  kind: 'answerKind',
+};
+
+/**
+ * Validates a team file's text. JSON when the file ends in `.json` or the text starts with `{`, else YAML.
+ * Throws one `WeftError('BAD_INPUT')` whose `issues` locate every problem.
+ */
+export function parseTeamFile(source: string, file?: string): TeamSpec {
+  const read = readSource(source, file);
+  const issues = 'issues' in read ? read.issues : validate(read.value, read.positionOf, file);
+  if (issues.length === 0) return buildSpec(teamSchema.parse((read as { value: unknown }).value));
+  const n = issues.length;
+  throw new WeftError('BAD_INPUT', `invalid team file: ${n} ${n === 1 ? 'problem' : 'problems'}`, {
+    ...(file === undefined ? {} : { location: { file } }),
+    issues,
+  });
+}
+
+/** Reads and validates a team file; a file that cannot be read is a BAD_INPUT naming it. */
+export async function loadTeamFile(path: string): Promise<TeamSpec> {
+  let source: string;
+  try {
+    source = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+    throw new WeftError('BAD_INPUT', `cannot read the team file: ${reason}`, { location: { file: path }, cause: error });
+  }
+  return parseTeamFile(source, path);
+}
+
+type Source = { value: unknown; positionOf: PositionOf } | { issues: LocatedIssue[] };
+
+function readSource(input: string, file: string | undefined): Source {
+  // A byte-order mark is not content; editors do not count it as a column either.
+  const source = input.startsWith('\uFEFF') ? input.slice(1) : input;
+  const at = (offset: number, message: string): LocatedIssue => ({
+    ...(file === undefined ? {} : { file }),
+    ...positionAtOffset(source, offset),
+    message,
+  });
+  const lineCounter = new LineCounter();
+  const isJson = /\.json$/i.test(file ?? '') || (!/\.ya?ml$/i.test(file ?? '') && /^\s*\{/.test(source));
+  if (isJson) {
+    const syntax = findJsonSyntaxError(source);
+    if (syntax) return { issues: [at(syntax.offset, `invalid JSON: ${syntax.message}`)] };
+  }
+  // JSON is YAML, so one parser gives the positions of fields for both.
+  const document = parseDocument(source, { lineCounter, prettyErrors: false });
+  if (document.errors.length > 0) {
+    const syntax = isJson ? 'JSON' : 'YAML';
+    return { issues: document.errors.map((error) => at(error.pos[0], `invalid ${syntax}: ${error.message.split('\n')[0]}`)) };
+  }
+  try {
+    return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
+  } catch (error) {
+    // e.g. an alias bomb exceeding the alias limit.
+    return { issues: [at(0, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`)] };
+  }
+}
+
+function validate(value: unknown, positionOf: PositionOf, file: string | undefined): LocatedIssue[] {
+  if (value === null || value === undefined) return [locate({ path: [], message: 'the team file is empty' }, positionOf, file)];
+  const parsed = teamSchema.safeParse(value);
+  const pathIssues = [...(parsed.success ? [] : parsed.error.issues.flatMap((issue) => describeSchemaIssue(issue, value))), ...checkAgents(value)];
+  const issues = pathIssues.map((issue) => locate(issue, positionOf, file));
+  // Source order reads best; issues without a line keep the order they were found in.
+  return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function locate({ path, message }: PathIssue, positionOf: PositionOf, file: string | undefined): LocatedIssue {
+  const position = positionOf(path);
+  const field = formatFieldPath(path);
+  return { ...(file === undefined ? {} : { file }), ...(position ?? {}), ...(field === undefined ? {} : { field }), message };
+}
+
+function describeSchemaIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[] {
+  const path: FieldPath = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = path.length === 0 ? TEAM_FIELDS : AGENT_FIELDS;
+    return issue.keys.map((key) => ({ path: [...path, key], message: unknownFieldMessage(key, allowed) }));
+  }
+  if (issue.code === 'invalid_type' && issue.expected !== 'int') {
+    return [{ path, message: describeTypeMismatch(valueAt(root, path), path, issue.expected) }];
+  }
+  return [{ path, message: issue.message }];
+}
+
+/** `unknown field "promt" (did you mean "prompt"?); allowed fields: …` */
+function unknownFieldMessage(key: string, allowed: readonly string[]): string {
+  const byLower = new Map(allowed.map((field) => [field.toLowerCase(), field]));
+  const aliases = Object.fromEntries(
+    Object.entries(FIELD_ALIASES)
+      .filter(([, field]) => allowed.includes(field))
+      .map(([alias, field]) => [alias, field.toLowerCase()]),
+  );
+  const guess = closestWord(key, [...byLower.keys()], aliases);
+  const suggestion = guess === undefined ? '' : ` (did you mean "${byLower.get(guess)}"?)`;
+  return `unknown field "${key}"${suggestion}; allowed fields: ${allowed.join(', ')}`;
+}
+
+/** The rules that relate fields: prompts of llm agents, `tool` for tool agents, unique names. */
+function checkAgents(root: unknown): PathIssue[] {
+  const agents = valueAt(root, ['agents']);
+  if (!Array.isArray(agents)) return [];
+  const issues: PathIssue[] = [];
+  const firstIndex = new Map<string, number>();
+  agents.forEach((agent: unknown, index) => {
+    if (typeof agent !== 'object' || agent === null || Array.isArray(agent)) return;
+    const record = agent as Record<string, unknown>;
+    const label = typeof record.name === 'string' && record.name.trim() !== '' ? `agent "${record.name}"` : `agent ${index + 1}`;
+    const kind = record.kind ?? 'llm';
+    if (kind === 'llm') {
+      // A prompt of the wrong type (null, a number) is already reported by the schema.
+      if (record.prompt === undefined) {
+        issues.push({ path: ['agents', index, 'prompt'], message: `${label} has no prompt; an llm agent needs one (its role)` });
+      } else if (typeof record.prompt === 'string' && record.prompt.trim() === '') {
+        issues.push({ path: ['agents', index, 'prompt'], message: `${label} has an empty prompt; an llm agent needs one (its role)` });
+      }
+      if (record.tool !== undefined) {
+        issues.push({ path: ['agents', index, 'tool'], message: `${label} is an llm agent; "tool" is only for agents with kind: tool` });
+      }
+    } else if (kind === 'tool' && record.tool === undefined) {
+      issues.push({ path: ['agents', index, 'tool'], message: `${label} is a tool agent without "tool"; one of: ${TEAM_TOOLS.join(', ')}` });
+    }
+    if (typeof record.name === 'string' && record.name.trim() !== '') {
+      const first = firstIndex.get(record.name);
+      if (first === undefined) firstIndex.set(record.name, index);
+      else issues.push({ path: ['agents', index, 'name'], message: `duplicate agent name "${record.name}" (also agents[${first}])` });
+    }
+  });
+  return issues;
+}
+
+function buildSpec(input: TeamInput): TeamSpec {
+  const agents: TeamAgentSpec[] = input.agents.map((agent) => ({
+    name: agent.name,
+    prompt: agent.prompt?.trim() ? agent.prompt : agent.tool ? TOOL_PROMPTS[agent.tool] : '',
+    kind: agent.kind,
+    ...(agent.model === undefined ? {} : { model: agent.model }),
+    ...(agent.tool === undefined ? {} : { tool: agent.tool }),
+  }));
+  return {
+    name: input.name,
+    agents,
+    ...(input.model === undefined ? {} : { model: input.model }),
+    ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
+    ...(input.reformAt === undefined ? {} : { reformAt: input.reformAt }),
+    ...(input.keep === undefined ? {} : { keep: input.keep }),
+    ...(input.answerKind === undefined ? {} : { answerKind: input.answerKind }),
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * The DyLAN engine (SPEC §3): a temporal feed-forward network of agents, layer by layer, with early stopping by
+ * consensus, one agent team reformation by a ranker, the final answer by majority, and Agent Importance Scores.
+ *
+ * Decisions (documented here because the paper leaves them open):
+ * - Peers: a node at step t > 1 sees every node of layer t−1 that is still active, its own agent's previous
+ *   response included (DyLAN's full bipartite edges between adjacent layers; the prompt marks its own). Its
+ *   `ratings` are aligned with exactly that list, so the importance of layer t−1 flows back to every node of it.
+ * - Shuffling: each node's peers are shuffled by a generator seeded from (seed, question, step, agent), so the
+ *   order does not depend on timing, and differs across questions (no fixed positional bias over a dataset).
+ * - Nodes of one layer run concurrently; the layer keeps the agents' input order, and events are emitted in
+ *   that order once the layer is complete.
+ * - Early stop: after a layer, when more than 2/3 of its nodes form one agreeing group (an empty answer agrees
+ *   with nothing). Every agent answers in layer 1, so the rule "never before each agent answered once" allows
+ *   step 1; code never stops before step 3.
+ * - Reformation after step `reformAt` when the run goes on and more than `keep` agents are active. A ranking
+ *   that names too few active agents falls back to the majority-agreement order, visibly (event, count, reason).
+ *   Without a ranker the fallback order is used and reported the same way. `kept` is in the ranker's order.
+ * - Final answer: the largest agreeing group of the last layer, its first member's answer in input order (so
+ *   a tie goes to the answer given first); code: candidates passing the most tests first (majority-answer.ts).
+ * - Ratings a response could not give (wrong count, not numbers) become equal weights with
+ *   `ratingsParsed: false`; values outside 1–5 are clamped. Each such node is counted in `ratingFallbacks`.
+ * - Abort: checked before every layer and the ranker, and passed to every call; an abort rejects with the
+ *   abort error (no partial result).
+ */
+import { WeftError } from '../errors.js';
+import { randomFrom, shuffled } from '../llm/seeded-random.js';
+import { throwIfAborted } from '../llm/timeout.js';
+import { importanceScores } from './importance.js';
+import { NEUTRAL_RATING } from './llm-agent.js';
+import { fallbackRanking, type RankResult, type Ranker } from './llm-ranker.js';
+import { isConsensus, largestAgreeingGroup, majorityAnswer } from './majority-answer.js';
+import type { AgentResponse, PeerResponse, Reformation, TeamAgent, TeamNode, TeamQuery, TeamResult } from './team.js';
+import type { TeamEvent } from './team-events.js';
+
+export type { RankResult, Ranker } from './llm-ranker.js';
+
+export const TEAM_DEFAULTS = Object.freeze({ maxSteps: 4, codeMaxSteps: 6, reformAt: 3, keep: 2, codeMinStopStep: 3 });
+
+export interface RunTeamOptions {
+  readonly agents: readonly TeamAgent[];
+  readonly query: TeamQuery;
+  /** Used by the reformation; without one the visible majority fallback ranks the agents. */
+  readonly ranker?: Ranker;
+  /** Default 4 (6 for `code`, SPEC §3.1). */
+  readonly maxSteps?: number;
+  /** Reform after this step; default 3, 0 = never. */
+  readonly reformAt?: number;
+  /** Agents kept by the reformation; default 2. */
+  readonly keep?: number;
+  /** Stop on consensus; default true. */
+  readonly earlyStop?: boolean;
+  /** Seeds the peers' shuffle; default 0. */
+  readonly seed?: number | string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: TeamEvent) => void;
+}
+
+export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
+  const { agents, query, ranker, signal } = options;
+  const maxSteps = options.maxSteps ?? (query.kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
+  const reformAt = options.reformAt ?? TEAM_DEFAULTS.reformAt;
+  const keep = options.keep ?? TEAM_DEFAULTS.keep;
+  const earlyStop = options.earlyStop ?? true;
+  const seed = options.seed ?? 0;
+  validateOptions(agents, maxSteps, reformAt, keep);
+  const emit = (event: TeamEvent): void => options.onEvent?.(event);
+  const minStopStep = query.kind === 'code' ? TEAM_DEFAULTS.codeMinStopStep : 1;
+
+  let active: readonly TeamAgent[] = agents;
+  const layers: TeamNode[][] = [];
+  let calls = 0;
+  let ratingFallbacks = 0;
+  let rankerFallbacks = 0;
+  let reformation: Reformation | undefined;
+  let stopReason: TeamResult['stopReason'] = 'max-steps';
+
+  for (let step = 1; step <= maxSteps; step++) {
+    throwIfAborted(signal);
+    emit({ type: 'layer-start', step, agents: active.map((a) => a.name) });
+    const activeNames = new Set(active.map((a) => a.name));
+    const previous: PeerResponse[] = (layers.at(-1) ?? [])
+      .filter((node) => activeNames.has(node.agent))
+      .map((node) => ({ agent: node.agent, answer: node.answer, text: node.text }));
+
+    const outcomes = await Promise.all(
+      active.map(async (agent) => {
+        const peers = shuffled(randomFrom(seed, 'peers', query.question, step, agent.name), previous);
+        const response = await agent.respond({ query, step, peers }, signal);
+        return { agent, peers, response };
+      }),
+    );
+
+    const layer: TeamNode[] = [];
+    for (const { agent, peers, response } of outcomes) {
+      const ratings = checkedRatings(response, peers.length);
+      calls += response.calls;
+      const node: TeamNode = {
+        step,
+        agent: agent.name,
+        answer: response.answer,
+        text: response.text,
+        peers: peers.map((p) => p.agent),
+        ratings: ratings.values,
+        ratingsParsed: ratings.fallback === undefined,
+        ...(response.tests ? { tests: response.tests } : {}),
+      };
+      layer.push(node);
+      emit({ type: 'node', node, calls: response.calls });
+      if (ratings.fallback !== undefined) {
+        ratingFallbacks++;
+        emit({ type: 'rating-fallback', step, agent: agent.name, reason: ratings.fallback });
+      }
+    }
+    layers.push(layer);
+
+    const group = largestAgreeingGroup(layer.map((n) => n.answer), query.kind);
+    const groupAnswer = group.length > 0 ? layer[group[0]!]!.answer : '';
+    const agreeing = groupAnswer.trim() === '' ? 0 : group.length;
+    const consensus = isConsensus(agreeing, layer.length);
+    const stop = consensus && earlyStop && step >= minStopStep;
+    emit({
+      type: 'consensus-check',
+      step,
+      agreeing,
+      of: layer.length,
+      answer: groupAnswer,
+      stop,
+      reason: consensusReason(consensus, earlyStop, step, minStopStep, agreeing, layer.length),
+    });
+    if (stop) {
+      stopReason = 'consensus';
+      break;
+    }
+    if (step === maxSteps) break;
+
+    if (reformAt > 0 && step === reformAt && active.length > keep) {
+      throwIfAborted(signal);
+      const responses = layer.map((n) => ({ agent: n.agent, answer: n.answer, text: n.text }));
+      const ranked = await rankAgents(ranker, query, responses, keep, signal);
+      calls += ranked.calls;
+      const keptSet = new Set(ranked.kept);
+      reformation = {
+        afterStep: step,
+        kept: ranked.kept,
+        dropped: active.map((a) => a.name).filter((name) => !keptSet.has(name)),
+        reason: ranked.reason,
+        fallback: ranked.fallback,
+      };
+      if (ranked.fallback) {
+        rankerFallbacks++;
+        emit({ type: 'ranker-fallback', step, reason: ranked.reason });
+      }
+      emit({ type: 'reformation', reformation, calls: ranked.calls });
+      active = active.filter((a) => keptSet.has(a.name));
+    }
+  }
+
+  const lastLayer = layers.at(-1) ?? [];
+  const { answer } = majorityAnswer(lastLayer, query.kind);
+  const importance = importanceScores(layers, answer, query.kind);
+  const stoppedAt = layers.length;
+  emit({ type: 'stop', step: stoppedAt, reason: stopReason, answer, calls });
+  return {
+    answer,
+    stoppedAt,
+    stopReason,
+    layers,
+    ...(reformation ? { reformation } : {}),
+    importanceByLayer: importance.byLayer,
+    importance: importance.total,
+    calls,
+    ratingFallbacks,
+    rankerFallbacks,
+  };
+}
+
+/** The ratings a node keeps, or equal weights and why. */
+function checkedRatings(response: AgentResponse, peerCount: number): { values: number[]; fallback?: string } {
+  const neutral = (): number[] => Array.from({ length: peerCount }, () => NEUTRAL_RATING);
+  if (!response.ratingsParsed) return { values: neutral(), fallback: 'the ratings in the reply could not be read; equal weights used' };
+  if (response.ratings.length !== peerCount) {
+    return { values: neutral(), fallback: `expected ${peerCount} rating(s), got ${response.ratings.length}; equal weights used` };
+  }
+  if (!response.ratings.every(Number.isFinite)) return { values: neutral(), fallback: 'a rating is not a number; equal weights used' };
+  return { values: response.ratings.map((r) => Math.min(5, Math.max(1, r))) };
+}
+
+interface RankedAgents {
+  readonly kept: string[];
+  readonly calls: number;
+  readonly fallback: boolean;
+  readonly reason: string;
+}
+
+async function rankAgents(
+  ranker: Ranker | undefined,
+  query: TeamQuery,
+  responses: readonly PeerResponse[],
+  keep: number,
+  signal: AbortSignal | undefined,
+): Promise<RankedAgents> {
+  const fallback = (why: string, calls: number): RankedAgents => {
+    const { ranking, majority } = fallbackRanking(query, responses);
+    return {
+      kept: ranking.slice(0, keep),
+      calls,
+      fallback: true,
+      reason: `ranker fallback: ${why}; kept the agents agreeing with the majority answer ${JSON.stringify(majority)}, then the rest, in input order`,
+    };
+  };
+  if (!ranker) return fallback('no ranker was given', 0);
+  const result: RankResult = await ranker.rank(query, responses, keep, signal);
+  if (result.fallback) {
+    // The ranker already fell back; keep its reason but check its order like any other.
+    const kept = usableRanking(result.ranking, responses, keep);
+    return kept ? { kept, calls: result.calls, fallback: true, reason: result.reason } : fallback(result.reason, result.calls);
+  }
+  const kept = usableRanking(result.ranking, responses, keep);
+  if (!kept) return fallback(`the ranking ${JSON.stringify(result.ranking)} names fewer than ${keep} of the active agents`, result.calls);
+  return { kept, calls: result.calls, fallback: false, reason: result.reason };
+}
+
+/** The first `keep` distinct active agents of a ranking, or undefined when there are fewer. */
+function usableRanking(ranking: readonly string[], responses: readonly PeerResponse[], keep: number): string[] | undefined {
+  const names = new Set(responses.map((r) => r.agent));
+  const kept = [...new Set(ranking)].filter((name) => names.has(name)).slice(0, keep);
+  return kept.length === keep ? kept : undefined;
+}
+
+function consensusReason(consensus: boolean, earlyStop: boolean, step: number, minStep: number, agreeing: number, n: number): string {
+  const count = `${agreeing} of ${n} agree`;
+  if (!consensus) return `${count}; more than 2/3 needed`;
+  if (!earlyStop) return `${count} (consensus), but early stop is off`;
+  if (step < minStep) return `${count} (consensus), but code answers do not stop before step ${minStep}`;
+  return `${count}: consensus (more than 2/3)`;
+}
+
+function validateOptions(agents: readonly TeamAgent[], maxSteps: number, reformAt: number, keep: number): void {
+  const bad = (field: string, message: string): WeftError => new WeftError('BAD_INPUT', `team: ${field} ${message}`, { location: { field } });
+  if (agents.length === 0) throw bad('agents', 'must name at least one agent');
+  const seen = new Set<string>();
+  agents.forEach((agent, index) => {
+    if (typeof agent.name !== 'string' || agent.name.trim() === '') throw bad(`agents[${index}].name`, 'must be a non-empty string');
+    if (seen.has(agent.name)) throw bad(`agents[${index}].name`, `repeats the agent name ${JSON.stringify(agent.name)}`);
+    seen.add(agent.name);
+  });
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw bad('maxSteps', `must be an integer >= 1, got ${String(maxSteps)}`);
+  if (!Number.isInteger(reformAt) || reformAt < 0) throw bad('reformAt', `must be an integer >= 0 (0 = never), got ${String(reformAt)}`);
+  if (!Number.isInteger(keep) || keep < 1) throw bad('keep', `must be an integer >= 1, got ${String(keep)}`);
+}

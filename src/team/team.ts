@@ -1,0 +1,130 @@
+/**
+ * DyLAN teams (SPEC §3): the shapes shared by the team file, the engine, importance scores and optimisation.
+ * Types only; the functions live in files of their own in this folder.
+ */
+
+/** How agreement between two answers is decided (SPEC §3.3). */
+export type AnswerKind = 'choice' | 'exact' | 'text' | 'code';
+
+/** `llm`: a model with a role prompt. `tool`: a program, e.g. a code runner that tests candidate code. */
+export type TeamAgentKind = 'llm' | 'tool';
+
+export type TeamToolName = 'code-runner';
+
+/** One agent of a team file. */
+export interface TeamAgentSpec {
+  /** Unique within the team. */
+  readonly name: string;
+  /** The role prompt (for a tool: what it does, shown to the other agents). */
+  readonly prompt: string;
+  readonly kind: TeamAgentKind;
+  /** Model spec for this agent; defaults to the team's, then to the command's `--model`. */
+  readonly model?: string;
+  /** For `kind: tool`. */
+  readonly tool?: TeamToolName;
+}
+
+/** A team file (`team.yaml`), validated. */
+export interface TeamSpec {
+  readonly name: string;
+  readonly agents: readonly TeamAgentSpec[];
+  /** Default model spec for its agents and the ranker. */
+  readonly model?: string;
+  /** At most this many layers (time steps). Default 4 (6 for code). */
+  readonly maxSteps?: number;
+  /** Reformation after this step: the ranker keeps the top `keep`. Default 3; 0 disables it. */
+  readonly reformAt?: number;
+  /** Agents kept by the reformation. Default 2. */
+  readonly keep?: number;
+  /** How answers are compared. Default `choice` when a query has choices, else `exact`. */
+  readonly answerKind?: AnswerKind;
+}
+
+/** What a team is asked. */
+export interface TeamQuery {
+  readonly question: string;
+  /** For multiple choice: the options, labelled A, B, C, … in prompts; the answer is a label. */
+  readonly choices?: readonly string[];
+  readonly kind: AnswerKind;
+  /** The key importance scores are kept under with the team name, e.g. `mmlu` or `code`. Default `general`. */
+  readonly taskType?: string;
+  /**
+   * For `code`: JavaScript tests a code-runner tool agent runs the candidates against (one test per statement,
+   * e.g. `assert.equal(add(1, 2), 3)`). Without it the runner looks for a fenced test block in the question.
+   */
+  readonly tests?: string;
+}
+
+/** A predecessor's response as a node sees it (already shuffled). */
+export interface PeerResponse {
+  readonly agent: string;
+  readonly answer: string;
+  readonly text: string;
+}
+
+export interface AgentInput {
+  readonly query: TeamQuery;
+  /** 1-based time step. */
+  readonly step: number;
+  readonly peers: readonly PeerResponse[];
+}
+
+export interface AgentResponse {
+  /** The extracted answer that agreement and the majority are decided on. */
+  readonly answer: string;
+  /** The whole response, passed on to the next layer. */
+  readonly text: string;
+  /** Ratings 1–5 of `peers`, in the same order; empty at step 1. */
+  readonly ratings: readonly number[];
+  /** False when the ratings could not be read and were replaced by equal weights (counted, never silent). */
+  readonly ratingsParsed: boolean;
+  /** Model calls this response took (0 for a tool). */
+  readonly calls: number;
+  /** For code answers checked by a tool: tests passed / run. */
+  readonly tests?: { readonly passed: number; readonly total: number };
+}
+
+export interface TeamAgent {
+  readonly name: string;
+  readonly kind: TeamAgentKind;
+  respond(input: AgentInput, signal?: AbortSignal): Promise<AgentResponse>;
+}
+
+/** One node of the T-FFN: an agent's response at one step. */
+export interface TeamNode {
+  readonly step: number;
+  readonly agent: string;
+  readonly answer: string;
+  readonly text: string;
+  /** The agents whose responses it saw, in the (shuffled) order shown. */
+  readonly peers: readonly string[];
+  readonly ratings: readonly number[];
+  readonly ratingsParsed: boolean;
+  readonly tests?: { readonly passed: number; readonly total: number };
+}
+
+export interface Reformation {
+  readonly afterStep: number;
+  readonly kept: readonly string[];
+  readonly dropped: readonly string[];
+  /** Why: the ranker's order, or the visible fallback when its answer could not be used. */
+  readonly reason: string;
+  readonly fallback: boolean;
+}
+
+export interface TeamResult {
+  readonly answer: string;
+  readonly stoppedAt: number;
+  readonly stopReason: 'consensus' | 'max-steps';
+  readonly layers: readonly (readonly TeamNode[])[];
+  readonly reformation?: Reformation;
+  /** I(t, a) per layer: agent → contribution; each layer sums to 1 (SPEC §3.4). */
+  readonly importanceByLayer: readonly Readonly<Record<string, number>>[];
+  /** Σ_t I(t, a) per agent. */
+  readonly importance: Readonly<Record<string, number>>;
+  /** Model calls: agents plus the ranker. DyLAN's efficiency measure is calls per query. */
+  readonly calls: number;
+  /** Responses whose ratings could not be read, and ranker answers that could not be used. */
+  readonly ratingFallbacks: number;
+  readonly rankerFallbacks: number;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { isAbortError } from '../../src/errors.js';
+import { evaluateTeam } from '../../src/team/evaluate-team.js';
+import type { TeamDatasetItem } from '../../src/team/team-dataset.js';
+import type { TeamAgent } from '../../src/team/team.js';
+
+/** An agent whose answer depends on the question only; it rates every peer 3 and answers after `delayMs`. */
+function fakeAgent(name: string, answers: Readonly<Record<string, string>>, delayMs: (question: string) => number = () => 0): TeamAgent {
+  return {
+    name,
+    kind: 'llm',
+    async respond(input) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs(input.query.question)));
+      const answer = answers[input.query.question] ?? '';
+      return { answer, text: answer, ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
+    },
+  };
+}
+
+const choices = ['p', 'q', 'r', 's'];
+const items: TeamDatasetItem[] = [
+  { id: 'i1', question: 'one', choices, answer: 'B', line: 1 },
+  { id: 'i2', question: 'two', choices, answer: 'C', line: 2 },
+  { id: 'i3', question: 'three', choices, answer: 'A', line: 3 },
+  { id: 'i4', question: 'four', answer: '42', line: 4 },
+];
+
+/*
+ * i1: all four say B → consensus at step 1, right (4 calls).
+ * i2: a, b say C; c, d say D → 2 of 4 at steps 1 and 2, stop at max steps; the tie goes to C, given first: right (8).
+ * i3: a says B, the others D → consensus on D at step 1: wrong (4).
+ * i4: all say "42.0", which agrees with "42" as an exact answer: right (4).
+ */
+function team(delay?: (question: string) => number): TeamAgent[] {
+  return [
+    fakeAgent('a', { one: 'B', two: 'C', three: 'B', four: '42.0' }, delay),
+    fakeAgent('b', { one: 'b', two: 'C', three: 'D', four: '42.0' }, delay),
+    fakeAgent('c', { one: 'B', two: 'D', three: 'D', four: '42.0' }, delay),
+    fakeAgent('d', { one: 'B', two: 'D', three: 'D', four: '42.0' }, delay),
+  ];
+}
+
+describe('evaluateTeam', () => {
+  it('measures accuracy, calls per query and early stops on hand-computed items', async () => {
+    const result = await evaluateTeam({ agents: team(), items, options: { maxSteps: 2, reformAt: 0 } });
+    expect(result).toStrictEqual({
+      accuracy: 0.75,
+      correct: 3,
+      total: 4,
+      callsPerQuery: 5,
+      calls: 20,
+      earlyStops: 3,
+      meanStop: 1.25,
+      ratingFallbacks: 0,
+      rankerFallbacks: 0,
+      perItem: [
+        { id: 'i1', answer: 'B', expected: 'B', correct: true, calls: 4, stoppedAt: 1, stopReason: 'consensus' },
+        { id: 'i2', answer: 'C', expected: 'C', correct: true, calls: 8, stoppedAt: 2, stopReason: 'max-steps' },
+        { id: 'i3', answer: 'D', expected: 'A', correct: false, calls: 4, stoppedAt: 1, stopReason: 'consensus' },
+        { id: 'i4', answer: '42.0', expected: '42', correct: true, calls: 4, stoppedAt: 1, stopReason: 'consensus' },
+      ],
+    });
+  });
+
+  it('keeps the dataset order when items finish out of order, and reports progress', async () => {
+    const delays: Record<string, number> = { one: 40, two: 0, three: 25, four: 5 };
+    const progress: [number, string][] = [];
+    const result = await evaluateTeam({
+      agents: team((question) => delays[question]!),
+      items,
+      options: { maxSteps: 2, reformAt: 0 },
+      concurrency: 4,
+      onProgress: ({ done, item }) => progress.push([done, item.id]),
+    });
+    expect(result.perItem.map((item) => item.id)).toStrictEqual(['i1', 'i2', 'i3', 'i4']);
+    expect(progress.map(([done]) => done)).toStrictEqual([1, 2, 3, 4]);
+    expect(progress.map(([, id]) => id).sort()).toStrictEqual(['i1', 'i2', 'i3', 'i4']);
+    expect(progress[3]![1]).toBe('i1');
+  });
+
+  it('judges code with tests by running them, not by likeness to the reference solution', async () => {
+    const tests = 'assert.equal(add(1, 2), 3);\nassert.equal(add(2, 2), 4);';
+    const codeItems: TeamDatasetItem[] = [
+      { id: 'good', question: 'add, good', answer: 'function add(a, b) { return b + a; }', tests, line: 1 },
+      { id: 'bad', question: 'add, bad', answer: 'function add(a, b) { return b + a; }', tests, line: 2 },
+    ];
+    const coder = fakeAgent('coder', { 'add, good': 'const add = (x, y) => x + y;', 'add, bad': 'function add(a, b) { return a * b; }' });
+    const result = await evaluateTeam({ agents: [coder], items: codeItems, answerKind: 'code', options: { maxSteps: 1 } });
+    expect(result.perItem.map((item) => [item.id, item.correct, item.tests])).toStrictEqual([
+      ['good', true, { passed: 2, total: 2 }],
+      ['bad', false, { passed: 1, total: 2 }],
+    ]);
+    expect(result.accuracy).toBe(0.5);
+  });
+
+  it('stops with the abort error when aborted', async () => {
+    const controller = new AbortController();
+    const run = evaluateTeam({ agents: team(() => 50), items, options: { maxSteps: 2, reformAt: 0 }, signal: controller.signal });
+    controller.abort();
+    const error: unknown = await run.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isAbortError(error)).toBe(true);
+  });
+
+  it('gives zero rates for no items', async () => {
+    const result = await evaluateTeam({ agents: team(), items: [] });
+    expect(result).toMatchObject({ accuracy: 0, callsPerQuery: 0, meanStop: 0, total: 0, perItem: [] });
+  });
+});

@@ -1,0 +1,411 @@
+import { describe, expect, it } from 'vitest';
+import { WeftError, isAbortError } from '../../src/errors.js';
+import { scriptedModel } from '../../src/llm/scripted-model.js';
+import { createLlmAgent } from '../../src/team/llm-agent.js';
+import { createLlmRanker } from '../../src/team/llm-ranker.js';
+import { runTeam, type Ranker } from '../../src/team/run-team.js';
+import type { TeamQuery, TeamResult } from '../../src/team/team.js';
+import type { TeamEvent } from '../../src/team/team-events.js';
+import { scriptedAgents, type ScriptTable } from './scripted-agents.js';
+
+const choiceQuery: TeamQuery = { question: 'Which planet is largest?', choices: ['Mars', 'Jupiter', 'Venus', 'Earth'], kind: 'choice' };
+const exactQuery: TeamQuery = { question: 'What is 6 × 7?', kind: 'exact' };
+
+/** A ranker whose model answers once with `reply`; the model is returned to inspect the prompt. */
+function scriptedRanker(reply: string) {
+  const model = scriptedModel([{ text: reply }]);
+  return { model, ranker: createLlmRanker(model) };
+}
+
+function expectLayersSumToOne(result: TeamResult): void {
+  expect(result.importanceByLayer).toHaveLength(result.layers.length);
+  for (const layer of result.importanceByLayer) {
+    expect(Math.abs(Object.values(layer).reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-9);
+  }
+}
+
+function expectScores(actual: Readonly<Record<string, number>>, expected: Record<string, number>): void {
+  expect(Object.keys(actual).sort()).toEqual(Object.keys(expected).sort());
+  for (const [agent, value] of Object.entries(expected)) expect(actual[agent]).toBeCloseTo(value, 12);
+}
+
+describe('runTeam: 4 agents, 3 agree at step 2', () => {
+  const table: ScriptTable = {
+    alice: ['A', { answer: 'B', ratings: { alice: 1, bob: 5, carol: 2, dave: 2 } }],
+    bob: ['B', { answer: 'B', ratings: { alice: 1, bob: 4, carol: 1, dave: 2 } }],
+    carol: ['C', { answer: 'B', ratings: { alice: 2, bob: 2, carol: 2, dave: 2 } }],
+    dave: ['D', { answer: 'C', ratings: { alice: 5, bob: 1, carol: 1, dave: 1 } }],
+  };
+
+  it('stops at step 2 by consensus with the three agents\' answer, and scores importance as computed by hand', async () => {
+    const agents = scriptedAgents(table);
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents, query: choiceQuery, seed: 7, onEvent: (e) => events.push(e) });
+
+    expect(result.stopReason).toBe('consensus');
+    expect(result.stoppedAt).toBe(2);
+    expect(result.answer).toBe('B');
+    expect(result.calls).toBe(8);
+    expect(result.reformation).toBeUndefined();
+    expect(result.ratingFallbacks).toBe(0);
+    expect(result.layers.map((layer) => layer.map((n) => `${n.agent}:${n.answer}`))).toEqual([
+      ['alice:A', 'bob:B', 'carol:C', 'dave:D'],
+      ['alice:B', 'bob:B', 'carol:B', 'dave:C'],
+    ]);
+    // Step 1 alone; step 2 sees all four step-1 responses (its own included), each its own shuffle.
+    for (const agent of agents) {
+      expect(agent.peersAt(1)).toEqual([]);
+      expect([...agent.peersAt(2)].sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
+      const node = result.layers[1]!.find((n) => n.agent === agent.name)!;
+      expect(node.peers).toEqual(agent.peersAt(2));
+      // The ratings stored follow the order the node saw.
+      const step2 = table[agent.name]![1] as { ratings: Record<string, number> };
+      expect(node.ratings).toEqual(node.peers.map((peer) => step2.ratings[peer]));
+    }
+    const bobSaw = agents[1]!.inputs[1]!.peers.find((p) => p.agent === 'carol')!;
+    expect(bobSaw).toEqual({ agent: 'carol', answer: 'C', text: 'carol says C' });
+
+    // Last layer: alice, bob, carol agree with B → 1/3 each, dave 0.
+    // Normalised ratings of layer 1 (alice, bob, carol, dave):
+    //   alice 1,5,2,2 /10 → .1, .5, .2, .2     bob 1,4,1,2 /8 → .125, .5, .125, .25     carol 2,2,2,2 /8 → .25 each
+    //   (dave's do not matter: I(2, dave) = 0)
+    // I(1, alice) = (.1 + .125 + .25)/3 = .475/3    I(1, bob)  = (.5 + .5 + .25)/3 = 1.25/3
+    // I(1, carol) = (.2 + .125 + .25)/3 = .575/3    I(1, dave) = (.2 + .25 + .25)/3 = .7/3     (sum 3/3 = 1)
+    expectScores(result.importanceByLayer[1]!, { alice: 1 / 3, bob: 1 / 3, carol: 1 / 3, dave: 0 });
+    expectScores(result.importanceByLayer[0]!, { alice: 0.475 / 3, bob: 1.25 / 3, carol: 0.575 / 3, dave: 0.7 / 3 });
+    expectScores(result.importance, { alice: 1 / 3 + 0.475 / 3, bob: 1 / 3 + 1.25 / 3, carol: 1 / 3 + 0.575 / 3, dave: 0.7 / 3 });
+    expectLayersSumToOne(result);
+
+    expect(events.map((e) => e.type)).toEqual([
+      'layer-start', 'node', 'node', 'node', 'node', 'consensus-check',
+      'layer-start', 'node', 'node', 'node', 'node', 'consensus-check', 'stop',
+    ]);
+    const checks = events.filter((e): e is Extract<TeamEvent, { type: 'consensus-check' }> => e.type === 'consensus-check');
+    expect(checks.map((c) => [c.agreeing, c.of, c.stop])).toEqual([[1, 4, false], [3, 4, true]]);
+    expect(checks[1]!.answer).toBe('B');
+  });
+
+  it('runs on without early stop, and reports the consensus it did not stop on', async () => {
+    const longer: ScriptTable = Object.fromEntries(Object.entries(table).map(([name, steps]) => [name, [...steps, steps[1]!, { answer: 'B' }]]));
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: scriptedAgents(longer), query: choiceQuery, earlyStop: false, reformAt: 0, onEvent: (e) => events.push(e) });
+    expect(result.stoppedAt).toBe(4);
+    expect(result.stopReason).toBe('max-steps');
+    expect(result.calls).toBe(16);
+    const check = events.find((e) => e.type === 'consensus-check' && e.step === 2);
+    expect(check).toMatchObject({ agreeing: 3, stop: false, reason: expect.stringContaining('early stop is off') });
+  });
+});
+
+describe('runTeam: the ranker drops the two wrong agents', () => {
+  const table: ScriptTable = {
+    algebraist: [
+      '42',
+      { answer: '42', ratings: { algebraist: 5, geometer: 1, guesser: 1, skeptic: 3 } },
+      { answer: '42', ratings: { algebraist: 4, geometer: 4, guesser: 1, skeptic: 1 } },
+      { answer: '42', ratings: { algebraist: 3, geometer: 1 } },
+    ],
+    geometer: [
+      '41',
+      { answer: '42', ratings: { algebraist: 1, geometer: 1, guesser: 1, skeptic: 1 } },
+      { answer: '42', ratings: { algebraist: 2, geometer: 2, guesser: 2, skeptic: 2 } },
+      { answer: '42.0', ratings: { algebraist: 1, geometer: 1 } },
+    ],
+    guesser: [
+      '7',
+      { answer: '7', ratings: { algebraist: 1, geometer: 1, guesser: 1, skeptic: 5 } },
+      { answer: '8', ratings: { algebraist: 1, geometer: 1, guesser: 5, skeptic: 1 } },
+    ],
+    skeptic: [
+      '13',
+      { answer: '13', ratings: { algebraist: 2, geometer: 2, guesser: 2, skeptic: 2 } },
+      { answer: '13', ratings: { algebraist: 1, geometer: 1, guesser: 1, skeptic: 1 } },
+    ],
+  };
+
+  it('keeps the ranked two after step 3; they agree at step 4; importance as computed by hand', async () => {
+    const agents = scriptedAgents(table);
+    const { model, ranker } = scriptedRanker('{"ranking": ["geometer", "algebraist"]}');
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents, query: exactQuery, ranker, onEvent: (e) => events.push(e) });
+
+    expect(result.stopReason).toBe('consensus');
+    expect(result.stoppedAt).toBe(4);
+    expect(result.answer).toBe('42'); // 42 and 42.0 agree; the first in input order gives the answer
+    expect(result.reformation).toEqual({
+      afterStep: 3,
+      kept: ['geometer', 'algebraist'],
+      dropped: ['guesser', 'skeptic'],
+      reason: 'LLM ranker: geometer > algebraist',
+      fallback: false,
+    });
+    expect(result.rankerFallbacks).toBe(0);
+    expect(result.calls).toBe(4 + 4 + 4 + 1 + 2);
+    expect(result.layers.map((layer) => layer.map((n) => n.agent))).toEqual([
+      ['algebraist', 'geometer', 'guesser', 'skeptic'],
+      ['algebraist', 'geometer', 'guesser', 'skeptic'],
+      ['algebraist', 'geometer', 'guesser', 'skeptic'],
+      ['algebraist', 'geometer'],
+    ]);
+    // After the reformation the kept agents see only each other's step-3 responses.
+    expect([...agents[0]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer']);
+    expect([...agents[1]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer']);
+    expect(agents[2]!.inputs).toHaveLength(3);
+    // The ranker read every step-3 response.
+    const rankPrompt = model.calls[0]!.messages[0]!.content;
+    for (const line of ['Answer: 42', 'Answer: 8', 'Answer: 13', '"guesser"', exactQuery.question]) expect(rankPrompt).toContain(line);
+    expect(model.calls[0]!.tag?.purpose).toBe('rank');
+
+    // Layer 4: both agree → 1/2 each.
+    // Step-4 ratings of layer 3: algebraist 3,1 → .75/.25; geometer 1,1 → .5/.5
+    //   I(3, alg) = .5·.75 + .5·.5 = .625   I(3, geo) = .5·.25 + .5·.5 = .375   guesser, skeptic 0
+    // Step-3 ratings of layer 2 (alg, geo, gue, ske): algebraist 4,4,1,1 /10; geometer 2,2,2,2 /8 (others carry 0)
+    //   I(2, alg) = I(2, geo) = .625·.4 + .375·.25 = .34375   I(2, gue) = I(2, ske) = .625·.1 + .375·.25 = .15625
+    // Step-2 ratings of layer 1: alg 5,1,1,3 /10; geo 1,1,1,1 /4; gue 1,1,1,5 /8; ske 2,2,2,2 /8
+    //   I(1, alg) = .34375·.5 + .34375·.25 + .15625·.125 + .15625·.25 = .31640625
+    //   I(1, geo) = .34375·.1 + .34375·.25 + .15625·.125 + .15625·.25 = .17890625 = I(1, gue)
+    //   I(1, ske) = .34375·.3 + .34375·.25 + .15625·.625 + .15625·.25 = .32578125
+    expectScores(result.importanceByLayer[3]!, { algebraist: 0.5, geometer: 0.5 });
+    expectScores(result.importanceByLayer[2]!, { algebraist: 0.625, geometer: 0.375, guesser: 0, skeptic: 0 });
+    expectScores(result.importanceByLayer[1]!, { algebraist: 0.34375, geometer: 0.34375, guesser: 0.15625, skeptic: 0.15625 });
+    expectScores(result.importanceByLayer[0]!, { algebraist: 0.31640625, geometer: 0.17890625, guesser: 0.17890625, skeptic: 0.32578125 });
+    // Dropped agents keep what they earned before the reformation.
+    expectScores(result.importance, { algebraist: 1.78515625, geometer: 1.39765625, guesser: 0.33515625, skeptic: 0.48203125 });
+    expectLayersSumToOne(result);
+
+    const reformationEvent = events.find((e) => e.type === 'reformation');
+    expect(reformationEvent).toMatchObject({ calls: 1 });
+    expect(events.some((e) => e.type === 'ranker-fallback')).toBe(false);
+    expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42', calls: 15 });
+  });
+
+  it('falls back visibly when the ranker reply cannot be parsed: majority agreers kept, counted, reason given', async () => {
+    const { ranker } = scriptedRanker('They all have merit; I would not want to choose.');
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker, onEvent: (e) => events.push(e) });
+    expect(result.rankerFallbacks).toBe(1);
+    expect(result.reformation?.fallback).toBe(true);
+    // Step 3 answers: 42, 42, 8, 13 → the majority 42 is held by algebraist and geometer, in input order.
+    expect(result.reformation?.kept).toEqual(['algebraist', 'geometer']);
+    expect(result.reformation?.reason).toMatch(/^ranker fallback: no ranking found in the reply .*majority answer "42"/);
+    expect(result.calls).toBe(15); // the failed ranker call is counted
+    const fallback = events.find((e) => e.type === 'ranker-fallback');
+    expect(fallback).toEqual({ type: 'ranker-fallback', step: 3, reason: result.reformation?.reason });
+  });
+
+  it('falls back when the ranker names an unknown agent', async () => {
+    const { ranker } = scriptedRanker('{"ranking": ["geometer", "oracle"]}');
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
+    expect(result.rankerFallbacks).toBe(1);
+    expect(result.reformation?.reason).toContain('"oracle"');
+    expect(result.reformation?.kept).toEqual(['algebraist', 'geometer']);
+  });
+
+  it('checks the ranking of any ranker: too few active agents falls back too', async () => {
+    const ranker: Ranker = { rank: async () => ({ ranking: ['skeptic', 'skeptic'], calls: 1, fallback: false, reason: 'custom' }) };
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
+    expect(result.rankerFallbacks).toBe(1);
+    expect(result.reformation?.kept).toEqual(['algebraist', 'geometer']);
+    expect(result.reformation?.reason).toContain('names fewer than 2 of the active agents');
+  });
+
+  it('without a ranker, reforms by the visible majority fallback', async () => {
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery });
+    expect(result.rankerFallbacks).toBe(1);
+    expect(result.reformation).toMatchObject({ kept: ['algebraist', 'geometer'], fallback: true, reason: expect.stringContaining('no ranker was given') });
+    expect(result.calls).toBe(14);
+  });
+});
+
+describe('runTeam: nobody agrees', () => {
+  // Step s answers: algebraist 1, 11, 21, 31; geometer 2, 12, …; guesser 3, …, 33; skeptic 4, …, 34.
+  const distinct = (base: number): string[] => [0, 1, 2, 3].map((step) => String(base + step * 10));
+  const table: ScriptTable = { algebraist: distinct(1), geometer: distinct(2), guesser: distinct(3), skeptic: distinct(4) };
+
+  it('runs to max steps with the reformation and answers with the first of the tied answers in input order', async () => {
+    const { model, ranker } = scriptedRanker('{"ranking": ["skeptic", "guesser"]}');
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
+    expect(model.calls).toHaveLength(1);
+
+    expect(result.stopReason).toBe('max-steps');
+    expect(result.stoppedAt).toBe(4);
+    expect(result.reformation?.kept).toEqual(['skeptic', 'guesser']);
+    expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['guesser:33', 'skeptic:34']);
+    // A 1–1 tie: guesser comes before skeptic in input order, although the ranker put skeptic first.
+    expect(result.answer).toBe('33');
+    expect(result.calls).toBe(15);
+    // Equal ratings everywhere. Layer 4: only guesser agrees with 33 → 1. Guesser's step-4 ratings of (guesser,
+    // skeptic) are equal → layer 3: .5 each, the dropped 0. Layer 2: two nodes of .5 rate four peers equally → .25 each.
+    // Layer 1: four nodes of .25 rate four peers equally → .25 each.
+    expectScores(result.importanceByLayer[3]!, { guesser: 1, skeptic: 0 });
+    expectScores(result.importanceByLayer[2]!, { algebraist: 0, geometer: 0, guesser: 0.5, skeptic: 0.5 });
+    expectScores(result.importanceByLayer[1]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
+    expectScores(result.importanceByLayer[0]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
+    expectScores(result.importance, { algebraist: 0.5, geometer: 0.5, guesser: 2, skeptic: 1 });
+    expectLayersSumToOne(result);
+  });
+
+  it('without reformation: four layers of four, 16 calls, the first agent\'s last answer', async () => {
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, reformAt: 0 });
+    expect(result.stopReason).toBe('max-steps');
+    expect(result.layers.map((l) => l.length)).toEqual([4, 4, 4, 4]);
+    expect(result.answer).toBe('31');
+    expect(result.calls).toBe(16);
+    expect(result.reformation).toBeUndefined();
+  });
+
+  it('honours maxSteps', async () => {
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, maxSteps: 2 });
+    expect(result.stoppedAt).toBe(2);
+    expect(result.stopReason).toBe('max-steps');
+    expect(result.calls).toBe(8);
+  });
+});
+
+describe('runTeam: ratings', () => {
+  it('counts ratings that could not be read and uses equal weights for them', async () => {
+    const table: ScriptTable = {
+      a: ['1', { answer: '2', unreadableRatings: true }],
+      b: ['2', { answer: '2', rawRatings: [5, 1] }], // 2 ratings for 3 peers
+      c: ['3', { answer: '2', ratings: { a: 1, b: 9, c: 1 } }], // 9 is clamped to 5
+    };
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, onEvent: (e) => events.push(e) });
+    expect(result.stoppedAt).toBe(2);
+    expect(result.ratingFallbacks).toBe(2);
+    const [a, b, c] = result.layers[1]!;
+    expect(a!.ratingsParsed).toBe(false);
+    expect(a!.ratings).toEqual([3, 3, 3]);
+    expect(b!.ratingsParsed).toBe(false);
+    expect(b!.ratings).toEqual([3, 3, 3]);
+    expect(c!.ratingsParsed).toBe(true);
+    expect(c!.ratings).toEqual(c!.peers.map((p) => (p === 'b' ? 5 : 1)));
+    const fallbacks = events.filter((e) => e.type === 'rating-fallback');
+    expect(fallbacks).toEqual([
+      { type: 'rating-fallback', step: 2, agent: 'a', reason: expect.stringContaining('could not be read') },
+      { type: 'rating-fallback', step: 2, agent: 'b', reason: 'expected 3 rating(s), got 2; equal weights used' },
+    ]);
+    // Layer 2 all agree → 1/3 each. a and b spread equally (1/9 to each peer); c gives b 5/7 and a, c 1/7 each.
+    expectScores(result.importanceByLayer[0]!, { a: 2 / 9 + 1 / 21, b: 2 / 9 + 5 / 21, c: 2 / 9 + 1 / 21 });
+  });
+
+  it('counts a real LLM agent whose reply has no ratings, with exactly one call per response', async () => {
+    const model = scriptedModel([
+      { when: '/^You are A[\\s\\S]*Response 1/', text: '{"answer": "7", "reasoning": "checked", "ratings": [5, 4]}' },
+      { when: '/^You are B[\\s\\S]*Response 1/', text: 'After reading the others: Answer: 7' },
+      { when: 'You are A', text: '{"answer": "7", "reasoning": "a guess"}' },
+      { when: 'You are B', text: '{"answer": "8", "reasoning": "another"}' },
+    ]);
+    const agents = [createLlmAgent({ name: 'A', prompt: 'You are A.', model }), createLlmAgent({ name: 'B', prompt: 'You are B.', model })];
+    const result = await runTeam({ agents, query: exactQuery });
+    expect(result.layers.map((l) => l.map((n) => n.answer))).toEqual([['7', '8'], ['7', '7']]);
+    expect(result.stopReason).toBe('consensus');
+    expect(result.calls).toBe(4);
+    expect(model.calls).toHaveLength(4);
+    expect(result.ratingFallbacks).toBe(1);
+    expect(result.layers[1]!.map((n) => n.ratingsParsed)).toEqual([true, false]);
+  });
+});
+
+describe('runTeam: seeded shuffling', () => {
+  const table: ScriptTable = Object.fromEntries(['p', 'q', 'r', 's', 't'].map((name, i) => [name, [0, 1, 2].map((step) => `${name}${step}${i}`)]));
+  const peerOrders = (result: TeamResult): string[][] => result.layers.flatMap((layer) => layer.map((n) => [...n.peers]));
+
+  it('gives the same peer orders for the same seed, whatever the timing, and different ones for another seed', async () => {
+    const run = (seed: number, delays: boolean) => {
+      const timed: ScriptTable = delays
+        ? Object.fromEntries(Object.entries(table).map(([name, steps], i) => [name, steps.map((s) => ({ answer: s as string, delayMs: ((i * 7) % 5) * 3 }))]))
+        : table;
+      return runTeam({ agents: scriptedAgents(timed), query: exactQuery, seed, maxSteps: 3, reformAt: 0 });
+    };
+    const first = peerOrders(await run(1, false));
+    expect(peerOrders(await run(1, true))).toEqual(first);
+    expect(peerOrders(await run(2, false))).not.toEqual(first);
+    // Not the identity everywhere: the orders really are shuffled.
+    const identity = ['p', 'q', 'r', 's', 't'];
+    expect(first.slice(5).some((order) => order.join() !== identity.join())).toBe(true);
+  });
+});
+
+describe('runTeam: code', () => {
+  it('does not stop on consensus before step 3, and picks the candidate passing the most tests', async () => {
+    const codeQuery: TeamQuery = { question: 'Write add(a, b).', kind: 'code' };
+    const good = 'def add(a, b):\n    return a + b';
+    const bad = 'def add(a, b):\n    return a - b';
+    const writers = scriptedAgents({ w1: [bad, bad, bad], w2: [bad, bad, bad], w3: [good, good, good] });
+    // A tool: no model calls.
+    const runner = scriptedAgents(
+      { runner: [{ answer: '' }, { answer: good, tests: { passed: 3, total: 3 } }, { answer: good, tests: { passed: 3, total: 3 } }] },
+      { kind: 'tool', calls: 0 },
+    );
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: [...writers, ...runner], query: codeQuery, reformAt: 0, maxSteps: 3, onEvent: (e) => events.push(e) });
+    expect(result.stoppedAt).toBe(3);
+    expect(result.calls).toBe(9);
+    // Two of four write the same wrong code at every step; the tested code wins the vote anyway.
+    expect(result.answer).toBe(good);
+    expect(events.filter((e) => e.type === 'consensus-check').map((e) => (e as { stop: boolean }).stop)).toEqual([false, false, false]);
+    expectScores(result.importanceByLayer[2]!, { w1: 0, w2: 0, w3: 0.5, runner: 0.5 });
+  });
+
+  it('stops at step 3 when the code agrees from step 1', async () => {
+    const code = 'def add(a, b):\n    return a + b';
+    const table: ScriptTable = { x: [code, code, code, code], y: [code, code, code, code], z: [code, code, code, code] };
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: scriptedAgents(table), query: { question: 'add', kind: 'code' }, onEvent: (e) => events.push(e) });
+    expect(result.stoppedAt).toBe(3);
+    expect(result.stopReason).toBe('consensus');
+    expect(events.find((e) => e.type === 'consensus-check')).toMatchObject({ step: 1, agreeing: 3, stop: false, reason: expect.stringContaining('before step 3') });
+  });
+});
+
+describe('runTeam: control', () => {
+  const table: ScriptTable = { a: ['1', '2', '3'], b: ['4', '5', '6'], c: ['7', '8', '9'] };
+
+  it('stops between layers when the signal aborts', async () => {
+    const controller = new AbortController();
+    const agents = scriptedAgents(table);
+    const promise = runTeam({
+      agents,
+      query: exactQuery,
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'consensus-check' && e.step === 1) controller.abort();
+      },
+    });
+    const error = await promise.then(() => undefined, (e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(agents.map((a) => a.inputs.length)).toEqual([1, 1, 1]);
+  });
+
+  it('stops at step 1 when every agent answered and they agree', async () => {
+    const result = await runTeam({ agents: scriptedAgents({ a: ['(B)'], b: ['b'], c: ['B.'] }), query: choiceQuery });
+    expect(result.stoppedAt).toBe(1);
+    expect(result.answer).toBe('(B)');
+    expect(result.importanceByLayer).toHaveLength(1);
+    expectScores(result.importanceByLayer[0]!, { a: 1 / 3, b: 1 / 3, c: 1 / 3 });
+  });
+
+  it('does not count empty answers as agreement', async () => {
+    const result = await runTeam({ agents: scriptedAgents({ a: ['', ''], b: ['', ''], c: ['', ''] }), query: exactQuery, maxSteps: 2 });
+    expect(result.stopReason).toBe('max-steps');
+    expect(result.stoppedAt).toBe(2);
+    expectLayersSumToOne(result);
+  });
+
+  it('rejects bad options with BAD_INPUT naming the field', async () => {
+    const cases: [Parameters<typeof runTeam>[0], string][] = [
+      [{ agents: [], query: exactQuery }, 'agents'],
+      [{ agents: [...scriptedAgents({ a: ['1'] }), ...scriptedAgents({ a: ['1'] })], query: exactQuery }, 'agents[1].name'],
+      [{ agents: scriptedAgents(table), query: exactQuery, keep: 0 }, 'keep'],
+      [{ agents: scriptedAgents(table), query: exactQuery, maxSteps: 1.5 }, 'maxSteps'],
+      [{ agents: scriptedAgents(table), query: exactQuery, reformAt: -1 }, 'reformAt'],
+    ];
+    for (const [options, field] of cases) {
+      const error = await runTeam(options).then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(WeftError);
+      expect((error as WeftError).code).toBe('BAD_INPUT');
+      expect((error as WeftError).location?.field).toBe(field);
+    }
+  });
+});
