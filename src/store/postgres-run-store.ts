@@ -23,9 +23,10 @@ import { loadPg, type PgImporter } from './load-pg.js';
 import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
 import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
+import { prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
 /** The largest value of a Postgres `integer` column (pids, plan versions). */
 const MAX_INTEGER = 0x7fffffff;
@@ -76,6 +77,18 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (run_id, sha256)
   );
   CREATE INDEX run_blobs_by_sha256 ON ${s}.run_blobs (sha256);
+  `,
+  // 2: DyLAN agent importance scores, summed per (team, task type, agent); they belong to no run.
+  (s) => `
+  CREATE TABLE ${s}.team_scores (
+    team       text NOT NULL,
+    task_type  text NOT NULL,
+    agent      text NOT NULL,
+    importance double precision NOT NULL,
+    queries    bigint NOT NULL,
+    updated_at text NOT NULL,
+    PRIMARY KEY (team, task_type, agent)
+  );
   `,
 ];
 
@@ -416,6 +429,17 @@ class PostgresStore implements PostgresRunStore {
       deleteUnusedBlobs:
         `DELETE FROM ${s}.blobs b WHERE b.sha256 = ANY($1::text[])
          AND NOT EXISTS (SELECT 1 FROM ${s}.run_blobs u WHERE u.sha256 = b.sha256) RETURNING b.bytes::double precision AS bytes`,
+      // Accumulates in one statement; rows come sorted by agent, so concurrent saves lock them in one order.
+      addTeamScores:
+        `INSERT INTO ${s}.team_scores AS t (team, task_type, agent, importance, queries, updated_at)
+         SELECT $1::text, $2::text, a.agent, a.importance, a.queries, $6::text
+         FROM unnest($3::text[], $4::double precision[], $5::bigint[]) WITH ORDINALITY AS a (agent, importance, queries, n)
+         ORDER BY a.n
+         ON CONFLICT (team, task_type, agent) DO UPDATE SET importance = t.importance + excluded.importance,
+           queries = t.queries + excluded.queries, updated_at = excluded.updated_at`,
+      teamScores:
+        `SELECT agent, importance, queries::double precision AS queries, updated_at FROM ${s}.team_scores
+         WHERE team = $1 AND task_type = $2`,
       stats:
         `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
                 (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
@@ -668,6 +692,29 @@ class PostgresStore implements PostgresRunStore {
       }
     }
     return { removed, skipped, events, planVersions, blobs, blobBytes };
+  }
+
+  saveTeamScores(update: TeamScoresUpdate): Promise<void> {
+    return this.use(`save the scores of team ${JSON.stringify(update?.team)}`, async () => {
+      const { team, taskType, scores } = prepareTeamScores(update);
+      if (scores.length === 0) return;
+      // One statement is one transaction: every entry is added, or none.
+      await this.pool.query(this.sql.addTeamScores, [
+        team,
+        taskType,
+        scores.map((score) => score.agent),
+        scores.map((score) => score.importance),
+        scores.map((score) => score.queries),
+        this.now().toISOString(),
+      ]);
+    });
+  }
+
+  teamScores(team: string, taskType: string): Promise<TeamScore[]> {
+    return this.use(`read the scores of team ${JSON.stringify(team)}`, async () => {
+      prepareTeamScores({ team, taskType, scores: [] });
+      return teamScoresFromRows((await this.pool.query<TeamScoreRow>(this.sql.teamScores, [team, taskType])).rows);
+    });
   }
 
   close(): Promise<void> {

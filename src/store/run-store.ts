@@ -5,6 +5,9 @@
  * The store does not know the event vocabulary (that belongs to `run/`); it keeps events as JSON.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
+import type { TeamScore, TeamScoresUpdate } from './team-scores.js';
+
+export type { TeamScore, TeamScoreInput, TeamScoresUpdate } from './team-scores.js';
 
 export interface EventRecord {
   readonly type: string;
@@ -116,6 +119,9 @@ export interface StoreStats {
  * - An owner must be a positive integer pid and a non-empty host, else WeftError('STORE').
  * - `deleteRuns` is atomic (all of the given runs that qualify, or nothing) and collects garbage: a blob goes
  *   when no remaining event or plan version of any run references it. Unknown ids are skipped, not NOT_FOUND.
+ * - Team scores (DyLAN importance, team-scores.ts) belong to no run: pruning runs never touches them. A save
+ *   adds to what is stored, atomically (all entries or none); a bad entry (empty name, importance not finite and
+ *   >= 0, queries not an integer >= 1, an agent twice) is a WeftError('STORE') naming it, and nothing is written.
  */
 export interface RunStore {
   createRun(run: NewRun): Promise<void>;
@@ -139,5 +145,12 @@ export interface RunStore {
    * everything.
    */
   deleteRuns(runs: readonly RunDeletion[], options?: { readonly dryRun?: boolean }): Promise<DeletedRuns>;
+  /**
+   * Adds importance and query counts to the stored totals of (team, taskType, agent), in one transaction;
+   * agents not yet stored start from zero. An empty `scores` writes nothing.
+   */
+  saveTeamScores(update: TeamScoresUpdate): Promise<void>;
+  /** The stored totals of one team and task type, best mean first, then by agent name; [] when none. */
+  teamScores(team: string, taskType: string): Promise<TeamScore[]>;
   close(): Promise<void>;
 }

@@ -20,9 +20,10 @@ import { decodeRefs, encodeRefs, inflate } from './json-blobs.js';
 import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
 import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
+import { prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 /** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
@@ -82,6 +83,18 @@ const MIGRATIONS: readonly string[] = [
     UNION
     SELECT plan_versions.run_id, json_extract(ref.value, '$[1]') FROM plan_versions, json_each(plan_versions.blob_refs) AS ref
     WHERE plan_versions.blob_refs IS NOT NULL;
+  `,
+  // 3: DyLAN agent importance scores, summed per (team, task type, agent); they belong to no run.
+  `
+  CREATE TABLE team_scores (
+    team       TEXT NOT NULL,
+    task_type  TEXT NOT NULL,
+    agent      TEXT NOT NULL,
+    importance REAL NOT NULL,
+    queries    INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (team, task_type, agent)
+  ) WITHOUT ROWID;
   `,
 ];
 
@@ -295,6 +308,15 @@ class SqliteStore implements SqliteRunStore {
       // Deletes a blob only when no run uses it any more.
       deleteUnusedBlob: db.prepare<[string], { bytes: number }>(
         'DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM run_blobs WHERE run_blobs.sha256 = blobs.sha256) RETURNING bytes',
+      ),
+      // Accumulates: a first save inserts, later ones add to the totals.
+      addTeamScore: db.prepare(
+        `INSERT INTO team_scores (team, task_type, agent, importance, queries, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (team, task_type, agent) DO UPDATE SET importance = importance + excluded.importance,
+           queries = queries + excluded.queries, updated_at = excluded.updated_at`,
+      ),
+      teamScores: db.prepare<[string, string], TeamScoreRow>(
+        'SELECT agent, importance, queries, updated_at FROM team_scores WHERE team = ? AND task_type = ?',
       ),
       stats: db.prepare<
         [],
@@ -511,6 +533,26 @@ class SqliteStore implements SqliteRunStore {
         if (error !== rollback) throw error;
       }
       return { removed, skipped, events, planVersions, blobs, blobBytes };
+    });
+  }
+
+  saveTeamScores(update: TeamScoresUpdate): Promise<void> {
+    return this.use(`save the scores of team ${JSON.stringify(update?.team)}`, () => {
+      const { team, taskType, scores } = prepareTeamScores(update);
+      if (scores.length === 0) return;
+      const now = this.now().toISOString();
+      this.db
+        .transaction(() => {
+          for (const score of scores) this.statements.addTeamScore.run(team, taskType, score.agent, score.importance, score.queries, now);
+        })
+        .immediate();
+    });
+  }
+
+  teamScores(team: string, taskType: string): Promise<TeamScore[]> {
+    return this.use(`read the scores of team ${JSON.stringify(team)}`, () => {
+      prepareTeamScores({ team, taskType, scores: [] });
+      return teamScoresFromRows(this.statements.teamScores.all(team, taskType));
     });
   }
 

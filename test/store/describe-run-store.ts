@@ -457,6 +457,127 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       });
     });
 
+    describe('team scores', () => {
+      const save = (target: RunStore, scores: [string, number, number][], team = 'panel', taskType = 'mmlu') =>
+        target.saveTeamScores({ team, taskType, scores: scores.map(([agent, importance, queries]) => ({ agent, importance, queries })) });
+      const totals = async (team = 'panel', taskType = 'mmlu', target: RunStore = store) =>
+        (await target.teamScores(team, taskType)).map((score) => [score.agent, score.importance, score.queries, score.mean]);
+
+      it('adds each save to the stored totals and orders by mean, then by agent', async () => {
+        // Dyadic fractions, so every sum is exact in binary floating point.
+        await save(store, [['critic', 0.25, 1], ['solver', 0.5, 1], ['judge', 0.25, 1]]);
+        await save(store, [['solver', 0.75, 2], ['critic', 1.5, 2], ['coder', 0.5, 1]]);
+        expect(await totals()).toEqual([
+          ['critic', 1.75, 3, 1.75 / 3],
+          ['coder', 0.5, 1, 0.5],
+          ['solver', 1.25, 3, 1.25 / 3],
+          ['judge', 0.25, 1, 0.25],
+        ]);
+        // Equal means (judge now 1/2, like coder) are ordered by name.
+        await save(store, [['judge', 0.75, 1]]);
+        expect((await totals()).map(([agent, , , mean]) => [agent, mean])).toEqual([
+          ['critic', 1.75 / 3],
+          ['coder', 0.5],
+          ['judge', 0.5],
+          ['solver', 1.25 / 3],
+        ]);
+      });
+
+      it('keeps teams and task types apart, and returns [] for a pair never saved', async () => {
+        await save(store, [['a', 1, 1]], 'panel', 'mmlu');
+        await save(store, [['a', 0.5, 1]], 'panel', 'code');
+        await save(store, [['a', 0.25, 1]], 'other', 'mmlu');
+        expect(await totals('panel', 'mmlu')).toEqual([['a', 1, 1, 1]]);
+        expect(await totals('panel', 'code')).toEqual([['a', 0.5, 1, 0.5]]);
+        expect(await totals('other', 'mmlu')).toEqual([['a', 0.25, 1, 0.25]]);
+        expect(await store.teamScores('panel', 'math')).toEqual([]);
+        expect(await store.teamScores('nobody', 'mmlu')).toEqual([]);
+      });
+
+      it('stamps updatedAt on the agents a save touched only', async () => {
+        await save(store, [['a', 1, 1], ['b', 1, 1]]);
+        const [first] = await store.teamScores('panel', 'mmlu');
+        expect(Number.isNaN(Date.parse(first?.updatedAt ?? ''))).toBe(false);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await save(store, [['b', 0, 1]]);
+        const after = new Map((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.updatedAt]));
+        expect(after.get('a')).toBe(first?.updatedAt);
+        expect((after.get('b') ?? '') > (after.get('a') ?? '~')).toBe(true);
+      });
+
+      it.each([
+        ['a negative importance', { agent: 'b', importance: -0.5, queries: 1 }, 'importance'],
+        ['NaN importance', { agent: 'b', importance: Number.NaN, queries: 1 }, 'importance'],
+        ['infinite importance', { agent: 'b', importance: Number.POSITIVE_INFINITY, queries: 1 }, 'importance'],
+        ['a string importance', { agent: 'b', importance: '1', queries: 1 }, 'importance'],
+        ['zero queries', { agent: 'b', importance: 1, queries: 0 }, 'queries'],
+        ['fractional queries', { agent: 'b', importance: 1, queries: 1.5 }, 'queries'],
+        ['an empty agent', { agent: '', importance: 1, queries: 1 }, 'agent'],
+        ['an agent twice', { agent: 'a', importance: 1, queries: 1 }, 'appears twice'],
+      ])('refuses an update holding %s with STORE, naming it, and writes nothing of it', async (_label, bad, field) => {
+        await save(store, [['a', 0.5, 1]]);
+        const error = await rejection(
+          store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }, bad as never, { agent: 'c', importance: 1, queries: 1 }] }),
+        );
+        expect(error.code).toBe('STORE');
+        expect(error.message).toContain('scores[1]');
+        expect(error.message).toContain(field);
+        expect(await totals()).toEqual([['a', 0.5, 1, 0.5]]);
+      });
+
+      it('refuses an empty team or task type, on save and on read', async () => {
+        for (const call of [
+          () => store.saveTeamScores({ team: '', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
+          () => store.saveTeamScores({ team: 'panel', taskType: '', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
+          () => store.teamScores('', 'mmlu'),
+          () => store.teamScores('panel', ''),
+        ]) {
+          const error = await rejection(call());
+          expect(error.code).toBe('STORE');
+          expect(error.message).toMatch(/team|taskType/);
+        }
+        expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+      });
+
+      it('accepts an empty update without storing anything', async () => {
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [] });
+        expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+      });
+
+      it('loses no addition when two clients save at once, and keeps the totals across reopening', async () => {
+        const other = await location.open();
+        extraStores.push(other);
+        const writes: Promise<void>[] = [];
+        for (let index = 0; index < 20; index += 1) {
+          const writer = index % 2 === 0 ? store : other;
+          // Different entry orders per save: the stores must not deadlock on them.
+          const entries: [string, number, number][] = [['x', 0.5, 1], ['y', 0.25, 1], ['z', 0.125, 1]];
+          writes.push(save(writer, index % 3 === 0 ? entries : entries.reverse()));
+        }
+        await Promise.all(writes);
+        const expected = [['x', 10, 20, 0.5], ['y', 5, 20, 0.25], ['z', 2.5, 20, 0.125]];
+        expect(await totals('panel', 'mmlu', other)).toEqual(expected);
+        const reopened = await reopen();
+        expect(await totals('panel', 'mmlu', reopened)).toEqual(expected);
+      });
+
+      it('outlives the runs: pruning every run keeps the scores', async () => {
+        await store.createRun(newRun('r1'));
+        await store.setStatus('r1', 'completed');
+        await save(store, [['a', 1, 1]]);
+        expect((await store.deleteRuns([{ runId: 'r1' }])).removed).toEqual(['r1']);
+        expect(await totals()).toEqual([['a', 1, 1, 1]]);
+      });
+
+      it('rejects both calls on a closed store with STORE', async () => {
+        await store.close();
+        expect((await rejection(save(store, [['a', 1, 1]]))).code).toBe('STORE');
+        expect((await rejection(store.teamScores('panel', 'mmlu'))).code).toBe('STORE');
+        store = await location.open();
+        expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+      });
+    });
+
     describe('persistence', () => {
       it('keeps runs, events, plans and blobs across close and reopen, and continues the seq', async () => {
         const output = largeText('persist');

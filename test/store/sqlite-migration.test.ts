@@ -49,6 +49,18 @@ const SCHEMA_V1 = `
   );
 `;
 
+/** What schema version 2 (issue 3) added to version 1, verbatim. */
+const SCHEMA_V2_ADDITIONS = `
+  ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE runs ADD COLUMN owner_host TEXT;
+  CREATE TABLE run_blobs (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    sha256 TEXT NOT NULL,
+    PRIMARY KEY (run_id, sha256)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_blobs_by_sha256 ON run_blobs (sha256);
+`;
+
 const shared = `<main>${'shared output '.repeat(600)}</main>`;
 const planOnly = `objective ${'x'.repeat(5000)}`;
 
@@ -82,6 +94,49 @@ function writeVersion1(path: string): void {
   save(plan.blobs);
   insertPlan.run('old-1', 1, 'initial plan', '2026-01-01T00:00:00.000Z', plan.json, encodeRefs(plan.refs));
   db.close();
+}
+
+/**
+ * Writes a version-2 database the way Weft 2 did: a finished run with an owner and a large output, a running one
+ * that shares the output, and a plan version.
+ */
+function writeVersion2(path: string): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(SCHEMA_V1);
+  db.exec(SCHEMA_V2_ADDITIONS);
+  db.pragma(`application_id = ${SQLITE_APPLICATION_ID}`);
+  db.pragma('user_version = 2');
+  const insertRun = db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)');
+  const insertBlob = db.prepare('INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)');
+  const insertUse = db.prepare('INSERT OR IGNORE INTO run_blobs VALUES (?, ?)');
+  for (const [runId, status, pid] of [['v2-done', 'completed', 11], ['v2-live', 'running', 12]] as const) {
+    const events: EventRecord[] = [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 4, output: shared } as EventRecord];
+    insertRun.run(runId, `task ${runId}`, 'sim:seed=2', '{}', status, '2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', events.length, pid, 'host-2');
+    events.forEach((event, index) => {
+      const deflated = deflate(event, runId);
+      for (const [sha256, content] of deflated.blobs) {
+        insertBlob.run(sha256, Buffer.byteLength(content), content);
+        insertUse.run(runId, sha256);
+      }
+      insertEvent.run(runId, index + 1, event.type, event.at, deflated.json, encodeRefs(deflated.refs));
+    });
+  }
+  const plan = deflate({ workflow: { task: 't', subtasks: [{ id: 'a', objective: 'small', agent: 'w', dependsOn: [] }] } }, 'plan');
+  db.prepare('INSERT INTO plan_versions VALUES (?, ?, ?, ?, ?, ?)').run('v2-done', 1, 'given plan', '2026-02-01T00:00:00.000Z', plan.json, encodeRefs(plan.refs));
+  db.close();
+}
+
+/** Every row of every table, to compare a file before and after. */
+function contentsOf(path: string): Record<string, unknown[]> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    return Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}"`).all()]));
+  } finally {
+    db.close();
+  }
 }
 
 function schemaOf(path: string): string[] {
@@ -161,5 +216,79 @@ describe('SQLite schema migrations', () => {
     const store = openSqliteRunStore(path);
     expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
     await store.close();
+  });
+
+  describe('version 2 to 3 (team scores)', () => {
+    it('keeps every run, owner, event, plan and blob use, and adds an empty team_scores table', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion2(path);
+      const before = contentsOf(path);
+      const store = openSqliteRunStore(path);
+      expect((await store.listRuns()).map((run) => [run.runId, run.status, run.owner])).toEqual([
+        ['v2-done', 'completed', { pid: 11, host: 'host-2' }],
+        ['v2-live', 'running', { pid: 12, host: 'host-2' }],
+      ]);
+      expect(((await store.events('v2-live'))[1]?.event as unknown as { output: string }).output).toBe(shared);
+      expect((await store.planVersions('v2-done')).map((version) => version.cause)).toEqual(['given plan']);
+      expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.5, queries: 1 }] });
+      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.mean])).toEqual([['a', 0.5]]);
+      await store.close();
+      const after = contentsOf(path);
+      // Everything version 2 held is there unchanged; the only new rows are the scores just saved.
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_scores'].sort());
+      for (const table of Object.keys(before)) expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(3);
+      raw.close();
+    });
+
+    it('ends with the same schema as a new database', async () => {
+      const old = join(dir, 'old.db');
+      const fresh = join(dir, 'fresh.db');
+      writeVersion2(old);
+      await openSqliteRunStore(old).close();
+      await openSqliteRunStore(fresh).close();
+      expect(schemaOf(old)).toEqual(schemaOf(fresh));
+    });
+
+    it.each([
+      ['2', writeVersion2, 2],
+      // From 1, step 1→2 succeeds before step 2→3 fails: its changes must be rolled back too.
+      ['1', writeVersion1, 1],
+    ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
+      const path = join(dir, 'weft.db');
+      write(path);
+      // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
+      const db = new Database(path);
+      db.exec('CREATE TABLE team_scores (note TEXT)');
+      db.prepare('INSERT INTO team_scores VALUES (?)').run('in the way');
+      db.close();
+      const before = contentsOf(path);
+      const schemaBefore = schemaOf(path);
+      let failure: unknown;
+      try {
+        openSqliteRunStore(path);
+      } catch (error) {
+        failure = error;
+      }
+      expect((failure as { code?: string }).code).toBe('STORE');
+      expect(String((failure as Error).message)).toContain('team_scores');
+      expect(contentsOf(path)).toEqual(before);
+      expect(schemaOf(path)).toEqual(schemaBefore);
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(version);
+      raw.close();
+    });
+
+    it('upgrades a version-1 database through both steps at once', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion1(path);
+      const store = openSqliteRunStore(path);
+      await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [{ agent: 'b', importance: 1, queries: 2 }] });
+      expect((await store.teamScores('panel', 'code'))[0]).toMatchObject({ agent: 'b', importance: 1, queries: 2, mean: 0.5 });
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
+      await store.close();
+    });
   });
 });
