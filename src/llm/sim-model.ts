@@ -17,9 +17,13 @@
  *   empty or `none`; else `replan` with probability `fail`; else `accept`.
  * - `update`: the workflow JSON in `<workflow>…</workflow>`, ids to repair in `<failed>a, b</failed>` →
  *   the same subtasks with each failed objective suffixed ` (revised)` (once), or `{}` when none failed.
- * - `answer` (provisional, for teams): `{"answer":"correct"}` with probability `accuracy`, else
- *   `{"answer":"wrong-<1..3>"}`.
- * - `rank` (provisional): `{"ranking":[]}`.
+ * - `answer` (a DyLAN team member, see sim-team.ts; the peers shown are read from the prompt in the layout of
+ *   src/team/team-prompts.ts) → `{"answer","reasoning"}`, plus `"ratings"` (1–5 per peer) when peers are shown.
+ *   The answer is `correct` with probability `accuracy`, else `wrong-<1..3>`; a wrong agent that sees peers
+ *   takes their majority answer with probability `follow`. With options shown it answers with a letter: the
+ *   option `correct` is the right one.
+ * - `rank` (the team's listwise ranker): the `[k] agent "name"` blocks of the prompt →
+ *   `{"ranking":[names…]}`, the agents with right answers first with probability `accuracy`.
  * - `worfbench` (src/eval's WorfBench prompt): the task and its action list are the last user message →
  *   a workflow text (`Node:` lines `k: text`, then `Edge: (START,1) …`): n nodes (from `tasks`), each a
  *   fragment of the task text (so a lexical similarity gives partial credit), and a random DAG with edges
@@ -27,12 +31,14 @@
  *   without a child. `badjson` replaces it by a reply cut inside its `Node:` header (no usable workflow).
  * - anything else → `sim reply`.
  * `badjson` replaces a structured reply (plan, verify, update, rank) by one cut inside its first key — still
- * JSON-looking, but no repair can restore it. `error` throws a retryable `PROVIDER` error after the latency.
+ * JSON-looking, but no repair can restore it; a team answer with ratings is cut inside its ratings list instead
+ * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency.
  */
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
 import { parseJsonLoose } from './extract-json.js';
 import { bernoulli, integerSample, pick, randomFrom, shuffled, uniformSample, type RandomSource } from './seeded-random.js';
+import { readTeamPrompt, SIM_RIGHT_ANSWER, SIM_WRONG_ANSWERS, simRanking, simTeamAnswer } from './sim-team.js';
 import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseSimOptions, sampleLatencyMs, validateSimOptions, type SimOptions } from './sim-options.js';
 import { sleep, throwIfAborted } from './timeout.js';
 import { estimateUsage } from './token-estimate.js';
@@ -81,6 +87,8 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       let text = simReply(tag, call, resolved, stream);
       if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
         text = malformed(text, stream('badjson-cut'));
+      } else if (tag.purpose === 'answer' && bernoulli(stream('badjson'), resolved.badjson)) {
+        text = cutRatings(text, stream('badjson-cut'));
       }
       return { text, usage: estimateUsage(call, text), model: 'sim' };
     },
@@ -98,11 +106,11 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
     case 'update':
       return JSON.stringify(simUpdate(tagContent(call, 'workflow'), tagContent(call, 'failed')));
     case 'answer':
-      return JSON.stringify(
-        bernoulli(stream('answer'), options.accuracy) ? { answer: 'correct' } : { answer: `wrong-${integerSample(stream('wrong'), 1, 3)}` },
-      );
-    case 'rank':
-      return JSON.stringify({ ranking: [] });
+      return JSON.stringify(simTeamReply(userText(call), options, stream));
+    case 'rank': {
+      const { responses } = readTeamPrompt(userText(call));
+      return JSON.stringify({ ranking: simRanking(responses, options.accuracy, stream('rank')) });
+    }
     case 'worfbench': {
       const text = simWorkflowText(lastUserMessage(call), options, stream('worfbench'));
       return bernoulli(stream('badjson'), options.badjson) ? text.slice(0, integerSample(stream('badjson-cut'), 1, 4)) : text;
@@ -110,6 +118,33 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
     default:
       return 'sim reply';
   }
+}
+
+/** A team member's reply: answer, reasoning and (when peers are shown) ratings; a letter when options are shown. */
+function simTeamReply(prompt: string, options: SimOptions, stream: (name: string) => RandomSource): object {
+  const { options: choices, responses } = readTeamPrompt(prompt);
+  const optionTexts = [...choices.values()];
+  const reply = simTeamAnswer(
+    responses.map((response) => response.answer),
+    options,
+    { answer: stream('answer'), wrong: stream('wrong'), follow: stream('follow'), ratings: stream('ratings') },
+    choices.size > 0 ? optionTexts.filter((text) => text !== SIM_RIGHT_ANSWER) : SIM_WRONG_ANSWERS,
+  );
+  const letter = [...choices].find(([, text]) => text === reply.answer)?.[0];
+  return {
+    answer: letter ?? reply.answer,
+    reasoning: reply.reasoning,
+    ...(responses.length > 0 ? { ratings: reply.ratings } : {}),
+  };
+}
+
+/** A team answer cut inside its ratings list (fewer ratings than peers, no closing bracket); unchanged without ratings. */
+function cutRatings(text: string, random: RandomSource): string {
+  const start = text.indexOf('"ratings":[');
+  if (start < 0) return text;
+  const open = start + '"ratings":['.length;
+  const items = text.slice(open, text.indexOf(']', open)).split(',');
+  return `${text.slice(0, open)}${items.slice(0, integerSample(random, 0, items.length - 1)).join(',')}`;
 }
 
 /**
@@ -145,6 +180,10 @@ function taskFragments(task: string): string[] {
     .map((piece) => piece.split(' ').slice(0, 20).join(' '))
     .filter((piece) => piece.split(' ').length >= 3);
   return fragments.length > 0 ? [...new Set(fragments)] : ['carry out the task'];
+}
+
+function userText(call: ChatCall): string {
+  return call.messages.filter((message) => message.role === 'user').map((message) => message.content).join('\n');
 }
 
 function lastUserMessage(call: ChatCall): string {

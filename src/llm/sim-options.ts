@@ -8,12 +8,15 @@
  * | fail     | P(a subtask result fails verification)            | 0          |
  * | badjson  | P(a structured reply is malformed)                | 0          |
  * | error    | P(a call fails with a retryable provider error)   | 0          |
- * | accuracy | P(a team answer is right)                         | 1          |
+ * | accuracy | teams: P(an agent's own answer is right), and of  | 1          |
+ * |          | rating peers and ranking agents knowingly         |            |
+ * | follow   | teams: P(a wrong agent takes its peers' majority) | 0.5        |
  * | seed     | integer                                           | 1          |
  * | tasks    | plan (and WorfBench workflow) size `n` or `a-b`   | `4-8`      |
  * | width    | optional: at most this many subtasks per level    | —          |
  *
- * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds.
+ * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
+ * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
  */
 import { WeftError } from '../errors.js';
 import { lognormalSample, uniformSample, type RandomSource } from './seeded-random.js';
@@ -29,6 +32,7 @@ export interface SimOptions {
   readonly badjson: number;
   readonly error: number;
   readonly accuracy: number;
+  readonly follow: number;
   readonly seed: number;
   readonly tasks: { readonly min: number; readonly max: number };
   readonly width?: number;
@@ -40,11 +44,12 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   badjson: 0,
   error: 0,
   accuracy: 1,
+  follow: 0.5,
   seed: 1,
   tasks: { min: 4, max: 8 },
 });
 
-const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'seed', 'tasks', 'width'] as const;
+const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width'] as const;
 type SimKey = (typeof KEYS)[number];
 
 /** Parses the part after `sim:` (a leading `sim:` is accepted too). An empty string gives the defaults. */
@@ -71,7 +76,7 @@ export function parseSimOptions(text: string): SimOptions {
 
 /** Checks options built in code (e.g. `simModel({ fail: 0.2 })`) with the same rules as the spec string. */
 export function validateSimOptions(options: SimOptions): SimOptions {
-  for (const key of ['fail', 'badjson', 'error', 'accuracy'] as const) checkProbability(key, options[key]);
+  for (const key of ['fail', 'badjson', 'error', 'accuracy', 'follow'] as const) checkProbability(key, options[key]);
   if (!Number.isSafeInteger(options.seed)) throw simError('seed', `expected an integer, got ${String(options.seed)}`);
   const { min, max } = options.tasks;
   if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 1 && min <= max && max <= 10_000)) {
@@ -87,7 +92,10 @@ export function validateSimOptions(options: SimOptions): SimOptions {
 /** The canonical spec text of options (what `sim:` ids show). */
 export function formatSimOptions(options: SimOptions): string {
   const parts = [`latency=${formatLatency(options.latency)}`];
-  for (const key of ['fail', 'badjson', 'error', 'accuracy', 'seed'] as const) parts.push(`${key}=${options[key]}`);
+  for (const key of ['fail', 'badjson', 'error', 'accuracy'] as const) parts.push(`${key}=${options[key]}`);
+  // Shown only when set, so the ids of models that never answer as a team stay as they were.
+  if (options.follow !== DEFAULT_SIM_OPTIONS.follow) parts.push(`follow=${options.follow}`);
+  parts.push(`seed=${options.seed}`);
   const { min, max } = options.tasks;
   parts.push(`tasks=${min === max ? min : `${min}-${max}`}`);
   if (options.width !== undefined) parts.push(`width=${options.width}`);
@@ -157,6 +165,7 @@ function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[
     case 'badjson':
     case 'error':
     case 'accuracy':
+    case 'follow':
       options[key] = parseNumber(key, value);
       return;
     case 'seed':

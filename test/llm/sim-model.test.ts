@@ -162,8 +162,8 @@ describe('simModel', () => {
     expect(JSON.parse((await model.generate(updateCall(subtasks, []))).text)).toEqual({});
   });
 
-  it('answers by accuracy (provisional) and falls back to "sim reply"', async () => {
-    expect(JSON.parse((await simModel('accuracy=1').generate(tagged({ purpose: 'answer', key: 'q1' }))).text)).toEqual({ answer: 'correct' });
+  it('answers by accuracy and falls back to "sim reply"', async () => {
+    expect(JSON.parse((await simModel('accuracy=1').generate(tagged({ purpose: 'answer', key: 'q1' }))).text)).toEqual({ answer: 'correct', reasoning: 'sim: worked it out' });
     expect(JSON.parse((await simModel('accuracy=0').generate(tagged({ purpose: 'answer', key: 'q1' }))).text).answer).toMatch(/^wrong-[1-3]$/);
     expect((await simModel().generate(tagged({ purpose: 'other' }))).text).toBe('sim reply');
     expect((await simModel().generate({ messages: [{ role: 'user', content: 'untagged' }] })).text).toBe('sim reply');
