@@ -10,6 +10,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, describeValue, valueAt } from '../text/describe-value.js';
+import { jsonLines } from '../text/json-lines.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { formatFieldPath, positionAtOffset, positionsInDocument, type FieldPath, type SourcePosition } from '../text/source-locator.js';
 import { parseWorkflowText, type SkippedText } from './parse-workflow-text.js';
@@ -182,20 +183,13 @@ function readArray(text: string, file: string, issues: LocatedIssue[]): RawRecor
 
 function readJsonLines(text: string, file: string, issues: LocatedIssue[]): RawRecord[] {
   const records: RawRecord[] = [];
-  text.split('\n').forEach((raw, lineIndex) => {
-    const lineText = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (lineText.trim() === '') return;
-    const line = lineIndex + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch {
-      const error = findJsonSyntaxError(lineText);
-      issues.push({ file, line, column: (error?.offset ?? 0) + 1, message: `invalid JSON: ${error?.message ?? 'cannot parse'}` });
-      return;
+  for (const entry of jsonLines(text)) {
+    if (!entry.ok) {
+      issues.push({ file, line: entry.line, column: entry.column, message: `invalid JSON: ${entry.message}` });
+      continue;
     }
-    records.push({ value, index: records.length, line, locate: locatorFor(lineText, line, 1), fieldPrefix: [] });
-  });
+    records.push({ value: entry.value, index: records.length, line: entry.line, locate: locatorFor(entry.text, entry.line, 1), fieldPrefix: [] });
+  }
   return records;
 }
 

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { formatLocation, WeftError } from '../errors.js';
-import { findJsonSyntaxError } from '../text/json-syntax.js';
+import { jsonLines } from '../text/json-lines.js';
 
 export interface Prediction {
   readonly id: string;
@@ -66,12 +66,9 @@ export async function readPredictions(file: string): Promise<PredictionsFile> {
 export function parsePredictions(text: string, file?: string): PredictionsFile {
   const predictions: Prediction[] = [];
   const skipped: SkippedPrediction[] = [];
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  body.split('\n').forEach((raw, index) => {
-    const lineText = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (lineText.trim() === '') return;
-    const line = index + 1;
-    const skip = (problem: PredictionSkipProblem, message: string, extra: { field?: string; column?: number; id?: string } = {}) => {
+  for (const entry of jsonLines(text)) {
+    const { line } = entry;
+    const skip = (problem: PredictionSkipProblem, message: string, extra: { field?: string; column?: number; id?: string } = {}): void => {
       skipped.push({
         line,
         ...(extra.id === undefined ? {} : { id: extra.id }),
@@ -80,27 +77,36 @@ export function parsePredictions(text: string, file?: string): PredictionsFile {
         ...(extra.field === undefined ? {} : { field: extra.field }),
       });
     };
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch {
-      const error = findJsonSyntaxError(lineText);
-      skip('not-json', `not JSON: ${error?.message ?? 'cannot parse'}`, { column: (error?.offset ?? 0) + 1 });
-      return;
+    if (!entry.ok) {
+      skip('not-json', `not JSON: ${entry.message}`, { column: entry.column });
+      continue;
     }
+    const value = entry.value;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       skip('not-an-object', `expected an object {"id", "output"}, got ${describeValue(value)}`);
-      return;
+      continue;
     }
     const record = value as Record<string, unknown>;
     // An id is kept whenever it is a usable string, so a skip can still be counted against its gold record.
     const id = typeof record.id === 'string' && record.id.trim() !== '' ? record.id : undefined;
-    if (record.id === undefined) return skip('missing-id', 'missing required field "id"', { field: 'id' });
-    if (id === undefined) return skip('bad-id', `expected a non-empty string, got ${describeValue(record.id)}`, { field: 'id' });
-    if (record.output === undefined) return skip('missing-output', 'missing required field "output"', { field: 'output', id });
-    if (typeof record.output !== 'string') return skip('bad-output', `expected a string, got ${describeValue(record.output)}`, { field: 'output', id });
+    if (record.id === undefined) {
+      skip('missing-id', 'missing required field "id"', { field: 'id' });
+      continue;
+    }
+    if (id === undefined) {
+      skip('bad-id', `expected a non-empty string, got ${describeValue(record.id)}`, { field: 'id' });
+      continue;
+    }
+    if (record.output === undefined) {
+      skip('missing-output', 'missing required field "output"', { field: 'output', id });
+      continue;
+    }
+    if (typeof record.output !== 'string') {
+      skip('bad-output', `expected a string, got ${describeValue(record.output)}`, { field: 'output', id });
+      continue;
+    }
     predictions.push({ id, output: record.output, line, ...(typeof record.error === 'string' ? { error: record.error } : {}) });
-  });
+  }
   return { predictions, skipped };
 }
 

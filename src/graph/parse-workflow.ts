@@ -1,16 +1,13 @@
-import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
-import { findJsonSyntaxError } from '../text/json-syntax.js';
 import {
   formatFieldPath,
-  positionAtOffset,
-  positionsInDocument,
   type FieldPath,
   type PathIssue,
   type PositionOf,
 } from '../text/source-locator.js';
+import { readStructuredSource } from '../text/read-structured-source.js';
 import { checkWorkflowGraph } from './check-workflow-graph.js';
 import { ALLOWED_FIELDS, workflowSchema, type WorkflowInput } from './workflow-schema.js';
 import type { Role, Subtask, Workflow, WorkflowJson } from './workflow.js';
@@ -32,7 +29,7 @@ export interface ParseWorkflowOptions {
 export function parseWorkflow(input: string | unknown, options: ParseWorkflowOptions = {}): ParseWorkflowResult {
   const { file } = options;
   if (typeof input !== 'string') return validate(input, () => undefined, file);
-  const source = readSource(input, file);
+  const source = readStructuredSource(input, file);
   if ('issues' in source) return { ok: false, issues: source.issues };
   return validate(source.value, source.positionOf, file);
 }
@@ -70,51 +67,6 @@ function copySubtask(subtask: Subtask): Subtask & { dependsOn: string[] } {
     ...(subtask.output === undefined ? {} : { output: subtask.output }),
     attempts: subtask.attempts,
   };
-}
-
-type Source = { value: unknown; positionOf: PositionOf } | { issues: LocatedIssue[] };
-
-function readSource(input: string, file: string | undefined): Source {
-  // A byte-order mark is not content; editors do not count it as a column either.
-  const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  const lineCounter = new LineCounter();
-  const where = (offset: number): LocatedIssue => ({ ...(file === undefined ? {} : { file }), ...positionAtOffset(text, offset), message: '' });
-
-  if (looksLikeJson(text, file)) {
-    const syntaxError = findJsonSyntaxError(text);
-    if (syntaxError) return { issues: [{ ...where(syntaxError.offset), message: `invalid JSON: ${syntaxError.message}` }] };
-    // JSON is YAML, so the YAML parser supplies the positions of fields; JSON.parse supplies the value.
-    const document = parseDocument(text, { lineCounter, prettyErrors: false });
-    // JSON.parse silently keeps the last of repeated keys; a plan with two `task`s is a mistake.
-    const duplicates = document.errors.filter((error) => error.code === 'DUPLICATE_KEY');
-    if (duplicates.length > 0) {
-      return {
-        issues: duplicates.map((error) => {
-          const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(error.pos[0]))?.[0] ?? 'a key';
-          return { ...where(error.pos[0]), message: `invalid JSON: duplicate key ${key} in the same object` };
-        }),
-      };
-    }
-    return { value: JSON.parse(text) as unknown, positionOf: positionsInDocument(document, lineCounter) };
-  }
-
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    return { issues: document.errors.map((error) => ({ ...where(error.pos[0]), message: `invalid YAML: ${error.message}` })) };
-  }
-  try {
-    return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
-  } catch (error) {
-    // e.g. an alias bomb exceeding the alias limit.
-    return { issues: [{ ...where(0), message: `invalid YAML: ${error instanceof Error ? error.message : String(error)}` }] };
-  }
-}
-
-function looksLikeJson(text: string, file: string | undefined): boolean {
-  const extension = /\.([A-Za-z]+)$/.exec(file ?? '')?.[1]?.toLowerCase();
-  if (extension === 'json') return true;
-  if (extension === 'yaml' || extension === 'yml') return false;
-  return /^\s*[{[]/.test(text);
 }
 
 function validate(value: unknown, positionOf: PositionOf, file: string | undefined): ParseWorkflowResult {

@@ -39,6 +39,8 @@ export type WeftEvent =
   | { type: 'call'; at: number; taskId?: string; purpose: string; key?: string; attempt?: number; sequence?: number; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; text?: string; error?: string }
   /** A run continued after an interruption; `previousStatus` is what the store said. */
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
+  /** A subtask run by a DyLAN team (team-attempt.ts): what the team did, before its `task-end`. */
+  | ({ type: 'team'; at: number } & TeamSummary)
   | { type: 'budget'; at: number; calls: number; tokens: { input: number; output: number }; costUsd: number; exceeded?: string }
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
 
@@ -50,4 +52,47 @@ export interface WorkflowDiffSummary {
   readonly removed: readonly string[];
   readonly changed: readonly string[];
   readonly rewired: readonly string[];
+}
+
+/** One team run for a subtask, as the `team` event records it and report.md shows it. */
+export interface TeamSummary {
+  readonly taskId: string;
+  readonly attempt: number;
+  /** The role that names the team, its team file (as resolved) and the team's name in it. */
+  readonly role: string;
+  readonly file: string;
+  readonly team: string;
+  /** The key importance scores are kept under, with the team name. */
+  readonly taskType: string;
+  /** How answers were compared (`text` unless the team file says otherwise). */
+  readonly kind: string;
+  /** Every agent of the team file, and the ones that took part (all of them unless `selection.optimized`). */
+  readonly pool: readonly string[];
+  readonly members: readonly string[];
+  readonly selection: TeamSelection;
+  /** Each layer's nodes: agent and answer (long answers clipped). */
+  readonly layers: readonly (readonly { readonly agent: string; readonly answer: string; readonly ratingsParsed: boolean }[])[];
+  /** The team's final answer (clipped like the layers; the subtask's whole output is in `task-end`). */
+  readonly answer: string;
+  readonly stoppedAt: number;
+  readonly stopReason: 'consensus' | 'max-steps';
+  readonly reformation?: { readonly afterStep: number; readonly kept: readonly string[]; readonly dropped: readonly string[]; readonly reason: string; readonly fallback: boolean };
+  /** Σ_t I(t, a) per agent for this query. */
+  readonly importance: Readonly<Record<string, number>>;
+  /** Model calls the team made (agents and ranker); they are also `call` events. */
+  readonly calls: number;
+  readonly ratingFallbacks: number;
+  readonly rankerFallbacks: number;
+  /** Whether this query's importance was added to the stored scores, and if not, why. */
+  readonly scores: { readonly saved: boolean; readonly reason?: string };
+}
+
+/** Which agents of a team file ran, and why (stored importance scores pick an optimised team). */
+export interface TeamSelection {
+  readonly optimized: boolean;
+  readonly reason: string;
+  /** The stored scores the choice was made from (best first), when there were any. */
+  readonly scores?: readonly { readonly agent: string; readonly mean: number; readonly queries: number }[];
+  /** Agents of the pool that were left out. */
+  readonly leftOut: readonly string[];
 }

@@ -16,6 +16,7 @@ import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from '
 import { candidateSummary } from './candidate-summary.js';
 import { ClonePool } from './clone-pool.js';
 import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
+import { createTeamAttemptRunner } from './team-attempt.js';
 
 /** `none` turns dynamic updates off (the baseline of the fault-injection experiment). */
 export type ExecutionStrategy = UpdateStrategy | 'none';
@@ -57,6 +58,11 @@ export interface ExecutionOptions {
   readonly rounds?: { readonly updates: number; readonly repairs: number };
   /** Runs one attempt (default `runSubtask`, in-process); a distributed run puts it on a queue instead. */
   readonly runAttempt?: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
+  /**
+   * Runs one attempt of a subtask whose role is a team (`kind: team`), always in-process (team-attempt.ts).
+   * Default: teams on `model`, team files resolved against the working directory, no importance scores.
+   */
+  readonly runTeamAttempt?: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
 }
 
 export interface ExecutionResult {
@@ -121,6 +127,7 @@ class Execution {
   private detach: () => void = () => {};
   private syncing = false;
   private bookkeepingError: string | undefined;
+  private readonly runTeamAttempt: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
 
   constructor(private readonly options: ExecutionOptions) {
     this.strategy = options.strategy ?? 'on-failure';
@@ -134,11 +141,9 @@ class Execution {
     this.task = options.workflow.task;
     if (!(this.concurrency >= 1)) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${this.concurrency}`, { location: { field: 'concurrency' } });
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${this.maxAttempts}`, { location: { field: 'maxAttempts' } });
-    const teamRole = options.workflow.roles.find((role) => role.kind === 'team');
-    if (teamRole) {
-      // Not built yet: DyLAN team roles are issue 5. Fail loudly rather than run a team as a single agent.
-      throw new WeftError('BAD_INPUT', `Role "${teamRole.name}" is a team; team roles are not supported yet`, { location: { field: `roles.${teamRole.name}.kind` } });
-    }
+    // A team role never runs as a single agent: without a runner from the caller, teams run in-process on the
+    // execution's model, their files resolved against the working directory (runTask passes its own runner).
+    this.runTeamAttempt = options.runTeamAttempt ?? createTeamAttemptRunner({ teamBase: process.cwd(), model: options.model, emit: options.emit });
   }
 
   start(): Promise<ExecutionResult> {
@@ -305,7 +310,8 @@ class Execution {
       const parent = this.tasks.get(id)!;
       return { id, objective: parent.objective, output: parent.output ?? '' };
     });
-    const work = (this.options.runAttempt ?? runSubtask)({
+    const runAttempt = role.kind === 'team' ? this.runTeamAttempt : (this.options.runAttempt ?? runSubtask);
+    const work = runAttempt({
       task: this.task,
       id: state.id,
       objective: state.objective,
@@ -449,10 +455,8 @@ class Execution {
     const live = this.snapshot();
     let merged = mergeUpdate(live, proposal);
     let note = '';
-    const teamRole = merged.ok ? merged.workflow.roles.find((role) => role.kind === 'team') : undefined;
-    if (!merged.ok || teamRole) {
-      const why = merged.ok ? `role "${teamRole?.name}" is a team; team roles are not supported yet` : merged.issues.map((i) => i.message).join('; ');
-      note = ` (revision ignored: ${why})`;
+    if (!merged.ok) {
+      note = ` (revision ignored: ${merged.issues.map((i) => i.message).join('; ')})`;
       merged = mergeUpdate(live, undefined);
       if (!merged.ok) throw new WeftError('INTERNAL', 'merging a valid workflow with itself failed');
     }

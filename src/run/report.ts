@@ -1,10 +1,11 @@
 /**
- * `report.md` of a run: the task, the final plan as Mermaid, each subtask's status, the cost and the plan versions.
+ * `report.md` of a run: the task, the final plan as Mermaid, each subtask's status, the cost, the plan versions and
+ * what each team subtask's DyLAN team did.
  * Pure: takes what the run recorded, returns Markdown.
  */
 import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
-import type { WorkflowDiffSummary } from './events.js';
+import type { TeamSummary, WorkflowDiffSummary } from './events.js';
 import type { RunSummary } from './run-summary.js';
 
 export interface ReportInput {
@@ -16,6 +17,8 @@ export interface ReportInput {
   readonly versions: readonly { version: number; cause: string; diff?: WorkflowDiffSummary }[];
   readonly artifacts: readonly { taskId: string; path: string; bytes: number }[];
   readonly refused: readonly { taskId: string; path: string; reason: string }[];
+  /** The `team` events of the run, in order (a subtask retried has several; the last one is shown). */
+  readonly teams?: readonly TeamSummary[];
 }
 
 export function renderReport(input: ReportInput): string {
@@ -64,7 +67,56 @@ export function renderReport(input: ReportInput): string {
     for (const artifact of input.artifacts) lines.push(`- \`${artifact.path}\` (${artifact.bytes} bytes, from ${artifact.taskId})`);
     for (const refused of input.refused) lines.push(`- refused \`${refused.path}\` from ${refused.taskId}: ${refused.reason}`);
   }
+  if (input.teams && input.teams.length > 0) lines.push('', ...renderTeams(input.teams));
   return `${lines.join('\n')}\n`;
+}
+
+/** One section per team subtask: its agents, why they were chosen, the layers, the stop, reformation, importance. */
+function renderTeams(teams: readonly TeamSummary[]): string[] {
+  const last = new Map<string, TeamSummary>();
+  const attempts = new Map<string, number>();
+  for (const team of teams) {
+    last.set(team.taskId, team);
+    attempts.set(team.taskId, (attempts.get(team.taskId) ?? 0) + 1);
+  }
+  const lines = ['## Teams'];
+  for (const team of last.values()) {
+    const runs = attempts.get(team.taskId) ?? 1;
+    lines.push(
+      '',
+      `### ${team.taskId}: team "${cell(team.team)}" (role ${cell(team.role)})`,
+      '',
+      `- Team file: \`${team.file}\`; answers compared as ${team.kind}; task type ${cell(team.taskType)}`,
+      `- Attempt ${team.attempt}${runs > 1 ? ` (${runs} team runs for this subtask; the last is shown)` : ''}`,
+      `- Agents: ${team.members.join(', ')}${team.selection.leftOut.length > 0 ? `; left out: ${team.selection.leftOut.join(', ')}` : ''}`,
+      `- Selection: ${cell(team.selection.reason)}`,
+      `- Answer: ${cell(team.answer)}`,
+      `- Stopped at step ${team.stoppedAt} (${team.stopReason === 'consensus' ? 'consensus: more than 2/3 agreed' : 'maximum steps reached'}); ${team.calls} calls`,
+    );
+    if (team.reformation) {
+      const r = team.reformation;
+      lines.push(`- Reformation after step ${r.afterStep}: kept ${r.kept.join(', ')}; dropped ${r.dropped.join(', ') || 'none'}${r.fallback ? ' (ranker fallback)' : ''}: ${cell(r.reason)}`);
+    }
+    if (team.ratingFallbacks > 0 || team.rankerFallbacks > 0) {
+      lines.push(`- Fallbacks: ${team.ratingFallbacks} unreadable rating(s), ${team.rankerFallbacks} unusable ranker answer(s)`);
+    }
+    lines.push(`- Importance scores ${team.scores.saved ? 'added to the run store' : `not stored (${cell(team.scores.reason ?? 'unknown reason')})`}`);
+    const dropped = new Set(team.reformation?.dropped ?? []);
+    lines.push('', '| agent | importance | stored mean before | status |', '|---|---|---|---|');
+    const stored = new Map((team.selection.scores ?? []).map((score) => [score.agent, score]));
+    const agents = [...team.members].sort((a, b) => (team.importance[b] ?? 0) - (team.importance[a] ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+    for (const agent of [...agents, ...team.selection.leftOut]) {
+      const status = team.selection.leftOut.includes(agent) ? 'left out' : dropped.has(agent) ? 'dropped' : 'kept';
+      const before = stored.get(agent);
+      const importance = team.importance[agent];
+      lines.push(`| ${cell(agent)} | ${importance === undefined ? '' : importance.toFixed(4)} | ${before ? `${before.mean.toFixed(4)} (${before.queries})` : ''} | ${status} |`);
+    }
+    lines.push('', '| step | agent | answer |', '|---|---|---|');
+    team.layers.forEach((layer, index) => {
+      for (const node of layer) lines.push(`| ${index + 1} | ${cell(node.agent)} | ${cell(node.answer)}${node.ratingsParsed ? '' : ' (ratings unreadable)'} |`);
+    });
+  }
+  return lines;
 }
 
 function cell(text: string): string {

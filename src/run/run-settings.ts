@@ -12,4 +12,6 @@ export interface RunSettings {
   readonly budget?: Budget;
   readonly plan?: 'given' | 'generated';
   readonly injectMask?: { readonly probability: number; readonly seed: number };
+  /** The absolute folder team files resolve against (the plan file's), so a resume finds the same files. */
+  readonly teamBase?: string;
 }

@@ -45,7 +45,12 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
   const blocked = CANNOT_PROCEED.exec(result.text);
   if (blocked) return { kind: 'blocked', output: result.text, reason: blocked[1]?.trim() || 'the agent cannot proceed' };
 
-  const output = attempt.mask ? MASKED_OUTPUT : result.text;
+  return verifyOutput(attempt, result.text);
+}
+
+/** Verifies what an attempt produced (masked first under fault injection); shared by agents and teams. */
+export async function verifyOutput(attempt: SubtaskAttempt, produced: string): Promise<AttemptOutcome> {
+  const output = attempt.mask ? MASKED_OUTPUT : produced;
   if (!attempt.verify) return { kind: 'verified', output, masked: attempt.mask, verdict: 'accept', reason: 'verification disabled' };
   const verdict = await verifySubtask({
     model: attempt.model,

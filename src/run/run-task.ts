@@ -3,10 +3,12 @@
  * artifacts, `plan-v<N>.json` and `report.md` under `<home>/runs/<runId>/`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { isAbortError } from '../errors.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { createModel } from '../llm/resolve-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { planTask } from '../plan/plan-task.js';
 import type { RunStore } from '../store/run-store.js';
@@ -26,6 +28,7 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
+import { checkTeamFiles, createTeamAttemptRunner } from './team-attempt.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -52,8 +55,18 @@ export interface RunTaskOptions {
   readonly runId?: string;
   /** Monotonic milliseconds; injectable for tests. */
   readonly clock?: () => number;
-  /** Runs subtask attempts somewhere else, e.g. on queue workers (default: in-process). */
+  /** Runs subtask attempts somewhere else, e.g. on queue workers (default: in-process). Team subtasks stay here. */
   readonly attemptRunner?: AttemptRunnerFactory;
+  /**
+   * The file `plan` was read from: team roles' files (`team:`) resolve against its folder. Without it they
+   * resolve against the working directory.
+   */
+  readonly planFile?: string;
+  /**
+   * Makes the model a team file names for an agent or its ranker (its calls are metered like the run's own).
+   * Default: `createModel` of src/llm with no retries or timeouts; the CLI passes its resilient one.
+   */
+  readonly createTeamModel?: (spec: string) => Promise<ChatModel>;
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -64,6 +77,9 @@ export interface RunTaskResult extends RunSummary {
 
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const runId = options.runId ?? newRunId();
+  const teamBase = options.planFile !== undefined ? dirname(resolve(options.planFile)) : undefined;
+  // A team file that is missing or invalid is the user's input error: report it before any run exists.
+  if (options.plan) await checkTeamFiles(options.plan, teamBase ?? process.cwd());
   const settings: RunSettings = {
     strategy: options.strategy ?? 'on-failure',
     candidates: options.candidates ?? 3,
@@ -75,6 +91,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
+    ...(teamBase !== undefined ? { teamBase } : {}),
   };
   await options.store.createRun({ runId, task: options.task, model: options.model.id, options: { ...settings }, owner: currentOwner() });
   return driveRun({
@@ -128,6 +145,24 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
     ...(resumed ? { replay: resumed.replay } : {}),
   });
+  const teamModels = new Map<string, Promise<ChatModel>>();
+  const runTeamAttempt = createTeamAttemptRunner({
+    teamBase: settings.teamBase ?? process.cwd(),
+    model,
+    modelFor: (spec) => {
+      // One metered wrapper per spec: its calls count in the run like the run model's, and replay the same way.
+      let found = teamModels.get(spec);
+      if (!found) {
+        const make = options.createTeamModel ?? ((text: string) => createModel(text));
+        found = make(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
+        teamModels.set(spec, found);
+      }
+      return found;
+    },
+    store: options.store,
+    ...(resumed ? { replay: resumed.replay } : {}),
+    emit,
+  });
   const versions: { version: number; cause: string; diff?: WorkflowDiffSummary }[] = [...(resumed?.versions ?? [])];
   const artifacts: { taskId: string; path: string; bytes: number }[] = [...(resumed?.artifacts ?? [])];
   const refused: { taskId: string; path: string; reason: string }[] = [...(resumed?.refused ?? [])];
@@ -171,6 +206,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       durability: log,
       emit,
       ...(runAttempt ? { runAttempt } : {}),
+      runTeamAttempt,
       onAccepted: async (taskId, output) => {
         const found = extractArtifacts(output);
         if (found.length === 0) return;
@@ -206,7 +242,10 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const summary = summarizeRun(runId, log.events);
   await writeFile(
     paths.report,
-    renderReport({ summary, workflow: finalWorkflow, task: drive.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused }),
+    renderReport({
+      summary, workflow: finalWorkflow, task: drive.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused,
+      teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
+    }),
   );
   return { ...summary, runDir: paths.dir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };
 }

@@ -9,6 +9,7 @@
  * - Queries run `concurrency` at a time (default 4); results and sums follow the queries' order, so they do
  *   not depend on timing. The first failure aborts the rest and is rethrown.
  */
+import { setMaxListeners } from 'node:events';
 import { WeftError } from '../errors.js';
 import { createLimiter } from '../llm/concurrency.js';
 import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
@@ -129,6 +130,8 @@ export async function runAll<Item, Result>(
 ): Promise<Result[]> {
   const limiter = createLimiter(concurrency);
   const controller = new AbortController();
+  // Every call in flight listens on this one signal; more than 10 at once is expected, not a leak.
+  setMaxListeners(0, controller.signal);
   const stop = (): void => controller.abort(signal?.reason);
   if (signal?.aborted) stop();
   else signal?.addEventListener('abort', stop, { once: true });

@@ -10,20 +10,17 @@
  *   The engine does the same at run time, so a pool file and its optimised subset can share these settings.
  */
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
-import { findJsonSyntaxError } from '../text/json-syntax.js';
 import {
   formatFieldPath,
-  positionAtOffset,
-  positionsInDocument,
   type FieldPath,
   type PathIssue,
   type PositionOf,
 } from '../text/source-locator.js';
+import { readStructuredSource } from '../text/read-structured-source.js';
 import type { TeamAgentSpec, TeamSpec, TeamToolName } from './team.js';
 
 export const TEAM_TOOLS = ['code-runner'] as const satisfies readonly TeamToolName[];
@@ -87,7 +84,7 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
  * Throws one `WeftError('BAD_INPUT')` whose `issues` locate every problem.
  */
 export function parseTeamFile(source: string, file?: string): TeamSpec {
-  const read = readSource(source, file);
+  const read = readStructuredSource(source, file);
   const issues = 'issues' in read ? read.issues : validate(read.value, read.positionOf, file);
   if (issues.length === 0) return buildSpec(teamSchema.parse((read as { value: unknown }).value));
   const n = issues.length;
@@ -108,36 +105,6 @@ export async function loadTeamFile(path: string): Promise<TeamSpec> {
     throw new WeftError('BAD_INPUT', `cannot read the team file: ${reason}`, { location: { file: path }, cause: error });
   }
   return parseTeamFile(source, path);
-}
-
-type Source = { value: unknown; positionOf: PositionOf } | { issues: LocatedIssue[] };
-
-function readSource(input: string, file: string | undefined): Source {
-  // A byte-order mark is not content; editors do not count it as a column either.
-  const source = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  const at = (offset: number, message: string): LocatedIssue => ({
-    ...(file === undefined ? {} : { file }),
-    ...positionAtOffset(source, offset),
-    message,
-  });
-  const lineCounter = new LineCounter();
-  const isJson = /\.json$/i.test(file ?? '') || (!/\.ya?ml$/i.test(file ?? '') && /^\s*\{/.test(source));
-  if (isJson) {
-    const syntax = findJsonSyntaxError(source);
-    if (syntax) return { issues: [at(syntax.offset, `invalid JSON: ${syntax.message}`)] };
-  }
-  // JSON is YAML, so one parser gives the positions of fields for both.
-  const document = parseDocument(source, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    const syntax = isJson ? 'JSON' : 'YAML';
-    return { issues: document.errors.map((error) => at(error.pos[0], `invalid ${syntax}: ${error.message.split('\n')[0]}`)) };
-  }
-  try {
-    return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
-  } catch (error) {
-    // e.g. an alias bomb exceeding the alias limit.
-    return { issues: [at(0, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`)] };
-  }
 }
 
 function validate(value: unknown, positionOf: PositionOf, file: string | undefined): LocatedIssue[] {

@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeValue } from '../text/describe-value.js';
-import { findJsonSyntaxError } from '../text/json-syntax.js';
+import { jsonLines } from '../text/json-lines.js';
 import { formatFieldPath, positionsInDocument, type FieldPath, type PositionOf } from '../text/source-locator.js';
 import { choiceLabel } from './extract-answer.js';
 import type { AnswerKind, TeamQuery } from './team.js';
@@ -53,22 +53,16 @@ export function parseTeamDataset(text: string, file: string): { items: TeamDatas
 export function parseTeamDataset(text: string, file: string, options: { requireAnswer?: boolean }): { items: TeamQueryItem[] };
 export function parseTeamDataset(text: string, file: string, options: { requireAnswer?: boolean } = {}): { items: TeamQueryItem[] } {
   const requireAnswer = options.requireAnswer ?? true;
-  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const issues: LocatedIssue[] = [];
   const items: TeamQueryItem[] = [];
   const firstLine = new Map<string, number>();
-  source.split('\n').forEach((raw, index) => {
-    const lineText = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (lineText.trim() === '') return;
-    const line = index + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch {
-      const error = findJsonSyntaxError(lineText);
-      issues.push({ file, line, column: (error?.offset ?? 0) + 1, message: `invalid JSON: ${error?.message ?? 'cannot parse'}` });
-      return;
+  for (const entry of jsonLines(text)) {
+    const { line, text: lineText } = entry;
+    if (!entry.ok) {
+      issues.push({ file, line, column: entry.column, message: `invalid JSON: ${entry.message}` });
+      continue;
     }
+    const value = entry.value;
     const problems: { path: FieldPath; message: string }[] = [];
     const item = readItem(value, line, requireAnswer, problems);
     if (item) {
@@ -83,10 +77,10 @@ export function parseTeamDataset(text: string, file: string, options: { requireA
         const field = formatFieldPath(path);
         issues.push({ file, line, ...(position ? { column: position.column } : {}), ...(field === undefined ? {} : { field }), message });
       }
-      return;
+      continue;
     }
     if (item) items.push(item);
-  });
+  }
   if (issues.length > 0) {
     const n = issues.length;
     throw new WeftError(

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { workflowFromJson } from '../../src/graph/index.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
-import { execute } from '../../src/run/execution.js';
 import { createMeter, meteredModel } from '../../src/run/metered-model.js';
 import { deferred, testModel } from './test-model.js';
 import { diamond, run, starts } from './execution-harness.js';
@@ -215,9 +213,17 @@ describe('execute', () => {
     expect(events.some((e) => e.type === 'task-end' && (e as unknown as { taskId: string }).taskId === 'c' && (e as unknown as { error?: string }).error === 'discarded by a plan update')).toBe(true);
   });
 
-  it('rejects a plan with a team role until teams exist', () => {
-    const json: WorkflowJson = { ...diamond(), roles: [{ name: 'worker', prompt: 'w' }, { name: 'writer', prompt: 'w', kind: 'team', team: 'team.yaml' }] };
-    expect(() => execute({ workflow: workflowFromJson(json), model: testModel(), emit: () => {} })).toThrow(/team roles are not supported yet/);
+  it('runs a team role through the team engine, never as a single agent', async () => {
+    const json: WorkflowJson = { ...diamond(), roles: [{ name: 'worker', prompt: 'w' }, { name: 'writer', prompt: 'w', kind: 'team', team: 'no-such-team.yaml' }] };
+    const model = testModel();
+    const { events, promise } = run(json, { model });
+    const result = await promise;
+    // The team file is looked for (and missing); the writer's subtasks never get a plain execute call.
+    const writerTasks = new Set(json.subtasks.filter((s) => s.agent === 'writer').map((s) => s.id));
+    expect(writerTasks.size).toBeGreaterThan(0);
+    expect(model.calls.filter((c) => c.tag?.purpose === 'execute' && writerTasks.has(c.tag.key ?? ''))).toEqual([]);
+    expect(result.status).toBe('failed');
+    expect(JSON.stringify(events)).toContain('no-such-team.yaml');
   });
 });
 

@@ -1,0 +1,382 @@
+/**
+ * Team roles in workflows (issue 5): a subtask whose agent is a `kind: team` role runs through DyLAN, its calls
+ * count in the run, its importance scores go to the store, and report.md shows what the team did.
+ *
+ * The scenario is examples/team-workflow (plan.json, team.yaml, replies.json): four agents answer 8, 9, 8, 7 at
+ * step 1 (no consensus), then 8, 8, 8, 9 at step 2 rating every step-1 response 3 (3 of 4 agree: stop).
+ * Importance by hand (SPEC §3.4): at step 2 the final answer 8 is shared by historian, engineer and astronomer,
+ * 1/3 each; equal ratings spread each over the 4 step-1 nodes, so every step-1 node gets 3 · 1/3 · 1/4 = 1/4.
+ * Totals: 1/3 + 1/4 = 7/12 for the three, 1/4 for the skeptic.
+ */
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WeftError } from '../../src/errors.js';
+import { parseWorkflow } from '../../src/graph/index.js';
+import type { Workflow } from '../../src/graph/workflow.js';
+import type { ChatCall } from '../../src/llm/chat-model.js';
+import { loadScriptedModel, parseScriptFile, scriptedModel, type ScriptedReply } from '../../src/llm/scripted-model.js';
+import type { TeamSummary, WeftEvent } from '../../src/run/events.js';
+import { resumeRun } from '../../src/run/resume-run.js';
+import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
+import { createTeamAttemptRunner } from '../../src/run/team-attempt.js';
+import { selectTeamMembers } from '../../src/run/team-selection.js';
+import type { ChatResult } from '../../src/llm/chat-model.js';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
+import type { RunStore } from '../../src/store/run-store.js';
+
+const EXAMPLE = resolve('examples/team-workflow');
+const PLAN_FILE = join(EXAMPLE, 'plan.json');
+const AGENTS = ['historian', 'engineer', 'astronomer', 'skeptic'];
+const IMPORTANCE: Record<string, number> = { historian: 7 / 12, engineer: 7 / 12, astronomer: 7 / 12, skeptic: 1 / 4 };
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'weft-team-role-'));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function setup(): Promise<{ home: string; store: RunStore }> {
+  const home = await tempDir();
+  const store = openSqliteRunStore(join(home, 'weft.db'));
+  cleanup.push(() => store.close());
+  return { home, store };
+}
+
+async function readPlan(file: string): Promise<Workflow> {
+  const parsed = parseWorkflow(await readFile(file, 'utf8'), { file });
+  if (!parsed.ok) throw new Error(`bad plan ${file}: ${JSON.stringify(parsed.issues)}`);
+  return parsed.workflow;
+}
+
+async function exampleReplies(): Promise<ScriptedReply[]> {
+  return parseScriptFile(await readFile(join(EXAMPLE, 'replies.json'), 'utf8'));
+}
+
+async function runExample(store: RunStore, home: string, extra: Partial<RunTaskOptions> = {}) {
+  const plan = await readPlan(PLAN_FILE);
+  const events: WeftEvent[] = [];
+  const result = await runTask({
+    task: plan.task,
+    plan,
+    planFile: PLAN_FILE,
+    model: await loadScriptedModel(join(EXAMPLE, 'replies.json')),
+    store,
+    home,
+    onEvent: (event) => events.push(event),
+    ...extra,
+  });
+  return { result, events };
+}
+
+const teamEvents = (events: readonly WeftEvent[]): TeamSummary[] => events.flatMap((event) => (event.type === 'team' ? [event] : []));
+const callEvents = (events: readonly WeftEvent[]) => events.flatMap((event) => (event.type === 'call' ? [event] : []));
+
+describe('a workflow subtask run by a team', () => {
+  it("outputs the team's majority answer, counts its calls in the run and files them under the subtask", async () => {
+    const { home, store } = await setup();
+    const { result, events } = await runExample(store, home);
+    expect(result.status).toBe('completed');
+    expect(result.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
+
+    const calls = callEvents(events);
+    const teamCalls = calls.filter((call) => call.key?.startsWith('days/team/'));
+    // 4 agents × 2 steps; no ranker (the team stopped before the reformation step).
+    expect(teamCalls).toHaveLength(8);
+    expect(teamCalls.every((call) => call.purpose === 'answer' && call.attempt === 1)).toBe(true);
+    expect(new Set(teamCalls.map((call) => call.key?.split('/')[2]))).toEqual(new Set(AGENTS));
+    // facts: execute + verify; days: the team + verify.
+    expect(result.calls).toBe(calls.length);
+    expect(result.calls).toBe(2 + teamCalls.length + 1);
+    expect(result.tokens.input).toBe(calls.reduce((sum, call) => sum + call.inputTokens, 0));
+
+    const [team] = teamEvents(events);
+    expect(team).toMatchObject({ taskId: 'days', attempt: 1, role: 'panel', team: 'apollo-panel', taskType: 'general', kind: 'exact', stoppedAt: 2, stopReason: 'consensus', calls: 8 });
+    expect(team?.file).toBe(join(EXAMPLE, 'team.yaml'));
+    expect(team?.layers.map((layer) => layer.map((node) => `${node.agent}=${node.answer}`))).toEqual([
+      ['historian=8', 'engineer=9', 'astronomer=8', 'skeptic=7'],
+      ['historian=8', 'engineer=8', 'astronomer=8', 'skeptic=9'],
+    ]);
+    for (const agent of AGENTS) expect(team?.importance[agent]).toBeCloseTo(IMPORTANCE[agent]!, 12);
+    expect(team?.scores).toEqual({ saved: true });
+    // The team's detail comes before the subtask's end.
+    const teamAt = events.findIndex((event) => event.type === 'team');
+    const endAt = events.findIndex((event) => event.type === 'task-end' && event.taskId === 'days');
+    expect(teamAt).toBeGreaterThan(-1);
+    expect(teamAt).toBeLessThan(endAt);
+  });
+
+  it('saves the importance under (team, general) and adds to it on the next run', async () => {
+    const { home, store } = await setup();
+    await runExample(store, home);
+    const first = await store.teamScores('apollo-panel', 'general');
+    expect(first.map((score) => score.agent)).toEqual(['astronomer', 'engineer', 'historian', 'skeptic']);
+    for (const score of first) {
+      expect(score.queries).toBe(1);
+      expect(score.mean).toBeCloseTo(IMPORTANCE[score.agent]!, 12);
+    }
+    const { events } = await runExample(store, home);
+    const second = await store.teamScores('apollo-panel', 'general');
+    expect(second.map((score) => [score.agent, score.queries])).toEqual(first.map((score) => [score.agent, 2]));
+    for (const score of second) expect(score.importance).toBeCloseTo(2 * IMPORTANCE[score.agent]!, 12);
+    // Four agents are no more than the optimised size: the stored scores do not drop anyone.
+    const [team] = teamEvents(events);
+    expect(team?.selection.optimized).toBe(false);
+    expect(team?.selection.reason).toContain('no more than the optimised size 4');
+    expect(team?.members).toEqual(AGENTS);
+  });
+
+  it('writes the layers, stop step, agents and importance of the team into report.md', async () => {
+    const { home, store } = await setup();
+    const { result } = await runExample(store, home);
+    const report = await readFile(join(result.runDir, 'report.md'), 'utf8');
+    expect(report).toContain('## Teams');
+    expect(report).toContain('### days: team "apollo-panel" (role panel)');
+    expect(report).toContain(`Team file: \`${join(EXAMPLE, 'team.yaml')}\``);
+    expect(report).toContain('Stopped at step 2 (consensus: more than 2/3 agreed); 8 calls');
+    expect(report).toContain('no stored importance scores for team "apollo-panel", task type "general"');
+    expect(report).toContain('Importance scores added to the run store');
+    expect(report).toContain(`| historian | ${(7 / 12).toFixed(4)} |  | kept |`);
+    expect(report).toContain(`| skeptic | ${(1 / 4).toFixed(4)} |  | kept |`);
+    expect(report).toContain('| 1 | engineer | 9 |');
+    expect(report).toContain('| 2 | skeptic | 9 |');
+  });
+
+  it('runs the optimised team when stored scores rank a larger pool, and says why', async () => {
+    const { home, store } = await setup();
+    const dir = await tempDir();
+    await copyFile(PLAN_FILE, join(dir, 'plan.json'));
+    const pool = (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n';
+    await writeFile(join(dir, 'team.yaml'), pool);
+    await store.saveTeamScores({
+      team: 'apollo-panel',
+      taskType: 'general',
+      scores: [
+        { agent: 'historian', importance: 3, queries: 4 },
+        { agent: 'engineer', importance: 2, queries: 4 },
+        { agent: 'astronomer', importance: 2.5, queries: 4 },
+        { agent: 'skeptic', importance: 1, queries: 4 },
+        { agent: 'poet', importance: 0.5, queries: 4 },
+        { agent: 'retired', importance: 9, queries: 1 },
+      ],
+    });
+    // The script has no reply for the poet: calling it would fail the run.
+    const { result, events } = await runExample(store, home, { planFile: join(dir, 'plan.json') });
+    expect(result.status).toBe('completed');
+    const [team] = teamEvents(events);
+    expect(team?.pool).toEqual([...AGENTS, 'poet']);
+    expect(team?.members).toEqual(AGENTS);
+    expect(team?.selection).toMatchObject({ optimized: true, leftOut: ['poet'] });
+    // An agent no longer in the file ("retired") plays no part, however high its score.
+    expect(team?.selection.scores?.map((score) => score.agent)).toEqual(['historian', 'astronomer', 'engineer', 'skeptic', 'poet']);
+    expect(team?.selection.reason).toContain('optimised team: the top 4 of 5 agents by mean importance');
+    expect(team?.selection.reason).toContain('left out poet (mean 0.125 over 4 queries)');
+    expect(callEvents(events).some((call) => call.key?.includes('/team/poet/'))).toBe(false);
+    const report = await readFile(join(result.runDir, 'report.md'), 'utf8');
+    expect(report).toContain('left out: poet');
+    expect(report).toContain('| poet |  | 0.1250 (4) | left out |');
+    expect(report).toContain('| historian | 0.5833 | 0.7500 (4) | kept |');
+  });
+
+  it('counts team calls against the call budget', async () => {
+    const { home, store } = await setup();
+    const { result, events } = await runExample(store, home, { budget: { maxCalls: 5 } });
+    expect(result.status).toBe('failed');
+    expect(result.reason).toContain('call budget of 5 reached');
+    expect(result.calls).toBe(5);
+    expect(callEvents(events).filter((call) => call.key?.startsWith('days/team/'))).toHaveLength(3);
+    expect(events.some((event) => event.type === 'task-end' && event.taskId === 'days' && event.outcome === 'refused')).toBe(true);
+  });
+
+  it('replays the recorded team calls on resume instead of making them again', async () => {
+    const { home, store } = await setup();
+    const controller = new AbortController();
+    let answers = 0;
+    const { result: cancelled } = await runExample(store, home, {
+      signal: controller.signal,
+      onEvent: (event) => {
+        // Cancel once the four step-1 answers are recorded: step 2 never starts.
+        if (event.type === 'call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
+      },
+    });
+    expect(cancelled.status).toBe('cancelled');
+    expect(await store.teamScores('apollo-panel', 'general')).toEqual([]);
+
+    // A script without the step-1 answers: they must come from the log.
+    const step1 = new Set(AGENTS.map((_, index) => 2 * index + 1));
+    const replies = (await exampleReplies()).filter((_, index) => index !== 0 && !step1.has(index));
+    const model = scriptedModel(replies);
+    const events: WeftEvent[] = [];
+    const resumed = await resumeRun({ runId: cancelled.runId, model, store, home, onEvent: (event) => events.push(event) });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
+    expect(model.calls.filter((call: ChatCall) => call.tag?.purpose === 'answer')).toHaveLength(4);
+    // Nothing counted twice: the whole run made 11 calls, as without the interruption.
+    expect(resumed.calls).toBe(11);
+    const [team] = teamEvents(events);
+    for (const agent of AGENTS) expect(team?.importance[agent]).toBeCloseTo(IMPORTANCE[agent]!, 12);
+    expect((await store.teamScores('apollo-panel', 'general')).map((score) => score.queries)).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('team files that cannot be used', () => {
+  async function planWithTeam(team: string): Promise<{ dir: string; planFile: string; plan: Workflow }> {
+    const dir = await tempDir();
+    const json = JSON.parse(await readFile(PLAN_FILE, 'utf8')) as { roles: { name: string; team?: string }[] };
+    json.roles = json.roles.map((role) => (role.name === 'panel' ? { ...role, team } : role));
+    const planFile = join(dir, 'plan.json');
+    await writeFile(planFile, JSON.stringify(json, null, 2));
+    return { dir, planFile, plan: await readPlan(planFile) };
+  }
+
+  async function failure(store: RunStore, home: string, plan: Workflow, planFile: string): Promise<WeftError> {
+    const error = await runTask({ task: plan.task, plan, planFile, model: scriptedModel([]), store, home }).then(
+      () => undefined,
+      (failed: unknown) => failed as WeftError,
+    );
+    if (!error) throw new Error('expected runTask to fail');
+    return error;
+  }
+
+  it('a missing team file is BAD_INPUT naming the role and the file, before any run exists', async () => {
+    const { home, store } = await setup();
+    const { dir, plan, planFile } = await planWithTeam('teams/missing.yaml');
+    const error = await failure(store, home, plan, planFile);
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toContain('Role "panel"');
+    expect(error.message).toContain(join(dir, 'teams', 'missing.yaml'));
+    expect(error.message).toContain('no such file');
+    expect(error.location?.file).toBe(join(dir, 'teams', 'missing.yaml'));
+    expect(await store.listRuns()).toEqual([]);
+  });
+
+  it('an invalid team file is BAD_INPUT located in the team file', async () => {
+    const { home, store } = await setup();
+    const { dir, plan, planFile } = await planWithTeam('bad.yaml');
+    await writeFile(join(dir, 'bad.yaml'), 'name: broken\nagents:\n  - name: a\n    promt: hello\n');
+    const error = await failure(store, home, plan, planFile);
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toContain('Role "panel"');
+    expect(error.message).toContain(join(dir, 'bad.yaml'));
+    expect(error.issues.some((issue) => issue.file === join(dir, 'bad.yaml') && issue.line === 4 && issue.field === 'agents[0].promt')).toBe(true);
+    expect(await store.listRuns()).toEqual([]);
+  });
+});
+
+describe('a plan update that introduces a team role', () => {
+  it('is applied, and the reassigned subtask runs through the team', async () => {
+    const { home, store } = await setup();
+    const team = await exampleReplies();
+    const teamFile = join(EXAMPLE, 'team.yaml');
+    // `days` starts with the researcher; its verification asks for a re-plan; the revision gives it to a panel.
+    const model = scriptedModel((call) => {
+      const prompt = `${call.system ?? ''}\n${call.messages.map((m) => m.content).join('\n')}`;
+      switch (call.tag?.purpose) {
+        case 'execute':
+          return call.tag.key === 'days' ? 'About 8 days, I think.' : 'Launched 16 July 1969, splashed down 24 July 1969.';
+        case 'verify':
+          return call.tag.key === 'days' && call.tag.attempt === 1
+            ? JSON.stringify({ verdict: 'replan', reason: 'a number like this needs a panel' })
+            : JSON.stringify({ verdict: 'accept', reason: 'ok' });
+        case 'update':
+          return JSON.stringify({
+            roles: [{ name: 'panel', prompt: 'A panel of experts.', kind: 'team', team: teamFile }],
+            subtasks: [
+              { id: 'facts', objective: 'Collect the launch and splashdown dates of Apollo 11.', agent: 'researcher', dependsOn: [] },
+              { id: 'days', objective: 'How many days did Apollo 11 last? Answer with a whole number.', agent: 'panel', dependsOn: ['facts'] },
+            ],
+          });
+        case 'answer': {
+          const step = prompt.includes("The team's latest responses") ? 1 : 0;
+          const entries = team.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+          const reply = entries[step];
+          if (!reply) throw new Error(`no scripted answer for: ${prompt.slice(0, 80)}`);
+          return reply.text;
+        }
+        default:
+          throw new Error(`unexpected call ${call.tag?.purpose}`);
+      }
+    });
+    const plan = await readPlan(PLAN_FILE);
+    const start: Workflow = { ...plan, roles: plan.roles.filter((role) => role.kind !== 'team'), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
+    const events: WeftEvent[] = [];
+    const result = await runTask({ task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    expect(result.status).toBe('completed');
+    const update = events.find((event) => event.type === 'plan-update');
+    expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'panel')).toMatchObject({ kind: 'team', team: teamFile });
+    expect(update?.type === 'plan-update' && update.cause).not.toContain('revision ignored');
+    const starts = events.flatMap((event) => (event.type === 'task-start' && event.taskId === 'days' ? [event.agent] : []));
+    expect(starts).toEqual(['researcher', 'panel']);
+    expect(teamEvents(events).map((team) => [team.taskId, team.attempt, team.stoppedAt])).toEqual([['days', 2, 2]]);
+    expect(result.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
+  });
+});
+
+describe('team attempts without a full run', () => {
+  const attempt = () => ({
+    task: 'T',
+    id: 'days',
+    objective: 'How many days?',
+    role: { name: 'panel', prompt: 'p', kind: 'team' as const, team: 'team.yaml' },
+    parents: [],
+    attempt: 1,
+    verify: false,
+    mask: false,
+    signal: new AbortController().signal,
+  });
+
+  it('does not add to the stored scores when every call was replayed from the log', async () => {
+    const { store } = await setup();
+    const replies = await exampleReplies();
+    // The same result objects the log would hold: a replayed call returns exactly what was recorded.
+    const recorded = new Map<string, ChatResult>();
+    const model = {
+      id: 'scripted:replay',
+      kind: 'scripted' as const,
+      async generate(call: ChatCall): Promise<ChatResult> {
+        const prompt = `${call.system ?? ''}\n${call.messages.map((m) => m.content).join('\n')}`;
+        const agentReplies = replies.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+        const index = prompt.includes("The team's latest responses") ? 1 : 0;
+        const key = `${call.tag?.key}#${index}`;
+        let result = recorded.get(key);
+        if (!result) recorded.set(key, (result = { text: agentReplies[index]!.text, usage: { inputTokens: 1, outputTokens: 1 }, model: 'replay' }));
+        return result;
+      },
+    };
+    const emitted: TeamSummary[] = [];
+    const first = createTeamAttemptRunner({ teamBase: EXAMPLE, model, store, emit: (event) => emitted.push(event) });
+    const outcome = await first({ ...attempt(), model });
+    expect(outcome).toMatchObject({ kind: 'verified', output: '8' });
+    const replayed = createTeamAttemptRunner({ teamBase: EXAMPLE, model, store, replay: recorded, emit: (event) => emitted.push(event) });
+    await replayed({ ...attempt(), model });
+    expect(emitted.map((event) => event.scores.saved)).toEqual([true, false]);
+    expect(emitted[1]?.scores.reason).toContain('replayed');
+    expect((await store.teamScores('apollo-panel', 'general')).map((score) => score.queries)).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('selectTeamMembers', () => {
+  const score = (agent: string, mean: number, queries = 2) => ({ agent, importance: mean * queries, queries, mean, updatedAt: '2026-01-01T00:00:00.000Z' });
+  const pool = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+  it('keeps the whole pool without scores, or when too few of its agents are scored', () => {
+    expect(selectTeamMembers(pool, [], 'team "t"')).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
+    const few = selectTeamMembers(pool, [score('a', 1), score('b', 1), score('c', 1), score('x', 1)], 'team "t"');
+    expect(few.members).toEqual(pool);
+    expect(few.selection.reason).toContain('only 3 of the 6 agents have stored scores');
+  });
+
+  it('picks the top k by mean (ties by name) and keeps the file order', () => {
+    const chosen = selectTeamMembers(pool, [score('f', 0.9), score('a', 0.1), score('c', 0.5), score('b', 0.5), score('e', 0.7), score('d', 0.2)], 'team "t"', 3);
+    // Means: f 0.9, e 0.7, then b and c tie at 0.5 and b wins by name.
+    expect(chosen.members).toEqual(['b', 'e', 'f']);
+    expect(chosen.selection).toMatchObject({ optimized: true, leftOut: ['a', 'c', 'd'] });
+    expect(chosen.selection.scores?.map((entry) => entry.agent)).toEqual(['f', 'e', 'b', 'c', 'd', 'a']);
+  });
+});
