@@ -7,11 +7,12 @@ import { persistedRunBench } from './persisted-run.bench.js';
 import { formatReport, meetsGoal, type Bench } from './report.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
+import { teamsBench } from './teams.bench.js';
 import { theoremBench } from './theorem.bench.js';
 import { workersBench } from './workers.bench.js';
 import { worfevalBench } from './worfeval.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench, worfevalBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench, worfevalBench, teamsBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

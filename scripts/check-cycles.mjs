@@ -57,11 +57,13 @@ const ALLOWED = {
   llm: [],
   store: ['graph'],
   plan: ['graph', 'llm'],
-  run: ['graph', 'llm', 'store', 'plan'],
+  run: ['graph', 'llm', 'store', 'plan', 'team'],
   // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.
   eval: ['graph', 'llm', 'plan'],
+  // DyLAN teams: agents are models (llm); a team never reaches into runs, stores or plans.
+  team: ['llm', 'graph'],
   // Distributed execution sits on top, like the CLI.
-  dist: ['graph', 'llm', 'store', 'plan', 'run'],
+  dist: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
 };
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);

@@ -13,6 +13,7 @@ import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { runsCommand } from './runs-command.js';
 import { showCommand } from './show-command.js';
+import { registerTeamCommands } from './team-command.js';
 import { workerCommand } from './worker-command.js';
 
 export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -150,6 +151,8 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
     .addOption(model).addOption(home).addOption(jsonOption)
     .action(async (flags) => setExit(await benchWorfbenchCommand(flags, output, streams, signal)));
+
+  registerTeamCommands(program, { output, signal, setExit });
 
   return program;
 }

@@ -1,0 +1,301 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openRunStore } from '../../src/store/open-store.js';
+import { cli, tempHome } from './cli-harness.js';
+
+/** A scripted model file answering in order (one entry per call). */
+function script(dir: string, name: string, replies: readonly object[]): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ replies: replies.map((reply) => ({ text: JSON.stringify(reply) })) }));
+  return `scripted:${file}`;
+}
+
+function write(dir: string, name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A team file whose agents have their own scripted models (calls per agent are sequential: one per step). */
+function scriptedTeam(dir: string, steps: Record<string, readonly object[]>, ranker: readonly object[] = []): string {
+  const agents = Object.entries(steps).map(([name, replies]) => `  - name: ${name}\n    prompt: You are ${name}.\n    model: "${script(dir, name, replies)}"`);
+  return write(dir, 'team.yaml', `name: scripted-panel\nmodel: "${script(dir, 'ranker', ranker)}"\nagents:\n${agents.join('\n')}\n`);
+}
+
+const even = [3, 3, 3, 3];
+const step = (answer: string, ratings?: number[]) => ({ answer, reasoning: `because ${answer}`, ...(ratings ? { ratings } : {}) });
+
+interface TeamDocument {
+  team: string;
+  answer: string;
+  stoppedAt: number;
+  stopReason: string;
+  layers: { step: number; agent: string; answer: string; peers: string[]; ratings: number[]; ratingsParsed: boolean }[][];
+  reformation: { afterStep: number; kept: string[]; dropped: string[]; reason: string; fallback: boolean } | null;
+  importance: Record<string, number>;
+  importanceByLayer: Record<string, number>[];
+  calls: number;
+  ratingFallbacks: number;
+  rankerFallbacks: number;
+  models: { agents: Record<string, { model: string; kind: string }>; ranker?: { model: string; kind: string } };
+  selection: { optimized: boolean; reason: string; leftOut: string[]; scores?: { agent: string; mean: number; queries: number }[] } | null;
+}
+
+function expectClose(actual: Record<string, number>, expected: Record<string, number>): void {
+  expect(Object.keys(actual).sort()).toEqual(Object.keys(expected).sort());
+  for (const [agent, value] of Object.entries(expected)) expect(actual[agent]).toBeCloseTo(value, 12);
+}
+
+describe('weft team <question>', () => {
+  it('--json: three of four agree at step 2; layers, stop, importance and calls as computed by hand', async () => {
+    const home = tempHome();
+    const team = scriptedTeam(home, {
+      alice: [step('42'), step('42', even)],
+      bob: [step('42'), step('42', even)],
+      carol: [step('41'), step('42', even)],
+      dave: [step('40'), step('40', even)],
+    });
+    const result = await cli(['team', 'What is six times seven?', '--team', team, '--home', home, '--json']);
+    expect(result.code).toBe(0);
+    const document = JSON.parse(result.stdout) as TeamDocument;
+    expect(Object.keys(document).sort()).toEqual(
+      ['team', 'answer', 'stoppedAt', 'stopReason', 'layers', 'reformation', 'importance', 'importanceByLayer', 'calls', 'ratingFallbacks', 'rankerFallbacks', 'models', 'selection'].sort(),
+    );
+    expect(document).toMatchObject({ team: 'scripted-panel', answer: '42', stoppedAt: 2, stopReason: 'consensus', reformation: null, calls: 8, ratingFallbacks: 0, rankerFallbacks: 0 });
+    expect(document.layers.map((layer) => layer.map((node) => `${node.agent}:${node.answer}`))).toEqual([
+      ['alice:42', 'bob:42', 'carol:41', 'dave:40'],
+      ['alice:42', 'bob:42', 'carol:42', 'dave:40'],
+    ]);
+    for (const node of document.layers[1]!) expect([...node.peers].sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
+    // Step 2: the three agreeing nodes share 1; equal ratings send a quarter of each back to every step-1 node.
+    expectClose(document.importanceByLayer[0]!, { alice: 0.25, bob: 0.25, carol: 0.25, dave: 0.25 });
+    expectClose(document.importanceByLayer[1]!, { alice: 1 / 3, bob: 1 / 3, carol: 1 / 3, dave: 0 });
+    expectClose(document.importance, { alice: 0.25 + 1 / 3, bob: 0.25 + 1 / 3, carol: 0.25 + 1 / 3, dave: 0.25 });
+    expect(document.models.agents.alice).toEqual({ model: `scripted:${join(home, 'alice.json')}`, kind: 'scripted' });
+    expect(document.models.ranker).toEqual({ model: `scripted:${join(home, 'ranker.json')}`, kind: 'scripted' });
+    expect(document.selection).toMatchObject({ optimized: false });
+    // Progress went to stderr.
+    expect(result.stderr).toContain('step 2: 3 of 4 agree: consensus');
+  });
+
+  it('text: the ranker drops the two wrong agents after step 3 and the report says who and why', async () => {
+    const home = tempHome();
+    const team = scriptedTeam(
+      home,
+      {
+        alice: [step('1'), step('1', even), step('1', even), step('1', [3, 3])],
+        bob: [step('1'), step('2', even), step('2', even), step('1', [3, 3])],
+        carol: [step('3'), step('3', even), step('3', even)],
+        dave: [step('4'), step('4', even), step('1', even)],
+      },
+      [{ ranking: ['alice', 'bob'] }],
+    );
+    const question = write(home, 'question.txt', 'Which number?\n');
+    const result = await cli(['team', 'run', question, '--team', team, '--home', home]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('answer: 1');
+    expect(result.stdout).toContain('stopped at step 4: consensus');
+    expect(result.stdout).toContain('reformation after step 3: kept alice, bob; dropped carol, dave');
+    expect(result.stdout).toContain('why: LLM ranker: alice > bob');
+    expect(result.stdout).toMatch(/step 1\n {2}alice: 1 {2}\(saw only the question\)/);
+    expect(result.stdout).toContain('calls: 15 for this query');
+    expect(result.stdout).toContain('(scripted model): ranker');
+    const json = JSON.parse((await cli(['team', 'run', question, '--team', scriptedTeam(home, {
+      alice: [step('1'), step('1', even), step('1', even), step('1', [3, 3])],
+      bob: [step('1'), step('2', even), step('2', even), step('1', [3, 3])],
+      carol: [step('3'), step('3', even), step('3', even)],
+      dave: [step('4'), step('4', even), step('1', even)],
+    }, [{ ranking: ['alice', 'bob'] }]), '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(json.reformation).toEqual({ afterStep: 3, kept: ['alice', 'bob'], dropped: ['carol', 'dave'], reason: 'LLM ranker: alice > bob', fallback: false });
+    expect(json.layers[3]!.map((node) => node.agent)).toEqual(['alice', 'bob']);
+    expect(json.calls).toBe(15);
+  });
+
+  it('--max-steps stops a team that never agrees, with the majority of the last layer', async () => {
+    const home = tempHome();
+    const team = scriptedTeam(home, { alice: [step('a'), step('a', [3, 3, 3])], bob: [step('b'), step('b', [3, 3, 3])], carol: [step('c'), step('c', [3, 3, 3])] });
+    const document = JSON.parse((await cli(['team', 'Pick.', '--team', team, '--max-steps', '2', '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(document).toMatchObject({ stopReason: 'max-steps', stoppedAt: 2, answer: 'a', calls: 6 });
+  });
+});
+
+/** A pool of sim agents: four always right, one always wrong. Every query stops at step 1 (4 of 5 agree). */
+function simPool(dir: string): string {
+  const agents = [
+    ['analyst', 1, 11], ['solver', 1, 12], ['checker', 1, 13], ['skeptic', 1, 14], ['novice', 0, 15],
+  ].map(([name, accuracy, seed]) => `  - name: ${name}\n    prompt: You are the ${name}.\n    model: "sim:accuracy=${accuracy},seed=${seed}"`);
+  return write(dir, 'pool.yaml', `name: pool\nmodel: "sim:accuracy=1,seed=3"\nagents:\n${agents.join('\n')}\n`);
+}
+
+function queries(dir: string, count: number, answer = 'correct'): string {
+  return write(dir, 'q.jsonl', Array.from({ length: count }, (_, i) => JSON.stringify({ id: `q${i + 1}`, question: `Question ${i + 1}?`, answer })).join('\n') + '\n');
+}
+
+describe('weft team optimize', () => {
+  it('scores the pool, keeps the top k, saves the scores; `weft team` then runs the optimised team and says why', async () => {
+    const home = tempHome();
+    const pool = simPool(home);
+    const sample = queries(home, 5);
+    const result = await cli(['team', 'optimize', '--team', pool, '--queries', sample, '--k', '4', '--home', home, '--json']);
+    expect(result.code).toBe(0);
+    const document = JSON.parse(result.stdout) as {
+      team: string; taskType: string; k: number; queries: number; chosen: string[]; dropped: string[];
+      scores: Record<string, { total: number; mean: number; queries: number }>; calls: number; callsPerQuery: number;
+      stored: { agent: string; mean: number; queries: number; importance: number }[];
+    };
+    expect(document).toMatchObject({ team: 'pool', taskType: 'general', k: 4, queries: 5, chosen: ['analyst', 'solver', 'checker', 'skeptic'], dropped: ['novice'], calls: 25, callsPerQuery: 5 });
+    // One layer; its 1 is shared by the four right agents.
+    for (const agent of document.chosen) expect(document.scores[agent]).toEqual({ total: 1.25, mean: 0.25, queries: 5 });
+    expect(document.scores.novice).toEqual({ total: 0, mean: 0, queries: 5 });
+    expect(result.stderr).toContain('optimize 5/5');
+
+    const store = await openRunStore({ home });
+    try {
+      const stored = await store.teamScores('pool', 'general');
+      expect(stored.map((score) => [score.agent, score.queries, score.mean])).toEqual([
+        ['analyst', 5, 0.25], ['checker', 5, 0.25], ['skeptic', 5, 0.25], ['solver', 5, 0.25], ['novice', 5, 0],
+      ]);
+    } finally {
+      await store.close();
+    }
+
+    const asked = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(asked.selection).toMatchObject({ optimized: true, leftOut: ['novice'] });
+    expect(asked.selection!.reason).toContain('novice (mean 0.000 over 5 queries)');
+    expect(asked.layers[0]!.map((node) => node.agent)).toEqual(['analyst', 'solver', 'checker', 'skeptic']);
+    const text = await cli(['team', 'What now?', '--team', pool, '--home', home]);
+    expect(text.stdout).toMatch(/optimised team: the top 4 of 5 agents/);
+    expect(text.stdout).toContain('✔ analyst  mean importance 0.250 over 5 queries');
+
+    const whole = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--no-optimized', '--json'])).stdout) as TeamDocument;
+    expect(whole.selection).toBeNull();
+    expect(whole.layers[0]!).toHaveLength(5);
+
+    // Another task type has no scores: the whole team runs.
+    const other = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--task-type', 'math', '--json'])).stdout) as TeamDocument;
+    expect(other.selection).toMatchObject({ optimized: false });
+    expect(other.layers[0]!).toHaveLength(5);
+
+    // A second optimisation adds to the stored totals.
+    const again = JSON.parse((await cli(['team', 'optimize', '--team', pool, '--queries', sample, '--k', '4', '--home', home, '--json'])).stdout) as typeof document;
+    expect(again.stored.find((score) => score.agent === 'analyst')).toEqual({ agent: 'analyst', importance: 2.5, queries: 10, mean: 0.25 });
+  });
+
+  it('text output names the chosen team and each score', async () => {
+    const home = tempHome();
+    const result = await cli(['team', 'optimize', '--team', simPool(home), '--queries', queries(home, 2), '--k', '2', '--home', home]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('optimised team of "pool" (task type "general"): analyst, solver');
+    expect(result.stdout).toMatch(/✔ analyst +mean 0\.250 +total 0\.500 over 2 queries/);
+    expect(result.stdout).toMatch(/ {4}novice +mean 0\.000/);
+    expect(result.stdout).toContain('calls: 10 (5.00 per query)');
+    expect(result.stdout).toContain('(sim model)');
+  });
+});
+
+describe('weft team eval', () => {
+  it('--json: accuracy, calls per query and early-stop rate', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: four\nmodel: "sim:accuracy=1,seed=2"\nagents:\n' + ['a', 'b', 'c', 'd'].map((name) => `  - name: ${name}\n    prompt: You are ${name}.`).join('\n') + '\n');
+    const data = write(home, 'data.jsonl', [
+      { id: 1, question: 'One?', answer: 'correct' },
+      { id: 2, question: 'Two?', answer: 'correct' },
+      { id: 3, question: 'Three?', answer: 'something else' },
+      { id: 4, question: 'Pick one.', choices: ['wrong-1', 'correct', 'wrong-2'], answer: 'B' },
+    ].map((item) => JSON.stringify(item)).join('\n'));
+    const result = await cli(['team', 'eval', '--team', team, '--data', data, '--home', home, '--concurrency', '2', '--json']);
+    expect(result.code).toBe(0);
+    const document = JSON.parse(result.stdout) as Record<string, unknown> & { perItem: { id: string; answer: string; correct: boolean }[] };
+    expect(document).toMatchObject({ team: 'four', accuracy: 0.75, correct: 3, total: 4, calls: 16, callsPerQuery: 4, earlyStops: 4, earlyStopRate: 1, meanStop: 1, selection: { optimized: false } });
+    expect(document.perItem.map((item) => [item.id, item.answer, item.correct])).toEqual([['1', 'correct', true], ['2', 'correct', true], ['3', 'correct', false], ['4', 'B', true]]);
+    expect(result.stderr).toContain('eval 4/4');
+
+    const text = await cli(['team', 'eval', '--team', team, '--data', data, '--home', home]);
+    expect(text.stdout).toContain('accuracy        0.7500  (3/4)');
+    expect(text.stdout).toContain('calls per query 4.00');
+    expect(text.stdout).toContain('early stop      100.0 %');
+    expect(text.stdout).toContain('3: answered "correct", expected "something else"');
+  });
+
+  it('warns that sim agents cannot be right on a dataset without the answer "correct"', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: two\nmodel: "sim:accuracy=1,seed=2"\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+    const real = write(home, 'real.jsonl', JSON.stringify({ id: 'q', question: '17 x 6?', choices: ['92', '102'], answer: 'B' }));
+    const warned = await cli(['team', 'eval', '--team', team, '--data', real, '--home', home, '--json']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('warning: a, b run on a sim model');
+    expect(JSON.parse(warned.stdout)).toMatchObject({ accuracy: 0 });
+    const sim = write(home, 'sim.jsonl', JSON.stringify({ id: 'q', question: 'Pick.', choices: ['wrong-1', 'correct'], answer: 'b' }));
+    const quiet = await cli(['team', 'eval', '--team', team, '--data', sim, '--home', home, '--json']);
+    expect(quiet.stderr).not.toContain('warning');
+  });
+});
+
+describe('weft team: bad input exits 2 naming the file, line and field', () => {
+  const goodTeam = (dir: string) => write(dir, 'team.yaml', 'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+
+  async function expectBadInput(args: string[], ...needles: string[]): Promise<{ error: { code: string; location?: Record<string, unknown>; issues?: Record<string, unknown>[] } }> {
+    const result = await cli([...args, '--json']);
+    expect(result.code).toBe(2);
+    for (const needle of needles) expect(result.stderr).toContain(needle);
+    const document = JSON.parse(result.stdout) as { error: { code: string } };
+    expect(document.error.code).toBe('BAD_INPUT');
+    return document as never;
+  }
+
+  it('a team file with an unknown field', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: t\nmodel: "sim:seed=1"\ncolour: red\nagents:\n  - name: a\n    prompt: You are a.\n');
+    const document = await expectBadInput(['team', 'Q?', '--team', team, '--home', home], `${team}:3:1 colour`, 'unknown field "colour"');
+    expect(document.error.issues![0]).toMatchObject({ file: team, line: 3, field: 'colour' });
+  });
+
+  it('a role without a prompt', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n');
+    const document = await expectBadInput(['team', 'eval', '--team', team, '--data', queries(home, 1), '--home', home], `${team}:6`, 'agents[1].prompt', 'has no prompt');
+    expect(document.error.issues![0]).toMatchObject({ file: team, line: 6, field: 'agents[1].prompt' });
+  });
+
+  it('k larger than the pool', async () => {
+    const home = tempHome();
+    const team = goodTeam(home);
+    const document = await expectBadInput(['team', 'optimize', '--team', team, '--queries', queries(home, 1), '--k', '3', '--home', home], team, '--k', 'larger than the pool');
+    expect(document.error.location).toEqual({ file: team, field: '--k' });
+  });
+
+  it('a dataset line without an answer', async () => {
+    const home = tempHome();
+    const data = write(home, 'mc.jsonl', `${JSON.stringify({ id: 'q1', question: 'One?', answer: 'A', choices: ['x', 'y'] })}\n${JSON.stringify({ id: 'q2', question: 'Two?' })}\n`);
+    const document = await expectBadInput(['team', 'eval', '--team', goodTeam(home), '--data', data, '--home', home], `${data}:2`, 'answer');
+    expect(document.error.issues![0]).toMatchObject({ file: data, line: 2, field: 'answer' });
+  });
+
+  it.each([
+    [['team', 'Q?'], '--team'],
+    [['team', 'Q?', '--max-steps', '0'], '--max-steps'],
+    [['team', 'Q?', '--seed', 'x'], '--seed'],
+    [['team', 'Q?', '--task-type', ' '], '--task-type'],
+    [['team', '  '], '<question>'],
+    [['team'], '<question>'],
+    [['team', 'optimize', '--queries', 'q.jsonl', '--k', '2'], '--team'],
+    [['team', 'optimize', '--queries', 'q.jsonl'], '--k'],
+    [['team', 'optimize', '--queries', 'q.jsonl', '--k', '0'], '--k'],
+    [['team', 'eval'], '--data'],
+    [['team', 'eval', '--data', 'd.jsonl', '--concurrency', '0'], '--concurrency'],
+  ])('flags %j exit 2 naming %s', async (args, field) => {
+    const home = tempHome();
+    const team = goodTeam(home);
+    const withTeam = args.includes('--team') || field === '--team' ? args : [...args, '--team', team];
+    const document = await expectBadInput([...withTeam, '--home', home], field);
+    expect(document.error.location).toMatchObject({ field });
+  });
+
+  it('a team file that does not exist', async () => {
+    const home = tempHome();
+    const missing = join(home, 'nope.yaml');
+    const document = await expectBadInput(['team', 'Q?', '--team', missing, '--home', home], missing);
+    expect(document.error.location).toMatchObject({ file: missing });
+  });
+});
