@@ -16,6 +16,11 @@ import { showCommand } from './show-command.js';
 import { registerTeamCommands } from './team-command.js';
 import { workerCommand } from './worker-command.js';
 
+/** Commander's accumulator for a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const json = argv.includes('--json');
   const output = createOutput(json, streams);
@@ -58,6 +63,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--candidates <K>', 'number of candidate plans (default 3)')
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
+    .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
     .addOption(model).addOption(home).addOption(jsonOption)
     .action(async (task: string, flags) => setExit(await planCommand(task, flags, output, signal)));
 
@@ -79,6 +85,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')
     .option('--workers <url>', 'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379')
+    .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
     .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
     .action(async (task: string | undefined, flags) => setExit(await runCommand(task, flags, output, streams, signal)));
 

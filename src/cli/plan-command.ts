@@ -7,7 +7,9 @@ import { writeFile } from 'node:fs/promises';
 import { planAsWorkflowText } from '../eval/plan-as-workflow-text.js';
 import { toMermaid, toWorkflowJson } from '../graph/index.js';
 import { planTask, type PlanResult } from '../plan/plan-task.js';
+import { WeftError } from '../errors.js';
 import { candidateSummary } from '../run/candidate-summary.js';
+import { loadTeamOffers } from '../run/team-attempt.js';
 import { createMeter, meteredModel } from '../run/metered-model.js';
 import { loadContext, loadModel } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
@@ -20,6 +22,8 @@ export interface PlanFlags {
   readonly home?: string;
   readonly out?: string;
   readonly format?: string;
+  /** Team files offered to the planner (repeatable). */
+  readonly team?: readonly string[];
   readonly json?: boolean;
 }
 
@@ -29,6 +33,10 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? 3;
   const format = choiceFlag<PlanFormat>('format', flags.format, ['text', 'json', 'worfbench']) ?? 'text';
   const { task } = await readTask(taskArgument);
+  if (format === 'worfbench' && flags.team && flags.team.length > 0) {
+    throw new WeftError('BAD_INPUT', '--team does not apply to --format worfbench: WorfBench workflows are single actions, not agents', { location: { field: '--team' } });
+  }
+  const teams = flags.team && flags.team.length > 0 ? await loadTeamOffers(flags.team) : undefined;
   const { config } = await loadContext(flags);
   const { model, costOf } = await loadModel(flags.model, config);
   const meter = createMeter();
@@ -42,7 +50,7 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
     result = planned.plan;
     worfbench = planned.text;
   } else {
-    result = await planTask({ task, model: metered, candidates, signal });
+    result = await planTask({ task, model: metered, candidates, signal, ...(teams ? { teams } : {}) });
   }
   const plan = toWorkflowJson(result.workflow);
   if (flags.out) await writeFile(flags.out, `${JSON.stringify(plan, null, 2)}\n`);

@@ -30,7 +30,8 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
     // The run continues with the model it was started with unless --model says otherwise.
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
     const result = await resumeRun({
-      runId, model, store, home, costOf, signal, onEvent: progress.onEvent, ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+      runId, model, store, home, costOf, signal, onEvent: progress.onEvent,
+      createTeamModel: async (spec) => (await loadModel(spec, config)).model, ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
     if (output.json) output.document(runJson(result));

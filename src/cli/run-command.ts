@@ -6,6 +6,7 @@ import type { Workflow } from '../graph/workflow.js';
 import { createQueueRunner, type QueueRunner } from '../dist/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
+import { loadTeamOffers } from '../run/team-attempt.js';
 import type { RunSummary } from '../run/run-summary.js';
 import { loadContext, loadModel, openStore } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
@@ -30,6 +31,8 @@ export interface RunFlags {
   readonly maxAttempts?: string;
   readonly verify?: boolean;
   readonly workers?: string;
+  /** Team files offered to the planner (repeatable). */
+  readonly team?: readonly string[];
   readonly json?: boolean;
 }
 
@@ -54,6 +57,10 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   const plan = flags.plan ? await readPlan(flags.plan) : undefined;
   if (!taskArgument && !plan) throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', { location: { field: '<task>' } });
   const task = taskArgument ? (await readTask(taskArgument)).task : plan!.task;
+  if (plan && flags.team && flags.team.length > 0) {
+    throw new WeftError('BAD_INPUT', '--team offers teams to the planner, and --plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: '--team' } });
+  }
+  const teams = flags.team && flags.team.length > 0 ? await loadTeamOffers(flags.team) : undefined;
 
   const context = await loadContext(flags);
   const { home, config } = context;
@@ -82,7 +89,9 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
         ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
         ...(timeoutSeconds !== undefined ? { maxWallMs: timeoutSeconds * 1000 } : {}),
       },
-      ...(plan ? { plan } : {}),
+      ...(plan ? { plan, planFile: flags.plan! } : {}),
+      ...(teams ? { teams } : {}),
+      createTeamModel: async (spec) => (await loadModel(spec, config)).model,
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(candidates !== undefined ? { candidates } : {}),
       ...(updateCandidates !== undefined ? { updateCandidates } : {}),

@@ -23,7 +23,7 @@ export interface Subtask {
   readonly attempts: number;
 }
 
-/** `llm`: an agent with a role prompt. `team`: the subtask runs through a DyLAN team (later issue). */
+/** `llm`: an agent with a role prompt. `team`: the subtask runs through a DyLAN team (src/team, run/team-attempt.ts). */
 export type RoleKind = 'llm' | 'team';
 
 export interface Role {

@@ -8,7 +8,8 @@
  * understands (`toGrammarSubset`; the local provider applies it to every schema too). The update's two
  * branches are disjoint (`{}` has no `subtasks`), so its `oneOf` means the same as zod's `anyOf`. node-llama-cpp
  * also generates every listed property whether required or not, which is why the roles here carry no `kind`
- * or `team`: teams cannot run yet (issue 5), and a grammar would otherwise make a model write them.
+ * or `team`: a team is the user's to give, never the model's (team-offer.ts), and a grammar would otherwise make
+ * a model write them.
  */
 import { z } from 'zod';
 import { toGrammarSubset, type JsonSchema } from '../llm/json-schema.js';

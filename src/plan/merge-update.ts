@@ -38,7 +38,12 @@ function mergeSubtask(old: Subtask | undefined, next: { readonly id: string; rea
 function mergeRoles(current: readonly Role[], proposed: NonNullable<WorkflowJson['roles']>, subtasks: readonly SubtaskJson[]): NonNullable<WorkflowJson['roles']> {
   const roles = new Map<string, NonNullable<WorkflowJson['roles']>[number]>();
   for (const role of current) roles.set(role.name, { name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team ? { team: role.team } : {}) });
-  for (const role of proposed) roles.set(role.name, { ...role, kind: role.kind ?? 'llm' });
+  for (const role of proposed) {
+    // Team roles are the user's (a plan file's or `--team`): the inspector may use them, not redefine them, and a
+    // team role it invents would name a file the user never gave, so it becomes an ordinary agent.
+    if (roles.get(role.name)?.kind === 'team') continue;
+    roles.set(role.name, { name: role.name, prompt: role.prompt, kind: 'llm' });
+  }
   // An inspector that assigns a new role without describing it still gets a usable agent.
   for (const subtask of subtasks) {
     if (!roles.has(subtask.agent)) roles.set(subtask.agent, { name: subtask.agent, prompt: `You are the ${subtask.agent}.`, kind: 'llm' });

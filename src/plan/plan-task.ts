@@ -11,6 +11,7 @@ import { planAnswerJsonSchema } from './answer-schemas.js';
 import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
 import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
+import { checkTeamOffers, teamsPromptSection, type TeamOffer } from './team-offer.js';
 
 export interface PlanCandidate {
   readonly index: number;
@@ -31,11 +32,15 @@ export interface PlanOptions {
   readonly model: ChatModel;
   /** K, the number of candidates (default 3). */
   readonly candidates?: number;
+  /** Agent teams the planner may give subtasks to (team-offer.ts). */
+  readonly teams?: readonly TeamOffer[];
   readonly signal?: AbortSignal;
 }
 
 export async function planTask(options: PlanOptions): Promise<PlanResult> {
   const count = options.candidates ?? 3;
+  const teams = options.teams ?? [];
+  checkTeamOffers(teams);
   if (!Number.isInteger(count) || count < 1) {
     throw new WeftError('BAD_INPUT', `Expected candidates >= 1, got ${count}`, { location: { field: 'candidates' } });
   }
@@ -45,7 +50,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
         options.model,
         {
           system: PLANNER_SYSTEM,
-          messages: [{ role: 'user', content: planPrompt(options.task) }],
+          messages: [{ role: 'user', content: planPrompt(options.task, teamsPromptSection(teams)) }],
           json: { name: 'plan', schema: planAnswerJsonSchema },
           // Diversity between candidates comes from sampling temperature on real models.
           temperature: count > 1 ? 0.8 : 0.2,
@@ -60,7 +65,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
   rethrowFatal(settled);
   const candidates: PlanCandidate[] = settled.map((outcome, index) => {
     if (outcome.status === 'rejected') return { index, error: errorText(outcome.reason) };
-    return candidateFromAnswer(index, options.task, outcome.value.value);
+    return candidateFromAnswer(index, options.task, outcome.value.value, teams);
   });
   return choose(candidates);
 }
@@ -76,8 +81,8 @@ export function choose(candidates: readonly PlanCandidate[]): PlanResult {
   return { candidates, chosenIndex: best.index, workflow: best.workflow };
 }
 
-export function candidateFromAnswer(index: number, task: string, answer: PlanAnswer): PlanCandidate {
-  const json = answerToJson(task, answer);
+export function candidateFromAnswer(index: number, task: string, answer: PlanAnswer, teams: readonly TeamOffer[] = []): PlanCandidate {
+  const json = answerToJson(task, answer, teams);
   const parsed = parseWorkflow(json);
   if (!parsed.ok) {
     return { index, error: parsed.issues.map((issue) => `${issue.field ?? ''} ${issue.message}`.trim()).join('; ') };
@@ -88,19 +93,30 @@ export function candidateFromAnswer(index: number, task: string, answer: PlanAns
 /**
  * Models often name an agent without declaring its role; that is worth a default prompt, not a rejected plan.
  * (User-written plan files stay strict: they go through `parseWorkflow` directly.)
+ * A subtask whose agent is an offered team's name runs through that team, whatever role the model declared under
+ * that name. A team role the model declares itself is not honoured (it would name a file the user never gave):
+ * it becomes an ordinary agent with its prompt. Offered teams the plan does not use are listed too, so that the
+ * inspector sees them among the workflow's roles.
  */
-export function answerToJson(task: string, answer: Pick<PlanAnswer, 'roles' | 'subtasks'>): WorkflowJson {
-  const roles = [...(answer.roles ?? [])];
-  const declared = new Set(roles.map((r) => r.name));
+export function answerToJson(task: string, answer: Pick<PlanAnswer, 'roles' | 'subtasks'>, teams: readonly TeamOffer[] = []): WorkflowJson {
+  const offered = new Map(teams.map((team) => [team.name, team]));
+  const roles: NonNullable<WorkflowJson['roles']> = [];
+  const declared = new Set<string>();
+  for (const role of answer.roles ?? []) {
+    if (offered.has(role.name)) continue;
+    declared.add(role.name);
+    roles.push({ name: role.name, prompt: role.prompt, kind: 'llm' });
+  }
+  for (const team of teams) roles.push({ name: team.name, prompt: team.description, kind: 'team', team: team.file });
   for (const subtask of answer.subtasks) {
-    if (!declared.has(subtask.agent)) {
+    if (!declared.has(subtask.agent) && !offered.has(subtask.agent)) {
       declared.add(subtask.agent);
-      roles.push({ name: subtask.agent, prompt: `You are the ${subtask.agent}.` });
+      roles.push({ name: subtask.agent, prompt: `You are the ${subtask.agent}.`, kind: 'llm' });
     }
   }
   return {
     task,
-    roles: roles.map((r) => ({ name: r.name, prompt: r.prompt, kind: r.kind ?? 'llm', ...(r.team ? { team: r.team } : {}) })),
+    roles,
     subtasks: answer.subtasks.map((s) => ({ id: s.id, objective: s.objective, agent: s.agent, dependsOn: [...s.dependsOn] })),
   };
 }

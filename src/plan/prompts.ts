@@ -30,8 +30,9 @@ Answer with JSON only, in this shape:
 {"roles": [{"name": "coder", "prompt": "You are a careful programmer..."}],
  "subtasks": [{"id": "t1", "objective": "...", "agent": "coder", "dependsOn": []}]}`;
 
-export function planPrompt(task: string): string {
-  return `<task>\n${task}\n</task>\n\nPlan this task as a workflow. Answer with the JSON object only.`;
+/** `teams`: the section of team-offer.ts listing agent teams the planner may use, or ''. */
+export function planPrompt(task: string, teams = ''): string {
+  return `<task>\n${task}\n</task>\n\n${teams ? `${teams}\n\n` : ''}Plan this task as a workflow. Answer with the JSON object only.`;
 }
 
 export const AGENT_SYSTEM_SUFFIX = `
@@ -79,7 +80,8 @@ the prerequisites they lacked.
 
 Answer with JSON only. Answer {} when no change is needed. Otherwise give the whole revised workflow:
 {"roles": [...optional new roles...], "subtasks": [{"id": "t1", "objective": "...", "agent": "...", "dependsOn": []}]}
-Keep the ids of subtasks you keep.`;
+Keep the ids of subtasks you keep. Roles of kind "team" are agent teams the user provided: you may give subtasks
+to them, but not redefine them.`;
 
 /** The workflow without bulky outputs (SPEC §1.4: the inspector does not need the `data` fields). */
 export function workflowForPrompt(workflow: Workflow): WorkflowJson {

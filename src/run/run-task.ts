@@ -4,13 +4,14 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isAbortError } from '../errors.js';
+import { isAbortError, WeftError } from '../errors.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { planTask } from '../plan/plan-task.js';
+import type { TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
 import type { ResumeState } from './resume-state.js';
 import type { RunSettings } from './run-settings.js';
@@ -67,6 +68,8 @@ export interface RunTaskOptions {
    * Default: `createModel` of src/llm with no retries or timeouts; the CLI passes its resilient one.
    */
   readonly createTeamModel?: (spec: string) => Promise<ChatModel>;
+  /** Agent teams the planner may give subtasks to (`weft run <task> --team file`); see loadTeamOffers. */
+  readonly teams?: readonly TeamOffer[];
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -80,6 +83,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const teamBase = options.planFile !== undefined ? dirname(resolve(options.planFile)) : undefined;
   // A team file that is missing or invalid is the user's input error: report it before any run exists.
   if (options.plan) await checkTeamFiles(options.plan, teamBase ?? process.cwd());
+  if (options.plan && options.teams && options.teams.length > 0) {
+    throw new WeftError('BAD_INPUT', 'Teams are offered to the planner, and this run has a plan: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: 'teams' } });
+  }
   const settings: RunSettings = {
     strategy: options.strategy ?? 'on-failure',
     candidates: options.candidates ?? 3,
@@ -92,6 +98,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
     ...(teamBase !== undefined ? { teamBase } : {}),
+    ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
   };
   await options.store.createRun({ runId, task: options.task, model: options.model.id, options: { ...settings }, owner: currentOwner() });
   return driveRun({
@@ -187,7 +194,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       initial = drive.initial.workflow;
       version = drive.initial.state.version;
     } else {
-      initial = await plan({ ...options, task: drive.task }, model, emit);
+      initial = await plan({ ...options, task: drive.task, ...(settings.teams ? { teams: settings.teams } : {}) }, model, emit);
       await savePlan(1, initial, 'initial plan');
     }
     const mask = settings.injectMask;
@@ -259,6 +266,7 @@ async function plan(options: RunTaskOptions, model: ChatModel, emit: EventLog['e
     task: options.task,
     model,
     candidates: options.candidates ?? 3,
+    ...(options.teams ? { teams: options.teams } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   emit({ type: 'plan-candidates', purpose: 'plan', candidates: result.candidates.map(candidateSummary) });

@@ -21,6 +21,7 @@ import { WeftError, isWeftError } from '../errors.js';
 import type { Role, Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { executePrompt } from '../plan/prompts.js';
+import { checkTeamOffers, type TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
 import type { TeamScore } from '../store/team-scores.js';
 import { buildTeam } from '../team/build-team.js';
@@ -221,4 +222,20 @@ function teamSummary(
 function clip(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= LAYER_ANSWER_CHARS ? flat : `${flat.slice(0, LAYER_ANSWER_CHARS - 1)}…`;
+}
+
+/**
+ * Reads team files to offer to the planner (`weft run <task> --team file`): each becomes a TeamOffer named after
+ * the team, with its file's `description` (or a list of its agents) for the planner to read.
+ */
+export async function loadTeamOffers(files: readonly string[], base: string = process.cwd()): Promise<TeamOffer[]> {
+  const offers: TeamOffer[] = [];
+  for (const given of files) {
+    const file = resolve(base, given);
+    const spec = await loadTeamFile(file);
+    const members = spec.agents.map((agent) => agent.name).join(', ');
+    offers.push({ name: spec.name, file, description: spec.description ?? `a team of ${spec.agents.length} agents (${members}) that debate until they agree` });
+  }
+  checkTeamOffers(offers);
+  return offers;
 }

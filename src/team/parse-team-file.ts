@@ -49,6 +49,7 @@ const agentSchema = z.strictObject({
 
 const teamSchema = z.strictObject({
   name: text(),
+  description: text().optional(),
   model: text().optional(),
   maxSteps: count(1).optional(),
   reformAt: count(0).optional(),
@@ -76,6 +77,8 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
   top_k: 'keep',
   k: 'keep',
   answer_kind: 'answerKind',
+  about: 'description',
+  summary: 'description',
   kind: 'answerKind',
 };
 
@@ -190,6 +193,7 @@ function buildSpec(input: TeamInput): TeamSpec {
   }));
   return {
     name: input.name,
+    ...(input.description === undefined ? {} : { description: input.description.trim() }),
     agents,
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),

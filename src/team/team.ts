@@ -27,6 +27,8 @@ export interface TeamAgentSpec {
 /** A team file (`team.yaml`), validated. */
 export interface TeamSpec {
   readonly name: string;
+  /** What the team is good for: the planner reads it when the team is offered to it (`weft run --team`). */
+  readonly description?: string;
   readonly agents: readonly TeamAgentSpec[];
   /** Default model spec for its agents and the ranker. */
   readonly model?: string;

@@ -94,3 +94,50 @@ describe('weft run --plan with a team role', () => {
     }
   });
 });
+
+describe('from another folder, and with the team offered to the planner', () => {
+  it('resolves the plan\'s relative team file against the plan file\'s folder, not the working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-team-cwd-'));
+    try {
+      const result = await weftIn(dir, ['run', '--plan', join(EXAMPLE, 'plan.json'), '--model', `scripted:${join(EXAMPLE, 'replies.json')}`, '--home', join(dir, 'home'), '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(jsonDocument(result)).toMatchObject({ status: 'completed', calls: 11 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('weft run <task> --team: the planner gives `days` to the team, which runs it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-team-offer-'));
+    try {
+      const task = 'Answer a question about the Apollo 11 mission with a number a panel has checked.';
+      const result = await weftIn(dir, ['run', task, '--team', join(EXAMPLE, 'team.yaml'), '--model', `scripted:${join(EXAMPLE, 'replies.json')}`, '--home', join(dir, 'home'), '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      // 3 plan candidates + the 11 calls of the plan-file run.
+      expect(jsonDocument(result)).toMatchObject({ status: 'completed', calls: 14 });
+      expect(result.stderr).toContain('team apollo-panel on days: consensus at step 2, 8 calls');
+      const runId = jsonDocument(result).runId as string;
+      const plan = JSON.parse(await readFile(join(dir, 'home', 'runs', runId, 'plan-v1.json'), 'utf8')) as { roles: unknown[] };
+      expect(plan.roles).toContainEqual({
+        name: 'apollo-panel',
+        prompt: 'Four experts who debate a question until they agree; for a number that must be checked.',
+        kind: 'team',
+        team: join(EXAMPLE, 'team.yaml'),
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --team with --plan, exit 2, before any run exists', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-team-offer-plan-'));
+    try {
+      const result = await weftIn(dir, ['run', '--plan', join(EXAMPLE, 'plan.json'), '--team', join(EXAMPLE, 'team.yaml'), '--model', 'sim:seed=1', '--home', join(dir, 'home')]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--team');
+      expect(result.stderr).toContain('--plan skips planning');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

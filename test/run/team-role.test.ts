@@ -20,7 +20,7 @@ import { loadScriptedModel, parseScriptFile, scriptedModel, type ScriptedReply }
 import type { TeamSummary, WeftEvent } from '../../src/run/events.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
-import { createTeamAttemptRunner } from '../../src/run/team-attempt.js';
+import { createTeamAttemptRunner, loadTeamOffers } from '../../src/run/team-attempt.js';
 import { selectTeamMembers } from '../../src/run/team-selection.js';
 import type { ChatResult } from '../../src/llm/chat-model.js';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
@@ -269,8 +269,8 @@ describe('team files that cannot be used', () => {
   });
 });
 
-describe('a plan update that introduces a team role', () => {
-  it('is applied, and the reassigned subtask runs through the team', async () => {
+describe('a plan update that gives a subtask to a team role', () => {
+  it('is applied, and the reassigned subtask runs through the team; the inspector cannot redefine the team', async () => {
     const { home, store } = await setup();
     const team = await exampleReplies();
     const teamFile = join(EXAMPLE, 'team.yaml');
@@ -286,7 +286,8 @@ describe('a plan update that introduces a team role', () => {
             : JSON.stringify({ verdict: 'accept', reason: 'ok' });
         case 'update':
           return JSON.stringify({
-            roles: [{ name: 'panel', prompt: 'A panel of experts.', kind: 'team', team: teamFile }],
+            // Redeclaring the team as an ordinary agent is ignored: team roles are the user's.
+            roles: [{ name: 'panel', prompt: 'A single expert.' }],
             subtasks: [
               { id: 'facts', objective: 'Collect the launch and splashdown dates of Apollo 11.', agent: 'researcher', dependsOn: [] },
               { id: 'days', objective: 'How many days did Apollo 11 last? Answer with a whole number.', agent: 'panel', dependsOn: ['facts'] },
@@ -304,7 +305,8 @@ describe('a plan update that introduces a team role', () => {
       }
     });
     const plan = await readPlan(PLAN_FILE);
-    const start: Workflow = { ...plan, roles: plan.roles.filter((role) => role.kind !== 'team'), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
+    // The team role is in the plan (as `--team` offers put it there) but no subtask uses it yet.
+    const start: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, team: teamFile } : role)), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
     const events: WeftEvent[] = [];
     const result = await runTask({ task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
     expect(result.status).toBe('completed');
@@ -315,6 +317,41 @@ describe('a plan update that introduces a team role', () => {
     expect(starts).toEqual(['researcher', 'panel']);
     expect(teamEvents(events).map((team) => [team.taskId, team.attempt, team.stoppedAt])).toEqual([['days', 2, 2]]);
     expect(result.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
+  });
+});
+
+describe('a team role the inspector invents', () => {
+  it('runs as an ordinary agent with its prompt: a model never chooses a team file', async () => {
+    const { home, store } = await setup();
+    const model = scriptedModel((call) => {
+      switch (call.tag?.purpose) {
+        case 'execute':
+          return call.tag.key === 'days' && call.tag.attempt === 2 ? '8' : 'Launched 16 July 1969, splashed down 24 July 1969.';
+        case 'verify':
+          return call.tag.key === 'days' && call.tag.attempt === 1
+            ? JSON.stringify({ verdict: 'replan', reason: 'needs a jury' })
+            : JSON.stringify({ verdict: 'accept', reason: 'ok' });
+        case 'update':
+          return JSON.stringify({
+            roles: [{ name: 'jury', prompt: 'You are the jury.', kind: 'team', team: join(EXAMPLE, 'team.yaml') }],
+            subtasks: [
+              { id: 'facts', objective: 'Collect the launch and splashdown dates of Apollo 11.', agent: 'researcher', dependsOn: [] },
+              { id: 'days', objective: 'How many days did Apollo 11 last? Answer with a whole number.', agent: 'jury', dependsOn: ['facts'] },
+            ],
+          });
+        default:
+          throw new Error(`unexpected call ${call.tag?.purpose}`);
+      }
+    });
+    const plan = await readPlan(PLAN_FILE);
+    const start: Workflow = { ...plan, roles: plan.roles.filter((role) => role.kind !== 'team'), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
+    const events: WeftEvent[] = [];
+    const result = await runTask({ task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    expect(result.status).toBe('completed');
+    const update = events.find((event) => event.type === 'plan-update');
+    expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'jury')).toEqual({ name: 'jury', prompt: 'You are the jury.', kind: 'llm' });
+    expect(teamEvents(events)).toEqual([]);
+    expect(callEvents(events).filter((call) => call.key?.startsWith('days/team/'))).toEqual([]);
   });
 });
 
@@ -378,5 +415,36 @@ describe('selectTeamMembers', () => {
     expect(chosen.members).toEqual(['b', 'e', 'f']);
     expect(chosen.selection).toMatchObject({ optimized: true, leftOut: ['a', 'c', 'd'] });
     expect(chosen.selection.scores?.map((entry) => entry.agent)).toEqual(['f', 'e', 'b', 'c', 'd', 'a']);
+  });
+});
+
+describe('loadTeamOffers', () => {
+  it('names each offer after its team, with the file made absolute and the description (or the agents) for the planner', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'bare.yaml'), 'name: bare\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+    const offers = await loadTeamOffers([join(EXAMPLE, 'team.yaml'), 'bare.yaml'], dir);
+    expect(offers).toEqual([
+      { name: 'apollo-panel', file: join(EXAMPLE, 'team.yaml'), description: 'Four experts who debate a question until they agree; for a number that must be checked.' },
+      { name: 'bare', file: join(dir, 'bare.yaml'), description: 'a team of 2 agents (a, b) that debate until they agree' },
+    ]);
+  });
+
+  it('fails with BAD_INPUT naming the file for a missing or invalid team file, or two teams of one name', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'bad.yaml'), 'name: bad\ncolour: red\nagents:\n  - name: a\n    prompt: p\n');
+    await copyFile(join(EXAMPLE, 'team.yaml'), join(dir, 'again.yaml'));
+    const failure = async (files: string[]) => {
+      try {
+        await loadTeamOffers(files, dir);
+      } catch (error) {
+        return error as WeftError;
+      }
+      throw new Error('expected a failure');
+    };
+    expect(await failure(['missing.yaml'])).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'missing.yaml') } });
+    const bad = await failure(['bad.yaml']);
+    expect(bad).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'bad.yaml') } });
+    expect(bad.issues?.[0]).toMatchObject({ line: 2, field: 'colour' });
+    expect((await failure([join(EXAMPLE, 'team.yaml'), 'again.yaml'])).message).toContain('both named "apollo-panel"');
   });
 });

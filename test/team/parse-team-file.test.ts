@@ -90,7 +90,7 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
     const issues = issuesOf('name: t\nmaxStep: 3\nagents:\n  - name: a\n    promt: You are careful.\n');
     expect(issues).toHaveLength(3);
     expect(issues[0]).toMatchObject({ file: 'team.yaml', line: 2, column: 1, field: 'maxStep' });
-    expect(issues[0]!.message).toMatch(/^unknown field "maxStep" \(did you mean "maxSteps"\?\); allowed fields: name, model, maxSteps/);
+    expect(issues[0]!.message).toMatch(/^unknown field "maxStep" \(did you mean "maxSteps"\?\); allowed fields: name, description, model, maxSteps/);
     expect(issues[1]).toMatchObject({ file: 'team.yaml', line: 4, field: 'agents[0].prompt' });
     expect(issues[1]!.message).toBe('agent "a" has no prompt; an llm agent needs one (its role)');
     expect(issues[2]).toMatchObject({ file: 'team.yaml', line: 5, column: 5, field: 'agents[0].promt' });
@@ -106,7 +106,7 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
 
   it('gives no suggestion when nothing is close', () => {
     const [issue] = issuesOf('name: t\nzzzzzzzz: 1\nagents:\n  - name: a\n    prompt: p\n');
-    expect(issue!.message).toBe('unknown field "zzzzzzzz"; allowed fields: name, model, maxSteps, reformAt, keep, answerKind, agents');
+    expect(issue!.message).toBe('unknown field "zzzzzzzz"; allowed fields: name, description, model, maxSteps, reformAt, keep, answerKind, agents');
   });
 
   it('rejects an llm agent with an empty prompt, a tool agent without a tool, duplicate names, and tool on an llm agent', () => {
