@@ -23,7 +23,19 @@ export type Verdict = 'accept' | 'retry' | 'replan';
 export type WeftEvent =
   | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy | 'none'; options: Record<string, unknown> }
   /** For updates, `round` numbers the inspector rounds and `repair` says whether the round repaired failures. */
-  | { type: 'plan-candidates'; at: number; purpose: 'plan' | 'update'; candidates: CandidateSummary[]; round?: number; repair?: boolean }
+  | {
+      type: 'plan-candidates';
+      at: number;
+      purpose: 'plan' | 'update';
+      candidates: CandidateSummary[];
+      round?: number;
+      repair?: boolean;
+      /**
+       * Failed subtasks the round sends back to run, changed plan or not. A round that changes nothing leaves no
+       * other trace of this, so a resume needs it to not ask the inspector again.
+       */
+      rerun?: string[];
+    }
   | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
   | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }
   /**

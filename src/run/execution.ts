@@ -425,16 +425,17 @@ class Execution {
       sequence,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
     }).then(
-      (result) => {
-        this.options.emit({
-          type: 'plan-candidates',
-          purpose: 'update',
-          candidates: result.candidates.map(candidateSummary),
-          round: sequence,
-          repair: failures.length > 0,
-        });
-        return this.applyUpdate(failures, result.proposal);
-      },
+      (result) =>
+        this.applyUpdate(failures, result.proposal, (rerun) =>
+          this.options.emit({
+            type: 'plan-candidates',
+            purpose: 'update',
+            candidates: result.candidates.map(candidateSummary),
+            round: sequence,
+            repair: failures.length > 0,
+            ...(rerun.length > 0 ? { rerun } : {}),
+          }),
+        ),
       (error: unknown) => {
         if (isWeftError(error) && error.code === 'BUDGET') this.stop('failed', error.message);
         else if (!isAbortError(error)) return this.applyUpdate(failures, undefined);
@@ -447,11 +448,16 @@ class Execution {
     this.track(work);
   }
 
+  /** `logRound` logs the round (with the subtasks it reruns) in the same tick as its plan-update, if any. */
   private async applyUpdate(
     failures: readonly { id: string; reason: string }[],
     proposal: Parameters<typeof mergeUpdate>[1],
+    logRound: (rerun: string[]) => void = () => {},
   ): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping) {
+      logRound([]);
+      return;
+    }
     const live = this.snapshot();
     let merged = mergeUpdate(live, proposal);
     let note = '';
@@ -462,6 +468,7 @@ class Execution {
     }
     // Only the failures this update was asked about run again now; later ones wait for their own update.
     const rerun = new Set(failures.filter((f) => (this.tasks.get(f.id)?.attempts ?? 0) < this.maxAttempts).map((f) => f.id));
+    logRound([...rerun].filter((id) => merged.ok && merged.workflow.subtasks.some((s) => s.id === id)));
     const next: Workflow = {
       ...merged.workflow,
       subtasks: merged.workflow.subtasks.map((s) => {

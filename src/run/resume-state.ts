@@ -131,6 +131,14 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
         if (event.purpose === 'update') {
           rounds.updates = Math.max(rounds.updates, event.round ?? rounds.updates + 1);
           if (event.repair) rounds.repairs += 1;
+          // The round already answered these failures: they run again rather than wait for another round.
+          for (const id of event.rerun ?? []) {
+            const current = fate(id);
+            if (current.status === 'failed') {
+              current.status = 'not started';
+              delete current.reason;
+            }
+          }
         }
         break;
       case 'artifact':

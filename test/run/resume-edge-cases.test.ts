@@ -64,3 +64,28 @@ describe('resume across the plan-version window', () => {
     await store.close();
   });
 });
+
+describe('resume across an inspector round that changed nothing', () => {
+  it('a run killed after a no-change update was logged reruns the failed subtask without asking the inspector again', async () => {
+    // This seed's second inspector round answers "no change": its only effect is that t1 runs again.
+    const sim = 'sim:seed=33,tasks=10,fail=0.2,badjson=0.1';
+    const home0 = mkdtempSync(join(tmpdir(), 'weft-ref-'));
+    const store0 = await openRunStore({ home: home0 });
+    const reference = await runTask({ task: 'write a report in ten parts', model: await createModel(sim), store: store0, home: home0, runId: 'ref' });
+    const events = (await store0.events('ref')).map((stored) => stored.event as WeftEvent);
+    const versions = await store0.planVersions('ref');
+    await store0.close();
+    const rounds = events.flatMap((event, index) => (event.type === 'plan-candidates' && event.purpose === 'update' ? [index] : []));
+    const noChange = rounds.find((index) => events[index + 1]?.type !== 'plan-update');
+    expect(noChange, 'the seed must have a no-change round').toBeDefined();
+
+    const { home, store } = await crashedHome(events, noChange! + 1, versions.filter((v) => v.version === 1));
+    const result = await resumeRun({ runId: 'ref', model: await createModel(sim), store, home });
+    expect(result.status).toBe(reference.status);
+    expect(result.calls).toBe(reference.calls);
+    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(reference.tasks.map((t) => [t.id, t.status, t.attempts]));
+    const after = (await store.events('ref')).map((stored) => stored.event as WeftEvent).slice(noChange! + 1);
+    expect(after.filter((event) => event.type === 'call' && event.purpose === 'update')).toEqual([]);
+    await store.close();
+  });
+});
