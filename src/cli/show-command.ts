@@ -62,8 +62,14 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     output.text(`run ${runId}: ${live ? `running (pid ${run.owner?.pid})` : shown.status}${summary.reason ? ` (${summary.reason})` : ''}`);
     output.text(`task: ${run.task.split('\n')[0]}`);
     output.text(`model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`);
+    // The last team attempt of each subtask, shown under it (report.md has the layers).
+    const teams = new Map(events.flatMap((event) => (event.type === 'team' ? [[event.taskId, event] as const] : [])));
     for (const task of summary.tasks) {
       output.text(`  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`);
+      const team = teams.get(task.id);
+      if (team) {
+        output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${team.stopReason} at step ${team.stoppedAt}, ${team.calls} calls${team.reformation ? `, dropped ${team.reformation.dropped.join(', ') || 'none'}` : ''}`);
+      }
     }
     return 0;
   } finally {

@@ -2,6 +2,7 @@
  * Whether two extracted answers agree (SPEC §3.3): identical after normalisation for `choice` and `exact`,
  * sentence BLEU ≥ 0.9 for `text` and `code`.
  */
+import { unwrapMath } from './extract-answer.js';
 import type { AnswerKind } from './team.js';
 import { sentenceBleu } from './sentence-bleu.js';
 
@@ -9,12 +10,16 @@ export const BLEU_AGREEMENT = 0.9;
 
 /** Punctuation, quotes and markup that may wrap an answer without changing it: `"B."`, `**42**`, `(b)`. */
 const SURROUNDING = /^[\s"'`*_.,;:!?()[\]{}<>]+|[\s"'`*_.,;:!?()[\]{}<>]+$/g;
+/** The same for exact answers, except a leading `.` before a digit: `.5` is a number, not `5`. */
+const SURROUNDING_EXACT = /^(?:[\s"'`*_,;:!?()[\]{}<>]|\.(?!\d))+|[\s"'`*_.,;:!?()[\]{}<>]+$/g;
+const NUMBER = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
 const CHOICE_LETTER = /^\(?([a-z])(?:\)|\.|:|$)/i;
 
 /**
  * The form answers are compared in. `choice`: the upper-case option letter (`(b) Paris` → `B`) when the
- * answer starts with one. `exact`: lower case, single spaces, no surrounding punctuation, and numbers in
- * canonical form (`1,000.50` → `1000.5`) so `42` and `42.0` agree. `text`: lower case, single spaces.
+ * answer starts with one. `exact`: LaTeX wrappers removed (`$42$`, `\(42\)`, `\boxed{\text{Paris}}`, see
+ * `unwrapMath`), lower case, single spaces, no surrounding punctuation, and numbers in canonical form
+ * (`1,000.50` → `1000.5`, `.5` → `0.5`) so `42` and `42.0` agree. `text`: lower case, single spaces.
  * `code`: trimmed only — case and layout can matter in code.
  */
 export function normaliseAnswer(answer: string, kind: AnswerKind): string {
@@ -26,8 +31,11 @@ export function normaliseAnswer(answer: string, kind: AnswerKind): string {
       return simplify(trimmed);
     }
     case 'exact': {
-      const simple = simplify(trimmed).replace(/^\$|\$$/g, '');
-      const number = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/.test(simple) && /\d/.test(simple) ? Number(simple.replace(/,/g, '')) : Number.NaN;
+      // Markup and a final full stop first (`**$42$**`, `\(42\).`; brackets stay, they may be `\(…\)`), then
+      // the math inside, then the rest of the surrounding punctuation and a currency sign (`$42`).
+      const unwrapped = unwrapMath(trimmed.replace(/^[\s"'`*_]+|[\s"'`*_.,;:!?]+$/g, ''));
+      const simple = unwrapped.toLowerCase().replace(/\s+/g, ' ').replace(SURROUNDING_EXACT, '').replace(/^\$|\$$/g, '');
+      const number = NUMBER.test(simple) && /\d/.test(simple) ? Number(simple.replace(/,/g, '')) : Number.NaN;
       return Number.isFinite(number) ? String(number) : simple;
     }
     case 'text':
@@ -35,6 +43,11 @@ export function normaliseAnswer(answer: string, kind: AnswerKind): string {
     case 'code':
       return trimmed;
   }
+}
+
+/** True when nothing could be extracted: the answer normalises to `''` (blank, or only punctuation/markup). */
+export function isNoAnswer(answer: string, kind: AnswerKind): boolean {
+  return normaliseAnswer(answer, kind) === '';
 }
 
 /**

@@ -34,11 +34,14 @@ export function toChoiceLetter(answer: string, choices: readonly string[] | unde
 
 /**
  * The answer in a free-text reply, by kind:
- * - `choice`: the last `\boxed{…}`, then the last `answer is (B)` / `Answer: B`, then the last `(B)`, then the
- *   whole reply as a letter or an option's text; `''` when none names an option.
- * - `exact`: the last `\boxed{…}`, then the last `Answer: …` line, then the last `the answer is …` sentence,
- *   then the last non-empty line.
- * - `text`: what follows the last `Answer:`, else the whole reply.
+ * - `choice`: the last `\boxed{…}` (`\boxed{\text{B}}` too), then the last `answer is (B)` / `Answer: B` /
+ *   `**Answer**: B`, then the last `(B)` or a `(B` ending a line (the paper's "last `(X`" rule, kept to line ends
+ *   so an aside like `(A quick note…` is not read as A), then the whole reply as a letter or an option's text;
+ *   `''` when none names an option.
+ * - `exact`: the last `\boxed{…}`, else the answer statement (`Answer: …`, `the answer is …`) that comes last
+ *   in the text — by position, not by pattern, so an early `one answer: the area` loses to a later `So the answer
+ *   is 12` — else the last non-empty line; math delimiters (`$…$`, `\(…\)`) are removed.
+ * - `text`: what follows the last `Answer:` line start, else the whole reply.
  * - `code`: the last fenced code block, else the whole reply.
  */
 export function extractAnswer(text: string, query: AnswerQuery): string {
@@ -48,8 +51,9 @@ export function extractAnswer(text: string, query: AnswerQuery): string {
     case 'exact':
       return extractExact(text);
     case 'text': {
-      const match = lastMatch(text, /(?:^|\n)\s*\**answer\**\s*:\s*([\s\S]+)$/gi);
-      return (match ?? text).trim();
+      // The last `Answer:` at a line start: a draft answer followed by more thinking must not win.
+      const last = [...text.matchAll(/(?:^|\n)[ \t]*\**answer\**[ \t]*:/gi)].at(-1);
+      return (last ? text.slice(last.index + last[0].length) : text).trim();
     }
     case 'code':
       return extractCode(text);
@@ -61,7 +65,7 @@ export function cleanAnswer(answer: string, query: AnswerQuery): string {
   if (query.kind === 'choice') return toChoiceLetter(answer, query.choices) || extractChoice(answer, query.choices);
   if (query.kind === 'exact') {
     const boxed = lastBoxed(answer);
-    return (boxed ?? answer).trim();
+    return unwrapMath(boxed ?? answer);
   }
   if (query.kind === 'code') return extractCode(answer);
   return answer.trim();
@@ -70,28 +74,80 @@ export function cleanAnswer(answer: string, query: AnswerQuery): string {
 function extractChoice(text: string, choices: readonly string[] | undefined): string {
   const boxed = lastBoxed(text);
   if (boxed !== undefined) {
-    const letter = toChoiceLetter(boxed, choices);
+    const letter = toChoiceLetter(unwrapMath(boxed), choices);
     if (letter) return letter;
   }
   // Upper-case letters, or any letter in brackets: "the answer is a matter of…" must not read as A.
-  const stated = [...text.matchAll(/\b[Aa]nswer(?:\s+is)?\s*[:：]?\s*\**\s*(?:\(([A-Za-z])\)|([A-Z])(?![A-Za-z]))/g)]
+  // `\**` after "Answer" admits Markdown bold: `**Answer**: B`.
+  const stated = [...text.matchAll(/\b[Aa]nswer\**(?:\s+is)?\s*[:：]?\s*\**\s*(?:\(([A-Za-z])\)|([A-Z])(?![A-Za-z]))/g)]
     .map((m) => (m[1] ?? m[2]!).toUpperCase())
     .filter((letter) => isLabel(letter, choices));
   if (stated.length > 0) return stated.at(-1)!;
-  const bracketed = [...text.matchAll(/\(([A-Z])\)/g)].map((m) => m[1]!.toUpperCase()).filter((letter) => isLabel(letter, choices));
+  // `(B)` anywhere, or an unclosed `(B` at the end of a line (DyLAN reads the last `(X`); last by position.
+  const bracketed = [...text.matchAll(/\(([A-Z])(?:\)|(?=[ \t.,;:!?]*(?:\n|$)))/g)]
+    .map((m) => m[1]!)
+    .filter((letter) => isLabel(letter, choices));
   if (bracketed.length > 0) return bracketed.at(-1)!;
   return toChoiceLetter(text, choices);
 }
 
+/** `Answer: …` to the end of the line, and `the answer is …` to the end of the sentence. */
+const ANSWER_STATEMENTS: readonly RegExp[] = [
+  /\b(?:final\s+)?answer\**[ \t]*[:：][ \t]*([^\n]+)/gi,
+  /\bthe (?:final )?answer is[ \t]*:?[ \t]*([^\n]+?)(?:\.(?:\s|$)|\n|$)/gi,
+];
+
 function extractExact(text: string): string {
   const boxed = lastBoxed(text);
-  if (boxed !== undefined) return boxed.trim();
-  const line = lastMatch(text, /\b(?:final\s+)?answer\**[ \t]*[:：][ \t]*([^\n]+)/gi);
-  if (line !== undefined) return stripEnd(line);
-  const sentence = lastMatch(text, /\bthe (?:final )?answer is[ \t]*:?[ \t]*([^\n]+?)(?:\.(?:\s|$)|\n|$)/gi);
-  if (sentence !== undefined) return stripEnd(sentence);
+  if (boxed !== undefined) return unwrapMath(boxed);
+  // The statement that starts last wins, whichever its pattern: models restate the answer at the end, and the
+  // Minerva form `Final Answer: The final answer is $42$. I hope it is correct.` nests one inside the other.
+  let last: { index: number; answer: string } | undefined;
+  for (const pattern of ANSWER_STATEMENTS) {
+    for (const match of text.matchAll(pattern)) {
+      if (stripEnd(match[1]!) !== '' && (last === undefined || match.index >= last.index)) last = { index: match.index, answer: match[1]! };
+    }
+  }
+  if (last !== undefined) return unwrapMath(stripEnd(last.answer));
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  return stripEnd(lines.at(-1) ?? '');
+  return unwrapMath(stripEnd(lines.at(-1) ?? ''));
+}
+
+/**
+ * An answer without the LaTeX around it: `$42$`, `$$42$$`, `\(42\)`, `\[42\]`, `\boxed{42}`, `\text{Paris}`
+ * (also `\textbf`, `\mathrm`, `\mathbf`, `\mbox`) when they wrap the whole answer, repeatedly; inline
+ * `\text{ cm}` keeps its content. Used for extraction and for `exact` agreement.
+ */
+export function unwrapMath(answer: string): string {
+  let current = answer.trim();
+  for (;;) {
+    const next = unwrapOnce(current).trim();
+    if (next === current) break;
+    current = next;
+  }
+  return current.replace(/\\(?:text|textbf|mathrm|mathbf|mbox)\s*\{([^{}]*)\}/g, '$1').trim();
+}
+
+function unwrapOnce(text: string): string {
+  const delimited = /^(?:\$\$([\s\S]*)\$\$|\$([\s\S]*)\$|\\\(([\s\S]*)\\\)|\\\[([\s\S]*)\\\])$/.exec(text);
+  if (delimited) {
+    const inner = delimited[1] ?? delimited[2] ?? delimited[3] ?? delimited[4]!;
+    // `$5 and $6` is not one math span: the inside must not hold another delimiter of the same kind.
+    if (!(delimited[2] !== undefined && inner.includes('$'))) return inner;
+  }
+  const command = /^\\(?:boxed|text|textbf|mathrm|mathbf|mbox)\s*\{/.exec(text);
+  if (command && closingBrace(text, command[0].length - 1) === text.length - 1) return text.slice(command[0].length, -1);
+  return text;
+}
+
+/** The index of the `}` closing the `{` at `open`, or -1. */
+function closingBrace(text: string, open: number): number {
+  let depth = 0;
+  for (let index = open; index < text.length; index++) {
+    if (text[index] === '{') depth++;
+    else if (text[index] === '}' && --depth === 0) return index;
+  }
+  return -1;
 }
 
 function extractCode(text: string): string {
@@ -104,17 +160,8 @@ function extractCode(text: string): string {
 function lastBoxed(text: string): string | undefined {
   const start = text.lastIndexOf('\\boxed{');
   if (start < 0) return undefined;
-  let depth = 0;
-  for (let index = start + 6; index < text.length; index++) {
-    if (text[index] === '{') depth++;
-    else if (text[index] === '}' && --depth === 0) return text.slice(start + 7, index);
-  }
-  return undefined;
-}
-
-function lastMatch(text: string, pattern: RegExp): string | undefined {
-  const matches = [...text.matchAll(pattern)];
-  return matches.at(-1)?.[1];
+  const end = closingBrace(text, start + 6);
+  return end < 0 ? undefined : text.slice(start + 7, end);
 }
 
 function stripEnd(answer: string): string {

@@ -54,10 +54,12 @@ export type AgentReply = Omit<AgentResponse, 'calls' | 'tests'>;
 
 /**
  * Reads a reply: the first JSON object with an `answer` field gives the answer (cleaned: `(B) Paris` → `B`),
- * its `reasoning` the text passed on, and its `ratings` the ratings; otherwise the answer is extracted from
- * the text (`Answer: B`, `\boxed{…}`, …) and the ratings from a `[[1, 5, 2]]`-style list (the paper's form).
- * Ratings must be `peerCount` numbers; values outside 1–5 are clamped (a 6 still means "very good"); anything
- * else gives NEUTRAL_RATING for every peer and `ratingsParsed: false`.
+ * its `reasoning` the text passed on, and its `ratings` (or `scores`) the ratings; otherwise the answer is
+ * extracted from the text (`Answer: B`, `\boxed{…}`, …). Ratings outside that object come only from explicit
+ * forms: another JSON object's `ratings`/`scores`, the paper's `[[1, 5, 2]]`, or a list labelled in the text
+ * (`Ratings: [4, 2]`, `Scores: 4, 2`). A bare bracketed number in prose (`Response [5] looks off`) is a
+ * reference, not a rating. Ratings must be `peerCount` numbers; values outside 1–5 are clamped (a 6 still means
+ * "very good"); anything else gives NEUTRAL_RATING for every peer and `ratingsParsed: false`.
  */
 export function readAgentReply(text: string, query: AnswerQuery, peerCount: number): AgentReply {
   const values = parseJsonValues(text).map((v) => v.value);
@@ -72,7 +74,7 @@ export function readAgentReply(text: string, query: AnswerQuery, peerCount: numb
     rawRatings = object.ratings ?? object.scores;
   }
   if (answer === '') answer = extractAnswer(text, query);
-  if (rawRatings === undefined) rawRatings = ratingsInText(text, values, peerCount);
+  if (rawRatings === undefined) rawRatings = ratingsInText(text, values);
   const ratings = readRatings(rawRatings, peerCount);
   return {
     answer,
@@ -93,11 +95,19 @@ export function readRatings(raw: unknown, peerCount: number): number[] | undefin
   return numbers.map((value) => Math.min(5, Math.max(1, value)));
 }
 
-/** Ratings outside an answer object: a `[[…]]` list, or any bare JSON array of the right length. */
-function ratingsInText(text: string, values: readonly unknown[], peerCount: number): unknown {
+/**
+ * Ratings outside the answer object, explicit forms only (the last of each): a JSON object's `ratings`/`scores`,
+ * the paper's `[[…]]`, or a list after a `ratings:`/`scores:` label. Unlabelled arrays are not read: a prose
+ * `[5]` is a reference to a response, and guessing it is a rating would skew importance without being counted.
+ */
+function ratingsInText(text: string, values: readonly unknown[]): unknown {
+  const inObject = values.filter(isRecord).map((v) => v.ratings ?? v.scores).filter((v) => v !== undefined).at(-1);
+  if (inObject !== undefined) return inObject;
   const paper = [...text.matchAll(/\[\[\s*([-\d.\s,]+?)\s*\]\]/g)].at(-1);
   if (paper) return paper[1]!.split(',').map((s) => s.trim());
-  return values.find((v) => Array.isArray(v) && v.length === peerCount && v.every((x) => typeof x === 'number'));
+  const labelled = [...text.matchAll(/\b(?:ratings?|scores?)\**[ \t]*[:=][ \t]*\[?[ \t]*(-?\d+(?:\.\d+)?(?:[ \t]*,[ \t]*-?\d+(?:\.\d+)?)*)[ \t]*\]?/gi)].at(-1);
+  if (labelled) return labelled[1]!.split(',').map((s) => s.trim());
+  return undefined;
 }
 
 function stringOf(value: unknown): string {

@@ -8,6 +8,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { isAbortError } from '../errors.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { hashString, randomFrom, shuffled } from '../llm/seeded-random.js';
+import { isNoAnswer } from './answers-agree.js';
 import { majorityAnswer } from './majority-answer.js';
 import type { PeerResponse, TeamQuery } from './team.js';
 import { RANKER_SYSTEM_PROMPT, rankerUserPrompt } from './team-prompts.js';
@@ -62,48 +63,64 @@ export function createLlmRanker(model: ChatModel, options: LlmRankerOptions = {}
 }
 
 function fallbackResult(query: TeamQuery, responses: readonly PeerResponse[], why: string): RankResult {
+  return { ...explainedFallback(query, responses, why), calls: 1, fallback: true };
+}
+
+/**
+ * `fallbackRanking` with the reason shown to the user: why the ranker's answer was not used (`why`) and what was
+ * done instead. Shared with the engine, which falls back the same way when there is no ranker.
+ */
+export function explainedFallback(query: Pick<TeamQuery, 'kind'>, responses: readonly PeerResponse[], why: string): { ranking: string[]; reason: string } {
   const { ranking, majority } = fallbackRanking(query, responses);
+  const last = isNoAnswer(majority, query.kind) || !responses.some((r) => isNoAnswer(r.answer, query.kind)) ? '' : ', those without an answer last';
   return {
     ranking,
-    calls: 1,
-    fallback: true,
-    reason: `ranker fallback: ${why}; kept the agents agreeing with the majority answer ${JSON.stringify(majority)}, then the rest, in input order`,
+    reason: `ranker fallback: ${why}; kept the agents agreeing with the majority answer ${JSON.stringify(majority)}, then the rest, in input order${last}`,
   };
 }
 
 /**
  * The visible fallback order: the agents whose answers agree with the majority answer of `responses`, then the
- * others, each in input order (so with 4 agents of which 3 agree and keep 2, the first two of the three).
+ * others that gave an answer, then those that gave none, each in input order (so with 4 agents of which 3 agree
+ * and keep 2, the first two of the three). An agent without an answer is never kept before one with an answer.
  */
 export function fallbackRanking(query: Pick<TeamQuery, 'kind'>, responses: readonly PeerResponse[]): { ranking: string[]; majority: string } {
   const { answer, members } = majorityAnswer(responses, query.kind);
   const agreeing = new Set(members);
+  const rest = responses.filter((_, i) => !agreeing.has(i));
+  const answered = rest.filter((r) => !isNoAnswer(r.answer, query.kind));
+  const unanswered = rest.filter((r) => isNoAnswer(r.answer, query.kind));
   return {
-    ranking: [...responses.filter((_, i) => agreeing.has(i)), ...responses.filter((_, i) => !agreeing.has(i))].map((r) => r.agent),
+    ranking: [...responses.filter((_, i) => agreeing.has(i)), ...answered, ...unanswered].map((r) => r.agent),
     majority: answer,
   };
 }
 
 export type ParsedRanking = { ok: true; ranking: string[] } | { ok: false; error: string };
 
+/** The keys a ranking object may use, in order of preference (`ranking` is the one the prompt asks for). */
+const RANKING_KEYS = ['ranking', 'top', 'best', 'order'] as const;
+
 /**
- * Reads `{"ranking": [...]}` (also `top`/`best`/`order`, or a bare array) whose items are agent names or the
- * 1-based numbers of the responses as shown. Numbers that include 0 and stay below the count are read as
+ * Reads `{"ranking": [...]}` whose items are agent names or the 1-based numbers of the responses as shown.
+ * Which JSON counts: the last object (by position, fenced or not) with a `ranking` key, else the last with
+ * `top`/`best`/`order`, else the last bare array with at least `keep` items — so a bracketed `[2]` or `[3]` in
+ * the prose is never read as the ranking. Numbers that include 0 and stay below the count are read as
  * 0-based. Duplicates are dropped. Any unknown item, or fewer than `keep` distinct agents, rejects the reply.
  */
 export function parseRanking(text: string, shownAgents: readonly string[], keep: number): ParsedRanking {
-  const values = parseJsonValues(text).map((v) => v.value);
-  const list = values
-    .map((value) => {
-      if (Array.isArray(value)) return value;
-      if (value !== null && typeof value === 'object') {
-        const record = value as Record<string, unknown>;
-        const field = record.ranking ?? record.top ?? record.best ?? record.order;
-        if (Array.isArray(field)) return field;
-      }
-      return undefined;
-    })
-    .find((v) => v !== undefined);
+  // parseJsonValues lists fenced JSON before the rest, so order by where each value's text sits in the reply.
+  const values = parseJsonValues(text)
+    .map((candidate) => ({ value: candidate.value, at: text.lastIndexOf(candidate.text.trim()) }))
+    .sort((x, y) => x.at - y.at)
+    .map((v) => v.value);
+  const lastOf = <T>(items: readonly (T | undefined)[]): T | undefined => items.filter((item) => item !== undefined).at(-1);
+  const field = (key: (typeof RANKING_KEYS)[number]): unknown[] | undefined =>
+    lastOf(values.map((value) => (isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : undefined)));
+  // Bare arrays: prose references like `[3]` may come before or after the list, so the last one long enough.
+  const arrays = values.filter((value): value is unknown[] => Array.isArray(value));
+  const longEnough = arrays.filter((array) => array.length >= Math.min(keep, shownAgents.length));
+  const list = RANKING_KEYS.map(field).find((v) => v !== undefined) ?? longEnough.at(-1) ?? arrays.at(-1);
   if (!list) return { ok: false, error: `no ranking found in the reply ${snippet(text)}` };
   const numbers = list.map((item) => (typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d+\s*$/.test(item) ? Number(item) : undefined));
   const zeroBased = numbers.some((n) => n === 0) && numbers.every((n) => n === undefined || n < shownAgents.length);
@@ -123,6 +140,10 @@ export function parseRanking(text: string, shownAgents: readonly string[], keep:
   const needed = Math.min(keep, shownAgents.length);
   if (ranking.length < needed) return { ok: false, error: `the ranking names ${ranking.length} agent(s), ${needed} are needed` };
   return { ok: true, ranking };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** `"Agent geometer"`, `geometer`, `GEOMETER` all name the agent `geometer`. */

@@ -8,29 +8,36 @@
  *   `ratings` are aligned with exactly that list, so the importance of layer t−1 flows back to every node of it.
  * - Shuffling: each node's peers are shuffled by a generator seeded from (seed, question, step, agent), so the
  *   order does not depend on timing, and differs across questions (no fixed positional bias over a dataset).
- * - Nodes of one layer run concurrently; the layer keeps the agents' input order, and events are emitted in
- *   that order once the layer is complete.
+ * - Nodes of one layer run concurrently; the layer keeps the agents' order — input order, and after a
+ *   reformation the ranker's order of the kept agents — and events are emitted in that order once the layer is
+ *   complete.
  * - Early stop: after a layer, when more than 2/3 of its nodes form one agreeing group (an empty answer agrees
  *   with nothing). Every agent answers in layer 1, so the rule "never before each agent answered once" allows
  *   step 1; code never stops before step 3.
  * - Reformation after step `reformAt` when the run goes on and more than `keep` agents are active. A ranking
  *   that names too few active agents falls back to the majority-agreement order, visibly (event, count, reason).
- *   Without a ranker the fallback order is used and reported the same way. `kept` is in the ranker's order.
- * - Final answer: the largest agreeing group of the last layer, its first member's answer in input order (so
- *   a tie goes to the answer given first); code: candidates passing the most tests first (majority-answer.ts).
+ *   Without a ranker the fallback order is used and reported the same way. `kept` is in the ranker's order, and
+ *   so are the layers after it: a tie is then broken by the ranker's judgement, not by where an agent happens to
+ *   be listed in the team file (which would also bias importance towards agents listed early).
+ * - Final answer: the largest agreeing group of the last layer, its first member's answer in layer order (so
+ *   a tie goes to the answer given first: the ranker's first choice after a reformation, else the team file's
+ *   first agent); an empty answer never wins while any node answered. A tie is reported in `tie`. Code:
+ *   candidates passing the most tests first (majority-answer.ts).
  * - Ratings a response could not give (wrong count, not numbers) become equal weights with
  *   `ratingsParsed: false`; values outside 1–5 are clamped. Each such node is counted in `ratingFallbacks`.
  * - Abort: checked before every layer and the ranker, and passed to every call; an abort rejects with the
  *   abort error (no partial result).
+ * - An agent's failure (e.g. a provider error after its retries) rejects the run with a WeftError of the same
+ *   code naming the agent and the step, the original as `cause`; aborts pass through unwrapped.
  */
-import { WeftError } from '../errors.js';
+import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { randomFrom, shuffled } from '../llm/seeded-random.js';
 import { throwIfAborted } from '../llm/timeout.js';
 import { importanceScores } from './importance.js';
 import { NEUTRAL_RATING } from './llm-agent.js';
-import { fallbackRanking, type RankResult, type Ranker } from './llm-ranker.js';
+import { explainedFallback, type RankResult, type Ranker } from './llm-ranker.js';
 import { isConsensus, largestAgreeingGroup, majorityAnswer } from './majority-answer.js';
-import type { AgentResponse, PeerResponse, Reformation, TeamAgent, TeamNode, TeamQuery, TeamResult } from './team.js';
+import type { AgentInput, AgentResponse, FinalTie, PeerResponse, Reformation, TeamAgent, TeamNode, TeamQuery, TeamResult } from './team.js';
 import type { TeamEvent } from './team-events.js';
 
 export type { RankResult, Ranker } from './llm-ranker.js';
@@ -86,7 +93,7 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     const outcomes = await Promise.all(
       active.map(async (agent) => {
         const peers = shuffled(randomFrom(seed, 'peers', query.question, step, agent.name), previous);
-        const response = await agent.respond({ query, step, peers }, signal);
+        const response = await respondOrExplain(agent, { query, step, peers }, signal);
         return { agent, peers, response };
       }),
     );
@@ -152,12 +159,17 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
         emit({ type: 'ranker-fallback', step, reason: ranked.reason });
       }
       emit({ type: 'reformation', reformation, calls: ranked.calls });
-      active = active.filter((a) => keptSet.has(a.name));
+      // The ranker's order, not the team file's: the first in a layer wins a tied vote (see the header).
+      const byName = new Map(active.map((a) => [a.name, a]));
+      active = ranked.kept.map((name) => byName.get(name)!);
     }
   }
 
   const lastLayer = layers.at(-1) ?? [];
-  const { answer } = majorityAnswer(lastLayer, query.kind);
+  const majority = majorityAnswer(lastLayer, query.kind);
+  const { answer } = majority;
+  // A reformation always has a layer after it, so the last layer is in the ranker's order when there was one.
+  const tie: FinalTie | undefined = majority.tie ? { answers: majority.tie, brokenBy: reformation ? 'ranker order' : 'team order' } : undefined;
   const importance = importanceScores(layers, answer, query.kind);
   const stoppedAt = layers.length;
   emit({ type: 'stop', step: stoppedAt, reason: stopReason, answer, calls });
@@ -167,12 +179,38 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     stopReason,
     layers,
     ...(reformation ? { reformation } : {}),
+    ...(tie ? { tie } : {}),
     importanceByLayer: importance.byLayer,
     importance: importance.total,
     calls,
     ratingFallbacks,
     rankerFallbacks,
   };
+}
+
+/**
+ * The agent's response; a failure is rethrown naming the agent and the step (a bare provider message does not
+ * say which of several agents, at which step, failed), with the same code, retryability and the original as
+ * `cause`. Aborts pass through as they are, so callers still recognise them.
+ */
+async function respondOrExplain(agent: TeamAgent, input: AgentInput, signal: AbortSignal | undefined): Promise<AgentResponse> {
+  try {
+    return await agent.respond(input, signal);
+  } catch (error) {
+    if (isAbortError(error) || signal?.aborted) throw error;
+    const message = `team: agent "${agent.name}" failed at step ${input.step}: ${error instanceof Error ? error.message : String(error)}`;
+    if (isWeftError(error)) {
+      throw new WeftError(error.code, message, {
+        cause: error,
+        retryable: error.retryable,
+        ...(error.location ? { location: error.location } : {}),
+        ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+        issues: error.issues,
+      });
+    }
+    // Not Weft's own error: a bug in an agent (a tool, a test double) rather than a provider's answer.
+    throw new WeftError('INTERNAL', message, { cause: error });
+  }
 }
 
 /** The ratings a node keeps, or equal weights and why. */
@@ -201,13 +239,8 @@ async function rankAgents(
   signal: AbortSignal | undefined,
 ): Promise<RankedAgents> {
   const fallback = (why: string, calls: number): RankedAgents => {
-    const { ranking, majority } = fallbackRanking(query, responses);
-    return {
-      kept: ranking.slice(0, keep),
-      calls,
-      fallback: true,
-      reason: `ranker fallback: ${why}; kept the agents agreeing with the majority answer ${JSON.stringify(majority)}, then the rest, in input order`,
-    };
+    const { ranking, reason } = explainedFallback(query, responses, why);
+    return { kept: ranking.slice(0, keep), calls, fallback: true, reason };
   };
   if (!ranker) return fallback('no ranker was given', 0);
   const result: RankResult = await ranker.rank(query, responses, keep, signal);

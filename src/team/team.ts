@@ -114,12 +114,30 @@ export interface Reformation {
   readonly fallback: boolean;
 }
 
+/**
+ * A tie at the final layer: more than one group of agreeing answers had the largest size, so the majority
+ * alone did not decide the answer.
+ */
+export interface FinalTie {
+  /** Each tied group's answer, the chosen one (`TeamResult.answer`) first. Never includes an empty answer. */
+  readonly answers: readonly string[];
+  /**
+   * What picked the winner: the group whose first member comes first in the layer, and the layer is in
+   * `ranker order` after a reformation (the ranker's order of `reformation.kept`, or its visible fallback's when
+   * `reformation.fallback`), else in `team order` (the team file's order of the agents).
+   */
+  readonly brokenBy: 'ranker order' | 'team order';
+}
+
 export interface TeamResult {
+  /** The majority answer of the last layer (see `tie` for how a tie was broken). */
   readonly answer: string;
   readonly stoppedAt: number;
   readonly stopReason: 'consensus' | 'max-steps';
   readonly layers: readonly (readonly TeamNode[])[];
   readonly reformation?: Reformation;
+  /** Set when the final answer won a tie (shown as "tie, broken by …" rather than "majority"). */
+  readonly tie?: FinalTie;
   /** I(t, a) per layer: agent → contribution; each layer sums to 1 (SPEC §3.4). */
   readonly importanceByLayer: readonly Readonly<Record<string, number>>[];
   /** Σ_t I(t, a) per agent. */

@@ -78,6 +78,13 @@ describe('weft run --plan with a team role', () => {
     expect(jsonDocument(show).calls).toBe(11);
   });
 
+  it('weft show names the team under its subtask, with how it ended', async () => {
+    const runId = jsonDocument(run).runId as string;
+    const show = await weftIn(EXAMPLE, ['show', runId, '--home', home]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('team apollo-panel (historian, engineer, astronomer, skeptic): consensus at step 2, 8 calls');
+  });
+
   it('exits 2 naming the role and the file when the team file is missing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-team-missing-'));
     try {

@@ -30,6 +30,24 @@ describe('answersAgree', () => {
     expect(answersAgree('Paris', 'Lyon', 'exact')).toBe(false);
   });
 
+  it('strips LaTeX delimiters and wrappers and canonicalises numbers for exact answers', () => {
+    expect(answersAgree('\\(42\\)', '42', 'exact')).toBe(true);
+    expect(answersAgree('\\[42\\]', '42', 'exact')).toBe(true);
+    expect(answersAgree('$42$', '42', 'exact')).toBe(true);
+    expect(answersAgree('$$42$$', '42.0', 'exact')).toBe(true);
+    expect(answersAgree('**$42$**', '42', 'exact')).toBe(true);
+    expect(answersAgree('\\(42\\).', '42', 'exact')).toBe(true);
+    expect(answersAgree('\\boxed{\\text{Paris}}', 'Paris', 'exact')).toBe(true);
+    expect(answersAgree('\\text{Paris}', 'paris.', 'exact')).toBe(true);
+    expect(answersAgree('.5', '0.5', 'exact')).toBe(true);
+    expect(answersAgree('0.50', '.5', 'exact')).toBe(true);
+    expect(answersAgree('-.5', '-0.5', 'exact')).toBe(true);
+    expect(answersAgree('1,000', '1000', 'exact')).toBe(true);
+    expect(answersAgree('$\\frac{1}{2}$', '\\frac{1}{2}', 'exact')).toBe(true);
+    expect(answersAgree('.5', '5', 'exact')).toBe(false);
+    expect(answersAgree('\\(42\\)', '43', 'exact')).toBe(false);
+  });
+
   it('never lets empty answers agree', () => {
     expect(answersAgree('', '', 'exact')).toBe(false);
     expect(answersAgree(' ', 'x', 'text')).toBe(false);

@@ -95,6 +95,22 @@ describe('readAgentReply', () => {
     expect(readRatings(undefined, 0)).toEqual([]);
   });
 
+  it('does not read a bracketed number in prose as ratings', () => {
+    expect(readAgentReply('Response [5] looks off.\n{"answer": "B"}', choiceQuery, 1)).toEqual({
+      answer: 'B',
+      text: 'Response [5] looks off.\n{"answer": "B"}',
+      ratings: [3],
+      ratingsParsed: false,
+    });
+    expect(readAgentReply('I agree with [1] and [2].\nAnswer: 42', exactQuery, 2)).toMatchObject({ ratings: [3, 3], ratingsParsed: false });
+  });
+
+  it('reads ratings given explicitly outside the answer object', () => {
+    expect(readAgentReply('Response [1] is weak.\nRatings: [2, 5]\nAnswer: 42', exactQuery, 2)).toMatchObject({ answer: '42', ratings: [2, 5], ratingsParsed: true });
+    expect(readAgentReply('**Scores**: 4, 1\nAnswer: 42', exactQuery, 2)).toMatchObject({ ratings: [4, 1], ratingsParsed: true });
+    expect(readAgentReply('{"answer": "42"}\n{"ratings": [1, 3]}', exactQuery, 2)).toMatchObject({ ratings: [1, 3], ratingsParsed: true });
+  });
+
   it('passes the whole reply on when there is no JSON reasoning', () => {
     expect(readAgentReply('I computed it.\nAnswer: 42', exactQuery, 0)).toEqual({ answer: '42', text: 'I computed it.\nAnswer: 42', ratings: [], ratingsParsed: true });
   });

@@ -96,6 +96,24 @@ describe('parseRanking', () => {
     expect(parseRanking('{"ranking": [0, 2]}', shown, 2)).toEqual({ ok: true, ranking: ['b', 'c'] });
   });
 
+  it('prefers a {"ranking": …} object to bracketed numbers or names in the prose before it', () => {
+    expect(parseRanking('Response [2] is best, then [1].\n{"ranking": [2, 1]}', shown, 2)).toEqual({ ok: true, ranking: ['a', 'b'] });
+    expect(parseRanking('Agent "c" [3] is clearly wrong.\n{"ranking": ["b","a"]}', shown, 2)).toEqual({ ok: true, ranking: ['b', 'a'] });
+    expect(parseRanking('[3] looks weak.\n```json\n{"ranking": ["a", "b"]}\n```', shown, 2)).toEqual({ ok: true, ranking: ['a', 'b'] });
+    // Bare arrays still count when there is no ranking object.
+    expect(parseRanking('Best first: [3, 1]', shown, 2)).toEqual({ ok: true, ranking: ['c', 'b'] });
+    expect(parseRanking('Best first: [3, 1]. Response [2] was weakest.', shown, 2)).toEqual({ ok: true, ranking: ['c', 'b'] });
+  });
+
+  it('takes the last ranking object by position, fenced or not', () => {
+    const fencedLast = 'First thought: {"ranking": ["a", "b"]}\nOn reflection:\n```json\n{"ranking": ["c", "b"]}\n```';
+    expect(parseRanking(fencedLast, shown, 2)).toEqual({ ok: true, ranking: ['c', 'b'] });
+    const plainLast = '```json\n{"ranking": ["a", "b"]}\n```\nOn reflection: {"ranking": ["c", "a"]}';
+    expect(parseRanking(plainLast, shown, 2)).toEqual({ ok: true, ranking: ['c', 'a'] });
+    // `ranking` beats the other keys wherever they are.
+    expect(parseRanking('{"ranking": ["a", "c"]} {"top": ["b", "c"]}', shown, 2)).toEqual({ ok: true, ranking: ['a', 'c'] });
+  });
+
   it('asks for no more than there are', () => {
     expect(parseRanking('{"ranking": ["a"]}', ['a'], 2)).toEqual({ ok: true, ranking: ['a'] });
   });
@@ -112,5 +130,17 @@ describe('fallbackRanking', () => {
     expect(fallbackRanking({ kind: 'choice' }, input)).toEqual({ ranking: ['q', 'r', 'p', 's'], majority: 'B' });
     // A tie: the answer given first wins.
     expect(fallbackRanking({ kind: 'choice' }, input.slice(0, 2)).ranking).toEqual(['p', 'q']);
+  });
+
+  it('never keeps an agent without an answer before one with an answer', () => {
+    const input: PeerResponse[] = ['', 'B', 'C', 'D'].map((answer, i) => ({ agent: 'abcd'[i]!, answer, text: '' }));
+    expect(fallbackRanking({ kind: 'choice' }, input)).toEqual({ ranking: ['b', 'c', 'd', 'a'], majority: 'B' });
+  });
+
+  it('says so in the reason when agents without an answer were ranked last', async () => {
+    const input: PeerResponse[] = ['', 'B', 'C', 'D'].map((answer, i) => ({ agent: 'abcd'[i]!, answer, text: '' }));
+    const result = await createLlmRanker(scriptedModel([{ text: 'no idea' }])).rank({ question: 'q', kind: 'choice' }, input, 2);
+    expect(result.ranking.slice(0, 2)).toEqual(['b', 'c']);
+    expect(result.reason).toMatch(/majority answer "B", then the rest, in input order, those without an answer last$/);
   });
 });

@@ -4,7 +4,7 @@ import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { createLlmAgent } from '../../src/team/llm-agent.js';
 import { createLlmRanker } from '../../src/team/llm-ranker.js';
 import { runTeam, type Ranker } from '../../src/team/run-team.js';
-import type { TeamQuery, TeamResult } from '../../src/team/team.js';
+import type { TeamAgent, TeamQuery, TeamResult } from '../../src/team/team.js';
 import type { TeamEvent } from '../../src/team/team-events.js';
 import { scriptedAgents, type ScriptTable } from './scripted-agents.js';
 
@@ -131,7 +131,10 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
 
     expect(result.stopReason).toBe('consensus');
     expect(result.stoppedAt).toBe(4);
-    expect(result.answer).toBe('42'); // 42 and 42.0 agree; the first in input order gives the answer
+    // 42 and 42.0 agree; the group's first member gives the answer, and after the reformation the layer is in the
+    // ranker's order, so geometer's 42.0 (was 42, algebraist's, by team-file order before the tie fix).
+    expect(result.answer).toBe('42.0');
+    expect(result.tie).toBeUndefined();
     expect(result.reformation).toEqual({
       afterStep: 3,
       kept: ['geometer', 'algebraist'],
@@ -145,7 +148,7 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
       ['algebraist', 'geometer', 'guesser', 'skeptic'],
       ['algebraist', 'geometer', 'guesser', 'skeptic'],
       ['algebraist', 'geometer', 'guesser', 'skeptic'],
-      ['algebraist', 'geometer'],
+      ['geometer', 'algebraist'],
     ]);
     // After the reformation the kept agents see only each other's step-3 responses.
     expect([...agents[0]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer']);
@@ -176,7 +179,8 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
     const reformationEvent = events.find((e) => e.type === 'reformation');
     expect(reformationEvent).toMatchObject({ calls: 1 });
     expect(events.some((e) => e.type === 'ranker-fallback')).toBe(false);
-    expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42', calls: 15 });
+    expect(events.filter((e) => e.type === 'layer-start').at(-1)).toEqual({ type: 'layer-start', step: 4, agents: ['geometer', 'algebraist'] });
+    expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42.0', calls: 15 });
   });
 
   it('falls back visibly when the ranker reply cannot be parsed: majority agreers kept, counted, reason given', async () => {
@@ -222,7 +226,7 @@ describe('runTeam: nobody agrees', () => {
   const distinct = (base: number): string[] => [0, 1, 2, 3].map((step) => String(base + step * 10));
   const table: ScriptTable = { algebraist: distinct(1), geometer: distinct(2), guesser: distinct(3), skeptic: distinct(4) };
 
-  it('runs to max steps with the reformation and answers with the first of the tied answers in input order', async () => {
+  it('runs to max steps with the reformation and breaks the final tie by the ranker\'s order', async () => {
     const { model, ranker } = scriptedRanker('{"ranking": ["skeptic", "guesser"]}');
     const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
     expect(model.calls).toHaveLength(1);
@@ -230,18 +234,20 @@ describe('runTeam: nobody agrees', () => {
     expect(result.stopReason).toBe('max-steps');
     expect(result.stoppedAt).toBe(4);
     expect(result.reformation?.kept).toEqual(['skeptic', 'guesser']);
-    expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['guesser:33', 'skeptic:34']);
-    // A 1–1 tie: guesser comes before skeptic in input order, although the ranker put skeptic first.
-    expect(result.answer).toBe('33');
+    // Changed by the tie fix: the kept agents run in the ranker's order (was guesser first, team-file order), so
+    // the 1–1 tie goes to the ranker's first choice, skeptic, and is reported as such.
+    expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['skeptic:34', 'guesser:33']);
+    expect(result.answer).toBe('34');
+    expect(result.tie).toEqual({ answers: ['34', '33'], brokenBy: 'ranker order' });
     expect(result.calls).toBe(15);
-    // Equal ratings everywhere. Layer 4: only guesser agrees with 33 → 1. Guesser's step-4 ratings of (guesser,
+    // Equal ratings everywhere. Layer 4: only skeptic agrees with 34 → 1. Skeptic's step-4 ratings of (guesser,
     // skeptic) are equal → layer 3: .5 each, the dropped 0. Layer 2: two nodes of .5 rate four peers equally → .25 each.
     // Layer 1: four nodes of .25 rate four peers equally → .25 each.
-    expectScores(result.importanceByLayer[3]!, { guesser: 1, skeptic: 0 });
+    expectScores(result.importanceByLayer[3]!, { guesser: 0, skeptic: 1 });
     expectScores(result.importanceByLayer[2]!, { algebraist: 0, geometer: 0, guesser: 0.5, skeptic: 0.5 });
     expectScores(result.importanceByLayer[1]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
     expectScores(result.importanceByLayer[0]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
-    expectScores(result.importance, { algebraist: 0.5, geometer: 0.5, guesser: 2, skeptic: 1 });
+    expectScores(result.importance, { algebraist: 0.5, geometer: 0.5, guesser: 1, skeptic: 2 });
     expectLayersSumToOne(result);
   });
 
@@ -250,6 +256,7 @@ describe('runTeam: nobody agrees', () => {
     expect(result.stopReason).toBe('max-steps');
     expect(result.layers.map((l) => l.length)).toEqual([4, 4, 4, 4]);
     expect(result.answer).toBe('31');
+    expect(result.tie).toEqual({ answers: ['31', '32', '33', '34'], brokenBy: 'team order' });
     expect(result.calls).toBe(16);
     expect(result.reformation).toBeUndefined();
   });
@@ -259,6 +266,87 @@ describe('runTeam: nobody agrees', () => {
     expect(result.stoppedAt).toBe(2);
     expect(result.stopReason).toBe('max-steps');
     expect(result.calls).toBe(8);
+  });
+});
+
+describe('runTeam: final answer and ties', () => {
+  const table: ScriptTable = {
+    a: ['1', '11', '21', { answer: '', text: 'I could not decide' }],
+    b: ['2', '12', '22', '32'],
+    c: ['3', '13', '23'],
+    d: ['4', '14', '24', '34'],
+  };
+
+  it('never answers "" when a kept agent answered: an unreadable answer loses the 1–1 split', async () => {
+    const { ranker } = scriptedRanker('{"ranking": ["a", "b"]}');
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker, onEvent: (e) => events.push(e) });
+    expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['a:', 'b:32']);
+    expect(result.answer).toBe('32');
+    expect(result.tie).toBeUndefined();
+    // The credit of the last layer goes to b, whose answer is the final one, not spread over both.
+    expectScores(result.importanceByLayer[3]!, { a: 0, b: 1 });
+    expectLayersSumToOne(result);
+    expect(events.find((e) => e.type === 'consensus-check' && e.step === 4)).toMatchObject({ agreeing: 1, answer: '32' });
+  });
+
+  it('orders the kept agents by the ranker, so a 1–1 split goes to its first choice, and reports the tie', async () => {
+    const { ranker } = scriptedRanker('{"ranking": ["d", "a"]}');
+    const tied: ScriptTable = { ...table, a: ['1', '11', '21', '31'] };
+    const result = await runTeam({ agents: scriptedAgents(tied), query: exactQuery, ranker });
+    expect(result.reformation).toMatchObject({ kept: ['d', 'a'], dropped: ['b', 'c'] });
+    expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['d:34', 'a:31']);
+    expect(result.answer).toBe('34');
+    expect(result.tie).toEqual({ answers: ['34', '31'], brokenBy: 'ranker order' });
+    expectScores(result.importanceByLayer[3]!, { a: 0, d: 1 });
+  });
+
+  it('reports a tie broken by team order when no reformation happened, and none on a majority', async () => {
+    const split = await runTeam({ agents: scriptedAgents({ x: ['7', '7'], y: ['8', '8'] }), query: exactQuery, maxSteps: 2 });
+    expect(split.answer).toBe('7');
+    expect(split.tie).toEqual({ answers: ['7', '8'], brokenBy: 'team order' });
+    const clear = await runTeam({ agents: scriptedAgents({ x: ['7'], y: ['7'], z: ['8'] }), query: exactQuery, maxSteps: 1 });
+    expect(clear.tie).toBeUndefined();
+  });
+});
+
+describe('runTeam: agent failures', () => {
+  const failing = (error: unknown, atStep: number): TeamAgent => ({
+    name: 'flaky',
+    kind: 'llm',
+    async respond(input) {
+      if (input.step === atStep) throw error;
+      return { answer: String(input.step), text: 't', ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
+    },
+  });
+  const others = (): TeamAgent[] => scriptedAgents({ steady: ['1', '2', '3'], calm: ['4', '5', '6'] });
+
+  it('names the agent and the step, keeping the code, retryability and the cause', async () => {
+    const original = new WeftError('PROVIDER', 'provider said 529 overloaded', { retryable: true, retryAfterMs: 500 });
+    const error = await runTeam({ agents: [...others(), failing(original, 2)], query: exactQuery, reformAt: 0 }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(WeftError);
+    const wrapped = error as WeftError;
+    expect(wrapped.code).toBe('PROVIDER');
+    expect(wrapped.message).toBe('team: agent "flaky" failed at step 2: provider said 529 overloaded');
+    expect(wrapped.cause).toBe(original);
+    expect(wrapped.retryable).toBe(true);
+    expect(wrapped.retryAfterMs).toBe(500);
+  });
+
+  it('wraps an error that is not a WeftError as INTERNAL', async () => {
+    const original = new TypeError('x is undefined');
+    const error = (await runTeam({ agents: [failing(original, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)) as WeftError;
+    expect(error).toBeInstanceOf(WeftError);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toBe('team: agent "flaky" failed at step 1: x is undefined');
+    expect(error.cause).toBe(original);
+  });
+
+  it('lets aborts through unwrapped', async () => {
+    const abort = new WeftError('ABORTED', 'aborted');
+    expect(await runTeam({ agents: [failing(abort, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)).toBe(abort);
+    const domAbort = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
+    expect(await runTeam({ agents: [failing(domAbort, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)).toBe(domAbort);
   });
 });
 
