@@ -167,7 +167,7 @@ export const teamsBench: Bench = {
         'The right answer is `correct`, wrong ones `wrong-1..3`; ratings are informed with probability `accuracy`. Same agents, seeds and queries for every method.',
         `Mean DyLAN importance per query: ${[...importance].map(([agent, total]) => `${agent} ${(total / dylanRuns.length).toFixed(3)}`).join(', ')} (sums to the number of layers).`,
         'Sim agents redraw their own answer at every step (they remember only what the prompt shows), so the two agents left after a reformation often split at step 4,',
-        'and a 2-agent tie goes to the first kept agent in team order: that is why "without early stop" loses accuracy here; early stop usually ends the run before the reformation.',
+        "and a 2-agent tie goes to the ranker's first choice, made on the previous step's answers: that is why \"without early stop\" loses accuracy here; early stop usually ends the run before the reformation.",
         'These numbers measure the team engine on a simulated model, not any language model.',
       ],
     };

@@ -114,7 +114,8 @@ export function formatLocation(location: SourceLocation | undefined): string {
 export function formatError(error: unknown): string {
   if (!isWeftError(error)) return error instanceof Error ? error.message : String(error);
   const where = formatLocation(error.location);
-  const head = where ? `${where}: ${error.message}` : error.message;
+  // A message that already opens with its place ("--k expects …") is not prefixed twice.
+  const head = where && !error.message.startsWith(`${where} `) ? `${where}: ${error.message}` : error.message;
   if (error.issues.length === 0) return head;
   const lines = error.issues.map((issue) => {
     const at = formatLocation(issue);

@@ -5,6 +5,11 @@ import { WeftError } from '../errors.js';
 /** Text that looks like a file path: one token with a file extension or a path separator. */
 const LOOKS_LIKE_PATH = /^[^\s]+(\.(md|txt|markdown|task|json|yaml|yml)|[/\\][^\s]*)$/i;
 
+/** True for text that is more likely a mistyped file name than a task or question in words. */
+export function looksLikePath(text: string): boolean {
+  return LOOKS_LIKE_PATH.test(text);
+}
+
 export async function readTask(argument: string): Promise<{ task: string; file?: string }> {
   const text = argument.trim();
   if (text === '') throw new WeftError('BAD_INPUT', 'The task is empty: give a task in words or a file that holds it', { location: { field: '<task>' } });
@@ -20,7 +25,7 @@ export async function readTask(argument: string): Promise<{ task: string; file?:
     return { task: content.trim(), file: text };
   }
   if (info?.isDirectory()) throw new WeftError('BAD_INPUT', 'Expected a task file, got a directory', { location: { file: text } });
-  if (LOOKS_LIKE_PATH.test(text)) {
+  if (looksLikePath(text)) {
     throw new WeftError('BAD_INPUT', 'Cannot read task file: no such file (to give the task in words, use more than one word)', { location: { file: text } });
   }
   return { task: text };

@@ -15,18 +15,21 @@
  *   question is too small a sample to change who is on the team.
  * - Models: an agent's own `model`, else the team's, else `--model`, else the usual default (config,
  *   WEFT_MODEL, API keys, Ollama), resolved only when some agent needs it. One model per distinct spec.
+ * - `optimize` and `eval` carry on past an item whose run fails, report it, and exit 1: finished work is kept.
+ * - `team`'s options are positional (it takes a question and has subcommands), so options given before a
+ *   subcommand's name would be silently ignored: refused, saying where they go.
  */
 import { stat, readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { WeftError } from '../errors.js';
+import { WeftError, isWeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { resolveModelSpec } from '../llm/resolve-model.js';
 import type { TeamSelection } from '../run/events.js';
 import { OPTIMIZED_TEAM_SIZE, selectTeamMembers } from '../run/team-selection.js';
 import { buildTeam, type BuiltTeam } from '../team/build-team.js';
 import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
-import { evaluateTeam, type TeamEvaluation } from '../team/evaluate-team.js';
-import { optimizeTeam, type OptimizeTeamResult } from '../team/optimize-team.js';
+import { evaluateTeam } from '../team/evaluate-team.js';
+import { optimizeTeam } from '../team/optimize-team.js';
 import { loadTeamFile } from '../team/parse-team-file.js';
 import { runTeam, TEAM_DEFAULTS } from '../team/run-team.js';
 import { readTeamDataset, readTeamQueries, teamQueryOf } from '../team/team-dataset.js';
@@ -35,7 +38,8 @@ import type { TeamEvent } from '../team/team-events.js';
 import { loadContext, loadModel, openStore, requireValue, type Context } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
-import { formatSelection, formatTeamRun, modelLines, teamRunDocument, type ModelUse, type TeamModels } from './team-output.js';
+import { looksLikePath } from './read-task.js';
+import { formatEvaluation, formatOptimizeResult, formatTeamRun, teamRunDocument, type ModelUse, type TeamModels } from './team-output.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';
@@ -103,6 +107,10 @@ export async function readQuestion(argument: string): Promise<string> {
   if (text === '') throw new WeftError('BAD_INPUT', 'the question is empty: give it in words or a file that holds it', { location: { field: '<question>' } });
   const info = await stat(text).catch(() => undefined);
   if (info?.isDirectory()) throw new WeftError('BAD_INPUT', 'expected a question file, got a folder', { location: { file: text } });
+  // The same rule as `weft run <task>`: a mistyped file name must not be asked as the question (and spend calls).
+  if (!info?.isFile() && looksLikePath(text)) {
+    throw new WeftError('BAD_INPUT', 'cannot read the question file: no such file (to give the question in words, use more than one word)', { location: { file: text } });
+  }
   if (!info?.isFile()) return text;
   let content: string;
   try {
@@ -150,9 +158,15 @@ export async function buildTeamWithModels(
   env: NodeJS.ProcessEnv,
 ): Promise<LoadedTeam> {
   const needsDefault = spec.model === undefined && (modelFlag !== undefined || spec.agents.some((agent) => agent.kind === 'llm' && agent.model === undefined));
-  const defaultModel = needsDefault
-    ? (await resolveModelSpec({ ...(modelFlag !== undefined ? { flag: modelFlag } : {}), config: { ...(context.config.model !== undefined ? { model: context.config.model } : {}) }, env })).spec
-    : undefined;
+  let defaultModel: string | undefined;
+  if (needsDefault) {
+    try {
+      defaultModel = (await resolveModelSpec({ ...(modelFlag !== undefined ? { flag: modelFlag } : {}), config: { ...(context.config.model !== undefined ? { model: context.config.model } : {}) }, env })).spec;
+    } catch (error) {
+      // No default anywhere: buildTeam's error names the agents of the file that have no model, which says more.
+      if (!(modelFlag === undefined && isWeftError(error) && error.code === 'MODEL_CONFIG')) throw error;
+    }
+  }
   const kinds = new Map<string, ChatModel['kind']>();
   const built = await buildTeam(spec, {
     createModel: async (modelSpec) => {
@@ -208,8 +222,11 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   }
   const { items } = await readTeamQueries(queriesFile);
   const team = await buildTeamWithModels(spec, poolFile, flags.model, context, seed, env);
-  output.log(`optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, keeping the top ${k}`);
+  const simWarning = simDatasetWarning(team.models, items, 'optimize');
+  if (simWarning) output.log(simWarning);
+  output.log(`optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, marking the top ${k}`);
   const progress = progressLogger('optimize', output);
+  let failed = 0;
   const result = await optimizeTeam({
     pool: team.built.agents,
     queries: items.map((item) => teamQueryOf(item, spec.answerKind, taskType)),
@@ -218,20 +235,29 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     run: runSettings(spec, undefined, seed),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(signal ? { signal } : {}),
-    onProgress: ({ done, total }) => progress(done, total),
+    onProgress: ({ done, total, index, error }) => {
+      if (error !== undefined) {
+        failed++;
+        output.log(`optimize: query ${items[index]!.id} failed: ${error}`);
+      }
+      progress(done, total, failed > 0 ? `${failed} failed` : undefined);
+    },
   });
 
+  const finished = items.length - result.failed.length;
+  let stored: { agent: string; importance: number; queries: number; mean: number }[] = [];
   const store = await openStore(context);
-  let stored;
   try {
-    await store.saveTeamScores({
-      team: spec.name,
-      taskType,
-      scores: Object.entries(result.scores)
-        .filter(([, score]) => score.queries > 0)
-        .map(([agent, score]) => ({ agent, importance: score.total, queries: score.queries })),
-    });
-    stored = await store.teamScores(spec.name, taskType);
+    if (finished > 0) {
+      await store.saveTeamScores({
+        team: spec.name,
+        taskType,
+        scores: Object.entries(result.scores)
+          .filter(([, score]) => score.queries > 0)
+          .map(([agent, score]) => ({ agent, importance: score.total, queries: score.queries })),
+      });
+    }
+    stored = (await store.teamScores(spec.name, taskType)).map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean }));
   } finally {
     await store.close();
   }
@@ -239,49 +265,22 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     team: spec.name,
     taskType,
     k,
+    // What later runs use: `k` only chooses `chosen` (see docs/teams.md).
+    runsUse: OPTIMIZED_TEAM_SIZE,
     queries: items.length,
     chosen: result.chosen,
     dropped: result.dropped,
     scores: result.scores,
     calls: result.calls,
     callsPerQuery: result.callsPerQuery,
-    stored: stored.map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean })),
+    failed: result.failed.length,
+    failures: result.failed.map((failure) => ({ id: items[failure.index]!.id, error: failure.error })),
+    stored,
     models: team.models,
   };
-  if (output.json) {
-    output.document(document);
-    return 0;
-  }
-  for (const line of formatOptimizeResult(spec.name, taskType, k, items.length, result, document.stored, team.models)) output.text(line);
-  return 0;
-}
-
-export function formatOptimizeResult(
-  team: string,
-  taskType: string,
-  k: number,
-  queries: number,
-  result: Pick<OptimizeTeamResult, 'chosen' | 'dropped' | 'scores' | 'calls' | 'callsPerQuery'>,
-  stored: readonly { agent: string; mean: number; queries: number }[],
-  models: TeamModels,
-): string[] {
-  const width = Math.max(5, ...Object.keys(result.scores).map((agent) => agent.length));
-  const row = (agent: string, chosen: boolean) => {
-    const score = result.scores[agent]!;
-    return `  ${chosen ? '✔' : ' '} ${agent.padEnd(width)}  mean ${score.mean.toFixed(3)}  total ${score.total.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`;
-  };
-  return [
-    `optimised team of "${team}" (task type "${taskType}"): ${result.chosen.join(', ')}`,
-    `Agent Importance Scores on ${queries} sample ${queries === 1 ? 'query' : 'queries'}, best first (top ${k} chosen):`,
-    ...result.chosen.map((agent) => row(agent, true)),
-    ...result.dropped.map((agent) => row(agent, false)),
-    `calls: ${result.calls} (${result.callsPerQuery.toFixed(2)} per query)`,
-    '',
-    `saved in the run store under team "${team}", task type "${taskType}"; the totals now stored (all optimisations so far):`,
-    ...stored.map((score) => `  ${score.agent.padEnd(width)}  mean ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
-    `\`weft team\` and workflow team roles now run the top ${OPTIMIZED_TEAM_SIZE} of these when the file has more (\`--no-optimized\` turns it off).`,
-    ...modelLines(models),
-  ];
+  if (output.json) output.document(document);
+  else for (const line of formatOptimizeResult(spec.name, taskType, k, items, result, stored, team.models)) output.text(line);
+  return result.failed.length > 0 ? 1 : 0;
 }
 
 export interface TeamEvalFlags {
@@ -311,11 +310,12 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
   const { items } = await readTeamDataset(dataFile);
   const selection = flags.optimized === false ? undefined : await selectMembers(context, spec, taskType);
   const team = await buildTeamWithModels(subset(spec, selection?.members ?? spec.agents.map((agent) => agent.name)), teamFile, flags.model, context, seed, env);
-  const simWarning = simDatasetWarning(team.models, items);
+  const simWarning = simDatasetWarning(team.models, items, 'eval');
   if (simWarning) output.log(simWarning);
   output.log(`evaluating team "${spec.name}" (${team.built.agents.map((agent) => agent.name).join(', ')}) on ${items.length} ${items.length === 1 ? 'item' : 'items'} of ${dataFile}`);
   const progress = progressLogger('eval', output);
   let correct = 0;
+  let failed = 0;
   const evaluation = await evaluateTeam({
     agents: team.built.agents,
     ranker: team.built.ranker,
@@ -327,11 +327,16 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
     ...(signal ? { signal } : {}),
     onProgress: ({ done, total, item }) => {
       if (item.correct) correct++;
-      progress(done, total, `accuracy so far ${(correct / done).toFixed(3)}`);
+      if (item.error !== undefined) {
+        failed++;
+        output.log(`eval: item ${item.id} failed: ${item.error}`);
+      }
+      progress(done, total, `accuracy so far ${(correct / done).toFixed(3)}${failed > 0 ? `, ${failed} failed` : ''}`);
     },
   });
   const limit = (kind: TeamQuery['kind']) => maxSteps ?? spec.maxSteps ?? (kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
   const earlyStops = evaluation.perItem.filter((item, index) => item.stopReason === 'consensus' && item.stoppedAt < limit(teamQueryOf(items[index]!, spec.answerKind).kind)).length;
+  const exit = evaluation.failed > 0 ? 1 : 0;
   const document = {
     team: spec.name,
     data: dataFile,
@@ -347,44 +352,14 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
     meanStop: evaluation.meanStop,
     ratingFallbacks: evaluation.ratingFallbacks,
     rankerFallbacks: evaluation.rankerFallbacks,
+    failed: evaluation.failed,
     perItem: evaluation.perItem,
     models: team.models,
     selection: selection?.selection ?? null,
   };
-  if (output.json) {
-    output.document(document);
-    return 0;
-  }
-  for (const line of formatEvaluation(spec.name, dataFile, evaluation, earlyStops, team.models, selection?.selection)) output.text(line);
-  return 0;
-}
-
-/** Wrong answers listed in the human report; `--json` has every item. */
-const SHOWN_WRONG = 10;
-
-export function formatEvaluation(team: string, data: string, evaluation: TeamEvaluation, earlyStops: number, models: TeamModels, selection: TeamSelection | undefined): string[] {
-  const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
-  const wrong = evaluation.perItem.filter((item) => !item.correct);
-  return [
-    ...(selection?.optimized ? [...formatSelection(selection), ''] : []),
-    `team "${team}" on ${data}: ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'}`,
-    `accuracy        ${evaluation.accuracy.toFixed(4)}  (${evaluation.correct}/${evaluation.total})`,
-    `calls per query ${evaluation.callsPerQuery.toFixed(2)}  (${evaluation.calls} calls)`,
-    `early stop      ${percent(evaluation.total === 0 ? 0 : earlyStops / evaluation.total)}  (consensus before the step limit; mean stop step ${evaluation.meanStop.toFixed(2)})`,
-    ...(evaluation.ratingFallbacks + evaluation.rankerFallbacks > 0
-      ? [`fallbacks       ${evaluation.ratingFallbacks} unreadable rating list(s), ${evaluation.rankerFallbacks} ranker fallback(s)`]
-      : []),
-    ...(wrong.length > 0
-      ? [`wrong answers${wrong.length > SHOWN_WRONG ? ` (first ${SHOWN_WRONG} of ${wrong.length}; --json lists every item)` : ''}:`,
-         ...wrong.slice(0, SHOWN_WRONG).map((item) => `  ${item.id}: answered ${JSON.stringify(clip(item.answer))}, expected ${JSON.stringify(clip(item.expected))}`)]
-      : []),
-    ...modelLines(models),
-  ];
-}
-
-function clip(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 60 || text.includes('\n') ? `${line.slice(0, 60)}…` : line;
+  if (output.json) output.document(document);
+  else for (const line of formatEvaluation(spec.name, dataFile, evaluation, earlyStops, team.models, selection?.selection ?? null)) output.text(line);
+  return exit;
 }
 
 /** The engine settings a team file and the flags give (unset ones keep the engine's defaults). */
@@ -398,16 +373,22 @@ function runSettings(spec: TeamSpec, maxSteps: number | undefined, seed: number)
 }
 
 /**
- * The sim model knows no truths: its right answer is the literal `correct` (sim-team.ts). On a dataset where no
- * item's right answer is `correct`, a sim agent can never be right, so say so rather than let 0 % look like a result.
+ * The sim model knows no truths: its right answer is the literal `correct` (sim-team.ts). On items none of whose
+ * right answers is `correct`, a sim agent can never be right, so say so rather than let 0 % (or a ranking) look
+ * like a result. For `optimize` without answers: sim importance follows the sim settings, not the questions.
  */
-export function simDatasetWarning(models: TeamModels, items: readonly { answer: string; choices?: readonly string[] }[]): string | undefined {
-  const sims = Object.entries(models.agents).filter(([, use]) => use.kind === 'sim').map(([agent]) => agent);
+export function simDatasetWarning(models: TeamModels, items: readonly { answer?: string; choices?: readonly string[] }[], use: 'eval' | 'optimize'): string | undefined {
+  const sims = Object.entries(models.agents).filter(([, model]) => model.kind === 'sim').map(([agent]) => agent);
   if (sims.length === 0) return undefined;
-  const rightText = (item: { answer: string; choices?: readonly string[] }): string =>
-    item.choices ? (item.choices[item.answer.toUpperCase().charCodeAt(0) - 65] ?? '') : item.answer;
-  if (items.some((item) => rightText(item).trim() === SIM_RIGHT_ANSWER)) return undefined;
-  return `warning: ${sims.join(', ')} ${sims.length === 1 ? 'runs' : 'run'} on a sim model, which answers the literal "${SIM_RIGHT_ANSWER}" when right; no item of this dataset has that answer, so the accuracy measures nothing (see docs/teams.md, "The simulated model in a team")`;
+  const who = `${sims.join(', ')} ${sims.length === 1 ? 'runs' : 'run'} on a sim model`;
+  const see = '(see docs/teams.md, "The simulated model in a team")';
+  const answers = items.flatMap((item) => (item.answer === undefined ? [] : [item.choices ? (item.choices[item.answer.toUpperCase().charCodeAt(0) - 65] ?? '') : item.answer]));
+  if (answers.length === 0) {
+    return use === 'optimize' ? `warning: ${who}, and these queries have no answers: sim importance reflects only each agent's sim settings (accuracy, follow), not these questions ${see}` : undefined;
+  }
+  if (answers.some((answer) => answer.trim() === SIM_RIGHT_ANSWER)) return undefined;
+  const measures = use === 'eval' ? 'the accuracy measures nothing' : 'the ranking measures nothing';
+  return `warning: ${who}, which answers the literal "${SIM_RIGHT_ANSWER}" when right; no item of this ${use === 'eval' ? 'dataset' : 'queries file'} has that answer, so ${measures} ${see}`;
 }
 
 /** Progress on stderr: the first item, then every 10 %, and the last. */
@@ -433,6 +414,21 @@ export interface TeamCommandContext {
  * options therefore go after the subcommand's name (`weft team optimize --team pool.yaml`), and the root
  * program's own options (only --help and --version) before any command name.
  */
+/**
+ * Options given to `team` before a subcommand's name belong to `team` and would be ignored by the subcommand:
+ * refuse them, saying where they go (the error names the first).
+ */
+export function rejectParentOptions(command: Command): void {
+  const parent = command.parent;
+  if (!parent) return;
+  const given = parent.options.filter((option) => parent.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long ?? option.flags);
+  if (given.length === 0) return;
+  const name = command.name();
+  throw new WeftError('BAD_INPUT', `options go after the subcommand: weft team ${name} ${given[0]} … (${given.join(', ')} came before "${name}")`, {
+    location: { field: given[0]! },
+  });
+}
+
 export function registerTeamCommands(program: Command, context: TeamCommandContext): void {
   const { output, signal, setExit } = context;
   program.enablePositionalOptions();
@@ -442,7 +438,7 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .option('--store <spec>', 'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)')
       .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
       .option('--json', 'print one JSON document on stdout');
-  const ask = (command: Command): Command =>
+  const ask = (command: Command, sub: boolean): Command =>
     common(
       command
         .option('--team <file>', 'the team file (YAML or JSON)')
@@ -450,7 +446,10 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
         .option('--seed <S>', 'seed of the peers\' and the ranker\'s shuffles (default 0)')
         .option('--task-type <T>', 'the key saved importance scores are read under (default general)')
         .option('--no-optimized', 'run every agent of the team file, even when saved scores would pick the top ones'),
-    ).action(async (question: string | undefined, flags: TeamFlags) => setExit(await teamCommand(question, flags, output, signal)));
+    ).action(async (question: string | undefined, flags: TeamFlags, command: Command) => {
+      if (sub) rejectParentOptions(command);
+      setExit(await teamCommand(question, flags, output, signal));
+    });
 
   const team = ask(
     program
@@ -458,8 +457,9 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .description('ask a DyLAN agent team a question (subcommands: run, optimize, eval)')
       .enablePositionalOptions()
       .argument('[question]', 'the question in words, or a file that holds it'),
+    false,
   );
-  ask(team.command('run').description('ask the team a question (the same as `weft team <question>`)').argument('<question>', 'the question in words, or a file that holds it'));
+  ask(team.command('run').description('ask the team a question (the same as `weft team <question>`)').argument('<question>', 'the question in words, or a file that holds it'), true);
   common(
     team
       .command('optimize')
@@ -470,7 +470,10 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .option('--task-type <T>', 'the key the scores are saved under (default general)')
       .option('--seed <S>', 'seed of the shuffles (default 0)')
       .option('--concurrency <N>', 'queries at once (default 4)'),
-  ).action(async (flags: TeamOptimizeFlags) => setExit(await teamOptimizeCommand(flags, output, signal)));
+  ).action(async (flags: TeamOptimizeFlags, command: Command) => {
+    rejectParentOptions(command);
+    setExit(await teamOptimizeCommand(flags, output, signal));
+  });
   common(
     team
       .command('eval')
@@ -482,5 +485,8 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .option('--seed <S>', 'seed of the shuffles (default 0)')
       .option('--task-type <T>', 'the key saved importance scores are read under (default general)')
       .option('--no-optimized', 'run every agent of the team file, even when saved scores would pick the top ones'),
-  ).action(async (flags: TeamEvalFlags) => setExit(await teamEvalCommand(flags, output, signal)));
+  ).action(async (flags: TeamEvalFlags, command: Command) => {
+    rejectParentOptions(command);
+    setExit(await teamEvalCommand(flags, output, signal));
+  });
 }

@@ -1,8 +1,12 @@
 /**
  * What `weft team` prints: the `--json` document and the human report of one team run (answer, layers, who
- * was kept or dropped and why, importance, calls), and why an optimised team was used. Pure.
+ * was kept or dropped and why, importance, calls), which agents ran and why, and the reports of `optimize`
+ * and `eval`. Pure.
  */
 import type { TeamSelection } from '../run/events.js';
+import { OPTIMIZED_TEAM_SIZE } from '../run/team-selection.js';
+import type { TeamEvaluation } from '../team/evaluate-team.js';
+import type { OptimizeTeamResult } from '../team/optimize-team.js';
 import type { TeamResult } from '../team/team.js';
 
 /** The model each agent (and the ranker) used: a spec id and whether it is real, scripted or simulated. */
@@ -24,6 +28,8 @@ export interface TeamRunDocument {
   readonly stopReason: TeamResult['stopReason'];
   readonly layers: TeamResult['layers'];
   readonly reformation: TeamResult['reformation'] | null;
+  /** The final layer's tie and how it was broken, or null when the majority decided alone. */
+  readonly tie: NonNullable<TeamResult['tie']> | null;
   readonly importance: TeamResult['importance'];
   readonly importanceByLayer: TeamResult['importanceByLayer'];
   readonly calls: number;
@@ -42,6 +48,7 @@ export function teamRunDocument(team: string, result: TeamResult, models: TeamMo
     stopReason: result.stopReason,
     layers: result.layers,
     reformation: result.reformation ?? null,
+    tie: result.tie ?? null,
     importance: result.importance,
     importanceByLayer: result.importanceByLayer,
     calls: result.calls,
@@ -52,28 +59,35 @@ export function teamRunDocument(team: string, result: TeamResult, models: TeamMo
   };
 }
 
-/** The lines saying which agents run and why: the reason, then the saved scores (✔ for the chosen). */
-export function formatSelection(selection: TeamSelection): string[] {
-  const left = new Set(selection.leftOut);
+/**
+ * Which agents run and why, always shown. An optimised team's reason already lists every agent with its mean,
+ * so the scores are listed only when the whole team runs anyway. `null`: `--no-optimized`.
+ */
+export function formatSelection(selection: TeamSelection | null): string[] {
+  if (selection === null) return ['every agent of the team file runs (--no-optimized)'];
+  if (selection.optimized) return [selection.reason, '  (--no-optimized runs every agent of the team file)'];
   return [
     selection.reason,
-    ...(selection.scores ?? []).map(
-      (score) => `  ${selection.optimized && !left.has(score.agent) ? '✔' : ' '} ${score.agent}  mean importance ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`,
-    ),
-    ...(selection.optimized ? ['  (--no-optimized runs every agent of the team file)'] : []),
+    ...(selection.scores ?? []).map((score) => `  ${score.agent}  mean importance ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
   ];
 }
 
+const TIE_BREAKS: Readonly<Record<NonNullable<TeamResult['tie']>['brokenBy'], string>> = {
+  'ranker order': "the ranker's order (the tied answer of the agent it ranked highest wins)",
+  'team order': "the team file's order (the tied answer of the agent listed first wins)",
+};
+
 /** The human report of one team run. */
 export function formatTeamRun(document: TeamRunDocument): string[] {
-  const lines: string[] = [];
-  if (document.selection?.optimized) lines.push(...formatSelection(document.selection), '');
+  const lines: string[] = [...formatSelection(document.selection), ''];
   lines.push(`answer: ${document.answer === '' ? '(none)' : document.answer}`);
   lines.push(
     document.stopReason === 'consensus'
       ? `stopped at step ${document.stoppedAt}: consensus (more than 2/3 of the layer agree)`
-      : `stopped at step ${document.stoppedAt}: the step limit, without consensus; the answer is the last layer's majority`,
+      : `stopped at step ${document.stoppedAt}: the step limit, without consensus; the answer is the last layer's ${document.tie ? 'first tied answer' : 'majority'}`,
   );
+  // A tie is not a majority: say which answers tied and what chose among them.
+  if (document.tie) lines.push(`tie between ${document.tie.answers.map((answer) => JSON.stringify(clip(answer))).join(', ')}, broken by ${TIE_BREAKS[document.tie.brokenBy]}`);
   lines.push('');
   for (const [index, layer] of document.layers.entries()) {
     lines.push(`step ${index + 1}`);
@@ -121,4 +135,82 @@ export function modelLines(models: TeamModels): string[] {
   if (models.ranker) add('ranker', models.ranker);
   const lines = [...byModel.values()].map(({ use, who }) => `  ${use.model}${use.kind === 'real' ? '' : ` (${use.kind} model)`}: ${who.join(', ')}`);
   return lines.length > 0 ? ['models:', ...lines] : [];
+}
+
+/** Wrong answers listed in the human report; `--json` has every item. */
+const SHOWN_WRONG = 10;
+
+export function formatEvaluation(team: string, data: string, evaluation: TeamEvaluation, earlyStops: number, models: TeamModels, selection: TeamSelection | null): string[] {
+  const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
+  const wrong = evaluation.perItem.filter((item) => !item.correct);
+  const finished = evaluation.total - evaluation.failed;
+  return [
+    ...formatSelection(selection),
+    '',
+    `team "${team}" on ${data}: ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'}`,
+    `accuracy        ${evaluation.accuracy.toFixed(4)}  (${evaluation.correct}/${evaluation.total})`,
+    `calls per query ${evaluation.callsPerQuery.toFixed(2)}  (${evaluation.calls} calls${evaluation.failed > 0 ? ` over the ${finished} finished items` : ''})`,
+    `early stop      ${percent(evaluation.total === 0 ? 0 : earlyStops / evaluation.total)}  (consensus before the step limit; mean stop step ${evaluation.meanStop.toFixed(2)})`,
+    ...(evaluation.failed > 0 ? [`failed          ${evaluation.failed} of ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'} (the run did not finish; counted as wrong)`] : []),
+    ...(evaluation.ratingFallbacks + evaluation.rankerFallbacks > 0
+      ? [`fallbacks       ${evaluation.ratingFallbacks} unreadable rating list(s), ${evaluation.rankerFallbacks} ranker fallback(s)`]
+      : []),
+    ...(wrong.length > 0
+      ? [`wrong answers${wrong.length > SHOWN_WRONG ? ` (first ${SHOWN_WRONG} of ${wrong.length}; --json lists every item)` : ''}:`,
+         ...wrong.slice(0, SHOWN_WRONG).map((item) => `  ${item.id}: ${whyWrong(item)}`)]
+      : []),
+    ...modelLines(models),
+  ];
+}
+
+/** Why an item counts as wrong: its run failed, its code failed tests, or its answer differs. */
+function whyWrong(item: TeamEvaluation['perItem'][number]): string {
+  if (item.error !== undefined) return `failed: ${clip(item.error, 200)}`;
+  const answered = item.answer.trim() === '' ? '(no answer)' : `answered ${JSON.stringify(clip(item.answer))}`;
+  if (item.tests) return `tests ${item.tests.passed}/${item.tests.total} passed; ${answered}`;
+  return `${answered}, expected ${JSON.stringify(clip(item.expected))}`;
+}
+
+function clip(text: string, max = 60): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > max || text.includes('\n') ? `${line.slice(0, max)}…` : line;
+}
+
+export function formatOptimizeResult(
+  team: string,
+  taskType: string,
+  k: number,
+  queries: readonly { id: string }[],
+  result: Pick<OptimizeTeamResult, 'chosen' | 'dropped' | 'scores' | 'calls' | 'callsPerQuery' | 'failed'>,
+  stored: readonly { agent: string; mean: number; queries: number }[],
+  models: TeamModels,
+): string[] {
+  const n = queries.length;
+  const finished = n - result.failed.length;
+  const pool = Object.keys(result.scores).length;
+  const width = Math.max(5, ...Object.keys(result.scores).map((agent) => agent.length));
+  const row = (agent: string, chosen: boolean) => {
+    const score = result.scores[agent]!;
+    return `  ${chosen ? '✔' : ' '} ${agent.padEnd(width)}  mean ${score.mean.toFixed(3)}  total ${score.total.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`;
+  };
+  const failures = [
+    `failed: ${result.failed.length} of ${n} ${n === 1 ? 'query' : 'queries'} (not scored):`,
+    ...result.failed.slice(0, SHOWN_WRONG).map((failure) => `  ${queries[failure.index]?.id ?? failure.index + 1}: ${clip(failure.error, 200)}`),
+  ];
+  if (finished === 0) return [`team "${team}": no sample query finished, so nothing was scored or saved`, ...failures, ...modelLines(models)];
+  return [
+    `top ${k} of team "${team}" (task type "${taskType}") by Agent Importance Score: ${result.chosen.join(', ')}`,
+    `scores on ${finished} sample ${finished === 1 ? 'query' : 'queries'}, best first (✔ the top ${k}):`,
+    ...result.chosen.map((agent) => row(agent, true)),
+    ...result.dropped.map((agent) => row(agent, false)),
+    `calls: ${result.calls} (${result.callsPerQuery.toFixed(2)} per query)`,
+    ...(result.failed.length > 0 ? failures : []),
+    '',
+    `saved in the run store under team "${team}", task type "${taskType}"; the totals now stored (all optimisations so far):`,
+    ...stored.map((score) => `  ${score.agent.padEnd(width)}  mean ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
+    pool > OPTIMIZED_TEAM_SIZE
+      ? `--k only chooses what this report marks: \`weft team\`, \`weft team eval\` and workflow team roles run the top ${OPTIMIZED_TEAM_SIZE} by stored mean (DyLAN's N = ${OPTIMIZED_TEAM_SIZE}), whatever --k was (--no-optimized runs every agent).`
+      : `--k only chooses what this report marks: a team of ${OPTIMIZED_TEAM_SIZE} or fewer agents always runs whole.`,
+    ...modelLines(models),
+  ];
 }

@@ -5,13 +5,17 @@
  *
  * Decisions:
  * - An item's kind is `answerKind` when given, else `choice` with choices and `exact` without (teamQueryOf).
- * - Items run `concurrency` at a time (default 4); `perItem` keeps the dataset's order. A failing item (e.g. a
- *   provider error left after retries) aborts the evaluation: a silently skipped item would change accuracy.
+ * - Items run `concurrency` at a time (default 4); `perItem` keeps the dataset's order. An item whose run fails
+ *   (e.g. a provider error left after retries) is recorded with its error and counted as wrong, and the others
+ *   go on: one bad call should not lose a long evaluation, and dropping the item would inflate the accuracy.
+ *   Its calls are unknown (the run did not finish), so calls per query and the mean stop step are over the
+ *   finished items. Aborts are never recorded: they stop the evaluation.
  * - Code items with tests are correct when the team's code passes every test in the code runner's sandbox: a
  *   reference solution is only one of many correct programs, and BLEU against it would misjudge the others.
  *   Other items (and code without tests) are compared with `answersAgree`.
  * - With no items every rate is 0 (the dataset reader never returns an empty dataset).
  */
+import { isAbortError } from '../errors.js';
 import { answersAgree } from './answers-agree.js';
 import { runCandidate, type SandboxLimits } from './code-runner.js';
 import { runAll, type TeamRunSettings } from './optimize-team.js';
@@ -43,9 +47,12 @@ export interface EvaluatedItem {
   readonly correct: boolean;
   readonly calls: number;
   readonly stoppedAt: number;
-  readonly stopReason: TeamResult['stopReason'];
+  /** `failed`: the run did not finish (see `error`); `calls` and `stoppedAt` are then 0. */
+  readonly stopReason: TeamResult['stopReason'] | 'failed';
   /** For code items with tests: how the final answer did. */
   readonly tests?: { readonly passed: number; readonly total: number };
+  /** Why the run failed. */
+  readonly error?: string;
 }
 
 export interface TeamEvaluation {
@@ -53,13 +60,15 @@ export interface TeamEvaluation {
   readonly accuracy: number;
   readonly correct: number;
   readonly total: number;
-  /** calls / total. */
+  /** calls / finished items. */
   readonly callsPerQuery: number;
   readonly calls: number;
   /** Items stopped by the consensus rule (stopReason `consensus`, also when reached at the last step). */
   readonly earlyStops: number;
-  /** Mean of the step each item stopped at. */
+  /** Mean of the step each finished item stopped at. */
   readonly meanStop: number;
+  /** Items whose run failed (counted as wrong). */
+  readonly failed: number;
   /** Responses whose ratings were replaced by equal weights, and ranker answers that fell back. */
   readonly ratingFallbacks: number;
   readonly rankerFallbacks: number;
@@ -73,37 +82,50 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
     items,
     options.concurrency ?? 4,
     options.signal,
-    async (item, signal) => {
-      const query = teamQueryOf(item, answerKind, taskType);
-      const result = await runTeam({ ...options.options, agents, query, ...(ranker ? { ranker } : {}), signal });
-      const tests =
-        query.kind === 'code' && item.tests !== undefined
-          ? await runCandidate(result.answer, item.tests, { ...options.sandbox, signal }).then((report) =>
-              report.total > 0 ? { passed: report.passed, total: report.total } : undefined,
-            )
-          : undefined;
-      return { result, evaluated: evaluated(item, query.kind, result, tests) };
+    async (item, signal): Promise<{ result?: TeamResult; evaluated: EvaluatedItem }> => {
+      try {
+        const query = teamQueryOf(item, answerKind, taskType);
+        const result = await runTeam({ ...options.options, agents, query, ...(ranker ? { ranker } : {}), signal });
+        const tests =
+          query.kind === 'code' && item.tests !== undefined
+            ? await runCandidate(result.answer, item.tests, { ...options.sandbox, signal }).then((report) =>
+                report.total > 0 ? { passed: report.passed, total: report.total } : undefined,
+              )
+            : undefined;
+        return { result, evaluated: evaluated(item, query.kind, result, tests) };
+      } catch (error) {
+        if (isAbortError(error) || signal.aborted) throw error;
+        return { evaluated: failedItem(item, error) };
+      }
     },
     (done, _index, { evaluated: item }) => options.onProgress?.({ done, total: items.length, item }),
   );
 
   const perItem = results.map((outcome) => outcome.evaluated);
   const total = perItem.length;
+  const failed = perItem.filter((item) => item.error !== undefined).length;
+  const finished = total - failed;
   const correct = perItem.filter((item) => item.correct).length;
   const calls = perItem.reduce((sum, item) => sum + item.calls, 0);
-  const rate = (value: number): number => (total === 0 ? 0 : value / total);
+  const ratio = (value: number, of: number): number => (of === 0 ? 0 : value / of);
   return {
-    accuracy: rate(correct),
+    accuracy: ratio(correct, total),
     correct,
     total,
-    callsPerQuery: rate(calls),
+    callsPerQuery: ratio(calls, finished),
     calls,
     earlyStops: perItem.filter((item) => item.stopReason === 'consensus').length,
-    meanStop: rate(perItem.reduce((sum, item) => sum + item.stoppedAt, 0)),
-    ratingFallbacks: results.reduce((sum, { result }) => sum + result.ratingFallbacks, 0),
-    rankerFallbacks: results.reduce((sum, { result }) => sum + result.rankerFallbacks, 0),
+    meanStop: ratio(perItem.reduce((sum, item) => sum + item.stoppedAt, 0), finished),
+    failed,
+    ratingFallbacks: results.reduce((sum, { result }) => sum + (result?.ratingFallbacks ?? 0), 0),
+    rankerFallbacks: results.reduce((sum, { result }) => sum + (result?.rankerFallbacks ?? 0), 0),
     perItem,
   };
+}
+
+function failedItem(item: TeamDatasetItem, error: unknown): EvaluatedItem {
+  const message = error instanceof Error ? error.message : String(error);
+  return { id: item.id, answer: '', expected: item.answer, correct: false, calls: 0, stoppedAt: 0, stopReason: 'failed', error: message };
 }
 
 function evaluated(item: TeamDatasetItem, kind: AnswerKind, result: TeamResult, tests: EvaluatedItem['tests']): EvaluatedItem {

@@ -7,10 +7,13 @@
  *   within 1e-12 of each other are a tie, which goes to the pool's order, so rounding never reorders equals.
  * - `chosen` and `dropped` are best first. An agent dropped by a reformation keeps what it earned before.
  * - Queries run `concurrency` at a time (default 4); results and sums follow the queries' order, so they do
- *   not depend on timing. The first failure aborts the rest and is rethrown.
+ *   not depend on timing.
+ * - A query whose run fails (e.g. a provider error left after retries) is listed in `failed` and left out of
+ *   the scores (means are over the finished queries); the others go on, so one bad call does not lose the
+ *   finished work. With no finished query nothing is chosen. Aborts are never recorded: they stop the run.
  */
 import { setMaxListeners } from 'node:events';
-import { WeftError } from '../errors.js';
+import { WeftError, isAbortError } from '../errors.js';
 import { createLimiter } from '../llm/concurrency.js';
 import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
@@ -28,16 +31,16 @@ export interface OptimizeTeamOptions {
   /** Queries run at once. Default 4. */
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
-  /** After each query, in completion order. */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly index: number; readonly result: TeamResult }) => void;
+  /** After each query, in completion order: its result, or the error it failed with. */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly index: number; readonly result?: TeamResult; readonly error?: string }) => void;
 }
 
 export interface AgentScore {
   /** Σ over the queries of Σ_t I(t, agent). */
   readonly total: number;
-  /** `total` / number of queries. */
+  /** `total` / number of finished queries. */
   readonly mean: number;
-  /** Queries it took part in (every one: the whole pool answers the first layer). */
+  /** Finished queries it took part in (every one: the whole pool answers the first layer). */
   readonly queries: number;
 }
 
@@ -51,7 +54,7 @@ export interface QueryImportance {
 }
 
 export interface OptimizeTeamResult {
-  /** The top k agents, best first. */
+  /** The top k agents, best first; empty when no query finished. */
   readonly chosen: string[];
   /** The rest of the pool, best first. */
   readonly dropped: string[];
@@ -59,8 +62,10 @@ export interface OptimizeTeamResult {
   /** Model calls over all queries. */
   readonly calls: number;
   readonly callsPerQuery: number;
-  /** In the queries' order. */
+  /** The finished queries, in the queries' order. */
   readonly perQuery: QueryImportance[];
+  /** Queries whose run failed (index into `queries`), in order; not scored. */
+  readonly failed: { readonly index: number; readonly error: string }[];
 }
 
 const TIE = 1e-12;
@@ -77,13 +82,20 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
   }
   if (queries.length === 0) throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
 
-  const results = await runAll(
+  const outcomes = await runAll(
     queries,
     options.concurrency ?? 4,
     signal,
-    (query, querySignal) => runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }),
-    (done, index, result) => options.onProgress?.({ done, total: queries.length, index, result }),
+    (query, querySignal) =>
+      runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }).catch((error: unknown): { error: string } => {
+        if (isAbortError(error) || querySignal.aborted) throw error;
+        return { error: error instanceof Error ? error.message : String(error) };
+      }),
+    (done, index, outcome) => options.onProgress?.({ done, total: queries.length, index, ...('error' in outcome ? { error: outcome.error } : { result: outcome }) }),
   );
+  const failed = outcomes.flatMap((outcome, index) => ('error' in outcome ? [{ index, error: outcome.error }] : []));
+  const finished = outcomes.flatMap((outcome, index) => ('error' in outcome ? [] : [{ result: outcome, query: queries[index]! }]));
+  const results = finished.map(({ result }) => result);
 
   const totals = new Map<string, number>(pool.map((agent) => [agent.name, 0]));
   const counts = new Map<string, number>(pool.map((agent) => [agent.name, 0]));
@@ -99,16 +111,18 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
     .sort((a, b) => (Math.abs(a.total - b.total) <= TIE ? a.index - b.index : b.total - a.total))
     .map((entry) => entry.name);
   const calls = results.reduce((sum, result) => sum + result.calls, 0);
+  const n = finished.length;
   return {
-    chosen: ranked.slice(0, k),
-    dropped: ranked.slice(k),
+    chosen: n === 0 ? [] : ranked.slice(0, k),
+    dropped: n === 0 ? ranked : ranked.slice(k),
     scores: Object.fromEntries(
-      pool.map((agent) => [agent.name, { total: totals.get(agent.name)!, mean: totals.get(agent.name)! / queries.length, queries: counts.get(agent.name)! }]),
+      pool.map((agent) => [agent.name, { total: totals.get(agent.name)!, mean: n === 0 ? 0 : totals.get(agent.name)! / n, queries: counts.get(agent.name)! }]),
     ),
     calls,
-    callsPerQuery: calls / queries.length,
-    perQuery: results.map((result, index) => ({
-      query: queries[index]!,
+    callsPerQuery: n === 0 ? 0 : calls / n,
+    failed,
+    perQuery: finished.map(({ result, query }) => ({
+      query,
       answer: result.answer,
       calls: result.calls,
       stoppedAt: result.stoppedAt,

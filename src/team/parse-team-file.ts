@@ -5,13 +5,19 @@
  * Decisions:
  * - A tool agent may leave out `prompt`: it then gets the tool's own description (what the other agents are
  *   told it does). An llm agent's prompt is its role and must not be empty.
- * - `keep` must be at least 1. A `keep` that is not smaller than the number of agents, or a `reformAt` beyond
- *   `maxSteps`, is not an error: the reformation then has nothing to drop (or is never reached) and is skipped.
- *   The engine does the same at run time, so a pool file and its optimised subset can share these settings.
+ * - Model specs (the team's and each agent's) are parsed here, sim options included, so a typo is reported at
+ *   its line before any run (`weft team`, or a workflow's pre-run check), not later as a `--model` problem.
+ * - A team needs an llm agent (tools answer nothing on their own), and tool agents need `answerKind: code`:
+ *   a code runner only answers code, and elsewhere it would count in every consensus without answering.
+ * - A `keep` not smaller than the number of agents, or a `reformAt` not before `maxSteps` (both given), would make
+ *   the reformation a silent no-op: refused, pointing at `reformAt: 0`. The engine still skips such a
+ *   reformation at run time, so an optimised subset smaller than `keep` runs.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { WeftError, type LocatedIssue } from '../errors.js';
+import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
+import { MODEL_SPEC_FORMS, parseModelSpec } from '../llm/model-spec.js';
+import { parseSimOptions } from '../llm/sim-options.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import {
@@ -113,7 +119,12 @@ export async function loadTeamFile(path: string): Promise<TeamSpec> {
 function validate(value: unknown, positionOf: PositionOf, file: string | undefined): LocatedIssue[] {
   if (value === null || value === undefined) return [locate({ path: [], message: 'the team file is empty' }, positionOf, file)];
   const parsed = teamSchema.safeParse(value);
-  const pathIssues = [...(parsed.success ? [] : parsed.error.issues.flatMap((issue) => describeSchemaIssue(issue, value))), ...checkAgents(value)];
+  const pathIssues = [
+    ...(parsed.success ? [] : parsed.error.issues.flatMap((issue) => describeSchemaIssue(issue, value))),
+    ...checkAgents(value),
+    ...checkModels(value),
+    ...(parsed.success ? checkTeam(parsed.data) : []),
+  ];
   const issues = pathIssues.map((issue) => locate(issue, positionOf, file));
   // Source order reads best; issues without a line keep the order they were found in.
   return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
@@ -180,6 +191,72 @@ function checkAgents(root: unknown): PathIssue[] {
       else issues.push({ path: ['agents', index, 'name'], message: `duplicate agent name "${record.name}" (also agents[${first}])` });
     }
   });
+  return issues;
+}
+
+/** Every `model` in the file parses as a model spec (sim options too). Wrong types are the schema's to report. */
+function checkModels(root: unknown): PathIssue[] {
+  const issues: PathIssue[] = [];
+  const check = (path: FieldPath, spec: unknown): void => {
+    if (typeof spec !== 'string' || spec.trim() === '') return;
+    const problem = modelSpecProblem(spec);
+    if (problem !== undefined) issues.push({ path, message: problem });
+  };
+  check(['model'], valueAt(root, ['model']));
+  const agents = valueAt(root, ['agents']);
+  if (Array.isArray(agents)) agents.forEach((_agent: unknown, index) => check(['agents', index, 'model'], valueAt(root, ['agents', index, 'model'])));
+  return issues;
+}
+
+/** Why a model spec is invalid, or undefined when it is valid. */
+export function modelSpecProblem(spec: string): string | undefined {
+  const forms = `valid forms: ${MODEL_SPEC_FORMS.map((form) => form.split(/\s+/)[0]).join(', ')}`;
+  let problem: string | undefined;
+  try {
+    const parsed = parseModelSpec(spec, (text) => {
+      problem = `${text}; ${forms}`;
+      throw new Error(text);
+    });
+    if (parsed.provider === 'sim') parseSimOptions(parsed.options);
+    return undefined;
+  } catch (error) {
+    if (problem === undefined && !isWeftError(error)) throw error;
+    return `invalid model spec ${JSON.stringify(spec)}: ${problem ?? (error as Error).message}`;
+  }
+}
+
+/** The rules that make a team able to work at all (on a file the schema accepted). */
+function checkTeam(team: TeamInput): PathIssue[] {
+  const issues: PathIssue[] = [];
+  if (!team.agents.some((agent) => agent.kind === 'llm')) {
+    issues.push({ path: ['agents'], message: 'the team has no llm agent: tool agents only check the answers of llm agents, so add at least one agent with a prompt' });
+  }
+  if (team.answerKind !== 'code') {
+    const kind = team.answerKind === undefined ? 'no answerKind' : `answerKind: ${team.answerKind}`;
+    team.agents.forEach((agent, index) => {
+      if (agent.kind !== 'tool') return;
+      issues.push({
+        path: ['agents', index, 'kind'],
+        message: `agent "${agent.name}" is a ${agent.tool ?? 'tool'} agent, which only answers code, but the team has ${kind}: set answerKind: code, or remove the agent`,
+      });
+    });
+  }
+  // reformAt: 0 turns the reformation off, and `keep` with it.
+  if (team.reformAt !== 0) {
+    const n = team.agents.length;
+    if (team.keep !== undefined && team.keep >= n) {
+      issues.push({
+        path: ['keep'],
+        message: `keep: ${team.keep} keeps all ${n} ${n === 1 ? 'agent' : 'agents'}, so the reformation would drop nobody; use a keep below ${n}, or reformAt: 0 to turn the reformation off`,
+      });
+    }
+    if (team.reformAt !== undefined && team.maxSteps !== undefined && team.reformAt >= team.maxSteps) {
+      issues.push({
+        path: ['reformAt'],
+        message: `reformAt: ${team.reformAt} is not before the last step (maxSteps: ${team.maxSteps}), so the reformation would never run; use a reformAt below ${team.maxSteps}, or reformAt: 0 to turn the reformation off`,
+      });
+    }
+  }
   return issues;
 }
 

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
+import { formatEvaluation } from '../../src/cli/team-output.js';
 import { cli, tempHome } from './cli-harness.js';
 
 /** A scripted model file answering in order (one entry per call). */
@@ -60,7 +61,7 @@ describe('weft team <question>', () => {
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as TeamDocument;
     expect(Object.keys(document).sort()).toEqual(
-      ['team', 'answer', 'stoppedAt', 'stopReason', 'layers', 'reformation', 'importance', 'importanceByLayer', 'calls', 'ratingFallbacks', 'rankerFallbacks', 'models', 'selection'].sort(),
+      ['team', 'answer', 'stoppedAt', 'stopReason', 'layers', 'reformation', 'tie', 'importance', 'importanceByLayer', 'calls', 'ratingFallbacks', 'rankerFallbacks', 'models', 'selection'].sort(),
     );
     expect(document).toMatchObject({ team: 'scripted-panel', answer: '42', stoppedAt: 2, stopReason: 'consensus', reformation: null, calls: 8, ratingFallbacks: 0, rankerFallbacks: 0 });
     expect(document.layers.map((layer) => layer.map((node) => `${node.agent}:${node.answer}`))).toEqual([
@@ -165,8 +166,10 @@ describe('weft team optimize', () => {
     expect(asked.selection!.reason).toContain('novice (mean 0.000 over 5 queries)');
     expect(asked.layers[0]!.map((node) => node.agent)).toEqual(['analyst', 'solver', 'checker', 'skeptic']);
     const text = await cli(['team', 'What now?', '--team', pool, '--home', home]);
-    expect(text.stdout).toMatch(/optimised team: the top 4 of 5 agents/);
-    expect(text.stdout).toContain('✔ analyst  mean importance 0.250 over 5 queries');
+    expect(text.stdout).toMatch(/^optimised team: the top 4 of 5 agents/);
+    // The chosen agents are listed once, in the reason, not again as a table.
+    expect(text.stdout.match(/analyst \(mean 0\.250 over 5 queries\)/g)).toHaveLength(1);
+    expect(text.stdout).not.toContain('✔');
 
     const whole = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--no-optimized', '--json'])).stdout) as TeamDocument;
     expect(whole.selection).toBeNull();
@@ -186,7 +189,9 @@ describe('weft team optimize', () => {
     const home = tempHome();
     const result = await cli(['team', 'optimize', '--team', simPool(home), '--queries', queries(home, 2), '--k', '2', '--home', home]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('optimised team of "pool" (task type "general"): analyst, solver');
+    expect(result.stdout).toContain('top 2 of team "pool" (task type "general") by Agent Importance Score: analyst, solver');
+    // Runs later use the top 4 whatever --k was: the report says so.
+    expect(result.stdout).toContain('--k only chooses what this report marks: `weft team`, `weft team eval` and workflow team roles run the top 4 by stored mean (DyLAN\'s N = 4), whatever --k was');
     expect(result.stdout).toMatch(/✔ analyst +mean 0\.250 +total 0\.500 over 2 queries/);
     expect(result.stdout).toMatch(/ {4}novice +mean 0\.000/);
     expect(result.stdout).toContain('calls: 10 (5.00 per query)');
@@ -297,5 +302,120 @@ describe('weft team: bad input exits 2 naming the file, line and field', () => {
     const missing = join(home, 'nope.yaml');
     const document = await expectBadInput(['team', 'Q?', '--team', missing, '--home', home], missing);
     expect(document.error.location).toMatchObject({ file: missing });
+  });
+});
+
+describe('weft team: review fixes', () => {
+  const twoAgents = (dir: string, extra = '') => write(dir, 'team.yaml', `name: t\nmodel: "sim:seed=1"\n${extra}agents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n`);
+
+  it('locates a bad model spec inside the team file (file, line, field), not as a --model problem', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: t\nagents:\n  - name: a\n    prompt: You are a.\n    model: "bogus:x"\n  - name: b\n    prompt: You are b.\n    model: "sim:seed=1,folow=0.3"\n');
+    const result = await cli(['team', 'Q?', '--team', team, '--home', home]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${team}:5:5 agents[0].model: invalid model spec "bogus:x"`);
+    expect(result.stderr).toContain(`${team}:8:5 agents[1].model: invalid model spec "sim:seed=1,folow=0.3": bad sim option "folow"`);
+    expect(result.stderr).not.toContain('--model flag');
+  });
+
+  it('refuses a question argument that looks like a missing file, as `weft run` does', async () => {
+    const home = tempHome();
+    const result = await cli(['team', 'missing.txt', '--team', twoAgents(home), '--home', home, '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { file: 'missing.txt' } } });
+    expect(result.stderr).toContain('cannot read the question file: no such file');
+    expect(result.stderr).not.toContain('step 1');
+  });
+
+  it('eval says why a code answer is wrong (its tests), and shows an empty answer as (no answer)', async () => {
+    const home = tempHome();
+    const team = write(home, 'code.yaml', 'name: coders\nanswerKind: code\nmodel: "sim:seed=2"\nagents:\n  - name: a\n    prompt: You code.\n  - name: b\n    prompt: You code too.\n  - name: runner\n    kind: tool\n    tool: code-runner\n');
+    const data = write(home, 'code.jsonl', JSON.stringify({ id: 'c1', question: 'Write f returning 1.', answer: 'correct', tests: 'assert.equal(f(), 1)' }));
+    const result = await cli(['team', 'eval', '--team', team, '--data', data, '--home', home]);
+    expect(result.stdout).toContain('c1: tests 0/1 passed; answered "correct"');
+    expect(result.stdout).not.toContain('expected "correct"');
+    const evaluation = { accuracy: 0, correct: 0, total: 1, callsPerQuery: 1, calls: 1, earlyStops: 1, meanStop: 1, failed: 0, ratingFallbacks: 0, rankerFallbacks: 0,
+      perItem: [{ id: 'q', answer: '', expected: 'B', correct: false, calls: 1, stoppedAt: 1, stopReason: 'consensus' as const }] };
+    expect(formatEvaluation('t', 'd.jsonl', evaluation, 1, { agents: {} }, null)).toContain('  q: (no answer), expected "B"');
+  });
+
+  it('eval and optimize carry on past items whose provider call fails, count them, and exit 1', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: e\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+    const data = queries(home, 6);
+    const model = 'sim:error=0.5,seed=3';
+    const evaluated = await cli(['team', 'eval', '--team', team, '--data', data, '--model', model, '--home', home, '--json']);
+    expect(evaluated.code).toBe(1);
+    const document = JSON.parse(evaluated.stdout) as { total: number; failed: number; correct: number; perItem: { error?: string }[] };
+    expect(document.total).toBe(6);
+    expect(document.failed).toBeGreaterThan(0);
+    expect(document.failed).toBeLessThan(6);
+    expect(document.perItem.filter((item) => item.error !== undefined)).toHaveLength(document.failed);
+    expect(document.correct).toBe(6 - document.failed);
+    const text = await cli(['team', 'eval', '--team', team, '--data', data, '--model', model, '--home', home]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`failed          ${document.failed} of 6 items`);
+    expect(text.stdout).toMatch(/q\d: failed: .*simulated provider error/);
+
+    const optimized = await cli(['team', 'optimize', '--team', team, '--queries', data, '--k', '1', '--model', model, '--home', home, '--json']);
+    expect(optimized.code).toBe(1);
+    const result = JSON.parse(optimized.stdout) as { failed: number; failures: { id: string; error: string }[]; scores: Record<string, { queries: number }> };
+    expect(result.failed).toBeGreaterThan(0);
+    expect(result.failures).toHaveLength(result.failed);
+    expect(result.scores.a!.queries).toBe(6 - result.failed);
+  });
+
+  it.each([['optimize', ['--queries', 'q.jsonl', '--k', '2']], ['eval', ['--data', 'd.jsonl']], ['run', ['Q?']]])(
+    'says that options go after the subcommand (%s)',
+    async (sub, rest) => {
+      const home = tempHome();
+      const result = await cli(['team', '--team', twoAgents(home), sub, ...rest, '--home', home, '--json']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`options go after the subcommand: weft team ${sub} --team …`);
+    },
+  );
+
+  it('always says which agents run and why, in text', async () => {
+    const home = tempHome();
+    const team = twoAgents(home);
+    const run = await cli(['team', 'Q?', '--team', team, '--home', home]);
+    expect(run.stdout.split('\n')[0]).toBe('no stored importance scores for team "t", task type "general": the whole team runs');
+    const whole = await cli(['team', 'Q?', '--team', team, '--home', home, '--no-optimized']);
+    expect(whole.stdout.split('\n')[0]).toBe('every agent of the team file runs (--no-optimized)');
+    const evaluated = await cli(['team', 'eval', '--team', team, '--data', queries(home, 1), '--home', home]);
+    expect(evaluated.stdout.split('\n')[0]).toBe('no stored importance scores for team "t", task type "general": the whole team runs');
+  });
+
+  it('names the agent without a model when no default model is configured', async () => {
+    const home = tempHome();
+    const team = write(home, 'team.yaml', 'name: t\nagents:\n  - name: a\n    prompt: You are a.\n    model: "sim:seed=1"\n  - name: b\n    prompt: You are b.\n');
+    const result = await cli(['team', 'Q?', '--team', team, '--home', home], {
+      WEFT_MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OLLAMA_HOST: 'http://127.0.0.1:9',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`agent "b" of team "t" (${team}) has no model`);
+  });
+
+  it('optimize warns when sim agents meet queries whose answers are not "correct", or that have no answers', async () => {
+    const home = tempHome();
+    const pool = simPool(home);
+    const wrong = await cli(['team', 'optimize', '--team', pool, '--queries', queries(home, 1, 'Paris'), '--k', '2', '--home', home, '--json']);
+    expect(wrong.stderr).toContain('no item of this queries file has that answer, so the ranking measures nothing');
+    const bare = write(home, 'bare.jsonl', JSON.stringify({ id: 'q', question: 'Why?' }));
+    const unanswered = await cli(['team', 'optimize', '--team', pool, '--queries', bare, '--k', '2', '--home', home, '--json']);
+    expect(unanswered.stderr).toContain('these queries have no answers: sim importance reflects only each agent\'s sim settings');
+    const right = await cli(['team', 'optimize', '--team', pool, '--queries', queries(home, 1), '--k', '2', '--home', home, '--json']);
+    expect(right.stderr).not.toContain('warning');
+  });
+
+  it('says when the final answer won a tie, and what broke it', async () => {
+    const home = tempHome();
+    const team = scriptedTeam(home, { alice: [step('a'), step('a', [3, 3, 3])], bob: [step('b'), step('b', [3, 3, 3])], carol: [step('c'), step('c', [3, 3, 3])] });
+    const result = await cli(['team', 'Pick.', '--team', team, '--max-steps', '2', '--home', home]);
+    expect(result.stdout).toContain('the answer is the last layer\'s first tied answer');
+    expect(result.stdout).toContain('tie between "a", "b", "c", broken by the team file\'s order');
+    const again = scriptedTeam(home, { alice: [step('a'), step('a', [3, 3, 3])], bob: [step('b'), step('b', [3, 3, 3])], carol: [step('c'), step('c', [3, 3, 3])] });
+    const document = JSON.parse((await cli(['team', 'Pick.', '--team', again, '--max-steps', '2', '--home', home, '--json'])).stdout) as { tie: unknown };
+    expect(document.tie).toEqual({ answers: ['a', 'b', 'c'], brokenBy: 'team order' });
   });
 });

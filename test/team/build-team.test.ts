@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCall, ChatModel } from '../../src/llm/chat-model.js';
 import { buildTeam } from '../../src/team/build-team.js';
 import { parseTeamFile } from '../../src/team/parse-team-file.js';
-import type { TeamQuery } from '../../src/team/team.js';
+import type { TeamQuery, TeamSpec } from '../../src/team/team.js';
 
 /** Models that answer a fixed reply and record which spec got which call. */
 function modelFactory(reply: string) {
@@ -27,25 +27,25 @@ const query: TeamQuery = { question: 'Pick one.', choices: ['x', 'y'], kind: 'ch
 describe('buildTeam', () => {
   it('resolves models agent → team → command, makes one model per spec, and adds a code runner for the tool', async () => {
     const spec = parseTeamFile(
-      'name: t\nmodel: team-model\nagents:\n  - name: a\n    prompt: Role A.\n  - name: b\n    prompt: Role B.\n    model: own-model\n  - name: c\n    prompt: Role C.\n  - name: runner\n    kind: tool\n    tool: code-runner\n',
+      'name: t\nmodel: ollama:team-model\nanswerKind: code\nagents:\n  - name: a\n    prompt: Role A.\n  - name: b\n    prompt: Role B.\n    model: ollama:own-model\n  - name: c\n    prompt: Role C.\n  - name: runner\n    kind: tool\n    tool: code-runner\n',
     );
     const factory = modelFactory('{"answer": "B", "reasoning": "because"}');
-    const team = await buildTeam(spec, { createModel: factory.createModel, defaultModel: 'cli-model' });
+    const team = await buildTeam(spec, { createModel: factory.createModel, defaultModel: 'ollama:cli-model' });
     expect(team.agents.map((agent) => [agent.name, agent.kind])).toStrictEqual([
       ['a', 'llm'],
       ['b', 'llm'],
       ['c', 'llm'],
       ['runner', 'tool'],
     ]);
-    expect(team.models).toStrictEqual({ a: 'id:team-model', b: 'id:own-model', c: 'id:team-model' });
-    expect(team.rankerModel).toBe('id:team-model');
-    expect(factory.created).toStrictEqual(['team-model', 'own-model']);
+    expect(team.models).toStrictEqual({ a: 'id:ollama:team-model', b: 'id:ollama:own-model', c: 'id:ollama:team-model' });
+    expect(team.rankerModel).toBe('id:ollama:team-model');
+    expect(factory.created).toStrictEqual(['ollama:team-model', 'ollama:own-model']);
 
     // Each agent calls its own model with its role prompt.
     const response = await team.agents[1]!.respond({ query, step: 1, peers: [] });
     expect(response).toMatchObject({ answer: 'B', calls: 1 });
     expect(factory.calls).toHaveLength(1);
-    expect(factory.calls[0]!.model).toBe('own-model');
+    expect(factory.calls[0]!.model).toBe('ollama:own-model');
     expect(factory.calls[0]!.call.system).toMatch(/^Role B\./);
   });
 
@@ -64,13 +64,13 @@ describe('buildTeam', () => {
   });
 
   it('gives the ranker the first llm agent\'s model when every agent names its own and nothing else is set', async () => {
-    const spec = parseTeamFile('name: t\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n  - name: a\n    prompt: p\n    model: m1\n  - name: b\n    prompt: q\n    model: m2\n');
+    const spec = parseTeamFile('name: t\nanswerKind: code\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n  - name: a\n    prompt: p\n    model: ollama:m1\n  - name: b\n    prompt: q\n    model: ollama:m2\n');
     const team = await buildTeam(spec, { createModel: modelFactory('').createModel });
-    expect(team.rankerModel).toBe('id:m1');
+    expect(team.rankerModel).toBe('id:ollama:m1');
   });
 
   it('fails with MODEL_CONFIG naming every agent without a model and the team file', async () => {
-    const spec = parseTeamFile('name: crew\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n    model: m\n  - name: c\n    prompt: r\n');
+    const spec = parseTeamFile('name: crew\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n    model: ollama:m\n  - name: c\n    prompt: r\n');
     const factory = modelFactory('');
     const error = await buildTeam(spec, { createModel: factory.createModel, file: 'crew.yaml' }).catch((e: unknown) => e);
     expect(error).toMatchObject({
@@ -91,7 +91,8 @@ describe('buildTeam', () => {
   });
 
   it('fails with MODEL_CONFIG when a team of tools leaves the ranker without a model', async () => {
-    const spec = parseTeamFile('name: tools\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n');
+    // A team file refuses this (no llm agent); buildTeam still guards a spec built in code.
+    const spec: TeamSpec = { name: 'tools', answerKind: 'code', agents: [{ name: 'r', prompt: 'runs tests', kind: 'tool', tool: 'code-runner' }] };
     await expect(buildTeam(spec, { createModel: modelFactory('').createModel })).rejects.toMatchObject({ code: 'MODEL_CONFIG', message: 'team "tools" has no model for its ranker: set "model" in the team file, or pass --model' });
   });
 });

@@ -51,6 +51,7 @@ describe('evaluateTeam', () => {
       calls: 20,
       earlyStops: 3,
       meanStop: 1.25,
+      failed: 0,
       ratingFallbacks: 0,
       rankerFallbacks: 0,
       perItem: [
@@ -91,6 +92,24 @@ describe('evaluateTeam', () => {
       ['bad', false, { passed: 1, total: 2 }],
     ]);
     expect(result.accuracy).toBe(0.5);
+  });
+
+  it('records an item whose run fails, counts it as wrong, and finishes the others', async () => {
+    const flaky: TeamAgent = {
+      name: 'e',
+      kind: 'llm',
+      async respond(input) {
+        if (input.query.question === 'three') throw new Error('provider down');
+        return { answer: 'B', text: 'B', ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
+      },
+    };
+    const result = await evaluateTeam({ agents: [...team(), flaky], items, options: { maxSteps: 1 } });
+    expect(result).toMatchObject({ total: 4, failed: 1, correct: 3 });
+    expect(result.perItem[2]).toMatchObject({ id: 'i3', answer: '', expected: 'A', correct: false, calls: 0, stopReason: 'failed' });
+    expect(result.perItem[2]!.error).toContain('provider down');
+    // Calls per query and the mean stop are over the three finished items (5 calls each).
+    expect(result.callsPerQuery).toBe(5);
+    expect(result.meanStop).toBe(1);
   });
 
   it('stops with the abort error when aborted', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WeftError } from '../../src/errors.js';
+import { WeftError, isAbortError } from '../../src/errors.js';
 import { optimizeTeam, runAll } from '../../src/team/optimize-team.js';
 import type { Ranker } from '../../src/team/run-team.js';
 import type { TeamAgent, TeamQuery } from '../../src/team/team.js';
@@ -96,6 +96,49 @@ describe('optimizeTeam', () => {
     await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 0 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'k must be a whole number of at least 1, got 0' });
     await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 1.5 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(optimizeTeam({ pool: pool(), queries: [], k: 2 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'no sample queries to optimise the team on' });
+  });
+
+  it('leaves a failed query out of the scores, lists it, and scores the others', async () => {
+    const broken: TeamAgent = {
+      name: 'epsilon',
+      kind: 'llm',
+      async respond(input) {
+        if (input.query.question === 'q1') throw new Error('provider down');
+        return { answer: 'D', text: 'D', ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
+      },
+    };
+    const errors: (string | undefined)[] = [];
+    const result = await optimizeTeam({ pool: [...pool(), broken], queries: [q1, q2], k: 2, run: { maxSteps: 1 }, onProgress: (p) => errors.push(p.error) });
+    expect(result.failed).toHaveLength(1);
+    expect(result.failed[0]).toMatchObject({ index: 0 });
+    expect(result.failed[0]!.error).toContain('provider down');
+    expect(errors.filter((error) => error !== undefined)).toHaveLength(1);
+    expect(result.perQuery.map((q) => q.query.question)).toStrictEqual(['q2']);
+    // One finished query: means are over it alone; alpha and beta agree on A, the biggest group of one step.
+    expect(result.scores.alpha).toMatchObject({ queries: 1 });
+    expect(result.scores.alpha!.mean).toBeCloseTo(result.scores.alpha!.total, 12);
+    expect(result.callsPerQuery).toBe(5);
+  });
+
+  it('chooses nobody when no query finishes', async () => {
+    const down: TeamAgent = { name: 'down', kind: 'llm', respond: () => Promise.reject(new Error('provider down')) };
+    const result = await optimizeTeam({ pool: [down, ...pool()], queries: [q1, q2], k: 2, run: { maxSteps: 1 } });
+    expect(result).toMatchObject({ chosen: [], calls: 0, callsPerQuery: 0 });
+    expect(result.failed.map((failure) => failure.index)).toStrictEqual([0, 1]);
+  });
+
+  it('stops with the abort error when aborted, recording nothing', async () => {
+    const controller = new AbortController();
+    const slow: TeamAgent = {
+      name: 'slow',
+      kind: 'llm',
+      respond: (_input, signal) =>
+        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))),
+    };
+    const run = optimizeTeam({ pool: [slow, ...pool()], queries: [q1], k: 1, signal: controller.signal });
+    controller.abort();
+    const error = await run.then(() => undefined, (reason: unknown) => reason);
+    expect(isAbortError(error)).toBe(true);
   });
 
   it('reports progress per query', async () => {

@@ -22,11 +22,11 @@ function issuesOf(text: string, file = 'team.yaml'): readonly LocatedIssue[] {
 }
 
 const debate = `name: debate
-model: sim:team
+model: "sim:seed=5"
 maxSteps: 4
 reformAt: 3
 keep: 2
-answerKind: choice
+answerKind: code
 agents:
   - name: reasoner
     prompt: You reason step by step.
@@ -42,11 +42,11 @@ describe('parseTeamFile: valid files', () => {
   it('reads YAML with defaults: kind llm, a tool prompt from the tool', () => {
     expect(parseTeamFile(debate, 'team.yaml')).toStrictEqual({
       name: 'debate',
-      model: 'sim:team',
+      model: 'sim:seed=5',
       maxSteps: 4,
       reformAt: 3,
       keep: 2,
-      answerKind: 'choice',
+      answerKind: 'code',
       agents: [
         { name: 'reasoner', prompt: 'You reason step by step.', kind: 'llm' },
         { name: 'skeptic', prompt: 'You check each step.', kind: 'llm', model: 'openai:gpt-4o-mini' },
@@ -58,11 +58,11 @@ describe('parseTeamFile: valid files', () => {
   it('reads the same team from JSON, by extension or by its opening brace', () => {
     const json = JSON.stringify({
       name: 'debate',
-      model: 'sim:team',
+      model: 'sim:seed=5',
       maxSteps: 4,
       reformAt: 3,
       keep: 2,
-      answerKind: 'choice',
+      answerKind: 'code',
       agents: [
         { name: 'reasoner', prompt: 'You reason step by step.' },
         { name: 'skeptic', prompt: 'You check each step.', model: 'openai:gpt-4o-mini' },
@@ -78,10 +78,9 @@ describe('parseTeamFile: valid files', () => {
     expect(spec).toStrictEqual({ name: 'solo', agents: [{ name: 'a', prompt: 'p', kind: 'llm' }] });
   });
 
-  it('accepts keep not smaller than the team: the reformation is then skipped, not an error', () => {
-    const spec = parseTeamFile('name: t\nkeep: 5\nreformAt: 1\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
-    expect(spec.keep).toBe(5);
-    expect(spec.reformAt).toBe(1);
+  it('accepts any keep and maxSteps when reformAt: 0 turns the reformation off', () => {
+    const spec = parseTeamFile('name: t\nkeep: 5\nmaxSteps: 2\nreformAt: 0\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
+    expect(spec).toMatchObject({ keep: 5, maxSteps: 2, reformAt: 0 });
   });
 });
 
@@ -113,6 +112,7 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
     const issues = issuesOf(
       [
         'name: t',
+        'answerKind: code',
         'agents:',
         '  - name: a',
         '    prompt: "   "',
@@ -126,10 +126,10 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
       ].join('\n'),
     );
     expect(issues.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
-      [4, 'agents[0].prompt', 'agent "a" has an empty prompt; an llm agent needs one (its role)'],
-      [5, 'agents[1].tool', 'agent "runner" is a tool agent without "tool"; one of: code-runner'],
-      [7, 'agents[2].name', 'duplicate agent name "a" (also agents[0])'],
-      [11, 'agents[3].tool', 'agent "c" is an llm agent; "tool" is only for agents with kind: tool'],
+      [5, 'agents[0].prompt', 'agent "a" has an empty prompt; an llm agent needs one (its role)'],
+      [6, 'agents[1].tool', 'agent "runner" is a tool agent without "tool"; one of: code-runner'],
+      [8, 'agents[2].name', 'duplicate agent name "a" (also agents[0])'],
+      [12, 'agents[3].tool', 'agent "c" is an llm agent; "tool" is only for agents with kind: tool'],
     ]);
   });
 
@@ -145,6 +145,39 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
       ['agents[0].kind', 'must be "llm" or "tool"'],
       ['agents[1].tool', 'must be one of: code-runner'],
     ]);
+  });
+
+  it('locates a bad model spec, a provider typo or a sim option typo, at its line and field', () => {
+    const issues = issuesOf('name: t\nmodel: "gpt-4o"\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n  - name: b\n    prompt: q\n    model: "sim:accuracy=0.7,folow=0.3"\n');
+    expect(issues.map((issue) => [issue.line, issue.column, issue.field])).toStrictEqual([
+      [2, 1, 'model'],
+      [6, 5, 'agents[0].model'],
+      [9, 5, 'agents[1].model'],
+    ]);
+    expect(issues[0]!.message).toMatch(/^invalid model spec "gpt-4o": it has no provider prefix \(did you mean "openai:gpt-4o"\?\); valid forms: openai:<model>, /);
+    expect(issues[1]!.message).toMatch(/^invalid model spec "bogus:x": unknown provider "bogus"; valid forms: /);
+    expect(issues[2]!.message).toMatch(/^invalid model spec "sim:accuracy=0.7,folow=0.3": bad sim option "folow": unknown option \(known: .*follow/);
+    expect(formatError(rejection('name: t\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n'))).toContain('team.yaml:5:5 agents[0].model: invalid model spec "bogus:x"');
+  });
+
+  it('needs an llm agent, and tool agents only with answerKind: code', () => {
+    const tools = issuesOf('name: t\nanswerKind: code\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n');
+    expect(tools).toMatchObject([{ line: 3, field: 'agents', message: expect.stringMatching(/^the team has no llm agent/) }]);
+    const exact = issuesOf('name: t\nanswerKind: exact\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n');
+    expect(exact.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
+      [7, 'agents[1].kind', 'agent "r" is a code-runner agent, which only answers code, but the team has answerKind: exact: set answerKind: code, or remove the agent'],
+    ]);
+    expect(issuesOf('name: t\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n')[0]!.message).toContain('but the team has no answerKind');
+  });
+
+  it('refuses settings that make the reformation a silent no-op, pointing at reformAt: 0', () => {
+    const issues = issuesOf('name: t\nmaxSteps: 3\nreformAt: 3\nkeep: 2\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
+    expect(issues.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
+      [3, 'reformAt', 'reformAt: 3 is not before the last step (maxSteps: 3), so the reformation would never run; use a reformAt below 3, or reformAt: 0 to turn the reformation off'],
+      [4, 'keep', 'keep: 2 keeps all 2 agents, so the reformation would drop nobody; use a keep below 2, or reformAt: 0 to turn the reformation off'],
+    ]);
+    // Only reformAt and maxSteps given together are compared: the defaults may differ by answer kind.
+    expect(parseTeamFile('name: t\nreformAt: 5\nagents:\n  - name: a\n    prompt: p\n').reformAt).toBe(5);
   });
 
   it('says what is missing or of the wrong type', () => {
@@ -196,6 +229,12 @@ describe('loadTeamFile', () => {
     const bad = join(dir, 'bad.yaml');
     await writeFile(bad, 'name: t\nagents:\n  - name: a\n');
     await expect(loadTeamFile(bad)).rejects.toMatchObject({ code: 'BAD_INPUT', issues: [{ file: bad, line: 3, field: 'agents[0].prompt' }] });
+  });
+
+  it('refuses a bad model spec before any run (the workflow pre-run check loads files this way)', async () => {
+    const bad = join(dir, 'bad-model.yaml');
+    await writeFile(bad, 'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: p\n    model: "sim:folow=0.3"\n');
+    await expect(loadTeamFile(bad)).rejects.toMatchObject({ code: 'BAD_INPUT', issues: [{ file: bad, line: 6, column: 5, field: 'agents[0].model' }] });
   });
 
   it('reports a missing file as BAD_INPUT naming it', async () => {
