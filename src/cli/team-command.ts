@@ -12,7 +12,8 @@
  * - When the run store holds importance scores for (team, task type), `weft team` and `weft team eval` run the
  *   top agents by mean importance (the same rule as a workflow's team role, src/run/team-selection.ts) and say
  *   why; `--no-optimized` runs the team file as written. Only `weft team optimize` saves scores: a single
- *   question is too small a sample to change who is on the team.
+ *   question is too small a sample to change who is on the team. It also records its `--k` as the team size
+ *   (latest wins), with the scores in one transaction; later runs take the top k, or 4 when none was recorded.
  * - Models: an agent's own `model`, else the team's, else `--model`, else the usual default (config,
  *   WEFT_MODEL, API keys, Ollama), resolved only when some agent needs it. One model per distinct spec.
  * - `optimize` and `eval` carry on past an item whose run fails, report it, and exit 1: finished work is kept.
@@ -25,7 +26,7 @@ import { WeftError, isWeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { resolveModelSpec } from '../llm/resolve-model.js';
 import type { TeamSelection } from '../run/events.js';
-import { OPTIMIZED_TEAM_SIZE, selectTeamMembers } from '../run/team-selection.js';
+import { llmAgentsOf, selectTeamMembers, teamSizeOf, type TeamChoice } from '../run/team-selection.js';
 import { buildTeam, type BuiltTeam } from '../team/build-team.js';
 import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
 import { evaluateTeam } from '../team/evaluate-team.js';
@@ -122,12 +123,16 @@ export async function readQuestion(argument: string): Promise<string> {
   return content.trim();
 }
 
-/** Which agents run: the saved scores' top agents when there are enough, else all (the reason says which). */
+/**
+ * Which agents run: the saved scores' top k (the size `weft team optimize --k` recorded, else 4) when there are
+ * enough, else all (the reason says which, and where k came from).
+ */
 export async function selectMembers(context: Context, spec: TeamSpec, taskType: string): Promise<{ members: string[]; selection: TeamSelection }> {
   const store = await openStore(context);
   try {
     const scores = await store.teamScores(spec.name, taskType);
-    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), scores, `team "${spec.name}", task type "${taskType}"`, OPTIMIZED_TEAM_SIZE);
+    const size = await store.teamSize(spec.name, taskType);
+    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), scores, `team "${spec.name}", task type "${taskType}"`, size, llmAgentsOf(spec));
     return { members: choice.members, selection: choice.selection };
   } finally {
     await store.close();
@@ -205,7 +210,10 @@ export interface TeamOptimizeFlags {
   readonly json?: boolean;
 }
 
-/** `weft team optimize`: the whole pool answers every sample query; the top k by importance; scores saved. */
+/**
+ * `weft team optimize`: the whole pool answers every sample query; the top k by importance; the scores and k
+ * saved, so that later runs take the top k by stored mean.
+ */
 export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Output, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const poolFile = requireValue(flags.team, '--team');
   const queriesFile = requireValue(flags.queries, '--queries');
@@ -224,7 +232,7 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   const team = await buildTeamWithModels(spec, poolFile, flags.model, context, seed, env);
   const simWarning = simDatasetWarning(team.models, items, 'optimize');
   if (simWarning) output.log(simWarning);
-  output.log(`optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, marking the top ${k}`);
+  output.log(`optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, keeping the top ${k}`);
   const progress = progressLogger('optimize', output);
   let failed = 0;
   const result = await optimizeTeam({
@@ -246,18 +254,26 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
 
   const finished = items.length - result.failed.length;
   let stored: { agent: string; importance: number; queries: number; mean: number }[] = [];
+  let size: number | undefined;
+  let later: TeamChoice;
   const store = await openStore(context);
   try {
     if (finished > 0) {
+      // The scores and k in one transaction: a failure leaves neither, so running optimize again counts nothing twice.
       await store.saveTeamScores({
         team: spec.name,
         taskType,
         scores: Object.entries(result.scores)
           .filter(([, score]) => score.queries > 0)
           .map(([agent, score]) => ({ agent, importance: score.total, queries: score.queries })),
+        k,
       });
     }
-    stored = (await store.teamScores(spec.name, taskType)).map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean }));
+    const totals = await store.teamScores(spec.name, taskType);
+    size = await store.teamSize(spec.name, taskType);
+    stored = totals.map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean }));
+    // What later runs will take, by the very rule they use (the stored totals, not this run's alone).
+    later = selectTeamMembers(spec.agents.map((agent) => agent.name), totals, `team "${spec.name}", task type "${taskType}"`, size, llmAgentsOf(spec));
   } finally {
     await store.close();
   }
@@ -265,8 +281,9 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     team: spec.name,
     taskType,
     k,
-    // What later runs use: `k` only chooses `chosen` (see docs/teams.md).
-    runsUse: OPTIMIZED_TEAM_SIZE,
+    // The team size later runs take (k once saved) and the agents they take with the totals now stored.
+    runsUse: teamSizeOf(size),
+    runsWith: later.members,
     queries: items.length,
     chosen: result.chosen,
     dropped: result.dropped,
@@ -279,7 +296,10 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     models: team.models,
   };
   if (output.json) output.document(document);
-  else for (const line of formatOptimizeResult(spec.name, taskType, k, items, result, stored, team.models)) output.text(line);
+  else {
+    const next = { size: teamSizeOf(size), members: later.members, optimized: later.selection.optimized };
+    for (const line of formatOptimizeResult(spec.name, taskType, k, items, result, stored, next, team.models)) output.text(line);
+  }
   return result.failed.length > 0 ? 1 : 0;
 }
 
@@ -463,10 +483,10 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
   common(
     team
       .command('optimize')
-      .description('score a pool of agents on sample queries, keep the top k, and save the scores in the run store')
+      .description('score a pool of agents on sample queries, keep the top k, and save the scores and k in the run store')
       .option('--team <file>', 'the candidate pool: a team file')
       .option('--queries <file>', 'sample queries, JSONL {id, question, choices?, answer?}')
-      .option('--k <N>', 'size of the optimised team')
+      .option('--k <N>', 'size of the optimised team, recorded in the run store: later runs take the top N')
       .option('--task-type <T>', 'the key the scores are saved under (default general)')
       .option('--seed <S>', 'seed of the shuffles (default 0)')
       .option('--concurrency <N>', 'queries at once (default 4)'),

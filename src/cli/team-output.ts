@@ -4,7 +4,6 @@
  * and `eval`. Pure.
  */
 import type { TeamSelection } from '../run/events.js';
-import { OPTIMIZED_TEAM_SIZE } from '../run/team-selection.js';
 import type { TeamEvaluation } from '../team/evaluate-team.js';
 import type { OptimizeTeamResult } from '../team/optimize-team.js';
 import type { TeamResult } from '../team/team.js';
@@ -176,6 +175,16 @@ function clip(text: string, max = 60): string {
   return line.length > max || text.includes('\n') ? `${line.slice(0, max)}…` : line;
 }
 
+/** What later runs take after an optimisation: the stored size and the agents it picks from the stored totals. */
+export interface OptimizedTeamUse {
+  /** The team size later runs take: the one stored, `k` after a save. */
+  readonly size: number;
+  /** The agents they run, in the team file's order. */
+  readonly members: readonly string[];
+  /** False when the whole team runs (it has no more agents than `size`, or too few are scored). */
+  readonly optimized: boolean;
+}
+
 export function formatOptimizeResult(
   team: string,
   taskType: string,
@@ -183,11 +192,11 @@ export function formatOptimizeResult(
   queries: readonly { id: string }[],
   result: Pick<OptimizeTeamResult, 'chosen' | 'dropped' | 'scores' | 'calls' | 'callsPerQuery' | 'failed'>,
   stored: readonly { agent: string; mean: number; queries: number }[],
+  later: OptimizedTeamUse,
   models: TeamModels,
 ): string[] {
   const n = queries.length;
   const finished = n - result.failed.length;
-  const pool = Object.keys(result.scores).length;
   const width = Math.max(5, ...Object.keys(result.scores).map((agent) => agent.length));
   const row = (agent: string, chosen: boolean) => {
     const score = result.scores[agent]!;
@@ -197,7 +206,14 @@ export function formatOptimizeResult(
     `failed: ${result.failed.length} of ${n} ${n === 1 ? 'query' : 'queries'} (not scored):`,
     ...result.failed.slice(0, SHOWN_WRONG).map((failure) => `  ${queries[failure.index]?.id ?? failure.index + 1}: ${clip(failure.error, 200)}`),
   ];
-  if (finished === 0) return [`team "${team}": no sample query finished, so nothing was scored or saved`, ...failures, ...modelLines(models)];
+  if (finished === 0) {
+    return [`team "${team}": no sample query finished, so nothing was scored or saved (--k ${k} was not recorded either)`, ...failures, ...modelLines(models)];
+  }
+  // The store's totals (all optimisations so far) rank, with ties going by name: the team can differ from the ✔.
+  const differs = later.optimized && (later.members.length !== result.chosen.length || later.members.some((agent) => !result.chosen.includes(agent)));
+  const runs = later.optimized
+    ? `the top ${later.size} by stored mean: ${later.members.join(', ')}${differs ? ' (not the ✔ above: the stored totals rank them, ties going by name)' : ''}`
+    : `the whole team (${later.members.length} ${later.members.length === 1 ? 'agent' : 'agents'}, no more than ${later.size}): ${later.members.join(', ')}`;
   return [
     `top ${k} of team "${team}" (task type "${taskType}") by Agent Importance Score: ${result.chosen.join(', ')}`,
     `scores on ${finished} sample ${finished === 1 ? 'query' : 'queries'}, best first (✔ the top ${k}):`,
@@ -208,9 +224,7 @@ export function formatOptimizeResult(
     '',
     `saved in the run store under team "${team}", task type "${taskType}"; the totals now stored (all optimisations so far):`,
     ...stored.map((score) => `  ${score.agent.padEnd(width)}  mean ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
-    pool > OPTIMIZED_TEAM_SIZE
-      ? `--k only chooses what this report marks: \`weft team\`, \`weft team eval\` and workflow team roles run the top ${OPTIMIZED_TEAM_SIZE} by stored mean (DyLAN's N = ${OPTIMIZED_TEAM_SIZE}), whatever --k was (--no-optimized runs every agent).`
-      : `--k only chooses what this report marks: a team of ${OPTIMIZED_TEAM_SIZE} or fewer agents always runs whole.`,
+    `team size ${later.size} recorded (the latest optimisation's --k wins): \`weft team\`, \`weft team eval\` and workflow team roles now run ${runs} (--no-optimized runs every agent).`,
     ...modelLines(models),
   ];
 }

@@ -12,7 +12,8 @@
  * - Every call goes through the run's metered model (or, for an agent with its own model spec, a metered model of
  *   that spec), so calls, tokens, cost and budgets count them. Calls are re-keyed `<subtaskId>/team/<agent key>`
  *   with the subtask's attempt, so a retry is a different call and a resume replays a team's calls like any other.
- * - When the store holds scores for (team, task type), the top agents by mean importance run (team-selection.ts).
+ * - When the store holds scores for (team, task type), the top agents by mean importance run (team-selection.ts):
+ *   as many as the latest `weft team optimize --k` recorded for them, else 4.
  *   Afterwards this query's importance is added to the store, unless every call was replayed from the log (an
  *   earlier process already got that far, and may have saved them: counting twice would be worse than once less).
  */
@@ -30,7 +31,7 @@ import { runTeam } from '../team/run-team.js';
 import type { TeamQuery, TeamResult, TeamSpec } from '../team/team.js';
 import type { TeamSummary, WeftEvent } from './events.js';
 import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
-import { selectTeamMembers } from './team-selection.js';
+import { llmAgentsOf, selectTeamMembers } from './team-selection.js';
 
 /** The task type workflow team subtasks keep their importance scores under. */
 export const WORKFLOW_TEAM_TASK_TYPE = 'general';
@@ -48,7 +49,7 @@ export interface TeamAttemptContext {
   /** A metered model for a spec named in a team file; without it such a spec is a BAD_INPUT. */
   readonly modelFor?: (spec: string) => Promise<ChatModel>;
   /** Where importance scores are read and saved; without it every team runs whole and nothing is saved. */
-  readonly store?: Pick<RunStore, 'teamScores' | 'saveTeamScores'>;
+  readonly store?: Pick<RunStore, 'teamScores' | 'teamSize' | 'saveTeamScores'>;
   /** Replies recorded before a resume: a result found among them was replayed, not made. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
   readonly emit: (event: TeamEvent) => void;
@@ -108,7 +109,8 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     const query: TeamQuery = { question: executePrompt(attempt.task, attempt.objective, attempt.parents), kind: spec.answerKind ?? 'text', taskType };
     const where = `team "${spec.name}", task type "${taskType}"`;
     const stored: TeamScore[] = context.store ? await context.store.teamScores(spec.name, taskType) : [];
-    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), stored, where);
+    const size = context.store ? await context.store.teamSize(spec.name, taskType) : undefined;
+    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), stored, where, size, llmAgentsOf(spec));
     const members = new Set(choice.members);
 
     let live = 0;

@@ -1,12 +1,14 @@
 /**
  * Which agents of a team file run a workflow subtask (SPEC §3.4, selection): when the run store holds importance
- * scores for the team and task type, the top `size` agents by mean importance form the optimised team; otherwise
- * the whole file runs. Pure, and the reason is always spelled out: the report shows it.
+ * scores for the team and task type, the top `k` agents by mean importance form the optimised team, `k` being
+ * the size the latest `weft team optimize --k` recorded for them (DyLAN's 4 when none did); otherwise the whole
+ * file runs. Pure (callers read the scores and the size from the store), and the reason is always spelled out,
+ * where the size came from included: the report shows it.
  */
 import { sortTeamScores, topAgents, type TeamScore } from '../store/team-scores.js';
 import type { TeamSelection } from './events.js';
 
-/** DyLAN's team size after optimisation (SPEC §3.1: N = 4). */
+/** DyLAN's team size after optimisation (SPEC §3.1: N = 4): the size when no `weft team optimize --k` recorded one. */
 export const OPTIMIZED_TEAM_SIZE = 4;
 
 export interface TeamChoice {
@@ -15,11 +17,33 @@ export interface TeamChoice {
   readonly selection: TeamSelection;
 }
 
+/** The size selection uses: the stored one, else OPTIMIZED_TEAM_SIZE. */
+export function teamSizeOf(storedSize: number | undefined): number {
+  return storedSize ?? OPTIMIZED_TEAM_SIZE;
+}
+
+/** Where the size came from, for a reason: `team size 2 set by \`weft team optimize --k 2\``. */
+export function describeTeamSize(storedSize: number | undefined): string {
+  return storedSize === undefined
+    ? `DyLAN's default team size ${OPTIMIZED_TEAM_SIZE}: no \`weft team optimize --k\` recorded one`
+    : `team size ${storedSize} set by \`weft team optimize --k ${storedSize}\``;
+}
+
 /**
  * `pool`: the team file's agents in order; `scores`: what the store holds for (team, task type), any order;
- * `where`: names the key in the reason, e.g. `team "panel", task type "general"`.
+ * `where`: names the key in the reason, e.g. `team "panel", task type "general"`; `storedSize`: the team size the
+ * store holds for that key (`RunStore.teamSize`), undefined when none was recorded (then OPTIMIZED_TEAM_SIZE).
  */
-export function selectTeamMembers(pool: readonly string[], scores: readonly TeamScore[], where: string, size = OPTIMIZED_TEAM_SIZE): TeamChoice {
+export function selectTeamMembers(
+  pool: readonly string[],
+  scores: readonly TeamScore[],
+  where: string,
+  storedSize: number | undefined,
+  /** The llm agents of the pool; without any among the top k (tools only check answers) the whole team runs. */
+  answerers: ReadonlySet<string> = new Set(pool),
+): TeamChoice {
+  const size = teamSizeOf(storedSize);
+  const origin = describeTeamSize(storedSize);
   const whole = (reason: string, shown: readonly TeamScore[] = []): TeamChoice => ({
     members: [...pool],
     selection: { optimized: false, reason, leftOut: [], ...(shown.length > 0 ? { scores: brief(shown) } : {}) },
@@ -29,12 +53,15 @@ export function selectTeamMembers(pool: readonly string[], scores: readonly Team
   const usable = scores.filter((score) => inPool.has(score.agent));
   if (usable.length === 0) return whole(`no stored importance scores for ${where}: the whole team runs`);
   if (pool.length <= size) {
-    return whole(`the team has ${pool.length} agent(s), no more than the optimised size ${size}: the whole team runs`, usable);
+    return whole(`the team has ${pool.length} agent(s), no more than the optimised size ${size} (${origin}): the whole team runs`, usable);
   }
   if (usable.length < size) {
-    return whole(`only ${usable.length} of the ${pool.length} agents have stored scores for ${where} (${size} needed): the whole team runs`, usable);
+    return whole(`only ${usable.length} of the ${pool.length} agents have stored scores for ${where} (${size} needed; ${origin}): the whole team runs`, usable);
   }
   const chosen = new Set(topAgents(usable, size));
+  if (![...chosen].some((agent) => answerers.has(agent))) {
+    return whole(`the top ${size} agents by mean importance stored for ${where} (${[...chosen].join(', ')}) include no llm agent to answer (${origin}): the whole team runs`, usable);
+  }
   const members = pool.filter((agent) => chosen.has(agent));
   const leftOut = pool.filter((agent) => !chosen.has(agent));
   const ranked = brief(usable);
@@ -44,10 +71,15 @@ export function selectTeamMembers(pool: readonly string[], scores: readonly Team
   };
   const reason =
     `optimised team: the top ${size} of ${pool.length} agents by mean importance stored for ${where}: ` +
-    `${[...chosen].map(describe).join(', ')}; left out ${leftOut.map(describe).join(', ')}`;
+    `${[...chosen].map(describe).join(', ')}; left out ${leftOut.map(describe).join(', ')} (${origin})`;
   return { members, selection: { optimized: true, reason, scores: ranked, leftOut } };
 }
 
 function brief(scores: readonly TeamScore[]): { agent: string; mean: number; queries: number }[] {
   return sortTeamScores([...scores]).map((score) => ({ agent: score.agent, mean: score.mean, queries: score.queries }));
+}
+
+/** The agents of a team file that answer (its llm agents), for selectTeamMembers. */
+export function llmAgentsOf(spec: { readonly agents: readonly { readonly name: string; readonly kind: string }[] }): Set<string> {
+  return new Set(spec.agents.filter((agent) => agent.kind === 'llm').map((agent) => agent.name));
 }

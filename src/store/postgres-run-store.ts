@@ -23,10 +23,10 @@ import { loadPg, type PgImporter } from './load-pg.js';
 import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
 import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
-import { prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
+import { checkTeamKey, prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
 /** The largest value of a Postgres `integer` column (pids, plan versions). */
 const MAX_INTEGER = 0x7fffffff;
@@ -88,6 +88,16 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     queries    bigint NOT NULL,
     updated_at text NOT NULL,
     PRIMARY KEY (team, task_type, agent)
+  );
+  `,
+  // 3: the optimised team size per (team, task type): the --k of the latest `weft team optimize`.
+  (s) => `
+  CREATE TABLE ${s}.team_sizes (
+    team       text NOT NULL,
+    task_type  text NOT NULL,
+    k          bigint NOT NULL,
+    updated_at text NOT NULL,
+    PRIMARY KEY (team, task_type)
   );
   `,
 ];
@@ -440,6 +450,11 @@ class PostgresStore implements PostgresRunStore {
       teamScores:
         `SELECT agent, importance, queries::double precision AS queries, updated_at FROM ${s}.team_scores
          WHERE team = $1 AND task_type = $2`,
+      // The latest save wins.
+      setTeamSize:
+        `INSERT INTO ${s}.team_sizes (team, task_type, k, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (team, task_type) DO UPDATE SET k = excluded.k, updated_at = excluded.updated_at`,
+      teamSize: `SELECT k::double precision AS k FROM ${s}.team_sizes WHERE team = $1 AND task_type = $2`,
       stats:
         `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
                 (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
@@ -696,24 +711,43 @@ class PostgresStore implements PostgresRunStore {
 
   saveTeamScores(update: TeamScoresUpdate): Promise<void> {
     return this.use(`save the scores of team ${JSON.stringify(update?.team)}`, async () => {
-      const { team, taskType, scores } = prepareTeamScores(update);
-      if (scores.length === 0) return;
-      // One statement is one transaction: every entry is added, or none.
-      await this.pool.query(this.sql.addTeamScores, [
-        team,
-        taskType,
-        scores.map((score) => score.agent),
-        scores.map((score) => score.importance),
-        scores.map((score) => score.queries),
-        this.now().toISOString(),
-      ]);
+      const { team, taskType, scores, k } = prepareTeamScores(update);
+      if (scores.length === 0 && k === undefined) return;
+      const now = this.now().toISOString();
+      const add = async (client: Queryable): Promise<void> => {
+        if (scores.length === 0) return;
+        await client.query(this.sql.addTeamScores, [
+          team,
+          taskType,
+          scores.map((score) => score.agent),
+          scores.map((score) => score.importance),
+          scores.map((score) => score.queries),
+          now,
+        ]);
+      };
+      // Without a size, one statement is one transaction: every entry is added, or none. With one, the scores
+      // and the size are written together (score rows first, then the size row: one lock order for every save).
+      if (k === undefined) await add(this.pool);
+      else {
+        await this.transaction(async (client) => {
+          await add(client);
+          await client.query(this.sql.setTeamSize, [team, taskType, k, now]);
+        });
+      }
     });
   }
 
   teamScores(team: string, taskType: string): Promise<TeamScore[]> {
     return this.use(`read the scores of team ${JSON.stringify(team)}`, async () => {
-      prepareTeamScores({ team, taskType, scores: [] });
+      checkTeamKey(team, taskType);
       return teamScoresFromRows((await this.pool.query<TeamScoreRow>(this.sql.teamScores, [team, taskType])).rows);
+    });
+  }
+
+  teamSize(team: string, taskType: string): Promise<number | undefined> {
+    return this.use(`read the size of team ${JSON.stringify(team)}`, async () => {
+      checkTeamKey(team, taskType);
+      return (await this.pool.query<{ k: number }>(this.sql.teamSize, [team, taskType])).rows[0]?.k;
     });
   }
 

@@ -20,10 +20,10 @@ import { decodeRefs, encodeRefs, inflate } from './json-blobs.js';
 import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
 import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
-import { prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
+import { checkTeamKey, prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 /** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
@@ -94,6 +94,16 @@ const MIGRATIONS: readonly string[] = [
     queries    INTEGER NOT NULL,
     updated_at TEXT NOT NULL,
     PRIMARY KEY (team, task_type, agent)
+  ) WITHOUT ROWID;
+  `,
+  // 4: the optimised team size per (team, task type): the --k of the latest `weft team optimize`.
+  `
+  CREATE TABLE team_sizes (
+    team       TEXT NOT NULL,
+    task_type  TEXT NOT NULL,
+    k          INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (team, task_type)
   ) WITHOUT ROWID;
   `,
 ];
@@ -318,6 +328,12 @@ class SqliteStore implements SqliteRunStore {
       teamScores: db.prepare<[string, string], TeamScoreRow>(
         'SELECT agent, importance, queries, updated_at FROM team_scores WHERE team = ? AND task_type = ?',
       ),
+      // The latest save wins.
+      setTeamSize: db.prepare(
+        `INSERT INTO team_sizes (team, task_type, k, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (team, task_type) DO UPDATE SET k = excluded.k, updated_at = excluded.updated_at`,
+      ),
+      teamSize: db.prepare<[string, string], { k: number }>('SELECT k FROM team_sizes WHERE team = ? AND task_type = ?'),
       stats: db.prepare<
         [],
         { runs: number; events: number; planVersions: number; blobs: number; blobBytes: number | null }
@@ -538,12 +554,13 @@ class SqliteStore implements SqliteRunStore {
 
   saveTeamScores(update: TeamScoresUpdate): Promise<void> {
     return this.use(`save the scores of team ${JSON.stringify(update?.team)}`, () => {
-      const { team, taskType, scores } = prepareTeamScores(update);
-      if (scores.length === 0) return;
+      const { team, taskType, scores, k } = prepareTeamScores(update);
+      if (scores.length === 0 && k === undefined) return;
       const now = this.now().toISOString();
       this.db
         .transaction(() => {
           for (const score of scores) this.statements.addTeamScore.run(team, taskType, score.agent, score.importance, score.queries, now);
+          if (k !== undefined) this.statements.setTeamSize.run(team, taskType, k, now);
         })
         .immediate();
     });
@@ -551,8 +568,15 @@ class SqliteStore implements SqliteRunStore {
 
   teamScores(team: string, taskType: string): Promise<TeamScore[]> {
     return this.use(`read the scores of team ${JSON.stringify(team)}`, () => {
-      prepareTeamScores({ team, taskType, scores: [] });
+      checkTeamKey(team, taskType);
       return teamScoresFromRows(this.statements.teamScores.all(team, taskType));
+    });
+  }
+
+  teamSize(team: string, taskType: string): Promise<number | undefined> {
+    return this.use(`read the size of team ${JSON.stringify(team)}`, () => {
+      checkTeamKey(team, taskType);
+      return this.statements.teamSize.get(team, taskType)?.k;
     });
   }
 

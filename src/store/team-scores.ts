@@ -1,7 +1,8 @@
 /**
  * DyLAN Agent Importance Scores as the run store keeps them (SPEC §3.4): per (team, task type, agent) the sum of
  * the importance the agent earned and the number of queries it was scored on, so that the mean over every run and
- * `weft team optimize` so far picks the optimised team. Types and the pure checks and ordering both stores share.
+ * `weft team optimize` so far picks the optimised team; and per (team, task type) the size of that team, the `--k`
+ * of the latest `weft team optimize`. Types and the pure checks and ordering both stores share.
  */
 import { WeftError } from '../errors.js';
 
@@ -20,6 +21,11 @@ export interface TeamScoresUpdate {
   /** e.g. `mmlu`, `code`, or `general` (TeamQuery.taskType). */
   readonly taskType: string;
   readonly scores: readonly TeamScoreInput[];
+  /**
+   * The optimised team's size (`weft team optimize --k`): an integer >= 1, recorded with the scores in the same
+   * transaction and replacing any size stored before (the latest wins). Absent: the stored size is kept.
+   */
+  readonly k?: number;
 }
 
 /** What is stored for one agent: the running totals and their mean. */
@@ -53,10 +59,17 @@ function checkName(value: unknown, field: string): string {
  * entries sorted by agent, the order both stores lock rows in so that concurrent saves cannot deadlock.
  * Counts stay within Number.MAX_SAFE_INTEGER so that they read back exactly from either store.
  */
-export function prepareTeamScores(update: TeamScoresUpdate): { team: string; taskType: string; scores: TeamScoreInput[] } {
-  if (typeof update !== 'object' || update === null) throw new WeftError('STORE', 'Cannot store team scores: expected { team, taskType, scores }');
+export function prepareTeamScores(update: TeamScoresUpdate): { team: string; taskType: string; scores: TeamScoreInput[]; k?: number } {
+  if (typeof update !== 'object' || update === null) throw new WeftError('STORE', 'Cannot store team scores: expected { team, taskType, scores, k? }');
   const team = checkName(update.team, 'team');
   const taskType = checkName(update.taskType, `taskType (team ${JSON.stringify(team)})`);
+  const { k } = update;
+  if (k !== undefined && (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1)) {
+    throw new WeftError(
+      'STORE',
+      `Cannot store the team size of team ${JSON.stringify(team)} (task type ${JSON.stringify(taskType)}): k must be an integer >= 1, got ${typeof k === 'string' ? JSON.stringify(k) : String(k)}`,
+    );
+  }
   if (!Array.isArray(update.scores)) {
     throw new WeftError('STORE', `Cannot store team scores of team ${JSON.stringify(team)}: scores must be an array`);
   }
@@ -77,7 +90,12 @@ export function prepareTeamScores(update: TeamScoresUpdate): { team: string; tas
     return { agent, importance, queries };
   });
   scores.sort((a, b) => compareText(a.agent, b.agent));
-  return { team, taskType, scores };
+  return { team, taskType, scores, ...(k !== undefined ? { k } : {}) };
+}
+
+/** Checks the key of a read (`teamScores`, `teamSize`): the same rules as a save's. */
+export function checkTeamKey(team: string, taskType: string): void {
+  prepareTeamScores({ team, taskType, scores: [] });
 }
 
 /**

@@ -143,9 +143,11 @@ describe('weft team optimize', () => {
     const document = JSON.parse(result.stdout) as {
       team: string; taskType: string; k: number; queries: number; chosen: string[]; dropped: string[];
       scores: Record<string, { total: number; mean: number; queries: number }>; calls: number; callsPerQuery: number;
-      stored: { agent: string; mean: number; queries: number; importance: number }[];
+      stored: { agent: string; mean: number; queries: number; importance: number }[]; runsUse: number; runsWith: string[];
     };
     expect(document).toMatchObject({ team: 'pool', taskType: 'general', k: 4, queries: 5, chosen: ['analyst', 'solver', 'checker', 'skeptic'], dropped: ['novice'], calls: 25, callsPerQuery: 5 });
+    // Later runs take the top k of the stored totals, in the team file's order.
+    expect(document).toMatchObject({ runsUse: 4, runsWith: ['analyst', 'solver', 'checker', 'skeptic'] });
     // One layer; its 1 is shared by the four right agents.
     for (const agent of document.chosen) expect(document.scores[agent]).toEqual({ total: 1.25, mean: 0.25, queries: 5 });
     expect(document.scores.novice).toEqual({ total: 0, mean: 0, queries: 5 });
@@ -157,6 +159,7 @@ describe('weft team optimize', () => {
       expect(stored.map((score) => [score.agent, score.queries, score.mean])).toEqual([
         ['analyst', 5, 0.25], ['checker', 5, 0.25], ['skeptic', 5, 0.25], ['solver', 5, 0.25], ['novice', 5, 0],
       ]);
+      expect(await store.teamSize('pool', 'general')).toBe(4);
     } finally {
       await store.close();
     }
@@ -164,6 +167,7 @@ describe('weft team optimize', () => {
     const asked = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
     expect(asked.selection).toMatchObject({ optimized: true, leftOut: ['novice'] });
     expect(asked.selection!.reason).toContain('novice (mean 0.000 over 5 queries)');
+    expect(asked.selection!.reason).toContain('(team size 4 set by `weft team optimize --k 4`)');
     expect(asked.layers[0]!.map((node) => node.agent)).toEqual(['analyst', 'solver', 'checker', 'skeptic']);
     const text = await cli(['team', 'What now?', '--team', pool, '--home', home]);
     expect(text.stdout).toMatch(/^optimised team: the top 4 of 5 agents/);
@@ -190,12 +194,102 @@ describe('weft team optimize', () => {
     const result = await cli(['team', 'optimize', '--team', simPool(home), '--queries', queries(home, 2), '--k', '2', '--home', home]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('top 2 of team "pool" (task type "general") by Agent Importance Score: analyst, solver');
-    // Runs later use the top 4 whatever --k was: the report says so.
-    expect(result.stdout).toContain('--k only chooses what this report marks: `weft team`, `weft team eval` and workflow team roles run the top 4 by stored mean (DyLAN\'s N = 4), whatever --k was');
+    // --k is recorded and later runs take the top 2 of the stored totals; four agents tie there, and ties go by
+    // name (analyst, checker), unlike this run's pool order: the report says so.
+    expect(result.stdout).toContain(
+      "team size 2 recorded (the latest optimisation's --k wins): `weft team`, `weft team eval` and workflow team roles now run the top 2 by stored mean: analyst, checker (not the ✔ above: the stored totals rank them, ties going by name) (--no-optimized runs every agent).",
+    );
+    expect(result.stdout).not.toContain('--k only chooses');
     expect(result.stdout).toMatch(/✔ analyst +mean 0\.250 +total 0\.500 over 2 queries/);
     expect(result.stdout).toMatch(/ {4}novice +mean 0\.000/);
     expect(result.stdout).toContain('calls: 10 (5.00 per query)');
     expect(result.stdout).toContain('(sim model)');
+  });
+});
+
+describe('weft team optimize --k: the team size later runs take', () => {
+  /** Five sim agents of different accuracy: one query's importance ranks them without ties. */
+  function rankedPool(dir: string): string {
+    const agents = [
+      ['ace', 1, 21], ['good', 1, 22], ['fair', 1, 23], ['weak', 0, 24], ['lost', 0, 25],
+    ].map(([name, accuracy, seed]) => `  - name: ${name}\n    prompt: You are ${name}.\n    model: "sim:accuracy=${accuracy},seed=${seed}"`);
+    return write(dir, 'ranked.yaml', `name: ranked\nmodel: "sim:accuracy=1,seed=3"\nagents:\n${agents.join('\n')}\n`);
+  }
+
+  it('records k; `weft team` and `weft team eval` then run the top k, and the latest optimisation wins', async () => {
+    const home = tempHome();
+    const pool = simPool(home);
+    const sample = queries(home, 2);
+    const optimize = async (k: string) =>
+      JSON.parse((await cli(['team', 'optimize', '--team', pool, '--queries', sample, '--k', k, '--home', home, '--json'])).stdout) as { k: number; runsUse: number; runsWith: string[] };
+    expect(await optimize('2')).toMatchObject({ k: 2, runsUse: 2, runsWith: ['analyst', 'checker'] });
+
+    const asked = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(asked.selection).toMatchObject({ optimized: true, leftOut: ['solver', 'skeptic', 'novice'] });
+    expect(asked.selection!.reason).toMatch(/^optimised team: the top 2 of 5 agents by mean importance stored for team "pool", task type "general": /);
+    expect(asked.selection!.reason).toMatch(/\(team size 2 set by `weft team optimize --k 2`\)$/);
+    expect(asked.layers[0]!.map((node) => node.agent)).toEqual(['analyst', 'checker']);
+    const text = await cli(['team', 'What now?', '--team', pool, '--home', home]);
+    expect(text.stdout.split('\n')[0]).toContain('(team size 2 set by `weft team optimize --k 2`)');
+
+    const data = write(home, 'data.jsonl', JSON.stringify({ id: 1, question: 'One?', answer: 'correct' }) + '\n');
+    const evaluated = JSON.parse((await cli(['team', 'eval', '--team', pool, '--data', data, '--home', home, '--json'])).stdout) as { selection: TeamDocument['selection']; calls: number };
+    expect(evaluated.selection).toMatchObject({ optimized: true, leftOut: ['solver', 'skeptic', 'novice'] });
+    expect(evaluated.calls).toBe(2);
+
+    // The latest optimisation's k wins, larger or smaller; --no-optimized still runs everyone.
+    expect(await optimize('3')).toMatchObject({ k: 3, runsUse: 3, runsWith: ['analyst', 'checker', 'skeptic'] });
+    const three = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(three.layers[0]!.map((node) => node.agent)).toEqual(['analyst', 'checker', 'skeptic']);
+    expect(three.selection!.reason).toContain('(team size 3 set by `weft team optimize --k 3`)');
+    const whole = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--no-optimized', '--json'])).stdout) as TeamDocument;
+    expect(whole.layers[0]!).toHaveLength(5);
+    // k as large as the pool: the whole team runs, and says why.
+    const all = await cli(['team', 'optimize', '--team', pool, '--queries', sample, '--k', '5', '--home', home]);
+    expect(all.stdout).toContain('now run the whole team (5 agents, no more than 5): analyst, solver, checker, skeptic, novice');
+    const five = JSON.parse((await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(five.selection).toMatchObject({ optimized: false });
+    expect(five.selection!.reason).toBe('the team has 5 agent(s), no more than the optimised size 5 (team size 5 set by `weft team optimize --k 5`): the whole team runs');
+    // Another task type has no size of its own (nor scores).
+    const store = await openRunStore({ home });
+    try {
+      expect(await store.teamSize('pool', 'general')).toBe(5);
+      expect(await store.teamSize('pool', 'math')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('without a recorded k (scores saved by workflow team roles) runs the top 4 and says so', async () => {
+    const home = tempHome();
+    const pool = rankedPool(home);
+    const store = await openRunStore({ home });
+    try {
+      await store.saveTeamScores({
+        team: 'ranked',
+        taskType: 'general',
+        scores: [['ace', 5], ['good', 4], ['fair', 3], ['weak', 2], ['lost', 1]].map(([agent, importance]) => ({ agent: agent as string, importance: importance as number, queries: 10 })),
+      });
+    } finally {
+      await store.close();
+    }
+    const asked = JSON.parse((await cli(['team', 'Which?', '--team', pool, '--home', home, '--json'])).stdout) as TeamDocument;
+    expect(asked.selection).toMatchObject({ optimized: true, leftOut: ['lost'] });
+    expect(asked.selection!.reason).toContain("(DyLAN's default team size 4: no `weft team optimize --k` recorded one)");
+  });
+
+  it('records nothing, k included, when no sample query finished', async () => {
+    const home = tempHome();
+    const pool = write(home, 'failing.yaml', 'name: failing\nmodel: "sim:error=1,seed=1"\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+    const result = await cli(['team', 'optimize', '--team', pool, '--queries', queries(home, 1), '--k', '1', '--home', home, '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ k: 1, runsUse: 4, runsWith: ['a', 'b'], chosen: [], stored: [] });
+    const store = await openRunStore({ home });
+    try {
+      expect(await store.teamSize('failing', 'general')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 });
 

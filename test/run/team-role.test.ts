@@ -177,11 +177,43 @@ describe('a workflow subtask run by a team', () => {
     expect(team?.selection.scores?.map((score) => score.agent)).toEqual(['historian', 'astronomer', 'engineer', 'skeptic', 'poet']);
     expect(team?.selection.reason).toContain('optimised team: the top 4 of 5 agents by mean importance');
     expect(team?.selection.reason).toContain('left out poet (mean 0.125 over 4 queries)');
+    // No `weft team optimize --k` recorded a size: DyLAN's 4, and the reason says so.
+    expect(team?.selection.reason).toContain("(DyLAN's default team size 4: no `weft team optimize --k` recorded one)");
     expect(callEvents(events).some((call) => call.key?.includes('/team/poet/'))).toBe(false);
     const report = await readFile(join(result.runDir, 'report.md'), 'utf8');
     expect(report).toContain('left out: poet');
     expect(report).toContain('| poet |  | 0.1250 (4) | left out |');
     expect(report).toContain('| historian | 0.5833 | 0.7500 (4) | kept |');
+  });
+
+  it('runs the top k that the latest `weft team optimize --k` recorded, and says where k came from', async () => {
+    const { home, store } = await setup();
+    const dir = await tempDir();
+    await copyFile(PLAN_FILE, join(dir, 'plan.json'));
+    await writeFile(join(dir, 'team.yaml'), (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n');
+    const scores = [
+      { agent: 'historian', importance: 3, queries: 4 },
+      { agent: 'engineer', importance: 2, queries: 4 },
+      { agent: 'astronomer', importance: 2.5, queries: 4 },
+      { agent: 'skeptic', importance: 1, queries: 4 },
+      { agent: 'poet', importance: 0.5, queries: 4 },
+    ];
+    await store.saveTeamScores({ team: 'apollo-panel', taskType: 'general', scores, k: 3 });
+    // A later optimisation's k wins.
+    await store.saveTeamScores({ team: 'apollo-panel', taskType: 'general', scores: [], k: 2 });
+    const { result, events } = await runExample(store, home, { planFile: join(dir, 'plan.json') });
+    expect(result.status).toBe('completed');
+    expect(result.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
+    const [team] = teamEvents(events);
+    // historian (0.75) and astronomer (0.625); both answer 8 at step 1: consensus.
+    expect(team?.members).toEqual(['historian', 'astronomer']);
+    expect(team?.selection).toMatchObject({ optimized: true, leftOut: ['engineer', 'skeptic', 'poet'] });
+    expect(team?.selection.reason).toContain('optimised team: the top 2 of 5 agents by mean importance');
+    expect(team?.selection.reason).toContain('(team size 2 set by `weft team optimize --k 2`)');
+    expect(team).toMatchObject({ stoppedAt: 1, calls: 2 });
+    // The workflow's own save adds to the scores and leaves the size alone.
+    expect(await store.teamSize('apollo-panel', 'general')).toBe(2);
+    expect((await store.teamScores('apollo-panel', 'general')).find((score) => score.agent === 'historian')?.queries).toBe(5);
   });
 
   it('counts team calls against the call budget', async () => {
@@ -401,20 +433,51 @@ describe('team attempts without a full run', () => {
 describe('selectTeamMembers', () => {
   const score = (agent: string, mean: number, queries = 2) => ({ agent, importance: mean * queries, queries, mean, updatedAt: '2026-01-01T00:00:00.000Z' });
   const pool = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const six = [score('f', 0.9), score('a', 0.1), score('c', 0.5), score('b', 0.5), score('e', 0.7), score('d', 0.2)];
 
   it('keeps the whole pool without scores, or when too few of its agents are scored', () => {
-    expect(selectTeamMembers(pool, [], 'team "t"')).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
-    const few = selectTeamMembers(pool, [score('a', 1), score('b', 1), score('c', 1), score('x', 1)], 'team "t"');
+    expect(selectTeamMembers(pool, [], 'team "t"', undefined)).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
+    const few = selectTeamMembers(pool, [score('a', 1), score('b', 1), score('c', 1), score('x', 1)], 'team "t"', undefined);
     expect(few.members).toEqual(pool);
-    expect(few.selection.reason).toContain('only 3 of the 6 agents have stored scores');
+    expect(few.selection.reason).toContain("only 3 of the 6 agents have stored scores for team \"t\" (4 needed; DyLAN's default team size 4");
+    // With a stored size of 3, three scored agents are enough.
+    expect(selectTeamMembers(pool, [score('a', 1), score('b', 0.5), score('c', 0.25)], 'team "t"', 3).members).toEqual(['a', 'b', 'c']);
   });
 
   it('picks the top k by mean (ties by name) and keeps the file order', () => {
-    const chosen = selectTeamMembers(pool, [score('f', 0.9), score('a', 0.1), score('c', 0.5), score('b', 0.5), score('e', 0.7), score('d', 0.2)], 'team "t"', 3);
+    const chosen = selectTeamMembers(pool, six, 'team "t"', 3);
     // Means: f 0.9, e 0.7, then b and c tie at 0.5 and b wins by name.
     expect(chosen.members).toEqual(['b', 'e', 'f']);
     expect(chosen.selection).toMatchObject({ optimized: true, leftOut: ['a', 'c', 'd'] });
     expect(chosen.selection.scores?.map((entry) => entry.agent)).toEqual(['f', 'e', 'b', 'c', 'd', 'a']);
+  });
+
+  it('takes the stored size, else 4, and says where the size came from', () => {
+    const two = selectTeamMembers(pool, six, 'team "t"', 2);
+    expect(two.members).toEqual(['e', 'f']);
+    expect(two.selection.reason).toMatch(/^optimised team: the top 2 of 6 agents by mean importance stored for team "t": /);
+    expect(two.selection.reason).toMatch(/ \(team size 2 set by `weft team optimize --k 2`\)$/);
+    const one = selectTeamMembers(pool, six, 'team "t"', 1);
+    expect(one).toMatchObject({ members: ['f'], selection: { optimized: true, leftOut: ['a', 'b', 'c', 'd', 'e'] } });
+    const standard = selectTeamMembers(pool, six, 'team "t"', undefined);
+    expect(standard.members).toEqual(['b', 'c', 'e', 'f']);
+    expect(standard.selection.reason).toContain("the top 4 of 6 agents");
+    expect(standard.selection.reason).toMatch(/\(DyLAN's default team size 4: no `weft team optimize --k` recorded one\)$/);
+  });
+
+  it('runs the whole pool when the top k holds no llm agent (tools only check answers)', () => {
+    const tools = selectTeamMembers(pool, six, 'team "t"', 2, new Set(['a', 'b', 'c', 'd']));
+    expect(tools).toMatchObject({ members: pool, selection: { optimized: false } });
+    expect(tools.selection.reason).toContain('(f, e) include no llm agent');
+    expect(selectTeamMembers(pool, six, 'team "t"', 2, new Set(['e'])).members).toEqual(['e', 'f']);
+  });
+
+  it('runs the whole pool when it has no more agents than the stored size', () => {
+    const whole = selectTeamMembers(pool, six, 'team "t"', 6);
+    expect(whole).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
+    expect(whole.selection.reason).toBe('the team has 6 agent(s), no more than the optimised size 6 (team size 6 set by `weft team optimize --k 6`): the whole team runs');
+    // A size recorded for a larger pool than the file now holds.
+    expect(selectTeamMembers(['a', 'b'], six, 'team "t"', 5).members).toEqual(['a', 'b']);
   });
 });
 

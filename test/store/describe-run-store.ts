@@ -531,17 +531,71 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           () => store.saveTeamScores({ team: 'panel', taskType: '', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
           () => store.teamScores('', 'mmlu'),
           () => store.teamScores('panel', ''),
+          () => store.teamSize('', 'mmlu'),
+          () => store.teamSize('panel', ''),
+          () => store.saveTeamScores({ team: '', taskType: 'mmlu', scores: [], k: 2 }),
         ]) {
           const error = await rejection(call());
           expect(error.code).toBe('STORE');
           expect(error.message).toMatch(/team|taskType/);
         }
         expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+        expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
       });
 
       it('accepts an empty update without storing anything', async () => {
         await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [] });
         expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+        expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
+      });
+
+      it('records the team size k with the scores; the latest k wins and a save without one keeps it', async () => {
+        expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }], k: 3 });
+        expect(await store.teamSize('panel', 'mmlu')).toBe(3);
+        expect(await totals()).toEqual([['a', 1, 1, 1]]);
+        // A save without k (a workflow's team role) adds scores and leaves the size alone.
+        await save(store, [['a', 1, 1]]);
+        expect(await store.teamSize('panel', 'mmlu')).toBe(3);
+        // The latest k wins, smaller or larger, and an update with no scores still records it.
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'b', importance: 0.5, queries: 1 }], k: 1 });
+        expect(await store.teamSize('panel', 'mmlu')).toBe(1);
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 7 });
+        expect(await store.teamSize('panel', 'mmlu')).toBe(7);
+        expect(await totals()).toEqual([['a', 2, 2, 1], ['b', 0.5, 1, 0.5]]);
+        // Kept per (team, task type).
+        await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [], k: 2 });
+        await store.saveTeamScores({ team: 'other', taskType: 'mmlu', scores: [], k: 5 });
+        expect(await store.teamSize('panel', 'code')).toBe(2);
+        expect(await store.teamSize('other', 'mmlu')).toBe(5);
+        expect(await store.teamSize('panel', 'mmlu')).toBe(7);
+        expect(await store.teamSize('panel', 'math')).toBeUndefined();
+        expect(await store.teamSize('nobody', 'mmlu')).toBeUndefined();
+        expect(await store.teamScores('panel', 'code')).toEqual([]);
+        // Exactly, at the top of the range a number holds.
+        await store.saveTeamScores({ team: 'panel', taskType: 'big', scores: [], k: Number.MAX_SAFE_INTEGER });
+        expect(await store.teamSize('panel', 'big')).toBe(Number.MAX_SAFE_INTEGER);
+      });
+
+      it.each([
+        ['zero', 0],
+        ['a negative k', -2],
+        ['a fractional k', 1.5],
+        ['NaN', Number.NaN],
+        ['an infinite k', Number.POSITIVE_INFINITY],
+        ['an unsafe integer', Number.MAX_SAFE_INTEGER + 1],
+        ['a string', '2'],
+        ['null', null],
+      ])('refuses %s as k with STORE, naming it, and writes nothing of the update', async (_label, bad) => {
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.5, queries: 1 }], k: 2 });
+        const error = await rejection(
+          store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }, { agent: 'c', importance: 1, queries: 1 }], k: bad as never }),
+        );
+        expect(error.code).toBe('STORE');
+        expect(error.message).toContain('team size of team "panel" (task type "mmlu")');
+        expect(error.message).toContain('k must be an integer >= 1');
+        expect(await totals()).toEqual([['a', 0.5, 1, 0.5]]);
+        expect(await store.teamSize('panel', 'mmlu')).toBe(2);
       });
 
       it('loses no addition when two clients save at once, and keeps the totals across reopening', async () => {
@@ -554,27 +608,40 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           const entries: [string, number, number][] = [['x', 0.5, 1], ['y', 0.25, 1], ['z', 0.125, 1]];
           writes.push(save(writer, index % 3 === 0 ? entries : entries.reverse()));
         }
+        // Sizes saved at once with scores: one of them wins, and no addition is lost.
+        for (let index = 0; index < 10; index += 1) {
+          const writer = index % 2 === 0 ? other : store;
+          writes.push(writer.saveTeamScores({ team: 'panel', taskType: 'sized', scores: [{ agent: 'x', importance: 0.5, queries: 1 }], k: index + 1 }));
+        }
         await Promise.all(writes);
         const expected = [['x', 10, 20, 0.5], ['y', 5, 20, 0.25], ['z', 2.5, 20, 0.125]];
         expect(await totals('panel', 'mmlu', other)).toEqual(expected);
+        expect(await totals('panel', 'sized', other)).toEqual([['x', 5, 10, 0.5]]);
+        const size = await other.teamSize('panel', 'sized');
+        expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).toContain(size);
         const reopened = await reopen();
         expect(await totals('panel', 'mmlu', reopened)).toEqual(expected);
+        expect(await reopened.teamSize('panel', 'sized')).toBe(size);
       });
 
       it('outlives the runs: pruning every run keeps the scores', async () => {
         await store.createRun(newRun('r1'));
         await store.setStatus('r1', 'completed');
-        await save(store, [['a', 1, 1]]);
+        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }], k: 1 });
         expect((await store.deleteRuns([{ runId: 'r1' }])).removed).toEqual(['r1']);
         expect(await totals()).toEqual([['a', 1, 1, 1]]);
+        expect(await store.teamSize('panel', 'mmlu')).toBe(1);
       });
 
-      it('rejects both calls on a closed store with STORE', async () => {
+      it('rejects every team call on a closed store with STORE', async () => {
         await store.close();
         expect((await rejection(save(store, [['a', 1, 1]]))).code).toBe('STORE');
         expect((await rejection(store.teamScores('panel', 'mmlu'))).code).toBe('STORE');
+        expect((await rejection(store.teamSize('panel', 'mmlu'))).code).toBe('STORE');
+        expect((await rejection(store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 2 }))).code).toBe('STORE');
         store = await location.open();
         expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
+        expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
       });
     });
 

@@ -1,6 +1,6 @@
 /**
- * Opening Postgres schemas written by earlier versions of Weft. Version 1 is spelled out here as it shipped, so a
- * change to the migrations cannot silently change what "the previous schema" means.
+ * Opening Postgres schemas written by earlier versions of Weft. Versions 1 and 2 are spelled out here as they
+ * shipped, so a change to the migrations cannot silently change what "the previous schema" means.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgresRunStore, POSTGRES_SCHEMA_VERSION, type PostgresRunStore } from '../../src/store/postgres-run-store.js';
@@ -42,6 +42,24 @@ const schemaV1 = (s: string) => `
   INSERT INTO ${s}.events (run_id, seq, type, at, data) VALUES ('v1-run', 1, 'run-start', 0, '{"type":"run-start","at":0}');
 `;
 
+/** What schema version 2 (team scores) added to version 1, verbatim, with some scores; `s` is the quoted schema. */
+const schemaV2Additions = (s: string) => `
+  UPDATE ${s}.schema_version SET version = 2;
+  CREATE TABLE ${s}.team_scores (
+    team       text NOT NULL,
+    task_type  text NOT NULL,
+    agent      text NOT NULL,
+    importance double precision NOT NULL,
+    queries    bigint NOT NULL,
+    updated_at text NOT NULL,
+    PRIMARY KEY (team, task_type, agent)
+  );
+  INSERT INTO ${s}.team_scores VALUES
+    ('panel', 'mmlu', 'analyst', 1.5, 3, '2026-03-01T00:00:00.000Z'),
+    ('panel', 'mmlu', 'solver', 0.75, 3, '2026-03-01T00:00:00.000Z'),
+    ('panel', 'code', 'coder', 2, 4, '2026-03-01T00:00:00.000Z');
+`;
+
 describe.skipIf(server === undefined)('Postgres schema migrations', () => {
   const pgServer = server as NonNullable<typeof server>;
   let schema: string;
@@ -58,16 +76,19 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     await pgServer.dropSchema(schema);
   });
 
-  it('upgrades version 1 to 2: keeps the runs and adds team scores', async () => {
+  it('upgrades version 1 to the current one: keeps the runs and adds team scores and sizes', async () => {
     const store = await openPostgresRunStore(pgServer.url, { schema });
     stores.push(store);
     expect((await store.listRuns()).map((run) => [run.runId, run.owner])).toEqual([['v1-run', { pid: 7, host: 'h' }]]);
     expect((await store.events('v1-run')).map((stored) => stored.event)).toEqual([{ type: 'run-start', at: 0 }]);
     await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.75, queries: 3 }] });
     expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.queries, score.mean])).toEqual([['a', 3, 0.25]]);
+    expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
+    await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 1 });
+    expect(await store.teamSize('panel', 'mmlu')).toBe(1);
     const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
   });
 
   it('rolls the whole upgrade back when a step fails, leaving version 1 as it was', async () => {
@@ -83,5 +104,60 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     );
     expect(columns.rows).toEqual([{ column_name: 'note' }]);
     expect((await pgServer.admin.query(`SELECT run_id FROM ${quoted()}.runs`)).rows).toEqual([{ run_id: 'v1-run' }]);
+  });
+
+  describe('version 2 to 3 (team sizes)', () => {
+    beforeEach(async () => {
+      await pgServer.admin.query(schemaV2Additions(quoted()));
+    });
+
+    it('keeps the runs and every stored score, and adds an empty team_sizes table', async () => {
+      const store = await openPostgresRunStore(pgServer.url, { schema });
+      stores.push(store);
+      expect((await store.listRuns()).map((run) => [run.runId, run.owner])).toEqual([['v1-run', { pid: 7, host: 'h' }]]);
+      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+        ['analyst', 1.5, 3],
+        ['solver', 0.75, 3],
+      ]);
+      expect((await store.teamScores('panel', 'code')).map((score) => [score.agent, score.queries, score.mean])).toEqual([['coder', 4, 0.5]]);
+      // Version 2 recorded no size: selection falls back to 4 until an optimisation records one.
+      expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
+      expect((await pgServer.admin.query(`SELECT * FROM ${quoted()}.team_sizes`)).rows).toEqual([]);
+      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'solver', importance: 0.25, queries: 1 }], k: 2 });
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+        ['analyst', 1.5, 3],
+        ['solver', 1, 4],
+      ]);
+      const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
+      expect(version.rows).toEqual([{ version: 3 }]);
+    });
+
+    it('rolls the whole upgrade back when a step fails, leaving version 2 as it was', async () => {
+      await pgServer.admin.query(`CREATE TABLE ${quoted()}.team_sizes (note text)`);
+      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
+      expect(error.code).toBe('STORE');
+      expect(error.message).toContain('team_sizes');
+      const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
+      expect(version.rows).toEqual([{ version: 2 }]);
+      const columns = await pgServer.admin.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'team_sizes'",
+        [schema],
+      );
+      expect(columns.rows).toEqual([{ column_name: 'note' }]);
+      expect((await pgServer.admin.query(`SELECT count(*)::int AS n FROM ${quoted()}.team_scores`)).rows).toEqual([{ n: 3 }]);
+    });
+
+    it('refuses version 4 (a newer Weft) and leaves the schema as it was', async () => {
+      const store = await openPostgresRunStore(pgServer.url, { schema });
+      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 2 });
+      await store.close();
+      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 4`);
+      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
+      expect(error.code).toBe('STORE');
+      expect(error.message).toContain('schema version 4, but this Weft understands versions up to 3');
+      expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([{ version: 4 }]);
+      expect((await pgServer.admin.query(`SELECT team, task_type, k::int AS k FROM ${quoted()}.team_sizes`)).rows).toEqual([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
+    });
   });
 });

@@ -134,7 +134,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       'SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename',
       [schema],
     );
-    expect(tables.rows.map((row) => row.tablename)).toEqual(['blobs', 'events', 'plan_versions', 'run_blobs', 'runs', 'schema_version', 'team_scores']);
+    expect(tables.rows.map((row) => row.tablename)).toEqual(['blobs', 'events', 'plan_versions', 'run_blobs', 'runs', 'schema_version', 'team_scores', 'team_sizes']);
     const version = await pgServer.admin.query(`SELECT version FROM "${schema}".schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
   });

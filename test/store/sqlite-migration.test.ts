@@ -61,6 +61,19 @@ const SCHEMA_V2_ADDITIONS = `
   CREATE INDEX run_blobs_by_sha256 ON run_blobs (sha256);
 `;
 
+/** What schema version 3 (team scores) added to version 2, verbatim. */
+const SCHEMA_V3_ADDITIONS = `
+  CREATE TABLE team_scores (
+    team       TEXT NOT NULL,
+    task_type  TEXT NOT NULL,
+    agent      TEXT NOT NULL,
+    importance REAL NOT NULL,
+    queries    INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (team, task_type, agent)
+  ) WITHOUT ROWID;
+`;
+
 const shared = `<main>${'shared output '.repeat(600)}</main>`;
 const planOnly = `objective ${'x'.repeat(5000)}`;
 
@@ -125,6 +138,27 @@ function writeVersion2(path: string): void {
   }
   const plan = deflate({ workflow: { task: 't', subtasks: [{ id: 'a', objective: 'small', agent: 'w', dependsOn: [] }] } }, 'plan');
   db.prepare('INSERT INTO plan_versions VALUES (?, ?, ?, ?, ?, ?)').run('v2-done', 1, 'given plan', '2026-02-01T00:00:00.000Z', plan.json, encodeRefs(plan.refs));
+  db.close();
+}
+
+/**
+ * Writes a version-3 database the way Weft 3 did: the version-2 runs, plus importance scores of two task types
+ * (no team size: version 3 had none).
+ */
+function writeVersion3(path: string): void {
+  writeVersion2(path);
+  const db = new Database(path);
+  db.exec(SCHEMA_V3_ADDITIONS);
+  db.pragma('user_version = 3');
+  const insertScore = db.prepare('INSERT INTO team_scores VALUES (?, ?, ?, ?, ?, ?)');
+  for (const [taskType, agent, importance, queries] of [
+    ['mmlu', 'analyst', 1.5, 3],
+    ['mmlu', 'solver', 0.75, 3],
+    ['mmlu', 'novice', 0.25, 3],
+    ['code', 'coder', 2, 4],
+  ] as const) {
+    insertScore.run('panel', taskType, agent, importance, queries, '2026-03-01T00:00:00.000Z');
+  }
   db.close();
 }
 
@@ -219,7 +253,7 @@ describe('SQLite schema migrations', () => {
   });
 
   describe('version 2 to 3 (team scores)', () => {
-    it('keeps every run, owner, event, plan and blob use, and adds an empty team_scores table', async () => {
+    it('keeps every run, owner, event, plan and blob use, and adds empty team_scores (and, at 4, team_sizes) tables', async () => {
       const path = join(dir, 'weft.db');
       writeVersion2(path);
       const before = contentsOf(path);
@@ -236,10 +270,11 @@ describe('SQLite schema migrations', () => {
       await store.close();
       const after = contentsOf(path);
       // Everything version 2 held is there unchanged; the only new rows are the scores just saved.
-      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_scores'].sort());
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_scores', 'team_sizes'].sort());
+      expect(after.team_sizes).toEqual([]);
       for (const table of Object.keys(before)) expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(3);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       raw.close();
     });
 
@@ -289,6 +324,118 @@ describe('SQLite schema migrations', () => {
       expect((await store.teamScores('panel', 'code'))[0]).toMatchObject({ agent: 'b', importance: 1, queries: 2, mean: 0.5 });
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
       await store.close();
+    });
+  });
+
+  describe('version 3 to 4 (team sizes)', () => {
+    it('is the current version', () => {
+      expect(SQLITE_SCHEMA_VERSION).toBe(4);
+    });
+
+    it('keeps every run and every stored score, and adds an empty team_sizes table', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion3(path);
+      const before = contentsOf(path);
+      const store = openSqliteRunStore(path);
+      expect((await store.listRuns()).map((run) => [run.runId, run.status, run.owner])).toEqual([
+        ['v2-done', 'completed', { pid: 11, host: 'host-2' }],
+        ['v2-live', 'running', { pid: 12, host: 'host-2' }],
+      ]);
+      expect(((await store.events('v2-live'))[1]?.event as unknown as { output: string }).output).toBe(shared);
+      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+        ['analyst', 1.5, 3],
+        ['solver', 0.75, 3],
+        ['novice', 0.25, 3],
+      ]);
+      // Version 3 recorded no size: selection falls back to 4 until an optimisation records one.
+      expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
+      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'analyst', importance: 0.5, queries: 1 }], k: 2 });
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect(await store.teamSize('panel', 'code')).toBeUndefined();
+      expect((await store.teamScores('panel', 'mmlu'))[0]).toMatchObject({ agent: 'analyst', importance: 2, queries: 4 });
+      await store.close();
+      const after = contentsOf(path);
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_sizes'].sort());
+      expect(after.team_sizes).toMatchObject([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
+      // Everything version 3 held is unchanged but the one score row the save above added to.
+      for (const table of Object.keys(before).filter((name) => name !== 'team_scores')) {
+        expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+      }
+      const untouched = (rows: unknown[] | undefined) => (rows as { agent: string }[]).filter((row) => row.agent !== 'analyst');
+      expect(untouched(after.team_scores)).toEqual(untouched(before.team_scores));
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(4);
+      raw.close();
+    });
+
+    it('ends with the same schema as a new database', async () => {
+      const old = join(dir, 'old.db');
+      const fresh = join(dir, 'fresh.db');
+      writeVersion3(old);
+      await openSqliteRunStore(old).close();
+      await openSqliteRunStore(fresh).close();
+      expect(schemaOf(old)).toEqual(schemaOf(fresh));
+    });
+
+    it.each([
+      ['3', writeVersion3, 3],
+      // From 2, step 2→3 succeeds before step 3→4 fails: its changes must be rolled back too.
+      ['2', writeVersion2, 2],
+    ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
+      const path = join(dir, 'weft.db');
+      write(path);
+      // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
+      const db = new Database(path);
+      db.exec('CREATE TABLE team_sizes (note TEXT)');
+      db.prepare('INSERT INTO team_sizes VALUES (?)').run('in the way');
+      db.close();
+      const before = contentsOf(path);
+      const schemaBefore = schemaOf(path);
+      let failure: unknown;
+      try {
+        openSqliteRunStore(path);
+      } catch (error) {
+        failure = error;
+      }
+      expect((failure as { code?: string }).code).toBe('STORE');
+      expect(String((failure as Error).message)).toContain('team_sizes');
+      expect(contentsOf(path)).toEqual(before);
+      expect(schemaOf(path)).toEqual(schemaBefore);
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(version);
+      raw.close();
+    });
+
+    it('upgrades a version-1 database through every step at once', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion1(path);
+      const store = openSqliteRunStore(path);
+      await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [{ agent: 'b', importance: 1, queries: 2 }], k: 1 });
+      expect(await store.teamSize('panel', 'code')).toBe(1);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
+      await store.close();
+    });
+
+    it('refuses a version-5 file (a newer Weft) and leaves it as it was', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion3(path);
+      await openSqliteRunStore(path).close();
+      const db = new Database(path);
+      db.pragma('user_version = 5');
+      db.close();
+      const before = contentsOf(path);
+      let failure: unknown;
+      try {
+        openSqliteRunStore(path);
+      } catch (error) {
+        failure = error;
+      }
+      expect((failure as { code?: string }).code).toBe('STORE');
+      expect(String((failure as Error).message)).toContain('schema version 5, but this Weft understands versions up to 4');
+      expect(contentsOf(path)).toEqual(before);
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(5);
+      raw.close();
     });
   });
 });
