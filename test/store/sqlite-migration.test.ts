@@ -292,28 +292,7 @@ describe('SQLite schema migrations', () => {
       // From 1, step 1→2 succeeds before step 2→3 fails: its changes must be rolled back too.
       ['1', writeVersion1, 1],
     ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
-      const path = join(dir, 'weft.db');
-      write(path);
-      // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
-      const db = new Database(path);
-      db.exec('CREATE TABLE team_scores (note TEXT)');
-      db.prepare('INSERT INTO team_scores VALUES (?)').run('in the way');
-      db.close();
-      const before = contentsOf(path);
-      const schemaBefore = schemaOf(path);
-      let failure: unknown;
-      try {
-        openSqliteRunStore(path);
-      } catch (error) {
-        failure = error;
-      }
-      expect((failure as { code?: string }).code).toBe('STORE');
-      expect(String((failure as Error).message)).toContain('team_scores');
-      expect(contentsOf(path)).toEqual(before);
-      expect(schemaOf(path)).toEqual(schemaBefore);
-      const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(version);
-      raw.close();
+      expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_scores', version);
     });
 
     it('upgrades a version-1 database through both steps at once', async () => {
@@ -382,28 +361,7 @@ describe('SQLite schema migrations', () => {
       // From 2, step 2→3 succeeds before step 3→4 fails: its changes must be rolled back too.
       ['2', writeVersion2, 2],
     ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
-      const path = join(dir, 'weft.db');
-      write(path);
-      // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
-      const db = new Database(path);
-      db.exec('CREATE TABLE team_sizes (note TEXT)');
-      db.prepare('INSERT INTO team_sizes VALUES (?)').run('in the way');
-      db.close();
-      const before = contentsOf(path);
-      const schemaBefore = schemaOf(path);
-      let failure: unknown;
-      try {
-        openSqliteRunStore(path);
-      } catch (error) {
-        failure = error;
-      }
-      expect((failure as { code?: string }).code).toBe('STORE');
-      expect(String((failure as Error).message)).toContain('team_sizes');
-      expect(contentsOf(path)).toEqual(before);
-      expect(schemaOf(path)).toEqual(schemaBefore);
-      const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(version);
-      raw.close();
+      expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_sizes', version);
     });
 
     it('upgrades a version-1 database through every step at once', async () => {
@@ -439,3 +397,28 @@ describe('SQLite schema migrations', () => {
     });
   });
 });
+
+/** Opens a file whose last migration step is blocked by a table in the way: it must fail and change nothing. */
+function expectFailedMigrationRolledBack(path: string, write: (path: string) => void, table: string, version: number): void {
+  write(path);
+  // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
+  const db = new Database(path);
+  db.exec(`CREATE TABLE ${table} (note TEXT)`);
+  db.prepare(`INSERT INTO ${table} VALUES (?)`).run('in the way');
+  db.close();
+  const before = contentsOf(path);
+  const schemaBefore = schemaOf(path);
+  let failure: unknown;
+  try {
+    openSqliteRunStore(path);
+  } catch (error) {
+    failure = error;
+  }
+  expect((failure as { code?: string }).code).toBe('STORE');
+  expect(String((failure as Error).message)).toContain(table);
+  expect(contentsOf(path)).toEqual(before);
+  expect(schemaOf(path)).toEqual(schemaBefore);
+  const raw = new Database(path, { readonly: true });
+  expect(raw.pragma('user_version', { simple: true })).toBe(version);
+  raw.close();
+}
