@@ -57,6 +57,9 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
       } else if (role.kind !== 'team' && role.team !== undefined) {
         issues.push({ path: ['roles', index, 'team'], message: '"team" applies only to roles of kind "team"' });
       }
+      if (role.kind !== 'team' && role.taskType !== undefined) {
+        issues.push({ path: ['roles', index, 'taskType'], message: '"taskType" applies only to roles of kind "team" (it keys their importance scores)' });
+      }
     });
     const known = [...roleNames.keys()];
     subtasks.forEach((subtask, index) => {

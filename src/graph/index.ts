@@ -1,7 +1,7 @@
 /** The workflow graph: model, validation, ordering, metrics, diff and export. Pure; no I/O. */
 export type { Role, RoleKind, Subtask, SubtaskStatus, Workflow, WorkflowJson } from './workflow.js';
 export { SUBTASK_STATUSES } from './workflow.js';
-export { parseWorkflow, toWorkflowJson, workflowFromJson } from './parse-workflow.js';
+export { copyRole, parseWorkflow, toWorkflowJson, workflowFromJson } from './parse-workflow.js';
 export type { ParseWorkflowOptions, ParseWorkflowResult } from './parse-workflow.js';
 export { findCycle, topologicalOrder, topologicalOrders } from './topological-order.js';
 export { levels } from './levels.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { LocatedIssue } from '../errors.js';
 import { indexDependencies } from './dependency-index.js';
-import { parseWorkflow, type ParseWorkflowResult } from './parse-workflow.js';
+import { copyRole, parseWorkflow, type ParseWorkflowResult } from './parse-workflow.js';
 import { formatFieldPath, type FieldPath, type PathIssue } from '../text/source-locator.js';
 import { independentCycles } from './topological-order.js';
 import { SUBTASK_STATUSES, type Role, type SubtaskStatus, type Workflow, type WorkflowJson } from './workflow.js';
@@ -148,7 +148,7 @@ export function fromPaperDictionary(dictionary: unknown, task: string, options: 
   const json: WorkflowJson = {
     task,
     ...(options.roles
-      ? { roles: options.roles.map((role) => ({ name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team === undefined ? {} : { team: role.team }) })) }
+      ? { roles: options.roles.map(copyRole) }
       : {}),
     subtasks: ids.map((id) => {
       const record = records.get(id)!;

@@ -51,9 +51,15 @@ export function toWorkflowJson(workflow: Workflow): WorkflowJson {
   };
 }
 
-/** A new role with every field written out and `team` only when set. */
-function copyRole(role: Role): Role {
-  return { name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team === undefined ? {} : { team: role.team }) };
+/** A new role with every field written out, and `team` and `taskType` only when set. */
+export function copyRole(role: Role): Role {
+  return {
+    name: role.name,
+    prompt: role.prompt,
+    kind: role.kind,
+    ...(role.team === undefined ? {} : { team: role.team }),
+    ...(role.taskType === undefined ? {} : { taskType: role.taskType }),
+  };
 }
 
 /** A new subtask with every field written out, `output` only when set, and its own `dependsOn` array. */

@@ -16,6 +16,7 @@ export const roleSchema = z.strictObject({
   prompt: text(),
   kind: z.enum(['llm', 'team'], { error: 'must be "llm" or "team"' }).default('llm'),
   team: text().optional(),
+  taskType: text().optional(),
 });
 
 export const subtaskSchema = z.strictObject({

@@ -33,6 +33,8 @@ export interface Role {
   readonly kind: RoleKind;
   /** For `team` roles: the team file. */
   readonly team?: string;
+  /** For `team` roles: the key its importance scores are kept under with the team's name (default `general`). */
+  readonly taskType?: string;
 }
 
 export interface Workflow {
@@ -47,7 +49,7 @@ export interface Workflow {
  */
 export interface WorkflowJson {
   task: string;
-  roles?: { name: string; prompt: string; kind?: RoleKind; team?: string }[];
+  roles?: { name: string; prompt: string; kind?: RoleKind; team?: string; taskType?: string }[];
   subtasks: {
     id: string;
     objective: string;

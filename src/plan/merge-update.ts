@@ -3,7 +3,7 @@
  * A subtask whose objective is unchanged keeps its state (SPEC §1.4), even when it is reassigned to another role:
  * completed work keeps its output and a running subtask keeps running. Failed subtasks that stay in the plan run again. Changed or new subtasks start afresh.
  */
-import { parseWorkflow } from '../graph/index.js';
+import { copyRole, parseWorkflow } from '../graph/index.js';
 import type { LocatedIssue } from '../errors.js';
 import type { Role, Subtask, Workflow, WorkflowJson } from '../graph/workflow.js';
 
@@ -37,7 +37,7 @@ function mergeSubtask(old: Subtask | undefined, next: { readonly id: string; rea
 
 function mergeRoles(current: readonly Role[], proposed: NonNullable<WorkflowJson['roles']>, subtasks: readonly SubtaskJson[]): NonNullable<WorkflowJson['roles']> {
   const roles = new Map<string, NonNullable<WorkflowJson['roles']>[number]>();
-  for (const role of current) roles.set(role.name, { name: role.name, prompt: role.prompt, kind: role.kind, ...(role.team ? { team: role.team } : {}) });
+  for (const role of current) roles.set(role.name, copyRole(role));
   for (const role of proposed) {
     // Team roles are the user's (a plan file's or `--team`): the inspector may use them, not redefine them, and a
     // team role it invents would name a file the user never gave, so it becomes an ordinary agent.

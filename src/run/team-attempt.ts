@@ -7,7 +7,7 @@
  *   directory (run-task.ts). It is read when a team subtask starts (a plan update may introduce a team role), and
  *   a plan given up front has its team files checked before the run starts (`checkTeamFiles`).
  * - The query is the prompt an ordinary agent gets (task, objective, parents' outputs), answered as `text` unless
- *   the team file sets `answerKind`; importance scores are kept under the task type `general` (TeamQuery's
+ *   the team file sets `answerKind`; importance scores are kept under the role's `taskType`, else `general` (TeamQuery's
  *   default, the one `weft team` uses when none is given).
  * - Every call goes through the run's metered model (or, for an agent with its own model spec, a metered model of
  *   that spec), so calls, tokens, cost and budgets count them. Calls are re-keyed `<subtaskId>/team/<agent key>`
@@ -33,7 +33,7 @@ import type { TeamSummary, WeftEvent } from './events.js';
 import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 import { llmAgentsOf, selectTeamMembers } from './team-selection.js';
 
-/** The task type workflow team subtasks keep their importance scores under. */
+/** The task type workflow team subtasks keep their importance scores under when their role names none. */
 export const WORKFLOW_TEAM_TASK_TYPE = 'general';
 
 /** Answers longer than this are clipped in the `team` event (the whole output is in `task-end`). */
@@ -105,7 +105,7 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
   const replayed = new Set(context.replay?.values() ?? []);
   return async (attempt) => {
     const { file, spec } = await loadRoleTeam(context.teamBase, attempt.role);
-    const taskType = WORKFLOW_TEAM_TASK_TYPE;
+    const taskType = attempt.role.taskType ?? WORKFLOW_TEAM_TASK_TYPE;
     const query: TeamQuery = { question: executePrompt(attempt.task, attempt.objective, attempt.parents), kind: spec.answerKind ?? 'text', taskType };
     const where = `team "${spec.name}", task type "${taskType}"`;
     const stored: TeamScore[] = context.store ? await context.store.teamScores(spec.name, taskType) : [];

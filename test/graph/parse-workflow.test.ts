@@ -70,6 +70,17 @@ describe('parseWorkflow: valid plans', () => {
     expect(workflow.subtasks[0]).toStrictEqual({ id: 'a', objective: 'x', agent: 'panel', dependsOn: [], status: 'completed', output: 'done', attempts: 2 });
   });
 
+  it('keeps a team role\'s taskType, and refuses one on an ordinary role', () => {
+    const workflow = workflowFrom({
+      task: 't',
+      roles: [{ name: 'panel', prompt: 'Debate.', kind: 'team', team: 'p.yaml', taskType: 'math' }],
+      subtasks: [{ id: 'a', objective: 'x', agent: 'panel' }],
+    });
+    expect(workflow.roles[0]).toStrictEqual({ name: 'panel', prompt: 'Debate.', kind: 'team', team: 'p.yaml', taskType: 'math' });
+    const issues = issuesOf({ task: 't', roles: [{ name: 'w', prompt: 'p', taskType: 'math' }], subtasks: [{ id: 'a', objective: 'x', agent: 'w' }] });
+    expect(issues).toEqual([expect.objectContaining({ field: 'roles[0].taskType', message: expect.stringContaining('applies only to roles of kind "team"') })]);
+  });
+
   it('returns a deeply frozen workflow and does not share arrays with the input', () => {
     const dependsOn = ['a'];
     const workflow = workflowFrom({ task: 't', subtasks: [{ id: 'a', objective: 'x', agent: 'w' }, { id: 'b', objective: 'y', agent: 'w', dependsOn }] });
@@ -201,7 +212,7 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
     ].join('\n');
     expect(issuesOf(text)).toStrictEqual([
       { line: 3, column: 3, field: 'version', message: 'unknown field "version"; expected one of: task, roles, subtasks' },
-      { line: 4, column: 42, field: 'roles[0].model', message: 'unknown field "model"; expected one of: name, prompt, kind, team' },
+      { line: 4, column: 42, field: 'roles[0].model', message: 'unknown field "model"; expected one of: name, prompt, kind, team, taskType' },
       {
         line: 6,
         column: 49,

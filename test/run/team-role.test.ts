@@ -112,6 +112,17 @@ describe('a workflow subtask run by a team', () => {
     expect(teamAt).toBeLessThan(endAt);
   });
 
+  it("saves the importance under the role's taskType when it names one", async () => {
+    const { home, store } = await setup();
+    const plan = await readPlan(PLAN_FILE);
+    const typed: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates' } : role)) };
+    const events: WeftEvent[] = [];
+    await runTask({ task: plan.task, plan: typed, planFile: PLAN_FILE, model: await loadScriptedModel(join(EXAMPLE, 'replies.json')), store, home, onEvent: (event) => events.push(event) });
+    expect(teamEvents(events)[0]?.taskType).toBe('dates');
+    expect((await store.teamScores('apollo-panel', 'dates')).map((score) => score.agent)).toEqual(['astronomer', 'engineer', 'historian', 'skeptic']);
+    expect(await store.teamScores('apollo-panel', 'general')).toEqual([]);
+  });
+
   it('saves the importance under (team, general) and adds to it on the next run', async () => {
     const { home, store } = await setup();
     await runExample(store, home);
