@@ -9,7 +9,7 @@ import { toMermaid, toWorkflowJson } from '../graph/index.js';
 import { planTask, type PlanResult } from '../plan/plan-task.js';
 import { WeftError } from '../errors.js';
 import { candidateSummary } from '../run/candidate-summary.js';
-import { loadTeamOffers } from '../run/team-attempt.js';
+import { loadTeamOffers } from '../run/team-checks.js';
 import { createMeter, meteredModel } from '../run/metered-model.js';
 import { loadContext, loadModel } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
@@ -36,9 +36,11 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
   if (format === 'worfbench' && flags.team && flags.team.length > 0) {
     throw new WeftError('BAD_INPUT', '--team does not apply to --format worfbench: WorfBench workflows are single actions, not agents', { location: { field: '--team' } });
   }
-  const teams = flags.team && flags.team.length > 0 ? await loadTeamOffers(flags.team) : undefined;
   const { config } = await loadContext(flags);
   const { model, costOf } = await loadModel(flags.model, config);
+  const teams = flags.team && flags.team.length > 0
+    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: async (spec) => (await loadModel(spec, config)).model, runModel: model.id })
+    : undefined;
   const meter = createMeter();
   const started = performance.now();
   const metered = meteredModel(model, { budget: {}, meter, now: () => performance.now() - started, costOf, emit: () => {} });

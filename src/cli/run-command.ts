@@ -6,7 +6,7 @@ import type { Workflow } from '../graph/workflow.js';
 import { createQueueRunner, type QueueRunner } from '../dist/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
-import { loadTeamOffers } from '../run/team-attempt.js';
+import { loadTeamOffers } from '../run/team-checks.js';
 import type { RunSummary } from '../run/run-summary.js';
 import { loadContext, loadModel, openStore } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
@@ -60,11 +60,13 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   if (plan && flags.team && flags.team.length > 0) {
     throw new WeftError('BAD_INPUT', '--team offers teams to the planner, and --plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: '--team' } });
   }
-  const teams = flags.team && flags.team.length > 0 ? await loadTeamOffers(flags.team) : undefined;
 
   const context = await loadContext(flags);
   const { home, config } = context;
   const { model, costOf } = await loadModel(flags.model, config);
+  const teams = flags.team && flags.team.length > 0
+    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: async (spec) => (await loadModel(spec, config)).model, runModel: model.id })
+    : undefined;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
   const queue: QueueRunner | undefined = flags.workers ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }) : undefined;
   const store = await openStore(context).catch(async (error: unknown) => {

@@ -29,7 +29,8 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
-import { checkTeamFiles, createTeamAttemptRunner } from './team-attempt.js';
+import { createTeamAttemptRunner } from './team-attempt.js';
+import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -81,11 +82,15 @@ export interface RunTaskResult extends RunSummary {
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const runId = options.runId ?? newRunId();
   const teamBase = options.planFile !== undefined ? dirname(resolve(options.planFile)) : undefined;
-  // A team file that is missing or invalid is the user's input error: report it before any run exists.
-  if (options.plan) await checkTeamFiles(options.plan, teamBase ?? process.cwd());
   if (options.plan && options.teams && options.teams.length > 0) {
     throw new WeftError('BAD_INPUT', 'Teams are offered to the planner, and this run has a plan: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: 'teams' } });
   }
+  const base = teamBase ?? process.cwd();
+  // Saved plan versions name team files absolutely, so a version runs again (or resumes) from any folder.
+  const plan = options.plan ? withAbsoluteTeamFiles(options.plan, base) : undefined;
+  // A team file that is missing or invalid, or names a model that cannot be made, is the user's input error:
+  // report it before any run exists.
+  if (plan) await checkTeamFiles(plan, base, { createModel: options.createTeamModel ?? ((text) => createModel(text)), runModel: options.model.id });
   const settings: RunSettings = {
     strategy: options.strategy ?? 'on-failure',
     candidates: options.candidates ?? 3,
@@ -107,7 +112,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     settings,
     options,
     start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
-    initial: options.plan ? { kind: 'given', workflow: { ...options.plan, task: options.task } } : { kind: 'plan' },
+    initial: plan ? { kind: 'given', workflow: { ...plan, task: options.task } } : { kind: 'plan' },
   });
 }
 

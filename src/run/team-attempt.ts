@@ -5,7 +5,7 @@
  * Decisions:
  * - The team file is resolved against `teamBase`: the plan file's folder for `weft run --plan`, else the working
  *   directory (run-task.ts). It is read when a team subtask starts (a plan update may introduce a team role), and
- *   a plan given up front has its team files checked before the run starts (`checkTeamFiles`).
+ *   a plan given up front has its team files checked before the run starts (team-checks.ts).
  * - The query is the prompt an ordinary agent gets (task, objective, parents' outputs), answered as `text` unless
  *   the team file sets `answerKind`; importance scores are kept under the role's `taskType`, else `general` (TeamQuery's
  *   default, the one `weft team` uses when none is given).
@@ -19,10 +19,9 @@
  */
 import { resolve } from 'node:path';
 import { WeftError, isWeftError } from '../errors.js';
-import type { Role, Workflow } from '../graph/workflow.js';
+import type { Role } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { executePrompt } from '../plan/prompts.js';
-import { checkTeamOffers, type TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
 import type { TeamScore } from '../store/team-scores.js';
 import { buildTeam } from '../team/build-team.js';
@@ -82,11 +81,6 @@ export async function loadRoleTeam(teamBase: string, role: Pick<Role, 'name' | '
   }
 }
 
-/** Checks, before a run starts, that every team role of a plan names a usable team file. */
-export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase: string): Promise<void> {
-  for (const role of workflow.roles) if (role.kind === 'team') await loadRoleTeam(teamBase, role);
-}
-
 /** A model that files a team's calls under the subtask and attempt they belong to. */
 export function teamScopedModel(model: ChatModel, subtaskId: string, attempt: number, onResult?: (result: ChatResult) => void): ChatModel {
   return {
@@ -105,7 +99,8 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
   const replayed = new Set(context.replay?.values() ?? []);
   return async (attempt) => {
     const { file, spec } = await loadRoleTeam(context.teamBase, attempt.role);
-    const taskType = attempt.role.taskType ?? WORKFLOW_TEAM_TASK_TYPE;
+    // Trimmed like `--task-type`, so "math " in a plan and `--task-type math` share their scores.
+    const taskType = attempt.role.taskType?.trim() ?? WORKFLOW_TEAM_TASK_TYPE;
     const query: TeamQuery = { question: executePrompt(attempt.task, attempt.objective, attempt.parents), kind: spec.answerKind ?? 'text', taskType };
     const where = `team "${spec.name}", task type "${taskType}"`;
     const stored: TeamScore[] = context.store ? await context.store.teamScores(spec.name, taskType) : [];
@@ -226,18 +221,3 @@ function clip(text: string): string {
   return flat.length <= LAYER_ANSWER_CHARS ? flat : `${flat.slice(0, LAYER_ANSWER_CHARS - 1)}…`;
 }
 
-/**
- * Reads team files to offer to the planner (`weft run <task> --team file`): each becomes a TeamOffer named after
- * the team, with its file's `description` (or a list of its agents) for the planner to read.
- */
-export async function loadTeamOffers(files: readonly string[], base: string = process.cwd()): Promise<TeamOffer[]> {
-  const offers: TeamOffer[] = [];
-  for (const given of files) {
-    const file = resolve(base, given);
-    const spec = await loadTeamFile(file);
-    const members = spec.agents.map((agent) => agent.name).join(', ');
-    offers.push({ name: spec.name, file, description: spec.description ?? `a team of ${spec.agents.length} agents (${members}) that debate until they agree` });
-  }
-  checkTeamOffers(offers);
-  return offers;
-}

@@ -12,7 +12,7 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WeftError } from '../../src/errors.js';
+import { WeftError } from '../../src/errors.js';
 import { parseWorkflow } from '../../src/graph/index.js';
 import type { Workflow } from '../../src/graph/workflow.js';
 import type { ChatCall } from '../../src/llm/chat-model.js';
@@ -20,7 +20,8 @@ import { loadScriptedModel, parseScriptFile, scriptedModel, type ScriptedReply }
 import type { TeamSummary, WeftEvent } from '../../src/run/events.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
-import { createTeamAttemptRunner, loadTeamOffers } from '../../src/run/team-attempt.js';
+import { createTeamAttemptRunner } from '../../src/run/team-attempt.js';
+import { loadTeamOffers } from '../../src/run/team-checks.js';
 import { selectTeamMembers } from '../../src/run/team-selection.js';
 import type { ChatResult } from '../../src/llm/chat-model.js';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
@@ -112,10 +113,10 @@ describe('a workflow subtask run by a team', () => {
     expect(teamAt).toBeLessThan(endAt);
   });
 
-  it("saves the importance under the role's taskType when it names one", async () => {
+  it("saves the importance under the role's taskType when it names one (trimmed, like --task-type)", async () => {
     const { home, store } = await setup();
     const plan = await readPlan(PLAN_FILE);
-    const typed: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates' } : role)) };
+    const typed: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates ' } : role)) };
     const events: WeftEvent[] = [];
     await runTask({ task: plan.task, plan: typed, planFile: PLAN_FILE, model: await loadScriptedModel(join(EXAMPLE, 'replies.json')), store, home, onEvent: (event) => events.push(event) });
     expect(teamEvents(events)[0]?.taskType).toBe('dates');
@@ -309,6 +310,65 @@ describe('team files that cannot be used', () => {
     expect(error.message).toContain(join(dir, 'bad.yaml'));
     expect(error.issues.some((issue) => issue.file === join(dir, 'bad.yaml') && issue.line === 4 && issue.field === 'agents[0].promt')).toBe(true);
     expect(await store.listRuns()).toEqual([]);
+  });
+
+  it('a team model that cannot be made (no API key) is BAD_INPUT naming the file and the field, before any run exists', async () => {
+    const { home, store } = await setup();
+    const { dir, plan, planFile } = await planWithTeam('keyed.yaml');
+    await writeFile(join(dir, 'keyed.yaml'), 'name: keyed\nagents:\n  - name: a\n    prompt: You are a.\n    model: openai:gpt-4o-mini\n  - name: b\n    prompt: You are b.\n');
+    const createTeamModel = async (spec: string) => {
+      throw new WeftError('BAD_INPUT', `The model ${spec} needs an API key: set OPENAI_API_KEY`);
+    };
+    const error = await runTask({ task: plan.task, plan, planFile, model: scriptedModel([]), store, home, createTeamModel }).then(
+      () => undefined,
+      (failed: unknown) => failed as WeftError,
+    );
+    expect(error).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'keyed.yaml'), field: 'agents[0].model' } });
+    expect(error?.message).toContain('Role "panel"');
+    expect(error?.message).toContain('"openai:gpt-4o-mini" (agents[0].model) cannot be used: The model openai:gpt-4o-mini needs an API key');
+    expect(await store.listRuns()).toEqual([]);
+  });
+});
+
+describe('team files and runs that outlive their folder', () => {
+  it('a saved plan version names the team file absolutely', async () => {
+    const { home, store } = await setup();
+    const { result } = await runExample(store, home);
+    const [version] = await store.planVersions(result.runId);
+    expect(version?.workflow.roles?.find((role) => role.name === 'panel')?.team).toBe(join(EXAMPLE, 'team.yaml'));
+  });
+
+  it('resume refuses, leaving the run resumable, when a team file has gone; and resumes once it is back', async () => {
+    const { home, store } = await setup();
+    const dir = await tempDir();
+    for (const name of ['plan.json', 'team.yaml', 'replies.json']) await copyFile(join(EXAMPLE, name), join(dir, name));
+    const controller = new AbortController();
+    let answers = 0;
+    const cancelled = await runTask({
+      task: 'T',
+      plan: await readPlan(join(dir, 'plan.json')),
+      planFile: join(dir, 'plan.json'),
+      model: await loadScriptedModel(join(dir, 'replies.json')),
+      store,
+      home,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
+      },
+    });
+    expect(cancelled.status).toBe('cancelled');
+    await rm(join(dir, 'team.yaml'));
+    const model = await loadScriptedModel(join(dir, 'replies.json'));
+    const error = await resumeRun({ runId: cancelled.runId, model, store, home }).then(
+      () => undefined,
+      (failed: unknown) => failed as WeftError,
+    );
+    expect(error).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'team.yaml') } });
+    expect((await store.getRun(cancelled.runId))?.status).toBe('cancelled');
+    expect(model.calls).toEqual([]);
+    await copyFile(join(EXAMPLE, 'team.yaml'), join(dir, 'team.yaml'));
+    const resumed = await resumeRun({ runId: cancelled.runId, model, store, home });
+    expect(resumed.status).toBe('completed');
   });
 });
 
@@ -520,5 +580,7 @@ describe('loadTeamOffers', () => {
     expect(bad).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'bad.yaml') } });
     expect(bad.issues?.[0]).toMatchObject({ line: 2, field: 'colour' });
     expect((await failure([join(EXAMPLE, 'team.yaml'), 'again.yaml'])).message).toContain('both named "apollo-panel"');
+    // The same file given twice is offered once.
+    expect((await loadTeamOffers([join(EXAMPLE, 'team.yaml'), join(EXAMPLE, 'team.yaml')], dir)).map((offer) => offer.name)).toEqual(['apollo-panel']);
   });
 });
