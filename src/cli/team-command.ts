@@ -45,17 +45,21 @@ import { formatEvaluation, formatOptimizeResult, formatTeamRun, teamRunDocument,
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';
 
-export interface TeamFlags {
+/** The flags every `weft team` command takes. */
+interface TeamCommonFlags {
   readonly team?: string;
   readonly model?: string;
-  readonly maxSteps?: string;
   readonly seed?: string;
   readonly taskType?: string;
-  /** False with `--no-optimized`. */
-  readonly optimized?: boolean;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
+}
+
+export interface TeamFlags extends TeamCommonFlags {
+  readonly maxSteps?: string;
+  /** False with `--no-optimized`. */
+  readonly optimized?: boolean;
 }
 
 export async function teamCommand(argument: string | undefined, flags: TeamFlags, output: Output, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -197,17 +201,10 @@ function optionalNumber<K extends string>(key: K, value: number | undefined): { 
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }
 
-export interface TeamOptimizeFlags {
-  readonly team?: string;
+export interface TeamOptimizeFlags extends TeamCommonFlags {
   readonly queries?: string;
   readonly k?: string;
-  readonly taskType?: string;
-  readonly model?: string;
-  readonly seed?: string;
   readonly concurrency?: string;
-  readonly home?: string;
-  readonly store?: string;
-  readonly json?: boolean;
 }
 
 /**
@@ -303,18 +300,9 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   return result.failed.length > 0 ? 1 : 0;
 }
 
-export interface TeamEvalFlags {
-  readonly team?: string;
+export interface TeamEvalFlags extends TeamFlags {
   readonly data?: string;
-  readonly model?: string;
   readonly concurrency?: string;
-  readonly maxSteps?: string;
-  readonly seed?: string;
-  readonly taskType?: string;
-  readonly optimized?: boolean;
-  readonly home?: string;
-  readonly store?: string;
-  readonly json?: boolean;
 }
 
 /** `weft team eval`: accuracy, calls per query and early stops of a team on a dataset with answers. */
