@@ -19,7 +19,8 @@ const CHOICE_LETTER = /^\(?([a-z])(?:\)|\.|:|$)/i;
  * The form answers are compared in. `choice`: the upper-case option letter (`(b) Paris` → `B`) when the
  * answer starts with one. `exact`: LaTeX wrappers removed (`$42$`, `\(42\)`, `\boxed{\text{Paris}}`, see
  * `unwrapMath`), lower case, single spaces, no surrounding punctuation, and numbers in canonical form
- * (`1,000.50` → `1000.5`, `.5` → `0.5`) so `42` and `42.0` agree. `text`: lower case, single spaces.
+ * (`1,000.50` → `1000.5`, `.5` → `0.5`) so `42` and `42.0` agree. `text`: lower case, single spaces, no
+ * surrounding punctuation.
  * `code`: trimmed only — case and layout can matter in code.
  */
 export function normaliseAnswer(answer: string, kind: AnswerKind): string {
@@ -39,7 +40,8 @@ export function normaliseAnswer(answer: string, kind: AnswerKind): string {
       return Number.isFinite(number) ? String(number) : simple;
     }
     case 'text':
-      return trimmed.toLowerCase().replace(/\s+/g, ' ');
+      // Surrounding punctuation too: BLEU on a one-word answer would part `Paris` from `Paris.`.
+      return simplify(trimmed);
     case 'code':
       return trimmed;
   }

@@ -62,6 +62,10 @@ describe('answersAgree', () => {
     expect(answersAgree('the quick brown fox jumps over the lazy dog', 'the quick brown fox jumps over the lazy cat', 'text')).toBe(false);
     // Text ignores case; code does not.
     expect(answersAgree('The Answer Is Blue', 'the answer is blue', 'text')).toBe(true);
+    // A short text answer and the same with a full stop or quotes: BLEU alone would part them.
+    expect(answersAgree('Paris', 'Paris.', 'text')).toBe(true);
+    expect(answersAgree('"Paris"', 'paris', 'text')).toBe(true);
+    expect(answersAgree('Paris', 'Lyon.', 'text')).toBe(false);
     expect(answersAgree('def F(x): return X', 'def f(x): return x', 'code')).toBe(false);
   });
 
