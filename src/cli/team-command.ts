@@ -343,8 +343,10 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
     },
   });
   const limit = (kind: TeamQuery['kind']) => maxSteps ?? spec.maxSteps ?? (kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
-  const earlyStops = evaluation.perItem.filter((item, index) => item.stopReason === 'consensus' && item.stoppedAt < limit(teamQueryOf(items[index]!, spec.answerKind).kind)).length;
-  const exit = evaluation.failed > 0 ? 1 : 0;
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const earlyStops = evaluation.perItem.filter((item) => item.stopReason === 'consensus' && item.stoppedAt < limit(teamQueryOf(byId.get(item.id)!, spec.answerKind).kind)).length;
+  if (evaluation.cancelled) output.log(`eval cancelled: the report covers the ${evaluation.cancelled.finished} of ${evaluation.cancelled.of} items that finished`);
+  const exit = evaluation.failed > 0 || evaluation.cancelled ? 1 : 0;
   const document = {
     team: spec.name,
     data: dataFile,
@@ -361,6 +363,7 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
     ratingFallbacks: evaluation.ratingFallbacks,
     rankerFallbacks: evaluation.rankerFallbacks,
     failed: evaluation.failed,
+    ...(evaluation.cancelled ? { cancelled: evaluation.cancelled } : {}),
     perItem: evaluation.perItem,
     models: team.models,
     selection: selection?.selection ?? null,

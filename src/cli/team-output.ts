@@ -146,7 +146,7 @@ export function formatEvaluation(team: string, data: string, evaluation: TeamEva
   return [
     ...formatSelection(selection),
     '',
-    `team "${team}" on ${data}: ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'}`,
+    `team "${team}" on ${data}: ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'}${evaluation.cancelled ? ` (cancelled: ${evaluation.cancelled.finished} of ${evaluation.cancelled.of} finished)` : ''}`,
     `accuracy        ${evaluation.accuracy.toFixed(4)}  (${evaluation.correct}/${evaluation.total})`,
     `calls per query ${evaluation.callsPerQuery.toFixed(2)}  (${evaluation.calls} calls${evaluation.failed > 0 ? ` over the ${finished} finished items` : ''})`,
     `early stop      ${percent(evaluation.total === 0 ? 0 : earlyStops / evaluation.total)}  (consensus before the step limit; mean stop step ${evaluation.meanStop.toFixed(2)})`,

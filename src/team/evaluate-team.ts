@@ -9,7 +9,8 @@
  *   (e.g. a provider error left after retries) is recorded with its error and counted as wrong, and the others
  *   go on: one bad call should not lose a long evaluation, and dropping the item would inflate the accuracy.
  *   Its calls are unknown (the run did not finish), so calls per query and the mean stop step are over the
- *   finished items. Aborts are never recorded: they stop the evaluation.
+ *   finished items. An abort (Ctrl-C) stops the evaluation, which then reports the items finished so far and
+ *   says it was cancelled.
  * - Code items with tests are correct when the team's code passes every test in the code runner's sandbox: a
  *   reference solution is only one of many correct programs, and BLEU against it would misjudge the others.
  *   Other items (and code without tests) are compared with `answersAgree`.
@@ -72,12 +73,17 @@ export interface TeamEvaluation {
   /** Responses whose ratings were replaced by equal weights, and ranker answers that fell back. */
   readonly ratingFallbacks: number;
   readonly rankerFallbacks: number;
-  /** In the dataset's order. */
+  /** In the dataset's order; after a cancel, the finished items only. */
   readonly perItem: EvaluatedItem[];
+  /** Set when the signal aborted: every figure above is over the `finished` items of `of`. */
+  readonly cancelled?: { readonly finished: number; readonly of: number };
 }
 
 export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEvaluation> {
   const { agents, ranker, items, answerKind, taskType } = options;
+  // Kept as they finish, so that a cancelled evaluation still reports what it measured.
+  const finishedByIndex = new Map<number, { result?: TeamResult; evaluated: EvaluatedItem }>();
+  let cancelled: TeamEvaluation['cancelled'];
   const results = await runAll(
     items,
     options.concurrency ?? 4,
@@ -98,8 +104,15 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
         return { evaluated: failedItem(item, error) };
       }
     },
-    (done, _index, { evaluated: item }) => options.onProgress?.({ done, total: items.length, item }),
-  );
+    (done, index, outcome) => {
+      finishedByIndex.set(index, outcome);
+      options.onProgress?.({ done, total: items.length, item: outcome.evaluated });
+    },
+  ).catch((error: unknown) => {
+    if (!(isAbortError(error) || options.signal?.aborted)) throw error;
+    cancelled = { finished: finishedByIndex.size, of: items.length };
+    return [...finishedByIndex].sort(([a], [b]) => a - b).map(([, outcome]) => outcome);
+  });
 
   const perItem = results.map((outcome) => outcome.evaluated);
   const total = perItem.length;
@@ -120,6 +133,7 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
     ratingFallbacks: results.reduce((sum, { result }) => sum + (result?.ratingFallbacks ?? 0), 0),
     rankerFallbacks: results.reduce((sum, { result }) => sum + (result?.rankerFallbacks ?? 0), 0),
     perItem,
+    ...(cancelled ? { cancelled } : {}),
   };
 }
 

@@ -11,7 +11,8 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-class Capture extends Writable {
+/** A writable stream that keeps what is written, for a command's stdout or stderr. */
+export class Capture extends Writable {
   text = '';
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
     this.text += chunk.toString();

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
 import { formatEvaluation } from '../../src/cli/team-output.js';
+import { teamEvalCommand } from '../../src/cli/team-command.js';
+import { createOutput } from '../../src/cli/output.js';
+import { Capture } from './cli-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 
 /** A scripted model file answering in order (one entry per call). */
@@ -294,6 +297,24 @@ describe('weft team optimize --k: the team size later runs take', () => {
 });
 
 describe('weft team eval', () => {
+  it('Ctrl-C: reports the items finished so far, says it was cancelled, exit 1', async () => {
+    const home = tempHome();
+    const team = write(home, 'slow.yaml', 'name: slow\nmodel: "sim:accuracy=1,seed=2,latency=fixed(40)"\nagents:\n' + ['a', 'b'].map((name) => `  - name: ${name}\n    prompt: You are ${name}.`).join('\n') + '\n');
+    const data = write(home, 'data.jsonl', Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `Q${i}?`, answer: 'correct' })).join('\n'));
+    const stdout = new Capture();
+    const stderr = new Capture();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const code = await teamEvalCommand({ team, data, home, concurrency: '1', json: true }, createOutput(true, { stdout, stderr }), controller.signal);
+    expect(code).toBe(1);
+    const document = JSON.parse(stdout.text) as { cancelled: { finished: number; of: number }; total: number; perItem: unknown[] };
+    expect(document.cancelled.of).toBe(6);
+    expect(document.cancelled.finished).toBeLessThan(6);
+    expect(document.total).toBe(document.cancelled.finished);
+    expect(document.perItem).toHaveLength(document.cancelled.finished);
+    expect(stderr.text).toContain(`eval cancelled: the report covers the ${document.cancelled.finished} of 6 items that finished`);
+  });
+
   it('--json: accuracy, calls per query and early-stop rate', async () => {
     const home = tempHome();
     const team = write(home, 'team.yaml', 'name: four\nmodel: "sim:accuracy=1,seed=2"\nagents:\n' + ['a', 'b', 'c', 'd'].map((name) => `  - name: ${name}\n    prompt: You are ${name}.`).join('\n') + '\n');

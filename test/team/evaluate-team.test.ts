@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { isAbortError } from '../../src/errors.js';
 import { evaluateTeam } from '../../src/team/evaluate-team.js';
 import type { TeamDatasetItem } from '../../src/team/team-dataset.js';
 import type { TeamAgent } from '../../src/team/team.js';
@@ -112,15 +111,31 @@ describe('evaluateTeam', () => {
     expect(result.meanStop).toBe(1);
   });
 
-  it('stops with the abort error when aborted', async () => {
+  it('stops when aborted and reports the items finished so far, saying it was cancelled', async () => {
+    const controller = new AbortController();
+    const delays: Record<string, number> = { one: 200, two: 0, three: 200, four: 5 };
+    const run = evaluateTeam({
+      agents: team((question) => delays[question]!),
+      items,
+      options: { maxSteps: 2, reformAt: 0 },
+      concurrency: 4,
+      signal: controller.signal,
+      onProgress: ({ done }) => {
+        if (done === 2) controller.abort();
+      },
+    });
+    const result = await run;
+    expect(result.cancelled).toStrictEqual({ finished: 2, of: 4 });
+    expect(result.perItem.map((item) => item.id)).toStrictEqual(['i2', 'i4']);
+    expect(result.total).toBe(2);
+  });
+
+  it('reports nothing finished when aborted before any item finished', async () => {
     const controller = new AbortController();
     const run = evaluateTeam({ agents: team(() => 50), items, options: { maxSteps: 2, reformAt: 0 }, signal: controller.signal });
     controller.abort();
-    const error: unknown = await run.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(isAbortError(error)).toBe(true);
+    const result = await run;
+    expect(result).toMatchObject({ cancelled: { finished: 0, of: 4 }, total: 0, perItem: [] });
   });
 
   it('gives zero rates for no items', async () => {
