@@ -2,6 +2,7 @@
  * The `weft` command line. Thin: parse flags, call the library, print. Exit codes: 0 success, 1 a failed run,
  * 2 bad input (the message names the file, line and field).
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
 import { benchWorfbenchCommand } from './bench-command.js';
@@ -45,9 +46,13 @@ export async function main(argv: readonly string[], streams: Streams = { stdout:
   }
 }
 
+/** From package.json, which sits two folders up from both src/cli and dist/cli. */
+const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
 function buildProgram(output: Output, streams: Streams, signal: AbortSignal, setExit: (code: number) => void): Command {
   const program = new Command('weft')
     .description('Plan a task as a graph of subtasks, run it with LLM agents in parallel, verify and repair.')
+    .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) })
     .showSuggestionAfterError();
