@@ -113,6 +113,8 @@ export interface PostgresRunStoreOptions {
   readonly now?: () => Date;
   /** Loads pg; tests pass one that fails, to check the MISSING_DEPENDENCY message. */
   readonly importPg?: PgImporter;
+  /** The connections' application_name when the URL sets none (shown in pg_stat_activity). Default `weft`. */
+  readonly applicationName?: string;
 }
 
 export interface PostgresRunStore extends RunStore {
@@ -348,7 +350,7 @@ export async function openPostgresRunStore(url: string, options: PostgresRunStor
       connectionTimeoutMillis: connectTimeoutMs,
       max: options.maxConnections ?? 10,
       keepAlive: true,
-      fallback_application_name: 'weft',
+      fallback_application_name: options.applicationName ?? 'weft',
     });
   } catch (error) {
     throw new WeftError('BAD_INPUT', `Invalid Postgres URL ${redacted.display}: ${scrub(reasonOf(error), redacted.secrets)}`, { cause: error });

@@ -217,10 +217,13 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
   });
 
   it('survives the server dropping its idle connections', async () => {
-    const store = await open();
+    // Only this store's connections: other test files use the same database at the same time.
+    const applicationName = `weft-test-${schema}`;
+    const store = await open({ applicationName });
     await store.createRun({ runId: 'r1', task: 't', model: 'm', options: {} });
     const terminated = await pgServer.admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'weft' AND pid <> pg_backend_pid()",
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+      [applicationName],
     );
     expect(terminated.rowCount).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 100));
