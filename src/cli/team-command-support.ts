@@ -3,7 +3,7 @@ import { WeftError, isWeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { resolveModelSpec } from '../llm/resolve-model.js';
 import type { TeamSelection } from '../run/events.js';
-import { llmAgentsOf, selectTeamMembers } from '../run/team-selection.js';
+import { selectStoredTeamMembers } from '../run/team-selection.js';
 import { buildTeam, type BuiltTeam } from '../team/build-team.js';
 import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
 import type { TeamSpec } from '../team/team.js';
@@ -53,9 +53,7 @@ export function taskTypeFlag(value: string | undefined): string {
 export async function selectMembers(context: Context, spec: TeamSpec, taskType: string): Promise<{ members: string[]; selection: TeamSelection }> {
   const store = await openStore(context);
   try {
-    const scores = await store.teamScores(spec.name, taskType);
-    const size = await store.teamSize(spec.name, taskType);
-    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), scores, `team "${spec.name}", task type "${taskType}"`, size, llmAgentsOf(spec));
+    const choice = await selectStoredTeamMembers(store, spec, taskType);
     return { members: choice.members, selection: choice.selection };
   } finally {
     await store.close();

@@ -1,6 +1,6 @@
 /** `weft team optimize --team pool.yaml --queries q.jsonl --k K`: score a pool, keep the top k, save both. */
 import { WeftError } from '../errors.js';
-import { llmAgentsOf, selectTeamMembers, teamSizeOf, type TeamChoice } from '../run/team-selection.js';
+import { selectTeamFileMembers, teamSizeOf, type TeamChoice } from '../run/team-selection.js';
 import { optimizeTeam } from '../team/optimize-team.js';
 import { loadTeamFile } from '../team/parse-team-file.js';
 import { readTeamQueries, teamQueryOf } from '../team/team-dataset.js';
@@ -79,7 +79,7 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     size = await store.teamSize(spec.name, taskType);
     stored = totals.map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean }));
     // What later runs will take, by the very rule they use (the stored totals, not this run's alone).
-    later = selectTeamMembers(spec.agents.map((agent) => agent.name), totals, `team "${spec.name}", task type "${taskType}"`, size, llmAgentsOf(spec));
+    later = selectTeamFileMembers(spec, taskType, totals, size);
   } finally {
     await store.close();
   }

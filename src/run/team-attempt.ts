@@ -23,14 +23,13 @@ import type { Role } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { executePrompt } from '../plan/prompts.js';
 import type { RunStore } from '../store/run-store.js';
-import type { TeamScore } from '../store/team-scores.js';
 import { buildTeam } from '../team/build-team.js';
 import { loadTeamFile } from '../team/parse-team-file.js';
 import { runTeam } from '../team/run-team.js';
 import type { TeamQuery, TeamResult, TeamSpec } from '../team/team.js';
 import type { TeamSummary, WeftEvent } from './events.js';
 import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
-import { llmAgentsOf, selectTeamMembers } from './team-selection.js';
+import { selectStoredTeamMembers, type TeamChoice } from './team-selection.js';
 
 /** The task type workflow team subtasks keep their importance scores under when their role names none. */
 export const WORKFLOW_TEAM_TASK_TYPE = 'general';
@@ -102,10 +101,7 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     // Trimmed like `--task-type`, so "math " in a plan and `--task-type math` share their scores.
     const taskType = attempt.role.taskType?.trim() ?? WORKFLOW_TEAM_TASK_TYPE;
     const query: TeamQuery = { question: executePrompt(attempt.task, attempt.objective, attempt.parents), kind: spec.answerKind ?? 'text', taskType };
-    const where = `team "${spec.name}", task type "${taskType}"`;
-    const stored: TeamScore[] = context.store ? await context.store.teamScores(spec.name, taskType) : [];
-    const size = context.store ? await context.store.teamSize(spec.name, taskType) : undefined;
-    const choice = selectTeamMembers(spec.agents.map((agent) => agent.name), stored, where, size, llmAgentsOf(spec));
+    const choice = await selectStoredTeamMembers(context.store, spec, taskType);
     const members = new Set(choice.members);
 
     let live = 0;
@@ -176,7 +172,7 @@ function teamSummary(
   file: string,
   spec: TeamSpec,
   query: TeamQuery,
-  choice: ReturnType<typeof selectTeamMembers>,
+  choice: TeamChoice,
   result: TeamResult,
   scores: TeamSummary['scores'],
 ): TeamSummary {

@@ -6,6 +6,8 @@
  * where the size came from included: the report shows it.
  */
 import { sortTeamScores, topAgents, type TeamScore } from '../store/team-scores.js';
+import type { RunStore } from '../store/run-store.js';
+import type { TeamSpec } from '../team/team.js';
 import type { TeamSelection } from './events.js';
 
 /** DyLAN's team size after optimisation (SPEC §3.1: N = 4): the size when no `weft team optimize --k` recorded one. */
@@ -79,7 +81,15 @@ function brief(scores: readonly TeamScore[]): { agent: string; mean: number; que
   return sortTeamScores([...scores]).map((score) => ({ agent: score.agent, mean: score.mean, queries: score.queries }));
 }
 
-/** The agents of a team file that answer (its llm agents), for selectTeamMembers. */
-export function llmAgentsOf(spec: { readonly agents: readonly { readonly name: string; readonly kind: string }[] }): Set<string> {
-  return new Set(spec.agents.filter((agent) => agent.kind === 'llm').map((agent) => agent.name));
+/** selectTeamMembers for a team file: its agents in order, its llm agents, and (team, task type) in the reason. */
+export function selectTeamFileMembers(spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string, scores: readonly TeamScore[], storedSize: number | undefined): TeamChoice {
+  const answerers = new Set(spec.agents.filter((agent) => agent.kind === 'llm').map((agent) => agent.name));
+  return selectTeamMembers(spec.agents.map((agent) => agent.name), scores, `team "${spec.name}", task type "${taskType}"`, storedSize, answerers);
+}
+
+/** Reads what the store holds for (team, task type) and selects from it (nothing stored: the whole team). */
+export async function selectStoredTeamMembers(store: Pick<RunStore, 'teamScores' | 'teamSize'> | undefined, spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string): Promise<TeamChoice> {
+  const scores = store ? await store.teamScores(spec.name, taskType) : [];
+  const size = store ? await store.teamSize(spec.name, taskType) : undefined;
+  return selectTeamFileMembers(spec, taskType, scores, size);
 }
