@@ -65,6 +65,11 @@ export async function loadModel(flag: string | undefined, config: WeftConfig, en
   };
 }
 
+/** Makes the model of a spec the way `--model` is made (retries, timeout, concurrency cap): for team files' specs. */
+export function modelMaker(config: WeftConfig): (spec: string) => Promise<ChatModel> {
+  return async (spec) => (await loadModel(spec, config)).model;
+}
+
 export function requireValue<T>(value: T | undefined, field: string): T {
   if (value === undefined) throw new WeftError('BAD_INPUT', `${field} is required`, { location: { field } });
   return value;

@@ -11,7 +11,7 @@ import { WeftError } from '../errors.js';
 import { candidateSummary } from '../run/candidate-summary.js';
 import { loadTeamOffers } from '../run/team-checks.js';
 import { createMeter, meteredModel } from '../run/metered-model.js';
-import { loadContext, loadModel } from './context.js';
+import { loadContext, loadModel, modelMaker } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { readTask } from './read-task.js';
@@ -39,7 +39,7 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
   const { config } = await loadContext(flags);
   const { model, costOf } = await loadModel(flags.model, config);
   const teams = flags.team && flags.team.length > 0
-    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: async (spec) => (await loadModel(spec, config)).model, runModel: model.id })
+    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
     : undefined;
   const meter = createMeter();
   const started = performance.now();

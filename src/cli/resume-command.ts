@@ -2,7 +2,7 @@
 import { WeftError } from '../errors.js';
 import { createQueueRunner } from '../dist/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
-import { loadContext, loadModel, openStore } from './context.js';
+import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { runJson } from './run-command.js';
@@ -31,7 +31,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
     const result = await resumeRun({
       runId, model, store, home, costOf, signal, onEvent: progress.onEvent,
-      createTeamModel: async (spec) => (await loadModel(spec, config)).model, ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+      createTeamModel: modelMaker(config), ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
     if (output.json) output.document(runJson(result));

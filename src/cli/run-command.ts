@@ -8,7 +8,7 @@ import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import { loadTeamOffers } from '../run/team-checks.js';
 import type { RunSummary } from '../run/run-summary.js';
-import { loadContext, loadModel, openStore } from './context.js';
+import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
@@ -65,7 +65,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   const { home, config } = context;
   const { model, costOf } = await loadModel(flags.model, config);
   const teams = flags.team && flags.team.length > 0
-    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: async (spec) => (await loadModel(spec, config)).model, runModel: model.id })
+    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
     : undefined;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
   const queue: QueueRunner | undefined = flags.workers ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }) : undefined;
@@ -93,7 +93,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       },
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
-      createTeamModel: async (spec) => (await loadModel(spec, config)).model,
+      createTeamModel: modelMaker(config),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(candidates !== undefined ? { candidates } : {}),
       ...(updateCandidates !== undefined ? { updateCandidates } : {}),

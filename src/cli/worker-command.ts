@@ -4,7 +4,7 @@
  */
 import { runWorker, type WorkerEvent } from '../dist/run-worker.js';
 import { WeftError } from '../errors.js';
-import { loadContext, loadModel } from './context.js';
+import { loadContext, modelMaker } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
 
@@ -40,7 +40,7 @@ export async function workerCommand(flags: WorkerFlags, output: Output, streams:
       concurrency,
       signal: stop.signal,
       onEvent: line,
-      createModel: async (spec) => (await loadModel(spec, config)).model,
+      createModel: modelMaker(config),
       ...(flags.model !== undefined ? { modelSpec: flags.model } : {}),
       ...(flags.queue !== undefined ? { queueName: flags.queue } : {}),
       ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),

@@ -11,8 +11,7 @@ import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
 import type { RunSettings } from './run-settings.js';
 import { checkTeamFiles, loadTeamOffers } from './team-checks.js';
-import { createModel } from '../llm/resolve-model.js';
-import { driveRun, type RunTaskOptions, type RunTaskResult } from './run-task.js';
+import { driveRun, teamModelMaker, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 
 export interface ResumeRunOptions extends Omit<RunTaskOptions, 'task' | 'plan' | 'runId' | 'candidates' | 'strategy' | 'concurrency' | 'budget' | 'maxAttempts' | 'updateCandidates' | 'verify' | 'injectMask'> {
   readonly runId: string;
@@ -42,7 +41,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
   // Team files may have moved or broken since the run began: refuse now, leaving the run resumable, rather than
   // fail its team subtasks one attempt after another.
   const teamBase = settings.teamBase ?? process.cwd();
-  const models = { createModel: options.createTeamModel ?? ((text: string) => createModel(text)), runModel: options.model.id };
+  const models = { createModel: teamModelMaker(options), runModel: options.model.id };
   if (workflow) await checkTeamFiles(workflow, teamBase, models);
   else if (settings.teams) await loadTeamOffers(settings.teams.map((offer) => offer.file), teamBase, models);
   await backfillPlanVersions(options, state.versions);

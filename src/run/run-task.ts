@@ -79,6 +79,11 @@ export interface RunTaskResult extends RunSummary {
   readonly workflow: Workflow | undefined;
 }
 
+/** How a run makes the model a team file names: the caller's `createTeamModel`, else plain `createModel`. */
+export function teamModelMaker(options: Pick<RunTaskOptions, 'createTeamModel'>): (spec: string) => Promise<ChatModel> {
+  return options.createTeamModel ?? ((spec) => createModel(spec));
+}
+
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const runId = options.runId ?? newRunId();
   const teamBase = options.planFile !== undefined ? dirname(resolve(options.planFile)) : undefined;
@@ -90,7 +95,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const plan = options.plan ? withAbsoluteTeamFiles(options.plan, base) : undefined;
   // A team file that is missing or invalid, or names a model that cannot be made, is the user's input error:
   // report it before any run exists.
-  if (plan) await checkTeamFiles(plan, base, { createModel: options.createTeamModel ?? ((text) => createModel(text)), runModel: options.model.id });
+  if (plan) await checkTeamFiles(plan, base, { createModel: teamModelMaker(options), runModel: options.model.id });
   const settings: RunSettings = {
     strategy: options.strategy ?? 'on-failure',
     candidates: options.candidates ?? 3,
@@ -165,8 +170,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       // One metered wrapper per spec: its calls count in the run like the run model's, and replay the same way.
       let found = teamModels.get(spec);
       if (!found) {
-        const make = options.createTeamModel ?? ((text: string) => createModel(text));
-        found = make(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
+        found = teamModelMaker(options)(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
         teamModels.set(spec, found);
       }
       return found;
