@@ -3,6 +3,7 @@
  * and cost; elsewhere it prints one plain line per notable event. Both read the same events as the store.
  */
 import type { WeftEvent } from '../run/events.js';
+import { teamOutcome } from './team-output.js';
 
 interface Row {
   state: string;
@@ -32,7 +33,7 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
         case 'task-start': write(`${at} start ${event.taskId} (${event.agent}${event.clone > 0 ? ` clone ${event.clone}` : ''}, attempt ${event.attempt})`); break;
         case 'task-end': if (event.status === 'failed') write(`${at} failed ${event.taskId}: ${event.error ?? ''}`); break;
         case 'task-verify': write(`${at} ${event.verdict === 'accept' ? 'done' : event.verdict} ${event.taskId}${event.verdict === 'accept' ? '' : `: ${event.reason}`}`); break;
-        case 'team': write(`${at} team ${event.team} on ${event.taskId}: ${event.stopReason} at step ${event.stoppedAt}, ${event.calls} calls${event.selection.optimized ? `, optimised team ${event.members.join(', ')}` : ''}${event.reformation ? `, dropped ${event.reformation.dropped.join(', ') || 'none'}` : ''}`); break;
+        case 'team': write(`${at} team ${event.team} on ${event.taskId}: ${teamOutcome(event)}${event.selection.optimized ? `, optimised team ${event.members.join(', ')}` : ''}`); break;
         case 'plan-update': write(`${at} plan v${event.version}: ${event.cause}`); break;
         case 'artifact-refused': write(`${at} refused artifact ${event.path} from ${event.taskId}: ${event.reason}`); break;
         case 'budget': if (event.exceeded) write(`${at} budget: ${event.exceeded}`); break;

@@ -5,6 +5,7 @@
 import { WeftError } from '../errors.js';
 import { toDot, toMermaid, workflowFromJson } from '../graph/index.js';
 import type { WeftEvent } from '../run/events.js';
+import { teamOutcome } from './team-output.js';
 import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { ownerState } from '../store/run-owner.js';
@@ -68,7 +69,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       output.text(`  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`);
       const team = teams.get(task.id);
       if (team) {
-        output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${team.stopReason} at step ${team.stoppedAt}, ${team.calls} calls${team.reformation ? `, dropped ${team.reformation.dropped.join(', ') || 'none'}` : ''}`);
+        output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${teamOutcome(team)}`);
       }
     }
     return 0;

@@ -3,7 +3,7 @@
  * was kept or dropped and why, importance, calls), which agents ran and why, and the reports of `optimize`
  * and `eval`. Pure.
  */
-import type { TeamSelection } from '../run/events.js';
+import type { TeamSelection, TeamSummary } from '../run/events.js';
 import type { TeamEvaluation } from '../team/evaluate-team.js';
 import type { OptimizeTeamResult } from '../team/optimize-team.js';
 import type { TeamResult } from '../team/team.js';
@@ -227,4 +227,9 @@ export function formatOptimizeResult(
     `team size ${later.size} recorded (the latest optimisation's --k wins): \`weft team\`, \`weft team eval\` and workflow team roles now run ${runs} (--no-optimized runs every agent).`,
     ...modelLines(models),
   ];
+}
+
+/** How a workflow's team subtask ended, in one line's worth: `consensus at step 2, 8 calls, dropped a, b`. */
+export function teamOutcome(team: Pick<TeamSummary, 'stopReason' | 'stoppedAt' | 'calls' | 'reformation'>): string {
+  return `${team.stopReason} at step ${team.stoppedAt}, ${team.calls} calls${team.reformation ? `, dropped ${team.reformation.dropped.join(', ') || 'none'}` : ''}`;
 }

@@ -3,6 +3,7 @@
  * dashboard read the same events. `at` is milliseconds since the run started.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
+import type { Reformation } from '../team/team.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -88,7 +89,7 @@ export interface TeamSummary {
   readonly answer: string;
   readonly stoppedAt: number;
   readonly stopReason: 'consensus' | 'max-steps';
-  readonly reformation?: { readonly afterStep: number; readonly kept: readonly string[]; readonly dropped: readonly string[]; readonly reason: string; readonly fallback: boolean };
+  readonly reformation?: Reformation;
   /** Σ_t I(t, a) per agent for this query. */
   readonly importance: Readonly<Record<string, number>>;
   /** Model calls the team made (agents and ranker); they are also `call` events. */
