@@ -66,6 +66,20 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
   const stores: PostgresRunStore[] = [];
   const quoted = () => `"${schema}"`;
 
+  /** A table in the way makes the last step fail: the open fails and the schema stays at `version`, table untouched. */
+  async function expectBlockedUpgradeRolledBack(table: string, version: number): Promise<void> {
+    await pgServer.admin.query(`CREATE TABLE ${quoted()}.${table} (note text)`);
+    const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
+    expect(error.code).toBe('STORE');
+    expect(error.message).toContain(table);
+    expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([{ version }]);
+    const columns = await pgServer.admin.query(
+      'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+      [schema, table],
+    );
+    expect(columns.rows).toEqual([{ column_name: 'note' }]);
+  }
+
   beforeEach(async () => {
     schema = pgServer.freshSchema();
     await pgServer.admin.query(`CREATE SCHEMA ${quoted()}`);
@@ -92,17 +106,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
   });
 
   it('rolls the whole upgrade back when a step fails, leaving version 1 as it was', async () => {
-    await pgServer.admin.query(`CREATE TABLE ${quoted()}.team_scores (note text)`);
-    const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
-    expect(error.code).toBe('STORE');
-    expect(error.message).toContain('team_scores');
-    const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
-    expect(version.rows).toEqual([{ version: 1 }]);
-    const columns = await pgServer.admin.query(
-      "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'team_scores'",
-      [schema],
-    );
-    expect(columns.rows).toEqual([{ column_name: 'note' }]);
+    await expectBlockedUpgradeRolledBack('team_scores', 1);
     expect((await pgServer.admin.query(`SELECT run_id FROM ${quoted()}.runs`)).rows).toEqual([{ run_id: 'v1-run' }]);
   });
 
@@ -134,17 +138,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     });
 
     it('rolls the whole upgrade back when a step fails, leaving version 2 as it was', async () => {
-      await pgServer.admin.query(`CREATE TABLE ${quoted()}.team_sizes (note text)`);
-      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
-      expect(error.code).toBe('STORE');
-      expect(error.message).toContain('team_sizes');
-      const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
-      expect(version.rows).toEqual([{ version: 2 }]);
-      const columns = await pgServer.admin.query(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'team_sizes'",
-        [schema],
-      );
-      expect(columns.rows).toEqual([{ column_name: 'note' }]);
+      await expectBlockedUpgradeRolledBack('team_sizes', 2);
       expect((await pgServer.admin.query(`SELECT count(*)::int AS n FROM ${quoted()}.team_scores`)).rows).toEqual([{ n: 3 }]);
     });
 

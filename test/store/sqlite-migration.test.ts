@@ -217,12 +217,7 @@ describe('SQLite schema migrations', () => {
   });
 
   it('ends with the same schema as a new database', async () => {
-    const old = join(dir, 'old.db');
-    const fresh = join(dir, 'fresh.db');
-    writeVersion1(old);
-    await openSqliteRunStore(old).close();
-    await openSqliteRunStore(fresh).close();
-    expect(schemaOf(old)).toEqual(schemaOf(fresh));
+    await expectSameSchemaAsNew(dir, writeVersion1);
   });
 
   it("records which runs use the old blobs, so pruning collects them only with their last user", async () => {
@@ -279,12 +274,7 @@ describe('SQLite schema migrations', () => {
     });
 
     it('ends with the same schema as a new database', async () => {
-      const old = join(dir, 'old.db');
-      const fresh = join(dir, 'fresh.db');
-      writeVersion2(old);
-      await openSqliteRunStore(old).close();
-      await openSqliteRunStore(fresh).close();
-      expect(schemaOf(old)).toEqual(schemaOf(fresh));
+      await expectSameSchemaAsNew(dir, writeVersion2);
     });
 
     it.each([
@@ -348,12 +338,7 @@ describe('SQLite schema migrations', () => {
     });
 
     it('ends with the same schema as a new database', async () => {
-      const old = join(dir, 'old.db');
-      const fresh = join(dir, 'fresh.db');
-      writeVersion3(old);
-      await openSqliteRunStore(old).close();
-      await openSqliteRunStore(fresh).close();
-      expect(schemaOf(old)).toEqual(schemaOf(fresh));
+      await expectSameSchemaAsNew(dir, writeVersion3);
     });
 
     it.each([
@@ -421,4 +406,14 @@ function expectFailedMigrationRolledBack(path: string, write: (path: string) => 
   const raw = new Database(path, { readonly: true });
   expect(raw.pragma('user_version', { simple: true })).toBe(version);
   raw.close();
+}
+
+/** A file written by `write` and opened (so migrated) has exactly the schema of a file this Weft creates. */
+async function expectSameSchemaAsNew(dir: string, write: (path: string) => void): Promise<void> {
+  const old = join(dir, 'old.db');
+  const fresh = join(dir, 'fresh.db');
+  write(old);
+  await openSqliteRunStore(old).close();
+  await openSqliteRunStore(fresh).close();
+  expect(schemaOf(old)).toEqual(schemaOf(fresh));
 }
