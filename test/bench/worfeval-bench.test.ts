@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adversarialCase, orderCountDistribution, perturbGold, rewordSlightly } from '../../bench/worfeval-cases.js';
-import { GOLD_DIR } from '../../bench/worfeval.bench.js';
 import { formatWorkflowText } from '../../src/eval/format-workflow-text.js';
 import { loadGold, type GoldRecord } from '../../src/eval/gold-data.js';
 import { parseWorkflowText } from '../../src/eval/parse-workflow-text.js';
 import { scoreWorkflow } from '../../src/eval/score-workflow.js';
 import type { WorkflowText } from '../../src/eval/workflow-text.js';
 import { mulberry32 } from '../../src/llm/seeded-random.js';
+import { GOLD_DIR, FIXTURE_RECORDS } from '../eval/gold-path.js';
 
 let gold: GoldRecord[];
 
@@ -23,7 +23,7 @@ function expectValid(workflow: WorkflowText): void {
 
 describe('perturbGold', () => {
   it('gives a valid workflow with one node fewer for every gold record, the same for the same seed', () => {
-    expect(gold).toHaveLength(1746);
+    expect(gold).toHaveLength(FIXTURE_RECORDS);
     for (const [index, record] of gold.entries()) {
       const { workflow, steps } = perturbGold(record.workflow, index + 1);
       expectValid(workflow);

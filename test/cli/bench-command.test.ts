@@ -1,12 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { modelSlug, progressLine, progressReporter } from '../../src/cli/bench-command.js';
+import { GOLD_DIR as GOLD } from '../eval/gold-path.js';
 import { cli, tempHome } from './cli-harness.js';
-
-const GOLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data', 'worfbench');
 
 interface RawRecord {
   readonly id: string;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../src/eval/eval-report.js';
-import { GOLD_DIR } from '../eval/gold-path.js';
+import { GOLD_DIR, goldSets, loadGoldAnswers } from '../eval/gold-path.js';
 import { cli } from './cli-harness.js';
 
 interface RawRecord {
@@ -98,18 +98,19 @@ describe('weft eval', () => {
     expect(report.skips[2]!.reason).toContain(`${predictions}:10 output: edge (2,7) names node 7`);
   });
 
-  it('scores every gold record of the data folder against itself as 1', async () => {
-    const records = (await import('../eval/gold-path.js')).loadGoldAnswers();
+  it.each(goldSets())('scores every gold record of a data folder ($name) against itself as 1', async (set) => {
+    const records = loadGoldAnswers(set.dir);
     const predictions = writeLines(records.map((record) => ({ id: record.id, output: record.answer })));
-    const result = await cli(['eval', predictions, '--gold', GOLD_DIR, '--json']);
+    const result = await cli(['eval', predictions, '--gold', set.dir, '--json']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as EvalReport;
-    expect(report).toMatchObject({ count: 1746, skipped: 0, missing: 0, f1_chain: 1, f1_graph: 1, mcisTimeLimitHits: [] });
+    expect(report).toMatchObject({ count: set.records, skipped: 0, missing: 0, f1_chain: 1, f1_graph: 1, mcisTimeLimitHits: [] });
+    const counts = set.full ? [357, 776, 400, 213] : [19, 36, 18, 35];
     expect(report.byScenario).toEqual({
-      'function call': { count: 357, f1_chain: 1, f1_graph: 1 },
-      embodied: { count: 776, f1_chain: 1, f1_graph: 1 },
-      'problem-solving': { count: 400, f1_chain: 1, f1_graph: 1 },
-      'open-grounded': { count: 213, f1_chain: 1, f1_graph: 1 },
+      'function call': { count: counts[0], f1_chain: 1, f1_graph: 1 },
+      embodied: { count: counts[1], f1_chain: 1, f1_graph: 1 },
+      'problem-solving': { count: counts[2], f1_chain: 1, f1_graph: 1 },
+      'open-grounded': { count: counts[3], f1_chain: 1, f1_graph: 1 },
     });
   });
 

@@ -1,12 +1,48 @@
 /**
- * Where the WorfBench gold data lives (../shared/data/worfbench from the repository root; never copied into the
- * repository), and a plain reader of every record's gold answer for tests and benchmarks. Only node built-ins.
+ * Where the WorfBench gold data lives for tests, and a plain reader of every record's gold answer. Only node
+ * built-ins.
+ *
+ * A clone of the repository holds a small subset (test/fixtures/worfbench, with its licence and provenance); the
+ * full development set (1,746 records) sits at ../shared/data/worfbench beside the repository in this project's
+ * own workspace and CI, not in a user's clone. Tests of a few records read the subset; tests of a property of every
+ * record run on the subset always and on the full set when it is there (`goldSets`), saying so when it is not.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const GOLD_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data', 'worfbench');
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The subset in the repository: all of os.json, the first five records of each other file, the named ones. */
+export const GOLD_DIR = resolve(HERE, '..', 'fixtures', 'worfbench');
+/** The full development set, outside the repository; may be absent. */
+export const SHARED_GOLD_DIR = resolve(HERE, '..', '..', '..', 'shared', 'data', 'worfbench');
+/** Records in the subset and in the full set. */
+export const FIXTURE_RECORDS = 108;
+export const SHARED_RECORDS = 1746;
+
+export interface GoldSet {
+  /** For test titles: `the repository's 92-record subset` or `all 1,746 records`. */
+  readonly name: string;
+  readonly dir: string;
+  /** Whether this is the full development set (whose exact counts the tests know). */
+  readonly full: boolean;
+  readonly records: number;
+}
+
+let told = false;
+
+/** The gold sets a whole-data test runs on: the subset, and the full set when present (else a printed reason). */
+export function goldSets(): readonly GoldSet[] {
+  const sets: GoldSet[] = [{ name: `the repository's ${FIXTURE_RECORDS}-record subset`, dir: GOLD_DIR, full: false, records: FIXTURE_RECORDS }];
+  if (existsSync(SHARED_GOLD_DIR)) {
+    sets.push({ name: `all ${SHARED_RECORDS.toLocaleString('en')} records`, dir: SHARED_GOLD_DIR, full: true, records: SHARED_RECORDS });
+  } else if (!told) {
+    told = true;
+    console.log(`skipping the full WorfBench gold set: ${SHARED_GOLD_DIR} is absent (it is not part of a clone); the ${FIXTURE_RECORDS}-record subset in test/fixtures/worfbench is tested instead`);
+  }
+  return sets;
+}
 
 export interface GoldAnswer {
   readonly id: string;
@@ -27,14 +63,15 @@ interface RawRecord {
   readonly conversations: readonly { readonly role: string; readonly content: string }[];
 }
 
-let cached: readonly GoldAnswer[] | undefined;
+const cache = new Map<string, readonly GoldAnswer[]>();
 
-/** Every record of every `*.json` file in GOLD_DIR, files in name order. Read once per process. */
-export function loadGoldAnswers(): readonly GoldAnswer[] {
+/** Every record of every `*.json` file in `dir` (the subset by default), files in name order. Read once. */
+export function loadGoldAnswers(dir: string = GOLD_DIR): readonly GoldAnswer[] {
+  const cached = cache.get(dir);
   if (cached) return cached;
   const answers: GoldAnswer[] = [];
-  for (const file of readdirSync(GOLD_DIR).filter((name) => name.endsWith('.json')).sort()) {
-    const records = JSON.parse(readFileSync(resolve(GOLD_DIR, file), 'utf8')) as RawRecord[];
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json')).sort()) {
+    const records = JSON.parse(readFileSync(resolve(dir, file), 'utf8')) as RawRecord[];
     records.forEach((record, index) => {
       const last = record.conversations[record.conversations.length - 1];
       const user = record.conversations.find((message) => message.role === 'user');
@@ -42,6 +79,6 @@ export function loadGoldAnswers(): readonly GoldAnswer[] {
       answers.push({ id: record.id, source: record.source, file, index, task: user?.content ?? '', answer: last.content });
     });
   }
-  cached = answers;
+  cache.set(dir, answers);
   return answers;
 }

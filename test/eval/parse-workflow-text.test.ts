@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatWorkflowText } from '../../src/eval/format-workflow-text.js';
 import { parseWorkflowText, type ParseWorkflowTextResult } from '../../src/eval/parse-workflow-text.js';
 import type { EdgeSource, EdgeTarget, WorkflowText } from '../../src/eval/workflow-text.js';
-import { loadGoldAnswers } from './gold-path.js';
+import { goldSets, loadGoldAnswers } from './gold-path.js';
 
 /** The workflow of an ok result; fails the test (with the issues) otherwise. */
 function parsed(text: string): { workflow: WorkflowText; skipped: ParseWorkflowTextResult['skipped'] } {
@@ -409,11 +409,10 @@ describe('parseWorkflowText: speed', () => {
       nodes,
       edges: [['START', 1], ...nodes.slice(1).map((_, index) => [index + 1, index + 2] as const), [nodes.length, 'END']],
     });
-    const started = performance.now();
+    // Quadratic matching of the 200,000-space lines would take minutes: the test's time-out is the guard, and
+    // `npm run bench` measures the speed.
     for (const text of texts) parseWorkflowText(text);
     expect(parseWorkflowText(chain)).toMatchObject({ ok: true });
-    // Quadratic matching of the 200,000-space lines would take minutes.
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
 
@@ -465,12 +464,13 @@ const SKIPPED_IDS = [
   'wikihow_233', 'wikihow_240', 'wikihow_256', 'wikihow_261',
 ];
 
-describe('parseWorkflowText on all WorfBench gold answers', () => {
-  const records = loadGoldAnswers();
+describe.each(goldSets())('parseWorkflowText on WorfBench gold answers ($name)', (set) => {
+  const records = loadGoldAnswers(set.dir);
   const results = records.map((record) => ({ record, result: parseWorkflowText(record.answer) }));
+  const ids = new Set(records.map((record) => record.id));
 
-  it('parses every one of the 1,746 records', () => {
-    expect(records).toHaveLength(1746);
+  it('parses every record', () => {
+    expect(records).toHaveLength(set.records);
     expect(results.filter(({ result }) => !result.ok).map(({ record }) => record.id)).toEqual([]);
   });
 
@@ -493,7 +493,9 @@ describe('parseWorkflowText on all WorfBench gold answers', () => {
   it('skips text in few records, exactly these (prose around the workflow)', () => {
     const skippedIds = results.filter(({ result }) => result.skipped.length > 0).map(({ record }) => record.id);
     console.log(`gold records with skipped text (${skippedIds.length}): ${skippedIds.join(' ')}`);
-    expect(skippedIds).toEqual(SKIPPED_IDS);
+    // The subset holds every one of them too (they are what the parser tests name).
+    expect(skippedIds).toEqual(SKIPPED_IDS.filter((id) => ids.has(id)));
+    expect(skippedIds).toHaveLength(SKIPPED_IDS.length);
     // Prose only: no record loses an edge tuple to the skipped lines, and no START→END edge was dropped.
     const lostTuples = results.flatMap(({ record, result }) =>
       result.skipped.filter((entry) => /\(\s*(?:START|\d+)\s*,\s*(?:END|\d+)\s*\)/i.test(entry.text)).map((entry) => `${record.id}:${entry.line}`),

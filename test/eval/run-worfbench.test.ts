@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { loadGold, type GoldRecord } from '../../src/eval/gold-data.js';
@@ -14,8 +13,8 @@ import type { CallTag, ChatCall, ChatModel } from '../../src/llm/chat-model.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { simModel } from '../../src/llm/sim-model.js';
 import { estimateUsage } from '../../src/llm/token-estimate.js';
+import { GOLD_DIR as GOLD } from './gold-path.js';
 
-const GOLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data', 'worfbench');
 
 let gold: GoldRecord[];
 /** Two records of each source with a task no other record shares: a model keyed by task answers each once. */

@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseWorkflowText } from '../../src/eval/parse-workflow-text.js';
 import { WORFBENCH_EXAMPLES, WORFBENCH_PURPOSE, WORFBENCH_SYSTEM, worfbenchCall, worfbenchMessages } from '../../src/eval/worfbench-prompt.js';
 import type { WorkflowText } from '../../src/eval/workflow-text.js';
+import { goldSets } from './gold-path.js';
 
-const GOLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'data', 'worfbench');
+// The widest gold set at hand: all 1,746 records beside the repository, else the subset in it.
+const GOLD = goldSets().at(-1)!.dir;
 
 interface RawRecord {
   readonly id: string;
