@@ -490,7 +490,10 @@ class Execution {
       : `${this.strategy} review${note}`;
     const summary: WorkflowDiffSummary = { added: diff.added, removed: diff.removed, changed: diff.changed, rewired: diff.rewired };
     this.options.emit({ type: 'plan-update', version: this.version, cause, diff: summary, workflow: toWorkflowJson(next) });
-    if (this.options.onPlanVersion) await this.options.onPlanVersion(this.version, next, cause, summary);
+    // The round ends here, with its revision merged and logged. Saving the version is bookkeeping that must not
+    // hold the round open: failures arriving during the save would wait for a later round, so how many failures a
+    // round batches (and so the plans) depended on disk speed, and a resumed run could end differently.
+    if (this.options.onPlanVersion) this.track(this.options.onPlanVersion(this.version, next, cause, summary));
   }
 
   snapshot(): Workflow {

@@ -174,8 +174,12 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
       const current = fate(subtask.id);
       // Work that was running when the process died has no result: it starts again.
       const status: SubtaskStatus = current.status === 'in progress' ? 'not started' : current.status;
+      // An attempt that ended but whose verdict was never logged is not spent: it runs again under its own number,
+      // so its recorded execute and verify calls are replayed and give the same verdict (a crash in that window
+      // used to start a new attempt with new calls, and could exhaust the attempts and fail the run).
+      const attempts = status === 'not started' && current.pendingOutput ? Math.min(current.attempts, current.pendingOutput.attempt - 1) : current.attempts;
       const { output: _old, ...rest } = subtask;
-      return { ...rest, status, attempts: current.attempts, ...(status === 'completed' && current.output !== undefined ? { output: current.output } : {}) };
+      return { ...rest, status, attempts, ...(status === 'completed' && current.output !== undefined ? { output: current.output } : {}) };
     }),
   };
   const failures = resumed

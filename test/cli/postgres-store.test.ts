@@ -30,10 +30,9 @@ describe.skipIf(server === undefined)('the CLI with --store postgres://…', () 
     expect(local.code).toBe(2);
   });
 
-  it('an unreachable Postgres fails within 5 s with a clear message and exit 2 or 1, never a hang', async () => {
-    const started = performance.now();
+  it('an unreachable Postgres fails with a clear message and exit 2 or 1, never a hang', async () => {
+    // A hang would run into the test's time-out.
     const result = await cli(['runs', '--home', tempHome(), '--store', 'postgres://weft:secret@127.0.0.1:1/none']);
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/Cannot reach Postgres at/);
     expect(result.stderr).not.toContain('secret');

@@ -89,3 +89,21 @@ describe('resume across an inspector round that changed nothing', () => {
     await store.close();
   });
 });
+
+describe('resume of an attempt that ended without a logged verdict', () => {
+  it('runs the same attempt number again, so its recorded calls are replayed, and never spends an attempt', async () => {
+    const { foldForResume } = await import('../../src/run/resume-state.js');
+    const workflow = { task: TASK, roles: [], subtasks: [{ id: 'a', objective: 'do a', agent: 'writer', dependsOn: [] }] };
+    const events = [
+      { type: 'run-start', at: 0, runId: 'r', task: TASK, model: SIM, options: {} },
+      { type: 'plan-chosen', at: 1, version: 1, workflow },
+      { type: 'task-start', at: 2, taskId: 'a', attempt: 3 },
+      { type: 'task-end', at: 3, taskId: 'a', attempt: 3, status: 'completed', output: 'text' },
+    ] as unknown as WeftEvent[];
+    // Attempt 3 of 3 ended; its verdict is not in the log. Counting it as spent would fail the subtask unverified.
+    const state = foldForResume(events);
+    expect(state.workflow!.subtasks[0]).toMatchObject({ id: 'a', status: 'not started', attempts: 2 });
+    const verified = foldForResume([...events, { type: 'task-verify', at: 4, taskId: 'a', attempt: 3, verdict: 'retry', reason: '' } as unknown as WeftEvent]);
+    expect(verified.workflow!.subtasks[0]).toMatchObject({ status: 'not started', attempts: 3 });
+  });
+});

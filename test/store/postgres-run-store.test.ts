@@ -39,10 +39,8 @@ if (server === undefined) {
 }
 
 describe('openPostgresRunStore without a server', () => {
-  it('fails with STORE within 5 s for a closed port, naming the URL without its password', async () => {
-    const started = Date.now();
+  it('fails with STORE for a closed port at once, naming the URL without its password', async () => {
     const error = await rejection(openPostgresRunStore('postgres://weft:s3cret-pw@127.0.0.1:1/weft'));
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(error.code).toBe('STORE');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('Cannot reach Postgres at postgres://weft@127.0.0.1:1/weft: ');
@@ -65,14 +63,13 @@ describe('openPostgresRunStore without a server', () => {
       await new Promise((resolve) => blackHole.close(resolve));
     });
 
-    it('fails with STORE within 5 s instead of hanging', async () => {
+    it('fails with STORE after the connect time-out instead of hanging', async () => {
       const address = blackHole.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       const started = Date.now();
       const error = await rejection(openPostgresRunStore(`postgresql://weft:hunter2@127.0.0.1:${port}/weft?password=hunter2`));
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeLessThan(5000);
-      expect(elapsed).toBeGreaterThanOrEqual(2500);
+      // The connect time-out applied (a lower bound: load can only lengthen it); a hang runs into the test's time-out.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
       expect(error.code).toBe('STORE');
       expect(error.message).toContain(`Cannot reach Postgres at postgresql://weft@127.0.0.1:${port}/weft?password=***: no answer within 3000 ms`);
       expect(error.message).not.toContain('hunter2');

@@ -106,9 +106,8 @@ describe('runCandidate (sandboxed child process)', () => {
 
   it('stops an infinite loop at the time limit; tests before it keep their results', async () => {
     const tests = 'assert.equal(add(1, 2), 3);\nassert.equal(spin(), 1);\nassert.equal(add(2, 2), 4);';
-    const started = Date.now();
+    // A limit that did not fire would hang the test until its own time-out.
     const report = await runCandidate(`${CORRECT}\nfunction spin() { for (;;) {} }`, tests, { timeoutMs: 400 });
-    expect(Date.now() - started).toBeLessThan(4000);
     expect(report).toMatchObject({ passed: 1, total: 3, timedOut: true });
     expect(report.failures.map((f) => f.message)).toStrictEqual(['not run: the time limit (400 ms) was reached', 'not run: the time limit (400 ms) was reached']);
     // A promise loop is stopped too.
@@ -117,9 +116,7 @@ describe('runCandidate (sandboxed child process)', () => {
   });
 
   it('kills a process that outlives its limit outside any script (a looping getter)', async () => {
-    const started = Date.now();
     const report = await runCandidate('function make() { return { get then() { for (;;) {} } }; }', 'make()', { timeoutMs: 200 });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(report).toMatchObject({ passed: 0, total: 1, timedOut: true });
     expect(report.crashed).toBeUndefined();
   });
@@ -160,13 +157,12 @@ describe('runCandidate (sandboxed child process)', () => {
     const controller = new AbortController();
     const run = runCandidate('function spin() { for (;;) {} }', 'spin()', { timeoutMs: 10_000, signal: controller.signal });
     setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
+    // The 10 s limit is longer than the test's time-out: only the abort can end the run in time.
     const error: unknown = await run.then(
       () => undefined,
       (reason: unknown) => reason,
     );
     expect(isAbortError(error)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 
