@@ -41,6 +41,7 @@ import { bernoulli, integerSample, pick, randomFrom, shuffled, uniformSample, ty
 import { readTeamPrompt, SIM_RIGHT_ANSWER, SIM_WRONG_ANSWERS, simRanking, simTeamAnswer } from './sim-team.js';
 import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseSimOptions, sampleLatencyMs, validateSimOptions, type SimOptions } from './sim-options.js';
 import { sleep, throwIfAborted } from './timeout.js';
+import { VirtualClock } from './virtual-clock.js';
 import { estimateUsage } from './token-estimate.js';
 
 export interface SimModel extends ChatModel {
@@ -61,6 +62,7 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
   const resolved = typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
   const id = settings.id ?? `sim:${formatSimOptions(resolved)}`;
   const counters = new Map<string, number>();
+  const clock = resolved.clock === 'virtual' ? new VirtualClock() : undefined;
   let callCount = 0;
   return {
     id,
@@ -80,7 +82,8 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       counters.set(counterKey, n + 1);
       const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
 
-      await sleep(sampleLatencyMs(resolved.latency, stream('latency')), signal);
+      const latencyMs = sampleLatencyMs(resolved.latency, stream('latency'));
+      await (clock ? clock.sleep(latencyMs, signal) : sleep(latencyMs, signal));
       if (bernoulli(stream('error'), resolved.error)) {
         throw new WeftError('PROVIDER', 'simulated provider error', { retryable: true });
       }

@@ -14,6 +14,8 @@
  * | seed     | integer                                           | 1          |
  * | tasks    | plan (and WorfBench workflow) size `n` or `a-b`   | `4-8`      |
  * | width    | optional: at most this many subtasks per level    | —          |
+ * | clock    | `real` (timers) or `virtual` (virtual-clock.ts:    | `real`     |
+ * |          | the order calls finish in depends on the seed only)|            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -36,6 +38,8 @@ export interface SimOptions {
   readonly seed: number;
   readonly tasks: { readonly min: number; readonly max: number };
   readonly width?: number;
+  /** `virtual`: latency is simulated time (virtual-clock.ts), so load cannot reorder calls and no real time passes. */
+  readonly clock: 'real' | 'virtual';
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -47,9 +51,10 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   follow: 0.5,
   seed: 1,
   tasks: { min: 4, max: 8 },
+  clock: 'real',
 });
 
-const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width'] as const;
+const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width', 'clock'] as const;
 type SimKey = (typeof KEYS)[number];
 
 /** Parses the part after `sim:` (a leading `sim:` is accepted too). An empty string gives the defaults. */
@@ -85,6 +90,7 @@ export function validateSimOptions(options: SimOptions): SimOptions {
   if (options.width !== undefined && !(Number.isInteger(options.width) && options.width >= 1)) {
     throw simError('width', `expected an integer >= 1, got ${String(options.width)}`);
   }
+  if (options.clock !== 'real' && options.clock !== 'virtual') throw simError('clock', `expected real or virtual, got ${String(options.clock)}`);
   checkLatency(options.latency);
   return Object.freeze({ ...options });
 }
@@ -99,6 +105,7 @@ export function formatSimOptions(options: SimOptions): string {
   const { min, max } = options.tasks;
   parts.push(`tasks=${min === max ? min : `${min}-${max}`}`);
   if (options.width !== undefined) parts.push(`width=${options.width}`);
+  if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
   return parts.join(',');
 }
 
@@ -182,6 +189,10 @@ function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[
     }
     case 'width':
       options.width = parseInteger('width', value);
+      return;
+    case 'clock':
+      if (value !== 'real' && value !== 'virtual') throw simError('clock', `expected real or virtual, got ${JSON.stringify(value)}`);
+      options.clock = value;
       return;
   }
 }

@@ -17,7 +17,7 @@ import { runTask, type RunTaskResult } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 
 export const TASK = 'write a report in ten parts';
-export const SIM = 'sim:seed=33,latency=lognormal(3.6,0.4),tasks=10,fail=0.2,badjson=0.1';
+export const SIM = 'sim:seed=33,latency=lognormal(3.6,0.4),tasks=10,fail=0.2,badjson=0.1,clock=virtual';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 interface FinalState {

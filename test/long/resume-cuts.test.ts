@@ -93,9 +93,9 @@ describe('resume from every batch boundary of the log', () => {
   });
 
   it.each([
-    'sim:seed=1,latency=lognormal(3.6,0.4),tasks=10,fail=0.3,badjson=0.1',
-    'sim:seed=34,latency=lognormal(3.6,0.4),tasks=10,fail=0.3,badjson=0.1',
-    'sim:seed=7,latency=lognormal(3.6,0.4),tasks=12,fail=0.2,error=0.05',
+    'sim:seed=1,latency=lognormal(3.6,0.4),tasks=10,fail=0.3,badjson=0.1,clock=virtual',
+    'sim:seed=34,latency=lognormal(3.6,0.4),tasks=10,fail=0.3,badjson=0.1,clock=virtual',
+    'sim:seed=7,latency=lognormal(3.6,0.4),tasks=12,fail=0.2,error=0.05,clock=virtual',
   ])('keeps the invariants from every cut of %s', async (sim) => {
     const ref = await reference(sim);
     let differing = 0;

@@ -48,6 +48,50 @@ describe('review: bookkeeping failures at the end of a run', () => {
   });
 });
 
+describe('a repair round and the saving of its plan version', () => {
+  it('ends when the revision is merged: a failure during a slow save gets its own round at once (issue 10, item 3)', async () => {
+    // Holding the round open until the save finished made which failures a round batched (and so the plans) depend
+    // on disk speed: under load the same seed took other paths, and resumed runs ended unlike uninterrupted ones.
+    const bExecute = deferred<string>();
+    const save = deferred<void>();
+    const model = testModel({
+      execute: (key) => (key === 'b' ? bExecute.promise : `out ${key}`),
+      verify: (key, attempt) => (attempt === 1 ? { verdict: 'replan', reason: `${key} is wrong` } : { verdict: 'accept' }),
+      update: (call) => {
+        // The first round is about a, the second about b; each revises the objective of the one that failed.
+        const failed = model.count('update') === 1 ? 'a' : 'b';
+        return { subtasks: ['a', 'b'].map((id) => ({ id, objective: id === failed ? `do ${id} better` : `do ${id}`, agent: 'w', dependsOn: [] })) };
+      },
+    });
+    const json: WorkflowJson = {
+      task: 'save timing',
+      subtasks: [
+        { id: 'a', objective: 'do a', agent: 'w', dependsOn: [] },
+        { id: 'b', objective: 'do b', agent: 'w', dependsOn: [] },
+      ],
+    };
+    const saved: number[] = [];
+    const { events, promise } = run(json, {
+      model,
+      onPlanVersion: async (version) => {
+        saved.push(version);
+        if (version === 2) await save.promise;
+      },
+    });
+    // a fails, round 1 revises a, and version 2 starts saving (and hangs).
+    for (let turn = 0; turn < 20 && saved.length === 0; turn++) await tick();
+    expect(saved).toEqual([2]);
+    // b fails while version 2 is still being saved: its round starts without waiting for the save.
+    bExecute.resolve('out b');
+    for (let turn = 0; turn < 20 && model.count('update') < 2; turn++) await tick();
+    expect(model.count('update')).toBe(2);
+    save.resolve();
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(events.filter((event) => event.type === 'plan-update').length).toBe(2);
+  });
+});
+
 describe('review: budgets', () => {
   it('budget exhaustion lets running calls settle and keeps their results (design.md "Budgets")', async () => {
     // a and b start together; b's execute call is already made (and paid) when d's call is refused. The design says the
