@@ -48,7 +48,7 @@ export const DEFAULT_PROVIDER_CONCURRENCY = 8;
  */
 export async function loadModel(flag: string | undefined, config: WeftConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelContext> {
   const resolved = await resolveModelSpec({ ...(flag !== undefined ? { flag } : {}), config: { ...(config.model !== undefined ? { model: config.model } : {}) }, env });
-  const base = await createModel(resolved.spec, { env });
+  const base = await createModel(resolved.spec, { env, ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}) });
   const concurrency = config.providerConcurrency ?? (base.kind === 'real' ? DEFAULT_PROVIDER_CONCURRENCY : undefined);
   const model = base.kind === 'scripted'
     ? base
