@@ -13,6 +13,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { loadContext, loadModel, requireValue } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface BenchWorfbenchFlags {
   readonly data?: string;
@@ -45,7 +46,7 @@ export async function benchWorfbenchCommand(flags: BenchWorfbenchFlags, output: 
   const records = await loadGold(data);
   const { model } = await loadModel(flags.model, config);
   const k = candidates ?? DEFAULT_WORFBENCH_CANDIDATES;
-  const outDir = flags.out ?? join(home, 'bench', 'worfbench', `${modelSlug(model.id)}-${planner === 'weft' ? `weft-k${k}` : 'single'}`);
+  const outDir = flags.out ?? join(home, 'bench', 'worfbench', `${modelSlug(redactModelSpec(model.id))}-${planner === 'weft' ? `weft-k${k}` : 'single'}`);
   const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
     corpus: records.flatMap((record) => record.workflow.nodes),
     cacheDir: join(home, 'cache', 'embeddings'),
@@ -130,7 +131,8 @@ export function modelSlug(id: string): string {
 }
 
 function describeModel(model: ChatModel): string {
-  return model.kind === 'real' ? model.id : `${model.id} (${model.kind} model)`;
+  const id = redactModelSpec(model.id);
+  return model.kind === 'real' ? id : `${id} (${model.kind} model)`;
 }
 
 interface ProgressReporter {

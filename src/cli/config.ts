@@ -7,13 +7,17 @@
  *   retries: 3
  *   providerConcurrency: 8   # calls in flight per provider
  *   store: postgres://user@host/db   # default: SQLite in the home
+ *   maxOutputTokens: { default: 4096, execute: 8192, verify: 512 }   # or one number for every call
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, type OutputTokenSetting } from '../llm/output-limit.js';
 import { formatFieldPath, positionsInDocument } from '../text/source-locator.js';
+
+const outputTokens = z.number().int().positive();
 
 const configSchema = z
   .object({
@@ -23,10 +27,19 @@ const configSchema = z
     retries: z.number().int().nonnegative().optional(),
     providerConcurrency: z.number().int().positive().optional(),
     store: z.string().min(1).optional(),
+    maxOutputTokens: z
+      .union([
+        outputTokens,
+        z.object(Object.fromEntries(['default', ...Object.keys(DEFAULT_MAX_OUTPUT_TOKENS)].map((purpose) => [purpose, outputTokens.optional()]))).strict(),
+      ], {
+        // Only when neither form fits at all; a bad value inside one form keeps its own located message.
+        error: (issue) => (issue.code === 'invalid_union' ? 'expected a whole number of tokens > 0, or per purpose: { default, plan, execute, verify, update, rank, answer, worfbench, other }' : undefined),
+      })
+      .optional(),
   })
   .strict();
 
-export type WeftConfig = z.infer<typeof configSchema>;
+export type WeftConfig = Omit<z.infer<typeof configSchema>, 'maxOutputTokens'> & { maxOutputTokens?: OutputTokenSetting };
 
 export const CONFIG_FILE = 'config.yaml';
 

@@ -1,6 +1,7 @@
 /** What every command needs: the Weft home, its config, the store and the model. */
 import { WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { requestedModelName } from '../llm/model-spec.js';
 import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
 import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
 import { withResilience } from '../llm/resilient-model.js';
@@ -36,7 +37,7 @@ export async function openStore(context: Pick<Context, 'home' | 'storeSpec'>): P
 export interface ModelContext {
   readonly model: ChatModel;
   readonly source: string;
-  readonly costOf: (result: ChatResult) => number;
+  readonly costOf: (result: ChatResult, modelId?: string) => number;
 }
 
 /** Real providers get at most this many calls in flight unless the config says otherwise. */
@@ -48,7 +49,7 @@ export const DEFAULT_PROVIDER_CONCURRENCY = 8;
  */
 export async function loadModel(flag: string | undefined, config: WeftConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelContext> {
   const resolved = await resolveModelSpec({ ...(flag !== undefined ? { flag } : {}), config: { ...(config.model !== undefined ? { model: config.model } : {}) }, env });
-  const base = await createModel(resolved.spec, { env });
+  const base = await createModel(resolved.spec, { env, ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}) });
   const concurrency = config.providerConcurrency ?? (base.kind === 'real' ? DEFAULT_PROVIDER_CONCURRENCY : undefined);
   const model = base.kind === 'scripted'
     ? base
@@ -61,7 +62,12 @@ export async function loadModel(flag: string | undefined, config: WeftConfig, en
   return {
     model,
     source: resolved.source,
-    costOf: (result) => (base.kind === 'real' ? costOf(result.model, result.usage, prices) : 0),
+    // Priced by the model the spec asked for, then the full spec (`ollama:`, `local:` are free), then the name the
+    // server reported: a llama.cpp server reports its file path, which no price table knows.
+    // A call made elsewhere (no modelId) already reports the model its spec asked for.
+    costOf: (result, modelId) =>
+      base.kind !== 'real' ? 0
+      : costOf(modelId === undefined ? [result.model] : [requestedModelName(modelId), modelId, result.model], result.usage, prices),
   };
 }
 

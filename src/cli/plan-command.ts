@@ -15,6 +15,7 @@ import { loadContext, loadModel, modelMaker } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { readTask } from './read-task.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface PlanFlags {
   readonly candidates?: string;
@@ -44,7 +45,7 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
   const meter = createMeter();
   const started = performance.now();
   const metered = meteredModel(model, { budget: {}, meter, now: () => performance.now() - started, costOf, emit: () => {} });
-  output.log(`planning with ${model.id}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`);
+  output.log(`planning with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`);
   let worfbench: string | undefined;
   let result: PlanResult;
   if (format === 'worfbench') {

@@ -27,7 +27,11 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
   try {
     const run = await store.getRun(runId);
     if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
-    // The run continues with the model it was started with unless --model says otherwise.
+    // The run continues with the model it was started with unless --model says otherwise. A spec whose URL had
+    // credentials was stored without them, so it cannot be used as stored.
+    if (flags.model === undefined && /:\/\/[^/?#@\s]+@|=\*\*\*/.test(run.model)) {
+      throw new WeftError('BAD_INPUT', `Run "${runId}" used ${run.model}, whose credentials are not stored: pass the spec again with --model`, { location: { field: '--model' } });
+    }
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
     const result = await resumeRun({
       runId, model, store, home, costOf, signal, onEvent: progress.onEvent,

@@ -11,6 +11,7 @@ import type { TeamEvent } from '../team/team-events.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
 import { type ModelUse, type TeamModels } from './team-output.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';
@@ -104,7 +105,7 @@ export async function buildTeamWithModels(
     file,
     seed,
   });
-  const use = (id: string): ModelUse => ({ model: id, kind: kinds.get(id) ?? 'real' });
+  const use = (id: string): ModelUse => ({ model: redactModelSpec(id), kind: kinds.get(id) ?? 'real' });
   return {
     built,
     models: {

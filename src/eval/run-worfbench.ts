@@ -27,6 +27,7 @@ import type { ScoreOptions } from './sample-score.js';
 import { scoreWithSimilarity } from './score-workflow.js';
 import type { Similarity } from './similarity.js';
 import { worfbenchCall } from './worfbench-prompt.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 export type WorfbenchPlanner = 'single' | 'weft';
 
@@ -97,7 +98,7 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
   }
   const selected = options.limit === undefined ? options.records : options.records.slice(0, options.limit);
   await mkdir(options.outDir, { recursive: true });
-  await claimOutDir(options.outDir, { model: options.model.id, planner: options.planner, ...(options.planner === 'weft' ? { candidates } : {}) });
+  await claimOutDir(options.outDir, { model: redactModelSpec(options.model.id), planner: options.planner, ...(options.planner === 'weft' ? { candidates } : {}) });
   const writer = await openPredictionsWriter(join(options.outDir, 'predictions.jsonl'));
   const todo = selected.filter((record) => !writer.existing.has(record.id));
   const resumed = selected.length - todo.length;
@@ -161,7 +162,7 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
       id: record.id,
       output,
       planner: options.planner,
-      model: options.model.id,
+      model: redactModelSpec(options.model.id),
       calls: counted.count.calls,
       tokens: { input: counted.count.inputTokens, output: counted.count.outputTokens },
       durationMs: Math.round(performance.now() - begin),

@@ -25,6 +25,10 @@ export interface CallTag {
 export interface ChatCall {
   readonly system?: string;
   readonly messages: readonly ChatMessage[];
+  /**
+   * The most output tokens the reply may have (`max_tokens` / `max_completion_tokens` on the wire). Models made
+   * by `createModel` fill it in by the call's purpose when it is unset (output-limit.ts).
+   */
   readonly maxTokens?: number;
   readonly temperature?: number;
   /** Ask for JSON. Providers with a JSON mode or grammar may use `schema`; the caller still validates. */

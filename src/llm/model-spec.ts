@@ -8,6 +8,7 @@
  */
 import { WeftError } from '../errors.js';
 import { closestWord } from '../text/edit-distance.js';
+import { redactUrl, scrubSecrets } from '../text/redact-url.js';
 
 export type ModelSpec =
   | { readonly provider: 'openai'; readonly model: string }
@@ -136,6 +137,31 @@ export function formatModelSpec(spec: ModelSpec): string {
   }
 }
 
+/**
+ * A spec fit to print or store: the password of its URL removed (`openai-compatible:http://user:KEY@host/v1#m`
+ * becomes `openai-compatible:http://user@host/v1#m`), like a Postgres store URL's.
+ */
+export function redactModelSpec(spec: string): string {
+  return redactUrl(spec).display;
+}
+
+/**
+ * The model name a spec asks the provider for (`gpt-4o` for `openai:gpt-4o`, `mymodel` for
+ * `openai-compatible:<url>#mymodel`), or undefined for `local:`, `scripted:`, `sim:` and text that is no spec. What
+ * a call is priced by and recorded as: servers may answer with another name (llama.cpp reports its file path).
+ */
+export function requestedModelName(spec: string): string | undefined {
+  let parsed: ModelSpec;
+  try {
+    parsed = parseModelSpec(spec, () => {
+      throw new Error('not a spec');
+    });
+  } catch {
+    return undefined;
+  }
+  return 'model' in parsed ? parsed.model : undefined;
+}
+
 function parseOpenAICompatible(rest: string, fail: SpecProblem): ModelSpec {
   if (rest === '') fail('the "<baseURL>#<model>" after "openai-compatible:" is empty');
   const hash = rest.lastIndexOf('#');
@@ -159,9 +185,11 @@ function parseOpenAICompatible(rest: string, fail: SpecProblem): ModelSpec {
 }
 
 function failModelSpec(text: string, problem: string): never {
+  // The problem may quote the base URL too; both lose its password.
+  const { display, secrets } = redactUrl(text);
   throw new WeftError(
     'MODEL_SPEC',
-    [`Invalid model spec "${text}": ${problem}.`, 'Valid forms:', ...MODEL_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
+    [`Invalid model spec "${display}": ${scrubSecrets(redactModelSpec(problem), secrets)}.`, 'Valid forms:', ...MODEL_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
   );
 }
 

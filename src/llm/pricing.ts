@@ -93,9 +93,13 @@ export function isPriced(modelName: string, prices: PriceTable = DEFAULT_PRICES)
   return findPrice(modelName, prices) !== undefined;
 }
 
-/** USD for `usage` on `modelName`; 0 for unknown models. */
-export function costOf(modelName: string, usage: Usage, prices: PriceTable = DEFAULT_PRICES): number {
-  const found = findPrice(modelName, prices);
+/**
+ * USD for `usage` on `modelName`; 0 for unknown models. Given several names (e.g. the model the spec asked for,
+ * then the one the server reported), the first one with a price is used.
+ */
+export function costOf(modelName: string | readonly (string | undefined)[], usage: Usage, prices: PriceTable = DEFAULT_PRICES): number {
+  const names = typeof modelName === 'string' ? [modelName] : modelName;
+  const found = names.reduce<ReturnType<typeof findPrice>>((hit, name) => hit ?? (name === undefined ? undefined : findPrice(name, prices)), undefined);
   if (!found) return 0;
   return (usage.inputTokens * found.price.inputPerMillion + usage.outputTokens * found.price.outputPerMillion) / 1_000_000;
 }

@@ -10,6 +10,7 @@ import type { ChatModel } from './chat-model.js';
 import { formatModelSpec, parseModelSpec, type ModelSpec } from './model-spec.js';
 import { createAnthropicModel } from './providers/anthropic.js';
 import { assertModelFile, createLocalGgufModel, importNodeLlamaCpp, type NodeLlamaCppImporter } from './providers/local-gguf.js';
+import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './output-limit.js';
 import { createOpenAICompatibleModel } from './providers/openai-compatible.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
 import { loadScriptedModel } from './scripted-model.js';
@@ -36,12 +37,16 @@ export interface CreateModelOptions {
   readonly resilience?: ResilienceOptions;
   /** Loads node-llama-cpp for `local:` (injectable for tests). */
   readonly importNodeLlamaCpp?: NodeLlamaCppImporter;
+  /** Output-token limits by call purpose for real models (default `DEFAULT_MAX_OUTPUT_TOKENS`). */
+  readonly maxOutputTokens?: OutputTokenSetting;
 }
 
 /** Builds the ChatModel a spec names. Throws MODEL_SPEC, MODEL_CONFIG, BAD_INPUT or MISSING_DEPENDENCY. */
 export async function createModel(spec: string | ModelSpec, options: CreateModelOptions = {}): Promise<ChatModel> {
   const parsed = typeof spec === 'string' ? parseModelSpec(spec) : spec;
-  const model = await buildModel(parsed, options);
+  const built = await buildModel(parsed, options);
+  // Every real provider gets a limit on each call; scripted and sim models ignore it anyway.
+  const model = built.kind === 'real' ? withOutputLimit(built, outputTokenLimits(options.maxOutputTokens)) : built;
   return options.resilience ? withResilience(model, options.resilience) : model;
 }
 

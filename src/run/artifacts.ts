@@ -5,13 +5,16 @@
  * A path is refused (and reported, never written) when it is empty, contains a NUL byte, is absolute (`/x`,
  * `\x`, `C:\x`), climbs out with `..` (`../x`, `a/../../x`; `a/../b` is fine and becomes `b`), names the folder
  * itself or an existing folder, or goes through a symlink already in the folder that points outside it (or
- * nowhere). Backslashes count as separators. The final file is opened with O_NOFOLLOW, so a symlink swapped in
- * after the check is not followed either. A write that fails (permissions, a file where a folder is needed) is
+ * nowhere). Backslashes count as separators. Folders are walked one at a time from the root and held open while
+ * the file is written (see HeldFolder), so a folder swapped for a symlink after the check is not followed; the
+ * file is written to a new temporary file and renamed into place, so a symlink or hard link planted at its name
+ * is replaced, never written through. A write that fails (permissions, a file where a folder is needed) is
  * reported as refused too, so one bad file never stops the others.
  */
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { lstat, mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import type { ExtractedArtifact } from './extract-artifacts.js';
 
 export { extractArtifacts, type ExtractedArtifact } from './extract-artifacts.js';
@@ -84,53 +87,133 @@ async function followLink(root: string, link: string): Promise<{ real: string } 
 }
 
 /**
- * Walks the segments from the (real) root, creating missing folders and following symlinks only while they stay
- * inside. Returns the real path to write or why not.
+ * A folder held open while a file is put into it. On Linux its path is `/proc/self/fd/<fd>`: the kernel resolves
+ * that to the folder the descriptor holds, whatever its name now points to, so a folder swapped for a symlink
+ * after the check changes nothing (Node has no openat; this is the same guarantee). Elsewhere it is the real path,
+ * checked again before the rename.
  */
-async function resolveTarget(root: string, segments: readonly string[]): Promise<{ target: string } | { reason: string }> {
-  let current = root;
-  for (const segment of segments.slice(0, -1)) {
-    const next = join(current, segment);
-    const info = await lstatOrUndefined(next);
-    if (info === undefined) {
-      await mkdir(next).catch((error: unknown) => {
-        if (errorCode(error) !== 'EEXIST') throw error;
-      });
-      // Re-check: something may have appeared between the look and the mkdir.
-      const created = await lstat(next);
-      if (!created.isDirectory()) return { reason: `${segment} is not a folder` };
-      current = next;
-    } else if (info.isSymbolicLink()) {
-      const followed = await followLink(root, next);
-      if ('reason' in followed) return followed;
-      if (!(await stat(followed.real)).isDirectory()) return { reason: `${segment} is not a folder` };
-      current = followed.real;
-    } else if (info.isDirectory()) {
-      current = next;
-    } else {
-      return { reason: `${segment} is a file, not a folder` };
-    }
-  }
-  const leaf = join(current, segments[segments.length - 1] as string);
-  const info = await lstatOrUndefined(leaf);
-  if (info === undefined) return { target: leaf };
-  if (info.isSymbolicLink()) {
-    const followed = await followLink(root, leaf);
-    if ('reason' in followed) return followed;
-    if ((await stat(followed.real)).isDirectory()) return { reason: 'the path names a folder' };
-    return { target: followed.real };
-  }
-  if (info.isDirectory()) return { reason: 'the path names a folder' };
-  return { target: leaf };
+interface HeldFolder {
+  readonly path: string;
+  readonly close: () => Promise<void>;
 }
 
-async function writeNoFollow(target: string, content: string): Promise<void> {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const handle = await open(target, flags, 0o644);
+const PINNED_FOLDERS = process.platform === 'linux' && existsSync('/proc/self/fd');
+const FOLDER_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+/** Symlinks followed (inside the folder) while resolving one path, like the kernel's own limit. */
+const MAX_LINKS = 40;
+
+async function holdFolder(realPath: string): Promise<HeldFolder> {
+  if (!PINNED_FOLDERS) return { path: realPath, close: async () => {} };
+  const handle = await open(realPath, FOLDER_FLAGS);
+  return { path: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
+}
+
+/** Opens `name` inside `folder` without following a symlink; `link` when it is one, undefined when absent. */
+async function openChild(folder: HeldFolder, name: string): Promise<HeldFolder | 'link' | 'not-folder' | undefined> {
+  const path = join(folder.path, name);
+  if (!PINNED_FOLDERS) {
+    const info = await lstatOrUndefined(path);
+    if (info === undefined) return undefined;
+    if (info.isSymbolicLink()) return 'link';
+    return info.isDirectory() ? { path, close: async () => {} } : 'not-folder';
+  }
   try {
-    await handle.writeFile(content, 'utf8');
+    const handle = await open(path, FOLDER_FLAGS);
+    return { path: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return undefined;
+    // Linux answers ENOTDIR, not ELOOP, for a symlink opened with O_DIRECTORY | O_NOFOLLOW.
+    if (code === 'ELOOP' || code === 'ENOTDIR') return (await lstatOrUndefined(path))?.isSymbolicLink() ? 'link' : 'not-folder';
+    throw error;
+  }
+}
+
+/** `real` (inside `root`) as segments from it. */
+function segmentsFrom(root: string, real: string): string[] {
+  return relative(root, real).split(sep).filter((segment) => segment !== '');
+}
+
+/**
+ * Walks the segments from the root, one held folder at a time, creating missing folders and following symlinks
+ * only while they stay inside (by restarting from the root at their real target). Returns the held folder to
+ * write into and the file's name there, or why not.
+ */
+async function resolveTarget(root: string, segments: readonly string[]): Promise<{ folder: HeldFolder; name: string } | { reason: string }> {
+  let pending = [...segments];
+  let links = 0;
+  let folder = await holdFolder(root);
+  try {
+    for (;;) {
+      const segment = pending[0] as string;
+      if (pending.length === 1) {
+        const leafPath = join(folder.path, segment);
+        const info = await lstatOrUndefined(leafPath);
+        if (info?.isSymbolicLink()) {
+          const followed = await followLink(root, leafPath);
+          if ('reason' in followed) return followed;
+          if (++links > MAX_LINKS) return { reason: 'the path goes through too many symlinks' };
+          pending = segmentsFrom(root, followed.real);
+          if (pending.length === 0) return { reason: 'the path names a folder' };
+          await folder.close();
+          folder = await holdFolder(root);
+          continue;
+        }
+        if (info?.isDirectory()) return { reason: 'the path names a folder' };
+        const held = folder;
+        folder = { path: root, close: async () => {} }; // handed over to the caller
+        return { folder: held, name: segment };
+      }
+      let child = await openChild(folder, segment);
+      if (child === undefined) {
+        await mkdir(join(folder.path, segment)).catch((error: unknown) => {
+          if (errorCode(error) !== 'EEXIST') throw error;
+        });
+        // Re-check: something may have appeared between the look and the mkdir.
+        child = await openChild(folder, segment);
+        if (child === undefined) return { reason: `${segment} is not a folder` };
+      }
+      if (child === 'not-folder') return { reason: `${segment} is a file, not a folder` };
+      if (child === 'link') {
+        const followed = await followLink(root, join(folder.path, segment));
+        if ('reason' in followed) return followed;
+        if (!(await stat(followed.real)).isDirectory()) return { reason: `${segment} is not a folder` };
+        if (++links > MAX_LINKS) return { reason: 'the path goes through too many symlinks' };
+        pending = [...segmentsFrom(root, followed.real), ...pending.slice(1)];
+        await folder.close();
+        folder = await holdFolder(root);
+        continue;
+      }
+      await folder.close();
+      folder = child;
+      pending = pending.slice(1);
+    }
   } finally {
-    await handle.close();
+    await folder.close();
+  }
+}
+
+/**
+ * Writes a new file created exclusively in the held folder, then renames it over the name: a rename replaces a
+ * symlink or hard link planted there instead of writing through it. Without pinned folders the folder's real path
+ * is checked once more just before the rename.
+ */
+async function writeInto(root: string, folder: HeldFolder, name: string, content: string): Promise<void> {
+  const temporary = join(folder.path, `.weft-${randomUUID()}.tmp`);
+  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+  try {
+    try {
+      await handle.writeFile(content, 'utf8');
+    } finally {
+      await handle.close();
+    }
+    if (!PINNED_FOLDERS && !isInside(root, await realpath(folder.path))) {
+      throw Object.assign(new Error('the folder moved outside the artifact folder'), { code: 'ESCAPED' });
+    }
+    await rename(temporary, join(folder.path, name));
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
   }
 }
 
@@ -158,11 +241,19 @@ export async function writeArtifacts(
         refused.push({ path: artifact.path, reason: resolved.reason });
         continue;
       }
-      await writeNoFollow(resolved.target, artifact.content);
+      try {
+        await writeInto(root, resolved.folder, resolved.name, artifact.content);
+      } finally {
+        await resolved.folder.close();
+      }
       written.push({ path: checked.segments.join('/'), bytes: Buffer.byteLength(artifact.content, 'utf8') });
     } catch (error) {
       const code = errorCode(error);
-      const reason = code === 'ELOOP' ? 'the path is a symlink' : `the file could not be written (${code ?? String(error)})`;
+      const reason =
+        code === 'ELOOP' ? 'the path is a symlink'
+        : code === 'ESCAPED' ? 'the path resolves outside the artifact folder through a symlink'
+        : code === 'EISDIR' || code === 'ENOTEMPTY' ? 'the path names a folder'
+        : `the file could not be written (${code ?? String(error)})`;
       refused.push({ path: artifact.path, reason });
     }
   }

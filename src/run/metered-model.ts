@@ -6,6 +6,7 @@
  */
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import { redactModelSpec, requestedModelName } from '../llm/model-spec.js';
 import type { WeftEvent } from './events.js';
 
 export interface Budget {
@@ -27,8 +28,11 @@ export interface MeterOptions {
   readonly meter: Meter;
   /** Milliseconds since the run started. */
   readonly now: () => number;
-  /** USD for one call's usage. */
-  readonly costOf: (result: ChatResult) => number;
+  /**
+   * USD for one call's usage. `modelId` is the spec of the model that made the call (absent for a call made
+   * elsewhere, whose `result.model` is then the model the spec asked for).
+   */
+  readonly costOf: (result: ChatResult, modelId?: string) => number;
   readonly emit: (event: Extract<WeftEvent, { type: 'call' | 'budget' }> extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never) => void;
   /** Recorded replies by `callKey`, from an earlier part of the same run. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
@@ -138,6 +142,14 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
   });
 }
 
+/**
+ * The model a `call` event records: the one the spec asked for, not the name the server answered with (llama.cpp
+ * answers with its file path) nor the spec itself (whose URL may carry a key).
+ */
+export function callModelName(modelId: string, reported?: string): string {
+  return requestedModelName(modelId) ?? reported ?? redactModelSpec(modelId);
+}
+
 export function meteredModel(model: ChatModel, options: MeterOptions, gate: BudgetGate = budgetGate(options)): ChatModel {
   const { meter } = options;
   const identify = callSequencer();
@@ -154,18 +166,18 @@ export function meteredModel(model: ChatModel, options: MeterOptions, gate: Budg
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
       try {
         const result = await model.generate(tagged, signal);
-        const costUsd = options.costOf(result);
+        const costUsd = options.costOf(result, model.id);
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit({
-          type: 'call', purpose, model: result.model, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
+          type: 'call', purpose, model: callModelName(model.id, result.model), inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
           costUsd, durationMs: options.now() - started, ...identity, text: result.text, ...(taskId !== undefined ? { taskId } : {}),
         });
         return result;
       } catch (error) {
         options.emit({
-          type: 'call', purpose, model: model.id, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: options.now() - started,
+          type: 'call', purpose, model: callModelName(model.id), inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: options.now() - started,
           error: error instanceof Error ? error.message : String(error), ...identity, ...(taskId !== undefined ? { taskId } : {}),
         });
         throw error;

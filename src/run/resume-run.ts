@@ -12,6 +12,7 @@ import { foldForResume, type ResumeState } from './resume-state.js';
 import type { RunSettings } from './run-settings.js';
 import { checkTeamFiles, loadTeamOffers } from './team-checks.js';
 import { driveRun, teamModelMaker, type RunTaskOptions, type RunTaskResult } from './run-task.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface ResumeRunOptions extends Omit<RunTaskOptions, 'task' | 'plan' | 'runId' | 'candidates' | 'strategy' | 'concurrency' | 'budget' | 'maxAttempts' | 'updateCandidates' | 'verify' | 'injectMask'> {
   readonly runId: string;
@@ -54,7 +55,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
       task: run.task,
       settings,
       options,
-      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: options.model.id, strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
       initial: { kind: 'plan' },
     });
   }

@@ -8,6 +8,7 @@ import { isAbortError, WeftError } from '../errors.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 import { createModel } from '../llm/resolve-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { planTask } from '../plan/plan-task.js';
@@ -51,7 +52,7 @@ export interface RunTaskOptions {
   /** Fault injection (SPEC §1.5): each subtask's first result is replaced by "none" with this probability. */
   readonly injectMask?: { readonly probability: number; readonly seed: number };
   /** USD of one call; defaults to free (the CLI passes the price table). */
-  readonly costOf?: (result: ChatResult) => number;
+  readonly costOf?: (result: ChatResult, modelId?: string) => number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: WeftEvent) => void;
   readonly runId?: string;
@@ -110,13 +111,14 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(teamBase !== undefined ? { teamBase } : {}),
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
   };
-  await options.store.createRun({ runId, task: options.task, model: options.model.id, options: { ...settings }, owner: currentOwner() });
+  // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
+  await options.store.createRun({ runId, task: options.task, model: redactModelSpec(options.model.id), options: { ...settings }, owner: currentOwner() });
   return driveRun({
     runId,
     task: options.task,
     settings,
     options,
-    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: options.model.id, strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: redactModelSpec(options.model.id), strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
     initial: plan ? { kind: 'given', workflow: { ...plan, task: options.task } } : { kind: 'plan' },
   });
 }
@@ -259,7 +261,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   await writeFile(
     paths.report,
     renderReport({
-      summary, workflow: finalWorkflow, task: drive.task, model: options.model.id, modelKind: options.model.kind, versions, artifacts, refused,
+      summary, workflow: finalWorkflow, task: drive.task, model: redactModelSpec(options.model.id), modelKind: options.model.kind, versions, artifacts, refused,
       teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
     }),
   );

@@ -30,6 +30,7 @@ import type { TeamQuery, TeamResult, TeamSpec } from '../team/team.js';
 import type { TeamSummary, WeftEvent } from './events.js';
 import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 import { selectStoredTeamMembers, type TeamChoice } from './team-selection.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 /** The task type workflow team subtasks keep their importance scores under when their role names none. */
 export const WORKFLOW_TEAM_TASK_TYPE = 'general';
@@ -115,7 +116,7 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     const createModel = async (modelSpec: string): Promise<ChatModel> => {
       if (modelSpec === context.model.id) return scoped(context.model);
       if (!context.modelFor) {
-        throw new WeftError('BAD_INPUT', `Team file ${file} names the model ${JSON.stringify(modelSpec)}, but this run cannot create other models`, { location: { file } });
+        throw new WeftError('BAD_INPUT', `Team file ${file} names the model ${JSON.stringify(redactModelSpec(modelSpec))}, but this run cannot create other models`, { location: { file } });
       }
       return scoped(await context.modelFor(modelSpec));
     };

@@ -10,6 +10,7 @@ import { checkTeamOffers, type TeamOffer } from '../plan/team-offer.js';
 import { loadTeamFile } from '../team/parse-team-file.js';
 import type { TeamSpec } from '../team/team.js';
 import { loadRoleTeam, teamFilePath } from './team-attempt.js';
+import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface TeamModelCheck {
   /** Makes (without calling) the model of a spec a team file names: a missing API key or model file fails here. */
@@ -65,7 +66,7 @@ async function checkTeamModels(spec: TeamSpec, file: string, models: TeamModelCh
     } catch (error) {
       if (isWeftError(error) && error.code === 'INTERNAL') throw error;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new WeftError('BAD_INPUT', `${subject}whose model ${JSON.stringify(modelSpec)} (${field}) cannot be used: ${reason}`, { location: { file, field }, cause: error });
+      throw new WeftError('BAD_INPUT', `${subject}whose model ${JSON.stringify(redactModelSpec(modelSpec))} (${field}) cannot be used: ${reason}`, { location: { file, field }, cause: error });
     }
   }
 }

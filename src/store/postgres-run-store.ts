@@ -24,6 +24,7 @@ import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwn
 import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
 import { checkTeamKey, prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
+import { redactUrl, scrubSecrets, type RedactedUrl } from '../text/redact-url.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
 export const POSTGRES_SCHEMA_VERSION = 3;
@@ -129,43 +130,8 @@ type Queryable = Pick<PG.PoolClient, 'query'>;
 // ---------------------------------------------------------------------------------------------------------------
 // URLs and errors
 
-interface RedactedUrl {
-  /** The URL with any password removed. */
-  readonly display: string;
-  /** Texts that must never appear in a message (the password, raw and decoded). */
-  readonly secrets: readonly string[];
-}
-
 /** Removes the password from a connection URL (user info and a `password` query parameter). */
-export function redactPostgresUrl(url: string): RedactedUrl {
-  const secrets: string[] = [];
-  const keep = (secret: string): void => {
-    if (secret === '') return;
-    secrets.push(secret);
-    try {
-      const decoded = decodeURIComponent(secret);
-      if (decoded !== secret) secrets.push(decoded);
-    } catch {
-      // Not percent-encoded text; the raw form is already listed.
-    }
-  };
-  let display = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):([^@/?#]*)@/i, (_match, head: string, password: string) => {
-    keep(password);
-    return `${head}@`;
-  });
-  display = display.replace(/([?&]password=)([^&#]*)/gi, (_match, head: string, password: string) => {
-    keep(password);
-    return `${head}***`;
-  });
-  return { display, secrets };
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let result = text;
-  // Longest first, so a secret containing another is removed whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) result = result.split(secret).join('***');
-  return result;
-}
+export { redactUrl as redactPostgresUrl };
 
 /** A Postgres error reported by the server carries a five-character SQLSTATE and a severity. */
 function sqlState(error: unknown): string | undefined {
@@ -193,7 +159,7 @@ function isTransient(error: unknown): boolean {
 
 function storeError(error: unknown, action: string, url: RedactedUrl): WeftError {
   if (error instanceof WeftError) return error;
-  const reason = scrub(reasonOf(error), url.secrets);
+  const reason = scrubSecrets(reasonOf(error), url.secrets);
   if (sqlState(error) === undefined) {
     return new WeftError('STORE', `Cannot ${action}: cannot reach Postgres at ${url.display}: ${reason}`, {
       cause: error,
@@ -208,7 +174,7 @@ function storeError(error: unknown, action: string, url: RedactedUrl): WeftError
 
 function openError(error: unknown, url: RedactedUrl, connectTimeoutMs: number): WeftError {
   if (error instanceof WeftError) return error;
-  let reason = scrub(reasonOf(error), url.secrets);
+  let reason = scrubSecrets(reasonOf(error), url.secrets);
   if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') {
     return new WeftError('BAD_INPUT', `Invalid Postgres URL ${url.display}: ${reason}; expected postgres://user:password@host:port/database`, {
       cause: error,
@@ -332,7 +298,7 @@ async function migrate(client: PG.PoolClient, schema: string, url: RedactedUrl):
  * be reached, and for a schema that is newer or not Weft's; WeftError('MISSING_DEPENDENCY') without pg.
  */
 export async function openPostgresRunStore(url: string, options: PostgresRunStoreOptions = {}): Promise<PostgresRunStore> {
-  const redacted = redactPostgresUrl(url);
+  const redacted = redactUrl(url);
   const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
   if (schema === '' || Buffer.byteLength(schema, 'utf8') > 63 || schema.includes('\u0000')) {
     throw new WeftError('BAD_INPUT', `The Postgres schema name must be 1 to 63 bytes, got ${JSON.stringify(schema)}`);
@@ -353,7 +319,7 @@ export async function openPostgresRunStore(url: string, options: PostgresRunStor
       fallback_application_name: options.applicationName ?? 'weft',
     });
   } catch (error) {
-    throw new WeftError('BAD_INPUT', `Invalid Postgres URL ${redacted.display}: ${scrub(reasonOf(error), redacted.secrets)}`, { cause: error });
+    throw new WeftError('BAD_INPUT', `Invalid Postgres URL ${redacted.display}: ${scrubSecrets(reasonOf(error), redacted.secrets)}`, { cause: error });
   }
   // An idle connection that the server drops emits 'error' on the pool; without a listener it would crash the
   // process. The pool discards that connection and the next call opens a new one (or reports why it cannot).

@@ -5,7 +5,8 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
-import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import { splitBaseUrl } from './base-url.js';
+import { classifySdkError, throwIfAborted, toWeftError, withoutSecrets, type ProviderContext, type ProviderFailure } from './provider-error.js';
 
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -24,11 +25,13 @@ export interface AnthropicModelOptions {
 }
 
 export function createAnthropicModel(options: AnthropicModelOptions): ChatModel {
-  const baseURL = options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
+  const { baseURL, authorization, secrets } = splitBaseUrl(options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL);
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL,
     maxRetries: 0,
+    // A proxy's credentials in ANTHROPIC_BASE_URL: fetch refuses them in the URL, and they must not be printed.
+    ...(authorization ? { defaultHeaders: { Authorization: authorization } } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
@@ -57,7 +60,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     try {
       message = await client.messages.create(body, signal ? { signal } : undefined);
     } catch (error) {
-      throw toWeftError(classify(error), error, context, signal);
+      throw withoutSecrets(toWeftError(classify(error), error, context, signal), secrets);
     }
 
     const text = message.content

@@ -6,7 +6,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
-import { classifySdkError, throwIfAborted, toWeftError, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import { splitBaseUrl } from './base-url.js';
+import { classifySdkError, throwIfAborted, toWeftError, withoutSecrets, type ProviderContext, type ProviderFailure } from './provider-error.js';
 
 /** What reaching a server of OpenAI's API takes; shared by the chat model and the embedder (src/eval). */
 export interface OpenAIConnectionOptions {
@@ -37,25 +38,28 @@ export interface OpenAICompatibleModelOptions extends OpenAIConnectionOptions {
 }
 
 /** The SDK client (its retries off: Weft's own wrapper retries) and the context its errors are reported in. */
-export function openAIConnection(options: OpenAIConnectionOptions): { client: OpenAI; context: ProviderContext } {
+export function openAIConnection(options: OpenAIConnectionOptions): { client: OpenAI; context: ProviderContext; secrets: readonly string[] } {
+  const { baseURL, authorization, secrets } = splitBaseUrl(options.baseURL);
   const client = new OpenAI({
     apiKey: options.apiKey,
-    baseURL: options.baseURL,
+    baseURL,
     maxRetries: 0,
+    // The URL's own credentials replace the bearer key: they are what its server was given.
+    ...(authorization ? { defaultHeaders: { Authorization: authorization } } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
   const context: ProviderContext = {
     provider: options.providerName ?? 'OpenAI-compatible server',
     model: options.model,
-    baseURL: options.baseURL,
+    baseURL,
     ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
   };
-  return { client, context };
+  return { client, context, secrets };
 }
 
 export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ChatModel {
-  const { client, context } = openAIConnection(options);
+  const { client, context, secrets } = openAIConnection(options);
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
 
   async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
@@ -75,7 +79,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     try {
       completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
     } catch (error) {
-      throw toWeftError(classifyOpenAIError(error), error, context, signal);
+      throw withoutSecrets(toWeftError(classifyOpenAIError(error), error, context, signal), secrets);
     }
 
     const choice = completion.choices[0];

@@ -4,6 +4,7 @@
  * the policy — what is retryable, how long to wait — lives here, once.
  */
 import { WeftError } from '../../errors.js';
+import { scrubSecrets } from '../../text/redact-url.js';
 
 export type ProviderFailure =
   | {
@@ -150,4 +151,16 @@ export function throwIfAborted(signal: AbortSignal | undefined, context: Provide
       retryable: false,
     });
   }
+}
+
+/** The same error with `secrets` (e.g. a base URL's password) taken out of its message. */
+export function withoutSecrets(error: WeftError, secrets: readonly string[]): WeftError {
+  if (secrets.length === 0) return error;
+  const message = scrubSecrets(error.message, secrets);
+  if (message === error.message) return error;
+  return new WeftError(error.code, message, {
+    cause: error.cause,
+    retryable: error.retryable,
+    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+  });
 }

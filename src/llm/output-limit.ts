@@ -1,0 +1,48 @@
+/**
+ * An output-token limit on every call, chosen by what the call is for. Without one a runaway model writes until
+ * the server's context is full, and the next call then fails with a context-overflow error that hides why.
+ * A limit the caller set on the call itself wins.
+ */
+import type { CallTag, ChatModel } from './chat-model.js';
+
+export type CallPurpose = CallTag['purpose'];
+
+export type OutputTokenLimits = Readonly<Record<CallPurpose, number>>;
+
+/** Generous enough for whole files (execute) and plans, tight where a short verdict or ranking is expected. */
+export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
+  plan: 4096,
+  execute: 8192,
+  verify: 1024,
+  update: 4096,
+  rank: 1024,
+  answer: 2048,
+  worfbench: 2048,
+  other: 4096,
+});
+
+/**
+ * The config's `maxOutputTokens`: one number for every purpose, or per purpose with an optional `default` for the
+ * rest; what it leaves out keeps `DEFAULT_MAX_OUTPUT_TOKENS`.
+ */
+export type OutputTokenSetting = number | Readonly<Partial<Record<CallPurpose | 'default', number>>>;
+
+export function outputTokenLimits(setting: OutputTokenSetting | undefined): OutputTokenLimits {
+  if (setting === undefined) return DEFAULT_MAX_OUTPUT_TOKENS;
+  const purposes = Object.keys(DEFAULT_MAX_OUTPUT_TOKENS) as CallPurpose[];
+  if (typeof setting === 'number') return Object.freeze(Object.fromEntries(purposes.map((purpose) => [purpose, setting])) as OutputTokenLimits);
+  return Object.freeze(
+    Object.fromEntries(purposes.map((purpose) => [purpose, setting[purpose] ?? setting.default ?? DEFAULT_MAX_OUTPUT_TOKENS[purpose]])) as OutputTokenLimits,
+  );
+}
+
+export function withOutputLimit(model: ChatModel, limits: OutputTokenLimits = DEFAULT_MAX_OUTPUT_TOKENS): ChatModel {
+  return {
+    id: model.id,
+    kind: model.kind,
+    generate(call, signal) {
+      if (call.maxTokens !== undefined) return model.generate(call, signal);
+      return model.generate({ ...call, maxTokens: limits[call.tag?.purpose ?? 'other'] }, signal);
+    },
+  };
+}
