@@ -32,7 +32,9 @@
  * - anything else → `sim reply`.
  * `badjson` replaces a structured reply (plan, verify, update, rank) by one cut inside its first key — still
  * JSON-looking, but no repair can restore it; a team answer with ratings is cut inside its ratings list instead
- * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency.
+ * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency;
+ * a transport retry of the same call (`tag.retry`, set by withRetries) draws its latency and error anew (streams
+ * `latency@retry<r>`, `error@retry<r>`) but gives the same reply, so `error` faults are independent per try.
  */
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
@@ -76,13 +78,18 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       const counterKey = JSON.stringify([tag.purpose, tag.key ?? null, tag.attempt ?? null]);
       // A recorder that numbers calls (`tag.sequence`) wins over the local count, so a resumed run that replays
       // its first calls from the log still draws the same numbers for the ones it makes anew.
-      const n = tag.sequence ?? counters.get(counterKey) ?? 0;
-      counters.set(counterKey, n + 1);
+      // A transport retry (`tag.retry`) is the same call again, not a new one: same n, same reply.
+      const retry = tag.retry ?? 0;
+      const n = tag.sequence ?? (retry > 0 ? Math.max(0, (counters.get(counterKey) ?? 1) - 1) : counters.get(counterKey) ?? 0);
+      if (retry === 0) counters.set(counterKey, n + 1);
       const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
+      // ... but its latency and provider error are drawn anew (still seeded), so retries recover from `error` as
+      // they would from a real provider's; the first try keeps the streams it always had.
+      const transport = (name: string): RandomSource => (retry === 0 ? stream(name) : stream(`${name}@retry${retry}`));
 
-      await sleep(sampleLatencyMs(resolved.latency, stream('latency')), signal);
-      if (bernoulli(stream('error'), resolved.error)) {
-        throw new WeftError('PROVIDER', 'simulated provider error', { retryable: true });
+      await sleep(sampleLatencyMs(resolved.latency, transport('latency')), signal);
+      if (bernoulli(transport('error'), resolved.error)) {
+        throw new WeftError('PROVIDER', 'simulated provider error (HTTP 503)', { retryable: true });
       }
       let text = simReply(tag, call, resolved, stream);
       if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
