@@ -13,6 +13,7 @@ import { assertModelFile, createLocalGgufModel, importNodeLlamaCpp, type NodeLla
 import { createOpenAICompatibleModel } from './providers/openai-compatible.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
 import { loadScriptedModel } from './scripted-model.js';
+import { loadSimAnswerKey } from './sim-answer-key.js';
 import { simModel } from './sim-model.js';
 import { parseSimOptions } from './sim-options.js';
 
@@ -107,8 +108,11 @@ async function buildModel(spec: ModelSpec, options: CreateModelOptions): Promise
     }
     case 'scripted':
       return loadScriptedModel(resolvePath(cwd, spec.path));
-    case 'sim':
-      return simModel(parseSimOptions(spec.options));
+    case 'sim': {
+      const simOptions = parseSimOptions(spec.options);
+      if (simOptions.answers === undefined) return simModel(simOptions);
+      return simModel(simOptions, { answerKey: await loadSimAnswerKey(resolvePath(cwd, simOptions.answers)) });
+    }
   }
 }
 

@@ -14,6 +14,8 @@
  * | seed     | integer                                           | 1          |
  * | tasks    | plan (and WorfBench workflow) size `n` or `a-b`   | `4-8`      |
  * | width    | optional: at most this many subtasks per level    | —          |
+ * | answers  | optional: a team dataset (JSONL) whose gold       | —          |
+ * |          | answers the sim knows (sim-answer-key.ts)         |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -36,6 +38,8 @@ export interface SimOptions {
   readonly seed: number;
   readonly tasks: { readonly min: number; readonly max: number };
   readonly width?: number;
+  /** A team dataset file whose gold answers the simulator knows (sim-answer-key.ts); relative to the working folder. */
+  readonly answers?: string;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -49,7 +53,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   tasks: { min: 4, max: 8 },
 });
 
-const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width'] as const;
+const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width', 'answers'] as const;
 type SimKey = (typeof KEYS)[number];
 
 /** Parses the part after `sim:` (a leading `sim:` is accepted too). An empty string gives the defaults. */
@@ -85,6 +89,9 @@ export function validateSimOptions(options: SimOptions): SimOptions {
   if (options.width !== undefined && !(Number.isInteger(options.width) && options.width >= 1)) {
     throw simError('width', `expected an integer >= 1, got ${String(options.width)}`);
   }
+  if (options.answers !== undefined && !(typeof options.answers === 'string' && options.answers.trim() !== '' && !options.answers.includes(','))) {
+    throw simError('answers', `expected the path of a team dataset (JSONL) without commas, got ${JSON.stringify(options.answers)}`);
+  }
   checkLatency(options.latency);
   return Object.freeze({ ...options });
 }
@@ -99,6 +106,7 @@ export function formatSimOptions(options: SimOptions): string {
   const { min, max } = options.tasks;
   parts.push(`tasks=${min === max ? min : `${min}-${max}`}`);
   if (options.width !== undefined) parts.push(`width=${options.width}`);
+  if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
   return parts.join(',');
 }
 
@@ -182,6 +190,9 @@ function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[
     }
     case 'width':
       options.width = parseInteger('width', value);
+      return;
+    case 'answers':
+      options.answers = value;
       return;
   }
 }
