@@ -9,7 +9,8 @@
  * literal `correct`.
  *
  * The file is a team dataset (JSONL `{question, choices?, answer}`; docs/teams.md); with `choices` the gold answer
- * is the option text its letter names, else the answer itself. Other fields are ignored.
+ * is the option text its letter names, else the answer itself. Lines without an answer are skipped; other fields
+ * are ignored.
  */
 import { readFile } from 'node:fs/promises';
 import { WeftError } from '../errors.js';
@@ -40,7 +41,9 @@ export function parseSimAnswerKey(text: string, file: string): SimAnswerKey {
     const question = record?.question;
     const answer = record?.answer;
     if (typeof question !== 'string' || question.trim() === '') throw keyError(file, entry.line, 'a line needs a "question"');
-    if (!(typeof answer === 'string' || typeof answer === 'number')) throw keyError(file, entry.line, 'a line needs an "answer"');
+    // Sample queries (`weft team optimize`) may leave the answer out: such a question is simply not in the key.
+    if (answer === undefined || answer === null) continue;
+    if (!(typeof answer === 'string' || typeof answer === 'number')) throw keyError(file, entry.line, `"answer" must be a string or a number`);
     const choices = Array.isArray(record?.choices) ? record.choices : undefined;
     let right = String(answer).trim();
     if (choices) {

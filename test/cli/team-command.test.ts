@@ -383,6 +383,16 @@ describe('the shipped team examples, offline (sim answers=: the gold answers kno
     expect(teamCalls / 66).toBeLessThan(16);
   });
 
+  it('team optimize on the simulated pool picks the four most accurate agents (the key skips queries without answers)', async () => {
+    const home = tempHome();
+    const result = await cli(['team', 'optimize', '--team', 'examples/teams/sim-pool.yaml', '--queries', 'examples/teams/queries.jsonl', '--k', '4', '--home', home, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('simulated: ');
+    const document = JSON.parse(result.stdout) as { chosen: string[] };
+    // Their sim accuracies are 0.9, 0.8, 0.7 and 0.6; the other three have 0.5, 0.4 and 0.3.
+    expect([...document.chosen].sort()).toEqual(['logician', 'mathematician', 'reasoner', 'skeptic']);
+  });
+
   it('answers a question from its key by the question text, and the literal "correct" for questions not in it', async () => {
     const { createModel } = await import('../../src/llm/resolve-model.js');
     const model = await createModel('sim:accuracy=1,answers=examples/teams/mc-sample.jsonl');
