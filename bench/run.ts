@@ -4,6 +4,7 @@
  */
 import { largeRunBench } from './large-run.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
+import { providerFaultsBench } from './provider-faults.bench.js';
 import { formatReport, meetsGoal, type Bench } from './report.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
@@ -12,7 +13,7 @@ import { theoremBench } from './theorem.bench.js';
 import { workersBench } from './workers.bench.js';
 import { worfevalBench } from './worfeval.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, theoremBench, workersBench, worfevalBench, teamsBench];
+const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, providerFaultsBench, theoremBench, workersBench, worfevalBench, teamsBench];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));

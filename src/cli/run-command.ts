@@ -122,13 +122,17 @@ export function runJson(summary: RunSummary): RunSummary {
     calls: summary.calls,
     tokens: { input: summary.tokens.input, output: summary.tokens.output },
     costUsd: summary.costUsd,
-    tasks: summary.tasks.map((t) => ({ id: t.id, status: t.status, attempts: t.attempts, startMs: t.startMs, endMs: t.endMs, dependsOn: [...t.dependsOn] })),
+    tasks: summary.tasks.map((t) => ({
+      id: t.id, status: t.status, attempts: t.attempts, startMs: t.startMs, endMs: t.endMs, dependsOn: [...t.dependsOn],
+      ...(t.reason !== undefined ? { reason: t.reason } : {}),
+    })),
   };
 }
 
 function printSummary(result: RunTaskResult, output: Output, kind: string): void {
   output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}${kind === 'real' ? '' : ` [${kind} model]`}`);
   output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed, ${(result.makespanMs / 1000).toFixed(2)} s`);
+  for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5)) output.text(`failed ${task.id}: ${task.reason}`);
   output.text(`${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`);
   output.text(`report: ${result.runDir}/report.md`);
 }

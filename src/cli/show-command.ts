@@ -67,6 +67,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     const teams = new Map(events.flatMap((event) => (event.type === 'team' ? [[event.taskId, event] as const] : [])));
     for (const task of summary.tasks) {
       output.text(`  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`);
+      if (task.reason !== undefined) output.text(`  ${''.padEnd(12)} why: ${task.reason}`);
       const team = teams.get(task.id);
       if (team) {
         output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${teamOutcome(team)}`);

@@ -5,6 +5,7 @@ import { resolveModelSpec } from '../llm/resolve-model.js';
 import type { TeamSelection } from '../run/events.js';
 import { selectStoredTeamMembers } from '../run/team-selection.js';
 import { buildTeam, type BuiltTeam } from '../team/build-team.js';
+import { parseSimOptions } from '../llm/sim-options.js';
 import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
 import type { TeamSpec } from '../team/team.js';
 import type { TeamEvent } from '../team/team-events.js';
@@ -135,10 +136,16 @@ export function runSettings(spec: TeamSpec, maxSteps: number | undefined, seed: 
  * like a result. For `optimize` without answers: sim importance follows the sim settings, not the questions.
  */
 export function simDatasetWarning(models: TeamModels, items: readonly { answer?: string; choices?: readonly string[] }[], use: 'eval' | 'optimize'): string | undefined {
-  const sims = Object.entries(models.agents).filter(([, model]) => model.kind === 'sim').map(([agent]) => agent);
+  const simModels = Object.entries(models.agents).filter(([, model]) => model.kind === 'sim');
+  const sims = simModels.map(([agent]) => agent);
   if (sims.length === 0) return undefined;
   const who = `${sims.join(', ')} ${sims.length === 1 ? 'runs' : 'run'} on a sim model`;
   const see = '(see docs/teams.md, "The simulated model in a team")';
+  // Sims given an answer key (`answers=`) know the gold answers inside the simulator: say so, as the result is simulated.
+  const keys = [...new Set(simModels.map(([, model]) => simAnswerKeyOf(model.model)))];
+  if (keys.every((key) => key !== undefined)) {
+    return `simulated: ${who} that knows the gold answers of ${keys.join(', ')} (sim option answers=) and is right with probability \`accuracy\`: these figures measure the team engine (consensus, ranking, early stop) on simulated agents, not any language model ${see}`;
+  }
   const answers = items.flatMap((item) => (item.answer === undefined ? [] : [item.choices ? (item.choices[item.answer.toUpperCase().charCodeAt(0) - 65] ?? '') : item.answer]));
   if (answers.length === 0) {
     return use === 'optimize' ? `warning: ${who}, and these queries have no answers: sim importance reflects only each agent's sim settings (accuracy, follow), not these questions ${see}` : undefined;
@@ -146,6 +153,15 @@ export function simDatasetWarning(models: TeamModels, items: readonly { answer?:
   if (answers.some((answer) => answer.trim() === SIM_RIGHT_ANSWER)) return undefined;
   const measures = use === 'eval' ? 'the accuracy measures nothing' : 'the ranking measures nothing';
   return `warning: ${who}, which answers the literal "${SIM_RIGHT_ANSWER}" when right; no item of this ${use === 'eval' ? 'dataset' : 'queries file'} has that answer, so ${measures} ${see}`;
+}
+
+/** The `answers=` file of a sim model's id, if any. */
+function simAnswerKeyOf(id: string): string | undefined {
+  try {
+    return parseSimOptions(id).answers;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Progress on stderr: the first item, then every 10 %, and the last. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH, tooLongMessage } from './limits.js';
 import { SUBTASK_STATUSES } from './workflow.js';
 
 /**
@@ -7,22 +8,23 @@ import { SUBTASK_STATUSES } from './workflow.js';
  * are in check-workflow-graph.ts so that both kinds of problem are reported together.
  */
 
-// Whitespace-only text is as useless to an agent as empty text.
-const text = () =>
-  z.string().refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+// Whitespace-only text is as useless to an agent as empty text. Sizes: limits.ts.
+const text = (max?: number) =>
+  (max === undefined ? z.string() : z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) }))
+    .refine((value) => value.trim().length > 0, { error: 'must not be empty' });
 
 export const roleSchema = z.strictObject({
-  name: text(),
-  prompt: text(),
+  name: text(MAX_NAME_LENGTH),
+  prompt: text(MAX_PROMPT_LENGTH),
   kind: z.enum(['llm', 'team'], { error: 'must be "llm" or "team"' }).default('llm'),
   team: text().optional(),
-  taskType: text().optional(),
+  taskType: text(MAX_NAME_LENGTH).optional(),
 });
 
 export const subtaskSchema = z.strictObject({
-  id: text(),
-  objective: text(),
-  agent: text(),
+  id: text(MAX_ID_LENGTH),
+  objective: text(MAX_OBJECTIVE_LENGTH),
+  agent: text(MAX_NAME_LENGTH),
   dependsOn: z.array(z.string()).default([]),
   status: z
     .enum(SUBTASK_STATUSES, { error: `must be one of ${SUBTASK_STATUSES.map((status) => `"${status}"`).join(', ')}` })

@@ -20,6 +20,11 @@ export interface CallTag {
    * recorder so that replayed and seeded calls line up after a resume.
    */
   readonly sequence?: number;
+  /**
+   * The transport retry of this same call (1 for the first retry), set by `withRetries`; absent on the first try.
+   * The `sim:` model draws a retry's latency and provider error anew, as a real provider's would be.
+   */
+  readonly retry?: number;
 }
 
 export interface ChatCall {

@@ -14,6 +14,7 @@ import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './o
 import { createOpenAICompatibleModel } from './providers/openai-compatible.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
 import { loadScriptedModel } from './scripted-model.js';
+import { loadSimAnswerKey } from './sim-answer-key.js';
 import { simModel } from './sim-model.js';
 import { parseSimOptions } from './sim-options.js';
 
@@ -112,8 +113,11 @@ async function buildModel(spec: ModelSpec, options: CreateModelOptions): Promise
     }
     case 'scripted':
       return loadScriptedModel(resolvePath(cwd, spec.path));
-    case 'sim':
-      return simModel(parseSimOptions(spec.options));
+    case 'sim': {
+      const simOptions = parseSimOptions(spec.options);
+      if (simOptions.answers === undefined) return simModel(simOptions);
+      return simModel(simOptions, { answerKey: await loadSimAnswerKey(resolvePath(cwd, simOptions.answers)) });
+    }
   }
 }
 

@@ -1,9 +1,12 @@
 /**
  * Retries with exponential backoff and jitter. Only errors that say a retry can help (`WeftError` with
  * `retryable: true`: rate limits, 5xx, timeouts, simulated provider errors) are retried; aborts never are.
+ * Each retry carries its number in `call.tag.retry` (seeded models draw it anew). Giving up throws an error
+ * that says so (`provider error after 3 retries: …`, the last error as its cause): that is what a failed
+ * subtask records as its reason.
  */
-import { WeftError, isAbortError, isWeftError } from '../errors.js';
-import type { ChatModel } from './chat-model.js';
+import { WeftError, isAbortError, isWeftError, type WeftErrorCode } from '../errors.js';
+import type { ChatCall, ChatModel } from './chat-model.js';
 import { abortErrorOf, sleep as abortableSleep } from './timeout.js';
 
 export interface RetryInfo {
@@ -69,10 +72,11 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
       for (let attempt = 1; ; attempt++) {
         if (signal?.aborted) throw abortErrorOf(signal);
         try {
-          return await model.generate(call, signal);
+          return await model.generate(attempt === 1 ? call : retryOf(call, attempt - 1), signal);
         } catch (error) {
           if (signal?.aborted) throw isAbortError(error) ? error : abortErrorOf(signal);
-          if (attempt > retries || !shouldRetry(error, signal)) throw error;
+          if (!shouldRetry(error, signal)) throw error;
+          if (attempt > retries) throw retries === 0 ? error : gaveUp(error, retries);
           const delayMs = backoffDelay(attempt, { baseDelayMs, maxDelayMs, retryAfterMs: error.retryAfterMs, random });
           options.onRetry?.({ attempt, delayMs, error });
           await wait(delayMs, signal);
@@ -80,6 +84,23 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
       }
     },
   };
+}
+
+function retryOf(call: ChatCall, retry: number): ChatCall {
+  return { ...call, tag: { ...(call.tag ?? { purpose: 'other' }), retry } };
+}
+
+const GAVE_UP_LABELS: Partial<Record<WeftErrorCode, string>> = { PROVIDER: 'provider error', TIMEOUT: 'timeout' };
+
+/** `provider error after 3 retries: OpenAI answered HTTP 503`: why the call failed, and that retrying did not help. */
+function gaveUp(error: WeftError, retries: number): WeftError {
+  const label = GAVE_UP_LABELS[error.code] ?? `${error.code.toLowerCase()} error`;
+  return new WeftError(error.code, `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`, {
+    cause: error,
+    retryable: error.retryable,
+    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    ...(error.location !== undefined ? { location: error.location } : {}),
+  });
 }
 
 function checkCount(field: string, value: number): void {

@@ -19,7 +19,8 @@
  *   the same subtasks with each failed objective suffixed ` (revised)` (once), or `{}` when none failed.
  * - `answer` (a DyLAN team member, see sim-team.ts; the peers shown are read from the prompt in the layout of
  *   src/team/team-prompts.ts) → `{"answer","reasoning"}`, plus `"ratings"` (1–5 per peer) when peers are shown.
- *   The answer is `correct` with probability `accuracy`, else `wrong-<1..3>`; a wrong agent that sees peers
+ *   The answer is right with probability `accuracy`, else `wrong-<1..3>` (right: the literal `correct`, or with
+ *   `answers=<dataset>` the question's gold answer from that key, see sim-answer-key.ts); a wrong agent that sees peers
  *   takes their majority answer with probability `follow`. With options shown it answers with a letter: the
  *   option `correct` is the right one.
  * - `rank` (the team's listwise ranker): the `[k] agent "name"` blocks of the prompt →
@@ -32,13 +33,16 @@
  * - anything else → `sim reply`.
  * `badjson` replaces a structured reply (plan, verify, update, rank) by one cut inside its first key — still
  * JSON-looking, but no repair can restore it; a team answer with ratings is cut inside its ratings list instead
- * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency.
+ * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency;
+ * a transport retry of the same call (`tag.retry`, set by withRetries) draws its latency and error anew (streams
+ * `latency@retry<r>`, `error@retry<r>`) but gives the same reply, so `error` faults are independent per try.
  */
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
 import { parseJsonLoose } from './extract-json.js';
 import { bernoulli, integerSample, pick, randomFrom, shuffled, uniformSample, type RandomSource } from './seeded-random.js';
-import { readTeamPrompt, SIM_RIGHT_ANSWER, SIM_WRONG_ANSWERS, simRanking, simTeamAnswer } from './sim-team.js';
+import { simQuestionKey, type SimAnswerKey } from './sim-answer-key.js';
+import { readTeamPrompt, SIM_RIGHT_ANSWER, SIM_WRONG_ANSWERS, simRanking, simTeamAnswer, type SimTeamPrompt } from './sim-team.js';
 import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseSimOptions, sampleLatencyMs, validateSimOptions, type SimOptions } from './sim-options.js';
 import { sleep, throwIfAborted } from './timeout.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -57,9 +61,16 @@ const ROLE_NAMES = ['planner', 'coder', 'writer', 'reviewer'] as const;
 
 export const REVISED_SUFFIX = ' (revised)';
 
-/** A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). */
-export function simModel(options: string | Partial<SimOptions> = {}, settings: { readonly id?: string } = {}): SimModel {
+/**
+ * A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). With the
+ * `answers` option, pass the loaded key as `answerKey` (`createModel` loads it from the file).
+ */
+export function simModel(options: string | Partial<SimOptions> = {}, settings: { readonly id?: string; readonly answerKey?: SimAnswerKey } = {}): SimModel {
   const resolved = typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
+  if (resolved.answers !== undefined && settings.answerKey === undefined) {
+    throw new WeftError('MODEL_SPEC', `the sim option answers=${resolved.answers} needs its key loaded: make the model with createModel, or pass answerKey`, { location: { field: 'answers' } });
+  }
+  const answerKey = settings.answerKey;
   const id = settings.id ?? `sim:${formatSimOptions(resolved)}`;
   const counters = new Map<string, number>();
   const clock = resolved.clock === 'virtual' ? new VirtualClock() : undefined;
@@ -78,16 +89,21 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       const counterKey = JSON.stringify([tag.purpose, tag.key ?? null, tag.attempt ?? null]);
       // A recorder that numbers calls (`tag.sequence`) wins over the local count, so a resumed run that replays
       // its first calls from the log still draws the same numbers for the ones it makes anew.
-      const n = tag.sequence ?? counters.get(counterKey) ?? 0;
-      counters.set(counterKey, n + 1);
+      // A transport retry (`tag.retry`) is the same call again, not a new one: same n, same reply.
+      const retry = tag.retry ?? 0;
+      const n = tag.sequence ?? (retry > 0 ? Math.max(0, (counters.get(counterKey) ?? 1) - 1) : counters.get(counterKey) ?? 0);
+      if (retry === 0) counters.set(counterKey, n + 1);
       const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
+      // ... but its latency and provider error are drawn anew (still seeded), so retries recover from `error` as
+      // they would from a real provider's; the first try keeps the streams it always had.
+      const transport = (name: string): RandomSource => (retry === 0 ? stream(name) : stream(`${name}@retry${retry}`));
 
-      const latencyMs = sampleLatencyMs(resolved.latency, stream('latency'));
+      const latencyMs = sampleLatencyMs(resolved.latency, transport('latency'));
       await (clock ? clock.sleep(latencyMs, signal) : sleep(latencyMs, signal));
-      if (bernoulli(stream('error'), resolved.error)) {
-        throw new WeftError('PROVIDER', 'simulated provider error', { retryable: true });
+      if (bernoulli(transport('error'), resolved.error)) {
+        throw new WeftError('PROVIDER', 'simulated provider error (HTTP 503)', { retryable: true });
       }
-      let text = simReply(tag, call, resolved, stream);
+      let text = simReply(tag, call, resolved, stream, answerKey);
       if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
         text = malformed(text, stream('badjson-cut'));
       } else if (tag.purpose === 'answer' && bernoulli(stream('badjson'), resolved.badjson)) {
@@ -98,7 +114,7 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
   };
 }
 
-function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (name: string) => RandomSource): string {
+function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (name: string) => RandomSource, answerKey: SimAnswerKey | undefined): string {
   switch (tag.purpose) {
     case 'plan':
       return JSON.stringify(simPlan(tagContent(call, 'task') ?? '', options, stream('plan')));
@@ -109,10 +125,10 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
     case 'update':
       return JSON.stringify(simUpdate(tagContent(call, 'workflow'), tagContent(call, 'failed')));
     case 'answer':
-      return JSON.stringify(simTeamReply(userText(call), options, stream));
+      return JSON.stringify(simTeamReply(userText(call), options, stream, answerKey));
     case 'rank': {
-      const { responses } = readTeamPrompt(userText(call));
-      return JSON.stringify({ ranking: simRanking(responses, options.accuracy, stream('rank')) });
+      const prompt = readTeamPrompt(userText(call));
+      return JSON.stringify({ ranking: simRanking(prompt.responses, options.accuracy, stream('rank'), rightAnswer(prompt, answerKey)) });
     }
     case 'worfbench': {
       const text = simWorkflowText(lastUserMessage(call), options, stream('worfbench'));
@@ -124,14 +140,17 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
 }
 
 /** A team member's reply: answer, reasoning and (when peers are shown) ratings; a letter when options are shown. */
-function simTeamReply(prompt: string, options: SimOptions, stream: (name: string) => RandomSource): object {
-  const { options: choices, responses } = readTeamPrompt(prompt);
+function simTeamReply(text: string, options: SimOptions, stream: (name: string) => RandomSource, answerKey: SimAnswerKey | undefined): object {
+  const prompt = readTeamPrompt(text);
+  const { options: choices, responses } = prompt;
+  const right = rightAnswer(prompt, answerKey);
   const optionTexts = [...choices.values()];
   const reply = simTeamAnswer(
     responses.map((response) => response.answer),
     options,
     { answer: stream('answer'), wrong: stream('wrong'), follow: stream('follow'), ratings: stream('ratings') },
-    choices.size > 0 ? optionTexts.filter((text) => text !== SIM_RIGHT_ANSWER) : SIM_WRONG_ANSWERS,
+    choices.size > 0 ? optionTexts.filter((option) => option !== right) : SIM_WRONG_ANSWERS,
+    right,
   );
   const letter = [...choices].find(([, text]) => text === reply.answer)?.[0];
   return {
@@ -139,6 +158,11 @@ function simTeamReply(prompt: string, options: SimOptions, stream: (name: string
     reasoning: reply.reasoning,
     ...(responses.length > 0 ? { ratings: reply.ratings } : {}),
   };
+}
+
+/** The question's gold answer from the answer key (an option's text, or the answer), else the literal `correct`. */
+function rightAnswer(prompt: SimTeamPrompt, answerKey: SimAnswerKey | undefined): string {
+  return answerKey?.get(simQuestionKey(prompt.question)) ?? SIM_RIGHT_ANSWER;
 }
 
 /** A team answer cut inside its ratings list (fewer ratings than peers, no closing bracket); unchanged without ratings. */

@@ -16,6 +16,8 @@
  * | width    | optional: at most this many subtasks per level    | —          |
  * | clock    | `real` (timers) or `virtual` (virtual-clock.ts:    | `real`     |
  * |          | the order calls finish in depends on the seed only)|            |
+ * | answers  | optional: a team dataset (JSONL) whose gold       | —          |
+ * |          | answers the sim knows (sim-answer-key.ts)         |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -40,6 +42,8 @@ export interface SimOptions {
   readonly width?: number;
   /** `virtual`: latency is simulated time (virtual-clock.ts), so load cannot reorder calls and no real time passes. */
   readonly clock: 'real' | 'virtual';
+  /** A team dataset file whose gold answers the simulator knows (sim-answer-key.ts); relative to the working folder. */
+  readonly answers?: string;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -54,7 +58,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   clock: 'real',
 });
 
-const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width', 'clock'] as const;
+const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width', 'clock', 'answers'] as const;
 type SimKey = (typeof KEYS)[number];
 
 /** Parses the part after `sim:` (a leading `sim:` is accepted too). An empty string gives the defaults. */
@@ -91,6 +95,9 @@ export function validateSimOptions(options: SimOptions): SimOptions {
     throw simError('width', `expected an integer >= 1, got ${String(options.width)}`);
   }
   if (options.clock !== 'real' && options.clock !== 'virtual') throw simError('clock', `expected real or virtual, got ${String(options.clock)}`);
+  if (options.answers !== undefined && !(typeof options.answers === 'string' && options.answers.trim() !== '' && !options.answers.includes(','))) {
+    throw simError('answers', `expected the path of a team dataset (JSONL) without commas, got ${JSON.stringify(options.answers)}`);
+  }
   checkLatency(options.latency);
   return Object.freeze({ ...options });
 }
@@ -106,6 +113,7 @@ export function formatSimOptions(options: SimOptions): string {
   parts.push(`tasks=${min === max ? min : `${min}-${max}`}`);
   if (options.width !== undefined) parts.push(`width=${options.width}`);
   if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
+  if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
   return parts.join(',');
 }
 
@@ -193,6 +201,9 @@ function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[
     case 'clock':
       if (value !== 'real' && value !== 'virtual') throw simError('clock', `expected real or virtual, got ${JSON.stringify(value)}`);
       options.clock = value;
+      return;
+    case 'answers':
+      options.answers = value;
       return;
   }
 }

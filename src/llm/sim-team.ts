@@ -2,8 +2,9 @@
  * What the `sim:` model answers for DyLAN teams (SPEC §3): an agent's answer with its ratings of the peers it was
  * shown ('answer'), and a ranker's listwise order of the agents ('rank').
  *
- * The sim does not know any truth: the right answer is the literal `correct` (datasets for sim benchmarks use
- * it), and wrong answers are `wrong-1` … `wrong-3`. Skill is one number, `accuracy`:
+ * The sim knows no truth of its own: the right answer is the literal `correct` (datasets for sim benchmarks use
+ * it), unless an answer key (`answers=`, sim-answer-key.ts) gives the question's gold answer; wrong answers are
+ * `wrong-1` … `wrong-3`. Skill is one number, `accuracy`:
  * - an agent's own answer is right with probability `accuracy`;
  * - a wrong agent that sees peers follows their majority with probability `follow` (so consensus can form,
  *   for better or worse: it follows a wrong majority too);
@@ -11,8 +12,8 @@
  *   random 1–5;
  * - as a ranker it puts the agents with right answers first with probability `accuracy`, else it orders them at
  *   random.
- * With multiple-choice options shown, answers are option texts: the right one is the option `correct` (the team
- * reads it as its letter), and peers' letters are read back as option texts.
+ * With multiple-choice options shown, answers are option texts: the right one is the option `correct` (or the
+ * key's option; the team reads it as its letter), and peers' letters are read back as option texts.
  *
  * The prompts are read in the layout src/team/team-prompts.ts documents (peers as `Response k:` blocks with an
  * `Answer:` line; the ranker's `[k] agent "name"` blocks). Pure: the random sources are passed in, so
@@ -52,24 +53,25 @@ export function simTeamAnswer(
   skill: SimTeamSkill,
   streams: SimAnswerStreams,
   wrongAnswers: readonly string[] = SIM_WRONG_ANSWERS,
+  right: string = SIM_RIGHT_ANSWER,
 ): SimTeamAnswer {
   const wrong = wrongAnswers.length > 0 ? wrongAnswers : SIM_WRONG_ANSWERS;
-  const own = bernoulli(streams.answer, skill.accuracy) ? SIM_RIGHT_ANSWER : pick(streams.wrong, wrong);
+  const own = bernoulli(streams.answer, skill.accuracy) ? right : pick(streams.wrong, wrong);
   let answer = own;
-  let reasoning = own === SIM_RIGHT_ANSWER ? 'worked it out' : 'made a mistake';
-  if (own !== SIM_RIGHT_ANSWER && peerAnswers.length > 0 && bernoulli(streams.follow, skill.follow)) {
+  let reasoning = own === right ? 'worked it out' : 'made a mistake';
+  if (own !== right && peerAnswers.length > 0 && bernoulli(streams.follow, skill.follow)) {
     answer = majorityAnswer(peerAnswers, streams.follow);
     reasoning = `followed the peers' majority (${answer})`;
   }
-  return { answer, reasoning: `sim: ${reasoning}`, ratings: peerAnswers.map((peer) => simRating(peer, skill.accuracy, streams.ratings)) };
+  return { answer, reasoning: `sim: ${reasoning}`, ratings: peerAnswers.map((peer) => simRating(peer, skill.accuracy, streams.ratings, right)) };
 }
 
 /** A rating 1–5 of one peer's answer: informed with probability `accuracy`, else uniform. */
-export function simRating(peerAnswer: string, accuracy: number, random: RandomSource): number {
+export function simRating(peerAnswer: string, accuracy: number, random: RandomSource, right: string = SIM_RIGHT_ANSWER): number {
   const judged = bernoulli(random, accuracy);
   const draw = integerSample(random, 0, 1);
   if (!judged) return integerSample(random, 1, 5);
-  return peerAnswer === SIM_RIGHT_ANSWER ? 4 + draw : 1 + draw;
+  return peerAnswer === right ? 4 + draw : 1 + draw;
 }
 
 /** The most frequent answer; a tie is broken at random among the tied (so no answer is favoured by position). */
@@ -84,17 +86,19 @@ export function majorityAnswer(answers: readonly string[], random: RandomSource)
  * A listwise ranking of the entries (by `id`, best first): with probability `accuracy` the entries whose answer is
  * right come first (each group in random order), else all in random order.
  */
-export function simRanking<T extends { readonly id: string; readonly answer: string }>(entries: readonly T[], accuracy: number, random: RandomSource): string[] {
+export function simRanking<T extends { readonly id: string; readonly answer: string }>(entries: readonly T[], accuracy: number, random: RandomSource, rightAnswer: string = SIM_RIGHT_ANSWER): string[] {
   const informed = bernoulli(random, accuracy);
   const order = shuffled(random, entries);
   if (!informed) return order.map((entry) => entry.id);
-  const right = order.filter((entry) => entry.answer === SIM_RIGHT_ANSWER);
-  const rest = order.filter((entry) => entry.answer !== SIM_RIGHT_ANSWER);
+  const right = order.filter((entry) => entry.answer === rightAnswer);
+  const rest = order.filter((entry) => entry.answer !== rightAnswer);
   return [...right, ...rest].map((entry) => entry.id);
 }
 
 /** What the sim reads from a team prompt: the options (letter → text) and the listed responses, in order. */
 export interface SimTeamPrompt {
+  /** The text of the `Question:` block, without its options. */
+  readonly question: string;
   readonly options: ReadonlyMap<string, string>;
   /** Each listed response's heading (`Response 2:` → `2`, `[1] agent "x"` → `x`) and its answer as option text. */
   readonly responses: readonly { readonly id: string; readonly answer: string }[];
@@ -128,7 +132,18 @@ export function readTeamPrompt(text: string): SimTeamPrompt {
     responses.push({ id, answer: asOptionText(read.answer, options) });
     index = read.next - 1;
   }
-  return { options, responses };
+  return { question: questionOf(text), options, responses };
+}
+
+/** What follows the question in the prompts of team-prompts.ts: its options, the peers, or the request to answer. */
+const AFTER_QUESTION = ['\n\nOptions:\n', "\n\nThe team's latest responses to this question", '\n\nAnswer the question.', '\n\nResponses (in random order):'];
+
+function questionOf(text: string): string {
+  const start = text.indexOf('Question:\n');
+  if (start < 0) return '';
+  const body = text.slice(start + 'Question:\n'.length);
+  const ends = AFTER_QUESTION.map((marker) => body.indexOf(marker)).filter((index) => index >= 0);
+  return body.slice(0, ends.length > 0 ? Math.min(...ends) : body.length).trim();
 }
 
 function headingId(line: string): string | undefined {

@@ -3,8 +3,21 @@
  * `depends_on`), strict where a wrong answer would mislead the run.
  */
 import { z } from 'zod';
+import {
+  MAX_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_OBJECTIVE_LENGTH,
+  MAX_PLANNED_SUBTASKS,
+  MAX_PROMPT_LENGTH,
+  tooLongMessage,
+  tooManyMessage,
+} from '../graph/limits.js';
 
-const id = z.union([z.string(), z.number()]).transform((value) => String(value).trim());
+// Sizes (graph/limits.ts) are part of a valid answer: one that breaks them is re-prompted with the exact error.
+const bounded = (max: number) => z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) });
+const id = z.union([z.string(), z.number()]).transform((value) => String(value).trim()).pipe(bounded(MAX_ID_LENGTH));
+const atMost = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item).max(MAX_PLANNED_SUBTASKS, { error: (issue) => tooManyMessage(MAX_PLANNED_SUBTASKS, what, issue.input) });
 
 const subtaskAnswer = z.preprocess(
   (value) => {
@@ -20,28 +33,28 @@ const subtaskAnswer = z.preprocess(
   },
   z.object({
     id,
-    objective: z.string().min(1),
-    agent: z.string().min(1),
+    objective: bounded(MAX_OBJECTIVE_LENGTH).min(1),
+    agent: bounded(MAX_NAME_LENGTH).min(1),
     dependsOn: z.array(id).default([]),
   }),
 );
 
 const roleAnswer = z.object({
-  name: z.string().min(1),
-  prompt: z.string().min(1),
+  name: bounded(MAX_NAME_LENGTH).min(1),
+  prompt: bounded(MAX_PROMPT_LENGTH).min(1),
   kind: z.enum(['llm', 'team']).optional(),
   team: z.string().optional(),
 });
 
 export const planAnswerSchema = z.object({
-  roles: z.array(roleAnswer).optional(),
-  subtasks: z.array(subtaskAnswer).min(1),
+  roles: atMost(roleAnswer, 'roles').optional(),
+  subtasks: atMost(subtaskAnswer, 'subtasks').min(1),
 });
 export type PlanAnswer = z.infer<typeof planAnswerSchema>;
 
 /** `{}` means "no change"; otherwise a whole revised graph. */
 export const updateAnswerSchema = z.union([
-  z.object({ roles: z.array(roleAnswer).optional(), subtasks: z.array(subtaskAnswer).min(1) }),
+  z.object({ roles: atMost(roleAnswer, 'roles').optional(), subtasks: atMost(subtaskAnswer, 'subtasks').min(1) }),
   z.object({}).strict().transform(() => ({ noChange: true as const })),
 ]);
 export type UpdateAnswer = z.infer<typeof updateAnswerSchema>;

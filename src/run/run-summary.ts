@@ -12,6 +12,8 @@ export interface TaskSummary {
   readonly startMs: number | null;
   readonly endMs: number | null;
   readonly dependsOn: readonly string[];
+  /** Why a failed subtask failed (its last failed attempt's error, or the verifier's reason); only when failed. */
+  readonly reason?: string;
 }
 
 export interface RunSummary {
@@ -30,6 +32,7 @@ interface TaskFold {
   attempts: number;
   startMs: number | null;
   endMs: number | null;
+  reason: string | undefined;
 }
 
 export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
@@ -45,7 +48,7 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
   const tasks = new Map<string, TaskFold>();
   const fold = (id: string): TaskFold => {
     let task = tasks.get(id);
-    if (!task) tasks.set(id, (task = { status: 'not started', attempts: 0, startMs: null, endMs: null }));
+    if (!task) tasks.set(id, (task = { status: 'not started', attempts: 0, startMs: null, endMs: null, reason: undefined }));
     return task;
   };
   for (const event of events) {
@@ -75,12 +78,16 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         task.endMs = event.at;
         if (event.outcome === 'aborted' || event.outcome === 'refused') task.status = 'not started';
         else task.status = event.status === 'failed' ? 'failed' : 'in progress';
+        if (task.status === 'failed' && event.error !== undefined) task.reason = event.error;
         break;
       }
-      case 'task-verify':
+      case 'task-verify': {
         // A retry verdict sends the subtask back to the ready set: until it runs again it is not started.
-        fold(event.taskId).status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
+        const task = fold(event.taskId);
+        task.status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
+        if (task.status === 'failed') task.reason = `the verifier answered ${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
         break;
+      }
       case 'call':
         calls += 1;
         input += event.inputTokens;
@@ -108,7 +115,11 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
       const task = fold(subtask.id);
       // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
       const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
-      return { id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn };
+      const reason = settled === 'failed' ? task.reason : undefined;
+      return {
+        id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
+        ...(reason !== undefined ? { reason } : {}),
+      };
     }),
     workflow,
     ...(reason !== undefined ? { reason } : {}),

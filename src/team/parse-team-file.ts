@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
+import { MAX_NAME_LENGTH, MAX_PROMPT_LENGTH, MAX_TEAM_AGENTS, tooLongMessage, tooManyMessage } from '../graph/limits.js';
 import { MODEL_SPEC_FORMS, parseModelSpec } from '../llm/model-spec.js';
 import { parseSimOptions } from '../llm/sim-options.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
@@ -37,7 +38,10 @@ export const TOOL_PROMPTS: Readonly<Record<TeamToolName, string>> = {
     'A code runner: it runs each candidate solution against the tests in a sandbox and reports how many pass, then answers with the best-tested code.',
 };
 
-const text = () => z.string().refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+// Sizes: graph/limits.ts.
+const text = (max?: number) =>
+  (max === undefined ? z.string() : z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) }))
+    .refine((value) => value.trim().length > 0, { error: 'must not be empty' });
 const count = (min: number) =>
   z
     .number({ error: 'must be a number' })
@@ -45,23 +49,26 @@ const count = (min: number) =>
     .min(min, { error: `must be at least ${min}` });
 
 const agentSchema = z.strictObject({
-  name: text(),
+  name: text(MAX_NAME_LENGTH),
   // Required for llm agents; checked with the other rules so every problem is reported at once.
-  prompt: z.string().optional(),
+  prompt: z.string().max(MAX_PROMPT_LENGTH, { error: (issue) => tooLongMessage(MAX_PROMPT_LENGTH, issue.input) }).optional(),
   kind: z.enum(['llm', 'tool'], { error: 'must be "llm" or "tool"' }).default('llm'),
   model: text().optional(),
   tool: z.enum(TEAM_TOOLS, { error: `must be one of: ${TEAM_TOOLS.join(', ')}` }).optional(),
 });
 
 const teamSchema = z.strictObject({
-  name: text(),
-  description: text().optional(),
+  name: text(MAX_NAME_LENGTH),
+  description: text(MAX_PROMPT_LENGTH).optional(),
   model: text().optional(),
   maxSteps: count(1).optional(),
   reformAt: count(0).optional(),
   keep: count(1).optional(),
   answerKind: z.enum(['choice', 'exact', 'text', 'code'], { error: 'must be one of: choice, exact, text, code' }).optional(),
-  agents: z.array(agentSchema).min(1, { error: 'must list at least one agent' }),
+  agents: z
+    .array(agentSchema)
+    .min(1, { error: 'must list at least one agent' })
+    .max(MAX_TEAM_AGENTS, { error: (issue) => tooManyMessage(MAX_TEAM_AGENTS, 'agents', issue.input) }),
 });
 
 type TeamInput = z.output<typeof teamSchema>;

@@ -352,6 +352,58 @@ describe('weft team eval', () => {
   });
 });
 
+describe('the shipped team examples, offline (sim answers=: the gold answers known only inside the simulator)', () => {
+  it('a single sim agent is right about as often as its accuracy; the DyLAN team more often; both labelled simulated', async () => {
+    const home = tempHome();
+    const data = 'examples/teams/mc-sample.jsonl';
+    const evaluate = async (team: string, seed: number) => {
+      const result = await cli(['team', 'eval', '--team', `examples/teams/${team}.yaml`, '--data', data, '--model', `sim:accuracy=0.7,seed=${seed},answers=${data}`, '--home', home, '--json']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`simulated: `);
+      expect(result.stderr).toContain(`knows the gold answers of ${data}`);
+      expect(result.stderr).not.toContain('warning');
+      return JSON.parse(result.stdout) as { correct: number; total: number; calls: number; models: { agents: Record<string, { model: string; kind: string }> } };
+    };
+    let single = 0;
+    let team = 0;
+    let teamCalls = 0;
+    for (const seed of [1, 2, 3]) {
+      const alone = await evaluate('single', seed);
+      const debate = await evaluate('debate', seed);
+      expect(debate.models.agents['reasoner']).toMatchObject({ kind: 'sim', model: expect.stringContaining(`answers=${data}`) });
+      single += alone.correct;
+      team += debate.correct;
+      teamCalls += debate.calls;
+    }
+    // 66 answers each: a 0.7 agent alone is right 46 times on average; the team (consensus, ranking) far more often.
+    expect(single).toBeGreaterThan(30);
+    expect(single).toBeLessThan(60);
+    expect(team).toBeGreaterThan(single);
+    expect(team).toBeGreaterThanOrEqual(60);
+    expect(teamCalls / 66).toBeLessThan(16);
+  });
+
+  it('team optimize on the simulated pool picks the four most accurate agents (the key skips queries without answers)', async () => {
+    const home = tempHome();
+    const result = await cli(['team', 'optimize', '--team', 'examples/teams/sim-pool.yaml', '--queries', 'examples/teams/queries.jsonl', '--k', '4', '--home', home, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('simulated: ');
+    const document = JSON.parse(result.stdout) as { chosen: string[] };
+    // Their sim accuracies are 0.9, 0.8, 0.7 and 0.6; the other three have 0.5, 0.4 and 0.3.
+    expect([...document.chosen].sort()).toEqual(['logician', 'mathematician', 'reasoner', 'skeptic']);
+  });
+
+  it('answers a question from its key by the question text, and the literal "correct" for questions not in it', async () => {
+    const { createModel } = await import('../../src/llm/resolve-model.js');
+    const model = await createModel('sim:accuracy=1,answers=examples/teams/mc-sample.jsonl');
+    const content = 'Question:\nWhat is 144 divided by 12?\n\nAnswer the question. Reply with one JSON object and nothing else:';
+    const reply = JSON.parse((await model.generate({ messages: [{ role: 'user', content }], tag: { purpose: 'answer', key: 'a/step-1/q', attempt: 1 } })).text) as { answer: string };
+    expect(reply.answer).toBe('12');
+    const unknown = JSON.parse((await model.generate({ messages: [{ role: 'user', content: 'Question:\nNot in the key?' }], tag: { purpose: 'answer', key: 'a/step-1/q2', attempt: 1 } })).text) as { answer: string };
+    expect(unknown.answer).toBe('correct');
+  });
+});
+
 describe('weft team: bad input exits 2 naming the file, line and field', () => {
   const goodTeam = (dir: string) => write(dir, 'team.yaml', 'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
 

@@ -273,7 +273,7 @@ describe('with the sim model', () => {
     const records = sample.slice(0, 3);
     const result = await runWorfbench(options({ records, model: simModel('seed=1,error=1'), outDir: temporaryDir() }));
     expect(result).toMatchObject({ generated: 3, errors: 3, calls: 3 });
-    expect(predictionLines(result.outDir).every((line) => line.error === 'simulated provider error')).toBe(true);
+    expect(predictionLines(result.outDir).every((line) => line.error === 'simulated provider error (HTTP 503)')).toBe(true);
   });
 });
 

@@ -6,15 +6,18 @@ export const okResult = (text = 'ok'): ChatResult => ({ text, usage: { inputToke
 export const simpleCall: ChatCall = { messages: [{ role: 'user', content: 'hi' }] };
 
 /** Answers with the next outcome of the list (an Error is thrown); records each call's signal. */
-export function sequenceModel(outcomes: readonly (string | Error)[]): ChatModel & { signals: (AbortSignal | undefined)[] } {
+export function sequenceModel(outcomes: readonly (string | Error)[]): ChatModel & { signals: (AbortSignal | undefined)[]; calls: ChatCall[] } {
   let index = 0;
   const signals: (AbortSignal | undefined)[] = [];
+  const calls: ChatCall[] = [];
   return {
     id: 'fake:sequence',
     kind: 'real',
     signals,
-    async generate(_call, signal) {
+    calls,
+    async generate(call, signal) {
       signals.push(signal);
+      calls.push(call);
       const outcome = outcomes[Math.min(index++, outcomes.length - 1)]!;
       if (outcome instanceof Error) throw outcome;
       return okResult(outcome);

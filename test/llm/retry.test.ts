@@ -27,12 +27,25 @@ describe('withRetries', () => {
     expect(model.kind).toBe(inner.kind);
   });
 
-  it('gives up after `retries` retries and throws the last error', async () => {
-    const last = retryable('still limited');
+  it('gives up after `retries` retries with an error that says so and carries the last one', async () => {
+    const last = retryable('OpenAI answered HTTP 503');
     const inner = sequenceModel([retryable(), retryable(), last]);
     const { sleep } = recordingSleep();
-    await expect(withRetries(inner, { retries: 2, sleep }).generate(simpleCall)).rejects.toBe(last);
+    const failure = await withRetries(inner, { retries: 2, sleep }).generate(simpleCall).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'PROVIDER', message: 'provider error after 2 retries: OpenAI answered HTTP 503', cause: last });
     expect(inner.signals).toHaveLength(3);
+    const timeout = await withRetries(sequenceModel([new WeftError('TIMEOUT', 'no answer within 5 s'), new WeftError('TIMEOUT', 'no answer within 5 s')]), { retries: 1, sleep })
+      .generate(simpleCall)
+      .catch((error: unknown) => error);
+    expect(timeout).toMatchObject({ code: 'TIMEOUT', message: 'timeout after 1 retry: no answer within 5 s' });
+  });
+
+  it('numbers the retries of a call in its tag (for seeded models) and leaves the first attempt untouched', async () => {
+    const inner = sequenceModel([retryable(), retryable(), 'ok']);
+    const { sleep } = recordingSleep();
+    const call = { ...simpleCall, tag: { purpose: 'execute' as const, key: 't1', attempt: 1, sequence: 0 } };
+    await withRetries(inner, { sleep }).generate(call);
+    expect(inner.calls.map((seen) => seen.tag)).toEqual([call.tag, { ...call.tag, retry: 1 }, { ...call.tag, retry: 2 }]);
   });
 
   it('does not retry errors that are not retryable', async () => {

@@ -180,13 +180,33 @@ describe('simModel', () => {
 
   it('throws retryable PROVIDER errors at the `error` rate, and retries get past them', async () => {
     const always = simModel('error=1');
-    await expect(always.generate(tagged({ purpose: 'execute', key: 't1' }))).rejects.toMatchObject({ code: 'PROVIDER', retryable: true, message: 'simulated provider error' });
+    await expect(always.generate(tagged({ purpose: 'execute', key: 't1' }))).rejects.toMatchObject({ code: 'PROVIDER', retryable: true, message: 'simulated provider error (HTTP 503)' });
     const flaky = simModel('error=0.5,seed=2');
     const model = withRetries(flaky, { retries: 30, sleep: async () => {} });
     for (let i = 0; i < 20; i++) {
       expect((await model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 }))).text).toBe(`sim output for t${i} (attempt 1)`);
     }
     expect(flaky.callCount).toBeGreaterThan(20);
+  });
+
+  it('draws a transport retry of the same call anew (seeded), so retries recover from `error` as independent draws would', async () => {
+    // The run's recorder fixes each call's identity (tag.sequence): a retry of that call must not repeat its fate.
+    const leftAfterRetries = async (seed: number): Promise<string[]> => {
+      const model = withRetries(simModel(`error=0.3,seed=${seed}`), { retries: 3, sleep: async () => {} });
+      const failed: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        await model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1, sequence: 0 })).catch(() => failed.push(`t${i}`));
+      }
+      return failed;
+    };
+    const failed = await leftAfterRetries(1);
+    // Independent draws leave 200 · 0.3⁴ ≈ 1.6 failures; the same draw repeated would leave about 60.
+    expect(failed.length).toBeLessThanOrEqual(6);
+    expect(await leftAfterRetries(1)).toEqual(failed);
+    // The retry's reply is the call's reply: only the fault and the latency are drawn anew.
+    const plain = await simModel('seed=4').generate(tagged({ purpose: 'execute', key: 'k', attempt: 2, sequence: 0 }));
+    const retried = await simModel('seed=4').generate(tagged({ purpose: 'execute', key: 'k', attempt: 2, sequence: 0, retry: 2 }));
+    expect(retried.text).toBe(plain.text);
   });
 
   it('makes structured replies malformed at the `badjson` rate, beyond repair', async () => {

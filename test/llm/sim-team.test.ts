@@ -170,6 +170,7 @@ describe('sim team helpers', () => {
       '[4] agent "quote\\"d"', 'Answer: A',
     ].join('\n');
     expect(readTeamPrompt(text)).toEqual({
+      question: 'Which?',
       options: new Map([['A', 'correct'], ['B', 'wrong-1']]),
       responses: [
         { id: '1', answer: 'wrong-1' },
