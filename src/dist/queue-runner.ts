@@ -7,7 +7,8 @@
  * - Budgets are checked here before each dispatch; a job's own calls are not gated one by one (a job that starts
  *   with budget left runs to its end, and its calls are charged when its result arrives).
  * - Cancelling an attempt removes its job if it is still waiting, and otherwise marks it cancelled so a worker
- *   that picks it up returns at once; a job already running finishes, and its calls are not recorded.
+ *   that picks it up returns at once; a job already running sees the mark within the worker's `watchMs` and
+ *   stops, and its calls are not recorded.
  * - While any attempt of a run waits, the coordinator holds the run's live key (`liveKey`, renewed before it
  *   expires); a worker refuses a job whose run has none, so jobs left by a coordinator that was killed are not
  *   run for nobody. A resume re-adds such a job (its id is taken by the refused one, which is replaced).
@@ -47,6 +48,8 @@ export interface QueueRunner {
 /** Connects to Redis (a clear error within about 3 s when it cannot) and returns the runner. */
 export async function createQueueRunner(options: QueueRunnerOptions): Promise<QueueRunner> {
   const field = options.field ?? '--workers';
+  const leaseMs = options.leaseMs ?? 15_000;
+  if (!(Number.isFinite(leaseMs) && leaseMs >= 10)) throw new WeftError('BAD_INPUT', `Expected leaseMs >= 10, got ${leaseMs}`, { location: { field: 'leaseMs' } });
   const connection = redisOptions(options.redisUrl, field);
   await checkRedis(options.redisUrl, field);
   const { Queue, QueueEvents, Redis } = await loadQueueModules();
@@ -62,8 +65,6 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
   marks.on('error', () => {}); // BullMQ's connections report the same outage
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
   const recorded = new Set<string>();
-  const leaseMs = options.leaseMs ?? 15_000;
-  if (!(Number.isFinite(leaseMs) && leaseMs >= 10)) throw new WeftError('BAD_INPUT', `Expected leaseMs >= 10, got ${leaseMs}`, { location: { field: 'leaseMs' } });
   /** Runs this coordinator waits for, with how many attempts each and the timer that renews its live key. */
   const leases = new Map<string, { attempts: number; timer: NodeJS.Timeout }>();
   const renew = (runId: string) => marks.set(liveKey(queueName, runId), String(process.pid), 'PX', leaseMs);
@@ -118,8 +119,8 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       attempt: attempt.attempt, verify: attempt.verify, mask: attempt.mask, ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
     };
-    await hold(runId);
     try {
+      await hold(runId);
       return await dispatch(context, jobId, data, signal);
     } finally {
       release(runId);
