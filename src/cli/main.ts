@@ -33,7 +33,16 @@ export async function main(argv: readonly string[], streams: Streams = { stdout:
     output.log('cancelling: finished work is kept (Ctrl-C again to quit at once)');
     controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
   };
+  // SIGTERM (what process managers and `kill` send) stops a command the same way: a run withdraws its queued jobs
+  // and is marked cancelled, instead of dying with its jobs left for workers that nobody will hear from.
+  const onTerminate = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(143);
+    output.log('terminating: finished work is kept (send SIGTERM again to quit at once)');
+    controller.abort(new WeftError('ABORTED', 'terminated (SIGTERM)'));
+  };
   process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
   let exitCode = 0;
   const program = buildProgram(output, streams, controller.signal, (code) => (exitCode = code));
   try {
@@ -43,6 +52,7 @@ export async function main(argv: readonly string[], streams: Streams = { stdout:
     return reportError(error, output);
   } finally {
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onTerminate);
   }
 }
 

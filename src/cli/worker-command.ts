@@ -25,11 +25,10 @@ export async function workerCommand(flags: WorkerFlags, output: Output, streams:
   const lockDurationMs = integerFlag('lock-ms', flags.lockMs, { min: 1 });
   const stalledIntervalMs = integerFlag('stalled-ms', flags.stalledMs, { min: 1 });
   const { config } = await loadContext(flags);
-  // SIGINT reaches us through `signal`; SIGTERM (what process managers send) stops the worker the same way.
+  // SIGINT and SIGTERM (what process managers send) reach us through `signal` (main.ts handles both).
   const stop = new AbortController();
   const onStop = () => stop.abort();
   signal.addEventListener('abort', onStop, { once: true });
-  process.once('SIGTERM', onStop);
   const line = (event: WorkerEvent) => {
     if (output.json) streams.stdout.write(`${JSON.stringify(event)}\n`);
     else streams.stdout.write(`${describe(event)}\n`);
@@ -50,7 +49,6 @@ export async function workerCommand(flags: WorkerFlags, output: Output, streams:
     return 0;
   } finally {
     signal.removeEventListener('abort', onStop);
-    process.off('SIGTERM', onStop);
   }
 }
 

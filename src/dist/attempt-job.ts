@@ -45,6 +45,14 @@ export function cancelKey(queueName: string, jobId: string): string {
   return `weft:${queueName}:cancelled:${jobId}`;
 }
 
+/**
+ * Key a coordinator holds (with an expiry it keeps renewing) while it waits for any job of the run: a worker
+ * refuses a job whose run has none, so jobs left behind by a coordinator that died are not run unheard.
+ */
+export function liveKey(queueName: string, runId: string): string {
+  return `weft:${queueName}:live:${runId}`;
+}
+
 export function toJobFailure(error: unknown): JobFailure {
   if (isWeftError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
   return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), retryable: false };

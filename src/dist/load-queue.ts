@@ -52,8 +52,9 @@ export interface BullWorker {
 
 export interface RedisClient {
   get(key: string): Promise<string | null>;
-  set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>;
+  set(key: string, value: string, mode: 'EX' | 'PX', amount: number): Promise<unknown>;
   del(key: string): Promise<number>;
+  exists(key: string): Promise<number>;
   ping(): Promise<string>;
   connect(): Promise<void>;
   disconnect(): void;

@@ -7,14 +7,18 @@
  * - Budgets are checked here before each dispatch; a job's own calls are not gated one by one (a job that starts
  *   with budget left runs to its end, and its calls are charged when its result arrives).
  * - Cancelling an attempt removes its job if it is still waiting, and otherwise marks it cancelled so a worker
- *   that picks it up returns at once; a job already running finishes, and its calls are not recorded.
+ *   that picks it up returns at once; a job already running sees the mark within the worker's `watchMs` and
+ *   stops, and its calls are not recorded.
+ * - While any attempt of a run waits, the coordinator holds the run's live key (`liveKey`, renewed before it
+ *   expires); a worker refuses a job whose run has none, so jobs left by a coordinator that was killed are not
+ *   run for nobody. A resume re-adds such a job (its id is taken by the refused one, which is replaced).
  */
 import { WeftError } from '../errors.js';
 import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '../run/attempt-runner.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey } from '../run/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
-import { attemptJobId, cancelKey, DEFAULT_QUEUE_NAME, fromJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
+import { attemptJobId, cancelKey, DEFAULT_QUEUE_NAME, fromJobFailure, liveKey, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { checkRedis, displayRedisUrl, redisOptions } from './redis-url.js';
 
@@ -29,6 +33,8 @@ export interface QueueRunnerOptions {
   readonly modelSpec?: string;
   /** The flag that gave the URL, for messages (default `--workers`). */
   readonly field?: string;
+  /** How long a run's live key lasts without renewal (default 15 000 ms): a killed coordinator's jobs are refused after it. */
+  readonly leaseMs?: number;
 }
 
 export interface QueueRunner {
@@ -42,6 +48,8 @@ export interface QueueRunner {
 /** Connects to Redis (a clear error within about 3 s when it cannot) and returns the runner. */
 export async function createQueueRunner(options: QueueRunnerOptions): Promise<QueueRunner> {
   const field = options.field ?? '--workers';
+  const leaseMs = options.leaseMs ?? 15_000;
+  if (!(Number.isFinite(leaseMs) && leaseMs >= 10)) throw new WeftError('BAD_INPUT', `Expected leaseMs >= 10, got ${leaseMs}`, { location: { field: 'leaseMs' } });
   const connection = redisOptions(options.redisUrl, field);
   await checkRedis(options.redisUrl, field);
   const { Queue, QueueEvents, Redis } = await loadQueueModules();
@@ -57,6 +65,28 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
   marks.on('error', () => {}); // BullMQ's connections report the same outage
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
   const recorded = new Set<string>();
+  /** Runs this coordinator waits for, with how many attempts each and the timer that renews its live key. */
+  const leases = new Map<string, { attempts: number; timer: NodeJS.Timeout }>();
+  const renew = (runId: string) => marks.set(liveKey(queueName, runId), String(process.pid), 'PX', leaseMs);
+  const hold = async (runId: string): Promise<void> => {
+    let lease = leases.get(runId);
+    if (!lease) {
+      lease = { attempts: 0, timer: setInterval(() => void renew(runId).catch(() => {}), Math.floor(leaseMs / 3)) };
+      lease.timer.unref();
+      leases.set(runId, lease);
+    }
+    lease.attempts += 1;
+    // Set before the job is added, so a worker that takes it finds the run live.
+    await renew(runId);
+  };
+  const release = (runId: string): void => {
+    const lease = leases.get(runId);
+    if (!lease || --lease.attempts > 0) return;
+    clearInterval(lease.timer);
+    leases.delete(runId);
+    // Commands on one connection run in order: a later hold's SET lands after this DEL.
+    void marks.del(liveKey(queueName, runId)).catch(() => {});
+  };
   const replayIndexes = new WeakMap<ReadonlyMap<string, ChatResult>, Map<string, [string, ChatResult][]>>();
   /** The recorded replies of one attempt, indexed once per replay map (a resumed run may hold thousands). */
   const replayOf = (replay: ReadonlyMap<string, ChatResult> | undefined, id: string, attempt: number): [string, ChatResult][] => {
@@ -89,6 +119,16 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       attempt: attempt.attempt, verify: attempt.verify, mask: attempt.mask, ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
     };
+    try {
+      await hold(runId);
+      return await dispatch(context, jobId, data, signal);
+    } finally {
+      release(runId);
+    }
+  };
+
+  /** Adds the attempt's job and waits for its result (the run's live key is held meanwhile). */
+  const dispatch = async (context: AttemptRunnerContext | undefined, jobId: string, data: AttemptJobData, signal: AbortSignal): Promise<AttemptOutcome> => {
     // A resumed run redoes a cancelled attempt under the same number, hence the same job id: clear the old mark.
     await marks.del(cancelKey(queueName, jobId));
     const add = () => queue.add('attempt', data, {
@@ -136,6 +176,11 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     runAttempt: (attempt) => run(attempt, undefined),
     attemptRunner: (context) => (attempt) => run(attempt, context),
     async close() {
+      for (const [runId, lease] of leases) {
+        clearInterval(lease.timer);
+        await marks.del(liveKey(queueName, runId)).catch(() => {});
+      }
+      leases.clear();
       await Promise.allSettled([events.close(), queue.close(), marks.quit()]);
     },
   };

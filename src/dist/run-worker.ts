@@ -10,7 +10,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
 import type { RemoteCall } from '../run/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
-import { cancelKey, DEFAULT_QUEUE_NAME, toJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
+import { cancelKey, DEFAULT_QUEUE_NAME, liveKey, toJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { recordingModel } from './recording-model.js';
 import { checkRedis, redisOptions } from './redis-url.js';
@@ -40,6 +40,11 @@ export interface RunWorkerOptions {
   readonly onEvent?: (event: WorkerEvent) => void;
   /** Names this worker in results and events (default `host:pid`). */
   readonly id?: string;
+  /**
+   * How often a running job checks that it is still wanted (default 1000 ms): a job whose attempt was cancelled
+   * (Ctrl-C, SIGTERM, the run's deadline) or whose run is no longer live is aborted, so its calls stop.
+   */
+  readonly watchMs?: number;
 }
 
 export interface RunWorkerResult {
@@ -51,6 +56,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${concurrency}`, { location: { field: '--concurrency' } });
   const lockDuration = positive(options.lockDurationMs ?? 30_000, 'lockDurationMs');
   const stalledInterval = positive(options.stalledIntervalMs ?? 30_000, 'stalledIntervalMs');
+  const watchMs = positive(options.watchMs ?? 1000, 'watchMs');
   const connection = redisOptions(options.redisUrl, '--redis');
   await checkRedis(options.redisUrl, '--redis');
   const { Worker, Redis } = await loadQueueModules();
@@ -72,7 +78,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     return model;
   };
   let jobs = 0;
-  const never = new AbortController().signal;
+  /** Why a job should not run (on): its attempt was cancelled, or no coordinator waits for its run. */
+  const whyUnwanted = async (jobId: string, runId: string): Promise<string | undefined> => {
+    if ((await marks.get(cancelKey(queueName, jobId))) !== null) return `job ${jobId} was cancelled`;
+    if ((await marks.exists(liveKey(queueName, runId))) === 0) return `run ${runId} is no longer live: no coordinator waits for it`;
+    return undefined;
+  };
 
   const worker = new Worker<AttemptJobData, AttemptJobResult>(
     queueName,
@@ -82,26 +93,43 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       const started = performance.now();
       const end = (status: Extract<WorkerEvent, { type: 'job-end' }>['status'], calls: readonly RemoteCall[], error?: string) =>
         emit({ type: 'job-end', jobId, taskId: data.id, attempt: data.attempt, status, durationMs: Math.round(performance.now() - started), calls: calls.length, ...(error !== undefined ? { error } : {}) });
-      if ((await marks.get(cancelKey(queueName, jobId))) !== null) {
-        end('cancelled', []);
+      // A cancelled attempt, or a run no coordinator waits for (it ended, or was killed before it could withdraw its
+      // jobs): running the job would spend calls nobody records. A resume replaces the refused job with a new one.
+      const refused = await whyUnwanted(jobId, data.runId);
+      if (refused !== undefined) {
+        end('cancelled', [], refused);
         return { cancelled: true, calls: [], worker: workerId };
       }
       jobs += 1;
       emit({ type: 'job-start', jobId, taskId: data.id, attempt: data.attempt });
       const calls: RemoteCall[] = [];
+      const unwanted = new AbortController();
+      const watch = setInterval(() => {
+        void whyUnwanted(jobId, data.runId).then((reason) => {
+          if (reason !== undefined) unwanted.abort(new WeftError('ABORTED', reason));
+        }, () => {});
+      }, watchMs);
+      const signal = jobSignal ? AbortSignal.any([jobSignal, unwanted.signal]) : unwanted.signal;
       try {
         const spec = data.modelSpec ?? options.modelSpec;
         if (spec === undefined) throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');
         const outcome = await runSubtask({
           task: data.task, id: data.id, objective: data.objective, role: data.role, parents: data.parents, attempt: data.attempt,
-          verify: data.verify, mask: data.mask, model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])), signal: jobSignal ?? never,
+          verify: data.verify, mask: data.mask, model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])), signal,
         });
         end(outcome.kind === 'blocked' ? 'blocked' : 'completed', calls);
         return { outcome, calls, worker: workerId };
       } catch (error) {
+        if (unwanted.signal.aborted) {
+          // Nobody waits for the result any more: say so, like a job cancelled before it started.
+          end('cancelled', calls, (unwanted.signal.reason as Error).message);
+          return { cancelled: true, calls, worker: workerId };
+        }
         const failure = toJobFailure(error);
         end('failed', calls, failure.message);
         return { error: failure, calls, worker: workerId };
+      } finally {
+        clearInterval(watch);
       }
     },
     { connection, concurrency, lockDuration, stalledInterval, maxStalledCount: 2, autorun: true },

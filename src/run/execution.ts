@@ -40,6 +40,11 @@ export interface ExecutionOptions {
   /** Fault injection: whether this attempt's output is replaced by "none". */
   readonly mask?: (taskId: string, attempt: number) => boolean;
   readonly signal?: AbortSignal;
+  /**
+   * The wall-time budget's deadline (deadline.ts): when it aborts, running attempts and updates are aborted and the
+   * run ends `failed` with its reason (a cancel through `signal` ends it `cancelled`).
+   */
+  readonly deadline?: AbortSignal;
   readonly emit: (event: EventWithoutTime) => void;
   /** Called once a result is accepted, e.g. to write its artifacts. */
   readonly onAccepted?: (taskId: string, output: string) => Promise<void>;
@@ -128,6 +133,8 @@ class Execution {
   private syncing = false;
   private bookkeepingError: string | undefined;
   private readonly runTeamAttempt: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
+  /** What an update's calls listen to: a cancel or the deadline. */
+  private readonly updateSignal: AbortSignal | undefined;
 
   constructor(private readonly options: ExecutionOptions) {
     this.strategy = options.strategy ?? 'on-failure';
@@ -144,6 +151,8 @@ class Execution {
     // A team role never runs as a single agent: without a runner from the caller, teams run in-process on the
     // execution's model, their files resolved against the working directory (runTask passes its own runner).
     this.runTeamAttempt = options.runTeamAttempt ?? createTeamAttemptRunner({ teamBase: process.cwd(), model: options.model, emit: options.emit });
+    const signals = [options.signal, options.deadline].filter((signal) => signal !== undefined);
+    this.updateSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   }
 
   start(): Promise<ExecutionResult> {
@@ -167,18 +176,32 @@ class Execution {
           this.detach = () => signal.removeEventListener('abort', onAbort);
         }
       }
+      const deadline = this.options.deadline;
+      if (deadline) {
+        // Time is up: what runs now is cut short (unlike a spent call budget, where running calls may finish).
+        const onDeadline = () => this.stop('failed', abortReason(deadline), { abortRunning: true });
+        if (deadline.aborted) onDeadline();
+        else {
+          deadline.addEventListener('abort', onDeadline, { once: true });
+          const detachSignal = this.detach;
+          this.detach = () => {
+            detachSignal();
+            deadline.removeEventListener('abort', onDeadline);
+          };
+        }
+      }
       this.pump();
     });
   }
 
   /**
-   * Ends the run once the running subtasks settle. Cancelling aborts their calls; any other stop (a budget, a
-   * failed write) lets them finish, because those calls are already paid for and their results are kept.
+   * Ends the run once the running subtasks settle. Cancelling and the deadline abort their calls; any other stop
+   * (a spent call budget, a failed write) lets them finish, because those calls are paid for and their results kept.
    */
-  stop(status: 'failed' | 'cancelled', reason: string): void {
+  stop(status: 'failed' | 'cancelled', reason: string, { abortRunning = status === 'cancelled' } = {}): void {
     if (this.stopping || this.finished) return;
     this.stopping = { status, reason };
-    if (status === 'cancelled') {
+    if (abortRunning) {
       for (const state of this.tasks.values()) state.controller?.abort(new WeftError('ABORTED', reason));
     }
     this.pump();
@@ -423,7 +446,7 @@ class Execution {
       failed: failures,
       candidates: this.options.updateCandidates ?? 1,
       sequence,
-      ...(this.options.signal ? { signal: this.options.signal } : {}),
+      ...(this.updateSignal ? { signal: this.updateSignal } : {}),
     }).then(
       (result) =>
         this.applyUpdate(failures, result.proposal, (rerun) =>

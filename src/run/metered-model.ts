@@ -83,8 +83,13 @@ export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number):
   if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls) return `call budget of ${budget.maxCalls} reached`;
   if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens) return `token budget of ${budget.maxTokens} reached`;
   if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd) return `cost budget of $${budget.maxCostUsd} reached`;
-  if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs) return `wall-time budget of ${budget.maxWallMs / 1000}s reached`;
+  if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs) return wallTimeExceeded(budget.maxWallMs);
   return undefined;
+}
+
+/** What a spent wall-time budget reports (in `budget` events and, prefixed, as the run's reason). */
+export function wallTimeExceeded(maxWallMs: number): string {
+  return `wall-time budget of ${maxWallMs / 1000}s reached`;
 }
 
 /**
@@ -95,19 +100,28 @@ export interface BudgetGate {
   admit(): void;
 }
 
-export function budgetGate(options: Pick<MeterOptions, 'budget' | 'meter' | 'now' | 'emit'>): BudgetGate {
+/** The run's own gate can also refuse from outside a call: the deadline (deadline.ts) reports through it. */
+export interface RunBudgetGate extends BudgetGate {
+  /** Reports `exceeded` (the `budget` event, once per gate like `admit`) and returns the error that says so. */
+  refuse(exceeded: string): WeftError;
+}
+
+export function budgetGate(options: Pick<MeterOptions, 'budget' | 'meter' | 'now' | 'emit'>): RunBudgetGate {
   const { meter } = options;
   let reported = false;
+  const refuse = (exceeded: string) => {
+    if (!reported) {
+      reported = true;
+      options.emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd, exceeded });
+    }
+    return new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
+  };
   return {
     admit() {
       const exceeded = budgetExceeded(options.budget, meter, options.now());
-      if (!exceeded) return;
-      if (!reported) {
-        reported = true;
-        options.emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd, exceeded });
-      }
-      throw new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
+      if (exceeded) throw refuse(exceeded);
     },
+    refuse,
   };
 }
 

@@ -26,28 +26,41 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
   if (!run) throw new WeftError('NOT_FOUND', `No run "${options.runId}" (see \`weft runs\`)`, { location: { field: '<runId>' } });
   // Two processes driving one run would both record results: a run whose owner is still alive is not ours.
   if (run.status === 'running' && ownerState(run.owner) === 'alive' && run.owner?.pid !== process.pid) {
-    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is still running (pid ${run.owner?.pid}); stop it before resuming`, { location: { field: '<runId>' } });
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is still running or already being resumed by pid ${run.owner?.pid}; stop that process before resuming`, { location: { field: '<runId>' } });
   }
   if (!RESUMABLE.has(run.status)) {
     throw new WeftError('BAD_INPUT', `Run "${options.runId}" already finished (${run.status}); there is nothing to resume`, { location: { field: '<runId>' } });
   }
-  const events = (await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent);
-  const state = foldForResume(events);
-  const settings = (state.runId === options.runId ? state.settings : run.options) as RunSettings;
-  if (settings.plan === 'given' && !state.workflow) {
-    // Written before any work, so only a process killed at its very start gets here.
-    throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
+  // Several resumes may have read the same dead owner: the store's compare-and-set lets exactly one take the run
+  // over, before anything is written (a plan version backfilled twice, events from two processes).
+  if (!(await options.store.takeOverRun(options.runId, currentOwner(), run.owner))) {
+    const taker = (await options.store.getRun(options.runId))?.owner;
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is already being resumed by pid ${taker?.pid ?? '?'}`, { location: { field: '<runId>' } });
   }
-  const workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
-  // Team files may have moved or broken since the run began: refuse now, leaving the run resumable, rather than
-  // fail its team subtasks one attempt after another.
-  const teamBase = settings.teamBase ?? process.cwd();
-  const models = { createModel: teamModelMaker(options), runModel: options.model.id };
-  if (workflow) await checkTeamFiles(workflow, teamBase, models);
-  else if (settings.teams) await loadTeamOffers(settings.teams.map((offer) => offer.file), teamBase, models);
+  let state: ResumeState;
+  let settings: RunSettings;
+  let workflow: ReturnType<typeof workflowFromJson> | undefined;
+  try {
+    state = foldForResume((await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent));
+    settings = (state.runId === options.runId ? state.settings : run.options) as RunSettings;
+    if (settings.plan === 'given' && !state.workflow) {
+      // Written before any work, so only a process killed at its very start gets here.
+      throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
+    }
+    workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
+    // Team files may have moved or broken since the run began: refuse now, leaving the run resumable, rather than
+    // fail its team subtasks one attempt after another.
+    const teamBase = settings.teamBase ?? process.cwd();
+    const models = { createModel: teamModelMaker(options), runModel: options.model.id };
+    if (workflow) await checkTeamFiles(workflow, teamBase, models);
+    else if (settings.teams) await loadTeamOffers(settings.teams.map((offer) => offer.file), teamBase, models);
+  } catch (error) {
+    // Refused before any work: the run goes back to its owner and status, as resumable as it was.
+    if (run.owner) await options.store.setOwner(options.runId, run.owner).catch(() => {});
+    await options.store.setStatus(options.runId, run.status).catch(() => {});
+    throw error;
+  }
   await backfillPlanVersions(options, state.versions);
-  await options.store.setOwner(options.runId, currentOwner());
-  await options.store.setStatus(options.runId, 'running');
   if (state.runId !== options.runId) {
     // Killed before its first event was written: nothing happened yet, so the run starts from its record.
     return driveRun({

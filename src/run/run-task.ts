@@ -31,6 +31,7 @@ import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { createTeamAttemptRunner } from './team-attempt.js';
+import { startDeadline } from './deadline.js';
 import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
 
 export interface RunTaskOptions {
@@ -159,6 +160,9 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const budget = settings.budget ?? {};
   const costOf = options.costOf ?? (() => 0);
   const gate = budgetGate({ budget, meter, now, emit });
+  const deadline = startDeadline(budget.maxWallMs, now(), gate);
+  // Planning listens to both a cancel and the deadline; the executor tells them apart.
+  const planSignal = options.signal && deadline.signal ? AbortSignal.any([options.signal, deadline.signal]) : (options.signal ?? deadline.signal);
   const model = meteredModel(options.model, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate);
   const runAttempt = options.attemptRunner?.({
     runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
@@ -205,7 +209,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       initial = drive.initial.workflow;
       version = drive.initial.state.version;
     } else {
-      initial = await plan({ ...options, task: drive.task, ...(settings.teams ? { teams: settings.teams } : {}) }, model, emit);
+      initial = await plan({ ...options, task: drive.task, ...(settings.teams ? { teams: settings.teams } : {}), ...(planSignal ? { signal: planSignal } : {}) }, model, emit);
       await savePlan(1, initial, 'initial plan');
     }
     const mask = settings.injectMask;
@@ -220,6 +224,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       ...(settings.verify !== undefined ? { verify: settings.verify } : {}),
       ...(mask ? { mask: (taskId: string, attempt: number) => attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(deadline.signal ? { deadline: deadline.signal } : {}),
       ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds } : {}),
       durability: log,
       emit,
@@ -244,7 +249,10 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     reason = result.reason;
     finalWorkflow = result.workflow;
   } catch (error) {
-    if (isAbortError(error) || options.signal?.aborted) {
+    if (deadline.reason() !== undefined && !options.signal?.aborted) {
+      status = 'failed';
+      reason = deadline.reason();
+    } else if (isAbortError(error) || options.signal?.aborted) {
       status = 'cancelled';
       reason = 'cancelled';
     } else {
@@ -252,6 +260,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       reason = error instanceof Error ? error.message : String(error);
     }
   }
+  deadline.clear();
   emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd });
   emit({ type: 'run-end', status, ...(reason !== undefined ? { reason } : {}) });
   await log.close();

@@ -373,6 +373,11 @@ class PostgresStore implements PostgresRunStore {
       touchRun: `UPDATE ${s}.runs SET updated_at = $1 WHERE run_id = $2`,
       setStatus: `UPDATE ${s}.runs SET status = $1, updated_at = $2 WHERE run_id = $3`,
       setOwner: `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, updated_at = $3 WHERE run_id = $4`,
+      // One statement: under READ COMMITTED a concurrent UPDATE of the row re-checks the condition after the
+      // other commits, so of several takeovers of the same owner exactly one matches.
+      takeOver:
+        `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, status = 'running', updated_at = $3
+         WHERE run_id = $4 AND owner_pid IS NOT DISTINCT FROM $5::integer AND owner_host IS NOT DISTINCT FROM $6::text`,
       reserveSeq: `UPDATE ${s}.runs SET last_seq = last_seq + $1, updated_at = $2 WHERE run_id = $3 RETURNING last_seq`,
       insertEvents:
         `INSERT INTO ${s}.events (run_id, seq, type, at, data, blob_refs)
@@ -568,6 +573,16 @@ class PostgresStore implements PostgresRunStore {
       const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
       const result = await this.pool.query(this.sql.setOwner, [checked.pid, checked.host, this.now().toISOString(), runId]);
       if (result.rowCount === 0) throw this.notFound(runId);
+    });
+  }
+
+  takeOverRun(runId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
+    return this.use(`take over run ${runId}`, async () => {
+      const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
+      const result = await this.pool.query(this.sql.takeOver, [checked.pid, checked.host, this.now().toISOString(), runId, previous?.pid ?? null, previous?.host ?? null]);
+      if (result.rowCount === 1) return true;
+      if ((await this.pool.query(this.sql.runExists, [runId])).rowCount === 0) throw this.notFound(runId);
+      return false;
     });
   }
 

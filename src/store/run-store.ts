@@ -132,6 +132,13 @@ export interface RunStore {
   setStatus(runId: string, status: StoredRunStatus): Promise<void>;
   /** Records the process that now runs the run (`weft resume` takes a run over). */
   setOwner(runId: string, owner: RunOwner): Promise<void>;
+  /**
+   * Compare-and-set on the owner: records `owner` and sets the status to `running` only if the run's owner is
+   * still `previous` (undefined: none recorded), in one atomic step, and says whether it did. Of several processes
+   * that found the same dead owner and try to take the run over at once, exactly one gets true (`weft resume`);
+   * the others then read a `running` run with a live owner.
+   */
+  takeOverRun(runId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Oldest first. */
   listRuns(): Promise<RunRecord[]>;

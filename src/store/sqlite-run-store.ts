@@ -290,6 +290,11 @@ class SqliteStore implements SqliteRunStore {
       touchRun: db.prepare('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
       setStatus: db.prepare('UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ?'),
       setOwner: db.prepare('UPDATE runs SET owner_pid = ?, owner_host = ?, updated_at = ? WHERE run_id = ?'),
+      // One statement, so the comparison and the write cannot interleave with another process's (`IS` matches NULL).
+      takeOver: db.prepare(
+        `UPDATE runs SET owner_pid = ?, owner_host = ?, status = 'running', updated_at = ?
+         WHERE run_id = ? AND owner_pid IS ? AND owner_host IS ?`,
+      ),
       reserveSeq: db.prepare<[number, string, string], { last_seq: number }>(
         'UPDATE runs SET last_seq = last_seq + ?, updated_at = ? WHERE run_id = ? RETURNING last_seq',
       ),
@@ -459,6 +464,16 @@ class SqliteStore implements SqliteRunStore {
       const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
       const result = this.statements.setOwner.run(checked.pid, checked.host, this.now().toISOString(), runId);
       if (result.changes === 0) throw this.notFound(runId);
+    });
+  }
+
+  takeOverRun(runId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
+    return this.use(`take over run ${runId}`, () => {
+      const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
+      const result = this.statements.takeOver.run(checked.pid, checked.host, this.now().toISOString(), runId, previous?.pid ?? null, previous?.host ?? null);
+      if (result.changes === 1) return true;
+      if (this.statements.runExists.get(runId) === undefined) throw this.notFound(runId);
+      return false;
     });
   }
 

@@ -28,7 +28,7 @@ describe('weft resume', () => {
     await store.close();
     const result = await cli(['resume', 'live-run', '--home', home]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/still running \(pid \d+\)/);
+    expect(result.stderr).toMatch(/still running or already being resumed by pid \d+/);
   });
 
   it('continues a cancelled run to completion, keeping what finished', async () => {

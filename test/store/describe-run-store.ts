@@ -342,6 +342,39 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect((await rejection(store.setOwner('r2', owner as never))).code).toBe('STORE');
         expect((await store.getRun('r2'))?.owner).toEqual({ pid: 5, host: 'h' });
       });
+
+      it('takes a run over only from the owner the caller found (compare-and-set)', async () => {
+        await store.createRun(newRun('owned', { owner: { pid: 10, host: 'a' } }));
+        await store.createRun(newRun('ownerless'));
+        await store.setStatus('owned', 'cancelled');
+        expect(await store.takeOverRun('owned', { pid: 11, host: 'b' }, { pid: 99, host: 'a' })).toBe(false);
+        expect(await store.takeOverRun('owned', { pid: 11, host: 'b' }, undefined)).toBe(false);
+        expect(await store.getRun('owned')).toMatchObject({ owner: { pid: 10, host: 'a' }, status: 'cancelled' });
+        expect(await store.takeOverRun('owned', { pid: 11, host: 'b' }, { pid: 10, host: 'a' })).toBe(true);
+        // The status changes with the owner, so a process that reads the run afterwards sees it taken.
+        expect(await store.getRun('owned')).toMatchObject({ owner: { pid: 11, host: 'b' }, status: 'running' });
+        expect(await store.takeOverRun('ownerless', { pid: 12, host: 'c' }, { pid: 10, host: 'a' })).toBe(false);
+        expect(await store.takeOverRun('ownerless', { pid: 12, host: 'c' }, undefined)).toBe(true);
+        expect((await store.getRun('ownerless'))?.owner).toEqual({ pid: 12, host: 'c' });
+        expect((await rejection(store.takeOverRun('ghost', { pid: 1, host: 'h' }, undefined))).code).toBe('NOT_FOUND');
+        expect((await rejection(store.takeOverRun('owned', { pid: 0, host: 'h' }, { pid: 11, host: 'b' }))).code).toBe('STORE');
+      });
+
+      it('lets exactly one of several concurrent takeovers of the same dead owner win, across clients', async () => {
+        await store.createRun(newRun('killed', { owner: { pid: 10, host: 'h' } }));
+        const clients = [store];
+        for (let i = 0; i < 5; i += 1) {
+          const other = await location.open();
+          extraStores.push(other);
+          clients.push(other);
+        }
+        for (let round = 0; round < 5; round += 1) {
+          const dead = (await store.getRun('killed'))!.owner;
+          const results = await Promise.all(clients.map((client, index) => client.takeOverRun('killed', { pid: 100 * (round + 1) + index, host: 'h' }, dead)));
+          expect(results.filter(Boolean)).toHaveLength(1);
+          expect((await store.getRun('killed'))?.owner).toEqual({ pid: 100 * (round + 1) + results.indexOf(true), host: 'h' });
+        }
+      });
     });
 
     describe('deleting runs', () => {
@@ -681,6 +714,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           ['savePlanVersion', () => store.savePlanVersion({ runId: 'ghost', version: 1, workflow, cause: 'initial plan' })],
           ['setStatus', () => store.setStatus('ghost', 'failed')],
           ['setOwner', () => store.setOwner('ghost', { pid: 1, host: 'h' })],
+          ['takeOverRun', () => store.takeOverRun('ghost', { pid: 1, host: 'h' }, undefined)],
           ['events', () => store.events('ghost')],
           ['planVersions', () => store.planVersions('ghost')],
         ];

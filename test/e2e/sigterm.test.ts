@@ -1,0 +1,39 @@
+/** SIGTERM (what process managers and `kill` send) stops `weft run` like Ctrl-C: the run ends cancelled and resumable. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openRunStore } from '../../src/store/open-store.js';
+import { ROOT } from './weft-cli.js';
+
+describe('SIGTERM to weft run', () => {
+  it('cancels the run, records it cancelled and exits 1 with the usual document', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'weft-sigterm-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', 'write a story in six parts', '--model', 'sim:seed=8,tasks=6,latency=fixed(400)', '--home', home, '--json'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      // Once a subtask has started, the run is under way.
+      if (!sent && /start/.test(stderr)) {
+        sent = true;
+        child.kill('SIGTERM');
+      }
+    });
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    expect({ ...exit, stderr }).toMatchObject({ code: 1, signal: null });
+    const document = JSON.parse(stdout) as { runId: string; status: string };
+    expect(document.status).toBe('cancelled');
+    const store = await openRunStore({ home });
+    expect((await store.getRun(document.runId))?.status).toBe('cancelled');
+    const end = (await store.events(document.runId)).map((stored) => stored.event as { type: string; reason?: string }).find((event) => event.type === 'run-end');
+    await store.close();
+    expect(end?.reason).toMatch(/SIGTERM/);
+  }, 60_000);
+});

@@ -1,0 +1,107 @@
+/**
+ * The wall-time budget is a deadline, not only a check before each call: when it passes, the calls in flight are
+ * aborted and the run ends `failed` with the budget's reason (issue 10, item 14).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { workflowFromJson } from '../../src/graph/index.js';
+import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import { runTask } from '../../src/run/run-task.js';
+import { openRunStore } from '../../src/store/open-store.js';
+import type { RunStore } from '../../src/store/run-store.js';
+
+const stores: RunStore[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const store of stores.splice(0)) await store.close();
+});
+
+/** The deadline's timer is faked, so it fires exactly when the test says: once the calls are in flight. */
+const WALL_MS = 60_000;
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(condition()).toBe(true);
+}
+
+async function setup() {
+  const home = mkdtempSync(join(tmpdir(), 'weft-deadline-'));
+  const store = await openRunStore({ home });
+  stores.push(store);
+  return { home, store };
+}
+
+/** A model whose calls of `purpose` never answer: they end only when their signal aborts. */
+function hangingModel(purpose: string) {
+  const aborted: string[] = [];
+  const started: string[] = [];
+  const model: ChatModel = {
+    id: 'test:hanging',
+    kind: 'scripted',
+    generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+      if (call.tag?.purpose !== purpose) return Promise.resolve({ text: JSON.stringify({ verdict: 'accept', reason: '' }), usage: { inputTokens: 1, outputTokens: 1 }, model: 'test' });
+      started.push(`${call.tag?.purpose}:${call.tag?.key ?? ''}`);
+      return new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          aborted.push(`${call.tag?.purpose}:${call.tag?.key ?? ''}`);
+          reject(signal.reason);
+        }, { once: true });
+      });
+    },
+  };
+  return { model, aborted, started };
+}
+
+const plan = workflowFromJson({
+  task: 'two slow steps',
+  subtasks: [
+    { id: 'a', objective: 'write a', agent: 'writer', dependsOn: [] },
+    { id: 'b', objective: 'write b', agent: 'writer', dependsOn: [] },
+  ],
+});
+
+describe('the wall-time budget is a deadline', () => {
+  it('aborts the calls in flight when it passes and ends the run failed with its reason', async () => {
+    const { home, store } = await setup();
+    const { model, aborted, started } = hangingModel('execute');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const running = runTask({ task: plan.task, plan, model, store, home, budget: { maxWallMs: WALL_MS } });
+    await until(() => started.length === 2);
+    vi.advanceTimersByTime(WALL_MS);
+    const result = await running;
+    expect(result.status).toBe('failed');
+    expect(result.reason).toBe('Budget exhausted: wall-time budget of 60s reached');
+    expect(aborted.sort()).toEqual(['execute:a', 'execute:b']);
+    expect((await store.getRun(result.runId))?.status).toBe('failed');
+    // The subtasks were cut short, not failed by their own doing.
+    expect(result.tasks.map((task) => task.status)).toEqual(['not started', 'not started']);
+    const events = (await store.events(result.runId)).map((stored) => stored.event as { type: string; exceeded?: string; outcome?: string });
+    expect(events.filter((event) => event.type === 'task-end').map((event) => event.outcome)).toEqual(['aborted', 'aborted']);
+    expect(events.some((event) => event.type === 'budget' && event.exceeded === 'wall-time budget of 60s reached')).toBe(true);
+  }, 10_000);
+
+  it('aborts planning too', async () => {
+    const { home, store } = await setup();
+    const { model, aborted, started } = hangingModel('plan');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const running = runTask({ task: 'plan forever', model, store, home, candidates: 1, budget: { maxWallMs: WALL_MS } });
+    await until(() => started.length === 1);
+    vi.advanceTimersByTime(WALL_MS);
+    const result = await running;
+    expect(result.status).toBe('failed');
+    expect(result.reason).toBe('Budget exhausted: wall-time budget of 60s reached');
+    expect(aborted).toHaveLength(1);
+    expect(aborted[0]).toMatch(/^plan:/);
+  }, 10_000);
+
+  it('a cancel before the deadline still ends the run cancelled', async () => {
+    const { home, store } = await setup();
+    const { model } = hangingModel('execute');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    const result = await runTask({ task: plan.task, plan, model, store, home, signal: controller.signal, budget: { maxWallMs: 60_000 } });
+    expect(result.status).toBe('cancelled');
+  }, 10_000);
+});
