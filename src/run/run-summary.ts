@@ -12,6 +12,8 @@ export interface TaskSummary {
   readonly startMs: number | null;
   readonly endMs: number | null;
   readonly dependsOn: readonly string[];
+  /** The accepted output, present only for a completed subtask (the JSON documents print it as `output`). */
+  readonly output?: string;
 }
 
 export interface RunSummary {
@@ -30,8 +32,14 @@ interface TaskFold {
   attempts: number;
   startMs: number | null;
   endMs: number | null;
+  output?: string;
+  pendingOutput?: { attempt: number; output: string };
 }
 
+/**
+ * `workflow` is the last plan version with each subtask's final status and accepted output folded in (the
+ * version's own snapshot says what was done when it was made, not at the end).
+ */
 export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
   let workflow: WorkflowJson | undefined;
   let planVersion = 0;
@@ -59,6 +67,8 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         for (const subtask of event.workflow.subtasks) {
           const task = fold(subtask.id);
           task.status = subtask.status === 'in progress' ? task.status : (subtask.status ?? 'not started');
+          if (subtask.status === 'completed') task.output = subtask.output ?? task.output;
+          else if (subtask.status !== 'in progress') delete task.output;
         }
         break;
       case 'task-start': {
@@ -75,12 +85,18 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         task.endMs = event.at;
         if (event.outcome === 'aborted' || event.outcome === 'refused') task.status = 'not started';
         else task.status = event.status === 'failed' ? 'failed' : 'in progress';
+        if (event.status === 'completed' && event.output !== undefined) task.pendingOutput = { attempt: event.attempt, output: event.output };
         break;
       }
-      case 'task-verify':
+      case 'task-verify': {
         // A retry verdict sends the subtask back to the ready set: until it runs again it is not started.
-        fold(event.taskId).status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
+        const task = fold(event.taskId);
+        task.status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
+        // The output a verdict accepts is the one its attempt's task-end carried.
+        if (event.verdict === 'accept' && task.pendingOutput?.attempt === event.attempt) task.output = task.pendingOutput.output;
+        delete task.pendingOutput;
         break;
+      }
       case 'call':
         calls += 1;
         input += event.inputTokens;
@@ -96,6 +112,25 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     }
   }
   const order = workflow?.subtasks ?? [];
+  const tasksSummary: TaskSummary[] = order.map((subtask) => {
+    const task = fold(subtask.id);
+    // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
+    const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
+    const output = settled === 'completed' ? task.output : undefined;
+    return {
+      id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
+      ...(output !== undefined ? { output } : {}),
+    };
+  });
+  const byId = new Map(tasksSummary.map((task) => [task.id, task]));
+  const final: WorkflowJson | undefined = workflow && {
+    ...workflow,
+    subtasks: workflow.subtasks.map((subtask) => {
+      const { output: _snapshot, ...rest } = subtask;
+      const task = byId.get(subtask.id)!;
+      return { ...rest, status: task.status, attempts: task.attempts, ...(task.output !== undefined ? { output: task.output } : {}) };
+    }),
+  };
   return {
     runId,
     status,
@@ -104,13 +139,8 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     calls,
     tokens: { input, output },
     costUsd: Math.round(costUsd * 1e6) / 1e6,
-    tasks: order.map((subtask) => {
-      const task = fold(subtask.id);
-      // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
-      const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
-      return { id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn };
-    }),
-    workflow,
+    tasks: tasksSummary,
+    workflow: final,
     ...(reason !== undefined ? { reason } : {}),
   };
 }

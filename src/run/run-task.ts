@@ -1,6 +1,7 @@
 /**
  * A whole run: plan (unless a plan is given), execute, record every event and plan version in the store, write
- * artifacts, `plan-v<N>.json` and `report.md` under `<home>/runs/<runId>/`.
+ * artifacts, each accepted output (`outputs/<subtask>.md`), `plan-v<N>.json` and `report.md` under
+ * `<home>/runs/<runId>/`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -29,6 +30,7 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
+import { writeSubtaskOutput, writeSubtaskOutputs } from './subtask-outputs.js';
 import { createTeamAttemptRunner } from './team-attempt.js';
 import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
 
@@ -224,6 +226,8 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       ...(runAttempt ? { runAttempt } : {}),
       runTeamAttempt,
       onAccepted: async (taskId, output) => {
+        // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
+        await writeSubtaskOutput(paths.outputs, taskId, output);
         const found = extractArtifacts(output);
         if (found.length === 0) return;
         const written = await writeArtifacts(paths.artifacts, found);
@@ -256,6 +260,8 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   await options.store.setStatus(runId, status);
 
   const summary = summarizeRun(runId, log.events);
+  // From the log, not from what this process accepted: a resumed run rewrites what the earlier process accepted.
+  await writeSubtaskOutputs(paths.outputs, summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])));
   await writeFile(
     paths.report,
     renderReport({
