@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WeftEvent } from '../../src/run/events.js';
+import { renderReport } from '../../src/run/report.js';
 import { runResult } from '../../src/run/run-result.js';
 import { summarizeRun } from '../../src/run/run-summary.js';
 import { writeSubtaskOutput, writeSubtaskOutputs } from '../../src/run/subtask-outputs.js';
@@ -100,5 +101,26 @@ describe('summarizeRun outputs', () => {
     ] as WeftEvent[]);
     expect(updated.tasks.map((task) => task.output)).toEqual(['good a', undefined]);
     expect(runResult(updated.tasks)).toBeUndefined();
+  });
+});
+
+describe('report.md outputs', () => {
+  it('shows each output, cuts a long one with a pointer to its file, and fences backticks inside', () => {
+    const long = Array.from({ length: 500 }, (_, index) => `line ${index}`).join('\n');
+    const tasks = [
+      { id: 'a/b', status: 'completed' as const, attempts: 1, startMs: 0, endMs: 1, dependsOn: [], output: 'has ```js\ncode\n``` inside' },
+      { id: 'c', status: 'completed' as const, attempts: 1, startMs: 1, endMs: 2, dependsOn: ['a/b'], output: long },
+    ];
+    const report = renderReport({
+      summary: { runId: 'r', status: 'completed', planVersion: 1, makespanMs: 2, calls: 0, tokens: { input: 0, output: 0 }, costUsd: 0, tasks },
+      workflow: undefined, task: 't', model: 'sim:x', modelKind: 'sim', versions: [], artifacts: [], refused: [],
+    });
+    expect(report).toContain('### a/b\n');
+    expect(report).toContain('````text\nhas ```js\ncode\n``` inside\n````');
+    expect(report).toContain(`File: \`outputs/${outputFileName('a/b')}\``);
+    expect(report).toContain('### c (final result)');
+    expect(report).toContain('line 39\n```');
+    expect(report).not.toContain('line 40\n');
+    expect(report).toContain(`Truncated (${long.length} characters in all): the whole output is in \`outputs/c.md\`.`);
   });
 });
