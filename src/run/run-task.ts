@@ -30,7 +30,7 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
-import { writeSubtaskOutput, writeSubtaskOutputs } from './subtask-outputs.js';
+import { SubtaskOutputs } from './subtask-outputs.js';
 import { createTeamAttemptRunner } from './team-attempt.js';
 import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
 
@@ -148,6 +148,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const now = () => Math.round((offset + clock() - startedAt) * 1000) / 1000;
   const paths = runPaths(options.home, runId);
   await mkdir(paths.artifacts, { recursive: true });
+  const outputFiles = new SubtaskOutputs(paths.outputs);
 
   const log = new EventLog(options.store, runId, now, options.onEvent, resumed ? await storedEvents(options.store, runId) : []);
   const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
@@ -227,7 +228,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       runTeamAttempt,
       onAccepted: async (taskId, output) => {
         // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
-        await writeSubtaskOutput(paths.outputs, taskId, output);
+        await outputFiles.write(taskId, output);
         const found = extractArtifacts(output);
         if (found.length === 0) return;
         const written = await writeArtifacts(paths.artifacts, found);
@@ -261,7 +262,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
 
   const summary = summarizeRun(runId, log.events);
   // From the log, not from what this process accepted: a resumed run rewrites what the earlier process accepted.
-  await writeSubtaskOutputs(paths.outputs, summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])));
+  await outputFiles.settle(summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])));
   await writeFile(
     paths.report,
     renderReport({

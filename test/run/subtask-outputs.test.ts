@@ -7,7 +7,7 @@ import type { WeftEvent } from '../../src/run/events.js';
 import { renderReport } from '../../src/run/report.js';
 import { runResult } from '../../src/run/run-result.js';
 import { summarizeRun } from '../../src/run/run-summary.js';
-import { writeSubtaskOutput, writeSubtaskOutputs } from '../../src/run/subtask-outputs.js';
+import { SubtaskOutputs } from '../../src/run/subtask-outputs.js';
 import { outputFileName } from '../../src/store/run-paths.js';
 
 function temp(): string {
@@ -29,7 +29,7 @@ describe('outputFileName', () => {
   });
 });
 
-describe('writeSubtaskOutput(s)', () => {
+describe('SubtaskOutputs', () => {
   it('writes inside the folder whatever the id, replacing (not following) a symlink at the name', () => {
     const root = temp();
     const dir = join(root, 'outputs');
@@ -38,8 +38,9 @@ describe('writeSubtaskOutput(s)', () => {
     mkdirSync(dir);
     symlinkSync(outside, join(dir, 't1.md'));
     return (async () => {
-      await writeSubtaskOutput(dir, 't1', 'first');
-      await writeSubtaskOutput(dir, '../outside', 'second');
+      const outputs = new SubtaskOutputs(dir);
+      await outputs.write('t1', 'first');
+      await outputs.write('../outside', 'second');
       expect(readFileSync(outside, 'utf8')).toBe('untouched');
       expect(lstatSync(join(dir, 't1.md')).isSymbolicLink()).toBe(false);
       expect(readFileSync(join(dir, 't1.md'), 'utf8')).toBe('first');
@@ -52,15 +53,21 @@ describe('writeSubtaskOutput(s)', () => {
     const root = temp();
     mkdirSync(join(root, 'elsewhere'));
     symlinkSync(join(root, 'elsewhere'), join(root, 'outputs'));
-    await expect(writeSubtaskOutput(join(root, 'outputs'), 't1', 'x')).rejects.toThrow(/not a folder/);
+    await expect(new SubtaskOutputs(join(root, 'outputs')).write('t1', 'x')).rejects.toThrow(/not a folder/);
     expect(readdirSync(join(root, 'elsewhere'))).toEqual([]);
   });
 
   it('settles the folder to the given outputs, removing those that no longer stand', async () => {
     const dir = join(temp(), 'outputs');
-    await writeSubtaskOutput(dir, 'gone', 'old');
-    await writeSubtaskOutputs(dir, [{ id: 'a', output: 'A' }]);
-    expect(readdirSync(dir)).toEqual(['a.md']);
+    const outputs = new SubtaskOutputs(dir);
+    await outputs.write('gone', 'old');
+    // Two accepted outputs of one subtask written at once: the later one is what stays.
+    await Promise.all([outputs.write('a', 'first'), outputs.write('a', 'A')]);
+    writeFileSync(join(dir, 'b.md'), 'changed behind the writer\'s back');
+    await new SubtaskOutputs(dir).settle([{ id: 'a', output: 'A' }, { id: 'b', output: 'B' }]);
+    expect(readdirSync(dir).sort()).toEqual(['a.md', 'b.md']);
+    expect(readFileSync(join(dir, 'a.md'), 'utf8')).toBe('A');
+    expect(readFileSync(join(dir, 'b.md'), 'utf8')).toBe('B');
     expect(existsSync(join(dir, 'gone.md'))).toBe(false);
   });
 });
