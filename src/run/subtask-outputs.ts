@@ -40,7 +40,7 @@ export class SubtaskOutputs {
   /**
    * Makes the folder hold exactly these outputs: writes the ones this writer has not already written as they are,
    * and removes the `.md` files of outputs that no longer stand (a subtask a plan update removed or sent back),
-   * so the folder matches report.md.
+   * so the folder matches report.md, and temporary files a killed process left.
    */
   async settle(outputs: readonly { readonly id: string; readonly output: string }[]): Promise<void> {
     await this.ensureFolder();
@@ -56,7 +56,9 @@ export class SubtaskOutputs {
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, pending.length) }, worker));
     for (const entry of await readdir(this.dir, { withFileTypes: true })) {
-      if (entry.name.endsWith('.md') && !keep.has(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
+      // Every write of this run has finished: a temporary file left is from a process killed mid-write.
+      const leftover = entry.name.startsWith('.') && entry.name.endsWith('.tmp');
+      if ((leftover || (entry.name.endsWith('.md') && !keep.has(entry.name))) && (entry.isFile() || entry.isSymbolicLink())) {
         await rm(join(this.dir, entry.name), { force: true });
         this.written.delete(entry.name);
       }

@@ -1,8 +1,9 @@
 /** Where a run's accepted outputs go: report.md, `runs/<id>/outputs/`, `weft show --output`, the JSON, the result. */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
+import { outputFileName } from '../../src/store/run-paths.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { cli, tempHome } from './cli-harness.js';
 
@@ -126,5 +127,26 @@ describe('a run\'s outputs are visible', () => {
     for (const [id, output] of outputs) expect(readFileSync(join(home, 'runs', first.runId, 'outputs', `${id}.md`), 'utf8')).toBe(output);
     expect(result.stdout).toMatch(/^result \(from /m);
     expect(existsSync(join(home, 'runs', first.runId, 'report.md'))).toBe(true);
+  });
+
+  it('keeps an output inside outputs/ whatever the subtask id of a plan file', async () => {
+    const home = tempHome();
+    const plan = join(home, 'plan.json');
+    writeFileSync(plan, JSON.stringify({
+      task: 'two steps',
+      subtasks: [
+        { id: '../../escape', objective: 'first', agent: 'writer', dependsOn: [] },
+        { id: 'a/b', objective: 'second', agent: 'writer', dependsOn: ['../../escape'] },
+      ],
+    }));
+    const run = await cli(['run', '--plan', plan, '--model', 'sim:seed=2', '--home', home, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const document = JSON.parse(run.stdout) as RunDocument;
+    const dir = join(home, 'runs', document.runId, 'outputs');
+    expect(readdirSync(dir).sort()).toEqual([outputFileName('../../escape'), outputFileName('a/b')].sort());
+    expect(existsSync(join(home, 'escape.md'))).toBe(false);
+    expect(document.tasks.map((task) => task.outputFile)).toEqual([`outputs/${outputFileName('../../escape')}`, `outputs/${outputFileName('a/b')}`]);
+    const shown = await cli(['show', document.runId, '--output', 'a/b', '--home', home]);
+    expect(shown.stdout).toBe(`${document.tasks[1]!.output}\n`);
   });
 });

@@ -64,6 +64,7 @@ describe('SubtaskOutputs', () => {
     // Two accepted outputs of one subtask written at once: the later one is what stays.
     await Promise.all([outputs.write('a', 'first'), outputs.write('a', 'A')]);
     writeFileSync(join(dir, 'b.md'), 'changed behind the writer\'s back');
+    writeFileSync(join(dir, '.b.md.0123456789ab.tmp'), 'left by a killed process');
     await new SubtaskOutputs(dir).settle([{ id: 'a', output: 'A' }, { id: 'b', output: 'B' }]);
     expect(readdirSync(dir).sort()).toEqual(['a.md', 'b.md']);
     expect(readFileSync(join(dir, 'a.md'), 'utf8')).toBe('A');
