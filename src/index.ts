@@ -22,6 +22,7 @@ export { planAnswerJsonSchema, updateAnswerJsonSchema, verdictAnswerJsonSchema }
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
 export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
 export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
+export { runResult, type RunResult } from './run/run-result.js';
 export type { RunStatus, UpdateStrategy, Verdict, WeftEvent, WeftEventType } from './run/events.js';
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';

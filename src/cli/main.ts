@@ -130,6 +130,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--mermaid', 'print the final plan as Mermaid')
     .option('--dot', 'print the final plan as Graphviz DOT')
     .option('--history', 'replay how the plan changed: each version, its cause, its diff and its candidates')
+    .option('--output <subtask>', "print that subtask's accepted output (the whole of it; report.md may cut it)")
     .addOption(store).addOption(home).addOption(jsonOption)
     .action(async (runId: string, flags) => setExit(await showCommand(runId, flags, output)));
 

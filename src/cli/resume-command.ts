@@ -5,7 +5,7 @@ import { resumeRun } from '../run/resume-run.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
-import { runJson } from './run-command.js';
+import { printResult, runJson } from './run-command.js';
 
 export interface ResumeFlags {
   readonly model?: string;
@@ -43,6 +43,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
       output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all`);
       output.text(`report: ${result.runDir}/report.md`);
+      printResult(result, output);
     }
     return result.status === 'completed' ? 0 : 1;
   } finally {

@@ -7,7 +7,9 @@ import { createQueueRunner, type QueueRunner } from '../dist/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import { loadTeamOffers } from '../run/team-checks.js';
-import type { RunSummary } from '../run/run-summary.js';
+import { runResult } from '../run/run-result.js';
+import type { RunSummary, TaskSummary } from '../run/run-summary.js';
+import { outputFileName } from '../store/run-paths.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -112,8 +114,21 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   return result.status === 'completed' ? 0 : 1;
 }
 
-/** Exactly the ARCHITECTURE.md `weft run --json` shape. */
-export function runJson(summary: RunSummary): RunSummary {
+/** The `weft run --json` document: a task's accepted output, its file in the run folder, the run's result. */
+export interface RunJson extends Omit<RunSummary, 'tasks'> {
+  readonly tasks: readonly (Omit<TaskSummary, 'output'> & { readonly output: string | null; readonly outputFile: string | null })[];
+  /** The run folder, when known. */
+  readonly runDir?: string;
+  /** The outputs of the sink subtasks (see run-result.ts); null when none has one. */
+  readonly result: { readonly from: readonly string[]; readonly text: string; readonly missing: readonly string[] } | null;
+}
+
+/**
+ * The ARCHITECTURE.md `weft run --json` shape, extended (never renamed): each task's `output` and `outputFile`
+ * (relative to `runDir`), and the run's `result`.
+ */
+export function runJson(summary: RunSummary & { readonly runDir?: string }): RunJson {
+  const result = runResult(summary.tasks);
   return {
     runId: summary.runId,
     status: summary.status,
@@ -124,9 +139,21 @@ export function runJson(summary: RunSummary): RunSummary {
     costUsd: summary.costUsd,
     tasks: summary.tasks.map((t) => ({
       id: t.id, status: t.status, attempts: t.attempts, startMs: t.startMs, endMs: t.endMs, dependsOn: [...t.dependsOn],
+      output: t.output ?? null, outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
       ...(t.reason !== undefined ? { reason: t.reason } : {}),
     })),
+    ...(summary.runDir !== undefined ? { runDir: summary.runDir } : {}),
+    result: result ? { from: [...result.from], text: result.text, missing: [...result.missing] } : null,
   };
+}
+
+/** The run's result as the last thing `weft run` and `weft resume` print: what the user asked for. */
+export function printResult(summary: RunSummary, output: Output): void {
+  const result = runResult(summary.tasks);
+  if (!result) return;
+  output.text('');
+  output.text(`result (from ${result.from.join(', ')}${result.missing.length > 0 ? `; not finished: ${result.missing.join(', ')}` : ''}):`);
+  output.text(result.text.trimEnd());
 }
 
 function printSummary(result: RunTaskResult, output: Output, kind: string): void {
@@ -135,6 +162,7 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5)) output.text(`failed ${task.id}: ${task.reason}`);
   output.text(`${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`);
   output.text(`report: ${result.runDir}/report.md`);
+  printResult(result, output);
 }
 
 async function readPlan(file: string): Promise<Workflow> {

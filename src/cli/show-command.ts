@@ -1,6 +1,6 @@
 /**
  * `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document; `--history`
- * replays how its plan changed.
+ * replays how its plan changed; `--output <subtask>` prints one subtask's accepted output.
  */
 import { WeftError } from '../errors.js';
 import { toDot, toMermaid, workflowFromJson } from '../graph/index.js';
@@ -9,20 +9,23 @@ import { teamOutcome } from './team-output.js';
 import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { ownerState } from '../store/run-owner.js';
+import { outputFileName, runPaths } from '../store/run-paths.js';
 import { loadContext, openStore } from './context.js';
 import type { Output } from './output.js';
-import { runJson } from './run-command.js';
+import { printResult, runJson } from './run-command.js';
 
 export interface ShowFlags {
   readonly home?: string;
   readonly mermaid?: boolean;
   readonly dot?: boolean;
   readonly history?: boolean;
+  /** A subtask id: print its accepted output. */
+  readonly output?: string;
   readonly json?: boolean;
 }
 
 export async function showCommand(runId: string, flags: ShowFlags, output: Output): Promise<number> {
-  const views = (['mermaid', 'dot', 'history'] as const).filter((view) => flags[view]);
+  const views = (['mermaid', 'dot', 'history', 'output'] as const).filter((view) => flags[view] !== undefined && flags[view] !== false);
   if (views.length > 1) {
     throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
   }
@@ -47,13 +50,15 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     const summary = summarizeRun(runId, events);
     // A run with no run-end event did not finish: the process died or is still going.
     const status = summary.status !== 'interrupted' || run.status === 'running' ? summary.status : run.status;
-    const shown = { ...summary, status };
+    const shown = { ...summary, status, runDir: runPaths(home, runId).dir };
+    if (flags.output !== undefined) return showOutput(shown, flags.output, output);
     if (output.json) {
       output.document(runJson(shown));
       return 0;
     }
     if (flags.mermaid || flags.dot) {
       if (!summary.workflow) throw new WeftError('NOT_FOUND', `Run "${runId}" has no plan yet`);
+      // summary.workflow carries each subtask's final status, so the colours are how the run ended.
       const workflow = workflowFromJson(summary.workflow);
       output.text((flags.mermaid ? toMermaid(workflow, { statuses: true }) : toDot(workflow)).trimEnd());
       return 0;
@@ -73,8 +78,34 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
         output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${teamOutcome(team)}`);
       }
     }
+    if (summary.tasks.some((task) => task.output !== undefined)) {
+      output.text(`outputs: ${shown.runDir}/outputs/ (one subtask: weft show ${runId} --output <subtask>)`);
+    }
+    printResult(summary, output);
     return 0;
   } finally {
     await store.close();
   }
+}
+
+/** `--output <subtask>`: the accepted output as it is (text), or with its subtask's status (JSON). */
+function showOutput(summary: ReturnType<typeof summarizeRun> & { readonly runDir: string }, id: string, output: Output): number {
+  const task = summary.tasks.find((candidate) => candidate.id === id);
+  if (!task) {
+    const known = summary.tasks.map((candidate) => candidate.id);
+    throw new WeftError('BAD_INPUT', `Run "${summary.runId}" has no subtask "${id}"; its subtasks are ${known.length > 0 ? known.join(', ') : '(none: no plan was recorded)'}`, { location: { field: '--output' } });
+  }
+  if (output.json) {
+    output.document({
+      runId: summary.runId, id, status: task.status, output: task.output ?? null,
+      outputFile: task.output !== undefined ? `outputs/${outputFileName(id)}` : null, runDir: summary.runDir,
+    });
+    return task.output !== undefined ? 0 : 1;
+  }
+  if (task.output === undefined) {
+    output.log(`subtask "${id}" of run ${summary.runId} has no accepted output (status: ${task.status})`);
+    return 1;
+  }
+  output.text(task.output.replace(/\n$/, ''));
+  return 0;
 }

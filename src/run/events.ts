@@ -36,6 +36,8 @@ export type WeftEvent =
        * other trace of this, so a resume needs it to not ask the inspector again.
        */
       rerun?: string[];
+      /** The index of the candidate the round chose (update rounds; the initial plan's is on `plan-chosen`). */
+      chosen?: number;
     }
   | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
   | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }

@@ -457,6 +457,7 @@ class Execution {
             round: sequence,
             repair: failures.length > 0,
             ...(rerun.length > 0 ? { rerun } : {}),
+            ...(result.chosenIndex >= 0 ? { chosen: result.chosenIndex } : {}),
           }),
         ),
       (error: unknown) => {

@@ -55,7 +55,7 @@ export interface PlanHistoryVersion {
   readonly subtasks: readonly HistorySubtask[];
   /** The candidates this version was chosen from, when a `plan-candidates` event recorded them. */
   readonly candidates?: readonly CandidateSummary[];
-  /** The index of the chosen candidate among `candidates`, when the log says (the initial plan). */
+  /** The index of the chosen candidate among `candidates`, when the log says (runs recorded before update rounds logged it do not). */
   readonly chosen?: number;
 }
 
@@ -86,7 +86,7 @@ export function planHistory(
   };
   for (const stored of versions) Object.assign(source(stored.version), { workflow: stored.workflow, cause: stored.cause, createdAt: stored.createdAt });
 
-  let pending: { purpose: 'plan' | 'update'; candidates: CandidateSummary[] } | undefined;
+  let pending: { purpose: 'plan' | 'update'; candidates: CandidateSummary[]; chosen?: number } | undefined;
   let updatesWithoutChange = 0;
   const settlePending = () => {
     if (pending?.purpose === 'update') updatesWithoutChange += 1;
@@ -96,7 +96,7 @@ export function planHistory(
     switch (event.type) {
       case 'plan-candidates':
         settlePending();
-        pending = { purpose: event.purpose, candidates: event.candidates };
+        pending = { purpose: event.purpose, candidates: event.candidates, ...(event.chosen !== undefined ? { chosen: event.chosen } : {}) };
         break;
       case 'plan-chosen':
       case 'plan-update': {
@@ -110,6 +110,7 @@ export function planHistory(
         if (first && pending?.purpose === purpose) {
           entry.candidates = pending.candidates;
           if (event.type === 'plan-chosen') entry.chosen = event.index;
+          else if (pending.chosen !== undefined) entry.chosen = pending.chosen;
           pending = undefined;
         }
         break;

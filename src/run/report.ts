@@ -1,12 +1,18 @@
 /**
- * `report.md` of a run: the task, the final plan as Mermaid, each subtask's status, the cost, the plan versions and
- * what each team subtask's DyLAN team did.
+ * `report.md` of a run: the task, the final plan as Mermaid, each subtask's status and accepted output, the cost,
+ * the plan versions and what each team subtask's DyLAN team did.
  * Pure: takes what the run recorded, returns Markdown.
  */
 import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
+import { outputFileName } from '../store/run-paths.js';
 import type { TeamSummary, WorkflowDiffSummary } from './events.js';
+import { runResult } from './run-result.js';
 import type { RunSummary } from './run-summary.js';
+
+/** An output longer than this (characters or lines) is cut in the report; its file has all of it. */
+const OUTPUT_CHARS = 2000;
+const OUTPUT_LINES = 40;
 
 export interface ReportInput {
   readonly summary: RunSummary & { readonly reason?: string };
@@ -49,6 +55,7 @@ export function renderReport(input: ReportInput): string {
       `| ${cell(task.id)} | ${cell(subtask?.agent ?? '')} | ${task.status} | ${task.attempts} | ${seconds(task.startMs)} | ${seconds(task.endMs)} | ${cell(subtask?.objective ?? '')} |`,
     );
   }
+  lines.push(...renderOutputs(summary));
   lines.push('', '## Plan versions', '');
   for (const version of input.versions) {
     const diff = version.diff;
@@ -117,6 +124,30 @@ function renderTeams(teams: readonly TeamSummary[]): string[] {
     });
   }
   return lines;
+}
+
+/** Each accepted output in plan order, the run's result (its sink subtasks) marked; long ones cut with a pointer. */
+function renderOutputs(summary: RunSummary): string[] {
+  const withOutput = summary.tasks.filter((task) => task.output !== undefined);
+  if (withOutput.length === 0) return [];
+  const result = new Set(runResult(summary.tasks)?.from ?? []);
+  const lines = ['', '## Outputs'];
+  for (const task of withOutput) {
+    const output = task.output as string;
+    const file = `outputs/${outputFileName(task.id)}`;
+    const kept = clip(output);
+    lines.push('', `### ${cell(task.id)}${result.has(task.id) ? ' (final result)' : ''}`, '');
+    // The output is the agent's text: fence it (longer than any backtick run inside) so it cannot restructure the report.
+    const fence = '`'.repeat(Math.max(3, ...[...output.matchAll(/`+/g)].map((run) => run[0].length + 1)));
+    lines.push(`${fence}text`, kept.trimEnd(), fence);
+    lines.push('', kept.length < output.length ? `Truncated (${output.length} characters in all): the whole output is in \`${file}\`.` : `File: \`${file}\``);
+  }
+  return lines;
+}
+
+function clip(text: string): string {
+  const byLines = text.split('\n').slice(0, OUTPUT_LINES).join('\n');
+  return byLines.length > OUTPUT_CHARS ? byLines.slice(0, OUTPUT_CHARS) : byLines;
 }
 
 function cell(text: string): string {

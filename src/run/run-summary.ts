@@ -14,6 +14,8 @@ export interface TaskSummary {
   readonly dependsOn: readonly string[];
   /** Why a failed subtask failed (its last failed attempt's error, or the verifier's reason); only when failed. */
   readonly reason?: string;
+  /** The accepted output, present only for a completed subtask (the JSON documents print it as `output`). */
+  readonly output?: string;
 }
 
 export interface RunSummary {
@@ -33,8 +35,14 @@ interface TaskFold {
   startMs: number | null;
   endMs: number | null;
   reason: string | undefined;
+  output?: string;
+  pendingOutput?: { attempt: number; output: string };
 }
 
+/**
+ * `workflow` is the last plan version with each subtask's final status and accepted output folded in (the
+ * version's own snapshot says what was done when it was made, not at the end).
+ */
 export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
   let workflow: WorkflowJson | undefined;
   let planVersion = 0;
@@ -62,6 +70,8 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         for (const subtask of event.workflow.subtasks) {
           const task = fold(subtask.id);
           task.status = subtask.status === 'in progress' ? task.status : (subtask.status ?? 'not started');
+          if (subtask.status === 'completed') task.output = subtask.output ?? task.output;
+          else if (subtask.status !== 'in progress') delete task.output;
         }
         break;
       case 'task-start': {
@@ -79,6 +89,7 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         if (event.outcome === 'aborted' || event.outcome === 'refused') task.status = 'not started';
         else task.status = event.status === 'failed' ? 'failed' : 'in progress';
         if (task.status === 'failed' && event.error !== undefined) task.reason = event.error;
+        if (event.status === 'completed' && event.output !== undefined) task.pendingOutput = { attempt: event.attempt, output: event.output };
         break;
       }
       case 'task-verify': {
@@ -86,6 +97,9 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
         const task = fold(event.taskId);
         task.status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
         if (task.status === 'failed') task.reason = `the verifier answered ${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
+        // The output a verdict accepts is the one its attempt's task-end carried.
+        if (event.verdict === 'accept' && task.pendingOutput?.attempt === event.attempt) task.output = task.pendingOutput.output;
+        delete task.pendingOutput;
         break;
       }
       case 'call':
@@ -103,6 +117,27 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     }
   }
   const order = workflow?.subtasks ?? [];
+  const tasksSummary: TaskSummary[] = order.map((subtask) => {
+    const task = fold(subtask.id);
+    // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
+    const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
+    const output = settled === 'completed' ? task.output : undefined;
+    const reason = settled === 'failed' ? task.reason : undefined;
+    return {
+      id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
+      ...(output !== undefined ? { output } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+    };
+  });
+  const byId = new Map(tasksSummary.map((task) => [task.id, task]));
+  const final: WorkflowJson | undefined = workflow && {
+    ...workflow,
+    subtasks: workflow.subtasks.map((subtask) => {
+      const { output: _snapshot, ...rest } = subtask;
+      const task = byId.get(subtask.id)!;
+      return { ...rest, status: task.status, attempts: task.attempts, ...(task.output !== undefined ? { output: task.output } : {}) };
+    }),
+  };
   return {
     runId,
     status,
@@ -111,17 +146,8 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     calls,
     tokens: { input, output },
     costUsd: Math.round(costUsd * 1e6) / 1e6,
-    tasks: order.map((subtask) => {
-      const task = fold(subtask.id);
-      // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
-      const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
-      const reason = settled === 'failed' ? task.reason : undefined;
-      return {
-        id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
-        ...(reason !== undefined ? { reason } : {}),
-      };
-    }),
-    workflow,
+    tasks: tasksSummary,
+    workflow: final,
     ...(reason !== undefined ? { reason } : {}),
   };
 }

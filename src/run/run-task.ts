@@ -1,6 +1,7 @@
 /**
  * A whole run: plan (unless a plan is given), execute, record every event and plan version in the store, write
- * artifacts, `plan-v<N>.json` and `report.md` under `<home>/runs/<runId>/`.
+ * artifacts, each accepted output (`outputs/<subtask>.md`), `plan-v<N>.json` and `report.md` under
+ * `<home>/runs/<runId>/`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -30,6 +31,7 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
+import { SubtaskOutputs } from './subtask-outputs.js';
 import { createTeamAttemptRunner } from './team-attempt.js';
 import { startDeadline } from './deadline.js';
 import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
@@ -149,6 +151,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const now = () => Math.round((offset + clock() - startedAt) * 1000) / 1000;
   const paths = runPaths(options.home, runId);
   await mkdir(paths.artifacts, { recursive: true });
+  const outputFiles = new SubtaskOutputs(paths.outputs);
 
   const log = new EventLog(options.store, runId, now, options.onEvent, resumed ? await storedEvents(options.store, runId) : []);
   const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
@@ -231,6 +234,8 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       ...(runAttempt ? { runAttempt } : {}),
       runTeamAttempt,
       onAccepted: async (taskId, output) => {
+        // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
+        await outputFiles.write(taskId, output);
         const found = extractArtifacts(output);
         if (found.length === 0) return;
         const written = await writeArtifacts(paths.artifacts, found);
@@ -267,6 +272,8 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   await options.store.setStatus(runId, status);
 
   const summary = summarizeRun(runId, log.events);
+  // From the log, not from what this process accepted: a resumed run rewrites what the earlier process accepted.
+  await outputFiles.settle(summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])));
   await writeFile(
     paths.report,
     renderReport({

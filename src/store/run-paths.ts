@@ -1,7 +1,8 @@
 /**
  * The run directory contract of ARCHITECTURE.md: `<home>/weft.db` and `<home>/runs/<runId>/` holding
- * `artifacts/`, `plan-v<N>.json` and `report.md`.
+ * `artifacts/`, `outputs/<subtask>.md`, `plan-v<N>.json` and `report.md`.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { WeftError } from '../errors.js';
 
@@ -12,12 +13,29 @@ export interface RunPaths {
   readonly artifacts: string;
   /** `<home>/runs/<runId>/report.md` */
   readonly report: string;
+  /** `<home>/runs/<runId>/outputs`: each subtask's accepted output. */
+  readonly outputs: string;
   /** `<home>/runs/<runId>/plan-v<version>.json` */
   planFile(version: number): string;
 }
 
 /** Run ids become folder names: letters, digits, `.`, `_`, `-`, not starting with `.` or `-`. */
 const SAFE_RUN_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** Names Windows reserves whatever the extension (`con.md` is the console there). */
+const RESERVED_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/**
+ * The file name of a subtask's output in `outputs/`, relative to the run folder's `outputs/`. Plan files allow any
+ * non-empty id, so an id that is not a plain file name (`../x`, `a/b`, `con`, a very long one) gets a readable
+ * stem plus a hash of the whole id: it can never leave the folder, and two ids never share a file.
+ */
+export function outputFileName(taskId: string): string {
+  if (SAFE_RUN_ID.test(taskId) && taskId.length <= 100 && !RESERVED_NAME.test(taskId) && !taskId.endsWith('.')) return `${taskId}.md`;
+  const stem = taskId.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^[_-]+|[_-]+$/g, '').slice(0, 60) || 'subtask';
+  const hash = createHash('sha256').update(taskId).digest('hex').slice(0, 10);
+  return `${stem}-${hash}.md`;
+}
 
 export function databasePath(home: string): string {
   return join(home, 'weft.db');
@@ -33,6 +51,7 @@ export function runPaths(home: string, runId: string): RunPaths {
     dir,
     artifacts: join(dir, 'artifacts'),
     report: join(dir, 'report.md'),
+    outputs: join(dir, 'outputs'),
     planFile(version: number): string {
       if (!Number.isInteger(version) || version < 1) throw new TypeError(`Expected a plan version >= 1, got ${version}`);
       return join(dir, `plan-v${version}.json`);

@@ -121,10 +121,11 @@ describe('the commands, end to end with the sim model', () => {
     const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=5', '--home', home, '--json']);
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as Record<string, unknown> & { runId: string; tasks: Record<string, unknown>[] };
-    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'runId', 'status', 'tasks', 'tokens']);
+    // The ARCHITECTURE.md fields, plus the ones added since (issue 10: where the outputs and the result are).
+    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(5);
-    expect(Object.keys(document.tasks[0]!).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'startMs', 'status']);
+    expect(Object.keys(document.tasks[0]!).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
     const show = await cli(['show', document.runId, '--home', home, '--json']);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout)).toEqual(document);

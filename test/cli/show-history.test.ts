@@ -48,6 +48,11 @@ describe('weft show --history', () => {
     expect(first?.candidates?.[first.chosen ?? -1]?.subtasks).toBe(first?.subtasks.length);
     expect(second?.cause).toMatch(/verification failure/);
     expect(second?.candidates?.length).toBeGreaterThan(0);
+    // Every version chosen from candidates says which one, not only the first.
+    for (const version of history.versions.filter((v) => v.candidates !== undefined)) {
+      expect(version.chosen, `v${version.version}`).toBeGreaterThanOrEqual(0);
+      expect(version.candidates?.some((candidate) => candidate.index === version.chosen)).toBe(true);
+    }
     // The sim inspector revises a failed subtask's objective: the diff names the old and the new one.
     const change = second?.diff?.changed[0];
     expect(change?.objective?.to).toBe(`${change?.objective?.from} (revised)`);

@@ -34,7 +34,8 @@ describe('weft run --json (scripted Gobang)', () => {
   it('exits 0 and prints exactly one JSON document of the contract shape', () => {
     const run = document(runResult);
     expect(runResult.code, runResult.stderr).toBe(0);
-    expect(Object.keys(run).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'runId', 'status', 'tasks', 'tokens']);
+    // The ARCHITECTURE.md fields, plus where the outputs are and the run's result (added, never renamed).
+    expect(Object.keys(run).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);
     expect(run.runId).toEqual(expect.any(String));
@@ -51,7 +52,7 @@ describe('weft run --json (scripted Gobang)', () => {
   it('lists every subtask with its attempts, times and dependencies', () => {
     const tasks = document(runResult).tasks as TaskJson[];
     for (const task of tasks) {
-      expect(Object.keys(task).sort(), task.id).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'startMs', 'status']);
+      expect(Object.keys(task).sort(), task.id).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
       expect(task.status, task.id).toBe('completed');
       expect(task.startMs, task.id).toEqual(expect.any(Number));
       expect(task.endMs, task.id).toBeGreaterThanOrEqual(task.startMs ?? Number.POSITIVE_INFINITY);

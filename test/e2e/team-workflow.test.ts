@@ -44,7 +44,7 @@ describe('weft run --plan with a team role', () => {
   it('completes with the unchanged --json shape, counting the team calls', () => {
     const document = jsonDocument(run);
     expect(run.code, run.stderr).toBe(0);
-    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'runId', 'status', 'tasks', 'tokens']);
+    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
     expect(document.status).toBe('completed');
     // facts: execute + verify; days: 4 agents × 2 steps + verify.
     expect(document.calls).toBe(11);
@@ -53,7 +53,7 @@ describe('weft run --plan with a team role', () => {
       ['facts', 'completed', 1],
       ['days', 'completed', 1],
     ]);
-    for (const task of tasks) expect(Object.keys(task).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'startMs', 'status']);
+    for (const task of tasks) expect(Object.keys(task).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
   });
 
   it('says on stderr, as it happens, how the team ended', () => {
