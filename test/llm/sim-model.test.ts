@@ -261,13 +261,13 @@ describe('simModel', () => {
     expect(isAbortError(await aborted)).toBe(true);
   });
 
-  it('runs 10,000 zero-latency calls quickly', async () => {
+  it('runs 10,000 zero-latency calls, with no timer (benches measure the speed)', async () => {
     const model = simModel('fail=0.1,error=0.05');
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 10_000 }, (_, i) => model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 })).catch(() => undefined)),
+    const results = await Promise.all(
+      Array.from({ length: 10_000 }, (_, i) => model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 })).then(() => 'ok', () => 'error')),
     );
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(results.filter((result) => result === 'ok').length).toBeGreaterThan(9_000);
+    expect(model.callCount).toBe(10_000);
   });
 });
 
