@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
 import { benchWorfbenchCommand } from './bench-command.js';
+import { tolerateClosedPipe } from './closed-pipe.js';
 import { evalCommand } from './eval-command.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { planCommand } from './plan-command.js';
@@ -23,6 +24,8 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  tolerateClosedPipe(streams.stdout);
+  tolerateClosedPipe(streams.stderr);
   const json = argv.includes('--json');
   const output = createOutput(json, streams);
   const controller = new AbortController();
