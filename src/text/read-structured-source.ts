@@ -4,6 +4,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { findJsonSyntaxError } from './json-syntax.js';
+import { findDeepNesting, nestingMessage } from './nesting-depth.js';
 import { positionAtOffset, positionsInDocument, type PositionOf } from './source-locator.js';
 
 /** A syntax problem with its place (the same shape as errors.ts's LocatedIssue, which a leaf cannot import). */
@@ -48,6 +49,9 @@ export function readStructuredSource(input: string, file: string | undefined): S
     return { value: JSON.parse(text) as unknown, positionOf: positionsInDocument(document, lineCounter) };
   }
 
+  // Before composing, which recurses per level (JSON's depth is checked with its syntax above).
+  const deep = findDeepNesting(text);
+  if (deep !== undefined) return { issues: [at(deep, `invalid YAML: ${nestingMessage()}`)] };
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) return { issues: document.errors.map((error) => at(error.pos[0], `invalid YAML: ${error.message}`)) };
   try {
