@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
-import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
+import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
 import { benchWorfbenchCommand } from './bench-command.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { evalCommand } from './eval-command.js';
@@ -188,7 +188,8 @@ function reportError(error: unknown, output: Output): number {
         code: isWeftError(error) ? error.code : 'INTERNAL',
         message: error instanceof Error ? error.message : String(error),
         ...(isWeftError(error) && error.location ? { location: error.location } : {}),
-        ...(isWeftError(error) && error.issues.length ? { issues: error.issues } : {}),
+        ...(isWeftError(error) && error.issues.length ? { issues: error.issues.slice(0, MAX_REPORTED_ISSUES) } : {}),
+        ...(isWeftError(error) && error.issues.length > MAX_REPORTED_ISSUES ? { omittedIssues: error.issues.length - MAX_REPORTED_ISSUES } : {}),
       },
     });
   }
