@@ -9,7 +9,7 @@ import { teamOutcome } from './team-output.js';
 import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { ownerState } from '../store/run-owner.js';
-import { loadContext, openStore } from './context.js';
+import { loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
 import { runJson } from './run-command.js';
 
@@ -27,11 +27,13 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
   }
   const context = await loadContext(flags);
-  const { home } = context;
-  const store = await openStore(context);
+  const notFound = () => new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+  // Reading never creates a store: without one there is no run to show.
+  const store = await openExistingStore(context);
+  if (!store) throw notFound();
   try {
     const run = await store.getRun(runId);
-    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    if (!run) throw notFound();
     const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
     if (flags.history) {
       const history = planHistory(events, await store.planVersions(runId));
