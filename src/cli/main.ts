@@ -78,7 +78,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
   program
     .command('run')
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
-    .argument('[task]', 'the task in words, or a file that holds it (optional with --plan)')
+    .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
     .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
     .option('--concurrency <N>', 'at most N subtasks at once')
