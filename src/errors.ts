@@ -110,6 +110,9 @@ export function formatLocation(location: SourceLocation | undefined): string {
   return text;
 }
 
+/** Reports list this many issues and then say how many more there are: a hostile file can hold 100,000. */
+export const MAX_REPORTED_ISSUES = 50;
+
 /** One human-readable message for an error, with its location and issues. */
 export function formatError(error: unknown): string {
   if (!isWeftError(error)) return error instanceof Error ? error.message : String(error);
@@ -117,9 +120,10 @@ export function formatError(error: unknown): string {
   // A message that already opens with its place ("--k expects …") is not prefixed twice.
   const head = where && !error.message.startsWith(`${where} `) ? `${where}: ${error.message}` : error.message;
   if (error.issues.length === 0) return head;
-  const lines = error.issues.map((issue) => {
+  const lines = error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
     const at = formatLocation(issue);
     return `  - ${at ? `${at}: ` : ''}${issue.message}`;
   });
-  return [head, ...lines].join('\n');
+  const omitted = error.issues.length - lines.length;
+  return [head, ...lines, ...(omitted > 0 ? [`  … and ${omitted} more`] : [])].join('\n');
 }

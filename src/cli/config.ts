@@ -11,18 +11,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, type OutputTokenSetting } from '../llm/output-limit.js';
-import { formatFieldPath, positionsInDocument } from '../text/source-locator.js';
+import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
+import { closestWord } from '../text/edit-distance.js';
+import { readStructuredSource } from '../text/read-structured-source.js';
+import { formatFieldPath, type FieldPath, type PathIssue } from '../text/source-locator.js';
+
+const priceSchema = z.object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() }).strict();
 
 const outputTokens = z.number().int().positive();
 
 const configSchema = z
   .object({
     model: z.string().min(1).optional(),
-    prices: z.record(z.string(), z.object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() }).strict()).optional(),
+    prices: z.record(z.string(), priceSchema).optional(),
     callTimeoutSeconds: z.number().positive().optional(),
     retries: z.number().int().nonnegative().optional(),
     providerConcurrency: z.number().int().positive().optional(),
@@ -41,6 +45,9 @@ const configSchema = z
 
 export type WeftConfig = Omit<z.infer<typeof configSchema>, 'maxOutputTokens'> & { maxOutputTokens?: OutputTokenSetting };
 
+const CONFIG_FIELDS = Object.keys(configSchema.shape);
+const PRICE_FIELDS = Object.keys(priceSchema.shape);
+
 export const CONFIG_FILE = 'config.yaml';
 
 export async function loadConfig(home: string): Promise<WeftConfig> {
@@ -56,23 +63,34 @@ export async function loadConfig(home: string): Promise<WeftConfig> {
 }
 
 export function parseConfig(text: string, file: string): WeftConfig {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    const issues: LocatedIssue[] = document.errors.map((error) => {
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      return { file, line, column: col, message: error.message.split('\n')[0] ?? error.message };
-    });
-    throw new WeftError('BAD_INPUT', 'The config file is not valid YAML', { location: { file }, issues });
-  }
-  const value: unknown = document.toJS() ?? {};
+  const source = readStructuredSource(text, file);
+  if ('issues' in source) throw new WeftError('BAD_INPUT', 'The config file is not valid YAML', { location: { file }, issues: source.issues });
+  const value = source.value ?? {};
   const parsed = configSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const positionOf = positionsInDocument(document, lineCounter);
-  const issues: LocatedIssue[] = parsed.error.issues.map((issue) => {
-    const position = positionOf(issue.path as (string | number)[]);
-    const field = formatFieldPath(issue.path as (string | number)[]);
-    return { file, ...(position ?? {}), ...(field ? { field } : {}), message: issue.message };
+  const issues: LocatedIssue[] = parsed.error.issues.flatMap((issue) => describeConfigIssue(issue, value)).map(({ path, message }) => {
+    const position = source.positionOf(path);
+    const field = formatFieldPath(path);
+    return { file, ...(position ?? {}), ...(field ? { field } : {}), message };
   });
+  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   throw new WeftError('BAD_INPUT', 'The config file has invalid fields', { location: { file }, issues });
+}
+
+function describeConfigIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[] {
+  const path: FieldPath = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+  // zod reports unknown keys at the object holding them; each is located at its own key instead.
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = path.length === 0 ? CONFIG_FIELDS : path.length === 2 && path[0] === 'prices' ? PRICE_FIELDS : [];
+    return issue.keys.map((key) => {
+      const guess = closestWord(key, allowed.map((field) => field.toLowerCase()));
+      const meant = allowed.find((field) => field.toLowerCase() === guess);
+      const suggestion = meant === undefined ? '' : ` (did you mean "${meant}"?)`;
+      return { path: [...path, key], message: `unknown field "${key}"${suggestion}; allowed fields: ${allowed.join(', ')}` };
+    });
+  }
+  if (issue.code === 'invalid_type' && issue.expected !== 'int') {
+    return [{ path, message: describeTypeMismatch(valueAt(root, path), path, issue.expected) }];
+  }
+  return [{ path, message: issue.message }];
 }

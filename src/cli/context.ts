@@ -5,7 +5,7 @@ import { requestedModelName } from '../llm/model-spec.js';
 import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
 import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
 import { withResilience } from '../llm/resilient-model.js';
-import { openRunStore, resolveHome, storeSpecFrom } from '../store/open-store.js';
+import { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom } from '../store/open-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { loadConfig, type WeftConfig } from './config.js';
 
@@ -31,7 +31,21 @@ export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = p
 }
 
 export async function openStore(context: Pick<Context, 'home' | 'storeSpec'>): Promise<RunStore> {
-  return openRunStore({ home: context.home, ...(context.storeSpec !== undefined ? { store: context.storeSpec } : {}) });
+  return openRunStore(storeOptions(context));
+}
+
+/** For read-only commands: the store, or undefined when there is none yet (reading never creates one). */
+export async function openExistingStore(context: Pick<Context, 'home' | 'storeSpec'>): Promise<RunStore | undefined> {
+  return openExistingRunStore(storeOptions(context));
+}
+
+/** Where the store is, for messages ("No run … in <place>"). */
+export function storePlace(context: Pick<Context, 'home' | 'storeSpec'>): string {
+  return describeStore(storeOptions(context));
+}
+
+function storeOptions(context: Pick<Context, 'home' | 'storeSpec'>): { home: string; store?: string } {
+  return { home: context.home, ...(context.storeSpec !== undefined ? { store: context.storeSpec } : {}) };
 }
 
 export interface ModelContext {

@@ -1,7 +1,8 @@
 /**
  * `weft eval <predictions.jsonl> --gold <file|dir>`: WorfEval scores of predicted workflows against WorfBench
  * gold. The similarity's name is printed first, so a lexical score is never mistaken for the paper's
- * embedding-based one. Exit 0 whenever the evaluation ran (skipped lines included), 2 on bad input.
+ * embedding-based one. Exit 0 whenever the evaluation ran (skipped lines included), 2 on bad input (a file without
+ * a single prediction line included).
  */
 import { join } from 'node:path';
 import { WeftError } from '../errors.js';
@@ -54,6 +55,11 @@ export async function evalCommand(
   });
   let report: EvalReport;
   try {
+    // Nothing to score is not an evaluation: a mean over zero samples would read as a score of 0. Checked after
+    // the flags, gold and similarity, so every other problem is reported first.
+    if (read.predictions.length === 0 && read.skipped.length === 0) {
+      throw new WeftError('BAD_INPUT', 'no predictions: the file has no lines; expected one {"id": …, "output": "<workflow text>"} per line', { location: { file: predictionsFile } });
+    }
     const started = Date.now();
     let lastProgress = started;
     report = await evaluatePredictions({

@@ -4,8 +4,9 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
-import { formatError, isUserError, isWeftError, WeftError } from '../errors.js';
+import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
 import { benchWorfbenchCommand } from './bench-command.js';
+import { tolerateClosedPipe } from './closed-pipe.js';
 import { evalCommand } from './eval-command.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { planCommand } from './plan-command.js';
@@ -23,6 +24,8 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  tolerateClosedPipe(streams.stdout);
+  tolerateClosedPipe(streams.stderr);
   const json = argv.includes('--json');
   const output = createOutput(json, streams);
   const controller = new AbortController();
@@ -85,7 +88,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
   program
     .command('run')
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
-    .argument('[task]', 'the task in words, or a file that holds it (optional with --plan)')
+    .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
     .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
     .option('--concurrency <N>', 'at most N subtasks at once')
@@ -196,7 +199,8 @@ function reportError(error: unknown, output: Output): number {
         code: isWeftError(error) ? error.code : 'INTERNAL',
         message: error instanceof Error ? error.message : String(error),
         ...(isWeftError(error) && error.location ? { location: error.location } : {}),
-        ...(isWeftError(error) && error.issues.length ? { issues: error.issues } : {}),
+        ...(isWeftError(error) && error.issues.length ? { issues: error.issues.slice(0, MAX_REPORTED_ISSUES) } : {}),
+        ...(isWeftError(error) && error.issues.length > MAX_REPORTED_ISSUES ? { omittedIssues: error.issues.length - MAX_REPORTED_ISSUES } : {}),
       },
     });
   }

@@ -2,7 +2,7 @@
 import { WeftError } from '../errors.js';
 import { createQueueRunner } from '../dist/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
-import { loadContext, loadModel, openStore, modelMaker } from './context.js';
+import { loadContext, loadModel, openStore, modelMaker, storePlace } from './context.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { printResult, runJson } from './run-command.js';
@@ -26,7 +26,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   try {
     const run = await store.getRun(runId);
-    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
     // The run continues with the model it was started with unless --model says otherwise. A spec whose URL had
     // credentials was stored without them, so it cannot be used as stored.
     if (flags.model === undefined && /:\/\/[^/?#@\s]+@|=\*\*\*/.test(run.model)) {

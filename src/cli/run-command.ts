@@ -58,6 +58,11 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
   }
   const plan = flags.plan ? await readPlan(flags.plan) : undefined;
   if (!taskArgument && !plan) throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', { location: { field: '<task>' } });
+  if (taskArgument && plan) {
+    // The run would do the plan's subtasks while its record and report named the other task.
+    const planTask = plan.task.split('\n')[0]!.slice(0, 80);
+    throw new WeftError('BAD_INPUT', `Give a task or --plan, not both: the plan carries its own task ("${planTask}"). Drop the task to run the plan, or drop --plan to plan the task`, { location: { field: '<task>' } });
+  }
   const task = taskArgument ? (await readTask(taskArgument)).task : plan!.task;
   if (plan && flags.team && flags.team.length > 0) {
     throw new WeftError('BAD_INPUT', '--team offers teams to the planner, and --plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: '--team' } });

@@ -10,7 +10,7 @@ import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { ownerState } from '../store/run-owner.js';
 import { outputFileName, runPaths } from '../store/run-paths.js';
-import { loadContext, openStore } from './context.js';
+import { loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
 import { printResult, runJson } from './run-command.js';
 
@@ -30,11 +30,13 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
   }
   const context = await loadContext(flags);
-  const { home } = context;
-  const store = await openStore(context);
+  const notFound = () => new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+  // Reading never creates a store: without one there is no run to show.
+  const store = await openExistingStore(context);
+  if (!store) throw notFound();
   try {
     const run = await store.getRun(runId);
-    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${home} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    if (!run) throw notFound();
     const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
     if (flags.history) {
       const history = planHistory(events, await store.planVersions(runId));
@@ -50,7 +52,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     const summary = summarizeRun(runId, events);
     // A run with no run-end event did not finish: the process died or is still going.
     const status = summary.status !== 'interrupted' || run.status === 'running' ? summary.status : run.status;
-    const shown = { ...summary, status, runDir: runPaths(home, runId).dir };
+    const shown = { ...summary, status, runDir: runPaths(context.home, runId).dir };
     if (flags.output !== undefined) return showOutput(shown, flags.output, output);
     if (output.json) {
       output.document(runJson(shown));

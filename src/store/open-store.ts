@@ -6,7 +6,7 @@
  * optional `pg` package, loaded only then).
  */
 import { resolve } from 'node:path';
-import { WeftError } from '../errors.js';
+import { isWeftError, WeftError } from '../errors.js';
 import { databasePath } from './run-paths.js';
 import { openPostgresRunStore, redactPostgresUrl } from './postgres-run-store.js';
 import type { RunStore } from './run-store.js';
@@ -24,13 +24,9 @@ export function isPostgresUrl(spec: string): boolean {
 }
 
 export async function openRunStore(options: OpenRunStoreOptions): Promise<RunStore> {
-  const spec = options.store;
-  if (spec === undefined || spec === '') return openSqliteRunStore(databasePath(options.home));
-  if (spec.startsWith('sqlite:')) {
-    const path = spec.slice('sqlite:'.length);
-    if (path === '') throw new WeftError('BAD_INPUT', 'Store spec "sqlite:" needs a file path, e.g. sqlite:./runs.db');
-    return openSqliteRunStore(path);
-  }
+  const sqlitePath = sqlitePathOf(options);
+  if (sqlitePath !== undefined) return openSqliteRunStore(sqlitePath);
+  const spec = options.store ?? '';
   if (isPostgresUrl(spec)) {
     const { url, schema } = splitSchemaParameter(spec);
     return openPostgresRunStore(url, schema !== undefined ? { schema } : {});
@@ -39,6 +35,39 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
     'BAD_INPUT',
     `Unknown store ${JSON.stringify(redactPostgresUrl(spec).display)}: expected sqlite:<path> or a postgres:// URL (or nothing, for <home>/weft.db)`,
   );
+}
+
+/**
+ * For commands that only read (`weft show`, `weft runs`): the store, or undefined when there is none yet (no
+ * SQLite file, or an empty one) — reading never creates a store. An SQLite file that exists is opened as for
+ * writing: on a database of the current schema that writes nothing, whereas a read-only SQLite connection to a
+ * WAL database would leave -wal and -shm files behind. Postgres is opened as usual.
+ */
+export async function openExistingRunStore(options: OpenRunStoreOptions): Promise<RunStore | undefined> {
+  const sqlitePath = sqlitePathOf(options);
+  if (sqlitePath === undefined) return openRunStore(options);
+  try {
+    return openSqliteRunStore(sqlitePath, { mustExist: true });
+  } catch (error) {
+    if (isWeftError(error) && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+/** Where the store is, for messages: the SQLite file's absolute path, or the Postgres URL without its password. */
+export function describeStore(options: OpenRunStoreOptions): string {
+  const sqlitePath = sqlitePathOf(options);
+  return sqlitePath === undefined ? redactPostgresUrl(options.store ?? '').display : resolve(sqlitePath);
+}
+
+/** The SQLite file a spec names, or undefined for any other spec. */
+function sqlitePathOf(options: OpenRunStoreOptions): string | undefined {
+  const spec = options.store;
+  if (spec === undefined || spec === '') return databasePath(options.home);
+  if (!spec.startsWith('sqlite:')) return undefined;
+  const path = spec.slice('sqlite:'.length);
+  if (path === '') throw new WeftError('BAD_INPUT', 'Store spec "sqlite:" needs a file path, e.g. sqlite:./runs.db');
+  return path;
 }
 
 export interface StoreSpecSources {

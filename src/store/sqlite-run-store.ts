@@ -115,6 +115,11 @@ export interface SqliteRunStoreOptions {
   readonly quickCheck?: boolean;
   /** The clock for createdAt/updatedAt (tests pass a fixed one). */
   readonly now?: () => Date;
+  /**
+   * Open only a store that exists: neither the file nor its folder is created, and an empty file is not
+   * initialised (NOT_FOUND instead). For commands that only read.
+   */
+  readonly mustExist?: boolean;
 }
 
 export interface SqliteRunStore extends RunStore {
@@ -231,7 +236,7 @@ function migrate(db: Database.Database, path: string): void {
 }
 
 /**
- * Opens (creating it and its folder if absent) the SQLite run store at `path`. `:memory:` gives a private
+ * Opens (creating it and its folder if absent, unless `mustExist`) the SQLite run store at `path`. `:memory:` gives a private
  * in-memory store. Throws WeftError('STORE') for a file that is not a Weft database, is damaged, or has a newer
  * schema; such a file is left exactly as it was.
  */
@@ -241,9 +246,14 @@ export function openSqliteRunStore(path: string, options: SqliteRunStoreOptions 
   const inMemory = path === ':memory:';
   const fullPath = inMemory ? path : resolve(path);
 
+  const mustExist = options.mustExist === true && !inMemory;
+  if (mustExist && !(existsSync(fullPath) && statSync(fullPath).isFile() && statSync(fullPath).size > 0)) {
+    throw new WeftError('NOT_FOUND', `No run store at ${fullPath}`);
+  }
+
   if (!inMemory) {
     try {
-      mkdirSync(dirname(fullPath), { recursive: true });
+      if (!mustExist) mkdirSync(dirname(fullPath), { recursive: true });
     } catch (error) {
       throw storeError(error, 'create the folder of the run store', fullPath, busyTimeoutMs);
     }
@@ -255,7 +265,8 @@ export function openSqliteRunStore(path: string, options: SqliteRunStoreOptions 
 
   let db: Database.Database | undefined;
   try {
-    db = new Database(fullPath, { timeout: busyTimeoutMs });
+    // fileMustExist: a file deleted since the check above is not created again.
+    db = new Database(fullPath, { timeout: busyTimeoutMs, fileMustExist: mustExist });
     if (!inMemory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
       if (mode !== 'wal') throw new WeftError('STORE', `Cannot switch the run store to WAL mode (got ${mode}): ${fullPath}`);

@@ -5,6 +5,8 @@
  * Hand-written rather than `jsonc-parser`: that one reports a bad escape or a line break inside a string at the
  * string's first quote, and a stray word without saying whether a property name or a value was expected.
  */
+import { MAX_NESTING_DEPTH, nestingMessage } from './nesting-depth.js';
+
 export interface JsonSyntaxError {
   /** Where the problem is, as a character offset into the text; `positionAtOffset` gives line and column. */
   readonly offset: number;
@@ -21,9 +23,13 @@ class SyntaxFailure {
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
-/** The first syntax error of the text as strict JSON, or `undefined` when `JSON.parse` would accept it. */
+/**
+ * The first syntax error of the text as strict JSON, or `undefined` when `JSON.parse` would accept it. Nesting
+ * deeper than `MAX_NESTING_DEPTH` counts as an error: the readers after this one recurse per level.
+ */
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   let offset = 0;
+  let depth = 0;
 
   const fail = (message: string): never => {
     throw new SyntaxFailure(offset, message);
@@ -96,10 +102,14 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   /** An object or array, from its opening bracket. */
   const readContainer = (closing: '}' | ']'): void => {
     const isObject = closing === '}';
+    // Refused before recursing further, at the bracket that goes too deep: see nesting-depth.ts.
+    if (depth >= MAX_NESTING_DEPTH) fail(nestingMessage());
+    depth++;
     offset++;
     skipWhitespace();
     if (text[offset] === closing) {
       offset++;
+      depth--;
       return;
     }
     for (;;) {
@@ -114,6 +124,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
       }
       if (text[offset] === closing) {
         offset++;
+        depth--;
         return;
       }
       fail(`expected ',' or '${closing}' after ${isObject ? 'a property value' : 'an array element'}, ${describeHere()}`);
@@ -127,8 +138,6 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     return undefined;
   } catch (error) {
     if (error instanceof SyntaxFailure) return { offset: error.offset, message: error.message };
-    // Nesting deep enough to overflow the stack: report it rather than crash the caller.
-    if (error instanceof RangeError) return { offset, message: 'JSON nested too deeply' };
     throw error;
   }
 }

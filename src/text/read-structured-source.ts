@@ -4,6 +4,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { findJsonSyntaxError } from './json-syntax.js';
+import { findDeepNesting, nestingMessage } from './nesting-depth.js';
 import { positionAtOffset, positionsInDocument, type PositionOf } from './source-locator.js';
 
 /** A syntax problem with its place (the same shape as errors.ts's LocatedIssue, which a leaf cannot import). */
@@ -29,6 +30,12 @@ export function readStructuredSource(input: string, file: string | undefined): S
   const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
   const lineCounter = new LineCounter();
   const at = (offset: number, message: string): SourceIssue => ({ ...(file === undefined ? {} : { file }), ...positionAtOffset(text, offset), message });
+  // After parseDocument, whose line index finds a position in log time: a file can hold 100,000 problems, and
+  // positionAtOffset counts lines from the start for each one.
+  const atIndexed = (offset: number, message: string): SourceIssue => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { ...(file === undefined ? {} : { file }), line, column: col, message };
+  };
 
   if (looksLikeJson(text, file)) {
     const syntaxError = findJsonSyntaxError(text);
@@ -41,15 +48,18 @@ export function readStructuredSource(input: string, file: string | undefined): S
       return {
         issues: duplicates.map((error) => {
           const key = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(error.pos[0]))?.[0] ?? 'a key';
-          return at(error.pos[0], `invalid JSON: duplicate key ${key} in the same object`);
+          return atIndexed(error.pos[0], `invalid JSON: duplicate key ${key} in the same object`);
         }),
       };
     }
     return { value: JSON.parse(text) as unknown, positionOf: positionsInDocument(document, lineCounter) };
   }
 
+  // Before composing, which recurses per level (JSON's depth is checked with its syntax above).
+  const deep = findDeepNesting(text);
+  if (deep !== undefined) return { issues: [at(deep, `invalid YAML: ${nestingMessage()}`)] };
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) return { issues: document.errors.map((error) => at(error.pos[0], `invalid YAML: ${error.message}`)) };
+  if (document.errors.length > 0) return { issues: document.errors.map((error) => atIndexed(error.pos[0], `invalid YAML: ${error.message}`)) };
   try {
     return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
   } catch (error) {
