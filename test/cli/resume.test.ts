@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { currentOwner } from '../../src/store/run-owner.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { cli, tempHome } from './cli-harness.js';
+import { cancelledSimRun } from './seed-home.js';
 
 describe('weft resume', () => {
   it('an unknown run id exits 2', async () => {
@@ -33,18 +34,7 @@ describe('weft resume', () => {
 
   it('continues a cancelled run to completion, keeping what finished', async () => {
     const home = tempHome();
-    const store = await openRunStore({ home });
-    const { runTask } = await import('../../src/run/run-task.js');
-    const { createModel } = await import('../../src/llm/resolve-model.js');
-    const controller = new AbortController();
-    let accepted = 0;
-    const first = await runTask({
-      task: 'write a short story in six parts', model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'), store, home, signal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 2) controller.abort();
-      },
-    });
-    await store.close();
+    const first = await cancelledSimRun(home);
     expect(first.status).toBe('cancelled');
     const completedBefore = first.tasks.filter((t) => t.status === 'completed').map((t) => t.id);
     expect(completedBefore.length).toBeGreaterThanOrEqual(2);

@@ -6,6 +6,7 @@ import { openRunStore } from '../../src/store/open-store.js';
 import { outputFileName } from '../../src/store/run-paths.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { cli, tempHome } from './cli-harness.js';
+import { cancelledSimRun } from './seed-home.js';
 
 interface RunDocument {
   runId: string;
@@ -104,19 +105,8 @@ describe('a run\'s outputs are visible', () => {
 
   it('weft resume writes the outputs too, including those accepted before the interruption', async () => {
     const home = tempHome();
-    const store = await openRunStore({ home });
-    const { runTask } = await import('../../src/run/run-task.js');
-    const { createModel } = await import('../../src/llm/resolve-model.js');
     const { rmSync } = await import('node:fs');
-    const controller = new AbortController();
-    let accepted = 0;
-    const first = await runTask({
-      task: 'write a short story in six parts', model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'), store, home, signal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 2) controller.abort();
-      },
-    });
-    await store.close();
+    const first = await cancelledSimRun(home);
     expect(first.status).toBe('cancelled');
     // As if the process died before writing anything: the log alone must be enough.
     rmSync(join(home, 'runs', first.runId, 'outputs'), { recursive: true, force: true });

@@ -53,3 +53,26 @@ export function deadPid(): number {
   if (child.pid === undefined || child.pid <= 0) throw new Error('could not start a child process');
   return child.pid;
 }
+
+/**
+ * A real sim run in `home`, cancelled (as by Ctrl-C) right after its second accepted subtask, for the resume
+ * tests. Six subtasks, so work is left to resume.
+ */
+export async function cancelledSimRun(home: string) {
+  const { openRunStore } = await import('../../src/store/open-store.js');
+  const { runTask } = await import('../../src/run/run-task.js');
+  const { createModel } = await import('../../src/llm/resolve-model.js');
+  const store = await openRunStore({ home });
+  const controller = new AbortController();
+  let accepted = 0;
+  try {
+    return await runTask({
+      task: 'write a short story in six parts', model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'), store, home, signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 2) controller.abort();
+      },
+    });
+  } finally {
+    await store.close();
+  }
+}
