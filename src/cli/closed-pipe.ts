@@ -7,7 +7,8 @@
 const guarded = new WeakSet<object>();
 
 export function tolerateClosedPipe(stream: NodeJS.WritableStream): void {
-  if (guarded.has(stream)) return;
+  // A caller's own sink (a test's, a library user's) may be a bare { write }: nothing to guard.
+  if (guarded.has(stream) || typeof stream.on !== 'function') return;
   guarded.add(stream);
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
