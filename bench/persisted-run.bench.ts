@@ -29,7 +29,7 @@ export const persistedRunBench: Bench = {
       rows: [{ label: '100 ranks, verify on, SQLite', value: median, unit: 'ms', goal: { comparison: '<', target: 3000 } }],
       notes: [
         `runs: ${samples.map((sample) => sample.ms.toFixed(0)).join(', ')} ms; ${samples[0]!.events} events stored per run.`,
-        'Includes creating the run, every event batch, the plan version, the report and closing the store.',
+        'Includes creating the run, every event batch, the plan version, the report, one file per accepted output in outputs/ (10,000 files: since issue 10 this dominates, and varies with the disk) and closing the store.',
       ],
     };
   },
