@@ -110,6 +110,20 @@ export function formatLocation(location: SourceLocation | undefined): string {
   return text;
 }
 
+/**
+ * The same error under another message: code, retryability, Retry-After, location and issues kept. `cause` is
+ * what the new error keeps as its cause (usually `error` itself; not when its message must not survive).
+ */
+export function rewordError(error: WeftError, message: string, cause?: unknown): WeftError {
+  return new WeftError(error.code, message, {
+    cause,
+    retryable: error.retryable,
+    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    ...(error.location !== undefined ? { location: error.location } : {}),
+    ...(error.issues.length > 0 ? { issues: error.issues } : {}),
+  });
+}
+
 /** Reports list this many issues and then say how many more there are: a hostile file can hold 100,000. */
 export const MAX_REPORTED_ISSUES = 50;
 

@@ -3,7 +3,7 @@
  * llama.cpp server, LM Studio, … Built on the `openai` SDK with its retries off, like the chat provider.
  */
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
-import { WeftError } from '../errors.js';
+import { rewordError, WeftError } from '../errors.js';
 import { classifyOpenAIError, openAIConnection, type OpenAIConnectionOptions } from '../llm/providers/openai-compatible.js';
 import { throwIfAborted, toWeftError, type ProviderContext } from '../llm/providers/provider-error.js';
 import type { Embedder } from './embedding-similarity.js';
@@ -74,8 +74,5 @@ function embeddingOf(embedding: unknown, index: number, fail: (detail: string) =
 /** A server may echo the key in its error text; it never reaches a message (or, then, the kept cause). */
 function redact(error: WeftError, apiKey: string | undefined): WeftError {
   if (apiKey === undefined || apiKey.length < 8 || !error.message.includes(apiKey)) return error;
-  return new WeftError(error.code, error.message.split(apiKey).join('[redacted]'), {
-    retryable: error.retryable,
-    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-  });
+  return rewordError(error, error.message.split(apiKey).join('[redacted]'));
 }

@@ -5,7 +5,7 @@
  * that says so (`provider error after 3 retries: …`, the last error as its cause): that is what a failed
  * subtask records as its reason.
  */
-import { WeftError, isAbortError, isWeftError, type WeftErrorCode } from '../errors.js';
+import { WeftError, isAbortError, isWeftError, rewordError, type WeftErrorCode } from '../errors.js';
 import type { ChatCall, ChatModel } from './chat-model.js';
 import { abortErrorOf, sleep as abortableSleep } from './timeout.js';
 
@@ -95,12 +95,7 @@ const GAVE_UP_LABELS: Partial<Record<WeftErrorCode, string>> = { PROVIDER: 'prov
 /** `provider error after 3 retries: OpenAI answered HTTP 503`: why the call failed, and that retrying did not help. */
 function gaveUp(error: WeftError, retries: number): WeftError {
   const label = GAVE_UP_LABELS[error.code] ?? `${error.code.toLowerCase()} error`;
-  return new WeftError(error.code, `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`, {
-    cause: error,
-    retryable: error.retryable,
-    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-    ...(error.location !== undefined ? { location: error.location } : {}),
-  });
+  return rewordError(error, `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`, error);
 }
 
 function checkCount(field: string, value: number): void {

@@ -30,7 +30,7 @@
  * - An agent's failure (e.g. a provider error after its retries) rejects the run with a WeftError of the same
  *   code naming the agent and the step, the original as `cause`; aborts pass through unwrapped.
  */
-import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { WeftError, isAbortError, isWeftError, rewordError } from '../errors.js';
 import { randomFrom, shuffled } from '../llm/seeded-random.js';
 import { throwIfAborted } from '../llm/timeout.js';
 import { importanceScores } from './importance.js';
@@ -200,13 +200,7 @@ async function respondOrExplain(agent: TeamAgent, input: AgentInput, signal: Abo
     if (isAbortError(error) || signal?.aborted) throw error;
     const message = `team: agent "${agent.name}" failed at step ${input.step}: ${error instanceof Error ? error.message : String(error)}`;
     if (isWeftError(error)) {
-      throw new WeftError(error.code, message, {
-        cause: error,
-        retryable: error.retryable,
-        ...(error.location ? { location: error.location } : {}),
-        ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-        issues: error.issues,
-      });
+      throw rewordError(error, message, error);
     }
     // Not Weft's own error: a bug in an agent (a tool, a test double) rather than a provider's answer.
     throw new WeftError('INTERNAL', message, { cause: error });

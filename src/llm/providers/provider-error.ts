@@ -3,7 +3,7 @@
  * `ProviderFailure` (by class, never by message text; the OpenAI and Anthropic SDKs share `classifySdkError`);
  * the policy — what is retryable, how long to wait — lives here, once.
  */
-import { WeftError } from '../../errors.js';
+import { rewordError, WeftError } from '../../errors.js';
 import { scrubSecrets } from '../../text/redact-url.js';
 
 export type ProviderFailure =
@@ -158,9 +158,6 @@ export function withoutSecrets(error: WeftError, secrets: readonly string[]): We
   if (secrets.length === 0) return error;
   const message = scrubSecrets(error.message, secrets);
   if (message === error.message) return error;
-  return new WeftError(error.code, message, {
-    cause: error.cause,
-    retryable: error.retryable,
-    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-  });
+  // The original's message holds the secret: keep its cause, not the error itself.
+  return rewordError(error, message, error.cause);
 }
