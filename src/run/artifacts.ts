@@ -11,11 +11,11 @@
  * is replaced, never written through. A write that fails (permissions, a file where a folder is needed) is
  * reported as refused too, so one bad file never stops the others.
  */
-import { randomUUID } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ExtractedArtifact } from './extract-artifacts.js';
+import { replaceFile } from './replace-file.js';
 
 export { extractArtifacts, type ExtractedArtifact } from './extract-artifacts.js';
 
@@ -194,27 +194,15 @@ async function resolveTarget(root: string, segments: readonly string[]): Promise
 }
 
 /**
- * Writes a new file created exclusively in the held folder, then renames it over the name: a rename replaces a
- * symlink or hard link planted there instead of writing through it. Without pinned folders the folder's real path
- * is checked once more just before the rename.
+ * Writes the file into the held folder with replaceFile (a link planted at the name is replaced, not written
+ * through). Without pinned folders the folder's real path is checked once more just before the rename.
  */
 async function writeInto(root: string, folder: HeldFolder, name: string, content: string): Promise<void> {
-  const temporary = join(folder.path, `.weft-${randomUUID()}.tmp`);
-  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
-  try {
-    try {
-      await handle.writeFile(content, 'utf8');
-    } finally {
-      await handle.close();
-    }
+  await replaceFile(folder.path, name, content, async () => {
     if (!PINNED_FOLDERS && !isInside(root, await realpath(folder.path))) {
       throw Object.assign(new Error('the folder moved outside the artifact folder'), { code: 'ESCAPED' });
     }
-    await rename(temporary, join(folder.path, name));
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  });
 }
 
 /**

@@ -1,16 +1,16 @@
 /**
- * Each subtask's accepted output as a file, `<runDir>/outputs/<subtask>.md` (run-paths.ts names it). A file is
- * written to a fresh temporary name and renamed over the old one, so a reader never sees half an output and a
- * symlink planted at the final name is replaced, not followed. The folder itself must be a real folder.
+ * Each subtask's accepted output as a file, `<runDir>/outputs/<subtask>.md` (run-paths.ts names it), written with
+ * replaceFile: a reader never sees half an output, and a link planted at the name is replaced, not followed. The
+ * folder itself must be a real folder.
  *
  * A run writes each output when it is accepted and settles the folder from its folded log at the end; the
  * writer remembers what it wrote, so the end rewrites only what differs (a 10,000-subtask run would otherwise
  * pay for every file twice).
  */
-import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { outputFileName } from '../store/run-paths.js';
+import { isTemporaryName, replaceFile } from './replace-file.js';
 
 /** Files written at once when settling; enough to keep the file system busy, few enough to bound open files. */
 const PARALLEL_WRITES = 16;
@@ -30,7 +30,7 @@ export class SubtaskOutputs {
     const previous = this.queue.get(name) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(async () => {
       await this.ensureFolder();
-      await writeAtomically(this.dir, name, output);
+      await replaceFile(this.dir, name, output);
       this.written.set(name, output);
     });
     this.queue.set(name, next);
@@ -57,7 +57,7 @@ export class SubtaskOutputs {
     await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, pending.length) }, worker));
     for (const entry of await readdir(this.dir, { withFileTypes: true })) {
       // Every write of this run has finished: a temporary file left is from a process killed mid-write.
-      const leftover = entry.name.startsWith('.') && entry.name.endsWith('.tmp');
+      const leftover = isTemporaryName(entry.name);
       if ((leftover || (entry.name.endsWith('.md') && !keep.has(entry.name))) && (entry.isFile() || entry.isSymbolicLink())) {
         await rm(join(this.dir, entry.name), { force: true });
         this.written.delete(entry.name);
@@ -73,17 +73,5 @@ export class SubtaskOutputs {
       if (!info.isDirectory()) throw new Error(`${this.dir} is not a folder (a symlink or a file is in its place); outputs are not written there`);
     })();
     return this.folder;
-  }
-}
-
-async function writeAtomically(dir: string, name: string, text: string): Promise<void> {
-  const temporary = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
-  // `wx`: the temporary name is new; if something is already there, fail rather than write through it.
-  await writeFile(temporary, text, { encoding: 'utf8', flag: 'wx', mode: 0o644 });
-  try {
-    await rename(temporary, join(dir, name));
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }
