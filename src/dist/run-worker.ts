@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
+import { anySignal } from '../llm/timeout.js';
 import type { RemoteCall } from '../run/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
 import { cancelKey, DEFAULT_QUEUE_NAME, liveKey, toJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
@@ -109,7 +110,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
           if (reason !== undefined) unwanted.abort(new WeftError('ABORTED', reason));
         }, () => {});
       }, watchMs);
-      const signal = jobSignal ? AbortSignal.any([jobSignal, unwanted.signal]) : unwanted.signal;
+      const signal = anySignal(jobSignal, unwanted.signal);
       try {
         const spec = data.modelSpec ?? options.modelSpec;
         if (spec === undefined) throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');

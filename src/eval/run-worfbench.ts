@@ -28,6 +28,7 @@ import { scoreWithSimilarity } from './score-workflow.js';
 import type { Similarity } from './similarity.js';
 import { worfbenchCall } from './worfbench-prompt.js';
 import { redactModelSpec } from '../llm/model-spec.js';
+import { anySignal } from '../llm/timeout.js';
 
 export type WorfbenchPlanner = 'single' | 'weft';
 
@@ -105,7 +106,7 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
 
   // Stops the queue on Ctrl-C and on an error that no other record can get past (a bad model configuration).
   const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const signal = anySignal(options.signal, stop.signal);
   // Every call in flight listens to it (K per record with the weft planner): the queue bounds them, not Node's
   // default of 10 listeners.
   setMaxListeners(0, signal);

@@ -12,6 +12,14 @@ export function abortErrorOf(signal: AbortSignal): Error {
   return new WeftError('ABORTED', 'The operation was aborted', { cause: reason });
 }
 
+/** A signal that aborts when any of the given ones does; undefined when none is given, the one itself when one is. */
+export function anySignal(...signals: [...(AbortSignal | undefined)[], AbortSignal]): AbortSignal;
+export function anySignal(...signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined;
+export function anySignal(...signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return given.length > 1 ? AbortSignal.any(given) : given[0];
+}
+
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortErrorOf(signal);
 }

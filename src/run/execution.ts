@@ -10,6 +10,7 @@ import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
 import type { Role, SubtaskStatus, Workflow } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import { anySignal } from '../llm/timeout.js';
 import { mergeUpdate } from '../plan/merge-update.js';
 import { proposeUpdate } from '../plan/update-plan.js';
 import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from './events.js';
@@ -151,8 +152,7 @@ class Execution {
     // A team role never runs as a single agent: without a runner from the caller, teams run in-process on the
     // execution's model, their files resolved against the working directory (runTask passes its own runner).
     this.runTeamAttempt = options.runTeamAttempt ?? createTeamAttemptRunner({ teamBase: process.cwd(), model: options.model, emit: options.emit });
-    const signals = [options.signal, options.deadline].filter((signal) => signal !== undefined);
-    this.updateSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    this.updateSignal = anySignal(options.signal, options.deadline);
   }
 
   start(): Promise<ExecutionResult> {

@@ -12,6 +12,7 @@ import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { createModel } from '../llm/resolve-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
+import { anySignal } from '../llm/timeout.js';
 import { planTask } from '../plan/plan-task.js';
 import type { TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
@@ -165,7 +166,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const gate = budgetGate({ budget, meter, now, emit });
   const deadline = startDeadline(budget.maxWallMs, now(), gate);
   // Planning listens to both a cancel and the deadline; the executor tells them apart.
-  const planSignal = options.signal && deadline.signal ? AbortSignal.any([options.signal, deadline.signal]) : (options.signal ?? deadline.signal);
+  const planSignal = anySignal(options.signal, deadline.signal);
   const model = meteredModel(options.model, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate);
   const runAttempt = options.attemptRunner?.({
     runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
