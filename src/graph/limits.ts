@@ -5,6 +5,7 @@
  * above what a sensible plan or team needs and far below what makes a run silently slow or its output unreadable
  * (a model once answered a subtask id of 2,688 characters; a team file of 8,698 agents ran for minutes).
  */
+import { z } from 'zod';
 
 /** A subtask id. Ids are shown in every event, report line and Mermaid node. */
 export const MAX_ID_LENGTH = 64;
@@ -32,6 +33,13 @@ export function tooLongMessage(max: number, input: unknown): string {
   const length = typeof input === 'string' ? ` (got ${input.length})` : '';
   return `must be at most ${max} characters${length}`;
 }
+
+/** A string of at most `max` characters; the error gives its length. */
+export const boundedString = (max: number) => z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) });
+
+/** Text that is not only whitespace (as useless to an agent as none), of at most `max` characters when given. */
+export const nonEmptyText = (max?: number) =>
+  (max === undefined ? z.string() : boundedString(max)).refine((value) => value.trim().length > 0, { error: 'must not be empty' });
 
 /** `must list at most 32 agents (got 8698)`. */
 export function tooManyMessage(max: number, what: string, input: unknown): string {

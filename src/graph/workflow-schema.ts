@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH, tooLongMessage } from './limits.js';
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH, nonEmptyText } from './limits.js';
 import { SUBTASK_STATUSES } from './workflow.js';
 
 /**
@@ -8,10 +8,8 @@ import { SUBTASK_STATUSES } from './workflow.js';
  * are in check-workflow-graph.ts so that both kinds of problem are reported together.
  */
 
-// Whitespace-only text is as useless to an agent as empty text. Sizes: limits.ts.
-const text = (max?: number) =>
-  (max === undefined ? z.string() : z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) }))
-    .refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+// Sizes: limits.ts.
+const text = nonEmptyText;
 
 export const roleSchema = z.strictObject({
   name: text(MAX_NAME_LENGTH),

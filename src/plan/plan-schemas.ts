@@ -4,17 +4,16 @@
  */
 import { z } from 'zod';
 import {
+  boundedString as bounded,
   MAX_ID_LENGTH,
   MAX_NAME_LENGTH,
   MAX_OBJECTIVE_LENGTH,
   MAX_PLANNED_SUBTASKS,
   MAX_PROMPT_LENGTH,
-  tooLongMessage,
   tooManyMessage,
 } from '../graph/limits.js';
 
 // Sizes (graph/limits.ts) are part of a valid answer: one that breaks them is re-prompted with the exact error.
-const bounded = (max: number) => z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) });
 const id = z.union([z.string(), z.number()]).transform((value) => String(value).trim()).pipe(bounded(MAX_ID_LENGTH));
 const atMost = <T extends z.ZodType>(item: T, what: string) =>
   z.array(item).max(MAX_PLANNED_SUBTASKS, { error: (issue) => tooManyMessage(MAX_PLANNED_SUBTASKS, what, issue.input) });

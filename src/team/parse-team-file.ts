@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
-import { MAX_NAME_LENGTH, MAX_PROMPT_LENGTH, MAX_TEAM_AGENTS, tooLongMessage, tooManyMessage } from '../graph/limits.js';
+import { boundedString, MAX_NAME_LENGTH, MAX_PROMPT_LENGTH, MAX_TEAM_AGENTS, nonEmptyText, tooManyMessage } from '../graph/limits.js';
 import { MODEL_SPEC_FORMS, parseModelSpec } from '../llm/model-spec.js';
 import { parseSimOptions } from '../llm/sim-options.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
@@ -39,9 +39,7 @@ export const TOOL_PROMPTS: Readonly<Record<TeamToolName, string>> = {
 };
 
 // Sizes: graph/limits.ts.
-const text = (max?: number) =>
-  (max === undefined ? z.string() : z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) }))
-    .refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+const text = nonEmptyText;
 const count = (min: number) =>
   z
     .number({ error: 'must be a number' })
@@ -51,7 +49,7 @@ const count = (min: number) =>
 const agentSchema = z.strictObject({
   name: text(MAX_NAME_LENGTH),
   // Required for llm agents; checked with the other rules so every problem is reported at once.
-  prompt: z.string().max(MAX_PROMPT_LENGTH, { error: (issue) => tooLongMessage(MAX_PROMPT_LENGTH, issue.input) }).optional(),
+  prompt: boundedString(MAX_PROMPT_LENGTH).optional(),
   kind: z.enum(['llm', 'tool'], { error: 'must be "llm" or "tool"' }).default('llm'),
   model: text().optional(),
   tool: z.enum(TEAM_TOOLS, { error: `must be one of: ${TEAM_TOOLS.join(', ')}` }).optional(),
