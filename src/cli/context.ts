@@ -44,6 +44,11 @@ export function storePlace(context: Pick<Context, 'home' | 'storeSpec'>): string
   return describeStore(storeOptions(context));
 }
 
+/** `No run "<id>" in <store>`: the run is not in the store these commands read (NOT_FOUND, exit 2). */
+export function runNotFound(runId: string, context: Pick<Context, 'home' | 'storeSpec'>): WeftError {
+  return new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+}
+
 function storeOptions(context: Pick<Context, 'home' | 'storeSpec'>): { home: string; store?: string } {
   return { home: context.home, ...(context.storeSpec !== undefined ? { store: context.storeSpec } : {}) };
 }

@@ -2,7 +2,8 @@
 import { WeftError } from '../errors.js';
 import { createQueueRunner } from '../dist/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
-import { loadContext, loadModel, openStore, modelMaker, storePlace } from './context.js';
+import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
+import { mayHaveRedactedCredentials } from '../text/redact-url.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { printResult, runJson } from './run-command.js';
@@ -26,10 +27,10 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   try {
     const run = await store.getRun(runId);
-    if (!run) throw new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+    if (!run) throw runNotFound(runId, context);
     // The run continues with the model it was started with unless --model says otherwise. A spec whose URL had
     // credentials was stored without them, so it cannot be used as stored.
-    if (flags.model === undefined && /:\/\/[^/?#@\s]+@|=\*\*\*/.test(run.model)) {
+    if (flags.model === undefined && mayHaveRedactedCredentials(run.model)) {
       throw new WeftError('BAD_INPUT', `Run "${runId}" used ${run.model}, whose credentials are not stored: pass the spec again with --model`, { location: { field: '--model' } });
     }
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);

@@ -10,7 +10,7 @@ import { formatPlanHistory, planHistory } from '../run/plan-history.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { ownerState } from '../store/run-owner.js';
 import { outputFileName, runPaths } from '../store/run-paths.js';
-import { loadContext, openExistingStore, storePlace } from './context.js';
+import { loadContext, openExistingStore, runNotFound } from './context.js';
 import type { Output } from './output.js';
 import { printResult, runJson } from './run-command.js';
 
@@ -30,13 +30,12 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
   }
   const context = await loadContext(flags);
-  const notFound = () => new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
   // Reading never creates a store: without one there is no run to show.
   const store = await openExistingStore(context);
-  if (!store) throw notFound();
+  if (!store) throw runNotFound(runId, context);
   try {
     const run = await store.getRun(runId);
-    if (!run) throw notFound();
+    if (!run) throw runNotFound(runId, context);
     const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
     if (flags.history) {
       const history = planHistory(events, await store.planVersions(runId));

@@ -39,6 +39,14 @@ export function redactUrl(text: string): RedactedUrl {
   return { display, secrets };
 }
 
+/**
+ * Whether a text that went through redactUrl may have lost a credential: it holds a URL user (whose password may
+ * have been removed) or a secret parameter shown as `***`. A stored model spec like that cannot be used as it is.
+ */
+export function mayHaveRedactedCredentials(display: string): boolean {
+  return /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]+@/i.test(display) || /[?&][^=&#\s]+=\*\*\*/.test(display);
+}
+
 /** `text` with each secret replaced by `***`. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let result = text;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactModelSpec, requestedModelName } from '../../src/llm/model-spec.js';
 import { costOf, DEFAULT_PRICES, mergePrices } from '../../src/llm/pricing.js';
 import { splitBaseUrl } from '../../src/llm/providers/base-url.js';
-import { redactUrl } from '../../src/text/redact-url.js';
+import { mayHaveRedactedCredentials, redactUrl } from '../../src/text/redact-url.js';
 
 describe('redacting credentials in URLs and model specs', () => {
   it('removes a URL password and secret query parameters wherever the URL stands in the text', () => {
@@ -39,5 +39,14 @@ describe('pricing by the requested model', () => {
     expect(costOf(['mymodel', '/models/mymodel-Q4_K_M.gguf'], usage, prices)).toBe(3);
     expect(costOf([undefined, 'gpt-4o-mini-2024-07-18'], usage, prices)).toBeCloseTo(0.75, 9);
     expect(costOf('/models/mymodel-Q4_K_M.gguf', usage, prices)).toBe(0);
+  });
+});
+
+describe('mayHaveRedactedCredentials', () => {
+  it('tells a redacted spec (a URL user kept, a secret parameter starred) from one that never had credentials', () => {
+    expect(mayHaveRedactedCredentials(redactUrl('openai-compatible:http://user:KEY@host/v1#m').display)).toBe(true);
+    expect(mayHaveRedactedCredentials(redactUrl('openai-compatible:http://host/v1?api_key=KEY#m').display)).toBe(true);
+    expect(mayHaveRedactedCredentials('openai-compatible:http://host:8080/v1#m')).toBe(false);
+    expect(mayHaveRedactedCredentials('openai:gpt-4o-mini')).toBe(false);
   });
 });
