@@ -7,13 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createQueueRunner } from '../src/dist/queue-runner.js';
-import { runWorker } from '../src/dist/run-worker.js';
+import { createQueueRunner } from '../src/workers/queue-runner.js';
+import { runWorker } from '../src/workers/run-worker.js';
 import { workflowFromJson } from '../src/graph/index.js';
 import { createModel } from '../src/llm/resolve-model.js';
 import { runTask } from '../src/run/run-task.js';
 import { openRunStore } from '../src/store/open-store.js';
-import { startTestRedis } from '../test/dist/redis-server.js';
+import { startTestRedis } from '../test/workers/redis-server.js';
 import type { Bench, BenchReport, ReportRow } from './report.js';
 
 const SUBTASKS = 32;

@@ -63,7 +63,7 @@ const ALLOWED = {
   // DyLAN teams: agents are models (llm); a team never reaches into runs, stores or plans.
   team: ['llm', 'graph'],
   // Distributed execution sits on top, like the CLI.
-  dist: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
+  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
 };
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);

@@ -28,8 +28,8 @@ export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
 export type { AttemptOutcome, SubtaskAttempt } from './run/run-subtask.js';
 
-export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './dist/queue-runner.js';
-export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './dist/run-worker.js';
+export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './workers/queue-runner.js';
+export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './workers/run-worker.js';
 
 export { openRunStore, resolveHome } from './store/open-store.js';
 export type { EventRecord, NewRun, PlanVersion, RunRecord, RunStore, StoredEvent } from './store/run-store.js';

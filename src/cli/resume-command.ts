@@ -1,6 +1,6 @@
 /** `weft resume <runId>`: continue an interrupted or cancelled run where its log ends. */
 import { WeftError } from '../errors.js';
-import { createQueueRunner } from '../dist/queue-runner.js';
+import { createQueueRunner } from '../workers/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
 import { mayHaveRedactedCredentials } from '../text/redact-url.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { WeftError } from '../errors.js';
 import { parseWorkflow } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
-import { createQueueRunner, type QueueRunner } from '../dist/queue-runner.js';
+import { createQueueRunner, type QueueRunner } from '../workers/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import { loadTeamOffers } from '../run/team-checks.js';

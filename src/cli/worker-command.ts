@@ -2,7 +2,7 @@
  * `weft worker --redis URL`: runs subtasks that `weft run --workers URL` puts on the queue, until SIGINT or
  * SIGTERM (running jobs finish first). Prints one line per event; with `--json`, one JSON object per line.
  */
-import { runWorker, type WorkerEvent } from '../dist/run-worker.js';
+import { runWorker, type WorkerEvent } from '../workers/run-worker.js';
 import { WeftError } from '../errors.js';
 import { loadContext, modelMaker } from './context.js';
 import { integerFlag } from './flags.js';

@@ -1,6 +1,6 @@
 /**
  * Where a run's subtask attempts execute. By default in-process (`runSubtask`); a distributed run supplies a
- * factory (see `src/dist/`) that sends each attempt elsewhere and reports the calls made there back through
+ * factory (see `src/workers/`) that sends each attempt elsewhere and reports the calls made there back through
  * `recordCall`, so they count in the run's calls, tokens, cost and budgets like local ones.
  */
 import type { ChatResult } from '../llm/chat-model.js';
