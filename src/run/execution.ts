@@ -17,7 +17,7 @@ import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from '
 import { candidateSummary } from './candidate-summary.js';
 import { ClonePool } from './clone-pool.js';
 import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
-import { createTeamAttemptRunner } from './team-attempt.js';
+import type { AttemptRunner } from './attempt-runner.js';
 
 /** `none` turns dynamic updates off (the baseline of the fault-injection experiment). */
 export type ExecutionStrategy = UpdateStrategy | 'none';
@@ -65,10 +65,10 @@ export interface ExecutionOptions {
   /** Runs one attempt (default `runSubtask`, in-process); a distributed run puts it on a queue instead. */
   readonly runAttempt?: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
   /**
-   * Runs one attempt of a subtask whose role is a team (`kind: team`), always in-process (team-attempt.ts).
-   * Default: teams on `model`, team files resolved against the working directory, no importance scores.
+   * Runners of the other role kinds, keyed by `Role.kind` (e.g. `team`, registered by the team engine). An
+   * `llm` role runs on `runAttempt`; a role whose kind has no runner here fails its attempt with a clear error.
    */
-  readonly runTeamAttempt?: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
+  readonly runners?: Readonly<Record<string, AttemptRunner>>;
 }
 
 export interface ExecutionResult {
@@ -133,7 +133,6 @@ class Execution {
   private detach: () => void = () => {};
   private syncing = false;
   private bookkeepingError: string | undefined;
-  private readonly runTeamAttempt: (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
   /** What an update's calls listen to: a cancel or the deadline. */
   private readonly updateSignal: AbortSignal | undefined;
 
@@ -149,9 +148,6 @@ class Execution {
     this.task = options.workflow.task;
     if (!(this.concurrency >= 1)) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${this.concurrency}`, { location: { field: 'concurrency' } });
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${this.maxAttempts}`, { location: { field: 'maxAttempts' } });
-    // A team role never runs as a single agent: without a runner from the caller, teams run in-process on the
-    // execution's model, their files resolved against the working directory (runTask passes its own runner).
-    this.runTeamAttempt = options.runTeamAttempt ?? createTeamAttemptRunner({ teamBase: process.cwd(), model: options.model, emit: options.emit });
     this.updateSignal = anySignal(options.signal, options.deadline);
   }
 
@@ -333,7 +329,7 @@ class Execution {
       const parent = this.tasks.get(id)!;
       return { id, objective: parent.objective, output: parent.output ?? '' };
     });
-    const runAttempt = role.kind === 'team' ? this.runTeamAttempt : (this.options.runAttempt ?? runSubtask);
+    const runAttempt = this.runnerFor(role.kind);
     const work = runAttempt({
       task: this.task,
       id: state.id,
@@ -573,6 +569,16 @@ class Execution {
     });
     this.pendingWork.add(tracked);
     void tracked.finally(() => this.pendingWork.delete(tracked));
+  }
+
+  private runnerFor(kind: string): AttemptRunner {
+    if (kind === 'llm') return this.options.runAttempt ?? runSubtask;
+    const runner = this.options.runners?.[kind];
+    if (runner) return runner;
+    const known = ['llm', ...Object.keys(this.options.runners ?? {})].join(', ');
+    return async () => {
+      throw new WeftError('BAD_INPUT', `No runner for role kind "${kind}" (this run has: ${known})`, { location: { field: 'roles.kind' } });
+    };
   }
 
   private acquireClone(agent: string): number {

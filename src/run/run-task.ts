@@ -233,7 +233,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       durability: log,
       emit,
       ...(runAttempt ? { runAttempt } : {}),
-      runTeamAttempt,
+      runners: { team: runTeamAttempt },
       onAccepted: async (taskId, output) => {
         // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
         await outputFiles.write(taskId, output);

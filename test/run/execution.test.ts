@@ -213,17 +213,17 @@ describe('execute', () => {
     expect(events.some((e) => e.type === 'task-end' && (e as unknown as { taskId: string }).taskId === 'c' && (e as unknown as { error?: string }).error === 'discarded by a plan update')).toBe(true);
   });
 
-  it('runs a team role through the team engine, never as a single agent', async () => {
+  it('never runs a role of another kind as a single agent: without its runner, the attempt fails naming the kind', async () => {
     const json: WorkflowJson = { ...diamond(), roles: [{ name: 'worker', prompt: 'w' }, { name: 'writer', prompt: 'w', kind: 'team', team: 'no-such-team.yaml' }] };
     const model = testModel();
     const { events, promise } = run(json, { model });
     const result = await promise;
-    // The team file is looked for (and missing); the writer's subtasks never get a plain execute call.
+    // No runner is registered for `team` here; the writer's subtasks never get a plain execute call.
     const writerTasks = new Set(json.subtasks.filter((s) => s.agent === 'writer').map((s) => s.id));
     expect(writerTasks.size).toBeGreaterThan(0);
     expect(model.calls.filter((c) => c.tag?.purpose === 'execute' && writerTasks.has(c.tag.key ?? ''))).toEqual([]);
     expect(result.status).toBe('failed');
-    expect(JSON.stringify(events)).toContain('no-such-team.yaml');
+    expect(JSON.stringify(events)).toContain('No runner for role kind \\"team\\"');
   });
 });
 
