@@ -9,8 +9,8 @@ import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { WeftEvent } from './events.js';
 import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
-import { checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
-import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
+import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
 import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 
@@ -38,11 +38,11 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     throw new WeftError('BAD_INPUT', `Run "${options.runId}" is already being resumed by pid ${taker?.pid ?? '?'}`, { location: { field: '<runId>' } });
   }
   let state: ResumeState;
-  let settings: RunSettings;
+  let settings: ResolvedRunSettings;
   let workflow: ReturnType<typeof workflowFromJson> | undefined;
   try {
     state = foldForResume((await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent));
-    settings = (state.runId === options.runId ? state.settings : run.options) as RunSettings;
+    settings = resolveRunSettings((state.runId === options.runId ? state.settings : run.options) as RunSettings);
     if (settings.plan === 'given' && !state.workflow) {
       // Written before any work, so only a process killed at its very start gets here.
       throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
@@ -57,6 +57,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
       checkPlanKinds(workflow, roleKinds);
       await checkPlanRoles(workflow, roleKinds, setup);
     } else if (settings.teams) {
+      checkOfferKinds(settings.teams, roleKinds);
       for (const engine of roleKinds) await engine.checkOffers?.(settings.teams, setup);
     }
   } catch (error) {
@@ -73,7 +74,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
       task: run.task,
       settings,
       options,
-      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: resolveRunSettings(settings).strategy, options: { ...settings } }),
+      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: settings.strategy, options: { ...settings } }),
       initial: { kind: 'plan' },
     });
   }

@@ -91,6 +91,17 @@ export function checkPlanKinds(workflow: Pick<Workflow, 'roles'>, engines: reado
   }
 }
 
+/** The kind the planner gives the teams offered to it (plan-task.ts): a run with offers needs its engine. */
+export const OFFERED_ROLE_KIND = 'team';
+
+/** Offers to the planner need the engine their roles will run on; without it every such subtask would fail. */
+export function checkOfferKinds(offers: readonly TeamOffer[] | undefined, engines: readonly RoleKindEngine[]): void {
+  if (!offers || offers.length === 0 || engines.some((engine) => engine.kind === OFFERED_ROLE_KIND)) return;
+  throw new WeftError('BAD_INPUT', `Teams are offered to the planner, and the run has no engine for role kind "${OFFERED_ROLE_KIND}"; known: ${knownRoleKinds(engines)}`, {
+    location: { field: 'teams' },
+  });
+}
+
 /** The plan as the engines prepare it (relative file names made absolute). */
 export function preparePlan<W extends Pick<Workflow, 'roles'>>(workflow: W, engines: readonly RoleKindEngine[], base: string | undefined): W {
   return engines.reduce((plan, engine) => (engine.preparePlan ? engine.preparePlan(plan, base) : plan), workflow);

@@ -26,7 +26,7 @@ import { EventLog } from './event-log.js';
 import { candidateSummary } from './candidate-summary.js';
 import type { WeftEvent, WorkflowDiffSummary } from './events.js';
 import { execute, type ExecutionStrategy } from './execution.js';
-import { checkPlanKinds, checkPlanRoles, checkRoleKinds, preparePlan, roleKindRunners, type RoleKindEngine } from './role-kind.js';
+import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, preparePlan, roleKindRunners, type RoleKindEngine } from './role-kind.js';
 import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
@@ -116,6 +116,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   }
   const base = teamBase ?? options.base;
   if (options.plan) checkPlanKinds(options.plan, roleKinds, options.planFile);
+  checkOfferKinds(options.teams, roleKinds);
   // Saved plan versions name their files absolutely, so a version runs again (or resumes) from any folder.
   const plan = options.plan ? preparePlan(options.plan, roleKinds, base) : undefined;
   // A role file that is missing or invalid, or names a model that cannot be made, is the user's input error:

@@ -96,6 +96,15 @@ describe('a registered role kind', () => {
     expect(await store.listRuns()).toEqual([]);
   });
 
+  it('refuses teams offered to the planner when the run has no team engine', async () => {
+    const { home, store } = await setup();
+    const teams = [{ name: 'panel', file: '/teams/panel.yaml', description: 'a panel' }];
+    const error = await rejection(runTask({ task: 'Greet the reader', model: writerModel().model, store, home, teams, roleKinds: [createEchoRoleKind()] }));
+    expect(error).toMatchObject({ code: 'BAD_INPUT', location: { field: 'teams' } });
+    expect(error.message).toBe('Teams are offered to the planner, and the run has no engine for role kind "team"; known: llm, echo');
+    expect(await store.listRuns()).toEqual([]);
+  });
+
   it('must be registered once, and not as llm', async () => {
     const { home, store } = await setup();
     const twice = await rejection(runTask({ task: 'Greet the reader', plan: plan('echo'), model: writerModel().model, store, home, roleKinds: [createEchoRoleKind(), createEchoRoleKind()] }));
