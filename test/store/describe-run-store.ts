@@ -502,7 +502,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
       it("implements the team engine's TeamScoreStore, which is not part of RunStore", () => {
         expect(isTeamScoreStore(store)).toBe(true);
-        expect(isTeamScoreStore({ ...store, teamSize: undefined })).toBe(false);
+        // All three methods, not just some of them.
+        const { saveTeamScores, teamScores, teamSize } = store;
+        expect(isTeamScoreStore({ saveTeamScores, teamScores })).toBe(false);
+        expect(isTeamScoreStore({ saveTeamScores, teamScores, teamSize })).toBe(true);
       });
 
       it('adds each save to the stored totals and orders by mean, then by agent', async () => {
