@@ -57,11 +57,13 @@ const ALLOWED = {
   llm: [],
   store: ['graph'],
   plan: ['graph', 'llm'],
-  run: ['graph', 'llm', 'store', 'plan', 'team'],
+  // Role kinds other than `llm` (teams, …) plug in from the top (src/role-kinds.ts): run never imports them.
+  run: ['graph', 'llm', 'store', 'plan'],
   // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.
   eval: ['graph', 'llm', 'plan'],
-  // DyLAN teams: agents are models (llm); a team never reaches into runs, stores or plans.
-  team: ['llm', 'graph'],
+  // DyLAN teams: agents are models (llm); the team role kind implements run's RoleKindEngine, runs its subtasks
+  // with the planner's prompt (plan) and keeps its scores in the stores (store's team-scores types).
+  team: ['llm', 'graph', 'run', 'store', 'plan'],
   // Distributed execution sits on top, like the CLI.
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
 };

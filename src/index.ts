@@ -27,6 +27,11 @@ export type { RunStatus, UpdateStrategy, Verdict, WeftEvent, WeftEventType } fro
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
 export type { AttemptOutcome, SubtaskAttempt } from './run/run-subtask.js';
+export type { ModelCheck, RoleKindContext, RoleKindEngine, RoleKindSetup } from './run/role-kind.js';
+export { resolveRunSettings, RUN_DEFAULTS, type ResolvedRunSettings, type RunSettings } from './run/run-settings.js';
+export { defaultRoleKinds } from './role-kinds.js';
+export { createTeamRoleKind, TEAM_ROLE_KIND } from './team/team-role-kind.js';
+export { isTeamScoreStore, type TeamScoreStore } from './team/team-score-store.js';
 
 export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './workers/queue-runner.js';
 export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './workers/run-worker.js';

@@ -24,7 +24,7 @@ export interface Context {
 }
 
 export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
-  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
+  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env, cwd: process.cwd() });
   const config = await loadConfig(home);
   const storeSpec = storeSpecFrom({ ...(flags.store !== undefined ? { flag: flags.store } : {}), ...(config.store !== undefined ? { config: config.store } : {}), env });
   return { home, config, storeSpec };

@@ -43,7 +43,7 @@ export async function evalCommand(
   const gold = requireValue(flags.gold, '--gold');
   const options = scoreOptions(flags);
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
-  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env });
+  const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env, cwd: process.cwd() });
 
   // The predictions first: a mistyped path is the likelier mistake, and reading it is cheap.
   const read = await readPredictions(predictionsFile);

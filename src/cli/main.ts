@@ -17,6 +17,7 @@ import { runsCommand } from './runs-command.js';
 import { showCommand } from './show-command.js';
 import { registerTeamCommands } from './team-command.js';
 import { workerCommand } from './worker-command.js';
+import { RUN_DEFAULTS } from '../run/run-settings.js';
 
 /** Commander's accumulator for a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
@@ -78,7 +79,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .command('plan')
     .description('generate K candidate plans and show them with their metrics')
     .argument('<task>', 'the task in words, or a file that holds it')
-    .option('--candidates <K>', 'number of candidate plans (default 3)')
+    .option('--candidates <K>', `number of candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
@@ -92,13 +93,13 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
     .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
     .option('--concurrency <N>', 'at most N subtasks at once')
-    .option('--candidates <K>', 'candidate plans (default 3)')
+    .option('--candidates <K>', `candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')
     .option('--max-calls <N>', 'budget: model calls')
     .option('--max-tokens <N>', 'budget: tokens')
     .option('--max-cost <USD>', 'budget: cost in US dollars')
     .option('--timeout <S>', 'budget: wall time in seconds')
-    .option('--max-attempts <N>', 'starts per subtask before giving it up (default 3)')
+    .option('--max-attempts <N>', `starts per subtask before giving it up (default ${RUN_DEFAULTS.maxAttempts})`)
     .option('--no-verify', 'skip the per-subtask double-check')
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')

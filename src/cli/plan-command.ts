@@ -9,7 +9,8 @@ import { toMermaid, toWorkflowJson } from '../graph/index.js';
 import { planTask, type PlanResult } from '../plan/plan-task.js';
 import { WeftError } from '../errors.js';
 import { candidateSummary } from '../run/candidate-summary.js';
-import { loadTeamOffers } from '../run/team-checks.js';
+import { loadTeamOffers } from '../team/team-checks.js';
+import { RUN_DEFAULTS } from '../run/run-settings.js';
 import { createMeter, meteredModel } from '../run/metered-model.js';
 import { loadContext, loadModel, modelMaker } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
@@ -31,7 +32,7 @@ export interface PlanFlags {
 export type PlanFormat = 'text' | 'json' | 'worfbench';
 
 export async function planCommand(taskArgument: string, flags: PlanFlags, output: Output, signal: AbortSignal): Promise<number> {
-  const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? 3;
+  const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? RUN_DEFAULTS.candidates;
   const format = choiceFlag<PlanFormat>('format', flags.format, ['text', 'json', 'worfbench']) ?? 'text';
   const { task } = await readTask(taskArgument);
   if (format === 'worfbench' && flags.team && flags.team.length > 0) {

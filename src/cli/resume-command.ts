@@ -2,6 +2,7 @@
 import { WeftError } from '../errors.js';
 import { createQueueRunner } from '../workers/queue-runner.js';
 import { resumeRun } from '../run/resume-run.js';
+import { defaultRoleKinds } from '../role-kinds.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
 import { mayHaveRedactedCredentials } from '../text/redact-url.js';
 import type { Output, Streams } from './output.js';
@@ -36,7 +37,7 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
     const result = await resumeRun({
       runId, model, store, home, costOf, signal, onEvent: progress.onEvent,
-      createTeamModel: modelMaker(config), ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+      createModel: modelMaker(config), roleKinds: defaultRoleKinds(), base: process.cwd(), ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
     if (output.json) output.document(runJson(result));

@@ -6,7 +6,8 @@ import type { Workflow } from '../graph/workflow.js';
 import { createQueueRunner, type QueueRunner } from '../workers/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
-import { loadTeamOffers } from '../run/team-checks.js';
+import { defaultRoleKinds } from '../role-kinds.js';
+import { loadTeamOffers } from '../team/team-checks.js';
 import { runResult } from '../run/run-result.js';
 import type { RunSummary, TaskSummary } from '../run/run-summary.js';
 import { outputFileName } from '../store/run-paths.js';
@@ -42,7 +43,7 @@ const STRATEGIES: readonly ExecutionStrategy[] = ['on-failure', 'concurrent', 'a
 
 export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
   // Validate every flag before any work starts.
-  const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES) ?? 'on-failure';
+  const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES);
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
   const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });
@@ -90,7 +91,7 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       home,
       costOf,
       signal,
-      strategy,
+      ...(strategy !== undefined ? { strategy } : {}),
       onEvent: progress.onEvent,
       budget: {
         ...(maxCalls !== undefined ? { maxCalls } : {}),
@@ -100,7 +101,9 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
       },
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
-      createTeamModel: modelMaker(config),
+      createModel: modelMaker(config),
+      roleKinds: defaultRoleKinds(),
+      base: process.cwd(),
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(candidates !== undefined ? { candidates } : {}),
       ...(updateCandidates !== undefined ? { updateCandidates } : {}),

@@ -3,7 +3,8 @@ import { WeftError, isWeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { resolveModelSpec } from '../llm/resolve-model.js';
 import type { TeamSelection } from '../run/events.js';
-import { selectStoredTeamMembers } from '../run/team-selection.js';
+import { selectStoredTeamMembers } from '../team/team-selection.js';
+import { isTeamScoreStore } from '../team/team-score-store.js';
 import { buildTeam, type BuiltTeam } from '../team/build-team.js';
 import { parseSimOptions } from '../llm/sim-options.js';
 import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
@@ -55,7 +56,7 @@ export function taskTypeFlag(value: string | undefined): string {
 export async function selectMembers(context: Context, spec: TeamSpec, taskType: string): Promise<{ members: string[]; selection: TeamSelection }> {
   const store = await openStore(context);
   try {
-    const choice = await selectStoredTeamMembers(store, spec, taskType);
+    const choice = await selectStoredTeamMembers(isTeamScoreStore(store) ? store : undefined, spec, taskType);
     return { members: choice.members, selection: choice.selection };
   } finally {
     await store.close();

@@ -10,7 +10,7 @@
  *
  * Decisions:
  * - When the run store holds importance scores for (team, task type), `weft team` and `weft team eval` run the
- *   top agents by mean importance (the same rule as a workflow's team role, src/run/team-selection.ts) and say
+ *   top agents by mean importance (the same rule as a workflow's team role, src/team/team-selection.ts) and say
  *   why; `--no-optimized` runs the team file as written. Only `weft team optimize` saves scores: a single
  *   question is too small a sample to change who is on the team. It also records its `--k` as the team size
  *   (latest wins), with the scores in one transaction; later runs take the top k, or 4 when none was recorded.

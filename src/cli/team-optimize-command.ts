@@ -1,6 +1,7 @@
 /** `weft team optimize --team pool.yaml --queries q.jsonl --k K`: score a pool, keep the top k, save both. */
 import { WeftError } from '../errors.js';
-import { selectTeamFileMembers, teamSizeOf, type TeamChoice } from '../run/team-selection.js';
+import { selectTeamFileMembers, teamSizeOf, type TeamChoice } from '../team/team-selection.js';
+import { teamScoreStoreOf } from '../team/team-score-store.js';
 import { optimizeTeam } from '../team/optimize-team.js';
 import { loadTeamFile } from '../team/parse-team-file.js';
 import { readTeamQueries, teamQueryOf } from '../team/team-dataset.js';
@@ -62,8 +63,9 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   let stored: { agent: string; importance: number; queries: number; mean: number }[] = [];
   let size: number | undefined;
   let later: TeamChoice;
-  const store = await openStore(context);
+  const runStore = await openStore(context);
   try {
+    const store = teamScoreStoreOf(runStore);
     if (finished > 0) {
       // The scores and k in one transaction: a failure leaves neither, so running optimize again counts nothing twice.
       await store.saveTeamScores({
@@ -81,7 +83,7 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     // What later runs will take, by the very rule they use (the stored totals, not this run's alone).
     later = selectTeamFileMembers(spec, taskType, totals, size);
   } finally {
-    await store.close();
+    await runStore.close();
   }
   const document = {
     team: spec.name,

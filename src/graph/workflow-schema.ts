@@ -14,7 +14,8 @@ const text = nonEmptyText;
 export const roleSchema = z.strictObject({
   name: text(MAX_NAME_LENGTH),
   prompt: text(MAX_PROMPT_LENGTH),
-  kind: z.enum(['llm', 'team'], { error: 'must be "llm" or "team"' }).default('llm'),
+  // Any name: which kinds exist is up to the engines a run is given, so a run checks them when it starts.
+  kind: text(MAX_NAME_LENGTH).default('llm'),
   team: text().optional(),
   taskType: text(MAX_NAME_LENGTH).optional(),
 });

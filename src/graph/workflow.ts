@@ -23,8 +23,12 @@ export interface Subtask {
   readonly attempts: number;
 }
 
-/** `llm`: an agent with a role prompt. `team`: the subtask runs through a DyLAN team (src/team, run/team-attempt.ts). */
-export type RoleKind = 'llm' | 'team';
+/**
+ * `llm`: an agent with a role prompt. `team`: the subtask runs through a DyLAN team (src/team). Any other kind
+ * names a role kind engine the run is given (run/role-kind.ts); a run checks its plan's kinds when it starts.
+ */
+// `string & {}` keeps the two built-in names as suggestions while any registered kind type-checks.
+export type RoleKind = 'llm' | 'team' | (string & {});
 
 export interface Role {
   readonly name: string;

@@ -39,9 +39,11 @@ function mergeRoles(current: readonly Role[], proposed: NonNullable<WorkflowJson
   const roles = new Map<string, NonNullable<WorkflowJson['roles']>[number]>();
   for (const role of current) roles.set(role.name, copyRole(role));
   for (const role of proposed) {
-    // Team roles are the user's (a plan file's or `--team`): the inspector may use them, not redefine them, and a
-    // team role it invents would name a file the user never gave, so it becomes an ordinary agent.
-    if (roles.get(role.name)?.kind === 'team') continue;
+    // Roles of other kinds than llm (teams, …) are the user's (a plan file's or `--team`): the inspector may use
+    // them, not redefine them, and a team role it invents would name a file the user never gave, so it becomes an
+    // ordinary agent.
+    const kind = roles.get(role.name)?.kind;
+    if (kind !== undefined && kind !== 'llm') continue;
     roles.set(role.name, { name: role.name, prompt: role.prompt, kind: 'llm' });
   }
   // An inspector that assigns a new role without describing it still gets a usable agent.

@@ -1,6 +1,6 @@
 /**
  * Agent teams offered to the planner (`weft run <task> --team file`): the planner may use a team's name as a
- * subtask's agent, and that subtask then runs through the team (run/team-attempt.ts). The team file is the
+ * subtask's agent, and that subtask then runs through the team (team/team-attempt.ts). The team file is the
  * user's: a model never chooses a file path, and a role of kind `team` that the planner invents is not honoured.
  */
 import { WeftError } from '../errors.js';

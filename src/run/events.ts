@@ -3,7 +3,6 @@
  * dashboard read the same events. `at` is milliseconds since the run started.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
-import type { Reformation } from '../team/team.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -54,7 +53,7 @@ export type WeftEvent =
   | { type: 'call'; at: number; taskId?: string; purpose: string; key?: string; attempt?: number; sequence?: number; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; text?: string; error?: string }
   /** A run continued after an interruption; `previousStatus` is what the store said. */
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
-  /** A subtask run by a DyLAN team (team-attempt.ts): what the team did, before its `task-end`. */
+  /** A subtask run by a DyLAN team (team/team-attempt.ts): what the team did, before its `task-end`. */
   | ({ type: 'team'; at: number } & TeamSummary)
   | { type: 'budget'; at: number; calls: number; tokens: { input: number; output: number }; costUsd: number; exceeded?: string }
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
@@ -91,7 +90,7 @@ export interface TeamSummary {
   readonly answer: string;
   readonly stoppedAt: number;
   readonly stopReason: 'consensus' | 'max-steps';
-  readonly reformation?: Reformation;
+  readonly reformation?: TeamReformation;
   /** Σ_t I(t, a) per agent for this query. */
   readonly importance: Readonly<Record<string, number>>;
   /** Model calls the team made (agents and ranker); they are also `call` events. */
@@ -100,6 +99,19 @@ export interface TeamSummary {
   readonly rankerFallbacks: number;
   /** Whether this query's importance was added to the stored scores, and if not, why. */
   readonly scores: { readonly saved: boolean; readonly reason?: string };
+}
+
+/**
+ * The team's reformation as the log records it: the shape of the team engine's Reformation (team/team.ts), kept
+ * here because it is part of the log format, which run/ owns.
+ */
+export interface TeamReformation {
+  readonly afterStep: number;
+  readonly kept: readonly string[];
+  readonly dropped: readonly string[];
+  /** Why: the ranker's order, or the visible fallback when its answer could not be used. */
+  readonly reason: string;
+  readonly fallback: boolean;
 }
 
 /** Which agents of a team file ran, and why (stored importance scores pick an optimised team). */

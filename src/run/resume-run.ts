@@ -9,9 +9,9 @@ import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { WeftEvent } from './events.js';
 import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
-import type { RunSettings } from './run-settings.js';
-import { checkTeamFiles, loadTeamOffers } from './team-checks.js';
-import { driveRun, teamModelMaker, type RunTaskOptions, type RunTaskResult } from './run-task.js';
+import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
+import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
+import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface ResumeRunOptions extends Omit<RunTaskOptions, 'task' | 'plan' | 'runId' | 'candidates' | 'strategy' | 'concurrency' | 'budget' | 'maxAttempts' | 'updateCandidates' | 'verify' | 'injectMask'> {
@@ -38,22 +38,28 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     throw new WeftError('BAD_INPUT', `Run "${options.runId}" is already being resumed by pid ${taker?.pid ?? '?'}`, { location: { field: '<runId>' } });
   }
   let state: ResumeState;
-  let settings: RunSettings;
+  let settings: ResolvedRunSettings;
   let workflow: ReturnType<typeof workflowFromJson> | undefined;
   try {
     state = foldForResume((await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent));
-    settings = (state.runId === options.runId ? state.settings : run.options) as RunSettings;
+    settings = resolveRunSettings((state.runId === options.runId ? state.settings : run.options) as RunSettings);
     if (settings.plan === 'given' && !state.workflow) {
       // Written before any work, so only a process killed at its very start gets here.
       throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
     }
     workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
-    // Team files may have moved or broken since the run began: refuse now, leaving the run resumable, rather than
-    // fail its team subtasks one attempt after another.
-    const teamBase = settings.teamBase ?? process.cwd();
-    const models = { createModel: teamModelMaker(options), runModel: options.model.id };
-    if (workflow) await checkTeamFiles(workflow, teamBase, models);
-    else if (settings.teams) await loadTeamOffers(settings.teams.map((offer) => offer.file), teamBase, models);
+    // Role files (a team's) may have moved or broken since the run began, or this process may lack the engine of
+    // a kind: refuse now, leaving the run resumable, rather than fail its subtasks one attempt after another.
+    const roleKinds = options.roleKinds ?? [];
+    checkRoleKinds(roleKinds);
+    const setup: RoleKindSetup = { base: settings.teamBase ?? options.base, models: { createModel: modelMakerOf(options), runModel: options.model.id } };
+    if (workflow) {
+      checkPlanKinds(workflow, roleKinds);
+      await checkPlanRoles(workflow, roleKinds, setup);
+    } else if (settings.teams) {
+      checkOfferKinds(settings.teams, roleKinds);
+      for (const engine of roleKinds) await engine.checkOffers?.(settings.teams, setup);
+    }
   } catch (error) {
     // Refused before any work: the run goes back to its owner and status, as resumable as it was.
     if (run.owner) await options.store.setOwner(options.runId, run.owner).catch(() => {});
@@ -68,7 +74,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
       task: run.task,
       settings,
       options,
-      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: settings.strategy, options: { ...settings } }),
       initial: { kind: 'plan' },
     });
   }

@@ -1,3 +1,8 @@
+/**
+ * How a run is started, and the one place its defaults are filled in (resolveRunSettings): a new run records the
+ * resolved settings in its `run-start` event, and a resume resolves what it finds there, so a run recorded by an
+ * older version (without, say, `maxAttempts`) continues with the same defaults.
+ */
 import type { ExecutionStrategy } from './execution.js';
 import type { TeamOffer } from '../plan/team-offer.js';
 import type { Budget } from './metered-model.js';
@@ -17,4 +22,41 @@ export interface RunSettings {
   readonly teamBase?: string;
   /** Agent teams offered to the planner (`--team`), so that a resume that must still plan offers the same ones. */
   readonly teams?: readonly TeamOffer[];
+}
+
+/** RunSettings with every default filled in. */
+export interface ResolvedRunSettings extends RunSettings {
+  readonly strategy: ExecutionStrategy;
+  /** Plan candidates (SPEC §1.2: the best of K). */
+  readonly candidates: number;
+  /** Candidate revisions per plan update (SPEC §1.4: chosen by the same rule as plans); default `candidates`. */
+  readonly updateCandidates: number;
+  /** Subtasks running at once; null: as many as are ready. */
+  readonly concurrency: number | null;
+  readonly maxAttempts: number;
+  readonly verify: boolean;
+  readonly budget: Budget;
+}
+
+/** The defaults, for help texts and the CLI (which leaves an absent flag absent and lets resolveRunSettings fill it). */
+export const RUN_DEFAULTS = {
+  strategy: 'on-failure',
+  candidates: 3,
+  maxAttempts: 3,
+  verify: true,
+} as const satisfies Partial<ResolvedRunSettings>;
+
+export function resolveRunSettings(partial: RunSettings = {}): ResolvedRunSettings {
+  const candidates = partial.candidates ?? RUN_DEFAULTS.candidates;
+  // Ranges are checked where the values are used (planTask, execute), as before: a run with a bad value fails.
+  return {
+    ...partial,
+    strategy: partial.strategy ?? RUN_DEFAULTS.strategy,
+    candidates,
+    updateCandidates: partial.updateCandidates ?? candidates,
+    concurrency: partial.concurrency ?? null,
+    maxAttempts: partial.maxAttempts ?? RUN_DEFAULTS.maxAttempts,
+    verify: partial.verify ?? RUN_DEFAULTS.verify,
+    budget: partial.budget ?? {},
+  };
 }

@@ -4,7 +4,7 @@
  * `<home>/runs/<runId>/`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAbortError, WeftError } from '../errors.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
@@ -17,7 +17,7 @@ import { planTask } from '../plan/plan-task.js';
 import type { TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
 import type { ResumeState } from './resume-state.js';
-import type { RunSettings } from './run-settings.js';
+import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { newRunId } from '../store/run-id.js';
 import { currentOwner } from '../store/run-owner.js';
 import { runPaths } from '../store/run-paths.js';
@@ -26,6 +26,7 @@ import { EventLog } from './event-log.js';
 import { candidateSummary } from './candidate-summary.js';
 import type { WeftEvent, WorkflowDiffSummary } from './events.js';
 import { execute, type ExecutionStrategy } from './execution.js';
+import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, preparePlan, roleKindRunners, type RoleKindEngine } from './role-kind.js';
 import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
@@ -33,9 +34,7 @@ import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { SubtaskOutputs } from './subtask-outputs.js';
-import { createTeamAttemptRunner } from './team-attempt.js';
 import { startDeadline } from './deadline.js';
-import { checkTeamFiles, withAbsoluteTeamFiles } from './team-checks.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -62,18 +61,25 @@ export interface RunTaskOptions {
   readonly runId?: string;
   /** Monotonic milliseconds; injectable for tests. */
   readonly clock?: () => number;
-  /** Runs subtask attempts somewhere else, e.g. on queue workers (default: in-process). Team subtasks stay here. */
+  /** Runs `llm` subtask attempts somewhere else, e.g. on queue workers (default: in-process). Other kinds stay here. */
   readonly attemptRunner?: AttemptRunnerFactory;
   /**
-   * The file `plan` was read from: team roles' files (`team:`) resolve against its folder. Without it they
-   * resolve against the working directory.
+   * The engines of role kinds besides `llm` (run/role-kind.ts), e.g. the team engine: the library's
+   * defaultRoleKinds(). Without one for a kind, a plan with a role of that kind is refused before the run starts.
    */
+  readonly roleKinds?: readonly RoleKindEngine[];
+  /**
+   * The folder relative file names resolve against: `planFile` when relative, and a plan's files (a team role's
+   * `team:`) when there is no `planFile`. The CLI passes its working directory; without it such names are refused.
+   */
+  readonly base?: string;
+  /** The file `plan` was read from: team roles' files (`team:`) resolve against its folder. */
   readonly planFile?: string;
   /**
-   * Makes the model a team file names for an agent or its ranker (its calls are metered like the run's own).
-   * Default: `createModel` of src/llm with no retries or timeouts; the CLI passes its resilient one.
+   * Makes the model a role names by spec, e.g. a team file's agent or ranker (its calls are metered like the
+   * run's own). Default: `createModel` of src/llm with no retries or timeouts; the CLI passes its resilient one.
    */
-  readonly createTeamModel?: (spec: string) => Promise<ChatModel>;
+  readonly createModel?: (spec: string) => Promise<ChatModel>;
   /** Agent teams the planner may give subtasks to (`weft run <task> --team file`); see loadTeamOffers. */
   readonly teams?: readonly TeamOffer[];
 }
@@ -84,37 +90,51 @@ export interface RunTaskResult extends RunSummary {
   readonly workflow: Workflow | undefined;
 }
 
-/** How a run makes the model a team file names: the caller's `createTeamModel`, else plain `createModel`. */
-export function teamModelMaker(options: Pick<RunTaskOptions, 'createTeamModel'>): (spec: string) => Promise<ChatModel> {
-  return options.createTeamModel ?? ((spec) => createModel(spec));
+/** How a run makes the model a role names: the caller's `createModel`, else plain `createModel` of src/llm. */
+export function modelMakerOf(options: Pick<RunTaskOptions, 'createModel'>): (spec: string) => Promise<ChatModel> {
+  return options.createModel ?? ((spec) => createModel(spec));
+}
+
+/** The folder of the plan file, when there is one. */
+function planFolder(options: Pick<RunTaskOptions, 'planFile' | 'base'>): string | undefined {
+  const file = options.planFile;
+  if (file === undefined) return undefined;
+  if (isAbsolute(file)) return dirname(file);
+  if (options.base === undefined) {
+    throw new WeftError('BAD_INPUT', `The plan file ${JSON.stringify(file)} is relative, and no base folder was given to resolve it against`, { location: { field: 'planFile' } });
+  }
+  return dirname(resolve(options.base, file));
 }
 
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const runId = options.runId ?? newRunId();
-  const teamBase = options.planFile !== undefined ? dirname(resolve(options.planFile)) : undefined;
+  const roleKinds = options.roleKinds ?? [];
+  checkRoleKinds(roleKinds);
+  const teamBase = planFolder(options);
   if (options.plan && options.teams && options.teams.length > 0) {
     throw new WeftError('BAD_INPUT', 'Teams are offered to the planner, and this run has a plan: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: 'teams' } });
   }
-  const base = teamBase ?? process.cwd();
-  // Saved plan versions name team files absolutely, so a version runs again (or resumes) from any folder.
-  const plan = options.plan ? withAbsoluteTeamFiles(options.plan, base) : undefined;
-  // A team file that is missing or invalid, or names a model that cannot be made, is the user's input error:
+  const base = teamBase ?? options.base;
+  if (options.plan) checkPlanKinds(options.plan, roleKinds, options.planFile);
+  checkOfferKinds(options.teams, roleKinds);
+  // Saved plan versions name their files absolutely, so a version runs again (or resumes) from any folder.
+  const plan = options.plan ? preparePlan(options.plan, roleKinds, base) : undefined;
+  // A role file that is missing or invalid, or names a model that cannot be made, is the user's input error:
   // report it before any run exists.
-  if (plan) await checkTeamFiles(plan, base, { createModel: teamModelMaker(options), runModel: options.model.id });
-  const settings: RunSettings = {
-    strategy: options.strategy ?? 'on-failure',
-    candidates: options.candidates ?? 3,
-    // SPEC §1.4: updates are chosen among K candidates by the same rule as plans.
-    updateCandidates: options.updateCandidates ?? options.candidates ?? 3,
-    concurrency: options.concurrency ?? null,
-    budget: options.budget ?? {},
+  if (plan) await checkPlanRoles(plan, roleKinds, { base, models: { createModel: modelMakerOf(options), runModel: options.model.id } });
+  const settings = resolveRunSettings({
+    ...(options.strategy !== undefined ? { strategy: options.strategy } : {}),
+    ...(options.candidates !== undefined ? { candidates: options.candidates } : {}),
+    ...(options.updateCandidates !== undefined ? { updateCandidates: options.updateCandidates } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
     plan: options.plan ? 'given' : 'generated',
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
     ...(teamBase !== undefined ? { teamBase } : {}),
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
-  };
+  });
   // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
   await options.store.createRun({ runId, task: options.task, model: redactModelSpec(options.model.id), options: { ...settings }, owner: currentOwner() });
   return driveRun({
@@ -122,7 +142,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     task: options.task,
     settings,
     options,
-    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: redactModelSpec(options.model.id), strategy: settings.strategy ?? 'on-failure', options: { ...settings } }),
+    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: redactModelSpec(options.model.id), strategy: settings.strategy, options: { ...settings } }),
     initial: plan ? { kind: 'given', workflow: { ...plan, task: options.task } } : { kind: 'plan' },
   });
 }
@@ -144,7 +164,8 @@ export interface DriveOptions {
 
 /** Plans if needed, executes, and records everything: shared by new runs and resumed ones. */
 export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
-  const { runId, settings, options } = drive;
+  const { runId, options } = drive;
+  const settings = resolveRunSettings(drive.settings);
   const resumed = drive.initial.kind === 'resume' ? drive.initial.state : undefined;
   const clock = options.clock ?? (() => performance.now());
   const startedAt = clock();
@@ -161,7 +182,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   await log.sync();
 
   const meter = resumed ? { ...resumed.spent } : createMeter();
-  const budget = settings.budget ?? {};
+  const budget = settings.budget;
   const costOf = options.costOf ?? (() => 0);
   const gate = budgetGate({ budget, meter, now, emit });
   const deadline = startDeadline(budget.maxWallMs, now(), gate);
@@ -172,16 +193,17 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
     ...(resumed ? { replay: resumed.replay } : {}),
   });
-  const teamModels = new Map<string, Promise<ChatModel>>();
-  const runTeamAttempt = createTeamAttemptRunner({
-    teamBase: settings.teamBase ?? process.cwd(),
+  const roleModels = new Map<string, Promise<ChatModel>>();
+  const runners = roleKindRunners(options.roleKinds ?? [], {
+    runId,
+    base: settings.teamBase ?? options.base,
     model,
     modelFor: (spec) => {
       // One metered wrapper per spec: its calls count in the run like the run model's, and replay the same way.
-      let found = teamModels.get(spec);
+      let found = roleModels.get(spec);
       if (!found) {
-        found = teamModelMaker(options)(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
-        teamModels.set(spec, found);
+        found = modelMakerOf(options)(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
+        roleModels.set(spec, found);
       }
       return found;
     },
@@ -213,7 +235,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       initial = drive.initial.workflow;
       version = drive.initial.state.version;
     } else {
-      initial = await plan({ ...options, task: drive.task, ...(settings.teams ? { teams: settings.teams } : {}), ...(planSignal ? { signal: planSignal } : {}) }, model, emit);
+      initial = await plan({ ...options, task: drive.task, candidates: settings.candidates, ...(settings.teams ? { teams: settings.teams } : {}), ...(planSignal ? { signal: planSignal } : {}) }, model, emit);
       await savePlan(1, initial, 'initial plan');
     }
     const mask = settings.injectMask;
@@ -221,11 +243,11 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       workflow: initial,
       version,
       model,
-      strategy: settings.strategy ?? 'on-failure',
+      strategy: settings.strategy,
       ...(settings.concurrency != null ? { concurrency: settings.concurrency } : {}),
-      ...(settings.maxAttempts !== undefined ? { maxAttempts: settings.maxAttempts } : {}),
-      updateCandidates: settings.updateCandidates ?? settings.candidates ?? 3,
-      ...(settings.verify !== undefined ? { verify: settings.verify } : {}),
+      maxAttempts: settings.maxAttempts,
+      updateCandidates: settings.updateCandidates,
+      verify: settings.verify,
       ...(mask ? { mask: (taskId: string, attempt: number) => attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(deadline.signal ? { deadline: deadline.signal } : {}),
@@ -233,7 +255,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       durability: log,
       emit,
       ...(runAttempt ? { runAttempt } : {}),
-      runners: { team: runTeamAttempt },
+      runners,
       onAccepted: async (taskId, output) => {
         // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
         await outputFiles.write(taskId, output);
@@ -289,11 +311,11 @@ async function storedEvents(store: RunStore, runId: string): Promise<WeftEvent[]
   return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
 }
 
-async function plan(options: RunTaskOptions, model: ChatModel, emit: EventLog['emit']): Promise<Workflow> {
+async function plan(options: RunTaskOptions & { readonly candidates: number }, model: ChatModel, emit: EventLog['emit']): Promise<Workflow> {
   const result = await planTask({
     task: options.task,
     model,
-    candidates: options.candidates ?? 3,
+    candidates: options.candidates,
     ...(options.teams ? { teams: options.teams } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

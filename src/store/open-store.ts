@@ -101,13 +101,13 @@ export interface ResolveHomeOptions {
   readonly flag?: string;
   /** The environment to read WEFT_HOME from. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Default process.cwd(). */
-  readonly cwd?: string;
+  /** The folder a relative home resolves against (the CLI passes its working directory). */
+  readonly cwd: string;
 }
 
 /** `--home`, else WEFT_HOME (when non-empty), else `<cwd>/.weft`; always an absolute path. */
-export function resolveHome(options: ResolveHomeOptions = {}): string {
-  const cwd = options.cwd ?? process.cwd();
+export function resolveHome(options: ResolveHomeOptions): string {
+  const { cwd } = options;
   if (options.flag !== undefined) {
     if (options.flag.trim() === '') throw new WeftError('BAD_INPUT', '--home needs a folder path', { location: { field: '--home' } });
     return resolve(cwd, options.flag);

@@ -122,6 +122,10 @@ export interface PostgresRunStore extends RunStore {
   /** The server's URL without its password. */
   readonly url: string;
   readonly schema: string;
+  /** Team scores: the team engine's TeamScoreStore (team/team-score-store.ts), implemented here structurally. */
+  saveTeamScores(update: TeamScoresUpdate): Promise<void>;
+  teamScores(team: string, taskType: string): Promise<TeamScore[]>;
+  teamSize(team: string, taskType: string): Promise<number | undefined>;
 }
 
 /** What a query can run on: the pool or one connection inside a transaction. */

@@ -5,7 +5,6 @@
  * The store does not know the event vocabulary (that belongs to `run/`); it keeps events as JSON.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
-import type { TeamScore, TeamScoresUpdate } from './team-scores.js';
 
 export type { TeamScore, TeamScoreInput, TeamScoresUpdate } from './team-scores.js';
 
@@ -119,10 +118,8 @@ export interface StoreStats {
  * - An owner must be a positive integer pid and a non-empty host, else WeftError('STORE').
  * - `deleteRuns` is atomic (all of the given runs that qualify, or nothing) and collects garbage: a blob goes
  *   when no remaining event or plan version of any run references it. Unknown ids are skipped, not NOT_FOUND.
- * - Team scores (DyLAN importance, team-scores.ts) and team sizes belong to no run: pruning runs never touches
- *   them. A save adds to what is stored and records its `k`, atomically (all entries and the size, or nothing); a
- *   bad entry (empty name, importance not finite and >= 0, queries not an integer >= 1, an agent twice) or a `k`
- *   that is not an integer >= 1 is a WeftError('STORE') naming it, and nothing is written.
+ * Team scores are not part of this contract: the team engine's TeamScoreStore (team/team-score-store.ts), which
+ * both stores implement as well.
  */
 export interface RunStore {
   createRun(run: NewRun): Promise<void>;
@@ -153,15 +150,5 @@ export interface RunStore {
    * everything.
    */
   deleteRuns(runs: readonly RunDeletion[], options?: { readonly dryRun?: boolean }): Promise<DeletedRuns>;
-  /**
-   * Adds importance and query counts to the stored totals of (team, taskType, agent), and with `k` records the
-   * optimised team size of (team, taskType), replacing the one stored before; one transaction. Agents not yet
-   * stored start from zero. An empty `scores` adds nothing (a given `k` is still recorded).
-   */
-  saveTeamScores(update: TeamScoresUpdate): Promise<void>;
-  /** The stored totals of one team and task type, best mean first, then by agent name; [] when none. */
-  teamScores(team: string, taskType: string): Promise<TeamScore[]>;
-  /** The `k` the latest save with one recorded for (team, taskType); undefined when none ever did. */
-  teamSize(team: string, taskType: string): Promise<number | undefined>;
   close(): Promise<void>;
 }

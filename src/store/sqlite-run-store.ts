@@ -125,6 +125,10 @@ export interface SqliteRunStoreOptions {
 export interface SqliteRunStore extends RunStore {
   /** The absolute path of the database file, or `:memory:`. */
   readonly path: string;
+  /** Team scores: the team engine's TeamScoreStore (team/team-score-store.ts), implemented here structurally. */
+  saveTeamScores(update: TeamScoresUpdate): Promise<void>;
+  teamScores(team: string, taskType: string): Promise<TeamScore[]>;
+  teamSize(team: string, taskType: string): Promise<number | undefined>;
 }
 
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_SEQUENCE']);

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
+import { teamScoreStoreOf } from '../../src/team/team-score-store.js';
 import { formatEvaluation } from '../../src/cli/team-output.js';
 import { teamEvalCommand } from '../../src/cli/team-eval-command.js';
 import { createOutput } from '../../src/cli/output.js';
@@ -156,7 +157,7 @@ describe('weft team optimize', () => {
     expect(document.scores.novice).toEqual({ total: 0, mean: 0, queries: 5 });
     expect(result.stderr).toContain('optimize 5/5');
 
-    const store = await openRunStore({ home });
+    const store = teamScoreStoreOf(await openRunStore({ home }));
     try {
       const stored = await store.teamScores('pool', 'general');
       expect(stored.map((score) => [score.agent, score.queries, score.mean])).toEqual([
@@ -254,7 +255,7 @@ describe('weft team optimize --k: the team size later runs take', () => {
     expect(five.selection).toMatchObject({ optimized: false });
     expect(five.selection!.reason).toBe('the team has 5 agent(s), no more than the optimised size 5 (team size 5 set by `weft team optimize --k 5`): the whole team runs');
     // Another task type has no size of its own (nor scores).
-    const store = await openRunStore({ home });
+    const store = teamScoreStoreOf(await openRunStore({ home }));
     try {
       expect(await store.teamSize('pool', 'general')).toBe(5);
       expect(await store.teamSize('pool', 'math')).toBeUndefined();
@@ -266,7 +267,7 @@ describe('weft team optimize --k: the team size later runs take', () => {
   it('without a recorded k (scores saved by workflow team roles) runs the top 4 and says so', async () => {
     const home = tempHome();
     const pool = rankedPool(home);
-    const store = await openRunStore({ home });
+    const store = teamScoreStoreOf(await openRunStore({ home }));
     try {
       await store.saveTeamScores({
         team: 'ranked',
@@ -287,7 +288,7 @@ describe('weft team optimize --k: the team size later runs take', () => {
     const result = await cli(['team', 'optimize', '--team', pool, '--queries', queries(home, 1), '--k', '1', '--home', home, '--json']);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ k: 1, runsUse: 4, runsWith: ['a', 'b'], chosen: [], stored: [] });
-    const store = await openRunStore({ home });
+    const store = teamScoreStoreOf(await openRunStore({ home }));
     try {
       expect(await store.teamSize('failing', 'general')).toBeUndefined();
     } finally {

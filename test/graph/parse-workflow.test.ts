@@ -230,7 +230,7 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
       '    prompt: ""', //                            4
       '  - name: b', //                               5
       '    prompt: p', //                             6
-      '    kind: crowd', //                           7
+      '    kind: ""', //                              7
       '  - name: c', //                               8
       '    prompt: p', //                             9
       '    kind: team', //                            10
@@ -242,10 +242,17 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
     ].join('\n');
     expect(issuesOf(text)).toStrictEqual([
       { line: 4, column: 5, field: 'roles[0].prompt', message: 'must not be empty' },
-      { line: 7, column: 5, field: 'roles[1].kind', message: 'must be "llm" or "team"' },
+      { line: 7, column: 5, field: 'roles[1].kind', message: 'must not be empty' },
       { line: 8, column: 5, field: 'roles[2].team', message: 'a role of kind "team" needs a "team" file' },
       { line: 13, column: 5, field: 'roles[3].team', message: '"team" applies only to roles of kind "team"' },
     ]);
+  });
+});
+
+describe('parseWorkflow: role kinds', () => {
+  it('accepts any kind name: which kinds exist is up to the engines a run is given (checked when it starts)', () => {
+    const parsed = parseWorkflow('task: t\nroles:\n  - {name: a, prompt: p, kind: echo}\nsubtasks:\n  - {id: x, objective: o, agent: a}\n');
+    expect(parsed.ok && parsed.workflow.roles.map((role) => role.kind)).toEqual(['echo']);
   });
 });
 

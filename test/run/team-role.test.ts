@@ -20,14 +20,16 @@ import { loadScriptedModel, parseScriptFile, scriptedModel, type ScriptedReply }
 import type { TeamSummary, WeftEvent } from '../../src/run/events.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
-import { createTeamAttemptRunner } from '../../src/run/team-attempt.js';
-import { loadTeamOffers } from '../../src/run/team-checks.js';
-import { selectTeamMembers } from '../../src/run/team-selection.js';
+import { createTeamAttemptRunner } from '../../src/team/team-attempt.js';
+import { loadTeamOffers } from '../../src/team/team-checks.js';
+import { selectTeamMembers } from '../../src/team/team-selection.js';
+import { defaultRoleKinds } from '../../src/role-kinds.js';
 import type { ChatResult } from '../../src/llm/chat-model.js';
-import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
-import type { RunStore } from '../../src/store/run-store.js';
+import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.js';
 
 const EXAMPLE = resolve('examples/team-workflow');
+/** The CLI's role kinds (the team engine): a library run is given them explicitly. */
+const roleKinds = defaultRoleKinds();
 const PLAN_FILE = join(EXAMPLE, 'plan.json');
 const AGENTS = ['historian', 'engineer', 'astronomer', 'skeptic'];
 const IMPORTANCE: Record<string, number> = { historian: 7 / 12, engineer: 7 / 12, astronomer: 7 / 12, skeptic: 1 / 4 };
@@ -43,7 +45,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function setup(): Promise<{ home: string; store: RunStore }> {
+async function setup(): Promise<{ home: string; store: SqliteRunStore }> {
   const home = await tempDir();
   const store = openSqliteRunStore(join(home, 'weft.db'));
   cleanup.push(() => store.close());
@@ -60,10 +62,11 @@ async function exampleReplies(): Promise<ScriptedReply[]> {
   return parseScriptFile(await readFile(join(EXAMPLE, 'replies.json'), 'utf8'));
 }
 
-async function runExample(store: RunStore, home: string, extra: Partial<RunTaskOptions> = {}) {
+async function runExample(store: SqliteRunStore, home: string, extra: Partial<RunTaskOptions> = {}) {
   const plan = await readPlan(PLAN_FILE);
   const events: WeftEvent[] = [];
   const result = await runTask({
+    roleKinds,
     task: plan.task,
     plan,
     planFile: PLAN_FILE,
@@ -118,7 +121,7 @@ describe('a workflow subtask run by a team', () => {
     const plan = await readPlan(PLAN_FILE);
     const typed: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates ' } : role)) };
     const events: WeftEvent[] = [];
-    await runTask({ task: plan.task, plan: typed, planFile: PLAN_FILE, model: await loadScriptedModel(join(EXAMPLE, 'replies.json')), store, home, onEvent: (event) => events.push(event) });
+    await runTask({ roleKinds, task: plan.task, plan: typed, planFile: PLAN_FILE, model: await loadScriptedModel(join(EXAMPLE, 'replies.json')), store, home, onEvent: (event) => events.push(event) });
     expect(teamEvents(events)[0]?.taskType).toBe('dates');
     expect((await store.teamScores('apollo-panel', 'dates')).map((score) => score.agent)).toEqual(['astronomer', 'engineer', 'historian', 'skeptic']);
     expect(await store.teamScores('apollo-panel', 'general')).toEqual([]);
@@ -257,7 +260,7 @@ describe('a workflow subtask run by a team', () => {
     const replies = (await exampleReplies()).filter((_, index) => index !== 0 && !step1.has(index));
     const model = scriptedModel(replies);
     const events: WeftEvent[] = [];
-    const resumed = await resumeRun({ runId: cancelled.runId, model, store, home, onEvent: (event) => events.push(event) });
+    const resumed = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home, onEvent: (event) => events.push(event) });
     expect(resumed.status).toBe('completed');
     expect(resumed.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
     expect(model.calls.filter((call: ChatCall) => call.tag?.purpose === 'answer')).toHaveLength(4);
@@ -279,8 +282,8 @@ describe('team files that cannot be used', () => {
     return { dir, planFile, plan: await readPlan(planFile) };
   }
 
-  async function failure(store: RunStore, home: string, plan: Workflow, planFile: string): Promise<WeftError> {
-    const error = await runTask({ task: plan.task, plan, planFile, model: scriptedModel([]), store, home }).then(
+  async function failure(store: SqliteRunStore, home: string, plan: Workflow, planFile: string): Promise<WeftError> {
+    const error = await runTask({ roleKinds, task: plan.task, plan, planFile, model: scriptedModel([]), store, home }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
@@ -316,10 +319,10 @@ describe('team files that cannot be used', () => {
     const { home, store } = await setup();
     const { dir, plan, planFile } = await planWithTeam('keyed.yaml');
     await writeFile(join(dir, 'keyed.yaml'), 'name: keyed\nagents:\n  - name: a\n    prompt: You are a.\n    model: openai:gpt-4o-mini\n  - name: b\n    prompt: You are b.\n');
-    const createTeamModel = async (spec: string) => {
+    const createModel = async (spec: string) => {
       throw new WeftError('BAD_INPUT', `The model ${spec} needs an API key: set OPENAI_API_KEY`);
     };
-    const error = await runTask({ task: plan.task, plan, planFile, model: scriptedModel([]), store, home, createTeamModel }).then(
+    const error = await runTask({ roleKinds, task: plan.task, plan, planFile, model: scriptedModel([]), store, home, createModel }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
@@ -345,6 +348,7 @@ describe('team files and runs that outlive their folder', () => {
     const controller = new AbortController();
     let answers = 0;
     const cancelled = await runTask({
+      roleKinds,
       task: 'T',
       plan: await readPlan(join(dir, 'plan.json')),
       planFile: join(dir, 'plan.json'),
@@ -359,7 +363,7 @@ describe('team files and runs that outlive their folder', () => {
     expect(cancelled.status).toBe('cancelled');
     await rm(join(dir, 'team.yaml'));
     const model = await loadScriptedModel(join(dir, 'replies.json'));
-    const error = await resumeRun({ runId: cancelled.runId, model, store, home }).then(
+    const error = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
@@ -367,7 +371,7 @@ describe('team files and runs that outlive their folder', () => {
     expect((await store.getRun(cancelled.runId))?.status).toBe('cancelled');
     expect(model.calls).toEqual([]);
     await copyFile(join(EXAMPLE, 'team.yaml'), join(dir, 'team.yaml'));
-    const resumed = await resumeRun({ runId: cancelled.runId, model, store, home });
+    const resumed = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home });
     expect(resumed.status).toBe('completed');
   });
 });
@@ -411,7 +415,7 @@ describe('a plan update that gives a subtask to a team role', () => {
     // The team role is in the plan (as `--team` offers put it there) but no subtask uses it yet.
     const start: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, team: teamFile } : role)), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
     const events: WeftEvent[] = [];
-    const result = await runTask({ task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    const result = await runTask({ roleKinds, task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');
     expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'panel')).toMatchObject({ kind: 'team', team: teamFile });
@@ -449,7 +453,7 @@ describe('a team role the inspector invents', () => {
     const plan = await readPlan(PLAN_FILE);
     const start: Workflow = { ...plan, roles: plan.roles.filter((role) => role.kind !== 'team'), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
     const events: WeftEvent[] = [];
-    const result = await runTask({ task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    const result = await runTask({ roleKinds, task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');
     expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'jury')).toEqual({ name: 'jury', prompt: 'You are the jury.', kind: 'llm' });

@@ -9,11 +9,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { EventRecord, NewRun, RunStore } from '../../src/store/run-store.js';
+import { isTeamScoreStore, type TeamScoreStore } from '../../src/team/team-score-store.js';
+
+/** Both stores implement the core contract and the team engine's TeamScoreStore. */
+type FullStore = RunStore & TeamScoreStore;
 import { rejection } from './rejection.js';
 
 export interface StoreLocation {
   /** Opens the store on this location; calling it again opens the same storage (close/reopen, two clients). */
-  open(): Promise<RunStore>;
+  open(): Promise<FullStore>;
   /** Removes the storage. */
   dispose(): Promise<void>;
 }
@@ -22,7 +26,7 @@ export interface RunStoreFactory {
   /** A fresh, empty storage location. */
   fresh(): Promise<StoreLocation>;
   /** For file-backed stores: opens the store file at `path` (the corrupted-file tests). */
-  openFile?: (path: string) => Promise<RunStore>;
+  openFile?: (path: string) => Promise<FullStore>;
 }
 
 function newRun(runId: string, extra: Partial<NewRun> = {}): NewRun {
@@ -45,8 +49,8 @@ function largeText(seed: string, kilobytes = 64): string {
 export function describeRunStore(name: string, factory: RunStoreFactory): void {
   describe(`RunStore conformance: ${name}`, () => {
     let location: StoreLocation;
-    let store: RunStore;
-    const extraStores: RunStore[] = [];
+    let store: FullStore;
+    const extraStores: FullStore[] = [];
 
     beforeEach(async () => {
       location = await factory.fresh();
@@ -59,7 +63,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       await location.dispose();
     });
 
-    async function reopen(): Promise<RunStore> {
+    async function reopen(): Promise<FullStore> {
       await store.close();
       store = await location.open();
       return store;
@@ -491,10 +495,18 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
     });
 
     describe('team scores', () => {
-      const save = (target: RunStore, scores: [string, number, number][], team = 'panel', taskType = 'mmlu') =>
+      const save = (target: FullStore, scores: [string, number, number][], team = 'panel', taskType = 'mmlu') =>
         target.saveTeamScores({ team, taskType, scores: scores.map(([agent, importance, queries]) => ({ agent, importance, queries })) });
-      const totals = async (team = 'panel', taskType = 'mmlu', target: RunStore = store) =>
+      const totals = async (team = 'panel', taskType = 'mmlu', target: FullStore = store) =>
         (await target.teamScores(team, taskType)).map((score) => [score.agent, score.importance, score.queries, score.mean]);
+
+      it("implements the team engine's TeamScoreStore, which is not part of RunStore", () => {
+        expect(isTeamScoreStore(store)).toBe(true);
+        // All three methods, not just some of them.
+        const { saveTeamScores, teamScores, teamSize } = store;
+        expect(isTeamScoreStore({ saveTeamScores, teamScores })).toBe(false);
+        expect(isTeamScoreStore({ saveTeamScores, teamScores, teamSize })).toBe(true);
+      });
 
       it('adds each save to the stored totals and orders by mean, then by agent', async () => {
         // Dyadic fractions, so every sum is exact in binary floating point.

@@ -3,9 +3,9 @@
  * instead of one model call, then is verified like any other result.
  *
  * Decisions:
- * - The team file is resolved against `teamBase`: the plan file's folder for `weft run --plan`, else the working
- *   directory (run-task.ts). It is read when a team subtask starts (a plan update may introduce a team role), and
- *   a plan given up front has its team files checked before the run starts (team-checks.ts).
+ * - The team file is resolved against `teamBase`: the plan file's folder for `weft run --plan`, else the folder
+ *   the caller gives (the CLI: its working directory). It is read when a team subtask starts (a plan update may
+ *   introduce a team role), and a plan given up front has its team files checked before the run starts (team-checks.ts).
  * - The query is the prompt an ordinary agent gets (task, objective, parents' outputs), answered as `text` unless
  *   the team file sets `answerKind`; importance scores are kept under the role's `taskType`, else `general` (TeamQuery's
  *   default, the one `weft team` uses when none is given).
@@ -17,18 +17,18 @@
  *   Afterwards this query's importance is added to the store, unless every call was replayed from the log (an
  *   earlier process already got that far, and may have saved them: counting twice would be worse than once less).
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { WeftError, isWeftError } from '../errors.js';
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { executePrompt } from '../plan/prompts.js';
-import type { RunStore } from '../store/run-store.js';
-import { buildTeam } from '../team/build-team.js';
-import { loadTeamFile } from '../team/parse-team-file.js';
-import { runTeam } from '../team/run-team.js';
-import type { TeamQuery, TeamResult, TeamSpec } from '../team/team.js';
-import type { TeamSummary, WeftEvent } from './events.js';
-import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
+import { buildTeam } from './build-team.js';
+import { loadTeamFile } from './parse-team-file.js';
+import { runTeam } from './run-team.js';
+import type { TeamQuery, TeamResult, TeamSpec } from './team.js';
+import type { TeamSummary, WeftEvent } from '../run/events.js';
+import { verifyOutput, type AttemptOutcome, type SubtaskAttempt } from '../run/run-subtask.js';
+import type { TeamScoreStore } from './team-score-store.js';
 import { selectStoredTeamMembers, type TeamChoice } from './team-selection.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 
@@ -41,14 +41,16 @@ const LAYER_ANSWER_CHARS = 200;
 type TeamEvent = Omit<Extract<WeftEvent, { type: 'team' }>, 'at'>;
 
 export interface TeamAttemptContext {
-  /** The folder relative team files resolve against. */
-  readonly teamBase: string;
+  /** The folder relative team files resolve against; without one only absolute team files can be used. */
+  readonly teamBase: string | undefined;
   /** The model of agents (and ranker) without a model spec of their own: the run's metered model. */
   readonly model: ChatModel;
   /** A metered model for a spec named in a team file; without it such a spec is a BAD_INPUT. */
   readonly modelFor?: (spec: string) => Promise<ChatModel>;
   /** Where importance scores are read and saved; without it every team runs whole and nothing is saved. */
-  readonly store?: Pick<RunStore, 'teamScores' | 'teamSize' | 'saveTeamScores'>;
+  readonly store?: TeamScoreStore;
+  /** Why there is no `store`, for the report (default: no run store). */
+  readonly noStoreReason?: string;
   /** Replies recorded before a resume: a result found among them was replayed, not made. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
   readonly emit: (event: TeamEvent) => void;
@@ -57,15 +59,22 @@ export interface TeamAttemptContext {
 export type TeamAttemptRunner = (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;
 
 /** The absolute path of a team role's file. */
-export function teamFilePath(teamBase: string, role: Pick<Role, 'name' | 'team'>): string {
+export function teamFilePath(teamBase: string | undefined, role: Pick<Role, 'name' | 'team'>): string {
   if (role.team === undefined || role.team.trim() === '') {
     throw new WeftError('BAD_INPUT', `Role "${role.name}" is a team but names no team file`, { location: { field: `roles.${role.name}.team` } });
+  }
+  if (isAbsolute(role.team)) return role.team;
+  if (teamBase === undefined) {
+    // Resolving against the process's working directory here would make a library run depend on where it started.
+    throw new WeftError('BAD_INPUT', `Role "${role.name}" names the relative team file ${JSON.stringify(role.team)}, and the run has no folder to resolve it against: give the plan's file (planFile) or a base folder`, {
+      location: { field: `roles.${role.name}.team` },
+    });
   }
   return resolve(teamBase, role.team);
 }
 
 /** Loads a team role's file; any failure is a BAD_INPUT naming the role and the file, located in it. */
-export async function loadRoleTeam(teamBase: string, role: Pick<Role, 'name' | 'team'>): Promise<{ file: string; spec: TeamSpec }> {
+export async function loadRoleTeam(teamBase: string | undefined, role: Pick<Role, 'name' | 'team'>): Promise<{ file: string; spec: TeamSpec }> {
   const file = teamFilePath(teamBase, role);
   try {
     return { file, spec: await loadTeamFile(file) };
@@ -154,7 +163,7 @@ async function saveScores(
   result: TeamResult,
   allReplayed: boolean,
 ): Promise<TeamSummary['scores']> {
-  if (!context.store) return { saved: false, reason: 'no run store' };
+  if (!context.store) return { saved: false, reason: context.noStoreReason ?? 'no run store' };
   if (allReplayed) return { saved: false, reason: 'every call was replayed from the log: an earlier process ran this team' };
   const entries = Object.entries(result.importance)
     .filter(([, importance]) => Number.isFinite(importance) && importance >= 0)

@@ -3,24 +3,21 @@
  * on `weft resume`, since files can move in between) and the teams offered to the planner (`--team`). A team
  * that cannot work is the user's input error, exit 2, not a subtask that fails three times.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { WeftError, isWeftError } from '../errors.js';
 import type { Role, Workflow } from '../graph/workflow.js';
 import { checkTeamOffers, type TeamOffer } from '../plan/team-offer.js';
-import { loadTeamFile } from '../team/parse-team-file.js';
-import type { TeamSpec } from '../team/team.js';
+import { loadTeamFile } from './parse-team-file.js';
+import type { TeamSpec } from './team.js';
 import { loadRoleTeam, teamFilePath } from './team-attempt.js';
 import { redactModelSpec } from '../llm/model-spec.js';
+import type { ModelCheck } from '../run/role-kind.js';
 
-export interface TeamModelCheck {
-  /** Makes (without calling) the model of a spec a team file names: a missing API key or model file fails here. */
-  readonly createModel: (spec: string) => Promise<unknown>;
-  /** The run's own model: agents using it need no check. */
-  readonly runModel?: string;
-}
+/** How the models a team file names are tried (the run's own model needs no check). */
+export type TeamModelCheck = ModelCheck;
 
 /** Every team role of a plan names a usable team file whose models can be made. */
-export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase: string, models?: TeamModelCheck): Promise<void> {
+export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase: string | undefined, models?: TeamModelCheck): Promise<void> {
   for (const role of workflow.roles) {
     if (role.kind !== 'team') continue;
     const { file, spec } = await loadRoleTeam(teamBase, role);
@@ -29,18 +26,19 @@ export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase
 }
 
 /** The plan with its team files made absolute, so that its saved versions run from anywhere. */
-export function withAbsoluteTeamFiles<W extends Pick<Workflow, 'roles'>>(workflow: W, teamBase: string): W {
+export function withAbsoluteTeamFiles<W extends Pick<Workflow, 'roles'>>(workflow: W, teamBase: string | undefined): W {
   const roles: Role[] = workflow.roles.map((role) => (role.kind === 'team' && role.team !== undefined ? { ...role, team: teamFilePath(teamBase, role) } : role));
   return { ...workflow, roles };
 }
 
 /**
  * Reads team files to offer to the planner: each becomes a TeamOffer named after its team, with its file's
- * `description` (or a list of its agents) for the planner to read. A file given twice is offered once.
+ * `description` (or a list of its agents) for the planner to read. A file given twice is offered once. Relative
+ * files resolve against `base` (the CLI's working directory; a resumed run's recorded folder).
  */
-export async function loadTeamOffers(files: readonly string[], base: string = process.cwd(), models?: TeamModelCheck): Promise<TeamOffer[]> {
+export async function loadTeamOffers(files: readonly string[], base: string | undefined, models?: TeamModelCheck): Promise<TeamOffer[]> {
   const offers: TeamOffer[] = [];
-  for (const file of new Set(files.map((given) => resolve(base, given)))) {
+  for (const file of new Set(files.map((given) => offerPath(base, given)))) {
     const spec = await loadTeamFile(file);
     if (models) await checkTeamModels(spec, file, models, `The team file ${file} `);
     const members = spec.agents.map((agent) => agent.name).join(', ');
@@ -48,6 +46,12 @@ export async function loadTeamOffers(files: readonly string[], base: string = pr
   }
   checkTeamOffers(offers);
   return offers;
+}
+
+function offerPath(base: string | undefined, file: string): string {
+  if (isAbsolute(file)) return file;
+  if (base === undefined) throw new WeftError('BAD_INPUT', `The team file ${JSON.stringify(file)} is relative, and there is no folder to resolve it against`, { location: { file } });
+  return resolve(base, file);
 }
 
 /** Every model a team file names (its own and its llm agents') can be made. */

@@ -6,9 +6,9 @@
  * where the size came from included: the report shows it.
  */
 import { sortTeamScores, topAgents, type TeamScore } from '../store/team-scores.js';
-import type { RunStore } from '../store/run-store.js';
-import type { TeamSpec } from '../team/team.js';
-import type { TeamSelection } from './events.js';
+import type { TeamSpec } from './team.js';
+import type { TeamScoreStore } from './team-score-store.js';
+import type { TeamSelection } from '../run/events.js';
 
 /** DyLAN's team size after optimisation (SPEC §3.1: N = 4): the size when no `weft team optimize --k` recorded one. */
 export const OPTIMIZED_TEAM_SIZE = 4;
@@ -34,7 +34,7 @@ export function describeTeamSize(storedSize: number | undefined): string {
 /**
  * `pool`: the team file's agents in order; `scores`: what the store holds for (team, task type), any order;
  * `where`: names the key in the reason, e.g. `team "panel", task type "general"`; `storedSize`: the team size the
- * store holds for that key (`RunStore.teamSize`), undefined when none was recorded (then OPTIMIZED_TEAM_SIZE).
+ * store holds for that key (`TeamScoreStore.teamSize`), undefined when none was recorded (then OPTIMIZED_TEAM_SIZE).
  */
 export function selectTeamMembers(
   pool: readonly string[],
@@ -88,7 +88,7 @@ export function selectTeamFileMembers(spec: Pick<TeamSpec, 'name' | 'agents'>, t
 }
 
 /** Reads what the store holds for (team, task type) and selects from it (nothing stored: the whole team). */
-export async function selectStoredTeamMembers(store: Pick<RunStore, 'teamScores' | 'teamSize'> | undefined, spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string): Promise<TeamChoice> {
+export async function selectStoredTeamMembers(store: Pick<TeamScoreStore, 'teamScores' | 'teamSize'> | undefined, spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string): Promise<TeamChoice> {
   const scores = store ? await store.teamScores(spec.name, taskType) : [];
   const size = store ? await store.teamSize(spec.name, taskType) : undefined;
   return selectTeamFileMembers(spec, taskType, scores, size);
