@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
-import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
+import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../index.js';
 import { benchWorfbenchCommand } from './bench-command.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { evalCommand } from './eval-command.js';
