@@ -25,7 +25,7 @@ export { boundedSchema, toGrammarSubset, type JsonSchema } from './llm/json-sche
 export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
 // Planning: a task → candidate workflows; updates, merges and verification of a running plan.
-export { planTask, type PlanCandidate, type PlanResult } from './plan/plan-task.js';
+export { planTask, type PlanCandidate, type PlanOptions, type PlanResult } from './plan/plan-task.js';
 export { proposeUpdate } from './plan/update-plan.js';
 export { mergeUpdate } from './plan/merge-update.js';
 export { verifySubtask } from './plan/verify-subtask.js';
