@@ -64,9 +64,14 @@ const ALLOWED = {
   // DyLAN teams: agents are models (llm); the team role kind implements run's RoleKindEngine, runs its subtasks
   // with the planner's prompt (plan) and keeps its scores in the stores (store's team-scores types).
   team: ['llm', 'graph', 'run', 'store', 'plan'],
-  // Distributed execution sits on top, like the CLI.
+  // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
+  // import the layers below it directly.
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
 };
+// The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
+// (ARCHITECTURE.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
+const PUBLIC_ENTRY = join(root, 'index.ts');
+const CLIENTS = ['cli'];
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);
   return parts.length > 1 ? parts[0] : undefined;
@@ -74,6 +79,13 @@ const layerOf = (file) => {
 const violations = [];
 for (const [file, targets] of graph) {
   const layer = layerOf(file);
+  if (CLIENTS.includes(layer)) {
+    for (const target of targets) {
+      if (target === PUBLIC_ENTRY || layerOf(target) === layer) continue;
+      violations.push(`${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) and src/${layer}/*; export what it needs from src/index.ts`);
+    }
+    continue;
+  }
   const allowed = ALLOWED[layer];
   if (!allowed) continue;
   for (const target of targets) {

@@ -1,29 +1,42 @@
-/** Weft's public library API. Deep imports are not part of the contract; everything supported is here. */
-export { WeftError, formatError, isAbortError, isUserError, isWeftError } from './errors.js';
+/**
+ * Weft's public library API. Deep imports are not part of the contract; everything supported is here, and the CLI
+ * (src/cli) uses nothing else (scripts/check-cycles.mjs enforces it). Grouped by area; internals of an area (graph
+ * matching, LIS, parse helpers) stay unexported.
+ */
+
+// Errors: one error type with codes; the CLI's exit codes and messages come from these.
+export { MAX_REPORTED_ISSUES, WeftError, formatError, isAbortError, isUserError, isWeftError } from './errors.js';
 export type { LocatedIssue, SourceLocation, WeftErrorCode } from './errors.js';
 
+// Workflow graphs: model, validation, ordering, metrics, diff and export (pure).
 export * from './graph/index.js';
 
+// Models: the ChatModel contract, the model registry (spec strings → models), wrappers and prices.
 export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
-export { createModel, resolveModelSpec } from './llm/resolve-model.js';
-export { parseModelSpec } from './llm/model-spec.js';
+export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
+export { MODEL_PROVIDERS, formatModelSpec, parseModelSpec, redactModelSpec, requestedModelName, type ModelProvider, type ModelSpec } from './llm/model-spec.js';
 export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
+export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
+export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
 export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
+export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
 export { boundedSchema, toGrammarSubset, type JsonSchema } from './llm/json-schema.js';
 export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
-export { planTask, type PlanCandidate, type PlanResult } from './plan/plan-task.js';
+// Planning: a task → candidate workflows; updates, merges and verification of a running plan.
+export { planTask, type PlanCandidate, type PlanOptions, type PlanResult } from './plan/plan-task.js';
 export { proposeUpdate } from './plan/update-plan.js';
 export { mergeUpdate } from './plan/merge-update.js';
 export { verifySubtask } from './plan/verify-subtask.js';
 export { planAnswerJsonSchema, updateAnswerJsonSchema, verdictAnswerJsonSchema } from './plan/answer-schemas.js';
 
+// Running: plan and run a task, resume an interrupted run, and the events a run records.
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
 export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
-export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
-export { runResult, type RunResult } from './run/run-result.js';
-export type { RunStatus, UpdateStrategy, Verdict, WeftEvent, WeftEventType } from './run/events.js';
+export { resumeRun, type ResumeRunOptions } from './run/resume-run.js';
+export type { CandidateSummary, RunStatus, TeamSelection, TeamSummary, UpdateStrategy, Verdict, WeftEvent, WeftEventType } from './run/events.js';
+export { createMeter, meteredModel, type Budget, type Meter, type MeterOptions } from './run/metered-model.js';
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
 export type { AttemptOutcome, SubtaskAttempt } from './run/run-subtask.js';
@@ -31,12 +44,62 @@ export type { ModelCheck, RoleKindContext, RoleKindEngine, RoleKindSetup } from 
 export { resolveRunSettings, RUN_DEFAULTS, type ResolvedRunSettings, type RunSettings } from './run/run-settings.js';
 export { defaultRoleKinds } from './role-kinds.js';
 export { createTeamRoleKind, TEAM_ROLE_KIND } from './team/team-role-kind.js';
-export { isTeamScoreStore, type TeamScoreStore } from './team/team-score-store.js';
+export { isTeamScoreStore, teamScoreStoreOf, type TeamScoreStore } from './team/team-score-store.js';
 
+// Showing a run: its summary, result, report and plan history, folded from its events.
+export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
+export { runResult, type RunResult } from './run/run-result.js';
+export { renderReport, type ReportInput } from './run/report.js';
+export { formatPlanHistory, planHistory, type PlanHistory, type PlanHistoryVersion } from './run/plan-history.js';
+export { candidateSummary } from './run/candidate-summary.js';
+
+// Teams in workflows: team files offered to the planner, and which members a stored optimisation keeps.
+export { checkTeamFiles, loadTeamOffers } from './team/team-checks.js';
+export { selectStoredTeamMembers, selectTeamFileMembers, teamSizeOf, type TeamChoice } from './team/team-selection.js';
+
+// Distributed execution: a queue of attempts and the workers that run them.
 export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './workers/queue-runner.js';
 export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './workers/run-worker.js';
 
-export { openRunStore, resolveHome } from './store/open-store.js';
-export type { EventRecord, NewRun, PlanVersion, RunRecord, RunStore, StoredEvent } from './store/run-store.js';
+// Stores: opening a home's run store (SQLite or Postgres), run folders, run liveness and pruning.
+export { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom, type OpenRunStoreOptions, type ResolveHomeOptions, type StoreSpecSources } from './store/open-store.js';
+export type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus } from './store/run-store.js';
+export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
+export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
+export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';
+export { selectRunsToPrune, type KeptRun, type RunsToPrune } from './store/select-runs-to-prune.js';
 
-export * from './eval/index.js';
+// Teams (DyLAN): run a team on a query, evaluate it on a dataset, optimise its members; team files and datasets.
+export type { TeamAgentSpec, TeamQuery, TeamResult, TeamSpec } from './team/team.js';
+export type { TeamEvent, TeamEventType } from './team/team-events.js';
+export { TEAM_DEFAULTS, runTeam, type RunTeamOptions } from './team/run-team.js';
+export { buildTeam, type BuildTeamOptions, type BuiltTeam } from './team/build-team.js';
+export { loadTeamFile, parseTeamFile } from './team/parse-team-file.js';
+export { parseTeamDataset, readTeamDataset, readTeamQueries, teamQueryOf, type TeamDatasetItem, type TeamQueryItem } from './team/team-dataset.js';
+export { evaluateTeam, type EvaluateTeamOptions, type EvaluatedItem, type TeamEvaluation } from './team/evaluate-team.js';
+export { optimizeTeam, type OptimizeTeamOptions, type OptimizeTeamResult } from './team/optimize-team.js';
+
+// Evaluation (WorfEval, WorfBench): workflow text, scoring against gold, prediction files and the benchmark runner.
+export type { EdgeSource, EdgeTarget, WorkflowText } from './eval/workflow-text.js';
+export { parseWorkflowText, type ParseWorkflowTextResult, type WorkflowTextIssue } from './eval/parse-workflow-text.js';
+export { formatWorkflowText } from './eval/format-workflow-text.js';
+export { workflowTextToWorkflow, workflowToWorkflowText } from './eval/workflow-text-graph.js';
+export { similarityFromFunction, type Similarity, type SimilarityKind } from './eval/similarity.js';
+export { createLexicalSimilarity, type LexicalSimilarityOptions } from './eval/lexical-similarity.js';
+export { createEmbeddingSimilarity, type EmbedFunction, type Embedder, type EmbeddingSimilarityOptions } from './eval/embedding-similarity.js';
+export { DEFAULT_SIMILARITY_SPEC, createSimilarity, formatSimilaritySpec, parseSimilaritySpec, type CreateSimilarityOptions, type SimilaritySpec } from './eval/similarity-spec.js';
+export { scoreWorkflow, scoreWithSimilarity } from './eval/score-workflow.js';
+export type { SampleScore, ScoreOptions } from './eval/sample-score.js';
+export { loadGold, type GoldRecord } from './eval/gold-data.js';
+export { parsePredictions, readPredictions, type Prediction, type PredictionsFile } from './eval/predictions-file.js';
+export type { EvalReport, GroupScore, SampleReport } from './eval/eval-report.js';
+export { evaluatePredictions, type EvaluateInput } from './eval/evaluate.js';
+export { planAsWorkflowText, type PlanAsWorkflowTextOptions } from './eval/plan-as-workflow-text.js';
+export { DEFAULT_WORFBENCH_CANDIDATES, runWorfbench, type RunWorfbenchOptions, type WorfbenchPlanner, type WorfbenchProgress, type WorfbenchRunResult } from './eval/run-worfbench.js';
+
+// Located input: reading JSON/YAML whose errors name the field, line and column (as config and plan files do).
+export { readStructuredSource, type StructuredSource } from './text/read-structured-source.js';
+export { formatFieldPath, type FieldPath, type PathIssue } from './text/source-locator.js';
+export { describeTypeMismatch, valueAt } from './text/describe-value.js';
+export { closestWord } from './text/edit-distance.js';
+export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';

@@ -5,15 +5,10 @@
  * goes, resumes where an earlier run stopped, and scores them with WorfEval.
  */
 import { join } from 'node:path';
-import { WeftError } from '../errors.js';
-import { loadGold } from '../eval/gold-data.js';
-import { createSimilarity } from '../eval/similarity-spec.js';
-import { DEFAULT_WORFBENCH_CANDIDATES, runWorfbench, type WorfbenchPlanner, type WorfbenchProgress, type WorfbenchRunResult } from '../eval/run-worfbench.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import { createSimilarity, DEFAULT_WORFBENCH_CANDIDATES, loadGold, redactModelSpec, runWorfbench, WeftError, type ChatModel, type WorfbenchPlanner, type WorfbenchProgress, type WorfbenchRunResult } from '../index.js';
 import { loadContext, loadModel, requireValue } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
-import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface BenchWorfbenchFlags {
   readonly data?: string;

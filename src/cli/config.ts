@@ -12,12 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { WeftError, type LocatedIssue } from '../errors.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS, type OutputTokenSetting } from '../llm/output-limit.js';
-import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
-import { closestWord } from '../text/edit-distance.js';
-import { readStructuredSource } from '../text/read-structured-source.js';
-import { formatFieldPath, type FieldPath, type PathIssue } from '../text/source-locator.js';
+import { closestWord, DEFAULT_MAX_OUTPUT_TOKENS, describeTypeMismatch, formatFieldPath, readStructuredSource, valueAt, WeftError, type FieldPath, type LocatedIssue, type OutputTokenSetting, type PathIssue } from '../index.js';
 
 const priceSchema = z.object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() }).strict();
 

@@ -1,12 +1,5 @@
 /** What every command needs: the Weft home, its config, the store and the model. */
-import { WeftError } from '../errors.js';
-import type { ChatModel, ChatResult } from '../llm/chat-model.js';
-import { requestedModelName } from '../llm/model-spec.js';
-import { costOf, mergePrices, DEFAULT_PRICES } from '../llm/pricing.js';
-import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
-import { withResilience } from '../llm/resilient-model.js';
-import { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom } from '../store/open-store.js';
-import type { RunStore } from '../store/run-store.js';
+import { costOf, createModel, DEFAULT_PRICES, describeStore, mergePrices, openExistingRunStore, openRunStore, requestedModelName, resolveHome, resolveModelSpec, storeSpecFrom, WeftError, withResilience, type ChatModel, type ChatResult, type RunStore } from '../index.js';
 import { loadConfig, type WeftConfig } from './config.js';
 
 export interface CommonFlags {

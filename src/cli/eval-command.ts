@@ -5,14 +5,7 @@
  * a single prediction line included).
  */
 import { join } from 'node:path';
-import { WeftError } from '../errors.js';
-import type { EvalReport, GroupScore } from '../eval/eval-report.js';
-import { evaluatePredictions } from '../eval/evaluate.js';
-import { loadGold } from '../eval/gold-data.js';
-import { readPredictions } from '../eval/predictions-file.js';
-import { createSimilarity } from '../eval/similarity-spec.js';
-import type { ScoreOptions } from '../eval/sample-score.js';
-import { resolveHome } from '../store/open-store.js';
+import { createSimilarity, evaluatePredictions, loadGold, readPredictions, resolveHome, WeftError, type EvalReport, type GroupScore, type ScoreOptions } from '../index.js';
 import { requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';

@@ -1,5 +1,5 @@
 /** Flag parsing shared by the commands: every bad value is a BAD_INPUT naming the flag. */
-import { WeftError } from '../errors.js';
+import { WeftError } from '../index.js';
 
 export function integerFlag(name: string, value: string | undefined, { min = 0 }: { min?: number } = {}): number | undefined {
   if (value === undefined) return undefined;

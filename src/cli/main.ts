@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
-import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
+import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, RUN_DEFAULTS, WeftError } from '../index.js';
 import { benchWorfbenchCommand } from './bench-command.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { evalCommand } from './eval-command.js';
@@ -17,7 +17,6 @@ import { runsCommand } from './runs-command.js';
 import { showCommand } from './show-command.js';
 import { registerTeamCommands } from './team-command.js';
 import { workerCommand } from './worker-command.js';
-import { RUN_DEFAULTS } from '../run/run-settings.js';
 
 /** Commander's accumulator for a repeatable option. */
 function collect(value: string, previous: string[]): string[] {

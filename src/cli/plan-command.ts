@@ -4,19 +4,11 @@
  * the granularity of single actions (src/eval/plan-as-workflow-text.ts), for `weft eval` and WorfEval.
  */
 import { writeFile } from 'node:fs/promises';
-import { planAsWorkflowText } from '../eval/plan-as-workflow-text.js';
-import { toMermaid, toWorkflowJson } from '../graph/index.js';
-import { planTask, type PlanResult } from '../plan/plan-task.js';
-import { WeftError } from '../errors.js';
-import { candidateSummary } from '../run/candidate-summary.js';
-import { loadTeamOffers } from '../team/team-checks.js';
-import { RUN_DEFAULTS } from '../run/run-settings.js';
-import { createMeter, meteredModel } from '../run/metered-model.js';
+import { RUN_DEFAULTS, candidateSummary, createMeter, loadTeamOffers, meteredModel, planAsWorkflowText, planTask, redactModelSpec, toMermaid, toWorkflowJson, WeftError, type PlanResult } from '../index.js';
 import { loadContext, loadModel, modelMaker } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { readTask } from './read-task.js';
-import { redactModelSpec } from '../llm/model-spec.js';
 
 export interface PlanFlags {
   readonly candidates?: string;

@@ -1,10 +1,6 @@
 /** `weft resume <runId>`: continue an interrupted or cancelled run where its log ends. */
-import { WeftError } from '../errors.js';
-import { createQueueRunner } from '../workers/queue-runner.js';
-import { resumeRun } from '../run/resume-run.js';
-import { defaultRoleKinds } from '../role-kinds.js';
+import { defaultRoleKinds, createQueueRunner, mayHaveRedactedCredentials, resumeRun, WeftError } from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
-import { mayHaveRedactedCredentials } from '../text/redact-url.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { printResult, runJson } from './run-command.js';

@@ -1,16 +1,6 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import { readFile } from 'node:fs/promises';
-import { WeftError } from '../errors.js';
-import { parseWorkflow } from '../graph/index.js';
-import type { Workflow } from '../graph/workflow.js';
-import { createQueueRunner, type QueueRunner } from '../workers/queue-runner.js';
-import type { ExecutionStrategy } from '../run/execution.js';
-import { runTask, type RunTaskResult } from '../run/run-task.js';
-import { defaultRoleKinds } from '../role-kinds.js';
-import { loadTeamOffers } from '../team/team-checks.js';
-import { runResult } from '../run/run-result.js';
-import type { RunSummary, TaskSummary } from '../run/run-summary.js';
-import { outputFileName } from '../store/run-paths.js';
+import { defaultRoleKinds, createQueueRunner, loadTeamOffers, outputFileName, parseWorkflow, runResult, runTask, WeftError, type ExecutionStrategy, type QueueRunner, type RunSummary, type RunTaskResult, type TaskSummary, type Workflow } from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';

@@ -2,14 +2,8 @@
  * `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document; `--history`
  * replays how its plan changed; `--output <subtask>` prints one subtask's accepted output.
  */
-import { WeftError } from '../errors.js';
-import { toDot, toMermaid, workflowFromJson } from '../graph/index.js';
-import type { WeftEvent } from '../run/events.js';
+import { formatPlanHistory, outputFileName, ownerState, planHistory, runPaths, summarizeRun, toDot, toMermaid, WeftError, workflowFromJson, type WeftEvent } from '../index.js';
 import { teamOutcome } from './team-output.js';
-import { formatPlanHistory, planHistory } from '../run/plan-history.js';
-import { summarizeRun } from '../run/run-summary.js';
-import { ownerState } from '../store/run-owner.js';
-import { outputFileName, runPaths } from '../store/run-paths.js';
 import { loadContext, openExistingStore, runNotFound } from './context.js';
 import type { Output } from './output.js';
 import { printResult, runJson } from './run-command.js';

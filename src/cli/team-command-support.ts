@@ -1,19 +1,8 @@
 /** What the `weft team` commands share: flags, team and model loading, member selection, progress, sim warnings. */
-import { WeftError, isWeftError } from '../errors.js';
-import type { ChatModel } from '../llm/chat-model.js';
-import { resolveModelSpec } from '../llm/resolve-model.js';
-import type { TeamSelection } from '../run/events.js';
-import { selectStoredTeamMembers } from '../team/team-selection.js';
-import { isTeamScoreStore } from '../team/team-score-store.js';
-import { buildTeam, type BuiltTeam } from '../team/build-team.js';
-import { parseSimOptions } from '../llm/sim-options.js';
-import { SIM_RIGHT_ANSWER } from '../llm/sim-team.js';
-import type { TeamSpec } from '../team/team.js';
-import type { TeamEvent } from '../team/team-events.js';
+import { isTeamScoreStore, buildTeam, isWeftError, parseSimOptions, redactModelSpec, resolveModelSpec, selectStoredTeamMembers, SIM_RIGHT_ANSWER, WeftError, type BuiltTeam, type ChatModel, type TeamEvent, type TeamSelection, type TeamSpec } from '../index.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
 import { type ModelUse, type TeamModels } from './team-output.js';
-import { redactModelSpec } from '../llm/model-spec.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';

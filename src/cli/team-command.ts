@@ -22,10 +22,7 @@
  */
 import { stat, readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { WeftError } from '../errors.js';
-import { loadTeamFile } from '../team/parse-team-file.js';
-import { runTeam } from '../team/run-team.js';
-import type { TeamQuery } from '../team/team.js';
+import { loadTeamFile, runTeam, WeftError, type TeamQuery } from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';

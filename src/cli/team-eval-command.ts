@@ -1,9 +1,5 @@
 /** `weft team eval --team team.yaml --data mc.jsonl`: accuracy and calls per query on a dataset with answers. */
-import { evaluateTeam } from '../team/evaluate-team.js';
-import { loadTeamFile } from '../team/parse-team-file.js';
-import { TEAM_DEFAULTS } from '../team/run-team.js';
-import { readTeamDataset, teamQueryOf } from '../team/team-dataset.js';
-import type { TeamQuery } from '../team/team.js';
+import { evaluateTeam, loadTeamFile, readTeamDataset, TEAM_DEFAULTS, teamQueryOf, type TeamQuery } from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';

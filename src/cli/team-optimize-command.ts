@@ -1,10 +1,5 @@
 /** `weft team optimize --team pool.yaml --queries q.jsonl --k K`: score a pool, keep the top k, save both. */
-import { WeftError } from '../errors.js';
-import { selectTeamFileMembers, teamSizeOf, type TeamChoice } from '../team/team-selection.js';
-import { teamScoreStoreOf } from '../team/team-score-store.js';
-import { optimizeTeam } from '../team/optimize-team.js';
-import { loadTeamFile } from '../team/parse-team-file.js';
-import { readTeamQueries, teamQueryOf } from '../team/team-dataset.js';
+import { teamScoreStoreOf, loadTeamFile, optimizeTeam, readTeamQueries, selectTeamFileMembers, teamQueryOf, teamSizeOf, WeftError, type TeamChoice } from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';

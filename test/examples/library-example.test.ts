@@ -1,0 +1,25 @@
+/** examples/library.ts, the README's library example, runs as a user would run it (tsx, from the repository root). */
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../e2e/weft-cli.js';
+
+function runExample(): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'examples/library.ts'], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('examples/library.ts', () => {
+  it('plans, runs, reads back and prunes a run through the public API', async () => {
+    const { code, stdout, stderr } = await runExample();
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^plan: 4 subtasks \(candidate \d of 3\)$/);
+    expect(lines[1]).toMatch(/^run \S+: completed, 4\/4 subtasks completed, \d+ model calls$/);
+    expect(lines[2]).toBe('stored summary: completed, plan version 1, 4 subtasks');
+    expect(lines[3]).toMatch(/^pruned 1 run\(s\), [1-9]\d* bytes freed; 0 left$/);
+    expect(lines).toHaveLength(4);
+  });
+});

@@ -1,0 +1,47 @@
+/** scripts/check-cycles.mjs's rule that the CLI imports only the public API (src/index.ts), on a toy source tree. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../e2e/weft-cli.js';
+
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'weft-check-cycles-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+function check(root: string): { code: number; stderr: string } {
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'scripts/check-cycles.mjs'), root], { stdio: 'pipe' });
+    return { code: 0, stderr: '' };
+  } catch (error) {
+    const failed = error as { status: number; stderr: Buffer };
+    return { code: failed.status, stderr: failed.stderr.toString() };
+  }
+}
+
+const library = {
+  'index.ts': "export { pruneRuns } from './store/prune-runs.js';\n",
+  'store/prune-runs.ts': 'export const pruneRuns = 1;\n',
+  'cli/output.ts': 'export const output = 1;\n',
+};
+
+describe('check-cycles: the CLI is a client of the public API', () => {
+  it('accepts a CLI that imports src/index.ts and its own folder', () => {
+    const root = tree({ ...library, 'cli/prune-command.ts': "import { pruneRuns } from '../index.js';\nimport { output } from './output.js';\n" });
+    expect(check(root)).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('refuses a CLI file that imports a library module directly, saying what to do instead', () => {
+    const root = tree({ ...library, 'cli/prune-command.ts': "import type { pruneRuns } from '../store/prune-runs.js';\n" });
+    const { code, stderr } = check(root);
+    expect(code).toBe(1);
+    expect(stderr).toContain('prune-command.ts (cli) imports');
+    expect(stderr).toContain('src/cli may import from src/ only src/index.ts (the public API) and src/cli/*');
+  });
+});
