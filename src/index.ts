@@ -7,6 +7,8 @@ export * from './graph/index.js';
 export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
 export { createModel, resolveModelSpec } from './llm/resolve-model.js';
 export { parseModelSpec } from './llm/model-spec.js';
+export { listProviders, registerProvider } from './llm/provider-registry.js';
+export type { CreatedEmbedder, ModelProviderDescriptor, ModelSpec, ProviderCreateOptions, SpecProblem } from './llm/provider.js';
 export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
 export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
 export { generateStructured } from './llm/structured-output.js';
