@@ -7,7 +7,8 @@ import { createModel, resolveModelSpec } from '../llm/resolve-model.js';
 import { withResilience } from '../llm/resilient-model.js';
 import { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom } from '../store/open-store.js';
 import type { RunStore } from '../store/run-store.js';
-import { loadConfig, type WeftConfig } from './config.js';
+import type { WeftConfig } from './config.js';
+import { loadConfig } from './load-config.js';
 
 export interface CommonFlags {
   readonly home?: string;
