@@ -12,7 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../fixtures/load-log/register.mjs', import.meta.url));
+const REQUIRE_HOOK = fileURLToPath(new URL('../fixtures/load-log/require-hook.cjs', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+/** What tsx itself loads to run the sources. */
+const TOOLING = new Set(['tsx', 'esbuild']);
 const HEAVY = ['openai', '@anthropic-ai/sdk', 'better-sqlite3', 'pg', 'bullmq', 'ioredis', 'node-llama-cpp'];
 const scratch = mkdtempSync(join(tmpdir(), 'weft-load-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -23,7 +26,7 @@ function packagesLoaded(args: readonly string[], cwd = ROOT): Promise<{ packages
   const log = join(scratch, `load-${(runs += 1)}.log`);
   writeFileSync(log, '');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', '--import', REGISTER, ...args], { cwd, env: { ...process.env, WEFT_LOAD_LOG: log, WEFT_HOME: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--require', REQUIRE_HOOK, '--import', 'tsx', '--import', REGISTER, ...args], { cwd, env: { ...process.env, WEFT_LOAD_LOG: log, WEFT_HOME: '' } }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`${error.message}\n${stderr}`));
       const names = readFileSync(log, 'utf8').split('\n').filter(Boolean);
       // `openai/resources/x` is the package `openai`; `@scope/name/x` is `@scope/name`.
@@ -33,16 +36,18 @@ function packagesLoaded(args: readonly string[], cwd = ROOT): Promise<{ packages
 }
 
 describe('start-up loads only what it uses', () => {
-  it('the log sees a provider SDK when one is loaded (the check can fail)', async () => {
+  it('the log sees a package loaded by import and one loaded by require (the checks can fail)', async () => {
     const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/llm/providers/openai-compatible.ts'))})`]);
     expect(packages).toContain('openai');
+    const viaRequire = await packagesLoaded(['-e', `(await import(${JSON.stringify(join(ROOT, 'src/text/yaml.ts'))})).yaml()`]);
+    expect(viaRequire.packages).toContain('yaml');
   });
 
   it('weft --version and weft --help load the command line parser and nothing else', async () => {
     for (const flag of ['--version', '--help']) {
       const { packages, stdout } = await packagesLoaded([MAIN, flag]);
       expect(stdout).not.toBe('');
-      expect([...packages].filter((name) => name !== 'tsx')).toEqual(['commander']);
+      expect([...packages].filter((name) => !TOOLING.has(name))).toEqual(['commander']);
     }
   });
 
@@ -62,6 +67,6 @@ describe('start-up loads only what it uses', () => {
   it('importing the library loads no provider SDK and no store driver', async () => {
     const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/index.ts'))})`]);
     expect(packages.size).toBeGreaterThan(0);
-    for (const name of HEAVY) expect(packages).not.toContain(name);
+    for (const name of [...HEAVY, 'yaml']) expect(packages).not.toContain(name);
   });
 });
