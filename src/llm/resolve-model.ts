@@ -6,7 +6,7 @@
  */
 import { WeftError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
-import { checkModelSpec, parseModelSpec, type ModelSpec } from './model-spec.js';
+import { checkModelSpec, modelSpecForms, parseModelSpec, type ModelSpec } from './model-spec.js';
 import type { NodeLlamaCppImporter } from './providers/local-gguf.js';
 import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './output-limit.js';
 import type { Env } from './provider.js';
@@ -92,20 +92,40 @@ export async function resolveModelSpec(options: ResolveModelSpecOptions = {}): P
   const probe = options.probeOllama ?? (() => probeOllama({ env }));
   const ollamaModel = await probe().catch(() => undefined);
   if (ollamaModel) return { spec: `ollama:${ollamaModel}`, source: 'ollama' };
-  throw new WeftError('MODEL_CONFIG', NO_MODEL_MESSAGE);
+  throw new WeftError('MODEL_CONFIG', noModelMessage());
 }
 
-export const NO_MODEL_MESSAGE = [
-  'No model is configured. Choose one of:',
-  '  --model <spec>                    on the command line, e.g. --model openai:gpt-4o-mini',
-  '  .weft/config.yaml                 a line "model: <spec>", e.g. model: ollama:llama3.2',
-  '  WEFT_MODEL=<spec>                 environment variable, e.g. WEFT_MODEL=anthropic:claude-3-5-haiku-latest',
-  `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
-  `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
-  '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
-  'Specs: openai:<model>, anthropic:<model>, ollama:<model>, openai-compatible:<baseURL>#<model>,',
-  '       local:<path.gguf>, scripted:<file.json|.js>, sim:<options>.',
-].join('\n');
+/** What to do when no model is configured; the spec forms are the registered providers'. */
+export function noModelMessage(): string {
+  return [
+    'No model is configured. Choose one of:',
+    '  --model <spec>                    on the command line, e.g. --model openai:gpt-4o-mini',
+    '  .weft/config.yaml                 a line "model: <spec>", e.g. model: ollama:llama3.2',
+    '  WEFT_MODEL=<spec>                 environment variable, e.g. WEFT_MODEL=anthropic:claude-3-5-haiku-latest',
+    `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
+    `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
+    '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
+    ...wrapList('Specs: ', modelSpecForms().map((form) => form.split(/\s+/)[0] ?? form)),
+  ].join('\n');
+}
+
+/** The message with the built-in providers. */
+export const NO_MODEL_MESSAGE = noModelMessage();
+
+/** `Specs: a, b, c,` / `       d, e.`: the items after a label, in lines of at most 100 characters. */
+function wrapList(label: string, items: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = label;
+  items.forEach((item, index) => {
+    const text = `${item}${index === items.length - 1 ? '.' : ','}`;
+    if (line.trim() !== label.trim() && line.length + 1 + text.length > 100) {
+      lines.push(line);
+      line = ' '.repeat(label.length);
+    }
+    line += line.endsWith(' ') ? text : ` ${text}`;
+  });
+  return [...lines, line];
+}
 
 function checked(spec: string, source: ModelSpecSource, where: string): ResolvedModelSpec {
   try {

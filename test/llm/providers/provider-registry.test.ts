@@ -3,7 +3,7 @@ import { WeftError } from '../../../src/errors.js';
 import { createSimilarity, parseSimilaritySpec } from '../../../src/eval/similarity-spec.js';
 import { formatModelSpec, MODEL_SPEC_FORMS, parseModelSpec, requestedModelName, suggestProvider } from '../../../src/llm/model-spec.js';
 import { listProviders, registerProvider } from '../../../src/llm/provider-registry.js';
-import { createModel, resolveModelSpec } from '../../../src/llm/resolve-model.js';
+import { createModel, NO_MODEL_MESSAGE, noModelMessage, resolveModelSpec } from '../../../src/llm/resolve-model.js';
 import { echoProvider } from './echo-provider.js';
 import { rejection } from './rejection.js';
 
@@ -48,6 +48,8 @@ describe('the provider registry', () => {
     expect(suggestProvider('parrot')).toBe('echo');
     expect((await rejection(createModel('echoo:hi'))).message).toContain('did you mean "echo:hi"?');
     expect((await rejection(createModel('say hi'))).message).toContain('did you mean "echo:say hi"?');
+    expect(noModelMessage()).toContain('sim:<options>, echo:<prefix>.');
+    expect(NO_MODEL_MESSAGE).not.toContain('echo:');
   });
 
   it('serves the similarity spec too, when the provider can embed', async () => {
