@@ -14,7 +14,9 @@ export * from './graph/index.js';
 // Models: the ChatModel contract, the model registry (spec strings → models), wrappers and prices.
 export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
 export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
-export { MODEL_PROVIDERS, formatModelSpec, parseModelSpec, redactModelSpec, requestedModelName, type ModelProvider, type ModelSpec } from './llm/model-spec.js';
+export { MODEL_PROVIDERS, formatModelSpec, parseModelSpec, redactModelSpec, requestedModelName } from './llm/model-spec.js';
+export { listProviders, registerProvider } from './llm/provider-registry.js';
+export type { CreatedEmbedder, ModelProviderDescriptor, ModelSpec, ProviderCreateOptions, SpecProblem } from './llm/provider.js';
 export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
 export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
 export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';

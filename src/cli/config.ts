@@ -8,9 +8,9 @@
  *   providerConcurrency: 8   # calls in flight per provider
  *   store: postgres://user@host/db   # default: SQLite in the home
  *   maxOutputTokens: { default: 4096, execute: 8192, verify: 512 }   # or one number for every call
+ *
+ * Reading the file is `load-config.ts`'s job; this module (zod, yaml) loads only when there is a file to check.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { closestWord, DEFAULT_MAX_OUTPUT_TOKENS, describeTypeMismatch, formatFieldPath, readStructuredSource, valueAt, WeftError, type FieldPath, type LocatedIssue, type OutputTokenSetting, type PathIssue } from '../index.js';
 
@@ -42,20 +42,6 @@ export type WeftConfig = Omit<z.infer<typeof configSchema>, 'maxOutputTokens'> &
 
 const CONFIG_FIELDS = Object.keys(configSchema.shape);
 const PRICE_FIELDS = Object.keys(priceSchema.shape);
-
-export const CONFIG_FILE = 'config.yaml';
-
-export async function loadConfig(home: string): Promise<WeftConfig> {
-  const file = join(home, CONFIG_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new WeftError('BAD_INPUT', `Cannot read config: ${(error as Error).message}`, { location: { file }, cause: error });
-  }
-  return parseConfig(text, file);
-}
 
 export function parseConfig(text: string, file: string): WeftConfig {
   const source = readStructuredSource(text, file);

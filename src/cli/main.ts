@@ -4,19 +4,11 @@
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
-import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, RUN_DEFAULTS, WeftError } from '../index.js';
-import { benchWorfbenchCommand } from './bench-command.js';
+import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
+import { RUN_DEFAULTS } from '../run-defaults.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
-import { evalCommand } from './eval-command.js';
 import { createOutput, type Output, type Streams } from './output.js';
-import { planCommand } from './plan-command.js';
-import { pruneCommand } from './prune-command.js';
-import { resumeCommand } from './resume-command.js';
-import { runCommand } from './run-command.js';
-import { runsCommand } from './runs-command.js';
-import { showCommand } from './show-command.js';
-import { registerTeamCommands } from './team-command.js';
-import { workerCommand } from './worker-command.js';
+import { registerTeamCommands } from './register-team-commands.js';
 
 /** Commander's accumulator for a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
@@ -62,6 +54,10 @@ export async function main(argv: readonly string[], streams: Streams = { stdout:
 /** From package.json, which sits two folders up from both src/cli and dist/cli. */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
+/**
+ * Options live here, so `weft <command> --help` lists them all; each command's module (and what it needs: stores,
+ * providers, the planner) loads only when that command runs, so `--version` and `--help` start fast.
+ */
 function buildProgram(output: Output, streams: Streams, signal: AbortSignal, setExit: (code: number) => void): Command {
   const program = new Command('weft')
     .description('Plan a task as a graph of subtasks, run it with LLM agents in parallel, verify and repair.')
@@ -83,7 +79,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
     .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (task: string, flags) => setExit(await planCommand(task, flags, output, signal)));
+    .action(async (task: string, flags) => setExit(await (await import('./plan-command.js')).planCommand(task, flags, output, signal)));
 
   program
     .command('run')
@@ -105,7 +101,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--workers <url>', 'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
     .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (task: string | undefined, flags) => setExit(await runCommand(task, flags, output, streams, signal)));
+    .action(async (task: string | undefined, flags) => setExit(await (await import('./run-command.js')).runCommand(task, flags, output, streams, signal)));
 
   program
     .command('resume')
@@ -113,7 +109,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .argument('<runId>')
     .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
     .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (runId: string, flags) => setExit(await resumeCommand(runId, flags, output, streams, signal)));
+    .action(async (runId: string, flags) => setExit(await (await import('./resume-command.js')).resumeCommand(runId, flags, output, streams, signal)));
 
   program
     .command('worker')
@@ -124,7 +120,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--lock-ms <ms>', 'job lock duration; a killed worker\'s job is retried after it (default 30000)')
     .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
     .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await workerCommand(flags, output, streams, signal)));
+    .action(async (flags) => setExit(await (await import('./worker-command.js')).workerCommand(flags, output, streams, signal)));
 
   program
     .command('show')
@@ -135,13 +131,13 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--history', 'replay how the plan changed: each version, its cause, its diff and its candidates')
     .option('--output <subtask>', "print that subtask's accepted output (the whole of it; report.md may cut it)")
     .addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (runId: string, flags) => setExit(await showCommand(runId, flags, output)));
+    .action(async (runId: string, flags) => setExit(await (await import('./show-command.js')).showCommand(runId, flags, output)));
 
   program
     .command('runs')
     .description('list recorded runs, oldest first')
     .addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await runsCommand(flags, output)));
+    .action(async (flags) => setExit(await (await import('./runs-command.js')).runsCommand(flags, output)));
 
   program
     .command('prune')
@@ -149,7 +145,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--older-than <age>', 'age like 30d, 12h, 90m (units s, m, h, d, w)')
     .option('--dry-run', 'list what would be removed, and remove nothing')
     .addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await pruneCommand(flags, output)));
+    .action(async (flags) => setExit(await (await import('./prune-command.js')).pruneCommand(flags, output)));
 
   program
     .command('eval')
@@ -162,7 +158,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--mcis-time-limit <ms>', 'time limit of the exact common-subgraph search per sample (default 2000)')
     .option('--concurrency <N>', 'samples scored at once (default 16)')
     .addOption(home).addOption(jsonOption)
-    .action(async (predictions: string, flags) => setExit(await evalCommand(predictions, flags, output, signal)));
+    .action(async (predictions: string, flags) => setExit(await (await import('./eval-command.js')).evalCommand(predictions, flags, output, signal)));
 
   const bench = program.command('bench').description('benchmarks that call a model');
   bench
@@ -176,7 +172,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--out <dir>', 'where predictions.jsonl and scores.json go (default <home>/bench/worfbench/<model>-<planner>)')
     .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
     .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await benchWorfbenchCommand(flags, output, streams, signal)));
+    .action(async (flags) => setExit(await (await import('./bench-command.js')).benchWorfbenchCommand(flags, output, streams, signal)));
 
   registerTeamCommands(program, { output, signal, setExit });
 

@@ -10,17 +10,10 @@ import { unitCosine, unitVector } from './cosine.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Similarity } from './similarity.js';
 
-/** Embeds texts: one vector per text, in order, all of one dimension. */
-export type EmbedFunction = (texts: string[], signal?: AbortSignal) => Promise<number[][]>;
+import type { EmbedFunction } from '../llm/embedder.js';
 
-/** An embedding model behind an EmbedFunction (OpenAI-compatible server, local GGUF, …). */
-export interface Embedder {
-  /** The model it asks, for names and messages. */
-  readonly model: string;
-  readonly embed: EmbedFunction;
-  /** Frees what it holds. */
-  close?(): Promise<void>;
-}
+// The embedder types live with the providers that build them (llm/); re-exported for WorfEval's callers.
+export type { EmbedFunction, Embedder } from '../llm/embedder.js';
 
 export interface EmbeddingSimilarityOptions {
   /** Shown in reports, e.g. `embeddings ollama:nomic-embed-text`. */

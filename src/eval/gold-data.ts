@@ -6,7 +6,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from '../text/yaml.js';
 import { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, describeValue, valueAt } from '../text/describe-value.js';
@@ -246,8 +246,8 @@ function locatorFor(source: string, startLine: number, startColumn: number): Raw
   return (path) => {
     if (!positionOf) {
       // JSON is YAML: the YAML parser knows where every field is.
-      const lineCounter = new LineCounter();
-      positionOf = positionsInDocument(parseDocument(source, { lineCounter, prettyErrors: false }), lineCounter);
+      const lineCounter = new (yaml().LineCounter)();
+      positionOf = positionsInDocument(yaml().parseDocument(source, { lineCounter, prettyErrors: false }), lineCounter);
     }
     const position = positionOf(path);
     if (!position) return undefined;

@@ -6,21 +6,20 @@
  * The same providers and environment variables as the model spec (src/llm/model-spec.ts), for embedding models.
  * Parsing is pure; `createSimilarity` builds the similarity a spec names.
  */
-import { resolve as resolvePath } from 'node:path';
 import { WeftError } from '../errors.js';
 import { formatModelSpec, parseModelSpec, type ModelSpec, type SpecProblem } from '../llm/model-spec.js';
-import { assertModelFile, importNodeLlamaCpp, type NodeLlamaCppImporter } from '../llm/providers/local-gguf.js';
-import { DEFAULT_OPENAI_BASE_URL, ollamaHost, type Env } from '../llm/resolve-model.js';
+import type { ModelProviderDescriptor } from '../llm/provider.js';
+import { findProvider, listProviders, providerAliases, providerOf } from '../llm/provider-registry.js';
+import type { NodeLlamaCppImporter } from '../llm/providers/local-gguf.js';
+import type { Env } from '../llm/resolve-model.js';
 import { closestWord } from '../text/edit-distance.js';
 import { openEmbeddingCache } from './embedding-cache.js';
-import { createEmbeddingSimilarity, type Embedder } from './embedding-similarity.js';
+import { createEmbeddingSimilarity } from './embedding-similarity.js';
 import { createLexicalSimilarity } from './lexical-similarity.js';
-import { createLocalEmbedder } from './local-embeddings.js';
-import { createOpenAIEmbedder } from './openai-embeddings.js';
 import type { Similarity } from './similarity.js';
 
-/** The embedding providers of the model spec; parsed by `parseModelSpec`, so both grammars stay one. */
-export type EmbeddingSpec = Extract<ModelSpec, { readonly provider: 'openai' | 'ollama' | 'openai-compatible' | 'local' }>;
+/** A model spec whose provider can embed (see `embeddingProviders`); parsed by `parseModelSpec`, so both grammars stay one. */
+export type EmbeddingSpec = ModelSpec;
 
 export type SimilaritySpec = { readonly provider: 'lexical' } | EmbeddingSpec;
 
@@ -28,48 +27,23 @@ export type SimilarityProvider = SimilaritySpec['provider'];
 
 export const DEFAULT_SIMILARITY_SPEC = 'lexical';
 
-const EMBEDDING_PROVIDERS: readonly EmbeddingSpec['provider'][] = ['openai', 'ollama', 'openai-compatible', 'local'];
-const PROVIDERS: readonly SimilarityProvider[] = ['lexical', ...EMBEDDING_PROVIDERS];
+const LEXICAL_FORM = 'lexical                              the offline default: TF-IDF over word and character n-grams';
 
-/** One line per accepted form, with an example; part of every spec error message. */
-export const SIMILARITY_SPEC_FORMS: readonly string[] = [
-  'lexical                              the offline default: TF-IDF over word and character n-grams',
-  'openai:<model>                       e.g. openai:text-embedding-3-small (needs OPENAI_API_KEY)',
-  'ollama:<model>                       e.g. ollama:nomic-embed-text (at OLLAMA_HOST, default 127.0.0.1:11434)',
-  'openai-compatible:<baseURL>#<model>  e.g. openai-compatible:http://localhost:8080/v1#bge-small-en-v1.5',
-  'local:<path.gguf>                    e.g. local:./models/nomic-embed-text-v1.5.Q8_0.gguf',
-];
+/** The registered providers that can embed, in the registry's order. */
+function embeddingProviders(): ModelProviderDescriptor[] {
+  return listProviders().filter((provider) => provider.createEmbedding !== undefined);
+}
 
-/** Misspellings and near-synonyms, mapped to what was probably meant. */
-const ALIASES: Readonly<Record<string, SimilarityProvider>> = {
-  tfidf: 'lexical',
-  'tf-idf': 'lexical',
-  lexicon: 'lexical',
-  offline: 'lexical',
-  default: 'lexical',
-  gpt: 'openai',
-  'open-ai': 'openai',
-  azure: 'openai-compatible',
-  compatible: 'openai-compatible',
-  openai_compatible: 'openai-compatible',
-  openaicompatible: 'openai-compatible',
-  vllm: 'openai-compatible',
-  lmstudio: 'openai-compatible',
-  tei: 'openai-compatible',
-  gguf: 'local',
-  'llama-cpp': 'local',
-  'llama.cpp': 'local',
-  llamacpp: 'local',
-  'node-llama-cpp': 'local',
-};
+/** One line per accepted form of every registered provider that embeds; part of every spec error message. */
+export function similaritySpecForms(): string[] {
+  return [LEXICAL_FORM, ...embeddingProviders().map((provider) => provider.embeddingForm ?? `${provider.name}:<model>`)];
+}
 
-/** Chat-only providers of the model spec, with why they cannot embed. */
-const NOT_EMBEDDINGS: Readonly<Record<string, string>> = {
-  anthropic: 'Anthropic has no embeddings API',
-  claude: 'Anthropic has no embeddings API',
-  scripted: '"scripted:" is a chat model for tests, not an embedding model',
-  sim: '"sim:" is a simulated chat model, not an embedding model',
-};
+/** The accepted forms with the built-in providers. */
+export const SIMILARITY_SPEC_FORMS: readonly string[] = similaritySpecForms();
+
+/** Misspellings and near-synonyms of `lexical`; the providers' own come from the registry. */
+const LEXICAL_ALIASES: readonly string[] = ['tfidf', 'tf-idf', 'lexicon', 'offline', 'default'];
 
 /** Parses a similarity spec; no spec means the default, `lexical`. Throws BAD_INPUT listing the accepted forms. */
 export function parseSimilaritySpec(text: string | undefined): SimilaritySpec {
@@ -92,12 +66,11 @@ export function parseSimilaritySpec(text: string | undefined): SimilaritySpec {
     if (rest === '') return { provider: 'lexical' };
     fail(`"lexical" takes no options, got "${rest}" (write just "lexical")`);
   }
-  const why = Object.hasOwn(NOT_EMBEDDINGS, prefix) ? NOT_EMBEDDINGS[prefix] : undefined;
+  const why = chatOnlyReason(prefix);
   if (why) fail(`${why}; use one of the embedding providers below`);
-  if (isEmbeddingProvider(prefix)) {
+  if (findProvider(prefix)?.createEmbedding !== undefined) {
     // The embedding providers read exactly as in a model spec; only the error message is the similarity's.
-    const parsed = parseModelSpec(text, fail);
-    if (isEmbeddingSpec(parsed)) return parsed;
+    return parseModelSpec(text, fail);
   }
   const guess = suggestProvider(prefix);
   const hint = guess ? ` (did you mean "${guess === 'lexical' ? 'lexical' : `${guess}:${rest}`}"?)` : '';
@@ -140,7 +113,7 @@ export async function createSimilarity(
   if (parsed.provider === 'lexical') return createLexicalSimilarity(options.corpus ? { corpus: options.corpus } : {});
 
   const id = formatSimilaritySpec(parsed);
-  const { embedder, cacheKey } = await createEmbedder(parsed, id, options);
+  const { embedder, cacheKey } = await createEmbedder(parsed, options);
   return createEmbeddingSimilarity({
     name: `embeddings ${id}`,
     model: cacheKey,
@@ -159,77 +132,30 @@ export async function createSimilarity(
   });
 }
 
-async function createEmbedder(
-  spec: EmbeddingSpec,
-  id: string,
-  options: CreateSimilarityOptions,
-): Promise<{ embedder: Embedder; cacheKey: string }> {
-  const env = options.env ?? process.env;
-  const fetch = options.fetch ? { fetch: options.fetch } : {};
-  switch (spec.provider) {
-    case 'openai': {
-      const apiKey = nonEmpty(env['OPENAI_API_KEY']);
-      if (apiKey === undefined) {
-        throw new WeftError('MODEL_CONFIG', `The similarity ${id} needs an API key: set the OPENAI_API_KEY environment variable.`, {
-          location: { field: 'OPENAI_API_KEY' },
-        });
-      }
-      const embedder = createOpenAIEmbedder({
-        model: spec.model,
-        apiKey,
-        baseURL: nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL,
-        providerName: 'OpenAI',
-        apiKeyEnv: 'OPENAI_API_KEY',
-        ...fetch,
-      });
-      return { embedder, cacheKey: id };
-    }
-    case 'ollama': {
-      const embedder = createOpenAIEmbedder({
-        model: spec.model,
-        apiKey: 'ollama', // required by the SDK, ignored by Ollama
-        baseURL: `${ollamaHost(env)}/v1`,
-        providerName: 'Ollama',
-        ...fetch,
-      });
-      return { embedder, cacheKey: id };
-    }
-    case 'openai-compatible': {
-      const apiKey = nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
-      const embedder = createOpenAIEmbedder({
-        model: spec.model,
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        baseURL: spec.baseURL,
-        providerName: 'OpenAI-compatible server',
-        apiKeyEnv: 'WEFT_API_KEY (or OPENAI_API_KEY)',
-        ...fetch,
-      });
-      return { embedder, cacheKey: id };
-    }
-    case 'local': {
-      const path = resolvePath(options.cwd ?? process.cwd(), spec.path);
-      // Fail now, with a clear message, rather than on the first sample.
-      await assertModelFile(path);
-      await importNodeLlamaCpp(options.importer);
-      const embedder = createLocalEmbedder({ path, ...(options.importer ? { importer: options.importer } : {}) });
-      // By absolute path: the same relative path from another folder is another file.
-      return { embedder, cacheKey: `local:${path}` };
-    }
+/** Builds the embedder through the spec's provider; its SDK loads here, on first use. */
+async function createEmbedder(spec: EmbeddingSpec, options: CreateSimilarityOptions) {
+  const provider = providerOf(spec);
+  if (provider.createEmbedding === undefined) {
+    return failSimilaritySpec(formatModelSpec(spec), `${provider.noEmbedding ?? `"${provider.name}:" cannot embed`}; use one of the embedding providers below`);
   }
+  return provider.createEmbedding(spec, {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.importer ? { importNodeLlamaCpp: options.importer } : {}),
+  });
 }
 
-function isEmbeddingProvider(provider: string): provider is EmbeddingSpec['provider'] {
-  return (EMBEDDING_PROVIDERS as readonly string[]).includes(provider);
-}
-
-function isEmbeddingSpec(spec: ModelSpec): spec is EmbeddingSpec {
-  return isEmbeddingProvider(spec.provider);
+/** Why a chat-only provider (by name or alias, e.g. `claude`) cannot embed, or undefined. */
+function chatOnlyReason(prefix: string): string | undefined {
+  const provider = findProvider(prefix) ?? findProvider(providerAliases()[prefix] ?? '');
+  return provider && provider.createEmbedding === undefined ? provider.noEmbedding ?? `"${provider.name}:" is not an embedding model` : undefined;
 }
 
 function failSimilaritySpec(text: string, problem: string): never {
   throw new WeftError(
     'BAD_INPUT',
-    [`Invalid similarity spec "${text}": ${problem}.`, 'Accepted forms:', ...SIMILARITY_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
+    [`Invalid similarity spec "${text}": ${problem}.`, 'Accepted forms:', ...similaritySpecForms().map((form) => `  ${form}`)].join('\n'),
     { location: { field: 'similarity' } },
   );
 }
@@ -240,17 +166,17 @@ function suggestPrefix(spec: string): string {
   const known = suggestProvider(lower);
   if (known === 'lexical') return ' (did you mean "lexical"?)';
   if (known) return ` (did you mean "${known}:<model>"?)`;
-  if (lower.endsWith('.gguf')) return ` (did you mean "local:${spec}"?)`;
-  if (/^text-embedding-/.test(lower)) return ` (did you mean "openai:${spec}"?)`;
+  for (const provider of embeddingProviders()) {
+    const suggestion = provider.suggest?.(spec);
+    if (suggestion !== undefined) return ` (did you mean "${suggestion}"?)`;
+  }
   return ` (did you mean "ollama:${spec}"?)`;
 }
 
 /** The provider a misspelt word most likely meant, or undefined when nothing is close (about one typo per three letters). */
 function suggestProvider(word: string): SimilarityProvider | undefined {
-  return closestWord(word, PROVIDERS, ALIASES);
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
+  const providers = embeddingProviders();
+  const aliases: Record<string, string> = providerAliases(providers);
+  for (const alias of LEXICAL_ALIASES) aliases[alias] = 'lexical';
+  return closestWord(word, ['lexical', ...providers.map((provider) => provider.name)], aliases);
 }

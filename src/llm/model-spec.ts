@@ -9,66 +9,21 @@
 import { WeftError } from '../errors.js';
 import { closestWord } from '../text/edit-distance.js';
 import { redactUrl, scrubSecrets } from '../text/redact-url.js';
+import type { ModelSpec, SpecProblem } from './provider.js';
+import { findProvider, listProviders, providerAliases, providerOf } from './provider-registry.js';
 
-export type ModelSpec =
-  | { readonly provider: 'openai'; readonly model: string }
-  | { readonly provider: 'anthropic'; readonly model: string }
-  | { readonly provider: 'ollama'; readonly model: string }
-  | { readonly provider: 'openai-compatible'; readonly baseURL: string; readonly model: string }
-  | { readonly provider: 'local'; readonly path: string }
-  | { readonly provider: 'scripted'; readonly path: string }
-  | { readonly provider: 'sim'; readonly options: string };
+export type { ModelSpec, SpecProblem } from './provider.js';
 
-export type ModelProvider = ModelSpec['provider'];
+/** The built-in providers' names, in the order of their forms. */
+export const MODEL_PROVIDERS: readonly string[] = listProviders().map((provider) => provider.name);
 
-export const MODEL_PROVIDERS: readonly ModelProvider[] = [
-  'openai',
-  'anthropic',
-  'ollama',
-  'openai-compatible',
-  'local',
-  'scripted',
-  'sim',
-];
+/** One line per valid form of the built-in providers, with an example; `modelSpecForms()` adds registered ones. */
+export const MODEL_SPEC_FORMS: readonly string[] = modelSpecForms();
 
-/** One line per valid form, with an example; part of every MODEL_SPEC error message. */
-export const MODEL_SPEC_FORMS: readonly string[] = [
-  'openai:<model>                       e.g. openai:gpt-4o-mini',
-  'anthropic:<model>                    e.g. anthropic:claude-3-5-haiku-latest',
-  'ollama:<model>                       e.g. ollama:llama3.2:1b',
-  'openai-compatible:<baseURL>#<model>  e.g. openai-compatible:http://localhost:8080/v1#qwen2.5-0.5b',
-  'local:<path.gguf>                    e.g. local:./models/smollm2-360m.gguf',
-  'scripted:<file.json|.js>             e.g. scripted:test/fixtures/replies.json',
-  'sim:<options>                        e.g. sim:latency=lognormal(3,0.5),fail=0.1,seed=7',
-];
-
-const SCRIPTED_EXTENSIONS = ['.json', '.js', '.mjs'];
-
-/** Common misspellings and brand names that map to a provider. */
-const PROVIDER_ALIASES: Readonly<Record<string, ModelProvider>> = {
-  gpt: 'openai',
-  chatgpt: 'openai',
-  'open-ai': 'openai',
-  azure: 'openai-compatible',
-  claude: 'anthropic',
-  gguf: 'local',
-  'llama-cpp': 'local',
-  'llama.cpp': 'local',
-  llamacpp: 'local',
-  'node-llama-cpp': 'local',
-  compatible: 'openai-compatible',
-  'openai_compatible': 'openai-compatible',
-  openaicompatible: 'openai-compatible',
-  vllm: 'openai-compatible',
-  lmstudio: 'openai-compatible',
-  script: 'scripted',
-  replay: 'scripted',
-  simulated: 'sim',
-  simulation: 'sim',
-};
-
-/** Reports what is wrong with a spec (e.g. `the spec is empty`); never returns. */
-export type SpecProblem = (problem: string) => never;
+/** One line per valid form of every registered provider; part of every MODEL_SPEC error message. */
+export function modelSpecForms(): string[] {
+  return listProviders().map((provider) => provider.form);
+}
 
 /**
  * Parses a model spec string; throws WeftError('MODEL_SPEC') saying what is wrong and listing the valid forms.
@@ -85,56 +40,23 @@ export function parseModelSpec(text: string, invalid?: SpecProblem): ModelSpec {
   const prefix = spec.slice(0, colon).toLowerCase();
   const rest = spec.slice(colon + 1).trim();
 
-  switch (prefix) {
-    case 'openai':
-    case 'anthropic':
-    case 'ollama': {
-      if (rest === '') fail(`the model name after "${prefix}:" is empty`);
-      return { provider: prefix, model: rest };
-    }
-    case 'openai-compatible':
-      return parseOpenAICompatible(rest, fail);
-    case 'local': {
-      if (rest === '') fail('the path after "local:" is empty');
-      if (!rest.toLowerCase().endsWith('.gguf')) {
-        fail(`"local:" takes a path to a .gguf file, got "${rest}"`);
-      }
-      return { provider: 'local', path: rest };
-    }
-    case 'scripted': {
-      if (rest === '') fail('the file after "scripted:" is empty');
-      const lower = rest.toLowerCase();
-      if (!SCRIPTED_EXTENSIONS.some((extension) => lower.endsWith(extension))) {
-        fail(`"scripted:" takes a .json or .js file, got "${rest}"`);
-      }
-      return { provider: 'scripted', path: rest };
-    }
-    case 'sim':
-      // The options are parsed (and validated) by the sim model itself; empty means its defaults.
-      return { provider: 'sim', options: rest };
-    default: {
-      const guess = suggestProvider(prefix);
-      const hint = guess ? ` (did you mean "${guess}:${rest}"?)` : '';
-      return fail(`unknown provider "${prefix}"${hint}`);
-    }
+  const provider = findProvider(prefix);
+  if (provider === undefined) {
+    const guess = suggestProvider(prefix);
+    const hint = guess ? ` (did you mean "${guess}:${rest}"?)` : '';
+    return fail(`unknown provider "${prefix}"${hint}`);
   }
+  return provider.parse(rest, fail);
 }
 
 /** The canonical string form of a spec; `parseModelSpec(formatModelSpec(s))` equals `s`. */
 export function formatModelSpec(spec: ModelSpec): string {
-  switch (spec.provider) {
-    case 'openai':
-    case 'anthropic':
-    case 'ollama':
-      return `${spec.provider}:${spec.model}`;
-    case 'openai-compatible':
-      return `openai-compatible:${spec.baseURL}#${spec.model}`;
-    case 'local':
-    case 'scripted':
-      return `${spec.provider}:${spec.path}`;
-    case 'sim':
-      return `sim:${spec.options}`;
-  }
+  return providerOf(spec).format(spec);
+}
+
+/** A parsed spec fit to print or store: credentials removed by its provider. */
+export function describeModelSpec(spec: ModelSpec): string {
+  return providerOf(spec).describe(spec);
 }
 
 /**
@@ -159,29 +81,7 @@ export function requestedModelName(spec: string): string | undefined {
   } catch {
     return undefined;
   }
-  return 'model' in parsed ? parsed.model : undefined;
-}
-
-function parseOpenAICompatible(rest: string, fail: SpecProblem): ModelSpec {
-  if (rest === '') fail('the "<baseURL>#<model>" after "openai-compatible:" is empty');
-  const hash = rest.lastIndexOf('#');
-  if (hash < 0) {
-    fail(`"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
-  }
-  const baseURL = rest.slice(0, hash).trim();
-  const model = rest.slice(hash + 1).trim();
-  if (baseURL === '') fail('the base URL before "#" is empty');
-  if (model === '') fail('the model name after "#" is empty');
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    return fail(`"${baseURL}" is not a valid URL (expected e.g. http://localhost:8080/v1)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    fail(`the base URL must use http or https, got "${url.protocol}"`);
-  }
-  return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model };
+  return providerOf(parsed).requestedModel?.(parsed);
 }
 
 function failModelSpec(text: string, problem: string): never {
@@ -189,25 +89,28 @@ function failModelSpec(text: string, problem: string): never {
   const { display, secrets } = redactUrl(text);
   throw new WeftError(
     'MODEL_SPEC',
-    [`Invalid model spec "${display}": ${scrubSecrets(redactModelSpec(problem), secrets)}.`, 'Valid forms:', ...MODEL_SPEC_FORMS.map((form) => `  ${form}`)].join('\n'),
+    [`Invalid model spec "${display}": ${scrubSecrets(redactModelSpec(problem), secrets)}.`, 'Valid forms:', ...modelSpecForms().map((form) => `  ${form}`)].join('\n'),
   );
 }
 
-/** For a spec without a colon, guess the intended prefix from the model name. */
+/** For a spec without a colon, guess the intended prefix from the model name; Ollama when no provider claims it. */
 function suggestPrefix(spec: string): string {
-  const lower = spec.toLowerCase();
-  const known = suggestProvider(lower);
+  const known = suggestProvider(spec.toLowerCase());
   if (known) return ` (did you mean "${known}:<model>"?)`;
-  let provider: ModelProvider = 'ollama';
-  if (lower.endsWith('.gguf')) provider = 'local';
-  else if (SCRIPTED_EXTENSIONS.some((extension) => lower.endsWith(extension))) provider = 'scripted';
-  else if (/^(gpt-|o\d|chatgpt)/.test(lower)) provider = 'openai';
-  else if (lower.startsWith('claude')) provider = 'anthropic';
-  else if (/^https?:\/\//.test(lower)) return ` (did you mean "openai-compatible:${spec}#<model>"?)`;
-  return ` (did you mean "${provider}:${spec}"?)`;
+  for (const provider of listProviders()) {
+    const suggestion = provider.suggest?.(spec);
+    if (suggestion !== undefined) return ` (did you mean "${suggestion}"?)`;
+  }
+  return ` (did you mean "ollama:${spec}"?)`;
 }
 
 /** The provider a misspelt prefix most likely meant, or undefined when nothing is close (about one typo per three letters). */
-export function suggestProvider(prefix: string): ModelProvider | undefined {
-  return closestWord(prefix, MODEL_PROVIDERS, PROVIDER_ALIASES);
+export function suggestProvider(prefix: string): string | undefined {
+  const providers = listProviders();
+  return closestWord(prefix, providers.map((provider) => provider.name), providerAliases(providers));
+}
+
+/** Checks what the grammar leaves to the provider (e.g. the sim model's options); throws its WeftError. */
+export function checkModelSpec(spec: ModelSpec): void {
+  providerOf(spec).check?.(spec);
 }

@@ -4,26 +4,21 @@
  * `resolveModelSpec` decides WHICH model (flag → config → WEFT_MODEL → API keys → a local Ollama);
  * `createModel` builds it. Neither reads `process.env` when an `env` is passed, so both are testable.
  */
-import { resolve as resolvePath } from 'node:path';
 import { WeftError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
-import { formatModelSpec, parseModelSpec, type ModelSpec } from './model-spec.js';
-import { createAnthropicModel } from './providers/anthropic.js';
-import { assertModelFile, createLocalGgufModel, importNodeLlamaCpp, type NodeLlamaCppImporter } from './providers/local-gguf.js';
+import { checkModelSpec, modelSpecForms, parseModelSpec, type ModelSpec } from './model-spec.js';
+import type { NodeLlamaCppImporter } from './providers/local-gguf.js';
 import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './output-limit.js';
-import { createOpenAICompatibleModel } from './providers/openai-compatible.js';
+import type { Env } from './provider.js';
+import { nonEmpty, ollamaHost } from './provider-env.js';
+import { providerOf } from './provider-registry.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
-import { loadScriptedModel } from './scripted-model.js';
-import { loadSimAnswerKey } from './sim-answer-key.js';
-import { simModel } from './sim-model.js';
-import { parseSimOptions } from './sim-options.js';
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export type { Env } from './provider.js';
+export { DEFAULT_OLLAMA_HOST, DEFAULT_OPENAI_BASE_URL, ollamaHost } from './provider-env.js';
 
 export const DEFAULT_OPENAI_MODEL = 'openai:gpt-4o-mini';
 export const DEFAULT_ANTHROPIC_MODEL = 'anthropic:claude-3-5-haiku-latest';
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 /** How long `resolveModelSpec` waits for a local Ollama server to answer. */
 export const OLLAMA_PROBE_TIMEOUT_MS = 500;
 
@@ -51,113 +46,14 @@ export async function createModel(spec: string | ModelSpec, options: CreateModel
   return options.resilience ? withResilience(model, options.resilience) : model;
 }
 
+/** Builds a model through the spec's provider; the SDKs load here, on first use, not when Weft is imported. */
 async function buildModel(spec: ModelSpec, options: CreateModelOptions): Promise<ChatModel> {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const id = formatModelSpec(spec);
-  const fetch = options.fetch ? { fetch: options.fetch } : {};
-
-  switch (spec.provider) {
-    case 'openai':
-      return createOpenAICompatibleModel({
-        id,
-        model: spec.model,
-        apiKey: requireKey(env, 'OPENAI_API_KEY', id),
-        baseURL: nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL,
-        providerName: 'OpenAI',
-        apiKeyEnv: 'OPENAI_API_KEY',
-        // OpenAI deprecated max_tokens; its reasoning models accept only max_completion_tokens.
-        maxTokensField: 'max_completion_tokens',
-        ...fetch,
-      });
-    case 'ollama':
-      return createOpenAICompatibleModel({
-        id,
-        model: spec.model,
-        apiKey: 'ollama', // required by the SDK, ignored by Ollama
-        baseURL: `${ollamaHost(env)}/v1`,
-        providerName: 'Ollama',
-        ...fetch,
-      });
-    case 'openai-compatible': {
-      const key = nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
-      return createOpenAICompatibleModel({
-        id,
-        model: spec.model,
-        // Local servers (llama.cpp, vLLM, LM Studio) usually need no key, but the SDK insists on one.
-        apiKey: key ?? 'none',
-        baseURL: spec.baseURL,
-        providerName: 'OpenAI-compatible server',
-        apiKeyEnv: 'WEFT_API_KEY (or OPENAI_API_KEY)',
-        ...fetch,
-      });
-    }
-    case 'anthropic':
-      return createAnthropicModel({
-        id,
-        model: spec.model,
-        apiKey: requireKey(env, 'ANTHROPIC_API_KEY', id),
-        ...(nonEmpty(env['ANTHROPIC_BASE_URL']) ? { baseURL: nonEmpty(env['ANTHROPIC_BASE_URL']) } : {}),
-        ...fetch,
-      });
-    case 'local': {
-      const path = resolvePath(cwd, spec.path);
-      // Fail now, with a clear message, rather than on the first call deep inside a run.
-      await assertModelFile(path);
-      await importNodeLlamaCpp(options.importNodeLlamaCpp);
-      return createLocalGgufModel({
-        id,
-        path,
-        ...(options.importNodeLlamaCpp ? { importer: options.importNodeLlamaCpp } : {}),
-      });
-    }
-    case 'scripted':
-      return loadScriptedModel(resolvePath(cwd, spec.path));
-    case 'sim': {
-      const simOptions = parseSimOptions(spec.options);
-      if (simOptions.answers === undefined) return simModel(simOptions);
-      return simModel(simOptions, { answerKey: await loadSimAnswerKey(resolvePath(cwd, simOptions.answers)) });
-    }
-  }
-}
-
-function requireKey(env: Env, name: string, id: string): string {
-  const key = nonEmpty(env[name]);
-  if (key === undefined) {
-    throw new WeftError('MODEL_CONFIG', `The model ${id} needs an API key: set the ${name} environment variable.`, {
-      location: { field: name },
-    });
-  }
-  return key;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
-}
-
-/**
- * The Ollama server's base URL from OLLAMA_HOST, accepting the forms Ollama itself does: `host`,
- * `host:port`, `scheme://host:port`; `0.0.0.0` (a listen address) is reached as 127.0.0.1.
- */
-export function ollamaHost(env: Env = process.env): string {
-  const raw = nonEmpty(env['OLLAMA_HOST']);
-  if (raw === undefined) return DEFAULT_OLLAMA_HOST;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw new WeftError('MODEL_CONFIG', `OLLAMA_HOST="${raw}" is not a host or URL (expected e.g. 127.0.0.1:11434).`, {
-      location: { field: 'OLLAMA_HOST' },
-    });
-  }
-  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
-  const authority = withScheme.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0] ?? '';
-  const explicitPort = /:\d+$/.test(authority);
-  if (!explicitPort && url.protocol === 'http:') url.port = '11434';
-  const path = url.pathname.replace(/\/+$/, '');
-  return `${url.protocol}//${url.host}${path}`;
+  return providerOf(spec).create(spec, {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.importNodeLlamaCpp ? { importNodeLlamaCpp: options.importNodeLlamaCpp } : {}),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -196,26 +92,46 @@ export async function resolveModelSpec(options: ResolveModelSpecOptions = {}): P
   const probe = options.probeOllama ?? (() => probeOllama({ env }));
   const ollamaModel = await probe().catch(() => undefined);
   if (ollamaModel) return { spec: `ollama:${ollamaModel}`, source: 'ollama' };
-  throw new WeftError('MODEL_CONFIG', NO_MODEL_MESSAGE);
+  throw new WeftError('MODEL_CONFIG', noModelMessage());
 }
 
-export const NO_MODEL_MESSAGE = [
-  'No model is configured. Choose one of:',
-  '  --model <spec>                    on the command line, e.g. --model openai:gpt-4o-mini',
-  '  .weft/config.yaml                 a line "model: <spec>", e.g. model: ollama:llama3.2',
-  '  WEFT_MODEL=<spec>                 environment variable, e.g. WEFT_MODEL=anthropic:claude-3-5-haiku-latest',
-  `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
-  `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
-  '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
-  'Specs: openai:<model>, anthropic:<model>, ollama:<model>, openai-compatible:<baseURL>#<model>,',
-  '       local:<path.gguf>, scripted:<file.json|.js>, sim:<options>.',
-].join('\n');
+/** What to do when no model is configured; the spec forms are the registered providers'. */
+export function noModelMessage(): string {
+  return [
+    'No model is configured. Choose one of:',
+    '  --model <spec>                    on the command line, e.g. --model openai:gpt-4o-mini',
+    '  .weft/config.yaml                 a line "model: <spec>", e.g. model: ollama:llama3.2',
+    '  WEFT_MODEL=<spec>                 environment variable, e.g. WEFT_MODEL=anthropic:claude-3-5-haiku-latest',
+    `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
+    `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
+    '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
+    ...wrapList('Specs: ', modelSpecForms().map((form) => form.split(/\s+/)[0] ?? form)),
+  ].join('\n');
+}
+
+/** The message with the built-in providers. */
+export const NO_MODEL_MESSAGE = noModelMessage();
+
+/** `Specs: a, b, c,` / `       d, e.`: the items after a label, in lines of at most 100 characters. */
+function wrapList(label: string, items: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = label;
+  items.forEach((item, index) => {
+    const text = `${item}${index === items.length - 1 ? '.' : ','}`;
+    if (line.trim() !== label.trim() && line.length + 1 + text.length > 100) {
+      lines.push(line);
+      line = ' '.repeat(label.length);
+    }
+    line += line.endsWith(' ') ? text : ` ${text}`;
+  });
+  return [...lines, line];
+}
 
 function checked(spec: string, source: ModelSpecSource, where: string): ResolvedModelSpec {
   try {
     const parsed = parseModelSpec(spec);
-    // Sim options have their own grammar; check it now too.
-    if (parsed.provider === 'sim') parseSimOptions(parsed.options);
+    // What the spec grammar leaves to the provider (e.g. the sim model's options) is checked now too.
+    checkModelSpec(parsed);
   } catch (error) {
     if (error instanceof WeftError) {
       throw new WeftError(error.code, `From ${where}: ${error.message}`, { cause: error });

@@ -22,7 +22,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from '../text/yaml.js';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { positionAtOffset } from '../text/source-locator.js';
@@ -227,8 +227,8 @@ function describe(value: unknown): string {
  * parser gives node ranges). A missing field is located at its nearest existing parent.
  */
 function jsonLocator(source: string): (field: string | undefined) => { line?: number; column?: number } {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(source, { lineCounter, keepSourceTokens: false });
+  const lineCounter = new (yaml().LineCounter)();
+  const document = yaml().parseDocument(source, { lineCounter, keepSourceTokens: false });
   return (field) => {
     const path = fieldPath(field);
     for (let length = path.length; length >= 0; length--) {

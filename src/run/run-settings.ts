@@ -6,6 +6,7 @@
 import type { ExecutionStrategy } from './execution.js';
 import type { TeamOffer } from '../plan/team-offer.js';
 import type { Budget } from './metered-model.js';
+import { RUN_DEFAULTS } from '../run-defaults.js';
 
 /** How a run was started, recorded in its `run-start` event so that a resume continues it the same way. */
 export interface RunSettings {
@@ -38,13 +39,9 @@ export interface ResolvedRunSettings extends RunSettings {
   readonly budget: Budget;
 }
 
-/** The defaults, for help texts and the CLI (which leaves an absent flag absent and lets resolveRunSettings fill it). */
-export const RUN_DEFAULTS = {
-  strategy: 'on-failure',
-  candidates: 3,
-  maxAttempts: 3,
-  verify: true,
-} as const satisfies Partial<ResolvedRunSettings>;
+export { RUN_DEFAULTS };
+// The defaults live in a leaf (run-defaults.ts) so that the CLI's help needs no run code; they must still fit.
+RUN_DEFAULTS satisfies Partial<ResolvedRunSettings>;
 
 export function resolveRunSettings(partial: RunSettings = {}): ResolvedRunSettings {
   const candidates = partial.candidates ?? RUN_DEFAULTS.candidates;

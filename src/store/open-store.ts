@@ -5,12 +5,15 @@
  * `<home>/weft.db`; `sqlite:<path>` → SQLite at that path; `postgres://…` / `postgresql://…` → Postgres (the
  * optional `pg` package, loaded only then).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isWeftError, WeftError } from '../errors.js';
 import { databasePath } from './run-paths.js';
-import { openPostgresRunStore, redactPostgresUrl } from './postgres-run-store.js';
 import type { RunStore } from './run-store.js';
-import { openSqliteRunStore } from './sqlite-run-store.js';
+import { redactUrl as redactPostgresUrl } from '../text/redact-url.js';
+
+// The stores (and better-sqlite3 or pg under them) load when a store is opened, not when Weft is imported.
+const sqliteStore = () => import('./sqlite-run-store.js');
 
 export interface OpenRunStoreOptions {
   /** Weft's home folder (see resolveHome). */
@@ -25,10 +28,11 @@ export function isPostgresUrl(spec: string): boolean {
 
 export async function openRunStore(options: OpenRunStoreOptions): Promise<RunStore> {
   const sqlitePath = sqlitePathOf(options);
-  if (sqlitePath !== undefined) return openSqliteRunStore(sqlitePath);
+  if (sqlitePath !== undefined) return (await sqliteStore()).openSqliteRunStore(sqlitePath);
   const spec = options.store ?? '';
   if (isPostgresUrl(spec)) {
     const { url, schema } = splitSchemaParameter(spec);
+    const { openPostgresRunStore } = await import('./postgres-run-store.js');
     return openPostgresRunStore(url, schema !== undefined ? { schema } : {});
   }
   throw new WeftError(
@@ -46,6 +50,9 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
 export async function openExistingRunStore(options: OpenRunStoreOptions): Promise<RunStore | undefined> {
   const sqlitePath = sqlitePathOf(options);
   if (sqlitePath === undefined) return openRunStore(options);
+  // No file, no store: known without loading SQLite.
+  if (sqlitePath !== ':memory:' && !existsSync(resolve(sqlitePath))) return undefined;
+  const { openSqliteRunStore } = await sqliteStore();
   try {
     return openSqliteRunStore(sqlitePath, { mustExist: true });
   } catch (error) {

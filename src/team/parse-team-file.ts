@@ -17,8 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
 import { boundedString, MAX_NAME_LENGTH, MAX_PROMPT_LENGTH, MAX_TEAM_AGENTS, nonEmptyText, tooManyMessage } from '../graph/limits.js';
-import { MODEL_SPEC_FORMS, parseModelSpec } from '../llm/model-spec.js';
-import { parseSimOptions } from '../llm/sim-options.js';
+import { checkModelSpec, modelSpecForms, parseModelSpec } from '../llm/model-spec.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import {
@@ -215,14 +214,14 @@ function checkModels(root: unknown): PathIssue[] {
 
 /** Why a model spec is invalid, or undefined when it is valid. */
 export function modelSpecProblem(spec: string): string | undefined {
-  const forms = `valid forms: ${MODEL_SPEC_FORMS.map((form) => form.split(/\s+/)[0]).join(', ')}`;
+  const forms = `valid forms: ${modelSpecForms().map((form) => form.split(/\s+/)[0]).join(', ')}`;
   let problem: string | undefined;
   try {
     const parsed = parseModelSpec(spec, (text) => {
       problem = `${text}; ${forms}`;
       throw new Error(text);
     });
-    if (parsed.provider === 'sim') parseSimOptions(parsed.options);
+    checkModelSpec(parsed);
     return undefined;
   } catch (error) {
     if (problem === undefined && !isWeftError(error)) throw error;

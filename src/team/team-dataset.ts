@@ -12,7 +12,7 @@
  * - Sample queries for optimisation may leave out `answer`: importance scores do not need the truth.
  */
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from '../text/yaml.js';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeValue } from '../text/describe-value.js';
 import { jsonLines } from '../text/json-lines.js';
@@ -186,8 +186,8 @@ function readChoices(value: unknown, problems: { path: FieldPath; message: strin
 
 /** Where a field is on a JSONL line (JSON is YAML: the YAML parser knows where every field starts). */
 function positionsInLine(lineText: string): PositionOf {
-  const lineCounter = new LineCounter();
-  return positionsInDocument(parseDocument(lineText, { lineCounter, prettyErrors: false }), lineCounter);
+  const lineCounter = new (yaml().LineCounter)();
+  return positionsInDocument(yaml().parseDocument(lineText, { lineCounter, prettyErrors: false }), lineCounter);
 }
 
 async function readText(path: string, what: string): Promise<string> {

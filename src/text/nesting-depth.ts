@@ -5,7 +5,8 @@
  * expression with the stack nearly full. Refusing deep nesting before parsing keeps every reader safe.
  * Real files nest a handful of levels; 100 leaves room for JSON Schemas and the like.
  */
-import { Parser, type CST } from 'yaml';
+import type { CST } from 'yaml';
+import { yaml } from './yaml.js';
 
 export const MAX_NESTING_DEPTH = 100;
 
@@ -18,7 +19,7 @@ export const nestingMessage = (limit: number = MAX_NESTING_DEPTH): string => `ne
  */
 export function findDeepNesting(text: string, limit: number = MAX_NESTING_DEPTH): number | undefined {
   const pending: { token: CST.Token; depth: number }[] = [];
-  const documents = [...new Parser().parse(text)];
+  const documents = [...new (yaml().Parser)().parse(text)];
   // Popped last-first, so pushed in reverse: the walk meets collections in source order.
   for (const token of documents.reverse()) pending.push({ token, depth: 0 });
   for (let next = pending.pop(); next; next = pending.pop()) {

@@ -2,7 +2,7 @@
  * Reads a YAML or JSON document for the parsers that locate their problems (workflows, team files): the value,
  * and where each field of it stands in the text.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from './yaml.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { findDeepNesting, nestingMessage } from './nesting-depth.js';
 import { positionAtOffset, positionsInDocument, type PositionOf } from './source-locator.js';
@@ -28,7 +28,7 @@ export function looksLikeJson(text: string, file: string | undefined): boolean {
 export function readStructuredSource(input: string, file: string | undefined): StructuredSource {
   // A byte-order mark is not content; editors do not count it as a column either.
   const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   const at = (offset: number, message: string): SourceIssue => ({ ...(file === undefined ? {} : { file }), ...positionAtOffset(text, offset), message });
   // After parseDocument, whose line index finds a position in log time: a file can hold 100,000 problems, and
   // positionAtOffset counts lines from the start for each one.
@@ -41,7 +41,7 @@ export function readStructuredSource(input: string, file: string | undefined): S
     const syntaxError = findJsonSyntaxError(text);
     if (syntaxError) return { issues: [at(syntaxError.offset, `invalid JSON: ${syntaxError.message}`)] };
     // JSON is YAML, so the YAML parser supplies the positions of fields; JSON.parse supplies the value.
-    const document = parseDocument(text, { lineCounter, prettyErrors: false });
+    const document = yaml().parseDocument(text, { lineCounter, prettyErrors: false });
     // JSON.parse silently keeps the last of repeated keys; a document with two `name`s is a mistake.
     const duplicates = document.errors.filter((error) => error.code === 'DUPLICATE_KEY');
     if (duplicates.length > 0) {
@@ -58,7 +58,7 @@ export function readStructuredSource(input: string, file: string | undefined): S
   // Before composing, which recurses per level (JSON's depth is checked with its syntax above).
   const deep = findDeepNesting(text);
   if (deep !== undefined) return { issues: [at(deep, `invalid YAML: ${nestingMessage()}`)] };
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const document = yaml().parseDocument(text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) return { issues: document.errors.map((error) => atIndexed(error.pos[0], `invalid YAML: ${error.message}`)) };
   try {
     return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };

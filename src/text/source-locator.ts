@@ -1,4 +1,5 @@
-import { isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yaml } from './yaml.js';
 
 /** A path into parsed input, as zod reports it: `['subtasks', 2, 'dependsOn', 0]`. */
 export type FieldPath = readonly (string | number)[];
@@ -52,6 +53,7 @@ export function positionAtOffset(text: string, offset: number): SourcePosition {
  * at the deepest part that exists.
  */
 export function positionsInDocument(document: Document, lineCounter: LineCounter): PositionOf {
+  const { isMap, isNode, isSeq } = yaml();
   return (path) => {
     let node: unknown = document.contents;
     let offset: number | undefined = isNode(node) ? node.range?.[0] : undefined;
@@ -77,5 +79,5 @@ export function positionsInDocument(document: Document, lineCounter: LineCounter
 }
 
 function keyText(key: unknown): string {
-  return isScalar(key) ? String(key.value) : String(key);
+  return yaml().isScalar(key) ? String(key.value) : String(key);
 }

@@ -6,7 +6,7 @@ import { isAbortError, WeftError } from '../../src/errors.js';
 import { cosine } from '../../src/eval/cosine.js';
 import { embeddingCacheFile, openEmbeddingCache, type EmbeddingCache } from '../../src/eval/embedding-cache.js';
 import { createEmbeddingSimilarity, type EmbedFunction } from '../../src/eval/embedding-similarity.js';
-import { createOpenAIEmbedder } from '../../src/eval/openai-embeddings.js';
+import { createOpenAIEmbedder } from '../../src/llm/providers/openai-embeddings.js';
 import { rejection } from '../llm/providers/rejection.js';
 import { replayFetch, unreachableFetch } from '../llm/providers/replay-fetch.js';
 

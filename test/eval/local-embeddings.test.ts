@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cosine } from '../../src/eval/cosine.js';
 import { createEmbeddingSimilarity, type EmbedFunction } from '../../src/eval/embedding-similarity.js';
-import { createLocalEmbedder } from '../../src/eval/local-embeddings.js';
+import { createLocalEmbedder } from '../../src/llm/providers/local-embeddings.js';
 import { NODE_LLAMA_CPP_INSTALL_HINT, type NodeLlamaCppImporter } from '../../src/llm/providers/local-gguf.js';
 import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../local-llama.js';
 import { rejection } from '../llm/providers/rejection.js';

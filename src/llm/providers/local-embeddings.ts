@@ -4,9 +4,9 @@
  * and the install command. Best with an embedding model (nomic-embed-text, bge, all-MiniLM… as GGUF); a chat
  * model also works, with worse vectors.
  */
-import { WeftError } from '../errors.js';
-import { loadLocalLlama, type LlamaEmbeddingContext, type LoadedLocalLlama, type LocalLlamaOptions } from '../llm/providers/local-gguf.js';
-import type { Embedder } from './embedding-similarity.js';
+import { WeftError } from '../../errors.js';
+import { loadLocalLlama, type LlamaEmbeddingContext, type LoadedLocalLlama, type LocalLlamaOptions } from './local-gguf.js';
+import type { Embedder } from '../embedder.js';
 
 /** The .gguf path, node-llama-cpp importer, CPU threads (default 1) and context bound in tokens (default 2048). */
 export type LocalEmbedderOptions = LocalLlamaOptions;

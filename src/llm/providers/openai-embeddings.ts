@@ -3,10 +3,10 @@
  * llama.cpp server, LM Studio, … Built on the `openai` SDK with its retries off, like the chat provider.
  */
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
-import { rewordError, WeftError } from '../errors.js';
-import { classifyOpenAIError, openAIConnection, type OpenAIConnectionOptions } from '../llm/providers/openai-compatible.js';
-import { throwIfAborted, toWeftError, type ProviderContext } from '../llm/providers/provider-error.js';
-import type { Embedder } from './embedding-similarity.js';
+import { rewordError, WeftError } from '../../errors.js';
+import { classifyOpenAIError, openAIConnection, type OpenAIConnectionOptions } from './openai-compatible.js';
+import { throwIfAborted, toWeftError, type ProviderContext } from './provider-error.js';
+import type { Embedder } from '../embedder.js';
 
 export interface OpenAIEmbedderOptions extends Omit<OpenAIConnectionOptions, 'apiKey'> {
   /** Local servers need none; the SDK insists on one, so a placeholder is sent. */

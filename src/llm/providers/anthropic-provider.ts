@@ -1,0 +1,25 @@
+/** `anthropic:<model>`: Anthropic's Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); chat only. */
+import type { ModelProviderDescriptor } from '../provider.js';
+import { nonEmpty, requireKey } from '../provider-env.js';
+import { namedModel, type NamedModelSpec } from './named-model-spec.js';
+
+export const anthropicProvider: ModelProviderDescriptor<NamedModelSpec> = {
+  ...namedModel('anthropic'),
+  form: 'anthropic:<model>                    e.g. anthropic:claude-3-5-haiku-latest',
+  aliases: ['claude'],
+  suggest: (text) => (/^claude/i.test(text) ? `anthropic:${text}` : undefined),
+  async create(spec, { env, fetch }) {
+    const id = `anthropic:${spec.model}`;
+    const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', `The model ${id}`);
+    const baseURL = nonEmpty(env['ANTHROPIC_BASE_URL']);
+    const { createAnthropicModel } = await import('./anthropic.js');
+    return createAnthropicModel({
+      id,
+      model: spec.model,
+      apiKey,
+      ...(baseURL ? { baseURL } : {}),
+      ...(fetch ? { fetch } : {}),
+    });
+  },
+  noEmbedding: 'Anthropic has no embeddings API',
+};

@@ -1,0 +1,10 @@
+/**
+ * The defaults of a run, for help texts and the CLI (which leaves an absent flag absent and lets
+ * resolveRunSettings fill it). A leaf like errors.ts: the CLI's start-up reads it without loading any run code.
+ */
+export const RUN_DEFAULTS = {
+  strategy: 'on-failure',
+  candidates: 3,
+  maxAttempts: 3,
+  verify: true,
+} as const;
