@@ -11,20 +11,17 @@ export type { LocatedIssue, SourceLocation, WeftErrorCode } from './errors.js';
 // Workflow graphs: model, validation, ordering, metrics, diff and export (pure).
 export * from './graph/index.js';
 
-// Models: the ChatModel contract, the model registry (spec strings → models), wrappers and prices.
-export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
-export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
-export { MODEL_PROVIDERS, formatModelSpec, parseModelSpec, redactModelSpec, requestedModelName } from './llm/model-spec.js';
-export { listProviders, registerProvider } from './llm/provider-registry.js';
-export type { CreatedEmbedder, ModelProviderDescriptor, ModelSpec, ProviderCreateOptions, SpecProblem } from './llm/provider.js';
+// Models and stores (the ChatModel contract, the provider registry, opening a home's store): src/core.ts, also
+// importable alone as `weft/core`.
+export * from './core.js';
+
+// Models: scripted and simulated models, structured output and its limits.
 export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
 export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
 export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
-export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
 export { boundedSchema, toGrammarSubset, type JsonSchema } from './llm/json-schema.js';
-export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
 // Planning: a task → candidate workflows; updates, merges and verification of a running plan.
 export { planTask, type PlanCandidate, type PlanOptions, type PlanResult } from './plan/plan-task.js';
@@ -62,14 +59,6 @@ export { selectStoredTeamMembers, selectTeamFileMembers, teamSizeOf, type TeamCh
 // Distributed execution: a queue of attempts and the workers that run them.
 export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './workers/queue-runner.js';
 export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './workers/run-worker.js';
-
-// Stores: opening a home's run store (SQLite or Postgres), run folders, run liveness and pruning.
-export { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom, type OpenRunStoreOptions, type ResolveHomeOptions, type StoreSpecSources } from './store/open-store.js';
-export type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus } from './store/run-store.js';
-export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
-export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
-export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';
-export { selectRunsToPrune, type KeptRun, type RunsToPrune } from './store/select-runs-to-prune.js';
 
 // Teams (DyLAN): run a team on a query, evaluate it on a dataset, optimise its members; team files and datasets.
 export type { TeamAgentSpec, TeamQuery, TeamResult, TeamSpec } from './team/team.js';

@@ -1,5 +1,6 @@
 /** src/index.ts is the curated public API: what a library user needs, by area, and not the internals of an area. */
 import { describe, expect, it } from 'vitest';
+import * as core from '../src/core.js';
 import * as weft from '../src/index.js';
 
 describe('the public API (src/index.ts)', () => {
@@ -18,5 +19,11 @@ describe('the public API (src/index.ts)', () => {
     for (const name of ['maximumIndependentSet', 'longestIncreasingSubsequence', 'matchNodes', 'referenceOrders', 'driveRun', 'foldForResume', 'removeRunDirectory']) {
       expect(Object.keys(weft), name).not.toContain(name);
     }
+  });
+
+  it('re-exports all of its light part, weft/core (src/core.ts), which holds no engine', () => {
+    expect(Object.keys(core).length).toBeGreaterThan(10);
+    for (const name of Object.keys(core)) expect((weft as Record<string, unknown>)[name], name).toBe((core as Record<string, unknown>)[name]);
+    for (const name of ['planTask', 'runTask', 'runTeam', 'scoreWorkflow']) expect(Object.keys(core), name).not.toContain(name);
   });
 });

@@ -1,5 +1,6 @@
 /** What every command needs: the Weft home, its config, the store and the model. */
-import { costOf, createModel, DEFAULT_PRICES, describeStore, mergePrices, openExistingRunStore, openRunStore, requestedModelName, resolveHome, resolveModelSpec, storeSpecFrom, WeftError, withResilience, type ChatModel, type ChatResult, type RunStore } from '../index.js';
+import { costOf, createModel, DEFAULT_PRICES, describeStore, mergePrices, openExistingRunStore, openRunStore, requestedModelName, resolveHome, resolveModelSpec, storeSpecFrom, withResilience, type ChatModel, type ChatResult, type RunStore } from '../core.js';
+import { WeftError } from '../errors.js';
 import type { WeftConfig } from './config.js';
 import { loadConfig } from './load-config.js';
 

@@ -3,7 +3,7 @@
  * host) has gone is shown as `interrupted`: `weft resume <runId>` continues it. A home without a store yet has no
  * runs; listing them creates none.
  */
-import { effectiveStatus, type LivenessProbe } from '../index.js';
+import { effectiveStatus, type LivenessProbe } from '../core.js';
 import { loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
 
