@@ -14,6 +14,7 @@ import { pruneCommand } from './prune-command.js';
 import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { runsCommand } from './runs-command.js';
+import { updatePolicyNames } from '../run/update-policies.js';
 import { showCommand } from './show-command.js';
 import { registerTeamCommands } from './team-command.js';
 import { workerCommand } from './worker-command.js';
@@ -90,7 +91,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
     .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
-    .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
+    .option('--strategy <name>', `plan updates: ${updatePolicyNames().map((name) => (name === 'on-failure' ? `${name} (default)` : name)).join(', ')}`)
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', 'candidate plans (default 3)')
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')

@@ -5,6 +5,7 @@ import { parseWorkflow } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import { createQueueRunner, type QueueRunner } from '../workers/queue-runner.js';
 import type { ExecutionStrategy } from '../run/execution.js';
+import { updatePolicyNames } from '../run/update-policies.js';
 import { runTask, type RunTaskResult } from '../run/run-task.js';
 import { loadTeamOffers } from '../run/team-checks.js';
 import { runResult } from '../run/run-result.js';
@@ -38,11 +39,9 @@ export interface RunFlags {
   readonly json?: boolean;
 }
 
-const STRATEGIES: readonly ExecutionStrategy[] = ['on-failure', 'concurrent', 'after-completion', 'none'];
-
 export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
   // Validate every flag before any work starts.
-  const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES) ?? 'on-failure';
+  const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames()) ?? 'on-failure';
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
   const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });
