@@ -19,7 +19,7 @@ describe('the ready queue', () => {
       fc.property(dag, ([parents, statuses, picks]) => {
         const order = parents.map((_, index) => `n${index}`);
         const nodes = new Map<string, ReadyNode>(order.map((id, index) => [id, { id, status: statuses[index]!, dependsOn: [...parents[index]!], children: [], pendingParents: 0 }]));
-        const plan = () => ({ subtasks: order.map((id) => ({ id, dependsOn: nodes.get(id)!.dependsOn, status: nodes.get(id)!.status })) });
+        const plan = () => ({ subtasks: order.map((id) => ({ id, objective: id, agent: 'w', attempts: 0, dependsOn: nodes.get(id)!.dependsOn, status: nodes.get(id)!.status })) });
         const ready = new Set(linkNodes(order, nodes));
         expect([...ready]).toStrictEqual(readyTasks(plan()));
         for (const pick of picks) {

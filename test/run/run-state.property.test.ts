@@ -98,7 +98,7 @@ describe('execute', () => {
         const { events, promise } = run(json, { model, strategy: 'none', concurrency: cap });
         // Fold statuses from the events as they come, and check each start against readyTasks then.
         const status = new Map(json.subtasks.map((s) => [s.id, 'not started' as SubtaskStatus]));
-        const plan = () => ({ subtasks: json.subtasks.map((s) => ({ id: s.id, dependsOn: s.dependsOn, status: status.get(s.id)! })) });
+        const plan = () => ({ subtasks: json.subtasks.map((s) => ({ id: s.id, objective: s.objective, agent: s.agent, attempts: 0, dependsOn: s.dependsOn, status: status.get(s.id)! })) });
         let seen = 0;
         const check = () => {
           for (; seen < events.length; seen++) {
