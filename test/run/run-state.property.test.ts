@@ -102,16 +102,16 @@ describe('execute', () => {
         let seen = 0;
         const check = () => {
           for (; seen < events.length; seen++) {
-            const event = events[seen]!;
+            const event = events[seen] as Omit<WeftEvent, 'at'>;
             if (event.type === 'task-start') {
-              const id = (event as { taskId: string }).taskId;
+              const id = event.taskId;
               expect(readyTasks(plan())).toContain(id);
               status.set(id, 'in progress');
             } else if (event.type === 'task-verify') {
-              const { taskId, verdict, attempt } = event as { taskId: string; verdict: string; attempt: number };
+              const { taskId, verdict, attempt } = event;
               status.set(taskId, verdict === 'accept' ? 'completed' : verdict === 'retry' && attempt < 3 ? 'not started' : 'failed');
-            } else if (event.type === 'task-end' && (event as { status: string }).status === 'failed') {
-              status.set((event as { taskId: string }).taskId, 'failed');
+            } else if (event.type === 'task-end' && event.status === 'failed') {
+              status.set(event.taskId, 'failed');
             }
           }
         };
