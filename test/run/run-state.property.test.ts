@@ -102,7 +102,7 @@ describe('execute', () => {
         let seen = 0;
         const check = () => {
           for (; seen < events.length; seen++) {
-            const event = events[seen] as Omit<WeftEvent, 'at'>;
+            const event = events[seen] as unknown as WeftEvent;
             if (event.type === 'task-start') {
               const id = event.taskId;
               expect(readyTasks(plan())).toContain(id);
