@@ -75,6 +75,9 @@ export interface ExecutionResult {
   readonly version: number;
 }
 
+const SCHEDULE: RunInput = { type: 'schedule', logPending: false };
+const SCHEDULE_UNSYNCED: RunInput = { type: 'schedule', logPending: true };
+
 export function execute(options: ExecutionOptions): Promise<ExecutionResult> {
   return new Execution(options).start();
 }
@@ -82,8 +85,8 @@ export function execute(options: ExecutionOptions): Promise<ExecutionResult> {
 class Execution {
   private state!: RunState;
   private readonly config: RunConfig;
-  /** Abort controllers of running attempts, by the reducer's handle. */
-  private readonly controllers = new Map<number, AbortController>();
+  /** Abort controllers of running attempts, by the reducer's handle (handles count from 1, so an array). */
+  private readonly controllers: (AbortController | undefined)[] = [];
   /** Aborts ordered for attempts whose start command had not been carried out yet. */
   private readonly abortedEarly = new Map<number, string>();
   private readonly pendingWork = new Set<Promise<unknown>>();
@@ -167,7 +170,7 @@ class Execution {
     try {
       do {
         this.pumpAgain = false;
-        this.handle({ type: 'schedule', logPending: this.options.durability?.pending() ?? false });
+        this.handle(this.options.durability?.pending() ? SCHEDULE_UNSYNCED : SCHEDULE);
       } while (this.pumpAgain && !this.state.finished);
     } catch (error) {
       this.state.finished = true;
@@ -188,7 +191,7 @@ class Execution {
           break;
         case 'abort':
           for (const handle of command.handles) {
-            const controller = this.controllers.get(handle);
+            const controller = this.controllers[handle];
             if (controller) controller.abort(new WeftError('ABORTED', command.reason));
             else this.abortedEarly.set(handle, command.reason);
           }
@@ -217,7 +220,7 @@ class Execution {
 
   private startAttempt(request: AttemptRequest, event: EventWithoutTime): void {
     const controller = new AbortController();
-    this.controllers.set(request.handle, controller);
+    this.controllers[request.handle] = controller;
     const early = this.abortedEarly.get(request.handle);
     if (early !== undefined) {
       this.abortedEarly.delete(request.handle);
@@ -225,11 +228,7 @@ class Execution {
     }
     this.options.emit(event);
     const runAttempt = this.runnerFor(request.role.kind);
-    const settle = (input: RunInput) => {
-      this.controllers.delete(request.handle);
-      this.handle(input);
-      this.pump();
-    };
+    const handle = request.handle;
     const work = runAttempt({
       task: this.state.task,
       id: request.id,
@@ -242,10 +241,16 @@ class Execution {
       mask: this.options.mask?.(request.id, request.attempt) ?? false,
       signal: controller.signal,
     }).then(
-      (outcome) => settle({ type: 'attempt-settled', handle: request.handle, outcome }),
-      (error: unknown) => settle({ type: 'attempt-failed', handle: request.handle, error: attemptError(error) }),
+      (outcome) => this.settle({ type: 'attempt-settled', handle, outcome }),
+      (error: unknown) => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) }),
     );
     this.track(work);
+  }
+
+  private settle(input: Extract<RunInput, { type: 'attempt-settled' | 'attempt-failed' }>): void {
+    this.controllers[input.handle] = undefined;
+    this.handle(input);
+    this.pump();
   }
 
   private proposeUpdate(workflow: Workflow, failures: readonly { id: string; reason: string }[], sequence: number): void {

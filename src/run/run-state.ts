@@ -62,9 +62,10 @@ export interface RunState {
   readonly roles: Map<string, Role>;
   ready: string[];
   readyHead: number;
-  /** Running attempts by handle; a discarded one stays here until it settles. */
-  readonly running: Map<number, { task: TaskState; generation: number; attempt: number }>;
-  nextHandle: number;
+  /** Attempts by handle (handles count from 1, so an array); an entry is cleared when its attempt settles. */
+  readonly attempts: ({ task: TaskState; generation: number; attempt: number } | undefined)[];
+  /** Attempts running now, a discarded one included until it settles. */
+  running: number;
   readonly clones: Map<string, ClonePool>;
   pendingFailures: Failure[];
   /** A routine review asked for by the policy, and a repair asked for by failures. */
@@ -147,8 +148,8 @@ export function createRunState(config: RunConfig, initial: InitialRun): { state:
     roles: new Map(),
     ready: [],
     readyHead: 0,
-    running: new Map(),
-    nextHandle: 1,
+    attempts: [undefined],
+    running: 0,
     clones: new Map(),
     pendingFailures: [],
     reviewRequested: false,
@@ -249,12 +250,12 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
   if (state.finished) return;
   const { policy, concurrency, maxAttempts } = state.config;
   if (state.stopping) {
-    if (state.running.size === 0 && !state.updating) finish(state, commands);
+    if (state.running === 0 && !state.updating) finish(state, commands);
     return;
   }
   const barrier = policy.barrier && (updateRequested(state) || state.updating !== undefined);
-  if (updateRequested(state) && !state.updating && (!policy.barrier || state.running.size === 0)) startUpdate(state, commands);
-  const startable = !barrier && state.running.size < concurrency && state.readyHead < state.ready.length;
+  if (updateRequested(state) && !state.updating && (!policy.barrier || state.running === 0)) startUpdate(state, commands);
+  const startable = !barrier && state.running < concurrency && state.readyHead < state.ready.length;
   if (startable && state.config.durable && logPending) {
     // Starting work is the effect of what was recorded: wait until the record is on disk.
     if (!state.syncing) {
@@ -262,7 +263,7 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
       commands.push({ type: 'sync' });
     }
   } else if (startable) {
-    while (state.running.size < concurrency && state.readyHead < state.ready.length) {
+    while (state.running < concurrency && state.readyHead < state.ready.length) {
       const task = state.tasks.get(state.ready[state.readyHead++]!);
       if (!task || task.status !== 'not started' || task.pendingParents !== 0) continue;
       if (task.attempts >= maxAttempts) {
@@ -274,7 +275,7 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
       startTask(state, task, commands);
     }
   }
-  if (state.running.size === 0 && !state.updating && !updateRequested(state) && !state.syncing && state.readyHead >= state.ready.length) finish(state, commands);
+  if (state.running === 0 && !state.updating && !updateRequested(state) && !state.syncing && state.readyHead >= state.ready.length) finish(state, commands);
 }
 
 function finish(state: RunState, commands: RunCommand[]): void {
@@ -287,12 +288,13 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
   task.status = 'in progress';
   task.attempts += 1;
   task.generation += 1;
-  task.handle = state.nextHandle++;
+  task.handle = state.attempts.length;
   task.cloneAgent = task.agent;
   let pool = state.clones.get(task.agent);
   if (!pool) state.clones.set(task.agent, (pool = new ClonePool()));
   task.clone = pool.acquire();
-  state.running.set(task.handle, { task, generation: task.generation, attempt: task.attempts });
+  state.attempts.push({ task, generation: task.generation, attempt: task.attempts });
+  state.running += 1;
   const role = state.roles.get(task.agent) ?? { name: task.agent, prompt: `You are the ${task.agent}.`, kind: 'llm' as const };
   const parents = task.dependsOn.map((id) => {
     const parent = state.tasks.get(id)!;
@@ -310,9 +312,10 @@ function settle(
   input: Extract<RunInput, { type: 'attempt-settled' | 'attempt-failed' }>,
   commands: RunCommand[],
 ): void {
-  const running = state.running.get(input.handle);
+  const running = state.attempts[input.handle];
   if (!running) throw new WeftError('INTERNAL', `no running attempt ${input.handle}`);
-  state.running.delete(input.handle);
+  state.attempts[input.handle] = undefined;
+  state.running -= 1;
   const { task, generation, attempt } = running;
   state.clones.get(task.cloneAgent)?.release(task.clone);
   if (task.handle === input.handle) task.handle = undefined;
