@@ -29,12 +29,12 @@ export function linkNodes(order: readonly string[], nodes: ReadonlyMap<string, R
   return order.filter((id) => isReady(nodes.get(id)!));
 }
 
-/** Marks `node` completed and hands each child that became ready to `onReady`, in plan order. */
-export function completeNode(node: ReadyNode, nodes: ReadonlyMap<string, ReadyNode>, onReady: (id: string) => void): void {
+/** Marks `node` completed and appends each child that became ready to `ready`, in plan order. */
+export function completeNode(node: ReadyNode, nodes: ReadonlyMap<string, ReadyNode>, ready: string[]): void {
   node.status = 'completed';
   for (const childId of node.children) {
     const child = nodes.get(childId)!;
     child.pendingParents -= 1;
-    if (isReady(child)) onReady(child.id);
+    if (child.status === 'not started' && child.pendingParents === 0) ready.push(childId);
   }
 }

@@ -63,7 +63,10 @@ export interface RunState {
   ready: string[];
   readyHead: number;
   /** Attempts by handle (handles count from 1, so an array); an entry is cleared when its attempt settles. */
-  readonly attempts: ({ task: TaskState; generation: number; attempt: number } | undefined)[];
+  readonly attempts: (TaskState | undefined)[];
+  /** The task's generation and attempt number when each attempt started (plain numbers: no object per attempt). */
+  readonly attemptGenerations: number[];
+  readonly attemptNumbers: number[];
   /** Attempts running now, a discarded one included until it settles. */
   running: number;
   readonly clones: Map<string, ClonePool>;
@@ -149,6 +152,8 @@ export function createRunState(config: RunConfig, initial: InitialRun): { state:
     ready: [],
     readyHead: 0,
     attempts: [undefined],
+    attemptGenerations: [0],
+    attemptNumbers: [0],
     running: 0,
     clones: new Map(),
     pendingFailures: [],
@@ -293,7 +298,9 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
   let pool = state.clones.get(task.agent);
   if (!pool) state.clones.set(task.agent, (pool = new ClonePool()));
   task.clone = pool.acquire();
-  state.attempts.push({ task, generation: task.generation, attempt: task.attempts });
+  state.attempts.push(task);
+  state.attemptGenerations.push(task.generation);
+  state.attemptNumbers.push(task.attempts);
   state.running += 1;
   const role = state.roles.get(task.agent) ?? { name: task.agent, prompt: `You are the ${task.agent}.`, kind: 'llm' as const };
   const parents = task.dependsOn.map((id) => {
@@ -312,11 +319,12 @@ function settle(
   input: Extract<RunInput, { type: 'attempt-settled' | 'attempt-failed' }>,
   commands: RunCommand[],
 ): void {
-  const running = state.attempts[input.handle];
-  if (!running) throw new WeftError('INTERNAL', `no running attempt ${input.handle}`);
+  const task = state.attempts[input.handle];
+  if (!task) throw new WeftError('INTERNAL', `no running attempt ${input.handle}`);
   state.attempts[input.handle] = undefined;
   state.running -= 1;
-  const { task, generation, attempt } = running;
+  const generation = state.attemptGenerations[input.handle]!;
+  const attempt = state.attemptNumbers[input.handle]!;
   state.clones.get(task.cloneAgent)?.release(task.clone);
   if (task.handle === input.handle) task.handle = undefined;
   if (task.generation !== generation || state.tasks.get(task.id) !== task) {
@@ -339,7 +347,7 @@ function settleOutcome(state: RunState, task: TaskState, attempt: number, outcom
   commands.push({ type: 'emit', event: { type: 'task-verify', taskId: task.id, attempt, verdict: outcome.verdict, reason: outcome.reason } });
   if (outcome.verdict === 'accept') {
     task.output = outcome.output;
-    completeNode(task, state.tasks, (id) => state.ready.push(id));
+    completeNode(task, state.tasks, state.ready);
     commands.push({ type: 'accepted', taskId: task.id, output: outcome.output });
   } else if (outcome.verdict === 'retry' && task.attempts < state.config.maxAttempts) {
     task.status = 'not started';

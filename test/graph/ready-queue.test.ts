@@ -30,7 +30,11 @@ describe('the ready queue', () => {
           const id = choices[pick % choices.length]!;
           const node = nodes.get(id)!;
           if (ready.delete(id)) node.status = 'in progress';
-          else completeNode(node, nodes, (child) => ready.add(child));
+          else {
+            const now: string[] = [];
+            completeNode(node, nodes, now);
+            for (const child of now) ready.add(child);
+          }
           expect(order.filter((each) => ready.has(each))).toStrictEqual(readyTasks(plan()));
           const listed = readyTasks(plan());
           expect(order.filter((each) => isReady(nodes.get(each)!))).toStrictEqual(listed);
