@@ -1,5 +1,5 @@
 /**
- * The executor's reducer (paper §3: ready-set scheduling, verification verdicts, plan updates): what happens next
+ * The executor's reducer (ready-set scheduling, verdicts, plan updates; docs/design.md "Flow: execution"): what happens next
  * in a run, as `step(state, input) → commands`. Deterministic, synchronous and free of I/O: no promises, timers,
  * model or store. execution.ts is the interpreter that feeds it inputs and carries out its commands.
  *
@@ -7,7 +7,7 @@
  * of 10,000 subtasks must cost O(children) per completion, which copying the subtasks per input would not.
  *
  * Inputs are what the log records (a settled attempt becomes task-end/task-verify, an update plan-candidates/
- * plan-update, cancel and deadline run-end) plus the interpreter's own: `schedule` (one pass of the old pump),
+ * plan-update, cancel and deadline run-end) plus the interpreter's own: `schedule` (one scheduling pass),
  * `synced` (the log became durable), `update-ended` and `bookkeeping-failed`. The update strategy is an
  * `UpdatePolicy` object; this module never looks at its name except to word a review's cause.
  *

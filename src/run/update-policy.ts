@@ -1,5 +1,5 @@
 /**
- * When a run asks the inspector for a plan update (paper §3: dynamic workflow updates). The executor's reducer
+ * When a run asks the inspector for a plan update (docs/design.md, "Strategies"). The executor's reducer
  * (run-state.ts) consults only this interface, so a new strategy is one file in policies/ plus one line in
  * update-policies.ts.
  */
