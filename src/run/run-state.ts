@@ -1,6 +1,6 @@
 /**
- * The executor's reducer (ready-set scheduling, verdicts, plan updates; docs/design.md "Flow: execution"): what happens next
- * in a run, as `step(state, input) → commands`. Deterministic, synchronous and free of I/O: no promises, timers,
+ * The executor's reducer (ready-set scheduling, verdicts, plan updates; docs/design.md "Flow: execution"): what
+ * happens next in a run, as `step(state, input) → commands`. Deterministic, synchronous and free of I/O: no promises, timers,
  * model or store. execution.ts is the interpreter that feeds it inputs and carries out its commands.
  *
  * "Pure" here means that, not immutable: `step` mutates the state it owns in place and returns the commands. A run
@@ -11,9 +11,10 @@
  * `synced` (the log became durable), `update-ended` and `bookkeeping-failed`. The update strategy is an
  * `UpdatePolicy` object; this module never looks at its name except to word a review's cause.
  *
- * Live execution and the log folds (resume-state.ts, run-summary.ts, progress.ts) stay separate: the live run
- * holds what the log does not (running attempts, clones, the durability gate, requested but unstarted updates),
- * and the folds must also read logs written by older versions.
+ * The log's folds (resume and the run summary) share subtask-fate.ts instead of this reducer: the live run holds
+ * what the log does not (running attempts, clones, the durability gate, requested but unstarted updates), and the
+ * folds must also read logs written by older versions. The property test of resume (test/run/run-state.property
+ * .test.ts) ties the two: a log cut anywhere, folded and continued here, ends as the uninterrupted run.
  */
 import { WeftError } from '../errors.js';
 import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
