@@ -1,6 +1,6 @@
 /**
- * The light part of the public API (`weft/core`; src/index.ts re-exports all of it): naming and making models and
- * opening a home's run store. Nothing here loads an engine, zod or a provider SDK at import, so a command that
+ * The light part of the public API (`weft/core`; src/index.ts re-exports all of it): naming and making models,
+ * opening a home's run store, and the registry of update policies. Nothing here loads an engine, zod or a provider SDK at import, so a command that
  * only lists or prunes runs starts fast (the CLI's `weft runs`).
  */
 
@@ -20,3 +20,7 @@ export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
 export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
 export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';
 export { selectRunsToPrune, type KeptRun, type RunsToPrune } from './store/select-runs-to-prune.js';
+
+// Update policies: when a run asks the inspector for a plan update (`--strategy`); one file each, registered here.
+export { registerUpdatePolicy, updatePolicy, updatePolicyNames } from './run/update-policies.js';
+export type { UpdatePolicy } from './run/update-policy.js';

@@ -9,6 +9,7 @@ import { RUN_DEFAULTS } from '../run-defaults.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { registerTeamCommands } from './register-team-commands.js';
+import { updatePolicyNames } from '../core.js';
 
 /** Commander's accumulator for a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
@@ -86,7 +87,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
     .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
-    .option('--strategy <name>', 'plan updates: on-failure (default), concurrent, after-completion, none')
+    .option('--strategy <name>', `plan updates: ${updatePolicyNames().map((name) => (name === 'on-failure' ? `${name} (default)` : name)).join(', ')}`)
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', `candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')

@@ -1,6 +1,6 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import { readFile } from 'node:fs/promises';
-import { defaultRoleKinds, createQueueRunner, loadTeamOffers, outputFileName, parseWorkflow, runResult, runTask, WeftError, type ExecutionStrategy, type QueueRunner, type RunSummary, type RunTaskResult, type TaskSummary, type Workflow } from '../index.js';
+import { defaultRoleKinds, updatePolicyNames, createQueueRunner, loadTeamOffers, outputFileName, parseWorkflow, runResult, runTask, WeftError, type ExecutionStrategy, type QueueRunner, type RunSummary, type RunTaskResult, type TaskSummary, type Workflow } from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -29,11 +29,9 @@ export interface RunFlags {
   readonly json?: boolean;
 }
 
-const STRATEGIES: readonly ExecutionStrategy[] = ['on-failure', 'concurrent', 'after-completion', 'none'];
-
 export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
   // Validate every flag before any work starts.
-  const strategy = choiceFlag('strategy', flags.strategy, STRATEGIES);
+  const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames()) ?? 'on-failure';
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
   const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });

@@ -8,6 +8,9 @@ export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'inte
 
 export type UpdateStrategy = 'on-failure' | 'concurrent' | 'after-completion';
 
+/** A registered update policy's name (run/update-policies.ts): the built-ins, 'none' or a custom one. */
+export type StrategyName = UpdateStrategy | 'none' | (string & {});
+
 export interface CandidateSummary {
   readonly index: number;
   readonly subtasks: number;
@@ -21,7 +24,7 @@ export interface CandidateSummary {
 export type Verdict = 'accept' | 'retry' | 'replan';
 
 export type WeftEvent =
-  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: UpdateStrategy | 'none'; options: Record<string, unknown> }
+  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: StrategyName; options: Record<string, unknown> }
   /** For updates, `round` numbers the inspector rounds and `repair` says whether the round repaired failures. */
   | {
       type: 'plan-candidates';

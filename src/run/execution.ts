@@ -1,28 +1,25 @@
 /**
- * The executor (SPEC §1.3–1.4): event-driven ready-set scheduling, agent clones, verification verdicts and the
- * update strategies. No polling: a subtask starts in the same tick its last parent is accepted.
- *
- * State is kept mutable per subtask (not as immutable workflow snapshots) so that each completion costs
- * O(children), which is what makes 10,000-node runs cheap. `snapshot()` builds the immutable view when an update
- * or the caller needs one.
+ * The executor's interpreter: what to do next is decided by the reducer in run-state.ts; this file feeds it inputs
+ * (settled attempts, updates, cancel, deadline, durability) and carries out its commands with the model, the
+ * attempt runners, the inspector, the durability gate and the clock. No polling: a subtask starts in the same tick
+ * its last parent is accepted.
  */
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
-import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
-import type { Role, SubtaskStatus, Workflow } from '../graph/workflow.js';
+import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { anySignal } from '../llm/timeout.js';
-import { mergeUpdate } from '../plan/merge-update.js';
 import { proposeUpdate } from '../plan/update-plan.js';
-import type { RunStatus, UpdateStrategy, WeftEvent, WorkflowDiffSummary } from './events.js';
-import { candidateSummary } from './candidate-summary.js';
-import { ClonePool } from './clone-pool.js';
+import type { RunStatus, StrategyName, WorkflowDiffSummary } from './events.js';
 import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 import type { AttemptRunner } from './attempt-runner.js';
+import { checkRunConfig, createRunState, runOutcome, step, type AttemptError, type AttemptRequest, type EventWithoutTime, type RunCommand, type RunConfig, type RunInput, type RunState } from './run-state.js';
+import { updatePolicy } from './update-policies.js';
 
-/** `none` turns dynamic updates off (the baseline of the fault-injection experiment). */
-export type ExecutionStrategy = UpdateStrategy | 'none';
-
-type EventWithoutTime = WeftEvent extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never;
+/**
+ * The name of a registered update policy (update-policies.ts); `none` turns dynamic updates off (the baseline of
+ * the fault-injection experiment).
+ */
+export type ExecutionStrategy = StrategyName;
 
 export interface ExecutionOptions {
   readonly workflow: Workflow;
@@ -78,76 +75,37 @@ export interface ExecutionResult {
   readonly version: number;
 }
 
-interface TaskState {
-  readonly id: string;
-  objective: string;
-  agent: string;
-  dependsOn: string[];
-  children: string[];
-  status: SubtaskStatus;
-  output: string | undefined;
-  attempts: number;
-  pendingParents: number;
-  /** Bumped when the subtask is discarded or replaced, so a late result of the old run is ignored. */
-  generation: number;
-  controller: AbortController | undefined;
-  clone: number;
-  /** The role whose clone runs the subtask now (the agent may be reassigned while it runs). */
-  cloneAgent: string;
-}
+const SCHEDULE: RunInput = { type: 'schedule', logPending: false };
+const SCHEDULE_UNSYNCED: RunInput = { type: 'schedule', logPending: true };
 
 export function execute(options: ExecutionOptions): Promise<ExecutionResult> {
   return new Execution(options).start();
 }
 
 class Execution {
-  private readonly strategy: ExecutionStrategy;
-  private readonly concurrency: number;
-  private readonly maxAttempts: number;
-  private readonly maxUpdates: number;
-  private readonly verify: boolean;
-  private readonly task: string;
-  private tasks = new Map<string, TaskState>();
-  private order: string[] = [];
-  private roles = new Map<string, Role>();
-  private ready: string[] = [];
-  private readyHead = 0;
-  private running = 0;
-  private readonly clones = new Map<string, ClonePool>();
-  private pendingFailures: { id: string; reason: string }[] = [];
-  private updateRequested = false;
-  private updating = false;
-  /** Inspector rounds so far (each gets its own seed key). */
-  private updates = 0;
-  /** Rounds that repaired failures: these, not routine reviews, count against `maxUpdates`. */
-  private repairs = 0;
-  private readonly unrepaired: string[] = [];
-  private version: number;
-  private stopping: { status: 'failed' | 'cancelled'; reason: string } | undefined;
+  private state!: RunState;
+  private readonly config: RunConfig;
+  /** Abort controllers of running attempts, by the reducer's handle (handles count from 1, so an array). */
+  private readonly controllers: (AbortController | undefined)[] = [];
+  /** Aborts ordered for attempts whose start command had not been carried out yet. */
+  private readonly abortedEarly = new Map<number, string>();
   private readonly pendingWork = new Set<Promise<unknown>>();
-  private finished = false;
   private resolve!: (result: ExecutionResult) => void;
   private reject!: (error: unknown) => void;
   private pumping = false;
   private pumpAgain = false;
   private detach: () => void = () => {};
-  private syncing = false;
-  private bookkeepingError: string | undefined;
   /** What an update's calls listen to: a cancel or the deadline. */
   private readonly updateSignal: AbortSignal | undefined;
 
   constructor(private readonly options: ExecutionOptions) {
-    this.strategy = options.strategy ?? 'on-failure';
-    this.concurrency = options.concurrency ?? Number.POSITIVE_INFINITY;
-    this.maxAttempts = options.maxAttempts ?? 3;
-    this.maxUpdates = options.maxUpdates ?? 20;
-    this.verify = options.verify ?? true;
-    this.version = options.version ?? 1;
-    this.updates = options.rounds?.updates ?? 0;
-    this.repairs = options.rounds?.repairs ?? 0;
-    this.task = options.workflow.task;
-    if (!(this.concurrency >= 1)) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${this.concurrency}`, { location: { field: 'concurrency' } });
-    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${this.maxAttempts}`, { location: { field: 'maxAttempts' } });
+    this.config = checkRunConfig({
+      policy: updatePolicy(options.strategy ?? 'on-failure'),
+      concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
+      maxAttempts: options.maxAttempts ?? 3,
+      maxUpdates: options.maxUpdates ?? 20,
+      durable: options.durability !== undefined,
+    });
     this.updateSignal = anySignal(options.signal, options.deadline);
   }
 
@@ -155,14 +113,15 @@ class Execution {
     return new Promise<ExecutionResult>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      // A given plan may mark subtasks failed (e.g. an earlier run's); a fresh run gives them their turn again.
-      const initial = this.options.workflow;
-      const repairing = new Set((this.options.failures ?? []).map((failure) => failure.id));
-      this.load({ ...initial, subtasks: initial.subtasks.map((s) => (s.status === 'failed' && !repairing.has(s.id) ? { ...s, status: 'not started' as const } : s)) });
-      for (const failure of this.options.failures ?? []) {
-        const state = this.tasks.get(failure.id);
-        if (state?.status === 'failed') this.fail(state, failure.reason);
-      }
+      const options = this.options;
+      const created = createRunState(this.config, {
+        workflow: options.workflow,
+        ...(options.version !== undefined ? { version: options.version } : {}),
+        ...(options.failures ? { failures: options.failures } : {}),
+        ...(options.rounds ? { rounds: options.rounds } : {}),
+      });
+      this.state = created.state;
+      this.perform(created.commands);
       const signal = this.options.signal;
       if (signal) {
         if (signal.aborted) this.stop('cancelled', 'cancelled before start');
@@ -175,7 +134,7 @@ class Execution {
       const deadline = this.options.deadline;
       if (deadline) {
         // Time is up: what runs now is cut short (unlike a spent call budget, where running calls may finish).
-        const onDeadline = () => this.stop('failed', abortReason(deadline), { abortRunning: true });
+        const onDeadline = () => this.stop('failed', abortReason(deadline), true);
         if (deadline.aborted) onDeadline();
         else {
           deadline.addEventListener('abort', onDeadline, { once: true });
@@ -190,76 +149,19 @@ class Execution {
     });
   }
 
-  /**
-   * Ends the run once the running subtasks settle. Cancelling and the deadline abort their calls; any other stop
-   * (a spent call budget, a failed write) lets them finish, because those calls are paid for and their results kept.
-   */
-  stop(status: 'failed' | 'cancelled', reason: string, { abortRunning = status === 'cancelled' } = {}): void {
-    if (this.stopping || this.finished) return;
-    this.stopping = { status, reason };
-    if (abortRunning) {
-      for (const state of this.tasks.values()) state.controller?.abort(new WeftError('ABORTED', reason));
-    }
+  private stop(status: 'failed' | 'cancelled', reason: string, abortRunning?: boolean): void {
+    this.handle({ type: 'stop', status, reason, ...(abortRunning !== undefined ? { abortRunning } : {}) });
     this.pump();
   }
 
-  private load(workflow: Workflow): void {
-    const previous = this.tasks;
-    this.tasks = new Map();
-    this.order = workflow.subtasks.map((s) => s.id);
-    for (const role of workflow.roles) this.roles.set(role.name, role);
-    for (const subtask of workflow.subtasks) {
-      const old = previous.get(subtask.id);
-      const keepRunning = old?.status === 'in progress' && subtask.status === 'in progress';
-      if (keepRunning && old) {
-        old.dependsOn = [...subtask.dependsOn];
-        old.agent = subtask.agent;
-        old.children = [];
-        this.tasks.set(subtask.id, old);
-        continue;
-      }
-      // A plan file may carry 'in progress' from an earlier run; nothing runs it here, so it starts afresh.
-      const status: SubtaskStatus = subtask.status === 'in progress' ? 'not started' : subtask.status;
-      this.tasks.set(subtask.id, {
-        id: subtask.id,
-        objective: subtask.objective,
-        agent: subtask.agent,
-        dependsOn: [...subtask.dependsOn],
-        children: [],
-        status,
-        output: status === 'completed' ? subtask.output : undefined,
-        attempts: subtask.attempts,
-        pendingParents: 0,
-        generation: (old?.generation ?? 0) + 1,
-        controller: undefined,
-        clone: -1,
-        cloneAgent: subtask.agent,
-      });
-    }
-    // Whatever ran under the old plan and is not kept is discarded: abort it and ignore its late result.
-    for (const old of previous.values()) {
-      if (old.status === 'in progress' && this.tasks.get(old.id) !== old) {
-        old.generation += 1;
-        old.controller?.abort(new WeftError('ABORTED', 'discarded by a plan update'));
-      }
-    }
-    this.ready = [];
-    this.readyHead = 0;
-    for (const id of this.order) {
-      const state = this.tasks.get(id)!;
-      for (const parent of state.dependsOn) this.tasks.get(parent)!.children.push(id);
-      state.pendingParents = state.dependsOn.filter((parent) => this.tasks.get(parent)!.status !== 'completed').length;
-    }
-    for (const id of this.order) this.enqueueIfReady(this.tasks.get(id)!);
+  /** Feeds one input to the reducer and carries out what it decides. */
+  private handle(input: RunInput): void {
+    this.perform(step(this.state, input));
   }
 
-  private enqueueIfReady(state: TaskState): void {
-    if (state.status === 'not started' && state.pendingParents === 0) this.ready.push(state.id);
-  }
-
-  /** The one place that decides what happens next. Re-entrant calls are folded into one more pass. */
+  /** One scheduling pass at a time: re-entrant calls are folded into one more pass. */
   private pump(): void {
-    if (this.finished) return;
+    if (this.state.finished) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -268,304 +170,123 @@ class Execution {
     try {
       do {
         this.pumpAgain = false;
-        this.step();
-      } while (this.pumpAgain && !this.finished);
+        this.handle(this.options.durability?.pending() ? SCHEDULE_UNSYNCED : SCHEDULE);
+      } while (this.pumpAgain && !this.state.finished);
     } catch (error) {
-      this.finished = true;
+      this.state.finished = true;
       this.reject(error);
     } finally {
       this.pumping = false;
     }
   }
 
-  private step(): void {
-    if (this.stopping) {
-      if (this.running === 0 && !this.updating) this.finish();
-      return;
-    }
-    const barrier = this.strategy === 'after-completion' && (this.updateRequested || this.updating);
-    if (this.updateRequested && !this.updating && (this.strategy !== 'after-completion' || this.running === 0)) {
-      this.startUpdate();
-    }
-    const startable = !barrier && this.running < this.concurrency && this.readyHead < this.ready.length;
-    if (startable && this.options.durability?.pending()) {
-      // Starting work is the effect of what was recorded: wait until the record is on disk.
-      if (!this.syncing) {
-        this.syncing = true;
-        this.track(this.options.durability.sync().finally(() => {
-          this.syncing = false;
-          this.pump();
-        }));
+  private perform(commands: readonly RunCommand[]): void {
+    for (const command of commands) {
+      switch (command.type) {
+        case 'emit':
+          this.options.emit(command.event);
+          break;
+        case 'start-attempt':
+          this.startAttempt(command.request, command.event);
+          break;
+        case 'abort':
+          for (const handle of command.handles) {
+            const controller = this.controllers[handle];
+            if (controller) controller.abort(new WeftError('ABORTED', command.reason));
+            else this.abortedEarly.set(handle, command.reason);
+          }
+          break;
+        case 'propose-update':
+          this.proposeUpdate(command.workflow, command.failures, command.sequence);
+          break;
+        case 'sync':
+          this.track(this.options.durability!.sync().finally(() => {
+            this.handle({ type: 'synced' });
+            this.pump();
+          }));
+          break;
+        case 'accepted':
+          if (this.options.onAccepted) this.track(this.options.onAccepted(command.taskId, command.output));
+          break;
+        case 'save-plan-version':
+          if (this.options.onPlanVersion) this.track(this.options.onPlanVersion(command.version, command.workflow, command.cause, command.diff));
+          break;
+        case 'finish':
+          this.finish();
+          break;
       }
-    } else if (startable) {
-      while (this.running < this.concurrency && this.readyHead < this.ready.length) {
-        const state = this.tasks.get(this.ready[this.readyHead++]!);
-        if (!state || state.status !== 'not started' || state.pendingParents !== 0) continue;
-        if (state.attempts >= this.maxAttempts) {
-          // A revision can ask to rerun a subtask that has no attempts left: say so instead of failing silently.
-          state.status = 'failed';
-          this.options.emit({ type: 'task-end', taskId: state.id, attempt: state.attempts, status: 'failed', error: `attempt limit of ${this.maxAttempts} reached` });
-          continue;
-        }
-        this.startTask(state);
-      }
     }
-    if (this.running === 0 && !this.updating && !this.updateRequested && !this.syncing && this.readyHead >= this.ready.length) this.finish();
   }
 
-  private startTask(state: TaskState): void {
-    state.status = 'in progress';
-    state.attempts += 1;
-    state.generation += 1;
-    state.controller = new AbortController();
-    state.cloneAgent = state.agent;
-    state.clone = this.acquireClone(state.agent);
-    this.running += 1;
-    const attempt = state.attempts;
-    const generation = state.generation;
-    const role = this.roles.get(state.agent) ?? { name: state.agent, prompt: `You are the ${state.agent}.`, kind: 'llm' as const };
-    this.options.emit({ type: 'task-start', taskId: state.id, attempt, agent: state.agent, clone: state.clone });
-    const parents = state.dependsOn.map((id) => {
-      const parent = this.tasks.get(id)!;
-      return { id, objective: parent.objective, output: parent.output ?? '' };
-    });
-    const runAttempt = this.runnerFor(role.kind);
+  private startAttempt(request: AttemptRequest, event: EventWithoutTime): void {
+    const controller = new AbortController();
+    this.controllers[request.handle] = controller;
+    const early = this.abortedEarly.get(request.handle);
+    if (early !== undefined) {
+      this.abortedEarly.delete(request.handle);
+      controller.abort(new WeftError('ABORTED', early));
+    }
+    this.options.emit(event);
+    const runAttempt = this.runnerFor(request.role.kind);
+    const handle = request.handle;
     const work = runAttempt({
-      task: this.task,
-      id: state.id,
-      objective: state.objective,
-      role,
-      parents,
-      attempt,
+      task: this.state.task,
+      id: request.id,
+      objective: request.objective,
+      role: request.role,
+      parents: request.parents,
+      attempt: request.attempt,
       model: this.options.model,
-      verify: this.verify,
-      mask: this.options.mask?.(state.id, attempt) ?? false,
-      signal: state.controller.signal,
+      verify: this.options.verify ?? true,
+      mask: this.options.mask?.(request.id, request.attempt) ?? false,
+      signal: controller.signal,
     }).then(
-      (outcome) => this.settle(state, generation, attempt, outcome, undefined),
-      (error: unknown) => this.settle(state, generation, attempt, undefined, error),
+      (outcome) => this.settle({ type: 'attempt-settled', handle, outcome }),
+      (error: unknown) => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) }),
     );
     this.track(work);
   }
 
-  private settle(state: TaskState, generation: number, attempt: number, outcome: AttemptOutcome | undefined, error: unknown): void {
-    this.running -= 1;
-    this.releaseClone(state.cloneAgent, state.clone);
-    state.controller = undefined;
-    if (state.generation !== generation || this.tasks.get(state.id) !== state) {
-      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: 'discarded by a plan update', outcome: 'discarded' });
-      this.pump();
-      return;
-    }
-    if (error !== undefined) this.settleError(state, attempt, error);
-    else if (outcome) this.settleOutcome(state, attempt, outcome);
-    if (this.strategy === 'concurrent' || this.strategy === 'after-completion') this.requestUpdate();
+  private settle(input: Extract<RunInput, { type: 'attempt-settled' | 'attempt-failed' }>): void {
+    this.controllers[input.handle] = undefined;
+    this.handle(input);
     this.pump();
   }
 
-  private settleOutcome(state: TaskState, attempt: number, outcome: AttemptOutcome): void {
-    if (outcome.kind === 'blocked') {
-      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', output: outcome.output, error: `cannot proceed: ${outcome.reason}` });
-      this.fail(state, `the agent cannot proceed: ${outcome.reason}`);
-      return;
-    }
-    this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'completed', output: outcome.output, ...(outcome.masked ? { masked: true } : {}) });
-    this.options.emit({ type: 'task-verify', taskId: state.id, attempt, verdict: outcome.verdict, reason: outcome.reason });
-    if (outcome.verdict === 'accept') {
-      this.accept(state, outcome.output);
-    } else if (outcome.verdict === 'retry' && state.attempts < this.maxAttempts) {
-      state.status = 'not started';
-      this.ready.push(state.id);
-    } else {
-      this.fail(state, outcome.reason || `verification answered ${outcome.verdict}`);
-    }
-  }
-
-  private settleError(state: TaskState, attempt: number, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    if (isWeftError(error) && error.code === 'BUDGET') {
-      // The refused call never ran: the subtask is unfinished, not failed.
-      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message, outcome: 'refused' });
-      state.status = 'not started';
-      this.stop('failed', message);
-      return;
-    }
-    if (this.stopping && isAbortError(error)) {
-      this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message, outcome: 'aborted' });
-      state.status = 'not started';
-      return;
-    }
-    this.options.emit({ type: 'task-end', taskId: state.id, attempt, status: 'failed', error: message });
-    this.fail(state, message);
-  }
-
-  private accept(state: TaskState, output: string): void {
-    state.status = 'completed';
-    state.output = output;
-    for (const childId of state.children) {
-      const child = this.tasks.get(childId)!;
-      child.pendingParents -= 1;
-      this.enqueueIfReady(child);
-    }
-    if (this.options.onAccepted) this.track(this.options.onAccepted(state.id, output));
-  }
-
-  private fail(state: TaskState, reason: string): void {
-    state.status = 'failed';
-    if (this.strategy === 'none') return;
-    if (this.repairs >= this.maxUpdates) {
-      this.unrepaired.push(state.id);
-      return;
-    }
-    this.pendingFailures.push({ id: state.id, reason });
-    this.requestUpdate();
-  }
-
-  private requestUpdate(): void {
-    if (this.strategy === 'none') return;
-    // Routine reviews (concurrent, after-completion) are bounded by the completions that trigger them.
-    if (this.pendingFailures.length > 0 && this.repairs >= this.maxUpdates) return;
-    this.updateRequested = true;
-  }
-
-  private startUpdate(): void {
-    this.updateRequested = false;
-    this.updating = true;
-    this.updates += 1;
-    const failures = this.pendingFailures.splice(0);
-    if (failures.length > 0) this.repairs += 1;
-    const sequence = this.updates;
-    const before = this.snapshot();
+  private proposeUpdate(workflow: Workflow, failures: readonly { id: string; reason: string }[], sequence: number): void {
+    // The callbacks return promises where the old executor's async merge did, so the update ends in the same tick.
     const work = proposeUpdate({
       model: this.options.model,
-      workflow: before,
+      workflow,
       failed: failures,
       candidates: this.options.updateCandidates ?? 1,
       sequence,
       ...(this.updateSignal ? { signal: this.updateSignal } : {}),
     }).then(
-      (result) =>
-        this.applyUpdate(failures, result.proposal, (rerun) =>
-          this.options.emit({
-            type: 'plan-candidates',
-            purpose: 'update',
-            candidates: result.candidates.map(candidateSummary),
-            round: sequence,
-            repair: failures.length > 0,
-            ...(rerun.length > 0 ? { rerun } : {}),
-            ...(result.chosenIndex >= 0 ? { chosen: result.chosenIndex } : {}),
-          }),
-        ),
+      async (result) => this.handle({ type: 'update-proposed', result }),
       (error: unknown) => {
-        if (isWeftError(error) && error.code === 'BUDGET') this.stop('failed', error.message);
-        else if (!isAbortError(error)) return this.applyUpdate(failures, undefined);
+        const failed = attemptError(error);
+        if (failed.kind === 'budget') this.stop('failed', failed.message);
+        else if (failed.kind !== 'abort') return (async () => this.handle({ type: 'update-failed', error: failed }))();
         return undefined;
       },
     ).finally(() => {
-      this.updating = false;
+      this.handle({ type: 'update-ended' });
       this.pump();
     });
     this.track(work);
   }
 
-  /** `logRound` logs the round (with the subtasks it reruns) in the same tick as its plan-update, if any. */
-  private async applyUpdate(
-    failures: readonly { id: string; reason: string }[],
-    proposal: Parameters<typeof mergeUpdate>[1],
-    logRound: (rerun: string[]) => void = () => {},
-  ): Promise<void> {
-    if (this.stopping) {
-      logRound([]);
-      return;
-    }
-    const live = this.snapshot();
-    let merged = mergeUpdate(live, proposal);
-    let note = '';
-    if (!merged.ok) {
-      note = ` (revision ignored: ${merged.issues.map((i) => i.message).join('; ')})`;
-      merged = mergeUpdate(live, undefined);
-      if (!merged.ok) throw new WeftError('INTERNAL', 'merging a valid workflow with itself failed');
-    }
-    // Only the failures this update was asked about run again now; later ones wait for their own update.
-    const rerun = new Set(failures.filter((f) => (this.tasks.get(f.id)?.attempts ?? 0) < this.maxAttempts).map((f) => f.id));
-    logRound([...rerun].filter((id) => merged.ok && merged.workflow.subtasks.some((s) => s.id === id)));
-    const next: Workflow = {
-      ...merged.workflow,
-      subtasks: merged.workflow.subtasks.map((s) => {
-        const wasFailed = this.tasks.get(s.id)?.status === 'failed';
-        const unchanged = this.tasks.get(s.id)?.objective === s.objective;
-        return wasFailed && unchanged && !rerun.has(s.id) ? { ...s, status: 'failed' as const } : s;
-      }),
-    };
-    this.load(next);
-    // Failures queued while this update ran are moot when it already replaced or restarted their subtask.
-    this.pendingFailures = this.pendingFailures.filter((failure) => this.tasks.get(failure.id)?.status === 'failed');
-    if (this.pendingFailures.length === 0 && this.strategy === 'on-failure') this.updateRequested = false;
-    const diff = diffWorkflows(live, next);
-    const changed = diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length > 0;
-    if (!changed) return;
-    this.version += 1;
-    const cause = failures.length > 0
-      ? `${failures.map((f) => `${f.id}: ${f.reason}`).join('; ')}${note}`
-      : `${this.strategy} review${note}`;
-    const summary: WorkflowDiffSummary = { added: diff.added, removed: diff.removed, changed: diff.changed, rewired: diff.rewired };
-    this.options.emit({ type: 'plan-update', version: this.version, cause, diff: summary, workflow: toWorkflowJson(next) });
-    // The round ends here, with its revision merged and logged. Saving the version is bookkeeping that must not
-    // hold the round open: failures arriving during the save would wait for a later round, so how many failures a
-    // round batches (and so the plans) depended on disk speed, and a resumed run could end differently.
-    if (this.options.onPlanVersion) this.track(this.options.onPlanVersion(this.version, next, cause, summary));
-  }
-
-  snapshot(): Workflow {
-    return {
-      task: this.task,
-      roles: [...this.roles.values()],
-      subtasks: this.order.map((id) => {
-        const s = this.tasks.get(id)!;
-        return {
-          id: s.id,
-          objective: s.objective,
-          agent: s.agent,
-          dependsOn: s.dependsOn,
-          status: s.status,
-          attempts: s.attempts,
-          ...(s.output !== undefined ? { output: s.output } : {}),
-        };
-      }),
-    };
-  }
-
   private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
     this.detach();
     // Artifacts and plan versions still being written must land before the caller reads the run directory.
-    void Promise.allSettled([...this.pendingWork]).then(() => {
-      const workflow = this.snapshot();
-      const incomplete = workflow.subtasks.filter((s) => s.status !== 'completed');
-      if (this.bookkeepingError !== undefined && this.stopping?.status !== 'cancelled') {
-        this.resolve({ status: 'failed', reason: this.stopping?.reason ?? this.bookkeepingError, workflow, version: this.version });
-      } else if (this.stopping) {
-        this.resolve({ status: this.stopping.status, reason: this.stopping.reason, workflow, version: this.version });
-      } else if (incomplete.length === 0) {
-        this.resolve({ status: 'completed', workflow, version: this.version });
-      } else {
-        const failed = incomplete.filter((s) => s.status === 'failed').map((s) => s.id);
-        const blocked = incomplete.length - failed.length;
-        const capped = this.unrepaired.length > 0 ? `; not repaired because the limit of ${this.maxUpdates} repair updates was reached: ${this.unrepaired.slice(0, 5).join(', ')}` : '';
-        const reason = `${failed.length} subtask(s) failed${failed.length ? ` (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''})` : ''}${blocked ? `, ${blocked} never ran` : ''}${capped}`;
-        this.resolve({ status: 'failed', reason, workflow, version: this.version });
-      }
-    });
+    void Promise.allSettled([...this.pendingWork]).then(() => this.resolve(runOutcome(this.state)));
   }
 
   private track(work: Promise<unknown>): void {
     const tracked = work.catch((error: unknown) => {
-      // A failure in bookkeeping (artifacts, plan versions) must not be swallowed, even one that lands after the
-      // last subtask: it stops the run now and decides its status at the end.
-      const message = error instanceof Error ? error.message : String(error);
-      this.bookkeepingError ??= message;
-      this.stop('failed', message);
+      this.handle({ type: 'bookkeeping-failed', message: error instanceof Error ? error.message : String(error) });
+      this.pump();
     });
     this.pendingWork.add(tracked);
     void tracked.finally(() => this.pendingWork.delete(tracked));
@@ -581,15 +302,12 @@ class Execution {
     };
   }
 
-  private acquireClone(agent: string): number {
-    let pool = this.clones.get(agent);
-    if (!pool) this.clones.set(agent, (pool = new ClonePool()));
-    return pool.acquire();
-  }
+}
 
-  private releaseClone(agent: string, clone: number): void {
-    this.clones.get(agent)?.release(clone);
-  }
+function attemptError(error: unknown): AttemptError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isWeftError(error) && error.code === 'BUDGET') return { message, kind: 'budget' };
+  return { message, kind: isAbortError(error) ? 'abort' : 'other' };
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -7,6 +7,7 @@ import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import type { RunStatus, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { callKey, type Meter } from './metered-model.js';
+import { fateOf, foldFate, resumeReason, type Fates } from './subtask-fate.js';
 import type { RunSettings } from './run-settings.js';
 
 export interface ResumeState {
@@ -33,14 +34,6 @@ export interface ResumeState {
   readonly rounds: { readonly updates: number; readonly repairs: number };
 }
 
-interface TaskFate {
-  status: SubtaskStatus;
-  attempts: number;
-  output?: string;
-  pendingOutput?: { attempt: number; output: string };
-  reason?: string;
-}
-
 export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   let runId = '';
   let task = '';
@@ -50,21 +43,17 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   let version = 0;
   let lastAt = 0;
   let lastStatus: RunStatus | undefined;
-  const fates = new Map<string, TaskFate>();
+  const fates: Fates = new Map();
   const replay = new Map<string, ChatResult>();
   const spent: Meter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const versions: { version: number; cause: string; diff?: WorkflowDiffSummary; workflow: WorkflowJson }[] = [];
   const artifacts: { taskId: string; path: string; bytes: number }[] = [];
   const refused: { taskId: string; path: string; reason: string }[] = [];
   const rounds = { updates: 0, repairs: 0 };
-  const fate = (id: string): TaskFate => {
-    let found = fates.get(id);
-    if (!found) fates.set(id, (found = { status: 'not started', attempts: 0 }));
-    return found;
-  };
-
   for (const event of events) {
     lastAt = Math.max(lastAt, event.at);
+    // Each subtask's fate is the shared fold's; this switch adds what only a resume needs.
+    foldFate(fates, event);
     switch (event.type) {
       case 'run-start':
         runId = event.runId;
@@ -82,63 +71,11 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
         versions.push(event.type === 'plan-update'
           ? { version: event.version, cause: event.cause, diff: event.diff, workflow: event.workflow }
           : { version: event.version, cause: settings.plan === 'given' ? 'given plan' : 'initial plan', workflow: event.workflow });
-        // The version says which subtasks are done; what happens after it is folded on top.
-        for (const subtask of event.workflow.subtasks) {
-          const current = fate(subtask.id);
-          const status = subtask.status ?? 'not started';
-          current.status = status === 'in progress' ? current.status : status;
-          if (status === 'completed') current.output = subtask.output;
-          else if (status !== 'in progress') delete current.output;
-          if (status !== 'failed') delete current.reason;
-          current.attempts = Math.max(current.attempts, subtask.attempts ?? 0);
-        }
         break;
-      case 'task-start':
-        fate(event.taskId).status = 'in progress';
-        break;
-      case 'task-end': {
-        // A refused or aborted call never produced the attempt: it is redone under the same number.
-        if (event.outcome === 'refused' || event.outcome === 'aborted') {
-          fate(event.taskId).status = 'not started';
-          break;
-        }
-        const current = fate(event.taskId);
-        current.attempts = Math.max(current.attempts, event.attempt);
-        if (event.outcome === 'discarded') break;
-        if (event.status === 'failed') {
-          current.status = 'failed';
-          current.reason = event.error ?? 'failed';
-        } else if (event.output !== undefined) {
-          current.pendingOutput = { attempt: event.attempt, output: event.output };
-        }
-        break;
-      }
-      case 'task-verify': {
-        const current = fate(event.taskId);
-        if (event.verdict === 'accept') {
-          current.status = 'completed';
-          if (current.pendingOutput?.attempt === event.attempt) current.output = current.pendingOutput.output;
-        } else if (event.verdict === 'retry') {
-          current.status = 'not started';
-        } else {
-          current.status = 'failed';
-          current.reason = event.reason || 'verification answered replan';
-        }
-        delete current.pendingOutput;
-        break;
-      }
       case 'plan-candidates':
         if (event.purpose === 'update') {
           rounds.updates = Math.max(rounds.updates, event.round ?? rounds.updates + 1);
           if (event.repair) rounds.repairs += 1;
-          // The round already answered these failures: they run again rather than wait for another round.
-          for (const id of event.rerun ?? []) {
-            const current = fate(id);
-            if (current.status === 'failed') {
-              current.status = 'not started';
-              delete current.reason;
-            }
-          }
         }
         break;
       case 'artifact':
@@ -171,19 +108,20 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   const resumed: WorkflowJson | undefined = workflow && {
     ...workflow,
     subtasks: workflow.subtasks.map((subtask) => {
-      const current = fate(subtask.id);
-      // Work that was running when the process died has no result: it starts again.
-      const status: SubtaskStatus = current.status === 'in progress' ? 'not started' : current.status;
+      const current = fateOf(fates, subtask.id);
+      // Work that was running when the process died has no result: it starts again; so does a failure a repair
+      // round already sent back.
+      const status: SubtaskStatus = current.status === 'in progress' || (current.status === 'failed' && current.sentBack) ? 'not started' : current.status;
       // An attempt that ended but whose verdict was never logged is not spent: it runs again under its own number,
       // so its recorded execute and verify calls are replayed and give the same verdict (a crash in that window
       // used to start a new attempt with new calls, and could exhaust the attempts and fail the run).
-      const attempts = status === 'not started' && current.pendingOutput ? Math.min(current.attempts, current.pendingOutput.attempt - 1) : current.attempts;
+      const attempts = status === 'not started' && current.pendingOutput ? Math.min(current.ended, current.pendingOutput.attempt - 1) : current.ended;
       const { output: _old, ...rest } = subtask;
       return { ...rest, status, attempts, ...(status === 'completed' && current.output !== undefined ? { output: current.output } : {}) };
     }),
   };
   const failures = resumed
-    ? resumed.subtasks.filter((s) => s.status === 'failed').map((s) => ({ id: s.id, reason: fate(s.id).reason ?? 'failed' }))
+    ? resumed.subtasks.filter((s) => s.status === 'failed').map((s) => ({ id: s.id, reason: resumeReason(fateOf(fates, s.id)) }))
     : [];
   return {
     runId,

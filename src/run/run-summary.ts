@@ -4,6 +4,7 @@
  */
 import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
 import type { RunStatus, WeftEvent } from './events.js';
+import { fateOf, foldFate, summaryReason, type Fates } from './subtask-fate.js';
 
 export interface TaskSummary {
   readonly id: string;
@@ -29,16 +30,6 @@ export interface RunSummary {
   readonly tasks: readonly TaskSummary[];
 }
 
-interface TaskFold {
-  status: SubtaskStatus;
-  attempts: number;
-  startMs: number | null;
-  endMs: number | null;
-  reason: string | undefined;
-  output?: string;
-  pendingOutput?: { attempt: number; output: string };
-}
-
 /**
  * `workflow` is the last plan version with each subtask's final status and accepted output folded in (the
  * version's own snapshot says what was done when it was made, not at the end).
@@ -53,55 +44,17 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
   let input = 0;
   let output = 0;
   let costUsd = 0;
-  const tasks = new Map<string, TaskFold>();
-  const fold = (id: string): TaskFold => {
-    let task = tasks.get(id);
-    if (!task) tasks.set(id, (task = { status: 'not started', attempts: 0, startMs: null, endMs: null, reason: undefined }));
-    return task;
-  };
+  const fates: Fates = new Map();
   for (const event of events) {
     makespanMs = Math.max(makespanMs, event.at);
+    // Each subtask's fate is the shared fold's (the same one resume reads); this switch adds the run's totals.
+    foldFate(fates, event);
     switch (event.type) {
       case 'plan-chosen':
       case 'plan-update':
         workflow = event.workflow;
         planVersion = event.version;
-        // A new plan version decides which subtasks still count as done.
-        for (const subtask of event.workflow.subtasks) {
-          const task = fold(subtask.id);
-          task.status = subtask.status === 'in progress' ? task.status : (subtask.status ?? 'not started');
-          if (subtask.status === 'completed') task.output = subtask.output ?? task.output;
-          else if (subtask.status !== 'in progress') delete task.output;
-        }
         break;
-      case 'task-start': {
-        const task = fold(event.taskId);
-        task.attempts = Math.max(task.attempts, event.attempt);
-        task.status = 'in progress';
-        task.startMs ??= event.at;
-        break;
-      }
-      case 'task-end': {
-        // A discarded run belongs to a plan version that no longer holds it; the plan-update already said so.
-        if (event.outcome === 'discarded') break;
-        const task = fold(event.taskId);
-        task.endMs = event.at;
-        if (event.outcome === 'aborted' || event.outcome === 'refused') task.status = 'not started';
-        else task.status = event.status === 'failed' ? 'failed' : 'in progress';
-        if (task.status === 'failed' && event.error !== undefined) task.reason = event.error;
-        if (event.status === 'completed' && event.output !== undefined) task.pendingOutput = { attempt: event.attempt, output: event.output };
-        break;
-      }
-      case 'task-verify': {
-        // A retry verdict sends the subtask back to the ready set: until it runs again it is not started.
-        const task = fold(event.taskId);
-        task.status = event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed';
-        if (task.status === 'failed') task.reason = `the verifier answered ${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
-        // The output a verdict accepts is the one its attempt's task-end carried.
-        if (event.verdict === 'accept' && task.pendingOutput?.attempt === event.attempt) task.output = task.pendingOutput.output;
-        delete task.pendingOutput;
-        break;
-      }
       case 'call':
         calls += 1;
         input += event.inputTokens;
@@ -118,13 +71,13 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
   }
   const order = workflow?.subtasks ?? [];
   const tasksSummary: TaskSummary[] = order.map((subtask) => {
-    const task = fold(subtask.id);
+    const task = fateOf(fates, subtask.id);
     // A subtask still "in progress" when the log ends was interrupted; report it as not finished.
     const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
     const output = settled === 'completed' ? task.output : undefined;
-    const reason = settled === 'failed' ? task.reason : undefined;
+    const reason = settled === 'failed' ? summaryReason(task) : undefined;
     return {
-      id: subtask.id, status: settled, attempts: task.attempts, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
+      id: subtask.id, status: settled, attempts: task.started, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
       ...(output !== undefined ? { output } : {}),
       ...(reason !== undefined ? { reason } : {}),
     };
