@@ -7,4 +7,6 @@ export const RUN_DEFAULTS = {
   candidates: 3,
   maxAttempts: 3,
   verify: true,
+  /** Plan updates that repair failures, per run. */
+  maxUpdates: 20,
 } as const;

@@ -87,7 +87,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
     .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
-    .option('--strategy <name>', `plan updates: ${updatePolicyNames().map((name) => (name === 'on-failure' ? `${name} (default)` : name)).join(', ')}`)
+    .option('--strategy <name>', `plan updates: ${updatePolicyNames().map((name) => (name === RUN_DEFAULTS.strategy ? `${name} (default)` : name)).join(', ')}`)
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', `candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')

@@ -31,7 +31,7 @@ export interface RunFlags {
 
 export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
   // Validate every flag before any work starts.
-  const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames()) ?? 'on-failure';
+  const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames());
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
   const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });

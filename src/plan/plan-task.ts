@@ -12,6 +12,7 @@ import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
 import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
 import { checkTeamOffers, teamsPromptSection, type TeamOffer } from './team-offer.js';
+import { RUN_DEFAULTS } from '../run-defaults.js';
 
 export interface PlanCandidate {
   readonly index: number;
@@ -38,7 +39,7 @@ export interface PlanOptions {
 }
 
 export async function planTask(options: PlanOptions): Promise<PlanResult> {
-  const count = options.candidates ?? 3;
+  const count = options.candidates ?? RUN_DEFAULTS.candidates;
   const teams = options.teams ?? [];
   checkTeamOffers(teams);
   if (!Number.isInteger(count) || count < 1) {

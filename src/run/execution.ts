@@ -14,6 +14,7 @@ import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subt
 import type { AttemptRunner } from './attempt-runner.js';
 import { checkRunConfig, createRunState, runOutcome, step, type AttemptError, type AttemptRequest, type EventWithoutTime, type RunCommand, type RunConfig, type RunInput, type RunState } from './run-state.js';
 import { updatePolicy } from './update-policies.js';
+import { RUN_DEFAULTS } from '../run-defaults.js';
 
 /**
  * The name of a registered update policy (update-policies.ts); `none` turns dynamic updates off (the baseline of
@@ -100,10 +101,10 @@ class Execution {
 
   constructor(private readonly options: ExecutionOptions) {
     this.config = checkRunConfig({
-      policy: updatePolicy(options.strategy ?? 'on-failure'),
+      policy: updatePolicy(options.strategy ?? RUN_DEFAULTS.strategy),
       concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
-      maxAttempts: options.maxAttempts ?? 3,
-      maxUpdates: options.maxUpdates ?? 20,
+      maxAttempts: options.maxAttempts ?? RUN_DEFAULTS.maxAttempts,
+      maxUpdates: options.maxUpdates ?? RUN_DEFAULTS.maxUpdates,
       durable: options.durability !== undefined,
     });
     this.updateSignal = anySignal(options.signal, options.deadline);
@@ -237,7 +238,7 @@ class Execution {
       parents: request.parents,
       attempt: request.attempt,
       model: this.options.model,
-      verify: this.options.verify ?? true,
+      verify: this.options.verify ?? RUN_DEFAULTS.verify,
       mask: this.options.mask?.(request.id, request.attempt) ?? false,
       signal: controller.signal,
     }).then(
