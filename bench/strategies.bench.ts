@@ -1,7 +1,8 @@
 /**
- * Update strategies under fault injection (SPEC §1.4–1.5): each subtask's first output is masked to "none" with
- * probability 0.2; the sim model's verifier rejects "none" and its inspector revises the failed subtasks. For
- * each strategy: API calls per completed subtask, success rate and makespan. `none` is the run without updates.
+ * Update strategies under fault injection (docs/algorithms.md#update-strategies and #fault-injection): each subtask's
+ * first output is masked to "none" with probability 0.2; the sim model's verifier rejects "none" and its inspector
+ * revises the failed subtasks. For each strategy: API calls per completed subtask, success rate and makespan. `none` is
+ * the run without updates.
  */
 import { randomFrom } from '../src/llm/seeded-random.js';
 import { simModel } from '../src/llm/sim-model.js';
@@ -53,7 +54,7 @@ export const strategiesBench: Bench = {
       },
       notes: [
         'Same DAGs and the same masked subtasks (seeded by DAG and subtask id) for every strategy.',
-        '`none` never updates the plan, so a masked subtask fails and its descendants never run (SPEC §1.5 baseline);',
+        '`none` never updates the plan, so a masked subtask fails and its descendants never run (the baseline of docs/algorithms.md#fault-injection);',
         'its makespan is short because its runs stop early.',
       ],
     };

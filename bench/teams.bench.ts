@@ -1,7 +1,7 @@
 /**
- * DyLAN teams (issue 5, SPEC §3) under `sim:` agents: accuracy and API calls per query of a single agent (the
- * best one), a fixed 4-agent debate (4 steps, no early stop, no ranker: 16 calls), DyLAN, and DyLAN without
- * early stop and without reformation.
+ * DyLAN teams (issue 5, docs/algorithms.md#dylan-teams) under `sim:` agents: accuracy and API calls per query of a
+ * single agent (the best one), a fixed 4-agent debate (4 steps, no early stop, no ranker: 16 calls), DyLAN, and DyLAN
+ * without early stop and without reformation.
  *
  * The agents are sim models with per-agent accuracy (sim-team.ts: own answer right with probability `accuracy`,
  * a wrong agent takes its peers' majority with probability `follow`, informed ratings and rankings with

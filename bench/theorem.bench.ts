@@ -1,9 +1,9 @@
 /**
- * Theorem 3.1 of the Flow paper (SPEC §1.2), reproduced by the simulator: each subtask fails verification with
- * probability p, independently; with `strategy: 'none'` a failed subtask blocks its descendants. For a few random
- * DAGs (A) and the same DAGs with one extra dependency that adds an ancestor (B), the mean number of completed
- * subtasks over many seeds is compared with `expectedCompleted` = Σ_v (1 − p)^(1 + |ancestors(v)|), and the
- * simulated order with the theorem's E[S_A] > E[S_B].
+ * Theorem 3.1 of the Flow paper (docs/algorithms.md#expected-completion), reproduced by the simulator: each subtask
+ * fails verification with probability p, independently; with `strategy: 'none'` a failed subtask blocks its
+ * descendants. For a few random DAGs (A) and the same DAGs with one extra dependency that adds an ancestor (B), the
+ * mean number of completed subtasks over many seeds is compared with `expectedCompleted` = Σ_v
+ * (1 − p)^(1 + |ancestors(v)|), and the simulated order with the theorem's E[S_A] > E[S_B].
  */
 import { expectedCompleted, toWorkflowJson, workflowFromJson, type Workflow } from '../src/graph/index.js';
 import { integerSample, randomFrom } from '../src/llm/seeded-random.js';

@@ -1,5 +1,5 @@
-// Fails when the import graph under a folder has a cycle (ARCHITECTURE.md: "no import cycles"), or when a layer
-// imports one it must not (ARCHITECTURE.md's dependency direction).
+// Fails when the import graph under a folder has a cycle (docs/design.md#layers: "no import cycles"), or when a layer
+// imports one it must not (the dependency direction of docs/design.md#layers).
 // Uses TypeScript's own pre-processor so that `.js` specifiers resolve to their `.ts` sources.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -69,7 +69,7 @@ const ALLOWED = {
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
-// (ARCHITECTURE.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
+// (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
 // The public API: index.ts, and core.ts (its light part, `weft/core`, which index.ts re-exports).
 const PUBLIC_ENTRIES = ['index.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's

@@ -120,7 +120,7 @@ export interface RunJson extends Omit<RunSummary, 'tasks'> {
 }
 
 /**
- * The ARCHITECTURE.md `weft run --json` shape, extended (never renamed): each task's `output` and `outputFile`
+ * The docs/contracts.md `weft run --json` shape, extended (never renamed): each task's `output` and `outputFile`
  * (relative to `runDir`), and the run's `result`.
  */
 export function runJson(summary: RunSummary & { readonly runDir?: string }): RunJson {

@@ -1,5 +1,5 @@
 /**
- * `weft team`: DyLAN teams (SPEC §3) from the command line.
+ * `weft team`: DyLAN teams (docs/algorithms.md#dylan-teams) from the command line.
  *
  *   weft team <question|file> --team team.yaml [--model M] [--max-steps N] [--seed S] [--task-type T] [--no-optimized] [--json]
  *   weft team optimize --team pool.yaml --queries q.jsonl --k 4 [--task-type T] [--model M] [--seed S] [--json]

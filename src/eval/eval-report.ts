@@ -1,5 +1,5 @@
 /**
- * The result of `weft eval` (`--json` prints it as is). ARCHITECTURE.md fixes the first fields
+ * The result of `weft eval` (`--json` prints it as is). docs/contracts.md fixes the first fields
  * (`count, skipped, f1_chain, f1_graph, byScenario, samples`); the rest extends it and is never renamed.
  */
 import type { SkippedPrediction } from './predictions-file.js';

@@ -1,5 +1,5 @@
 /**
- * WorfBench gold data (../shared/data/worfbench/README.md): a JSON array of records or JSONL, one record a line,
+ * WorfBench gold data (the WorfBench release; test/fixtures/worfbench/README.md describes a subset): a JSON array of records or JSONL, one record a line,
  * or a folder of such files. Every record is validated and its gold answer parsed up front, because gold that
  * cannot be scored would silently lower every score: any problem stops the load with all problems located by
  * file, line and field.

@@ -1,6 +1,7 @@
 /**
- * Step 2 of WorfEval (SPEC §2.2): a maximum-weight one-to-one matching between gold and predicted nodes on the
- * similarity matrix thresholded at β. Solved exactly with the Hungarian algorithm, never greedily.
+ * Step 2 of WorfEval (docs/algorithms.md#node-matching): a maximum-weight one-to-one matching between gold and
+ * predicted nodes on the similarity matrix thresholded at β. Solved exactly with the Hungarian algorithm, never
+ * greedily.
  *
  * Equal-weight matchings are common: 45 alfworld records repeat a step such as "go to fridge". Among matchings
  * of equal total similarity the one with the least positional displacement Σ|i − j| wins. On a line that is the

@@ -1,7 +1,7 @@
 /**
  * Exact maximum independent set by branch and bound, for the small conflict graphs of WorfEval's common
- * induced subgraph (SPEC §2.2 step 4). Vertices of degree ≤ 1 are always taken (safe for a maximum set); when
- * every remaining degree is 2 the graph is a union of cycles, solved directly; otherwise it branches on a
+ * induced subgraph (docs/algorithms.md#f1_graph). Vertices of degree ≤ 1 are always taken (safe for a maximum set);
+ * when every remaining degree is 2 the graph is a union of cycles, solved directly; otherwise it branches on a
  * vertex of maximum degree. That keeps 30 vertices to a few thousand branches at worst.
  */
 export interface IndependentSetResult {

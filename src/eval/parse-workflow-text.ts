@@ -1,7 +1,8 @@
 /**
- * Reads WorfBench workflow text (SPEC §2.1): gold answers and model predictions alike. Both are messy (see the
- * gold data's README), so the reader takes the first well-formed node list and the edge list after it, reports
- * every line it did not use, and returns located issues for what it cannot use. One pass over the lines.
+ * Reads WorfBench workflow text (docs/algorithms.md#worfbench-workflow-text): gold answers and model predictions alike.
+ * Both are messy (see the gold data's README), so the reader takes the first well-formed node list and the edge list
+ * after it, reports every line it did not use, and returns located issues for what it cannot use. One pass over the
+ * lines.
  */
 import { findCycle } from '../graph/topological-order.js';
 import type { EdgeSource, EdgeTarget, WorkflowText } from './workflow-text.js';

@@ -1,6 +1,6 @@
 /**
  * Weft's own planner in WorfBench's form (issue 4: `weft plan --format worfbench`): K candidate plans, the most
- * parallel chosen (ties: the least complex, SPEC §1.2), converted to a node chain and edges.
+ * parallel chosen (ties: the least complex, docs/algorithms.md#planning), converted to a node chain and edges.
  */
 import type { ChatModel } from '../llm/chat-model.js';
 import { planTask, type PlanResult } from '../plan/plan-task.js';

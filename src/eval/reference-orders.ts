@@ -3,8 +3,8 @@ import type { Subtask } from '../graph/workflow.js';
 import type { WorkflowText } from './workflow-text.js';
 
 /**
- * The gold orders f1_chain is measured against (SPEC §2.2 step 3): up to `limit` topological orders of the gold
- * graph, smallest node number first, as 0-based node indices. The first is the smallest-number-first order,
+ * The gold orders f1_chain is measured against (docs/algorithms.md#f1_chain): up to `limit` topological orders of the
+ * gold graph, smallest node number first, as 0-based node indices. The first is the smallest-number-first order,
  * which is the gold chain whenever the chain is a topological order. When it is not (3 of the 2,146 WorfBench
  * records list a node before its parent), the chain as written is added too: it is the paper's gold node chain,
  * and scoring the gold against itself must give 1.

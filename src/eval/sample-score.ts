@@ -1,4 +1,4 @@
-/** What WorfEval reports for one predicted workflow against its gold (SPEC §2.2). */
+/** What WorfEval reports for one predicted workflow against its gold (docs/algorithms.md#worfeval-scoring). */
 export interface SampleScore {
   readonly f1_chain: number;
   readonly p_chain: number;
@@ -19,7 +19,7 @@ export interface SampleScore {
 }
 
 export interface ScoreOptions {
-  /** Similarity threshold β (SPEC §2.2 step 1). Default 0.6. */
+  /** Similarity threshold β (docs/algorithms.md#node-similarity). Default 0.6. */
   readonly beta?: number;
   /** At most this many gold topological orders for f1_chain. Default 20. */
   readonly maxOrders?: number;

@@ -1,6 +1,6 @@
 /**
- * The four WorfBench scenarios (SPEC §2.3) and which task source belongs to which. Scores are averaged by
- * scenario as the paper reports them; a source outside this table is reported under its own name.
+ * The four WorfBench scenarios (docs/algorithms.md#worfbench-scenarios) and which task source belongs to which. Scores
+ * are averaged by scenario as the paper reports them; a source outside this table is reported under its own name.
  */
 export type Scenario = 'function call' | 'embodied' | 'problem-solving' | 'open-grounded';
 

@@ -1,6 +1,6 @@
 /**
- * WorfEval (SPEC §2.2): a predicted workflow against its gold, given the node similarity matrix.
- * Pure and synchronous; `scoreWithSimilarity` computes the matrix first.
+ * WorfEval (docs/algorithms.md#worfeval-scoring): a predicted workflow against its gold, given the node similarity
+ * matrix. Pure and synchronous; `scoreWithSimilarity` computes the matrix first.
  */
 import { longestIncreasingSubsequence } from './longest-increasing-subsequence.js';
 import { matchNodes, type NodePair } from './match-nodes.js';
@@ -72,8 +72,8 @@ function longestChain(pairs: readonly NodePair[], orders: readonly (readonly num
 }
 
 /**
- * k (SPEC §2.2 step 4): START and END are matched to each other and always kept; with the correspondence fixed
- * by the matching, the largest set of pairs whose mutual edges agree in both directions. Pairs that disagree
+ * k (docs/algorithms.md#f1_graph): START and END are matched to each other and always kept; with the correspondence
+ * fixed by the matching, the largest set of pairs whose mutual edges agree in both directions. Pairs that disagree
  * with START or END are out; among the rest it is a maximum independent set of the "edges disagree" graph.
  */
 function commonInducedSubgraph(

@@ -1,6 +1,6 @@
 /**
- * The pluggable similarity WorfEval matches nodes with (SPEC §2.2 step 1). The paper uses the cosine of
- * Sentence-BERT embeddings; Weft takes any implementation of this contract.
+ * The pluggable similarity WorfEval matches nodes with (docs/algorithms.md#node-similarity). The paper uses the cosine
+ * of Sentence-BERT embeddings; Weft takes any implementation of this contract.
  */
 export type SimilarityKind = 'lexical' | 'embedding' | 'custom';
 

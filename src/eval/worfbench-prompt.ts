@@ -1,7 +1,8 @@
 /**
- * The single-shot WorfBench generation prompt (SPEC §2.1), in Weft's own words: a system message that fixes
- * the output format, two worked examples as earlier turns (one function-call task with parallel branches, one
- * embodied task that is a plain chain), then the record's user message (task + action list) verbatim.
+ * The single-shot WorfBench generation prompt (docs/algorithms.md#worfbench-workflow-text), in Weft's own words: a
+ * system message that fixes the output format, two worked examples as earlier turns (one function-call task with
+ * parallel branches, one embodied task that is a plain chain), then the record's user message (task + action list)
+ * verbatim.
  */
 import type { CallTag, ChatCall, ChatMessage } from '../llm/chat-model.js';
 

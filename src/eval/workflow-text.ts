@@ -1,6 +1,7 @@
 /**
- * A workflow in WorfBench's text form (SPEC §2.1): a numbered node chain, then edges over the numbers with
- * START and END as the two ends. Types only; parsing, formatting and scoring live in files of their own.
+ * A workflow in WorfBench's text form (docs/algorithms.md#worfbench-workflow-text): a numbered node chain, then edges
+ * over the numbers with START and END as the two ends. Types only; parsing, formatting and scoring live in files of
+ * their own.
  */
 
 /** Where an edge can start: a node number (1-based, as written) or START. */

@@ -11,8 +11,8 @@ export interface CriticalPath {
 }
 
 /**
- * The longest duration-weighted dependency chain (SPEC §2.3). Ties go to the subtask earliest in the
- * input, so the answer is deterministic. Durations must be finite and not negative.
+ * The longest duration-weighted dependency chain (docs/algorithms.md#critical-path). Ties go to the subtask earliest in
+ * the input, so the answer is deterministic. Durations must be finite and not negative.
  */
 export function criticalPath(workflow: Pick<Workflow, 'subtasks'>, durationOf: (id: string) => number): CriticalPath {
   const index = indexDependencies(workflow);

@@ -4,9 +4,9 @@ import { orderPositions } from './topological-order.js';
 import type { Workflow } from './workflow.js';
 
 /**
- * The expected number of completed subtasks under Theorem 3.1's model (SPEC §1.2): each subtask fails on
- * its own with probability `p`, independently, and a failure blocks every descendant. A subtask completes
- * exactly when it and all its ancestors succeed, so
+ * The expected number of completed subtasks under Theorem 3.1's model (docs/algorithms.md#expected-completion): each
+ * subtask fails on its own with probability `p`, independently, and a failure blocks every descendant. A subtask
+ * completes exactly when it and all its ancestors succeed, so
  *
  *     E[completed] = Σ_v (1 − p)^(1 + |ancestors(v)|).
  *

@@ -3,8 +3,8 @@ import { orderPositions } from './topological-order.js';
 import type { Workflow } from './workflow.js';
 
 /**
- * The longest-path layering S_1..S_T of SPEC §1.2: a subtask without dependencies is on level 1, any
- * other on 1 + the highest level of its dependencies. Ids within a level keep the input order.
+ * The longest-path layering S_1..S_T of docs/algorithms.md#modularity-metrics: a subtask without dependencies is on
+ * level 1, any other on 1 + the highest level of its dependencies. Ids within a level keep the input order.
  * Throws PLAN_INVALID on a cycle or an unknown dependency.
  */
 export function levels(workflow: Pick<Workflow, 'subtasks'>): string[][] {

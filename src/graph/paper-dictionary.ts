@@ -6,7 +6,9 @@ import { formatFieldPath, type FieldPath, type PathIssue } from '../text/source-
 import { independentCycles } from './topological-order.js';
 import { SUBTASK_STATUSES, type Role, type SubtaskStatus, type Workflow, type WorkflowJson } from './workflow.js';
 
-/** One subtask in the Flow paper's "dictionary-based structure" (SPEC §1.1), keyed by its id. */
+/**
+ * One subtask in the Flow paper's "dictionary-based structure" (docs/algorithms.md#workflow-model), keyed by its id.
+ */
 export interface PaperSubtaskRecord {
   /** The subtask requirement text. */
   objective: string;
@@ -60,7 +62,7 @@ export function toPaperDictionary(workflow: Pick<Workflow, 'subtasks'>): PaperDi
 const text = () => z.string().refine((value) => value.trim().length > 0, { error: 'must not be empty' });
 
 /**
- * Lenient where the paper's own prompt is (its example records have no objective field, but SPEC's do, so
+ * Lenient where the paper's own prompt is (its example records have no objective field, but Weft's do, so
  * `objective` is required): a missing status, data, count or child list takes its "fresh subtask" value.
  */
 const recordSchema = z.strictObject({

@@ -9,7 +9,7 @@ export type CandidateScore = Pick<WorkflowMetrics, 'parallelism' | 'dependencyCo
 export const SCORE_TOLERANCE = 1e-9;
 
 /**
- * Orders candidates best first (SPEC §1.2): higher P_avg wins; at equal P_avg, lower C_dep wins.
+ * Orders candidates best first (docs/algorithms.md#planning): higher P_avg wins; at equal P_avg, lower C_dep wins.
  * Negative when `a` is better, positive when `b` is, 0 when they tie.
  */
 export function compareCandidates(a: CandidateScore, b: CandidateScore): number {

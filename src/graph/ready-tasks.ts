@@ -1,7 +1,7 @@
 import type { Workflow } from './workflow.js';
 
 /**
- * Subtasks that can start now (SPEC §1.1): not started, with every dependency completed. In input
+ * Subtasks that can start now (docs/algorithms.md#ready-set): not started, with every dependency completed. In input
  * order. Pure, so the executor's choices can be checked against it; an unknown dependency is simply
  * never completed.
  */

@@ -4,8 +4,8 @@ import type { Workflow } from './workflow.js';
 
 /**
  * One topological order (Kahn), taking the ready subtask that comes first in the input. That tie
- * rule is WorfBench's: the gold node chain is this order of the gold graph (SPEC §2.1).
- * Throws PLAN_INVALID naming the cycle when there is one.
+ * rule is WorfBench's: the gold node chain is this order of the gold graph
+ * (docs/algorithms.md#worfbench-workflow-text). Throws PLAN_INVALID naming the cycle when there is one.
  */
 export function topologicalOrder(workflow: Pick<Workflow, 'subtasks'>): string[] {
   const index = indexDependencies(workflow);
@@ -36,7 +36,8 @@ export function orderPositions(index: DependencyIndex): number[] {
 
 /**
  * Up to `limit` distinct topological orders, depth first, earliest-ready choice first, so the first
- * order is `topologicalOrder`'s. WorfEval scores a predicted chain against several (SPEC §2.2: 20).
+ * order is `topologicalOrder`'s. WorfEval scores a predicted chain against several (at most 20,
+ * docs/algorithms.md#f1_chain).
  */
 export function topologicalOrders(workflow: Pick<Workflow, 'subtasks'>, limit: number): string[][] {
   if (!(limit >= 1) || (!Number.isInteger(limit) && limit !== Infinity)) {

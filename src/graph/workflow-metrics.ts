@@ -2,7 +2,7 @@ import { indexDependencies } from './dependency-index.js';
 import { levels } from './levels.js';
 import type { Workflow } from './workflow.js';
 
-/** The modularity measures of SPEC §1.2, plus the sizes they derive from. */
+/** The modularity measures of docs/algorithms.md#modularity-metrics, plus the sizes they derive from. */
 export interface WorkflowMetrics {
   readonly subtasks: number;
   /** T, the number of levels (the depth of the DAG). */

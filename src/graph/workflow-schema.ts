@@ -3,7 +3,7 @@ import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH
 import { SUBTASK_STATUSES } from './workflow.js';
 
 /**
- * The shape of a plan file (ARCHITECTURE.md: `{ task, subtasks: [{ id, objective, agent, dependsOn }] }`
+ * The shape of a plan file (docs/contracts.md: `{ task, subtasks: [{ id, objective, agent, dependsOn }] }`
  * plus optional fields). Only the shape lives here; the graph rules (ids, dependencies, cycles, roles)
  * are in check-workflow-graph.ts so that both kinds of problem are reported together.
  */

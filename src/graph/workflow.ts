@@ -1,5 +1,5 @@
 /**
- * The workflow model: an Activity-on-Vertex graph of subtasks (SPEC §1.1).
+ * The workflow model: an Activity-on-Vertex graph of subtasks (docs/algorithms.md#workflow-model).
  * Types only; the functions over them live in files of their own in this folder.
  * Everything here is immutable: updates produce new objects.
  */
@@ -48,7 +48,7 @@ export interface Workflow {
 }
 
 /**
- * The plan-file shape of ARCHITECTURE.md: what `toJSON` writes and `parseWorkflow` reads.
+ * The plan-file shape of docs/contracts.md: what `toJSON` writes and `parseWorkflow` reads.
  * `roles`, `status`, `output` and `attempts` are optional on input.
  */
 export interface WorkflowJson {

@@ -1,7 +1,7 @@
 /**
- * Finding JSON in what models actually write (SPEC §5.3): prose around it, code fences, several objects,
- * trailing commas, truncation. Order of preference: the whole text as JSON → each JSON object/array found
- * in the text → the same repaired with `jsonrepair`.
+ * Finding JSON in what models actually write (docs/algorithms.md#parsing-model-output): prose around it, code fences,
+ * several objects, trailing commas, truncation. Order of preference: the whole text as JSON → each JSON object/array
+ * found in the text → the same repaired with `jsonrepair`.
  */
 import { jsonrepair } from 'jsonrepair';
 

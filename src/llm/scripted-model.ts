@@ -1,7 +1,7 @@
 /**
  * The scripted model (`scripted:<file.json|.js>`): replies from a script, for tests and reproducible demos.
  *
- * File format (ARCHITECTURE.md, a fixed contract):
+ * File format (docs/contracts.md, a fixed contract):
  *
  *     { "replies": [ { "when"?: "substring" | "/regex/flags", "text": "...", "repeat"?: true } ] }
  *

@@ -1,5 +1,5 @@
 /**
- * The options of a `sim:<k=v,…>` model spec (ARCHITECTURE.md), e.g.
+ * The options of a `sim:<k=v,…>` model spec (docs/contracts.md), e.g.
  * `latency=lognormal(3,0.5),fail=0.1,badjson=0.05,error=0.02,seed=7`.
  *
  * | key      | value                                             | default    |

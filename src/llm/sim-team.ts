@@ -1,6 +1,6 @@
 /**
- * What the `sim:` model answers for DyLAN teams (SPEC §3): an agent's answer with its ratings of the peers it was
- * shown ('answer'), and a ranker's listwise order of the agents ('rank').
+ * What the `sim:` model answers for DyLAN teams (docs/algorithms.md#dylan-teams): an agent's answer with its ratings of
+ * the peers it was shown ('answer'), and a ranker's listwise order of the agents ('rank').
  *
  * The sim knows no truth of its own: the right answer is the literal `correct` (datasets for sim benchmarks use
  * it), unless an answer key (`answers=`, sim-answer-key.ts) gives the question's gold answer; wrong answers are

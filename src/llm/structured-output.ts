@@ -1,7 +1,7 @@
 /**
- * Structured output without the provider's JSON mode (SPEC §5.3): call, parse loosely, validate with zod,
- * and when that fails, show the model its reply and the concrete error and ask for the corrected JSON —
- * a bounded number of times.
+ * Structured output without the provider's JSON mode (docs/algorithms.md#parsing-model-output): call, parse loosely,
+ * validate with zod, and when that fails, show the model its reply and the concrete error and ask for the corrected
+ * JSON — a bounded number of times.
  */
 import type { z } from 'zod';
 import { WeftError } from '../errors.js';

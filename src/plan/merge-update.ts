@@ -1,7 +1,8 @@
 /**
- * Merges an inspector's revised graph into the live workflow (SPEC §1.4). Pure.
- * A subtask whose objective is unchanged keeps its state (SPEC §1.4), even when it is reassigned to another role:
- * completed work keeps its output and a running subtask keeps running. Failed subtasks that stay in the plan run again. Changed or new subtasks start afresh.
+ * Merges an inspector's revised graph into the live workflow (docs/algorithms.md#plan-updates). Pure.
+ * A subtask whose objective is unchanged keeps its state (docs/algorithms.md#plan-updates), even when it is reassigned
+ * to another role: completed work keeps its output and a running subtask keeps running. Failed subtasks that stay in
+ * the plan run again. Changed or new subtasks start afresh.
  */
 import { copyRole, parseWorkflow } from '../graph/index.js';
 import type { LocatedIssue } from '../errors.js';

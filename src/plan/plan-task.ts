@@ -1,6 +1,6 @@
 /**
- * Flow's planner (SPEC §1.2): K candidate workflows generated concurrently, the most parallel one chosen, ties
- * broken by the lowest dependency complexity.
+ * Flow's planner (docs/algorithms.md#planning): K candidate workflows generated concurrently, the most parallel one
+ * chosen, ties broken by the lowest dependency complexity.
  */
 import { WeftError } from '../errors.js';
 import { parseWorkflow, pickBest, workflowMetrics } from '../graph/index.js';
@@ -71,7 +71,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
   return choose(candidates);
 }
 
-/** Picks among candidates by SPEC §1.2; throws when none is usable. */
+/** Picks among candidates by docs/algorithms.md#planning; throws when none is usable. */
 export function choose(candidates: readonly PlanCandidate[]): PlanResult {
   const usable = candidates.filter((c): c is PlanCandidate & { workflow: Workflow } => c.workflow !== undefined);
   if (usable.length === 0) {

@@ -83,7 +83,9 @@ Answer with JSON only. Answer {} when no change is needed. Otherwise give the wh
 Keep the ids of subtasks you keep. Roles of kind "team" are agent teams the user provided: you may give subtasks
 to them, but not redefine them.`;
 
-/** The workflow without bulky outputs (SPEC §1.4: the inspector does not need the `data` fields). */
+/**
+ * The workflow without bulky outputs (docs/algorithms.md#plan-updates: the inspector does not need the `data` fields).
+ */
 export function workflowForPrompt(workflow: Workflow): WorkflowJson {
   return {
     task: workflow.task,

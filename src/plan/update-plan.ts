@@ -1,6 +1,6 @@
 /**
- * The global inspector (SPEC §1.4): K candidate revisions, each merged into the live graph, the best kept by the
- * same parallelism / dependency-complexity rule as planning.
+ * The global inspector (docs/algorithms.md#plan-updates): K candidate revisions, each merged into the live graph, the
+ * best kept by the same parallelism / dependency-complexity rule as planning.
  */
 import { pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';

@@ -1,6 +1,6 @@
 /**
- * The "double-check" of SPEC §1.3: after a subtask completes, the model judges whether its requirement is met,
- * and its typed verdict picks the recovery (accept, retry the subtask, or re-plan).
+ * The "double-check" of docs/algorithms.md#verification: after a subtask completes, the model judges whether its
+ * requirement is met, and its typed verdict picks the recovery (accept, retry the subtask, or re-plan).
  */
 import type { ChatModel } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';

@@ -1,5 +1,5 @@
 /**
- * The typed events of a run (ARCHITECTURE.md). The store appends them; the progress view, `weft show` and the
+ * The typed events of a run (docs/contracts.md). The store appends them; the progress view, `weft show` and the
  * dashboard read the same events. `at` is milliseconds since the run started.
  */
 import type { WorkflowJson } from '../graph/workflow.js';

@@ -1,5 +1,5 @@
 /**
- * Wraps the run's model: checks every budget before each call (SPEC: max calls, tokens, cost, wall time) and
+ * Wraps the run's model: checks every budget before each call (docs/algorithms.md#budgets) and
  * records each call as a `call` event with its reply, usage and cost. Calls are numbered per (purpose, key,
  * attempt); a resumed run passes the recorded replies as `replay`, and a call found there is answered from the
  * log: never repeated, never charged twice.

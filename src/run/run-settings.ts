@@ -28,9 +28,12 @@ export interface RunSettings {
 /** RunSettings with every default filled in. */
 export interface ResolvedRunSettings extends RunSettings {
   readonly strategy: ExecutionStrategy;
-  /** Plan candidates (SPEC §1.2: the best of K). */
+  /** Plan candidates (docs/algorithms.md#planning: the best of K). */
   readonly candidates: number;
-  /** Candidate revisions per plan update (SPEC §1.4: chosen by the same rule as plans); default `candidates`. */
+  /**
+   * Candidate revisions per plan update (docs/algorithms.md#plan-updates: chosen by the same rule as plans); default
+   * `candidates`.
+   */
   readonly updateCandidates: number;
   /** Subtasks running at once; null: as many as are ready. */
   readonly concurrency: number | null;

@@ -1,7 +1,7 @@
 /**
- * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs (SPEC §1.3), then the
- * result is double-checked. Fault injection ("masking", SPEC §1.5) replaces the result with "none" before the
- * check and before any child can see it.
+ * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs
+ * (docs/algorithms.md#execution), then the result is double-checked. Fault injection ("masking",
+ * docs/algorithms.md#fault-injection) replaces the result with "none" before the check and before any child can see it.
  */
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';

@@ -1,5 +1,5 @@
 /**
- * The `weft run --json` / `weft show --json` document (ARCHITECTURE.md), folded from a run's events. Pure, so the
+ * The `weft run --json` / `weft show --json` document (docs/contracts.md), folded from a run's events. Pure, so the
  * live run and `weft show` agree by construction.
  */
 import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';

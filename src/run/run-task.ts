@@ -52,7 +52,10 @@ export interface RunTaskOptions {
   /** Candidate revisions per plan update (default: `candidates`). */
   readonly updateCandidates?: number;
   readonly verify?: boolean;
-  /** Fault injection (SPEC §1.5): each subtask's first result is replaced by "none" with this probability. */
+  /**
+   * Fault injection (docs/algorithms.md#fault-injection): each subtask's first result is replaced by "none" with this
+   * probability.
+   */
   readonly injectMask?: { readonly probability: number; readonly seed: number };
   /** USD of one call; defaults to free (the CLI passes the price table). */
   readonly costOf?: (result: ChatResult, modelId?: string) => number;

@@ -1,5 +1,5 @@
 /**
- * The run directory contract of ARCHITECTURE.md: `<home>/weft.db` and `<home>/runs/<runId>/` holding
+ * The run directory contract of docs/contracts.md: `<home>/weft.db` and `<home>/runs/<runId>/` holding
  * `artifacts/`, `outputs/<subtask>.md`, `plan-v<N>.json` and `report.md`.
  */
 import { createHash } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * DyLAN Agent Importance Scores as the run store keeps them (SPEC §3.4): per (team, task type, agent) the sum of
- * the importance the agent earned and the number of queries it was scored on, so that the mean over every run and
- * `weft team optimize` so far picks the optimised team; and per (team, task type) the size of that team, the `--k`
- * of the latest `weft team optimize`. Types and the pure checks and ordering both stores share.
+ * DyLAN Agent Importance Scores as the run store keeps them (docs/algorithms.md#team-optimisation): per (team, task
+ * type, agent) the sum of the importance the agent earned and the number of queries it was scored on, so that the mean
+ * over every run and `weft team optimize` so far picks the optimised team; and per (team, task type) the size of that
+ * team, the `--k` of the latest `weft team optimize`. Types and the pure checks and ordering both stores share.
  */
 import { WeftError } from '../errors.js';
 

@@ -1,6 +1,6 @@
 /**
- * Whether two extracted answers agree (SPEC §3.3): identical after normalisation for `choice` and `exact`,
- * sentence BLEU ≥ 0.9 for `text` and `code`.
+ * Whether two extracted answers agree (docs/algorithms.md#answer-agreement): identical after normalisation for `choice`
+ * and `exact`, sentence BLEU ≥ 0.9 for `text` and `code`.
  */
 import { unwrapMath } from './extract-answer.js';
 import type { AnswerKind } from './team.js';

@@ -1,7 +1,7 @@
 /**
- * The code-runner tool agent (SPEC §3.1, §3.3): at each step it takes the peers' code (JavaScript), runs every
- * candidate against the query's tests in a sandboxed child process, answers with the best-tested code, and rates
- * each peer by its pass rate. It makes no model calls.
+ * The code-runner tool agent (docs/algorithms.md#temporal-feed-forward-network and #early-stopping): at each step it
+ * takes the peers' code (JavaScript), runs every candidate against the query's tests in a sandboxed child process,
+ * answers with the best-tested code, and rates each peer by its pass rate. It makes no model calls.
  *
  * Tests: `query.tests`, else a fenced block of the question whose info string says `test` (```js tests), else
  * the question's last fenced block that uses `assert`. A test is one statement (it may span lines, e.g. a

@@ -1,6 +1,6 @@
 /**
- * Accuracy and cost of a team on a dataset (`weft team eval`, SPEC §3.4 "Report"): each item runs through the
- * engine, its answer is compared with the expected one by `answersAgree`, and calls are counted — DyLAN's
+ * Accuracy and cost of a team on a dataset (`weft team eval`, docs/algorithms.md#team-evaluation): each item runs
+ * through the engine, its answer is compared with the expected one by `answersAgree`, and calls are counted — DyLAN's
  * efficiency measure is API calls per query.
  *
  * Decisions:

@@ -1,7 +1,8 @@
 /**
- * Reading the answer out of free text, for replies that are not the JSON the prompt asked for (SPEC §3.3:
- * agreement is decided on extracted answers). Lenient on purpose: a re-prompt would cost a call, and DyLAN's
- * measure is calls per query. The JSON path is in llm-agent.ts (`readAgentReply`); it uses these for the rest.
+ * Reading the answer out of free text, for replies that are not the JSON the prompt asked for
+ * (docs/algorithms.md#answer-agreement: agreement is decided on extracted answers). Lenient on purpose: a re-prompt
+ * would cost a call, and DyLAN's measure is calls per query. The JSON path is in llm-agent.ts (`readAgentReply`); it
+ * uses these for the rest.
  */
 import type { TeamQuery } from './team.js';
 

@@ -1,5 +1,6 @@
 /**
- * Agent Importance Scores (SPEC §3.4, DyLAN §3.4): forward ratings, backward aggregation. Pure.
+ * Agent Importance Scores (docs/algorithms.md#importance-scores, DyLAN §3.4): forward ratings, backward aggregation.
+ * Pure.
  *
  * 1. Each node's ratings of its peers are normalised to sum 1: w(t−1, j → t, i). A node whose ratings cannot be
  *    used (none, wrong count, non-positive sum) spreads its weight equally over its peers.

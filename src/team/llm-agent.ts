@@ -1,8 +1,8 @@
 /**
- * An LLM team member (SPEC §3.1, §3.4): one model call per response, answering and rating the peers it was
- * shown in the same call. Replies are read leniently — JSON first, then answer patterns in the text — and
- * never re-prompted: each response costs exactly one call, and unreadable ratings are replaced by equal weights
- * with `ratingsParsed: false` (counted by the engine), not guessed.
+ * An LLM team member (docs/algorithms.md#temporal-feed-forward-network and #importance-scores): one model call per
+ * response, answering and rating the peers it was shown in the same call. Replies are read leniently — JSON first, then
+ * answer patterns in the text — and never re-prompted: each response costs exactly one call, and unreadable ratings are
+ * replaced by equal weights with `ratingsParsed: false` (counted by the engine), not guessed.
  */
 import type { ChatModel } from '../llm/chat-model.js';
 import { parseJsonValues } from '../llm/extract-json.js';

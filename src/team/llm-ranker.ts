@@ -1,7 +1,7 @@
 /**
- * The listwise LLM ranker of agent team reformation (SPEC §3.2): one call that reads the current responses
- * (shuffled, seeded, against positional bias) and names the best agents. A reply that cannot be used — no
- * ranking, an unknown agent, fewer than `keep` agents, a failed call — falls back visibly to
+ * The listwise LLM ranker of agent team reformation (docs/algorithms.md#team-reformation): one call that reads the
+ * current responses (shuffled, seeded, against positional bias) and names the best agents. A reply that cannot be
+ * used — no ranking, an unknown agent, fewer than `keep` agents, a failed call — falls back visibly to
  * `fallbackRanking` with `fallback: true` and the reason; it is never silently random.
  */
 import type { ChatModel } from '../llm/chat-model.js';

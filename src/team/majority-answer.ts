@@ -1,6 +1,6 @@
 /**
  * Groups of agreeing answers: the consensus test of early stopping and the final answer by majority
- * (SPEC §3.3). Pure.
+ * (docs/algorithms.md#early-stopping). Pure.
  */
 import { answersAgree, isNoAnswer } from './answers-agree.js';
 import type { AnswerKind } from './team.js';

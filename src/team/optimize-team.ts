@@ -1,6 +1,7 @@
 /**
- * Team optimisation (SPEC §3.4, step 3): the whole candidate pool answers each sample query as a T-FFN, the
- * Agent Importance Scores are summed per agent over the queries, and the top k agents form the optimised team.
+ * Team optimisation (docs/algorithms.md#team-optimisation): the whole candidate pool answers each sample query as a
+ * T-FFN, the Agent Importance Scores are summed per agent over the queries, and the top k agents form the optimised
+ * team.
  *
  * Decisions:
  * - Ranking by the total (the same order as the mean, since every pool agent answers every query); totals

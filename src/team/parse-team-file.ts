@@ -1,6 +1,6 @@
 /**
- * Team files (`team.yaml` or JSON, SPEC §3): validated into a `TeamSpec`, or one BAD_INPUT error listing every
- * problem, each located by file, line, column and field.
+ * Team files (`team.yaml` or JSON, docs/algorithms.md#dylan-teams): validated into a `TeamSpec`, or one BAD_INPUT error
+ * listing every problem, each located by file, line, column and field.
  *
  * Decisions:
  * - A tool agent may leave out `prompt`: it then gets the tool's own description (what the other agents are

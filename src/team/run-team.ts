@@ -1,6 +1,7 @@
 /**
- * The DyLAN engine (SPEC §3): a temporal feed-forward network of agents, layer by layer, with early stopping by
- * consensus, one agent team reformation by a ranker, the final answer by majority, and Agent Importance Scores.
+ * The DyLAN engine (docs/algorithms.md#dylan-teams): a temporal feed-forward network of agents, layer by layer, with
+ * early stopping by consensus, one agent team reformation by a ranker, the final answer by majority, and Agent
+ * Importance Scores.
  *
  * Decisions (documented here because the paper leaves them open):
  * - Peers: a node at step t > 1 sees every node of layer t−1 that is still active, its own agent's previous
@@ -49,7 +50,7 @@ export interface RunTeamOptions {
   readonly query: TeamQuery;
   /** Used by the reformation; without one the visible majority fallback ranks the agents. */
   readonly ranker?: Ranker;
-  /** Default 4 (6 for `code`, SPEC §3.1). */
+  /** Default 4 (6 for `code`, docs/algorithms.md#temporal-feed-forward-network). */
   readonly maxSteps?: number;
   /** Reform after this step; default 3, 0 = never. */
   readonly reformAt?: number;

@@ -1,5 +1,6 @@
 /**
- * Sentence-level BLEU-4 (Papineni et al. 2002) for DyLAN's agreement on open text and code (SPEC §3.3).
+ * Sentence-level BLEU-4 (Papineni et al. 2002) for DyLAN's agreement on open text and code
+ * (docs/algorithms.md#answer-agreement).
  *
  * - Tokens: runs of letters/digits/underscore, and every other non-space character on its own, so `x=5;` is
  *   `x`, `=`, `5`, `;`. Case is kept (callers lower-case text when case should not matter).

@@ -1,6 +1,6 @@
 /**
- * One attempt at a subtask whose agent is a team role (`kind: team`): the subtask runs through DyLAN (SPEC §3)
- * instead of one model call, then is verified like any other result.
+ * One attempt at a subtask whose agent is a team role (`kind: team`): the subtask runs through DyLAN
+ * (docs/algorithms.md#dylan-teams) instead of one model call, then is verified like any other result.
  *
  * Decisions:
  * - The team file is resolved against `teamBase`: the plan file's folder for `weft run --plan`, else the folder

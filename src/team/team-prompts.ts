@@ -1,6 +1,6 @@
 /**
  * Weft's own prompt text for DyLAN teams: an agent's answer (with its ratings of the peers, asked in the same
- * call, SPEC §3.4) and the listwise ranker (SPEC §3.2).
+ * call, docs/algorithms.md#importance-scores) and the listwise ranker (docs/algorithms.md#team-reformation).
  *
  * The layout is a contract with the `sim:` model (src/llm/sim-team.ts reads it to answer like a team member):
  * - peers are listed after a line starting `The team's latest responses`, each as a block `Response <k>:` (or

@@ -1,7 +1,8 @@
 /**
- * Where DyLAN importance scores and optimised team sizes are kept (SPEC §3.4; store/team-scores.ts has the types
- * and the checks both stores share). The team engine owns this contract, apart from the core RunStore: both the
- * SQLite and the Postgres store implement it, and a store that does not simply keeps no scores.
+ * Where DyLAN importance scores and optimised team sizes are kept (docs/algorithms.md#team-optimisation;
+ * store/team-scores.ts has the types and the checks both stores share). The team engine owns this contract, apart from
+ * the core RunStore: both the SQLite and the Postgres store implement it, and a store that does not simply keeps no
+ * scores.
  *
  * Behaviour (test/store/describe-run-store.ts checks it for both stores): scores and sizes belong to no run, so
  * pruning runs never touches them. A save adds to what is stored and records its `k`, atomically (all entries and

@@ -1,7 +1,7 @@
 /**
- * Which agents of a team file run a workflow subtask (SPEC §3.4, selection): when the run store holds importance
- * scores for the team and task type, the top `k` agents by mean importance form the optimised team, `k` being
- * the size the latest `weft team optimize --k` recorded for them (DyLAN's 4 when none did); otherwise the whole
+ * Which agents of a team file run a workflow subtask (docs/algorithms.md#team-optimisation): when the run store holds
+ * importance scores for the team and task type, the top `k` agents by mean importance form the optimised team, `k`
+ * being the size the latest `weft team optimize --k` recorded for them (DyLAN's 4 when none did); otherwise the whole
  * file runs. Pure (callers read the scores and the size from the store), and the reason is always spelled out,
  * where the size came from included: the report shows it.
  */
@@ -10,7 +10,10 @@ import type { TeamSpec } from './team.js';
 import type { TeamScoreStore } from './team-score-store.js';
 import type { TeamSelection } from '../run/events.js';
 
-/** DyLAN's team size after optimisation (SPEC §3.1: N = 4): the size when no `weft team optimize --k` recorded one. */
+/**
+ * DyLAN's team size after optimisation (docs/algorithms.md#team-optimisation: N = 4): the size when no
+ * `weft team optimize --k` recorded one.
+ */
 export const OPTIMIZED_TEAM_SIZE = 4;
 
 export interface TeamChoice {

@@ -1,9 +1,9 @@
 /**
- * DyLAN teams (SPEC §3): the shapes shared by the team file, the engine, importance scores and optimisation.
- * Types only; the functions live in files of their own in this folder.
+ * DyLAN teams (docs/algorithms.md#dylan-teams): the shapes shared by the team file, the engine, importance scores and
+ * optimisation. Types only; the functions live in files of their own in this folder.
  */
 
-/** How agreement between two answers is decided (SPEC §3.3). */
+/** How agreement between two answers is decided (docs/algorithms.md#answer-agreement). */
 export type AnswerKind = 'choice' | 'exact' | 'text' | 'code';
 
 /** `llm`: a model with a role prompt. `tool`: a program, e.g. a code runner that tests candidate code. */
@@ -138,7 +138,7 @@ export interface TeamResult {
   readonly reformation?: Reformation;
   /** Set when the final answer won a tie (shown as "tie, broken by …" rather than "majority"). */
   readonly tie?: FinalTie;
-  /** I(t, a) per layer: agent → contribution; each layer sums to 1 (SPEC §3.4). */
+  /** I(t, a) per layer: agent → contribution; each layer sums to 1 (docs/algorithms.md#importance-scores). */
   readonly importanceByLayer: readonly Readonly<Record<string, number>>[];
   /** Σ_t I(t, a) per agent. */
   readonly importance: Readonly<Record<string, number>>;

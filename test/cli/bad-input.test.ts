@@ -116,12 +116,12 @@ describe('bad input exits with code 2 and a located message', () => {
 });
 
 describe('the commands, end to end with the sim model', () => {
-  it('run --json prints exactly the ARCHITECTURE.md document and show --json agrees', async () => {
+  it('run --json prints exactly the docs/contracts.md document and show --json agrees', async () => {
     const home = tempHome();
     const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=5', '--home', home, '--json']);
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as Record<string, unknown> & { runId: string; tasks: Record<string, unknown>[] };
-    // The ARCHITECTURE.md fields, plus the ones added since (issue 10: where the outputs and the result are).
+    // The docs/contracts.md fields, plus the ones added since (issue 10: where the outputs and the result are).
     expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(5);

@@ -1,7 +1,8 @@
 /**
  * The example plan files through the CLI with the `sim:` model: examples/plans/diamond.json runs, the cyclic one
- * is refused as bad input, and the fault-injection experiment of examples/sim-fault.md (SPEC §1.5) behaves as
- * described: with every first result masked, a run without updates fails and a run with updates completes.
+ * is refused as bad input, and the fault-injection experiment of examples/sim-fault.md
+ * (docs/algorithms.md#fault-injection) behaves as described: with every first result masked, a run without updates
+ * fails and a run with updates completes.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

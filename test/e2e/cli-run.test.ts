@@ -1,7 +1,7 @@
 /**
  * The CLI end to end, in a child process exactly as a user runs it:
  *   weft run examples/gobang/task.md --model scripted:examples/gobang/replies.json --home <tmp> --json
- * stdout must be exactly one JSON document of the ARCHITECTURE.md `weft run --json` shape, and the exit code 0.
+ * stdout must be exactly one JSON document of the docs/contracts.md `weft run --json` shape, and the exit code 0.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,7 +34,7 @@ describe('weft run --json (scripted Gobang)', () => {
   it('exits 0 and prints exactly one JSON document of the contract shape', () => {
     const run = document(runResult);
     expect(runResult.code, runResult.stderr).toBe(0);
-    // The ARCHITECTURE.md fields, plus where the outputs are and the run's result (added, never renamed).
+    // The docs/contracts.md fields, plus where the outputs are and the run's result (added, never renamed).
     expect(Object.keys(run).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);

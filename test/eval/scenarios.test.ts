@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareGroups, scenarioGroupOf, scenarioOf, SCENARIO_SOURCES, sourceOfId } from '../../src/eval/scenarios.js';
 
 describe('scenarioOf', () => {
-  it('maps each WorfBench source to its scenario (SPEC §2.3)', () => {
+  it('maps each WorfBench source to its scenario (docs/algorithms.md#worfbench-scenarios)', () => {
     expect(['toolbench', 'toolalpaca', 'seal_tools'].map(scenarioOf)).toEqual(['function call', 'function call', 'function call']);
     expect(['alfworld', 'webshop', 'os', 'intercodesql'].map(scenarioOf)).toEqual(['embodied', 'embodied', 'embodied', 'embodied']);
     expect(scenarioOf('lumos')).toBe('problem-solving');

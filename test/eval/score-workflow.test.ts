@@ -9,7 +9,7 @@ const score = (gold: ReturnType<typeof chain>, predicted: ReturnType<typeof chai
 // a → {b, c} → d
 const DIAMOND = workflow(['a', 'b', 'c', 'd'], [['S', 1], [1, 2], [1, 3], [2, 4], [3, 4], [4, 'E']]);
 
-describe('scoreWorkflow: hand-computed cases (SPEC §2.2)', () => {
+describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scoring)', () => {
   it('gold against itself scores 1 on both measures', () => {
     const result = score(DIAMOND, DIAMOND);
     expect(result).toMatchObject({ f1_chain: 1, f1_graph: 1, p_chain: 1, r_chain: 1, p_graph: 1, r_graph: 1, matched: 4, chainLength: 4, graphNodes: 4, mcisExact: true });

@@ -55,8 +55,8 @@ describe('expectedCompleted', () => {
     expect(expectedCompleted(diamond, 0.5)).toBe(0.5 + 0.25 + 0.25 + 0.0625);
     expect(expectedCompleted(diamond, 0.1)).toBeCloseTo(0.9 + 0.81 + 0.81 + 0.6561, 12);
 
-    // The paper's modularity example (SPEC §1.2): A→D and B→D are transitive — D already has A and B as
-    // ancestors through C — so they add no ancestor and leave the expectation unchanged.
+    // The paper's modularity example (docs/algorithms.md#modularity-metrics): A→D and B→D are transitive — D already
+    // has A and B as ancestors through C — so they add no ancestor and leave the expectation unchanged.
     const lean = workflowOf({ A: [], B: [], C: ['A', 'B'], D: ['C'] });
     const dense = workflowOf({ A: [], B: [], C: ['A', 'B'], D: ['A', 'B', 'C'] });
     expect(expectedCompleted(dense, 0.2)).toBe(expectedCompleted(lean, 0.2));

@@ -3,7 +3,7 @@ import { WeftError } from '../../src/errors.js';
 import { compareCandidates, dependencyComplexity, levels, parallelism, pickBest, workflowMetrics } from '../../src/graph/index.js';
 import { workflowOf } from './workflow-fixtures.js';
 
-// SPEC §1.2's example: A→C, B→C, C→D versus A→C, B→C, A→D, B→D, C→D.
+// The Flow paper's example (docs/algorithms.md#modularity-metrics): A→C, B→C, C→D versus A→C, B→C, A→D, B→D, C→D.
 const sparse = workflowOf({ A: [], B: [], C: ['A', 'B'], D: ['C'] });
 const dense = workflowOf({ A: [], B: [], C: ['A', 'B'], D: ['A', 'B', 'C'] });
 
@@ -87,9 +87,9 @@ describe('compareCandidates and pickBest', () => {
   });
 
   it('on the paper example follows the C_dep formula, which favours the denser graph', () => {
-    // SPEC §1.2 says A→C, B→C, C→D should win. Both have P_avg 4/3, but with deg = in + out the
-    // sparse graph's degrees (1,1,3,1) spread more (0.866) than the dense one's (2,2,3,3: 0.5), so
-    // the formula picks the dense graph. Reported to the lead; the formula is implemented as written.
+    // The Flow paper (docs/algorithms.md#modularity-metrics) says A→C, B→C, C→D should win. Both have P_avg 4/3, but
+    // with deg = in + out the sparse graph's degrees (1,1,3,1) spread more (0.866) than the dense one's (2,2,3,3: 0.5),
+    // so the formula picks the dense graph. Reported to the lead; the formula is implemented as written.
     expect(parallelism(sparse)).toBeCloseTo(parallelism(dense), 12);
     expect(pickBest([sparse, dense])).toBe(1);
     expect(pickBest([dense, sparse])).toBe(0);

@@ -16,7 +16,7 @@ function specError(text: string): WeftError {
 }
 
 describe('parseSimOptions', () => {
-  it('parses the ARCHITECTURE example', () => {
+  it('parses the docs/contracts.md example', () => {
     expect(parseSimOptions('latency=lognormal(3,0.5),fail=0.1,badjson=0.05,error=0.02,seed=7')).toEqual({
       ...DEFAULT_SIM_OPTIONS,
       latency: { kind: 'lognormal', mu: 3, sigma: 0.5 },

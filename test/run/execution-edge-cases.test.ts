@@ -200,10 +200,9 @@ describe('review: failures that arrive while an update is in flight', () => {
 });
 
 describe('review: merge of inspector revisions into live state', () => {
-  it('reassigning a completed subtask with an unchanged objective keeps its output (SPEC §1.4)', async () => {
-    // SPEC §1.4: "Completed subtasks whose objective is unchanged keep their output" and the default strategy "never
-    // discards a running or completed subtask whose objective is unchanged". mergeSubtask() also requires the agent
-    // to be unchanged.
+  it('reassigning a completed subtask with an unchanged objective keeps its output (docs/algorithms.md#plan-updates)', async () => {
+    // docs/algorithms.md#plan-updates: a subtask whose objective is unchanged keeps its state, a completed one
+    // its output, even when the revision gives it to another role.
     const model = testModel({
       verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' }),
       update: () => ({

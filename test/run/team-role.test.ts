@@ -4,9 +4,9 @@
  *
  * The scenario is examples/team-workflow (plan.json, team.yaml, replies.json): four agents answer 8, 9, 8, 7 at
  * step 1 (no consensus), then 8, 8, 8, 9 at step 2 rating every step-1 response 3 (3 of 4 agree: stop).
- * Importance by hand (SPEC §3.4): at step 2 the final answer 8 is shared by historian, engineer and astronomer,
- * 1/3 each; equal ratings spread each over the 4 step-1 nodes, so every step-1 node gets 3 · 1/3 · 1/4 = 1/4.
- * Totals: 1/3 + 1/4 = 7/12 for the three, 1/4 for the skeptic.
+ * Importance by hand (docs/algorithms.md#importance-scores): at step 2 the final answer 8 is shared by historian,
+ * engineer and astronomer, 1/3 each; equal ratings spread each over the 4 step-1 nodes, so every step-1 node gets
+ * 3 · 1/3 · 1/4 = 1/4. Totals: 1/3 + 1/4 = 7/12 for the three, 1/4 for the skeptic.
  */
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

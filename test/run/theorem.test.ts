@@ -1,6 +1,6 @@
 /**
- * Theorem 3.1 (SPEC §1.2) reproduced by the executor: `strategy: 'none'` (a failed subtask blocks its
- * descendants) with the sim model's verifier failing each subtask with probability p. The sim's draw for a
+ * Theorem 3.1 (docs/algorithms.md#expected-completion) reproduced by the executor: `strategy: 'none'` (a failed subtask
+ * blocks its descendants) with the sim model's verifier failing each subtask with probability p. The sim's draw for a
  * subtask is seeded by (seed, 'verify', id, attempt), so different seeds give independent failures and,
  * within one seed, a subtask passes or fails the same way in both graphs of a pair.
  */
