@@ -57,7 +57,10 @@ export async function artifactRace(writes: number, holdMs = 0.5): Promise<Artifa
     await mkdir(join(dir, 'sub'), { recursive: true });
     await mkdir(outside);
     const stop = new SharedArrayBuffer(16);
-    const worker = new Worker(SWAPPER, { eval: true, workerData: { sub: join(dir, 'sub'), parked: join(dir, 'parked'), outside, stop, hold: holdMs } });
+    const worker = new Worker(SWAPPER, {
+      eval: true,
+      workerData: { sub: join(dir, 'sub'), parked: join(dir, 'parked'), outside, stop, hold: holdMs },
+    });
     const reported: string[] = [];
     let swaps = 0;
     // Start writing only once the swapper runs.

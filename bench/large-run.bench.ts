@@ -32,11 +32,22 @@ export const largeRunBench: Bench = {
         timings.off.push(await timeRun(workflow, false));
       }
       for (const [verify, samples] of Object.entries(timings)) {
-        rows.push({ label: `${shape.name}, verify ${verify}`, value: percentile(samples, 0.5), unit: 'ms', goal: { comparison: '<', target: 1000 } });
+        rows.push({
+          label: `${shape.name}, verify ${verify}`,
+          value: percentile(samples, 0.5),
+          unit: 'ms',
+          goal: { comparison: '<', target: 1000 },
+        });
       }
-      notes.push(`${shape.name}: ${edges} edges; runs with verify on ${list(timings.on)} ms, off ${list(timings.off)} ms.`);
+      notes.push(
+        `${shape.name}: ${edges} edges; runs with verify on ${list(timings.on)} ms, off ${list(timings.off)} ms.`,
+      );
     }
-    return { title: `Large run: ${NODES} subtasks, instant model, orchestration time (median of ${REPEATS})`, rows, notes };
+    return {
+      title: `Large run: ${NODES} subtasks, instant model, orchestration time (median of ${REPEATS})`,
+      rows,
+      notes,
+    };
   },
 };
 

@@ -23,10 +23,15 @@ export const persistedRunBench: Bench = {
     await timeRun(randomDag(1, { nodes: 1_000, depth: 20 }).workflow); // JIT warm-up
     const samples: { ms: number; events: number }[] = [];
     for (let repeat = 0; repeat < REPEATS; repeat++) samples.push(await timeRun(workflow));
-    const median = percentile(samples.map((sample) => sample.ms), 0.5);
+    const median = percentile(
+      samples.map((sample) => sample.ms),
+      0.5,
+    );
     return {
       title: `Persisted run: ${NODES} subtasks, instant model, SQLite store, write-ahead (median of ${REPEATS})`,
-      rows: [{ label: '100 ranks, verify on, SQLite', value: median, unit: 'ms', goal: { comparison: '<', target: 3000 } }],
+      rows: [
+        { label: '100 ranks, verify on, SQLite', value: median, unit: 'ms', goal: { comparison: '<', target: 3000 } },
+      ],
       notes: [
         `runs: ${samples.map((sample) => sample.ms.toFixed(0)).join(', ')} ms; ${samples[0]!.events} events stored per run.`,
         'Includes creating the run, every event batch, the plan version, the report, one file per accepted output in outputs/ (10,000 files: since issue 10 this dominates, and varies with the disk) and closing the store.',
@@ -44,7 +49,8 @@ async function timeRun(workflow: Workflow): Promise<{ ms: number; events: number
     const events = (await store.stats()).events;
     await store.close();
     const ms = performance.now() - started;
-    if (result.status !== 'completed') throw new Error(`The persisted run ended ${result.status}: ${result.reason ?? ''}`);
+    if (result.status !== 'completed')
+      throw new Error(`The persisted run ended ${result.status}: ${result.reason ?? ''}`);
     return { ms, events };
   } finally {
     rmSync(home, { recursive: true, force: true });

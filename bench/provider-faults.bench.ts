@@ -41,7 +41,9 @@ export const providerFaultsBench: Bench = {
           const run = await runTask({
             task: 'Build a Gobang game',
             strategy,
-            model: withResilience(simModel(`error=${ERROR},seed=${seed}`), { retry: { retries: RETRIES, sleep: noWait } }),
+            model: withResilience(simModel(`error=${ERROR},seed=${seed}`), {
+              retry: { retries: RETRIES, sleep: noWait },
+            }),
             store,
             home,
           });
@@ -55,11 +57,22 @@ export const providerFaultsBench: Bench = {
     return {
       title: `Provider faults: sim:error=${ERROR}, ${RETRIES} retries (backoff not waited for)`,
       rows: [
-        { label: `calls failed after ${RETRIES} retries, of ${CALLS}`, value: failed, goal: { comparison: '<=', target: 8 } },
-        { label: `runs completed, on-failure (of ${RUNS})`, value: await completed('on-failure'), unit: '', goal: { comparison: '>=', target: 0.9 } },
+        {
+          label: `calls failed after ${RETRIES} retries, of ${CALLS}`,
+          value: failed,
+          goal: { comparison: '<=', target: 8 },
+        },
+        {
+          label: `runs completed, on-failure (of ${RUNS})`,
+          value: await completed('on-failure'),
+          unit: '',
+          goal: { comparison: '>=', target: 0.9 },
+        },
         { label: `runs completed, strategy none (of ${RUNS})`, value: await completed('none'), unit: '' },
       ],
-      notes: [`Independent retries leave ${CALLS} · ${ERROR}^${RETRIES + 1} ≈ ${(CALLS * ERROR ** (RETRIES + 1)).toFixed(1)} failed calls.`],
+      notes: [
+        `Independent retries leave ${CALLS} · ${ERROR}^${RETRIES + 1} ≈ ${(CALLS * ERROR ** (RETRIES + 1)).toFixed(1)} failed calls.`,
+      ],
     };
   },
 };

@@ -52,9 +52,10 @@ export function randomDagJson(seed: number, shape: DagShape = {}): WorkflowJson 
     const rank = rankOf(index, nodes, depth);
     // The first subtask of each rank hangs under the first of the rank below: that chain makes the depth exact.
     const rankHead = index === rankStarts[rank];
-    const parents = rank === 0 || (!rankHead && random() < sourceProbability)
-      ? []
-      : chooseParents(random, rankStarts, rank, extraParents, rankHead);
+    const parents =
+      rank === 0 || (!rankHead && random() < sourceProbability)
+        ? []
+        : chooseParents(random, rankStarts, rank, extraParents, rankHead);
     subtasks.push({
       id: subtaskId(index),
       objective: `Benchmark step ${index + 1} (rank ${rank + 1} of ${depth})`,
@@ -75,7 +76,10 @@ export function randomDag(seed: number, shape: DagShape = {}, latency: LatencyMo
   const latencyMs = new Map<string, number>();
   for (const subtask of workflow.subtasks) {
     // Seeded per id, so the latencies do not depend on the order anyone asks for them.
-    latencyMs.set(subtask.id, lognormalSample(randomFrom('bench-latency', seed, subtask.id), latency.mu, latency.sigma));
+    latencyMs.set(
+      subtask.id,
+      lognormalSample(randomFrom('bench-latency', seed, subtask.id), latency.mu, latency.sigma),
+    );
   }
   return { seed, workflow, depth: levels(workflow).length, latencyMs };
 }
@@ -96,7 +100,13 @@ function rankBoundaries(nodes: number, depth: number): number[] {
   return starts;
 }
 
-function chooseParents(random: RandomSource, rankStarts: readonly number[], rank: number, extraParents: number, rankHead: boolean): number[] {
+function chooseParents(
+  random: RandomSource,
+  rankStarts: readonly number[],
+  rank: number,
+  extraParents: number,
+  rankHead: boolean,
+): number[] {
   const below = rankHead ? rankStarts[rank - 1]! : integerSample(random, rankStarts[rank - 1]!, rankStarts[rank]! - 1);
   const parents = new Set([below]);
   const extra = integerSample(random, 0, extraParents);

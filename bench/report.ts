@@ -60,8 +60,12 @@ export function formatReport(report: BenchReport): string {
 
 /** Left-aligned text columns; columns after the first that hold numbers are right-aligned. */
 export function formatTable(header: readonly string[], cells: readonly (readonly string[])[]): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => (cell[column] ?? '').length)));
-  const numeric = header.map((_, column) => column > 0 && cells.every((cell) => /^[-\d.,% ms]*$/.test(cell[column] ?? '')));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((cell) => (cell[column] ?? '').length)),
+  );
+  const numeric = header.map(
+    (_, column) => column > 0 && cells.every((cell) => /^[-\d.,% ms]*$/.test(cell[column] ?? '')),
+  );
   const line = (cell: readonly string[]) =>
     header
       .map((_, column) => {

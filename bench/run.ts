@@ -13,12 +13,24 @@ import { theoremBench } from './theorem.bench.js';
 import { workersBench } from './workers.bench.js';
 import { worfevalBench } from './worfeval.bench.js';
 
-const BENCHES: readonly Bench[] = [schedulerBench, largeRunBench, persistedRunBench, strategiesBench, providerFaultsBench, theoremBench, workersBench, worfevalBench, teamsBench];
+const BENCHES: readonly Bench[] = [
+  schedulerBench,
+  largeRunBench,
+  persistedRunBench,
+  strategiesBench,
+  providerFaultsBench,
+  theoremBench,
+  workersBench,
+  worfevalBench,
+  teamsBench,
+];
 
 async function main(names: readonly string[]): Promise<void> {
   const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name));
   if (unknown.length > 0) {
-    console.error(`Unknown bench: ${unknown.join(', ')}. Choose from: ${BENCHES.map((bench) => bench.name).join(', ')}`);
+    console.error(
+      `Unknown bench: ${unknown.join(', ')}. Choose from: ${BENCHES.map((bench) => bench.name).join(', ')}`,
+    );
     process.exitCode = 2;
     return;
   }

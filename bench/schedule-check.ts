@@ -28,7 +28,8 @@ export function checkSchedule(workflow: Pick<Workflow, 'subtasks'>, spans: reado
     const start = runs[0]!.start;
     for (const parent of subtask.dependsOn) {
       const parentRuns = byId.get(parent) ?? [];
-      if (parentRuns.some((run) => run.end > start)) problems.push(`${subtask.id} started before its parent ${parent} ended`);
+      if (parentRuns.some((run) => run.end > start))
+        problems.push(`${subtask.id} started before its parent ${parent} ended`);
     }
   }
   const known = new Set(workflow.subtasks.map((subtask) => subtask.id));

@@ -28,7 +28,9 @@ export const schedulerBench: Bench = {
     const bounds = dags.map((dag) => criticalPath(dag.workflow, (id) => dag.latencyMs.get(id) ?? 0).length);
     const supersteps = dags.map((dag) => superstepBound(dag.workflow, (id) => dag.latencyMs.get(id) ?? 0));
     const weftOverBound = summarize(weft.map((run, index) => run.makespanMs / bounds[index]!));
-    const weftOverMeasured = summarize(weft.map((run, index) => run.makespanMs / measuredBound(dags[index]!, run.spans)));
+    const weftOverMeasured = summarize(
+      weft.map((run, index) => run.makespanMs / measuredBound(dags[index]!, run.spans)),
+    );
     const langGraphOverBound = summarize(langGraph.map((makespan, index) => makespan / bounds[index]!));
     const langGraphOverSupersteps = summarize(langGraph.map((makespan, index) => makespan / supersteps[index]!));
     const versus = summarize(weft.map((run, index) => run.makespanMs / langGraph[index]!));
@@ -37,7 +39,11 @@ export const schedulerBench: Bench = {
       title: `Scheduler: ${DAG_COUNT} random DAGs (20–200 subtasks, ${subtasks} in all), log-normal(3, 0.8) ms latencies`,
       rows: [
         { label: 'Weft makespan / critical path, p50', value: weftOverBound.p50 },
-        { label: 'Weft makespan / critical path, p95', value: weftOverBound.p95, goal: { comparison: '<=', target: 1.05 } },
+        {
+          label: 'Weft makespan / critical path, p95',
+          value: weftOverBound.p95,
+          goal: { comparison: '<=', target: 1.05 },
+        },
         { label: 'Weft makespan / critical path, max', value: weftOverBound.max },
         { label: 'Weft makespan / measured-latency critical path, p95', value: weftOverMeasured.p95 },
         { label: 'LangGraph makespan / critical path, p50', value: langGraphOverBound.p50 },
@@ -80,7 +86,9 @@ async function langGraphPhase(dags: readonly BenchDag[]): Promise<number[]> {
   for (const dag of dags) {
     const run = await buildLangGraph(dag.workflow, dag.latencyMs).run();
     if (run.finished.length !== dag.workflow.subtasks.length) {
-      throw new Error(`LangGraph ran ${run.finished.length} of ${dag.workflow.subtasks.length} nodes on DAG ${dag.seed}`);
+      throw new Error(
+        `LangGraph ran ${run.finished.length} of ${dag.workflow.subtasks.length} nodes on DAG ${dag.seed}`,
+      );
     }
     makespans.push(run.makespanMs);
   }

@@ -49,7 +49,15 @@ export const strategiesBench: Bench = {
       title: `Update strategies under fault injection: ${SEEDS} random ${NODES}-subtask DAGs, mask p = ${MASK_PROBABILITY}, sim:latency=${LATENCY}`,
       rows: [],
       table: {
-        header: ['strategy', 'calls / completed subtask', 'calls per run: execute / verify / update', 'runs succeeded', 'subtasks completed', 'mean makespan', 'vs on-failure'],
+        header: [
+          'strategy',
+          'calls / completed subtask',
+          'calls per run: execute / verify / update',
+          'runs succeeded',
+          'subtasks completed',
+          'mean makespan',
+          'vs on-failure',
+        ],
         cells,
       },
       notes: [
@@ -63,7 +71,16 @@ export const strategiesBench: Bench = {
 
 async function runOnce(seed: number, strategy: ExecutionStrategy): Promise<RunSample> {
   const dag = randomDag(seed, { nodes: NODES });
-  const calls: Record<CallTag['purpose'], number> = { plan: 0, execute: 0, verify: 0, update: 0, rank: 0, answer: 0, worfbench: 0, other: 0 };
+  const calls: Record<CallTag['purpose'], number> = {
+    plan: 0,
+    execute: 0,
+    verify: 0,
+    update: 0,
+    rank: 0,
+    answer: 0,
+    worfbench: 0,
+    other: 0,
+  };
   const model = countingModel(simModel(`latency=${LATENCY},seed=${seed}`), calls);
   const started = performance.now();
   const result = await execute({

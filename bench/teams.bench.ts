@@ -65,7 +65,8 @@ export interface MethodSummary {
 export function summarizeOutcomes(outcomes: readonly QueryOutcome[]): MethodSummary {
   if (outcomes.length === 0) throw new RangeError('summarizeOutcomes() needs at least one outcome');
   const share = (test: (outcome: QueryOutcome) => boolean) => outcomes.filter(test).length / outcomes.length;
-  const sum = (value: (outcome: QueryOutcome) => number) => outcomes.reduce((total, outcome) => total + value(outcome), 0);
+  const sum = (value: (outcome: QueryOutcome) => number) =>
+    outcomes.reduce((total, outcome) => total + value(outcome), 0);
   return {
     queries: outcomes.length,
     accuracy: share((o) => o.right),
@@ -79,7 +80,11 @@ export function summarizeOutcomes(outcomes: readonly QueryOutcome[]): MethodSumm
 
 /** `count` generated questions; every answer is `correct` (the sim's right answer). */
 export function generatedQueries(count: number): TeamQuery[] {
-  return Array.from({ length: count }, (_, index) => ({ question: `Generated question ${index + 1}: what is the answer?`, kind: 'exact' as const, taskType: 'sim' }));
+  return Array.from({ length: count }, (_, index) => ({
+    question: `Generated question ${index + 1}: what is the answer?`,
+    kind: 'exact' as const,
+    taskType: 'sim',
+  }));
 }
 
 export interface SimTeam {
@@ -90,17 +95,33 @@ export interface SimTeam {
 export function simTeam(seed: number): SimTeam {
   return {
     agents: TEAM_AGENTS.map((agent, index) =>
-      createLlmAgent({ name: agent.name, prompt: `You are the ${agent.name}.`, model: simModel({ accuracy: agent.accuracy, seed: seed * 100 + index }) }),
+      createLlmAgent({
+        name: agent.name,
+        prompt: `You are the ${agent.name}.`,
+        model: simModel({ accuracy: agent.accuracy, seed: seed * 100 + index }),
+      }),
     ),
     ranker: createLlmRanker(simModel({ accuracy: RANKER_ACCURACY, seed: seed * 100 + 99 }), { seed }),
   };
 }
 
-export async function runMethod(method: TeamMethod, team: SimTeam, query: TeamQuery, seed: number): Promise<QueryOutcome> {
+export async function runMethod(
+  method: TeamMethod,
+  team: SimTeam,
+  query: TeamQuery,
+  seed: number,
+): Promise<QueryOutcome> {
   if (method === 'single') {
     const best = team.agents[0]!;
     const response = await best.respond({ query, step: 1, peers: [] });
-    return { right: response.answer === 'correct', calls: response.calls, earlyStop: false, stoppedAt: 1, rankerFallbacks: 0, ratingFallbacks: 0 };
+    return {
+      right: response.answer === 'correct',
+      calls: response.calls,
+      earlyStop: false,
+      stoppedAt: 1,
+      rankerFallbacks: 0,
+      ratingFallbacks: 0,
+    };
   }
   const settings = {
     debate: { earlyStop: false, reformAt: 0 },
@@ -109,7 +130,14 @@ export async function runMethod(method: TeamMethod, team: SimTeam, query: TeamQu
     'dylan-no-reformation': { reformAt: 0 },
   }[method];
   const usesRanker = method === 'dylan' || method === 'dylan-no-early-stop';
-  const result: TeamResult = await runTeam({ agents: team.agents, query, maxSteps: MAX_STEPS, seed, ...settings, ...(usesRanker ? { ranker: team.ranker } : {}) });
+  const result: TeamResult = await runTeam({
+    agents: team.agents,
+    query,
+    maxSteps: MAX_STEPS,
+    seed,
+    ...settings,
+    ...(usesRanker ? { ranker: team.ranker } : {}),
+  });
   return {
     right: result.answer === 'correct',
     calls: result.calls,
@@ -136,7 +164,9 @@ export const teamsBench: Bench = {
     }
     const dylanRuns = outcomes.get('dylan')!;
     const importance = new Map<string, number>();
-    for (const run of dylanRuns) for (const [agent, score] of Object.entries(run.importance ?? {})) importance.set(agent, (importance.get(agent) ?? 0) + score);
+    for (const run of dylanRuns)
+      for (const [agent, score] of Object.entries(run.importance ?? {}))
+        importance.set(agent, (importance.get(agent) ?? 0) + score);
     const summaries = new Map(METHODS.map((method) => [method, summarizeOutcomes(outcomes.get(method)!)]));
     const debate = summaries.get('debate')!;
     const dylan = summaries.get('dylan')!;
@@ -144,11 +174,27 @@ export const teamsBench: Bench = {
     return {
       title: `DyLAN teams under sim agents: ${QUERIES} generated queries × ${TEAM_SEEDS.length} team seeds, agent accuracy ${TEAM_AGENTS.map((a) => a.accuracy).join(' / ')}`,
       rows: [
-        { label: 'DyLAN calls per query (goal: below the fixed debate)', value: dylan.callsPerQuery, goal: { comparison: '<', target: debate.callsPerQuery } },
-        { label: 'DyLAN accuracy (goal: at least the debate\'s − 0.01)', value: dylan.accuracy, goal: { comparison: '>=', target: debate.accuracy - 0.01 } },
+        {
+          label: 'DyLAN calls per query (goal: below the fixed debate)',
+          value: dylan.callsPerQuery,
+          goal: { comparison: '<', target: debate.callsPerQuery },
+        },
+        {
+          label: "DyLAN accuracy (goal: at least the debate's − 0.01)",
+          value: dylan.accuracy,
+          goal: { comparison: '>=', target: debate.accuracy - 0.01 },
+        },
       ],
       table: {
-        header: ['method', 'accuracy', 'calls / query', 'early stop', 'mean stop step', 'ranker fallbacks', 'rating fallbacks'],
+        header: [
+          'method',
+          'accuracy',
+          'calls / query',
+          'early stop',
+          'mean stop step',
+          'ranker fallbacks',
+          'rating fallbacks',
+        ],
         cells: METHODS.map((method) => {
           const summary = summaries.get(method)!;
           return [
@@ -167,7 +213,7 @@ export const teamsBench: Bench = {
         'The right answer is `correct`, wrong ones `wrong-1..3`; ratings are informed with probability `accuracy`. Same agents, seeds and queries for every method.',
         `Mean DyLAN importance per query: ${[...importance].map(([agent, total]) => `${agent} ${(total / dylanRuns.length).toFixed(3)}`).join(', ')} (sums to the number of layers).`,
         'Sim agents redraw their own answer at every step (they remember only what the prompt shows), so the two agents left after a reformation often split at step 4,',
-        "and a 2-agent tie goes to the ranker's first choice, made on the previous step's answers: that is why \"without early stop\" loses accuracy here; early stop usually ends the run before the reformation.",
+        'and a 2-agent tie goes to the ranker\'s first choice, made on the previous step\'s answers: that is why "without early stop" loses accuracy here; early stop usually ends the run before the reformation.',
         'These numbers measure the team engine on a simulated model, not any language model.',
       ],
     };

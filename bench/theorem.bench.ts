@@ -38,7 +38,9 @@ export const theoremBench: Bench = {
     let orderMatches = 0;
     let subsetViolations = 0;
     // Per p: verdicts that failed and verdicts given (every subtask that ran got one).
-    const verdicts = new Map<number, { failed: number; total: number }>(PROBABILITIES.map((p) => [p, { failed: 0, total: 0 }]));
+    const verdicts = new Map<number, { failed: number; total: number }>(
+      PROBABILITIES.map((p) => [p, { failed: 0, total: 0 }]),
+    );
     const notes: string[] = [];
     for (const shape of SHAPES) {
       const lean = randomDag(shape.dag, { nodes: shape.nodes, depth: shape.depth, extraParents: 1 }).workflow;
@@ -91,13 +93,40 @@ export const theoremBench: Bench = {
     return {
       title: `Theorem 3.1: expected completed subtasks, theory vs simulator (${SEEDS} seeds per graph, strategy none, sim fail = p)`,
       rows: [
-        { label: 'pairs where simulated A > B (theorem order)', value: orderMatches, goal: { comparison: '>=', target: pairs } },
-        { label: 'largest |simulated − expected| / SE, A and B', value: largestZ, goal: { comparison: '<=', target: Z_LIMIT } },
-        { label: 'largest |simulated − expected| / SE, A − B', value: largestDifferenceZ, goal: { comparison: '<=', target: Z_LIMIT } },
-        { label: 'runs where B completed a subtask A did not', value: subsetViolations, goal: { comparison: '<=', target: 0 } },
+        {
+          label: 'pairs where simulated A > B (theorem order)',
+          value: orderMatches,
+          goal: { comparison: '>=', target: pairs },
+        },
+        {
+          label: 'largest |simulated − expected| / SE, A and B',
+          value: largestZ,
+          goal: { comparison: '<=', target: Z_LIMIT },
+        },
+        {
+          label: 'largest |simulated − expected| / SE, A − B',
+          value: largestDifferenceZ,
+          goal: { comparison: '<=', target: Z_LIMIT },
+        },
+        {
+          label: 'runs where B completed a subtask A did not',
+          value: subsetViolations,
+          goal: { comparison: '<=', target: 0 },
+        },
       ],
       table: {
-        header: ['graph', 'p', 'E[S_A]', 'sim A ± SE', 'E[S_B]', 'sim B ± SE', 'E[S_A − S_B]', 'sim A − B ± SE', 'z A / B / A − B', 'order'],
+        header: [
+          'graph',
+          'p',
+          'E[S_A]',
+          'sim A ± SE',
+          'E[S_B]',
+          'sim B ± SE',
+          'E[S_A − S_B]',
+          'sim A − B ± SE',
+          'z A / B / A − B',
+          'order',
+        ],
         cells,
       },
       notes: [
@@ -110,9 +139,21 @@ export const theoremBench: Bench = {
   },
 };
 
-async function simulate(workflow: Workflow, p: number, seed: number): Promise<{ completed: Set<string>; failed: number }> {
-  const result = await execute({ workflow, model: simModel(`fail=${p},seed=${seed}`), strategy: 'none', verify: true, emit: () => {} });
-  const completed = new Set(result.workflow.subtasks.filter((subtask) => subtask.status === 'completed').map((subtask) => subtask.id));
+async function simulate(
+  workflow: Workflow,
+  p: number,
+  seed: number,
+): Promise<{ completed: Set<string>; failed: number }> {
+  const result = await execute({
+    workflow,
+    model: simModel(`fail=${p},seed=${seed}`),
+    strategy: 'none',
+    verify: true,
+    emit: () => {},
+  });
+  const completed = new Set(
+    result.workflow.subtasks.filter((subtask) => subtask.status === 'completed').map((subtask) => subtask.id),
+  );
   return { completed, failed: result.workflow.subtasks.filter((subtask) => subtask.status === 'failed').length };
 }
 
@@ -144,7 +185,9 @@ function withDependency(workflow: Workflow, from: string, to: string): Workflow 
   const json = toWorkflowJson(workflow);
   return workflowFromJson({
     ...json,
-    subtasks: json.subtasks.map((subtask) => (subtask.id === to ? { ...subtask, dependsOn: [...subtask.dependsOn, from] } : subtask)),
+    subtasks: json.subtasks.map((subtask) =>
+      subtask.id === to ? { ...subtask, dependsOn: [...subtask.dependsOn, from] } : subtask,
+    ),
   });
 }
 

@@ -9,7 +9,15 @@ import { integerSample, randomFrom, shuffled, type RandomSource } from '../src/l
 
 /** Small word swaps that keep a step's meaning: "reword one node slightly". */
 const SWAPS: Readonly<Record<string, string>> = {
-  the: 'a', a: 'the', with: 'using', using: 'with', and: 'plus', to: 'into', from: 'out of', for: 'regarding', of: 'in',
+  the: 'a',
+  a: 'the',
+  with: 'using',
+  using: 'with',
+  and: 'plus',
+  to: 'into',
+  from: 'out of',
+  for: 'regarding',
+  of: 'in',
 };
 
 /** One node's text changed slightly: a swapped small word when it has one, else a word added at the end. */
@@ -37,7 +45,10 @@ export function perturbGold(gold: WorkflowText, seed: number): Perturbation {
   const steps: string[] = ['relist'];
   let workflow = relistWorkflowText(gold, random);
   const reworded = integerSample(random, 1, workflow.nodes.length);
-  workflow = { nodes: workflow.nodes.map((text, index) => (index + 1 === reworded ? rewordSlightly(text, random) : text)), edges: workflow.edges };
+  workflow = {
+    nodes: workflow.nodes.map((text, index) => (index + 1 === reworded ? rewordSlightly(text, random) : text)),
+    edges: workflow.edges,
+  };
   steps.push(`reword ${reworded}`);
   if (workflow.nodes.length > 1) {
     const deleted = integerSample(random, 1, workflow.nodes.length);
@@ -66,7 +77,10 @@ export interface AdversarialCase {
  * acyclic), listed in a shuffled order. START precedes and END follows every node in both, so no pair is
  * excluded by the anchors and the search sees all `nodes` pairs; its conflict graph is the toggled pairs.
  */
-export function adversarialCase(seed: number, options: { nodes: number; density: number; flip: number }): AdversarialCase {
+export function adversarialCase(
+  seed: number,
+  options: { nodes: number; density: number; flip: number },
+): AdversarialCase {
   const random = randomFrom('worfeval-adversarial', seed);
   const { nodes: count, density, flip } = options;
   const texts = Array.from({ length: count }, (_, index) => `step ${index + 1} of case ${seed}`);
@@ -79,16 +93,25 @@ export function adversarialCase(seed: number, options: { nodes: number; density:
       if (present !== random() < flip) predictedPairs.push([from, to]);
     }
   }
-  const anchored = (pairs: readonly [number, number][], numberOf: (node: number) => number): (readonly [EdgeSource, EdgeTarget])[] => [
+  const anchored = (
+    pairs: readonly [number, number][],
+    numberOf: (node: number) => number,
+  ): (readonly [EdgeSource, EdgeTarget])[] => [
     ...texts.map((_, index) => ['START', numberOf(index + 1)] as const),
     ...pairs.map(([from, to]) => [numberOf(from), numberOf(to)] as const),
     ...texts.map((_, index) => [numberOf(index + 1), 'END'] as const),
   ];
   const gold: WorkflowText = { nodes: texts, edges: anchored(goldPairs, (node) => node) };
   // The prediction lists the same nodes in another order (any order: START reaches all, so numbering is free).
-  const order = shuffled(random, texts.map((_, index) => index + 1));
+  const order = shuffled(
+    random,
+    texts.map((_, index) => index + 1),
+  );
   const position = new Map(order.map((node, index) => [node, index + 1]));
-  const predicted: WorkflowText = { nodes: order.map((node) => texts[node - 1]!), edges: anchored(predictedPairs, (node) => position.get(node)!) };
+  const predicted: WorkflowText = {
+    nodes: order.map((node) => texts[node - 1]!),
+    edges: anchored(predictedPairs, (node) => position.get(node)!),
+  };
   const similarity = gold.nodes.map((a) => predicted.nodes.map((b) => (a === b ? 1 : 0)));
   return { gold, predicted, similarity };
 }
@@ -97,14 +120,26 @@ export function adversarialCase(seed: number, options: { nodes: number; density:
 export const ORDER_BUCKETS = [1, 5, 10, 20, 50, 100] as const;
 
 /** Percent of graphs with at most b orders for each bucket b, then the percent with more than the last. */
-export function orderCountDistribution(counts: readonly number[]): { atMost: { bucket: number; percent: number }[]; above: number } {
+export function orderCountDistribution(counts: readonly number[]): {
+  atMost: { bucket: number; percent: number }[];
+  above: number;
+} {
   const percent = (n: number) => (counts.length === 0 ? 0 : (100 * n) / counts.length);
   const last = ORDER_BUCKETS[ORDER_BUCKETS.length - 1]!;
   return {
-    atMost: ORDER_BUCKETS.map((bucket) => ({ bucket, percent: percent(counts.filter((count) => count <= bucket).length) })),
+    atMost: ORDER_BUCKETS.map((bucket) => ({
+      bucket,
+      percent: percent(counts.filter((count) => count <= bucket).length),
+    })),
     above: percent(counts.filter((count) => count > last).length),
   };
 }
 
 /** Table 7 of the WorfBench paper: percent of workflows with at most b topological orders. */
-export const PAPER_TABLE_7: Readonly<Record<number, number>> = { 5: 86.39, 10: 92.82, 20: 96.01, 50: 98.22, 100: 98.32 };
+export const PAPER_TABLE_7: Readonly<Record<number, number>> = {
+  5: 86.39,
+  10: 92.82,
+  20: 96.01,
+  50: 98.22,
+  100: 98.32,
+};

@@ -40,7 +40,10 @@ export const worfevalBench: Bench = {
     const gold = await loadGold(full ? SHARED_GOLD_DIR : FIXTURE_GOLD_DIR);
     const rows: ReportRow[] = [];
     const notes: string[] = [];
-    if (!full) notes.push(`${SHARED_GOLD_DIR} is absent: measured on the ${gold.length}-record subset in test/fixtures/worfbench, not the 1,746 records`);
+    if (!full)
+      notes.push(
+        `${SHARED_GOLD_DIR} is absent: measured on the ${gold.length}-record subset in test/fixtures/worfbench, not the 1,746 records`,
+      );
 
     // (a) Score each record against its perturbation: similarity matrix + matching + chain + MCIS.
     let started = performance.now();
@@ -62,11 +65,18 @@ export const worfevalBench: Bench = {
       f1Graph.push(score.f1_graph);
     }
     const totalMs = performance.now() - started;
-    rows.push({ label: `score ${gold.length} gold vs perturbation (lexical)`, value: totalMs / 1000, unit: 's', goal: { comparison: '<', target: 5 } });
+    rows.push({
+      label: `score ${gold.length} gold vs perturbation (lexical)`,
+      value: totalMs / 1000,
+      unit: 's',
+      goal: { comparison: '<', target: 5 },
+    });
     rows.push({ label: 'per record, p95', value: percentile(perRecordMs, 0.95), unit: 'ms' });
     rows.push({ label: 'mean f1_chain vs perturbation', value: mean(f1Chain) });
     rows.push({ label: 'mean f1_graph vs perturbation', value: mean(f1Graph) });
-    notes.push(`(a) perturbation: relist in another topological order and renumber, reword one node slightly, delete one node, add one edge (seeded by record). Lexical idf fitted once on all gold nodes in ${fitMs.toFixed(0)} ms (not in the total).`);
+    notes.push(
+      `(a) perturbation: relist in another topological order and renumber, reword one node slightly, delete one node, add one edge (seeded by record). Lexical idf fitted once on all gold nodes in ${fitMs.toFixed(0)} ms (not in the total).`,
+    );
 
     // (b) Worst case of scoreWorkflow alone (matrix given), gold set and adversarial cases.
     let goldWorst = { ms: 0, id: '' };
@@ -90,15 +100,33 @@ export const worfevalBench: Bench = {
           const ms = performance.now() - begin;
           adversarialCases += 1;
           if (!score.mcisExact) adversarialHits += 1;
-          if (score.matched !== ADVERSARIAL.nodes) throw new Error(`adversarial case matched ${score.matched} of ${ADVERSARIAL.nodes} nodes`);
-          if (ms > adversarialWorst.ms) adversarialWorst = { ms, label: `density ${density}, flip ${flip}, seed ${seed}` };
+          if (score.matched !== ADVERSARIAL.nodes)
+            throw new Error(`adversarial case matched ${score.matched} of ${ADVERSARIAL.nodes} nodes`);
+          if (ms > adversarialWorst.ms)
+            adversarialWorst = { ms, label: `density ${density}, flip ${flip}, seed ${seed}` };
         }
       }
     }
-    rows.push({ label: 'worst scoreWorkflow, gold set', value: goldWorst.ms, unit: 'ms', goal: { comparison: '<', target: 2000 } });
-    rows.push({ label: `worst scoreWorkflow, ${ADVERSARIAL.nodes}-node adversarial`, value: adversarialWorst.ms, unit: 'ms', goal: { comparison: '<', target: 2000 } });
-    rows.push({ label: 'MCIS time-limit hits (gold + adversarial)', value: goldHits + adversarialHits, goal: { comparison: '<=', target: 0 } });
-    notes.push(`(b) slowest gold record: ${goldWorst.id}. Adversarial: ${adversarialCases} cases, ${ADVERSARIAL.nodes} nodes all matched, densities ${ADVERSARIAL.densities.join('/')}, toggled pairs ${ADVERSARIAL.flips.join('/')}; slowest ${adversarialWorst.label}. Goal: under the default 2000 ms per-sample MCIS limit.`);
+    rows.push({
+      label: 'worst scoreWorkflow, gold set',
+      value: goldWorst.ms,
+      unit: 'ms',
+      goal: { comparison: '<', target: 2000 },
+    });
+    rows.push({
+      label: `worst scoreWorkflow, ${ADVERSARIAL.nodes}-node adversarial`,
+      value: adversarialWorst.ms,
+      unit: 'ms',
+      goal: { comparison: '<', target: 2000 },
+    });
+    rows.push({
+      label: 'MCIS time-limit hits (gold + adversarial)',
+      value: goldHits + adversarialHits,
+      goal: { comparison: '<=', target: 0 },
+    });
+    notes.push(
+      `(b) slowest gold record: ${goldWorst.id}. Adversarial: ${adversarialCases} cases, ${ADVERSARIAL.nodes} nodes all matched, densities ${ADVERSARIAL.densities.join('/')}, toggled pairs ${ADVERSARIAL.flips.join('/')}; slowest ${adversarialWorst.label}. Goal: under the default 2000 ms per-sample MCIS limit.`,
+    );
 
     // (c) Topological-order counts, capped at 101 (enough to tell "> 100").
     const counts = gold.map((record) => countTopologicalOrders(record.workflow, 101));
@@ -114,26 +142,41 @@ export const worfevalBench: Bench = {
     notes.push(...orderTable);
 
     // (d) Single-shot vs Weft's planner with the same sim model.
-    const selected = SCENARIOS.flatMap((scenario) => gold.filter((record) => record.scenario === scenario).slice(0, PLANNER_RECORDS));
+    const selected = SCENARIOS.flatMap((scenario) =>
+      gold.filter((record) => record.scenario === scenario).slice(0, PLANNER_RECORDS),
+    );
     const single = await benchPlanner(selected, 'single', similarity);
     const weft = await benchPlanner(selected, 'weft', similarity);
-    notes.push(`(d) SIMULATED MODEL (sim:${SIM_SPEC}): these numbers measure Weft's pipeline (calls, tokens, parsing, scoring), not any model's planning.`);
-    notes.push(`    The sim answers the single-shot prompt with fragments of the task text and plans with generic "Part i of n" objectives; the f1 values only show the pipeline end to end.`);
+    notes.push(
+      `(d) SIMULATED MODEL (sim:${SIM_SPEC}): these numbers measure Weft's pipeline (calls, tokens, parsing, scoring), not any model's planning.`,
+    );
+    notes.push(
+      `    The sim answers the single-shot prompt with fragments of the task text and plans with generic "Part i of n" objectives; the f1 values only show the pipeline end to end.`,
+    );
     notes.push(`    ${selected.length} records: the first ${PLANNER_RECORDS} of each scenario.`);
-    notes.push(...formatTable(['planner', 'calls/record', 'tokens/record', 'f1_chain', 'f1_graph', 'skipped', 'wall'], [single, weft].map((run) => [
-      run.result.planner === 'weft' ? `weft K=${PLANNER_K}` : 'single-shot',
-      run.result.callsPerRecord.toFixed(2),
-      ((run.result.tokens.input + run.result.tokens.output) / Math.max(1, run.result.generated)).toFixed(0),
-      (run.result.report?.f1_chain ?? 0).toFixed(4),
-      (run.result.report?.f1_graph ?? 0).toFixed(4),
-      String(run.result.report?.skipped ?? 0),
-      `${run.ms.toFixed(0)} ms`,
-    ])).map((line) => `    ${line}`));
+    notes.push(
+      ...formatTable(
+        ['planner', 'calls/record', 'tokens/record', 'f1_chain', 'f1_graph', 'skipped', 'wall'],
+        [single, weft].map((run) => [
+          run.result.planner === 'weft' ? `weft K=${PLANNER_K}` : 'single-shot',
+          run.result.callsPerRecord.toFixed(2),
+          ((run.result.tokens.input + run.result.tokens.output) / Math.max(1, run.result.generated)).toFixed(0),
+          (run.result.report?.f1_chain ?? 0).toFixed(4),
+          (run.result.report?.f1_graph ?? 0).toFixed(4),
+          String(run.result.report?.skipped ?? 0),
+          `${run.ms.toFixed(0)} ms`,
+        ]),
+      ).map((line) => `    ${line}`),
+    );
     return { title: `WorfEval on ${gold.length} WorfBench gold records`, rows, notes };
   },
 };
 
-async function benchPlanner(records: readonly GoldRecord[], planner: WorfbenchPlanner, similarity: ReturnType<typeof createLexicalSimilarity>): Promise<{ result: WorfbenchRunResult; ms: number }> {
+async function benchPlanner(
+  records: readonly GoldRecord[],
+  planner: WorfbenchPlanner,
+  similarity: ReturnType<typeof createLexicalSimilarity>,
+): Promise<{ result: WorfbenchRunResult; ms: number }> {
   const outDir = mkdtempSync(join(tmpdir(), `weft-bench-worfbench-${planner}-`));
   try {
     const started = performance.now();

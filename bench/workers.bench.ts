@@ -56,7 +56,16 @@ async function timeRun(redisUrl: string, workerCount: number): Promise<number> {
   const stop = new AbortController();
   let ready = 0;
   const workers = Array.from({ length: workerCount }, (_, index) =>
-    runWorker({ redisUrl, queueName, signal: stop.signal, id: `bench-${index}`, onEvent: (event) => { if (event.type === 'worker-ready') ready += 1; } }));
+    runWorker({
+      redisUrl,
+      queueName,
+      signal: stop.signal,
+      id: `bench-${index}`,
+      onEvent: (event) => {
+        if (event.type === 'worker-ready') ready += 1;
+      },
+    }),
+  );
   const runner = await createQueueRunner({ redisUrl, queueName });
   const store = await openRunStore({ home });
   try {
@@ -64,12 +73,26 @@ async function timeRun(redisUrl: string, workerCount: number): Promise<number> {
     const plan = workflowFromJson({
       task: 'independent subtasks',
       roles: [{ name: 'worker', prompt: 'You work.' }],
-      subtasks: Array.from({ length: SUBTASKS }, (_, i) => ({ id: `s${i}`, objective: `step ${i}`, agent: 'worker', dependsOn: [] })),
+      subtasks: Array.from({ length: SUBTASKS }, (_, i) => ({
+        id: `s${i}`,
+        objective: `step ${i}`,
+        agent: 'worker',
+        dependsOn: [],
+      })),
     });
     const started = performance.now();
-    const result = await runTask({ task: plan.task, plan, model: await createModel(MODEL), store, home, verify: false, attemptRunner: runner.attemptRunner });
+    const result = await runTask({
+      task: plan.task,
+      plan,
+      model: await createModel(MODEL),
+      store,
+      home,
+      verify: false,
+      attemptRunner: runner.attemptRunner,
+    });
     const elapsed = (performance.now() - started) / 1000;
-    if (result.status !== 'completed') throw new Error(`The run with ${workerCount} workers ended ${result.status}: ${result.reason ?? ''}`);
+    if (result.status !== 'completed')
+      throw new Error(`The run with ${workerCount} workers ended ${result.status}: ${result.reason ?? ''}`);
     return elapsed;
   } finally {
     await runner.close();

@@ -11,8 +11,12 @@ try {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
   const root = fileURLToPath(new URL('..', import.meta.url));
   const unbuilt = !existsSync(new URL('../dist/cli/main.js', import.meta.url));
-  const what = unbuilt ? 'Weft is not built (no dist/ folder)' : `a dependency is not installed (${String(error.message).split('\n')[0]})`;
-  process.stderr.write(`weft: ${what}.\nRun \`npm ci\` in ${root} (it installs and builds), or \`npm run build\` after editing the sources, then try again.\n`);
+  const what = unbuilt
+    ? 'Weft is not built (no dist/ folder)'
+    : `a dependency is not installed (${String(error.message).split('\n')[0]})`;
+  process.stderr.write(
+    `weft: ${what}.\nRun \`npm ci\` in ${root} (it installs and builds), or \`npm run build\` after editing the sources, then try again.\n`,
+  );
   process.exit(2);
 }
 

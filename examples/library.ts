@@ -16,23 +16,31 @@ try {
 
   // Plan: three candidate workflows, the most parallel one chosen.
   const plan = await planTask({ task, model, candidates: 3 });
-  console.log(`plan: ${plan.workflow.subtasks.length} subtasks (candidate ${plan.chosenIndex + 1} of ${plan.candidates.length})`);
+  console.log(
+    `plan: ${plan.workflow.subtasks.length} subtasks (candidate ${plan.chosenIndex + 1} of ${plan.candidates.length})`,
+  );
 
   const store = await openRunStore({ home });
   try {
     // Run: executes that plan with verification, recording every event in the store under `home`.
     const result = await runTask({ task, model, store, home, plan: plan.workflow });
     const completed = result.tasks.filter((subtask) => subtask.status === 'completed').length;
-    console.log(`run ${result.runId}: ${result.status}, ${completed}/${result.tasks.length} subtasks completed, ${result.calls} model calls`);
+    console.log(
+      `run ${result.runId}: ${result.status}, ${completed}/${result.tasks.length} subtasks completed, ${result.calls} model calls`,
+    );
 
     // Show: the summary is a fold of the stored events, the same one `weft show` prints.
     const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
     const summary = summarizeRun(result.runId, events);
-    console.log(`stored summary: ${summary.status}, plan version ${summary.planVersion}, ${summary.tasks.length} subtasks`);
+    console.log(
+      `stored summary: ${summary.status}, plan version ${summary.planVersion}, ${summary.tasks.length} subtasks`,
+    );
 
     // Prune: everything created before now (a live run would be kept).
     const pruned = await pruneRuns(store, { home, before: new Date(Date.now() + 1000) });
-    console.log(`pruned ${pruned.removed.length} run(s), ${pruned.bytesFreed} bytes freed; ${(await store.listRuns()).length} left`);
+    console.log(
+      `pruned ${pruned.removed.length} run(s), ${pruned.bytesFreed} bytes freed; ${(await store.listRuns()).length} left`,
+    );
   } finally {
     await store.close();
   }

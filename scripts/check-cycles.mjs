@@ -19,7 +19,11 @@ function resolveLocal(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = resolve(dirname(from), specifier).replace(/\.(m?js)$/, '');
   for (const candidate of [`${base}.ts`, `${base}.mts`, join(base, 'index.ts')]) {
-    try { if (statSync(candidate).isFile()) return candidate; } catch { /* try the next */ }
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      /* try the next */
+    }
   }
   return undefined;
 }
@@ -86,7 +90,9 @@ for (const [file, targets] of graph) {
   if (CLIENTS.includes(layer)) {
     for (const target of targets) {
       if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || layerOf(target) === layer) continue;
-      violations.push(`${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/index.ts`);
+      violations.push(
+        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/index.ts`,
+      );
     }
     continue;
   }
@@ -97,16 +103,22 @@ for (const [file, targets] of graph) {
     if (other === layer) continue;
     const topLeaf = other === undefined && TOP_LEAVES.includes(target);
     if (!LEAVES.includes(layer) && (topLeaf || LEAVES.includes(other) || allowed.includes(other))) continue;
-    violations.push(`${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)} (${other ?? 'src/'})`);
+    violations.push(
+      `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)} (${other ?? 'src/'})`,
+    );
   }
 }
 for (const leaf of TOP_LEAVES) {
-  for (const target of graph.get(leaf) ?? []) violations.push(`${relative(process.cwd(), leaf)} is a leaf and imports ${relative(process.cwd(), target)}`);
+  for (const target of graph.get(leaf) ?? [])
+    violations.push(`${relative(process.cwd(), leaf)} is a leaf and imports ${relative(process.cwd(), target)}`);
 }
 for (const violation of violations) console.error(`layering: ${violation}`);
 
 if (cycles.length > 0 || violations.length > 0) {
-  for (const cycle of cycles) console.error(`import cycle: ${cycle.map((f) => relative(process.cwd(), f)).join(' -> ')}`);
+  for (const cycle of cycles)
+    console.error(`import cycle: ${cycle.map((f) => relative(process.cwd(), f)).join(' -> ')}`);
   process.exit(1);
 }
-console.log(`no import cycles or layering violations among ${files.length} files under ${relative(process.cwd(), root) || '.'}`);
+console.log(
+  `no import cycles or layering violations among ${files.length} files under ${relative(process.cwd(), root) || '.'}`,
+);

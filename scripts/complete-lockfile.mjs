@@ -38,8 +38,17 @@ export function missingOptionalDependencies(lock) {
 }
 
 const OSES = ['aix', 'android', 'darwin', 'freebsd', 'linux', 'netbsd', 'openbsd', 'openharmony', 'sunos', 'win32'];
-const CPUS = { x64: 'x64', arm64: 'arm64', arm: 'arm', ia32: 'ia32', loong64: 'loong64', ppc64: 'ppc64',
-  riscv64: 'riscv64', s390x: 's390x', mips64el: 'mips64el' };
+const CPUS = {
+  x64: 'x64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ia32: 'ia32',
+  loong64: 'loong64',
+  ppc64: 'ppc64',
+  riscv64: 'riscv64',
+  s390x: 's390x',
+  mips64el: 'mips64el',
+};
 
 /** os/cpu/libc from a platform package's name (`@rollup/rollup-linux-arm-musleabihf`), or undefined. */
 export function platformOfName(name) {
@@ -62,8 +71,14 @@ export function completeLock(lock) {
   const problems = [];
   for (const { parent, name, range } of missingOptionalDependencies(lock)) {
     const platform = platformOfName(name);
-    if (!platform) { problems.push(`${name} (from ${parent}): not a platform package; run npm install`); continue; }
-    if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range)) { problems.push(`${name}@${range} (from ${parent}): not an exact version`); continue; }
+    if (!platform) {
+      problems.push(`${name} (from ${parent}): not a platform package; run npm install`);
+      continue;
+    }
+    if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range)) {
+      problems.push(`${name}@${range} (from ${parent}): not an exact version`);
+      continue;
+    }
     const parentEntry = lock.packages[parent];
     const hoisted = `node_modules/${name}`;
     const nested = `${parent}/node_modules/${name}`;
@@ -72,11 +87,15 @@ export function completeLock(lock) {
     if (parentEntry.devOptional) entry.devOptional = true;
     entry.optional = true;
     // npm's own key order (version first, the rest alphabetical), so that a later `npm install` leaves the file be.
-    const ordered = Object.fromEntries(Object.entries(entry).sort(([a], [b]) => (a === 'version' ? -1 : b === 'version' ? 1 : a.localeCompare(b))));
+    const ordered = Object.fromEntries(
+      Object.entries(entry).sort(([a], [b]) => (a === 'version' ? -1 : b === 'version' ? 1 : a.localeCompare(b))),
+    );
     lock.packages[lock.packages[hoisted] ? nested : hoisted] = ordered;
     added.push(`${name}@${range}`);
   }
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))));
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b, 'en'))),
+  );
   return { added, problems };
 }
 
@@ -84,7 +103,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
   if (process.argv.includes('--check')) {
     const missing = missingOptionalDependencies(lock);
-    for (const { parent, name, range } of missing) console.log(`missing ${name}@${range} (optional dependency of ${parent})`);
+    for (const { parent, name, range } of missing)
+      console.log(`missing ${name}@${range} (optional dependency of ${parent})`);
     process.exit(missing.length ? 1 : 0);
   }
   const { added, problems } = completeLock(lock);

@@ -7,15 +7,47 @@
 // Models: the ChatModel contract, the provider registry (spec strings → models), wrappers and prices.
 export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
 export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
-export { MODEL_PROVIDERS, formatModelSpec, parseModelSpec, redactModelSpec, requestedModelName } from './llm/model-spec.js';
+export {
+  MODEL_PROVIDERS,
+  formatModelSpec,
+  parseModelSpec,
+  redactModelSpec,
+  requestedModelName,
+} from './llm/model-spec.js';
 export { listProviders, registerProvider } from './llm/provider-registry.js';
-export type { CreatedEmbedder, ModelProviderDescriptor, ModelSpec, ProviderCreateOptions, SpecProblem } from './llm/provider.js';
+export type {
+  CreatedEmbedder,
+  ModelProviderDescriptor,
+  ModelSpec,
+  ProviderCreateOptions,
+  SpecProblem,
+} from './llm/provider.js';
 export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
 export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
 // Stores: opening a home's run store (SQLite or Postgres), run folders, run liveness and pruning.
-export { describeStore, openExistingRunStore, openRunStore, resolveHome, storeSpecFrom, type OpenRunStoreOptions, type ResolveHomeOptions, type StoreSpecSources } from './store/open-store.js';
-export type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus } from './store/run-store.js';
+export {
+  describeStore,
+  openExistingRunStore,
+  openRunStore,
+  resolveHome,
+  storeSpecFrom,
+  type OpenRunStoreOptions,
+  type ResolveHomeOptions,
+  type StoreSpecSources,
+} from './store/open-store.js';
+export type {
+  DeletedRuns,
+  EventRecord,
+  NewRun,
+  PlanVersion,
+  RunDeletion,
+  RunOwner,
+  RunRecord,
+  RunStore,
+  StoredEvent,
+  StoredRunStatus,
+} from './store/run-store.js';
 export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
 export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
 export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';

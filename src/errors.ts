@@ -69,7 +69,7 @@ export class WeftError extends Error {
     options: WeftErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.retryable = options.retryable ?? (code === 'TIMEOUT');
+    this.retryable = options.retryable ?? code === 'TIMEOUT';
     this.location = options.location;
     this.retryAfterMs = options.retryAfterMs;
     this.issues = options.issues ?? [];

@@ -34,7 +34,16 @@ export { planAnswerJsonSchema, updateAnswerJsonSchema, verdictAnswerJsonSchema }
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
 export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
 export { resumeRun, type ResumeRunOptions } from './run/resume-run.js';
-export type { CandidateSummary, RunStatus, TeamSelection, TeamSummary, UpdateStrategy, Verdict, WeftEvent, WeftEventType } from './run/events.js';
+export type {
+  CandidateSummary,
+  RunStatus,
+  TeamSelection,
+  TeamSummary,
+  UpdateStrategy,
+  Verdict,
+  WeftEvent,
+  WeftEventType,
+} from './run/events.js';
 export { createMeter, meteredModel, type Budget, type Meter, type MeterOptions } from './run/metered-model.js';
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
@@ -66,8 +75,20 @@ export type { TeamEvent, TeamEventType } from './team/team-events.js';
 export { TEAM_DEFAULTS, runTeam, type RunTeamOptions } from './team/run-team.js';
 export { buildTeam, type BuildTeamOptions, type BuiltTeam } from './team/build-team.js';
 export { loadTeamFile, parseTeamFile } from './team/parse-team-file.js';
-export { parseTeamDataset, readTeamDataset, readTeamQueries, teamQueryOf, type TeamDatasetItem, type TeamQueryItem } from './team/team-dataset.js';
-export { evaluateTeam, type EvaluateTeamOptions, type EvaluatedItem, type TeamEvaluation } from './team/evaluate-team.js';
+export {
+  parseTeamDataset,
+  readTeamDataset,
+  readTeamQueries,
+  teamQueryOf,
+  type TeamDatasetItem,
+  type TeamQueryItem,
+} from './team/team-dataset.js';
+export {
+  evaluateTeam,
+  type EvaluateTeamOptions,
+  type EvaluatedItem,
+  type TeamEvaluation,
+} from './team/evaluate-team.js';
 export { optimizeTeam, type OptimizeTeamOptions, type OptimizeTeamResult } from './team/optimize-team.js';
 
 // Evaluation (WorfEval, WorfBench): workflow text, scoring against gold, prediction files and the benchmark runner.
@@ -77,8 +98,20 @@ export { formatWorkflowText } from './eval/format-workflow-text.js';
 export { workflowTextToWorkflow, workflowToWorkflowText } from './eval/workflow-text-graph.js';
 export { similarityFromFunction, type Similarity, type SimilarityKind } from './eval/similarity.js';
 export { createLexicalSimilarity, type LexicalSimilarityOptions } from './eval/lexical-similarity.js';
-export { createEmbeddingSimilarity, type EmbedFunction, type Embedder, type EmbeddingSimilarityOptions } from './eval/embedding-similarity.js';
-export { DEFAULT_SIMILARITY_SPEC, createSimilarity, formatSimilaritySpec, parseSimilaritySpec, type CreateSimilarityOptions, type SimilaritySpec } from './eval/similarity-spec.js';
+export {
+  createEmbeddingSimilarity,
+  type EmbedFunction,
+  type Embedder,
+  type EmbeddingSimilarityOptions,
+} from './eval/embedding-similarity.js';
+export {
+  DEFAULT_SIMILARITY_SPEC,
+  createSimilarity,
+  formatSimilaritySpec,
+  parseSimilaritySpec,
+  type CreateSimilarityOptions,
+  type SimilaritySpec,
+} from './eval/similarity-spec.js';
 export { scoreWorkflow, scoreWithSimilarity } from './eval/score-workflow.js';
 export type { SampleScore, ScoreOptions } from './eval/sample-score.js';
 export { loadGold, type GoldRecord } from './eval/gold-data.js';
@@ -86,7 +119,14 @@ export { parsePredictions, readPredictions, type Prediction, type PredictionsFil
 export type { EvalReport, GroupScore, SampleReport } from './eval/eval-report.js';
 export { evaluatePredictions, type EvaluateInput } from './eval/evaluate.js';
 export { planAsWorkflowText, type PlanAsWorkflowTextOptions } from './eval/plan-as-workflow-text.js';
-export { DEFAULT_WORFBENCH_CANDIDATES, runWorfbench, type RunWorfbenchOptions, type WorfbenchPlanner, type WorfbenchProgress, type WorfbenchRunResult } from './eval/run-worfbench.js';
+export {
+  DEFAULT_WORFBENCH_CANDIDATES,
+  runWorfbench,
+  type RunWorfbenchOptions,
+  type WorfbenchPlanner,
+  type WorfbenchProgress,
+  type WorfbenchRunResult,
+} from './eval/run-worfbench.js';
 
 // Located input: reading JSON/YAML whose errors name the field, line and column (as config and plan files do).
 export { readStructuredSource, type StructuredSource } from './text/read-structured-source.js';

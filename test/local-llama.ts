@@ -25,7 +25,8 @@ export async function localInferenceSkipReason(): Promise<string | undefined> {
   try {
     await importNodeLlamaCpp(realImporter);
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message.split('\n')[0]})` : '';
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message.split('\n')[0]})` : '';
     return `node-llama-cpp is not importable${cause}; install it with: npm run setup:local`;
   }
   return undefined;

@@ -5,7 +5,18 @@
  * goes, resumes where an earlier run stopped, and scores them with WorfEval.
  */
 import { join } from 'node:path';
-import { createSimilarity, DEFAULT_WORFBENCH_CANDIDATES, loadGold, redactModelSpec, runWorfbench, WeftError, type ChatModel, type WorfbenchPlanner, type WorfbenchProgress, type WorfbenchRunResult } from '../index.js';
+import {
+  createSimilarity,
+  DEFAULT_WORFBENCH_CANDIDATES,
+  loadGold,
+  redactModelSpec,
+  runWorfbench,
+  WeftError,
+  type ChatModel,
+  type WorfbenchPlanner,
+  type WorfbenchProgress,
+  type WorfbenchRunResult,
+} from '../index.js';
 import { loadContext, loadModel, requireValue } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -25,30 +36,50 @@ export interface BenchWorfbenchFlags {
 
 export const DEFAULT_BENCH_CONCURRENCY = 4;
 
-export async function benchWorfbenchCommand(flags: BenchWorfbenchFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+export async function benchWorfbenchCommand(
+  flags: BenchWorfbenchFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+): Promise<number> {
   // Every flag is checked before anything is loaded or written.
   const data = requireValue(flags.data, '--data');
   const planner = choiceFlag<WorfbenchPlanner>('planner', flags.planner, ['single', 'weft']) ?? 'single';
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
   if (candidates !== undefined && planner !== 'weft') {
-    throw new WeftError('BAD_INPUT', '--candidates applies to --planner weft only (the single-shot baseline makes one call per record)', { location: { field: '--candidates' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      '--candidates applies to --planner weft only (the single-shot baseline makes one call per record)',
+      { location: { field: '--candidates' } },
+    );
   }
   const limit = integerFlag('limit', flags.limit, { min: 1 });
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 }) ?? DEFAULT_BENCH_CONCURRENCY;
-  if (flags.out !== undefined && flags.out.trim() === '') throw new WeftError('BAD_INPUT', '--out needs a folder path', { location: { field: '--out' } });
+  if (flags.out !== undefined && flags.out.trim() === '')
+    throw new WeftError('BAD_INPUT', '--out needs a folder path', { location: { field: '--out' } });
 
   const { home, config } = await loadContext(flags);
   const records = await loadGold(data);
   const { model } = await loadModel(flags.model, config);
   const k = candidates ?? DEFAULT_WORFBENCH_CANDIDATES;
-  const outDir = flags.out ?? join(home, 'bench', 'worfbench', `${modelSlug(redactModelSpec(model.id))}-${planner === 'weft' ? `weft-k${k}` : 'single'}`);
+  const outDir =
+    flags.out ??
+    join(
+      home,
+      'bench',
+      'worfbench',
+      `${modelSlug(redactModelSpec(model.id))}-${planner === 'weft' ? `weft-k${k}` : 'single'}`,
+    );
   const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
     corpus: records.flatMap((record) => record.workflow.nodes),
     cacheDir: join(home, 'cache', 'embeddings'),
   });
-  output.log(`worfbench: ${describeModel(model)}, planner ${planner === 'weft' ? `weft (K=${k} candidates)` : 'single-shot'}, ` +
-    `${limit === undefined ? records.length : Math.min(limit, records.length)} of ${records.length} record(s), similarity ${similarity.name}`);
-  if (model.kind !== 'real') output.log(`note: ${model.kind} model — these numbers measure Weft's pipeline, not a language model's planning`);
+  output.log(
+    `worfbench: ${describeModel(model)}, planner ${planner === 'weft' ? `weft (K=${k} candidates)` : 'single-shot'}, ` +
+      `${limit === undefined ? records.length : Math.min(limit, records.length)} of ${records.length} record(s), similarity ${similarity.name}`,
+  );
+  if (model.kind !== 'real')
+    output.log(`note: ${model.kind} model — these numbers measure Weft's pipeline, not a language model's planning`);
   const progress = progressReporter(streams.stderr);
   let result: WorfbenchRunResult;
   try {
@@ -87,7 +118,9 @@ export async function benchWorfbenchCommand(flags: BenchWorfbenchFlags, output: 
     report: result.report ?? null,
   };
   if (result.cancelled) {
-    output.log(`cancelled: ${result.resumed + result.generated} of ${result.records} prediction(s) kept in ${result.predictionsFile}; run the same command again to resume`);
+    output.log(
+      `cancelled: ${result.resumed + result.generated} of ${result.records} prediction(s) kept in ${result.predictionsFile}; run the same command again to resume`,
+    );
     if (output.json) output.document(document);
     return 1;
   }
@@ -101,27 +134,43 @@ export async function benchWorfbenchCommand(flags: BenchWorfbenchFlags, output: 
 
 function printSummary(output: Output, result: WorfbenchRunResult, model: ChatModel): void {
   const report = result.report;
-  output.text(`WorfBench with ${describeModel(model)}, planner ${result.planner === 'weft' ? `weft (K=${result.candidates})` : 'single-shot'}`);
-  output.text(`records ${result.records}: ${result.generated} generated, ${result.resumed} resumed, ${result.errors} error(s)`);
-  output.text(`calls ${result.calls} (${result.callsPerRecord.toFixed(2)} per record), tokens ${result.tokens.input} in / ${result.tokens.output} out`);
+  output.text(
+    `WorfBench with ${describeModel(model)}, planner ${result.planner === 'weft' ? `weft (K=${result.candidates})` : 'single-shot'}`,
+  );
+  output.text(
+    `records ${result.records}: ${result.generated} generated, ${result.resumed} resumed, ${result.errors} error(s)`,
+  );
+  output.text(
+    `calls ${result.calls} (${result.callsPerRecord.toFixed(2)} per record), tokens ${result.tokens.input} in / ${result.tokens.output} out`,
+  );
   if (report) {
     output.text('');
     output.text(`scenario            count  f1_chain  f1_graph`);
     for (const [name, scenario] of Object.entries(report.byScenario)) {
-      output.text(`${name.padEnd(18)} ${String(scenario.count).padStart(6)}  ${scenario.f1_chain.toFixed(4).padStart(8)}  ${scenario.f1_graph.toFixed(4).padStart(8)}`);
+      output.text(
+        `${name.padEnd(18)} ${String(scenario.count).padStart(6)}  ${scenario.f1_chain.toFixed(4).padStart(8)}  ${scenario.f1_graph.toFixed(4).padStart(8)}`,
+      );
     }
-    output.text(`${'all'.padEnd(18)} ${String(report.count).padStart(6)}  ${report.f1_chain.toFixed(4).padStart(8)}  ${report.f1_graph.toFixed(4).padStart(8)}`);
-    if (report.skipped > 0) output.text(`${report.skipped} prediction(s) could not be read and scored 0 (see scores.json)`);
+    output.text(
+      `${'all'.padEnd(18)} ${String(report.count).padStart(6)}  ${report.f1_chain.toFixed(4).padStart(8)}  ${report.f1_graph.toFixed(4).padStart(8)}`,
+    );
+    if (report.skipped > 0)
+      output.text(`${report.skipped} prediction(s) could not be read and scored 0 (see scores.json)`);
   }
   output.text('');
   output.text(`predictions: ${result.predictionsFile}`);
   if (result.scoresFile) output.text(`scores: ${result.scoresFile}`);
-  if (model.kind !== 'real') output.text(`(${model.kind} model: pipeline numbers, not a measure of any language model)`);
+  if (model.kind !== 'real')
+    output.text(`(${model.kind} model: pipeline numbers, not a measure of any language model)`);
 }
 
 /** `openai:gpt-4o-mini` → `openai-gpt-4o-mini`: a folder name from a model id. */
 export function modelSlug(id: string): string {
-  const slug = id.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/-{2,}/g, '-').replace(/^[-.]+|-+$/g, '');
+  const slug = id
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-.]+|-+$/g, '');
   return (slug || 'model').slice(0, 80).replace(/-+$/, '');
 }
 
@@ -180,7 +229,8 @@ export function progressLine(progress: WorfbenchProgress): string {
   if (progress.meanF1Chain !== undefined && progress.meanF1Graph !== undefined) {
     parts.push(`f1 chain ${progress.meanF1Chain.toFixed(3)} graph ${progress.meanF1Graph.toFixed(3)}`);
   }
-  if (progress.etaMs !== undefined && progress.done < progress.total) parts.push(`ETA ${formatDuration(progress.etaMs)}`);
+  if (progress.etaMs !== undefined && progress.done < progress.total)
+    parts.push(`ETA ${formatDuration(progress.etaMs)}`);
   return parts.join(' · ');
 }
 

@@ -12,9 +12,23 @@
  * Reading the file is `load-config.ts`'s job; this module (zod, yaml) loads only when there is a file to check.
  */
 import { z } from 'zod';
-import { closestWord, DEFAULT_MAX_OUTPUT_TOKENS, describeTypeMismatch, formatFieldPath, readStructuredSource, valueAt, WeftError, type FieldPath, type LocatedIssue, type OutputTokenSetting, type PathIssue } from '../index.js';
+import {
+  closestWord,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  describeTypeMismatch,
+  formatFieldPath,
+  readStructuredSource,
+  valueAt,
+  WeftError,
+  type FieldPath,
+  type LocatedIssue,
+  type OutputTokenSetting,
+  type PathIssue,
+} from '../index.js';
 
-const priceSchema = z.object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() }).strict();
+const priceSchema = z
+  .object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() })
+  .strict();
 
 const outputTokens = z.number().int().positive();
 
@@ -27,33 +41,56 @@ const configSchema = z
     providerConcurrency: z.number().int().positive().optional(),
     store: z.string().min(1).optional(),
     maxOutputTokens: z
-      .union([
-        outputTokens,
-        z.object(Object.fromEntries(['default', ...Object.keys(DEFAULT_MAX_OUTPUT_TOKENS)].map((purpose) => [purpose, outputTokens.optional()]))).strict(),
-      ], {
-        // Only when neither form fits at all; a bad value inside one form keeps its own located message.
-        error: (issue) => (issue.code === 'invalid_union' ? 'expected a whole number of tokens > 0, or per purpose: { default, plan, execute, verify, update, rank, answer, worfbench, other }' : undefined),
-      })
+      .union(
+        [
+          outputTokens,
+          z
+            .object(
+              Object.fromEntries(
+                ['default', ...Object.keys(DEFAULT_MAX_OUTPUT_TOKENS)].map((purpose) => [
+                  purpose,
+                  outputTokens.optional(),
+                ]),
+              ),
+            )
+            .strict(),
+        ],
+        {
+          // Only when neither form fits at all; a bad value inside one form keeps its own located message.
+          error: (issue) =>
+            issue.code === 'invalid_union'
+              ? 'expected a whole number of tokens > 0, or per purpose: { default, plan, execute, verify, update, rank, answer, worfbench, other }'
+              : undefined,
+        },
+      )
       .optional(),
   })
   .strict();
 
-export type WeftConfig = Omit<z.infer<typeof configSchema>, 'maxOutputTokens'> & { maxOutputTokens?: OutputTokenSetting };
+export type WeftConfig = Omit<z.infer<typeof configSchema>, 'maxOutputTokens'> & {
+  maxOutputTokens?: OutputTokenSetting;
+};
 
 const CONFIG_FIELDS = Object.keys(configSchema.shape);
 const PRICE_FIELDS = Object.keys(priceSchema.shape);
 
 export function parseConfig(text: string, file: string): WeftConfig {
   const source = readStructuredSource(text, file);
-  if ('issues' in source) throw new WeftError('BAD_INPUT', 'The config file is not valid YAML', { location: { file }, issues: source.issues });
+  if ('issues' in source)
+    throw new WeftError('BAD_INPUT', 'The config file is not valid YAML', {
+      location: { file },
+      issues: source.issues,
+    });
   const value = source.value ?? {};
   const parsed = configSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues: LocatedIssue[] = parsed.error.issues.flatMap((issue) => describeConfigIssue(issue, value)).map(({ path, message }) => {
-    const position = source.positionOf(path);
-    const field = formatFieldPath(path);
-    return { file, ...(position ?? {}), ...(field ? { field } : {}), message };
-  });
+  const issues: LocatedIssue[] = parsed.error.issues
+    .flatMap((issue) => describeConfigIssue(issue, value))
+    .map(({ path, message }) => {
+      const position = source.positionOf(path);
+      const field = formatFieldPath(path);
+      return { file, ...(position ?? {}), ...(field ? { field } : {}), message };
+    });
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   throw new WeftError('BAD_INPUT', 'The config file has invalid fields', { location: { file }, issues });
 }
@@ -64,10 +101,16 @@ function describeConfigIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[
   if (issue.code === 'unrecognized_keys') {
     const allowed = path.length === 0 ? CONFIG_FIELDS : path.length === 2 && path[0] === 'prices' ? PRICE_FIELDS : [];
     return issue.keys.map((key) => {
-      const guess = closestWord(key, allowed.map((field) => field.toLowerCase()));
+      const guess = closestWord(
+        key,
+        allowed.map((field) => field.toLowerCase()),
+      );
       const meant = allowed.find((field) => field.toLowerCase() === guess);
       const suggestion = meant === undefined ? '' : ` (did you mean "${meant}"?)`;
-      return { path: [...path, key], message: `unknown field "${key}"${suggestion}; allowed fields: ${allowed.join(', ')}` };
+      return {
+        path: [...path, key],
+        message: `unknown field "${key}"${suggestion}; allowed fields: ${allowed.join(', ')}`,
+      };
     });
   }
   if (issue.code === 'invalid_type' && issue.expected !== 'int') {

@@ -1,5 +1,21 @@
 /** What every command needs: the Weft home, its config, the store and the model. */
-import { costOf, createModel, DEFAULT_PRICES, describeStore, mergePrices, openExistingRunStore, openRunStore, requestedModelName, resolveHome, resolveModelSpec, storeSpecFrom, withResilience, type ChatModel, type ChatResult, type RunStore } from '../core.js';
+import {
+  costOf,
+  createModel,
+  DEFAULT_PRICES,
+  describeStore,
+  mergePrices,
+  openExistingRunStore,
+  openRunStore,
+  requestedModelName,
+  resolveHome,
+  resolveModelSpec,
+  storeSpecFrom,
+  withResilience,
+  type ChatModel,
+  type ChatResult,
+  type RunStore,
+} from '../core.js';
 import { WeftError } from '../errors.js';
 import type { WeftConfig } from './config.js';
 import { loadConfig } from './load-config.js';
@@ -21,7 +37,11 @@ export interface Context {
 export async function loadContext(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env): Promise<Context> {
   const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env, cwd: process.cwd() });
   const config = await loadConfig(home);
-  const storeSpec = storeSpecFrom({ ...(flags.store !== undefined ? { flag: flags.store } : {}), ...(config.store !== undefined ? { config: config.store } : {}), env });
+  const storeSpec = storeSpecFrom({
+    ...(flags.store !== undefined ? { flag: flags.store } : {}),
+    ...(config.store !== undefined ? { config: config.store } : {}),
+    env,
+  });
   return { home, config, storeSpec };
 }
 
@@ -41,7 +61,9 @@ export function storePlace(context: Pick<Context, 'home' | 'storeSpec'>): string
 
 /** `No run "<id>" in <store>`: the run is not in the store these commands read (NOT_FOUND, exit 2). */
 export function runNotFound(runId: string, context: Pick<Context, 'home' | 'storeSpec'>): WeftError {
-  return new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, { location: { field: '<runId>' } });
+  return new WeftError('NOT_FOUND', `No run "${runId}" in ${storePlace(context)} (see \`weft runs\`)`, {
+    location: { field: '<runId>' },
+  });
 }
 
 function storeOptions(context: Pick<Context, 'home' | 'storeSpec'>): { home: string; store?: string } {
@@ -61,17 +83,29 @@ export const DEFAULT_PROVIDER_CONCURRENCY = 8;
  * Resolves `--model` (or config, env, Ollama) and wraps it with retries, a per-call timeout and a per-provider
  * concurrency cap. Scripted models are left bare: their errors are never transient.
  */
-export async function loadModel(flag: string | undefined, config: WeftConfig, env: NodeJS.ProcessEnv = process.env): Promise<ModelContext> {
-  const resolved = await resolveModelSpec({ ...(flag !== undefined ? { flag } : {}), config: { ...(config.model !== undefined ? { model: config.model } : {}) }, env });
-  const base = await createModel(resolved.spec, { env, ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}) });
+export async function loadModel(
+  flag: string | undefined,
+  config: WeftConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ModelContext> {
+  const resolved = await resolveModelSpec({
+    ...(flag !== undefined ? { flag } : {}),
+    config: { ...(config.model !== undefined ? { model: config.model } : {}) },
+    env,
+  });
+  const base = await createModel(resolved.spec, {
+    env,
+    ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
+  });
   const concurrency = config.providerConcurrency ?? (base.kind === 'real' ? DEFAULT_PROVIDER_CONCURRENCY : undefined);
-  const model = base.kind === 'scripted'
-    ? base
-    : withResilience(base, {
-        timeoutMs: (config.callTimeoutSeconds ?? 300) * 1000,
-        retry: { retries: config.retries ?? 3 },
-        ...(concurrency !== undefined ? { concurrency } : {}),
-      });
+  const model =
+    base.kind === 'scripted'
+      ? base
+      : withResilience(base, {
+          timeoutMs: (config.callTimeoutSeconds ?? 300) * 1000,
+          retry: { retries: config.retries ?? 3 },
+          ...(concurrency !== undefined ? { concurrency } : {}),
+        });
   const prices = mergePrices(DEFAULT_PRICES, config.prices ?? {});
   return {
     model,
@@ -80,8 +114,13 @@ export async function loadModel(flag: string | undefined, config: WeftConfig, en
     // server reported: a llama.cpp server reports its file path, which no price table knows.
     // A call made elsewhere (no modelId) already reports the model its spec asked for.
     costOf: (result, modelId) =>
-      base.kind !== 'real' ? 0
-      : costOf(modelId === undefined ? [result.model] : [requestedModelName(modelId), modelId, result.model], result.usage, prices),
+      base.kind !== 'real'
+        ? 0
+        : costOf(
+            modelId === undefined ? [result.model] : [requestedModelName(modelId), modelId, result.model],
+            result.usage,
+            prices,
+          ),
   };
 }
 

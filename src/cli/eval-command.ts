@@ -5,7 +5,17 @@
  * a single prediction line included).
  */
 import { join } from 'node:path';
-import { createSimilarity, evaluatePredictions, loadGold, readPredictions, resolveHome, WeftError, type EvalReport, type GroupScore, type ScoreOptions } from '../index.js';
+import {
+  createSimilarity,
+  evaluatePredictions,
+  loadGold,
+  readPredictions,
+  resolveHome,
+  WeftError,
+  type EvalReport,
+  type GroupScore,
+  type ScoreOptions,
+} from '../index.js';
 import { requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
@@ -51,7 +61,11 @@ export async function evalCommand(
     // Nothing to score is not an evaluation: a mean over zero samples would read as a score of 0. Checked after
     // the flags, gold and similarity, so every other problem is reported first.
     if (read.predictions.length === 0 && read.skipped.length === 0) {
-      throw new WeftError('BAD_INPUT', 'no predictions: the file has no lines; expected one {"id": …, "output": "<workflow text>"} per line', { location: { file: predictionsFile } });
+      throw new WeftError(
+        'BAD_INPUT',
+        'no predictions: the file has no lines; expected one {"id": …, "output": "<workflow text>"} per line',
+        { location: { file: predictionsFile } },
+      );
     }
     const started = Date.now();
     let lastProgress = started;
@@ -69,7 +83,9 @@ export async function evalCommand(
         if (now - lastProgress < PROGRESS_INTERVAL_MS && done < total) return;
         if (done === total && now - started < PROGRESS_INTERVAL_MS) return;
         lastProgress = now;
-        output.log(`scored ${done}/${total} (${Math.floor((100 * done) / total)}%, ${((now - started) / 1000).toFixed(1)} s)`);
+        output.log(
+          `scored ${done}/${total} (${Math.floor((100 * done) / total)}%, ${((now - started) / 1000).toFixed(1)} s)`,
+        );
       },
     });
   } finally {
@@ -80,7 +96,13 @@ export async function evalCommand(
     output.document(report);
     return 0;
   }
-  for (const line of formatReport(report, { lexical: similarity.kind === 'lexical', gold, predictions: predictionsFile, goldCount: records.length })) output.text(line);
+  for (const line of formatReport(report, {
+    lexical: similarity.kind === 'lexical',
+    gold,
+    predictions: predictionsFile,
+    goldCount: records.length,
+  }))
+    output.text(line);
   return 0;
 }
 
@@ -89,7 +111,9 @@ function scoreOptions(flags: EvalFlags): ScoreOptions {
   if (flags.beta !== undefined) {
     beta = Number(flags.beta.trim());
     if (flags.beta.trim() === '' || !Number.isFinite(beta) || beta <= 0 || beta > 1) {
-      throw new WeftError('BAD_INPUT', `--beta expects a number in (0, 1], got "${flags.beta}"`, { location: { field: '--beta' } });
+      throw new WeftError('BAD_INPUT', `--beta expects a number in (0, 1], got "${flags.beta}"`, {
+        location: { field: '--beta' },
+      });
     }
   }
   const maxOrders = integerFlag('max-orders', flags.maxOrders, { min: 1 });
@@ -109,27 +133,39 @@ export function formatReport(
   const lines = [`similarity: ${report.similarity}`];
   // The lexical similarity's own name may already say it; say it once.
   if (context.lexical && !/not comparable/i.test(report.similarity)) {
-    lines.push('  (a lexical stand-in for the paper\'s Sentence-BERT embeddings: do not compare these scores with published ones)');
+    lines.push(
+      "  (a lexical stand-in for the paper's Sentence-BERT embeddings: do not compare these scores with published ones)",
+    );
   }
-  lines.push(`β ${report.beta} · up to ${report.maxOrders} gold orders for f1_chain · MCIS time limit ${report.mcisTimeLimitMs} ms per sample`);
+  lines.push(
+    `β ${report.beta} · up to ${report.maxOrders} gold orders for f1_chain · MCIS time limit ${report.mcisTimeLimitMs} ms per sample`,
+  );
   lines.push(`gold: ${context.goldCount} records from ${context.gold}; predictions: ${context.predictions}`);
   lines.push('');
   lines.push(...table('scenario', report.byScenario, report));
   lines.push('');
   lines.push(...table('source', report.bySource, report));
   lines.push('');
-  lines.push(`${report.count} scored · ${report.skipped} skipped · ${report.missing} gold ${report.missing === 1 ? 'record' : 'records'} without a prediction`);
+  lines.push(
+    `${report.count} scored · ${report.skipped} skipped · ${report.missing} gold ${report.missing === 1 ? 'record' : 'records'} without a prediction`,
+  );
   lines.push(`f1_chain ${fixed(report.f1_chain)} · f1_graph ${fixed(report.f1_graph)} (mean over scored samples)`);
   if (report.skipped > 0) {
     const zero = report.withSkipsAsZero;
-    lines.push(`f1_chain ${fixed(zero.f1_chain)} · f1_graph ${fixed(zero.f1_graph)} counting the ${zero.count - report.count} gold records with only skipped predictions as 0`);
+    lines.push(
+      `f1_chain ${fixed(zero.f1_chain)} · f1_graph ${fixed(zero.f1_graph)} counting the ${zero.count - report.count} gold records with only skipped predictions as 0`,
+    );
   }
   if (report.mcisTimeLimitHits.length > 0) {
     const hits = report.mcisTimeLimitHits;
-    lines.push(`MCIS time limit hit on ${hits.length} ${hits.length === 1 ? 'sample' : 'samples'} (f1_graph is a lower bound there): ${hits.slice(0, 10).join(', ')}${hits.length > 10 ? ', …' : ''}`);
+    lines.push(
+      `MCIS time limit hit on ${hits.length} ${hits.length === 1 ? 'sample' : 'samples'} (f1_graph is a lower bound there): ${hits.slice(0, 10).join(', ')}${hits.length > 10 ? ', …' : ''}`,
+    );
   }
   if (report.skipped > 0) {
-    lines.push(`skipped lines${report.skipped > SHOWN_SKIPS ? ` (first ${SHOWN_SKIPS} of ${report.skipped}; --json lists all)` : ''}:`);
+    lines.push(
+      `skipped lines${report.skipped > SHOWN_SKIPS ? ` (first ${SHOWN_SKIPS} of ${report.skipped}; --json lists all)` : ''}:`,
+    );
     for (const skip of report.skips.slice(0, SHOWN_SKIPS)) lines.push(`  ${skip.reason}`);
   }
   return lines;
@@ -137,10 +173,13 @@ export function formatReport(
 
 function table(title: string, groups: Readonly<Record<string, GroupScore>>, overall: EvalReport): string[] {
   const width = Math.max(title.length, 'all'.length, ...Object.keys(groups).map((name) => name.length));
-  const row = (name: string, count: string, chain: string, graph: string) => `${name.padEnd(width)}  ${count.padStart(7)}  ${chain.padStart(8)}  ${graph.padStart(8)}`;
+  const row = (name: string, count: string, chain: string, graph: string) =>
+    `${name.padEnd(width)}  ${count.padStart(7)}  ${chain.padStart(8)}  ${graph.padStart(8)}`;
   return [
     row(title, 'samples', 'f1_chain', 'f1_graph'),
-    ...Object.entries(groups).map(([name, group]) => row(name, String(group.count), fixed(group.f1_chain), fixed(group.f1_graph))),
+    ...Object.entries(groups).map(([name, group]) =>
+      row(name, String(group.count), fixed(group.f1_chain), fixed(group.f1_graph)),
+    ),
     row('all', String(overall.count), fixed(overall.f1_chain), fixed(overall.f1_graph)),
   ];
 }

@@ -1,12 +1,18 @@
 /** Flag parsing shared by the commands: every bad value is a BAD_INPUT naming the flag. */
 import { WeftError } from '../index.js';
 
-export function integerFlag(name: string, value: string | undefined, { min = 0 }: { min?: number } = {}): number | undefined {
+export function integerFlag(
+  name: string,
+  value: string | undefined,
+  { min = 0 }: { min?: number } = {},
+): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   const parsed = Number(trimmed);
   if (trimmed === '' || !Number.isInteger(parsed) || parsed < min) {
-    throw new WeftError('BAD_INPUT', `--${name} expects an integer >= ${min}, got "${value}"`, { location: { field: `--${name}` } });
+    throw new WeftError('BAD_INPUT', `--${name} expects an integer >= ${min}, got "${value}"`, {
+      location: { field: `--${name}` },
+    });
   }
   return parsed;
 }
@@ -14,22 +20,34 @@ export function integerFlag(name: string, value: string | undefined, { min = 0 }
 export function numberFlag(
   name: string,
   value: string | undefined,
-  { min = 0, max = Number.POSITIVE_INFINITY, positive = false }: { min?: number; max?: number; positive?: boolean } = {},
+  {
+    min = 0,
+    max = Number.POSITIVE_INFINITY,
+    positive = false,
+  }: { min?: number; max?: number; positive?: boolean } = {},
 ): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   const parsed = Number(trimmed);
   if (trimmed === '' || !Number.isFinite(parsed) || parsed < min || parsed > max || (positive && parsed <= 0)) {
     const range = positive ? '> 0' : max === Number.POSITIVE_INFINITY ? `>= ${min}` : `between ${min} and ${max}`;
-    throw new WeftError('BAD_INPUT', `--${name} expects a number ${range}, got "${value}"`, { location: { field: `--${name}` } });
+    throw new WeftError('BAD_INPUT', `--${name} expects a number ${range}, got "${value}"`, {
+      location: { field: `--${name}` },
+    });
   }
   return parsed;
 }
 
-export function choiceFlag<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+export function choiceFlag<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+): T | undefined {
   if (value === undefined) return undefined;
   if (!(choices as readonly string[]).includes(value)) {
-    throw new WeftError('BAD_INPUT', `--${name} must be one of ${choices.join(', ')}; got "${value}"`, { location: { field: `--${name}` } });
+    throw new WeftError('BAD_INPUT', `--${name} must be one of ${choices.join(', ')}; got "${value}"`, {
+      location: { field: `--${name}` },
+    });
   }
   return value as T;
 }

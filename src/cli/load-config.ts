@@ -13,7 +13,10 @@ export async function loadConfig(home: string): Promise<WeftConfig> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new WeftError('BAD_INPUT', `Cannot read config: ${(error as Error).message}`, { location: { file }, cause: error });
+    throw new WeftError('BAD_INPUT', `Cannot read config: ${(error as Error).message}`, {
+      location: { file },
+      cause: error,
+    });
   }
   const { parseConfig } = await import('./config.js');
   return parseConfig(text, file);

@@ -16,7 +16,10 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export async function main(argv: readonly string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  streams: Streams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   tolerateClosedPipe(streams.stdout);
   tolerateClosedPipe(streams.stderr);
   const json = argv.includes('--json');
@@ -67,9 +70,15 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) })
     .showSuggestionAfterError();
   const home = new Option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)');
-  const model = new Option('--model <spec>', 'model spec, e.g. openai:gpt-4o-mini, ollama:llama3.1, scripted:replies.json, sim:seed=7');
+  const model = new Option(
+    '--model <spec>',
+    'model spec, e.g. openai:gpt-4o-mini, ollama:llama3.1, scripted:replies.json, sim:seed=7',
+  );
   const jsonOption = new Option('--json', 'print one JSON document on stdout');
-  const store = new Option('--store <spec>', 'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)');
+  const store = new Option(
+    '--store <spec>',
+    'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
+  );
 
   program
     .command('plan')
@@ -79,15 +88,24 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
-    .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (task: string, flags) => setExit(await (await import('./plan-command.js')).planCommand(task, flags, output, signal)));
+    .addOption(model)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (task: string, flags) =>
+      setExit(await (await import('./plan-command.js')).planCommand(task, flags, output, signal)),
+    );
 
   program
     .command('run')
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
     .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
-    .option('--strategy <name>', `plan updates: ${updatePolicyNames().map((name) => (name === RUN_DEFAULTS.strategy ? `${name} (default)` : name)).join(', ')}`)
+    .option(
+      '--strategy <name>',
+      `plan updates: ${updatePolicyNames()
+        .map((name) => (name === RUN_DEFAULTS.strategy ? `${name} (default)` : name))
+        .join(', ')}`,
+    )
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', `candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')
@@ -99,18 +117,31 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--no-verify', 'skip the per-subtask double-check')
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')
-    .option('--workers <url>', 'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379')
+    .option(
+      '--workers <url>',
+      'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379',
+    )
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
-    .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (task: string | undefined, flags) => setExit(await (await import('./run-command.js')).runCommand(task, flags, output, streams, signal)));
+    .addOption(model)
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (task: string | undefined, flags) =>
+      setExit(await (await import('./run-command.js')).runCommand(task, flags, output, streams, signal)),
+    );
 
   program
     .command('resume')
     .description('continue an interrupted or cancelled run where its log ends')
     .argument('<runId>')
     .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
-    .addOption(model).addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (runId: string, flags) => setExit(await (await import('./resume-command.js')).resumeCommand(runId, flags, output, streams, signal)));
+    .addOption(model)
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (runId: string, flags) =>
+      setExit(await (await import('./resume-command.js')).resumeCommand(runId, flags, output, streams, signal)),
+    );
 
   program
     .command('worker')
@@ -118,10 +149,14 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--redis <url>', 'the Redis the coordinator uses, e.g. redis://127.0.0.1:6379')
     .option('--concurrency <N>', 'jobs at once (default 1)')
     .option('--queue <name>', 'queue name (default weft-subtasks)')
-    .option('--lock-ms <ms>', 'job lock duration; a killed worker\'s job is retried after it (default 30000)')
+    .option('--lock-ms <ms>', "job lock duration; a killed worker's job is retried after it (default 30000)")
     .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
-    .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await (await import('./worker-command.js')).workerCommand(flags, output, streams, signal)));
+    .addOption(model)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (flags) =>
+      setExit(await (await import('./worker-command.js')).workerCommand(flags, output, streams, signal)),
+    );
 
   program
     .command('show')
@@ -131,21 +166,31 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--dot', 'print the final plan as Graphviz DOT')
     .option('--history', 'replay how the plan changed: each version, its cause, its diff and its candidates')
     .option('--output <subtask>', "print that subtask's accepted output (the whole of it; report.md may cut it)")
-    .addOption(store).addOption(home).addOption(jsonOption)
-    .action(async (runId: string, flags) => setExit(await (await import('./show-command.js')).showCommand(runId, flags, output)));
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (runId: string, flags) =>
+      setExit(await (await import('./show-command.js')).showCommand(runId, flags, output)),
+    );
 
   program
     .command('runs')
     .description('list recorded runs, oldest first')
-    .addOption(store).addOption(home).addOption(jsonOption)
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
     .action(async (flags) => setExit(await (await import('./runs-command.js')).runsCommand(flags, output)));
 
   program
     .command('prune')
-    .description('remove runs older than an age, with their events, plans, unshared outputs and folders (never a live run)')
+    .description(
+      'remove runs older than an age, with their events, plans, unshared outputs and folders (never a live run)',
+    )
     .option('--older-than <age>', 'age like 30d, 12h, 90m (units s, m, h, d, w)')
     .option('--dry-run', 'list what would be removed, and remove nothing')
-    .addOption(store).addOption(home).addOption(jsonOption)
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
     .action(async (flags) => setExit(await (await import('./prune-command.js')).pruneCommand(flags, output)));
 
   program
@@ -153,13 +198,19 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .description('score predicted workflows against WorfBench gold with WorfEval (f1_chain, f1_graph)')
     .argument('<predictions>', 'a JSONL file, one {"id": …, "output": "<workflow text>"} per line')
     .option('--gold <path>', 'the gold records: a WorfBench .json/.jsonl file or a folder of them')
-    .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
+    .option(
+      '--similarity <spec>',
+      'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',
+    )
     .option('--beta <β>', 'node-match similarity threshold in (0, 1] (default 0.6)')
     .option('--max-orders <N>', 'gold topological orders tried for f1_chain (default 20)')
     .option('--mcis-time-limit <ms>', 'time limit of the exact common-subgraph search per sample (default 2000)')
     .option('--concurrency <N>', 'samples scored at once (default 16)')
-    .addOption(home).addOption(jsonOption)
-    .action(async (predictions: string, flags) => setExit(await (await import('./eval-command.js')).evalCommand(predictions, flags, output, signal)));
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (predictions: string, flags) =>
+      setExit(await (await import('./eval-command.js')).evalCommand(predictions, flags, output, signal)),
+    );
 
   const bench = program.command('bench').description('benchmarks that call a model');
   bench
@@ -170,10 +221,20 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--candidates <K>', 'candidate plans per record with --planner weft (default 3)')
     .option('--limit <N>', 'only the first N records, in file order')
     .option('--concurrency <N>', 'records in flight at once (default 4)')
-    .option('--out <dir>', 'where predictions.jsonl and scores.json go (default <home>/bench/worfbench/<model>-<planner>)')
-    .option('--similarity <spec>', 'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>')
-    .addOption(model).addOption(home).addOption(jsonOption)
-    .action(async (flags) => setExit(await (await import('./bench-command.js')).benchWorfbenchCommand(flags, output, streams, signal)));
+    .option(
+      '--out <dir>',
+      'where predictions.jsonl and scores.json go (default <home>/bench/worfbench/<model>-<planner>)',
+    )
+    .option(
+      '--similarity <spec>',
+      'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',
+    )
+    .addOption(model)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (flags) =>
+      setExit(await (await import('./bench-command.js')).benchWorfbenchCommand(flags, output, streams, signal)),
+    );
 
   registerTeamCommands(program, { output, signal, setExit });
 
@@ -197,7 +258,9 @@ function reportError(error: unknown, output: Output): number {
         message: error instanceof Error ? error.message : String(error),
         ...(isWeftError(error) && error.location ? { location: error.location } : {}),
         ...(isWeftError(error) && error.issues.length ? { issues: error.issues.slice(0, MAX_REPORTED_ISSUES) } : {}),
-        ...(isWeftError(error) && error.issues.length > MAX_REPORTED_ISSUES ? { omittedIssues: error.issues.length - MAX_REPORTED_ISSUES } : {}),
+        ...(isWeftError(error) && error.issues.length > MAX_REPORTED_ISSUES
+          ? { omittedIssues: error.issues.length - MAX_REPORTED_ISSUES }
+          : {}),
       },
     });
   }

@@ -4,7 +4,20 @@
  * the granularity of single actions (src/eval/plan-as-workflow-text.ts), for `weft eval` and WorfEval.
  */
 import { writeFile } from 'node:fs/promises';
-import { RUN_DEFAULTS, candidateSummary, createMeter, loadTeamOffers, meteredModel, planAsWorkflowText, planTask, redactModelSpec, toMermaid, toWorkflowJson, WeftError, type PlanResult } from '../index.js';
+import {
+  RUN_DEFAULTS,
+  candidateSummary,
+  createMeter,
+  loadTeamOffers,
+  meteredModel,
+  planAsWorkflowText,
+  planTask,
+  redactModelSpec,
+  toMermaid,
+  toWorkflowJson,
+  WeftError,
+  type PlanResult,
+} from '../index.js';
 import { loadContext, loadModel, modelMaker } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
@@ -23,22 +36,40 @@ export interface PlanFlags {
 
 export type PlanFormat = 'text' | 'json' | 'worfbench';
 
-export async function planCommand(taskArgument: string, flags: PlanFlags, output: Output, signal: AbortSignal): Promise<number> {
+export async function planCommand(
+  taskArgument: string,
+  flags: PlanFlags,
+  output: Output,
+  signal: AbortSignal,
+): Promise<number> {
   const candidates = integerFlag('candidates', flags.candidates, { min: 1 }) ?? RUN_DEFAULTS.candidates;
   const format = choiceFlag<PlanFormat>('format', flags.format, ['text', 'json', 'worfbench']) ?? 'text';
   const { task } = await readTask(taskArgument);
   if (format === 'worfbench' && flags.team && flags.team.length > 0) {
-    throw new WeftError('BAD_INPUT', '--team does not apply to --format worfbench: WorfBench workflows are single actions, not agents', { location: { field: '--team' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      '--team does not apply to --format worfbench: WorfBench workflows are single actions, not agents',
+      { location: { field: '--team' } },
+    );
   }
   const { config } = await loadContext(flags);
   const { model, costOf } = await loadModel(flags.model, config);
-  const teams = flags.team && flags.team.length > 0
-    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
-    : undefined;
+  const teams =
+    flags.team && flags.team.length > 0
+      ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
+      : undefined;
   const meter = createMeter();
   const started = performance.now();
-  const metered = meteredModel(model, { budget: {}, meter, now: () => performance.now() - started, costOf, emit: () => {} });
-  output.log(`planning with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`);
+  const metered = meteredModel(model, {
+    budget: {},
+    meter,
+    now: () => performance.now() - started,
+    costOf,
+    emit: () => {},
+  });
+  output.log(
+    `planning with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`,
+  );
   let worfbench: string | undefined;
   let result: PlanResult;
   if (format === 'worfbench') {
@@ -55,7 +86,10 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
       model: model.id,
       modelKind: model.kind,
       chosen: result.chosenIndex,
-      candidates: result.candidates.map((candidate) => ({ ...candidateSummary(candidate), ...(candidate.workflow ? { plan: toWorkflowJson(candidate.workflow) } : {}) })),
+      candidates: result.candidates.map((candidate) => ({
+        ...candidateSummary(candidate),
+        ...(candidate.workflow ? { plan: toWorkflowJson(candidate.workflow) } : {}),
+      })),
       plan,
       calls: meter.calls,
       tokens: { input: meter.inputTokens, output: meter.outputTokens },
@@ -69,21 +103,27 @@ export async function planCommand(taskArgument: string, flags: PlanFlags, output
     output.text(worfbench ?? JSON.stringify(plan, null, 2));
     const chosen = result.candidates[result.chosenIndex];
     const summary = chosen ? candidateSummary(chosen) : undefined;
-    output.log(`chose candidate #${result.chosenIndex + 1} of ${result.candidates.length}${summary ? ` (P=${summary.parallelism.toFixed(2)}, C=${summary.dependencyComplexity.toFixed(2)})` : ''}; ` +
-      `${meter.calls} calls, ${meter.inputTokens + meter.outputTokens} tokens, $${meter.costUsd.toFixed(4)}${flags.out ? `; plan written to ${flags.out}` : ''}`);
+    output.log(
+      `chose candidate #${result.chosenIndex + 1} of ${result.candidates.length}${summary ? ` (P=${summary.parallelism.toFixed(2)}, C=${summary.dependencyComplexity.toFixed(2)})` : ''}; ` +
+        `${meter.calls} calls, ${meter.inputTokens + meter.outputTokens} tokens, $${meter.costUsd.toFixed(4)}${flags.out ? `; plan written to ${flags.out}` : ''}`,
+    );
     return 0;
   }
   output.text('candidate  subtasks  levels  parallelism  dep.complexity');
   for (const candidate of result.candidates) {
     const summary = candidateSummary(candidate);
     const mark = candidate.index === result.chosenIndex ? '*' : ' ';
-    output.text(candidate.error
-      ? `${mark}#${candidate.index + 1}        unusable: ${candidate.error}`
-      : `${mark}#${candidate.index + 1}        ${String(summary.subtasks).padEnd(9)} ${String(summary.levels).padEnd(7)} ${summary.parallelism.toFixed(3).padEnd(12)} ${summary.dependencyComplexity.toFixed(3)}`);
+    output.text(
+      candidate.error
+        ? `${mark}#${candidate.index + 1}        unusable: ${candidate.error}`
+        : `${mark}#${candidate.index + 1}        ${String(summary.subtasks).padEnd(9)} ${String(summary.levels).padEnd(7)} ${summary.parallelism.toFixed(3).padEnd(12)} ${summary.dependencyComplexity.toFixed(3)}`,
+    );
   }
   output.text('');
   for (const subtask of result.workflow.subtasks) {
-    output.text(`${subtask.id} [${subtask.agent}]${subtask.dependsOn.length ? ` after ${subtask.dependsOn.join(', ')}` : ''}: ${subtask.objective}`);
+    output.text(
+      `${subtask.id} [${subtask.agent}]${subtask.dependsOn.length ? ` after ${subtask.dependsOn.join(', ')}` : ''}: ${subtask.objective}`,
+    );
   }
   output.text('');
   output.text(toMermaid(result.workflow).trimEnd());

@@ -31,19 +31,30 @@ export function parseAge(value: string, flag = '--older-than'): number {
   return ms;
 }
 
-export async function pruneCommand(flags: PruneFlags, output: Output, options: { now?: () => Date; probe?: LivenessProbe } = {}): Promise<number> {
+export async function pruneCommand(
+  flags: PruneFlags,
+  output: Output,
+  options: { now?: () => Date; probe?: LivenessProbe } = {},
+): Promise<number> {
   const olderThan = requireValue(flags.olderThan, '--older-than');
   const ageMs = parseAge(olderThan);
   const cutoff = new Date((options.now?.() ?? new Date()).getTime() - ageMs);
   if (Number.isNaN(cutoff.getTime())) {
-    throw new WeftError('BAD_INPUT', `--older-than ${olderThan} reaches before any date`, { location: { field: '--older-than' } });
+    throw new WeftError('BAD_INPUT', `--older-than ${olderThan} reaches before any date`, {
+      location: { field: '--older-than' },
+    });
   }
   const dryRun = flags.dryRun === true;
   const context = await loadContext(flags);
   const store = await openStore(context);
   let result: PruneRunsResult;
   try {
-    result = await pruneRuns(store, { home: context.home, before: cutoff, dryRun, ...(options.probe ? { probe: options.probe } : {}) });
+    result = await pruneRuns(store, {
+      home: context.home,
+      before: cutoff,
+      dryRun,
+      ...(options.probe ? { probe: options.probe } : {}),
+    });
   } finally {
     await store.close();
   }
@@ -75,7 +86,8 @@ export async function pruneCommand(flags: PruneFlags, output: Output, options: {
       `(${formatBytes(result.blobBytes)}), ${directories} run folder${directories === 1 ? '' : 's'} (${formatBytes(directoryBytes)}): ` +
       `${formatBytes(bytesFreed)} ${dryRun ? 'would be ' : ''}freed`,
   );
-  for (const run of removed) output.text(`  ${run.runId}  ${run.status.padEnd(11)} ${run.createdAt}  ${run.task.split('\n')[0]!.slice(0, 60)}`);
+  for (const run of removed)
+    output.text(`  ${run.runId}  ${run.status.padEnd(11)} ${run.createdAt}  ${run.task.split('\n')[0]!.slice(0, 60)}`);
   if (kept.length > 0) {
     output.text(`kept ${kept.length} running run${kept.length === 1 ? '' : 's'}:`);
     for (const run of kept) output.text(`  ${run.runId}  ${run.reason}`);

@@ -12,21 +12,32 @@ export function looksLikePath(text: string): boolean {
 
 export async function readTask(argument: string): Promise<{ task: string; file?: string }> {
   const text = argument.trim();
-  if (text === '') throw new WeftError('BAD_INPUT', 'The task is empty: give a task in words or a file that holds it', { location: { field: '<task>' } });
+  if (text === '')
+    throw new WeftError('BAD_INPUT', 'The task is empty: give a task in words or a file that holds it', {
+      location: { field: '<task>' },
+    });
   const info = await stat(text).catch(() => undefined);
   if (info?.isFile()) {
     let content: string;
     try {
       content = await readFile(text, 'utf8');
     } catch (error) {
-      throw new WeftError('BAD_INPUT', `Cannot read task file: ${(error as Error).message}`, { location: { file: text }, cause: error });
+      throw new WeftError('BAD_INPUT', `Cannot read task file: ${(error as Error).message}`, {
+        location: { file: text },
+        cause: error,
+      });
     }
     if (content.trim() === '') throw new WeftError('BAD_INPUT', 'The task file is empty', { location: { file: text } });
     return { task: content.trim(), file: text };
   }
-  if (info?.isDirectory()) throw new WeftError('BAD_INPUT', 'Expected a task file, got a directory', { location: { file: text } });
+  if (info?.isDirectory())
+    throw new WeftError('BAD_INPUT', 'Expected a task file, got a directory', { location: { file: text } });
   if (looksLikePath(text)) {
-    throw new WeftError('BAD_INPUT', 'Cannot read task file: no such file (to give the task in words, use more than one word)', { location: { file: text } });
+    throw new WeftError(
+      'BAD_INPUT',
+      'Cannot read task file: no such file (to give the task in words, use more than one word)',
+      { location: { file: text } },
+    );
   }
   return { task: text };
 }

@@ -22,12 +22,18 @@ export interface TeamCommandContext {
 export function rejectParentOptions(command: Command): void {
   const parent = command.parent;
   if (!parent) return;
-  const given = parent.options.filter((option) => parent.getOptionValueSource(option.attributeName()) === 'cli').map((option) => option.long ?? option.flags);
+  const given = parent.options
+    .filter((option) => parent.getOptionValueSource(option.attributeName()) === 'cli')
+    .map((option) => option.long ?? option.flags);
   if (given.length === 0) return;
   const name = command.name();
-  throw new WeftError('BAD_INPUT', `options go after the subcommand: weft team ${name} ${given[0]} … (${given.join(', ')} came before "${name}")`, {
-    location: { field: given[0]! },
-  });
+  throw new WeftError(
+    'BAD_INPUT',
+    `options go after the subcommand: weft team ${name} ${given[0]} … (${given.join(', ')} came before "${name}")`,
+    {
+      location: { field: given[0]! },
+    },
+  );
 }
 
 /**
@@ -41,16 +47,22 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
   program.enablePositionalOptions();
   const common = (command: Command): Command =>
     command
-      .option('--model <spec>', 'model for agents (and the ranker) that the team file gives none, e.g. openai:gpt-4o-mini, sim:accuracy=0.7')
-      .option('--store <spec>', 'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)')
+      .option(
+        '--model <spec>',
+        'model for agents (and the ranker) that the team file gives none, e.g. openai:gpt-4o-mini, sim:accuracy=0.7',
+      )
+      .option(
+        '--store <spec>',
+        'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
+      )
       .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
       .option('--json', 'print one JSON document on stdout');
   const ask = (command: Command, sub: boolean): Command =>
     common(
       command
         .option('--team <file>', 'the team file (YAML or JSON)')
-        .option('--max-steps <N>', 'at most N layers (default: the team file\'s, else 4; 6 for code)')
-        .option('--seed <S>', 'seed of the peers\' and the ranker\'s shuffles (default 0)')
+        .option('--max-steps <N>', "at most N layers (default: the team file's, else 4; 6 for code)")
+        .option('--seed <S>', "seed of the peers' and the ranker's shuffles (default 0)")
         .option('--task-type <T>', 'the key saved importance scores are read under (default general)')
         .option('--no-optimized', 'run every agent of the team file, even when saved scores would pick the top ones'),
     ).action(async (question: string | undefined, flags: TeamFlags, command: Command) => {
@@ -66,11 +78,19 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .argument('[question]', 'the question in words, or a file that holds it'),
     false,
   );
-  ask(team.command('run').description('ask the team a question (the same as `weft team <question>`)').argument('<question>', 'the question in words, or a file that holds it'), true);
+  ask(
+    team
+      .command('run')
+      .description('ask the team a question (the same as `weft team <question>`)')
+      .argument('<question>', 'the question in words, or a file that holds it'),
+    true,
+  );
   common(
     team
       .command('optimize')
-      .description('score a pool of agents on sample queries, keep the top k, and save the scores and k in the run store')
+      .description(
+        'score a pool of agents on sample queries, keep the top k, and save the scores and k in the run store',
+      )
       .option('--team <file>', 'the candidate pool: a team file')
       .option('--queries <file>', 'sample queries, JSONL {id, question, choices?, answer?}')
       .option('--k <N>', 'size of the optimised team, recorded in the run store: later runs take the top N')
@@ -88,7 +108,7 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
       .option('--team <file>', 'the team file')
       .option('--data <file>', 'the dataset, JSONL {id, question, choices?, answer}')
       .option('--concurrency <N>', 'items at once (default 4)')
-      .option('--max-steps <N>', 'at most N layers (default: the team file\'s, else 4; 6 for code)')
+      .option('--max-steps <N>', "at most N layers (default: the team file's, else 4; 6 for code)")
       .option('--seed <S>', 'seed of the shuffles (default 0)')
       .option('--task-type <T>', 'the key saved importance scores are read under (default general)')
       .option('--no-optimized', 'run every agent of the team file, even when saved scores would pick the top ones'),

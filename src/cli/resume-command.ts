@@ -12,7 +12,13 @@ export interface ResumeFlags {
   readonly json?: boolean;
 }
 
-export async function resumeCommand(runId: string, flags: ResumeFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+export async function resumeCommand(
+  runId: string,
+  flags: ResumeFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+): Promise<number> {
   const context = await loadContext(flags);
   const { home, config } = context;
   // Reach Redis first, so an unreachable one fails fast and the run stays as it was.
@@ -28,18 +34,33 @@ export async function resumeCommand(runId: string, flags: ResumeFlags, output: O
     // The run continues with the model it was started with unless --model says otherwise. A spec whose URL had
     // credentials was stored without them, so it cannot be used as stored.
     if (flags.model === undefined && mayHaveRedactedCredentials(run.model)) {
-      throw new WeftError('BAD_INPUT', `Run "${runId}" used ${run.model}, whose credentials are not stored: pass the spec again with --model`, { location: { field: '--model' } });
+      throw new WeftError(
+        'BAD_INPUT',
+        `Run "${runId}" used ${run.model}, whose credentials are not stored: pass the spec again with --model`,
+        { location: { field: '--model' } },
+      );
     }
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
     const result = await resumeRun({
-      runId, model, store, home, costOf, signal, onEvent: progress.onEvent,
-      createModel: modelMaker(config), roleKinds: defaultRoleKinds(), base: process.cwd(), ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+      runId,
+      model,
+      store,
+      home,
+      costOf,
+      signal,
+      onEvent: progress.onEvent,
+      createModel: modelMaker(config),
+      roleKinds: defaultRoleKinds(),
+      base: process.cwd(),
+      ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
     if (output.json) output.document(runJson(result));
     else {
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
-      output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all`);
+      output.text(
+        `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all`,
+      );
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }

@@ -1,6 +1,22 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import { readFile } from 'node:fs/promises';
-import { defaultRoleKinds, updatePolicyNames, createQueueRunner, loadTeamOffers, outputFileName, parseWorkflow, runResult, runTask, WeftError, type ExecutionStrategy, type QueueRunner, type RunSummary, type RunTaskResult, type TaskSummary, type Workflow } from '../index.js';
+import {
+  defaultRoleKinds,
+  updatePolicyNames,
+  createQueueRunner,
+  loadTeamOffers,
+  outputFileName,
+  parseWorkflow,
+  runResult,
+  runTask,
+  WeftError,
+  type ExecutionStrategy,
+  type QueueRunner,
+  type RunSummary,
+  type RunTaskResult,
+  type TaskSummary,
+  type Workflow,
+} from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -29,7 +45,13 @@ export interface RunFlags {
   readonly json?: boolean;
 }
 
-export async function runCommand(taskArgument: string | undefined, flags: RunFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
+export async function runCommand(
+  taskArgument: string | undefined,
+  flags: RunFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+): Promise<number> {
   // Validate every flag before any work starts.
   const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames());
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
@@ -46,25 +68,39 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
     throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
   }
   const plan = flags.plan ? await readPlan(flags.plan) : undefined;
-  if (!taskArgument && !plan) throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', { location: { field: '<task>' } });
+  if (!taskArgument && !plan)
+    throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', {
+      location: { field: '<task>' },
+    });
   if (taskArgument && plan) {
     // The run would do the plan's subtasks while its record and report named the other task.
     const planTask = plan.task.split('\n')[0]!.slice(0, 80);
-    throw new WeftError('BAD_INPUT', `Give a task or --plan, not both: the plan carries its own task ("${planTask}"). Drop the task to run the plan, or drop --plan to plan the task`, { location: { field: '<task>' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Give a task or --plan, not both: the plan carries its own task ("${planTask}"). Drop the task to run the plan, or drop --plan to plan the task`,
+      { location: { field: '<task>' } },
+    );
   }
   const task = taskArgument ? (await readTask(taskArgument)).task : plan!.task;
   if (plan && flags.team && flags.team.length > 0) {
-    throw new WeftError('BAD_INPUT', '--team offers teams to the planner, and --plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: '--team' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      '--team offers teams to the planner, and --plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
+      { location: { field: '--team' } },
+    );
   }
 
   const context = await loadContext(flags);
   const { home, config } = context;
   const { model, costOf } = await loadModel(flags.model, config);
-  const teams = flags.team && flags.team.length > 0
-    ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
-    : undefined;
+  const teams =
+    flags.team && flags.team.length > 0
+      ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
+      : undefined;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
-  const queue: QueueRunner | undefined = flags.workers ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }) : undefined;
+  const queue: QueueRunner | undefined = flags.workers
+    ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' })
+    : undefined;
   const store = await openStore(context).catch(async (error: unknown) => {
     await queue?.close();
     throw error;
@@ -112,11 +148,18 @@ export async function runCommand(taskArgument: string | undefined, flags: RunFla
 
 /** The `weft run --json` document: a task's accepted output, its file in the run folder, the run's result. */
 export interface RunJson extends Omit<RunSummary, 'tasks'> {
-  readonly tasks: readonly (Omit<TaskSummary, 'output'> & { readonly output: string | null; readonly outputFile: string | null })[];
+  readonly tasks: readonly (Omit<TaskSummary, 'output'> & {
+    readonly output: string | null;
+    readonly outputFile: string | null;
+  })[];
   /** The run folder, when known. */
   readonly runDir?: string;
   /** The outputs of the sink subtasks (see run-result.ts); null when none has one. */
-  readonly result: { readonly from: readonly string[]; readonly text: string; readonly missing: readonly string[] } | null;
+  readonly result: {
+    readonly from: readonly string[];
+    readonly text: string;
+    readonly missing: readonly string[];
+  } | null;
 }
 
 /**
@@ -134,8 +177,14 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
     tokens: { input: summary.tokens.input, output: summary.tokens.output },
     costUsd: summary.costUsd,
     tasks: summary.tasks.map((t) => ({
-      id: t.id, status: t.status, attempts: t.attempts, startMs: t.startMs, endMs: t.endMs, dependsOn: [...t.dependsOn],
-      output: t.output ?? null, outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
+      id: t.id,
+      status: t.status,
+      attempts: t.attempts,
+      startMs: t.startMs,
+      endMs: t.endMs,
+      dependsOn: [...t.dependsOn],
+      output: t.output ?? null,
+      outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
       ...(t.reason !== undefined ? { reason: t.reason } : {}),
     })),
     ...(summary.runDir !== undefined ? { runDir: summary.runDir } : {}),
@@ -148,15 +197,24 @@ export function printResult(summary: RunSummary, output: Output): void {
   const result = runResult(summary.tasks);
   if (!result) return;
   output.text('');
-  output.text(`result (from ${result.from.join(', ')}${result.missing.length > 0 ? `; not finished: ${result.missing.join(', ')}` : ''}):`);
+  output.text(
+    `result (from ${result.from.join(', ')}${result.missing.length > 0 ? `; not finished: ${result.missing.join(', ')}` : ''}):`,
+  );
   output.text(result.text.trimEnd());
 }
 
 function printSummary(result: RunTaskResult, output: Output, kind: string): void {
-  output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}${kind === 'real' ? '' : ` [${kind} model]`}`);
-  output.text(`plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed, ${(result.makespanMs / 1000).toFixed(2)} s`);
-  for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5)) output.text(`failed ${task.id}: ${task.reason}`);
-  output.text(`${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`);
+  output.text(
+    `run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}${kind === 'real' ? '' : ` [${kind} model]`}`,
+  );
+  output.text(
+    `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed, ${(result.makespanMs / 1000).toFixed(2)} s`,
+  );
+  for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5))
+    output.text(`failed ${task.id}: ${task.reason}`);
+  output.text(
+    `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`,
+  );
   output.text(`report: ${result.runDir}/report.md`);
   printResult(result, output);
 }
@@ -166,9 +224,16 @@ async function readPlan(file: string): Promise<Workflow> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new WeftError('BAD_INPUT', `Cannot read plan file: ${(error as Error).message}`, { location: { file }, cause: error });
+    throw new WeftError('BAD_INPUT', `Cannot read plan file: ${(error as Error).message}`, {
+      location: { file },
+      cause: error,
+    });
   }
   const parsed = parseWorkflow(text, { file });
-  if (!parsed.ok) throw new WeftError('PLAN_INVALID', 'The plan is not a valid workflow', { location: { file }, issues: parsed.issues });
+  if (!parsed.ok)
+    throw new WeftError('PLAN_INVALID', 'The plan is not a valid workflow', {
+      location: { file },
+      issues: parsed.issues,
+    });
   return parsed.workflow;
 }

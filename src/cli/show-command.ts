@@ -2,7 +2,19 @@
  * `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document; `--history`
  * replays how its plan changed; `--output <subtask>` prints one subtask's accepted output.
  */
-import { formatPlanHistory, outputFileName, ownerState, planHistory, runPaths, summarizeRun, toDot, toMermaid, WeftError, workflowFromJson, type WeftEvent } from '../index.js';
+import {
+  formatPlanHistory,
+  outputFileName,
+  ownerState,
+  planHistory,
+  runPaths,
+  summarizeRun,
+  toDot,
+  toMermaid,
+  WeftError,
+  workflowFromJson,
+  type WeftEvent,
+} from '../index.js';
 import { teamOutcome } from './team-output.js';
 import { loadContext, openExistingStore, runNotFound } from './context.js';
 import type { Output } from './output.js';
@@ -19,9 +31,13 @@ export interface ShowFlags {
 }
 
 export async function showCommand(runId: string, flags: ShowFlags, output: Output): Promise<number> {
-  const views = (['mermaid', 'dot', 'history', 'output'] as const).filter((view) => flags[view] !== undefined && flags[view] !== false);
+  const views = (['mermaid', 'dot', 'history', 'output'] as const).filter(
+    (view) => flags[view] !== undefined && flags[view] !== false,
+  );
   if (views.length > 1) {
-    throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, { location: { field: `--${views[0]}` } });
+    throw new WeftError('BAD_INPUT', `Choose one of ${views.map((view) => `--${view}`).join(' and ')}`, {
+      location: { field: `--${views[0]}` },
+    });
   }
   const context = await loadContext(flags);
   // Reading never creates a store: without one there is no run to show.
@@ -60,13 +76,19 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     }
     // The JSON document has no `running`; the text can say that the run's process is still at work.
     const live = run.status === 'running' && summary.status === 'interrupted' && ownerState(run.owner) === 'alive';
-    output.text(`run ${runId}: ${live ? `running (pid ${run.owner?.pid})` : shown.status}${summary.reason ? ` (${summary.reason})` : ''}`);
+    output.text(
+      `run ${runId}: ${live ? `running (pid ${run.owner?.pid})` : shown.status}${summary.reason ? ` (${summary.reason})` : ''}`,
+    );
     output.text(`task: ${run.task.split('\n')[0]}`);
-    output.text(`model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`);
+    output.text(
+      `model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`,
+    );
     // The last team attempt of each subtask, shown under it (report.md has the layers).
     const teams = new Map(events.flatMap((event) => (event.type === 'team' ? [[event.taskId, event] as const] : [])));
     for (const task of summary.tasks) {
-      output.text(`  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`);
+      output.text(
+        `  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`,
+      );
       if (task.reason !== undefined) output.text(`  ${''.padEnd(12)} why: ${task.reason}`);
       const team = teams.get(task.id);
       if (team) {
@@ -84,16 +106,28 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
 }
 
 /** `--output <subtask>`: the accepted output as it is (text), or with its subtask's status (JSON). */
-function showOutput(summary: ReturnType<typeof summarizeRun> & { readonly runDir: string }, id: string, output: Output): number {
+function showOutput(
+  summary: ReturnType<typeof summarizeRun> & { readonly runDir: string },
+  id: string,
+  output: Output,
+): number {
   const task = summary.tasks.find((candidate) => candidate.id === id);
   if (!task) {
     const known = summary.tasks.map((candidate) => candidate.id);
-    throw new WeftError('BAD_INPUT', `Run "${summary.runId}" has no subtask "${id}"; its subtasks are ${known.length > 0 ? known.join(', ') : '(none: no plan was recorded)'}`, { location: { field: '--output' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Run "${summary.runId}" has no subtask "${id}"; its subtasks are ${known.length > 0 ? known.join(', ') : '(none: no plan was recorded)'}`,
+      { location: { field: '--output' } },
+    );
   }
   if (output.json) {
     output.document({
-      runId: summary.runId, id, status: task.status, output: task.output ?? null,
-      outputFile: task.output !== undefined ? `outputs/${outputFileName(id)}` : null, runDir: summary.runDir,
+      runId: summary.runId,
+      id,
+      status: task.status,
+      output: task.output ?? null,
+      outputFile: task.output !== undefined ? `outputs/${outputFileName(id)}` : null,
+      runDir: summary.runDir,
     });
     return task.output !== undefined ? 0 : 1;
   }

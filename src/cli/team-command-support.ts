@@ -1,5 +1,20 @@
 /** What the `weft team` commands share: flags, team and model loading, member selection, progress, sim warnings. */
-import { isTeamScoreStore, buildTeam, isWeftError, parseSimOptions, redactModelSpec, resolveModelSpec, selectStoredTeamMembers, SIM_RIGHT_ANSWER, WeftError, type BuiltTeam, type ChatModel, type TeamEvent, type TeamSelection, type TeamSpec } from '../index.js';
+import {
+  isTeamScoreStore,
+  buildTeam,
+  isWeftError,
+  parseSimOptions,
+  redactModelSpec,
+  resolveModelSpec,
+  selectStoredTeamMembers,
+  SIM_RIGHT_ANSWER,
+  WeftError,
+  type BuiltTeam,
+  type ChatModel,
+  type TeamEvent,
+  type TeamSelection,
+  type TeamSpec,
+} from '../index.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
 import { type ModelUse, type TeamModels } from './team-output.js';
@@ -27,14 +42,18 @@ export interface TeamFlags extends TeamCommonFlags {
 /** One stderr line per layer and per reformation, so a slow team shows where it is. */
 export function logTeamEvent(event: TeamEvent, output: Pick<Output, 'log'>): void {
   if (event.type === 'consensus-check') output.log(`step ${event.step}: ${event.reason}`);
-  else if (event.type === 'reformation') output.log(`reformation after step ${event.reformation.afterStep}: kept ${event.reformation.kept.join(', ')}`);
+  else if (event.type === 'reformation')
+    output.log(`reformation after step ${event.reformation.afterStep}: kept ${event.reformation.kept.join(', ')}`);
   else if (event.type === 'ranker-fallback') output.log(`step ${event.step}: ${event.reason}`);
 }
 
 /** `--task-type`: a non-empty name; default `general`. */
 export function taskTypeFlag(value: string | undefined): string {
   if (value === undefined) return DEFAULT_TASK_TYPE;
-  if (value.trim() === '') throw new WeftError('BAD_INPUT', '--task-type needs a name, e.g. mmlu or code', { location: { field: '--task-type' } });
+  if (value.trim() === '')
+    throw new WeftError('BAD_INPUT', '--task-type needs a name, e.g. mmlu or code', {
+      location: { field: '--task-type' },
+    });
   return value.trim();
 }
 
@@ -42,7 +61,11 @@ export function taskTypeFlag(value: string | undefined): string {
  * Which agents run: the saved scores' top k (the size `weft team optimize --k` recorded, else 4) when there are
  * enough, else all (the reason says which, and where k came from).
  */
-export async function selectMembers(context: Context, spec: TeamSpec, taskType: string): Promise<{ members: string[]; selection: TeamSelection }> {
+export async function selectMembers(
+  context: Context,
+  spec: TeamSpec,
+  taskType: string,
+): Promise<{ members: string[]; selection: TeamSelection }> {
   const store = await openStore(context);
   try {
     const choice = await selectStoredTeamMembers(isTeamScoreStore(store) ? store : undefined, spec, taskType);
@@ -75,11 +98,19 @@ export async function buildTeamWithModels(
   seed: number,
   env: NodeJS.ProcessEnv,
 ): Promise<LoadedTeam> {
-  const needsDefault = spec.model === undefined && (modelFlag !== undefined || spec.agents.some((agent) => agent.kind === 'llm' && agent.model === undefined));
+  const needsDefault =
+    spec.model === undefined &&
+    (modelFlag !== undefined || spec.agents.some((agent) => agent.kind === 'llm' && agent.model === undefined));
   let defaultModel: string | undefined;
   if (needsDefault) {
     try {
-      defaultModel = (await resolveModelSpec({ ...(modelFlag !== undefined ? { flag: modelFlag } : {}), config: { ...(context.config.model !== undefined ? { model: context.config.model } : {}) }, env })).spec;
+      defaultModel = (
+        await resolveModelSpec({
+          ...(modelFlag !== undefined ? { flag: modelFlag } : {}),
+          config: { ...(context.config.model !== undefined ? { model: context.config.model } : {}) },
+          env,
+        })
+      ).spec;
     } catch (error) {
       // No default anywhere: buildTeam's error names the agents of the file that have no model, which says more.
       if (!(modelFlag === undefined && isWeftError(error) && error.code === 'MODEL_CONFIG')) throw error;
@@ -125,7 +156,11 @@ export function runSettings(spec: TeamSpec, maxSteps: number | undefined, seed: 
  * right answers is `correct`, a sim agent can never be right, so say so rather than let 0 % (or a ranking) look
  * like a result. For `optimize` without answers: sim importance follows the sim settings, not the questions.
  */
-export function simDatasetWarning(models: TeamModels, items: readonly { answer?: string; choices?: readonly string[] }[], use: 'eval' | 'optimize'): string | undefined {
+export function simDatasetWarning(
+  models: TeamModels,
+  items: readonly { answer?: string; choices?: readonly string[] }[],
+  use: 'eval' | 'optimize',
+): string | undefined {
   const simModels = Object.entries(models.agents).filter(([, model]) => model.kind === 'sim');
   const sims = simModels.map(([agent]) => agent);
   if (sims.length === 0) return undefined;
@@ -136,9 +171,15 @@ export function simDatasetWarning(models: TeamModels, items: readonly { answer?:
   if (keys.every((key) => key !== undefined)) {
     return `simulated: ${who} that knows the gold answers of ${keys.join(', ')} (sim option answers=) and is right with probability \`accuracy\`: these figures measure the team engine (consensus, ranking, early stop) on simulated agents, not any language model ${see}`;
   }
-  const answers = items.flatMap((item) => (item.answer === undefined ? [] : [item.choices ? (item.choices[item.answer.toUpperCase().charCodeAt(0) - 65] ?? '') : item.answer]));
+  const answers = items.flatMap((item) =>
+    item.answer === undefined
+      ? []
+      : [item.choices ? (item.choices[item.answer.toUpperCase().charCodeAt(0) - 65] ?? '') : item.answer],
+  );
   if (answers.length === 0) {
-    return use === 'optimize' ? `warning: ${who}, and these queries have no answers: sim importance reflects only each agent's sim settings (accuracy, follow), not these questions ${see}` : undefined;
+    return use === 'optimize'
+      ? `warning: ${who}, and these queries have no answers: sim importance reflects only each agent's sim settings (accuracy, follow), not these questions ${see}`
+      : undefined;
   }
   if (answers.some((answer) => answer.trim() === SIM_RIGHT_ANSWER)) return undefined;
   const measures = use === 'eval' ? 'the accuracy measures nothing' : 'the ranking measures nothing';
@@ -155,7 +196,10 @@ function simAnswerKeyOf(id: string): string | undefined {
 }
 
 /** Progress on stderr: the first item, then every 10 %, and the last. */
-export function progressLogger(label: string, output: Pick<Output, 'log'>): (done: number, total: number, extra?: string) => void {
+export function progressLogger(
+  label: string,
+  output: Pick<Output, 'log'>,
+): (done: number, total: number, extra?: string) => void {
   let lastDecile = 0;
   return (done, total, extra) => {
     const decile = Math.floor((10 * done) / total);

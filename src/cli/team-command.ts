@@ -27,17 +27,34 @@ import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { looksLikePath } from './read-task.js';
 import { formatTeamRun, teamRunDocument } from './team-output.js';
-import { type TeamFlags, buildTeamWithModels, logTeamEvent, runSettings, selectMembers, subset, taskTypeFlag } from './team-command-support.js';
+import {
+  type TeamFlags,
+  buildTeamWithModels,
+  logTeamEvent,
+  runSettings,
+  selectMembers,
+  subset,
+  taskTypeFlag,
+} from './team-command-support.js';
 
-
-export async function teamCommand(argument: string | undefined, flags: TeamFlags, output: Output, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function teamCommand(
+  argument: string | undefined,
+  flags: TeamFlags,
+  output: Output,
+  signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   // Flags first: they are cheap to check and nothing is loaded or written before they are right.
   const teamFile = requireValue(flags.team, '--team');
   const maxSteps = integerFlag('max-steps', flags.maxSteps, { min: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 }) ?? 0;
   const taskType = taskTypeFlag(flags.taskType);
   if (argument === undefined) {
-    throw new WeftError('BAD_INPUT', 'give the question in words or a file that holds it: weft team <question|file> --team team.yaml', { location: { field: '<question>' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      'give the question in words or a file that holds it: weft team <question|file> --team team.yaml',
+      { location: { field: '<question>' } },
+    );
   }
   const question = await readQuestion(argument);
   const context = await loadContext(flags, env);
@@ -63,20 +80,32 @@ export async function teamCommand(argument: string | undefined, flags: TeamFlags
 /** `<question|file>`: a readable file's text, or the question itself. */
 export async function readQuestion(argument: string): Promise<string> {
   const text = argument.trim();
-  if (text === '') throw new WeftError('BAD_INPUT', 'the question is empty: give it in words or a file that holds it', { location: { field: '<question>' } });
+  if (text === '')
+    throw new WeftError('BAD_INPUT', 'the question is empty: give it in words or a file that holds it', {
+      location: { field: '<question>' },
+    });
   const info = await stat(text).catch(() => undefined);
-  if (info?.isDirectory()) throw new WeftError('BAD_INPUT', 'expected a question file, got a folder', { location: { file: text } });
+  if (info?.isDirectory())
+    throw new WeftError('BAD_INPUT', 'expected a question file, got a folder', { location: { file: text } });
   // The same rule as `weft run <task>`: a mistyped file name must not be asked as the question (and spend calls).
   if (!info?.isFile() && looksLikePath(text)) {
-    throw new WeftError('BAD_INPUT', 'cannot read the question file: no such file (to give the question in words, use more than one word)', { location: { file: text } });
+    throw new WeftError(
+      'BAD_INPUT',
+      'cannot read the question file: no such file (to give the question in words, use more than one word)',
+      { location: { file: text } },
+    );
   }
   if (!info?.isFile()) return text;
   let content: string;
   try {
     content = await readFile(text, 'utf8');
   } catch (error) {
-    throw new WeftError('BAD_INPUT', `cannot read the question file: ${(error as Error).message}`, { location: { file: text }, cause: error });
+    throw new WeftError('BAD_INPUT', `cannot read the question file: ${(error as Error).message}`, {
+      location: { file: text },
+      cause: error,
+    });
   }
-  if (content.trim() === '') throw new WeftError('BAD_INPUT', 'the question file is empty', { location: { file: text } });
+  if (content.trim() === '')
+    throw new WeftError('BAD_INPUT', 'the question file is empty', { location: { file: text } });
   return content.trim();
 }

@@ -4,7 +4,16 @@ import { loadContext, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { formatEvaluation } from './team-output.js';
-import { type TeamFlags, buildTeamWithModels, progressLogger, runSettings, selectMembers, simDatasetWarning, subset, taskTypeFlag } from './team-command-support.js';
+import {
+  type TeamFlags,
+  buildTeamWithModels,
+  progressLogger,
+  runSettings,
+  selectMembers,
+  simDatasetWarning,
+  subset,
+  taskTypeFlag,
+} from './team-command-support.js';
 
 export interface TeamEvalFlags extends TeamFlags {
   readonly data?: string;
@@ -12,7 +21,12 @@ export interface TeamEvalFlags extends TeamFlags {
 }
 
 /** `weft team eval`: accuracy, calls per query and early stops of a team on a dataset with answers. */
-export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function teamEvalCommand(
+  flags: TeamEvalFlags,
+  output: Output,
+  signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const teamFile = requireValue(flags.team, '--team');
   const dataFile = requireValue(flags.data, '--data');
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
@@ -23,10 +37,19 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
   const spec = await loadTeamFile(teamFile);
   const { items } = await readTeamDataset(dataFile);
   const selection = flags.optimized === false ? undefined : await selectMembers(context, spec, taskType);
-  const team = await buildTeamWithModels(subset(spec, selection?.members ?? spec.agents.map((agent) => agent.name)), teamFile, flags.model, context, seed, env);
+  const team = await buildTeamWithModels(
+    subset(spec, selection?.members ?? spec.agents.map((agent) => agent.name)),
+    teamFile,
+    flags.model,
+    context,
+    seed,
+    env,
+  );
   const simWarning = simDatasetWarning(team.models, items, 'eval');
   if (simWarning) output.log(simWarning);
-  output.log(`evaluating team "${spec.name}" (${team.built.agents.map((agent) => agent.name).join(', ')}) on ${items.length} ${items.length === 1 ? 'item' : 'items'} of ${dataFile}`);
+  output.log(
+    `evaluating team "${spec.name}" (${team.built.agents.map((agent) => agent.name).join(', ')}) on ${items.length} ${items.length === 1 ? 'item' : 'items'} of ${dataFile}`,
+  );
   const progress = progressLogger('eval', output);
   let correct = 0;
   let failed = 0;
@@ -48,10 +71,17 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
       progress(done, total, `accuracy so far ${(correct / done).toFixed(3)}${failed > 0 ? `, ${failed} failed` : ''}`);
     },
   });
-  const limit = (kind: TeamQuery['kind']) => maxSteps ?? spec.maxSteps ?? (kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
+  const limit = (kind: TeamQuery['kind']) =>
+    maxSteps ?? spec.maxSteps ?? (kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
   const byId = new Map(items.map((item) => [item.id, item]));
-  const earlyStops = evaluation.perItem.filter((item) => item.stopReason === 'consensus' && item.stoppedAt < limit(teamQueryOf(byId.get(item.id)!, spec.answerKind).kind)).length;
-  if (evaluation.cancelled) output.log(`eval cancelled: the report covers the ${evaluation.cancelled.finished} of ${evaluation.cancelled.of} items that finished`);
+  const earlyStops = evaluation.perItem.filter(
+    (item) =>
+      item.stopReason === 'consensus' && item.stoppedAt < limit(teamQueryOf(byId.get(item.id)!, spec.answerKind).kind),
+  ).length;
+  if (evaluation.cancelled)
+    output.log(
+      `eval cancelled: the report covers the ${evaluation.cancelled.finished} of ${evaluation.cancelled.of} items that finished`,
+    );
   const exit = evaluation.failed > 0 || evaluation.cancelled ? 1 : 0;
   const document = {
     team: spec.name,
@@ -75,6 +105,15 @@ export async function teamEvalCommand(flags: TeamEvalFlags, output: Output, sign
     selection: selection?.selection ?? null,
   };
   if (output.json) output.document(document);
-  else for (const line of formatEvaluation(spec.name, dataFile, evaluation, earlyStops, team.models, selection?.selection ?? null)) output.text(line);
+  else
+    for (const line of formatEvaluation(
+      spec.name,
+      dataFile,
+      evaluation,
+      earlyStops,
+      team.models,
+      selection?.selection ?? null,
+    ))
+      output.text(line);
   return exit;
 }

@@ -1,10 +1,27 @@
 /** `weft team optimize --team pool.yaml --queries q.jsonl --k K`: score a pool, keep the top k, save both. */
-import { teamScoreStoreOf, loadTeamFile, optimizeTeam, readTeamQueries, selectTeamFileMembers, teamQueryOf, teamSizeOf, WeftError, type TeamChoice } from '../index.js';
+import {
+  teamScoreStoreOf,
+  loadTeamFile,
+  optimizeTeam,
+  readTeamQueries,
+  selectTeamFileMembers,
+  teamQueryOf,
+  teamSizeOf,
+  WeftError,
+  type TeamChoice,
+} from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { formatOptimizeResult } from './team-output.js';
-import { type TeamCommonFlags, buildTeamWithModels, progressLogger, runSettings, simDatasetWarning, taskTypeFlag } from './team-command-support.js';
+import {
+  type TeamCommonFlags,
+  buildTeamWithModels,
+  progressLogger,
+  runSettings,
+  simDatasetWarning,
+  taskTypeFlag,
+} from './team-command-support.js';
 
 export interface TeamOptimizeFlags extends TeamCommonFlags {
   readonly queries?: string;
@@ -16,7 +33,12 @@ export interface TeamOptimizeFlags extends TeamCommonFlags {
  * `weft team optimize`: the whole pool answers every sample query; the top k by importance; the scores and k
  * saved, so that later runs take the top k by stored mean.
  */
-export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Output, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function teamOptimizeCommand(
+  flags: TeamOptimizeFlags,
+  output: Output,
+  signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const poolFile = requireValue(flags.team, '--team');
   const queriesFile = requireValue(flags.queries, '--queries');
   const k = requireValue(integerFlag('k', flags.k, { min: 1 }), '--k');
@@ -26,15 +48,21 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   const context = await loadContext(flags, env);
   const spec = await loadTeamFile(poolFile);
   if (k > spec.agents.length) {
-    throw new WeftError('BAD_INPUT', `--k ${k} is larger than the pool: team "${spec.name}" has ${spec.agents.length} ${spec.agents.length === 1 ? 'agent' : 'agents'}`, {
-      location: { file: poolFile, field: '--k' },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `--k ${k} is larger than the pool: team "${spec.name}" has ${spec.agents.length} ${spec.agents.length === 1 ? 'agent' : 'agents'}`,
+      {
+        location: { file: poolFile, field: '--k' },
+      },
+    );
   }
   const { items } = await readTeamQueries(queriesFile);
   const team = await buildTeamWithModels(spec, poolFile, flags.model, context, seed, env);
   const simWarning = simDatasetWarning(team.models, items, 'optimize');
   if (simWarning) output.log(simWarning);
-  output.log(`optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, keeping the top ${k}`);
+  output.log(
+    `optimising team "${spec.name}": ${spec.agents.length} agents on ${items.length} sample ${items.length === 1 ? 'query' : 'queries'}, keeping the top ${k}`,
+  );
   const progress = progressLogger('optimize', output);
   let failed = 0;
   const result = await optimizeTeam({
@@ -74,7 +102,12 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
     }
     const totals = await store.teamScores(spec.name, taskType);
     size = await store.teamSize(spec.name, taskType);
-    stored = totals.map((score) => ({ agent: score.agent, importance: score.importance, queries: score.queries, mean: score.mean }));
+    stored = totals.map((score) => ({
+      agent: score.agent,
+      importance: score.importance,
+      queries: score.queries,
+      mean: score.mean,
+    }));
     // What later runs will take, by the very rule they use (the stored totals, not this run's alone).
     later = selectTeamFileMembers(spec, taskType, totals, size);
   } finally {
@@ -101,7 +134,8 @@ export async function teamOptimizeCommand(flags: TeamOptimizeFlags, output: Outp
   if (output.json) output.document(document);
   else {
     const next = { size: teamSizeOf(size), members: later.members, optimized: later.selection.optimized };
-    for (const line of formatOptimizeResult(spec.name, taskType, k, items, result, stored, next, team.models)) output.text(line);
+    for (const line of formatOptimizeResult(spec.name, taskType, k, items, result, stored, next, team.models))
+      output.text(line);
   }
   return result.failed.length > 0 ? 1 : 0;
 }

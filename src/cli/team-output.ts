@@ -36,7 +36,12 @@ export interface TeamRunDocument {
   readonly selection: TeamSelection | null;
 }
 
-export function teamRunDocument(team: string, result: TeamResult, models: TeamModels, selection: TeamSelection | undefined): TeamRunDocument {
+export function teamRunDocument(
+  team: string,
+  result: TeamResult,
+  models: TeamModels,
+  selection: TeamSelection | undefined,
+): TeamRunDocument {
   return {
     team,
     answer: result.answer,
@@ -64,7 +69,10 @@ export function formatSelection(selection: TeamSelection | null): string[] {
   if (selection.optimized) return [selection.reason, '  (--no-optimized runs every agent of the team file)'];
   return [
     selection.reason,
-    ...(selection.scores ?? []).map((score) => `  ${score.agent}  mean importance ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
+    ...(selection.scores ?? []).map(
+      (score) =>
+        `  ${score.agent}  mean importance ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`,
+    ),
   ];
 }
 
@@ -83,20 +91,34 @@ export function formatTeamRun(document: TeamRunDocument): string[] {
       : `stopped at step ${document.stoppedAt}: the step limit, without consensus; the answer is the last layer's ${document.tie ? 'first tied answer' : 'majority'}`,
   );
   // A tie is not a majority: say which answers tied and what chose among them.
-  if (document.tie) lines.push(`tie between ${document.tie.answers.map((answer) => JSON.stringify(clip(answer))).join(', ')}, broken by ${TIE_BREAKS[document.tie.brokenBy]}`);
+  if (document.tie)
+    lines.push(
+      `tie between ${document.tie.answers.map((answer) => JSON.stringify(clip(answer))).join(', ')}, broken by ${TIE_BREAKS[document.tie.brokenBy]}`,
+    );
   lines.push('');
   for (const [index, layer] of document.layers.entries()) {
     lines.push(`step ${index + 1}`);
     for (const node of layer) {
-      const answer = node.answer.includes('\n') ? `${node.answer.split('\n')[0]} …` : node.answer === '' ? '(no answer)' : node.answer;
+      const answer = node.answer.includes('\n')
+        ? `${node.answer.split('\n')[0]} …`
+        : node.answer === ''
+          ? '(no answer)'
+          : node.answer;
       const saw = node.peers.length === 0 ? 'saw only the question' : `saw ${node.peers.join(', ')}`;
-      const rated = node.peers.length === 0 ? '' : node.ratingsParsed ? `; rated ${node.ratings.join(' ')}` : '; ratings unreadable (equal weights)';
+      const rated =
+        node.peers.length === 0
+          ? ''
+          : node.ratingsParsed
+            ? `; rated ${node.ratings.join(' ')}`
+            : '; ratings unreadable (equal weights)';
       const tests = node.tests ? `; tests ${node.tests.passed}/${node.tests.total}` : '';
       lines.push(`  ${node.agent}: ${answer}  (${saw}${rated}${tests})`);
     }
     if (document.reformation && document.reformation.afterStep === index + 1) {
       const reform = document.reformation;
-      lines.push(`  reformation after step ${reform.afterStep}: kept ${reform.kept.join(', ')}; dropped ${reform.dropped.length > 0 ? reform.dropped.join(', ') : 'none'}`);
+      lines.push(
+        `  reformation after step ${reform.afterStep}: kept ${reform.kept.join(', ')}; dropped ${reform.dropped.length > 0 ? reform.dropped.join(', ') : 'none'}`,
+      );
       lines.push(`    why: ${reform.reason}${reform.fallback ? ' (fallback)' : ''}`);
     }
   }
@@ -106,7 +128,9 @@ export function formatTeamRun(document: TeamRunDocument): string[] {
   const width = Math.max(0, ...ranked.map(([agent]) => agent.length));
   for (const [agent, total] of ranked) {
     // An agent dropped by the reformation has no score in the later steps: shown as "-".
-    const perStep = document.importanceByLayer.map((layer) => (layer[agent] === undefined ? '    -' : layer[agent].toFixed(3))).join(' ');
+    const perStep = document.importanceByLayer
+      .map((layer) => (layer[agent] === undefined ? '    -' : layer[agent].toFixed(3)))
+      .join(' ');
     lines.push(`  ${agent.padEnd(width)}  ${total.toFixed(3)}  (by step: ${perStep})`);
   }
   lines.push('');
@@ -129,14 +153,23 @@ export function modelLines(models: TeamModels): string[] {
   };
   for (const [agent, use] of Object.entries(models.agents)) add(agent, use);
   if (models.ranker) add('ranker', models.ranker);
-  const lines = [...byModel.values()].map(({ use, who }) => `  ${use.model}${use.kind === 'real' ? '' : ` (${use.kind} model)`}: ${who.join(', ')}`);
+  const lines = [...byModel.values()].map(
+    ({ use, who }) => `  ${use.model}${use.kind === 'real' ? '' : ` (${use.kind} model)`}: ${who.join(', ')}`,
+  );
   return lines.length > 0 ? ['models:', ...lines] : [];
 }
 
 /** Wrong answers listed in the human report; `--json` has every item. */
 const SHOWN_WRONG = 10;
 
-export function formatEvaluation(team: string, data: string, evaluation: TeamEvaluation, earlyStops: number, models: TeamModels, selection: TeamSelection | null): string[] {
+export function formatEvaluation(
+  team: string,
+  data: string,
+  evaluation: TeamEvaluation,
+  earlyStops: number,
+  models: TeamModels,
+  selection: TeamSelection | null,
+): string[] {
   const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
   const wrong = evaluation.perItem.filter((item) => !item.correct);
   const finished = evaluation.total - evaluation.failed;
@@ -147,13 +180,21 @@ export function formatEvaluation(team: string, data: string, evaluation: TeamEva
     `accuracy        ${evaluation.accuracy.toFixed(4)}  (${evaluation.correct}/${evaluation.total})`,
     `calls per query ${evaluation.callsPerQuery.toFixed(2)}  (${evaluation.calls} calls${evaluation.failed > 0 ? ` over the ${finished} finished items` : ''})`,
     `early stop      ${percent(evaluation.total === 0 ? 0 : earlyStops / evaluation.total)}  (consensus before the step limit; mean stop step ${evaluation.meanStop.toFixed(2)})`,
-    ...(evaluation.failed > 0 ? [`failed          ${evaluation.failed} of ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'} (the run did not finish; counted as wrong)`] : []),
+    ...(evaluation.failed > 0
+      ? [
+          `failed          ${evaluation.failed} of ${evaluation.total} ${evaluation.total === 1 ? 'item' : 'items'} (the run did not finish; counted as wrong)`,
+        ]
+      : []),
     ...(evaluation.ratingFallbacks + evaluation.rankerFallbacks > 0
-      ? [`fallbacks       ${evaluation.ratingFallbacks} unreadable rating list(s), ${evaluation.rankerFallbacks} ranker fallback(s)`]
+      ? [
+          `fallbacks       ${evaluation.ratingFallbacks} unreadable rating list(s), ${evaluation.rankerFallbacks} ranker fallback(s)`,
+        ]
       : []),
     ...(wrong.length > 0
-      ? [`wrong answers${wrong.length > SHOWN_WRONG ? ` (first ${SHOWN_WRONG} of ${wrong.length}; --json lists every item)` : ''}:`,
-         ...wrong.slice(0, SHOWN_WRONG).map((item) => `  ${item.id}: ${whyWrong(item)}`)]
+      ? [
+          `wrong answers${wrong.length > SHOWN_WRONG ? ` (first ${SHOWN_WRONG} of ${wrong.length}; --json lists every item)` : ''}:`,
+          ...wrong.slice(0, SHOWN_WRONG).map((item) => `  ${item.id}: ${whyWrong(item)}`),
+        ]
       : []),
     ...modelLines(models),
   ];
@@ -201,13 +242,21 @@ export function formatOptimizeResult(
   };
   const failures = [
     `failed: ${result.failed.length} of ${n} ${n === 1 ? 'query' : 'queries'} (not scored):`,
-    ...result.failed.slice(0, SHOWN_WRONG).map((failure) => `  ${queries[failure.index]?.id ?? failure.index + 1}: ${clip(failure.error, 200)}`),
+    ...result.failed
+      .slice(0, SHOWN_WRONG)
+      .map((failure) => `  ${queries[failure.index]?.id ?? failure.index + 1}: ${clip(failure.error, 200)}`),
   ];
   if (finished === 0) {
-    return [`team "${team}": no sample query finished, so nothing was scored or saved (--k ${k} was not recorded either)`, ...failures, ...modelLines(models)];
+    return [
+      `team "${team}": no sample query finished, so nothing was scored or saved (--k ${k} was not recorded either)`,
+      ...failures,
+      ...modelLines(models),
+    ];
   }
   // The store's totals (all optimisations so far) rank, with ties going by name: the team can differ from the ✔.
-  const differs = later.optimized && (later.members.length !== result.chosen.length || later.members.some((agent) => !result.chosen.includes(agent)));
+  const differs =
+    later.optimized &&
+    (later.members.length !== result.chosen.length || later.members.some((agent) => !result.chosen.includes(agent)));
   const runs = later.optimized
     ? `the top ${later.size} by stored mean: ${later.members.join(', ')}${differs ? ' (not the ✔ above: the stored totals rank them, ties going by name)' : ''}`
     : `the whole team (${later.members.length} ${later.members.length === 1 ? 'agent' : 'agents'}, no more than ${later.size}): ${later.members.join(', ')}`;
@@ -220,7 +269,10 @@ export function formatOptimizeResult(
     ...(result.failed.length > 0 ? failures : []),
     '',
     `saved in the run store under team "${team}", task type "${taskType}"; the totals now stored (all optimisations so far):`,
-    ...stored.map((score) => `  ${score.agent.padEnd(width)}  mean ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`),
+    ...stored.map(
+      (score) =>
+        `  ${score.agent.padEnd(width)}  mean ${score.mean.toFixed(3)} over ${score.queries} ${score.queries === 1 ? 'query' : 'queries'}`,
+    ),
     `team size ${later.size} recorded (the latest optimisation's --k wins): \`weft team\`, \`weft team eval\` and workflow team roles now run ${runs} (--no-optimized runs every agent).`,
     ...modelLines(models),
   ];

@@ -18,8 +18,16 @@ export interface WorkerFlags {
   readonly json?: boolean;
 }
 
-export async function workerCommand(flags: WorkerFlags, output: Output, streams: Streams, signal: AbortSignal): Promise<number> {
-  if (!flags.redis) throw new WeftError('BAD_INPUT', '--redis is required, e.g. --redis redis://127.0.0.1:6379', { location: { field: '--redis' } });
+export async function workerCommand(
+  flags: WorkerFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+): Promise<number> {
+  if (!flags.redis)
+    throw new WeftError('BAD_INPUT', '--redis is required, e.g. --redis redis://127.0.0.1:6379', {
+      location: { field: '--redis' },
+    });
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 }) ?? 1;
   const lockDurationMs = integerFlag('lock-ms', flags.lockMs, { min: 1 });
   const stalledIntervalMs = integerFlag('stalled-ms', flags.stalledMs, { min: 1 });

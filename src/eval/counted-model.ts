@@ -26,7 +26,10 @@ export function countedModel(model: ChatModel, scope: string): CountedModel {
       kind: model.kind,
       async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
         const tag = call.tag ?? { purpose: 'other' as const };
-        const scoped: ChatCall = { ...call, tag: { ...tag, key: tag.key === undefined ? scope : `${scope}/${tag.key}` } };
+        const scoped: ChatCall = {
+          ...call,
+          tag: { ...tag, key: tag.key === undefined ? scope : `${scope}/${tag.key}` },
+        };
         count.calls += 1;
         const result = await model.generate(scoped, signal);
         count.inputTokens += result.usage.inputTokens;

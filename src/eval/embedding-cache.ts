@@ -61,7 +61,8 @@ export function openEmbeddingCache(options: DiskEmbeddingCacheOptions): Embeddin
     try {
       content = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn(`${file}: could not read the embedding cache (${messageOf(error)}); starting without it`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        warn(`${file}: could not read the embedding cache (${messageOf(error)}); starting without it`);
       return vectors;
     }
     startWithNewline = content !== '' && !content.endsWith('\n');
@@ -72,13 +73,15 @@ export function openEmbeddingCache(options: DiskEmbeddingCacheOptions): Embeddin
       const entry = readLine(line, dimension);
       if (typeof entry === 'string') {
         skipped++;
-        if (skipped <= MAX_LINE_WARNINGS) warn(`${file}:${index + 1}: skipped an unreadable embedding cache line (${entry})`);
+        if (skipped <= MAX_LINE_WARNINGS)
+          warn(`${file}:${index + 1}: skipped an unreadable embedding cache line (${entry})`);
         return;
       }
       if (entry.vector.length > 0) dimension ??= entry.vector.length;
       if (!vectors.has(entry.text)) vectors.set(entry.text, entry.vector);
     });
-    if (skipped > MAX_LINE_WARNINGS) warn(`${file}: skipped ${skipped - MAX_LINE_WARNINGS} more unreadable embedding cache lines`);
+    if (skipped > MAX_LINE_WARNINGS)
+      warn(`${file}: skipped ${skipped - MAX_LINE_WARNINGS} more unreadable embedding cache lines`);
     return vectors;
   }
 

@@ -60,7 +60,10 @@ export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): 
 
   /** Checks a vector against the dimension seen so far; `from` says where it came from, for messages. */
   function toUnit(vector: unknown, from: 'model' | 'cache', position: number): Unit {
-    if (!Array.isArray(vector) || !vector.every((component) => typeof component === 'number' && Number.isFinite(component))) {
+    if (
+      !Array.isArray(vector) ||
+      !vector.every((component) => typeof component === 'number' && Number.isFinite(component))
+    ) {
       throw new WeftError('PROVIDER', `${name}: vector ${position + 1} of the batch is not a list of finite numbers`, {
         retryable: false,
       });
@@ -73,9 +76,13 @@ export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): 
     else if (numbers.length !== dimension.size) {
       const message = `${name}: ${source} gave a ${numbers.length}-dimensional vector, but ${dimension.from} gave ${dimension.size} dimensions before`;
       if (from === 'cache' || dimension.from !== 'the model') {
-        throw new WeftError('BAD_INPUT', `${message}; if the model changed, delete ${cache?.location ?? 'the cache file'}`, {
-          ...(cache ? { location: { file: cache.location } } : {}),
-        });
+        throw new WeftError(
+          'BAD_INPUT',
+          `${message}; if the model changed, delete ${cache?.location ?? 'the cache file'}`,
+          {
+            ...(cache ? { location: { file: cache.location } } : {}),
+          },
+        );
       }
       throw new WeftError('PROVIDER', message, { retryable: false });
     }
@@ -88,13 +95,19 @@ export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): 
       vectors = await options.embed(texts, signal);
     } catch (error) {
       if (error instanceof WeftError || isAbortError(error)) throw error;
-      throw new WeftError('PROVIDER', `${name}: embedding failed: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-        retryable: false,
-      });
+      throw new WeftError(
+        'PROVIDER',
+        `${name}: embedding failed: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+          retryable: false,
+        },
+      );
     }
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-      const got = Array.isArray(vectors) ? `${vectors.length} vector${vectors.length === 1 ? '' : 's'}` : `a ${typeof vectors}`;
+      const got = Array.isArray(vectors)
+        ? `${vectors.length} vector${vectors.length === 1 ? '' : 's'}`
+        : `a ${typeof vectors}`;
       throw new WeftError('PROVIDER', `${name}: asked for ${texts.length} embeddings in one batch, got ${got}`, {
         retryable: false,
       });
@@ -151,7 +164,9 @@ export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): 
       const failure = settled.find((result) => result.status === 'rejected');
       if (!failure) {
         const units = new Map<string, Unit>();
-        settled.forEach((result, index) => units.set(distinct[index] ?? '', result.status === 'fulfilled' ? result.value : undefined));
+        settled.forEach((result, index) =>
+          units.set(distinct[index] ?? '', result.status === 'fulfilled' ? result.value : undefined),
+        );
         return units;
       }
       // Another call's batch was aborted by its own signal: embed those texts again, once, under ours.
@@ -185,7 +200,9 @@ export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): 
       const units = await unitsOf([...rows, ...columns], signal);
       // Equal texts score exactly 1 (rounding aside, their cosine is 1 anyway; this also holds for "" and
       // other texts a model gives no direction), as the Similarity contract says.
-      return rows.map((row) => columns.map((column) => (row === column ? 1 : unitCosine(units.get(row), units.get(column)))));
+      return rows.map((row) =>
+        columns.map((column) => (row === column ? 1 : unitCosine(units.get(row), units.get(column)))),
+      );
     },
     async close() {
       await options.close?.();

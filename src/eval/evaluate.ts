@@ -7,7 +7,12 @@ import { compareGroups, scenarioGroupOf } from './scenarios.js';
 import type { EvalReport, GroupScore, SampleReport } from './eval-report.js';
 import type { GoldRecord } from './gold-data.js';
 import { parseWorkflowText } from './parse-workflow-text.js';
-import { locatedReason, type Prediction, type PredictionSkipProblem, type SkippedPrediction } from './predictions-file.js';
+import {
+  locatedReason,
+  type Prediction,
+  type PredictionSkipProblem,
+  type SkippedPrediction,
+} from './predictions-file.js';
 import { DEFAULT_BETA, DEFAULT_MAX_ORDERS, DEFAULT_MCIS_TIME_LIMIT_MS, type ScoreOptions } from './sample-score.js';
 import { scoreWithSimilarity } from './score-workflow.js';
 import type { Similarity } from './similarity.js';
@@ -79,7 +84,11 @@ export async function evaluatePredictions(input: EvaluateInput): Promise<EvalRep
       if (!issue) {
         skip('bad-edge', 'the workflow text is not usable', 'output');
       } else if (issue.problem === 'empty') {
-        skip('empty', prediction.error === undefined ? issue.message : `${issue.message} (generation failed: ${prediction.error})`, 'output');
+        skip(
+          'empty',
+          prediction.error === undefined ? issue.message : `${issue.message} (generation failed: ${prediction.error})`,
+          'output',
+        );
       } else {
         skip(issue.problem, `${issue.message} (line ${issue.line}, column ${issue.column} of the output)`, 'output');
       }
@@ -95,33 +104,49 @@ export async function evaluatePredictions(input: EvaluateInput): Promise<EvalRep
     await similarity.matrix([...texts], [], signal);
   }
 
-  const samples = await mapWithConcurrency(jobs, input.concurrency ?? DEFAULT_EVAL_CONCURRENCY, signal, async (job): Promise<SampleReport> => {
-    const score = await scoreWithSimilarity(job.gold.workflow, job.workflow, similarity, { ...options, ...(signal ? { signal } : {}) });
-    return {
-      id: job.prediction.id,
-      f1_chain: score.f1_chain,
-      f1_graph: score.f1_graph,
-      p_chain: score.p_chain,
-      r_chain: score.r_chain,
-      p_graph: score.p_graph,
-      r_graph: score.r_graph,
-      matched: score.matched,
-      chainLength: score.chainLength,
-      graphNodes: score.graphNodes,
-      goldNodes: job.gold.workflow.nodes.length,
-      predictedNodes: job.workflow.nodes.length,
-      mcisExact: score.mcisExact,
-      scenario: scenarioGroupOf(job.gold.source),
-      source: job.gold.source,
-      line: job.prediction.line,
-    };
-  }, input.onProgress);
+  const samples = await mapWithConcurrency(
+    jobs,
+    input.concurrency ?? DEFAULT_EVAL_CONCURRENCY,
+    signal,
+    async (job): Promise<SampleReport> => {
+      const score = await scoreWithSimilarity(job.gold.workflow, job.workflow, similarity, {
+        ...options,
+        ...(signal ? { signal } : {}),
+      });
+      return {
+        id: job.prediction.id,
+        f1_chain: score.f1_chain,
+        f1_graph: score.f1_graph,
+        p_chain: score.p_chain,
+        r_chain: score.r_chain,
+        p_graph: score.p_graph,
+        r_graph: score.r_graph,
+        matched: score.matched,
+        chainLength: score.chainLength,
+        graphNodes: score.graphNodes,
+        goldNodes: job.gold.workflow.nodes.length,
+        predictedNodes: job.workflow.nodes.length,
+        mcisExact: score.mcisExact,
+        scenario: scenarioGroupOf(job.gold.source),
+        source: job.gold.source,
+        line: job.prediction.line,
+      };
+    },
+    input.onProgress,
+  );
 
   skips.sort((a, b) => a.line - b.line);
   const scoredIds = new Set(samples.map((sample) => sample.id));
-  const named = new Set([...input.predictions.map((prediction) => prediction.id), ...skips.flatMap((skip) => (skip.id === undefined ? [] : [skip.id]))]);
+  const named = new Set([
+    ...input.predictions.map((prediction) => prediction.id),
+    ...skips.flatMap((skip) => (skip.id === undefined ? [] : [skip.id])),
+  ]);
   // Each gold record with prediction lines but no scored one counts once as 0.
-  const zeroIds = new Set(skips.flatMap((skip) => (skip.id !== undefined && goldById.has(skip.id) && !scoredIds.has(skip.id) ? [skip.id] : [])));
+  const zeroIds = new Set(
+    skips.flatMap((skip) =>
+      skip.id !== undefined && goldById.has(skip.id) && !scoredIds.has(skip.id) ? [skip.id] : [],
+    ),
+  );
   const zeroCount = samples.length + zeroIds.size;
 
   return {
@@ -147,7 +172,10 @@ export async function evaluatePredictions(input: EvaluateInput): Promise<EvalRep
   };
 }
 
-function groupScores(samples: readonly SampleReport[], groupOf: (sample: SampleReport) => string): Record<string, GroupScore> {
+function groupScores(
+  samples: readonly SampleReport[],
+  groupOf: (sample: SampleReport) => string,
+): Record<string, GroupScore> {
   const groups = new Map<string, SampleReport[]>();
   for (const sample of samples) {
     const key = groupOf(sample);

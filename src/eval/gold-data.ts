@@ -12,7 +12,13 @@ import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, describeValue, valueAt } from '../text/describe-value.js';
 import { jsonLines } from '../text/json-lines.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
-import { formatFieldPath, positionAtOffset, positionsInDocument, type FieldPath, type SourcePosition } from '../text/source-locator.js';
+import {
+  formatFieldPath,
+  positionAtOffset,
+  positionsInDocument,
+  type FieldPath,
+  type SourcePosition,
+} from '../text/source-locator.js';
 import { parseWorkflowText, type SkippedText } from './parse-workflow-text.js';
 import { scenarioOf, sourceOfId, type Scenario } from './scenarios.js';
 import type { WorkflowText } from './workflow-text.js';
@@ -110,8 +116,12 @@ async function goldFiles(path: string): Promise<string[]> {
     throw cannotRead(path, error);
   }
   // README.md and anything else that is not a data file is ignored.
-  const files = names.filter((name) => /\.jsonl?$/i.test(name)).sort().map((name) => join(path, name));
-  if (files.length === 0) throw new WeftError('BAD_INPUT', 'no .json or .jsonl files in the gold folder', { location: { file: path } });
+  const files = names
+    .filter((name) => /\.jsonl?$/i.test(name))
+    .sort()
+    .map((name) => join(path, name));
+  if (files.length === 0)
+    throw new WeftError('BAD_INPUT', 'no .json or .jsonl files in the gold folder', { location: { file: path } });
   return files;
 }
 
@@ -125,7 +135,12 @@ async function readText(file: string): Promise<string> {
 }
 
 function cannotRead(path: string, error: unknown): WeftError {
-  const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : error instanceof Error ? error.message : String(error);
+  const reason =
+    (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'no such file or folder'
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return new WeftError('BAD_INPUT', `Cannot read gold data: ${reason}`, { location: { file: path }, cause: error });
 }
 
@@ -136,7 +151,17 @@ function readRecords(text: string, file: string, issues: LocatedIssue[]): RawRec
   if (!/\.jsonl$/i.test(file) && trimmed.startsWith('{') && !firstLineIsJson(text)) {
     // A pretty-printed single record: one JSON document, not JSONL.
     const value = parseJson(text, file, issues);
-    return value === undefined ? [] : [{ value, index: 0, line: positionAtOffset(text, text.length - trimmed.length).line, locate: locatorFor(text, 1, 1), fieldPrefix: [] }];
+    return value === undefined
+      ? []
+      : [
+          {
+            value,
+            index: 0,
+            line: positionAtOffset(text, text.length - trimmed.length).line,
+            locate: locatorFor(text, 1, 1),
+            fieldPrefix: [],
+          },
+        ];
   }
   return readJsonLines(text, file, issues);
 }
@@ -156,7 +181,11 @@ function parseJson(text: string, file: string, issues: LocatedIssue[]): unknown 
     return JSON.parse(text) as unknown;
   } catch {
     const error = findJsonSyntaxError(text);
-    issues.push({ file, ...positionAtOffset(text, error?.offset ?? 0), message: `invalid JSON: ${error?.message ?? 'cannot parse'}` });
+    issues.push({
+      file,
+      ...positionAtOffset(text, error?.offset ?? 0),
+      message: `invalid JSON: ${error?.message ?? 'cannot parse'}`,
+    });
     return undefined;
   }
 }
@@ -188,7 +217,13 @@ function readJsonLines(text: string, file: string, issues: LocatedIssue[]): RawR
       issues.push({ file, line: entry.line, column: entry.column, message: `invalid JSON: ${entry.message}` });
       continue;
     }
-    records.push({ value: entry.value, index: records.length, line: entry.line, locate: locatorFor(entry.text, entry.line, 1), fieldPrefix: [] });
+    records.push({
+      value: entry.value,
+      index: records.length,
+      line: entry.line,
+      locate: locatorFor(entry.text, entry.line, 1),
+      fieldPrefix: [],
+    });
   }
   return records;
 }
@@ -229,7 +264,8 @@ function topLevelElements(text: string): Span[] {
       continue;
     }
     if (code === 0x20 || code === 0x09 || code === 0x0d) continue;
-    if (depth === 1 && open === undefined && code !== 0x2c && code !== 0x5d) open = { start: index, line, column: index - lineStart + 1 };
+    if (depth === 1 && open === undefined && code !== 0x2c && code !== 0x5d)
+      open = { start: index, line, column: index - lineStart + 1 };
     if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) depth++;
     else if (code === 0x7d || code === 0x5d) {
@@ -251,7 +287,10 @@ function locatorFor(source: string, startLine: number, startColumn: number): Raw
     }
     const position = positionOf(path);
     if (!position) return undefined;
-    return { line: startLine + position.line - 1, column: position.line === 1 ? startColumn + position.column - 1 : position.column };
+    return {
+      line: startLine + position.line - 1,
+      column: position.line === 1 ? startColumn + position.column - 1 : position.column,
+    };
   };
 }
 
@@ -284,7 +323,9 @@ function validateRecord(record: RawRecord, file: string, issues: LocatedIssue[])
   }
   const taskIndex = conversations.slice(0, answerIndex).findLastIndex((message) => message.role === 'user');
   if (taskIndex < 0) {
-    issues.push(issueAt(file, record, ['conversations'], `record "${id}" has no user message (the task) before its gold answer`));
+    issues.push(
+      issueAt(file, record, ['conversations'], `record "${id}" has no user message (the task) before its gold answer`),
+    );
     return undefined;
   }
   const answer = conversations[answerIndex]?.content ?? '';
@@ -292,7 +333,14 @@ function validateRecord(record: RawRecord, file: string, issues: LocatedIssue[])
   if (!result.ok) {
     const first = result.issues[0];
     const where = first ? ` (line ${first.line}, column ${first.column} of the answer)` : '';
-    issues.push(issueAt(file, record, ['conversations', answerIndex, 'content'], `the gold answer of "${id}" is not a usable workflow: ${first?.message ?? 'unknown problem'}${where}`));
+    issues.push(
+      issueAt(
+        file,
+        record,
+        ['conversations', answerIndex, 'content'],
+        `the gold answer of "${id}" is not a usable workflow: ${first?.message ?? 'unknown problem'}${where}`,
+      ),
+    );
     return undefined;
   }
   const source = parsed.data.source?.trim() || sourceOfId(id) || basename(file).replace(/\.jsonl?$/i, '');

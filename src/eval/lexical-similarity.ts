@@ -180,7 +180,8 @@ function countHashes(list: readonly number[]): Block {
   const hashes: number[] = [];
   const counts: number[] = [];
   for (const hash of sorted) {
-    if (hashes.length > 0 && hashes[hashes.length - 1] === hash) counts[counts.length - 1] = (counts[counts.length - 1] ?? 0) + 1;
+    if (hashes.length > 0 && hashes[hashes.length - 1] === hash)
+      counts[counts.length - 1] = (counts[counts.length - 1] ?? 0) + 1;
     else {
       hashes.push(hash);
       counts.push(1);
@@ -227,7 +228,8 @@ function fitIdf(corpus: readonly string[]): { idf: Idf; features: Map<string, Fe
   }
   const documents = corpus.length;
   // Smoothed as in scikit-learn: as if one extra document held every n-gram, so an unseen one stays finite.
-  const idf = (counts: Map<number, number>) => (hash: number) => Math.log((1 + documents) / (1 + (counts.get(hash) ?? 0))) + 1;
+  const idf = (counts: Map<number, number>) => (hash: number) =>
+    Math.log((1 + documents) / (1 + (counts.get(hash) ?? 0))) + 1;
   return { idf: { words: idf(frequency.words), chars: idf(frequency.chars) }, features };
 }
 

@@ -15,14 +15,22 @@ export type NodePair = readonly [gold: number, predicted: number];
 /** Similarities are compared at this resolution, so float noise below it never decides a match. */
 const RESOLUTION = 1e6;
 
-export function matchNodes(similarity: readonly (readonly number[])[], goldCount: number, predictedCount: number, beta: number): NodePair[] {
+export function matchNodes(
+  similarity: readonly (readonly number[])[],
+  goldCount: number,
+  predictedCount: number,
+  beta: number,
+): NodePair[] {
   if (goldCount === 0 || predictedCount === 0) return [];
   const span = Math.max(goldCount, predictedCount);
   const pairs = Math.min(goldCount, predictedCount);
   // Weight = quantised similarity · M + tie-break, with M above any total of tie-breaks: the similarity total
   // decides and the displacement only orders equal totals. Everything stays an exact integer in a double.
   const multiplier = pairs * span + 1;
-  const resolution = Math.max(1, Math.min(RESOLUTION, Math.floor(Number.MAX_SAFE_INTEGER / (4 * pairs * (multiplier + 1) * span))));
+  const resolution = Math.max(
+    1,
+    Math.min(RESOLUTION, Math.floor(Number.MAX_SAFE_INTEGER / (4 * pairs * (multiplier + 1) * span))),
+  );
   const weight = (gold: number, predicted: number): number => {
     const value = similarity[gold]?.[predicted] ?? 0;
     if (!(value >= beta) || value <= 0) return 0;
@@ -36,7 +44,8 @@ export function matchNodes(similarity: readonly (readonly number[])[], goldCount
   const cost: Float64Array[] = [];
   for (let row = 0; row < rows; row++) {
     const line = new Float64Array(columns);
-    for (let column = 0; column < columns; column++) line[column] = -(transposed ? weight(column, row) : weight(row, column));
+    for (let column = 0; column < columns; column++)
+      line[column] = -(transposed ? weight(column, row) : weight(row, column));
     cost.push(line);
   }
   const columnOfRow = assignMinimumCost(cost, rows, columns);

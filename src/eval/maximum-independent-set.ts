@@ -17,11 +17,16 @@ export interface IndependentSetOptions {
   readonly now?: () => number;
 }
 
-export function maximumIndependentSet(conflicts: readonly (readonly boolean[])[], options: IndependentSetOptions = {}): IndependentSetResult {
+export function maximumIndependentSet(
+  conflicts: readonly (readonly boolean[])[],
+  options: IndependentSetOptions = {},
+): IndependentSetResult {
   const count = conflicts.length;
   const now = options.now ?? (() => performance.now());
   const deadline = now() + (options.timeLimitMs ?? Infinity);
-  const neighbours: number[][] = conflicts.map((row, vertex) => row.flatMap((conflict, other) => (conflict && other !== vertex ? [other] : [])));
+  const neighbours: number[][] = conflicts.map((row, vertex) =>
+    row.flatMap((conflict, other) => (conflict && other !== vertex ? [other] : [])),
+  );
   const alive = new Uint8Array(count);
   let best = greedy(neighbours, count);
   let visits = 0;
@@ -38,7 +43,8 @@ export function maximumIndependentSet(conflicts: readonly (readonly boolean[])[]
     for (;;) {
       if (taken.length + remaining.length <= best.length) return;
       for (const vertex of remaining) alive[vertex] = 1;
-      const degree = (vertex: number) => (neighbours[vertex] ?? []).reduce((sum, other) => sum + (alive[other] ?? 0), 0);
+      const degree = (vertex: number) =>
+        (neighbours[vertex] ?? []).reduce((sum, other) => sum + (alive[other] ?? 0), 0);
       let low = -1;
       let high = -1;
       let highDegree = -1;
@@ -74,7 +80,10 @@ export function maximumIndependentSet(conflicts: readonly (readonly boolean[])[]
       return;
     }
   };
-  search(Array.from({ length: count }, (_, vertex) => vertex), []);
+  search(
+    Array.from({ length: count }, (_, vertex) => vertex),
+    [],
+  );
   return { vertices: [...best].sort((a, b) => a - b), exact: !timedOut };
 }
 
@@ -96,7 +105,9 @@ function takeFromCycles(vertices: readonly number[], neighbours: readonly (reado
     while (!seen.has(current)) {
       seen.add(current);
       cycle.push(current);
-      const next = (neighbours[current] ?? []).find((other) => live.has(other) && other !== previous && !seen.has(other));
+      const next = (neighbours[current] ?? []).find(
+        (other) => live.has(other) && other !== previous && !seen.has(other),
+      );
       if (next === undefined) break;
       previous = current;
       current = next;

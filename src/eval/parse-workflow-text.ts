@@ -46,7 +46,8 @@ const LEGEND_ENTRY = /^[\s*_-]*([A-Za-z]\w{0,9})[\s*_]*:(.*)$/s;
 const PLAIN_NODE = /^\s*(\d+)(?::|\.(?=\s|$)|\))(.*)$/s;
 // The same with markdown around the number, or a `Node`/`Step` word: `- 1: …`, `**1.** …`, `**Node 1:** …`.
 // Only read directly under a Node header, where nothing else is plausible.
-const DECORATED_NODE = /^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:(?:node|step)\s+)?(\d+)\s*(?:(?:\*\*|__)\s*)?(?::|\.(?=[\s*_]|$)|\))(.*)$/is;
+const DECORATED_NODE =
+  /^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:(?:node|step)\s+)?(\d+)\s*(?:(?:\*\*|__)\s*)?(?::|\.(?=[\s*_]|$)|\))(.*)$/is;
 // `(a,b)` with any of START, END or a number on either side; which combinations are allowed is checked later.
 const TUPLE = /\(\s*(START|END|\d+)\s*,\s*(START|END|\d+)\s*\)/gi;
 const HAS_TUPLE = /\(\s*(?:START|END|\d+)\s*,\s*(?:START|END|\d+)\s*\)/i;
@@ -78,7 +79,11 @@ export function parseWorkflowText(text: string): ParseWorkflowTextResult {
   const issues: WorkflowTextIssue[] = [];
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (source.trim() === '') {
-    return { ok: false, issues: [{ problem: 'empty', line: 1, column: 1, field: 'text', message: 'the workflow text is empty' }], skipped };
+    return {
+      ok: false,
+      issues: [{ problem: 'empty', line: 1, column: 1, field: 'text', message: 'the workflow text is empty' }],
+      skipped,
+    };
   }
   const lines = source.split(/\r?\n/);
   const skip = (index: number, reason: string): void => {
@@ -100,7 +105,8 @@ export function parseWorkflowText(text: string): ParseWorkflowTextResult {
   }
   if (start < 0) start = findPlainListStart(lines, header + 1);
   if (start < 0) {
-    for (let index = 0; index < lines.length; index++) if (index !== header) skip(index, 'no node list to attach it to');
+    for (let index = 0; index < lines.length; index++)
+      if (index !== header) skip(index, 'no node list to attach it to');
     const line = header >= 0 ? header + 1 : 1;
     const message =
       header >= 0
@@ -151,7 +157,11 @@ export function parseWorkflowText(text: string): ParseWorkflowTextResult {
     else skip(position, 'after the edges');
   }
   if (edgeLines.length === 0) {
-    skipped.push({ line: afterNodes + 1, text: '', reason: 'no edge list found after the node list: no line has a tuple such as (START,1)' });
+    skipped.push({
+      line: afterNodes + 1,
+      text: '',
+      reason: 'no edge list found after the node list: no line has a tuple such as (START,1)',
+    });
   }
 
   // 4. Edges: checked, deduplicated, located.
@@ -166,19 +176,29 @@ export function parseWorkflowText(text: string): ParseWorkflowTextResult {
       const at = { line: lineIndex + 1, column: (match.index ?? 0) + 1 };
       const from = readEnd(match[1] ?? '');
       const to = readEnd(match[2] ?? '');
-      const edgeIssue = (problem: WorkflowTextProblem, message: string) => issues.push({ problem, ...at, field: 'edges', message });
+      const edgeIssue = (problem: WorkflowTextProblem, message: string) =>
+        issues.push({ problem, ...at, field: 'edges', message });
       if (from === 'START' && to === 'END') {
         skipped.push({ ...at, text: tuple, reason: 'an edge from START straight to END says nothing; dropped' });
         continue;
       }
       if (from === 'END' || to === 'START') {
-        edgeIssue('bad-edge', `edge ${tuple} ${from === 'END' ? 'leaves END' : 'enters START'}; edges go from START or a node to a node or END`);
+        edgeIssue(
+          'bad-edge',
+          `edge ${tuple} ${from === 'END' ? 'leaves END' : 'enters START'}; edges go from START or a node to a node or END`,
+        );
         continue;
       }
       const unknown = [from, to].filter((end): end is number => typeof end === 'number' && (end < 1 || end > count));
       if (unknown.length > 0) {
-        const names = unknown.length === 2 && unknown[0] !== unknown[1] ? `nodes ${unknown[0]} and ${unknown[1]}` : `node ${unknown[0]}`;
-        edgeIssue('unknown-node', `edge ${tuple} names ${names}, but the node list has ${count === 1 ? 'only node 1' : `nodes 1 to ${count}`}`);
+        const names =
+          unknown.length === 2 && unknown[0] !== unknown[1]
+            ? `nodes ${unknown[0]} and ${unknown[1]}`
+            : `node ${unknown[0]}`;
+        edgeIssue(
+          'unknown-node',
+          `edge ${tuple} names ${names}, but the node list has ${count === 1 ? 'only node 1' : `nodes 1 to ${count}`}`,
+        );
         continue;
       }
       if (from === to) {
@@ -205,14 +225,21 @@ export function parseWorkflowText(text: string): ParseWorkflowTextResult {
       });
     }
   });
-  const nodeEdges = edges.flatMap(([from, to]): [string, string][] => (typeof from === 'number' && typeof to === 'number' ? [[String(from), String(to)]] : []));
+  const nodeEdges = edges.flatMap(([from, to]): [string, string][] =>
+    typeof from === 'number' && typeof to === 'number' ? [[String(from), String(to)]] : [],
+  );
   const cycle = findCycle(
     nodes.map((node) => String(node.number)),
     nodeEdges,
   );
   if (cycle) {
     const closing = locationOf.get(`${cycle[cycle.length - 1]},${cycle[0]}`) ?? { line: 1, column: 1 };
-    issues.push({ problem: 'cycle', ...closing, field: 'edges', message: `the edges form a cycle: ${[...cycle, cycle[0]].join(' -> ')}` });
+    issues.push({
+      problem: 'cycle',
+      ...closing,
+      field: 'edges',
+      message: `the edges form a cycle: ${[...cycle, cycle[0]].join(' -> ')}`,
+    });
   }
 
   skipped.sort((a, b) => a.line - b.line);

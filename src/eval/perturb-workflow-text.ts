@@ -30,10 +30,9 @@ export function relistWorkflowText(workflow: WorkflowText, random: RandomSource)
   order.forEach((node, index) => (renumber[node] = index + 1));
   return {
     nodes: order.map((node) => workflow.nodes[node - 1] ?? ''),
-    edges: workflow.edges.map(([from, to]): Edge => [
-      from === 'START' ? from : renumber[from] ?? 0,
-      to === 'END' ? to : renumber[to] ?? 0,
-    ]),
+    edges: workflow.edges.map(
+      ([from, to]): Edge => [from === 'START' ? from : (renumber[from] ?? 0), to === 'END' ? to : (renumber[to] ?? 0)],
+    ),
   };
 }
 
@@ -44,9 +43,11 @@ export function relistWorkflowText(workflow: WorkflowText, random: RandomSource)
 export function deleteNode(workflow: WorkflowText, node: number): WorkflowText {
   const parents = workflow.edges.filter(([, to]) => to === node).map(([from]) => from);
   const children = workflow.edges.filter(([from]) => from === node).map(([, to]) => to);
-  const shift = <T extends EdgeSource | EdgeTarget>(end: T): T => (typeof end === 'number' && end > node ? ((end - 1) as T) : end);
+  const shift = <T extends EdgeSource | EdgeTarget>(end: T): T =>
+    typeof end === 'number' && end > node ? ((end - 1) as T) : end;
   const kept: Edge[] = workflow.edges.filter(([from, to]) => from !== node && to !== node);
-  for (const parent of parents) for (const child of children) if (!(parent === 'START' && child === 'END')) kept.push([parent, child]);
+  for (const parent of parents)
+    for (const child of children) if (!(parent === 'START' && child === 'END')) kept.push([parent, child]);
   const seen = new Set<string>();
   return {
     nodes: workflow.nodes.filter((_, index) => index + 1 !== node),
@@ -62,7 +63,11 @@ export function deleteNode(workflow: WorkflowText, node: number): WorkflowText {
 }
 
 /** One random new edge that keeps the workflow acyclic (never START→END), or undefined when none exists. */
-export function addRandomEdge(workflow: WorkflowText, random: RandomSource, allowed: (edge: Edge) => boolean = () => true): WorkflowText | undefined {
+export function addRandomEdge(
+  workflow: WorkflowText,
+  random: RandomSource,
+  allowed: (edge: Edge) => boolean = () => true,
+): WorkflowText | undefined {
   const count = workflow.nodes.length;
   const children = nodeChildren(workflow);
   const present = new Set(workflow.edges.map(([from, to]) => `${from}>${to}`));
@@ -96,6 +101,7 @@ export function addRandomEdge(workflow: WorkflowText, random: RandomSource, allo
 /** children[k] = the node numbers after node k (index 0 unused). */
 function nodeChildren(workflow: WorkflowText): number[][] {
   const children: number[][] = Array.from({ length: workflow.nodes.length + 1 }, () => []);
-  for (const [from, to] of workflow.edges) if (typeof from === 'number' && typeof to === 'number') children[from]?.push(to);
+  for (const [from, to] of workflow.edges)
+    if (typeof from === 'number' && typeof to === 'number') children[from]?.push(to);
   return children;
 }

@@ -56,7 +56,14 @@ export async function readPredictions(file: string): Promise<PredictionsFile> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : error instanceof Error ? error.message : String(error);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : error instanceof Error
+            ? error.message
+            : String(error);
     throw new WeftError('BAD_INPUT', `Cannot read predictions file: ${reason}`, { location: { file }, cause: error });
   }
   return parsePredictions(text, file);
@@ -68,7 +75,11 @@ export function parsePredictions(text: string, file?: string): PredictionsFile {
   const skipped: SkippedPrediction[] = [];
   for (const entry of jsonLines(text)) {
     const { line } = entry;
-    const skip = (problem: PredictionSkipProblem, message: string, extra: { field?: string; column?: number; id?: string } = {}): void => {
+    const skip = (
+      problem: PredictionSkipProblem,
+      message: string,
+      extra: { field?: string; column?: number; id?: string } = {},
+    ): void => {
       skipped.push({
         line,
         ...(extra.id === undefined ? {} : { id: extra.id }),
@@ -105,7 +116,12 @@ export function parsePredictions(text: string, file?: string): PredictionsFile {
       skip('bad-output', `expected a string, got ${describeValue(record.output)}`, { field: 'output', id });
       continue;
     }
-    predictions.push({ id, output: record.output, line, ...(typeof record.error === 'string' ? { error: record.error } : {}) });
+    predictions.push({
+      id,
+      output: record.output,
+      line,
+      ...(typeof record.error === 'string' ? { error: record.error } : {}),
+    });
   }
   return { predictions, skipped };
 }

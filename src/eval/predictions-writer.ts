@@ -110,7 +110,10 @@ function parseLine(raw: string): PredictionLine | undefined {
     planner: record.planner === 'weft' ? 'weft' : 'single',
     model: typeof record.model === 'string' ? record.model : '',
     calls: typeof record.calls === 'number' ? record.calls : 0,
-    tokens: { input: typeof tokens.input === 'number' ? tokens.input : 0, output: typeof tokens.output === 'number' ? tokens.output : 0 },
+    tokens: {
+      input: typeof tokens.input === 'number' ? tokens.input : 0,
+      output: typeof tokens.output === 'number' ? tokens.output : 0,
+    },
     durationMs: typeof record.durationMs === 'number' ? record.durationMs : 0,
     ...(typeof record.error === 'string' ? { error: record.error } : {}),
   };
@@ -119,4 +122,3 @@ function parseLine(raw: string): PredictionLine | undefined {
 function serialize(lines: readonly PredictionLine[]): string {
   return lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 }
-

@@ -10,7 +10,9 @@ import type { WorkflowText } from './workflow-text.js';
  * and scoring the gold against itself must give 1.
  */
 export function referenceOrders(gold: WorkflowText, limit: number): number[][] {
-  const orders = topologicalOrders({ subtasks: asSubtasks(gold) }, limit).map((order) => order.map((id) => Number(id) - 1));
+  const orders = topologicalOrders({ subtasks: asSubtasks(gold) }, limit).map((order) =>
+    order.map((id) => Number(id) - 1),
+  );
   const chain = gold.nodes.map((_, index) => index);
   if (!orders.some((order) => order.every((node, position) => node === chain[position]))) orders.push(chain);
   return orders;

@@ -95,11 +95,17 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
   const concurrency = positiveInteger(options.concurrency, 'concurrency');
   const candidates = positiveInteger(options.candidates ?? DEFAULT_WORFBENCH_CANDIDATES, 'candidates');
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
-    throw new WeftError('BAD_INPUT', `Expected limit to be an integer >= 0, got ${options.limit}`, { location: { field: 'limit' } });
+    throw new WeftError('BAD_INPUT', `Expected limit to be an integer >= 0, got ${options.limit}`, {
+      location: { field: 'limit' },
+    });
   }
   const selected = options.limit === undefined ? options.records : options.records.slice(0, options.limit);
   await mkdir(options.outDir, { recursive: true });
-  await claimOutDir(options.outDir, { model: redactModelSpec(options.model.id), planner: options.planner, ...(options.planner === 'weft' ? { candidates } : {}) });
+  await claimOutDir(options.outDir, {
+    model: redactModelSpec(options.model.id),
+    planner: options.planner,
+    ...(options.planner === 'weft' ? { candidates } : {}),
+  });
   const writer = await openPredictionsWriter(join(options.outDir, 'predictions.jsonl'));
   const todo = selected.filter((record) => !writer.existing.has(record.id));
   const resumed = selected.length - todo.length;
@@ -130,7 +136,9 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
       calls,
       elapsedMs,
       ...(generated > 0 ? { etaMs: (elapsedMs / generated) * (todo.length - generated) } : {}),
-      ...(live && live.count > 0 ? { meanF1Chain: live.f1Chain / live.count, meanF1Graph: live.f1Graph / live.count } : {}),
+      ...(live && live.count > 0
+        ? { meanF1Chain: live.f1Chain / live.count, meanF1Graph: live.f1Graph / live.count }
+        : {}),
     });
   };
 
@@ -142,9 +150,10 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     let output = '';
     let failure: { error: unknown } | undefined;
     try {
-      output = options.planner === 'single'
-        ? (await counted.model.generate(worfbenchCall(record), signal)).text
-        : (await planAsWorkflowText({ task: record.task, model: counted.model, candidates, signal })).text;
+      output =
+        options.planner === 'single'
+          ? (await counted.model.generate(worfbenchCall(record), signal)).text
+          : (await planAsWorkflowText({ task: record.task, model: counted.model, candidates, signal })).text;
     } catch (caught) {
       failure = { error: caught };
     }
@@ -158,7 +167,11 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
       stop.abort(failure.error);
       return;
     }
-    const error = failure ? (failure.error instanceof Error ? failure.error.message : String(failure.error)) : undefined;
+    const error = failure
+      ? failure.error instanceof Error
+        ? failure.error.message
+        : String(failure.error)
+      : undefined;
     const line: PredictionLine = {
       id: record.id,
       output,
@@ -180,10 +193,12 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     for (const record of todo) {
-      queue.add(() => generateOne(record)).catch((caught: unknown) => {
-        fatal ??= caught;
-        stop.abort(caught);
-      });
+      queue
+        .add(() => generateOne(record))
+        .catch((caught: unknown) => {
+          fatal ??= caught;
+          stop.abort(caught);
+        });
     }
     await queue.onIdle();
   } finally {
@@ -208,7 +223,8 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     errors,
     calls,
     tokens: { input: inputTokens, output: outputTokens },
-    callsPerRecord: predictions.length === 0 ? 0 : predictions.reduce((sum, line) => sum + line.calls, 0) / predictions.length,
+    callsPerRecord:
+      predictions.length === 0 ? 0 : predictions.reduce((sum, line) => sum + line.calls, 0) / predictions.length,
   };
   if (options.signal?.aborted) return { ...common, cancelled: true };
 
@@ -239,7 +255,12 @@ async function addLiveScore(
   live.count += 1;
   const parsed = parseWorkflowText(output);
   if (!parsed.ok) return;
-  const score = await scoreWithSimilarity(record.workflow, parsed.workflow, options.similarity, options.scoreOptions ?? {});
+  const score = await scoreWithSimilarity(
+    record.workflow,
+    parsed.workflow,
+    options.similarity,
+    options.scoreOptions ?? {},
+  );
   live.f1Chain += score.f1_chain;
   live.f1Graph += score.f1_graph;
 }
@@ -270,7 +291,9 @@ async function claimOutDir(outDir: string, meta: BenchMeta): Promise<void> {
   try {
     recorded = JSON.parse(text) as Partial<BenchMeta>;
   } catch {
-    throw new WeftError('BAD_INPUT', `${file} is not JSON; delete it (or the folder) to start over`, { location: { file } });
+    throw new WeftError('BAD_INPUT', `${file} is not JSON; delete it (or the folder) to start over`, {
+      location: { file },
+    });
   }
   for (const field of ['model', 'planner', 'candidates'] as const) {
     if (recorded[field] !== meta[field]) {

@@ -44,7 +44,9 @@ export function compareGroups(a: string, b: string): number {
 
 const RANKS = new Map<string, number>([
   ...SCENARIOS.map((scenario, index) => [scenario, index] as const),
-  ...SCENARIOS.flatMap((scenario) => SCENARIO_SOURCES[scenario]).map((source, index) => [source, SCENARIOS.length + index] as const),
+  ...SCENARIOS.flatMap((scenario) => SCENARIO_SOURCES[scenario]).map(
+    (source, index) => [source, SCENARIOS.length + index] as const,
+  ),
 ]);
 
 function rank(group: string): number {

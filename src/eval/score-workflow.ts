@@ -114,7 +114,11 @@ function edgeMatrix(workflow: WorkflowText): EdgeMatrix {
   return { has: (from, to) => cells[from * size + to] === 1 };
 }
 
-function precisionRecall(hits: number, predictedCount: number, goldCount: number): { precision: number; recall: number; f1: number } {
+function precisionRecall(
+  hits: number,
+  predictedCount: number,
+  goldCount: number,
+): { precision: number; recall: number; f1: number } {
   if (hits === 0) return { precision: 0, recall: 0, f1: 0 };
   const precision = hits / predictedCount;
   const recall = hits / goldCount;

@@ -36,7 +36,10 @@ function embeddingProviders(): ModelProviderDescriptor[] {
 
 /** One line per accepted form of every registered provider that embeds; part of every spec error message. */
 export function similaritySpecForms(): string[] {
-  return [LEXICAL_FORM, ...embeddingProviders().map((provider) => provider.embeddingForm ?? `${provider.name}:<model>`)];
+  return [
+    LEXICAL_FORM,
+    ...embeddingProviders().map((provider) => provider.embeddingForm ?? `${provider.name}:<model>`),
+  ];
 }
 
 /** The accepted forms with the built-in providers. */
@@ -136,7 +139,10 @@ export async function createSimilarity(
 async function createEmbedder(spec: EmbeddingSpec, options: CreateSimilarityOptions) {
   const provider = providerOf(spec);
   if (provider.createEmbedding === undefined) {
-    return failSimilaritySpec(formatModelSpec(spec), `${provider.noEmbedding ?? `"${provider.name}:" cannot embed`}; use one of the embedding providers below`);
+    return failSimilaritySpec(
+      formatModelSpec(spec),
+      `${provider.noEmbedding ?? `"${provider.name}:" cannot embed`}; use one of the embedding providers below`,
+    );
   }
   return provider.createEmbedding(spec, {
     env: options.env ?? process.env,
@@ -149,13 +155,19 @@ async function createEmbedder(spec: EmbeddingSpec, options: CreateSimilarityOpti
 /** Why a chat-only provider (by name or alias, e.g. `claude`) cannot embed, or undefined. */
 function chatOnlyReason(prefix: string): string | undefined {
   const provider = findProvider(prefix) ?? findProvider(providerAliases()[prefix] ?? '');
-  return provider && provider.createEmbedding === undefined ? provider.noEmbedding ?? `"${provider.name}:" is not an embedding model` : undefined;
+  return provider && provider.createEmbedding === undefined
+    ? (provider.noEmbedding ?? `"${provider.name}:" is not an embedding model`)
+    : undefined;
 }
 
 function failSimilaritySpec(text: string, problem: string): never {
   throw new WeftError(
     'BAD_INPUT',
-    [`Invalid similarity spec "${text}": ${problem}.`, 'Accepted forms:', ...similaritySpecForms().map((form) => `  ${form}`)].join('\n'),
+    [
+      `Invalid similarity spec "${text}": ${problem}.`,
+      'Accepted forms:',
+      ...similaritySpecForms().map((form) => `  ${form}`),
+    ].join('\n'),
     { location: { field: 'similarity' } },
   );
 }

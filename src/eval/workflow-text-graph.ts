@@ -34,7 +34,10 @@ export function workflowTextToWorkflow(workflow: WorkflowText, task: string = DE
   for (const [from, to] of workflow.edges) {
     for (const end of [from, to]) {
       if (typeof end === 'number' && !(Number.isInteger(end) && end >= 1 && end <= count)) {
-        throw new WeftError('PLAN_INVALID', `edge (${from},${to}) names node ${end}, but the workflow has ${count} nodes`);
+        throw new WeftError(
+          'PLAN_INVALID',
+          `edge (${from},${to}) names node ${end}, but the workflow has ${count} nodes`,
+        );
       }
     }
     if (typeof from !== 'number' || typeof to !== 'number') continue;

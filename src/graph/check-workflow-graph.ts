@@ -21,7 +21,11 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
     if (id === undefined) return;
     const first = firstIndexOf.get(id);
     if (first === undefined) firstIndexOf.set(id, index);
-    else issues.push({ path: ['subtasks', index, 'id'], message: `duplicate id "${id}", also used at ${where(['subtasks', first, 'id'])}` });
+    else
+      issues.push({
+        path: ['subtasks', index, 'id'],
+        message: `duplicate id "${id}", also used at ${where(['subtasks', first, 'id'])}`,
+      });
   });
 
   // Dependencies: each becomes an edge unless it is unknown, a self-dependency or a repeat.
@@ -50,7 +54,11 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
       if (typeof role.name === 'string') {
         const first = roleNames.get(role.name);
         if (first === undefined) roleNames.set(role.name, index);
-        else issues.push({ path: ['roles', index, 'name'], message: `duplicate role "${role.name}", also declared at ${where(['roles', first, 'name'])}` });
+        else
+          issues.push({
+            path: ['roles', index, 'name'],
+            message: `duplicate role "${role.name}", also declared at ${where(['roles', first, 'name'])}`,
+          });
       }
       if (role.kind === 'team' && role.team === undefined) {
         issues.push({ path: ['roles', index, 'team'], message: 'a role of kind "team" needs a "team" file' });
@@ -58,7 +66,10 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
         issues.push({ path: ['roles', index, 'team'], message: '"team" applies only to roles of kind "team"' });
       }
       if (role.kind !== 'team' && role.taskType !== undefined) {
-        issues.push({ path: ['roles', index, 'taskType'], message: '"taskType" applies only to roles of kind "team" (it keys their importance scores)' });
+        issues.push({
+          path: ['roles', index, 'taskType'],
+          message: '"taskType" applies only to roles of kind "team" (it keys their importance scores)',
+        });
       }
     });
     const known = [...roleNames.keys()];
@@ -77,7 +88,13 @@ function cycleIssues(ids: string[], edges: [string, string][], subtasks: unknown
   return independentCycles(ids, edges).map((cycle) => {
     const first = cycle[0] ?? '';
     const last = cycle[cycle.length - 1] ?? '';
-    const index = subtasks.findIndex((subtask) => idOf(subtask) === first && isRecord(subtask) && Array.isArray(subtask.dependsOn) && subtask.dependsOn.includes(last));
+    const index = subtasks.findIndex(
+      (subtask) =>
+        idOf(subtask) === first &&
+        isRecord(subtask) &&
+        Array.isArray(subtask.dependsOn) &&
+        subtask.dependsOn.includes(last),
+    );
     const position = index < 0 ? -1 : (subtasks[index] as { dependsOn: unknown[] }).dependsOn.indexOf(last);
     return {
       path: index < 0 ? ['subtasks'] : ['subtasks', index, 'dependsOn', position],

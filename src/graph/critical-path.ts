@@ -22,7 +22,10 @@ export function criticalPath(workflow: Pick<Workflow, 'subtasks'>, durationOf: (
     const id = index.ids[position] ?? '';
     const duration = durationOf(id);
     if (!Number.isFinite(duration) || duration < 0) {
-      throw new WeftError('BAD_INPUT', `Expected the duration of "${id}" to be a finite number >= 0, got ${duration} (${typeof duration})`);
+      throw new WeftError(
+        'BAD_INPUT',
+        `Expected the duration of "${id}" to be a finite number >= 0, got ${duration} (${typeof duration})`,
+      );
     }
     let start = 0;
     // Parents in input order, so the earliest wins a tie.

@@ -18,17 +18,21 @@ const STATUS_CLASSES: Record<SubtaskStatus, { name: string; style: string }> = {
 export function toMermaid(workflow: Pick<Workflow, 'subtasks'>, options: MermaidOptions = {}): string {
   const lines = ['flowchart TD'];
   for (const subtask of workflow.subtasks) {
-    lines.push(`  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${subtask.id}: ${shorten(subtask.objective, options.maxLabelLength)}`)}"]`);
+    lines.push(
+      `  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${subtask.id}: ${shorten(subtask.objective, options.maxLabelLength)}`)}"]`,
+    );
   }
   for (const subtask of workflow.subtasks) {
-    for (const dependency of new Set(subtask.dependsOn)) lines.push(`  ${graphNodeId(dependency)} --> ${graphNodeId(subtask.id)}`);
+    for (const dependency of new Set(subtask.dependsOn))
+      lines.push(`  ${graphNodeId(dependency)} --> ${graphNodeId(subtask.id)}`);
   }
   if (options.statuses) {
     const used = new Set(workflow.subtasks.map((subtask) => subtask.status));
     for (const [status, { name, style }] of Object.entries(STATUS_CLASSES)) {
       if (used.has(status as SubtaskStatus)) lines.push(`  classDef ${name} ${style}`);
     }
-    for (const subtask of workflow.subtasks) lines.push(`  class ${graphNodeId(subtask.id)} ${STATUS_CLASSES[subtask.status].name}`);
+    for (const subtask of workflow.subtasks)
+      lines.push(`  class ${graphNodeId(subtask.id)} ${STATUS_CLASSES[subtask.status].name}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -40,7 +44,8 @@ export function toDot(workflow: Pick<Workflow, 'subtasks'>): string {
     lines.push(`  ${graphNodeId(subtask.id)} [label="${escapeDotLabel(`${subtask.id}: ${subtask.objective}`)}"];`);
   }
   for (const subtask of workflow.subtasks) {
-    for (const dependency of new Set(subtask.dependsOn)) lines.push(`  ${graphNodeId(dependency)} -> ${graphNodeId(subtask.id)};`);
+    for (const dependency of new Set(subtask.dependsOn))
+      lines.push(`  ${graphNodeId(dependency)} -> ${graphNodeId(subtask.id)};`);
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
@@ -66,7 +71,11 @@ export function graphNodeId(id: string): string {
 export function escapeMermaidLabel(text: string): string {
   return text
     .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/["#&<>[\]{}()|`\\]/g, (character) => `#${character.charCodeAt(0)};`))
+    .map((line) =>
+      line
+        .replace(/[\u0000-\u001f\u007f]/g, ' ')
+        .replace(/["#&<>[\]{}()|`\\]/g, (character) => `#${character.charCodeAt(0)};`),
+    )
     .join('<br/>');
 }
 

@@ -35,11 +35,14 @@ export function tooLongMessage(max: number, input: unknown): string {
 }
 
 /** A string of at most `max` characters; the error gives its length. */
-export const boundedString = (max: number) => z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) });
+export const boundedString = (max: number) =>
+  z.string().max(max, { error: (issue) => tooLongMessage(max, issue.input) });
 
 /** Text that is not only whitespace (as useless to an agent as none), of at most `max` characters when given. */
 export const nonEmptyText = (max?: number) =>
-  (max === undefined ? z.string() : boundedString(max)).refine((value) => value.trim().length > 0, { error: 'must not be empty' });
+  (max === undefined ? z.string() : boundedString(max)).refine((value) => value.trim().length > 0, {
+    error: 'must not be empty',
+  });
 
 /** `must list at most 32 agents (got 8698)`. */
 export function tooManyMessage(max: number, what: string, input: unknown): string {

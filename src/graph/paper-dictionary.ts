@@ -50,7 +50,9 @@ export function toPaperDictionary(workflow: Pick<Workflow, 'subtasks'>): PaperDi
         objective: subtask.objective,
         status: subtask.status,
         data: subtask.output ?? null,
-        num_parents_not_completed: (index.parents[position] ?? []).filter((parent) => subtasks[parent]?.status !== 'completed').length,
+        num_parents_not_completed: (index.parents[position] ?? []).filter(
+          (parent) => subtasks[parent]?.status !== 'completed',
+        ).length,
         child: (index.children[position] ?? []).map((child) => index.ids[child] ?? ''),
         agent: subtask.agent,
       },
@@ -71,7 +73,11 @@ const recordSchema = z.strictObject({
     .enum(SUBTASK_STATUSES, { error: `must be one of ${SUBTASK_STATUSES.map((status) => `"${status}"`).join(', ')}` })
     .default('not started'),
   data: z.string({ error: 'must be a string or null' }).nullable().default(null),
-  num_parents_not_completed: z.number().int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).optional(),
+  num_parents_not_completed: z
+    .number()
+    .int({ error: 'must be a whole number' })
+    .min(0, { error: 'must not be negative' })
+    .optional(),
   child: z.array(z.string()).default([]),
   agent: text(),
 });
@@ -92,7 +98,11 @@ const RECORD_FIELDS = Object.keys(recordSchema.shape);
  *   and recomputed by `toPaperDictionary`, not reported as an error.
  * - Attempts start at 0: the paper's structure does not record them.
  */
-export function fromPaperDictionary(dictionary: unknown, task: string, options: FromPaperDictionaryOptions = {}): ParseWorkflowResult {
+export function fromPaperDictionary(
+  dictionary: unknown,
+  task: string,
+  options: FromPaperDictionaryOptions = {},
+): ParseWorkflowResult {
   const { file } = options;
   const located = (issues: readonly PathIssue[]): ParseWorkflowResult => ({
     ok: false,
@@ -103,7 +113,9 @@ export function fromPaperDictionary(dictionary: unknown, task: string, options: 
   });
 
   if (typeof dictionary !== 'object' || dictionary === null || Array.isArray(dictionary)) {
-    return located([{ path: [], message: `expected an object of subtasks keyed by id, got ${describeValue(dictionary)}` }]);
+    return located([
+      { path: [], message: `expected an object of subtasks keyed by id, got ${describeValue(dictionary)}` },
+    ]);
   }
   const entries = Object.entries(dictionary as Record<string, unknown>);
   if (entries.length === 0) return located([{ path: [], message: 'must list at least one subtask' }]);
@@ -149,9 +161,7 @@ export function fromPaperDictionary(dictionary: unknown, task: string, options: 
   for (const [parent, child] of edges) parentsOf.get(child)?.push(parent);
   const json: WorkflowJson = {
     task,
-    ...(options.roles
-      ? { roles: options.roles.map(copyRole) }
-      : {}),
+    ...(options.roles ? { roles: options.roles.map(copyRole) } : {}),
     subtasks: ids.map((id) => {
       const record = records.get(id)!;
       return {
@@ -170,25 +180,42 @@ export function fromPaperDictionary(dictionary: unknown, task: string, options: 
 }
 
 function describeIssue(issue: z.core.$ZodIssue, id: string, raw: unknown): PathIssue[] {
-  const path: FieldPath = [id, ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))];
+  const path: FieldPath = [
+    id,
+    ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment)),
+  ];
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ path: [...path, key], message: `unknown field "${key}"; expected one of: ${RECORD_FIELDS.join(', ')}` }));
+    return issue.keys.map((key) => ({
+      path: [...path, key],
+      message: `unknown field "${key}"; expected one of: ${RECORD_FIELDS.join(', ')}`,
+    }));
   }
   if (issue.code === 'invalid_type' && issue.path.length === 0) {
     return [{ path, message: `expected a subtask record (an object), got ${describeValue(raw)}` }];
   }
-  if (issue.code === 'invalid_type' && issue.path.length === 1 && (typeof raw !== 'object' || raw === null || !(String(issue.path[0]) in raw))) {
+  if (
+    issue.code === 'invalid_type' &&
+    issue.path.length === 1 &&
+    (typeof raw !== 'object' || raw === null || !(String(issue.path[0]) in raw))
+  ) {
     return [{ path, message: `missing required field "${String(issue.path[0])}"` }];
   }
   return [{ path, message: issue.message ?? 'invalid value' }];
 }
 
 /** Independent cycles, as in plan files: each located where it closes, at the last node's child entry. */
-function cycleIssues(ids: readonly string[], edges: readonly [string, string][], records: ReadonlyMap<string, { child: string[] }>): PathIssue[] {
+function cycleIssues(
+  ids: readonly string[],
+  edges: readonly [string, string][],
+  records: ReadonlyMap<string, { child: string[] }>,
+): PathIssue[] {
   return independentCycles(ids, edges).map((cycle) => {
     const first = cycle[0] ?? '';
     const last = cycle[cycle.length - 1] ?? '';
-    return { path: [last, 'child', records.get(last)?.child.indexOf(first) ?? 0], message: `cycle: ${[...cycle, first].join(' -> ')}` };
+    return {
+      path: [last, 'child', records.get(last)?.child.indexOf(first) ?? 0],
+      message: `cycle: ${[...cycle, first].join(' -> ')}`,
+    };
   });
 }
 

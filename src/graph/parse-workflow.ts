@@ -1,12 +1,7 @@
 import type { z } from 'zod';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
-import {
-  formatFieldPath,
-  type FieldPath,
-  type PathIssue,
-  type PositionOf,
-} from '../text/source-locator.js';
+import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from '../text/source-locator.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { checkWorkflowGraph } from './check-workflow-graph.js';
 import { ALLOWED_FIELDS, workflowSchema, type WorkflowInput } from './workflow-schema.js';
@@ -39,7 +34,9 @@ export function workflowFromJson(json: WorkflowJson): Workflow {
   const result = parseWorkflow(json);
   if (result.ok) return result.workflow;
   const count = result.issues.length;
-  throw new WeftError('PLAN_INVALID', `invalid workflow: ${count} ${count === 1 ? 'issue' : 'issues'}`, { issues: result.issues });
+  throw new WeftError('PLAN_INVALID', `invalid workflow: ${count} ${count === 1 ? 'issue' : 'issues'}`, {
+    issues: result.issues,
+  });
 }
 
 /** The plan-file form of a workflow, with every field written out; `parseWorkflow` reads it back unchanged. */
@@ -127,7 +124,11 @@ function buildWorkflow(input: WorkflowInput): Workflow {
   const roles: Role[] = input.roles
     ? input.roles.map(copyRole)
     : // Without declared roles, each agent name used is a plain LLM role, in order of first use.
-      [...new Set(input.subtasks.map((subtask) => subtask.agent))].map((name) => ({ name, prompt: `You are the ${name}.`, kind: 'llm' as const }));
+      [...new Set(input.subtasks.map((subtask) => subtask.agent))].map((name) => ({
+        name,
+        prompt: `You are the ${name}.`,
+        kind: 'llm' as const,
+      }));
   return deepFreeze({ task: input.task, roles, subtasks: input.subtasks.map(copySubtask) });
 }
 

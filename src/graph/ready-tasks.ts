@@ -8,7 +8,11 @@ import type { Workflow } from './workflow.js';
 export function readyTasks(workflow: Pick<Workflow, 'subtasks'>): string[] {
   const statusOf = new Map(workflow.subtasks.map((subtask) => [subtask.id, subtask.status]));
   return workflow.subtasks
-    .filter((subtask) => subtask.status === 'not started' && subtask.dependsOn.every((dependency) => statusOf.get(dependency) === 'completed'))
+    .filter(
+      (subtask) =>
+        subtask.status === 'not started' &&
+        subtask.dependsOn.every((dependency) => statusOf.get(dependency) === 'completed'),
+    )
     .map((subtask) => subtask.id);
 }
 

@@ -26,7 +26,9 @@ export function parallelism(workflow: Pick<Workflow, 'subtasks'>): number {
  */
 export function dependencyComplexity(workflow: Pick<Workflow, 'subtasks'>): number {
   const index = indexDependencies(workflow);
-  const degrees = index.ids.map((_, position) => (index.parents[position]?.length ?? 0) + (index.children[position]?.length ?? 0));
+  const degrees = index.ids.map(
+    (_, position) => (index.parents[position]?.length ?? 0) + (index.children[position]?.length ?? 0),
+  );
   if (degrees.length === 0) return 0;
   const mean = degrees.reduce((sum, degree) => sum + degree, 0) / degrees.length;
   const variance = degrees.reduce((sum, degree) => sum + (degree - mean) ** 2, 0) / degrees.length;

@@ -76,7 +76,8 @@ export function parseJsonValues(text: string): JsonValueCandidate[] {
   }
   for (const candidate of unparsed) {
     const repaired = tryRepair(candidate);
-    if (repaired.ok && isStructured(repaired.value)) add({ value: repaired.value, source: 'repaired', text: candidate });
+    if (repaired.ok && isStructured(repaired.value))
+      add({ value: repaired.value, source: 'repaired', text: candidate });
   }
   const { unclosedStart } = scanBalanced(text);
   if (unclosedStart !== undefined) {
@@ -87,7 +88,8 @@ export function parseJsonValues(text: string): JsonValueCandidate[] {
   // Only a text that starts like JSON: jsonrepair happily turns "Sorry, no." into ["Sorry", "no."].
   if (/^\s*[[{]/.test(text)) {
     const repairedWhole = tryRepair(text);
-    if (repairedWhole.ok && isStructured(repairedWhole.value)) add({ value: repairedWhole.value, source: 'repaired', text });
+    if (repairedWhole.ok && isStructured(repairedWhole.value))
+      add({ value: repairedWhole.value, source: 'repaired', text });
   }
   return values;
 }

@@ -41,9 +41,13 @@ export interface SchemaBounds {
 export function boundedSchema(schema: JsonSchema, bounds: SchemaBounds): JsonSchema {
   for (const [name, value] of Object.entries(bounds)) {
     if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0)) {
-      throw new WeftError('BAD_INPUT', `Expected ${name} to be an integer >= 0, got ${String(value)} (${typeof value})`, {
-        location: { field: name },
-      });
+      throw new WeftError(
+        'BAD_INPUT',
+        `Expected ${name} to be an integer >= 0, got ${String(value)} (${typeof value})`,
+        {
+          location: { field: name },
+        },
+      );
     }
   }
   return mapSchemas(schema, (node) => {

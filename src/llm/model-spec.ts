@@ -89,7 +89,11 @@ function failModelSpec(text: string, problem: string): never {
   const { display, secrets } = redactUrl(text);
   throw new WeftError(
     'MODEL_SPEC',
-    [`Invalid model spec "${display}": ${scrubSecrets(redactModelSpec(problem), secrets)}.`, 'Valid forms:', ...modelSpecForms().map((form) => `  ${form}`)].join('\n'),
+    [
+      `Invalid model spec "${display}": ${scrubSecrets(redactModelSpec(problem), secrets)}.`,
+      'Valid forms:',
+      ...modelSpecForms().map((form) => `  ${form}`),
+    ].join('\n'),
   );
 }
 
@@ -107,7 +111,11 @@ function suggestPrefix(spec: string): string {
 /** The provider a misspelt prefix most likely meant, or undefined when nothing is close (about one typo per three letters). */
 export function suggestProvider(prefix: string): string | undefined {
   const providers = listProviders();
-  return closestWord(prefix, providers.map((provider) => provider.name), providerAliases(providers));
+  return closestWord(
+    prefix,
+    providers.map((provider) => provider.name),
+    providerAliases(providers),
+  );
 }
 
 /** Checks what the grammar leaves to the provider (e.g. the sim model's options); throws its WeftError. */

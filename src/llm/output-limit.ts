@@ -30,9 +30,12 @@ export type OutputTokenSetting = number | Readonly<Partial<Record<CallPurpose | 
 export function outputTokenLimits(setting: OutputTokenSetting | undefined): OutputTokenLimits {
   if (setting === undefined) return DEFAULT_MAX_OUTPUT_TOKENS;
   const purposes = Object.keys(DEFAULT_MAX_OUTPUT_TOKENS) as CallPurpose[];
-  if (typeof setting === 'number') return Object.freeze(Object.fromEntries(purposes.map((purpose) => [purpose, setting])) as OutputTokenLimits);
+  if (typeof setting === 'number')
+    return Object.freeze(Object.fromEntries(purposes.map((purpose) => [purpose, setting])) as OutputTokenLimits);
   return Object.freeze(
-    Object.fromEntries(purposes.map((purpose) => [purpose, setting[purpose] ?? setting.default ?? DEFAULT_MAX_OUTPUT_TOKENS[purpose]])) as OutputTokenLimits,
+    Object.fromEntries(
+      purposes.map((purpose) => [purpose, setting[purpose] ?? setting.default ?? DEFAULT_MAX_OUTPUT_TOKENS[purpose]]),
+    ) as OutputTokenLimits,
   );
 }
 

@@ -18,7 +18,10 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 const FREE: ModelPrice = { inputPerMillion: 0, outputPerMillion: 0 };
 
-const price = (inputPerMillion: number, outputPerMillion: number): ModelPrice => ({ inputPerMillion, outputPerMillion });
+const price = (inputPerMillion: number, outputPerMillion: number): ModelPrice => ({
+  inputPerMillion,
+  outputPerMillion,
+});
 
 /** List prices as published by the vendors (standard tier, no caching or batch discounts), mid-2025. */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
@@ -59,7 +62,10 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
 });
 
 /** `defaults` with `overrides` laid over them; an override may give only one of the two prices. */
-export function mergePrices(defaults: PriceTable, overrides: Readonly<Record<string, Partial<ModelPrice>>>): PriceTable {
+export function mergePrices(
+  defaults: PriceTable,
+  overrides: Readonly<Record<string, Partial<ModelPrice>>>,
+): PriceTable {
   const merged: Record<string, ModelPrice> = { ...defaults };
   for (const [model, override] of Object.entries(overrides)) {
     const base = merged[model] ?? FREE;
@@ -81,7 +87,10 @@ export function mergePrices(defaults: PriceTable, overrides: Readonly<Record<str
 }
 
 /** The matching entry, or `undefined` for an unknown model. */
-export function findPrice(modelName: string, prices: PriceTable = DEFAULT_PRICES): { key: string; price: ModelPrice } | undefined {
+export function findPrice(
+  modelName: string,
+  prices: PriceTable = DEFAULT_PRICES,
+): { key: string; price: ModelPrice } | undefined {
   const name = modelName.trim().toLowerCase();
   const found = longestPrefix(name, prices);
   if (found) return found;
@@ -97,17 +106,27 @@ export function isPriced(modelName: string, prices: PriceTable = DEFAULT_PRICES)
  * USD for `usage` on `modelName`; 0 for unknown models. Given several names (e.g. the model the spec asked for,
  * then the one the server reported), the first one with a price is used.
  */
-export function costOf(modelName: string | readonly (string | undefined)[], usage: Usage, prices: PriceTable = DEFAULT_PRICES): number {
+export function costOf(
+  modelName: string | readonly (string | undefined)[],
+  usage: Usage,
+  prices: PriceTable = DEFAULT_PRICES,
+): number {
   const names = typeof modelName === 'string' ? [modelName] : modelName;
-  const found = names.reduce<ReturnType<typeof findPrice>>((hit, name) => hit ?? (name === undefined ? undefined : findPrice(name, prices)), undefined);
+  const found = names.reduce<ReturnType<typeof findPrice>>(
+    (hit, name) => hit ?? (name === undefined ? undefined : findPrice(name, prices)),
+    undefined,
+  );
   if (!found) return 0;
-  return (usage.inputTokens * found.price.inputPerMillion + usage.outputTokens * found.price.outputPerMillion) / 1_000_000;
+  return (
+    (usage.inputTokens * found.price.inputPerMillion + usage.outputTokens * found.price.outputPerMillion) / 1_000_000
+  );
 }
 
 function longestPrefix(name: string, prices: PriceTable): { key: string; price: ModelPrice } | undefined {
   let best: { key: string; price: ModelPrice } | undefined;
   for (const [key, entry] of Object.entries(prices)) {
-    if (isPrefixAtBoundary(key.toLowerCase(), name) && (!best || key.length > best.key.length)) best = { key, price: entry };
+    if (isPrefixAtBoundary(key.toLowerCase(), name) && (!best || key.length > best.key.length))
+      best = { key, price: entry };
   }
   return best;
 }

@@ -23,7 +23,9 @@ const BUILT_IN_PROVIDERS: readonly ModelProviderDescriptor[] = [
   simProvider,
 ];
 
-const registry = new Map<string, ModelProviderDescriptor>(BUILT_IN_PROVIDERS.map((provider) => [provider.name, provider]));
+const registry = new Map<string, ModelProviderDescriptor>(
+  BUILT_IN_PROVIDERS.map((provider) => [provider.name, provider]),
+);
 
 /**
  * Adds a provider: specs `<name>:…` then parse, print and build through it. Returns a function that removes it
@@ -31,9 +33,13 @@ const registry = new Map<string, ModelProviderDescriptor>(BUILT_IN_PROVIDERS.map
  */
 export function registerProvider<Spec extends ModelSpec>(provider: ModelProviderDescriptor<Spec>): () => void {
   if (!/^[a-z][a-z0-9._-]*$/.test(provider.name)) {
-    throw new WeftError('BAD_INPUT', `A provider name is a lower-case word (letters, digits, ".", "_", "-"), got "${provider.name}".`);
+    throw new WeftError(
+      'BAD_INPUT',
+      `A provider name is a lower-case word (letters, digits, ".", "_", "-"), got "${provider.name}".`,
+    );
   }
-  if (registry.has(provider.name)) throw new WeftError('BAD_INPUT', `A model provider named "${provider.name}" is already registered.`);
+  if (registry.has(provider.name))
+    throw new WeftError('BAD_INPUT', `A model provider named "${provider.name}" is already registered.`);
   const added = provider as unknown as ModelProviderDescriptor;
   registry.set(provider.name, added);
   return () => {
@@ -55,13 +61,18 @@ export function listProviders(): readonly ModelProviderDescriptor[] {
 export function providerOf(spec: ModelSpec): ModelProviderDescriptor {
   const provider = registry.get(spec.provider);
   if (provider === undefined) {
-    throw new WeftError('MODEL_SPEC', `No model provider "${spec.provider}" is registered (known: ${[...registry.keys()].join(', ')}).`);
+    throw new WeftError(
+      'MODEL_SPEC',
+      `No model provider "${spec.provider}" is registered (known: ${[...registry.keys()].join(', ')}).`,
+    );
   }
   return provider;
 }
 
 /** Misspellings and brand names of every registered provider, for "did you mean". */
-export function providerAliases(providers: readonly ModelProviderDescriptor[] = listProviders()): Record<string, string> {
+export function providerAliases(
+  providers: readonly ModelProviderDescriptor[] = listProviders(),
+): Record<string, string> {
   const aliases: Record<string, string> = {};
   for (const provider of providers) for (const alias of provider.aliases ?? []) aliases[alias] = provider.name;
   return aliases;

@@ -88,7 +88,8 @@ export async function resolveModelSpec(options: ResolveModelSpecOptions = {}): P
   const fromEnv = nonEmpty(env['WEFT_MODEL']);
   if (fromEnv !== undefined) return checked(fromEnv, 'WEFT_MODEL', 'the WEFT_MODEL environment variable');
   if (nonEmpty(env['OPENAI_API_KEY']) !== undefined) return { spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
-  if (nonEmpty(env['ANTHROPIC_API_KEY']) !== undefined) return { spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
+  if (nonEmpty(env['ANTHROPIC_API_KEY']) !== undefined)
+    return { spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
   const probe = options.probeOllama ?? (() => probeOllama({ env }));
   const ollamaModel = await probe().catch(() => undefined);
   if (ollamaModel) return { spec: `ollama:${ollamaModel}`, source: 'ollama' };
@@ -105,7 +106,10 @@ export function noModelMessage(): string {
     `  OPENAI_API_KEY=<key>              uses ${DEFAULT_OPENAI_MODEL}`,
     `  ANTHROPIC_API_KEY=<key>           uses ${DEFAULT_ANTHROPIC_MODEL}`,
     '  a running Ollama (ollama serve)   uses its first model (ollama pull llama3.2); OLLAMA_HOST moves it',
-    ...wrapList('Specs: ', modelSpecForms().map((form) => form.split(/\s+/)[0] ?? form)),
+    ...wrapList(
+      'Specs: ',
+      modelSpecForms().map((form) => form.split(/\s+/)[0] ?? form),
+    ),
   ].join('\n');
 }
 

@@ -95,14 +95,22 @@ const GAVE_UP_LABELS: Partial<Record<WeftErrorCode, string>> = { PROVIDER: 'prov
 /** `provider error after 3 retries: OpenAI answered HTTP 503`: why the call failed, and that retrying did not help. */
 function gaveUp(error: WeftError, retries: number): WeftError {
   const label = GAVE_UP_LABELS[error.code] ?? `${error.code.toLowerCase()} error`;
-  return rewordError(error, `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`, error);
+  return rewordError(
+    error,
+    `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`,
+    error,
+  );
 }
 
 function checkCount(field: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) {
-    throw new WeftError('BAD_INPUT', `Expected ${field} to be an integer >= 0, got ${String(value)} (${typeof value})`, {
-      location: { field },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Expected ${field} to be an integer >= 0, got ${String(value)} (${typeof value})`,
+      {
+        location: { field },
+      },
+    );
   }
 }
 

@@ -100,7 +100,11 @@ export function scriptedModel(
 type ScriptResponder = ScriptedResponder & { remaining(): number };
 
 function scriptResponder(replies: readonly ScriptedReply[], id: string, file: string | undefined): ScriptResponder {
-  const entries: CompiledReply[] = replies.map((reply) => ({ reply, matches: compileWhen(reply.when), consumed: false }));
+  const entries: CompiledReply[] = replies.map((reply) => ({
+    reply,
+    matches: compileWhen(reply.when),
+    consumed: false,
+  }));
   let callCount = 0;
   const responder = (call: ChatCall): string => {
     callCount++;
@@ -125,7 +129,11 @@ function scriptResponder(replies: readonly ScriptedReply[], id: string, file: st
 function firstLine(call: ChatCall): string {
   const lastUser = [...call.messages].reverse().find((m) => m.role === 'user');
   const source = lastUser?.content ?? promptText(call);
-  const line = source.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const line =
+    source
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? '';
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 
@@ -148,7 +156,11 @@ function parseWhenRegex(when: string): RegExp | undefined {
 /** Checks a replies array (from code or a `.js` script); throws BAD_INPUT listing every problem. */
 export function validateReplies(replies: unknown, file?: string): ScriptedReply[] {
   const issues = replyIssues(replies, 'replies');
-  if (issues.length > 0) throw badScript(issues.map((issue) => ({ ...issue, file })), file);
+  if (issues.length > 0)
+    throw badScript(
+      issues.map((issue) => ({ ...issue, file })),
+      file,
+    );
   return replies as ScriptedReply[];
 }
 
@@ -174,7 +186,10 @@ export function parseScriptFile(text: string, file?: string): ScriptedReply[] {
   }
   if (issues.length === 0) return (value as { replies: ScriptedReply[] }).replies;
   const locate = jsonLocator(source);
-  throw badScript(issues.map((issue) => ({ ...issue, file, ...locate(issue.field) })), file);
+  throw badScript(
+    issues.map((issue) => ({ ...issue, file, ...locate(issue.field) })),
+    file,
+  );
 }
 
 function replyIssues(replies: unknown, field: string): { field?: string; message: string }[] {
@@ -188,10 +203,13 @@ function replyIssues(replies: unknown, field: string): { field?: string; message
     }
     const record = entry as Record<string, unknown>;
     if (!('text' in record)) issues.push({ field: `${at}.text`, message: 'missing "text"' });
-    else if (typeof record.text !== 'string') issues.push({ field: `${at}.text`, message: `expected a string, got ${describe(record.text)}` });
+    else if (typeof record.text !== 'string')
+      issues.push({ field: `${at}.text`, message: `expected a string, got ${describe(record.text)}` });
     if ('when' in record && record.when !== undefined) {
-      if (typeof record.when !== 'string') issues.push({ field: `${at}.when`, message: `expected a string, got ${describe(record.when)}` });
-      else if (record.when === '') issues.push({ field: `${at}.when`, message: 'an empty "when" matches everything; omit it instead' });
+      if (typeof record.when !== 'string')
+        issues.push({ field: `${at}.when`, message: `expected a string, got ${describe(record.when)}` });
+      else if (record.when === '')
+        issues.push({ field: `${at}.when`, message: 'an empty "when" matches everything; omit it instead' });
       else {
         try {
           parseWhenRegex(record.when);
@@ -286,9 +304,13 @@ export async function loadScriptedModel(path: string): Promise<ScriptedModel> {
       const replies = (exported as { replies: unknown }).replies;
       return scriptedModel(validateReplies(replies, path), { id, file: path });
     }
-    throw new WeftError('BAD_INPUT', 'a scripted-model script must default-export { replies: [...] }, an array of replies, or a function', {
-      location: { file: path, field: 'default' },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      'a scripted-model script must default-export { replies: [...] }, an array of replies, or a function',
+      {
+        location: { file: path, field: 'default' },
+      },
+    );
   }
   throw new WeftError('BAD_INPUT', `a scripted-model file must end in .json or .js, got ${JSON.stringify(path)}`, {
     location: { file: path },

@@ -28,7 +28,12 @@ export async function loadSimAnswerKey(path: string): Promise<SimAnswerKey> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw keyError(path, undefined, `cannot read the sim answer key: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, error);
+    throw keyError(
+      path,
+      undefined,
+      `cannot read the sim answer key: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      error,
+    );
   }
   return parseSimAnswerKey(text, path);
 }
@@ -40,16 +45,23 @@ export function parseSimAnswerKey(text: string, file: string): SimAnswerKey {
     const record = entry.value as { question?: unknown; choices?: unknown; answer?: unknown } | null;
     const question = record?.question;
     const answer = record?.answer;
-    if (typeof question !== 'string' || question.trim() === '') throw keyError(file, entry.line, 'a line needs a "question"');
+    if (typeof question !== 'string' || question.trim() === '')
+      throw keyError(file, entry.line, 'a line needs a "question"');
     // Sample queries (`weft team optimize`) may leave the answer out: such a question is simply not in the key.
     if (answer === undefined || answer === null) continue;
-    if (!(typeof answer === 'string' || typeof answer === 'number')) throw keyError(file, entry.line, `"answer" must be a string or a number`);
+    if (!(typeof answer === 'string' || typeof answer === 'number'))
+      throw keyError(file, entry.line, `"answer" must be a string or a number`);
     const choices = Array.isArray(record?.choices) ? record.choices : undefined;
     let right = String(answer).trim();
     if (choices) {
       const letter = /^\(?([A-Za-z])\)?\.?$/.exec(right)?.[1];
       const option = letter === undefined ? undefined : choices[letter.toUpperCase().charCodeAt(0) - 65];
-      if (typeof option !== 'string') throw keyError(file, entry.line, `the answer ${JSON.stringify(answer)} names none of the ${choices.length} choices`);
+      if (typeof option !== 'string')
+        throw keyError(
+          file,
+          entry.line,
+          `the answer ${JSON.stringify(answer)} names none of the ${choices.length} choices`,
+        );
       right = option.trim();
     }
     key.set(simQuestionKey(question), right);

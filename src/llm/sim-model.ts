@@ -40,10 +40,32 @@
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
 import { parseJsonLoose } from './extract-json.js';
-import { bernoulli, integerSample, pick, randomFrom, shuffled, uniformSample, type RandomSource } from './seeded-random.js';
+import {
+  bernoulli,
+  integerSample,
+  pick,
+  randomFrom,
+  shuffled,
+  uniformSample,
+  type RandomSource,
+} from './seeded-random.js';
 import { simQuestionKey, type SimAnswerKey } from './sim-answer-key.js';
-import { readTeamPrompt, SIM_RIGHT_ANSWER, SIM_WRONG_ANSWERS, simRanking, simTeamAnswer, type SimTeamPrompt } from './sim-team.js';
-import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseSimOptions, sampleLatencyMs, validateSimOptions, type SimOptions } from './sim-options.js';
+import {
+  readTeamPrompt,
+  SIM_RIGHT_ANSWER,
+  SIM_WRONG_ANSWERS,
+  simRanking,
+  simTeamAnswer,
+  type SimTeamPrompt,
+} from './sim-team.js';
+import {
+  DEFAULT_SIM_OPTIONS,
+  formatSimOptions,
+  parseSimOptions,
+  sampleLatencyMs,
+  validateSimOptions,
+  type SimOptions,
+} from './sim-options.js';
 import { sleep, throwIfAborted } from './timeout.js';
 import { VirtualClock } from './virtual-clock.js';
 import { estimateUsage } from './token-estimate.js';
@@ -65,10 +87,18 @@ export const REVISED_SUFFIX = ' (revised)';
  * A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). With the
  * `answers` option, pass the loaded key as `answerKey` (`createModel` loads it from the file).
  */
-export function simModel(options: string | Partial<SimOptions> = {}, settings: { readonly id?: string; readonly answerKey?: SimAnswerKey } = {}): SimModel {
-  const resolved = typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
+export function simModel(
+  options: string | Partial<SimOptions> = {},
+  settings: { readonly id?: string; readonly answerKey?: SimAnswerKey } = {},
+): SimModel {
+  const resolved =
+    typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
   if (resolved.answers !== undefined && settings.answerKey === undefined) {
-    throw new WeftError('MODEL_SPEC', `the sim option answers=${resolved.answers} needs its key loaded: make the model with createModel, or pass answerKey`, { location: { field: 'answers' } });
+    throw new WeftError(
+      'MODEL_SPEC',
+      `the sim option answers=${resolved.answers} needs its key loaded: make the model with createModel, or pass answerKey`,
+      { location: { field: 'answers' } },
+    );
   }
   const answerKey = settings.answerKey;
   const id = settings.id ?? `sim:${formatSimOptions(resolved)}`;
@@ -91,9 +121,12 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
       // its first calls from the log still draws the same numbers for the ones it makes anew.
       // A transport retry (`tag.retry`) is the same call again, not a new one: same n, same reply.
       const retry = tag.retry ?? 0;
-      const n = tag.sequence ?? (retry > 0 ? Math.max(0, (counters.get(counterKey) ?? 1) - 1) : counters.get(counterKey) ?? 0);
+      const n =
+        tag.sequence ??
+        (retry > 0 ? Math.max(0, (counters.get(counterKey) ?? 1) - 1) : (counters.get(counterKey) ?? 0));
       if (retry === 0) counters.set(counterKey, n + 1);
-      const stream = (name: string): RandomSource => randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
+      const stream = (name: string): RandomSource =>
+        randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, n, name);
       // ... but its latency and provider error are drawn anew (still seeded), so retries recover from `error` as
       // they would from a real provider's; the first try keeps the streams it always had.
       const transport = (name: string): RandomSource => (retry === 0 ? stream(name) : stream(`${name}@retry${retry}`));
@@ -114,7 +147,13 @@ export function simModel(options: string | Partial<SimOptions> = {}, settings: {
   };
 }
 
-function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (name: string) => RandomSource, answerKey: SimAnswerKey | undefined): string {
+function simReply(
+  tag: CallTag,
+  call: ChatCall,
+  options: SimOptions,
+  stream: (name: string) => RandomSource,
+  answerKey: SimAnswerKey | undefined,
+): string {
   switch (tag.purpose) {
     case 'plan':
       return JSON.stringify(simPlan(tagContent(call, 'task') ?? '', options, stream('plan')));
@@ -128,11 +167,15 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
       return JSON.stringify(simTeamReply(userText(call), options, stream, answerKey));
     case 'rank': {
       const prompt = readTeamPrompt(userText(call));
-      return JSON.stringify({ ranking: simRanking(prompt.responses, options.accuracy, stream('rank'), rightAnswer(prompt, answerKey)) });
+      return JSON.stringify({
+        ranking: simRanking(prompt.responses, options.accuracy, stream('rank'), rightAnswer(prompt, answerKey)),
+      });
     }
     case 'worfbench': {
       const text = simWorkflowText(lastUserMessage(call), options, stream('worfbench'));
-      return bernoulli(stream('badjson'), options.badjson) ? text.slice(0, integerSample(stream('badjson-cut'), 1, 4)) : text;
+      return bernoulli(stream('badjson'), options.badjson)
+        ? text.slice(0, integerSample(stream('badjson-cut'), 1, 4))
+        : text;
     }
     default:
       return 'sim reply';
@@ -140,7 +183,12 @@ function simReply(tag: CallTag, call: ChatCall, options: SimOptions, stream: (na
 }
 
 /** A team member's reply: answer, reasoning and (when peers are shown) ratings; a letter when options are shown. */
-function simTeamReply(text: string, options: SimOptions, stream: (name: string) => RandomSource, answerKey: SimAnswerKey | undefined): object {
+function simTeamReply(
+  text: string,
+  options: SimOptions,
+  stream: (name: string) => RandomSource,
+  answerKey: SimAnswerKey | undefined,
+): object {
   const prompt = readTeamPrompt(text);
   const { options: choices, responses } = prompt;
   const right = rightAnswer(prompt, answerKey);
@@ -202,7 +250,12 @@ export function simWorkflowText(task: string, options: Pick<SimOptions, 'tasks'>
 function taskFragments(task: string): string[] {
   const fragments = task
     .split(/\[SEP\]|[\n.;!?]/)
-    .map((piece) => piece.replace(/[^\p{L}\p{N}\s'/-]/gu, ' ').replace(/\s+/g, ' ').trim())
+    .map((piece) =>
+      piece
+        .replace(/[^\p{L}\p{N}\s'/-]/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter((piece) => !/^(node|edges?|graph)\b/i.test(piece))
     .map((piece) => piece.split(' ').slice(0, 20).join(' '))
     .filter((piece) => piece.split(' ').length >= 3);
@@ -210,7 +263,10 @@ function taskFragments(task: string): string[] {
 }
 
 function userText(call: ChatCall): string {
-  return call.messages.filter((message) => message.role === 'user').map((message) => message.content).join('\n');
+  return call.messages
+    .filter((message) => message.role === 'user')
+    .map((message) => message.content)
+    .join('\n');
 }
 
 function lastUserMessage(call: ChatCall): string {
@@ -266,7 +322,11 @@ export function simPlan(task: string, options: Pick<SimOptions, 'tasks' | 'width
   };
 }
 
-function simVerdict(output: string | undefined, fail: number, random: RandomSource): { verdict: 'accept' | 'replan'; reason: string } {
+function simVerdict(
+  output: string | undefined,
+  fail: number,
+  random: RandomSource,
+): { verdict: 'accept' | 'replan'; reason: string } {
   const trimmed = output?.trim();
   if (trimmed === '' || trimmed === 'none') return { verdict: 'replan', reason: 'output is missing' };
   if (bernoulli(random, fail)) return { verdict: 'replan', reason: 'simulated verification failure' };
@@ -274,7 +334,12 @@ function simVerdict(output: string | undefined, fail: number, random: RandomSour
 }
 
 function simUpdate(workflowText: string | undefined, failedText: string | undefined): object {
-  const failed = new Set((failedText ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
+  const failed = new Set(
+    (failedText ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
   if (failed.size === 0 || workflowText === undefined) return {};
   const parsed = parseJsonLoose(workflowText);
   if (!parsed.ok) return {};
@@ -309,8 +374,14 @@ function malformed(text: string, random: RandomSource): string {
  * may itself mention the tag).
  */
 function tagContent(call: ChatCall, name: string, toLast = false): string | undefined {
-  const userText = call.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
-  return between(userText, name, toLast) ?? between([call.system ?? '', ...call.messages.map((m) => m.content)].join('\n'), name, toLast);
+  const userText = call.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
+  return (
+    between(userText, name, toLast) ??
+    between([call.system ?? '', ...call.messages.map((m) => m.content)].join('\n'), name, toLast)
+  );
 }
 
 function between(text: string, name: string, toLast: boolean): string | undefined {
@@ -320,7 +391,10 @@ function between(text: string, name: string, toLast: boolean): string | undefine
   if (start < 0) return undefined;
   const end = toLast ? text.lastIndexOf(close) : text.indexOf(close, start + open.length);
   if (end < start + open.length) return undefined;
-  return text.slice(start + open.length, end).replace(/^\n/, '').replace(/\n$/, '');
+  return text
+    .slice(start + open.length, end)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

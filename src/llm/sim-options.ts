@@ -58,7 +58,19 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   clock: 'real',
 });
 
-const KEYS = ['latency', 'fail', 'badjson', 'error', 'accuracy', 'follow', 'seed', 'tasks', 'width', 'clock', 'answers'] as const;
+const KEYS = [
+  'latency',
+  'fail',
+  'badjson',
+  'error',
+  'accuracy',
+  'follow',
+  'seed',
+  'tasks',
+  'width',
+  'clock',
+  'answers',
+] as const;
 type SimKey = (typeof KEYS)[number];
 
 /** Parses the part after `sim:` (a leading `sim:` is accepted too). An empty string gives the defaults. */
@@ -94,9 +106,16 @@ export function validateSimOptions(options: SimOptions): SimOptions {
   if (options.width !== undefined && !(Number.isInteger(options.width) && options.width >= 1)) {
     throw simError('width', `expected an integer >= 1, got ${String(options.width)}`);
   }
-  if (options.clock !== 'real' && options.clock !== 'virtual') throw simError('clock', `expected real or virtual, got ${String(options.clock)}`);
-  if (options.answers !== undefined && !(typeof options.answers === 'string' && options.answers.trim() !== '' && !options.answers.includes(','))) {
-    throw simError('answers', `expected the path of a team dataset (JSONL) without commas, got ${JSON.stringify(options.answers)}`);
+  if (options.clock !== 'real' && options.clock !== 'virtual')
+    throw simError('clock', `expected real or virtual, got ${String(options.clock)}`);
+  if (
+    options.answers !== undefined &&
+    !(typeof options.answers === 'string' && options.answers.trim() !== '' && !options.answers.includes(','))
+  ) {
+    throw simError(
+      'answers',
+      `expected the path of a team dataset (JSONL) without commas, got ${JSON.stringify(options.answers)}`,
+    );
   }
   checkLatency(options.latency);
   return Object.freeze({ ...options });
@@ -143,7 +162,8 @@ export function sampleLatencyMs(latency: LatencySpec, random: RandomSource): num
 /** Parses `fixed(x)`, `uniform(a,b)` or `lognormal(mu,sigma)`; errors name the `latency` key. */
 export function parseLatency(text: string): LatencySpec {
   const match = /^([a-z]+)\s*\(([^()]*)\)$/i.exec(text.trim());
-  if (!match) throw simError('latency', `expected fixed(ms), uniform(a,b) or lognormal(mu,sigma), got ${JSON.stringify(text)}`);
+  if (!match)
+    throw simError('latency', `expected fixed(ms), uniform(a,b) or lognormal(mu,sigma), got ${JSON.stringify(text)}`);
   const name = match[1]!.toLowerCase();
   const args = match[2]!.split(',').map((arg) => arg.trim());
   const numbers = args.map((arg) => parseNumber('latency', arg));
@@ -171,7 +191,11 @@ export function parseLatency(text: string): LatencySpec {
   return latency;
 }
 
-function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[K] }, key: SimKey, value: string): void {
+function assignOption(
+  options: { -readonly [K in keyof SimOptions]?: SimOptions[K] },
+  key: SimKey,
+  value: string,
+): void {
   switch (key) {
     case 'latency':
       options.latency = parseLatency(value);
@@ -199,7 +223,8 @@ function assignOption(options: { -readonly [K in keyof SimOptions]?: SimOptions[
       options.width = parseInteger('width', value);
       return;
     case 'clock':
-      if (value !== 'real' && value !== 'virtual') throw simError('clock', `expected real or virtual, got ${JSON.stringify(value)}`);
+      if (value !== 'real' && value !== 'virtual')
+        throw simError('clock', `expected real or virtual, got ${JSON.stringify(value)}`);
       options.clock = value;
       return;
     case 'answers':
@@ -212,7 +237,8 @@ function checkLatency(latency: LatencySpec): void {
   const finite = (value: number): boolean => typeof value === 'number' && Number.isFinite(value);
   switch (latency.kind) {
     case 'fixed':
-      if (!(finite(latency.ms) && latency.ms >= 0)) throw simError('latency', `fixed(ms) needs ms >= 0, got ${latency.ms}`);
+      if (!(finite(latency.ms) && latency.ms >= 0))
+        throw simError('latency', `fixed(ms) needs ms >= 0, got ${latency.ms}`);
       return;
     case 'uniform':
       if (!(finite(latency.min) && finite(latency.max) && latency.min >= 0 && latency.min <= latency.max)) {
@@ -221,7 +247,10 @@ function checkLatency(latency: LatencySpec): void {
       return;
     case 'lognormal':
       if (!(finite(latency.mu) && finite(latency.sigma) && latency.sigma >= 0)) {
-        throw simError('latency', `lognormal(mu,sigma) needs finite mu and sigma >= 0, got ${latency.mu}, ${latency.sigma}`);
+        throw simError(
+          'latency',
+          `lognormal(mu,sigma) needs finite mu and sigma >= 0, got ${latency.mu}, ${latency.sigma}`,
+        );
       }
       return;
     default:

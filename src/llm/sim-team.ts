@@ -63,11 +63,20 @@ export function simTeamAnswer(
     answer = majorityAnswer(peerAnswers, streams.follow);
     reasoning = `followed the peers' majority (${answer})`;
   }
-  return { answer, reasoning: `sim: ${reasoning}`, ratings: peerAnswers.map((peer) => simRating(peer, skill.accuracy, streams.ratings, right)) };
+  return {
+    answer,
+    reasoning: `sim: ${reasoning}`,
+    ratings: peerAnswers.map((peer) => simRating(peer, skill.accuracy, streams.ratings, right)),
+  };
 }
 
 /** A rating 1–5 of one peer's answer: informed with probability `accuracy`, else uniform. */
-export function simRating(peerAnswer: string, accuracy: number, random: RandomSource, right: string = SIM_RIGHT_ANSWER): number {
+export function simRating(
+  peerAnswer: string,
+  accuracy: number,
+  random: RandomSource,
+  right: string = SIM_RIGHT_ANSWER,
+): number {
   const judged = bernoulli(random, accuracy);
   const draw = integerSample(random, 0, 1);
   if (!judged) return integerSample(random, 1, 5);
@@ -79,14 +88,22 @@ export function majorityAnswer(answers: readonly string[], random: RandomSource)
   const counts = new Map<string, number>();
   for (const answer of answers) counts.set(answer, (counts.get(answer) ?? 0) + 1);
   const top = Math.max(...counts.values());
-  return pick(random, [...counts].filter(([, count]) => count === top).map(([answer]) => answer));
+  return pick(
+    random,
+    [...counts].filter(([, count]) => count === top).map(([answer]) => answer),
+  );
 }
 
 /**
  * A listwise ranking of the entries (by `id`, best first): with probability `accuracy` the entries whose answer is
  * right come first (each group in random order), else all in random order.
  */
-export function simRanking<T extends { readonly id: string; readonly answer: string }>(entries: readonly T[], accuracy: number, random: RandomSource, rightAnswer: string = SIM_RIGHT_ANSWER): string[] {
+export function simRanking<T extends { readonly id: string; readonly answer: string }>(
+  entries: readonly T[],
+  accuracy: number,
+  random: RandomSource,
+  rightAnswer: string = SIM_RIGHT_ANSWER,
+): string[] {
   const informed = bernoulli(random, accuracy);
   const order = shuffled(random, entries);
   if (!informed) return order.map((entry) => entry.id);
@@ -136,7 +153,12 @@ export function readTeamPrompt(text: string): SimTeamPrompt {
 }
 
 /** What follows the question in the prompts of team-prompts.ts: its options, the peers, or the request to answer. */
-const AFTER_QUESTION = ['\n\nOptions:\n', "\n\nThe team's latest responses to this question", '\n\nAnswer the question.', '\n\nResponses (in random order):'];
+const AFTER_QUESTION = [
+  '\n\nOptions:\n',
+  "\n\nThe team's latest responses to this question",
+  '\n\nAnswer the question.',
+  '\n\nResponses (in random order):',
+];
 
 function questionOf(text: string): string {
   const start = text.indexOf('Question:\n');

@@ -72,7 +72,11 @@ export async function generateStructured<T>(
  * Parses a reply and validates it. With several JSON values, the first that validates wins (in `select`
  * order); when none does, the error reported is that of the value with the fewest issues.
  */
-export function interpretReply<T>(text: string, schema: z.ZodType<T>, select: 'first' | 'last' = 'first'): ReplyOutcome<T> {
+export function interpretReply<T>(
+  text: string,
+  schema: z.ZodType<T>,
+  select: 'first' | 'last' = 'first',
+): ReplyOutcome<T> {
   const values = parseJsonValues(text);
   if (values.length === 0) {
     const loose = parseJsonLoose(text);

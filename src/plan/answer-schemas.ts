@@ -20,7 +20,12 @@ const text = z.string().min(1);
 
 /** What the prompts ask for, with no aliases or defaults: the source of the JSON Schemas below. */
 export const canonicalRoleAnswer = z.strictObject({ name: text, prompt: text });
-export const canonicalSubtaskAnswer = z.strictObject({ id: text, objective: text, agent: text, dependsOn: z.array(text) });
+export const canonicalSubtaskAnswer = z.strictObject({
+  id: text,
+  objective: text,
+  agent: text,
+  dependsOn: z.array(text),
+});
 export const canonicalPlanAnswer = z.strictObject({
   roles: z.array(canonicalRoleAnswer).optional(),
   subtasks: z.array(canonicalSubtaskAnswer).min(1),

@@ -11,7 +11,10 @@ import type { Role, Subtask, Workflow, WorkflowJson } from '../graph/workflow.js
 export type MergeResult = { ok: true; workflow: Workflow } | { ok: false; issues: readonly LocatedIssue[] };
 
 /** `proposed` undefined means the inspector answered `{}`: keep the graph, rerun what failed. */
-export function mergeUpdate(current: Workflow, proposed: Pick<WorkflowJson, 'roles' | 'subtasks'> | undefined): MergeResult {
+export function mergeUpdate(
+  current: Workflow,
+  proposed: Pick<WorkflowJson, 'roles' | 'subtasks'> | undefined,
+): MergeResult {
   const previous = new Map(current.subtasks.map((s) => [s.id, s]));
   const subtasks = (proposed?.subtasks ?? current.subtasks).map((next) => mergeSubtask(previous.get(next.id), next));
   const json: WorkflowJson = {
@@ -25,18 +28,35 @@ export function mergeUpdate(current: Workflow, proposed: Pick<WorkflowJson, 'rol
 
 type SubtaskJson = WorkflowJson['subtasks'][number];
 
-function mergeSubtask(old: Subtask | undefined, next: { readonly id: string; readonly objective: string; readonly agent: string; readonly dependsOn: readonly string[] }): SubtaskJson {
+function mergeSubtask(
+  old: Subtask | undefined,
+  next: {
+    readonly id: string;
+    readonly objective: string;
+    readonly agent: string;
+    readonly dependsOn: readonly string[];
+  },
+): SubtaskJson {
   const base = { id: next.id, objective: next.objective, agent: next.agent, dependsOn: [...next.dependsOn] };
   if (!old) return { ...base, status: 'not started', attempts: 0 };
   const unchanged = old.objective === next.objective;
   if (unchanged && old.status === 'completed') {
-    return { ...base, status: 'completed', attempts: old.attempts, ...(old.output !== undefined ? { output: old.output } : {}) };
+    return {
+      ...base,
+      status: 'completed',
+      attempts: old.attempts,
+      ...(old.output !== undefined ? { output: old.output } : {}),
+    };
   }
   if (unchanged && old.status === 'in progress') return { ...base, status: 'in progress', attempts: old.attempts };
   return { ...base, status: 'not started', attempts: old.attempts };
 }
 
-function mergeRoles(current: readonly Role[], proposed: NonNullable<WorkflowJson['roles']>, subtasks: readonly SubtaskJson[]): NonNullable<WorkflowJson['roles']> {
+function mergeRoles(
+  current: readonly Role[],
+  proposed: NonNullable<WorkflowJson['roles']>,
+  subtasks: readonly SubtaskJson[],
+): NonNullable<WorkflowJson['roles']> {
   const roles = new Map<string, NonNullable<WorkflowJson['roles']>[number]>();
   for (const role of current) roles.set(role.name, copyRole(role));
   for (const role of proposed) {
@@ -49,7 +69,8 @@ function mergeRoles(current: readonly Role[], proposed: NonNullable<WorkflowJson
   }
   // An inspector that assigns a new role without describing it still gets a usable agent.
   for (const subtask of subtasks) {
-    if (!roles.has(subtask.agent)) roles.set(subtask.agent, { name: subtask.agent, prompt: `You are the ${subtask.agent}.`, kind: 'llm' });
+    if (!roles.has(subtask.agent))
+      roles.set(subtask.agent, { name: subtask.agent, prompt: `You are the ${subtask.agent}.`, kind: 'llm' });
   }
   return [...roles.values()];
 }

@@ -14,9 +14,14 @@ import {
 } from '../graph/limits.js';
 
 // Sizes (graph/limits.ts) are part of a valid answer: one that breaks them is re-prompted with the exact error.
-const id = z.union([z.string(), z.number()]).transform((value) => String(value).trim()).pipe(bounded(MAX_ID_LENGTH));
+const id = z
+  .union([z.string(), z.number()])
+  .transform((value) => String(value).trim())
+  .pipe(bounded(MAX_ID_LENGTH));
 const atMost = <T extends z.ZodType>(item: T, what: string) =>
-  z.array(item).max(MAX_PLANNED_SUBTASKS, { error: (issue) => tooManyMessage(MAX_PLANNED_SUBTASKS, what, issue.input) });
+  z
+    .array(item)
+    .max(MAX_PLANNED_SUBTASKS, { error: (issue) => tooManyMessage(MAX_PLANNED_SUBTASKS, what, issue.input) });
 
 const subtaskAnswer = z.preprocess(
   (value) => {
@@ -54,7 +59,10 @@ export type PlanAnswer = z.infer<typeof planAnswerSchema>;
 /** `{}` means "no change"; otherwise a whole revised graph. */
 export const updateAnswerSchema = z.union([
   z.object({ roles: atMost(roleAnswer, 'roles').optional(), subtasks: atMost(subtaskAnswer, 'subtasks').min(1) }),
-  z.object({}).strict().transform(() => ({ noChange: true as const })),
+  z
+    .object({})
+    .strict()
+    .transform(() => ({ noChange: true as const })),
 ]);
 export type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
 

@@ -82,7 +82,12 @@ export function choose(candidates: readonly PlanCandidate[]): PlanResult {
   return { candidates, chosenIndex: best.index, workflow: best.workflow };
 }
 
-export function candidateFromAnswer(index: number, task: string, answer: PlanAnswer, teams: readonly TeamOffer[] = []): PlanCandidate {
+export function candidateFromAnswer(
+  index: number,
+  task: string,
+  answer: PlanAnswer,
+  teams: readonly TeamOffer[] = [],
+): PlanCandidate {
   const json = answerToJson(task, answer, teams);
   const parsed = parseWorkflow(json);
   if (!parsed.ok) {
@@ -99,7 +104,11 @@ export function candidateFromAnswer(index: number, task: string, answer: PlanAns
  * it becomes an ordinary agent with its prompt. Offered teams the plan does not use are listed too, so that the
  * inspector sees them among the workflow's roles.
  */
-export function answerToJson(task: string, answer: Pick<PlanAnswer, 'roles' | 'subtasks'>, teams: readonly TeamOffer[] = []): WorkflowJson {
+export function answerToJson(
+  task: string,
+  answer: Pick<PlanAnswer, 'roles' | 'subtasks'>,
+  teams: readonly TeamOffer[] = [],
+): WorkflowJson {
   const offered = new Map(teams.map((team) => [team.name, team]));
   const roles: NonNullable<WorkflowJson['roles']> = [];
   const declared = new Set<string>();
@@ -118,7 +127,12 @@ export function answerToJson(task: string, answer: Pick<PlanAnswer, 'roles' | 's
   return {
     task,
     roles,
-    subtasks: answer.subtasks.map((s) => ({ id: s.id, objective: s.objective, agent: s.agent, dependsOn: [...s.dependsOn] })),
+    subtasks: answer.subtasks.map((s) => ({
+      id: s.id,
+      objective: s.objective,
+      agent: s.agent,
+      dependsOn: [...s.dependsOn],
+    })),
   };
 }
 

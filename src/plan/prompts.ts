@@ -52,11 +52,12 @@ export interface ParentOutput {
 }
 
 export function executePrompt(task: string, objective: string, parents: readonly ParentOutput[]): string {
-  const inputs = parents.length === 0
-    ? '<inputs>none: this subtask has no prerequisites</inputs>'
-    : `<inputs>\n${parents
-        .map((p) => `<input from="${p.id}" objective="${escapeAttribute(p.objective)}">\n${clip(p.output)}\n</input>`)
-        .join('\n')}\n</inputs>`;
+  const inputs =
+    parents.length === 0
+      ? '<inputs>none: this subtask has no prerequisites</inputs>'
+      : `<inputs>\n${parents
+          .map((p) => `<input from="${p.id}" objective="${escapeAttribute(p.objective)}">\n${clip(p.output)}\n</input>`)
+          .join('\n')}\n</inputs>`;
   return `<task>\n${task}\n</task>\n\n<objective>\n${objective}\n</objective>\n\n${inputs}\n\nCarry out the objective.`;
 }
 
@@ -105,18 +106,21 @@ export function updatePrompt(
   failed: readonly { id: string; reason: string }[],
   completedOutputs: readonly ParentOutput[],
 ): string {
-  const completed = completedOutputs.length === 0
-    ? '<completed>none yet</completed>'
-    : `<completed>\n${completedOutputs
-        .map((p) => `<result id="${p.id}">\n${clip(p.output, 2_000)}\n</result>`)
-        .join('\n')}\n</completed>`;
+  const completed =
+    completedOutputs.length === 0
+      ? '<completed>none yet</completed>'
+      : `<completed>\n${completedOutputs
+          .map((p) => `<result id="${p.id}">\n${clip(p.output, 2_000)}\n</result>`)
+          .join('\n')}\n</completed>`;
   const reasons = failed.map((f) => `- ${f.id}: ${f.reason}`).join('\n');
   return [
     `<task>\n${workflow.task}\n</task>`,
     `<workflow>\n${JSON.stringify(workflowForPrompt(workflow), null, 1)}\n</workflow>`,
     completed,
     `<failed>${failed.map((f) => f.id).join(', ')}</failed>`,
-    failed.length > 0 ? `<reasons>\n${reasons}\n</reasons>` : '<reasons>no failures; review the plan against the results so far</reasons>',
+    failed.length > 0
+      ? `<reasons>\n${reasons}\n</reasons>`
+      : '<reasons>no failures; review the plan against the results so far</reasons>',
     'Revise the workflow if needed. Answer with the JSON object only ({} for no change).',
   ].join('\n\n');
 }

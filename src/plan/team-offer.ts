@@ -20,9 +20,13 @@ export function checkTeamOffers(offers: readonly TeamOffer[]): void {
   for (const offer of offers) {
     const first = seen.get(offer.name);
     if (first !== undefined) {
-      throw new WeftError('BAD_INPUT', `Two teams offered to the planner are both named "${offer.name}" (${first} and ${offer.file}); rename one`, {
-        location: { file: offer.file, field: 'name' },
-      });
+      throw new WeftError(
+        'BAD_INPUT',
+        `Two teams offered to the planner are both named "${offer.name}" (${first} and ${offer.file}); rename one`,
+        {
+          location: { file: offer.file, field: 'name' },
+        },
+      );
     }
     seen.set(offer.name, offer.file);
   }

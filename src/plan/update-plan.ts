@@ -62,15 +62,27 @@ export async function proposeUpdate(options: UpdateOptions): Promise<UpdateResul
   options.signal?.throwIfAborted();
   rethrowFatal(settled);
   const candidates: (PlanCandidate & { proposal?: Proposal })[] = settled.map((outcome, index) => {
-    if (outcome.status === 'rejected') return { index, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) };
+    if (outcome.status === 'rejected')
+      return { index, error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason) };
     const answer = outcome.value.value;
     const proposal = 'noChange' in answer ? undefined : answer;
     const merged = mergeUpdate(options.workflow, proposal);
-    if (!merged.ok) return { index, error: merged.issues.map((i) => `${i.field ?? ''} ${i.message}`.trim()).join('; ') };
-    return { index, workflow: merged.workflow, metrics: workflowMetrics(merged.workflow), ...(proposal ? { proposal } : {}) };
+    if (!merged.ok)
+      return { index, error: merged.issues.map((i) => `${i.field ?? ''} ${i.message}`.trim()).join('; ') };
+    return {
+      index,
+      workflow: merged.workflow,
+      metrics: workflowMetrics(merged.workflow),
+      ...(proposal ? { proposal } : {}),
+    };
   });
   const usable = candidates.filter((c) => c.workflow !== undefined);
   if (usable.length === 0) return { candidates, proposal: undefined, outcome: 'failed', chosenIndex: -1 };
   const best = usable[pickBest(usable.map((c) => c.workflow!))]!;
-  return { candidates, proposal: best.proposal, outcome: best.proposal ? 'changed' : 'no-change', chosenIndex: best.index };
+  return {
+    candidates,
+    proposal: best.proposal,
+    outcome: best.proposal ? 'changed' : 'no-change',
+    chosenIndex: best.index,
+  };
 }

@@ -124,14 +124,17 @@ async function openChild(folder: HeldFolder, name: string): Promise<HeldFolder |
     const code = errorCode(error);
     if (code === 'ENOENT') return undefined;
     // Linux answers ENOTDIR, not ELOOP, for a symlink opened with O_DIRECTORY | O_NOFOLLOW.
-    if (code === 'ELOOP' || code === 'ENOTDIR') return (await lstatOrUndefined(path))?.isSymbolicLink() ? 'link' : 'not-folder';
+    if (code === 'ELOOP' || code === 'ENOTDIR')
+      return (await lstatOrUndefined(path))?.isSymbolicLink() ? 'link' : 'not-folder';
     throw error;
   }
 }
 
 /** `real` (inside `root`) as segments from it. */
 function segmentsFrom(root: string, real: string): string[] {
-  return relative(root, real).split(sep).filter((segment) => segment !== '');
+  return relative(root, real)
+    .split(sep)
+    .filter((segment) => segment !== '');
 }
 
 /**
@@ -139,7 +142,10 @@ function segmentsFrom(root: string, real: string): string[] {
  * only while they stay inside (by restarting from the root at their real target). Returns the held folder to
  * write into and the file's name there, or why not.
  */
-async function resolveTarget(root: string, segments: readonly string[]): Promise<{ folder: HeldFolder; name: string } | { reason: string }> {
+async function resolveTarget(
+  root: string,
+  segments: readonly string[],
+): Promise<{ folder: HeldFolder; name: string } | { reason: string }> {
   let pending = [...segments];
   let links = 0;
   let folder = await holdFolder(root);
@@ -238,10 +244,13 @@ export async function writeArtifacts(
     } catch (error) {
       const code = errorCode(error);
       const reason =
-        code === 'ELOOP' ? 'the path is a symlink'
-        : code === 'ESCAPED' ? 'the path resolves outside the artifact folder through a symlink'
-        : code === 'EISDIR' || code === 'ENOTEMPTY' ? 'the path names a folder'
-        : `the file could not be written (${code ?? String(error)})`;
+        code === 'ELOOP'
+          ? 'the path is a symlink'
+          : code === 'ESCAPED'
+            ? 'the path resolves outside the artifact folder through a symlink'
+            : code === 'EISDIR' || code === 'ENOTEMPTY'
+              ? 'the path names a folder'
+              : `the file could not be written (${code ?? String(error)})`;
       refused.push({ path: artifact.path, reason });
     }
   }

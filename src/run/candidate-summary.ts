@@ -2,7 +2,11 @@ import type { workflowMetrics } from '../graph/index.js';
 import type { CandidateSummary } from './events.js';
 
 /** The event form of a plan or update candidate. */
-export function candidateSummary(candidate: { index: number; metrics?: ReturnType<typeof workflowMetrics>; error?: string }): CandidateSummary {
+export function candidateSummary(candidate: {
+  index: number;
+  metrics?: ReturnType<typeof workflowMetrics>;
+  error?: string;
+}): CandidateSummary {
   return {
     index: candidate.index,
     subtasks: candidate.metrics?.subtasks ?? 0,

@@ -38,7 +38,9 @@ export class EventLog {
       // A progress view's bug must not decide the run; say so once and keep going.
       if (!this.listenerFailed) {
         this.listenerFailed = true;
-        process.emitWarning(`weft: an event listener threw and will keep receiving events: ${error instanceof Error ? error.message : String(error)}`);
+        process.emitWarning(
+          `weft: an event listener threw and will keep receiving events: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     if (!this.scheduled) {

@@ -24,7 +24,15 @@ export interface CandidateSummary {
 export type Verdict = 'accept' | 'retry' | 'replan';
 
 export type WeftEvent =
-  | { type: 'run-start'; at: number; runId: string; task: string; model: string; strategy: StrategyName; options: Record<string, unknown> }
+  | {
+      type: 'run-start';
+      at: number;
+      runId: string;
+      task: string;
+      model: string;
+      strategy: StrategyName;
+      options: Record<string, unknown>;
+    }
   /** For updates, `round` numbers the inspector rounds and `repair` says whether the round repaired failures. */
   | {
       type: 'plan-candidates';
@@ -47,18 +55,57 @@ export type WeftEvent =
    * `outcome` marks ends that are not the subtask's own failure: `discarded` (a plan update replaced it),
    * `aborted` (the run was cancelled), `refused` (the budget refused its call).
    */
-  | { type: 'task-end'; at: number; taskId: string; attempt: number; status: 'completed' | 'failed'; output?: string; error?: string; masked?: boolean; outcome?: 'discarded' | 'aborted' | 'refused' }
+  | {
+      type: 'task-end';
+      at: number;
+      taskId: string;
+      attempt: number;
+      status: 'completed' | 'failed';
+      output?: string;
+      error?: string;
+      masked?: boolean;
+      outcome?: 'discarded' | 'aborted' | 'refused';
+    }
   | { type: 'task-verify'; at: number; taskId: string; attempt: number; verdict: Verdict; reason: string }
-  | { type: 'plan-update'; at: number; version: number; cause: string; diff: WorkflowDiffSummary; workflow: WorkflowJson }
+  | {
+      type: 'plan-update';
+      at: number;
+      version: number;
+      cause: string;
+      diff: WorkflowDiffSummary;
+      workflow: WorkflowJson;
+    }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
   | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }
   /** One model call. `key`/`attempt`/`sequence` identify it for replay on resume; `text` is the reply. */
-  | { type: 'call'; at: number; taskId?: string; purpose: string; key?: string; attempt?: number; sequence?: number; model: string; inputTokens: number; outputTokens: number; costUsd: number; durationMs: number; text?: string; error?: string }
+  | {
+      type: 'call';
+      at: number;
+      taskId?: string;
+      purpose: string;
+      key?: string;
+      attempt?: number;
+      sequence?: number;
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      costUsd: number;
+      durationMs: number;
+      text?: string;
+      error?: string;
+    }
   /** A run continued after an interruption; `previousStatus` is what the store said. */
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
   /** A subtask run by a DyLAN team (team/team-attempt.ts): what the team did, before its `task-end`. */
   | ({ type: 'team'; at: number } & TeamSummary)
-  | { type: 'budget'; at: number; calls: number; tokens: { input: number; output: number }; costUsd: number; exceeded?: string }
+  | {
+      type: 'budget';
+      at: number;
+      calls: number;
+      tokens: { input: number; output: number };
+      costUsd: number;
+      exceeded?: string;
+    }
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
 
 export type WeftEventType = WeftEvent['type'];
@@ -88,7 +135,11 @@ export interface TeamSummary {
   readonly members: readonly string[];
   readonly selection: TeamSelection;
   /** Each layer's nodes: agent and answer (long answers clipped). */
-  readonly layers: readonly (readonly { readonly agent: string; readonly answer: string; readonly ratingsParsed: boolean }[])[];
+  readonly layers: readonly (readonly {
+    readonly agent: string;
+    readonly answer: string;
+    readonly ratingsParsed: boolean;
+  }[])[];
   /** The team's final answer (clipped like the layers; the subtask's whole output is in `task-end`). */
   readonly answer: string;
   readonly stoppedAt: number;

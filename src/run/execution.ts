@@ -12,7 +12,19 @@ import { proposeUpdate } from '../plan/update-plan.js';
 import type { RunStatus, StrategyName, WorkflowDiffSummary } from './events.js';
 import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 import type { AttemptRunner } from './attempt-runner.js';
-import { checkRunConfig, createRunState, runOutcome, step, type AttemptError, type AttemptRequest, type EventWithoutTime, type RunCommand, type RunConfig, type RunInput, type RunState } from './run-state.js';
+import {
+  checkRunConfig,
+  createRunState,
+  runOutcome,
+  step,
+  type AttemptError,
+  type AttemptRequest,
+  type EventWithoutTime,
+  type RunCommand,
+  type RunConfig,
+  type RunInput,
+  type RunState,
+} from './run-state.js';
 import { updatePolicy } from './update-policies.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
 
@@ -47,7 +59,12 @@ export interface ExecutionOptions {
   readonly emit: (event: EventWithoutTime) => void;
   /** Called once a result is accepted, e.g. to write its artifacts. */
   readonly onAccepted?: (taskId: string, output: string) => Promise<void>;
-  readonly onPlanVersion?: (version: number, workflow: Workflow, cause: string, diff: WorkflowDiffSummary) => Promise<void>;
+  readonly onPlanVersion?: (
+    version: number,
+    workflow: Workflow,
+    cause: string,
+    diff: WorkflowDiffSummary,
+  ) => Promise<void>;
   /** The version number of `workflow` (default 1). */
   readonly version?: number;
   /**
@@ -201,16 +218,19 @@ class Execution {
           this.proposeUpdate(command.workflow, command.failures, command.sequence);
           break;
         case 'sync':
-          this.track(this.options.durability!.sync().finally(() => {
-            this.handle({ type: 'synced' });
-            this.pump();
-          }));
+          this.track(
+            this.options.durability!.sync().finally(() => {
+              this.handle({ type: 'synced' });
+              this.pump();
+            }),
+          );
           break;
         case 'accepted':
           if (this.options.onAccepted) this.track(this.options.onAccepted(command.taskId, command.output));
           break;
         case 'save-plan-version':
-          if (this.options.onPlanVersion) this.track(this.options.onPlanVersion(command.version, command.workflow, command.cause, command.diff));
+          if (this.options.onPlanVersion)
+            this.track(this.options.onPlanVersion(command.version, command.workflow, command.cause, command.diff));
           break;
         case 'finish':
           this.finish();
@@ -254,7 +274,11 @@ class Execution {
     this.pump();
   }
 
-  private proposeUpdate(workflow: Workflow, failures: readonly { id: string; reason: string }[], sequence: number): void {
+  private proposeUpdate(
+    workflow: Workflow,
+    failures: readonly { id: string; reason: string }[],
+    sequence: number,
+  ): void {
     // The callbacks return promises where the old executor's async merge did, so the update ends in the same tick.
     const work = proposeUpdate({
       model: this.options.model,
@@ -263,18 +287,21 @@ class Execution {
       candidates: this.options.updateCandidates ?? 1,
       sequence,
       ...(this.updateSignal ? { signal: this.updateSignal } : {}),
-    }).then(
-      async (result) => this.handle({ type: 'update-proposed', result }),
-      (error: unknown) => {
-        const failed = attemptError(error);
-        if (failed.kind === 'budget') this.stop('failed', failed.message);
-        else if (failed.kind !== 'abort') return (async () => this.handle({ type: 'update-failed', error: failed }))();
-        return undefined;
-      },
-    ).finally(() => {
-      this.handle({ type: 'update-ended' });
-      this.pump();
-    });
+    })
+      .then(
+        async (result) => this.handle({ type: 'update-proposed', result }),
+        (error: unknown) => {
+          const failed = attemptError(error);
+          if (failed.kind === 'budget') this.stop('failed', failed.message);
+          else if (failed.kind !== 'abort')
+            return (async () => this.handle({ type: 'update-failed', error: failed }))();
+          return undefined;
+        },
+      )
+      .finally(() => {
+        this.handle({ type: 'update-ended' });
+        this.pump();
+      });
     this.track(work);
   }
 
@@ -299,10 +326,11 @@ class Execution {
     if (runner) return runner;
     const known = ['llm', ...Object.keys(this.options.runners ?? {})].join(', ');
     return async () => {
-      throw new WeftError('BAD_INPUT', `No runner for role kind "${kind}" (this run has: ${known})`, { location: { field: 'roles.kind' } });
+      throw new WeftError('BAD_INPUT', `No runner for role kind "${kind}" (this run has: ${known})`, {
+        location: { field: 'roles.kind' },
+      });
     };
   }
-
 }
 
 function attemptError(error: unknown): AttemptError {
@@ -316,4 +344,3 @@ function abortReason(signal: AbortSignal): string {
   if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
   return typeof reason === 'string' ? reason : 'cancelled';
 }
-

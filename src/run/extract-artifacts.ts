@@ -101,7 +101,10 @@ function stripWrapping(text: string): string {
 function fromLabel(line: string): string | undefined {
   let text = line.trim();
   // Comment and heading wrappers.
-  text = text.replace(/^<!--(.*?)-->$/, '$1').replace(/^\/\*(.*?)\*\/$/, '$1').trim();
+  text = text
+    .replace(/^<!--(.*?)-->$/, '$1')
+    .replace(/^\/\*(.*?)\*\/$/, '$1')
+    .trim();
   text = text.replace(/^(?:\/\/|--|;|#{1,6})\s*/, '').trim();
   text = stripWrapping(text);
   const keyword = KEYWORD_LABEL.exec(text);

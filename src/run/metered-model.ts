@@ -33,13 +33,24 @@ export interface MeterOptions {
    * elsewhere, whose `result.model` is then the model the spec asked for).
    */
   readonly costOf: (result: ChatResult, modelId?: string) => number;
-  readonly emit: (event: Extract<WeftEvent, { type: 'call' | 'budget' }> extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never) => void;
+  readonly emit: (
+    event: Extract<WeftEvent, { type: 'call' | 'budget' }> extends infer E
+      ? E extends WeftEvent
+        ? Omit<E, 'at'>
+        : never
+      : never,
+  ) => void;
   /** Recorded replies by `callKey`, from an earlier part of the same run. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
 }
 
 /** Identifies a call within a run: what it was for, for which subtask and attempt, and its number among those. */
-export function callKey(purpose: string, key: string | undefined, attempt: number | undefined, sequence: number): string {
+export function callKey(
+  purpose: string,
+  key: string | undefined,
+  attempt: number | undefined,
+  sequence: number,
+): string {
   return JSON.stringify([purpose, key ?? null, attempt ?? null, sequence]);
 }
 
@@ -67,7 +78,11 @@ export function callSequencer(): (call: ChatCall) => CallIdentity {
     const tag = { ...(call.tag ?? { purpose: 'other' as const }), sequence };
     return {
       purpose,
-      identity: { sequence, ...(tag.key !== undefined ? { key: tag.key } : {}), ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}) },
+      identity: {
+        sequence,
+        ...(tag.key !== undefined ? { key: tag.key } : {}),
+        ...(tag.attempt !== undefined ? { attempt: tag.attempt } : {}),
+      },
       tagged: { ...call, tag },
       key: callKey(purpose, call.tag?.key, call.tag?.attempt, sequence),
     };
@@ -80,9 +95,12 @@ export function createMeter(): Meter {
 
 /** Why the next call would break the budget, or undefined when it may go ahead. */
 export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number): string | undefined {
-  if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls) return `call budget of ${budget.maxCalls} reached`;
-  if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens) return `token budget of ${budget.maxTokens} reached`;
-  if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd) return `cost budget of $${budget.maxCostUsd} reached`;
+  if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls)
+    return `call budget of ${budget.maxCalls} reached`;
+  if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens)
+    return `token budget of ${budget.maxTokens} reached`;
+  if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd)
+    return `cost budget of $${budget.maxCostUsd} reached`;
   if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs) return wallTimeExceeded(budget.maxWallMs);
   return undefined;
 }
@@ -112,7 +130,13 @@ export function budgetGate(options: Pick<MeterOptions, 'budget' | 'meter' | 'now
   const refuse = (exceeded: string) => {
     if (!reported) {
       reported = true;
-      options.emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd, exceeded });
+      options.emit({
+        type: 'budget',
+        calls: meter.calls,
+        tokens: { input: meter.inputTokens, output: meter.outputTokens },
+        costUsd: meter.costUsd,
+        exceeded,
+      });
     }
     return new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
   };
@@ -142,17 +166,32 @@ export interface RemoteCall {
 /** Charges a call made elsewhere to the meter and records it as a `call` event, like one made here. */
 export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit'>): void {
   const { meter } = options;
-  const costUsd = call.error === undefined ? options.costOf({ text: call.text ?? '', usage: { inputTokens: call.inputTokens, outputTokens: call.outputTokens }, model: call.model }) : 0;
+  const costUsd =
+    call.error === undefined
+      ? options.costOf({
+          text: call.text ?? '',
+          usage: { inputTokens: call.inputTokens, outputTokens: call.outputTokens },
+          model: call.model,
+        })
+      : 0;
   meter.calls += 1;
   meter.inputTokens += call.inputTokens;
   meter.outputTokens += call.outputTokens;
   meter.costUsd += costUsd;
   const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
   options.emit({
-    type: 'call', purpose: call.purpose, model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd,
-    durationMs: call.durationMs, sequence: call.sequence, ...(call.key !== undefined ? { key: call.key } : {}),
+    type: 'call',
+    purpose: call.purpose,
+    model: call.model,
+    inputTokens: call.inputTokens,
+    outputTokens: call.outputTokens,
+    costUsd,
+    durationMs: call.durationMs,
+    sequence: call.sequence,
+    ...(call.key !== undefined ? { key: call.key } : {}),
     ...(call.attempt !== undefined ? { attempt: call.attempt } : {}),
-    ...(call.error !== undefined ? { error: call.error } : { text: call.text ?? '' }), ...(taskId !== undefined ? { taskId } : {}),
+    ...(call.error !== undefined ? { error: call.error } : { text: call.text ?? '' }),
+    ...(taskId !== undefined ? { taskId } : {}),
   });
 }
 
@@ -164,7 +203,11 @@ export function callModelName(modelId: string, reported?: string): string {
   return requestedModelName(modelId) ?? reported ?? redactModelSpec(modelId);
 }
 
-export function meteredModel(model: ChatModel, options: MeterOptions, gate: BudgetGate = budgetGate(options)): ChatModel {
+export function meteredModel(
+  model: ChatModel,
+  options: MeterOptions,
+  gate: BudgetGate = budgetGate(options),
+): ChatModel {
   const { meter } = options;
   const identify = callSequencer();
   return {
@@ -185,14 +228,30 @@ export function meteredModel(model: ChatModel, options: MeterOptions, gate: Budg
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit({
-          type: 'call', purpose, model: callModelName(model.id, result.model), inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
-          costUsd, durationMs: options.now() - started, ...identity, text: result.text, ...(taskId !== undefined ? { taskId } : {}),
+          type: 'call',
+          purpose,
+          model: callModelName(model.id, result.model),
+          inputTokens: result.usage.inputTokens,
+          outputTokens: result.usage.outputTokens,
+          costUsd,
+          durationMs: options.now() - started,
+          ...identity,
+          text: result.text,
+          ...(taskId !== undefined ? { taskId } : {}),
         });
         return result;
       } catch (error) {
         options.emit({
-          type: 'call', purpose, model: callModelName(model.id), inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: options.now() - started,
-          error: error instanceof Error ? error.message : String(error), ...identity, ...(taskId !== undefined ? { taskId } : {}),
+          type: 'call',
+          purpose,
+          model: callModelName(model.id),
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+          durationMs: options.now() - started,
+          error: error instanceof Error ? error.message : String(error),
+          ...identity,
+          ...(taskId !== undefined ? { taskId } : {}),
         });
         throw error;
       }

@@ -84,7 +84,12 @@ export function planHistory(
     if (!found) sources.set(version, (found = {}));
     return found;
   };
-  for (const stored of versions) Object.assign(source(stored.version), { workflow: stored.workflow, cause: stored.cause, createdAt: stored.createdAt });
+  for (const stored of versions)
+    Object.assign(source(stored.version), {
+      workflow: stored.workflow,
+      cause: stored.cause,
+      createdAt: stored.createdAt,
+    });
 
   let pending: { purpose: 'plan' | 'update'; candidates: CandidateSummary[]; chosen?: number } | undefined;
   let updatesWithoutChange = 0;
@@ -96,7 +101,11 @@ export function planHistory(
     switch (event.type) {
       case 'plan-candidates':
         settlePending();
-        pending = { purpose: event.purpose, candidates: event.candidates, ...(event.chosen !== undefined ? { chosen: event.chosen } : {}) };
+        pending = {
+          purpose: event.purpose,
+          candidates: event.candidates,
+          ...(event.chosen !== undefined ? { chosen: event.chosen } : {}),
+        };
         break;
       case 'plan-chosen':
       case 'plan-update': {
@@ -126,7 +135,12 @@ export function planHistory(
   for (const version of [...sources.keys()].sort((left, right) => left - right)) {
     const entry = sources.get(version) as VersionSource;
     if (!entry.workflow) continue;
-    const subtasks = entry.workflow.subtasks.map(({ id, objective, agent, dependsOn }) => ({ id, objective, agent, dependsOn: [...dependsOn] }));
+    const subtasks = entry.workflow.subtasks.map(({ id, objective, agent, dependsOn }) => ({
+      id,
+      objective,
+      agent,
+      dependsOn: [...dependsOn],
+    }));
     result.push({
       version,
       cause: entry.cause ?? '',
@@ -162,7 +176,8 @@ export function diffSubtasks(before: readonly HistorySubtask[], after: readonly 
         ...(old.agent !== subtask.agent ? { agent: { from: old.agent, to: subtask.agent } } : {}),
       });
     }
-    if (!sameSet(old.dependsOn, subtask.dependsOn)) rewired.push({ id: subtask.id, dependsOn: { from: old.dependsOn, to: subtask.dependsOn } });
+    if (!sameSet(old.dependsOn, subtask.dependsOn))
+      rewired.push({ id: subtask.id, dependsOn: { from: old.dependsOn, to: subtask.dependsOn } });
   }
   const removed = before.filter((subtask) => !afterIds.has(subtask.id)).map((subtask) => subtask.id);
   return { added, removed, changed, rewired };
@@ -183,7 +198,8 @@ export function formatPlanHistory(history: PlanHistory): string {
     lines.push(`v${version.version}: ${oneLine(version.cause)}${when}`);
     if (version.candidates && version.candidates.length > 0) {
       lines.push(`  candidates${version.chosen === undefined ? '' : ` (chosen: #${version.chosen + 1})`}:`);
-      for (const candidate of version.candidates) lines.push(`    ${formatCandidate(candidate, candidate.index === version.chosen)}`);
+      for (const candidate of version.candidates)
+        lines.push(`    ${formatCandidate(candidate, candidate.index === version.chosen)}`);
     }
     const byId = new Map(version.subtasks.map((subtask) => [subtask.id, subtask]));
     if (version.diff === null) {
@@ -199,10 +215,12 @@ export function formatPlanHistory(history: PlanHistory): string {
     }
     for (const id of removed) lines.push(`  - ${id}`);
     for (const change of changed) {
-      if (change.objective) lines.push(`  ~ ${change.id}: ${quote(change.objective.from)} → ${quote(change.objective.to)}`);
+      if (change.objective)
+        lines.push(`  ~ ${change.id}: ${quote(change.objective.from)} → ${quote(change.objective.to)}`);
       if (change.agent) lines.push(`  ~ ${change.id}: agent ${change.agent.from} → ${change.agent.to}`);
     }
-    for (const wiring of rewired) lines.push(`  ↻ ${wiring.id}: after ${list(wiring.dependsOn.from)} → after ${list(wiring.dependsOn.to)}`);
+    for (const wiring of rewired)
+      lines.push(`  ↻ ${wiring.id}: after ${list(wiring.dependsOn.from)} → after ${list(wiring.dependsOn.to)}`);
   }
   if (history.updatesWithoutChange > 0) {
     const rounds = history.updatesWithoutChange;

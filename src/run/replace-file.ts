@@ -20,10 +20,19 @@ export function isTemporaryName(name: string): boolean {
  * Writes `content` as `<folder>/<name>`. `beforeRename` runs after the write and may refuse by throwing; on any
  * failure the temporary file is removed and the error rethrown.
  */
-export async function replaceFile(folder: string, name: string, content: string, beforeRename?: () => Promise<void>): Promise<void> {
+export async function replaceFile(
+  folder: string,
+  name: string,
+  content: string,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
   const temporary = join(folder, `.weft-${randomUUID()}.tmp`);
   // O_EXCL: the temporary name is new; if anything is already there (a link included), fail rather than write through it.
-  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+  const handle = await open(
+    temporary,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
   try {
     try {
       await handle.writeFile(content, 'utf8');

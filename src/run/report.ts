@@ -29,7 +29,8 @@ export interface ReportInput {
 
 export function renderReport(input: ReportInput): string {
   const { summary } = input;
-  const modelLabel = input.modelKind === 'real' ? input.model : `${input.model} (${input.modelKind} model, not a real LLM)`;
+  const modelLabel =
+    input.modelKind === 'real' ? input.model : `${input.model} (${input.modelKind} model, not a real LLM)`;
   const lines: string[] = [
     `# Weft run ${summary.runId}`,
     '',
@@ -45,9 +46,21 @@ export function renderReport(input: ReportInput): string {
     '',
   ];
   if (input.workflow) {
-    lines.push('## Final plan', '', '```mermaid', toMermaid(input.workflow, { statuses: true, maxLabelLength: 60 }).trimEnd(), '```', '');
+    lines.push(
+      '## Final plan',
+      '',
+      '```mermaid',
+      toMermaid(input.workflow, { statuses: true, maxLabelLength: 60 }).trimEnd(),
+      '```',
+      '',
+    );
   }
-  lines.push('## Subtasks', '', '| id | agent | status | attempts | start (s) | end (s) | objective |', '|---|---|---|---|---|---|---|');
+  lines.push(
+    '## Subtasks',
+    '',
+    '| id | agent | status | attempts | start (s) | end (s) | objective |',
+    '|---|---|---|---|---|---|---|',
+  );
   const agents = new Map(input.workflow?.subtasks.map((s) => [s.id, s]) ?? []);
   for (const task of summary.tasks) {
     const subtask = agents.get(task.id);
@@ -65,14 +78,18 @@ export function renderReport(input: ReportInput): string {
           diff.removed.length ? `removed ${diff.removed.join(', ')}` : '',
           diff.changed.length ? `changed ${diff.changed.join(', ')}` : '',
           diff.rewired.length ? `rewired ${diff.rewired.join(', ')}` : '',
-        ].filter(Boolean).join('; ')
+        ]
+          .filter(Boolean)
+          .join('; ')
       : '';
     lines.push(`- v${version.version}: ${version.cause}${changes ? ` — ${changes}` : ''}`);
   }
   if (input.artifacts.length > 0 || input.refused.length > 0) {
     lines.push('', '## Artifacts', '');
-    for (const artifact of input.artifacts) lines.push(`- \`${artifact.path}\` (${artifact.bytes} bytes, from ${artifact.taskId})`);
-    for (const refused of input.refused) lines.push(`- refused \`${refused.path}\` from ${refused.taskId}: ${refused.reason}`);
+    for (const artifact of input.artifacts)
+      lines.push(`- \`${artifact.path}\` (${artifact.bytes} bytes, from ${artifact.taskId})`);
+    for (const refused of input.refused)
+      lines.push(`- refused \`${refused.path}\` from ${refused.taskId}: ${refused.reason}`);
   }
   if (input.teams && input.teams.length > 0) lines.push('', ...renderTeams(input.teams));
   return `${lines.join('\n')}\n`;
@@ -102,25 +119,38 @@ function renderTeams(teams: readonly TeamSummary[]): string[] {
     );
     if (team.reformation) {
       const r = team.reformation;
-      lines.push(`- Reformation after step ${r.afterStep}: kept ${r.kept.join(', ')}; dropped ${r.dropped.join(', ') || 'none'}${r.fallback ? ' (ranker fallback)' : ''}: ${cell(r.reason)}`);
+      lines.push(
+        `- Reformation after step ${r.afterStep}: kept ${r.kept.join(', ')}; dropped ${r.dropped.join(', ') || 'none'}${r.fallback ? ' (ranker fallback)' : ''}: ${cell(r.reason)}`,
+      );
     }
     if (team.ratingFallbacks > 0 || team.rankerFallbacks > 0) {
-      lines.push(`- Fallbacks: ${team.ratingFallbacks} unreadable rating(s), ${team.rankerFallbacks} unusable ranker answer(s)`);
+      lines.push(
+        `- Fallbacks: ${team.ratingFallbacks} unreadable rating(s), ${team.rankerFallbacks} unusable ranker answer(s)`,
+      );
     }
-    lines.push(`- Importance scores ${team.scores.saved ? 'added to the run store' : `not stored (${cell(team.scores.reason ?? 'unknown reason')})`}`);
+    lines.push(
+      `- Importance scores ${team.scores.saved ? 'added to the run store' : `not stored (${cell(team.scores.reason ?? 'unknown reason')})`}`,
+    );
     const dropped = new Set(team.reformation?.dropped ?? []);
     lines.push('', '| agent | importance | stored mean before | status |', '|---|---|---|---|');
     const stored = new Map((team.selection.scores ?? []).map((score) => [score.agent, score]));
-    const agents = [...team.members].sort((a, b) => (team.importance[b] ?? 0) - (team.importance[a] ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+    const agents = [...team.members].sort(
+      (a, b) => (team.importance[b] ?? 0) - (team.importance[a] ?? 0) || (a < b ? -1 : a > b ? 1 : 0),
+    );
     for (const agent of [...agents, ...team.selection.leftOut]) {
       const status = team.selection.leftOut.includes(agent) ? 'left out' : dropped.has(agent) ? 'dropped' : 'kept';
       const before = stored.get(agent);
       const importance = team.importance[agent];
-      lines.push(`| ${cell(agent)} | ${importance === undefined ? '' : importance.toFixed(4)} | ${before ? `${before.mean.toFixed(4)} (${before.queries})` : ''} | ${status} |`);
+      lines.push(
+        `| ${cell(agent)} | ${importance === undefined ? '' : importance.toFixed(4)} | ${before ? `${before.mean.toFixed(4)} (${before.queries})` : ''} | ${status} |`,
+      );
     }
     lines.push('', '| step | agent | answer |', '|---|---|---|');
     team.layers.forEach((layer, index) => {
-      for (const node of layer) lines.push(`| ${index + 1} | ${cell(node.agent)} | ${cell(node.answer)}${node.ratingsParsed ? '' : ' (ratings unreadable)'} |`);
+      for (const node of layer)
+        lines.push(
+          `| ${index + 1} | ${cell(node.agent)} | ${cell(node.answer)}${node.ratingsParsed ? '' : ' (ratings unreadable)'} |`,
+        );
     });
   }
   return lines;
@@ -140,7 +170,12 @@ function renderOutputs(summary: RunSummary): string[] {
     // The output is the agent's text: fence it (longer than any backtick run inside) so it cannot restructure the report.
     const fence = '`'.repeat(Math.max(3, ...[...output.matchAll(/`+/g)].map((run) => run[0].length + 1)));
     lines.push(`${fence}text`, kept.trimEnd(), fence);
-    lines.push('', kept.length < output.length ? `Truncated (${output.length} characters in all): the whole output is in \`${file}\`.` : `File: \`${file}\``);
+    lines.push(
+      '',
+      kept.length < output.length
+        ? `Truncated (${output.length} characters in all): the whole output is in \`${file}\`.`
+        : `File: \`${file}\``,
+    );
   }
   return lines;
 }

@@ -14,7 +14,21 @@ import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from '
 import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 
-export interface ResumeRunOptions extends Omit<RunTaskOptions, 'task' | 'plan' | 'runId' | 'candidates' | 'strategy' | 'concurrency' | 'budget' | 'maxAttempts' | 'updateCandidates' | 'verify' | 'injectMask'> {
+export interface ResumeRunOptions
+  extends Omit<
+    RunTaskOptions,
+    | 'task'
+    | 'plan'
+    | 'runId'
+    | 'candidates'
+    | 'strategy'
+    | 'concurrency'
+    | 'budget'
+    | 'maxAttempts'
+    | 'updateCandidates'
+    | 'verify'
+    | 'injectMask'
+  > {
   readonly runId: string;
 }
 
@@ -23,19 +37,32 @@ const RESUMABLE = new Set(['running', 'interrupted', 'cancelled']);
 
 export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResult> {
   const run = await options.store.getRun(options.runId);
-  if (!run) throw new WeftError('NOT_FOUND', `No run "${options.runId}" (see \`weft runs\`)`, { location: { field: '<runId>' } });
+  if (!run)
+    throw new WeftError('NOT_FOUND', `No run "${options.runId}" (see \`weft runs\`)`, {
+      location: { field: '<runId>' },
+    });
   // Two processes driving one run would both record results: a run whose owner is still alive is not ours.
   if (run.status === 'running' && ownerState(run.owner) === 'alive' && run.owner?.pid !== process.pid) {
-    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is still running or already being resumed by pid ${run.owner?.pid}; stop that process before resuming`, { location: { field: '<runId>' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Run "${options.runId}" is still running or already being resumed by pid ${run.owner?.pid}; stop that process before resuming`,
+      { location: { field: '<runId>' } },
+    );
   }
   if (!RESUMABLE.has(run.status)) {
-    throw new WeftError('BAD_INPUT', `Run "${options.runId}" already finished (${run.status}); there is nothing to resume`, { location: { field: '<runId>' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Run "${options.runId}" already finished (${run.status}); there is nothing to resume`,
+      { location: { field: '<runId>' } },
+    );
   }
   // Several resumes may have read the same dead owner: the store's compare-and-set lets exactly one take the run
   // over, before anything is written (a plan version backfilled twice, events from two processes).
   if (!(await options.store.takeOverRun(options.runId, currentOwner(), run.owner))) {
     const taker = (await options.store.getRun(options.runId))?.owner;
-    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is already being resumed by pid ${taker?.pid ?? '?'}`, { location: { field: '<runId>' } });
+    throw new WeftError('BAD_INPUT', `Run "${options.runId}" is already being resumed by pid ${taker?.pid ?? '?'}`, {
+      location: { field: '<runId>' },
+    });
   }
   let state: ResumeState;
   let settings: ResolvedRunSettings;
@@ -45,14 +72,21 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     settings = resolveRunSettings((state.runId === options.runId ? state.settings : run.options) as RunSettings);
     if (settings.plan === 'given' && !state.workflow) {
       // Written before any work, so only a process killed at its very start gets here.
-      throw new WeftError('BAD_INPUT', `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``, { location: { field: '<runId>' } });
+      throw new WeftError(
+        'BAD_INPUT',
+        `Run "${options.runId}" was interrupted before its given plan was recorded; start it again with \`weft run --plan\``,
+        { location: { field: '<runId>' } },
+      );
     }
     workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
     // Role files (a team's) may have moved or broken since the run began, or this process may lack the engine of
     // a kind: refuse now, leaving the run resumable, rather than fail its subtasks one attempt after another.
     const roleKinds = options.roleKinds ?? [];
     checkRoleKinds(roleKinds);
-    const setup: RoleKindSetup = { base: settings.teamBase ?? options.base, models: { createModel: modelMakerOf(options), runModel: options.model.id } };
+    const setup: RoleKindSetup = {
+      base: settings.teamBase ?? options.base,
+      models: { createModel: modelMakerOf(options), runModel: options.model.id },
+    };
     if (workflow) {
       checkPlanKinds(workflow, roleKinds);
       await checkPlanRoles(workflow, roleKinds, setup);
@@ -74,7 +108,15 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
       task: run.task,
       settings,
       options,
-      start: (emit) => emit({ type: 'run-start', runId: options.runId, task: run.task, model: redactModelSpec(options.model.id), strategy: settings.strategy, options: { ...settings } }),
+      start: (emit) =>
+        emit({
+          type: 'run-start',
+          runId: options.runId,
+          task: run.task,
+          model: redactModelSpec(options.model.id),
+          strategy: settings.strategy,
+          options: { ...settings },
+        }),
       initial: { kind: 'plan' },
     });
   }
@@ -83,7 +125,13 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     task: state.task,
     settings: state.settings,
     options,
-    start: (emit) => emit({ type: 'run-resume', previousStatus: run.status, replayable: state.replay.size, completed: state.completed }),
+    start: (emit) =>
+      emit({
+        type: 'run-resume',
+        previousStatus: run.status,
+        replayable: state.replay.size,
+        completed: state.completed,
+      }),
     initial: { kind: 'resume', state, workflow },
   });
 }
@@ -96,6 +144,12 @@ async function backfillPlanVersions(options: ResumeRunOptions, versions: ResumeS
   const saved = new Set((await options.store.planVersions(options.runId)).map((version) => version.version));
   for (const version of versions) {
     if (saved.has(version.version)) continue;
-    await recordPlanVersion(options.store, options.home, { runId: options.runId, version: version.version, workflow: version.workflow, cause: version.cause, ...(version.diff ? { diff: version.diff } : {}) });
+    await recordPlanVersion(options.store, options.home, {
+      runId: options.runId,
+      version: version.version,
+      workflow: version.workflow,
+      cause: version.cause,
+      ...(version.diff ? { diff: version.diff } : {}),
+    });
   }
 }

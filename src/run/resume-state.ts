@@ -68,9 +68,15 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
       case 'plan-update':
         workflow = event.workflow;
         version = event.version;
-        versions.push(event.type === 'plan-update'
-          ? { version: event.version, cause: event.cause, diff: event.diff, workflow: event.workflow }
-          : { version: event.version, cause: settings.plan === 'given' ? 'given plan' : 'initial plan', workflow: event.workflow });
+        versions.push(
+          event.type === 'plan-update'
+            ? { version: event.version, cause: event.cause, diff: event.diff, workflow: event.workflow }
+            : {
+                version: event.version,
+                cause: settings.plan === 'given' ? 'given plan' : 'initial plan',
+                workflow: event.workflow,
+              },
+        );
         break;
       case 'plan-candidates':
         if (event.purpose === 'update') {
@@ -111,17 +117,30 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
       const current = fateOf(fates, subtask.id);
       // Work that was running when the process died has no result: it starts again; so does a failure a repair
       // round already sent back.
-      const status: SubtaskStatus = current.status === 'in progress' || (current.status === 'failed' && current.sentBack) ? 'not started' : current.status;
+      const status: SubtaskStatus =
+        current.status === 'in progress' || (current.status === 'failed' && current.sentBack)
+          ? 'not started'
+          : current.status;
       // An attempt that ended but whose verdict was never logged is not spent: it runs again under its own number,
       // so its recorded execute and verify calls are replayed and give the same verdict (a crash in that window
       // used to start a new attempt with new calls, and could exhaust the attempts and fail the run).
-      const attempts = status === 'not started' && current.pendingOutput ? Math.min(current.ended, current.pendingOutput.attempt - 1) : current.ended;
+      const attempts =
+        status === 'not started' && current.pendingOutput
+          ? Math.min(current.ended, current.pendingOutput.attempt - 1)
+          : current.ended;
       const { output: _old, ...rest } = subtask;
-      return { ...rest, status, attempts, ...(status === 'completed' && current.output !== undefined ? { output: current.output } : {}) };
+      return {
+        ...rest,
+        status,
+        attempts,
+        ...(status === 'completed' && current.output !== undefined ? { output: current.output } : {}),
+      };
     }),
   };
   const failures = resumed
-    ? resumed.subtasks.filter((s) => s.status === 'failed').map((s) => ({ id: s.id, reason: resumeReason(fateOf(fates, s.id)) }))
+    ? resumed.subtasks
+        .filter((s) => s.status === 'failed')
+        .map((s) => ({ id: s.id, reason: resumeReason(fateOf(fates, s.id)) }))
     : [];
   return {
     runId,

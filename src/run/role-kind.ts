@@ -81,13 +81,21 @@ export function knownRoleKinds(engines: readonly RoleKindEngine[]): string {
  * Every role of a plan has a kind the run knows: an unknown kind is the user's input error, reported before the
  * run starts (not an attempt that fails three times). `file`: the plan file, for the location.
  */
-export function checkPlanKinds(workflow: Pick<Workflow, 'roles'>, engines: readonly RoleKindEngine[], file?: string): void {
+export function checkPlanKinds(
+  workflow: Pick<Workflow, 'roles'>,
+  engines: readonly RoleKindEngine[],
+  file?: string,
+): void {
   const known = new Set([LLM_ROLE_KIND, ...engines.map((engine) => engine.kind)]);
   const unknown: Role | undefined = workflow.roles.find((role) => !known.has(role.kind));
   if (unknown) {
-    throw new WeftError('BAD_INPUT', `Unknown role kind "${unknown.kind}" (role "${unknown.name}"); known: ${knownRoleKinds(engines)}`, {
-      location: { ...(file !== undefined ? { file } : {}), field: `roles.${unknown.name}.kind` },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Unknown role kind "${unknown.kind}" (role "${unknown.name}"); known: ${knownRoleKinds(engines)}`,
+      {
+        location: { ...(file !== undefined ? { file } : {}), field: `roles.${unknown.name}.kind` },
+      },
+    );
   }
 }
 
@@ -97,22 +105,37 @@ export const OFFERED_ROLE_KIND = 'team';
 /** Offers to the planner need the engine their roles will run on; without it every such subtask would fail. */
 export function checkOfferKinds(offers: readonly TeamOffer[] | undefined, engines: readonly RoleKindEngine[]): void {
   if (!offers || offers.length === 0 || engines.some((engine) => engine.kind === OFFERED_ROLE_KIND)) return;
-  throw new WeftError('BAD_INPUT', `Teams are offered to the planner, and the run has no engine for role kind "${OFFERED_ROLE_KIND}"; known: ${knownRoleKinds(engines)}`, {
-    location: { field: 'teams' },
-  });
+  throw new WeftError(
+    'BAD_INPUT',
+    `Teams are offered to the planner, and the run has no engine for role kind "${OFFERED_ROLE_KIND}"; known: ${knownRoleKinds(engines)}`,
+    {
+      location: { field: 'teams' },
+    },
+  );
 }
 
 /** The plan as the engines prepare it (relative file names made absolute). */
-export function preparePlan<W extends Pick<Workflow, 'roles'>>(workflow: W, engines: readonly RoleKindEngine[], base: string | undefined): W {
+export function preparePlan<W extends Pick<Workflow, 'roles'>>(
+  workflow: W,
+  engines: readonly RoleKindEngine[],
+  base: string | undefined,
+): W {
   return engines.reduce((plan, engine) => (engine.preparePlan ? engine.preparePlan(plan, base) : plan), workflow);
 }
 
 /** Runs every engine's plan check. */
-export async function checkPlanRoles(workflow: Pick<Workflow, 'roles'>, engines: readonly RoleKindEngine[], setup: RoleKindSetup): Promise<void> {
+export async function checkPlanRoles(
+  workflow: Pick<Workflow, 'roles'>,
+  engines: readonly RoleKindEngine[],
+  setup: RoleKindSetup,
+): Promise<void> {
   for (const engine of engines) await engine.checkPlan?.(workflow, setup);
 }
 
 /** The runners of one run, keyed by kind, as execute() takes them. */
-export function roleKindRunners(engines: readonly RoleKindEngine[], context: RoleKindContext): Record<string, AttemptRunner> {
+export function roleKindRunners(
+  engines: readonly RoleKindEngine[],
+  context: RoleKindContext,
+): Record<string, AttemptRunner> {
   return Object.fromEntries(engines.map((engine) => [engine.kind, engine.createRunner(context)]));
 }

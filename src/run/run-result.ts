@@ -18,6 +18,11 @@ export function runResult(tasks: readonly Pick<TaskSummary, 'id' | 'dependsOn' |
   const sinks = tasks.filter((task) => !parents.has(task.id));
   const done = sinks.filter((task): task is typeof task & { output: string } => task.output !== undefined);
   if (done.length === 0) return undefined;
-  const text = done.length === 1 ? done[0]!.output : done.map((task) => `## ${task.id}\n\n${task.output.trimEnd()}`).join('\n\n');
-  return { from: done.map((task) => task.id), text, missing: sinks.filter((task) => task.output === undefined).map((task) => task.id) };
+  const text =
+    done.length === 1 ? done[0]!.output : done.map((task) => `## ${task.id}\n\n${task.output.trimEnd()}`).join('\n\n');
+  return {
+    from: done.map((task) => task.id),
+    text,
+    missing: sinks.filter((task) => task.output === undefined).map((task) => task.id),
+  };
 }

@@ -103,7 +103,12 @@ export type RunInput =
   | { readonly type: 'update-failed'; readonly error: AttemptError }
   | { readonly type: 'update-ended' }
   | { readonly type: 'synced' }
-  | { readonly type: 'stop'; readonly status: 'failed' | 'cancelled'; readonly reason: string; readonly abortRunning?: boolean }
+  | {
+      readonly type: 'stop';
+      readonly status: 'failed' | 'cancelled';
+      readonly reason: string;
+      readonly abortRunning?: boolean;
+    }
   | { readonly type: 'bookkeeping-failed'; readonly message: string };
 
 export interface AttemptRequest {
@@ -120,10 +125,21 @@ export type RunCommand =
   /** Start an attempt; its `task-start` is emitted by the interpreter once the attempt's abort handle exists. */
   | { readonly type: 'start-attempt'; readonly request: AttemptRequest; readonly event: EventWithoutTime }
   | { readonly type: 'abort'; readonly handles: readonly number[]; readonly reason: string }
-  | { readonly type: 'propose-update'; readonly workflow: Workflow; readonly failures: readonly Failure[]; readonly sequence: number }
+  | {
+      readonly type: 'propose-update';
+      readonly workflow: Workflow;
+      readonly failures: readonly Failure[];
+      readonly sequence: number;
+    }
   | { readonly type: 'sync' }
   | { readonly type: 'accepted'; readonly taskId: string; readonly output: string }
-  | { readonly type: 'save-plan-version'; readonly version: number; readonly workflow: Workflow; readonly cause: string; readonly diff: WorkflowDiffSummary }
+  | {
+      readonly type: 'save-plan-version';
+      readonly version: number;
+      readonly workflow: Workflow;
+      readonly cause: string;
+      readonly diff: WorkflowDiffSummary;
+    }
   /** The run is over once tracked bookkeeping lands; `runOutcome` then tells its status. */
   | { readonly type: 'finish' };
 
@@ -137,8 +153,14 @@ export interface InitialRun {
 
 /** Throws BAD_INPUT for limits no run can have; returns `config`. */
 export function checkRunConfig(config: RunConfig): RunConfig {
-  if (!(config.concurrency >= 1)) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${config.concurrency}`, { location: { field: 'concurrency' } });
-  if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1) throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${config.maxAttempts}`, { location: { field: 'maxAttempts' } });
+  if (!(config.concurrency >= 1))
+    throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${config.concurrency}`, {
+      location: { field: 'concurrency' },
+    });
+  if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1)
+    throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${config.maxAttempts}`, {
+      location: { field: 'maxAttempts' },
+    });
   return config;
 }
 
@@ -175,7 +197,16 @@ export function createRunState(config: RunConfig, initial: InitialRun): { state:
   // A given plan may mark subtasks failed (e.g. an earlier run's); a fresh run gives them their turn again.
   const repairing = new Set((initial.failures ?? []).map((failure) => failure.id));
   const workflow = initial.workflow;
-  load(state, { ...workflow, subtasks: workflow.subtasks.map((s) => (s.status === 'failed' && !repairing.has(s.id) ? { ...s, status: 'not started' as const } : s)) }, commands);
+  load(
+    state,
+    {
+      ...workflow,
+      subtasks: workflow.subtasks.map((s) =>
+        s.status === 'failed' && !repairing.has(s.id) ? { ...s, status: 'not started' as const } : s,
+      ),
+    },
+    commands,
+  );
   for (const failure of initial.failures ?? []) {
     const task = state.tasks.get(failure.id);
     if (task?.status === 'failed') fail(state, task, failure.reason);
@@ -237,7 +268,13 @@ export function step(state: RunState, input: RunInput): RunCommand[] {
  * Ends the run once the running subtasks settle. Cancelling and the deadline abort their calls; any other stop
  * (a spent call budget, a failed write) lets them finish, because those calls are paid for and their results kept.
  */
-function stop(state: RunState, status: 'failed' | 'cancelled', reason: string, abortRunning: boolean, commands: RunCommand[]): void {
+function stop(
+  state: RunState,
+  status: 'failed' | 'cancelled',
+  reason: string,
+  abortRunning: boolean,
+  commands: RunCommand[],
+): void {
   if (state.stopping || state.finished) return;
   state.stopping = { status, reason };
   if (abortRunning) {
@@ -260,7 +297,8 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
     return;
   }
   const barrier = policy.barrier && (updateRequested(state) || state.updating !== undefined);
-  if (updateRequested(state) && !state.updating && (!policy.barrier || state.running === 0)) startUpdate(state, commands);
+  if (updateRequested(state) && !state.updating && (!policy.barrier || state.running === 0))
+    startUpdate(state, commands);
   const startable = !barrier && state.running < concurrency && state.readyHead < state.ready.length;
   if (startable && state.config.durable && logPending) {
     // Starting work is the effect of what was recorded: wait until the record is on disk.
@@ -275,13 +313,29 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
       if (task.attempts >= maxAttempts) {
         // A revision can ask to rerun a subtask that has no attempts left: say so instead of failing silently.
         task.status = 'failed';
-        commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt: task.attempts, status: 'failed', error: `attempt limit of ${maxAttempts} reached` } });
+        commands.push({
+          type: 'emit',
+          event: {
+            type: 'task-end',
+            taskId: task.id,
+            attempt: task.attempts,
+            status: 'failed',
+            error: `attempt limit of ${maxAttempts} reached`,
+          },
+        });
         continue;
       }
       startTask(state, task, commands);
     }
   }
-  if (state.running === 0 && !state.updating && !updateRequested(state) && !state.syncing && state.readyHead >= state.ready.length) finish(state, commands);
+  if (
+    state.running === 0 &&
+    !state.updating &&
+    !updateRequested(state) &&
+    !state.syncing &&
+    state.readyHead >= state.ready.length
+  )
+    finish(state, commands);
 }
 
 function finish(state: RunState, commands: RunCommand[]): void {
@@ -303,7 +357,11 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
   state.attemptGenerations.push(task.generation);
   state.attemptNumbers.push(task.attempts);
   state.running += 1;
-  const role = state.roles.get(task.agent) ?? { name: task.agent, prompt: `You are the ${task.agent}.`, kind: 'llm' as const };
+  const role = state.roles.get(task.agent) ?? {
+    name: task.agent,
+    prompt: `You are the ${task.agent}.`,
+    kind: 'llm' as const,
+  };
   const parents = task.dependsOn.map((id) => {
     const parent = state.tasks.get(id)!;
     return { id, objective: parent.objective, output: parent.output ?? '' };
@@ -329,7 +387,17 @@ function settle(
   state.clones.get(task.cloneAgent)?.release(task.clone);
   if (task.handle === input.handle) task.handle = undefined;
   if (task.generation !== generation || state.tasks.get(task.id) !== task) {
-    commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: 'discarded by a plan update', outcome: 'discarded' } });
+    commands.push({
+      type: 'emit',
+      event: {
+        type: 'task-end',
+        taskId: task.id,
+        attempt,
+        status: 'failed',
+        error: 'discarded by a plan update',
+        outcome: 'discarded',
+      },
+    });
     return;
   }
   if (input.type === 'attempt-failed') settleError(state, task, attempt, input.error, commands);
@@ -338,14 +406,43 @@ function settle(
   if (state.config.policy.reviewAfterAttempt(state.settled)) requestUpdate(state, 'review');
 }
 
-function settleOutcome(state: RunState, task: TaskState, attempt: number, outcome: AttemptOutcome, commands: RunCommand[]): void {
+function settleOutcome(
+  state: RunState,
+  task: TaskState,
+  attempt: number,
+  outcome: AttemptOutcome,
+  commands: RunCommand[],
+): void {
   if (outcome.kind === 'blocked') {
-    commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', output: outcome.output, error: `cannot proceed: ${outcome.reason}` } });
+    commands.push({
+      type: 'emit',
+      event: {
+        type: 'task-end',
+        taskId: task.id,
+        attempt,
+        status: 'failed',
+        output: outcome.output,
+        error: `cannot proceed: ${outcome.reason}`,
+      },
+    });
     fail(state, task, `the agent cannot proceed: ${outcome.reason}`);
     return;
   }
-  commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'completed', output: outcome.output, ...(outcome.masked ? { masked: true } : {}) } });
-  commands.push({ type: 'emit', event: { type: 'task-verify', taskId: task.id, attempt, verdict: outcome.verdict, reason: outcome.reason } });
+  commands.push({
+    type: 'emit',
+    event: {
+      type: 'task-end',
+      taskId: task.id,
+      attempt,
+      status: 'completed',
+      output: outcome.output,
+      ...(outcome.masked ? { masked: true } : {}),
+    },
+  });
+  commands.push({
+    type: 'emit',
+    event: { type: 'task-verify', taskId: task.id, attempt, verdict: outcome.verdict, reason: outcome.reason },
+  });
   if (outcome.verdict === 'accept') {
     task.output = outcome.output;
     completeNode(task, state.tasks, state.ready);
@@ -358,20 +455,35 @@ function settleOutcome(state: RunState, task: TaskState, attempt: number, outcom
   }
 }
 
-function settleError(state: RunState, task: TaskState, attempt: number, error: AttemptError, commands: RunCommand[]): void {
+function settleError(
+  state: RunState,
+  task: TaskState,
+  attempt: number,
+  error: AttemptError,
+  commands: RunCommand[],
+): void {
   if (error.kind === 'budget') {
     // The refused call never ran: the subtask is unfinished, not failed.
-    commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message, outcome: 'refused' } });
+    commands.push({
+      type: 'emit',
+      event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message, outcome: 'refused' },
+    });
     task.status = 'not started';
     stop(state, 'failed', error.message, false, commands);
     return;
   }
   if (state.stopping && error.kind === 'abort') {
-    commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message, outcome: 'aborted' } });
+    commands.push({
+      type: 'emit',
+      event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message, outcome: 'aborted' },
+    });
     task.status = 'not started';
     return;
   }
-  commands.push({ type: 'emit', event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message } });
+  commands.push({
+    type: 'emit',
+    event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', error: error.message },
+  });
   fail(state, task, error.message);
 }
 
@@ -405,7 +517,12 @@ function startUpdate(state: RunState, commands: RunCommand[]): void {
 }
 
 /** Merges the inspector's proposal (or none, when it failed) into the live plan. `logRound` logs the round. */
-function applyUpdate(state: RunState, proposal: UpdateResult['proposal'], commands: RunCommand[], logRound: (rerun: string[]) => void): void {
+function applyUpdate(
+  state: RunState,
+  proposal: UpdateResult['proposal'],
+  commands: RunCommand[],
+  logRound: (rerun: string[]) => void,
+): void {
   const failures = state.updating?.failures ?? [];
   if (state.stopping) {
     logRound([]);
@@ -420,7 +537,9 @@ function applyUpdate(state: RunState, proposal: UpdateResult['proposal'], comman
     if (!merged.ok) throw new WeftError('INTERNAL', 'merging a valid workflow with itself failed');
   }
   // Only the failures this update was asked about run again now; later ones wait for their own update.
-  const rerun = new Set(failures.filter((f) => (state.tasks.get(f.id)?.attempts ?? 0) < state.config.maxAttempts).map((f) => f.id));
+  const rerun = new Set(
+    failures.filter((f) => (state.tasks.get(f.id)?.attempts ?? 0) < state.config.maxAttempts).map((f) => f.id),
+  );
   const mergedWorkflow = merged.workflow;
   logRound([...rerun].filter((id) => mergedWorkflow.subtasks.some((s) => s.id === id)));
   const next: Workflow = {
@@ -439,11 +558,20 @@ function applyUpdate(state: RunState, proposal: UpdateResult['proposal'], comman
   const changed = diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length > 0;
   if (!changed) return;
   state.version += 1;
-  const cause = failures.length > 0
-    ? `${failures.map((f) => `${f.id}: ${f.reason}`).join('; ')}${note}`
-    : `${state.config.policy.name} review${note}`;
-  const summary: WorkflowDiffSummary = { added: diff.added, removed: diff.removed, changed: diff.changed, rewired: diff.rewired };
-  commands.push({ type: 'emit', event: { type: 'plan-update', version: state.version, cause, diff: summary, workflow: toWorkflowJson(next) } });
+  const cause =
+    failures.length > 0
+      ? `${failures.map((f) => `${f.id}: ${f.reason}`).join('; ')}${note}`
+      : `${state.config.policy.name} review${note}`;
+  const summary: WorkflowDiffSummary = {
+    added: diff.added,
+    removed: diff.removed,
+    changed: diff.changed,
+    rewired: diff.rewired,
+  };
+  commands.push({
+    type: 'emit',
+    event: { type: 'plan-update', version: state.version, cause, diff: summary, workflow: toWorkflowJson(next) },
+  });
   // The round ends here, with its revision merged and logged. Saving the version is bookkeeping that must not
   // hold the round open: failures arriving during the save would wait for a later round, so how many failures a
   // round batches (and so the plans) depended on disk speed, and a resumed run could end differently.
@@ -518,7 +646,12 @@ export function snapshot(state: RunState): Workflow {
 }
 
 /** How a finished run ended: read once its tracked bookkeeping has landed. */
-export function runOutcome(state: RunState): { status: 'completed' | 'failed' | 'cancelled'; reason?: string; workflow: Workflow; version: number } {
+export function runOutcome(state: RunState): {
+  status: 'completed' | 'failed' | 'cancelled';
+  reason?: string;
+  workflow: Workflow;
+  version: number;
+} {
   const workflow = snapshot(state);
   const version = state.version;
   const incomplete = workflow.subtasks.filter((s) => s.status !== 'completed');
@@ -530,7 +663,10 @@ export function runOutcome(state: RunState): { status: 'completed' | 'failed' | 
   const failed = incomplete.filter((s) => s.status === 'failed').map((s) => s.id);
   const blocked = incomplete.length - failed.length;
   const { maxUpdates } = state.config;
-  const capped = state.unrepaired.length > 0 ? `; not repaired because the limit of ${maxUpdates} repair updates was reached: ${state.unrepaired.slice(0, 5).join(', ')}` : '';
+  const capped =
+    state.unrepaired.length > 0
+      ? `; not repaired because the limit of ${maxUpdates} repair updates was reached: ${state.unrepaired.slice(0, 5).join(', ')}`
+      : '';
   const reason = `${failed.length} subtask(s) failed${failed.length ? ` (${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''})` : ''}${blocked ? `, ${blocked} never ran` : ''}${capped}`;
   return { status: 'failed', reason, workflow, version };
 }

@@ -29,7 +29,13 @@ export interface SubtaskAttempt {
 }
 
 export type AttemptOutcome =
-  | { readonly kind: 'verified'; readonly output: string; readonly masked: boolean; readonly verdict: Verdict; readonly reason: string }
+  | {
+      readonly kind: 'verified';
+      readonly output: string;
+      readonly masked: boolean;
+      readonly verdict: Verdict;
+      readonly reason: string;
+    }
   /** The agent said it cannot proceed: a re-plan without a verification call. */
   | { readonly kind: 'blocked'; readonly output: string; readonly reason: string };
 
@@ -43,7 +49,8 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
     attempt.signal,
   );
   const blocked = CANNOT_PROCEED.exec(result.text);
-  if (blocked) return { kind: 'blocked', output: result.text, reason: blocked[1]?.trim() || 'the agent cannot proceed' };
+  if (blocked)
+    return { kind: 'blocked', output: result.text, reason: blocked[1]?.trim() || 'the agent cannot proceed' };
 
   return verifyOutput(attempt, result.text);
 }
@@ -51,7 +58,8 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
 /** Verifies what an attempt produced (masked first under fault injection); shared by agents and teams. */
 export async function verifyOutput(attempt: SubtaskAttempt, produced: string): Promise<AttemptOutcome> {
   const output = attempt.mask ? MASKED_OUTPUT : produced;
-  if (!attempt.verify) return { kind: 'verified', output, masked: attempt.mask, verdict: 'accept', reason: 'verification disabled' };
+  if (!attempt.verify)
+    return { kind: 'verified', output, masked: attempt.mask, verdict: 'accept', reason: 'verification disabled' };
   const verdict = await verifySubtask({
     model: attempt.model,
     task: attempt.task,

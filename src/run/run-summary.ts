@@ -34,7 +34,10 @@ export interface RunSummary {
  * `workflow` is the last plan version with each subtask's final status and accepted output folded in (the
  * version's own snapshot says what was done when it was made, not at the end).
  */
-export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
+export function summarizeRun(
+  runId: string,
+  events: Iterable<WeftEvent>,
+): RunSummary & { readonly workflow: WorkflowJson | undefined; readonly reason?: string } {
   let workflow: WorkflowJson | undefined;
   let planVersion = 0;
   let status: Exclude<RunStatus, 'running'> = 'interrupted';
@@ -77,7 +80,12 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     const output = settled === 'completed' ? task.output : undefined;
     const reason = settled === 'failed' ? summaryReason(task) : undefined;
     return {
-      id: subtask.id, status: settled, attempts: task.started, startMs: task.startMs, endMs: task.endMs, dependsOn: subtask.dependsOn,
+      id: subtask.id,
+      status: settled,
+      attempts: task.started,
+      startMs: task.startMs,
+      endMs: task.endMs,
+      dependsOn: subtask.dependsOn,
       ...(output !== undefined ? { output } : {}),
       ...(reason !== undefined ? { reason } : {}),
     };
@@ -88,7 +96,12 @@ export function summarizeRun(runId: string, events: Iterable<WeftEvent>): RunSum
     subtasks: workflow.subtasks.map((subtask) => {
       const { output: _snapshot, ...rest } = subtask;
       const task = byId.get(subtask.id)!;
-      return { ...rest, status: task.status, attempts: task.attempts, ...(task.output !== undefined ? { output: task.output } : {}) };
+      return {
+        ...rest,
+        status: task.status,
+        attempts: task.attempts,
+        ...(task.output !== undefined ? { output: task.output } : {}),
+      };
     }),
   };
   return {

@@ -26,7 +26,15 @@ import { EventLog } from './event-log.js';
 import { candidateSummary } from './candidate-summary.js';
 import type { WeftEvent, WorkflowDiffSummary } from './events.js';
 import { execute, type ExecutionStrategy } from './execution.js';
-import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, preparePlan, roleKindRunners, type RoleKindEngine } from './role-kind.js';
+import {
+  checkOfferKinds,
+  checkPlanKinds,
+  checkPlanRoles,
+  checkRoleKinds,
+  preparePlan,
+  roleKindRunners,
+  type RoleKindEngine,
+} from './role-kind.js';
 import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
@@ -104,7 +112,11 @@ function planFolder(options: Pick<RunTaskOptions, 'planFile' | 'base'>): string 
   if (file === undefined) return undefined;
   if (isAbsolute(file)) return dirname(file);
   if (options.base === undefined) {
-    throw new WeftError('BAD_INPUT', `The plan file ${JSON.stringify(file)} is relative, and no base folder was given to resolve it against`, { location: { field: 'planFile' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      `The plan file ${JSON.stringify(file)} is relative, and no base folder was given to resolve it against`,
+      { location: { field: 'planFile' } },
+    );
   }
   return dirname(resolve(options.base, file));
 }
@@ -115,7 +127,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   checkRoleKinds(roleKinds);
   const teamBase = planFolder(options);
   if (options.plan && options.teams && options.teams.length > 0) {
-    throw new WeftError('BAD_INPUT', 'Teams are offered to the planner, and this run has a plan: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead', { location: { field: 'teams' } });
+    throw new WeftError(
+      'BAD_INPUT',
+      'Teams are offered to the planner, and this run has a plan: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
+      { location: { field: 'teams' } },
+    );
   }
   const base = teamBase ?? options.base;
   if (options.plan) checkPlanKinds(options.plan, roleKinds, options.planFile);
@@ -124,7 +140,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const plan = options.plan ? preparePlan(options.plan, roleKinds, base) : undefined;
   // A role file that is missing or invalid, or names a model that cannot be made, is the user's input error:
   // report it before any run exists.
-  if (plan) await checkPlanRoles(plan, roleKinds, { base, models: { createModel: modelMakerOf(options), runModel: options.model.id } });
+  if (plan)
+    await checkPlanRoles(plan, roleKinds, {
+      base,
+      models: { createModel: modelMakerOf(options), runModel: options.model.id },
+    });
   const settings = resolveRunSettings({
     ...(options.strategy !== undefined ? { strategy: options.strategy } : {}),
     ...(options.candidates !== undefined ? { candidates: options.candidates } : {}),
@@ -139,13 +159,27 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
   });
   // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
-  await options.store.createRun({ runId, task: options.task, model: redactModelSpec(options.model.id), options: { ...settings }, owner: currentOwner() });
+  await options.store.createRun({
+    runId,
+    task: options.task,
+    model: redactModelSpec(options.model.id),
+    options: { ...settings },
+    owner: currentOwner(),
+  });
   return driveRun({
     runId,
     task: options.task,
     settings,
     options,
-    start: (emit) => emit({ type: 'run-start', runId, task: options.task, model: redactModelSpec(options.model.id), strategy: settings.strategy, options: { ...settings } }),
+    start: (emit) =>
+      emit({
+        type: 'run-start',
+        runId,
+        task: options.task,
+        model: redactModelSpec(options.model.id),
+        strategy: settings.strategy,
+        options: { ...settings },
+      }),
     initial: plan ? { kind: 'given', workflow: { ...plan, task: options.task } } : { kind: 'plan' },
   });
 }
@@ -178,7 +212,13 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   await mkdir(paths.artifacts, { recursive: true });
   const outputFiles = new SubtaskOutputs(paths.outputs);
 
-  const log = new EventLog(options.store, runId, now, options.onEvent, resumed ? await storedEvents(options.store, runId) : []);
+  const log = new EventLog(
+    options.store,
+    runId,
+    now,
+    options.onEvent,
+    resumed ? await storedEvents(options.store, runId) : [],
+  );
   const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
   drive.start(emit);
   // The run's first event makes it resumable; write it before any work.
@@ -191,9 +231,16 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const deadline = startDeadline(budget.maxWallMs, now(), gate);
   // Planning listens to both a cancel and the deadline; the executor tells them apart.
   const planSignal = anySignal(options.signal, deadline.signal);
-  const model = meteredModel(options.model, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate);
+  const model = meteredModel(
+    options.model,
+    { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) },
+    gate,
+  );
   const runAttempt = options.attemptRunner?.({
-    runId, modelId: options.model.id, budget: gate, recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
+    runId,
+    modelId: options.model.id,
+    budget: gate,
+    recordCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
     ...(resumed ? { replay: resumed.replay } : {}),
   });
   const roleModels = new Map<string, Promise<ChatModel>>();
@@ -205,7 +252,13 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       // One metered wrapper per spec: its calls count in the run like the run model's, and replay the same way.
       let found = roleModels.get(spec);
       if (!found) {
-        found = modelMakerOf(options)(spec).then((base) => meteredModel(base, { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) }, gate));
+        found = modelMakerOf(options)(spec).then((base) =>
+          meteredModel(
+            base,
+            { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) },
+            gate,
+          ),
+        );
         roleModels.set(spec, found);
       }
       return found;
@@ -221,7 +274,13 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     versions.push({ version, cause, ...(diff ? { diff } : {}) });
     // The event that announces the version is the truth a resume folds; it must land first.
     await log.sync();
-    await recordPlanVersion(options.store, options.home, { runId, version, workflow: toWorkflowJson(workflow), cause, ...(diff ? { diff } : {}) });
+    await recordPlanVersion(options.store, options.home, {
+      runId,
+      version,
+      workflow: toWorkflowJson(workflow),
+      cause,
+      ...(diff ? { diff } : {}),
+    });
   };
 
   let status: RunSummary['status'];
@@ -238,7 +297,17 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       initial = drive.initial.workflow;
       version = drive.initial.state.version;
     } else {
-      initial = await plan({ ...options, task: drive.task, candidates: settings.candidates, ...(settings.teams ? { teams: settings.teams } : {}), ...(planSignal ? { signal: planSignal } : {}) }, model, emit);
+      initial = await plan(
+        {
+          ...options,
+          task: drive.task,
+          candidates: settings.candidates,
+          ...(settings.teams ? { teams: settings.teams } : {}),
+          ...(planSignal ? { signal: planSignal } : {}),
+        },
+        model,
+        emit,
+      );
       await savePlan(1, initial, 'initial plan');
     }
     const mask = settings.injectMask;
@@ -251,7 +320,12 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       maxAttempts: settings.maxAttempts,
       updateCandidates: settings.updateCandidates,
       verify: settings.verify,
-      ...(mask ? { mask: (taskId: string, attempt: number) => attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability } : {}),
+      ...(mask
+        ? {
+            mask: (taskId: string, attempt: number) =>
+              attempt === 1 && randomFrom(mask.seed, 'mask', taskId)() < mask.probability,
+          }
+        : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(deadline.signal ? { deadline: deadline.signal } : {}),
       ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds } : {}),
@@ -292,18 +366,32 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
     }
   }
   deadline.clear();
-  emit({ type: 'budget', calls: meter.calls, tokens: { input: meter.inputTokens, output: meter.outputTokens }, costUsd: meter.costUsd });
+  emit({
+    type: 'budget',
+    calls: meter.calls,
+    tokens: { input: meter.inputTokens, output: meter.outputTokens },
+    costUsd: meter.costUsd,
+  });
   emit({ type: 'run-end', status, ...(reason !== undefined ? { reason } : {}) });
   await log.close();
   await options.store.setStatus(runId, status);
 
   const summary = summarizeRun(runId, log.events);
   // From the log, not from what this process accepted: a resumed run rewrites what the earlier process accepted.
-  await outputFiles.settle(summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])));
+  await outputFiles.settle(
+    summary.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])),
+  );
   await writeFile(
     paths.report,
     renderReport({
-      summary, workflow: finalWorkflow, task: drive.task, model: redactModelSpec(options.model.id), modelKind: options.model.kind, versions, artifacts, refused,
+      summary,
+      workflow: finalWorkflow,
+      task: drive.task,
+      model: redactModelSpec(options.model.id),
+      modelKind: options.model.kind,
+      versions,
+      artifacts,
+      refused,
       teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
     }),
   );
@@ -314,7 +402,11 @@ async function storedEvents(store: RunStore, runId: string): Promise<WeftEvent[]
   return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
 }
 
-async function plan(options: RunTaskOptions & { readonly candidates: number }, model: ChatModel, emit: EventLog['emit']): Promise<Workflow> {
+async function plan(
+  options: RunTaskOptions & { readonly candidates: number },
+  model: ChatModel,
+  emit: EventLog['emit'],
+): Promise<Workflow> {
   const result = await planTask({
     task: options.task,
     model,

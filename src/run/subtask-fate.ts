@@ -34,7 +34,11 @@ export type Fates = Map<string, SubtaskFate>;
 
 export function fateOf(fates: Fates, id: string): SubtaskFate {
   let fate = fates.get(id);
-  if (!fate) fates.set(id, (fate = { status: 'not started', started: 0, ended: 0, startMs: null, endMs: null, sentBack: false }));
+  if (!fate)
+    fates.set(
+      id,
+      (fate = { status: 'not started', started: 0, ended: 0, startMs: null, endMs: null, sentBack: false }),
+    );
   return fate;
 }
 
@@ -79,7 +83,8 @@ export function foldFate(fates: Fates, event: WeftEvent): void {
       setStatus(fate, event.verdict === 'accept' ? 'completed' : event.verdict === 'retry' ? 'not started' : 'failed');
       if (fate.status === 'failed') fate.failure = { verdict: event.verdict, reason: event.reason };
       // The output a verdict accepts is the one its attempt's task-end carried.
-      if (event.verdict === 'accept' && fate.pendingOutput?.attempt === event.attempt) fate.output = fate.pendingOutput.output;
+      if (event.verdict === 'accept' && fate.pendingOutput?.attempt === event.attempt)
+        fate.output = fate.pendingOutput.output;
       delete fate.pendingOutput;
       break;
     }
@@ -101,14 +106,18 @@ export function foldFate(fates: Fates, event: WeftEvent): void {
 export function resumeReason(fate: SubtaskFate): string {
   const failure = fate.failure;
   if (!failure) return 'failed';
-  return 'verdict' in failure ? failure.reason || `verification answered ${failure.verdict}` : (failure.error ?? 'failed');
+  return 'verdict' in failure
+    ? failure.reason || `verification answered ${failure.verdict}`
+    : (failure.error ?? 'failed');
 }
 
 /** Why a failed subtask failed, as the run summary words it. */
 export function summaryReason(fate: SubtaskFate): string | undefined {
   const failure = fate.failure;
   if (!failure) return undefined;
-  return 'verdict' in failure ? `the verifier answered ${failure.verdict}${failure.reason ? `: ${failure.reason}` : ''}` : failure.error;
+  return 'verdict' in failure
+    ? `the verifier answered ${failure.verdict}${failure.reason ? `: ${failure.reason}` : ''}`
+    : failure.error;
 }
 
 /** A new plan version decides which subtasks still count as done; what happens after it is folded on top. */

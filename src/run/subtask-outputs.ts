@@ -28,11 +28,13 @@ export class SubtaskOutputs {
   write(taskId: string, output: string): Promise<void> {
     const name = outputFileName(taskId);
     const previous = this.queue.get(name) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(async () => {
-      await this.ensureFolder();
-      await replaceFile(this.dir, name, output);
-      this.written.set(name, output);
-    });
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        await this.ensureFolder();
+        await replaceFile(this.dir, name, output);
+        this.written.set(name, output);
+      });
     this.queue.set(name, next);
     return next;
   }
@@ -58,7 +60,10 @@ export class SubtaskOutputs {
     for (const entry of await readdir(this.dir, { withFileTypes: true })) {
       // Every write of this run has finished: a temporary file left is from a process killed mid-write.
       const leftover = isTemporaryName(entry.name);
-      if ((leftover || (entry.name.endsWith('.md') && !keep.has(entry.name))) && (entry.isFile() || entry.isSymbolicLink())) {
+      if (
+        (leftover || (entry.name.endsWith('.md') && !keep.has(entry.name))) &&
+        (entry.isFile() || entry.isSymbolicLink())
+      ) {
         await rm(join(this.dir, entry.name), { force: true });
         this.written.delete(entry.name);
       }
@@ -70,7 +75,10 @@ export class SubtaskOutputs {
     this.folder ??= (async () => {
       await mkdir(this.dir, { recursive: true });
       const info = await lstat(this.dir);
-      if (!info.isDirectory()) throw new Error(`${this.dir} is not a folder (a symlink or a file is in its place); outputs are not written there`);
+      if (!info.isDirectory())
+        throw new Error(
+          `${this.dir} is not a folder (a symlink or a file is in its place); outputs are not written there`,
+        );
     })();
     return this.folder;
   }

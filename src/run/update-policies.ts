@@ -26,7 +26,9 @@ export function updatePolicyNames(): string[] {
 export function updatePolicy(name: string): UpdatePolicy {
   const policy = policies.get(name);
   if (!policy) {
-    throw new WeftError('BAD_INPUT', `Unknown update strategy "${name}" (known: ${updatePolicyNames().join(', ')})`, { location: { field: 'strategy' } });
+    throw new WeftError('BAD_INPUT', `Unknown update strategy "${name}" (known: ${updatePolicyNames().join(', ')})`, {
+      location: { field: 'strategy' },
+    });
   }
   return policy;
 }

@@ -32,10 +32,15 @@ export async function loadPg(importer?: PgImporter): Promise<PgModule> {
   const candidates = [module, (module as { default?: unknown } | null | undefined)?.default];
   const found = candidates.find(
     (candidate): candidate is PgModule =>
-      typeof candidate === 'object' && candidate !== null && typeof (candidate as { Pool?: unknown }).Pool === 'function',
+      typeof candidate === 'object' &&
+      candidate !== null &&
+      typeof (candidate as { Pool?: unknown }).Pool === 'function',
   );
   if (found === undefined) {
-    throw new WeftError('MISSING_DEPENDENCY', `pg loaded but does not export Pool (version 8 is required). ${PG_INSTALL_HINT}`);
+    throw new WeftError(
+      'MISSING_DEPENDENCY',
+      `pg loaded but does not export Pool (version 8 is required). ${PG_INSTALL_HINT}`,
+    );
   }
   if (importer === undefined) cached = found;
   return found;

@@ -93,7 +93,9 @@ export interface StoreSpecSources {
 export function storeSpecFrom(sources: StoreSpecSources = {}): string | undefined {
   if (sources.flag !== undefined) {
     if (sources.flag.trim() === '') {
-      throw new WeftError('BAD_INPUT', '--store needs sqlite:<path> or a postgres:// URL', { location: { field: '--store' } });
+      throw new WeftError('BAD_INPUT', '--store needs sqlite:<path> or a postgres:// URL', {
+        location: { field: '--store' },
+      });
     }
     return sources.flag.trim();
   }
@@ -116,7 +118,8 @@ export interface ResolveHomeOptions {
 export function resolveHome(options: ResolveHomeOptions): string {
   const { cwd } = options;
   if (options.flag !== undefined) {
-    if (options.flag.trim() === '') throw new WeftError('BAD_INPUT', '--home needs a folder path', { location: { field: '--home' } });
+    if (options.flag.trim() === '')
+      throw new WeftError('BAD_INPUT', '--home needs a folder path', { location: { field: '--home' } });
     return resolve(cwd, options.flag);
   }
   const fromEnv = (options.env ?? process.env)['WEFT_HOME'];

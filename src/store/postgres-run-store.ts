@@ -20,10 +20,36 @@ import type PG from 'pg';
 import { WeftError } from '../errors.js';
 import { decodeRefs, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
 import { loadPg, type PgImporter } from './load-pg.js';
-import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
-import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
+import type {
+  DeletedRuns,
+  EventRecord,
+  NewRun,
+  PlanVersion,
+  RunDeletion,
+  RunOwner,
+  RunRecord,
+  RunStore,
+  StoredEvent,
+  StoredRunStatus,
+  StoreStats,
+} from './run-store.js';
+import {
+  mayDeleteRun,
+  planVersionFromRow,
+  runRecordFromRow,
+  type DataRow,
+  type PlanRow,
+  type RunRow,
+} from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
-import { checkTeamKey, prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
+import {
+  checkTeamKey,
+  prepareTeamScores,
+  teamScoresFromRows,
+  type TeamScore,
+  type TeamScoreRow,
+  type TeamScoresUpdate,
+} from './team-scores.js';
 import { redactUrl, scrubSecrets, type RedactedUrl } from '../text/redact-url.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
@@ -180,9 +206,13 @@ function openError(error: unknown, url: RedactedUrl, connectTimeoutMs: number): 
   if (error instanceof WeftError) return error;
   let reason = scrubSecrets(reasonOf(error), url.secrets);
   if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') {
-    return new WeftError('BAD_INPUT', `Invalid Postgres URL ${url.display}: ${reason}; expected postgres://user:password@host:port/database`, {
-      cause: error,
-    });
+    return new WeftError(
+      'BAD_INPUT',
+      `Invalid Postgres URL ${url.display}: ${reason}; expected postgres://user:password@host:port/database`,
+      {
+        cause: error,
+      },
+    );
   }
   if (sqlState(error) !== undefined) {
     return new WeftError('STORE', `Cannot open the run store in Postgres at ${url.display}: ${reason}`, {
@@ -191,7 +221,10 @@ function openError(error: unknown, url: RedactedUrl, connectTimeoutMs: number): 
     });
   }
   if (/timeout/i.test(reason)) reason = `no answer within ${connectTimeoutMs} ms (${reason})`;
-  return new WeftError('STORE', `Cannot reach Postgres at ${url.display}: ${reason}`, { cause: error, retryable: true });
+  return new WeftError('STORE', `Cannot reach Postgres at ${url.display}: ${reason}`, {
+    cause: error,
+    retryable: true,
+  });
 }
 
 function quoteIdentifier(name: string): string {
@@ -256,7 +289,10 @@ async function migrate(client: PG.PoolClient, schema: string, url: RedactedUrl):
         const row = await client.query<{ version: number }>(`SELECT version FROM ${s}.schema_version`);
         const found = row.rows[0]?.version;
         if (row.rowCount !== 1 || typeof found !== 'number') {
-          throw new WeftError('STORE', `The Postgres schema "${schema}" has an unreadable schema_version table; it was left untouched (${url.display})`);
+          throw new WeftError(
+            'STORE',
+            `The Postgres schema "${schema}" has an unreadable schema_version table; it was left untouched (${url.display})`,
+          );
         }
         version = found;
       } else if (names.length > 0) {
@@ -301,7 +337,10 @@ async function migrate(client: PG.PoolClient, schema: string, url: RedactedUrl):
  * its schema when absent. Throws WeftError('STORE') within about `connectTimeoutMs` + 1 s when the server cannot
  * be reached, and for a schema that is newer or not Weft's; WeftError('MISSING_DEPENDENCY') without pg.
  */
-export async function openPostgresRunStore(url: string, options: PostgresRunStoreOptions = {}): Promise<PostgresRunStore> {
+export async function openPostgresRunStore(
+  url: string,
+  options: PostgresRunStoreOptions = {},
+): Promise<PostgresRunStore> {
   const redacted = redactUrl(url);
   const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
   if (schema === '' || Buffer.byteLength(schema, 'utf8') > 63 || schema.includes('\u0000')) {
@@ -323,7 +362,11 @@ export async function openPostgresRunStore(url: string, options: PostgresRunStor
       fallback_application_name: options.applicationName ?? 'weft',
     });
   } catch (error) {
-    throw new WeftError('BAD_INPUT', `Invalid Postgres URL ${redacted.display}: ${scrubSecrets(reasonOf(error), redacted.secrets)}`, { cause: error });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Invalid Postgres URL ${redacted.display}: ${scrubSecrets(reasonOf(error), redacted.secrets)}`,
+      { cause: error },
+    );
   }
   // An idle connection that the server drops emits 'error' on the pool; without a listener it would crash the
   // process. The pool discards that connection and the next call opens a new one (or reports why it cannot).
@@ -379,33 +422,25 @@ class PostgresStore implements PostgresRunStore {
       setOwner: `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, updated_at = $3 WHERE run_id = $4`,
       // One statement: under READ COMMITTED a concurrent UPDATE of the row re-checks the condition after the
       // other commits, so of several takeovers of the same owner exactly one matches.
-      takeOver:
-        `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, status = 'running', updated_at = $3
+      takeOver: `UPDATE ${s}.runs SET owner_pid = $1, owner_host = $2, status = 'running', updated_at = $3
          WHERE run_id = $4 AND owner_pid IS NOT DISTINCT FROM $5::integer AND owner_host IS NOT DISTINCT FROM $6::text`,
       reserveSeq: `UPDATE ${s}.runs SET last_seq = last_seq + $1, updated_at = $2 WHERE run_id = $3 RETURNING last_seq`,
-      insertEvents:
-        `INSERT INTO ${s}.events (run_id, seq, type, at, data, blob_refs)
+      insertEvents: `INSERT INTO ${s}.events (run_id, seq, type, at, data, blob_refs)
          SELECT $1::text, * FROM unnest($2::integer[], $3::text[], $4::double precision[], $5::text[], $6::text[])`,
       // One statement, so the existence check and the rows come from the same snapshot; a run without (later)
       // events gives one row with a null seq, an unknown run none.
-      events:
-        `SELECT e.seq, e.data, e.blob_refs FROM ${s}.runs r
+      events: `SELECT e.seq, e.data, e.blob_refs FROM ${s}.runs r
          LEFT JOIN ${s}.events e ON e.run_id = r.run_id AND e.seq > $2::double precision
          WHERE r.run_id = $1 ORDER BY e.seq`,
-      insertPlan:
-        `INSERT INTO ${s}.plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES ($1, $2, $3, $4, $5, $6)`,
-      plans:
-        `SELECT p.version, p.cause, p.created_at, p.data, p.blob_refs FROM ${s}.runs r
+      insertPlan: `INSERT INTO ${s}.plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES ($1, $2, $3, $4, $5, $6)`,
+      plans: `SELECT p.version, p.cause, p.created_at, p.data, p.blob_refs FROM ${s}.runs r
          LEFT JOIN ${s}.plan_versions p ON p.run_id = r.run_id
          WHERE r.run_id = $1 ORDER BY p.version`,
-      insertBlobs:
-        `INSERT INTO ${s}.blobs (sha256, bytes, content_json)
+      insertBlobs: `INSERT INTO ${s}.blobs (sha256, bytes, content_json)
          SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]) ON CONFLICT (sha256) DO NOTHING`,
-      insertBlobUses:
-        `INSERT INTO ${s}.run_blobs (run_id, sha256) SELECT $1::text, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+      insertBlobUses: `INSERT INTO ${s}.run_blobs (run_id, sha256) SELECT $1::text, unnest($2::text[]) ON CONFLICT DO NOTHING`,
       blobs: `SELECT sha256, content_json FROM ${s}.blobs WHERE sha256 = ANY($1::text[])`,
-      lockRuns:
-        `SELECT run_id, status, owner_pid, owner_host FROM ${s}.runs WHERE run_id = ANY($1::text[])
+      lockRuns: `SELECT run_id, status, owner_pid, owner_host FROM ${s}.runs WHERE run_id = ANY($1::text[])
          ORDER BY run_id FOR UPDATE`,
       lockBlobs: `LOCK TABLE ${s}.blobs IN SHARE ROW EXCLUSIVE MODE`,
       countEvents: `SELECT count(*)::double precision AS n FROM ${s}.events WHERE run_id = ANY($1::text[])`,
@@ -413,27 +448,22 @@ class PostgresStore implements PostgresRunStore {
       blobsOfRuns: `SELECT DISTINCT sha256 FROM ${s}.run_blobs WHERE run_id = ANY($1::text[])`,
       deleteRuns: `DELETE FROM ${s}.runs WHERE run_id = ANY($1::text[])`,
       // Deletes blobs only when no run uses them any more.
-      deleteUnusedBlobs:
-        `DELETE FROM ${s}.blobs b WHERE b.sha256 = ANY($1::text[])
+      deleteUnusedBlobs: `DELETE FROM ${s}.blobs b WHERE b.sha256 = ANY($1::text[])
          AND NOT EXISTS (SELECT 1 FROM ${s}.run_blobs u WHERE u.sha256 = b.sha256) RETURNING b.bytes::double precision AS bytes`,
       // Accumulates in one statement; rows come sorted by agent, so concurrent saves lock them in one order.
-      addTeamScores:
-        `INSERT INTO ${s}.team_scores AS t (team, task_type, agent, importance, queries, updated_at)
+      addTeamScores: `INSERT INTO ${s}.team_scores AS t (team, task_type, agent, importance, queries, updated_at)
          SELECT $1::text, $2::text, a.agent, a.importance, a.queries, $6::text
          FROM unnest($3::text[], $4::double precision[], $5::bigint[]) WITH ORDINALITY AS a (agent, importance, queries, n)
          ORDER BY a.n
          ON CONFLICT (team, task_type, agent) DO UPDATE SET importance = t.importance + excluded.importance,
            queries = t.queries + excluded.queries, updated_at = excluded.updated_at`,
-      teamScores:
-        `SELECT agent, importance, queries::double precision AS queries, updated_at FROM ${s}.team_scores
+      teamScores: `SELECT agent, importance, queries::double precision AS queries, updated_at FROM ${s}.team_scores
          WHERE team = $1 AND task_type = $2`,
       // The latest save wins.
-      setTeamSize:
-        `INSERT INTO ${s}.team_sizes (team, task_type, k, updated_at) VALUES ($1, $2, $3, $4)
+      setTeamSize: `INSERT INTO ${s}.team_sizes (team, task_type, k, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (team, task_type) DO UPDATE SET k = excluded.k, updated_at = excluded.updated_at`,
       teamSize: `SELECT k::double precision AS k FROM ${s}.team_sizes WHERE team = $1 AND task_type = $2`,
-      stats:
-        `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
+      stats: `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
                 (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
                 (SELECT count(*) FROM ${s}.blobs)::double precision AS blobs,
                 (SELECT coalesce(sum(bytes), 0) FROM ${s}.blobs)::double precision AS "blobBytes"`,
@@ -442,7 +472,8 @@ class PostgresStore implements PostgresRunStore {
 
   /** Runs `body` with the store's error handling: closed store, Postgres failures → WeftError('STORE'). */
   private async use<T>(action: string, body: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new WeftError('STORE', `Cannot ${action}: the run store is closed (Postgres at ${this.url})`);
+    if (this.closed)
+      throw new WeftError('STORE', `Cannot ${action}: the run store is closed (Postgres at ${this.url})`);
     try {
       return await body();
     } catch (error) {
@@ -471,7 +502,10 @@ class PostgresStore implements PostgresRunStore {
   }
 
   private notFound(runId: string): WeftError {
-    return new WeftError('NOT_FOUND', `No run with id ${JSON.stringify(runId)} in Postgres at ${this.url} (schema "${this.schema}")`);
+    return new WeftError(
+      'NOT_FOUND',
+      `No run with id ${JSON.stringify(runId)} in Postgres at ${this.url} (schema "${this.schema}")`,
+    );
   }
 
   /** Stores each blob once and records that `runId` uses it (what garbage collection goes by). */
@@ -487,14 +521,19 @@ class PostgresStore implements PostgresRunStore {
   }
 
   /** Reads the blobs that `refs` name, in one query. */
-  private async readBlobs(client: Queryable, refLists: readonly { sha256: string }[][], what: string): Promise<Map<string, string>> {
+  private async readBlobs(
+    client: Queryable,
+    refLists: readonly { sha256: string }[][],
+    what: string,
+  ): Promise<Map<string, string>> {
     const wanted = [...new Set(refLists.flatMap((refs) => refs.map((ref) => ref.sha256)))];
     const found = new Map<string, string>();
     if (wanted.length === 0) return found;
     const result = await client.query<{ sha256: string; content_json: string }>(this.sql.blobs, [wanted]);
     for (const row of result.rows) {
       const content = parseJson(row.content_json, `blob ${row.sha256} of ${what}`);
-      if (typeof content !== 'string') throw new WeftError('STORE', `The run store holds an unreadable blob ${row.sha256}`);
+      if (typeof content !== 'string')
+        throw new WeftError('STORE', `The run store holds an unreadable blob ${row.sha256}`);
       found.set(row.sha256, content);
     }
     return found;
@@ -505,10 +544,22 @@ class PostgresStore implements PostgresRunStore {
       const { runId, options, owner } = prepareRun(run, MAX_INTEGER);
       const now = this.now().toISOString();
       try {
-        await this.pool.query(this.sql.insertRun, [runId, run.task, run.model, options, now, owner?.pid ?? null, owner?.host ?? null]);
+        await this.pool.query(this.sql.insertRun, [
+          runId,
+          run.task,
+          run.model,
+          options,
+          now,
+          owner?.pid ?? null,
+          owner?.host ?? null,
+        ]);
       } catch (error) {
         if (sqlState(error) === '23505') {
-          throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in Postgres at ${this.url}`, { cause: error });
+          throw new WeftError(
+            'STORE',
+            `A run with id ${JSON.stringify(runId)} already exists in Postgres at ${this.url}`,
+            { cause: error },
+          );
         }
         throw error;
       }
@@ -553,10 +604,19 @@ class PostgresStore implements PostgresRunStore {
         if ((await client.query(this.sql.touchRun, [now, runId])).rowCount === 0) throw this.notFound(runId);
         await this.saveBlobs(client, runId, collectBlobs([deflated]));
         try {
-          await client.query(this.sql.insertPlan, [runId, version.version, version.cause, now, deflated.json, encodeRefs(deflated.refs)]);
+          await client.query(this.sql.insertPlan, [
+            runId,
+            version.version,
+            version.cause,
+            now,
+            deflated.json,
+            encodeRefs(deflated.refs),
+          ]);
         } catch (error) {
           if (sqlState(error) === '23505') {
-            throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, { cause: error });
+            throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, {
+              cause: error,
+            });
           }
           throw error;
         }
@@ -575,7 +635,12 @@ class PostgresStore implements PostgresRunStore {
   setOwner(runId: string, owner: RunOwner): Promise<void> {
     return this.use(`set the owner of run ${runId}`, async () => {
       const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
-      const result = await this.pool.query(this.sql.setOwner, [checked.pid, checked.host, this.now().toISOString(), runId]);
+      const result = await this.pool.query(this.sql.setOwner, [
+        checked.pid,
+        checked.host,
+        this.now().toISOString(),
+        runId,
+      ]);
       if (result.rowCount === 0) throw this.notFound(runId);
     });
   }
@@ -583,7 +648,14 @@ class PostgresStore implements PostgresRunStore {
   takeOverRun(runId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
     return this.use(`take over run ${runId}`, async () => {
       const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
-      const result = await this.pool.query(this.sql.takeOver, [checked.pid, checked.host, this.now().toISOString(), runId, previous?.pid ?? null, previous?.host ?? null]);
+      const result = await this.pool.query(this.sql.takeOver, [
+        checked.pid,
+        checked.host,
+        this.now().toISOString(),
+        runId,
+        previous?.pid ?? null,
+        previous?.host ?? null,
+      ]);
       if (result.rowCount === 1) return true;
       if ((await this.pool.query(this.sql.runExists, [runId])).rowCount === 0) throw this.notFound(runId);
       return false;
@@ -598,7 +670,9 @@ class PostgresStore implements PostgresRunStore {
   }
 
   listRuns(): Promise<RunRecord[]> {
-    return this.use('list runs', async () => (await this.pool.query<RunRow>(this.sql.listRuns)).rows.map((row) => runRecordFromRow(row)));
+    return this.use('list runs', async () =>
+      (await this.pool.query<RunRow>(this.sql.listRuns)).rows.map((row) => runRecordFromRow(row)),
+    );
   }
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -629,7 +703,9 @@ class PostgresStore implements PostgresRunStore {
         const rows = result.rows.filter((row): row is PlanRow => row.version !== null);
         const refs = rows.map((row) => decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`));
         const blobs = await this.readBlobs(client, refs, `run ${runId}`);
-        return rows.map((row, index) => planVersionFromRow(runId, row, refs[index] ?? [], (sha256) => blobs.get(sha256)));
+        return rows.map((row, index) =>
+          planVersionFromRow(runId, row, refs[index] ?? [], (sha256) => blobs.get(sha256)),
+        );
       }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
     );
   }
@@ -638,7 +714,13 @@ class PostgresStore implements PostgresRunStore {
     return this.use('read the store statistics', async () => {
       const row = (await this.pool.query<StoreStats>(this.sql.stats)).rows[0];
       if (row === undefined) throw new WeftError('INTERNAL', 'The statistics query returned no row');
-      return { runs: row.runs, events: row.events, planVersions: row.planVersions, blobs: row.blobs, blobBytes: row.blobBytes };
+      return {
+        runs: row.runs,
+        events: row.events,
+        planVersions: row.planVersions,
+        blobs: row.blobs,
+        blobBytes: row.blobBytes,
+      };
     });
   }
 
@@ -682,7 +764,9 @@ class PostgresStore implements PostgresRunStore {
     await client.query(this.sql.lockBlobs);
     const events = (await client.query<{ n: number }>(this.sql.countEvents, [removed])).rows[0]?.n ?? 0;
     const planVersions = (await client.query<{ n: number }>(this.sql.countPlans, [removed])).rows[0]?.n ?? 0;
-    const used = (await client.query<{ sha256: string }>(this.sql.blobsOfRuns, [removed])).rows.map((row) => row.sha256);
+    const used = (await client.query<{ sha256: string }>(this.sql.blobsOfRuns, [removed])).rows.map(
+      (row) => row.sha256,
+    );
     // ON DELETE CASCADE takes the events, plan versions and blob uses with the runs.
     await client.query(this.sql.deleteRuns, [removed]);
     let blobs = 0;

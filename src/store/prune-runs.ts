@@ -52,7 +52,11 @@ export async function pruneRuns(store: RunStore, options: PruneRunsOptions): Pro
   const kept = [...live];
   // Runs that changed between the listing and the deletion (resumed, say) are kept by the store.
   for (const runId of result.skipped) {
-    kept.push({ runId, status: byId.get(runId)?.status ?? 'unknown', reason: 'it changed while pruning (resumed, or already removed)' });
+    kept.push({
+      runId,
+      status: byId.get(runId)?.status ?? 'unknown',
+      reason: 'it changed while pruning (resumed, or already removed)',
+    });
   }
 
   let directories = 0;

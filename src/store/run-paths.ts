@@ -31,8 +31,13 @@ const RESERVED_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
  * stem plus a hash of the whole id: it can never leave the folder, and two ids never share a file.
  */
 export function outputFileName(taskId: string): string {
-  if (SAFE_RUN_ID.test(taskId) && taskId.length <= 100 && !RESERVED_NAME.test(taskId) && !taskId.endsWith('.')) return `${taskId}.md`;
-  const stem = taskId.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^[_-]+|[_-]+$/g, '').slice(0, 60) || 'subtask';
+  if (SAFE_RUN_ID.test(taskId) && taskId.length <= 100 && !RESERVED_NAME.test(taskId) && !taskId.endsWith('.'))
+    return `${taskId}.md`;
+  const stem =
+    taskId
+      .replace(/[^A-Za-z0-9_-]+/g, '_')
+      .replace(/^[_-]+|[_-]+$/g, '')
+      .slice(0, 60) || 'subtask';
   const hash = createHash('sha256').update(taskId).digest('hex').slice(0, 10);
   return `${stem}-${hash}.md`;
 }
@@ -44,7 +49,10 @@ export function databasePath(home: string): string {
 /** Throws WeftError('BAD_INPUT') for a run id that could not safely be a folder name (e.g. `../x`). */
 export function runPaths(home: string, runId: string): RunPaths {
   if (!SAFE_RUN_ID.test(runId)) {
-    throw new WeftError('BAD_INPUT', `Invalid run id ${JSON.stringify(runId)}: expected letters, digits, '.', '_' or '-'`);
+    throw new WeftError(
+      'BAD_INPUT',
+      `Invalid run id ${JSON.stringify(runId)}: expected letters, digits, '.', '_' or '-'`,
+    );
   }
   const dir = join(home, 'runs', runId);
   return {
@@ -53,7 +61,8 @@ export function runPaths(home: string, runId: string): RunPaths {
     report: join(dir, 'report.md'),
     outputs: join(dir, 'outputs'),
     planFile(version: number): string {
-      if (!Number.isInteger(version) || version < 1) throw new TypeError(`Expected a plan version >= 1, got ${version}`);
+      if (!Number.isInteger(version) || version < 1)
+        throw new TypeError(`Expected a plan version >= 1, got ${version}`);
       return join(dir, `plan-v${version}.json`);
     },
   };

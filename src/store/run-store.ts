@@ -23,7 +23,13 @@ export interface StoredEvent<E extends EventRecord = EventRecord> {
 
 export type StoredRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
-export const STORED_RUN_STATUSES: readonly StoredRunStatus[] = ['running', 'completed', 'failed', 'cancelled', 'interrupted'];
+export const STORED_RUN_STATUSES: readonly StoredRunStatus[] = [
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'interrupted',
+];
 
 export interface RunRecord {
   readonly runId: string;

@@ -17,10 +17,36 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { WeftError } from '../errors.js';
 import { decodeRefs, encodeRefs, inflate } from './json-blobs.js';
-import type { DeletedRuns, EventRecord, NewRun, PlanVersion, RunDeletion, RunOwner, RunRecord, RunStore, StoredEvent, StoredRunStatus, StoreStats } from './run-store.js';
-import { mayDeleteRun, planVersionFromRow, runRecordFromRow, type DataRow, type PlanRow, type RunRow } from './store-rows.js';
+import type {
+  DeletedRuns,
+  EventRecord,
+  NewRun,
+  PlanVersion,
+  RunDeletion,
+  RunOwner,
+  RunRecord,
+  RunStore,
+  StoredEvent,
+  StoredRunStatus,
+  StoreStats,
+} from './run-store.js';
+import {
+  mayDeleteRun,
+  planVersionFromRow,
+  runRecordFromRow,
+  type DataRow,
+  type PlanRow,
+  type RunRow,
+} from './store-rows.js';
 import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
-import { checkTeamKey, prepareTeamScores, teamScoresFromRows, type TeamScore, type TeamScoreRow, type TeamScoresUpdate } from './team-scores.js';
+import {
+  checkTeamKey,
+  prepareTeamScores,
+  teamScoresFromRows,
+  type TeamScore,
+  type TeamScoreRow,
+  type TeamScoresUpdate,
+} from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
 export const SQLITE_SCHEMA_VERSION = 4;
@@ -167,7 +193,9 @@ function storeError(error: unknown, action: string, path: string, busyTimeoutMs:
 }
 
 function countTables(db: Database.Database): number {
-  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as {
+    n: number;
+  };
   return row.n;
 }
 
@@ -273,7 +301,8 @@ export function openSqliteRunStore(path: string, options: SqliteRunStoreOptions 
     db = new Database(fullPath, { timeout: busyTimeoutMs, fileMustExist: mustExist });
     if (!inMemory) {
       const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
-      if (mode !== 'wal') throw new WeftError('STORE', `Cannot switch the run store to WAL mode (got ${mode}): ${fullPath}`);
+      if (mode !== 'wal')
+        throw new WeftError('STORE', `Cannot switch the run store to WAL mode (got ${mode}): ${fullPath}`);
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -313,9 +342,7 @@ class SqliteStore implements SqliteRunStore {
       reserveSeq: db.prepare<[number, string, string], { last_seq: number }>(
         'UPDATE runs SET last_seq = last_seq + ?, updated_at = ? WHERE run_id = ? RETURNING last_seq',
       ),
-      insertEvent: db.prepare(
-        'INSERT INTO events (run_id, seq, type, at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
+      insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)'),
       events: db.prepare<[string, number], DataRow & { seq: number }>(
         'SELECT seq, data, blob_refs FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
       ),
@@ -325,10 +352,15 @@ class SqliteStore implements SqliteRunStore {
       plans: db.prepare<[string], PlanRow>(
         'SELECT version, cause, created_at, data, blob_refs FROM plan_versions WHERE run_id = ? ORDER BY version',
       ),
-      insertBlob: db.prepare('INSERT INTO blobs (sha256, bytes, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING'),
+      insertBlob: db.prepare(
+        'INSERT INTO blobs (sha256, bytes, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING',
+      ),
       blob: db.prepare<[string], { content: string }>('SELECT content FROM blobs WHERE sha256 = ?'),
       insertBlobUse: db.prepare('INSERT INTO run_blobs (run_id, sha256) VALUES (?, ?) ON CONFLICT DO NOTHING'),
-      deletable: db.prepare<[string], { status: string; owner_pid: number | null; owner_host: string | null; events: number; plans: number }>(
+      deletable: db.prepare<
+        [string],
+        { status: string; owner_pid: number | null; owner_host: string | null; events: number; plans: number }
+      >(
         `SELECT status, owner_pid, owner_host, (SELECT count(*) FROM events WHERE run_id = runs.run_id) AS events,
                 (SELECT count(*) FROM plan_versions WHERE run_id = runs.run_id) AS plans
          FROM runs WHERE run_id = ?`,
@@ -353,7 +385,9 @@ class SqliteStore implements SqliteRunStore {
         `INSERT INTO team_sizes (team, task_type, k, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (team, task_type) DO UPDATE SET k = excluded.k, updated_at = excluded.updated_at`,
       ),
-      teamSize: db.prepare<[string, string], { k: number }>('SELECT k FROM team_sizes WHERE team = ? AND task_type = ?'),
+      teamSize: db.prepare<[string, string], { k: number }>(
+        'SELECT k FROM team_sizes WHERE team = ? AND task_type = ?',
+      ),
       stats: db.prepare<
         [],
         { runs: number; events: number; planVersions: number; blobs: number; blobBytes: number | null }
@@ -367,7 +401,8 @@ class SqliteStore implements SqliteRunStore {
 
   /** Runs `body` with the store's error handling: closed store, SQLite failures → WeftError('STORE'). */
   private use<T>(action: string, body: () => T): Promise<T> {
-    if (this.closed) return Promise.reject(new WeftError('STORE', `Cannot ${action}: the run store is closed (${this.path})`));
+    if (this.closed)
+      return Promise.reject(new WeftError('STORE', `Cannot ${action}: the run store is closed (${this.path})`));
     try {
       return Promise.resolve(body());
     } catch (error) {
@@ -409,10 +444,22 @@ class SqliteStore implements SqliteRunStore {
       const { runId, options, owner } = prepareRun(run, MAX_INTEGER);
       const now = this.now().toISOString();
       try {
-        this.statements.insertRun.run(runId, run.task, run.model, options, 'running', now, now, owner?.pid ?? null, owner?.host ?? null);
+        this.statements.insertRun.run(
+          runId,
+          run.task,
+          run.model,
+          options,
+          'running',
+          now,
+          now,
+          owner?.pid ?? null,
+          owner?.host ?? null,
+        );
       } catch (error) {
         if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in ${this.path}`, { cause: error });
+          throw new WeftError('STORE', `A run with id ${JSON.stringify(runId)} already exists in ${this.path}`, {
+            cause: error,
+          });
         }
         throw error;
       }
@@ -453,10 +500,19 @@ class SqliteStore implements SqliteRunStore {
           this.requireRun(runId);
           this.saveBlobs(runId, deflated.blobs);
           try {
-            this.statements.insertPlan.run(runId, version.version, version.cause, now, deflated.json, encodeRefs(deflated.refs));
+            this.statements.insertPlan.run(
+              runId,
+              version.version,
+              version.cause,
+              now,
+              deflated.json,
+              encodeRefs(deflated.refs),
+            );
           } catch (error) {
             if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-              throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, { cause: error });
+              throw new WeftError('STORE', `Plan version ${version.version} of run ${runId} already exists`, {
+                cause: error,
+              });
             }
             throw error;
           }
@@ -485,7 +541,14 @@ class SqliteStore implements SqliteRunStore {
   takeOverRun(runId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
     return this.use(`take over run ${runId}`, () => {
       const checked = checkOwner(owner, `the owner of run ${runId}`, MAX_INTEGER);
-      const result = this.statements.takeOver.run(checked.pid, checked.host, this.now().toISOString(), runId, previous?.pid ?? null, previous?.host ?? null);
+      const result = this.statements.takeOver.run(
+        checked.pid,
+        checked.host,
+        this.now().toISOString(),
+        runId,
+        previous?.pid ?? null,
+        previous?.host ?? null,
+      );
       if (result.changes === 1) return true;
       if (this.statements.runExists.get(runId) === undefined) throw this.notFound(runId);
       return false;
@@ -525,7 +588,14 @@ class SqliteStore implements SqliteRunStore {
         const blob = this.blobReader();
         return this.statements.plans
           .all(runId)
-          .map((row) => planVersionFromRow(runId, row, decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`), blob));
+          .map((row) =>
+            planVersionFromRow(
+              runId,
+              row,
+              decodeRefs(row.blob_refs, `plan version ${row.version} of run ${runId}`),
+              blob,
+            ),
+          );
       })(),
     );
   }
@@ -589,7 +659,8 @@ class SqliteStore implements SqliteRunStore {
       const now = this.now().toISOString();
       this.db
         .transaction(() => {
-          for (const score of scores) this.statements.addTeamScore.run(team, taskType, score.agent, score.importance, score.queries, now);
+          for (const score of scores)
+            this.statements.addTeamScore.run(team, taskType, score.agent, score.importance, score.queries, now);
           if (k !== undefined) this.statements.setTeamSize.run(team, taskType, k, now);
         })
         .immediate();

@@ -4,7 +4,13 @@
 import { WeftError } from '../errors.js';
 import type { WorkflowJson } from '../graph/workflow.js';
 import { inflate, parseJson, type BlobRef } from './json-blobs.js';
-import { STORED_RUN_STATUSES, type PlanVersion, type RunOwner, type RunRecord, type StoredRunStatus } from './run-store.js';
+import {
+  STORED_RUN_STATUSES,
+  type PlanVersion,
+  type RunOwner,
+  type RunRecord,
+  type StoredRunStatus,
+} from './run-store.js';
 
 export interface RunRow {
   run_id: string;
@@ -33,7 +39,10 @@ export interface PlanRow extends DataRow {
 export function runRecordFromRow(row: RunRow): RunRecord {
   const options = parseJson(row.options, `the options of run ${row.run_id}`);
   if (!STORED_RUN_STATUSES.includes(row.status as StoredRunStatus)) {
-    throw new WeftError('STORE', `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`);
+    throw new WeftError(
+      'STORE',
+      `The run store holds an unknown status ${JSON.stringify(row.status)} for run ${row.run_id}`,
+    );
   }
   return {
     runId: row.run_id,
@@ -43,7 +52,9 @@ export function runRecordFromRow(row: RunRow): RunRecord {
     updatedAt: row.updated_at,
     model: row.model,
     options: options as Record<string, unknown>,
-    ...(row.owner_pid !== null && row.owner_host !== null ? { owner: { pid: row.owner_pid, host: row.owner_host } } : {}),
+    ...(row.owner_pid !== null && row.owner_host !== null
+      ? { owner: { pid: row.owner_pid, host: row.owner_host } }
+      : {}),
   };
 }
 
@@ -64,7 +75,10 @@ export function planVersionFromRow(
  * Whether `deleteRuns` may delete an existing run: one that is not `running`, or still has the owner the caller
  * found dead (run-store.ts, RunDeletion).
  */
-export function mayDeleteRun(row: Pick<RunRow, 'status' | 'owner_pid' | 'owner_host'>, deadOwner: RunOwner | undefined): boolean {
+export function mayDeleteRun(
+  row: Pick<RunRow, 'status' | 'owner_pid' | 'owner_host'>,
+  deadOwner: RunOwner | undefined,
+): boolean {
   const ownerGone = deadOwner !== undefined && row.owner_pid === deadOwner.pid && row.owner_host === deadOwner.host;
   return row.status !== 'running' || ownerGone;
 }

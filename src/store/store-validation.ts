@@ -7,7 +7,14 @@
  */
 import { WeftError } from '../errors.js';
 import { BLOB_THRESHOLD_BYTES, deflate, type Deflated } from './json-blobs.js';
-import { STORED_RUN_STATUSES, type EventRecord, type NewRun, type PlanVersion, type RunOwner, type StoredRunStatus } from './run-store.js';
+import {
+  STORED_RUN_STATUSES,
+  type EventRecord,
+  type NewRun,
+  type PlanVersion,
+  type RunOwner,
+  type StoredRunStatus,
+} from './run-store.js';
 
 /** A run as it is written: the id checked, the options as JSON text. */
 export interface PreparedRun {
@@ -24,7 +31,10 @@ export interface PreparedEvent {
 
 function requireText(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new WeftError('STORE', `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+    throw new WeftError(
+      'STORE',
+      `Cannot store a run: ${field} must be a non-empty string, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -54,7 +64,8 @@ export function checkOwner(owner: unknown, what: string, maxInteger: number): Ru
 export function prepareRun(run: NewRun, maxInteger: number): PreparedRun {
   const runId = requireText(run.runId, 'runId');
   for (const field of ['task', 'model'] as const) {
-    if (typeof run[field] !== 'string') throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
+    if (typeof run[field] !== 'string')
+      throw new WeftError('STORE', `Cannot store run ${runId}: ${field} must be a string`);
   }
   if (typeof run.options !== 'object' || run.options === null || Array.isArray(run.options)) {
     throw new WeftError('STORE', `Cannot store run ${runId}: options must be an object`);
@@ -82,16 +93,29 @@ export function prepareEvents(runId: string, events: readonly EventRecord[]): Pr
 export function preparePlanVersion(version: Omit<PlanVersion, 'createdAt'>, maxInteger: number): Deflated {
   const { runId } = version;
   if (!Number.isInteger(version.version) || version.version < 1 || version.version > maxInteger) {
-    throw new WeftError('STORE', `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`);
+    throw new WeftError(
+      'STORE',
+      `Cannot store plan version ${String(version.version)} of run ${runId}: versions are integers from 1`,
+    );
   }
   if (typeof version.cause !== 'string') {
-    throw new WeftError('STORE', `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`);
+    throw new WeftError(
+      'STORE',
+      `Cannot store plan version ${version.version} of run ${runId}: cause must be a string`,
+    );
   }
-  return deflate({ workflow: version.workflow, diff: version.diff }, `plan version ${version.version} of run ${runId}`, BLOB_THRESHOLD_BYTES);
+  return deflate(
+    { workflow: version.workflow, diff: version.diff },
+    `plan version ${version.version} of run ${runId}`,
+    BLOB_THRESHOLD_BYTES,
+  );
 }
 
 export function checkStatus(status: StoredRunStatus): void {
   if (!STORED_RUN_STATUSES.includes(status)) {
-    throw new WeftError('STORE', `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`);
+    throw new WeftError(
+      'STORE',
+      `Unknown run status ${JSON.stringify(status)}; expected one of ${STORED_RUN_STATUSES.join(', ')}`,
+    );
   }
 }

@@ -49,7 +49,10 @@ export interface TeamScoreRow {
 
 function checkName(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.includes('\u0000')) {
-    throw new WeftError('STORE', `Cannot store team scores: ${field} must be a non-empty string without NUL characters, got ${JSON.stringify(value)}`);
+    throw new WeftError(
+      'STORE',
+      `Cannot store team scores: ${field} must be a non-empty string without NUL characters, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -59,8 +62,14 @@ function checkName(value: unknown, field: string): string {
  * entries sorted by agent, the order both stores lock rows in so that concurrent saves cannot deadlock.
  * Counts stay within Number.MAX_SAFE_INTEGER so that they read back exactly from either store.
  */
-export function prepareTeamScores(update: TeamScoresUpdate): { team: string; taskType: string; scores: TeamScoreInput[]; k?: number } {
-  if (typeof update !== 'object' || update === null) throw new WeftError('STORE', 'Cannot store team scores: expected { team, taskType, scores, k? }');
+export function prepareTeamScores(update: TeamScoresUpdate): {
+  team: string;
+  taskType: string;
+  scores: TeamScoreInput[];
+  k?: number;
+} {
+  if (typeof update !== 'object' || update === null)
+    throw new WeftError('STORE', 'Cannot store team scores: expected { team, taskType, scores, k? }');
   const team = checkName(update.team, 'team');
   const taskType = checkName(update.taskType, `taskType (team ${JSON.stringify(team)})`);
   const { k } = update;
@@ -76,16 +85,24 @@ export function prepareTeamScores(update: TeamScoresUpdate): { team: string; tas
   const seen = new Set<string>();
   const scores = update.scores.map((entry: TeamScoreInput, index): TeamScoreInput => {
     const where = `scores[${index}] of team ${JSON.stringify(team)} (task type ${JSON.stringify(taskType)})`;
-    if (typeof entry !== 'object' || entry === null) throw new WeftError('STORE', `Cannot store ${where}: expected { agent, importance, queries }`);
+    if (typeof entry !== 'object' || entry === null)
+      throw new WeftError('STORE', `Cannot store ${where}: expected { agent, importance, queries }`);
     const agent = checkName(entry.agent, `the agent of ${where}`);
-    if (seen.has(agent)) throw new WeftError('STORE', `Cannot store ${where}: agent ${JSON.stringify(agent)} appears twice in one update`);
+    if (seen.has(agent))
+      throw new WeftError('STORE', `Cannot store ${where}: agent ${JSON.stringify(agent)} appears twice in one update`);
     seen.add(agent);
     const { importance, queries } = entry;
     if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0) {
-      throw new WeftError('STORE', `Cannot store ${where}: importance of ${JSON.stringify(agent)} must be a finite number >= 0, got ${String(importance)}`);
+      throw new WeftError(
+        'STORE',
+        `Cannot store ${where}: importance of ${JSON.stringify(agent)} must be a finite number >= 0, got ${String(importance)}`,
+      );
     }
     if (typeof queries !== 'number' || !Number.isSafeInteger(queries) || queries < 1) {
-      throw new WeftError('STORE', `Cannot store ${where}: queries of ${JSON.stringify(agent)} must be an integer >= 1, got ${String(queries)}`);
+      throw new WeftError(
+        'STORE',
+        `Cannot store ${where}: queries of ${JSON.stringify(agent)} must be an integer >= 1, got ${String(queries)}`,
+      );
     }
     return { agent, importance, queries };
   });
@@ -102,7 +119,11 @@ export function checkTeamKey(team: string, taskType: string): void {
  * Adds an update to what is stored (the accumulation both stores do in SQL, spelled out: tests and the optimiser
  * use it to predict a store's answer). `stored` and the result are keyed by agent.
  */
-export function mergeTeamScores(stored: readonly TeamScore[], update: TeamScoresUpdate, updatedAt: string): TeamScore[] {
+export function mergeTeamScores(
+  stored: readonly TeamScore[],
+  update: TeamScoresUpdate,
+  updatedAt: string,
+): TeamScore[] {
   const { scores } = prepareTeamScores(update);
   const byAgent = new Map(stored.map((score) => [score.agent, score]));
   for (const entry of scores) {
@@ -132,7 +153,9 @@ export function sortTeamScores(scores: TeamScore[]): TeamScore[] {
 
 /** The `k` agents with the highest mean importance (ties by name): the optimised team. */
 export function topAgents(scores: readonly TeamScore[], k: number): string[] {
-  return sortTeamScores([...scores]).slice(0, Math.max(0, k)).map((score) => score.agent);
+  return sortTeamScores([...scores])
+    .slice(0, Math.max(0, k))
+    .map((score) => score.agent);
 }
 
 function compareText(a: string, b: string): number {

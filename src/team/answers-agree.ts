@@ -35,7 +35,11 @@ export function normaliseAnswer(answer: string, kind: AnswerKind): string {
       // Markup and a final full stop first (`**$42$**`, `\(42\).`; brackets stay, they may be `\(…\)`), then
       // the math inside, then the rest of the surrounding punctuation and a currency sign (`$42`).
       const unwrapped = unwrapMath(trimmed.replace(/^[\s"'`*_]+|[\s"'`*_.,;:!?]+$/g, ''));
-      const simple = unwrapped.toLowerCase().replace(/\s+/g, ' ').replace(SURROUNDING_EXACT, '').replace(/^\$|\$$/g, '');
+      const simple = unwrapped
+        .toLowerCase()
+        .replace(/\s+/g, ' ')
+        .replace(SURROUNDING_EXACT, '')
+        .replace(/^\$|\$$/g, '');
       const number = NUMBER.test(simple) && /\d/.test(simple) ? Number(simple.replace(/,/g, '')) : Number.NaN;
       return Number.isFinite(number) ? String(number) : simple;
     }

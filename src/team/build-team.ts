@@ -47,13 +47,17 @@ export async function buildTeam(spec: TeamSpec, options: BuildTeamOptions): Prom
     }
   });
   if (missing.length > 0) {
-    const names = spec.agents.filter((agent) => agent.kind === 'llm' && modelSpecOf(agent.model, spec, options) === undefined).map((agent) => `"${agent.name}"`);
-    const who = names.length === 1 ? `agent ${names[0]} of team "${spec.name}"${where} has` : `agents ${names.join(', ')} of team "${spec.name}"${where} have`;
-    throw new WeftError(
-      'MODEL_CONFIG',
-      `${who} no model: set "model" on the agent or the team, or pass --model`,
-      { ...(options.file === undefined ? {} : { location: { file: options.file } }), issues: missing },
-    );
+    const names = spec.agents
+      .filter((agent) => agent.kind === 'llm' && modelSpecOf(agent.model, spec, options) === undefined)
+      .map((agent) => `"${agent.name}"`);
+    const who =
+      names.length === 1
+        ? `agent ${names[0]} of team "${spec.name}"${where} has`
+        : `agents ${names.join(', ')} of team "${spec.name}"${where} have`;
+    throw new WeftError('MODEL_CONFIG', `${who} no model: set "model" on the agent or the team, or pass --model`, {
+      ...(options.file === undefined ? {} : { location: { file: options.file } }),
+      issues: missing,
+    });
   }
 
   const models = new Map<string, Promise<ChatModel>>();
@@ -79,11 +83,19 @@ export async function buildTeam(spec: TeamSpec, options: BuildTeamOptions): Prom
     agents.push(createLlmAgent({ name: agent.name, prompt: agent.prompt, model }));
   }
 
-  const rankerSpec = options.rankerModel ?? spec.model ?? options.defaultModel ?? spec.agents.find((a) => a.kind === 'llm' && a.model)?.model;
+  const rankerSpec =
+    options.rankerModel ??
+    spec.model ??
+    options.defaultModel ??
+    spec.agents.find((a) => a.kind === 'llm' && a.model)?.model;
   if (rankerSpec === undefined) {
-    throw new WeftError('MODEL_CONFIG', `team "${spec.name}"${where} has no model for its ranker: set "model" in the team file, or pass --model`, {
-      ...(options.file === undefined ? {} : { location: { file: options.file, field: 'model' } }),
-    });
+    throw new WeftError(
+      'MODEL_CONFIG',
+      `team "${spec.name}"${where} has no model for its ranker: set "model" in the team file, or pass --model`,
+      {
+        ...(options.file === undefined ? {} : { location: { file: options.file, field: 'model' } }),
+      },
+    );
   }
   const rankerModel = await modelFor(rankerSpec);
   return {

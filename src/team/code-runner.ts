@@ -86,7 +86,10 @@ export interface TestCase {
 
 export function createCodeRunnerAgent(options: CodeRunnerOptions): TeamAgent {
   const { name } = options;
-  const limits: SandboxLimits = { timeoutMs: options.timeoutMs ?? CODE_RUNNER_DEFAULTS.timeoutMs, memoryMb: options.memoryMb ?? CODE_RUNNER_DEFAULTS.memoryMb };
+  const limits: SandboxLimits = {
+    timeoutMs: options.timeoutMs ?? CODE_RUNNER_DEFAULTS.timeoutMs,
+    memoryMb: options.memoryMb ?? CODE_RUNNER_DEFAULTS.memoryMb,
+  };
   const limiter = createLimiter(options.concurrency ?? CODE_RUNNER_DEFAULTS.concurrency);
   const cache = new Map<string, Promise<CandidateReport>>();
 
@@ -131,7 +134,10 @@ export function codeRunnerResponse(
   const runnable = reports.flatMap((report, index) => (report && report.syntaxError === undefined ? [index] : []));
   const bestPassed = Math.max(0, ...runnable.map((index) => reports[index]!.passed));
   const tied = runnable.filter((index) => reports[index]!.passed === bestPassed);
-  const group = largestAgreeingGroup(tied.map((index) => codes[index]!), 'code');
+  const group = largestAgreeingGroup(
+    tied.map((index) => codes[index]!),
+    'code',
+  );
   const best = group.length > 0 ? tied[group[0]!] : undefined;
   const bestReport = best === undefined ? undefined : reports[best];
   const total = reports.find((report) => report !== undefined)?.total ?? 0;
@@ -141,7 +147,9 @@ export function codeRunnerResponse(
       ? `Ran ${runnable.length} of ${peers.length} candidate(s) against ${total} test(s) in a sandbox:`
       : `No tests were given; checked ${peers.length} candidate(s) for syntax only:`,
     ...peers.map((peer, index) => `- ${peer.agent}: ${describeReport(reports[index], hasTests)}`),
-    best === undefined ? 'No candidate can be run.' : `Best: the code of ${peers[best]!.agent}${hasTests ? ` (${bestPassed}/${total} tests passed)` : ''}.`,
+    best === undefined
+      ? 'No candidate can be run.'
+      : `Best: the code of ${peers[best]!.agent}${hasTests ? ` (${bestPassed}/${total} tests passed)` : ''}.`,
   ];
   return {
     answer: best === undefined ? '' : codes[best]!,
@@ -190,13 +198,17 @@ function lastFence(text: string): string | undefined {
 /** The tests for a query: `tests`, a fenced block marked as tests, or the last fenced block using `assert`. */
 export function findTests(query: Pick<TeamQuery, 'question' | 'tests'>): string | undefined {
   if (query.tests !== undefined && query.tests.trim() !== '') return query.tests;
-  const fences = [...query.question.matchAll(/```([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ info: m[1]!.trim(), body: m[2]! }));
+  const fences = [...query.question.matchAll(/```([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({
+    info: m[1]!.trim(),
+    body: m[2]!,
+  }));
   const marked = fences.filter((fence) => /\btests?\b/i.test(fence.info)).at(-1);
   if (marked && marked.body.trim() !== '') return marked.body;
   return fences.filter((fence) => /\bassert\b/.test(fence.body)).at(-1)?.body;
 }
 
-const ASSERT_IMPORT = /^\s*import\s+(?:\*\s+as\s+\w+|\w+|\{[^}]*\})\s+from\s+['"](?:node:)?assert(?:\/strict)?['"]\s*;?\s*$/;
+const ASSERT_IMPORT =
+  /^\s*import\s+(?:\*\s+as\s+\w+|\w+|\{[^}]*\})\s+from\s+['"](?:node:)?assert(?:\/strict)?['"]\s*;?\s*$/;
 const CONTINUATION = /^\s*(?:[.?:)\]},*]|&&|\|\||\+|=>)/;
 const DECLARATION = /^\s*(?:const|let|var|function|class|async\s+function)\b/;
 
@@ -212,7 +224,8 @@ export function splitTests(source: string): TestCase[] {
   let chunk: string[] = [];
   const flush = (): void => {
     const text = chunk.join('\n').trim();
-    if (text !== '' && stripComments(text).trim() !== '') cases.push({ source: text, line: start + 1, counted: !DECLARATION.test(text) });
+    if (text !== '' && stripComments(text).trim() !== '')
+      cases.push({ source: text, line: start + 1, counted: !DECLARATION.test(text) });
     chunk = [];
     start = -1;
   };
@@ -254,7 +267,9 @@ export function asScript(code: string): string {
   return code
     .split('\n')
     .filter((line) => !ASSERT_IMPORT.test(line) && !/^\s*export\s*\{[^}]*\}\s*;?\s*$/.test(line))
-    .map((line) => line.replace(/^(\s*)export\s+(?:default\s+)?(?=(?:async\s+)?function\b|class\b|const\b|let\b|var\b)/, '$1'))
+    .map((line) =>
+      line.replace(/^(\s*)export\s+(?:default\s+)?(?=(?:async\s+)?function\b|class\b|const\b|let\b|var\b)/, '$1'),
+    )
     .join('\n');
 }
 
@@ -280,7 +295,10 @@ export async function runCandidate(
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'weft-code-runner-')));
   try {
     await writeFile(join(dir, 'harness.cjs'), HARNESS);
-    await writeFile(join(dir, 'payload.json'), JSON.stringify({ code: script, tests: cases.map((c) => c.source), timeoutMs }));
+    await writeFile(
+      join(dir, 'payload.json'),
+      JSON.stringify({ code: script, tests: cases.map((c) => c.source), timeoutMs }),
+    );
     const outcome = await runHarness(dir, timeoutMs, memoryMb, signal);
     return reportOf(cases, outcome, memoryMb, timeoutMs);
   } finally {
@@ -306,7 +324,9 @@ interface HarnessOutcome {
 /** `--permission` is the flag's name from Node 22.13 / 23.5 on; 20 and older 22s only know the experimental one. */
 function permissionFlag(): string {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  return major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13) ? '--permission' : '--experimental-permission';
+  return major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13)
+    ? '--permission'
+    : '--experimental-permission';
 }
 
 /**
@@ -324,7 +344,12 @@ export function sandboxArgs(dir: string, memoryMb: number): string[] {
   ];
 }
 
-function runHarness(dir: string, timeoutMs: number, memoryMb: number, signal: AbortSignal | undefined): Promise<HarnessOutcome> {
+function runHarness(
+  dir: string,
+  timeoutMs: number,
+  memoryMb: number,
+  signal: AbortSignal | undefined,
+): Promise<HarnessOutcome> {
   const args = [...sandboxArgs(dir, memoryMb), join(dir, 'harness.cjs')];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: dir, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -373,12 +398,21 @@ function runHarness(dir: string, timeoutMs: number, memoryMb: number, signal: Ab
   });
 }
 
-function reportOf(cases: readonly TestCase[], outcome: HarnessOutcome, memoryMb: number, timeoutMs: number): CandidateReport {
+function reportOf(
+  cases: readonly TestCase[],
+  outcome: HarnessOutcome,
+  memoryMb: number,
+  timeoutMs: number,
+): CandidateReport {
   const results = new Map<number, { ok: boolean; message?: string }>();
   let loadError: string | undefined;
   let timedOut = outcome.killed;
   for (const message of outcome.messages) {
-    if (message.t === 'test') results.set(message.i, { ok: message.ok, ...(message.message === undefined ? {} : { message: message.message }) });
+    if (message.t === 'test')
+      results.set(message.i, {
+        ok: message.ok,
+        ...(message.message === undefined ? {} : { message: message.message }),
+      });
     else if (message.t === 'load') loadError = message.message;
     else if (message.t === 'timeout' || message.t === 'load-timeout') timedOut = true;
   }
@@ -389,7 +423,11 @@ function reportOf(cases: readonly TestCase[], outcome: HarnessOutcome, memoryMb:
       ? `ran out of memory (limit ${memoryMb} MB)`
       : `the process died (${outcome.signal ?? `exit code ${String(outcome.exitCode)}`})`;
   }
-  const notRun = timedOut ? `not run: the time limit (${timeoutMs} ms) was reached` : crashed ? `not run: ${crashed}` : 'not run';
+  const notRun = timedOut
+    ? `not run: the time limit (${timeoutMs} ms) was reached`
+    : crashed
+      ? `not run: ${crashed}`
+      : 'not run';
   const failures: TestFailure[] = [];
   const notes: string[] = [];
   let passed = 0;

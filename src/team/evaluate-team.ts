@@ -38,7 +38,11 @@ export interface EvaluateTeamOptions {
   readonly sandbox?: SandboxLimits;
   readonly signal?: AbortSignal;
   /** After each item, in completion order. */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly item: EvaluatedItem }) => void;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly item: EvaluatedItem;
+  }) => void;
 }
 
 export interface EvaluatedItem {
@@ -128,7 +132,10 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
     callsPerQuery: ratio(calls, finished),
     calls,
     earlyStops: perItem.filter((item) => item.stopReason === 'consensus').length,
-    meanStop: ratio(perItem.reduce((sum, item) => sum + item.stoppedAt, 0), finished),
+    meanStop: ratio(
+      perItem.reduce((sum, item) => sum + item.stoppedAt, 0),
+      finished,
+    ),
     failed,
     ratingFallbacks: results.reduce((sum, { result }) => sum + (result?.ratingFallbacks ?? 0), 0),
     rankerFallbacks: results.reduce((sum, { result }) => sum + (result?.rankerFallbacks ?? 0), 0),
@@ -139,10 +146,24 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
 
 function failedItem(item: TeamDatasetItem, error: unknown): EvaluatedItem {
   const message = error instanceof Error ? error.message : String(error);
-  return { id: item.id, answer: '', expected: item.answer, correct: false, calls: 0, stoppedAt: 0, stopReason: 'failed', error: message };
+  return {
+    id: item.id,
+    answer: '',
+    expected: item.answer,
+    correct: false,
+    calls: 0,
+    stoppedAt: 0,
+    stopReason: 'failed',
+    error: message,
+  };
 }
 
-function evaluated(item: TeamDatasetItem, kind: AnswerKind, result: TeamResult, tests: EvaluatedItem['tests']): EvaluatedItem {
+function evaluated(
+  item: TeamDatasetItem,
+  kind: AnswerKind,
+  result: TeamResult,
+  tests: EvaluatedItem['tests'],
+): EvaluatedItem {
   return {
     id: item.id,
     answer: result.answer,

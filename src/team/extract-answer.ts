@@ -106,11 +106,15 @@ function extractExact(text: string): string {
   let last: { index: number; answer: string } | undefined;
   for (const pattern of ANSWER_STATEMENTS) {
     for (const match of text.matchAll(pattern)) {
-      if (stripEnd(match[1]!) !== '' && (last === undefined || match.index >= last.index)) last = { index: match.index, answer: match[1]! };
+      if (stripEnd(match[1]!) !== '' && (last === undefined || match.index >= last.index))
+        last = { index: match.index, answer: match[1]! };
     }
   }
   if (last !== undefined) return unwrapMath(stripEnd(last.answer));
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return unwrapMath(stripEnd(lines.at(-1) ?? ''));
 }
 
@@ -137,7 +141,8 @@ function unwrapOnce(text: string): string {
     if (!(delimited[2] !== undefined && inner.includes('$'))) return inner;
   }
   const command = /^\\(?:boxed|text|textbf|mathrm|mathbf|mbox)\s*\{/.exec(text);
-  if (command && closingBrace(text, command[0].length - 1) === text.length - 1) return text.slice(command[0].length, -1);
+  if (command && closingBrace(text, command[0].length - 1) === text.length - 1)
+    return text.slice(command[0].length, -1);
   return text;
 }
 
@@ -166,7 +171,11 @@ function lastBoxed(text: string): string | undefined {
 }
 
 function stripEnd(answer: string): string {
-  return answer.trim().replace(/^[*_`]+|[*_`]+$/g, '').replace(/[.;,]+$/, '').trim();
+  return answer
+    .trim()
+    .replace(/^[*_`]+|[*_`]+$/g, '')
+    .replace(/[.;,]+$/, '')
+    .trim();
 }
 
 function isLabel(letter: string, choices: readonly string[] | undefined): boolean {
@@ -175,5 +184,8 @@ function isLabel(letter: string, choices: readonly string[] | undefined): boolea
 }
 
 function simplify(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/^[\s"'`*_.,;:!?()[\]]+|[\s"'`*_.,;:!?()[\]]+$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s"'`*_.,;:!?()[\]]+|[\s"'`*_.,;:!?()[\]]+$/g, '');
 }

@@ -17,7 +17,8 @@
 import { answersAgree } from './answers-agree.js';
 import type { AnswerKind, TeamNode } from './team.js';
 
-export type ImportanceNode = Pick<TeamNode, 'agent' | 'answer' | 'peers' | 'ratings'> & Partial<Pick<TeamNode, 'tests'>>;
+export type ImportanceNode = Pick<TeamNode, 'agent' | 'answer' | 'peers' | 'ratings'> &
+  Partial<Pick<TeamNode, 'tests'>>;
 
 export interface ImportanceScores {
   /** I(t, a) for t = 1..T (index t−1); each sums to 1. */
@@ -30,7 +31,9 @@ export function importanceScores(
   finalAnswer: string,
   kind: AnswerKind,
 ): ImportanceScores {
-  const byLayer: Record<string, number>[] = layers.map((layer) => Object.fromEntries(layer.map((node) => [node.agent, 0])));
+  const byLayer: Record<string, number>[] = layers.map((layer) =>
+    Object.fromEntries(layer.map((node) => [node.agent, 0])),
+  );
   const last = layers.length - 1;
   const lastLayer = layers[last];
   if (lastLayer && lastLayer.length > 0) {
@@ -47,7 +50,8 @@ export function importanceScores(
     }
   }
   const total: Record<string, number> = {};
-  for (const layer of byLayer) for (const [agent, value] of Object.entries(layer)) total[agent] = (total[agent] ?? 0) + value;
+  for (const layer of byLayer)
+    for (const [agent, value] of Object.entries(layer)) total[agent] = (total[agent] ?? 0) + value;
   return { byLayer, total };
 }
 
@@ -57,13 +61,20 @@ function isCredited(node: ImportanceNode, finalAnswer: string, kind: AnswerKind)
 }
 
 /** w(t−1, j → t, i) for the peers j of node i that exist in the previous layer; sums to 1. */
-export function peerWeights(node: Pick<ImportanceNode, 'peers' | 'ratings'>, previous: Readonly<Record<string, number>>): [string, number][] {
-  const known = node.peers.map((agent, index) => ({ agent, rating: node.ratings[index] })).filter((p) => p.agent in previous);
+export function peerWeights(
+  node: Pick<ImportanceNode, 'peers' | 'ratings'>,
+  previous: Readonly<Record<string, number>>,
+): [string, number][] {
+  const known = node.peers
+    .map((agent, index) => ({ agent, rating: node.ratings[index] }))
+    .filter((p) => p.agent in previous);
   if (known.length === 0) {
     const all = Object.keys(previous);
     return all.map((agent) => [agent, 1 / all.length]);
   }
-  const usable = node.ratings.length === node.peers.length && known.every((p) => typeof p.rating === 'number' && Number.isFinite(p.rating) && p.rating >= 0);
+  const usable =
+    node.ratings.length === node.peers.length &&
+    known.every((p) => typeof p.rating === 'number' && Number.isFinite(p.rating) && p.rating >= 0);
   const sum = usable ? known.reduce((s, p) => s + p.rating!, 0) : 0;
   if (sum <= 0) return known.map((p) => [p.agent, 1 / known.length]);
   return known.map((p) => [p.agent, p.rating! / sum]);

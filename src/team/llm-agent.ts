@@ -90,7 +90,9 @@ export function readRatings(raw: unknown, peerCount: number): number[] | undefin
   let list = raw;
   if (Array.isArray(list) && list.length === 1 && Array.isArray(list[0])) list = list[0];
   if (!Array.isArray(list) || list.length !== peerCount) return undefined;
-  const numbers = list.map((item) => (typeof item === 'number' ? item : typeof item === 'string' && item.trim() !== '' ? Number(item) : Number.NaN));
+  const numbers = list.map((item) =>
+    typeof item === 'number' ? item : typeof item === 'string' && item.trim() !== '' ? Number(item) : Number.NaN,
+  );
   if (!numbers.every(Number.isFinite)) return undefined;
   return numbers.map((value) => Math.min(5, Math.max(1, value)));
 }
@@ -101,11 +103,19 @@ export function readRatings(raw: unknown, peerCount: number): number[] | undefin
  * `[5]` is a reference to a response, and guessing it is a rating would skew importance without being counted.
  */
 function ratingsInText(text: string, values: readonly unknown[]): unknown {
-  const inObject = values.filter(isRecord).map((v) => v.ratings ?? v.scores).filter((v) => v !== undefined).at(-1);
+  const inObject = values
+    .filter(isRecord)
+    .map((v) => v.ratings ?? v.scores)
+    .filter((v) => v !== undefined)
+    .at(-1);
   if (inObject !== undefined) return inObject;
   const paper = [...text.matchAll(/\[\[\s*([-\d.\s,]+?)\s*\]\]/g)].at(-1);
   if (paper) return paper[1]!.split(',').map((s) => s.trim());
-  const labelled = [...text.matchAll(/\b(?:ratings?|scores?)\**[ \t]*[:=][ \t]*\[?[ \t]*(-?\d+(?:\.\d+)?(?:[ \t]*,[ \t]*-?\d+(?:\.\d+)?)*)[ \t]*\]?/gi)].at(-1);
+  const labelled = [
+    ...text.matchAll(
+      /\b(?:ratings?|scores?)\**[ \t]*[:=][ \t]*\[?[ \t]*(-?\d+(?:\.\d+)?(?:[ \t]*,[ \t]*-?\d+(?:\.\d+)?)*)[ \t]*\]?/gi,
+    ),
+  ].at(-1);
   if (labelled) return labelled[1]!.split(',').map((s) => s.trim());
   return undefined;
 }

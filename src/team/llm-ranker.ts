@@ -55,9 +55,18 @@ export function createLlmRanker(model: ChatModel, options: LlmRankerOptions = {}
         if (isAbortError(error) || signal?.aborted) throw error;
         return fallbackResult(query, responses, `the ranker call failed: ${(error as Error).message}`);
       }
-      const parsed = parseRanking(text, shown.map((r) => r.agent), keep);
+      const parsed = parseRanking(
+        text,
+        shown.map((r) => r.agent),
+        keep,
+      );
       if (!parsed.ok) return fallbackResult(query, responses, parsed.error);
-      return { ranking: parsed.ranking, calls: 1, fallback: false, reason: `LLM ranker: ${parsed.ranking.join(' > ')}` };
+      return {
+        ranking: parsed.ranking,
+        calls: 1,
+        fallback: false,
+        reason: `LLM ranker: ${parsed.ranking.join(' > ')}`,
+      };
     },
   };
 }
@@ -70,9 +79,16 @@ function fallbackResult(query: TeamQuery, responses: readonly PeerResponse[], wh
  * `fallbackRanking` with the reason shown to the user: why the ranker's answer was not used (`why`) and what was
  * done instead. Shared with the engine, which falls back the same way when there is no ranker.
  */
-export function explainedFallback(query: Pick<TeamQuery, 'kind'>, responses: readonly PeerResponse[], why: string): { ranking: string[]; reason: string } {
+export function explainedFallback(
+  query: Pick<TeamQuery, 'kind'>,
+  responses: readonly PeerResponse[],
+  why: string,
+): { ranking: string[]; reason: string } {
   const { ranking, majority } = fallbackRanking(query, responses);
-  const last = isNoAnswer(majority, query.kind) || !responses.some((r) => isNoAnswer(r.answer, query.kind)) ? '' : ', those without an answer last';
+  const last =
+    isNoAnswer(majority, query.kind) || !responses.some((r) => isNoAnswer(r.answer, query.kind))
+      ? ''
+      : ', those without an answer last';
   return {
     ranking,
     reason: `ranker fallback: ${why}; kept the agents agreeing with the majority answer ${JSON.stringify(majority)}, then the rest, in input order${last}`,
@@ -84,7 +100,10 @@ export function explainedFallback(query: Pick<TeamQuery, 'kind'>, responses: rea
  * others that gave an answer, then those that gave none, each in input order (so with 4 agents of which 3 agree
  * and keep 2, the first two of the three). An agent without an answer is never kept before one with an answer.
  */
-export function fallbackRanking(query: Pick<TeamQuery, 'kind'>, responses: readonly PeerResponse[]): { ranking: string[]; majority: string } {
+export function fallbackRanking(
+  query: Pick<TeamQuery, 'kind'>,
+  responses: readonly PeerResponse[],
+): { ranking: string[]; majority: string } {
   const { answer, members } = majorityAnswer(responses, query.kind);
   const agreeing = new Set(members);
   const rest = responses.filter((_, i) => !agreeing.has(i));
@@ -114,15 +133,20 @@ export function parseRanking(text: string, shownAgents: readonly string[], keep:
     .map((candidate) => ({ value: candidate.value, at: text.lastIndexOf(candidate.text.trim()) }))
     .sort((x, y) => x.at - y.at)
     .map((v) => v.value);
-  const lastOf = <T>(items: readonly (T | undefined)[]): T | undefined => items.filter((item) => item !== undefined).at(-1);
+  const lastOf = <T>(items: readonly (T | undefined)[]): T | undefined =>
+    items.filter((item) => item !== undefined).at(-1);
   const field = (key: (typeof RANKING_KEYS)[number]): unknown[] | undefined =>
-    lastOf(values.map((value) => (isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : undefined)));
+    lastOf(
+      values.map((value) => (isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : undefined)),
+    );
   // Bare arrays: prose references like `[3]` may come before or after the list, so the last one long enough.
   const arrays = values.filter((value): value is unknown[] => Array.isArray(value));
   const longEnough = arrays.filter((array) => array.length >= Math.min(keep, shownAgents.length));
   const list = RANKING_KEYS.map(field).find((v) => v !== undefined) ?? longEnough.at(-1) ?? arrays.at(-1);
   if (!list) return { ok: false, error: `no ranking found in the reply ${snippet(text)}` };
-  const numbers = list.map((item) => (typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d+\s*$/.test(item) ? Number(item) : undefined));
+  const numbers = list.map((item) =>
+    typeof item === 'number' ? item : typeof item === 'string' && /^\s*\d+\s*$/.test(item) ? Number(item) : undefined,
+  );
   const zeroBased = numbers.some((n) => n === 0) && numbers.every((n) => n === undefined || n < shownAgents.length);
   const byName = new Map(shownAgents.map((agent) => [normaliseName(agent), agent]));
   const ranking: string[] = [];
@@ -134,11 +158,16 @@ export function parseRanking(text: string, shownAgents: readonly string[], keep:
         : typeof item === 'string'
           ? byName.get(normaliseName(item))
           : undefined;
-    if (agent === undefined) return { ok: false, error: `the ranking names ${JSON.stringify(item)}, which is not one of the ${shownAgents.length} responses` };
+    if (agent === undefined)
+      return {
+        ok: false,
+        error: `the ranking names ${JSON.stringify(item)}, which is not one of the ${shownAgents.length} responses`,
+      };
     if (!ranking.includes(agent)) ranking.push(agent);
   }
   const needed = Math.min(keep, shownAgents.length);
-  if (ranking.length < needed) return { ok: false, error: `the ranking names ${ranking.length} agent(s), ${needed} are needed` };
+  if (ranking.length < needed)
+    return { ok: false, error: `the ranking names ${ranking.length} agent(s), ${needed} are needed` };
   return { ok: true, ranking };
 }
 
@@ -148,7 +177,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** `"Agent geometer"`, `geometer`, `GEOMETER` all name the agent `geometer`. */
 function normaliseName(name: string): string {
-  return name.trim().replace(/^agent\s+/i, '').replace(/^["'`]+|["'`]+$/g, '').toLowerCase();
+  return name
+    .trim()
+    .replace(/^agent\s+/i, '')
+    .replace(/^["'`]+|["'`]+$/g, '')
+    .toLowerCase();
 }
 
 function snippet(text: string): string {

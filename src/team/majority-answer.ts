@@ -43,12 +43,21 @@ export function largestAgreeingGroups(answers: readonly string[], kind: AnswerKi
     if (clique.length + candidates.length < size) return;
     const pivot = [...candidates, ...excluded][0]!;
     for (const v of candidates.filter((u) => !agree[pivot]![u])) {
-      expand([...clique, v], candidates.filter((u) => agree[v]![u]), excluded.filter((u) => agree[v]![u]));
+      expand(
+        [...clique, v],
+        candidates.filter((u) => agree[v]![u]),
+        excluded.filter((u) => agree[v]![u]),
+      );
       candidates = candidates.filter((u) => u !== v);
       excluded = [...excluded, v];
     }
   };
-  if (answers.length > 0) expand([], answers.map((_, i) => i), []);
+  if (answers.length > 0)
+    expand(
+      [],
+      answers.map((_, i) => i),
+      [],
+    );
   const answered = groups.filter((group) => !isNoAnswer(answers[group[0]!]!, kind));
   return (answered.length > 0 ? answered : groups).sort(compareGroups);
 }
@@ -63,7 +72,8 @@ export function largestAgreeingGroup(answers: readonly string[], kind: AnswerKin
 }
 
 function compareGroups(x: readonly number[], y: readonly number[]): number {
-  for (let index = 0; index < Math.min(x.length, y.length); index++) if (x[index] !== y[index]) return x[index]! - y[index]!;
+  for (let index = 0; index < Math.min(x.length, y.length); index++)
+    if (x[index] !== y[index]) return x[index]! - y[index]!;
   return x.length - y.length;
 }
 
@@ -101,12 +111,20 @@ export function majorityAnswer(candidates: readonly Candidate[], kind: AnswerKin
   let testsPassed = 0;
   if (kind === 'code') {
     const scores = candidates.map((c, i) =>
-      Math.max(0, ...candidates.filter((d, j) => j === i || answersAgree(c.answer, d.answer, kind)).map((d) => d.tests?.passed ?? 0)),
+      Math.max(
+        0,
+        ...candidates
+          .filter((d, j) => j === i || answersAgree(c.answer, d.answer, kind))
+          .map((d) => d.tests?.passed ?? 0),
+      ),
     );
     testsPassed = Math.max(...scores);
     if (testsPassed > 0) voters = voters.filter((i) => scores[i] === testsPassed);
   }
-  const groups = largestAgreeingGroups(voters.map((i) => candidates[i]!.answer), kind).map((group) => group.map((k) => voters[k]!));
+  const groups = largestAgreeingGroups(
+    voters.map((i) => candidates[i]!.answer),
+    kind,
+  ).map((group) => group.map((k) => voters[k]!));
   const group = groups[0]!;
   const answer = candidates[group[0]!]!.answer;
   // Overlapping BLEU cliques may share their first member: the same answer wins either way, no tie. Nor is a

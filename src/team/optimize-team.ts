@@ -33,7 +33,13 @@ export interface OptimizeTeamOptions {
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
   /** After each query, in completion order: its result, or the error it failed with. */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly index: number; readonly result?: TeamResult; readonly error?: string }) => void;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly index: number;
+    readonly result?: TeamResult;
+    readonly error?: string;
+  }) => void;
 }
 
 export interface AgentScore {
@@ -74,28 +80,45 @@ const TIE = 1e-12;
 export async function optimizeTeam(options: OptimizeTeamOptions): Promise<OptimizeTeamResult> {
   const { pool, queries, k, ranker, signal } = options;
   if (!Number.isInteger(k) || k < 1) {
-    throw new WeftError('BAD_INPUT', `k must be a whole number of at least 1, got ${String(k)}`, { location: { field: 'k' } });
-  }
-  if (k > pool.length) {
-    throw new WeftError('BAD_INPUT', `k = ${k} is larger than the pool (${pool.length} ${pool.length === 1 ? 'agent' : 'agents'}): the optimised team is chosen from the pool`, {
+    throw new WeftError('BAD_INPUT', `k must be a whole number of at least 1, got ${String(k)}`, {
       location: { field: 'k' },
     });
   }
-  if (queries.length === 0) throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
+  if (k > pool.length) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `k = ${k} is larger than the pool (${pool.length} ${pool.length === 1 ? 'agent' : 'agents'}): the optimised team is chosen from the pool`,
+      {
+        location: { field: 'k' },
+      },
+    );
+  }
+  if (queries.length === 0)
+    throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
 
   const outcomes = await runAll(
     queries,
     options.concurrency ?? 4,
     signal,
     (query, querySignal) =>
-      runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }).catch((error: unknown): { error: string } => {
-        if (isAbortError(error) || querySignal.aborted) throw error;
-        return { error: error instanceof Error ? error.message : String(error) };
+      runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }).catch(
+        (error: unknown): { error: string } => {
+          if (isAbortError(error) || querySignal.aborted) throw error;
+          return { error: error instanceof Error ? error.message : String(error) };
+        },
+      ),
+    (done, index, outcome) =>
+      options.onProgress?.({
+        done,
+        total: queries.length,
+        index,
+        ...('error' in outcome ? { error: outcome.error } : { result: outcome }),
       }),
-    (done, index, outcome) => options.onProgress?.({ done, total: queries.length, index, ...('error' in outcome ? { error: outcome.error } : { result: outcome }) }),
   );
   const failed = outcomes.flatMap((outcome, index) => ('error' in outcome ? [{ index, error: outcome.error }] : []));
-  const finished = outcomes.flatMap((outcome, index) => ('error' in outcome ? [] : [{ result: outcome, query: queries[index]! }]));
+  const finished = outcomes.flatMap((outcome, index) =>
+    'error' in outcome ? [] : [{ result: outcome, query: queries[index]! }],
+  );
   const results = finished.map(({ result }) => result);
 
   const totals = new Map<string, number>(pool.map((agent) => [agent.name, 0]));
@@ -117,7 +140,14 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
     chosen: n === 0 ? [] : ranked.slice(0, k),
     dropped: n === 0 ? ranked : ranked.slice(k),
     scores: Object.fromEntries(
-      pool.map((agent) => [agent.name, { total: totals.get(agent.name)!, mean: n === 0 ? 0 : totals.get(agent.name)! / n, queries: counts.get(agent.name)! }]),
+      pool.map((agent) => [
+        agent.name,
+        {
+          total: totals.get(agent.name)!,
+          mean: n === 0 ? 0 : totals.get(agent.name)! / n,
+          queries: counts.get(agent.name)!,
+        },
+      ]),
     ),
     calls,
     callsPerQuery: n === 0 ? 0 : calls / n,
@@ -155,16 +185,18 @@ export async function runAll<Item, Result>(
   try {
     const settled = await Promise.allSettled(
       items.map((item, index) =>
-        limiter.run(async () => {
-          const result = await work(item, controller.signal);
-          onDone?.(++done, index, result);
-          return result;
-        }, controller.signal).catch((error: unknown) => {
-          // The first failure is the cause; the aborts it triggers in the others are not.
-          firstError ??= { error };
-          controller.abort(error);
-          throw error;
-        }),
+        limiter
+          .run(async () => {
+            const result = await work(item, controller.signal);
+            onDone?.(++done, index, result);
+            return result;
+          }, controller.signal)
+          .catch((error: unknown) => {
+            // The first failure is the cause; the aborts it triggers in the others are not.
+            firstError ??= { error };
+            controller.abort(error);
+            throw error;
+          }),
       ),
     );
     if (firstError) throw firstError.error;

@@ -16,16 +16,18 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
-import { boundedString, MAX_NAME_LENGTH, MAX_PROMPT_LENGTH, MAX_TEAM_AGENTS, nonEmptyText, tooManyMessage } from '../graph/limits.js';
+import {
+  boundedString,
+  MAX_NAME_LENGTH,
+  MAX_PROMPT_LENGTH,
+  MAX_TEAM_AGENTS,
+  nonEmptyText,
+  tooManyMessage,
+} from '../graph/limits.js';
 import { checkModelSpec, modelSpecForms, parseModelSpec } from '../llm/model-spec.js';
 import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
-import {
-  formatFieldPath,
-  type FieldPath,
-  type PathIssue,
-  type PositionOf,
-} from '../text/source-locator.js';
+import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from '../text/source-locator.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import type { TeamAgentSpec, TeamSpec, TeamToolName } from './team.js';
 
@@ -61,7 +63,9 @@ const teamSchema = z.strictObject({
   maxSteps: count(1).optional(),
   reformAt: count(0).optional(),
   keep: count(1).optional(),
-  answerKind: z.enum(['choice', 'exact', 'text', 'code'], { error: 'must be one of: choice, exact, text, code' }).optional(),
+  answerKind: z
+    .enum(['choice', 'exact', 'text', 'code'], { error: 'must be one of: choice, exact, text, code' })
+    .optional(),
   agents: z
     .array(agentSchema)
     .min(1, { error: 'must list at least one agent' })
@@ -115,13 +119,17 @@ export async function loadTeamFile(path: string): Promise<TeamSpec> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
-    throw new WeftError('BAD_INPUT', `cannot read the team file: ${reason}`, { location: { file: path }, cause: error });
+    throw new WeftError('BAD_INPUT', `cannot read the team file: ${reason}`, {
+      location: { file: path },
+      cause: error,
+    });
   }
   return parseTeamFile(source, path);
 }
 
 function validate(value: unknown, positionOf: PositionOf, file: string | undefined): LocatedIssue[] {
-  if (value === null || value === undefined) return [locate({ path: [], message: 'the team file is empty' }, positionOf, file)];
+  if (value === null || value === undefined)
+    return [locate({ path: [], message: 'the team file is empty' }, positionOf, file)];
   const parsed = teamSchema.safeParse(value);
   const pathIssues = [
     ...(parsed.success ? [] : parsed.error.issues.flatMap((issue) => describeSchemaIssue(issue, value))),
@@ -137,7 +145,12 @@ function validate(value: unknown, positionOf: PositionOf, file: string | undefin
 function locate({ path, message }: PathIssue, positionOf: PositionOf, file: string | undefined): LocatedIssue {
   const position = positionOf(path);
   const field = formatFieldPath(path);
-  return { ...(file === undefined ? {} : { file }), ...(position ?? {}), ...(field === undefined ? {} : { field }), message };
+  return {
+    ...(file === undefined ? {} : { file }),
+    ...(position ?? {}),
+    ...(field === undefined ? {} : { field }),
+    message,
+  };
 }
 
 function describeSchemaIssue(issue: z.core.$ZodIssue, root: unknown): PathIssue[] {
@@ -174,25 +187,42 @@ function checkAgents(root: unknown): PathIssue[] {
   agents.forEach((agent: unknown, index) => {
     if (typeof agent !== 'object' || agent === null || Array.isArray(agent)) return;
     const record = agent as Record<string, unknown>;
-    const label = typeof record.name === 'string' && record.name.trim() !== '' ? `agent "${record.name}"` : `agent ${index + 1}`;
+    const label =
+      typeof record.name === 'string' && record.name.trim() !== '' ? `agent "${record.name}"` : `agent ${index + 1}`;
     const kind = record.kind ?? 'llm';
     if (kind === 'llm') {
       // A prompt of the wrong type (null, a number) is already reported by the schema.
       if (record.prompt === undefined) {
-        issues.push({ path: ['agents', index, 'prompt'], message: `${label} has no prompt; an llm agent needs one (its role)` });
+        issues.push({
+          path: ['agents', index, 'prompt'],
+          message: `${label} has no prompt; an llm agent needs one (its role)`,
+        });
       } else if (typeof record.prompt === 'string' && record.prompt.trim() === '') {
-        issues.push({ path: ['agents', index, 'prompt'], message: `${label} has an empty prompt; an llm agent needs one (its role)` });
+        issues.push({
+          path: ['agents', index, 'prompt'],
+          message: `${label} has an empty prompt; an llm agent needs one (its role)`,
+        });
       }
       if (record.tool !== undefined) {
-        issues.push({ path: ['agents', index, 'tool'], message: `${label} is an llm agent; "tool" is only for agents with kind: tool` });
+        issues.push({
+          path: ['agents', index, 'tool'],
+          message: `${label} is an llm agent; "tool" is only for agents with kind: tool`,
+        });
       }
     } else if (kind === 'tool' && record.tool === undefined) {
-      issues.push({ path: ['agents', index, 'tool'], message: `${label} is a tool agent without "tool"; one of: ${TEAM_TOOLS.join(', ')}` });
+      issues.push({
+        path: ['agents', index, 'tool'],
+        message: `${label} is a tool agent without "tool"; one of: ${TEAM_TOOLS.join(', ')}`,
+      });
     }
     if (typeof record.name === 'string' && record.name.trim() !== '') {
       const first = firstIndex.get(record.name);
       if (first === undefined) firstIndex.set(record.name, index);
-      else issues.push({ path: ['agents', index, 'name'], message: `duplicate agent name "${record.name}" (also agents[${first}])` });
+      else
+        issues.push({
+          path: ['agents', index, 'name'],
+          message: `duplicate agent name "${record.name}" (also agents[${first}])`,
+        });
     }
   });
   return issues;
@@ -208,13 +238,18 @@ function checkModels(root: unknown): PathIssue[] {
   };
   check(['model'], valueAt(root, ['model']));
   const agents = valueAt(root, ['agents']);
-  if (Array.isArray(agents)) agents.forEach((_agent: unknown, index) => check(['agents', index, 'model'], valueAt(root, ['agents', index, 'model'])));
+  if (Array.isArray(agents))
+    agents.forEach((_agent: unknown, index) =>
+      check(['agents', index, 'model'], valueAt(root, ['agents', index, 'model'])),
+    );
   return issues;
 }
 
 /** Why a model spec is invalid, or undefined when it is valid. */
 export function modelSpecProblem(spec: string): string | undefined {
-  const forms = `valid forms: ${modelSpecForms().map((form) => form.split(/\s+/)[0]).join(', ')}`;
+  const forms = `valid forms: ${modelSpecForms()
+    .map((form) => form.split(/\s+/)[0])
+    .join(', ')}`;
   let problem: string | undefined;
   try {
     const parsed = parseModelSpec(spec, (text) => {
@@ -233,7 +268,11 @@ export function modelSpecProblem(spec: string): string | undefined {
 function checkTeam(team: TeamInput): PathIssue[] {
   const issues: PathIssue[] = [];
   if (!team.agents.some((agent) => agent.kind === 'llm')) {
-    issues.push({ path: ['agents'], message: 'the team has no llm agent: tool agents only check the answers of llm agents, so add at least one agent with a prompt' });
+    issues.push({
+      path: ['agents'],
+      message:
+        'the team has no llm agent: tool agents only check the answers of llm agents, so add at least one agent with a prompt',
+    });
   }
   if (team.answerKind !== 'code') {
     const kind = team.answerKind === undefined ? 'no answerKind' : `answerKind: ${team.answerKind}`;

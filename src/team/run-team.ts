@@ -38,7 +38,17 @@ import { importanceScores } from './importance.js';
 import { NEUTRAL_RATING } from './llm-agent.js';
 import { explainedFallback, type RankResult, type Ranker } from './llm-ranker.js';
 import { isConsensus, largestAgreeingGroup, majorityAnswer } from './majority-answer.js';
-import type { AgentInput, AgentResponse, FinalTie, PeerResponse, Reformation, TeamAgent, TeamNode, TeamQuery, TeamResult } from './team.js';
+import type {
+  AgentInput,
+  AgentResponse,
+  FinalTie,
+  PeerResponse,
+  Reformation,
+  TeamAgent,
+  TeamNode,
+  TeamQuery,
+  TeamResult,
+} from './team.js';
 import type { TeamEvent } from './team-events.js';
 
 export type { RankResult, Ranker } from './llm-ranker.js';
@@ -122,7 +132,10 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     }
     layers.push(layer);
 
-    const group = largestAgreeingGroup(layer.map((n) => n.answer), query.kind);
+    const group = largestAgreeingGroup(
+      layer.map((n) => n.answer),
+      query.kind,
+    );
     const groupAnswer = group.length > 0 ? layer[group[0]!]!.answer : '';
     const agreeing = groupAnswer.trim() === '' ? 0 : group.length;
     const consensus = isConsensus(agreeing, layer.length);
@@ -170,7 +183,9 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
   const majority = majorityAnswer(lastLayer, query.kind);
   const { answer } = majority;
   // A reformation always has a layer after it, so the last layer is in the ranker's order when there was one.
-  const tie: FinalTie | undefined = majority.tie ? { answers: majority.tie, brokenBy: reformation ? 'ranker order' : 'team order' } : undefined;
+  const tie: FinalTie | undefined = majority.tie
+    ? { answers: majority.tie, brokenBy: reformation ? 'ranker order' : 'team order' }
+    : undefined;
   const importance = importanceScores(layers, answer, query.kind);
   const stoppedAt = layers.length;
   emit({ type: 'stop', step: stoppedAt, reason: stopReason, answer, calls });
@@ -194,7 +209,11 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
  * say which of several agents, at which step, failed), with the same code, retryability and the original as
  * `cause`. Aborts pass through as they are, so callers still recognise them.
  */
-async function respondOrExplain(agent: TeamAgent, input: AgentInput, signal: AbortSignal | undefined): Promise<AgentResponse> {
+async function respondOrExplain(
+  agent: TeamAgent,
+  input: AgentInput,
+  signal: AbortSignal | undefined,
+): Promise<AgentResponse> {
   try {
     return await agent.respond(input, signal);
   } catch (error) {
@@ -211,11 +230,16 @@ async function respondOrExplain(agent: TeamAgent, input: AgentInput, signal: Abo
 /** The ratings a node keeps, or equal weights and why. */
 function checkedRatings(response: AgentResponse, peerCount: number): { values: number[]; fallback?: string } {
   const neutral = (): number[] => Array.from({ length: peerCount }, () => NEUTRAL_RATING);
-  if (!response.ratingsParsed) return { values: neutral(), fallback: 'the ratings in the reply could not be read; equal weights used' };
+  if (!response.ratingsParsed)
+    return { values: neutral(), fallback: 'the ratings in the reply could not be read; equal weights used' };
   if (response.ratings.length !== peerCount) {
-    return { values: neutral(), fallback: `expected ${peerCount} rating(s), got ${response.ratings.length}; equal weights used` };
+    return {
+      values: neutral(),
+      fallback: `expected ${peerCount} rating(s), got ${response.ratings.length}; equal weights used`,
+    };
   }
-  if (!response.ratings.every(Number.isFinite)) return { values: neutral(), fallback: 'a rating is not a number; equal weights used' };
+  if (!response.ratings.every(Number.isFinite))
+    return { values: neutral(), fallback: 'a rating is not a number; equal weights used' };
   return { values: response.ratings.map((r) => Math.min(5, Math.max(1, r))) };
 }
 
@@ -242,21 +266,38 @@ async function rankAgents(
   if (result.fallback) {
     // The ranker already fell back; keep its reason but check its order like any other.
     const kept = usableRanking(result.ranking, responses, keep);
-    return kept ? { kept, calls: result.calls, fallback: true, reason: result.reason } : fallback(result.reason, result.calls);
+    return kept
+      ? { kept, calls: result.calls, fallback: true, reason: result.reason }
+      : fallback(result.reason, result.calls);
   }
   const kept = usableRanking(result.ranking, responses, keep);
-  if (!kept) return fallback(`the ranking ${JSON.stringify(result.ranking)} names fewer than ${keep} of the active agents`, result.calls);
+  if (!kept)
+    return fallback(
+      `the ranking ${JSON.stringify(result.ranking)} names fewer than ${keep} of the active agents`,
+      result.calls,
+    );
   return { kept, calls: result.calls, fallback: false, reason: result.reason };
 }
 
 /** The first `keep` distinct active agents of a ranking, or undefined when there are fewer. */
-function usableRanking(ranking: readonly string[], responses: readonly PeerResponse[], keep: number): string[] | undefined {
+function usableRanking(
+  ranking: readonly string[],
+  responses: readonly PeerResponse[],
+  keep: number,
+): string[] | undefined {
   const names = new Set(responses.map((r) => r.agent));
   const kept = [...new Set(ranking)].filter((name) => names.has(name)).slice(0, keep);
   return kept.length === keep ? kept : undefined;
 }
 
-function consensusReason(consensus: boolean, earlyStop: boolean, step: number, minStep: number, agreeing: number, n: number): string {
+function consensusReason(
+  consensus: boolean,
+  earlyStop: boolean,
+  step: number,
+  minStep: number,
+  agreeing: number,
+  n: number,
+): string {
   const count = `${agreeing} of ${n} agree`;
   if (!consensus) return `${count}; more than 2/3 needed`;
   if (!earlyStop) return `${count} (consensus), but early stop is off`;
@@ -265,15 +306,20 @@ function consensusReason(consensus: boolean, earlyStop: boolean, step: number, m
 }
 
 function validateOptions(agents: readonly TeamAgent[], maxSteps: number, reformAt: number, keep: number): void {
-  const bad = (field: string, message: string): WeftError => new WeftError('BAD_INPUT', `team: ${field} ${message}`, { location: { field } });
+  const bad = (field: string, message: string): WeftError =>
+    new WeftError('BAD_INPUT', `team: ${field} ${message}`, { location: { field } });
   if (agents.length === 0) throw bad('agents', 'must name at least one agent');
   const seen = new Set<string>();
   agents.forEach((agent, index) => {
-    if (typeof agent.name !== 'string' || agent.name.trim() === '') throw bad(`agents[${index}].name`, 'must be a non-empty string');
-    if (seen.has(agent.name)) throw bad(`agents[${index}].name`, `repeats the agent name ${JSON.stringify(agent.name)}`);
+    if (typeof agent.name !== 'string' || agent.name.trim() === '')
+      throw bad(`agents[${index}].name`, 'must be a non-empty string');
+    if (seen.has(agent.name))
+      throw bad(`agents[${index}].name`, `repeats the agent name ${JSON.stringify(agent.name)}`);
     seen.add(agent.name);
   });
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw bad('maxSteps', `must be an integer >= 1, got ${String(maxSteps)}`);
-  if (!Number.isInteger(reformAt) || reformAt < 0) throw bad('reformAt', `must be an integer >= 0 (0 = never), got ${String(reformAt)}`);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw bad('maxSteps', `must be an integer >= 1, got ${String(maxSteps)}`);
+  if (!Number.isInteger(reformAt) || reformAt < 0)
+    throw bad('reformAt', `must be an integer >= 0 (0 = never), got ${String(reformAt)}`);
   if (!Number.isInteger(keep) || keep < 1) throw bad('keep', `must be an integer >= 1, got ${String(keep)}`);
 }

@@ -61,20 +61,29 @@ export type TeamAttemptRunner = (attempt: SubtaskAttempt) => Promise<AttemptOutc
 /** The absolute path of a team role's file. */
 export function teamFilePath(teamBase: string | undefined, role: Pick<Role, 'name' | 'team'>): string {
   if (role.team === undefined || role.team.trim() === '') {
-    throw new WeftError('BAD_INPUT', `Role "${role.name}" is a team but names no team file`, { location: { field: `roles.${role.name}.team` } });
+    throw new WeftError('BAD_INPUT', `Role "${role.name}" is a team but names no team file`, {
+      location: { field: `roles.${role.name}.team` },
+    });
   }
   if (isAbsolute(role.team)) return role.team;
   if (teamBase === undefined) {
     // Resolving against the process's working directory here would make a library run depend on where it started.
-    throw new WeftError('BAD_INPUT', `Role "${role.name}" names the relative team file ${JSON.stringify(role.team)}, and the run has no folder to resolve it against: give the plan's file (planFile) or a base folder`, {
-      location: { field: `roles.${role.name}.team` },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Role "${role.name}" names the relative team file ${JSON.stringify(role.team)}, and the run has no folder to resolve it against: give the plan's file (planFile) or a base folder`,
+      {
+        location: { field: `roles.${role.name}.team` },
+      },
+    );
   }
   return resolve(teamBase, role.team);
 }
 
 /** Loads a team role's file; any failure is a BAD_INPUT naming the role and the file, located in it. */
-export async function loadRoleTeam(teamBase: string | undefined, role: Pick<Role, 'name' | 'team'>): Promise<{ file: string; spec: TeamSpec }> {
+export async function loadRoleTeam(
+  teamBase: string | undefined,
+  role: Pick<Role, 'name' | 'team'>,
+): Promise<{ file: string; spec: TeamSpec }> {
   const file = teamFilePath(teamBase, role);
   try {
     return { file, spec: await loadTeamFile(file) };
@@ -82,22 +91,37 @@ export async function loadRoleTeam(teamBase: string | undefined, role: Pick<Role
     const reason = error instanceof Error ? error.message : String(error);
     const issues = isWeftError(error) ? error.issues : [];
     // The issues (located in the team file) travel as `issues`; the CLI lists them under the message.
-    throw new WeftError('BAD_INPUT', `Role "${role.name}" names the team file ${file} (team: ${JSON.stringify(role.team)}), which cannot be used: ${reason}`, {
-      location: isWeftError(error) && error.location ? { ...error.location, file } : { file, field: `roles.${role.name}.team` },
-      issues,
-      cause: error,
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Role "${role.name}" names the team file ${file} (team: ${JSON.stringify(role.team)}), which cannot be used: ${reason}`,
+      {
+        location:
+          isWeftError(error) && error.location
+            ? { ...error.location, file }
+            : { file, field: `roles.${role.name}.team` },
+        issues,
+        cause: error,
+      },
+    );
   }
 }
 
 /** A model that files a team's calls under the subtask and attempt they belong to. */
-export function teamScopedModel(model: ChatModel, subtaskId: string, attempt: number, onResult?: (result: ChatResult) => void): ChatModel {
+export function teamScopedModel(
+  model: ChatModel,
+  subtaskId: string,
+  attempt: number,
+  onResult?: (result: ChatResult) => void,
+): ChatModel {
   return {
     id: model.id,
     kind: model.kind,
     async generate(call, signal) {
       const tag = call.tag ?? { purpose: 'other' as const };
-      const result = await model.generate({ ...call, tag: { ...tag, key: `${subtaskId}/team/${tag.key ?? tag.purpose}`, attempt } }, signal);
+      const result = await model.generate(
+        { ...call, tag: { ...tag, key: `${subtaskId}/team/${tag.key ?? tag.purpose}`, attempt } },
+        signal,
+      );
       onResult?.(result);
       return result;
     },
@@ -110,7 +134,11 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     const { file, spec } = await loadRoleTeam(context.teamBase, attempt.role);
     // Trimmed like `--task-type`, so "math " in a plan and `--task-type math` share their scores.
     const taskType = attempt.role.taskType?.trim() ?? WORKFLOW_TEAM_TASK_TYPE;
-    const query: TeamQuery = { question: executePrompt(attempt.task, attempt.objective, attempt.parents), kind: spec.answerKind ?? 'text', taskType };
+    const query: TeamQuery = {
+      question: executePrompt(attempt.task, attempt.objective, attempt.parents),
+      kind: spec.answerKind ?? 'text',
+      taskType,
+    };
     const choice = await selectStoredTeamMembers(context.store, spec, taskType);
     const members = new Set(choice.members);
 
@@ -125,7 +153,11 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     const createModel = async (modelSpec: string): Promise<ChatModel> => {
       if (modelSpec === context.model.id) return scoped(context.model);
       if (!context.modelFor) {
-        throw new WeftError('BAD_INPUT', `Team file ${file} names the model ${JSON.stringify(redactModelSpec(modelSpec))}, but this run cannot create other models`, { location: { file } });
+        throw new WeftError(
+          'BAD_INPUT',
+          `Team file ${file} names the model ${JSON.stringify(redactModelSpec(modelSpec))}, but this run cannot create other models`,
+          { location: { file } },
+        );
       }
       return scoped(await context.modelFor(modelSpec));
     };
@@ -149,7 +181,11 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     context.emit({ type: 'team', ...teamSummary(attempt, file, spec, query, choice, result, scores) });
 
     if (result.answer.trim() === '') {
-      return { kind: 'blocked', output: '', reason: `the team "${spec.name}" gave no answer (${result.stopReason} at step ${result.stoppedAt})` };
+      return {
+        kind: 'blocked',
+        output: '',
+        reason: `the team "${spec.name}" gave no answer (${result.stopReason} at step ${result.stoppedAt})`,
+      };
     }
     return verifyOutput(attempt, result.answer);
   };
@@ -164,7 +200,8 @@ async function saveScores(
   allReplayed: boolean,
 ): Promise<TeamSummary['scores']> {
   if (!context.store) return { saved: false, reason: context.noStoreReason ?? 'no run store' };
-  if (allReplayed) return { saved: false, reason: 'every call was replayed from the log: an earlier process ran this team' };
+  if (allReplayed)
+    return { saved: false, reason: 'every call was replayed from the log: an earlier process ran this team' };
   const entries = Object.entries(result.importance)
     .filter(([, importance]) => Number.isFinite(importance) && importance >= 0)
     .map(([agent, importance]) => ({ agent, importance, queries: 1 }));
@@ -226,4 +263,3 @@ function clip(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= LAYER_ANSWER_CHARS ? flat : `${flat.slice(0, LAYER_ANSWER_CHARS - 1)}…`;
 }
-

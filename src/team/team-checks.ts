@@ -17,7 +17,11 @@ import type { ModelCheck } from '../run/role-kind.js';
 export type TeamModelCheck = ModelCheck;
 
 /** Every team role of a plan names a usable team file whose models can be made. */
-export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase: string | undefined, models?: TeamModelCheck): Promise<void> {
+export async function checkTeamFiles(
+  workflow: Pick<Workflow, 'roles'>,
+  teamBase: string | undefined,
+  models?: TeamModelCheck,
+): Promise<void> {
   for (const role of workflow.roles) {
     if (role.kind !== 'team') continue;
     const { file, spec } = await loadRoleTeam(teamBase, role);
@@ -27,7 +31,9 @@ export async function checkTeamFiles(workflow: Pick<Workflow, 'roles'>, teamBase
 
 /** The plan with its team files made absolute, so that its saved versions run from anywhere. */
 export function withAbsoluteTeamFiles<W extends Pick<Workflow, 'roles'>>(workflow: W, teamBase: string | undefined): W {
-  const roles: Role[] = workflow.roles.map((role) => (role.kind === 'team' && role.team !== undefined ? { ...role, team: teamFilePath(teamBase, role) } : role));
+  const roles: Role[] = workflow.roles.map((role) =>
+    role.kind === 'team' && role.team !== undefined ? { ...role, team: teamFilePath(teamBase, role) } : role,
+  );
   return { ...workflow, roles };
 }
 
@@ -36,13 +42,22 @@ export function withAbsoluteTeamFiles<W extends Pick<Workflow, 'roles'>>(workflo
  * `description` (or a list of its agents) for the planner to read. A file given twice is offered once. Relative
  * files resolve against `base` (the CLI's working directory; a resumed run's recorded folder).
  */
-export async function loadTeamOffers(files: readonly string[], base: string | undefined, models?: TeamModelCheck): Promise<TeamOffer[]> {
+export async function loadTeamOffers(
+  files: readonly string[],
+  base: string | undefined,
+  models?: TeamModelCheck,
+): Promise<TeamOffer[]> {
   const offers: TeamOffer[] = [];
   for (const file of new Set(files.map((given) => offerPath(base, given)))) {
     const spec = await loadTeamFile(file);
     if (models) await checkTeamModels(spec, file, models, `The team file ${file} `);
     const members = spec.agents.map((agent) => agent.name).join(', ');
-    offers.push({ name: spec.name, file, description: spec.description ?? `a team of ${spec.agents.length} agents (${members}) that debate until they agree` });
+    offers.push({
+      name: spec.name,
+      file,
+      description:
+        spec.description ?? `a team of ${spec.agents.length} agents (${members}) that debate until they agree`,
+    });
   }
   checkTeamOffers(offers);
   return offers;
@@ -50,7 +65,12 @@ export async function loadTeamOffers(files: readonly string[], base: string | un
 
 function offerPath(base: string | undefined, file: string): string {
   if (isAbsolute(file)) return file;
-  if (base === undefined) throw new WeftError('BAD_INPUT', `The team file ${JSON.stringify(file)} is relative, and there is no folder to resolve it against`, { location: { file } });
+  if (base === undefined)
+    throw new WeftError(
+      'BAD_INPUT',
+      `The team file ${JSON.stringify(file)} is relative, and there is no folder to resolve it against`,
+      { location: { file } },
+    );
   return resolve(base, file);
 }
 
@@ -59,7 +79,8 @@ async function checkTeamModels(spec: TeamSpec, file: string, models: TeamModelCh
   const named: { spec: string; field: string }[] = [];
   if (spec.model !== undefined) named.push({ spec: spec.model, field: 'model' });
   spec.agents.forEach((agent, index) => {
-    if (agent.kind === 'llm' && agent.model !== undefined) named.push({ spec: agent.model, field: `agents[${index}].model` });
+    if (agent.kind === 'llm' && agent.model !== undefined)
+      named.push({ spec: agent.model, field: `agents[${index}].model` });
   });
   const seen = new Set<string>();
   for (const { spec: modelSpec, field } of named) {
@@ -70,7 +91,11 @@ async function checkTeamModels(spec: TeamSpec, file: string, models: TeamModelCh
     } catch (error) {
       if (isWeftError(error) && error.code === 'INTERNAL') throw error;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new WeftError('BAD_INPUT', `${subject}whose model ${JSON.stringify(redactModelSpec(modelSpec))} (${field}) cannot be used: ${reason}`, { location: { file, field }, cause: error });
+      throw new WeftError(
+        'BAD_INPUT',
+        `${subject}whose model ${JSON.stringify(redactModelSpec(modelSpec))} (${field}) cannot be used: ${reason}`,
+        { location: { file, field }, cause: error },
+      );
     }
   }
 }

@@ -50,8 +50,16 @@ export async function readTeamQueries(path: string): Promise<{ items: TeamQueryI
 }
 
 export function parseTeamDataset(text: string, file: string): { items: TeamDatasetItem[] };
-export function parseTeamDataset(text: string, file: string, options: { requireAnswer?: boolean }): { items: TeamQueryItem[] };
-export function parseTeamDataset(text: string, file: string, options: { requireAnswer?: boolean } = {}): { items: TeamQueryItem[] } {
+export function parseTeamDataset(
+  text: string,
+  file: string,
+  options: { requireAnswer?: boolean },
+): { items: TeamQueryItem[] };
+export function parseTeamDataset(
+  text: string,
+  file: string,
+  options: { requireAnswer?: boolean } = {},
+): { items: TeamQueryItem[] } {
   const requireAnswer = options.requireAnswer ?? true;
   const issues: LocatedIssue[] = [];
   const items: TeamQueryItem[] = [];
@@ -67,7 +75,8 @@ export function parseTeamDataset(text: string, file: string, options: { requireA
     const item = readItem(value, line, requireAnswer, problems);
     if (item) {
       const first = firstLine.get(item.id);
-      if (first !== undefined) problems.push({ path: ['id'], message: `duplicate id "${item.id}" (first on line ${first})` });
+      if (first !== undefined)
+        problems.push({ path: ['id'], message: `duplicate id "${item.id}" (first on line ${first})` });
       else firstLine.set(item.id, line);
     }
     if (problems.length > 0) {
@@ -75,7 +84,13 @@ export function parseTeamDataset(text: string, file: string, options: { requireA
       for (const { path, message } of problems) {
         const position = positionOf(path);
         const field = formatFieldPath(path);
-        issues.push({ file, line, ...(position ? { column: position.column } : {}), ...(field === undefined ? {} : { field }), message });
+        issues.push({
+          file,
+          line,
+          ...(position ? { column: position.column } : {}),
+          ...(field === undefined ? {} : { field }),
+          message,
+        });
       }
       continue;
     }
@@ -89,7 +104,10 @@ export function parseTeamDataset(text: string, file: string, options: { requireA
       { location: { file }, issues: issues.slice(0, MAX_LISTED_ISSUES) },
     );
   }
-  if (items.length === 0) throw new WeftError('BAD_INPUT', `the ${requireAnswer ? 'dataset' : 'queries file'} has no items`, { location: { file } });
+  if (items.length === 0)
+    throw new WeftError('BAD_INPUT', `the ${requireAnswer ? 'dataset' : 'queries file'} has no items`, {
+      location: { file },
+    });
   return { items };
 }
 
@@ -107,9 +125,17 @@ export function teamQueryOf(item: TeamQueryItem, kind?: AnswerKind, taskType?: s
   };
 }
 
-function readItem(value: unknown, line: number, requireAnswer: boolean, problems: { path: FieldPath; message: string }[]): TeamQueryItem | undefined {
+function readItem(
+  value: unknown,
+  line: number,
+  requireAnswer: boolean,
+  problems: { path: FieldPath; message: string }[],
+): TeamQueryItem | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    problems.push({ path: [], message: `expected an object like {"id", "question", "answer"}, got ${describeValue(value)}` });
+    problems.push({
+      path: [],
+      message: `expected an object like {"id", "question", "answer"}, got ${describeValue(value)}`,
+    });
     return undefined;
   }
   const record = value as Record<string, unknown>;
@@ -119,11 +145,20 @@ function readItem(value: unknown, line: number, requireAnswer: boolean, problems
   if (record.id === undefined || record.id === null) problems.push({ path: ['id'], message: 'missing "id"' });
   else if (typeof record.id === 'number' && Number.isInteger(record.id)) id = String(record.id);
   else if (typeof record.id === 'string' && record.id.trim() !== '') id = record.id;
-  else problems.push({ path: ['id'], message: `"id" must be a non-empty string or a whole number, got ${describeValue(record.id)}` });
+  else
+    problems.push({
+      path: ['id'],
+      message: `"id" must be a non-empty string or a whole number, got ${describeValue(record.id)}`,
+    });
 
   let question = '';
-  if (record.question === undefined || record.question === null) problems.push({ path: ['question'], message: 'missing "question"' });
-  else if (typeof record.question !== 'string') problems.push({ path: ['question'], message: `"question" must be a string, got ${describeValue(record.question)}` });
+  if (record.question === undefined || record.question === null)
+    problems.push({ path: ['question'], message: 'missing "question"' });
+  else if (typeof record.question !== 'string')
+    problems.push({
+      path: ['question'],
+      message: `"question" must be a string, got ${describeValue(record.question)}`,
+    });
   else if (record.question.trim() === '') problems.push({ path: ['question'], message: '"question" is empty' });
   else question = record.question;
 
@@ -131,11 +166,19 @@ function readItem(value: unknown, line: number, requireAnswer: boolean, problems
 
   let answer: string | undefined;
   if (record.answer === undefined || record.answer === null) {
-    if (requireAnswer) problems.push({ path: ['answer'], message: 'a dataset line without an answer: add "answer" (the expected answer; a choice letter when there are choices)' });
+    if (requireAnswer)
+      problems.push({
+        path: ['answer'],
+        message:
+          'a dataset line without an answer: add "answer" (the expected answer; a choice letter when there are choices)',
+      });
   } else if (typeof record.answer === 'number' && Number.isFinite(record.answer)) {
     answer = String(record.answer);
   } else if (typeof record.answer !== 'string') {
-    problems.push({ path: ['answer'], message: `"answer" must be a string or a number, got ${describeValue(record.answer)}` });
+    problems.push({
+      path: ['answer'],
+      message: `"answer" must be a string or a number, got ${describeValue(record.answer)}`,
+    });
   } else if (record.answer.trim() === '') {
     problems.push({ path: ['answer'], message: '"answer" is empty' });
   } else {
@@ -145,7 +188,10 @@ function readItem(value: unknown, line: number, requireAnswer: boolean, problems
     const letter = /^\(?([A-Za-z])\)?\.?$/.exec(answer)?.[1]?.toUpperCase();
     const last = choiceLabel(choices.length - 1);
     if (letter === undefined || letter.charCodeAt(0) - 65 >= choices.length) {
-      problems.push({ path: ['answer'], message: `answer ${JSON.stringify(answer)} is not a choice letter: expected one of A–${last} (the ${choices.length} choices)` });
+      problems.push({
+        path: ['answer'],
+        message: `answer ${JSON.stringify(answer)} is not a choice letter: expected one of A–${last} (the ${choices.length} choices)`,
+      });
     } else {
       answer = letter;
     }
@@ -154,7 +200,11 @@ function readItem(value: unknown, line: number, requireAnswer: boolean, problems
   let tests: string | undefined;
   if (record.tests !== undefined && record.tests !== null) {
     if (typeof record.tests === 'string') tests = record.tests;
-    else problems.push({ path: ['tests'], message: `"tests" must be a string of JavaScript, got ${describeValue(record.tests)}` });
+    else
+      problems.push({
+        path: ['tests'],
+        message: `"tests" must be a string of JavaScript, got ${describeValue(record.tests)}`,
+      });
   }
 
   if (problems.length > before) return undefined;
@@ -175,10 +225,16 @@ function readChoices(value: unknown, problems: { path: FieldPath; message: strin
     return undefined;
   }
   const before = problems.length;
-  if (value.length < 2) problems.push({ path: ['choices'], message: `"choices" must list at least 2 options, got ${value.length}` });
-  if (value.length > 26) problems.push({ path: ['choices'], message: `"choices" may list at most 26 options (A–Z), got ${value.length}` });
+  if (value.length < 2)
+    problems.push({ path: ['choices'], message: `"choices" must list at least 2 options, got ${value.length}` });
+  if (value.length > 26)
+    problems.push({ path: ['choices'], message: `"choices" may list at most 26 options (A–Z), got ${value.length}` });
   value.forEach((choice: unknown, index) => {
-    if (typeof choice !== 'string') problems.push({ path: ['choices', index], message: `"choices" must be an array of strings; this one is ${describeValue(choice)}` });
+    if (typeof choice !== 'string')
+      problems.push({
+        path: ['choices', index],
+        message: `"choices" must be an array of strings; this one is ${describeValue(choice)}`,
+      });
     else if (choice.trim() === '') problems.push({ path: ['choices', index], message: 'empty choice' });
   });
   return problems.length > before ? undefined : (value as string[]);

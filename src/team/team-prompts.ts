@@ -24,7 +24,7 @@ export function agentSystemPrompt(rolePrompt: string): string {
   return [
     rolePrompt.trim(),
     '',
-    'You are one member of a team answering the same question. You may see the team\'s latest responses; judge them on their merits, keep what is right and correct what is wrong.',
+    "You are one member of a team answering the same question. You may see the team's latest responses; judge them on their merits, keep what is right and correct what is wrong.",
   ].join('\n');
 }
 
@@ -39,8 +39,11 @@ export function questionBlock(query: TeamQuery): string {
 
 /** One peer's block: `Response k:`, its answer and its reasoning. */
 function peerBlock(heading: string, peer: PeerResponse): string {
-  const answer = peer.answer.includes('\n') ? `Answer:\n\`\`\`\n${peer.answer}\n\`\`\`` : `Answer: ${peer.answer === '' ? '(none given)' : peer.answer}`;
-  const reasoning = peer.text.trim() === '' || peer.text.trim() === peer.answer.trim() ? '' : `\nReasoning: ${peer.text.trim()}`;
+  const answer = peer.answer.includes('\n')
+    ? `Answer:\n\`\`\`\n${peer.answer}\n\`\`\``
+    : `Answer: ${peer.answer === '' ? '(none given)' : peer.answer}`;
+  const reasoning =
+    peer.text.trim() === '' || peer.text.trim() === peer.answer.trim() ? '' : `\nReasoning: ${peer.text.trim()}`;
   return `${heading}\n${answer}${reasoning}`;
 }
 
@@ -55,7 +58,9 @@ export function agentUserPrompt(input: AgentInput, self: string): string {
   if (n > 0) {
     parts.push(
       "The team's latest responses to this question (in random order):",
-      ...input.peers.map((peer, index) => peerBlock(`Response ${index + 1}${peer.agent === self ? ' (your previous response)' : ''}:`, peer)),
+      ...input.peers.map((peer, index) =>
+        peerBlock(`Response ${index + 1}${peer.agent === self ? ' (your previous response)' : ''}:`, peer),
+      ),
       `Think about these responses critically, then give your own answer. Along with the answer, rate each of the ${n} responses above from 1 (poor) to 5 (excellent), in the order they are listed.`,
       'Reply with one JSON object and nothing else:',
       `{"answer": "<${ANSWER_HINT[input.query.kind]}>", "reasoning": "<a few sentences>", "ratings": [<${n} integers from 1 to 5>]}`,
@@ -77,9 +82,14 @@ export function rankerUserPrompt(query: TeamQuery, responses: readonly PeerRespo
   return [
     questionBlock(query),
     'Responses (in random order):',
-    ...responses.map((response, index) => peerBlock(`[${index + 1}] agent ${JSON.stringify(response.agent)}`, response)),
+    ...responses.map((response, index) =>
+      peerBlock(`[${index + 1}] agent ${JSON.stringify(response.agent)}`, response),
+    ),
     `Rank the agents by the quality of their responses and name at least the best ${keep}. Reply with one JSON object and nothing else, best first:`,
-    `{"ranking": [${responses.slice(0, Math.max(1, keep)).map((_, i) => `"<agent name ${i + 1}>"`).join(', ')}]}`,
+    `{"ranking": [${responses
+      .slice(0, Math.max(1, keep))
+      .map((_, i) => `"<agent name ${i + 1}>"`)
+      .join(', ')}]}`,
     'You may give the numbers in brackets instead of the names, e.g. {"ranking": [2, 1]}.',
   ].join('\n\n');
 }

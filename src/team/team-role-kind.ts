@@ -27,7 +27,11 @@ export function createTeamRoleKind(): RoleKindEngine {
     preparePlan: (workflow, base) => withAbsoluteTeamFiles(workflow, base),
     checkPlan: (workflow, setup) => checkTeamFiles(workflow, setup.base, setup.models),
     checkOffers: async (offers, setup) => {
-      await loadTeamOffers(offers.map((offer) => offer.file), setup.base, setup.models);
+      await loadTeamOffers(
+        offers.map((offer) => offer.file),
+        setup.base,
+        setup.models,
+      );
     },
   };
 }

@@ -29,11 +29,16 @@ export interface TeamScoreStore {
 export function isTeamScoreStore(store: unknown): store is TeamScoreStore {
   if (typeof store !== 'object' || store === null) return false;
   const candidate = store as Partial<Record<keyof TeamScoreStore, unknown>>;
-  return typeof candidate.saveTeamScores === 'function' && typeof candidate.teamScores === 'function' && typeof candidate.teamSize === 'function';
+  return (
+    typeof candidate.saveTeamScores === 'function' &&
+    typeof candidate.teamScores === 'function' &&
+    typeof candidate.teamSize === 'function'
+  );
 }
 
 /** The store as a TeamScoreStore, for commands that need one (`weft team optimize`); a STORE error otherwise. */
 export function teamScoreStoreOf<S>(store: S): S & TeamScoreStore {
-  if (!isTeamScoreStore(store)) throw new WeftError('STORE', 'This run store keeps no team scores (it does not implement TeamScoreStore)');
+  if (!isTeamScoreStore(store))
+    throw new WeftError('STORE', 'This run store keeps no team scores (it does not implement TeamScoreStore)');
   return store;
 }

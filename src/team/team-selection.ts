@@ -58,21 +58,32 @@ export function selectTeamMembers(
   const usable = scores.filter((score) => inPool.has(score.agent));
   if (usable.length === 0) return whole(`no stored importance scores for ${where}: the whole team runs`);
   if (pool.length <= size) {
-    return whole(`the team has ${pool.length} agent(s), no more than the optimised size ${size} (${origin}): the whole team runs`, usable);
+    return whole(
+      `the team has ${pool.length} agent(s), no more than the optimised size ${size} (${origin}): the whole team runs`,
+      usable,
+    );
   }
   if (usable.length < size) {
-    return whole(`only ${usable.length} of the ${pool.length} agents have stored scores for ${where} (${size} needed; ${origin}): the whole team runs`, usable);
+    return whole(
+      `only ${usable.length} of the ${pool.length} agents have stored scores for ${where} (${size} needed; ${origin}): the whole team runs`,
+      usable,
+    );
   }
   const chosen = new Set(topAgents(usable, size));
   if (![...chosen].some((agent) => answerers.has(agent))) {
-    return whole(`the top ${size} agents by mean importance stored for ${where} (${[...chosen].join(', ')}) include no llm agent to answer (${origin}): the whole team runs`, usable);
+    return whole(
+      `the top ${size} agents by mean importance stored for ${where} (${[...chosen].join(', ')}) include no llm agent to answer (${origin}): the whole team runs`,
+      usable,
+    );
   }
   const members = pool.filter((agent) => chosen.has(agent));
   const leftOut = pool.filter((agent) => !chosen.has(agent));
   const ranked = brief(usable);
   const describe = (agent: string): string => {
     const score = ranked.find((entry) => entry.agent === agent);
-    return score ? `${agent} (mean ${score.mean.toFixed(3)} over ${score.queries} quer${score.queries === 1 ? 'y' : 'ies'})` : `${agent} (no score)`;
+    return score
+      ? `${agent} (mean ${score.mean.toFixed(3)} over ${score.queries} quer${score.queries === 1 ? 'y' : 'ies'})`
+      : `${agent} (no score)`;
   };
   const reason =
     `optimised team: the top ${size} of ${pool.length} agents by mean importance stored for ${where}: ` +
@@ -85,13 +96,28 @@ function brief(scores: readonly TeamScore[]): { agent: string; mean: number; que
 }
 
 /** selectTeamMembers for a team file: its agents in order, its llm agents, and (team, task type) in the reason. */
-export function selectTeamFileMembers(spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string, scores: readonly TeamScore[], storedSize: number | undefined): TeamChoice {
+export function selectTeamFileMembers(
+  spec: Pick<TeamSpec, 'name' | 'agents'>,
+  taskType: string,
+  scores: readonly TeamScore[],
+  storedSize: number | undefined,
+): TeamChoice {
   const answerers = new Set(spec.agents.filter((agent) => agent.kind === 'llm').map((agent) => agent.name));
-  return selectTeamMembers(spec.agents.map((agent) => agent.name), scores, `team "${spec.name}", task type "${taskType}"`, storedSize, answerers);
+  return selectTeamMembers(
+    spec.agents.map((agent) => agent.name),
+    scores,
+    `team "${spec.name}", task type "${taskType}"`,
+    storedSize,
+    answerers,
+  );
 }
 
 /** Reads what the store holds for (team, task type) and selects from it (nothing stored: the whole team). */
-export async function selectStoredTeamMembers(store: Pick<TeamScoreStore, 'teamScores' | 'teamSize'> | undefined, spec: Pick<TeamSpec, 'name' | 'agents'>, taskType: string): Promise<TeamChoice> {
+export async function selectStoredTeamMembers(
+  store: Pick<TeamScoreStore, 'teamScores' | 'teamSize'> | undefined,
+  spec: Pick<TeamSpec, 'name' | 'agents'>,
+  taskType: string,
+): Promise<TeamChoice> {
   const scores = store ? await store.teamScores(spec.name, taskType) : [];
   const size = store ? await store.teamSize(spec.name, taskType) : undefined;
   return selectTeamFileMembers(spec, taskType, scores, size);

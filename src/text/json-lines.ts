@@ -3,7 +3,13 @@ import { findJsonSyntaxError } from './json-syntax.js';
 
 export type JsonLine =
   | { readonly ok: true; readonly line: number; readonly text: string; readonly value: unknown }
-  | { readonly ok: false; readonly line: number; readonly text: string; readonly column: number; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly line: number;
+      readonly text: string;
+      readonly column: number;
+      readonly message: string;
+    };
 
 export function jsonLines(source: string): JsonLine[] {
   const lines: JsonLine[] = [];
@@ -16,7 +22,13 @@ export function jsonLines(source: string): JsonLine[] {
       lines.push({ ok: true, line, text, value: JSON.parse(text) as unknown });
     } catch {
       const error = findJsonSyntaxError(text);
-      lines.push({ ok: false, line, text, column: (error?.offset ?? 0) + 1, message: error?.message ?? 'cannot parse' });
+      lines.push({
+        ok: false,
+        line,
+        text,
+        column: (error?.offset ?? 0) + 1,
+        message: error?.message ?? 'cannot parse',
+      });
     }
   });
   return lines;

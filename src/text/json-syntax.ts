@@ -41,7 +41,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   };
   const expect = (character: string, context: string): void => {
     skipWhitespace();
-    if (text[offset] !== character) fail(`expected '${character}' ${context}, found ${describeHere().replace('unexpected ', '')}`);
+    if (text[offset] !== character)
+      fail(`expected '${character}' ${context}, found ${describeHere().replace('unexpected ', '')}`);
     offset++;
   };
 
@@ -127,7 +128,9 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
         depth--;
         return;
       }
-      fail(`expected ',' or '${closing}' after ${isObject ? 'a property value' : 'an array element'}, ${describeHere()}`);
+      fail(
+        `expected ',' or '${closing}' after ${isObject ? 'a property value' : 'an array element'}, ${describeHere()}`,
+      );
     }
   };
 

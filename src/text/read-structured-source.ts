@@ -29,7 +29,11 @@ export function readStructuredSource(input: string, file: string | undefined): S
   // A byte-order mark is not content; editors do not count it as a column either.
   const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
   const lineCounter = new (yaml().LineCounter)();
-  const at = (offset: number, message: string): SourceIssue => ({ ...(file === undefined ? {} : { file }), ...positionAtOffset(text, offset), message });
+  const at = (offset: number, message: string): SourceIssue => ({
+    ...(file === undefined ? {} : { file }),
+    ...positionAtOffset(text, offset),
+    message,
+  });
   // After parseDocument, whose line index finds a position in log time: a file can hold 100,000 problems, and
   // positionAtOffset counts lines from the start for each one.
   const atIndexed = (offset: number, message: string): SourceIssue => {
@@ -59,7 +63,8 @@ export function readStructuredSource(input: string, file: string | undefined): S
   const deep = findDeepNesting(text);
   if (deep !== undefined) return { issues: [at(deep, `invalid YAML: ${nestingMessage()}`)] };
   const document = yaml().parseDocument(text, { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) return { issues: document.errors.map((error) => atIndexed(error.pos[0], `invalid YAML: ${error.message}`)) };
+  if (document.errors.length > 0)
+    return { issues: document.errors.map((error) => atIndexed(error.pos[0], `invalid YAML: ${error.message}`)) };
   try {
     return { value: document.toJS() as unknown, positionOf: positionsInDocument(document, lineCounter) };
   } catch (error) {

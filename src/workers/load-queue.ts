@@ -63,7 +63,10 @@ export interface RedisClient {
 }
 
 export interface QueueModules {
-  Queue: new <Data, Result>(name: string, options: { connection: RedisOptions; prefix?: string }) => BullQueue<Data, Result>;
+  Queue: new <Data, Result>(
+    name: string,
+    options: { connection: RedisOptions; prefix?: string },
+  ) => BullQueue<Data, Result>;
   QueueEvents: new (name: string, options: { connection: RedisOptions; prefix?: string }) => BullQueueEvents;
   Worker: new <Data, Result>(
     name: string,

@@ -18,7 +18,15 @@ import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey } from '../run/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
-import { attemptJobId, cancelKey, DEFAULT_QUEUE_NAME, fromJobFailure, liveKey, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
+import {
+  attemptJobId,
+  cancelKey,
+  DEFAULT_QUEUE_NAME,
+  fromJobFailure,
+  liveKey,
+  type AttemptJobData,
+  type AttemptJobResult,
+} from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { checkRedis, displayRedisUrl, redisOptions } from './redis-url.js';
 
@@ -49,13 +57,16 @@ export interface QueueRunner {
 export async function createQueueRunner(options: QueueRunnerOptions): Promise<QueueRunner> {
   const field = options.field ?? '--workers';
   const leaseMs = options.leaseMs ?? 15_000;
-  if (!(Number.isFinite(leaseMs) && leaseMs >= 10)) throw new WeftError('BAD_INPUT', `Expected leaseMs >= 10, got ${leaseMs}`, { location: { field: 'leaseMs' } });
+  if (!(Number.isFinite(leaseMs) && leaseMs >= 10))
+    throw new WeftError('BAD_INPUT', `Expected leaseMs >= 10, got ${leaseMs}`, { location: { field: 'leaseMs' } });
   const connection = redisOptions(options.redisUrl, field);
   await checkRedis(options.redisUrl, field);
   const { Queue, QueueEvents, Redis } = await loadQueueModules();
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   // Adding a job is not a blocking command: let it fail rather than wait forever when Redis goes away.
-  const queue = new Queue<AttemptJobData, AttemptJobResult>(queueName, { connection: { ...connection, maxRetriesPerRequest: 3 } });
+  const queue = new Queue<AttemptJobData, AttemptJobResult>(queueName, {
+    connection: { ...connection, maxRetriesPerRequest: 3 },
+  });
   const events = new QueueEvents(queueName, { connection });
   // Every attempt in flight waits with its own listeners on both: as many as the run's concurrency.
   queue.setMaxListeners(0);
@@ -89,7 +100,11 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
   };
   const replayIndexes = new WeakMap<ReadonlyMap<string, ChatResult>, Map<string, [string, ChatResult][]>>();
   /** The recorded replies of one attempt, indexed once per replay map (a resumed run may hold thousands). */
-  const replayOf = (replay: ReadonlyMap<string, ChatResult> | undefined, id: string, attempt: number): [string, ChatResult][] => {
+  const replayOf = (
+    replay: ReadonlyMap<string, ChatResult> | undefined,
+    id: string,
+    attempt: number,
+  ): [string, ChatResult][] => {
     if (!replay || replay.size === 0) return [];
     let index = replayIndexes.get(replay);
     if (!index) {
@@ -110,13 +125,24 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     if (signal.aborted) throw abortError(signal);
     context?.budget.admit();
     const runId = context?.runId ?? options.runId;
-    if (runId === undefined) throw new WeftError('BAD_INPUT', 'createQueueRunner needs a runId to run attempts outside a run', { location: { field: 'runId' } });
+    if (runId === undefined)
+      throw new WeftError('BAD_INPUT', 'createQueueRunner needs a runId to run attempts outside a run', {
+        location: { field: 'runId' },
+      });
     const jobId = attemptJobId(runId, attempt.id, attempt.attempt);
     const modelSpec = options.modelSpec ?? context?.modelId;
     const replay = replayOf(context?.replay, attempt.id, attempt.attempt);
     const data: AttemptJobData = {
-      runId, task: attempt.task, id: attempt.id, objective: attempt.objective, role: attempt.role, parents: attempt.parents,
-      attempt: attempt.attempt, verify: attempt.verify, mask: attempt.mask, ...(modelSpec !== undefined ? { modelSpec } : {}),
+      runId,
+      task: attempt.task,
+      id: attempt.id,
+      objective: attempt.objective,
+      role: attempt.role,
+      parents: attempt.parents,
+      attempt: attempt.attempt,
+      verify: attempt.verify,
+      mask: attempt.mask,
+      ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
     };
     try {
@@ -128,16 +154,22 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
   };
 
   /** Adds the attempt's job and waits for its result (the run's live key is held meanwhile). */
-  const dispatch = async (context: AttemptRunnerContext | undefined, jobId: string, data: AttemptJobData, signal: AbortSignal): Promise<AttemptOutcome> => {
+  const dispatch = async (
+    context: AttemptRunnerContext | undefined,
+    jobId: string,
+    data: AttemptJobData,
+    signal: AbortSignal,
+  ): Promise<AttemptOutcome> => {
     // A resumed run redoes a cancelled attempt under the same number, hence the same job id: clear the old mark.
     await marks.del(cancelKey(queueName, jobId));
-    const add = () => queue.add('attempt', data, {
-      jobId,
-      // Failures inside the subtask come back as results; BullMQ retries only a job whose worker died.
-      attempts: 2,
-      removeOnComplete: { age: 24 * 3600 },
-      removeOnFail: { age: 24 * 3600 },
-    });
+    const add = () =>
+      queue.add('attempt', data, {
+        jobId,
+        // Failures inside the subtask come back as results; BullMQ retries only a job whose worker died.
+        attempts: 2,
+        removeOnComplete: { age: 24 * 3600 },
+        removeOnFail: { age: 24 * 3600 },
+      });
     let job = await add();
     let result = await wait(job, jobId, signal);
     if (result.cancelled && !signal.aborted) {
@@ -161,7 +193,11 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
   };
 
   /** The job's result, or an ABORTED/TIMEOUT error after taking the job back (removed if waiting, else marked). */
-  const wait = (job: BullJob<AttemptJobData, AttemptJobResult>, jobId: string, signal: AbortSignal): Promise<AttemptJobResult> =>
+  const wait = (
+    job: BullJob<AttemptJobData, AttemptJobResult>,
+    jobId: string,
+    signal: AbortSignal,
+  ): Promise<AttemptJobResult> =>
     finished(job.waitUntilFinished(events), signal, options.jobTimeoutMs, async () => {
       await marks.set(cancelKey(queueName, jobId), '1', 'EX', 24 * 3600);
       const state = await job.getState().catch(() => 'unknown');
@@ -169,7 +205,9 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     }).catch((error: unknown) => {
       if (error instanceof WeftError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      throw new WeftError('PROVIDER', `Queue job ${jobId} failed on ${displayRedisUrl(options.redisUrl)}: ${message}`, { cause: error });
+      throw new WeftError('PROVIDER', `Queue job ${jobId} failed on ${displayRedisUrl(options.redisUrl)}: ${message}`, {
+        cause: error,
+      });
     });
 
   return {
@@ -196,7 +234,12 @@ function abortError(signal: AbortSignal): WeftError {
  * Settles with `work`, or rejects as soon as `signal` aborts or `timeoutMs` passes (after running `withdraw`,
  * which takes the job back).
  */
-function finished<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number | undefined, withdraw: () => Promise<void>): Promise<T> {
+function finished<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+  timeoutMs: number | undefined,
+  withdraw: () => Promise<void>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     let gaveUp = false;
@@ -208,7 +251,9 @@ function finished<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number | 
       // From here a late result is ignored: the attempt is over for the executor, and its calls go unrecorded.
       gaveUp = true;
       done();
-      withdraw().catch(() => {}).finally(() => reject(error));
+      withdraw()
+        .catch(() => {})
+        .finally(() => reject(error));
     };
     const abort = () => giveUp(abortError(signal));
     if (signal.aborted) {
@@ -219,7 +264,10 @@ function finished<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number | 
     }
     signal.addEventListener('abort', abort, { once: true });
     if (timeoutMs !== undefined) {
-      timer = setTimeout(() => giveUp(new WeftError('TIMEOUT', `The queue job did not finish within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => giveUp(new WeftError('TIMEOUT', `The queue job did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     }
     work.then(
       (value) => {

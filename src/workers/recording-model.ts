@@ -6,7 +6,11 @@ import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { callModelName, callSequencer, type RemoteCall } from '../run/metered-model.js';
 
 /** A call found in `replay` (by `callKey`) is answered from it, and not recorded: the coordinator has it. */
-export function recordingModel(model: ChatModel, calls: RemoteCall[], replay: ReadonlyMap<string, ChatResult> = new Map()): ChatModel {
+export function recordingModel(
+  model: ChatModel,
+  calls: RemoteCall[],
+  replay: ReadonlyMap<string, ChatResult> = new Map(),
+): ChatModel {
   const identify = callSequencer();
   return {
     id: model.id,
@@ -20,13 +24,21 @@ export function recordingModel(model: ChatModel, calls: RemoteCall[], replay: Re
       try {
         const result = await model.generate(tagged, signal);
         calls.push({
-          ...identity, text: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens,
-          model: callModelName(model.id, result.model), durationMs: Math.round(performance.now() - started),
+          ...identity,
+          text: result.text,
+          inputTokens: result.usage.inputTokens,
+          outputTokens: result.usage.outputTokens,
+          model: callModelName(model.id, result.model),
+          durationMs: Math.round(performance.now() - started),
         });
         return result;
       } catch (error) {
         calls.push({
-          ...identity, inputTokens: 0, outputTokens: 0, model: callModelName(model.id), durationMs: Math.round(performance.now() - started),
+          ...identity,
+          inputTokens: 0,
+          outputTokens: 0,
+          model: callModelName(model.id),
+          durationMs: Math.round(performance.now() - started),
           error: error instanceof Error ? error.message : String(error),
         });
         throw error;

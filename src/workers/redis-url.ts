@@ -14,13 +14,20 @@ export function redisOptions(url: string, field = '--redis'): RedisOptions {
   try {
     parsed = new URL(url);
   } catch {
-    throw new WeftError('BAD_INPUT', `Expected a Redis URL like redis://127.0.0.1:6379, got ${JSON.stringify(url)}`, { location: { field } });
+    throw new WeftError('BAD_INPUT', `Expected a Redis URL like redis://127.0.0.1:6379, got ${JSON.stringify(url)}`, {
+      location: { field },
+    });
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new WeftError('BAD_INPUT', `Expected a redis:// or rediss:// URL, got ${JSON.stringify(url)}`, { location: { field } });
+    throw new WeftError('BAD_INPUT', `Expected a redis:// or rediss:// URL, got ${JSON.stringify(url)}`, {
+      location: { field },
+    });
   }
   const db = parsed.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) throw new WeftError('BAD_INPUT', `Expected a database number after the host, got ${JSON.stringify(db)}`, { location: { field } });
+  if (db !== '' && !/^\d+$/.test(db))
+    throw new WeftError('BAD_INPUT', `Expected a database number after the host, got ${JSON.stringify(db)}`, {
+      location: { field },
+    });
   return {
     host: parsed.hostname || '127.0.0.1',
     port: parsed.port ? Number(parsed.port) : 6379,
@@ -63,13 +70,20 @@ export async function checkRedis(url: string, field = '--redis'): Promise<void> 
     await Promise.race([
       client.connect().then(() => client.ping()),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${REDIS_CONNECT_TIMEOUT_MS + 500} ms`)), REDIS_CONNECT_TIMEOUT_MS + 500);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${REDIS_CONNECT_TIMEOUT_MS + 500} ms`)),
+          REDIS_CONNECT_TIMEOUT_MS + 500,
+        );
       }),
     ]);
   } catch (error) {
     // ioredis rejects with "Connection is closed"; the error event said why (ECONNREFUSED, ENOTFOUND, …).
     const reason = (lastError ?? (error instanceof Error ? error : undefined))?.message ?? String(error);
-    throw new WeftError('BAD_INPUT', `Cannot reach Redis at ${displayRedisUrl(url)}: ${reason}`, { location: { field }, retryable: true, cause: error });
+    throw new WeftError('BAD_INPUT', `Cannot reach Redis at ${displayRedisUrl(url)}: ${reason}`, {
+      location: { field },
+      retryable: true,
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
     client.disconnect();

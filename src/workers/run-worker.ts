@@ -11,7 +11,14 @@ import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';
 import type { RemoteCall } from '../run/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
-import { cancelKey, DEFAULT_QUEUE_NAME, liveKey, toJobFailure, type AttemptJobData, type AttemptJobResult } from './attempt-job.js';
+import {
+  cancelKey,
+  DEFAULT_QUEUE_NAME,
+  liveKey,
+  toJobFailure,
+  type AttemptJobData,
+  type AttemptJobResult,
+} from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { recordingModel } from './recording-model.js';
 import { checkRedis, redisOptions } from './redis-url.js';
@@ -19,7 +26,16 @@ import { checkRedis, redisOptions } from './redis-url.js';
 export type WorkerEvent =
   | { readonly type: 'worker-ready'; readonly worker: string; readonly queue: string; readonly concurrency: number }
   | { readonly type: 'job-start'; readonly jobId: string; readonly taskId: string; readonly attempt: number }
-  | { readonly type: 'job-end'; readonly jobId: string; readonly taskId: string; readonly attempt: number; readonly status: 'completed' | 'blocked' | 'failed' | 'cancelled'; readonly durationMs: number; readonly calls: number; readonly error?: string }
+  | {
+      readonly type: 'job-end';
+      readonly jobId: string;
+      readonly taskId: string;
+      readonly attempt: number;
+      readonly status: 'completed' | 'blocked' | 'failed' | 'cancelled';
+      readonly durationMs: number;
+      readonly calls: number;
+      readonly error?: string;
+    }
   | { readonly type: 'worker-error'; readonly message: string }
   | { readonly type: 'worker-stop'; readonly jobs: number };
 
@@ -54,7 +70,10 @@ export interface RunWorkerResult {
 
 export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerResult> {
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${concurrency}`, { location: { field: '--concurrency' } });
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${concurrency}`, {
+      location: { field: '--concurrency' },
+    });
   const lockDuration = positive(options.lockDurationMs ?? 30_000, 'lockDurationMs');
   const stalledInterval = positive(options.stalledIntervalMs ?? 30_000, 'stalledIntervalMs');
   const watchMs = positive(options.watchMs ?? 1000, 'watchMs');
@@ -82,18 +101,36 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
   /** Why a job should not run (on): its attempt was cancelled, or no coordinator waits for its run. */
   const whyUnwanted = async (jobId: string, runId: string): Promise<string | undefined> => {
     if ((await marks.get(cancelKey(queueName, jobId))) !== null) return `job ${jobId} was cancelled`;
-    if ((await marks.exists(liveKey(queueName, runId))) === 0) return `run ${runId} is no longer live: no coordinator waits for it`;
+    if ((await marks.exists(liveKey(queueName, runId))) === 0)
+      return `run ${runId} is no longer live: no coordinator waits for it`;
     return undefined;
   };
 
   const worker = new Worker<AttemptJobData, AttemptJobResult>(
     queueName,
-    async (job: BullJob<AttemptJobData, AttemptJobResult>, _token?: string, jobSignal?: AbortSignal): Promise<AttemptJobResult> => {
+    async (
+      job: BullJob<AttemptJobData, AttemptJobResult>,
+      _token?: string,
+      jobSignal?: AbortSignal,
+    ): Promise<AttemptJobResult> => {
       const data = job.data;
       const jobId = job.id ?? '?';
       const started = performance.now();
-      const end = (status: Extract<WorkerEvent, { type: 'job-end' }>['status'], calls: readonly RemoteCall[], error?: string) =>
-        emit({ type: 'job-end', jobId, taskId: data.id, attempt: data.attempt, status, durationMs: Math.round(performance.now() - started), calls: calls.length, ...(error !== undefined ? { error } : {}) });
+      const end = (
+        status: Extract<WorkerEvent, { type: 'job-end' }>['status'],
+        calls: readonly RemoteCall[],
+        error?: string,
+      ) =>
+        emit({
+          type: 'job-end',
+          jobId,
+          taskId: data.id,
+          attempt: data.attempt,
+          status,
+          durationMs: Math.round(performance.now() - started),
+          calls: calls.length,
+          ...(error !== undefined ? { error } : {}),
+        });
       // A cancelled attempt, or a run no coordinator waits for (it ended, or was killed before it could withdraw its
       // jobs): running the job would spend calls nobody records. A resume replaces the refused job with a new one.
       const refused = await whyUnwanted(jobId, data.runId);
@@ -106,17 +143,29 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       const calls: RemoteCall[] = [];
       const unwanted = new AbortController();
       const watch = setInterval(() => {
-        void whyUnwanted(jobId, data.runId).then((reason) => {
-          if (reason !== undefined) unwanted.abort(new WeftError('ABORTED', reason));
-        }, () => {});
+        void whyUnwanted(jobId, data.runId).then(
+          (reason) => {
+            if (reason !== undefined) unwanted.abort(new WeftError('ABORTED', reason));
+          },
+          () => {},
+        );
       }, watchMs);
       const signal = anySignal(jobSignal, unwanted.signal);
       try {
         const spec = data.modelSpec ?? options.modelSpec;
-        if (spec === undefined) throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');
+        if (spec === undefined)
+          throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');
         const outcome = await runSubtask({
-          task: data.task, id: data.id, objective: data.objective, role: data.role, parents: data.parents, attempt: data.attempt,
-          verify: data.verify, mask: data.mask, model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])), signal,
+          task: data.task,
+          id: data.id,
+          objective: data.objective,
+          role: data.role,
+          parents: data.parents,
+          attempt: data.attempt,
+          verify: data.verify,
+          mask: data.mask,
+          model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])),
+          signal,
         });
         end(outcome.kind === 'blocked' ? 'blocked' : 'completed', calls);
         return { outcome, calls, worker: workerId };
@@ -135,7 +184,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     },
     { connection, concurrency, lockDuration, stalledInterval, maxStalledCount: 2, autorun: true },
   );
-  worker.on('error', (error) => emit({ type: 'worker-error', message: error instanceof Error ? error.message : String(error) }));
+  worker.on('error', (error) =>
+    emit({ type: 'worker-error', message: error instanceof Error ? error.message : String(error) }),
+  );
   await worker.waitUntilReady();
   emit({ type: 'worker-ready', worker: workerId, queue: queueName, concurrency });
   await new Promise<void>((resolve) => {
@@ -151,6 +202,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
 }
 
 function positive(value: number, field: string): number {
-  if (!(Number.isFinite(value) && value > 0)) throw new WeftError('BAD_INPUT', `Expected ${field} > 0, got ${value}`, { location: { field } });
+  if (!(Number.isFinite(value) && value > 0))
+    throw new WeftError('BAD_INPUT', `Expected ${field} > 0, got ${value}`, { location: { field } });
   return value;
 }

@@ -51,12 +51,20 @@ describe('checkSchedule', () => {
   const workflow = workflowOf({ a: [], b: [], c: ['a', 'b'] });
 
   it('accepts a schedule that respects every edge', () => {
-    const spans = [{ id: 'a', start: 0, end: 5 }, { id: 'b', start: 0, end: 7 }, { id: 'c', start: 7, end: 9 }];
+    const spans = [
+      { id: 'a', start: 0, end: 5 },
+      { id: 'b', start: 0, end: 7 },
+      { id: 'c', start: 7, end: 9 },
+    ];
     expect(checkSchedule(workflow, spans)).toStrictEqual({ ok: true, problems: [] });
   });
 
   it('reports early starts, repeats and missing subtasks', () => {
-    const spans = [{ id: 'a', start: 0, end: 5 }, { id: 'a', start: 5, end: 6 }, { id: 'c', start: 4, end: 9 }];
+    const spans = [
+      { id: 'a', start: 0, end: 5 },
+      { id: 'a', start: 5, end: 6 },
+      { id: 'c', start: 4, end: 9 },
+    ];
     expect(checkSchedule(workflow, spans).problems).toStrictEqual([
       'a ran 2 times',
       'b ran 0 times',

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { generatedQueries, runMethod, simTeam, summarizeOutcomes, type QueryOutcome } from '../../bench/teams.bench.js';
 
-const outcome = (over: Partial<QueryOutcome>): QueryOutcome => ({ right: true, calls: 4, earlyStop: false, stoppedAt: 1, rankerFallbacks: 0, ratingFallbacks: 0, ...over });
+const outcome = (over: Partial<QueryOutcome>): QueryOutcome => ({
+  right: true,
+  calls: 4,
+  earlyStop: false,
+  stoppedAt: 1,
+  rankerFallbacks: 0,
+  ratingFallbacks: 0,
+  ...over,
+});
 
 describe('teams bench helpers', () => {
   it('summarizeOutcomes averages accuracy, calls, early stops and stop steps, and sums fallbacks', () => {
@@ -12,7 +20,15 @@ describe('teams bench helpers', () => {
         outcome({ right: true, calls: 8, earlyStop: true, stoppedAt: 2, ratingFallbacks: 1 }),
         outcome({ right: true, calls: 9, stoppedAt: 3 }),
       ]),
-    ).toEqual({ queries: 4, accuracy: 0.75, callsPerQuery: 9, earlyStopRate: 0.5, meanStopStep: 2.5, rankerFallbacks: 1, ratingFallbacks: 3 });
+    ).toEqual({
+      queries: 4,
+      accuracy: 0.75,
+      callsPerQuery: 9,
+      earlyStopRate: 0.5,
+      meanStopStep: 2.5,
+      rankerFallbacks: 1,
+      ratingFallbacks: 3,
+    });
     expect(() => summarizeOutcomes([])).toThrow(RangeError);
   });
 

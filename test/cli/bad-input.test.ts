@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { cli, tempHome } from './cli-harness.js';
 
 /** No provider may be found from the test machine's environment. */
-const NO_PROVIDER = { WEFT_MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' };
+const NO_PROVIDER = {
+  WEFT_MODEL: undefined,
+  OPENAI_API_KEY: undefined,
+  ANTHROPIC_API_KEY: undefined,
+  OLLAMA_HOST: 'http://127.0.0.1:9',
+};
 
 describe('bad input exits with code 2 and a located message', () => {
   it('an unreadable task file', async () => {
@@ -30,7 +35,10 @@ describe('bad input exits with code 2 and a located message', () => {
   it('a malformed plan JSON, with line and column', async () => {
     const home = tempHome();
     const plan = join(home, 'plan.json');
-    writeFileSync(plan, '{\n  "task": "x",\n  "subtasks": [\n    { "id": "a", "objective": "do a" "agent": "w" }\n  ]\n}\n');
+    writeFileSync(
+      plan,
+      '{\n  "task": "x",\n  "subtasks": [\n    { "id": "a", "objective": "do a" "agent": "w" }\n  ]\n}\n',
+    );
     const result = await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${plan}:4`);
@@ -42,14 +50,21 @@ describe('bad input exits with code 2 and a located message', () => {
   it('a cyclic plan, naming the cycle', async () => {
     const home = tempHome();
     const plan = join(home, 'plan.json');
-    writeFileSync(plan, JSON.stringify({
-      task: 'loop',
-      subtasks: [
-        { id: 'a', objective: 'a', agent: 'w', dependsOn: ['c'] },
-        { id: 'b', objective: 'b', agent: 'w', dependsOn: ['a'] },
-        { id: 'c', objective: 'c', agent: 'w', dependsOn: ['b'] },
-      ],
-    }, null, 2));
+    writeFileSync(
+      plan,
+      JSON.stringify(
+        {
+          task: 'loop',
+          subtasks: [
+            { id: 'a', objective: 'a', agent: 'w', dependsOn: ['c'] },
+            { id: 'b', objective: 'b', agent: 'w', dependsOn: ['a'] },
+            { id: 'c', objective: 'c', agent: 'w', dependsOn: ['b'] },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
     const result = await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cycle/i);
@@ -65,7 +80,9 @@ describe('bad input exits with code 2 and a located message', () => {
 
   it('a missing API key, naming the variable', async () => {
     const home = tempHome();
-    const result = await cli(['plan', 'write a poem about rivers', '--model', 'openai:gpt-4o-mini', '--home', home], { OPENAI_API_KEY: undefined });
+    const result = await cli(['plan', 'write a poem about rivers', '--model', 'openai:gpt-4o-mini', '--home', home], {
+      OPENAI_API_KEY: undefined,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('OPENAI_API_KEY');
   });
@@ -74,7 +91,8 @@ describe('bad input exits with code 2 and a located message', () => {
     const home = tempHome();
     const result = await cli(['plan', 'write a poem about rivers', '--home', home], NO_PROVIDER);
     expect(result.code).toBe(2);
-    for (const hint of ['--model', 'WEFT_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'config.yaml']) expect(result.stderr).toContain(hint);
+    for (const hint of ['--model', 'WEFT_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'config.yaml'])
+      expect(result.stderr).toContain(hint);
   });
 
   it.each([
@@ -86,7 +104,17 @@ describe('bad input exits with code 2 and a located message', () => {
     ['--candidates', '0'],
   ])('a bad numeric flag %s %s', async (flag, value) => {
     const home = tempHome();
-    const result = await cli(['run', 'write a poem about rivers', '--model', 'sim:seed=1', '--home', home, flag, value, '--json']);
+    const result = await cli([
+      'run',
+      'write a poem about rivers',
+      '--model',
+      'sim:seed=1',
+      '--home',
+      home,
+      flag,
+      value,
+      '--json',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(flag);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { field: flag } } });
@@ -118,28 +146,75 @@ describe('bad input exits with code 2 and a located message', () => {
 describe('the commands, end to end with the sim model', () => {
   it('run --json prints exactly the docs/contracts.md document and show --json agrees', async () => {
     const home = tempHome();
-    const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=5', '--home', home, '--json']);
+    const run = await cli([
+      'run',
+      'write a short story in four parts',
+      '--model',
+      'sim:seed=4,tasks=5',
+      '--home',
+      home,
+      '--json',
+    ]);
     expect(run.code).toBe(0);
-    const document = JSON.parse(run.stdout) as Record<string, unknown> & { runId: string; tasks: Record<string, unknown>[] };
+    const document = JSON.parse(run.stdout) as Record<string, unknown> & {
+      runId: string;
+      tasks: Record<string, unknown>[];
+    };
     // The docs/contracts.md fields, plus the ones added since (issue 10: where the outputs and the result are).
-    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
+    expect(Object.keys(document).sort()).toEqual([
+      'calls',
+      'costUsd',
+      'makespanMs',
+      'planVersion',
+      'result',
+      'runDir',
+      'runId',
+      'status',
+      'tasks',
+      'tokens',
+    ]);
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(5);
-    expect(Object.keys(document.tasks[0]!).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
+    expect(Object.keys(document.tasks[0]!).sort()).toEqual([
+      'attempts',
+      'dependsOn',
+      'endMs',
+      'id',
+      'output',
+      'outputFile',
+      'startMs',
+      'status',
+    ]);
     const show = await cli(['show', document.runId, '--home', home, '--json']);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout)).toEqual(document);
     const runs = await cli(['runs', '--home', home, '--json']);
-    expect(JSON.parse(runs.stdout)).toMatchObject({ runs: [{ runId: document.runId, status: 'completed', task: 'write a short story in four parts' }] });
+    expect(JSON.parse(runs.stdout)).toMatchObject({
+      runs: [{ runId: document.runId, status: 'completed', task: 'write a short story in four parts' }],
+    });
     const mermaid = await cli(['show', document.runId, '--home', home, '--mermaid']);
     expect(mermaid.stdout).toMatch(/^flowchart TD/);
   });
 
   it('plan --json shows every candidate with its metrics and the chosen plan', async () => {
     const home = tempHome();
-    const result = await cli(['plan', 'plan a conference', '--model', 'sim:seed=9', '--candidates', '4', '--home', home, '--json']);
+    const result = await cli([
+      'plan',
+      'plan a conference',
+      '--model',
+      'sim:seed=9',
+      '--candidates',
+      '4',
+      '--home',
+      home,
+      '--json',
+    ]);
     expect(result.code).toBe(0);
-    const document = JSON.parse(result.stdout) as { candidates: { parallelism: number; dependencyComplexity: number }[]; chosen: number; calls: number };
+    const document = JSON.parse(result.stdout) as {
+      candidates: { parallelism: number; dependencyComplexity: number }[];
+      chosen: number;
+      calls: number;
+    };
     expect(document.candidates).toHaveLength(4);
     expect(document.calls).toBe(4);
     const best = Math.max(...document.candidates.map((c) => c.parallelism));
@@ -148,7 +223,17 @@ describe('the commands, end to end with the sim model', () => {
 
   it('a failed run exits 1', async () => {
     const home = tempHome();
-    const result = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,fail=1', '--strategy', 'none', '--home', home, '--json']);
+    const result = await cli([
+      'run',
+      'write a short story in four parts',
+      '--model',
+      'sim:seed=4,fail=1',
+      '--strategy',
+      'none',
+      '--home',
+      home,
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'failed' });
   });

@@ -17,13 +17,18 @@ const answerOf = (record: RawRecord) => record.conversations.at(-1)!.content;
 /** Two records from each of three files, copied to a temporary data file, with a script that answers the gold. */
 function fixture(): { home: string; data: string; script: string; records: RawRecord[] } {
   const home = tempHome();
-  const records = ['alfworld.json', 'toolbench.json', 'wikihow.json'].flatMap((file) => (JSON.parse(readFileSync(join(GOLD, file), 'utf8')) as RawRecord[]).slice(0, 2));
+  const records = ['alfworld.json', 'toolbench.json', 'wikihow.json'].flatMap((file) =>
+    (JSON.parse(readFileSync(join(GOLD, file), 'utf8')) as RawRecord[]).slice(0, 2),
+  );
   // Each `when` (a whole task) must match its own prompt only.
   for (const a of records) for (const b of records) if (a !== b) expect(taskOf(b).includes(taskOf(a))).toBe(false);
   const data = join(home, 'gold.json');
   writeFileSync(data, JSON.stringify(records));
   const script = join(home, 'gold-replies.json');
-  writeFileSync(script, JSON.stringify({ replies: records.map((record) => ({ when: taskOf(record), text: answerOf(record) })) }));
+  writeFileSync(
+    script,
+    JSON.stringify({ replies: records.map((record) => ({ when: taskOf(record), text: answerOf(record) })) }),
+  );
   return { home, data, script, records };
 }
 
@@ -52,7 +57,21 @@ describe('weft bench worfbench', () => {
     expect(first.code).toBe(0);
     const document = JSON.parse(first.stdout) as BenchDocument;
     expect(Object.keys(document).sort()).toEqual(
-      ['out', 'planner', 'model', 'modelKind', 'similarity', 'records', 'generated', 'resumed', 'errors', 'calls', 'callsPerRecord', 'tokens', 'report'].sort(),
+      [
+        'out',
+        'planner',
+        'model',
+        'modelKind',
+        'similarity',
+        'records',
+        'generated',
+        'resumed',
+        'errors',
+        'calls',
+        'callsPerRecord',
+        'tokens',
+        'report',
+      ].sort(),
     );
     expect(document).toMatchObject({
       planner: 'single',
@@ -81,7 +100,20 @@ describe('weft bench worfbench', () => {
 
   it('labels a scripted model in the text output', async () => {
     const { home, data, script } = fixture();
-    const result = await cli(['bench', 'worfbench', '--data', data, '--model', `scripted:${script}`, '--home', home, '--limit', '2', '--out', join(home, 'out')]);
+    const result = await cli([
+      'bench',
+      'worfbench',
+      '--data',
+      data,
+      '--model',
+      `scripted:${script}`,
+      '--home',
+      home,
+      '--limit',
+      '2',
+      '--out',
+      join(home, 'out'),
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`scripted:${script} (scripted model)`);
     expect(result.stdout).toContain('not a measure of any language model');
@@ -92,10 +124,34 @@ describe('weft bench worfbench', () => {
 
   it('--planner weft costs K calls a record with the sim model, in its own default folder', async () => {
     const { home, data } = fixture();
-    const result = await cli(['bench', 'worfbench', '--data', data, '--model', 'sim:seed=2', '--planner', 'weft', '--candidates', '2', '--limit', '4', '--home', home, '--json']);
+    const result = await cli([
+      'bench',
+      'worfbench',
+      '--data',
+      data,
+      '--model',
+      'sim:seed=2',
+      '--planner',
+      'weft',
+      '--candidates',
+      '2',
+      '--limit',
+      '4',
+      '--home',
+      home,
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as BenchDocument;
-    expect(document).toMatchObject({ planner: 'weft', candidates: 2, modelKind: 'sim', records: 4, calls: 8, callsPerRecord: 2, errors: 0 });
+    expect(document).toMatchObject({
+      planner: 'weft',
+      candidates: 2,
+      modelKind: 'sim',
+      records: 4,
+      calls: 8,
+      callsPerRecord: 2,
+      errors: 0,
+    });
     expect(document.model).toMatch(/^sim:/);
     expect(document.out.endsWith('-weft-k2')).toBe(true);
     expect(result.stderr).toContain('sim model');
@@ -110,7 +166,18 @@ describe('weft bench worfbench', () => {
     [['--out', ' '], '--out'],
   ])('bad flags %j exit 2 naming %s', async (flags, field) => {
     const { home, data, script } = fixture();
-    const result = await cli(['bench', 'worfbench', '--data', data, '--model', `scripted:${script}`, '--home', home, '--json', ...flags]);
+    const result = await cli([
+      'bench',
+      'worfbench',
+      '--data',
+      data,
+      '--model',
+      `scripted:${script}`,
+      '--home',
+      home,
+      '--json',
+      ...flags,
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(field);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { field } } });
@@ -132,23 +199,56 @@ describe('weft bench worfbench', () => {
 describe('helpers', () => {
   it('modelSlug makes a folder name of a model id', () => {
     expect(modelSlug('openai:gpt-4o-mini')).toBe('openai-gpt-4o-mini');
-    expect(modelSlug('openai-compatible:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B')).toBe('openai-compatible-http-127.0.0.1-8000-v1-qwen-qwen2.5-7b');
+    expect(modelSlug('openai-compatible:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B')).toBe(
+      'openai-compatible-http-127.0.0.1-8000-v1-qwen-qwen2.5-7b',
+    );
     expect(modelSlug('sim:latency=fixed(0),seed=7')).toBe('sim-latency-fixed-0-seed-7');
   });
 
   it('progressLine shows done/total, errors, calls, running f1 and the ETA', () => {
-    expect(progressLine({ done: 3, total: 10, generated: 2, resumed: 1, errors: 1, calls: 6, elapsedMs: 2000, etaMs: 65_000, meanF1Chain: 0.5, meanF1Graph: 0.25 }))
-      .toBe('worfbench 3/10 · 1 resumed · 1 error(s) · 6 calls · f1 chain 0.500 graph 0.250 · ETA 1m05s');
-    expect(progressLine({ done: 10, total: 10, generated: 10, resumed: 0, errors: 0, calls: 10, elapsedMs: 1, etaMs: 0 })).toBe('worfbench 10/10 · 10 calls');
+    expect(
+      progressLine({
+        done: 3,
+        total: 10,
+        generated: 2,
+        resumed: 1,
+        errors: 1,
+        calls: 6,
+        elapsedMs: 2000,
+        etaMs: 65_000,
+        meanF1Chain: 0.5,
+        meanF1Graph: 0.25,
+      }),
+    ).toBe('worfbench 3/10 · 1 resumed · 1 error(s) · 6 calls · f1 chain 0.500 graph 0.250 · ETA 1m05s');
+    expect(
+      progressLine({ done: 10, total: 10, generated: 10, resumed: 0, errors: 0, calls: 10, elapsedMs: 1, etaMs: 0 }),
+    ).toBe('worfbench 10/10 · 10 calls');
   });
 
   it('progressReporter redraws one line on a TTY and prints a line per 10 % elsewhere', () => {
     const capture = (isTTY: boolean) => {
       let text = '';
-      const stream = Object.assign(new Writable({ write(chunk, _encoding, callback) { text += String(chunk); callback(); } }), { isTTY, columns: 200 });
+      const stream = Object.assign(
+        new Writable({
+          write(chunk, _encoding, callback) {
+            text += String(chunk);
+            callback();
+          },
+        }),
+        { isTTY, columns: 200 },
+      );
       return { stream, text: () => text };
     };
-    const step = (done: number) => ({ done, total: 20, generated: done, resumed: 0, errors: 0, calls: done, elapsedMs: done * 100, etaMs: (20 - done) * 100 });
+    const step = (done: number) => ({
+      done,
+      total: 20,
+      generated: done,
+      resumed: 0,
+      errors: 0,
+      calls: done,
+      elapsedMs: done * 100,
+      etaMs: (20 - done) * 100,
+    });
     const tty = capture(true);
     const live = progressReporter(tty.stream);
     for (let done = 1; done <= 20; done++) live.update(step(done));

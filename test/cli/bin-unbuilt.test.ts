@@ -43,12 +43,16 @@ describe('bin/weft.js before a build', () => {
     const root = checkout("import 'commander-that-is-not-installed';\nexport async function main() { return 0; }\n");
     const result = await run(root);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("a dependency is not installed (Cannot find package 'commander-that-is-not-installed'");
+    expect(result.stderr).toContain(
+      "a dependency is not installed (Cannot find package 'commander-that-is-not-installed'",
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('runs the built CLI', async () => {
-    const root = checkout('export async function main(args) { process.stderr.write(`ran ${args.join(" ")}`); return 3; }\n');
+    const root = checkout(
+      'export async function main(args) { process.stderr.write(`ran ${args.join(" ")}`); return 3; }\n',
+    );
     expect(await run(root)).toEqual({ code: 3, stderr: 'ran --version' });
   });
 });

@@ -8,7 +8,10 @@ import { cli, tempHome } from './cli-harness.js';
 
 function planFile(home: string): string {
   const file = join(home, 'plan.json');
-  writeFileSync(file, JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }),
+  );
   return file;
 }
 
@@ -17,14 +20,36 @@ describe('review: budget flags that can never allow a call', () => {
   // call: the user gets a "failed" run (exit 1) instead of a bad-input message (exit 2).
   it('--timeout 0 is bad input (exit 2)', async () => {
     const home = tempHome();
-    const result = await cli(['run', '--plan', planFile(home), '--model', 'sim:seed=1', '--home', home, '--timeout', '0', '--json']);
+    const result = await cli([
+      'run',
+      '--plan',
+      planFile(home),
+      '--model',
+      'sim:seed=1',
+      '--home',
+      home,
+      '--timeout',
+      '0',
+      '--json',
+    ]);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT' } });
   });
 
   it('--max-cost 0 is bad input (exit 2)', async () => {
     const home = tempHome();
-    const result = await cli(['run', '--plan', planFile(home), '--model', 'sim:seed=1', '--home', home, '--max-cost', '0', '--json']);
+    const result = await cli([
+      'run',
+      '--plan',
+      planFile(home),
+      '--model',
+      'sim:seed=1',
+      '--home',
+      home,
+      '--max-cost',
+      '0',
+      '--json',
+    ]);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT' } });
   });
@@ -38,7 +63,18 @@ describe('review: exit codes', () => {
 
   it('a budget-stopped run with --json prints exactly one JSON document and exits 1', async () => {
     const home = tempHome();
-    const result = await cli(['run', '--plan', planFile(home), '--model', 'sim:seed=1', '--home', home, '--max-calls', '1', '--json']);
+    const result = await cli([
+      'run',
+      '--plan',
+      planFile(home),
+      '--model',
+      'sim:seed=1',
+      '--home',
+      home,
+      '--max-calls',
+      '1',
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     const document = JSON.parse(result.stdout) as { status: string; calls: number };
     expect(document.status).toBe('failed');

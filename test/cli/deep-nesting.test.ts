@@ -15,7 +15,11 @@ interface ErrorDocument {
   error: { code: string; message: string; issues?: { file?: string; line?: number; message: string }[] };
 }
 
-function expectNestingRefused(result: { code: number; stdout: string; stderr: string }, file: string, line: number): void {
+function expectNestingRefused(
+  result: { code: number; stdout: string; stderr: string },
+  file: string,
+  line: number,
+): void {
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr).not.toMatch(/call stack|RangeError|\n\s+at /);
   expect(result.stderr).toContain(`${file}:${line}:`);
@@ -29,19 +33,32 @@ describe('deeply nested input files', () => {
     ['flow brackets', 'plan.yaml', `task: t\nsubtasks: ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}\n`, 2],
     ['compact block sequences', 'plan.yaml', `task: t\nsubtasks:\n  ${'- '.repeat(DEPTH)}1\n`, 3],
     ['JSON arrays', 'plan.json', `{"task": "t",\n "subtasks": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`, 2],
-    ['JSON objects', 'plan.json', `{"task": "t",\n "subtasks": ${'{"a": '.repeat(DEPTH / 4)}1${'}'.repeat(DEPTH / 4)}}`, 2],
+    [
+      'JSON objects',
+      'plan.json',
+      `{"task": "t",\n "subtasks": ${'{"a": '.repeat(DEPTH / 4)}1${'}'.repeat(DEPTH / 4)}}`,
+      2,
+    ],
   ])('a plan file of %s', async (_name, fileName, text, line) => {
     const home = tempHome();
     const plan = join(home, fileName);
     writeFileSync(plan, text);
-    expectNestingRefused(await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json']), plan, line);
+    expectNestingRefused(
+      await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json']),
+      plan,
+      line,
+    );
   });
 
   it('a team file', async () => {
     const home = tempHome();
     const team = join(home, 'team.yaml');
     writeFileSync(team, `name: deep\nagents:\n  - name: a\n    prompt: ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}\n`);
-    expectNestingRefused(await cli(['team', 'What is 6 x 7?', '--team', team, '--model', 'sim:seed=1', '--home', home, '--json']), team, 4);
+    expectNestingRefused(
+      await cli(['team', 'What is 6 x 7?', '--team', team, '--model', 'sim:seed=1', '--home', home, '--json']),
+      team,
+      4,
+    );
   });
 
   it('a config file', async () => {
@@ -55,7 +72,10 @@ describe('deeply nested input files', () => {
     const home = tempHome();
     const plan = join(home, 'plan.yaml');
     const deep = MAX_NESTING_DEPTH - 3; // the plan's map, the subtasks list and a subtask hold the value
-    writeFileSync(plan, `task: t\nsubtasks:\n  - id: a\n    objective: ${'['.repeat(deep)}${']'.repeat(deep)}\n    agent: w\n`);
+    writeFileSync(
+      plan,
+      `task: t\nsubtasks:\n  - id: a\n    objective: ${'['.repeat(deep)}${']'.repeat(deep)}\n    agent: w\n`,
+    );
     const result = await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json']);
     expect(result.code).toBe(2);
     // The plan is read; what is wrong is the objective's type, not its depth.

@@ -37,9 +37,13 @@ function writeLines(lines: readonly unknown[]): string {
 function mixedPredictions(os: RawRecord[], webshop: RawRecord[]): string {
   const as = (record: RawRecord) => ({ id: record.id, output: answerOf(record) });
   return writeLines([
-    as(os[0]!), as(os[1]!), as(os[2]!),
+    as(os[0]!),
+    as(os[1]!),
+    as(os[2]!),
     '',
-    as(webshop[0]!), as(webshop[1]!), as(webshop[2]!),
+    as(webshop[0]!),
+    as(webshop[1]!),
+    as(webshop[2]!),
     { id: os[3]!.id, output: '' },
     { id: os[4]!.id, output: 'First I would list the files, then count the words.' },
     { id: webshop[3]!.id, output: 'Node:\n1: search for the item\n2: buy it\nEdge: (START,1) (1,2) (2,7) (2,END)' },
@@ -60,7 +64,9 @@ describe('weft eval', () => {
     expect(result.stdout).toMatch(/^os\s+3\s+1\.0000\s+1\.0000$/m);
     expect(result.stdout).toMatch(/^webshop\s+3\s+1\.0000\s+1\.0000$/m);
     expect(result.stdout).toContain('6 scored · 5 skipped · 0 gold records without a prediction');
-    expect(result.stdout).toContain('f1_chain 0.6000 · f1_graph 0.6000 counting the 4 gold records with only skipped predictions as 0');
+    expect(result.stdout).toContain(
+      'f1_chain 0.6000 · f1_graph 0.6000 counting the 4 gold records with only skipped predictions as 0',
+    );
     for (const line of [8, 9, 10, 11, 12]) expect(result.stdout).toContain(`${predictions}:${line}`);
   });
 
@@ -71,8 +77,21 @@ describe('weft eval', () => {
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as EvalReport;
     expect(Object.keys(report)).toEqual([
-      'count', 'skipped', 'f1_chain', 'f1_graph', 'byScenario', 'samples', 'similarity', 'beta', 'maxOrders', 'mcisTimeLimitMs',
-      'bySource', 'skips', 'missing', 'withSkipsAsZero', 'mcisTimeLimitHits',
+      'count',
+      'skipped',
+      'f1_chain',
+      'f1_graph',
+      'byScenario',
+      'samples',
+      'similarity',
+      'beta',
+      'maxOrders',
+      'mcisTimeLimitMs',
+      'bySource',
+      'skips',
+      'missing',
+      'withSkipsAsZero',
+      'mcisTimeLimitHits',
     ]);
     expect(report).toMatchObject({
       count: 6,
@@ -88,12 +107,18 @@ describe('weft eval', () => {
       mcisTimeLimitHits: [],
     });
     expect(report.similarity).toMatch(/^lexical/);
-    expect(report.samples.map((sample) => sample.id)).toEqual([...os.slice(0, 3), ...webshop.slice(0, 3)].map((record) => record.id));
+    expect(report.samples.map((sample) => sample.id)).toEqual(
+      [...os.slice(0, 3), ...webshop.slice(0, 3)].map((record) => record.id),
+    );
     for (const sample of report.samples) {
       expect(sample).toMatchObject({ f1_chain: 1, f1_graph: 1, p_chain: 1, r_chain: 1, p_graph: 1, r_graph: 1 });
     }
     expect(report.skips.map((skip) => [skip.line, skip.problem])).toEqual([
-      [8, 'empty'], [9, 'no-nodes'], [10, 'unknown-node'], [11, 'cycle'], [12, 'not-json'],
+      [8, 'empty'],
+      [9, 'no-nodes'],
+      [10, 'unknown-node'],
+      [11, 'cycle'],
+      [12, 'not-json'],
     ]);
     expect(report.skips[2]!.reason).toContain(`${predictions}:10 output: edge (2,7) names node 7`);
   });
@@ -104,7 +129,14 @@ describe('weft eval', () => {
     const result = await cli(['eval', predictions, '--gold', set.dir, '--json']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as EvalReport;
-    expect(report).toMatchObject({ count: set.records, skipped: 0, missing: 0, f1_chain: 1, f1_graph: 1, mcisTimeLimitHits: [] });
+    expect(report).toMatchObject({
+      count: set.records,
+      skipped: 0,
+      missing: 0,
+      f1_chain: 1,
+      f1_graph: 1,
+      mcisTimeLimitHits: [],
+    });
     const counts = set.full ? [357, 776, 400, 213] : [19, 36, 18, 35];
     expect(report.byScenario).toEqual({
       'function call': { count: counts[0], f1_chain: 1, f1_graph: 1 },
@@ -156,10 +188,17 @@ describe('weft eval', () => {
     it('unusable gold, located by file, line and field', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'weft-eval-bad-gold-'));
       const file = join(dir, 'os.jsonl');
-      writeFileSync(file, `${JSON.stringify(firstRecords('os.json', 1)[0])}\n${JSON.stringify({ id: 'os_2', conversations: 'none' })}\n`);
+      writeFileSync(
+        file,
+        `${JSON.stringify(firstRecords('os.json', 1)[0])}\n${JSON.stringify({ id: 'os_2', conversations: 'none' })}\n`,
+      );
       const result = await cli(['eval', predictions, '--gold', file]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+ conversations: expected an array, got a string`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+ conversations: expected an array, got a string`,
+        ),
+      );
     });
 
     it('an unknown similarity spec', async () => {

@@ -19,7 +19,10 @@ export async function fakeOpenAIServer(fixture: string): Promise<FakeOpenAIServe
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString()));
     request.on('end', () => {
-      requests.push({ headers: request.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) });
+      requests.push({
+        headers: request.headers,
+        body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+      });
       reply.writeHead(response.status, { 'content-type': 'application/json', ...(response.headers ?? {}) });
       reply.end(JSON.stringify(response.body));
     });

@@ -26,24 +26,45 @@ function packagesLoaded(args: readonly string[], cwd = ROOT): Promise<{ packages
   const log = join(scratch, `load-${(runs += 1)}.log`);
   writeFileSync(log, '');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--require', REQUIRE_HOOK, '--import', 'tsx', '--import', REGISTER, ...args], { cwd, env: { ...process.env, WEFT_LOAD_LOG: log, WEFT_HOME: '' } }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${error.message}\n${stderr}`));
-      const names = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      // `openai/resources/x` is the package `openai`; `@scope/name/x` is `@scope/name`.
-      resolve({ packages: new Set(names.map((name) => name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/'))), stdout });
-    });
+    execFile(
+      process.execPath,
+      ['--require', REQUIRE_HOOK, '--import', 'tsx', '--import', REGISTER, ...args],
+      { cwd, env: { ...process.env, WEFT_LOAD_LOG: log, WEFT_HOME: '' } },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        const names = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+        // `openai/resources/x` is the package `openai`; `@scope/name/x` is `@scope/name`.
+        resolve({
+          packages: new Set(
+            names.map((name) =>
+              name
+                .split('/')
+                .slice(0, name.startsWith('@') ? 2 : 1)
+                .join('/'),
+            ),
+          ),
+          stdout,
+        });
+      },
+    );
   });
 }
 
 describe('start-up loads only what it uses', () => {
   it('the log sees a package loaded by import and one loaded by require (the checks can fail)', async () => {
-    const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/llm/providers/openai-compatible.ts'))})`]);
+    const { packages } = await packagesLoaded([
+      '-e',
+      `await import(${JSON.stringify(join(ROOT, 'src/llm/providers/openai-compatible.ts'))})`,
+    ]);
     expect(packages).toContain('openai');
-    const viaRequire = await packagesLoaded(['-e', `(await import(${JSON.stringify(join(ROOT, 'src/text/yaml.ts'))})).yaml()`]);
+    const viaRequire = await packagesLoaded([
+      '-e',
+      `(await import(${JSON.stringify(join(ROOT, 'src/text/yaml.ts'))})).yaml()`,
+    ]);
     expect(viaRequire.packages).toContain('yaml');
   });
 
-  it('weft --version and weft --help load the command line parser and weft/core\'s small limiter, nothing else', async () => {
+  it("weft --version and weft --help load the command line parser and weft/core's small limiter, nothing else", async () => {
     // `--strategy`'s help lists the registered update policies, which come from weft/core (src/core.ts); core's
     // model wrappers bring p-queue (and its two dependencies). No SDK, store driver, zod or yaml.
     const LIMITER = ['p-queue', 'eventemitter3', 'p-timeout'];
@@ -56,7 +77,8 @@ describe('start-up loads only what it uses', () => {
 
   it('weft run --help still lists every option of the command', async () => {
     const { packages, stdout } = await packagesLoaded([MAIN, 'run', '--help']);
-    for (const option of ['--plan', '--strategy', '--max-cost', '--workers', '--model', '--store']) expect(stdout).toContain(option);
+    for (const option of ['--plan', '--strategy', '--max-cost', '--workers', '--model', '--store'])
+      expect(stdout).toContain(option);
     for (const name of HEAVY) expect(packages).not.toContain(name);
   });
 

@@ -16,7 +16,12 @@ interface ErrorDocument {
 describe('many problems in one file', () => {
   it('are each located at their own line and column', () => {
     const source = readStructuredSource('}\n  }\n}}\n', 'plan.yaml');
-    expect('issues' in source && source.issues.map(({ line, column }) => [line, column])).toEqual([[1, 1], [2, 3], [3, 1], [3, 2]]);
+    expect('issues' in source && source.issues.map(({ line, column }) => [line, column])).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 1],
+      [3, 2],
+    ]);
   });
 
   it('100,000 stray closing braces: the first 50 issues and "and N more", as text and as JSON', async () => {

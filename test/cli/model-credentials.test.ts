@@ -9,13 +9,30 @@ import { openRunStore } from '../../src/store/open-store.js';
 import { cli, tempHome } from './cli-harness.js';
 import { fakeOpenAIServer, type FakeOpenAIServer } from './fake-openai-server.js';
 
-const NO_KEYS = { WEFT_API_KEY: undefined, OPENAI_API_KEY: undefined, WEFT_MODEL: undefined, WEFT_HOME: undefined, WEFT_STORE: undefined };
+const NO_KEYS = {
+  WEFT_API_KEY: undefined,
+  OPENAI_API_KEY: undefined,
+  WEFT_MODEL: undefined,
+  WEFT_HOME: undefined,
+  WEFT_STORE: undefined,
+};
 const SECRET = 'sk-live-7f3a9c1e5b';
 
 function writePlan(home: string): string {
   const plan = join(home, 'plan.json');
-  const subtask = (id: string, dependsOn: string[]) => ({ id, objective: `Write part ${id}`, agent: 'writer', dependsOn });
-  writeFileSync(plan, JSON.stringify({ task: 'Write three parts', subtasks: [subtask('a', []), subtask('b', ['a']), subtask('c', ['b'])] }));
+  const subtask = (id: string, dependsOn: string[]) => ({
+    id,
+    objective: `Write part ${id}`,
+    agent: 'writer',
+    dependsOn,
+  });
+  writeFileSync(
+    plan,
+    JSON.stringify({
+      task: 'Write three parts',
+      subtasks: [subtask('a', []), subtask('b', ['a']), subtask('c', ['b'])],
+    }),
+  );
   return plan;
 }
 
@@ -37,10 +54,13 @@ describe('weft run against an OpenAI-compatible server', () => {
     await server.close();
   });
 
-  it('prices calls by the spec\'s model when llama.cpp names its file, so --max-cost fires; events record the spec\'s model', async () => {
+  it("prices calls by the spec's model when llama.cpp names its file, so --max-cost fires; events record the spec's model", async () => {
     writeFileSync(join(home, 'config.yaml'), 'prices:\n  mymodel: { inputPerMillion: 1000, outputPerMillion: 1000 }\n');
     const spec = `openai-compatible:http://127.0.0.1:${server.port}/v1#mymodel`;
-    const result = await cli(['run', '--plan', writePlan(home), '--model', spec, '--no-verify', '--max-cost', '1', '--home', home, '--json'], NO_KEYS);
+    const result = await cli(
+      ['run', '--plan', writePlan(home), '--model', spec, '--no-verify', '--max-cost', '1', '--home', home, '--json'],
+      NO_KEYS,
+    );
     const document = JSON.parse(result.stdout) as { runId: string; status: string; calls: number; costUsd: number };
     // 800 input + 1200 output tokens at $1000 per million each: $2 for the first call, over the $1 budget.
     expect(document.costUsd).toBeCloseTo(2, 6);
@@ -59,7 +79,7 @@ describe('weft run against an OpenAI-compatible server', () => {
     expect(server.requests[0]?.body['model']).toBe('mymodel');
   });
 
-  it('never prints or stores a key embedded in the base URL, and sends it as the URL\'s credentials', async () => {
+  it("never prints or stores a key embedded in the base URL, and sends it as the URL's credentials", async () => {
     const spec = `openai-compatible:http://weft:${SECRET}@127.0.0.1:${server.port}/v1#mymodel`;
     const run = await cli(['run', '--plan', writePlan(home), '--model', spec, '--no-verify', '--home', home], NO_KEYS);
     expect(run.stderr).toContain(`run `);
@@ -74,7 +94,10 @@ describe('weft run against an OpenAI-compatible server', () => {
       await cli(['runs', '--home', home], NO_KEYS),
       await cli(['runs', '--home', home, '--json'], NO_KEYS),
       // A spec with a mistake is echoed in the error, without its key.
-      await cli(['run', 'x', '--model', `openai-compatible:http://weft:${SECRET}@127.0.0.1:${server.port}/v1`, '--home', home], NO_KEYS),
+      await cli(
+        ['run', 'x', '--model', `openai-compatible:http://weft:${SECRET}@127.0.0.1:${server.port}/v1`, '--home', home],
+        NO_KEYS,
+      ),
       await cli(['resume', runId, '--home', home], NO_KEYS),
     ];
     expect(outputs[1]?.code).toBe(0);

@@ -8,7 +8,18 @@ const TASK = 'Plan a three-day trip to Lisbon with museums and food';
 describe('weft plan --format', () => {
   it('worfbench prints only the node chain and edges on stdout, which parse back; the summary goes to stderr', async () => {
     const home = tempHome();
-    const result = await cli(['plan', TASK, '--model', 'sim:seed=4,tasks=6', '--candidates', '2', '--format', 'worfbench', '--home', home]);
+    const result = await cli([
+      'plan',
+      TASK,
+      '--model',
+      'sim:seed=4,tasks=6',
+      '--candidates',
+      '2',
+      '--format',
+      'worfbench',
+      '--home',
+      home,
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout.startsWith('Node:\n1: ')).toBe(true);
     const parsed = parseWorkflowText(result.stdout);
@@ -23,7 +34,17 @@ describe('weft plan --format', () => {
 
   it('with --json adds a worfbench field that matches the chosen plan, node for node', async () => {
     const home = tempHome();
-    const result = await cli(['plan', TASK, '--model', 'sim:seed=4', '--format', 'worfbench', '--json', '--home', home]);
+    const result = await cli([
+      'plan',
+      TASK,
+      '--model',
+      'sim:seed=4',
+      '--format',
+      'worfbench',
+      '--json',
+      '--home',
+      home,
+    ]);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as {
       worfbench: string;
@@ -39,9 +60,15 @@ describe('weft plan --format', () => {
     const { nodes, edges } = parsed.workflow;
     expect([...nodes].sort()).toEqual(document.plan.subtasks.map((subtask) => subtask.objective).sort());
     // Every dependency of the plan is an edge between the matching nodes, and nothing else links two nodes.
-    const numberOf = new Map(document.plan.subtasks.map((subtask) => [subtask.id, nodes.indexOf(subtask.objective) + 1]));
-    const expected = document.plan.subtasks.flatMap((subtask) => subtask.dependsOn.map((parent) => `${numberOf.get(parent)}>${numberOf.get(subtask.id)}`));
-    const written = edges.filter(([from, to]) => typeof from === 'number' && typeof to === 'number').map(([from, to]) => `${from}>${to}`);
+    const numberOf = new Map(
+      document.plan.subtasks.map((subtask) => [subtask.id, nodes.indexOf(subtask.objective) + 1]),
+    );
+    const expected = document.plan.subtasks.flatMap((subtask) =>
+      subtask.dependsOn.map((parent) => `${numberOf.get(parent)}>${numberOf.get(subtask.id)}`),
+    );
+    const written = edges
+      .filter(([from, to]) => typeof from === 'number' && typeof to === 'number')
+      .map(([from, to]) => `${from}>${to}`);
     expect(written.sort()).toEqual(expected.sort());
     // The planner was asked for WorfBench's granularity.
     expect(document.plan.task).toContain(TASK);
@@ -66,9 +93,21 @@ describe('weft plan --format', () => {
   });
 
   it('an unknown format exits 2 naming --format', async () => {
-    const result = await cli(['plan', TASK, '--model', 'sim:seed=4', '--format', 'yaml', '--json', '--home', tempHome()]);
+    const result = await cli([
+      'plan',
+      TASK,
+      '--model',
+      'sim:seed=4',
+      '--format',
+      'yaml',
+      '--json',
+      '--home',
+      tempHome(),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--format');
-    expect((JSON.parse(result.stdout) as { error: { location: { field: string } } }).error.location.field).toBe('--format');
+    expect((JSON.parse(result.stdout) as { error: { location: { field: string } } }).error.location.field).toBe(
+      '--format',
+    );
   });
 });

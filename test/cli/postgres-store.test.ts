@@ -4,7 +4,8 @@ import { cli, tempHome } from './cli-harness.js';
 
 const started = await startTestPostgres();
 const server = 'server' in started ? started.server : undefined;
-if (server === undefined) console.log(`CLI Postgres tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
+if (server === undefined)
+  console.log(`CLI Postgres tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
 afterAll(async () => {
   await server?.stop();
 });
@@ -16,14 +17,26 @@ describe.skipIf(server === undefined)('the CLI with --store postgres://…', () 
     const schema = server!.freshSchema();
     onTestFinished(() => server!.dropSchema(schema));
     const url = `${server!.url}${server!.url.includes('?') ? '&' : '?'}schema=${schema}`;
-    const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home, '--store', url, '--json']);
+    const run = await cli([
+      'run',
+      'write a short story in four parts',
+      '--model',
+      'sim:seed=4,tasks=4',
+      '--home',
+      home,
+      '--store',
+      url,
+      '--json',
+    ]);
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as { runId: string; status: string };
     expect(document.status).toBe('completed');
     const show = await cli(['show', document.runId, '--home', home, '--store', url, '--json']);
     expect(JSON.parse(show.stdout)).toEqual(document);
     const runs = await cli(['runs', '--home', home, '--json'], { WEFT_STORE: url });
-    expect((JSON.parse(runs.stdout) as { runs: { runId: string }[] }).runs.map((r) => r.runId)).toContain(document.runId);
+    expect((JSON.parse(runs.stdout) as { runs: { runId: string }[] }).runs.map((r) => r.runId)).toContain(
+      document.runId,
+    );
     expect((await server!.admin.query(`SELECT count(*)::int AS n FROM "${schema}".runs`)).rows[0]).toEqual({ n: 1 });
     // The SQLite store in the home knows nothing of it.
     const local = await cli(['show', document.runId, '--home', home]);

@@ -54,18 +54,21 @@ describe('parseAge', () => {
     expect(parseAge(text)).toBe(ms);
   });
 
-  it.each(['', '30', 'd', '-1d', '1.5d', '0d', '30x', '1e3d', '30 d', '99999999999999999999d'])('refuses %j naming the flag', (text) => {
-    let error: unknown;
-    try {
-      parseAge(text);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(WeftError);
-    expect((error as WeftError).code).toBe('BAD_INPUT');
-    expect((error as WeftError).message).toContain('--older-than');
-    expect((error as WeftError).location?.field).toBe('--older-than');
-  });
+  it.each(['', '30', 'd', '-1d', '1.5d', '0d', '30x', '1e3d', '30 d', '99999999999999999999d'])(
+    'refuses %j naming the flag',
+    (text) => {
+      let error: unknown;
+      try {
+        parseAge(text);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(WeftError);
+      expect((error as WeftError).code).toBe('BAD_INPUT');
+      expect((error as WeftError).message).toContain('--older-than');
+      expect((error as WeftError).location?.field).toBe('--older-than');
+    },
+  );
 });
 
 describe('weft prune', () => {
@@ -74,7 +77,9 @@ describe('weft prune', () => {
     for (const args of [['--older-than', '30 days'], ['--older-than', '0h'], []]) {
       const result = await cli(['prune', ...args, '--home', home, '--json']);
       expect(result.code).toBe(2);
-      expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { field: '--older-than' } } });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        error: { code: 'BAD_INPUT', location: { field: '--older-than' } },
+      });
       expect(result.stderr).toContain('--older-than');
     }
     expect(existsSync(join(home, 'weft.db'))).toBe(false);
@@ -83,7 +88,12 @@ describe('weft prune', () => {
   it('removes finished runs older than the age, with their records and folders, and keeps newer ones', async () => {
     const home = tempHome();
     await seedRuns(home, [
-      { runId: 'old-done', status: 'completed', ageMs: 40 * DAY_MS, files: { 'report.md': 'report', 'artifacts/index.html': 'x'.repeat(1000) } },
+      {
+        runId: 'old-done',
+        status: 'completed',
+        ageMs: 40 * DAY_MS,
+        files: { 'report.md': 'report', 'artifacts/index.html': 'x'.repeat(1000) },
+      },
       { runId: 'old-failed', status: 'failed', ageMs: 31 * DAY_MS, files: { 'plan-v1.json': '{}' } },
       { runId: 'new-done', status: 'completed', ageMs: 29 * DAY_MS, files: { 'report.md': 'keep me' } },
     ]);
@@ -98,7 +108,10 @@ describe('weft prune', () => {
       directoryBytes: 'report'.length + 1000 + 2,
     });
     expect(document.bytesFreed).toBe(document.directoryBytes);
-    expect(document.removed.map((run) => [run.runId, run.status])).toEqual([['old-done', 'completed'], ['old-failed', 'failed']]);
+    expect(document.removed.map((run) => [run.runId, run.status])).toEqual([
+      ['old-done', 'completed'],
+      ['old-failed', 'failed'],
+    ]);
     expect(Date.parse(document.cutoff)).toBeLessThan(Date.now() - 30 * DAY_MS + 60_000);
     expect(await runIds(home)).toEqual(['new-done']);
     expect(existsSync(join(home, 'runs', 'old-done'))).toBe(false);
@@ -113,13 +126,22 @@ describe('weft prune', () => {
       { runId: 'new', status: 'completed', ageMs: 60_000 },
     ]);
     const dry = await prune(home, '--older-than', '48h', '--dry-run');
-    expect(dry).toMatchObject({ dryRun: true, removed: [{ runId: 'old', status: 'cancelled' }], blobs: 1, blobBytes: bigOutput.length, directories: 1, directoryBytes: 1 });
+    expect(dry).toMatchObject({
+      dryRun: true,
+      removed: [{ runId: 'old', status: 'cancelled' }],
+      blobs: 1,
+      blobBytes: bigOutput.length,
+      directories: 1,
+      directoryBytes: 1,
+    });
     expect(await runIds(home)).toEqual(['old', 'new']);
     expect(existsSync(join(home, 'runs', 'old', 'report.md'))).toBe(true);
 
     const text = await cli(['prune', '--older-than', '48h', '--dry-run', '--home', home]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^would remove 1 run created before .* \(2 events, 1 plan versions\), 1 blob \(43\.0 KiB\), 1 run folder \(1 B\): 43\.0 KiB would be freed$/m);
+    expect(text.stdout).toMatch(
+      /^would remove 1 run created before .* \(2 events, 1 plan versions\), 1 blob \(43\.0 KiB\), 1 run folder \(1 B\): 43\.0 KiB would be freed$/m,
+    );
     expect(text.stdout).toMatch(/^ {2}old {2}cancelled /m);
 
     const real = await prune(home, '--older-than', '48h');
@@ -132,14 +154,23 @@ describe('weft prune', () => {
     const here = hostname();
     const dead = { pid: deadPid(), host: here };
     await seedRuns(home, [
-      { runId: 'live', status: 'running', ageMs: 10 * DAY_MS, owner: { pid: process.pid, host: here }, files: { 'report.md': 'x' } },
+      {
+        runId: 'live',
+        status: 'running',
+        ageMs: 10 * DAY_MS,
+        owner: { pid: process.pid, host: here },
+        files: { 'report.md': 'x' },
+      },
       { runId: 'crashed', status: 'running', ageMs: 10 * DAY_MS, owner: dead, files: { 'report.md': 'x' } },
       { runId: 'marked', status: 'interrupted', ageMs: 10 * DAY_MS },
       { runId: 'remote', status: 'running', ageMs: 10 * DAY_MS, owner: { pid: dead.pid, host: `not-${here}` } },
       { runId: 'unowned', status: 'running', ageMs: 10 * DAY_MS },
     ]);
     const document = await prune(home, '--older-than', '1d');
-    expect(document.removed.map((run) => [run.runId, run.status])).toEqual([['crashed', 'interrupted'], ['marked', 'interrupted']]);
+    expect(document.removed.map((run) => [run.runId, run.status])).toEqual([
+      ['crashed', 'interrupted'],
+      ['marked', 'interrupted'],
+    ]);
     expect(document.kept.map((run) => run.runId)).toEqual(['live', 'remote', 'unowned']);
     expect(document.kept[0]?.reason).toContain(`pid ${process.pid} is alive`);
     expect(document.kept[1]?.reason).toContain('another host');
@@ -164,13 +195,20 @@ describe('weft prune', () => {
     const shown = await cli(['show', 'second', '--home', home, '--json']);
     expect(shown.code).toBe(0);
     const store = await openRunStore({ home });
-    const output = (await store.events('second')).map((stored) => (stored.event as { output?: string }).output).find(Boolean);
+    const output = (await store.events('second'))
+      .map((stored) => (stored.event as { output?: string }).output)
+      .find(Boolean);
     expect(output).toBe(bigOutput);
     expect(await store.stats()).toMatchObject({ runs: 1, blobs: 1, blobBytes: bigOutput.length });
     await store.close();
 
     const twice = await prune(home, '--older-than', '1d');
-    expect(twice).toMatchObject({ removed: [{ runId: 'second' }], blobs: 1, blobBytes: bigOutput.length, bytesFreed: bigOutput.length });
+    expect(twice).toMatchObject({
+      removed: [{ runId: 'second' }],
+      blobs: 1,
+      blobBytes: bigOutput.length,
+      bytesFreed: bigOutput.length,
+    });
     const after = await openRunStore({ home });
     expect(await after.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
     await after.close();

@@ -50,7 +50,9 @@ describe('read commands on a store that does not exist', () => {
 
   it('a recorded run is still shown (the store is opened when it exists)', async () => {
     const home = tempHome();
-    const run = JSON.parse((await cli(['run', 'two parts', '--model', 'sim:seed=5,tasks=2', '--home', home, '--json'])).stdout) as { runId: string };
+    const run = JSON.parse(
+      (await cli(['run', 'two parts', '--model', 'sim:seed=5,tasks=2', '--home', home, '--json'])).stdout,
+    ) as { runId: string };
     const shown = await cli(['show', run.runId, '--home', home, '--json']);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ runId: run.runId, status: 'completed' });

@@ -13,7 +13,15 @@ describe('weft resume', () => {
 
   it('a finished run exits 2 and says so', async () => {
     const home = tempHome();
-    const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home, '--json']);
+    const run = await cli([
+      'run',
+      'write a short story in four parts',
+      '--model',
+      'sim:seed=4,tasks=4',
+      '--home',
+      home,
+      '--json',
+    ]);
     const { runId } = JSON.parse(run.stdout) as { runId: string };
     const result = await cli(['resume', runId, '--home', home]);
     expect(result.code).toBe(2);
@@ -24,8 +32,24 @@ describe('weft resume', () => {
     const home = tempHome();
     const store = await openRunStore({ home });
     // This test process is alive and on this host: a run it "owns" is live.
-    await store.createRun({ runId: 'live-run', task: 't', model: 'sim:seed=1', options: {}, owner: { ...currentOwner(), pid: process.ppid } });
-    await store.appendEvents('live-run', [{ type: 'run-start', at: 0, runId: 'live-run', task: 't', model: 'sim:seed=1', strategy: 'on-failure', options: {} } as never]);
+    await store.createRun({
+      runId: 'live-run',
+      task: 't',
+      model: 'sim:seed=1',
+      options: {},
+      owner: { ...currentOwner(), pid: process.ppid },
+    });
+    await store.appendEvents('live-run', [
+      {
+        type: 'run-start',
+        at: 0,
+        runId: 'live-run',
+        task: 't',
+        model: 'sim:seed=1',
+        strategy: 'on-failure',
+        options: {},
+      } as never,
+    ]);
     await store.close();
     const result = await cli(['resume', 'live-run', '--home', home]);
     expect(result.code).toBe(2);
@@ -40,7 +64,10 @@ describe('weft resume', () => {
     expect(completedBefore.length).toBeGreaterThanOrEqual(2);
     const result = await cli(['resume', first.runId, '--home', home, '--json']);
     expect(result.code).toBe(0);
-    const resumed = JSON.parse(result.stdout) as { status: string; tasks: { id: string; status: string; attempts: number }[] };
+    const resumed = JSON.parse(result.stdout) as {
+      status: string;
+      tasks: { id: string; status: string; attempts: number }[];
+    };
     expect(resumed.status).toBe('completed');
     for (const id of completedBefore) expect(resumed.tasks.find((t) => t.id === id)!.attempts).toBe(1);
   });
@@ -50,7 +77,12 @@ describe('weft resume: a run killed before its first event', () => {
   it('starts it from its record', async () => {
     const home = tempHome();
     const store = await openRunStore({ home });
-    await store.createRun({ runId: 'no-events', task: 'write a short story in four parts', model: 'sim:seed=4,tasks=4', options: { strategy: 'on-failure', candidates: 3, plan: 'generated' } });
+    await store.createRun({
+      runId: 'no-events',
+      task: 'write a short story in four parts',
+      model: 'sim:seed=4,tasks=4',
+      options: { strategy: 'on-failure', candidates: 3, plan: 'generated' },
+    });
     await store.close();
     const result = await cli(['resume', 'no-events', '--home', home, '--json']);
     expect(result.code).toBe(0);

@@ -24,19 +24,29 @@ async function acceptedOutputs(home: string, runId: string): Promise<Map<string,
   const pending = new Map<string, string>();
   const accepted = new Map<string, string>();
   for (const event of events) {
-    if (event.type === 'task-end' && event.output !== undefined) pending.set(`${event.taskId}#${event.attempt}`, event.output);
-    if (event.type === 'task-verify' && event.verdict === 'accept') accepted.set(event.taskId, pending.get(`${event.taskId}#${event.attempt}`)!);
+    if (event.type === 'task-end' && event.output !== undefined)
+      pending.set(`${event.taskId}#${event.attempt}`, event.output);
+    if (event.type === 'task-verify' && event.verdict === 'accept')
+      accepted.set(event.taskId, pending.get(`${event.taskId}#${event.attempt}`)!);
   }
   return accepted;
 }
 
 async function storyRun(home: string): Promise<RunDocument> {
-  const run = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home, '--json']);
+  const run = await cli([
+    'run',
+    'write a short story in four parts',
+    '--model',
+    'sim:seed=4,tasks=4',
+    '--home',
+    home,
+    '--json',
+  ]);
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout) as RunDocument;
 }
 
-describe('a run\'s outputs are visible', () => {
+describe("a run's outputs are visible", () => {
   it('writes each accepted output to runs/<id>/outputs/<subtask>.md and lists it in report.md', async () => {
     const home = tempHome();
     const { runId } = await storyRun(home);
@@ -53,11 +63,13 @@ describe('a run\'s outputs are visible', () => {
     }
   });
 
-  it('weft run --json and weft show --json carry each output and the run\'s result; the text ends with the result', async () => {
+  it("weft run --json and weft show --json carry each output and the run's result; the text ends with the result", async () => {
     const home = tempHome();
     const document = await storyRun(home);
     const outputs = await acceptedOutputs(home, document.runId);
-    const sinks = document.tasks.filter((task) => !document.tasks.some((other) => other.dependsOn.includes(task.id))).map((task) => task.id);
+    const sinks = document.tasks
+      .filter((task) => !document.tasks.some((other) => other.dependsOn.includes(task.id)))
+      .map((task) => task.id);
     for (const task of document.tasks) {
       expect(task.output).toBe(outputs.get(task.id));
       expect(task.outputFile).toBe(`outputs/${task.id}.md`);
@@ -69,7 +81,14 @@ describe('a run\'s outputs are visible', () => {
     const shown = JSON.parse((await cli(['show', document.runId, '--home', home, '--json'])).stdout) as RunDocument;
     expect(shown).toEqual(document);
 
-    const text = await cli(['run', 'write a short story in four parts', '--model', 'sim:seed=4,tasks=4', '--home', home]);
+    const text = await cli([
+      'run',
+      'write a short story in four parts',
+      '--model',
+      'sim:seed=4,tasks=4',
+      '--home',
+      home,
+    ]);
     expect(text.code).toBe(0);
     const last = outputs.get(sinks.at(-1)!)!;
     expect(text.stdout.trimEnd().endsWith(last.trimEnd())).toBe(true);
@@ -83,8 +102,18 @@ describe('a run\'s outputs are visible', () => {
     const shown = await cli(['show', runId, '--output', 't3', '--home', home]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toBe(`${outputs.get('t3')}\n`);
-    const asJson = JSON.parse((await cli(['show', runId, '--output', 't3', '--home', home, '--json'])).stdout) as { id: string; output: string; outputFile: string };
-    expect(asJson).toMatchObject({ runId, id: 't3', status: 'completed', output: outputs.get('t3'), outputFile: `outputs/t3.md` });
+    const asJson = JSON.parse((await cli(['show', runId, '--output', 't3', '--home', home, '--json'])).stdout) as {
+      id: string;
+      output: string;
+      outputFile: string;
+    };
+    expect(asJson).toMatchObject({
+      runId,
+      id: 't3',
+      status: 'completed',
+      output: outputs.get('t3'),
+      outputFile: `outputs/t3.md`,
+    });
 
     const unknown = await cli(['show', runId, '--output', 'nope', '--home', home]);
     expect(unknown.code).toBe(2);
@@ -94,7 +123,7 @@ describe('a run\'s outputs are visible', () => {
     expect(both.code).toBe(2);
   });
 
-  it('weft show --mermaid colours a completed run\'s nodes by their final status', async () => {
+  it("weft show --mermaid colours a completed run's nodes by their final status", async () => {
     const home = tempHome();
     const { runId } = await storyRun(home);
     const mermaid = await cli(['show', runId, '--mermaid', '--home', home]);
@@ -114,7 +143,8 @@ describe('a run\'s outputs are visible', () => {
     expect(result.code).toBe(0);
     const outputs = await acceptedOutputs(home, first.runId);
     expect(outputs.size).toBe(6);
-    for (const [id, output] of outputs) expect(readFileSync(join(home, 'runs', first.runId, 'outputs', `${id}.md`), 'utf8')).toBe(output);
+    for (const [id, output] of outputs)
+      expect(readFileSync(join(home, 'runs', first.runId, 'outputs', `${id}.md`), 'utf8')).toBe(output);
     expect(result.stdout).toMatch(/^result \(from /m);
     expect(existsSync(join(home, 'runs', first.runId, 'report.md'))).toBe(true);
   });
@@ -122,20 +152,26 @@ describe('a run\'s outputs are visible', () => {
   it('keeps an output inside outputs/ whatever the subtask id of a plan file', async () => {
     const home = tempHome();
     const plan = join(home, 'plan.json');
-    writeFileSync(plan, JSON.stringify({
-      task: 'two steps',
-      subtasks: [
-        { id: '../../escape', objective: 'first', agent: 'writer', dependsOn: [] },
-        { id: 'a/b', objective: 'second', agent: 'writer', dependsOn: ['../../escape'] },
-      ],
-    }));
+    writeFileSync(
+      plan,
+      JSON.stringify({
+        task: 'two steps',
+        subtasks: [
+          { id: '../../escape', objective: 'first', agent: 'writer', dependsOn: [] },
+          { id: 'a/b', objective: 'second', agent: 'writer', dependsOn: ['../../escape'] },
+        ],
+      }),
+    );
     const run = await cli(['run', '--plan', plan, '--model', 'sim:seed=2', '--home', home, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const document = JSON.parse(run.stdout) as RunDocument;
     const dir = join(home, 'runs', document.runId, 'outputs');
     expect(readdirSync(dir).sort()).toEqual([outputFileName('../../escape'), outputFileName('a/b')].sort());
     expect(existsSync(join(home, 'escape.md'))).toBe(false);
-    expect(document.tasks.map((task) => task.outputFile)).toEqual([`outputs/${outputFileName('../../escape')}`, `outputs/${outputFileName('a/b')}`]);
+    expect(document.tasks.map((task) => task.outputFile)).toEqual([
+      `outputs/${outputFileName('../../escape')}`,
+      `outputs/${outputFileName('a/b')}`,
+    ]);
     const shown = await cli(['show', document.runId, '--output', 'a/b', '--home', home]);
     expect(shown.stdout).toBe(`${document.tasks[1]!.output}\n`);
   });

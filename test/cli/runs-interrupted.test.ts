@@ -19,7 +19,9 @@ describe('weft runs: interrupted runs', () => {
     ]);
     const result = await cli(['runs', '--home', home, '--json']);
     expect(result.code).toBe(0);
-    const document = JSON.parse(result.stdout) as { runs: { runId: string; status: string; task: string; createdAt: string }[] };
+    const document = JSON.parse(result.stdout) as {
+      runs: { runId: string; status: string; task: string; createdAt: string }[];
+    };
     expect(document.runs.map((run) => [run.runId, run.status])).toEqual([
       ['dead', 'interrupted'],
       ['live', 'running'],
@@ -40,18 +42,27 @@ describe('weft runs: interrupted runs', () => {
       { runId: 'live', status: 'running', ageMs: 1000, owner: { pid: process.pid, host: hostname() } },
       { runId: 'dead', status: 'running', ageMs: 1000, owner: { pid: deadPid(), host: hostname() } },
     ]);
-    expect((await cli(['show', 'live', '--home', home])).stdout).toMatch(new RegExp(`^run live: running \\(pid ${process.pid}\\)$`, 'm'));
+    expect((await cli(['show', 'live', '--home', home])).stdout).toMatch(
+      new RegExp(`^run live: running \\(pid ${process.pid}\\)$`, 'm'),
+    );
     expect((await cli(['show', 'dead', '--home', home])).stdout).toMatch(/^run dead: interrupted$/m);
-    expect(JSON.parse((await cli(['show', 'dead', '--home', home, '--json'])).stdout)).toMatchObject({ status: 'interrupted' });
+    expect(JSON.parse((await cli(['show', 'dead', '--home', home, '--json'])).stdout)).toMatchObject({
+      status: 'interrupted',
+    });
   });
 
   it('lists a finished real run as completed', async () => {
     const home = tempHome();
     const plan = join(home, 'plan.json');
-    writeFileSync(plan, JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }));
+    writeFileSync(
+      plan,
+      JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }),
+    );
     const run = await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json']);
     expect(run.code).toBe(0);
-    const document = JSON.parse((await cli(['runs', '--home', home, '--json'])).stdout) as { runs: { status: string }[] };
+    const document = JSON.parse((await cli(['runs', '--home', home, '--json'])).stdout) as {
+      runs: { status: string }[];
+    };
     expect(document.runs.map((entry) => entry.status)).toEqual(['completed']);
   });
 });

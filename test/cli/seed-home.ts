@@ -25,9 +25,16 @@ export async function seedRuns(home: string, runs: readonly SeededRun[]): Promis
     const at = new Date(Date.now() - run.ageMs);
     const store = openSqliteRunStore(databasePath(home), { now: () => at });
     try {
-      await store.createRun({ runId: run.runId, task: `task of ${run.runId}`, model: 'sim:seed=1', options: {}, ...(run.owner ? { owner: run.owner } : {}) });
+      await store.createRun({
+        runId: run.runId,
+        task: `task of ${run.runId}`,
+        model: 'sim:seed=1',
+        options: {},
+        ...(run.owner ? { owner: run.owner } : {}),
+      });
       const events: EventRecord[] = [{ type: 'run-start', at: 0 }];
-      if (run.output !== undefined) events.push({ type: 'task-end', at: 1, taskId: 'a', output: run.output } as EventRecord);
+      if (run.output !== undefined)
+        events.push({ type: 'task-end', at: 1, taskId: 'a', output: run.output } as EventRecord);
       await store.appendEvents(run.runId, events);
       await store.savePlanVersion({
         runId: run.runId,
@@ -67,7 +74,11 @@ export async function cancelledSimRun(home: string) {
   let accepted = 0;
   try {
     return await runTask({
-      task: 'write a short story in six parts', model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'), store, home, signal: controller.signal,
+      task: 'write a short story in six parts',
+      model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'),
+      store,
+      home,
+      signal: controller.signal,
       onEvent: (event) => {
         if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 2) controller.abort();
       },

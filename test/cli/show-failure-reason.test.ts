@@ -18,14 +18,25 @@ describe('the failure reason of a failed subtask', () => {
     const store = await openRunStore({ home });
     // Every call fails; the retries' backoff is not waited for.
     const model = withResilience(simModel('error=1'), { retry: { retries: 3, sleep: async () => {} } });
-    const run = await runTask({ task: parsed.workflow.task, plan: parsed.workflow, model, store, home, strategy: 'none' });
+    const run = await runTask({
+      task: parsed.workflow.task,
+      plan: parsed.workflow,
+      model,
+      store,
+      home,
+      strategy: 'none',
+    });
     await store.close();
     expect(run.status).toBe('failed');
     const why = 'provider error after 3 retries: simulated provider error (HTTP 503)';
 
     const text = await cli(['show', run.runId, '--home', home]);
-    expect(text.stdout).toMatch(/facts +failed +attempts 1\n +why: provider error after 3 retries: simulated provider error \(HTTP 503\)/);
-    const document = JSON.parse((await cli(['show', run.runId, '--home', home, '--json'])).stdout) as { tasks: { id: string; status: string; reason?: string }[] };
+    expect(text.stdout).toMatch(
+      /facts +failed +attempts 1\n +why: provider error after 3 retries: simulated provider error \(HTTP 503\)/,
+    );
+    const document = JSON.parse((await cli(['show', run.runId, '--home', home, '--json'])).stdout) as {
+      tasks: { id: string; status: string; reason?: string }[];
+    };
     expect(document.tasks.find((task) => task.id === 'facts')).toMatchObject({ status: 'failed', reason: why });
     // Subtasks that never ran have no reason of their own.
     expect(document.tasks.find((task) => task.id === 'text')).not.toHaveProperty('reason');

@@ -12,7 +12,12 @@ interface HistoryDocument {
     cause: string;
     createdAt: string | null;
     atMs: number | null;
-    diff: { added: string[]; removed: string[]; changed: { id: string; objective?: { from: string; to: string } }[]; rewired: unknown[] } | null;
+    diff: {
+      added: string[];
+      removed: string[];
+      changed: { id: string; objective?: { from: string; to: string } }[];
+      rewired: unknown[];
+    } | null;
     subtasks: { id: string; objective: string; agent: string; dependsOn: string[] }[];
     candidates?: { index: number; subtasks: number }[];
     chosen?: number;
@@ -23,7 +28,15 @@ interface HistoryDocument {
 /** A sim run whose plan was updated at least twice (the seed that gives one is searched, not assumed). */
 async function runWithTwoUpdates(home: string): Promise<string> {
   for (let seed = 1; seed <= 20; seed += 1) {
-    const result = await cli(['run', 'Build a small game', '--model', `sim:seed=${seed},fail=0.5`, '--home', home, '--json']);
+    const result = await cli([
+      'run',
+      'Build a small game',
+      '--model',
+      `sim:seed=${seed},fail=0.5`,
+      '--home',
+      home,
+      '--json',
+    ]);
     const document = JSON.parse(result.stdout) as { runId: string; planVersion: number };
     if (document.planVersion >= 3) return document.runId;
   }
@@ -64,7 +77,9 @@ describe('weft show --history', () => {
     expect(history.versions.map((version) => [version.version, version.cause, version.createdAt])).toEqual(
       stored.map((version) => [version.version, version.cause, version.createdAt]),
     );
-    expect(history.versions.at(-1)?.subtasks.map((subtask) => subtask.objective)).toEqual(stored.at(-1)?.workflow.subtasks.map((subtask) => subtask.objective));
+    expect(history.versions.at(-1)?.subtasks.map((subtask) => subtask.objective)).toEqual(
+      stored.at(-1)?.workflow.subtasks.map((subtask) => subtask.objective),
+    );
 
     // The last version is the one `weft show` reports.
     const show = JSON.parse((await cli(['show', runId, '--home', home, '--json'])).stdout) as { planVersion: number };
@@ -87,9 +102,16 @@ describe('weft show --history', () => {
   it('shows a given plan with no candidates', async () => {
     const home = tempHome();
     const plan = join(home, 'plan.json');
-    writeFileSync(plan, JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }));
-    const run = JSON.parse((await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json'])).stdout) as { runId: string };
-    const history = JSON.parse((await cli(['show', run.runId, '--history', '--home', home, '--json'])).stdout) as HistoryDocument;
+    writeFileSync(
+      plan,
+      JSON.stringify({ task: 't', subtasks: [{ id: 'a', objective: 'do a', agent: 'w', dependsOn: [] }] }),
+    );
+    const run = JSON.parse(
+      (await cli(['run', '--plan', plan, '--model', 'sim:seed=1', '--home', home, '--json'])).stdout,
+    ) as { runId: string };
+    const history = JSON.parse(
+      (await cli(['show', run.runId, '--history', '--home', home, '--json'])).stdout,
+    ) as HistoryDocument;
     expect(history.versions[0]).toMatchObject({ version: 1, cause: 'given plan', diff: null });
     expect(history.versions[0]).not.toHaveProperty('candidates');
   });

@@ -19,7 +19,10 @@ export class FakeElement {
   private text = '';
   private readonly listeners = new Map<string, Listener[]>();
 
-  constructor(readonly tagName: string, readonly id = '') {}
+  constructor(
+    readonly tagName: string,
+    readonly id = '',
+  ) {}
 
   get textContent(): string {
     return this.text + this.children.map((child) => child.textContent).join('');

@@ -39,14 +39,17 @@ describe('examples/plans', () => {
     ]);
     const byId = new Map(tasks.map((t) => [t.id, t]));
     for (const task of tasks) {
-      for (const parent of task.dependsOn) expect(task.startMs ?? -1).toBeGreaterThanOrEqual(byId.get(parent)?.endMs ?? Infinity);
+      for (const parent of task.dependsOn)
+        expect(task.startMs ?? -1).toBeGreaterThanOrEqual(byId.get(parent)?.endMs ?? Infinity);
     }
   }, 60_000);
 
   it('refuses cyclic.json with exit code 2, naming the cycle, the file and the line', async () => {
     const json = await runPlan('examples/plans/cyclic.json');
     expect(json.code).toBe(2);
-    const error = (jsonDocument(json) as { error: { code: string; issues?: { message: string; line?: number; file?: string }[] } }).error;
+    const error = (
+      jsonDocument(json) as { error: { code: string; issues?: { message: string; line?: number; file?: string }[] } }
+    ).error;
     const cycle = error.issues?.find((issue) => /cycle/i.test(issue.message));
     expect(cycle?.file).toBe('examples/plans/cyclic.json');
     expect(cycle?.line).toEqual(expect.any(Number));
@@ -62,7 +65,15 @@ describe('examples/plans', () => {
 
 describe('fault injection (examples/sim-fault.md)', () => {
   it('fails without updates when every first result is masked', async () => {
-    const result = await runPlan('examples/plans/diamond.json', '--inject-mask', '1', '--seed', '1', '--strategy', 'none');
+    const result = await runPlan(
+      'examples/plans/diamond.json',
+      '--inject-mask',
+      '1',
+      '--seed',
+      '1',
+      '--strategy',
+      'none',
+    );
     expect(result.code).toBe(1);
     const run = jsonDocument(result);
     expect(run.status).toBe('failed');

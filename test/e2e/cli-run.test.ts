@@ -35,7 +35,18 @@ describe('weft run --json (scripted Gobang)', () => {
     const run = document(runResult);
     expect(runResult.code, runResult.stderr).toBe(0);
     // The docs/contracts.md fields, plus where the outputs are and the run's result (added, never renamed).
-    expect(Object.keys(run).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
+    expect(Object.keys(run).sort()).toEqual([
+      'calls',
+      'costUsd',
+      'makespanMs',
+      'planVersion',
+      'result',
+      'runDir',
+      'runId',
+      'status',
+      'tasks',
+      'tokens',
+    ]);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);
     expect(run.runId).toEqual(expect.any(String));
@@ -52,7 +63,16 @@ describe('weft run --json (scripted Gobang)', () => {
   it('lists every subtask with its attempts, times and dependencies', () => {
     const tasks = document(runResult).tasks as TaskJson[];
     for (const task of tasks) {
-      expect(Object.keys(task).sort(), task.id).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
+      expect(Object.keys(task).sort(), task.id).toEqual([
+        'attempts',
+        'dependsOn',
+        'endMs',
+        'id',
+        'output',
+        'outputFile',
+        'startMs',
+        'status',
+      ]);
       expect(task.status, task.id).toBe('completed');
       expect(task.startMs, task.id).toEqual(expect.any(Number));
       expect(task.endMs, task.id).toBeGreaterThanOrEqual(task.startMs ?? Number.POSITIVE_INFINITY);
@@ -60,14 +80,23 @@ describe('weft run --json (scripted Gobang)', () => {
     const byId = new Map(tasks.map((task) => [task.id, task]));
     expect([...byId.keys()].sort()).toEqual(['t1', 't2', 't3', 't4', 't5', 't6']);
     expect(tasks.map((task) => [task.id, task.attempts])).toEqual(
-      expect.arrayContaining([['t1', 1], ['t2', 1], ['t3', 2], ['t4', 1], ['t5', 1], ['t6', 1]]),
+      expect.arrayContaining([
+        ['t1', 1],
+        ['t2', 1],
+        ['t3', 2],
+        ['t4', 1],
+        ['t5', 1],
+        ['t6', 1],
+      ]),
     );
     expect(byId.get('t5')?.dependsOn).toEqual(['t3', 't4']);
     expect(byId.get('t6')?.dependsOn).toEqual(['t3']);
     // A subtask starts only after its parents finished.
     for (const task of tasks) {
       for (const parent of task.dependsOn) {
-        expect(task.startMs, `${task.id} after ${parent}`).toBeGreaterThanOrEqual(byId.get(parent)?.endMs ?? Number.POSITIVE_INFINITY);
+        expect(task.startMs, `${task.id} after ${parent}`).toBeGreaterThanOrEqual(
+          byId.get(parent)?.endMs ?? Number.POSITIVE_INFINITY,
+        );
       }
     }
   });
@@ -77,7 +106,8 @@ describe('weft run --json (scripted Gobang)', () => {
     for (const file of ['index.html', 'style.css', 'game.js', 'rules.js', 'ai.js']) {
       expect(existsSync(join(runDir, 'artifacts', file)), file).toBe(true);
     }
-    for (const file of ['report.md', 'plan-v1.json', 'plan-v2.json']) expect(existsSync(join(runDir, file)), file).toBe(true);
+    for (const file of ['report.md', 'plan-v1.json', 'plan-v2.json'])
+      expect(existsSync(join(runDir, file)), file).toBe(true);
   });
 
   it('is shown again, identically, by weft show --json and listed by weft runs --json', async () => {

@@ -31,7 +31,10 @@ interface Ended {
  */
 function weftClosingEarly(args: readonly string[], options: { closeStderr?: boolean } = {}): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stdout.once('data', () => child.stdout.destroy());
     if (options.closeStderr) child.stderr.once('data', () => child.stderr.destroy());
@@ -45,7 +48,14 @@ describe('a closed stdout', () => {
   it('ends `weft runs` normally: exit 0 and no stack trace', async () => {
     const home = newHome();
     // Enough lines that some are written after the reader has gone.
-    await seedRuns(home, Array.from({ length: 400 }, (_, index) => ({ runId: `r${String(index).padStart(4, '0')}`, status: 'completed' as const, ageMs: 1000 })));
+    await seedRuns(
+      home,
+      Array.from({ length: 400 }, (_, index) => ({
+        runId: `r${String(index).padStart(4, '0')}`,
+        status: 'completed' as const,
+        ageMs: 1000,
+      })),
+    );
     const ended = await weftClosingEarly(['runs', '--home', home]);
     expect(ended.stderr).not.toMatch(/EPIPE|at .*\.ts:\d+/);
     expect(ended.code, ended.stderr).toBe(0);
@@ -53,7 +63,10 @@ describe('a closed stdout', () => {
 
   it('does not stop a run whose output pipes close: the run finishes and is recorded', async () => {
     const home = newHome();
-    const ended = await weftClosingEarly(['run', 'write a report in six parts', '--model', 'sim:seed=5,tasks=6,latency=fixed(20)', '--home', home], { closeStderr: true });
+    const ended = await weftClosingEarly(
+      ['run', 'write a report in six parts', '--model', 'sim:seed=5,tasks=6,latency=fixed(20)', '--home', home],
+      { closeStderr: true },
+    );
     expect(ended.code).toBe(0);
     const runs = jsonDocument(await weft(['runs', '--home', home, '--json'])).runs as { status: string }[];
     expect(runs.map((run) => run.status)).toEqual(['completed']);

@@ -17,7 +17,8 @@ const RESUMES = 4;
 
 const started = await startTestPostgres();
 const postgres = 'server' in started ? started.server : undefined;
-if (postgres === undefined) console.log(`concurrent resume on Postgres skipped: ${'skipReason' in started ? started.skipReason : ''}`);
+if (postgres === undefined)
+  console.log(`concurrent resume on Postgres skipped: ${'skipReason' in started ? started.skipReason : ''}`);
 afterAll(async () => {
   await postgres?.stop();
 });
@@ -34,42 +35,63 @@ describe.each([
   ['sqlite', false],
   ['postgres', postgres === undefined],
 ] as const)('concurrent weft resume (%s)', (kind, skip) => {
-  it.skipIf(skip)(`of ${RESUMES} resumes started at once on a killed run, exactly one is accepted`, async () => {
-    const home = mkdtempSync(join(tmpdir(), 'weft-concurrent-resume-'));
-    const storeArgs = storeFor(kind);
-    const open = () => openRunStore({ home, ...(storeArgs.length > 0 ? { store: storeArgs[1]! } : {}) });
-    // Latency keeps the winner busy while the others start, so a lost race would show as a second run.
-    const model = 'sim:seed=8,tasks=8,latency=fixed(500)';
-    const store = await open();
-    const controller = new AbortController();
-    let accepted = 0;
-    const first = await runTask({
-      task: 'write a short story in eight parts', model: await createModel(model), store, home, signal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 1) controller.abort();
-      },
-    });
-    // What a SIGKILL leaves: still `running`, owned by a process that is gone.
-    await store.setStatus(first.runId, 'running');
-    await store.setOwner(first.runId, { pid: deadPid(), host: hostname() });
-    await store.close();
+  it.skipIf(skip)(
+    `of ${RESUMES} resumes started at once on a killed run, exactly one is accepted`,
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'weft-concurrent-resume-'));
+      const storeArgs = storeFor(kind);
+      const open = () => openRunStore({ home, ...(storeArgs.length > 0 ? { store: storeArgs[1]! } : {}) });
+      // Latency keeps the winner busy while the others start, so a lost race would show as a second run.
+      const model = 'sim:seed=8,tasks=8,latency=fixed(500)';
+      const store = await open();
+      const controller = new AbortController();
+      let accepted = 0;
+      const first = await runTask({
+        task: 'write a short story in eight parts',
+        model: await createModel(model),
+        store,
+        home,
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === 'task-verify' && event.verdict === 'accept' && ++accepted === 1) controller.abort();
+        },
+      });
+      // What a SIGKILL leaves: still `running`, owned by a process that is gone.
+      await store.setStatus(first.runId, 'running');
+      await store.setOwner(first.runId, { pid: deadPid(), host: hostname() });
+      await store.close();
 
-    const results = await Promise.all(Array.from({ length: RESUMES }, () => weft(['resume', first.runId, '--home', home, ...storeArgs, '--json'])));
-    const winners = results.filter((result) => result.code !== 2);
-    const refused = results.filter((result) => result.code === 2);
-    expect(winners.map((result) => result.code), results.map((result) => result.stderr).join('\n---\n')).toEqual([0]);
-    expect(refused).toHaveLength(RESUMES - 1);
-    const after = await open();
-    const winnerPid = (await after.getRun(first.runId))!.owner!.pid;
-    // A loser either lost the compare-and-set or read the run after the winner took it: both name the winner. One
-    // started late on a loaded machine may find the run already finished, which refuses it as well.
-    for (const result of refused) expect(result.stderr).toMatch(new RegExp(`already being resumed by pid ${winnerPid}\\b|already finished \\(completed\\)`));
-    const events = (await after.events(first.runId)).map((stored) => stored.event as { type: string; taskId?: string; attempt?: number });
-    await after.close();
-    expect(events.filter((event) => event.type === 'run-resume')).toHaveLength(1);
-    // After the takeover, no subtask attempt starts twice (an attempt cut short by the kill restarts once).
-    const resumedAt = events.findIndex((event) => event.type === 'run-resume');
-    const starts = events.slice(resumedAt).filter((event) => event.type === 'task-start').map((event) => `${event.taskId}#${event.attempt}`);
-    expect(new Set(starts).size).toBe(starts.length);
-  }, 120_000);
+      const results = await Promise.all(
+        Array.from({ length: RESUMES }, () => weft(['resume', first.runId, '--home', home, ...storeArgs, '--json'])),
+      );
+      const winners = results.filter((result) => result.code !== 2);
+      const refused = results.filter((result) => result.code === 2);
+      expect(
+        winners.map((result) => result.code),
+        results.map((result) => result.stderr).join('\n---\n'),
+      ).toEqual([0]);
+      expect(refused).toHaveLength(RESUMES - 1);
+      const after = await open();
+      const winnerPid = (await after.getRun(first.runId))!.owner!.pid;
+      // A loser either lost the compare-and-set or read the run after the winner took it: both name the winner. One
+      // started late on a loaded machine may find the run already finished, which refuses it as well.
+      for (const result of refused)
+        expect(result.stderr).toMatch(
+          new RegExp(`already being resumed by pid ${winnerPid}\\b|already finished \\(completed\\)`),
+        );
+      const events = (await after.events(first.runId)).map(
+        (stored) => stored.event as { type: string; taskId?: string; attempt?: number },
+      );
+      await after.close();
+      expect(events.filter((event) => event.type === 'run-resume')).toHaveLength(1);
+      // After the takeover, no subtask attempt starts twice (an attempt cut short by the kill restarts once).
+      const resumedAt = events.findIndex((event) => event.type === 'run-resume');
+      const starts = events
+        .slice(resumedAt)
+        .filter((event) => event.type === 'task-start')
+        .map((event) => `${event.taskId}#${event.attempt}`);
+      expect(new Set(starts).size).toBe(starts.length);
+    },
+    120_000,
+  );
 });

@@ -24,7 +24,14 @@ interface FinalState {
   status: string;
   planVersion: number;
   calls: number;
-  tasks: { id: string; status: string; attempts: number; output: string | undefined; objective: string; dependsOn: readonly string[] }[];
+  tasks: {
+    id: string;
+    status: string;
+    attempts: number;
+    output: string | undefined;
+    objective: string;
+    dependsOn: readonly string[];
+  }[];
 }
 
 function finalState(result: RunTaskResult): FinalState {
@@ -47,10 +54,14 @@ function finalState(result: RunTaskResult): FinalState {
 /** Starts `weft run` and kills it with SIGKILL after its `lines`-th progress line; resolves when it is gone. */
 function runAndKill(home: string, lines: number): Promise<{ killed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'run', TASK, '--model', SIM, '--home', home, '--json'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'run', TASK, '--model', SIM, '--home', home, '--json'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let seen = 0;
     let killed = false;
     child.stderr.setEncoding('utf8');
@@ -70,7 +81,9 @@ function runAndKill(home: string, lines: number): Promise<{ killed: boolean }> {
 export async function crashSweep(points: number): Promise<void> {
   const referenceHome = mkdtempSync(join(tmpdir(), 'weft-crash-ref-'));
   const referenceStore = await openRunStore({ home: referenceHome });
-  const reference = finalState(await runTask({ task: TASK, model: await createModel(SIM), store: referenceStore, home: referenceHome }));
+  const reference = finalState(
+    await runTask({ task: TASK, model: await createModel(SIM), store: referenceStore, home: referenceHome }),
+  );
   await referenceStore.close();
   expect(reference.status).toBe('completed');
   // The seed must exercise repairs and re-prompts, or the test proves little.
@@ -93,7 +106,10 @@ export async function crashSweep(points: number): Promise<void> {
       const result = finished
         ? undefined
         : await resumeRun({ runId, model: await createModel(SIM), store, home }).catch((error: unknown) => {
-            throw new Error(`point ${point} (killed after ${lines} lines): resume failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+            throw new Error(
+              `point ${point} (killed after ${lines} lines): resume failed: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            );
           });
       const after = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
 
@@ -124,7 +140,8 @@ export function acceptedOutputs(events: readonly WeftEvent[]): Map<string, strin
   const outputs = new Map<string, string>();
   const pending = new Map<string, string>();
   for (const event of events) {
-    if (event.type === 'task-end' && event.output !== undefined && event.outcome === undefined) pending.set(`${event.taskId}#${event.attempt}`, event.output);
+    if (event.type === 'task-end' && event.output !== undefined && event.outcome === undefined)
+      pending.set(`${event.taskId}#${event.attempt}`, event.output);
     if (event.type === 'task-verify' && event.verdict === 'accept') {
       const output = pending.get(`${event.taskId}#${event.attempt}`);
       if (output !== undefined) outputs.set(event.taskId, output);
@@ -136,7 +153,8 @@ export function acceptedOutputs(events: readonly WeftEvent[]): Map<string, strin
 export function objectiveAt(events: readonly WeftEvent[], id: string): string | undefined {
   let objective: string | undefined;
   for (const event of events) {
-    if (event.type === 'plan-chosen' || event.type === 'plan-update') objective = event.workflow.subtasks.find((s) => s.id === id)?.objective;
+    if (event.type === 'plan-chosen' || event.type === 'plan-update')
+      objective = event.workflow.subtasks.find((s) => s.id === id)?.objective;
   }
   return objective;
 }
@@ -149,8 +167,13 @@ export function restartsAfterAcceptance(events: readonly WeftEvent[]): string[] 
     if (event.type === 'plan-chosen' || event.type === 'plan-update') {
       for (const subtask of event.workflow.subtasks) objectives.set(subtask.id, subtask.objective);
     }
-    if (event.type === 'task-verify' && event.verdict === 'accept') accepted.set(event.taskId, objectives.get(event.taskId));
-    if (event.type === 'task-start' && accepted.has(event.taskId) && accepted.get(event.taskId) === objectives.get(event.taskId)) {
+    if (event.type === 'task-verify' && event.verdict === 'accept')
+      accepted.set(event.taskId, objectives.get(event.taskId));
+    if (
+      event.type === 'task-start' &&
+      accepted.has(event.taskId) &&
+      accepted.get(event.taskId) === objectives.get(event.taskId)
+    ) {
       problems.push(`${event.taskId} attempt ${event.attempt} started after it was accepted`);
     }
   }

@@ -40,10 +40,12 @@ let model: ScriptedModel;
 let result: RunTaskResult;
 const events: WeftEvent[] = [];
 
-const ofType = <T extends WeftEvent['type']>(type: T): EventOf<T>[] => events.filter((e): e is EventOf<T> => e.type === type);
+const ofType = <T extends WeftEvent['type']>(type: T): EventOf<T>[] =>
+  events.filter((e): e is EventOf<T> => e.type === type);
 const startsOf = (taskId: string) => ofType('task-start').filter((e) => e.taskId === taskId);
 const artifacts = () => join(result.runDir, 'artifacts');
-const readPlan = async (version: number) => JSON.parse(await readFile(join(result.runDir, `plan-v${version}.json`), 'utf8')) as WorkflowJson;
+const readPlan = async (version: number) =>
+  JSON.parse(await readFile(join(result.runDir, `plan-v${version}.json`), 'utf8')) as WorkflowJson;
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'weft-gobang-'));
@@ -87,7 +89,9 @@ describe('the Gobang run', () => {
 
   it('re-plans after the failed verification and keeps finished work', async () => {
     const verdicts = ofType('task-verify');
-    expect(verdicts.filter((v) => v.verdict !== 'accept').map((v) => [v.taskId, v.attempt, v.verdict])).toEqual([['t3', 1, 'replan']]);
+    expect(verdicts.filter((v) => v.verdict !== 'accept').map((v) => [v.taskId, v.attempt, v.verdict])).toEqual([
+      ['t3', 1, 'replan'],
+    ]);
 
     // K candidate revisions ({} , the chosen one, a less parallel one); the most parallel is applied.
     const revisions = ofType('plan-candidates').filter((e) => e.purpose === 'update');
@@ -153,7 +157,11 @@ describe('the game Weft built', () => {
     expect(files).toEqual(['ai.js', 'check-rules.cjs', 'game.js', 'index.html', 'rules.js', 'style.css']);
     expect(ofType('artifact-refused')).toEqual([]);
     // rules.js comes from the accepted second attempt, not the rejected first one.
-    expect(ofType('artifact').filter((e) => e.path === 'rules.js').map((e) => e.taskId)).toEqual(['t3']);
+    expect(
+      ofType('artifact')
+        .filter((e) => e.path === 'rules.js')
+        .map((e) => e.taskId),
+    ).toEqual(['t3']);
     expect(await readFile(join(artifacts(), 'rules.js'), 'utf8')).toContain('isDraw');
   });
 
@@ -170,7 +178,7 @@ describe('the game Weft built', () => {
     for (const script of scriptsOf(html)) expect(existsSync(join(artifacts(), script)), script).toBe(true);
   });
 
-  it("passes its own rules check (wins in four directions, draws)", async () => {
+  it('passes its own rules check (wins in four directions, draws)', async () => {
     const { stdout } = await run(process.execPath, ['check-rules.cjs'], { cwd: artifacts() });
     expect(stdout).toContain('all 9 checks passed');
     expect(stdout).not.toContain('FAIL');
@@ -249,10 +257,15 @@ describe('the game Weft built', () => {
 
   it('ends a full board without five as a draw', () => {
     const { GobangRules: rules } = loadScript(join(artifacts(), 'rules.js')) as {
-      GobangRules: { createBoard(): number[][]; isDraw(board: number[][]): boolean; winningLine(board: number[][], row: number, col: number): unknown };
+      GobangRules: {
+        createBoard(): number[][];
+        isDraw(board: number[][]): boolean;
+        winningLine(board: number[][], row: number, col: number): unknown;
+      };
     };
     const board = rules.createBoard();
-    for (let row = 0; row < 15; row++) for (let col = 0; col < 15; col++) board[row]![col] = (col + 2 * row) % 4 < 2 ? 1 : 2;
+    for (let row = 0; row < 15; row++)
+      for (let col = 0; col < 15; col++) board[row]![col] = (col + 2 * row) % 4 < 2 ? 1 : 2;
     expect(rules.isDraw(board)).toBe(true);
     board[0]![0] = 0;
     expect(rules.isDraw(board)).toBe(false);
@@ -261,7 +274,8 @@ describe('the game Weft built', () => {
 
 describe('examples/gobang/replies.json', () => {
   it('is what build-replies.mjs generates from examples/gobang/game', async () => {
-    await expect(run(process.execPath, [join(ROOT, 'examples/gobang/build-replies.mjs'), '--check'])).resolves.toBeDefined();
+    await expect(
+      run(process.execPath, [join(ROOT, 'examples/gobang/build-replies.mjs'), '--check']),
+    ).resolves.toBeDefined();
   });
 });
-

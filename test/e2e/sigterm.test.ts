@@ -10,10 +10,25 @@ import { ROOT } from './weft-cli.js';
 describe('SIGTERM to weft run', () => {
   it('cancels the run, records it cancelled and exits 1 with the usual document', async () => {
     const home = mkdtempSync(join(tmpdir(), 'weft-sigterm-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', 'write a story in six parts', '--model', 'sim:seed=8,tasks=6,latency=fixed(400)', '--home', home, '--json'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'run',
+        'write a story in six parts',
+        '--model',
+        'sim:seed=8,tasks=6,latency=fixed(400)',
+        '--home',
+        home,
+        '--json',
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -26,13 +41,17 @@ describe('SIGTERM to weft run', () => {
         child.kill('SIGTERM');
       }
     });
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     expect({ ...exit, stderr }).toMatchObject({ code: 1, signal: null });
     const document = JSON.parse(stdout) as { runId: string; status: string };
     expect(document.status).toBe('cancelled');
     const store = await openRunStore({ home });
     expect((await store.getRun(document.runId))?.status).toBe('cancelled');
-    const end = (await store.events(document.runId)).map((stored) => stored.event as { type: string; reason?: string }).find((event) => event.type === 'run-end');
+    const end = (await store.events(document.runId))
+      .map((stored) => stored.event as { type: string; reason?: string })
+      .find((event) => event.type === 'run-end');
     await store.close();
     expect(end?.reason).toMatch(/SIGTERM/);
   }, 60_000);

@@ -23,7 +23,8 @@ function weftIn(cwd: string, args: readonly string[]): Promise<CliResult> {
       process.execPath,
       ['--import', TSX, join(ROOT, 'src', 'cli', 'main.ts'), ...args],
       { cwd, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -33,7 +34,16 @@ let run: CliResult;
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'weft-team-e2e-'));
-  run = await weftIn(EXAMPLE, ['run', '--plan', 'plan.json', '--model', 'scripted:replies.json', '--home', home, '--json']);
+  run = await weftIn(EXAMPLE, [
+    'run',
+    '--plan',
+    'plan.json',
+    '--model',
+    'scripted:replies.json',
+    '--home',
+    home,
+    '--json',
+  ]);
 }, 90_000);
 
 afterAll(async () => {
@@ -44,7 +54,18 @@ describe('weft run --plan with a team role', () => {
   it('completes with the unchanged --json shape, counting the team calls', () => {
     const document = jsonDocument(run);
     expect(run.code, run.stderr).toBe(0);
-    expect(Object.keys(document).sort()).toEqual(['calls', 'costUsd', 'makespanMs', 'planVersion', 'result', 'runDir', 'runId', 'status', 'tasks', 'tokens']);
+    expect(Object.keys(document).sort()).toEqual([
+      'calls',
+      'costUsd',
+      'makespanMs',
+      'planVersion',
+      'result',
+      'runDir',
+      'runId',
+      'status',
+      'tasks',
+      'tokens',
+    ]);
     expect(document.status).toBe('completed');
     // facts: execute + verify; days: 4 agents × 2 steps + verify.
     expect(document.calls).toBe(11);
@@ -53,7 +74,17 @@ describe('weft run --plan with a team role', () => {
       ['facts', 'completed', 1],
       ['days', 'completed', 1],
     ]);
-    for (const task of tasks) expect(Object.keys(task).sort()).toEqual(['attempts', 'dependsOn', 'endMs', 'id', 'output', 'outputFile', 'startMs', 'status']);
+    for (const task of tasks)
+      expect(Object.keys(task).sort()).toEqual([
+        'attempts',
+        'dependsOn',
+        'endMs',
+        'id',
+        'output',
+        'outputFile',
+        'startMs',
+        'status',
+      ]);
   });
 
   it('says on stderr, as it happens, how the team ended', () => {
@@ -82,16 +113,28 @@ describe('weft run --plan with a team role', () => {
     const runId = jsonDocument(run).runId as string;
     const show = await weftIn(EXAMPLE, ['show', runId, '--home', home]);
     expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toContain('team apollo-panel (historian, engineer, astronomer, skeptic): consensus at step 2, 8 calls');
+    expect(show.stdout).toContain(
+      'team apollo-panel (historian, engineer, astronomer, skeptic): consensus at step 2, 8 calls',
+    );
   });
 
   it('exits 2 naming the role and the file when the team file is missing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-team-missing-'));
     try {
-      const plan = JSON.parse(await readFile(join(EXAMPLE, 'plan.json'), 'utf8')) as { roles: { name: string; team?: string }[] };
+      const plan = JSON.parse(await readFile(join(EXAMPLE, 'plan.json'), 'utf8')) as {
+        roles: { name: string; team?: string }[];
+      };
       plan.roles = plan.roles.map((role) => (role.name === 'panel' ? { ...role, team: 'no-such-team.yaml' } : role));
       await writeFile(join(dir, 'plan.json'), JSON.stringify(plan));
-      const result = await weftIn(dir, ['run', '--plan', 'plan.json', '--model', `scripted:${join(EXAMPLE, 'replies.json')}`, '--home', join(dir, 'home')]);
+      const result = await weftIn(dir, [
+        'run',
+        '--plan',
+        'plan.json',
+        '--model',
+        `scripted:${join(EXAMPLE, 'replies.json')}`,
+        '--home',
+        join(dir, 'home'),
+      ]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('Role "panel"');
       expect(result.stderr).toContain(join(dir, 'no-such-team.yaml'));
@@ -103,10 +146,19 @@ describe('weft run --plan with a team role', () => {
 });
 
 describe('from another folder, and with the team offered to the planner', () => {
-  it('resolves the plan\'s relative team file against the plan file\'s folder, not the working directory', async () => {
+  it("resolves the plan's relative team file against the plan file's folder, not the working directory", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-team-cwd-'));
     try {
-      const result = await weftIn(dir, ['run', '--plan', join(EXAMPLE, 'plan.json'), '--model', `scripted:${join(EXAMPLE, 'replies.json')}`, '--home', join(dir, 'home'), '--json']);
+      const result = await weftIn(dir, [
+        'run',
+        '--plan',
+        join(EXAMPLE, 'plan.json'),
+        '--model',
+        `scripted:${join(EXAMPLE, 'replies.json')}`,
+        '--home',
+        join(dir, 'home'),
+        '--json',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       expect(jsonDocument(result)).toMatchObject({ status: 'completed', calls: 11 });
     } finally {
@@ -118,13 +170,25 @@ describe('from another folder, and with the team offered to the planner', () => 
     const dir = await mkdtemp(join(tmpdir(), 'weft-team-offer-'));
     try {
       const task = 'Answer a question about the Apollo 11 mission with a number a panel has checked.';
-      const result = await weftIn(dir, ['run', task, '--team', join(EXAMPLE, 'team.yaml'), '--model', `scripted:${join(EXAMPLE, 'replies.json')}`, '--home', join(dir, 'home'), '--json']);
+      const result = await weftIn(dir, [
+        'run',
+        task,
+        '--team',
+        join(EXAMPLE, 'team.yaml'),
+        '--model',
+        `scripted:${join(EXAMPLE, 'replies.json')}`,
+        '--home',
+        join(dir, 'home'),
+        '--json',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       // 3 plan candidates + the 11 calls of the plan-file run.
       expect(jsonDocument(result)).toMatchObject({ status: 'completed', calls: 14 });
       expect(result.stderr).toContain('team apollo-panel on days: consensus at step 2, 8 calls');
       const runId = jsonDocument(result).runId as string;
-      const plan = JSON.parse(await readFile(join(dir, 'home', 'runs', runId, 'plan-v1.json'), 'utf8')) as { roles: unknown[] };
+      const plan = JSON.parse(await readFile(join(dir, 'home', 'runs', runId, 'plan-v1.json'), 'utf8')) as {
+        roles: unknown[];
+      };
       expect(plan.roles).toContainEqual({
         name: 'apollo-panel',
         prompt: 'Four experts who debate a question until they agree; for a number that must be checked.',
@@ -139,7 +203,17 @@ describe('from another folder, and with the team offered to the planner', () => 
   it('refuses --team with --plan, exit 2, before any run exists', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weft-team-offer-plan-'));
     try {
-      const result = await weftIn(dir, ['run', '--plan', join(EXAMPLE, 'plan.json'), '--team', join(EXAMPLE, 'team.yaml'), '--model', 'sim:seed=1', '--home', join(dir, 'home')]);
+      const result = await weftIn(dir, [
+        'run',
+        '--plan',
+        join(EXAMPLE, 'plan.json'),
+        '--team',
+        join(EXAMPLE, 'team.yaml'),
+        '--model',
+        'sim:seed=1',
+        '--home',
+        join(dir, 'home'),
+      ]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--team');
       expect(result.stderr).toContain('--plan skips planning');

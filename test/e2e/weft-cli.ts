@@ -40,6 +40,8 @@ export function jsonDocument(result: CliResult): Record<string, unknown> {
   try {
     return JSON.parse(result.stdout) as Record<string, unknown>;
   } catch {
-    throw new Error(`stdout is not one JSON document (exit ${result.code}).\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+    throw new Error(
+      `stdout is not one JSON document (exit ${result.code}).\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
   }
 }

@@ -58,7 +58,10 @@ describe('createEmbeddingSimilarity', () => {
   it('embeds each distinct text once, in batches, across calls', async () => {
     const { embed, batches } = fakeEmbed();
     const similarity = similarityWith(embed, { batchSize: 2 });
-    await similarity.matrix(['go to fridge 1', 'open fridge 1', 'go to fridge 1'], ['open fridge 1', 'take apple 2 from fridge 1']);
+    await similarity.matrix(
+      ['go to fridge 1', 'open fridge 1', 'go to fridge 1'],
+      ['open fridge 1', 'take apple 2 from fridge 1'],
+    );
     expect(batches).toEqual([['go to fridge 1', 'open fridge 1'], ['take apple 2 from fridge 1']]);
     await similarity.matrix(['take apple 2 from fridge 1'], ['go to cabinet 3', 'go to fridge 1']);
     expect(batches.slice(2)).toEqual([['go to cabinet 3']]);
@@ -75,11 +78,20 @@ describe('createEmbeddingSimilarity', () => {
   });
 
   it('scores zero and empty vectors 0, never NaN, except against an equal text', async () => {
-    const similarity = similarityWith(async (texts) => texts.map((text) => (text === 'nothing' ? [] : VECTORS[text] ?? [])));
+    const similarity = similarityWith(async (texts) =>
+      texts.map((text) => (text === 'nothing' ? [] : (VECTORS[text] ?? []))),
+    );
     const matrix = await similarity.matrix(['', 'nothing', 'go to fridge 1'], ['', 'nothing', 'open fridge 1']);
     expect(matrix[0]?.[0]).toBe(1);
     expect(matrix[1]?.[1]).toBe(1);
-    for (const value of [matrix[0]?.[1], matrix[0]?.[2], matrix[1]?.[0], matrix[1]?.[2], matrix[2]?.[0], matrix[2]?.[1]]) {
+    for (const value of [
+      matrix[0]?.[1],
+      matrix[0]?.[2],
+      matrix[1]?.[0],
+      matrix[1]?.[2],
+      matrix[2]?.[0],
+      matrix[2]?.[1],
+    ]) {
       expect(value).toBe(0);
     }
     expect(matrix[2]?.[2]).toBeCloseTo(0.96, 12);
@@ -92,7 +104,10 @@ describe('createEmbeddingSimilarity', () => {
       return calls === 1 ? [[1, 0]] : texts.map(() => [1, 0]);
     });
     const wrongCount = await rejection(similarity.matrix(['a', 'b'], []));
-    expect(wrongCount).toMatchObject({ code: 'PROVIDER', message: 'embeddings test:fake: asked for 2 embeddings in one batch, got 1 vector' });
+    expect(wrongCount).toMatchObject({
+      code: 'PROVIDER',
+      message: 'embeddings test:fake: asked for 2 embeddings in one batch, got 1 vector',
+    });
     // Nothing was kept from the failed batch: both texts are asked for again.
     expect(await similarity.matrix(['a'], ['b'])).toEqual([[1]]);
     expect(calls).toBe(2);
@@ -127,7 +142,9 @@ describe('createEmbeddingSimilarity', () => {
     const similarity = similarityWith(embed);
     const controller = new AbortController();
     controller.abort();
-    const error: unknown = await similarity.matrix(['go to fridge 1'], [], controller.signal).catch((caught: unknown) => caught);
+    const error: unknown = await similarity
+      .matrix(['go to fridge 1'], [], controller.signal)
+      .catch((caught: unknown) => caught);
     expect(isAbortError(error)).toBe(true);
     expect(batches).toEqual([]);
   });
@@ -155,7 +172,9 @@ describe('createEmbeddingSimilarity', () => {
   });
 
   it('rejects a batch size below 1', () => {
-    expect(() => similarityWith(fakeEmbed().embed, { batchSize: 0 })).toThrow(expect.objectContaining({ code: 'BAD_INPUT' }));
+    expect(() => similarityWith(fakeEmbed().embed, { batchSize: 0 })).toThrow(
+      expect.objectContaining({ code: 'BAD_INPUT' }),
+    );
   });
 
   it('closes what the embedder holds', async () => {
@@ -191,7 +210,12 @@ describe('embedding cache on disk', () => {
   it('keeps vectors across instances, so a second run embeds nothing', async () => {
     const first = fakeEmbed();
     const warnings: string[] = [];
-    const open = () => openEmbeddingCache({ directory: join(directory, 'nested'), model: 'test:fake', onWarning: (w) => warnings.push(w) });
+    const open = () =>
+      openEmbeddingCache({
+        directory: join(directory, 'nested'),
+        model: 'test:fake',
+        onWarning: (w) => warnings.push(w),
+      });
     const run1 = similarityWith(first.embed, { batchSize: 2, cache: open() });
     const expected = await run1.matrix(['go to fridge 1', 'open fridge 1'], ['take apple 2 from fridge 1']);
     expect(first.batches).toHaveLength(2);
@@ -246,8 +270,14 @@ describe('embedding cache on disk', () => {
     // The old content is untouched; new lines start on a line of their own.
     const after = await readFile(file, 'utf8');
     expect(after.startsWith(`${content}\n`)).toBe(true);
-    const added = after.slice(content.length + 1).trimEnd().split('\n');
-    expect(added.map((line) => (JSON.parse(line) as { text: string }).text)).toEqual(['open fridge 1', 'go to cabinet 3']);
+    const added = after
+      .slice(content.length + 1)
+      .trimEnd()
+      .split('\n');
+    expect(added.map((line) => (JSON.parse(line) as { text: string }).text)).toEqual([
+      'open fridge 1',
+      'go to cabinet 3',
+    ]);
   });
 
   it('counts corrupt lines beyond the first five in one warning', async () => {
@@ -264,7 +294,11 @@ describe('embedding cache on disk', () => {
     const blocker = join(directory, 'not-a-folder');
     await writeFile(blocker, '');
     const warnings: string[] = [];
-    const cache = openEmbeddingCache({ directory: blocker, model: 'test:fake', onWarning: (warning) => warnings.push(warning) });
+    const cache = openEmbeddingCache({
+      directory: blocker,
+      model: 'test:fake',
+      onWarning: (warning) => warnings.push(warning),
+    });
     const similarity = similarityWith(fakeEmbed().embed, { batchSize: 1, cache });
     expect((await similarity.matrix(['go to fridge 1'], ['open fridge 1']))[0]?.[0]).toBeCloseTo(0.96, 12);
     // One warning for the failed read, one for the first failed write; the second batch does not try again.
@@ -288,7 +322,11 @@ describe('embedding cache on disk', () => {
     await appendFile(cache.location, `${JSON.stringify({ text: 'written by another process', vector: [2] })}\n`);
     // Loaded already: the line added behind its back is not seen until the next open.
     expect(await cache.lookup(['a', 'written by another process'])).toEqual(new Map([['a', [1]]]));
-    await cache.store([{ text: 'a', vector: [1] }, { text: 'b', vector: [3] }, { text: 'b', vector: [3] }]);
+    await cache.store([
+      { text: 'a', vector: [1] },
+      { text: 'b', vector: [3] },
+      { text: 'b', vector: [3] },
+    ]);
     const texts = (await readFile(cache.location, 'utf8'))
       .trimEnd()
       .split('\n')
@@ -309,8 +347,16 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
       apiKeyEnv: 'OPENAI_API_KEY',
       fetch: replay.fetch,
     });
-    const similarity = createEmbeddingSimilarity({ name: 'n', model: embedder.model, embed: embedder.embed, batchSize: 2 });
-    const matrix = await similarity.matrix(['go to fridge 1', 'open fridge 1'], ['open fridge 1', 'take apple 2 from fridge 1']);
+    const similarity = createEmbeddingSimilarity({
+      name: 'n',
+      model: embedder.model,
+      embed: embedder.embed,
+      batchSize: 2,
+    });
+    const matrix = await similarity.matrix(
+      ['go to fridge 1', 'open fridge 1'],
+      ['open fridge 1', 'take apple 2 from fridge 1'],
+    );
 
     expect(replay.requests).toHaveLength(2);
     const [first, second] = replay.requests;
@@ -321,7 +367,11 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
       input: ['go to fridge 1', 'open fridge 1'],
       encoding_format: 'float',
     });
-    expect(second?.body).toEqual({ model: 'text-embedding-3-small', input: ['take apple 2 from fridge 1'], encoding_format: 'float' });
+    expect(second?.body).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['take apple 2 from fridge 1'],
+      encoding_format: 'float',
+    });
     expect(matrix[0]?.[0]).toBeCloseTo(0.96, 12);
     expect(matrix[0]?.[1]).toBeCloseTo(0.48, 12);
     expect(matrix[1]?.[0]).toBe(1);
@@ -351,7 +401,12 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
         status: 403,
         headers: { 'content-type': 'application/json' },
       })) as typeof globalThis.fetch;
-    const embedder = createOpenAIEmbedder({ baseURL: 'http://proxy/v1', model: 'm', apiKey: 'sk-echoed-secret-key', fetch: echo });
+    const embedder = createOpenAIEmbedder({
+      baseURL: 'http://proxy/v1',
+      model: 'm',
+      apiKey: 'sk-echoed-secret-key',
+      fetch: echo,
+    });
     const error = await rejection(embedder.embed(['a']));
     expect(error.message).toContain('bad key [redacted]');
     expect(error.message).not.toContain('sk-echoed-secret-key');
@@ -360,14 +415,25 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
 
   it('maps 429 to a retryable PROVIDER error with the Retry-After delay', async () => {
     const replay = replayFetch('openai/embeddings-rate-limit-429');
-    const embedder = createOpenAIEmbedder({ baseURL: 'https://api.openai.com/v1', model: 'text-embedding-3-small', apiKey: 'sk-test-key', providerName: 'OpenAI', fetch: replay.fetch });
+    const embedder = createOpenAIEmbedder({
+      baseURL: 'https://api.openai.com/v1',
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test-key',
+      providerName: 'OpenAI',
+      fetch: replay.fetch,
+    });
     const error = await rejection(embedder.embed(['a']));
     expect(error).toMatchObject({ code: 'PROVIDER', retryable: true, retryAfterMs: 3000 });
     expect(error.message).toContain('answered HTTP 429: Rate limit reached');
   });
 
   it('fails clearly on a wrong vector count or mixed dimensions in a response', async () => {
-    const options = { baseURL: 'https://api.openai.com/v1', model: 'text-embedding-3-small', apiKey: 'sk-test-key', providerName: 'OpenAI' };
+    const options = {
+      baseURL: 'https://api.openai.com/v1',
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test-key',
+      providerName: 'OpenAI',
+    };
     const wrongCount = createOpenAIEmbedder({ ...options, fetch: replayFetch('openai/embeddings-wrong-count').fetch });
     expect(await rejection(wrongCount.embed(['a', 'b']))).toMatchObject({
       code: 'PROVIDER',
@@ -381,11 +447,20 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
 
   it('sends nothing for no texts, and fails retryably when the server is unreachable', async () => {
     const replay = replayFetch();
-    const idle = createOpenAIEmbedder({ baseURL: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', fetch: replay.fetch });
+    const idle = createOpenAIEmbedder({
+      baseURL: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      fetch: replay.fetch,
+    });
     expect(await idle.embed([])).toEqual([]);
     expect(replay.requests).toEqual([]);
 
-    const down = createOpenAIEmbedder({ baseURL: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', providerName: 'Ollama', fetch: unreachableFetch() });
+    const down = createOpenAIEmbedder({
+      baseURL: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      providerName: 'Ollama',
+      fetch: unreachableFetch(),
+    });
     const error = await rejection(down.embed(['a']));
     expect(error).toMatchObject({ code: 'PROVIDER', retryable: true });
     expect(error.message).toContain('Ollama (nomic-embed-text): could not connect at http://127.0.0.1:11434/v1');
@@ -394,10 +469,13 @@ describe('createOpenAIEmbedder (recorded fixtures)', () => {
   it('decodes base64 float32 vectors from a server that sends them anyway', async () => {
     const base64 = Buffer.from(new Float32Array([0.5, -1.25]).buffer).toString('base64');
     const server = (async () =>
-      new Response(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: base64 }], model: 'm' }), {
-        status: 200,
-        headers: { 'content-type': 'application/json' },
-      })) as typeof globalThis.fetch;
+      new Response(
+        JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: base64 }], model: 'm' }),
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        },
+      )) as typeof globalThis.fetch;
     const embedder = createOpenAIEmbedder({ baseURL: 'http://server/v1', model: 'm', fetch: server });
     expect(await embedder.embed(['a'])).toEqual([[0.5, -1.25]]);
   });

@@ -9,17 +9,24 @@ import { GOLD_DIR } from './gold-path.js';
 /** 1 for equal texts, else 0: the tests are about the bookkeeping, not the similarity model. */
 const exact = similarityFromFunction('exact text', (a, b) => (a === b ? 1 : 0));
 
-const golds = await Promise.all(['os.json', 'webshop.json', 'lumos.json'].map((file) => loadGold(join(GOLD_DIR, file))));
+const golds = await Promise.all(
+  ['os.json', 'webshop.json', 'lumos.json'].map((file) => loadGold(join(GOLD_DIR, file))),
+);
 const [os, webshop, lumos] = golds.map((records) => records.slice(0, 3)) as [GoldRecord[], GoldRecord[], GoldRecord[]];
 const gold = [...os, ...webshop, ...lumos];
 
 function predictionsOf(lines: readonly unknown[]): ReturnType<typeof parsePredictions> {
-  return parsePredictions(lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'), 'p.jsonl');
+  return parsePredictions(
+    lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n'),
+    'p.jsonl',
+  );
 }
 
 describe('evaluatePredictions', () => {
   it('scores gold against itself as 1, and averages overall, by scenario and by source', async () => {
-    const { predictions } = predictionsOf([...os, ...webshop].map((record) => ({ id: record.id, output: record.answer })));
+    const { predictions } = predictionsOf(
+      [...os, ...webshop].map((record) => ({ id: record.id, output: record.answer })),
+    );
     const report = await evaluatePredictions({ gold, predictions, similarity: exact });
     expect(report).toMatchObject({
       count: 6,
@@ -37,9 +44,19 @@ describe('evaluatePredictions', () => {
       mcisTimeLimitHits: [],
     });
     expect(report.samples[0]).toMatchObject({
-      id: os[0]!.id, f1_chain: 1, f1_graph: 1, p_chain: 1, r_chain: 1, p_graph: 1, r_graph: 1,
-      scenario: 'embodied', source: 'os', line: 1, mcisExact: true,
-      goldNodes: os[0]!.workflow.nodes.length, predictedNodes: os[0]!.workflow.nodes.length,
+      id: os[0]!.id,
+      f1_chain: 1,
+      f1_graph: 1,
+      p_chain: 1,
+      r_chain: 1,
+      p_graph: 1,
+      r_graph: 1,
+      scenario: 'embodied',
+      source: 'os',
+      line: 1,
+      mcisExact: true,
+      goldNodes: os[0]!.workflow.nodes.length,
+      predictedNodes: os[0]!.workflow.nodes.length,
     });
   });
 
@@ -58,12 +75,28 @@ describe('evaluatePredictions', () => {
       { id: webshop[2]!.id, output: 'Node:\n1: something else entirely\nEdge: (START,1) (1,END)' }, // 11 scored, 0
     ];
     const read = predictionsOf(lines);
-    const report = await evaluatePredictions({ gold, predictions: read.predictions, skipped: read.skipped, similarity: exact, file: 'p.jsonl' });
+    const report = await evaluatePredictions({
+      gold,
+      predictions: read.predictions,
+      skipped: read.skipped,
+      similarity: exact,
+      file: 'p.jsonl',
+    });
     expect(report.count).toBe(2);
-    expect(report.samples.map((sample) => [sample.id, sample.line, sample.f1_graph])).toEqual([[os[0]!.id, 1, 1], [webshop[2]!.id, 11, 0]]);
+    expect(report.samples.map((sample) => [sample.id, sample.line, sample.f1_graph])).toEqual([
+      [os[0]!.id, 1, 1],
+      [webshop[2]!.id, 11, 0],
+    ]);
     expect(report.skipped).toBe(8);
     expect(report.skips.map(({ line, problem }) => [line, problem])).toEqual([
-      [2, 'empty'], [3, 'not-json'], [4, 'no-nodes'], [5, 'unknown-node'], [6, 'cycle'], [7, 'unknown-id'], [8, 'duplicate-id'], [10, 'bad-output'],
+      [2, 'empty'],
+      [3, 'not-json'],
+      [4, 'no-nodes'],
+      [5, 'unknown-node'],
+      [6, 'cycle'],
+      [7, 'unknown-id'],
+      [8, 'duplicate-id'],
+      [10, 'bad-output'],
     ]);
     const reason = (line: number) => report.skips.find((skip) => skip.line === line)!.reason;
     expect(reason(2)).toBe('p.jsonl:2 output: the workflow text is empty');
@@ -81,17 +114,31 @@ describe('evaluatePredictions', () => {
   it('says why generation failed when the benchmark recorded an error', async () => {
     const { predictions } = predictionsOf([{ id: os[0]!.id, output: '', error: 'timed out after 300 s' }]);
     const report = await evaluatePredictions({ gold, predictions, similarity: exact });
-    expect(report.skips[0]!.reason).toBe('line 1 output: the workflow text is empty (generation failed: timed out after 300 s)');
+    expect(report.skips[0]!.reason).toBe(
+      'line 1 output: the workflow text is empty (generation failed: timed out after 300 s)',
+    );
   });
 
   it('reports means of 0 and empty groups when nothing could be scored', async () => {
     const report = await evaluatePredictions({ gold, predictions: [], similarity: exact });
-    expect(report).toMatchObject({ count: 0, skipped: 0, f1_chain: 0, f1_graph: 0, byScenario: {}, bySource: {}, missing: 9, withSkipsAsZero: { count: 0, f1_chain: 0, f1_graph: 0 } });
+    expect(report).toMatchObject({
+      count: 0,
+      skipped: 0,
+      f1_chain: 0,
+      f1_graph: 0,
+      byScenario: {},
+      bySource: {},
+      missing: 9,
+      withSkipsAsZero: { count: 0, f1_chain: 0, f1_graph: 0 },
+    });
   });
 
   it('groups a source outside the four scenarios under its own name', async () => {
     const custom: GoldRecord = { ...os[0]!, id: 'mybench_1', source: 'mybench', scenario: undefined };
-    const predictions: Prediction[] = [{ id: 'mybench_1', output: os[0]!.answer, line: 1 }, { id: lumos[0]!.id, output: lumos[0]!.answer, line: 2 }];
+    const predictions: Prediction[] = [
+      { id: 'mybench_1', output: os[0]!.answer, line: 1 },
+      { id: lumos[0]!.id, output: lumos[0]!.answer, line: 2 },
+    ];
     const report = await evaluatePredictions({ gold: [custom, ...lumos], predictions, similarity: exact });
     expect(Object.keys(report.byScenario)).toEqual(['problem-solving', 'mybench']);
     expect(report.samples.map((sample) => sample.scenario)).toEqual(['mybench', 'problem-solving']);
@@ -112,7 +159,13 @@ describe('evaluatePredictions', () => {
     const records = [...os, ...webshop, ...lumos];
     const predictions = records.map((record, index) => ({ id: record.id, output: record.answer, line: index + 1 }));
     const progress: [number, number][] = [];
-    const report = await evaluatePredictions({ gold, predictions, similarity: slowFirst, concurrency: 4, onProgress: (done, total) => progress.push([done, total]) });
+    const report = await evaluatePredictions({
+      gold,
+      predictions,
+      similarity: slowFirst,
+      concurrency: 4,
+      onProgress: (done, total) => progress.push([done, total]),
+    });
     expect(report.samples.map((sample) => sample.id)).toEqual(records.map((record) => record.id));
     expect(progress).toEqual(records.map((_, index) => [index + 1, 9]));
   });
@@ -144,7 +197,12 @@ describe('evaluatePredictions', () => {
     const predictions = [{ id: os[0]!.id, output: os[0]!.answer, line: 1 }];
     const strict = await evaluatePredictions({ gold, predictions, similarity: half });
     expect(strict.f1_graph).toBe(0);
-    const lenient = await evaluatePredictions({ gold, predictions, similarity: half, options: { beta: 0.5, maxOrders: 3 } });
+    const lenient = await evaluatePredictions({
+      gold,
+      predictions,
+      similarity: half,
+      options: { beta: 0.5, maxOrders: 3 },
+    });
     expect(lenient).toMatchObject({ f1_graph: 1, beta: 0.5, maxOrders: 3 });
   });
 
@@ -152,6 +210,8 @@ describe('evaluatePredictions', () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
     const predictions = [{ id: os[0]!.id, output: os[0]!.answer, line: 1 }];
-    await expect(evaluatePredictions({ gold, predictions, similarity: exact, signal: controller.signal })).rejects.toThrow('cancelled');
+    await expect(
+      evaluatePredictions({ gold, predictions, similarity: exact, signal: controller.signal }),
+    ).rejects.toThrow('cancelled');
   });
 });

@@ -61,7 +61,9 @@ describe('loadGold on the WorfBench data', () => {
     expect(first.system).toBe(raw[0]!.conversations[0]!.content);
     expect(first.task).toBe(raw[0]!.conversations[1]!.content);
     expect(first.answer).toBe(raw[0]!.conversations[2]!.content);
-    expect(first.workflow.nodes[0]).toBe('execute bash code to find all .txt files containing "Linux" in the home directory');
+    expect(first.workflow.nodes[0]).toBe(
+      'execute bash code to find all .txt files containing "Linux" in the home directory',
+    );
     expect(first.workflow.edges[0]).toEqual(['START', 1]);
   });
 
@@ -71,9 +73,11 @@ describe('loadGold on the WorfBench data', () => {
     expect(new Set(gold.map((g) => g.id)).size).toBe(set.records);
     const counts: Record<string, number> = {};
     for (const g of gold) counts[String(g.scenario)] = (counts[String(g.scenario)] ?? 0) + 1;
-    expect(counts).toEqual(set.full
-      ? { 'function call': 357, embodied: 776, 'problem-solving': 400, 'open-grounded': 213 }
-      : { 'function call': 19, embodied: 36, 'problem-solving': 18, 'open-grounded': 35 });
+    expect(counts).toEqual(
+      set.full
+        ? { 'function call': 357, embodied: 776, 'problem-solving': 400, 'open-grounded': 213 }
+        : { 'function call': 19, embodied: 36, 'problem-solving': 18, 'open-grounded': 35 },
+    );
     // Files in name order: alfworld first, wikihow last.
     expect(gold[0]!.source).toBe('alfworld');
     expect(gold.at(-1)!.source).toBe('wikihow');
@@ -85,7 +89,10 @@ describe('loadGold on the WorfBench data', () => {
 describe('loadGold on other files', () => {
   it('reads JSONL, a single-object .json file, and a folder in file-name order, ignoring other files', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'b.jsonl'), `${JSON.stringify(record('webshop_1'))}\n\n${JSON.stringify(record('webshop_2'))}\n`);
+    writeFileSync(
+      join(dir, 'b.jsonl'),
+      `${JSON.stringify(record('webshop_1'))}\n\n${JSON.stringify(record('webshop_2'))}\n`,
+    );
     writeFileSync(join(dir, 'a.json'), JSON.stringify(record('lumos_9'), null, 2));
     writeFileSync(join(dir, 'README.md'), '# not data');
     writeFileSync(join(dir, 'notes.txt'), 'not data');
@@ -104,9 +111,16 @@ describe('loadGold on other files', () => {
       const { source: _source, ...rest } = record(id);
       return rest;
     };
-    writeFileSync(file, [noSource('alfworld_3'), noSource('free-form'), record('custom_1')].map((r) => JSON.stringify(r)).join('\n'));
+    writeFileSync(
+      file,
+      [noSource('alfworld_3'), noSource('free-form'), record('custom_1')].map((r) => JSON.stringify(r)).join('\n'),
+    );
     const gold = await loadGold(file);
-    expect(gold.map((g) => [g.source, g.scenario])).toEqual([['alfworld', 'embodied'], ['mybench', undefined], ['custom', undefined]]);
+    expect(gold.map((g) => [g.source, g.scenario])).toEqual([
+      ['alfworld', 'embodied'],
+      ['mybench', undefined],
+      ['custom', undefined],
+    ]);
   });
 
   it('uses the last assistant message as the answer and the user message before it as the task', async () => {
@@ -135,7 +149,13 @@ describe('loadGold reports unusable gold, located by file, line and field', () =
     const error = await loadError(file);
     expect(error.code).toBe('BAD_INPUT');
     expect(error.issues).toEqual([
-      { file, line: lineOf(text, '12345'), column: 9, field: '[1].conversations[2].content', message: 'expected a string, got a number' },
+      {
+        file,
+        line: lineOf(text, '12345'),
+        column: 9,
+        field: '[1].conversations[2].content',
+        message: 'expected a string, got a number',
+      },
     ]);
   });
 
@@ -151,7 +171,11 @@ describe('loadGold reports unusable gold, located by file, line and field', () =
     expect(error.issues.map(({ line, field, message }) => ({ line, field, message }))).toEqual([
       { line: 2, field: '[0].id', message: 'missing required field "id"' },
       { line: lineOf(text, '"oops"'), field: '[1]', message: 'expected a record object, got a string' },
-      { line: lineOf(text, '"conversations"', 2), field: '[2].conversations', message: 'record "webshop_3" has no assistant message (the gold answer)' },
+      {
+        line: lineOf(text, '"conversations"', 2),
+        field: '[2].conversations',
+        message: 'record "webshop_3" has no assistant message (the gold answer)',
+      },
     ]);
   });
 
@@ -168,17 +192,24 @@ describe('loadGold reports unusable gold, located by file, line and field', () =
     const file = join(dir, 'lumos.json');
     writeFileSync(file, '[\n  {"id": "lumos_1"}\n  {"id": "lumos_2"}\n]\n');
     const error = await loadError(file);
-    expect(error.issues).toEqual([{ file, line: 3, column: 3, message: expect.stringMatching(/^invalid JSON: expected ','/) }]);
+    expect(error.issues).toEqual([
+      { file, line: 3, column: 3, message: expect.stringMatching(/^invalid JSON: expected ','/) },
+    ]);
   });
 
   it('a gold answer the parser cannot use, naming the record', async () => {
     const dir = tempDir();
     const file = join(dir, 'wikihow.jsonl');
-    writeFileSync(file, [record('wikihow_1'), record('wikihow_2', 'I do not know.')].map((r) => JSON.stringify(r)).join('\n'));
+    writeFileSync(
+      file,
+      [record('wikihow_1'), record('wikihow_2', 'I do not know.')].map((r) => JSON.stringify(r)).join('\n'),
+    );
     const error = await loadError(file);
     expect(error.issues).toHaveLength(1);
     expect(error.issues[0]).toMatchObject({ file, line: 2, field: 'conversations[2].content' });
-    expect(error.issues[0]!.message).toMatch(/^the gold answer of "wikihow_2" is not a usable workflow: no node list found/);
+    expect(error.issues[0]!.message).toMatch(
+      /^the gold answer of "wikihow_2" is not a usable workflow: no node list found/,
+    );
   });
 
   it('a cyclic gold answer', async () => {
@@ -191,21 +222,37 @@ describe('loadGold reports unusable gold, located by file, line and field', () =
   it('the same id twice, across files', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.jsonl'), JSON.stringify(record('toolbench_7')));
-    writeFileSync(join(dir, 'b.jsonl'), `${JSON.stringify(record('toolbench_8'))}\n${JSON.stringify(record('toolbench_7'))}`);
+    writeFileSync(
+      join(dir, 'b.jsonl'),
+      `${JSON.stringify(record('toolbench_8'))}\n${JSON.stringify(record('toolbench_7'))}`,
+    );
     const error = await loadError(dir);
     expect(error.issues).toEqual([
-      { file: join(dir, 'b.jsonl'), line: 2, column: expect.any(Number), field: 'id', message: `duplicate id "toolbench_7"; first at ${join(dir, 'a.jsonl')}:1` },
+      {
+        file: join(dir, 'b.jsonl'),
+        line: 2,
+        column: expect.any(Number),
+        field: 'id',
+        message: `duplicate id "toolbench_7"; first at ${join(dir, 'a.jsonl')}:1`,
+      },
     ]);
   });
 
   it('a missing path, an empty folder and a file without records', async () => {
     const dir = tempDir();
     const missing = join(dir, 'nope');
-    await expect(loadGold(missing)).rejects.toMatchObject({ code: 'BAD_INPUT', location: { file: missing }, message: expect.stringMatching(/no such file/) });
+    await expect(loadGold(missing)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { file: missing },
+      message: expect.stringMatching(/no such file/),
+    });
     const empty = join(dir, 'empty');
     mkdirSync(empty);
     writeFileSync(join(empty, 'README.md'), 'x');
-    await expect(loadGold(empty)).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/no \.json or \.jsonl files/) });
+    await expect(loadGold(empty)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/no \.json or \.jsonl files/),
+    });
     const none = join(dir, 'none.json');
     writeFileSync(none, '[]');
     await expect(loadGold(none)).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'no gold records' });

@@ -34,12 +34,21 @@ let told = false;
 
 /** The gold sets a whole-data test runs on: the subset, and the full set when present (else a printed reason). */
 export function goldSets(): readonly GoldSet[] {
-  const sets: GoldSet[] = [{ name: `the repository's ${FIXTURE_RECORDS}-record subset`, dir: GOLD_DIR, full: false, records: FIXTURE_RECORDS }];
+  const sets: GoldSet[] = [
+    { name: `the repository's ${FIXTURE_RECORDS}-record subset`, dir: GOLD_DIR, full: false, records: FIXTURE_RECORDS },
+  ];
   if (existsSync(SHARED_GOLD_DIR)) {
-    sets.push({ name: `all ${SHARED_RECORDS.toLocaleString('en')} records`, dir: SHARED_GOLD_DIR, full: true, records: SHARED_RECORDS });
+    sets.push({
+      name: `all ${SHARED_RECORDS.toLocaleString('en')} records`,
+      dir: SHARED_GOLD_DIR,
+      full: true,
+      records: SHARED_RECORDS,
+    });
   } else if (!told) {
     told = true;
-    console.log(`skipping the full WorfBench gold set: ${SHARED_GOLD_DIR} is absent (it is not part of a clone); the ${FIXTURE_RECORDS}-record subset in test/fixtures/worfbench is tested instead`);
+    console.log(
+      `skipping the full WorfBench gold set: ${SHARED_GOLD_DIR} is absent (it is not part of a clone); the ${FIXTURE_RECORDS}-record subset in test/fixtures/worfbench is tested instead`,
+    );
   }
   return sets;
 }
@@ -70,13 +79,23 @@ export function loadGoldAnswers(dir: string = GOLD_DIR): readonly GoldAnswer[] {
   const cached = cache.get(dir);
   if (cached) return cached;
   const answers: GoldAnswer[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()) {
     const records = JSON.parse(readFileSync(resolve(dir, file), 'utf8')) as RawRecord[];
     records.forEach((record, index) => {
       const last = record.conversations[record.conversations.length - 1];
       const user = record.conversations.find((message) => message.role === 'user');
-      if (last?.role !== 'assistant') throw new Error(`${file} record ${index} (${record.id}): the last message is not the assistant's`);
-      answers.push({ id: record.id, source: record.source, file, index, task: user?.content ?? '', answer: last.content });
+      if (last?.role !== 'assistant')
+        throw new Error(`${file} record ${index} (${record.id}): the last message is not the assistant's`);
+      answers.push({
+        id: record.id,
+        source: record.source,
+        file,
+        index,
+        task: user?.content ?? '',
+        answer: last.content,
+      });
     });
   }
   cache.set(dir, answers);

@@ -127,12 +127,15 @@ describe.each(goldSets())('lexical similarity on the WorfBench gold data ($name)
       // Every text new to the similarity (so nothing is cached), relisted backwards.
       const perturbed = nodes
         .map((node, position) =>
-          position % 2 === 0 ? ` ${node.replace(/ /g, '  ').toUpperCase()}` : `${node.split(' ').slice(0, -1).join(' ')} ${index}`,
+          position % 2 === 0
+            ? ` ${node.replace(/ /g, '  ').toUpperCase()}`
+            : `${node.split(' ').slice(0, -1).join(' ')} ${index}`,
         )
         .reverse();
       const matrix = await similarity.matrix(nodes, perturbed);
       // Node 1, upper-cased and spaced out, is now last (unless it has a letter whose case does not round-trip).
-      if (nodes[0]?.toUpperCase().toLowerCase() === nodes[0]?.toLowerCase()) expect(matrix[0]?.[nodes.length - 1]).toBe(1);
+      if (nodes[0]?.toUpperCase().toLowerCase() === nodes[0]?.toLowerCase())
+        expect(matrix[0]?.[nodes.length - 1]).toBe(1);
     }
   });
 

@@ -83,7 +83,11 @@ describe('local embeddings: real node-llama-cpp on the tiny random GGUF', () => 
     async () => {
       const embedder = createLocalEmbedder({ path: TINY_MODEL, importer: realImporter });
       try {
-        const [a, b, again] = await embedder.embed(['go to fridge 1', 'open the drawer and take the mug', 'go to fridge 1']);
+        const [a, b, again] = await embedder.embed([
+          'go to fridge 1',
+          'open the drawer and take the mug',
+          'go to fridge 1',
+        ]);
         expect(a?.length).toBeGreaterThan(0);
         expect(b?.length).toBe(a?.length);
         expect(again).toEqual(a);
@@ -95,9 +99,17 @@ describe('local embeddings: real node-llama-cpp on the tiny random GGUF', () => 
           embedded.push(...texts);
           return embedder.embed(texts, signal);
         };
-        const similarity = createEmbeddingSimilarity({ name: 'embeddings local:tiny', model: embedder.model, embed: counting });
+        const similarity = createEmbeddingSimilarity({
+          name: 'embeddings local:tiny',
+          model: embedder.model,
+          embed: counting,
+        });
         const rows = ['go to fridge 1', 'take apple 2 from fridge 1'];
-        const matrix = await similarity.matrix(rows, ['go to fridge 1', 'take apple 2 from fridge 1', 'open the drawer']);
+        const matrix = await similarity.matrix(rows, [
+          'go to fridge 1',
+          'take apple 2 from fridge 1',
+          'open the drawer',
+        ]);
         expect(Math.abs((matrix[0]?.[0] ?? 0) - 1)).toBeLessThan(1e-6);
         expect(Math.abs((matrix[1]?.[1] ?? 0) - 1)).toBeLessThan(1e-6);
         for (const row of matrix) for (const value of row) expect(Number.isNaN(value)).toBe(false);

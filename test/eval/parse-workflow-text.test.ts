@@ -22,44 +22,85 @@ const lines = (...rows: string[]) => rows.join('\n');
 
 describe('parseWorkflowText: the dominant gold form', () => {
   it('reads "Node:" with "k: text" lines and one "Edge:" line, in the order written', () => {
-    const { workflow, skipped } = parsed('Node:\n1: Find the mug\n2: Heat the mug\n3: Put it in the cabinet\nEdge: (START,1) (1,2) (2,3) (3,END)');
+    const { workflow, skipped } = parsed(
+      'Node:\n1: Find the mug\n2: Heat the mug\n3: Put it in the cabinet\nEdge: (START,1) (1,2) (2,3) (3,END)',
+    );
     expect(workflow).toEqual({
       nodes: ['Find the mug', 'Heat the mug', 'Put it in the cabinet'],
-      edges: [['START', 1], [1, 2], [2, 3], [3, 'END']],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 3],
+        [3, 'END'],
+      ],
     });
     expect(skipped).toEqual([]);
   });
 
   it('reads "1. text" and "1) text" node lines, spaces inside tuples, commas and arrows between them', () => {
-    expect(parsed('Node:\n1. a\n2. b\nEdge: (START, 1), (1, 2), (2, END)').workflow).toEqual({ nodes: ['a', 'b'], edges: [['START', 1], [1, 2], [2, 'END']] });
-    expect(parsed('Node:\n1) a\n2) b\nEdge: (START,1) -> (1,2) -> (2,END)').workflow.edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    expect(parsed('Node:\n1. a\n2. b\nEdge: (START, 1), (1, 2), (2, END)').workflow).toEqual({
+      nodes: ['a', 'b'],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 'END'],
+      ],
+    });
+    expect(parsed('Node:\n1) a\n2) b\nEdge: (START,1) -> (1,2) -> (2,END)').workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
   });
 
   it('reads START and END in any case', () => {
-    expect(parsed('Node:\n1: a\nEdge: (start,1) (1,End)').workflow.edges).toEqual([['START', 1], [1, 'END']]);
+    expect(parsed('Node:\n1: a\nEdge: (start,1) (1,End)').workflow.edges).toEqual([
+      ['START', 1],
+      [1, 'END'],
+    ]);
   });
 
   it('takes the edge list after "Edges:" or "Graph:" (toolbench: "Graph:" then "Edge: …")', () => {
     expect(parsed('Node:\n1: a\n2: b\nEdges: (START,1) (1,2) (2,END)').workflow.edges).toHaveLength(3);
     const toolbench = parsed('Node:\n1: a\n2: b\nGraph:\nEdge: (START,1) (START,2) (1,END) (2,END)');
-    expect(toolbench.workflow.edges).toEqual([['START', 1], ['START', 2], [1, 'END'], [2, 'END']]);
+    expect(toolbench.workflow.edges).toEqual([
+      ['START', 1],
+      ['START', 2],
+      [1, 'END'],
+      [2, 'END'],
+    ]);
     expect(toolbench.skipped).toEqual([]);
   });
 
   it('reads tuples one per line, under a label, with list markers (lumos: "Edge:**" then "- (START, 1)")', () => {
-    const { workflow, skipped } = parsed(lines('Node:', '1: a', '2: b', 'Edge:** ', '- (START, 1)', '- (1, 2)', '', '- (2, END)'));
-    expect(workflow.edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    const { workflow, skipped } = parsed(
+      lines('Node:', '1: a', '2: b', 'Edge:** ', '- (START, 1)', '- (1, 2)', '', '- (2, END)'),
+    );
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
     expect(skipped).toEqual([]);
   });
 
   it('reads tuples spread over several lines of one Edge list (wikihow: "Edge: (START,1) \\n(1,2) (1,3)")', () => {
-    expect(parsed(lines('Node:', '1: a', '2: b', '3: c', 'Edge: (START,1) ', '(1,2) (1,3) ', '(2,END) (3,END)')).workflow.edges).toEqual([
-      ['START', 1], [1, 2], [1, 3], [2, 'END'], [3, 'END'],
+    expect(
+      parsed(lines('Node:', '1: a', '2: b', '3: c', 'Edge: (START,1) ', '(1,2) (1,3) ', '(2,END) (3,END)')).workflow
+        .edges,
+    ).toEqual([
+      ['START', 1],
+      [1, 2],
+      [1, 3],
+      [2, 'END'],
+      [3, 'END'],
     ]);
   });
 
   it('treats code fences as blank (wikihow_75 puts the edges in a ``` block)', () => {
-    const { workflow, skipped } = parsed(lines('Node:', '1: a', '2: b', '```', 'Edge: (START,1) (START,2) ', '(1,END) (2,END)', '```'));
+    const { workflow, skipped } = parsed(
+      lines('Node:', '1: a', '2: b', '```', 'Edge: (START,1) (START,2) ', '(1,END) (2,END)', '```'),
+    );
     expect(workflow.edges).toHaveLength(4);
     expect(skipped).toEqual([]);
   });
@@ -67,23 +108,31 @@ describe('parseWorkflowText: the dominant gold form', () => {
   it('reads Windows line endings and a leading byte-order mark', () => {
     expect(parsed('\uFEFFNode:\r\n1: a\r\n2: b\r\nEdge: (START,1) (1,2) (2,END)\r\n').workflow).toEqual({
       nodes: ['a', 'b'],
-      edges: [['START', 1], [1, 2], [2, 'END']],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 'END'],
+      ],
     });
   });
 
   it('deduplicates edges silently, keeping the first (lumos_21254 repeats "(1,2) (2,3)")', () => {
     const { workflow, skipped } = parsed('Node:\n1: a\n2: b\n3: c\nEdge: (START,1) (1,2) (2,3) (1,2) (2,3) (3,END)');
-    expect(workflow.edges).toEqual([['START', 1], [1, 2], [2, 3], [3, 'END']]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 3],
+      [3, 'END'],
+    ]);
     expect(skipped).toEqual([]);
   });
 });
 
 describe('parseWorkflowText: the node list', () => {
   it('trims node texts and keeps everything after the first separator', () => {
-    expect(parsed('Node:\n1:   Press : to move the cursor   \n2:Type it\nEdge: (START,1) (1,2) (2,END)').workflow.nodes).toEqual([
-      'Press : to move the cursor',
-      'Type it',
-    ]);
+    expect(
+      parsed('Node:\n1:   Press : to move the cursor   \n2:Type it\nEdge: (START,1) (1,2) (2,END)').workflow.nodes,
+    ).toEqual(['Press : to move the cursor', 'Type it']);
   });
 
   it('ends the list at a repeated or skipped number, and skips that line', () => {
@@ -112,9 +161,20 @@ describe('parseWorkflowText: the node list', () => {
         'This arrangement neatly illustrates the step-by-step progress.',
       ),
     );
-    expect(workflow).toEqual({ nodes: ['Analyze the training need.', 'Design the training program.'], edges: [['START', 1], [1, 2], [2, 'END']] });
+    expect(workflow).toEqual({
+      nodes: ['Analyze the training need.', 'Design the training program.'],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 'END'],
+      ],
+    });
     expect(skipped).toEqual([
-      { line: 4, text: 'For the task of "How to Develop a Training Program on the Job," we would create a flow:', reason: 'between the node list and the edges' },
+      {
+        line: 4,
+        text: 'For the task of "How to Develop a Training Program on the Job," we would create a flow:',
+        reason: 'between the node list and the edges',
+      },
       { line: 8, text: 'This arrangement neatly illustrates the step-by-step progress.', reason: 'after the edges' },
     ]);
   });
@@ -126,13 +186,19 @@ describe('parseWorkflowText: the node list', () => {
   it('reads markdown around the numbers directly under the header: "- 1: …", "**1.** …", "**Node 1:** …"', () => {
     expect(parsed('**Nodes:**\n- 1: a\n- 2: b\n**Edges:** (START,1) (1,2) (2,END)').workflow.nodes).toEqual(['a', 'b']);
     expect(parsed('### Node\n\n**1.** a\n**2.** b\nEdge: (START,1) (1,2) (2,END)').workflow.nodes).toEqual(['a', 'b']);
-    expect(parsed('Node:\n**Node 1:** a\n**Node 2:** b\nEdge: (START,1) (1,2) (2,END)').workflow.nodes).toEqual(['a', 'b']);
+    expect(parsed('Node:\n**Node 1:** a\n**Node 2:** b\nEdge: (START,1) (1,2) (2,END)').workflow.nodes).toEqual([
+      'a',
+      'b',
+    ]);
     expect(parsed('Node:\nStep 1: a\nStep 2: b\nEdge: (START,1) (1,2) (2,END)').workflow.nodes).toEqual(['a', 'b']);
   });
 
   it('does not read decorated numbers away from the header, where they are prose (wikihow_23: "1. **Obtain…**")', () => {
     // Without a header only plain "1: …" lines start a list; "- 1: a" is a bullet of prose.
-    expect(issuesOf('Here is the plan:\n- 1: a\n- 2: b\nEdge: (START,1) (1,2) (2,END)')[0]).toMatchObject({ problem: 'no-nodes', line: 1 });
+    expect(issuesOf('Here is the plan:\n- 1: a\n- 2: b\nEdge: (START,1) (1,2) (2,END)')[0]).toMatchObject({
+      problem: 'no-nodes',
+      line: 1,
+    });
     // Under a header, prose first: the decorated lines after it are not the node list either.
     const afterProse = issuesOf('Node:\nThe subtasks are:\n**1.** a\nEdge: (START,1) (1,END)');
     expect(afterProse[0]).toMatchObject({ problem: 'no-nodes', line: 1, field: 'nodes' });
@@ -158,12 +224,17 @@ describe('parseWorkflowText: the node list', () => {
         'Edge: (START,1) (1,2) (2,END)',
       ),
     );
-    expect(workflow.nodes).toEqual(['Retrieve ids of all high school students', 'Exclude ids of students who appear as a student_id in the Friend table']);
+    expect(workflow.nodes).toEqual([
+      'Retrieve ids of all high school students',
+      'Exclude ids of students who appear as a student_id in the Friend table',
+    ]);
     expect(skipped).toEqual([]);
   });
 
   it('keeps the placeholders and skips the legend when it does not define every node', () => {
-    const { workflow, skipped } = parsed('Node:\n1: A\n2: C\nWhere:\nA: first\nB: second\nEdge: (START,1) (1,2) (2,END)');
+    const { workflow, skipped } = parsed(
+      'Node:\n1: A\n2: C\nWhere:\nA: first\nB: second\nEdge: (START,1) (1,2) (2,END)',
+    );
     expect(workflow.nodes).toEqual(['A', 'C']);
     expect(skipped.map((entry) => entry.line)).toEqual([4, 5, 6]);
   });
@@ -195,7 +266,11 @@ describe('parseWorkflowText: the edge list', () => {
         'This visual topology ensures that the API first suggested not only checks the text.',
       ),
     );
-    expect(workflow.edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
     expect(skipped.map(({ line, reason }) => [line, reason])).toEqual([
       [5, 'between the node list and the edges'],
       [7, 'between the node list and the edges'],
@@ -219,7 +294,14 @@ describe('parseWorkflowText: the edge list', () => {
         '- **Edge**: (START, 1), (1, 2), (2, END) ',
       ),
     );
-    expect(workflow).toEqual({ nodes: ['Obtain a free copy of your credit report.', 'Fix errors.'], edges: [['START', 1], [1, 2], [2, 'END']] });
+    expect(workflow).toEqual({
+      nodes: ['Obtain a free copy of your credit report.', 'Fix errors.'],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 'END'],
+      ],
+    });
     expect(skipped.map((entry) => entry.line)).toEqual([4, 6, 8]);
   });
 
@@ -240,15 +322,31 @@ describe('parseWorkflowText: the edge list', () => {
     expect(skipped).toEqual([
       { line: 6, text: 'In this dependency flow:', reason: 'after the edges' },
       { line: 7, text: '1. You first determine how many pieces of bread were left.', reason: 'after the edges' },
-      { line: 8, text: '2. Then from that information, you can deduce how many were thrown.', reason: 'after the edges' },
+      {
+        line: 8,
+        text: '2. Then from that information, you can deduce how many were thrown.',
+        reason: 'after the edges',
+      },
     ]);
   });
 
   it('takes every tuple on the lines of the run, with prose around them (lumos_15885: "- (START, 1) indicates …")', () => {
     const { workflow, skipped } = parsed(
-      lines('Node:', '1: a', '2: b', 'Edge: ', '- (START, 1) indicates initiating the task.', '- (1, 2) transitions from Subgoal 1 to Subgoal 2.', '- (2, END) culminates the task.'),
+      lines(
+        'Node:',
+        '1: a',
+        '2: b',
+        'Edge: ',
+        '- (START, 1) indicates initiating the task.',
+        '- (1, 2) transitions from Subgoal 1 to Subgoal 2.',
+        '- (2, END) culminates the task.',
+      ),
     );
-    expect(workflow.edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
     expect(skipped).toEqual([]);
   });
 
@@ -271,7 +369,12 @@ describe('parseWorkflowText: the edge list', () => {
         'Each subtask leads directly to the END; compare (1, 2) in a stricter reading.',
       ),
     );
-    expect(workflow.edges).toEqual([['START', 1], ['START', 2], [1, 'END'], [2, 'END']]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      ['START', 2],
+      [1, 'END'],
+      [2, 'END'],
+    ]);
     // A tuple inside a sentence after the edge list is prose, not an edge.
     expect(skipped.map(({ line, reason }) => [line, reason])).toEqual([
       [8, 'after the edges'],
@@ -300,12 +403,24 @@ describe('parseWorkflowText: the edge list', () => {
         '   - **End**: Marks the completion.',
       ),
     );
-    expect(workflow.edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
   });
 
   it('does not merge a second workflow after the first', () => {
-    const { workflow, skipped } = parsed('Node:\n1: a\nEdge: (START,1) (1,END)\nAlternatively:\nNode:\n1: b\n2: c\nEdge: (START,1) (1,2) (2,END)');
-    expect(workflow).toEqual({ nodes: ['a'], edges: [['START', 1], [1, 'END']] });
+    const { workflow, skipped } = parsed(
+      'Node:\n1: a\nEdge: (START,1) (1,END)\nAlternatively:\nNode:\n1: b\n2: c\nEdge: (START,1) (1,2) (2,END)',
+    );
+    expect(workflow).toEqual({
+      nodes: ['a'],
+      edges: [
+        ['START', 1],
+        [1, 'END'],
+      ],
+    });
     expect(skipped.map(({ line, reason }) => [line, reason])).toEqual([
       [4, 'after the edges'],
       [5, 'a second workflow after the first'],
@@ -317,8 +432,13 @@ describe('parseWorkflowText: the edge list', () => {
 
   it('drops (START,END) with a skipped note', () => {
     const { workflow, skipped } = parsed('Node:\n1: a\nEdge: (START,1) (START,END) (1,END)');
-    expect(workflow.edges).toEqual([['START', 1], [1, 'END']]);
-    expect(skipped).toEqual([{ line: 3, column: 17, text: '(START,END)', reason: 'an edge from START straight to END says nothing; dropped' }]);
+    expect(workflow.edges).toEqual([
+      ['START', 1],
+      [1, 'END'],
+    ]);
+    expect(skipped).toEqual([
+      { line: 3, column: 17, text: '(START,END)', reason: 'an edge from START straight to END says nothing; dropped' },
+    ]);
   });
 
   it('accepts a node list without edges, noting that no edge list was found', () => {
@@ -338,13 +458,21 @@ describe('parseWorkflowText: the edge list', () => {
 describe('parseWorkflowText: located issues', () => {
   it('empty or blank text', () => {
     for (const text of ['', '  \n\t\n']) {
-      expect(issuesOf(text)).toEqual([{ problem: 'empty', line: 1, column: 1, field: 'text', message: 'the workflow text is empty' }]);
+      expect(issuesOf(text)).toEqual([
+        { problem: 'empty', line: 1, column: 1, field: 'text', message: 'the workflow text is empty' },
+      ]);
     }
   });
 
   it('no node list: named at line 1, or at the Node header that has no numbered lines', () => {
     expect(issuesOf('I cannot help with that.')).toEqual([
-      { problem: 'no-nodes', line: 1, column: 1, field: 'nodes', message: 'no node list found (expected a "Node:" line, then numbered lines "1: …", "2: …")' },
+      {
+        problem: 'no-nodes',
+        line: 1,
+        column: 1,
+        field: 'nodes',
+        message: 'no node list found (expected a "Node:" line, then numbered lines "1: …", "2: …")',
+      },
     ]);
     const result = parseWorkflowText('Sure.\nNode:\nfind it\nEdge: (START,1)');
     expect(result).toMatchObject({ ok: false, issues: [{ problem: 'no-nodes', line: 2, column: 1, field: 'nodes' }] });
@@ -358,10 +486,22 @@ describe('parseWorkflowText: located issues', () => {
 
   it('an edge naming a node that does not exist, at the tuple', () => {
     expect(issuesOf('Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,7) (2,END)')).toEqual([
-      { problem: 'unknown-node', line: 4, column: 23, field: 'edges', message: 'edge (2,7) names node 7, but the node list has nodes 1 to 2' },
+      {
+        problem: 'unknown-node',
+        line: 4,
+        column: 23,
+        field: 'edges',
+        message: 'edge (2,7) names node 7, but the node list has nodes 1 to 2',
+      },
     ]);
     expect(issuesOf('Node:\n1: a\nEdge:\n(START,1)\n  (0, 9)')).toEqual([
-      { problem: 'unknown-node', line: 5, column: 3, field: 'edges', message: 'edge (0, 9) names nodes 0 and 9, but the node list has only node 1' },
+      {
+        problem: 'unknown-node',
+        line: 5,
+        column: 3,
+        field: 'edges',
+        message: 'edge (0, 9) names nodes 0 and 9, but the node list has only node 1',
+      },
     ]);
   });
 
@@ -407,7 +547,11 @@ describe('parseWorkflowText: speed', () => {
     const nodes = Array.from({ length: 20_000 }, (_, index) => `step ${index + 1}`);
     const chain = formatWorkflowText({
       nodes,
-      edges: [['START', 1], ...nodes.slice(1).map((_, index) => [index + 1, index + 2] as const), [nodes.length, 'END']],
+      edges: [
+        ['START', 1],
+        ...nodes.slice(1).map((_, index) => [index + 1, index + 2] as const),
+        [nodes.length, 'END'],
+      ],
     });
     // Quadratic matching of the 200,000-space lines would take minutes: the test's time-out is the guard, and
     // `npm run bench` measures the speed.
@@ -418,12 +562,28 @@ describe('parseWorkflowText: speed', () => {
 
 describe('formatWorkflowText', () => {
   it('writes the dominant gold form', () => {
-    expect(formatWorkflowText({ nodes: ['a', 'b'], edges: [['START', 1], [1, 2], [2, 'END']] })).toBe('Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,END)');
+    expect(
+      formatWorkflowText({
+        nodes: ['a', 'b'],
+        edges: [
+          ['START', 1],
+          [1, 2],
+          [2, 'END'],
+        ],
+      }),
+    ).toBe('Node:\n1: a\n2: b\nEdge: (START,1) (1,2) (2,END)');
     expect(formatWorkflowText({ nodes: ['a'], edges: [] })).toBe('Node:\n1: a\nEdge:');
   });
 
   it('joins the lines of a multi-line node text so the list stays whole', () => {
-    const text = formatWorkflowText({ nodes: ['first line\n  second line', 'b'], edges: [['START', 1], [1, 2], [2, 'END']] });
+    const text = formatWorkflowText({
+      nodes: ['first line\n  second line', 'b'],
+      edges: [
+        ['START', 1],
+        [1, 2],
+        [2, 'END'],
+      ],
+    });
     expect(parsed(text).workflow.nodes).toEqual(['first line second line', 'b']);
   });
 
@@ -431,19 +591,15 @@ describe('formatWorkflowText', () => {
     const nodeText = fc
       .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
       .filter((text) => !/[\r\n]/.test(text) && text.trim() === text && text !== '');
-    const workflowText = fc
-      .array(nodeText, { minLength: 1, maxLength: 12 })
-      .chain((nodes) => {
-        const count = nodes.length;
-        const candidates: [EdgeSource, EdgeTarget][] = [];
-        for (let from = 1; from <= count; from++) {
-          candidates.push(['START', from], [from, 'END']);
-          for (let to = from + 1; to <= count; to++) candidates.push([from, to]);
-        }
-        return fc
-          .shuffledSubarray(candidates)
-          .map((edges): WorkflowText => ({ nodes, edges }));
-      });
+    const workflowText = fc.array(nodeText, { minLength: 1, maxLength: 12 }).chain((nodes) => {
+      const count = nodes.length;
+      const candidates: [EdgeSource, EdgeTarget][] = [];
+      for (let from = 1; from <= count; from++) {
+        candidates.push(['START', from], [from, 'END']);
+        for (let to = from + 1; to <= count; to++) candidates.push([from, to]);
+      }
+      return fc.shuffledSubarray(candidates).map((edges): WorkflowText => ({ nodes, edges }));
+    });
     fc.assert(
       fc.property(workflowText, (workflow) => {
         const result = parseWorkflowText(formatWorkflowText(workflow));
@@ -456,12 +612,51 @@ describe('formatWorkflowText', () => {
 
 // What the gold data holds, found by reading all 1,746 assistant messages (the final report lists the shapes).
 const SKIPPED_IDS = [
-  'lumos_15325', 'lumos_19131', 'lumos_20618', 'lumos_21254', 'lumos_20047', 'lumos_29238', 'lumos_22386', 'lumos_14076',
-  'lumos_21358', 'lumos_34747', 'lumos_15885', 'lumos_10724', 'lumos_22986', 'toolbench_14', 'toolbench_52', 'wikihow_9',
-  'wikihow_10', 'wikihow_13', 'wikihow_15', 'wikihow_23', 'wikihow_28', 'wikihow_32', 'wikihow_34', 'wikihow_41', 'wikihow_43',
-  'wikihow_65', 'wikihow_71', 'wikihow_75', 'wikihow_79', 'wikihow_86', 'wikihow_103', 'wikihow_131', 'wikihow_144',
-  'wikihow_155', 'wikihow_160', 'wikihow_182', 'wikihow_200', 'wikihow_201', 'wikihow_215', 'wikihow_220', 'wikihow_221',
-  'wikihow_233', 'wikihow_240', 'wikihow_256', 'wikihow_261',
+  'lumos_15325',
+  'lumos_19131',
+  'lumos_20618',
+  'lumos_21254',
+  'lumos_20047',
+  'lumos_29238',
+  'lumos_22386',
+  'lumos_14076',
+  'lumos_21358',
+  'lumos_34747',
+  'lumos_15885',
+  'lumos_10724',
+  'lumos_22986',
+  'toolbench_14',
+  'toolbench_52',
+  'wikihow_9',
+  'wikihow_10',
+  'wikihow_13',
+  'wikihow_15',
+  'wikihow_23',
+  'wikihow_28',
+  'wikihow_32',
+  'wikihow_34',
+  'wikihow_41',
+  'wikihow_43',
+  'wikihow_65',
+  'wikihow_71',
+  'wikihow_75',
+  'wikihow_79',
+  'wikihow_86',
+  'wikihow_103',
+  'wikihow_131',
+  'wikihow_144',
+  'wikihow_155',
+  'wikihow_160',
+  'wikihow_182',
+  'wikihow_200',
+  'wikihow_201',
+  'wikihow_215',
+  'wikihow_220',
+  'wikihow_221',
+  'wikihow_233',
+  'wikihow_240',
+  'wikihow_256',
+  'wikihow_261',
 ];
 
 describe.each(goldSets())('parseWorkflowText on WorfBench gold answers ($name)', (set) => {
@@ -486,7 +681,9 @@ describe.each(goldSets())('parseWorkflowText on WorfBench gold answers ($name)',
   });
 
   it('finds an edge list in every record, all numbers inside the node list', () => {
-    const without = results.filter(({ result }) => result.ok && result.workflow.edges.length === 0).map(({ record }) => record.id);
+    const without = results
+      .filter(({ result }) => result.ok && result.workflow.edges.length === 0)
+      .map(({ record }) => record.id);
     expect(without).toEqual([]);
   });
 
@@ -498,7 +695,9 @@ describe.each(goldSets())('parseWorkflowText on WorfBench gold answers ($name)',
     expect(skippedIds).toHaveLength(SKIPPED_IDS.length);
     // Prose only: no record loses an edge tuple to the skipped lines, and no START→END edge was dropped.
     const lostTuples = results.flatMap(({ record, result }) =>
-      result.skipped.filter((entry) => /\(\s*(?:START|\d+)\s*,\s*(?:END|\d+)\s*\)/i.test(entry.text)).map((entry) => `${record.id}:${entry.line}`),
+      result.skipped
+        .filter((entry) => /\(\s*(?:START|\d+)\s*,\s*(?:END|\d+)\s*\)/i.test(entry.text))
+        .map((entry) => `${record.id}:${entry.line}`),
     );
     expect(lostTuples).toEqual([]);
   });
@@ -513,9 +712,20 @@ describe.each(goldSets())('parseWorkflowText on WorfBench gold answers ($name)',
     // Edges resumed after "To end:": 13 START edges and 13 END edges.
     expect(workflowOf('wikihow_28').edges).toHaveLength(26);
     // Edges interleaved with "- **Node k**:" explanations.
-    expect(workflowOf('wikihow_155').edges).toEqual([['START', 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 'END']]);
+    expect(workflowOf('wikihow_155').edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+      [5, 'END'],
+    ]);
     expect(workflowOf('intercodesql_348').nodes[0]).toBe('Retrieve ids of all high school students');
-    expect(workflowOf('wikihow_71').edges).toEqual([['START', 1], [1, 2], [2, 'END']]);
+    expect(workflowOf('wikihow_71').edges).toEqual([
+      ['START', 1],
+      [1, 2],
+      [2, 'END'],
+    ]);
     // The gold's own numbered node list has prose copied into it as nodes 3 to 5; it is the first well-formed list.
     expect(workflowOf('lumos_21358').nodes).toHaveLength(5);
   });

@@ -9,7 +9,12 @@ const NODE_TEXT = 'Node:\n1: a\nEdge: (START,1) (1,END)';
 
 describe('parsePredictions', () => {
   it('reads {id, output} lines with their line numbers and ignores blank lines', () => {
-    const text = [JSON.stringify({ id: 'a_1', output: NODE_TEXT }), '', '   ', JSON.stringify({ id: 'a_2', output: '', extra: 1 })].join('\n');
+    const text = [
+      JSON.stringify({ id: 'a_1', output: NODE_TEXT }),
+      '',
+      '   ',
+      JSON.stringify({ id: 'a_2', output: '', extra: 1 }),
+    ].join('\n');
     const result = parsePredictions(text, 'p.jsonl');
     expect(result.skipped).toEqual([]);
     expect(result.predictions).toEqual([
@@ -55,7 +60,10 @@ describe('parsePredictions', () => {
 
   it('accepts CRLF line ends and a byte-order mark', () => {
     const text = `\uFEFF${JSON.stringify({ id: 'a_1', output: 'x' })}\r\n${JSON.stringify({ id: 'a_2', output: 'y' })}\r\n`;
-    expect(parsePredictions(text).predictions.map((p) => [p.id, p.line])).toEqual([['a_1', 1], ['a_2', 2]]);
+    expect(parsePredictions(text).predictions.map((p) => [p.id, p.line])).toEqual([
+      ['a_1', 1],
+      ['a_2', 2],
+    ]);
   });
 
   it('keeps the error the benchmark wrote for a failed record', () => {
@@ -77,7 +85,11 @@ describe('readPredictions', () => {
 
   it('throws BAD_INPUT naming the path when the file is missing or a folder', async () => {
     const missing = join(dir, 'missing.jsonl');
-    await expect(readPredictions(missing)).rejects.toMatchObject({ code: 'BAD_INPUT', location: { file: missing }, message: expect.stringMatching(/no such file/) });
+    await expect(readPredictions(missing)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { file: missing },
+      message: expect.stringMatching(/no such file/),
+    });
     await expect(readPredictions(dir)).rejects.toBeInstanceOf(WeftError);
     await expect(readPredictions(dir)).rejects.toMatchObject({ code: 'BAD_INPUT', location: { file: dir } });
   });

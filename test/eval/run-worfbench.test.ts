@@ -15,7 +15,6 @@ import { simModel } from '../../src/llm/sim-model.js';
 import { estimateUsage } from '../../src/llm/token-estimate.js';
 import { GOLD_DIR as GOLD } from './gold-path.js';
 
-
 let gold: GoldRecord[];
 /** Two records of each source with a task no other record shares: a model keyed by task answers each once. */
 let sample: GoldRecord[];
@@ -43,34 +42,55 @@ function taskOf(call: ChatCall): string {
 }
 
 /** A scripted model that answers each record's prompt with its gold answer, and lists the tasks it was asked. */
-function goldModel(records: readonly GoldRecord[], options: { fail?: ReadonlySet<string> } = {}): ChatModel & { asked: string[] } {
+function goldModel(
+  records: readonly GoldRecord[],
+  options: { fail?: ReadonlySet<string> } = {},
+): ChatModel & { asked: string[] } {
   const answers = new Map(records.map((record) => [record.task, record]));
   const asked: string[] = [];
-  const model = scriptedModel((call) => {
-    const record = answers.get(taskOf(call));
-    if (!record) throw new Error('not a sample task');
-    asked.push(record.id);
-    if (options.fail?.has(record.id)) throw new WeftError('PROVIDER', `the provider refused ${record.id}`);
-    return record.answer;
-  }, { id: 'scripted:gold' });
+  const model = scriptedModel(
+    (call) => {
+      const record = answers.get(taskOf(call));
+      if (!record) throw new Error('not a sample task');
+      asked.push(record.id);
+      if (options.fail?.has(record.id)) throw new WeftError('PROVIDER', `the provider refused ${record.id}`);
+      return record.answer;
+    },
+    { id: 'scripted:gold' },
+  );
   return Object.assign(model, { asked });
 }
 
-function options(overrides: Partial<RunWorfbenchOptions> & Pick<RunWorfbenchOptions, 'model' | 'outDir'>): RunWorfbenchOptions {
+function options(
+  overrides: Partial<RunWorfbenchOptions> & Pick<RunWorfbenchOptions, 'model' | 'outDir'>,
+): RunWorfbenchOptions {
   return { records: sample, planner: 'single', concurrency: 4, similarity: createLexicalSimilarity(), ...overrides };
 }
 
 function predictionLines(outDir: string): PredictionLine[] {
-  return readFileSync(join(outDir, 'predictions.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as PredictionLine);
+  return readFileSync(join(outDir, 'predictions.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as PredictionLine);
 }
 
 describe('runWorfbench with a model that answers the gold', () => {
   it('scores 1 on every record, one call each, and writes predictions and scores', async () => {
     const outDir = temporaryDir();
     const progress: WorfbenchProgress[] = [];
-    const result = await runWorfbench(options({ model: goldModel(sample), outDir, onProgress: (p) => progress.push(p) }));
+    const result = await runWorfbench(
+      options({ model: goldModel(sample), outDir, onProgress: (p) => progress.push(p) }),
+    );
     expect(sample.length).toBeGreaterThanOrEqual(16);
-    expect(result).toMatchObject({ records: sample.length, generated: sample.length, resumed: 0, errors: 0, calls: sample.length, callsPerRecord: 1, cancelled: false });
+    expect(result).toMatchObject({
+      records: sample.length,
+      generated: sample.length,
+      resumed: 0,
+      errors: 0,
+      calls: sample.length,
+      callsPerRecord: 1,
+      cancelled: false,
+    });
     expect(result.tokens.input).toBeGreaterThan(0);
     expect(result.report!.count).toBe(sample.length);
     expect(result.report!.f1_chain).toBe(1);
@@ -101,7 +121,17 @@ describe('resuming', () => {
     const outDir = temporaryDir();
     const half = Math.floor(sample.length / 2);
     const done = sample.slice(0, half);
-    const written = done.map((record) => JSON.stringify({ id: record.id, output: record.answer, planner: 'single', model: 'scripted:gold', calls: 1, tokens: { input: 10, output: 5 }, durationMs: 1 }));
+    const written = done.map((record) =>
+      JSON.stringify({
+        id: record.id,
+        output: record.answer,
+        planner: 'single',
+        model: 'scripted:gold',
+        calls: 1,
+        tokens: { input: 10, output: 5 },
+        durationMs: 1,
+      }),
+    );
     // The crash cut the next record's line in the middle.
     const cut = sample[half]!;
     writeFileSync(join(outDir, 'predictions.jsonl'), `${written.join('\n')}\n{"id":"${cut.id}","output":"Node:\\n1: `);
@@ -110,7 +140,13 @@ describe('resuming', () => {
     const result = await runWorfbench(options({ model, outDir }));
     const rest = sample.slice(half).map((record) => record.id);
     expect(model.asked.sort()).toEqual([...rest].sort());
-    expect(result).toMatchObject({ resumed: half, generated: rest.length, calls: rest.length, errors: 0, callsPerRecord: 1 });
+    expect(result).toMatchObject({
+      resumed: half,
+      generated: rest.length,
+      calls: rest.length,
+      errors: 0,
+      callsPerRecord: 1,
+    });
     expect(result.report).toMatchObject({ count: sample.length, f1_chain: 1, f1_graph: 1 });
     const lines = predictionLines(outDir);
     expect(lines).toHaveLength(sample.length);
@@ -131,8 +167,13 @@ describe('resuming', () => {
     const outDir = temporaryDir();
     await runWorfbench(options({ model: goldModel(sample), outDir, limit: 1 }));
     const other = scriptedModel(() => '', { id: 'scripted:other' });
-    await expect(runWorfbench(options({ model: other, outDir, limit: 1 }))).rejects.toMatchObject({ code: 'BAD_INPUT', location: { field: 'model' } });
-    await expect(runWorfbench(options({ model: goldModel(sample), outDir, limit: 1, planner: 'weft' }))).rejects.toMatchObject({ code: 'BAD_INPUT', location: { field: 'planner' } });
+    await expect(runWorfbench(options({ model: other, outDir, limit: 1 }))).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'model' },
+    });
+    await expect(
+      runWorfbench(options({ model: goldModel(sample), outDir, limit: 1, planner: 'weft' })),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT', location: { field: 'planner' } });
   });
 });
 
@@ -187,22 +228,38 @@ describe('failures', () => {
     expect(predictionLines(outDir).map((line) => line.id)).toEqual(sample.slice(0, 2).map((record) => record.id));
     const rest = goldModel(sample);
     const resumed = await runWorfbench(options({ model: rest, outDir }));
-    expect(rest.asked.sort()).toEqual(sample.slice(2).map((record) => record.id).sort());
+    expect(rest.asked.sort()).toEqual(
+      sample
+        .slice(2)
+        .map((record) => record.id)
+        .sort(),
+    );
     expect(resumed.report!.f1_chain).toBe(1);
   });
 
   it('a bad configuration (a user error) stops the run and is thrown', async () => {
-    const model = scriptedModel(() => {
-      throw new WeftError('MODEL_CONFIG', 'no API key');
-    }, { id: 'scripted:broken' });
-    await expect(runWorfbench(options({ model, outDir: temporaryDir() }))).rejects.toMatchObject({ code: 'MODEL_CONFIG' });
+    const model = scriptedModel(
+      () => {
+        throw new WeftError('MODEL_CONFIG', 'no API key');
+      },
+      { id: 'scripted:broken' },
+    );
+    await expect(runWorfbench(options({ model, outDir: temporaryDir() }))).rejects.toMatchObject({
+      code: 'MODEL_CONFIG',
+    });
   });
 
   it('rejects a bad concurrency, K or limit, naming the field', async () => {
     const model = goldModel(sample);
-    await expect(runWorfbench(options({ model, outDir: temporaryDir(), concurrency: 0 }))).rejects.toMatchObject({ location: { field: 'concurrency' } });
-    await expect(runWorfbench(options({ model, outDir: temporaryDir(), planner: 'weft', candidates: 0 }))).rejects.toMatchObject({ location: { field: 'candidates' } });
-    await expect(runWorfbench(options({ model, outDir: temporaryDir(), limit: -1 }))).rejects.toMatchObject({ location: { field: 'limit' } });
+    await expect(runWorfbench(options({ model, outDir: temporaryDir(), concurrency: 0 }))).rejects.toMatchObject({
+      location: { field: 'concurrency' },
+    });
+    await expect(
+      runWorfbench(options({ model, outDir: temporaryDir(), planner: 'weft', candidates: 0 })),
+    ).rejects.toMatchObject({ location: { field: 'candidates' } });
+    await expect(runWorfbench(options({ model, outDir: temporaryDir(), limit: -1 }))).rejects.toMatchObject({
+      location: { field: 'limit' },
+    });
   });
 });
 
@@ -224,7 +281,9 @@ describe('with the sim model', () => {
   it('the weft planner makes K plan calls per record, keyed by the record, and no update call', async () => {
     const records = sample.slice(0, 4);
     const model = spying(simModel('seed=3'));
-    const result = await runWorfbench(options({ records, model, planner: 'weft', candidates: 3, outDir: temporaryDir() }));
+    const result = await runWorfbench(
+      options({ records, model, planner: 'weft', candidates: 3, outDir: temporaryDir() }),
+    );
     expect(result).toMatchObject({ calls: 12, callsPerRecord: 3, errors: 0, candidates: 3 });
     expect(model.tags.every((tag) => tag.purpose === 'plan')).toBe(true);
     for (const record of records) {
@@ -241,7 +300,9 @@ describe('with the sim model', () => {
 
   it('the single-shot prompt gets a valid workflow of task fragments, the same whatever the concurrency', async () => {
     const records = sample.slice(0, 8);
-    const first = await runWorfbench(options({ records, model: spying(simModel('seed=5')), outDir: temporaryDir(), concurrency: 1 }));
+    const first = await runWorfbench(
+      options({ records, model: spying(simModel('seed=5')), outDir: temporaryDir(), concurrency: 1 }),
+    );
     const model = spying(simModel('seed=5'));
     const second = await runWorfbench(options({ records, model, outDir: temporaryDir(), concurrency: 8 }));
     expect(model.tags.every((tag) => tag.purpose === WORFBENCH_PURPOSE)).toBe(true);
@@ -263,9 +324,15 @@ describe('with the sim model', () => {
 
   it('badjson makes every reply unreadable: each is skipped as having no nodes, and counts 0', async () => {
     const records = sample.slice(0, 3);
-    const result = await runWorfbench(options({ records, model: simModel('seed=1,badjson=1'), outDir: temporaryDir() }));
+    const result = await runWorfbench(
+      options({ records, model: simModel('seed=1,badjson=1'), outDir: temporaryDir() }),
+    );
     expect(result.errors).toBe(0);
-    expect(result.report).toMatchObject({ count: 0, skipped: 3, withSkipsAsZero: { count: 3, f1_chain: 0, f1_graph: 0 } });
+    expect(result.report).toMatchObject({
+      count: 0,
+      skipped: 3,
+      withSkipsAsZero: { count: 3, f1_chain: 0, f1_graph: 0 },
+    });
     expect(result.report!.skips.map((skip) => skip.problem)).toEqual(['no-nodes', 'no-nodes', 'no-nodes']);
   });
 
@@ -273,14 +340,33 @@ describe('with the sim model', () => {
     const records = sample.slice(0, 3);
     const result = await runWorfbench(options({ records, model: simModel('seed=1,error=1'), outDir: temporaryDir() }));
     expect(result).toMatchObject({ generated: 3, errors: 3, calls: 3 });
-    expect(predictionLines(result.outDir).every((line) => line.error === 'simulated provider error (HTTP 503)')).toBe(true);
+    expect(predictionLines(result.outDir).every((line) => line.error === 'simulated provider error (HTTP 503)')).toBe(
+      true,
+    );
   });
 });
 
 describe('readPredictionLines', () => {
   it('keeps complete successful lines, the last of an id, and drops a cut last line, failures and junk', () => {
-    const line = (id: string, extra: object = {}) => JSON.stringify({ id, output: `out ${id}`, planner: 'single', model: 'm', calls: 1, tokens: { input: 1, output: 1 }, durationMs: 0, ...extra });
-    const text = [line('a'), 'not json', line('b', { error: 'boom' }), line('c'), line('a', { output: 'again' }), '{"id":"d","outp'].join('\n');
+    const line = (id: string, extra: object = {}) =>
+      JSON.stringify({
+        id,
+        output: `out ${id}`,
+        planner: 'single',
+        model: 'm',
+        calls: 1,
+        tokens: { input: 1, output: 1 },
+        durationMs: 0,
+        ...extra,
+      });
+    const text = [
+      line('a'),
+      'not json',
+      line('b', { error: 'boom' }),
+      line('c'),
+      line('a', { output: 'again' }),
+      '{"id":"d","outp',
+    ].join('\n');
     const { existing, dropped } = readPredictionLines(text);
     expect([...existing.keys()].sort()).toEqual(['a', 'c']);
     expect(existing.get('a')!.output).toBe('again');

@@ -3,8 +3,17 @@ import { compareGroups, scenarioGroupOf, scenarioOf, SCENARIO_SOURCES, sourceOfI
 
 describe('scenarioOf', () => {
   it('maps each WorfBench source to its scenario (docs/algorithms.md#worfbench-scenarios)', () => {
-    expect(['toolbench', 'toolalpaca', 'seal_tools'].map(scenarioOf)).toEqual(['function call', 'function call', 'function call']);
-    expect(['alfworld', 'webshop', 'os', 'intercodesql'].map(scenarioOf)).toEqual(['embodied', 'embodied', 'embodied', 'embodied']);
+    expect(['toolbench', 'toolalpaca', 'seal_tools'].map(scenarioOf)).toEqual([
+      'function call',
+      'function call',
+      'function call',
+    ]);
+    expect(['alfworld', 'webshop', 'os', 'intercodesql'].map(scenarioOf)).toEqual([
+      'embodied',
+      'embodied',
+      'embodied',
+      'embodied',
+    ]);
     expect(scenarioOf('lumos')).toBe('problem-solving');
     expect(scenarioOf('wikihow')).toBe('open-grounded');
   });
@@ -42,11 +51,29 @@ describe('sourceOfId', () => {
 
 describe('compareGroups', () => {
   it('orders scenarios as the paper does, then sources by scenario, then others alphabetically', () => {
-    const groups = ['zeta', 'open-grounded', 'lumos', 'embodied', 'alpha', 'toolbench', 'function call', 'problem-solving', 'wikihow', 'alfworld'];
+    const groups = [
+      'zeta',
+      'open-grounded',
+      'lumos',
+      'embodied',
+      'alpha',
+      'toolbench',
+      'function call',
+      'problem-solving',
+      'wikihow',
+      'alfworld',
+    ];
     expect([...groups].sort(compareGroups)).toEqual([
-      'function call', 'embodied', 'problem-solving', 'open-grounded',
-      'toolbench', 'alfworld', 'lumos', 'wikihow',
-      'alpha', 'zeta',
+      'function call',
+      'embodied',
+      'problem-solving',
+      'open-grounded',
+      'toolbench',
+      'alfworld',
+      'lumos',
+      'wikihow',
+      'alpha',
+      'zeta',
     ]);
   });
 });

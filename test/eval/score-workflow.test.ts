@@ -7,12 +7,33 @@ const score = (gold: ReturnType<typeof chain>, predicted: ReturnType<typeof chai
   scoreWorkflow(gold, predicted, exactSimilarity(gold, predicted));
 
 // a → {b, c} → d
-const DIAMOND = workflow(['a', 'b', 'c', 'd'], [['S', 1], [1, 2], [1, 3], [2, 4], [3, 4], [4, 'E']]);
+const DIAMOND = workflow(
+  ['a', 'b', 'c', 'd'],
+  [
+    ['S', 1],
+    [1, 2],
+    [1, 3],
+    [2, 4],
+    [3, 4],
+    [4, 'E'],
+  ],
+);
 
 describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scoring)', () => {
   it('gold against itself scores 1 on both measures', () => {
     const result = score(DIAMOND, DIAMOND);
-    expect(result).toMatchObject({ f1_chain: 1, f1_graph: 1, p_chain: 1, r_chain: 1, p_graph: 1, r_graph: 1, matched: 4, chainLength: 4, graphNodes: 4, mcisExact: true });
+    expect(result).toMatchObject({
+      f1_chain: 1,
+      f1_graph: 1,
+      p_chain: 1,
+      r_chain: 1,
+      p_graph: 1,
+      r_graph: 1,
+      matched: 4,
+      chainLength: 4,
+      graphNodes: 4,
+      mcisExact: true,
+    });
     expect(result.ordersChecked).toBe(2);
   });
 
@@ -20,7 +41,14 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
     // Conflicts: a–c (a→c only in gold), b–c (b→c only in the prediction), b–d (b→d only in gold): a path of 4
     // pairs, whose largest conflict-free set has 2.
     const result = score(DIAMOND, chain(['a', 'b', 'c', 'd']));
-    expect(result).toMatchObject({ f1_chain: 1, chainLength: 4, graphNodes: 2, p_graph: 0.5, r_graph: 0.5, f1_graph: 0.5 });
+    expect(result).toMatchObject({
+      f1_chain: 1,
+      chainLength: 4,
+      graphNodes: 2,
+      p_graph: 0.5,
+      r_graph: 0.5,
+      f1_graph: 0.5,
+    });
   });
 
   it('a diamond predicted for a chain: the chain order a,b,c,d has an LIS of 4 against the only gold order', () => {
@@ -45,7 +73,16 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
   });
 
   it('a missing edge costs one node of the common subgraph and nothing in the chain', () => {
-    const predicted = workflow(['a', 'b', 'c', 'd'], [['S', 1], [1, 2], [1, 3], [2, 4], [4, 'E']]);
+    const predicted = workflow(
+      ['a', 'b', 'c', 'd'],
+      [
+        ['S', 1],
+        [1, 2],
+        [1, 3],
+        [2, 4],
+        [4, 'E'],
+      ],
+    );
     const result = score(DIAMOND, predicted);
     expect(result.f1_chain).toBe(1);
     expect(result.graphNodes).toBe(3);
@@ -53,7 +90,13 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
   });
 
   it('a node that lost its START edge is out of the subgraph: START and END are anchored', () => {
-    const predicted = workflow(['a', 'b'], [[1, 2], [2, 'E']]);
+    const predicted = workflow(
+      ['a', 'b'],
+      [
+        [1, 2],
+        [2, 'E'],
+      ],
+    );
     const result = score(chain(['a', 'b']), predicted);
     expect(result.graphNodes).toBe(1);
     expect(result.f1_graph).toBe(0.5);
@@ -61,11 +104,31 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
 
   it('no match at all scores 0, not 1/|V|', () => {
     const result = score(chain(['a', 'b', 'c']), chain(['x', 'y']));
-    expect(result).toMatchObject({ matched: 0, f1_chain: 0, f1_graph: 0, p_chain: 0, r_chain: 0, p_graph: 0, r_graph: 0, chainLength: 0, graphNodes: 0 });
+    expect(result).toMatchObject({
+      matched: 0,
+      f1_chain: 0,
+      f1_graph: 0,
+      p_chain: 0,
+      r_chain: 0,
+      p_graph: 0,
+      r_graph: 0,
+      chainLength: 0,
+      graphNodes: 0,
+    });
   });
 
   it('relisting the nodes in another topological order and renumbering keeps both scores at 1 (the reference code gives 0.4 here)', () => {
-    const relisted = workflow(['a', 'c', 'b', 'd'], [['S', 1], [1, 2], [1, 3], [2, 4], [3, 4], [4, 'E']]);
+    const relisted = workflow(
+      ['a', 'c', 'b', 'd'],
+      [
+        ['S', 1],
+        [1, 2],
+        [1, 3],
+        [2, 4],
+        [3, 4],
+        [4, 'E'],
+      ],
+    );
     const result = score(DIAMOND, relisted);
     expect(result.f1_chain).toBe(1);
     expect(result.f1_graph).toBe(1);
@@ -85,7 +148,14 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
 
   it('a gold chain that is not a topological order of its graph still scores 1 against itself', () => {
     // 1 is listed before its parent 2.
-    const gold = workflow(['later', 'first'], [['S', 2], [2, 1], [1, 'E']]);
+    const gold = workflow(
+      ['later', 'first'],
+      [
+        ['S', 2],
+        [2, 1],
+        [1, 'E'],
+      ],
+    );
     const result = score(gold, gold);
     expect(result.f1_chain).toBe(1);
     expect(result.f1_graph).toBe(1);
@@ -95,8 +165,32 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
   it('f1_chain uses the best of the gold orders, up to maxOrders', () => {
     // Four parallel nodes: 24 orders. Predicting them reversed needs the order d,c,b,a, which is the last one
     // enumerated (smallest number first), so it is found with all 24 but not with 20.
-    const gold = workflow(['a', 'b', 'c', 'd'], [['S', 1], ['S', 2], ['S', 3], ['S', 4], [1, 'E'], [2, 'E'], [3, 'E'], [4, 'E']]);
-    const predicted = workflow(['d', 'c', 'b', 'a'], [['S', 1], ['S', 2], ['S', 3], ['S', 4], [1, 'E'], [2, 'E'], [3, 'E'], [4, 'E']]);
+    const gold = workflow(
+      ['a', 'b', 'c', 'd'],
+      [
+        ['S', 1],
+        ['S', 2],
+        ['S', 3],
+        ['S', 4],
+        [1, 'E'],
+        [2, 'E'],
+        [3, 'E'],
+        [4, 'E'],
+      ],
+    );
+    const predicted = workflow(
+      ['d', 'c', 'b', 'a'],
+      [
+        ['S', 1],
+        ['S', 2],
+        ['S', 3],
+        ['S', 4],
+        [1, 'E'],
+        [2, 'E'],
+        [3, 'E'],
+        [4, 'E'],
+      ],
+    );
     expect(scoreWorkflow(gold, predicted, exactSimilarity(gold, predicted), { maxOrders: 24 }).chainLength).toBe(4);
     const capped = scoreWorkflow(gold, predicted, exactSimilarity(gold, predicted));
     expect(capped.ordersChecked).toBe(20);
@@ -118,7 +212,11 @@ describe('scoreWorkflow: hand-computed cases (docs/algorithms.md#worfeval-scorin
       calls.push(`${a}|${b}`);
       return a[0] === b[0] ? 1 : 0;
     });
-    const result = await scoreWithSimilarity(chain(['alpha', 'beta']), chain(['apple', 'banana', 'cherry']), similarity);
+    const result = await scoreWithSimilarity(
+      chain(['alpha', 'beta']),
+      chain(['apple', 'banana', 'cherry']),
+      similarity,
+    );
     expect(calls).toHaveLength(6);
     expect(calls[0]).toBe('alpha|apple');
     expect(result.matched).toBe(2);

@@ -57,7 +57,10 @@ describe('parseSimilaritySpec', () => {
     ['nomic-embed-text', 'has no provider prefix (did you mean "ollama:nomic-embed-text"?)'],
     ['text-embedding-3-small', 'did you mean "openai:text-embedding-3-small"?'],
     ['models/e5.gguf', 'did you mean "local:models/e5.gguf"?'],
-    ['http://localhost:11434/v1#nomic-embed-text', 'did you mean "openai-compatible:http://localhost:11434/v1#nomic-embed-text"?'],
+    [
+      'http://localhost:11434/v1#nomic-embed-text',
+      'did you mean "openai-compatible:http://localhost:11434/v1#nomic-embed-text"?',
+    ],
     ['https://api.example.com/v1', 'did you mean "openai-compatible:https://api.example.com/v1#<model>"?'],
     ['olama:nomic-embed-text', 'unknown provider "olama" (did you mean "ollama:nomic-embed-text"?)'],
     ['vllm:e5', 'did you mean "openai-compatible:e5"?'],
@@ -161,7 +164,9 @@ describe('createSimilarity', () => {
   });
 
   it('ollama: a bad OLLAMA_HOST is a MODEL_CONFIG error', async () => {
-    await expect(createSimilarity('ollama:nomic-embed-text', { env: { OLLAMA_HOST: 'http://[bad' } })).rejects.toMatchObject({
+    await expect(
+      createSimilarity('ollama:nomic-embed-text', { env: { OLLAMA_HOST: 'http://[bad' } }),
+    ).rejects.toMatchObject({
       code: 'MODEL_CONFIG',
     });
   });
@@ -169,7 +174,10 @@ describe('createSimilarity', () => {
   it('openai-compatible: sends WEFT_API_KEY when set, else a placeholder, and is named by its spec', async () => {
     const spec = 'openai-compatible:http://localhost:8080/v1#nomic-embed-text';
     const keyed = replayFetch('ollama/embeddings');
-    const similarity = await createSimilarity(spec, { env: { WEFT_API_KEY: 'local-key', OPENAI_API_KEY: 'sk-other' }, fetch: keyed.fetch });
+    const similarity = await createSimilarity(spec, {
+      env: { WEFT_API_KEY: 'local-key', OPENAI_API_KEY: 'sk-other' },
+      fetch: keyed.fetch,
+    });
     expect(similarity.name).toBe(`embeddings ${spec}`);
     await similarity.matrix(ROWS, COLUMNS);
     expect(keyed.requests[0]?.url.href).toBe('http://localhost:8080/v1/embeddings');
@@ -182,12 +190,22 @@ describe('createSimilarity', () => {
 
   it('keeps embeddings in cacheDir, one file per spec, so a second run sends no request', async () => {
     const replay = replayFetch('ollama/embeddings');
-    const first = await createSimilarity('ollama:nomic-embed-text', { env: {}, fetch: replay.fetch, cacheDir: directory });
+    const first = await createSimilarity('ollama:nomic-embed-text', {
+      env: {},
+      fetch: replay.fetch,
+      cacheDir: directory,
+    });
     const expected = await first.matrix(ROWS, COLUMNS);
-    expect(await readdir(directory)).toEqual([relative(directory, embeddingCacheFile(directory, 'ollama:nomic-embed-text'))]);
+    expect(await readdir(directory)).toEqual([
+      relative(directory, embeddingCacheFile(directory, 'ollama:nomic-embed-text')),
+    ]);
 
     const offline = replayFetch();
-    const second = await createSimilarity('ollama:nomic-embed-text', { env: {}, fetch: offline.fetch, cacheDir: directory });
+    const second = await createSimilarity('ollama:nomic-embed-text', {
+      env: {},
+      fetch: offline.fetch,
+      cacheDir: directory,
+    });
     expect(await second.matrix(ROWS, COLUMNS)).toEqual(expected);
     expect(offline.requests).toEqual([]);
   });
@@ -204,7 +222,11 @@ describe('createSimilarity', () => {
 
   it.skipIf(skipReason !== undefined)('local: embeds with the GGUF, cached on disk by its absolute path', async () => {
     const relativePath = relative(directory, TINY_MODEL);
-    const similarity = await createSimilarity(`local:${relativePath}`, { cwd: directory, importer: realImporter, cacheDir: directory });
+    const similarity = await createSimilarity(`local:${relativePath}`, {
+      cwd: directory,
+      importer: realImporter,
+      cacheDir: directory,
+    });
     try {
       expect(similarity).toMatchObject({ kind: 'embedding', name: `embeddings local:${relativePath}` });
       const matrix = await similarity.matrix(ROWS, COLUMNS);

@@ -7,7 +7,9 @@ type End = number | 'S' | 'E';
 export function workflow(nodes: readonly string[], edges: readonly (readonly [End, End])[]): WorkflowText {
   return {
     nodes,
-    edges: edges.map(([from, to]) => [from === 'S' ? 'START' : (from as EdgeSource), to === 'E' ? 'END' : (to as EdgeTarget)] as const),
+    edges: edges.map(
+      ([from, to]) => [from === 'S' ? 'START' : (from as EdgeSource), to === 'E' ? 'END' : (to as EdgeTarget)] as const,
+    ),
   };
 }
 

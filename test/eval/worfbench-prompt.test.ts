@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseWorkflowText } from '../../src/eval/parse-workflow-text.js';
-import { WORFBENCH_EXAMPLES, WORFBENCH_PURPOSE, WORFBENCH_SYSTEM, worfbenchCall, worfbenchMessages } from '../../src/eval/worfbench-prompt.js';
+import {
+  WORFBENCH_EXAMPLES,
+  WORFBENCH_PURPOSE,
+  WORFBENCH_SYSTEM,
+  worfbenchCall,
+  worfbenchMessages,
+} from '../../src/eval/worfbench-prompt.js';
 import type { WorkflowText } from '../../src/eval/workflow-text.js';
 import { goldSets } from './gold-path.js';
 
@@ -45,7 +51,9 @@ describe('worfbenchMessages', () => {
     const toolbench = raw.find((record) => record.id === 'toolbench_1')!;
     const task = toolbench.conversations[1]!.content;
     expect(task).toContain("api_list:[{'name': 'create_a_new_link_for_url_link_shortener'");
-    expect(worfbenchMessages({ task }).messages.at(-1)!.content).toContain("api_list:[{'name': 'create_a_new_link_for_url_link_shortener'");
+    expect(worfbenchMessages({ task }).messages.at(-1)!.content).toContain(
+      "api_list:[{'name': 'create_a_new_link_for_url_link_shortener'",
+    );
   });
 
   it('tags the call with the worfbench purpose and asks for greedy decoding', () => {
@@ -61,7 +69,14 @@ describe('the two examples', () => {
     const [functionCall, embodied] = WORFBENCH_EXAMPLES.map((example) => parsed(example.assistant));
     expect(functionCall!.nodes).toHaveLength(4);
     // Steps 1 and 3 both start at START and meet again at step 4: two branches.
-    expect(functionCall!.edges).toEqual(expect.arrayContaining([['START', 1], ['START', 3], [2, 4], [3, 4]]));
+    expect(functionCall!.edges).toEqual(
+      expect.arrayContaining([
+        ['START', 1],
+        ['START', 3],
+        [2, 4],
+        [3, 4],
+      ]),
+    );
     expect(embodied!.nodes).toHaveLength(7);
     expect(embodied!.edges).toEqual([['START', 1], ...[1, 2, 3, 4, 5, 6].map((node) => [node, node + 1]), [7, 'END']]);
   });
@@ -96,15 +111,19 @@ describe('the two examples', () => {
 describe('Weft’s own words', () => {
   it('shares no run of five words with the WorfBench system prompts', () => {
     const theirs = new Set<string>();
-    for (const record of raw) for (const turn of record.conversations) if (turn.role === 'system') for (const run of wordRuns(turn.content, 5)) theirs.add(run);
+    for (const record of raw)
+      for (const turn of record.conversations)
+        if (turn.role === 'system') for (const run of wordRuns(turn.content, 5)) theirs.add(run);
     expect(theirs.size).toBeGreaterThan(50);
     expect([...wordRuns(WORFBENCH_SYSTEM, 5)].filter((run) => theirs.has(run))).toEqual([]);
-    for (const phrase of ['helpful task planner', 'topology diagram', 'subtask_1', 'foramt']) expect(WORFBENCH_SYSTEM).not.toContain(phrase);
+    for (const phrase of ['helpful task planner', 'topology diagram', 'subtask_1', 'foramt'])
+      expect(WORFBENCH_SYSTEM).not.toContain(phrase);
   });
 
   it('takes no example from the benchmark: no run of six words in common with any gold record', () => {
     const theirs = new Set<string>();
-    for (const record of raw) for (const turn of record.conversations) for (const run of wordRuns(turn.content, 6)) theirs.add(run);
+    for (const record of raw)
+      for (const turn of record.conversations) for (const run of wordRuns(turn.content, 6)) theirs.add(run);
     const ours = WORFBENCH_EXAMPLES.flatMap((example) => [...wordRuns(`${example.user}\n${example.assistant}`, 6)]);
     expect(ours.length).toBeGreaterThan(50);
     expect(ours.filter((run) => theirs.has(run))).toEqual([]);

@@ -9,16 +9,28 @@ describe('criticalPath', () => {
   it('finds the longest weighted chain', () => {
     const workflow = workflowOf({ a: [], b: [], c: ['a', 'b'], d: ['b', 'c'] });
     // a 3, b 2 → c starts at 3, ends at 7 → d ends at 8.
-    expect(criticalPath(workflow, durationsOf({ a: 3, b: 2, c: 4, d: 1 }))).toStrictEqual({ length: 8, path: ['a', 'c', 'd'] });
+    expect(criticalPath(workflow, durationsOf({ a: 3, b: 2, c: 4, d: 1 }))).toStrictEqual({
+      length: 8,
+      path: ['a', 'c', 'd'],
+    });
     // A long b makes b → d the critical chain instead.
-    expect(criticalPath(workflow, durationsOf({ a: 3, b: 20, c: 4, d: 1 }))).toStrictEqual({ length: 25, path: ['b', 'c', 'd'] });
+    expect(criticalPath(workflow, durationsOf({ a: 3, b: 20, c: 4, d: 1 }))).toStrictEqual({
+      length: 25,
+      path: ['b', 'c', 'd'],
+    });
     // b and a zero-length c both finish at 20: d's tie goes to b, earlier in the input.
-    expect(criticalPath(workflow, durationsOf({ a: 1, b: 20, c: 0, d: 1 }))).toStrictEqual({ length: 21, path: ['b', 'd'] });
+    expect(criticalPath(workflow, durationsOf({ a: 1, b: 20, c: 0, d: 1 }))).toStrictEqual({
+      length: 21,
+      path: ['b', 'd'],
+    });
   });
 
   it('is weighted, not the longest chain by count', () => {
     const workflow = workflowOf({ a: [], b: ['a'], c: ['b'], long: [] });
-    expect(criticalPath(workflow, durationsOf({ a: 1, b: 1, c: 1, long: 10 }))).toStrictEqual({ length: 10, path: ['long'] });
+    expect(criticalPath(workflow, durationsOf({ a: 1, b: 1, c: 1, long: 10 }))).toStrictEqual({
+      length: 10,
+      path: ['long'],
+    });
   });
 
   it('breaks ties by input order', () => {
@@ -34,6 +46,8 @@ describe('criticalPath', () => {
   it.each([-1, Number.NaN, Infinity])('rejects duration %s', (duration) => {
     const workflow = workflowOf({ a: [] });
     expect(() => criticalPath(workflow, () => duration)).toThrow(WeftError);
-    expect(() => criticalPath(workflow, () => duration)).toThrow(`Expected the duration of "a" to be a finite number >= 0, got ${duration} (number)`);
+    expect(() => criticalPath(workflow, () => duration)).toThrow(
+      `Expected the duration of "a" to be a finite number >= 0, got ${duration} (number)`,
+    );
   });
 });

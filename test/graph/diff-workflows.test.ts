@@ -23,18 +23,27 @@ describe('diffWorkflows', () => {
         { id: 'c', objective: 'review', agent: 'editor', dependsOn: ['b', 'a'] },
       ],
     });
-    expect(diffWorkflows(before, after)).toStrictEqual({ added: ['e'], removed: ['d'], changed: ['b', 'c'], rewired: ['b'] });
+    expect(diffWorkflows(before, after)).toStrictEqual({
+      added: ['e'],
+      removed: ['d'],
+      changed: ['b', 'c'],
+      rewired: ['b'],
+    });
   });
 
   it('ignores status, output and attempts', () => {
-    const after = { subtasks: before.subtasks.map((subtask) => ({ ...subtask, status: 'failed' as const, attempts: 3, output: 'x' })) };
+    const after = {
+      subtasks: before.subtasks.map((subtask) => ({ ...subtask, status: 'failed' as const, attempts: 3, output: 'x' })),
+    };
     expect(diffWorkflows(before, after)).toStrictEqual({ added: [], removed: [], changed: [], rewired: [] });
   });
 });
 
 describe('formatDiff', () => {
   it('writes one line per non-empty category', () => {
-    expect(formatDiff({ added: ['e', 'f'], removed: [], changed: ['b'], rewired: ['b', 'c'] })).toBe('added: e, f\nchanged: b\nrewired: b, c');
+    expect(formatDiff({ added: ['e', 'f'], removed: [], changed: ['b'], rewired: ['b', 'c'] })).toBe(
+      'added: e, f\nchanged: b\nrewired: b, c',
+    );
   });
 
   it('says when nothing changed', () => {

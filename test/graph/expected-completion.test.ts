@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { ancestorCounts, expectedCompleted, toWorkflowJson, workflowFromJson, type Workflow } from '../../src/graph/index.js';
+import {
+  ancestorCounts,
+  expectedCompleted,
+  toWorkflowJson,
+  workflowFromJson,
+  type Workflow,
+} from '../../src/graph/index.js';
 import { randomDag, workflowOf, type RandomDag } from './workflow-fixtures.js';
 
 /** Ancestor sets from the generator's own edge list (independent of the library). */
@@ -30,7 +36,9 @@ function enumeratedExpectation(dag: RandomDag, p: number): number {
   for (let pattern = 0; pattern < 1 << ids.length; pattern++) {
     const failed = new Set(ids.filter((_, bit) => pattern & (1 << bit)));
     const probability = ids.reduce((product, id) => product * (failed.has(id) ? p : 1 - p), 1);
-    const completed = ids.filter((id) => !failed.has(id) && [...(ancestors.get(id) ?? [])].every((ancestor) => !failed.has(ancestor))).length;
+    const completed = ids.filter(
+      (id) => !failed.has(id) && [...(ancestors.get(id) ?? [])].every((ancestor) => !failed.has(ancestor)),
+    ).length;
     expectation += probability * completed;
   }
   return expectation;
@@ -40,7 +48,9 @@ function withDependency(workflow: Workflow, from: string, to: string): Workflow 
   const json = toWorkflowJson(workflow);
   return workflowFromJson({
     ...json,
-    subtasks: json.subtasks.map((subtask) => (subtask.id === to ? { ...subtask, dependsOn: [...subtask.dependsOn, from] } : subtask)),
+    subtasks: json.subtasks.map((subtask) =>
+      subtask.id === to ? { ...subtask, dependsOn: [...subtask.dependsOn, from] } : subtask,
+    ),
   });
 }
 
@@ -51,7 +61,14 @@ describe('expectedCompleted', () => {
 
     // Diamond a -> b, a -> c, {b, c} -> d: ancestors 0, 1, 1, 3.
     const diamond = workflowOf({ a: [], b: ['a'], c: ['a'], d: ['b', 'c'] });
-    expect(ancestorCounts(diamond)).toStrictEqual(new Map([['a', 0], ['b', 1], ['c', 1], ['d', 3]]));
+    expect(ancestorCounts(diamond)).toStrictEqual(
+      new Map([
+        ['a', 0],
+        ['b', 1],
+        ['c', 1],
+        ['d', 3],
+      ]),
+    );
     expect(expectedCompleted(diamond, 0.5)).toBe(0.5 + 0.25 + 0.25 + 0.0625);
     expect(expectedCompleted(diamond, 0.1)).toBeCloseTo(0.9 + 0.81 + 0.81 + 0.6561, 12);
 
@@ -140,12 +157,21 @@ describe('Theorem 3.1 on random DAGs', () => {
         randomDag({ maxNodes: 9 }).filter((dag) => dag.generationOrder.length >= 2),
         fc.nat(),
         fc.nat(),
-        fc.oneof(fc.double({ min: Number.MIN_VALUE, max: 1, maxExcluded: true, noNaN: true }), fc.constantFrom(1e-12, 1 - 1e-12)),
+        fc.oneof(
+          fc.double({ min: Number.MIN_VALUE, max: 1, maxExcluded: true, noNaN: true }),
+          fc.constantFrom(1e-12, 1 - 1e-12),
+        ),
         (dag, first, second, p) => {
           const ids = dag.generationOrder;
           const [from, to] = [ids[first % ids.length]!, ids[second % ids.length]!];
-          fc.pre(from !== to && !referenceAncestors(dag).get(from)!.has(to) && !dag.edges.some(([a, b]) => a === from && b === to));
-          expect(expectedCompleted(withDependency(dag.workflow, from, to), p)).toBeLessThanOrEqual(expectedCompleted(dag.workflow, p));
+          fc.pre(
+            from !== to &&
+              !referenceAncestors(dag).get(from)!.has(to) &&
+              !dag.edges.some(([a, b]) => a === from && b === to),
+          );
+          expect(expectedCompleted(withDependency(dag.workflow, from, to), p)).toBeLessThanOrEqual(
+            expectedCompleted(dag.workflow, p),
+          );
         },
       ),
       { numRuns: 300 },

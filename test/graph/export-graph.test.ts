@@ -82,7 +82,10 @@ describe('label escaping', () => {
 
 describe('toMermaid label length', () => {
   it('cuts long objectives with an ellipsis when asked, and only then', () => {
-    const long = workflowFromJson({ task: 't', subtasks: [{ id: 'a', objective: 'x'.repeat(100), agent: 'w', dependsOn: [] }] });
+    const long = workflowFromJson({
+      task: 't',
+      subtasks: [{ id: 'a', objective: 'x'.repeat(100), agent: 'w', dependsOn: [] }],
+    });
     expect(toMermaid(long, { maxLabelLength: 10 })).toContain(`a: ${'x'.repeat(9)}…`);
     expect(toMermaid(long)).toContain(`a: ${'x'.repeat(100)}`);
   });

@@ -1,12 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromPaperDictionary, readyTasks, toPaperDictionary, workflowFromJson, type Workflow } from '../../src/graph/index.js';
+import {
+  fromPaperDictionary,
+  readyTasks,
+  toPaperDictionary,
+  workflowFromJson,
+  type Workflow,
+} from '../../src/graph/index.js';
 import { randomDag, workflowOf } from './workflow-fixtures.js';
 
 const workflow = workflowFromJson({
   task: 'write a report',
   subtasks: [
-    { id: 'a', objective: 'collect sources', agent: 'researcher', dependsOn: [], status: 'completed', output: 'three papers' },
+    {
+      id: 'a',
+      objective: 'collect sources',
+      agent: 'researcher',
+      dependsOn: [],
+      status: 'completed',
+      output: 'three papers',
+    },
     { id: 'b', objective: 'outline', agent: 'writer', dependsOn: ['a'], status: 'in progress' },
     { id: 'c', objective: 'draft', agent: 'writer', dependsOn: ['a', 'b'] },
     { id: 'd', objective: 'check figures', agent: 'researcher', dependsOn: [], status: 'failed', output: '' },
@@ -37,11 +50,39 @@ describe('toPaperDictionary', () => {
     const dictionary = toPaperDictionary(workflow);
     expect(Object.keys(dictionary)).toStrictEqual(['a', 'b', 'c', 'd']);
     expect(dictionary).toStrictEqual({
-      a: { objective: 'collect sources', status: 'completed', data: 'three papers', num_parents_not_completed: 0, child: ['b', 'c'], agent: 'researcher' },
-      b: { objective: 'outline', status: 'in progress', data: null, num_parents_not_completed: 0, child: ['c'], agent: 'writer' },
+      a: {
+        objective: 'collect sources',
+        status: 'completed',
+        data: 'three papers',
+        num_parents_not_completed: 0,
+        child: ['b', 'c'],
+        agent: 'researcher',
+      },
+      b: {
+        objective: 'outline',
+        status: 'in progress',
+        data: null,
+        num_parents_not_completed: 0,
+        child: ['c'],
+        agent: 'writer',
+      },
       // a is completed, b is not.
-      c: { objective: 'draft', status: 'not started', data: null, num_parents_not_completed: 1, child: [], agent: 'writer' },
-      d: { objective: 'check figures', status: 'failed', data: '', num_parents_not_completed: 0, child: [], agent: 'researcher' },
+      c: {
+        objective: 'draft',
+        status: 'not started',
+        data: null,
+        num_parents_not_completed: 1,
+        child: [],
+        agent: 'writer',
+      },
+      d: {
+        objective: 'check figures',
+        status: 'failed',
+        data: '',
+        num_parents_not_completed: 0,
+        child: [],
+        agent: 'researcher',
+      },
     });
   });
 
@@ -90,8 +131,22 @@ describe('fromPaperDictionary', () => {
   it('reads the paper prompt example (no objective there, so one is added) with defaults for missing fields', () => {
     const result = fromPaperDictionary(
       {
-        Task_A: { objective: 'A', status: 'not started', data: null, num_parents_not_completed: 0, child: ['Task_B', 'Task_C'], agent: 'Agent_1' },
-        Task_B: { objective: 'B', status: 'not started', data: null, num_parents_not_completed: 1, child: ['Task_D'], agent: 'Agent_2' },
+        Task_A: {
+          objective: 'A',
+          status: 'not started',
+          data: null,
+          num_parents_not_completed: 0,
+          child: ['Task_B', 'Task_C'],
+          agent: 'Agent_1',
+        },
+        Task_B: {
+          objective: 'B',
+          status: 'not started',
+          data: null,
+          num_parents_not_completed: 1,
+          child: ['Task_D'],
+          agent: 'Agent_2',
+        },
         Task_C: { objective: 'C', agent: 'Agent_1' },
         Task_D: { objective: 'D', child: [], agent: 'Agent_2' },
       },
@@ -162,7 +217,9 @@ describe('fromPaperDictionary', () => {
   it('reports an agent outside the given roles, and keeps the given roles', () => {
     const roles = [{ name: 'writer', prompt: 'You write.', kind: 'llm' as const }];
     const bad = fromPaperDictionary({ a: { objective: 'a', agent: 'coder' } }, 'task', { roles });
-    expect(bad.ok ? [] : bad.issues).toStrictEqual([{ field: 'a.agent', message: 'unknown role "coder"; roles are: writer' }]);
+    expect(bad.ok ? [] : bad.issues).toStrictEqual([
+      { field: 'a.agent', message: 'unknown role "coder"; roles are: writer' },
+    ]);
     const good = fromPaperDictionary({ a: { objective: 'a', agent: 'writer' } }, 'task', { roles });
     expect(good.ok && good.workflow.roles).toStrictEqual(roles);
   });

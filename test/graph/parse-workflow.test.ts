@@ -35,8 +35,22 @@ describe('parseWorkflow: valid plans', () => {
         { name: 'writer', prompt: 'You are the writer.', kind: 'llm' },
       ],
       subtasks: [
-        { id: 'research', objective: 'Collect sources', agent: 'researcher', dependsOn: [], status: 'not started', attempts: 0 },
-        { id: 'draft', objective: 'Write the draft', agent: 'writer', dependsOn: ['research'], status: 'not started', attempts: 0 },
+        {
+          id: 'research',
+          objective: 'Collect sources',
+          agent: 'researcher',
+          dependsOn: [],
+          status: 'not started',
+          attempts: 0,
+        },
+        {
+          id: 'draft',
+          objective: 'Write the draft',
+          agent: 'writer',
+          dependsOn: ['research'],
+          status: 'not started',
+          attempts: 0,
+        },
       ],
     });
   });
@@ -61,29 +75,60 @@ describe('parseWorkflow: valid plans', () => {
         { name: 'panel', prompt: 'Debate.', kind: 'team', team: 'teams/panel.yaml' },
         { name: 'coder', prompt: 'You code.' },
       ],
-      subtasks: [{ id: 'a', objective: 'x', agent: 'panel', dependsOn: [], status: 'completed', output: 'done', attempts: 2 }],
+      subtasks: [
+        { id: 'a', objective: 'x', agent: 'panel', dependsOn: [], status: 'completed', output: 'done', attempts: 2 },
+      ],
     });
     expect(workflow.roles).toStrictEqual([
       { name: 'panel', prompt: 'Debate.', kind: 'team', team: 'teams/panel.yaml' },
       { name: 'coder', prompt: 'You code.', kind: 'llm' },
     ]);
-    expect(workflow.subtasks[0]).toStrictEqual({ id: 'a', objective: 'x', agent: 'panel', dependsOn: [], status: 'completed', output: 'done', attempts: 2 });
+    expect(workflow.subtasks[0]).toStrictEqual({
+      id: 'a',
+      objective: 'x',
+      agent: 'panel',
+      dependsOn: [],
+      status: 'completed',
+      output: 'done',
+      attempts: 2,
+    });
   });
 
-  it('keeps a team role\'s taskType, and refuses one on an ordinary role', () => {
+  it("keeps a team role's taskType, and refuses one on an ordinary role", () => {
     const workflow = workflowFrom({
       task: 't',
       roles: [{ name: 'panel', prompt: 'Debate.', kind: 'team', team: 'p.yaml', taskType: 'math' }],
       subtasks: [{ id: 'a', objective: 'x', agent: 'panel' }],
     });
-    expect(workflow.roles[0]).toStrictEqual({ name: 'panel', prompt: 'Debate.', kind: 'team', team: 'p.yaml', taskType: 'math' });
-    const issues = issuesOf({ task: 't', roles: [{ name: 'w', prompt: 'p', taskType: 'math' }], subtasks: [{ id: 'a', objective: 'x', agent: 'w' }] });
-    expect(issues).toEqual([expect.objectContaining({ field: 'roles[0].taskType', message: expect.stringContaining('applies only to roles of kind "team"') })]);
+    expect(workflow.roles[0]).toStrictEqual({
+      name: 'panel',
+      prompt: 'Debate.',
+      kind: 'team',
+      team: 'p.yaml',
+      taskType: 'math',
+    });
+    const issues = issuesOf({
+      task: 't',
+      roles: [{ name: 'w', prompt: 'p', taskType: 'math' }],
+      subtasks: [{ id: 'a', objective: 'x', agent: 'w' }],
+    });
+    expect(issues).toEqual([
+      expect.objectContaining({
+        field: 'roles[0].taskType',
+        message: expect.stringContaining('applies only to roles of kind "team"'),
+      }),
+    ]);
   });
 
   it('returns a deeply frozen workflow and does not share arrays with the input', () => {
     const dependsOn = ['a'];
-    const workflow = workflowFrom({ task: 't', subtasks: [{ id: 'a', objective: 'x', agent: 'w' }, { id: 'b', objective: 'y', agent: 'w', dependsOn }] });
+    const workflow = workflowFrom({
+      task: 't',
+      subtasks: [
+        { id: 'a', objective: 'x', agent: 'w' },
+        { id: 'b', objective: 'y', agent: 'w', dependsOn },
+      ],
+    });
     expect(Object.isFrozen(workflow)).toBe(true);
     expect(Object.isFrozen(workflow.subtasks)).toBe(true);
     expect(Object.isFrozen(workflow.subtasks[1])).toBe(true);
@@ -139,7 +184,9 @@ describe('parseWorkflow: syntax errors carry a line and column', () => {
   });
 
   it('rejects a repeated YAML key with its line', () => {
-    expect(issuesOf('task: a\ntask: b\nsubtasks: []\n')).toMatchObject([{ line: 2, column: 1, message: expect.stringMatching(/^invalid YAML: .*unique/) }]);
+    expect(issuesOf('task: a\ntask: b\nsubtasks: []\n')).toMatchObject([
+      { line: 2, column: 1, message: expect.stringMatching(/^invalid YAML: .*unique/) },
+    ]);
   });
 
   it('reports an empty plan', () => {
@@ -165,7 +212,9 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
 
   it('rejects a non-object plan and a non-array subtask list', () => {
     expect(issuesOf('- a\n- b\n')).toStrictEqual([{ line: 1, column: 1, message: 'expected an object, got an array' }]);
-    expect(issuesOf({ task: 't', subtasks: 'all of it' })).toStrictEqual([{ field: 'subtasks', message: 'expected an array, got a string' }]);
+    expect(issuesOf({ task: 't', subtasks: 'all of it' })).toStrictEqual([
+      { field: 'subtasks', message: 'expected an array, got a string' },
+    ]);
   });
 
   it('rejects missing, blank and mistyped subtask fields', () => {
@@ -187,15 +236,39 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
       '    output: [x]', //                15
     ].join('\n');
     expect(issuesOf(text, 'plan.yaml')).toStrictEqual([
-      { file: 'plan.yaml', line: 3, column: 5, field: 'subtasks[0].objective', message: 'missing required field "objective"' },
+      {
+        file: 'plan.yaml',
+        line: 3,
+        column: 5,
+        field: 'subtasks[0].objective',
+        message: 'missing required field "objective"',
+      },
       { file: 'plan.yaml', line: 6, column: 5, field: 'subtasks[1].objective', message: 'must not be empty' },
       { file: 'plan.yaml', line: 7, column: 5, field: 'subtasks[1].agent', message: 'expected a string, got a number' },
-      { file: 'plan.yaml', line: 8, column: 20, field: 'subtasks[1].dependsOn[1]', message: 'expected a string, got a number' },
+      {
+        file: 'plan.yaml',
+        line: 8,
+        column: 20,
+        field: 'subtasks[1].dependsOn[1]',
+        message: 'expected a string, got a number',
+      },
       { file: 'plan.yaml', line: 9, column: 5, field: 'subtasks[1].attempts', message: 'must not be negative' },
       { file: 'plan.yaml', line: 10, column: 5, field: 'subtasks[2].id', message: 'must not be empty' },
-      { file: 'plan.yaml', line: 13, column: 5, field: 'subtasks[2].status', message: 'must be one of "not started", "in progress", "completed", "failed"' },
+      {
+        file: 'plan.yaml',
+        line: 13,
+        column: 5,
+        field: 'subtasks[2].status',
+        message: 'must be one of "not started", "in progress", "completed", "failed"',
+      },
       { file: 'plan.yaml', line: 14, column: 5, field: 'subtasks[2].attempts', message: 'must be a whole number' },
-      { file: 'plan.yaml', line: 15, column: 5, field: 'subtasks[2].output', message: 'expected a string, got an array' },
+      {
+        file: 'plan.yaml',
+        line: 15,
+        column: 5,
+        field: 'subtasks[2].output',
+        message: 'expected a string, got an array',
+      },
     ]);
   });
 
@@ -211,13 +284,24 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
       '}',
     ].join('\n');
     expect(issuesOf(text)).toStrictEqual([
-      { line: 3, column: 3, field: 'version', message: 'unknown field "version"; expected one of: task, roles, subtasks' },
-      { line: 4, column: 42, field: 'roles[0].model', message: 'unknown field "model"; expected one of: name, prompt, kind, team, taskType' },
+      {
+        line: 3,
+        column: 3,
+        field: 'version',
+        message: 'unknown field "version"; expected one of: task, roles, subtasks',
+      },
+      {
+        line: 4,
+        column: 42,
+        field: 'roles[0].model',
+        message: 'unknown field "model"; expected one of: name, prompt, kind, team, taskType',
+      },
       {
         line: 6,
         column: 49,
         field: 'subtasks[0].depends_on',
-        message: 'unknown field "depends_on"; expected one of: id, objective, agent, dependsOn, status, output, attempts',
+        message:
+          'unknown field "depends_on"; expected one of: id, objective, agent, dependsOn, status, output, attempts',
       },
     ]);
   });
@@ -251,26 +335,38 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
 
 describe('parseWorkflow: role kinds', () => {
   it('accepts any kind name: which kinds exist is up to the engines a run is given (checked when it starts)', () => {
-    const parsed = parseWorkflow('task: t\nroles:\n  - {name: a, prompt: p, kind: echo}\nsubtasks:\n  - {id: x, objective: o, agent: a}\n');
+    const parsed = parseWorkflow(
+      'task: t\nroles:\n  - {name: a, prompt: p, kind: echo}\nsubtasks:\n  - {id: x, objective: o, agent: a}\n',
+    );
     expect(parsed.ok && parsed.workflow.roles.map((role) => role.kind)).toEqual(['echo']);
   });
 });
 
 describe('parseWorkflow: graph rules', () => {
   it('rejects a duplicate id, naming both positions', () => {
-    const text = 'task: t\nsubtasks:\n  - id: a\n    objective: x\n    agent: w\n  - id: a\n    objective: y\n    agent: w\n';
+    const text =
+      'task: t\nsubtasks:\n  - id: a\n    objective: x\n    agent: w\n  - id: a\n    objective: y\n    agent: w\n';
     expect(issuesOf(text, 'plan.yaml')).toStrictEqual([
-      { file: 'plan.yaml', line: 6, column: 5, field: 'subtasks[1].id', message: 'duplicate id "a", also used at subtasks[0].id (line 3)' },
+      {
+        file: 'plan.yaml',
+        line: 6,
+        column: 5,
+        field: 'subtasks[1].id',
+        message: 'duplicate id "a", also used at subtasks[0].id (line 3)',
+      },
     ]);
   });
 
   it('rejects an unknown dependency, naming it', () => {
     const plan = { task: 't', subtasks: [{ id: 'a', objective: 'x', agent: 'w', dependsOn: ['ghost'] }] };
-    expect(issuesOf(plan, 'plan.json')).toStrictEqual([{ file: 'plan.json', field: 'subtasks[0].dependsOn[0]', message: 'unknown dependency "ghost"' }]);
+    expect(issuesOf(plan, 'plan.json')).toStrictEqual([
+      { file: 'plan.json', field: 'subtasks[0].dependsOn[0]', message: 'unknown dependency "ghost"' },
+    ]);
   });
 
   it('rejects a self-dependency and a repeated dependency', () => {
-    const text = 'task: t\nsubtasks:\n  - {id: a, objective: x, agent: w}\n  - {id: b, objective: y, agent: w, dependsOn: [a, b, a]}\n';
+    const text =
+      'task: t\nsubtasks:\n  - {id: a, objective: x, agent: w}\n  - {id: b, objective: y, agent: w, dependsOn: [a, b, a]}\n';
     expect(issuesOf(text)).toStrictEqual([
       { line: 4, column: 52, field: 'subtasks[1].dependsOn[1]', message: 'subtask "b" depends on itself' },
       { line: 4, column: 55, field: 'subtasks[1].dependsOn[2]', message: 'dependency "a" is listed twice' },
@@ -286,7 +382,9 @@ describe('parseWorkflow: graph rules', () => {
       '  - {id: c, objective: x, agent: w, dependsOn: [b]}',
       '  - {id: d, objective: x, agent: w, dependsOn: [c]}',
     ].join('\n');
-    expect(issuesOf(text)).toStrictEqual([{ line: 3, column: 49, field: 'subtasks[0].dependsOn[0]', message: 'cycle: a -> b -> c -> a' }]);
+    expect(issuesOf(text)).toStrictEqual([
+      { line: 3, column: 49, field: 'subtasks[0].dependsOn[0]', message: 'cycle: a -> b -> c -> a' },
+    ]);
   });
 
   it('reports each separate cycle', () => {
@@ -308,15 +406,29 @@ describe('parseWorkflow: graph rules', () => {
   it('rejects an agent that is not a declared role, listing the roles', () => {
     const plan = {
       task: 't',
-      roles: [{ name: 'writer', prompt: 'p' }, { name: 'coder', prompt: 'p' }],
+      roles: [
+        { name: 'writer', prompt: 'p' },
+        { name: 'coder', prompt: 'p' },
+      ],
       subtasks: [{ id: 'a', objective: 'x', agent: 'painter', dependsOn: [] }],
     };
-    expect(issuesOf(plan)).toStrictEqual([{ field: 'subtasks[0].agent', message: 'unknown role "painter"; roles are: writer, coder' }]);
+    expect(issuesOf(plan)).toStrictEqual([
+      { field: 'subtasks[0].agent', message: 'unknown role "painter"; roles are: writer, coder' },
+    ]);
   });
 
   it('rejects a duplicate role name', () => {
-    const plan = { task: 't', roles: [{ name: 'w', prompt: 'p' }, { name: 'w', prompt: 'q' }], subtasks: [{ id: 'a', objective: 'x', agent: 'w' }] };
-    expect(issuesOf(plan)).toStrictEqual([{ field: 'roles[1].name', message: 'duplicate role "w", also declared at roles[0].name' }]);
+    const plan = {
+      task: 't',
+      roles: [
+        { name: 'w', prompt: 'p' },
+        { name: 'w', prompt: 'q' },
+      ],
+      subtasks: [{ id: 'a', objective: 'x', agent: 'w' }],
+    };
+    expect(issuesOf(plan)).toStrictEqual([
+      { field: 'roles[1].name', message: 'duplicate role "w", also declared at roles[0].name' },
+    ]);
   });
 
   it('returns all issues at once, shape and graph together, in source order', () => {
@@ -326,7 +438,9 @@ describe('parseWorkflow: graph rules', () => {
       '  - {id: a, objective: "", agent: w, dependsOn: [zz]}', // 3
       '  - {id: a, objective: x, agent: w, colour: red}', //      4
     ].join('\n');
-    expect(issuesOf(text).map((issue) => `${issue.line}:${issue.column} ${issue.field}: ${issue.message}`)).toStrictEqual([
+    expect(
+      issuesOf(text).map((issue) => `${issue.line}:${issue.column} ${issue.field}: ${issue.message}`),
+    ).toStrictEqual([
       '3:13 subtasks[0].objective: must not be empty',
       '3:50 subtasks[0].dependsOn[0]: unknown dependency "zz"',
       '4:6 subtasks[1].id: duplicate id "a", also used at subtasks[0].id (line 3)',
@@ -348,7 +462,11 @@ describe('workflowFromJson and toWorkflowJson', () => {
     expect(error.code).toBe('PLAN_INVALID');
     expect(error.issues.map((issue) => issue.field)).toStrictEqual(['task', 'subtasks[0].dependsOn[0]']);
     expect(formatError(error)).toBe(
-      ['invalid workflow: 2 issues', '  - task: must not be empty', '  - subtasks[0].dependsOn[0]: subtask "a" depends on itself'].join('\n'),
+      [
+        'invalid workflow: 2 issues',
+        '  - task: must not be empty',
+        '  - subtasks[0].dependsOn[0]: subtask "a" depends on itself',
+      ].join('\n'),
     );
   });
 
@@ -362,8 +480,22 @@ describe('workflowFromJson and toWorkflowJson', () => {
         { name: 'writer', prompt: 'You are the writer.', kind: 'llm' },
       ],
       subtasks: [
-        { id: 'research', objective: 'Collect sources', agent: 'researcher', dependsOn: [], status: 'not started', attempts: 0 },
-        { id: 'draft', objective: 'Write the draft', agent: 'writer', dependsOn: ['research'], status: 'not started', attempts: 0 },
+        {
+          id: 'research',
+          objective: 'Collect sources',
+          agent: 'researcher',
+          dependsOn: [],
+          status: 'not started',
+          attempts: 0,
+        },
+        {
+          id: 'draft',
+          objective: 'Write the draft',
+          agent: 'writer',
+          dependsOn: ['research'],
+          status: 'not started',
+          attempts: 0,
+        },
       ],
     });
     expect(workflowFrom(JSON.stringify(json))).toStrictEqual(workflow);

@@ -57,8 +57,12 @@ describe('graph laws on random DAGs', () => {
         const inputPosition = new Map(dag.workflow.subtasks.map((subtask, index) => [subtask.id, index]));
         const done = new Set<string>();
         for (const id of topologicalOrder(dag.workflow)) {
-          const ready = dag.workflow.subtasks.filter((subtask) => !done.has(subtask.id) && subtask.dependsOn.every((dependency) => done.has(dependency)));
-          expect(inputPosition.get(id)).toBe(Math.min(...ready.map((subtask) => inputPosition.get(subtask.id) ?? Infinity)));
+          const ready = dag.workflow.subtasks.filter(
+            (subtask) => !done.has(subtask.id) && subtask.dependsOn.every((dependency) => done.has(dependency)),
+          );
+          expect(inputPosition.get(id)).toBe(
+            Math.min(...ready.map((subtask) => inputPosition.get(subtask.id) ?? Infinity)),
+          );
           done.add(id);
         }
       }),
@@ -126,7 +130,13 @@ describe('graph laws on random DAGs', () => {
     fc.assert(
       fc.property(
         randomDag().chain((dag) =>
-          fc.record({ dag: fc.constant(dag), durations: fc.array(fc.nat(1000), { minLength: dag.generationOrder.length, maxLength: dag.generationOrder.length }) }),
+          fc.record({
+            dag: fc.constant(dag),
+            durations: fc.array(fc.nat(1000), {
+              minLength: dag.generationOrder.length,
+              maxLength: dag.generationOrder.length,
+            }),
+          }),
         ),
         ({ dag, durations }) => {
           const durationOf = new Map(dag.generationOrder.map((id, index) => [id, durations[index] ?? 0]));
@@ -136,7 +146,9 @@ describe('graph laws on random DAGs', () => {
           expect(result.length).toBeLessThanOrEqual(all.reduce((sum, duration) => sum + duration, 0));
           expect(result.path.reduce((sum, id) => sum + (durationOf.get(id) ?? 0), 0)).toBe(result.length);
           const edgeKeys = new Set(dag.edges.map(([from, to]) => `${from}\u0000${to}`));
-          result.path.slice(1).forEach((id, index) => expect(edgeKeys.has(`${result.path[index]}\u0000${id}`)).toBe(true));
+          result.path
+            .slice(1)
+            .forEach((id, index) => expect(edgeKeys.has(`${result.path[index]}\u0000${id}`)).toBe(true));
           // With unit durations the critical path is the longest chain.
           expect(criticalPath(dag.workflow, () => 1).length).toBe(longestPathNodeCount(dag));
         },
@@ -158,7 +170,8 @@ describe('graph laws on random DAGs', () => {
 describe('export laws', () => {
   const text = fc.string({ unit: 'binary', maxLength: 40 });
   // What a reader gets back: one kind of line break, control characters as spaces.
-  const normalised = (value: string): string => value.replace(/\r\n|\r/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ');
+  const normalised = (value: string): string =>
+    value.replace(/\r\n|\r/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ');
 
   it('graph node ids are valid for Mermaid and DOT, and distinct ids stay distinct', () => {
     fc.assert(
@@ -176,7 +189,9 @@ describe('export laws', () => {
         const escaped = escapeMermaidLabel(value);
         const withoutBreaks = escaped.split('<br/>');
         for (const part of withoutBreaks) expect(part).not.toMatch(/["[\]{}()|<>`\\&\n\r]/);
-        const decoded = withoutBreaks.map((part) => part.replace(/#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))).join('\n');
+        const decoded = withoutBreaks
+          .map((part) => part.replace(/#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))))
+          .join('\n');
         expect(decoded).toBe(normalised(value));
       }),
     );
@@ -187,7 +202,9 @@ describe('export laws', () => {
       fc.property(text, (value) => {
         const escaped = escapeDotLabel(value);
         expect(escaped).toMatch(/^(?:[^"\\\n\r]|\\.)*$/);
-        expect(escaped.replace(/\\(.)/g, (_, character: string) => (character === 'n' ? '\n' : character))).toBe(normalised(value));
+        expect(escaped.replace(/\\(.)/g, (_, character: string) => (character === 'n' ? '\n' : character))).toBe(
+          normalised(value),
+        );
       }),
     );
   });

@@ -5,21 +5,44 @@ import { completeNode, isReady, linkNodes, type ReadyNode } from '../../src/grap
 import type { SubtaskStatus } from '../../src/graph/workflow.js';
 
 /** A random DAG (each subtask depends only on earlier ones) with random starting statuses. */
-const dag = fc.integer({ min: 1, max: 12 }).chain((size) =>
-  fc.tuple(
-    fc.tuple(...Array.from({ length: size }, (_, index) => fc.subarray(Array.from({ length: index }, (_, parent) => `n${parent}`)))),
-    fc.array(fc.constantFrom<SubtaskStatus>('not started', 'not started', 'completed', 'failed', 'in progress'), { minLength: size, maxLength: size }),
-    fc.array(fc.nat(), { maxLength: 30 }),
-  ),
-);
+const dag = fc
+  .integer({ min: 1, max: 12 })
+  .chain((size) =>
+    fc.tuple(
+      fc.tuple(
+        ...Array.from({ length: size }, (_, index) =>
+          fc.subarray(Array.from({ length: index }, (_, parent) => `n${parent}`)),
+        ),
+      ),
+      fc.array(fc.constantFrom<SubtaskStatus>('not started', 'not started', 'completed', 'failed', 'in progress'), {
+        minLength: size,
+        maxLength: size,
+      }),
+      fc.array(fc.nat(), { maxLength: 30 }),
+    ),
+  );
 
 describe('the ready queue', () => {
   it('holds exactly what readyTasks lists, as subtasks start and complete in any order', () => {
     fc.assert(
       fc.property(dag, ([parents, statuses, picks]) => {
         const order = parents.map((_, index) => `n${index}`);
-        const nodes = new Map<string, ReadyNode>(order.map((id, index) => [id, { id, status: statuses[index]!, dependsOn: [...parents[index]!], children: [], pendingParents: 0 }]));
-        const plan = () => ({ subtasks: order.map((id) => ({ id, objective: id, agent: 'w', attempts: 0, dependsOn: nodes.get(id)!.dependsOn, status: nodes.get(id)!.status })) });
+        const nodes = new Map<string, ReadyNode>(
+          order.map((id, index) => [
+            id,
+            { id, status: statuses[index]!, dependsOn: [...parents[index]!], children: [], pendingParents: 0 },
+          ]),
+        );
+        const plan = () => ({
+          subtasks: order.map((id) => ({
+            id,
+            objective: id,
+            agent: 'w',
+            attempts: 0,
+            dependsOn: nodes.get(id)!.dependsOn,
+            status: nodes.get(id)!.status,
+          })),
+        });
         const ready = new Set(linkNodes(order, nodes));
         expect([...ready]).toStrictEqual(readyTasks(plan()));
         for (const pick of picks) {

@@ -5,7 +5,14 @@ import { workflowOf } from './workflow-fixtures.js';
 
 /** Bypasses the parser, to check that the algorithms still refuse graphs it would have rejected. */
 function unchecked(dependencies: Record<string, string[]>): Pick<Workflow, 'subtasks'> {
-  const subtasks: Subtask[] = Object.entries(dependencies).map(([id, dependsOn]) => ({ id, objective: id, agent: 'w', dependsOn, status: 'not started', attempts: 0 }));
+  const subtasks: Subtask[] = Object.entries(dependencies).map(([id, dependsOn]) => ({
+    id,
+    objective: id,
+    agent: 'w',
+    dependsOn,
+    status: 'not started',
+    attempts: 0,
+  }));
   return { subtasks };
 }
 
@@ -82,29 +89,62 @@ describe('topologicalOrders', () => {
   });
 
   it('refuses a cycle', () => {
-    expect(errorOf(() => topologicalOrders(unchecked({ a: ['c'], b: ['a'], c: ['b'] }), 5)).message).toBe('cycle: a -> b -> c -> a');
+    expect(errorOf(() => topologicalOrders(unchecked({ a: ['c'], b: ['a'], c: ['b'] }), 5)).message).toBe(
+      'cycle: a -> b -> c -> a',
+    );
   });
 });
 
 describe('findCycle', () => {
   it('returns undefined for an acyclic graph', () => {
-    expect(findCycle(['a', 'b', 'c'], [['a', 'b'], ['b', 'c'], ['a', 'c']])).toBeUndefined();
+    expect(
+      findCycle(
+        ['a', 'b', 'c'],
+        [
+          ['a', 'b'],
+          ['b', 'c'],
+          ['a', 'c'],
+        ],
+      ),
+    ).toBeUndefined();
     expect(findCycle([], [])).toBeUndefined();
   });
 
   it('lists the cycle in edge direction from its earliest node', () => {
-    const edges = [['a', 'b'], ['b', 'c'], ['c', 'a']] as const;
+    const edges = [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'a'],
+    ] as const;
     expect(findCycle(['a', 'b', 'c'], edges)).toStrictEqual(['a', 'b', 'c']);
     expect(findCycle(['c', 'b', 'a'], edges)).toStrictEqual(['c', 'a', 'b']);
   });
 
   it('finds a self-loop and a cycle off the first path', () => {
     expect(findCycle(['a', 'b'], [['b', 'b']])).toStrictEqual(['b']);
-    expect(findCycle(['s', 'x', 'y', 'z'], [['s', 'x'], ['x', 'y'], ['y', 'z'], ['z', 'y']])).toStrictEqual(['y', 'z']);
+    expect(
+      findCycle(
+        ['s', 'x', 'y', 'z'],
+        [
+          ['s', 'x'],
+          ['x', 'y'],
+          ['y', 'z'],
+          ['z', 'y'],
+        ],
+      ),
+    ).toStrictEqual(['y', 'z']);
   });
 
   it('ignores edges that name nodes outside the list', () => {
-    expect(findCycle(['a'], [['a', 'x'], ['x', 'a']])).toBeUndefined();
+    expect(
+      findCycle(
+        ['a'],
+        [
+          ['a', 'x'],
+          ['x', 'a'],
+        ],
+      ),
+    ).toBeUndefined();
   });
 
   it('handles a long chain without overflowing the stack', () => {

@@ -8,7 +8,12 @@ import { workflowFromJson, type SubtaskStatus, type Workflow } from '../../src/g
 export function workflowOf(dependencies: Record<string, string[]>, task = 'test task'): Workflow {
   return workflowFromJson({
     task,
-    subtasks: Object.entries(dependencies).map(([id, dependsOn]) => ({ id, objective: `do ${id}`, agent: 'worker', dependsOn })),
+    subtasks: Object.entries(dependencies).map(([id, dependsOn]) => ({
+      id,
+      objective: `do ${id}`,
+      agent: 'worker',
+      dependsOn,
+    })),
   });
 }
 
@@ -38,7 +43,11 @@ export function randomDag(options: { maxNodes?: number; varied?: boolean } = {})
         chosen: fc.subarray(pairs),
         inputOrder: fc.shuffledSubarray([...Array(count).keys()], { minLength: count, maxLength: count }),
         details: fc.array(
-          fc.record({ status: statusArbitrary, attempts: fc.nat(5), output: fc.option(fc.string(), { nil: undefined }) }),
+          fc.record({
+            status: statusArbitrary,
+            attempts: fc.nat(5),
+            output: fc.option(fc.string(), { nil: undefined }),
+          }),
           { minLength: count, maxLength: count },
         ),
       })

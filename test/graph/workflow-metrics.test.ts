@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { compareCandidates, dependencyComplexity, levels, parallelism, pickBest, workflowMetrics } from '../../src/graph/index.js';
+import {
+  compareCandidates,
+  dependencyComplexity,
+  levels,
+  parallelism,
+  pickBest,
+  workflowMetrics,
+} from '../../src/graph/index.js';
 import { workflowOf } from './workflow-fixtures.js';
 
 // The Flow paper's example (docs/algorithms.md#modularity-metrics): A→C, B→C, C→D versus A→C, B→C, A→D, B→D, C→D.
@@ -55,13 +62,21 @@ describe('parallelism and dependency complexity', () => {
   });
 
   it('is 0 for a workflow without subtasks', () => {
-    expect(workflowMetrics({ subtasks: [] })).toStrictEqual({ subtasks: 0, levels: 0, parallelism: 0, dependencyComplexity: 0, edges: 0 });
+    expect(workflowMetrics({ subtasks: [] })).toStrictEqual({
+      subtasks: 0,
+      levels: 0,
+      parallelism: 0,
+      dependencyComplexity: 0,
+      edges: 0,
+    });
   });
 });
 
 describe('compareCandidates and pickBest', () => {
   it('prefers higher parallelism whatever the complexity', () => {
-    expect(compareCandidates({ parallelism: 2, dependencyComplexity: 5 }, { parallelism: 1, dependencyComplexity: 0 })).toBeLessThan(0);
+    expect(
+      compareCandidates({ parallelism: 2, dependencyComplexity: 5 }, { parallelism: 1, dependencyComplexity: 0 }),
+    ).toBeLessThan(0);
     const chain = workflowOf({ a: [], b: ['a'], c: ['b'] }); // P 1, C_dep 0.47
     const fan = workflowOf({ a: [], b: [], c: ['a', 'b'] }); // P 1.5, C_dep 0.47
     const star = workflowOf({ a: [], b: ['a'], c: ['a'], d: ['a'], e: ['a'] }); // P 2.5, C_dep 1.2
@@ -70,7 +85,12 @@ describe('compareCandidates and pickBest', () => {
   });
 
   it('breaks a parallelism tie (within 1e-9) by lower complexity', () => {
-    expect(compareCandidates({ parallelism: 1.5, dependencyComplexity: 1 }, { parallelism: 1.5 + 1e-12, dependencyComplexity: 0.5 })).toBeGreaterThan(0);
+    expect(
+      compareCandidates(
+        { parallelism: 1.5, dependencyComplexity: 1 },
+        { parallelism: 1.5 + 1e-12, dependencyComplexity: 0.5 },
+      ),
+    ).toBeGreaterThan(0);
     // Both have levels [[A, B], [C, D]]: P 2. Degrees 1,1,1,1 (C 0) against 2,1,1,2 (C 0.5).
     const pairs = workflowOf({ A: [], B: [], C: ['A'], D: ['B'] });
     const crossed = workflowOf({ A: [], B: [], C: ['A'], D: ['A', 'B'] });
@@ -79,7 +99,12 @@ describe('compareCandidates and pickBest', () => {
   });
 
   it('gives a full tie to the earliest candidate', () => {
-    expect(compareCandidates({ parallelism: 1, dependencyComplexity: 1 }, { parallelism: 1, dependencyComplexity: 1 + 1e-12 })).toBe(0);
+    expect(
+      compareCandidates(
+        { parallelism: 1, dependencyComplexity: 1 },
+        { parallelism: 1, dependencyComplexity: 1 + 1e-12 },
+      ),
+    ).toBe(0);
     const one = workflowOf({ a: [], b: ['a'] });
     const same = workflowOf({ x: [], y: ['x'] });
     expect(pickBest([one, same])).toBe(0);

@@ -26,8 +26,15 @@ describe('package-lock.json', () => {
     const partial = {
       packages: {
         '': { devDependencies: { rollup: '^4' } },
-        'node_modules/rollup': { version: '4.1.0', dev: true, optionalDependencies: {
-          '@rollup/rollup-linux-x64-gnu': '4.1.0', '@rollup/rollup-darwin-arm64': '4.1.0', '@rollup/rollup-linux-arm-musleabihf': '4.1.0' } },
+        'node_modules/rollup': {
+          version: '4.1.0',
+          dev: true,
+          optionalDependencies: {
+            '@rollup/rollup-linux-x64-gnu': '4.1.0',
+            '@rollup/rollup-darwin-arm64': '4.1.0',
+            '@rollup/rollup-linux-arm-musleabihf': '4.1.0',
+          },
+        },
         'node_modules/@rollup/rollup-linux-x64-gnu': { version: '4.1.0', dev: true, optional: true },
       },
     };
@@ -35,7 +42,13 @@ describe('package-lock.json', () => {
     expect(problems).toEqual([]);
     expect(added).toEqual(['@rollup/rollup-darwin-arm64@4.1.0', '@rollup/rollup-linux-arm-musleabihf@4.1.0']);
     expect(partial.packages).toMatchObject({
-      'node_modules/@rollup/rollup-darwin-arm64': { version: '4.1.0', os: ['darwin'], cpu: ['arm64'], dev: true, optional: true },
+      'node_modules/@rollup/rollup-darwin-arm64': {
+        version: '4.1.0',
+        os: ['darwin'],
+        cpu: ['arm64'],
+        dev: true,
+        optional: true,
+      },
       'node_modules/@rollup/rollup-linux-arm-musleabihf': { os: ['linux'], cpu: ['arm'], libc: ['musl'] },
     });
     expect(missingOptionalDependencies(partial)).toEqual([]);

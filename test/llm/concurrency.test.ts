@@ -12,7 +12,9 @@ describe('withConcurrency', () => {
   it('runs at most `limit` calls at once and starts queued ones as slots free', async () => {
     const inner = manualModel();
     const model = withConcurrency(inner, 2);
-    const results = Array.from({ length: 5 }, (_, i) => model.generate({ messages: [{ role: 'user', content: String(i) }] }));
+    const results = Array.from({ length: 5 }, (_, i) =>
+      model.generate({ messages: [{ role: 'user', content: String(i) }] }),
+    );
     await flush();
     expect(inner.started).toBe(2);
     inner.pending[0]!.resolve('a');
@@ -95,6 +97,8 @@ describe('withResilience', () => {
 
   it('can turn retries off', async () => {
     const error = new WeftError('PROVIDER', '503', { retryable: true });
-    await expect(withResilience(sequenceModel([error, 'ok']), { retry: false }).generate(simpleCall)).rejects.toBe(error);
+    await expect(withResilience(sequenceModel([error, 'ok']), { retry: false }).generate(simpleCall)).rejects.toBe(
+      error,
+    );
   });
 });

@@ -45,7 +45,10 @@ describe('parseJsonLoose', () => {
   });
 
   it('extracts JSON from prose and fences', () => {
-    expect(parseJsonLoose('Sure! Here it is:\n```json\n{"a": [1, 2]}\n```\nHope that helps.')).toEqual({ ok: true, value: { a: [1, 2] } });
+    expect(parseJsonLoose('Sure! Here it is:\n```json\n{"a": [1, 2]}\n```\nHope that helps.')).toEqual({
+      ok: true,
+      value: { a: [1, 2] },
+    });
   });
 
   it('repairs trailing commas, single quotes and unquoted keys', () => {
@@ -84,7 +87,9 @@ describe('parseJsonValues', () => {
   });
 
   it('returns only the whole value when the text is JSON', () => {
-    expect(parseJsonValues('[{"a": 1}, {"b": 2}]')).toEqual([{ value: [{ a: 1 }, { b: 2 }], source: 'whole', text: '[{"a": 1}, {"b": 2}]' }]);
+    expect(parseJsonValues('[{"a": 1}, {"b": 2}]')).toEqual([
+      { value: [{ a: 1 }, { b: 2 }], source: 'whole', text: '[{"a": 1}, {"b": 2}]' },
+    ]);
   });
 });
 
@@ -105,10 +110,17 @@ describe('properties', () => {
 
   it('a fenced JSON object round-trips even with brackets in the prose', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }).filter((t) => !t.includes('`')), object, (before, value) => {
-        const expected = JSON.parse(JSON.stringify(value)) as unknown;
-        expect(parseJsonLoose(`${before}\n\`\`\`json\n${JSON.stringify(value)}\n\`\`\`\n`)).toEqual({ ok: true, value: expected });
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }).filter((t) => !t.includes('`')),
+        object,
+        (before, value) => {
+          const expected = JSON.parse(JSON.stringify(value)) as unknown;
+          expect(parseJsonLoose(`${before}\n\`\`\`json\n${JSON.stringify(value)}\n\`\`\`\n`)).toEqual({
+            ok: true,
+            value: expected,
+          });
+        },
+      ),
       { numRuns: 200 },
     );
   });

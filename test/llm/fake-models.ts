@@ -1,12 +1,18 @@
 /** Hand-driven models for the resilience tests. */
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 
-export const okResult = (text = 'ok'): ChatResult => ({ text, usage: { inputTokens: 1, outputTokens: 1 }, model: 'fake' });
+export const okResult = (text = 'ok'): ChatResult => ({
+  text,
+  usage: { inputTokens: 1, outputTokens: 1 },
+  model: 'fake',
+});
 
 export const simpleCall: ChatCall = { messages: [{ role: 'user', content: 'hi' }] };
 
 /** Answers with the next outcome of the list (an Error is thrown); records each call's signal. */
-export function sequenceModel(outcomes: readonly (string | Error)[]): ChatModel & { signals: (AbortSignal | undefined)[]; calls: ChatCall[] } {
+export function sequenceModel(
+  outcomes: readonly (string | Error)[],
+): ChatModel & { signals: (AbortSignal | undefined)[]; calls: ChatCall[] } {
   let index = 0;
   const signals: (AbortSignal | undefined)[] = [];
   const calls: ChatCall[] = [];
@@ -32,7 +38,9 @@ interface Pending {
 }
 
 /** Every call stays pending until the test settles it; `honourAbort` makes it reject on its signal. */
-export function manualModel(options: { honourAbort?: boolean } = {}): ChatModel & { pending: Pending[]; started: number; running: number; maxRunning: number } {
+export function manualModel(
+  options: { honourAbort?: boolean } = {},
+): ChatModel & { pending: Pending[]; started: number; running: number; maxRunning: number } {
   const state = { pending: [] as Pending[], started: 0, running: 0, maxRunning: 0 };
   return Object.assign(state, {
     id: 'fake:manual',
@@ -57,10 +65,14 @@ export function manualModel(options: { honourAbort?: boolean } = {}): ChatModel 
           },
         });
         if (options.honourAbort && signal) {
-          signal.addEventListener('abort', () => {
-            done();
-            reject(signal.reason);
-          }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              done();
+              reject(signal.reason);
+            },
+            { once: true },
+          );
         }
       });
     },

@@ -6,12 +6,20 @@ describe('toGrammarSubset', () => {
     const schema = {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      properties: { value: { anyOf: [{ type: 'string' }, { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } }] } },
+      properties: {
+        value: {
+          anyOf: [{ type: 'string' }, { type: 'array', items: { anyOf: [{ type: 'number' }, { type: 'null' }] } }],
+        },
+      },
     };
     const before = JSON.stringify(schema);
     expect(toGrammarSubset(schema)).toEqual({
       type: 'object',
-      properties: { value: { oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [{ type: 'number' }, { type: 'null' }] } }] } },
+      properties: {
+        value: {
+          oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [{ type: 'number' }, { type: 'null' }] } }],
+        },
+      },
     });
     expect(JSON.stringify(schema)).toBe(before);
   });

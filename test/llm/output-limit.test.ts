@@ -9,7 +9,10 @@ import { createModel } from '../../src/llm/resolve-model.js';
 import { WeftError } from '../../src/errors.js';
 import { replayFetch } from './providers/replay-fetch.js';
 
-const call = (purpose: NonNullable<ChatCall['tag']>['purpose']): ChatCall => ({ messages: [{ role: 'user', content: 'hi' }], tag: { purpose } });
+const call = (purpose: NonNullable<ChatCall['tag']>['purpose']): ChatCall => ({
+  messages: [{ role: 'user', content: 'hi' }],
+  tag: { purpose },
+});
 
 describe('output-token limit per call purpose', () => {
   it('openai: sends max_completion_tokens by purpose when the call sets none', async () => {
@@ -24,17 +27,26 @@ describe('output-token limit per call purpose', () => {
   it('openai-compatible and ollama: send max_tokens, from the configured limits', async () => {
     const replay = replayFetch('ollama/chat-completion', 'ollama/chat-completion', 'ollama/chat-completion');
     const settings = { default: 300, verify: 64 };
-    const compatible = await createModel('openai-compatible:http://127.0.0.1:9/v1#tiny', { env: {}, fetch: replay.fetch, maxOutputTokens: settings });
+    const compatible = await createModel('openai-compatible:http://127.0.0.1:9/v1#tiny', {
+      env: {},
+      fetch: replay.fetch,
+      maxOutputTokens: settings,
+    });
     await compatible.generate(call('verify'));
     await compatible.generate(call('plan'));
     const ollama = await createModel('ollama:tiny', { env: {}, fetch: replay.fetch, maxOutputTokens: 123 });
     await ollama.generate({ messages: [{ role: 'user', content: 'untagged' }] });
-    expect(replay.requests.map((request) => (request.body as Record<string, unknown>)['max_tokens'])).toEqual([64, 300, 123]);
+    expect(replay.requests.map((request) => (request.body as Record<string, unknown>)['max_tokens'])).toEqual([
+      64, 300, 123,
+    ]);
   });
 
   it('anthropic: max_tokens follows the purpose instead of one fixed default', async () => {
     const replay = replayFetch('anthropic/message', 'anthropic/message');
-    const model = await createModel('anthropic:claude-3-5-haiku-latest', { env: { ANTHROPIC_API_KEY: 'k' }, fetch: replay.fetch });
+    const model = await createModel('anthropic:claude-3-5-haiku-latest', {
+      env: { ANTHROPIC_API_KEY: 'k' },
+      fetch: replay.fetch,
+    });
     await model.generate(call('verify'));
     await model.generate(call('plan'));
     expect(replay.requests.map((request) => (request.body as Record<string, unknown>)['max_tokens'])).toEqual([
@@ -49,7 +61,10 @@ describe('output-token limit per call purpose', () => {
       await writeFile(join(dir, 'm.gguf'), 'GGUF');
       const seen: Array<Record<string, unknown>> = [];
       const module = fakeLlama(seen);
-      const model = await createModel(`local:${join(dir, 'm.gguf')}`, { importNodeLlamaCpp: async () => module, maxOutputTokens: { rank: 33 } });
+      const model = await createModel(`local:${join(dir, 'm.gguf')}`, {
+        importNodeLlamaCpp: async () => module,
+        maxOutputTokens: { rank: 33 },
+      });
       await model.generate(call('rank'));
       expect(seen[0]?.['maxTokens']).toBe(33);
     } finally {
@@ -59,9 +74,13 @@ describe('output-token limit per call purpose', () => {
 
   it('reads maxOutputTokens from the config: one number, or per purpose with a default', () => {
     expect(outputTokenLimits(parseConfig('maxOutputTokens: 500\n', 'c.yaml').maxOutputTokens).verify).toBe(500);
-    const limits = outputTokenLimits(parseConfig('maxOutputTokens:\n  default: 900\n  plan: 2000\n', 'c.yaml').maxOutputTokens);
+    const limits = outputTokenLimits(
+      parseConfig('maxOutputTokens:\n  default: 900\n  plan: 2000\n', 'c.yaml').maxOutputTokens,
+    );
     expect([limits.plan, limits.execute, limits.verify]).toEqual([2000, 900, 900]);
-    expect(outputTokenLimits(parseConfig('maxOutputTokens: { plan: 10 }\n', 'c.yaml').maxOutputTokens).execute).toBe(DEFAULT_MAX_OUTPUT_TOKENS.execute);
+    expect(outputTokenLimits(parseConfig('maxOutputTokens: { plan: 10 }\n', 'c.yaml').maxOutputTokens).execute).toBe(
+      DEFAULT_MAX_OUTPUT_TOKENS.execute,
+    );
   });
 
   it.each([
@@ -84,7 +103,10 @@ describe('output-token limit per call purpose', () => {
 
 /** Enough of node-llama-cpp v3 for one prompt; records the prompt options. */
 function fakeLlama(seen: Array<Record<string, unknown>>) {
-  const sequence = { tokenMeter: { getState: () => ({ usedInputTokens: 1, usedOutputTokens: 1 }) }, clearHistory: async () => undefined };
+  const sequence = {
+    tokenMeter: { getState: () => ({ usedInputTokens: 1, usedOutputTokens: 1 }) },
+    clearHistory: async () => undefined,
+  };
   class LlamaChatSession {
     setChatHistory() {}
     async prompt(_prompt: string, options: Record<string, unknown> = {}) {

@@ -20,7 +20,14 @@ describe('pricing', () => {
   });
 
   it('prices local, ollama, scripted and sim models at zero', () => {
-    for (const name of ['ollama:llama3.1:8b', 'local:/models/qwen.gguf', 'scripted', 'scripted:replies.json', 'sim', 'sim:seed=7']) {
+    for (const name of [
+      'ollama:llama3.1:8b',
+      'local:/models/qwen.gguf',
+      'scripted',
+      'scripted:replies.json',
+      'sim',
+      'sim:seed=7',
+    ]) {
       expect(isPriced(name), name).toBe(true);
       expect(costOf(name, { inputTokens: 1e6, outputTokens: 1e6 })).toBe(0);
     }
@@ -33,7 +40,10 @@ describe('pricing', () => {
 
   it('computes USD from per-million prices', () => {
     expect(costOf('gpt-4o', { inputTokens: 1_000_000, outputTokens: 500_000 })).toBeCloseTo(2.5 + 5, 10);
-    expect(costOf('gpt-4o-mini', { inputTokens: 2000, outputTokens: 1000 })).toBeCloseTo((2000 * 0.15 + 1000 * 0.6) / 1e6, 12);
+    expect(costOf('gpt-4o-mini', { inputTokens: 2000, outputTokens: 1000 })).toBeCloseTo(
+      (2000 * 0.15 + 1000 * 0.6) / 1e6,
+      12,
+    );
   });
 
   it('merges overrides, partial ones included', () => {
@@ -56,7 +66,16 @@ describe('pricing', () => {
   });
 
   it('has every listed model in the default table', () => {
-    for (const name of ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'o3-mini', 'claude-3-5-haiku', 'claude-sonnet-4', 'claude-opus-4']) {
+    for (const name of [
+      'gpt-4o',
+      'gpt-4o-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'o3-mini',
+      'claude-3-5-haiku',
+      'claude-sonnet-4',
+      'claude-opus-4',
+    ]) {
       expect(DEFAULT_PRICES[name], name).toBeDefined();
     }
   });

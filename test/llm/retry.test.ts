@@ -31,10 +31,22 @@ describe('withRetries', () => {
     const last = retryable('OpenAI answered HTTP 503');
     const inner = sequenceModel([retryable(), retryable(), last]);
     const { sleep } = recordingSleep();
-    const failure = await withRetries(inner, { retries: 2, sleep }).generate(simpleCall).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: 'PROVIDER', message: 'provider error after 2 retries: OpenAI answered HTTP 503', cause: last });
+    const failure = await withRetries(inner, { retries: 2, sleep })
+      .generate(simpleCall)
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: 'PROVIDER',
+      message: 'provider error after 2 retries: OpenAI answered HTTP 503',
+      cause: last,
+    });
     expect(inner.signals).toHaveLength(3);
-    const timeout = await withRetries(sequenceModel([new WeftError('TIMEOUT', 'no answer within 5 s'), new WeftError('TIMEOUT', 'no answer within 5 s')]), { retries: 1, sleep })
+    const timeout = await withRetries(
+      sequenceModel([
+        new WeftError('TIMEOUT', 'no answer within 5 s'),
+        new WeftError('TIMEOUT', 'no answer within 5 s'),
+      ]),
+      { retries: 1, sleep },
+    )
       .generate(simpleCall)
       .catch((error: unknown) => error);
     expect(timeout).toMatchObject({ code: 'TIMEOUT', message: 'timeout after 1 retry: no answer within 5 s' });
@@ -45,11 +57,19 @@ describe('withRetries', () => {
     const { sleep } = recordingSleep();
     const call = { ...simpleCall, tag: { purpose: 'execute' as const, key: 't1', attempt: 1, sequence: 0 } };
     await withRetries(inner, { sleep }).generate(call);
-    expect(inner.calls.map((seen) => seen.tag)).toEqual([call.tag, { ...call.tag, retry: 1 }, { ...call.tag, retry: 2 }]);
+    expect(inner.calls.map((seen) => seen.tag)).toEqual([
+      call.tag,
+      { ...call.tag, retry: 1 },
+      { ...call.tag, retry: 2 },
+    ]);
   });
 
   it('does not retry errors that are not retryable', async () => {
-    for (const error of [new WeftError('MODEL_CONFIG', 'no key'), new WeftError('PROVIDER', 'bad request'), new Error('bug')]) {
+    for (const error of [
+      new WeftError('MODEL_CONFIG', 'no key'),
+      new WeftError('PROVIDER', 'bad request'),
+      new Error('bug'),
+    ]) {
       const inner = sequenceModel([error, 'never']);
       const { delays, sleep } = recordingSleep();
       await expect(withRetries(inner, { sleep }).generate(simpleCall)).rejects.toBe(error);

@@ -6,7 +6,10 @@ import { WeftError, formatError, isAbortError } from '../../src/errors.js';
 import type { ChatCall } from '../../src/llm/chat-model.js';
 import { loadScriptedModel, parseScriptFile, scriptedModel, validateReplies } from '../../src/llm/scripted-model.js';
 
-const ask = (content: string, system?: string): ChatCall => ({ ...(system !== undefined ? { system } : {}), messages: [{ role: 'user', content }] });
+const ask = (content: string, system?: string): ChatCall => ({
+  ...(system !== undefined ? { system } : {}),
+  messages: [{ role: 'user', content }],
+});
 
 async function texts(model: ReturnType<typeof scriptedModel>, prompts: readonly string[]): Promise<string[]> {
   const out: string[] = [];
@@ -148,7 +151,9 @@ describe('parseScriptFile', () => {
   });
 
   it('reports an entry without text at the entry, and every problem as an issue', () => {
-    const error = located('{"replies": [\n  {"text": "ok"},\n  {"when": "x"},\n  {"text": "y", "when": "/[/"},\n  {"text": "z", "repeat": "yes"}\n]}');
+    const error = located(
+      '{"replies": [\n  {"text": "ok"},\n  {"when": "x"},\n  {"text": "y", "when": "/[/"},\n  {"text": "z", "repeat": "yes"}\n]}',
+    );
     expect(error.location).toMatchObject({ file: 'replies.json', line: 3, column: 3, field: 'replies[1].text' });
     expect(error.issues.map((issue) => [issue.field, issue.line])).toEqual([
       ['replies[1].text', 3],

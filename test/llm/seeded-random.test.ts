@@ -50,14 +50,19 @@ describe('seeded randomness', () => {
 
   it('integerSample stays in range and shuffled is a permutation', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 50 }), (seed, min, span) => {
-        const random = mulberry32(seed);
-        const value = integerSample(random, min, min + span);
-        expect(value).toBeGreaterThanOrEqual(min);
-        expect(value).toBeLessThanOrEqual(min + span);
-        const items = Array.from({ length: span }, (_, i) => i);
-        expect([...shuffled(random, items)].sort((x, y) => x - y)).toEqual(items);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: -50, max: 50 }),
+        fc.integer({ min: 0, max: 50 }),
+        (seed, min, span) => {
+          const random = mulberry32(seed);
+          const value = integerSample(random, min, min + span);
+          expect(value).toBeGreaterThanOrEqual(min);
+          expect(value).toBeLessThanOrEqual(min + span);
+          const items = Array.from({ length: span }, (_, i) => i);
+          expect([...shuffled(random, items)].sort((x, y) => x - y)).toEqual(items);
+        },
+      ),
     );
   });
 });
@@ -70,10 +75,19 @@ describe('token estimates', () => {
   });
 
   it('joins system and messages with newlines', () => {
-    const call = { system: 'S', messages: [{ role: 'user' as const, content: 'U' }, { role: 'assistant' as const, content: 'A' }] };
+    const call = {
+      system: 'S',
+      messages: [
+        { role: 'user' as const, content: 'U' },
+        { role: 'assistant' as const, content: 'A' },
+      ],
+    };
     expect(promptText(call)).toBe('S\nU\nA');
     expect(promptText({ messages: [{ role: 'user', content: 'only' }] })).toBe('only');
     expect(estimateUsage(call, 'reply!')).toEqual({ inputTokens: 2, outputTokens: 2 });
-    expect(addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4 })).toEqual({ inputTokens: 4, outputTokens: 6 });
+    expect(addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4 })).toEqual({
+      inputTokens: 4,
+      outputTokens: 6,
+    });
   });
 });

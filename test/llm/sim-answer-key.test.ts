@@ -16,7 +16,11 @@ describe('sim answers=', () => {
       ].join('\n'),
       'data.jsonl',
     );
-    expect([...key]).toEqual([['What is 17 × 6?', '102'], ['Capital of Australia?', 'Canberra'], ['Sum?', '55']]);
+    expect([...key]).toEqual([
+      ['What is 17 × 6?', '102'],
+      ['Capital of Australia?', 'Canberra'],
+      ['Sum?', '55'],
+    ]);
   });
 
   it('refuses a key line it cannot use, naming the file and line', () => {
@@ -28,7 +32,10 @@ describe('sim answers=', () => {
       }
       throw new Error('expected a rejection');
     };
-    expect(bad('{"question": "Q?", "choices": ["a", "b"], "answer": "C"}')).toMatchObject({ code: 'MODEL_SPEC', location: { file: 'data.jsonl', line: 1, field: 'answers' } });
+    expect(bad('{"question": "Q?", "choices": ["a", "b"], "answer": "C"}')).toMatchObject({
+      code: 'MODEL_SPEC',
+      location: { file: 'data.jsonl', line: 1, field: 'answers' },
+    });
     expect(bad('\n{"answer": "x"}').location).toMatchObject({ line: 2 });
     expect(bad('{oops').message).toContain('not JSON');
   });

@@ -20,7 +20,12 @@ const planCall = (attempt: number, task = 'Build a Gobang game'): ChatCall => ({
 });
 
 const verifyCall = (output: string, key = 't1', attempt = 1): ChatCall => ({
-  messages: [{ role: 'user', content: `<task>\nT\n</task>\n\n<objective>\nO\n</objective>\n\n<output>\n${output}\n</output>\n\nDoes it?` }],
+  messages: [
+    {
+      role: 'user',
+      content: `<task>\nT\n</task>\n\n<objective>\nO\n</objective>\n\n<output>\n${output}\n</output>\n\nDoes it?`,
+    },
+  ],
   tag: { purpose: 'verify', key, attempt },
 });
 
@@ -99,38 +104,59 @@ describe('simModel', () => {
 
   it('keeps every level within `width`', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 30 }), (seed, width, count) => {
-        const plan = simPlan('task', { tasks: { min: count, max: count }, width }, mulberry32(seed));
-        expectValidPlan(plan, count, count);
-        const counts = new Map<number, number>();
-        for (const level of levelsOf(plan).values()) counts.set(level, (counts.get(level) ?? 0) + 1);
-        for (const size of counts.values()) expect(size).toBeLessThanOrEqual(width);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 30 }),
+        (seed, width, count) => {
+          const plan = simPlan('task', { tasks: { min: count, max: count }, width }, mulberry32(seed));
+          expectValidPlan(plan, count, count);
+          const counts = new Map<number, number>();
+          for (const level of levelsOf(plan).values()) counts.set(level, (counts.get(level) ?? 0) + 1);
+          for (const size of counts.values()) expect(size).toBeLessThanOrEqual(width);
+        },
+      ),
     );
   });
 
   it('always plans valid DAGs', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: 1, max: 15 }), fc.integer({ min: 0, max: 15 }), (seed, min, extra) => {
-        expectValidPlan(simPlan('x', { tasks: { min, max: min + extra } }, mulberry32(seed)), min, min + extra);
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: 1, max: 15 }),
+        fc.integer({ min: 0, max: 15 }),
+        (seed, min, extra) => {
+          expectValidPlan(simPlan('x', { tasks: { min, max: min + extra } }, mulberry32(seed)), min, min + extra);
+        },
+      ),
     );
   });
 
   it('executes deterministically', async () => {
     const model = simModel();
-    expect((await model.generate(tagged({ purpose: 'execute', key: 't4', attempt: 2 }))).text).toBe('sim output for t4 (attempt 2)');
+    expect((await model.generate(tagged({ purpose: 'execute', key: 't4', attempt: 2 }))).text).toBe(
+      'sim output for t4 (attempt 2)',
+    );
   });
 
   it('verifies: missing output → replan, else fail decides', async () => {
     const sure = simModel('fail=0');
     for (const output of ['none', '  none  ', '']) {
-      expect(JSON.parse((await sure.generate(verifyCall(output))).text)).toEqual({ verdict: 'replan', reason: 'output is missing' });
+      expect(JSON.parse((await sure.generate(verifyCall(output))).text)).toEqual({
+        verdict: 'replan',
+        reason: 'output is missing',
+      });
     }
-    expect(JSON.parse((await sure.generate(verifyCall('a result'))).text)).toEqual({ verdict: 'accept', reason: 'meets the objective' });
+    expect(JSON.parse((await sure.generate(verifyCall('a result'))).text)).toEqual({
+      verdict: 'accept',
+      reason: 'meets the objective',
+    });
     expect(JSON.parse((await sure.generate(verifyCall('none of this is missing'))).text).verdict).toBe('accept');
     const failing = simModel('fail=1');
-    expect(JSON.parse((await failing.generate(verifyCall('a result'))).text)).toEqual({ verdict: 'replan', reason: 'simulated verification failure' });
+    expect(JSON.parse((await failing.generate(verifyCall('a result'))).text)).toEqual({
+      verdict: 'replan',
+      reason: 'simulated verification failure',
+    });
   });
 
   it('fails verification at about the `fail` rate', async () => {
@@ -163,8 +189,13 @@ describe('simModel', () => {
   });
 
   it('answers by accuracy and falls back to "sim reply"', async () => {
-    expect(JSON.parse((await simModel('accuracy=1').generate(tagged({ purpose: 'answer', key: 'q1' }))).text)).toEqual({ answer: 'correct', reasoning: 'sim: worked it out' });
-    expect(JSON.parse((await simModel('accuracy=0').generate(tagged({ purpose: 'answer', key: 'q1' }))).text).answer).toMatch(/^wrong-[1-3]$/);
+    expect(JSON.parse((await simModel('accuracy=1').generate(tagged({ purpose: 'answer', key: 'q1' }))).text)).toEqual({
+      answer: 'correct',
+      reasoning: 'sim: worked it out',
+    });
+    expect(
+      JSON.parse((await simModel('accuracy=0').generate(tagged({ purpose: 'answer', key: 'q1' }))).text).answer,
+    ).toMatch(/^wrong-[1-3]$/);
     expect((await simModel().generate(tagged({ purpose: 'other' }))).text).toBe('sim reply');
     expect((await simModel().generate({ messages: [{ role: 'user', content: 'untagged' }] })).text).toBe('sim reply');
   });
@@ -180,11 +211,17 @@ describe('simModel', () => {
 
   it('throws retryable PROVIDER errors at the `error` rate, and retries get past them', async () => {
     const always = simModel('error=1');
-    await expect(always.generate(tagged({ purpose: 'execute', key: 't1' }))).rejects.toMatchObject({ code: 'PROVIDER', retryable: true, message: 'simulated provider error (HTTP 503)' });
+    await expect(always.generate(tagged({ purpose: 'execute', key: 't1' }))).rejects.toMatchObject({
+      code: 'PROVIDER',
+      retryable: true,
+      message: 'simulated provider error (HTTP 503)',
+    });
     const flaky = simModel('error=0.5,seed=2');
     const model = withRetries(flaky, { retries: 30, sleep: async () => {} });
     for (let i = 0; i < 20; i++) {
-      expect((await model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 }))).text).toBe(`sim output for t${i} (attempt 1)`);
+      expect((await model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 }))).text).toBe(
+        `sim output for t${i} (attempt 1)`,
+      );
     }
     expect(flaky.callCount).toBeGreaterThan(20);
   });
@@ -195,7 +232,9 @@ describe('simModel', () => {
       const model = withRetries(simModel(`error=0.3,seed=${seed}`), { retries: 3, sleep: async () => {} });
       const failed: string[] = [];
       for (let i = 0; i < 200; i++) {
-        await model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1, sequence: 0 })).catch(() => failed.push(`t${i}`));
+        await model
+          .generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1, sequence: 0 }))
+          .catch(() => failed.push(`t${i}`));
       }
       return failed;
     };
@@ -205,7 +244,9 @@ describe('simModel', () => {
     expect(await leftAfterRetries(1)).toEqual(failed);
     // The retry's reply is the call's reply: only the fault and the latency are drawn anew.
     const plain = await simModel('seed=4').generate(tagged({ purpose: 'execute', key: 'k', attempt: 2, sequence: 0 }));
-    const retried = await simModel('seed=4').generate(tagged({ purpose: 'execute', key: 'k', attempt: 2, sequence: 0, retry: 2 }));
+    const retried = await simModel('seed=4').generate(
+      tagged({ purpose: 'execute', key: 'k', attempt: 2, sequence: 0, retry: 2 }),
+    );
     expect(retried.text).toBe(plain.text);
   });
 
@@ -221,7 +262,9 @@ describe('simModel', () => {
       const text = (await model.generate(call)).text;
       expect(() => JSON.parse(text)).toThrow();
     }
-    expect((await model.generate(tagged({ purpose: 'execute', key: 't1', attempt: 1 }))).text).toBe('sim output for t1 (attempt 1)');
+    expect((await model.generate(tagged({ purpose: 'execute', key: 't1', attempt: 1 }))).text).toBe(
+      'sim output for t1 (attempt 1)',
+    );
   });
 
   it('recovers from occasional bad JSON through re-prompts', async () => {
@@ -255,7 +298,9 @@ describe('simModel', () => {
     expect(done).toBe(true);
 
     const controller = new AbortController();
-    const aborted = simModel('latency=lognormal(8,0.1)').generate(tagged({ purpose: 'execute', key: 't1' }), controller.signal).catch((e: unknown) => e);
+    const aborted = simModel('latency=lognormal(8,0.1)')
+      .generate(tagged({ purpose: 'execute', key: 't1' }), controller.signal)
+      .catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(10);
     controller.abort();
     expect(isAbortError(await aborted)).toBe(true);
@@ -264,7 +309,12 @@ describe('simModel', () => {
   it('runs 10,000 zero-latency calls, with no timer (benches measure the speed)', async () => {
     const model = simModel('fail=0.1,error=0.05');
     const results = await Promise.all(
-      Array.from({ length: 10_000 }, (_, i) => model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 })).then(() => 'ok', () => 'error')),
+      Array.from({ length: 10_000 }, (_, i) =>
+        model.generate(tagged({ purpose: 'execute', key: `t${i}`, attempt: 1 })).then(
+          () => 'ok',
+          () => 'error',
+        ),
+      ),
     );
     expect(results.filter((result) => result === 'ok').length).toBeGreaterThan(9_000);
     expect(model.callCount).toBe(10_000);
@@ -293,7 +343,12 @@ describe('sim determinism', () => {
   };
 
   /** The reply (or error code) of each call, by tag and by its occurrence among calls with the same tag. */
-  async function outcomes(spec: string, tags: readonly CallTag[], order: readonly number[], concurrent: boolean): Promise<Map<string, string>> {
+  async function outcomes(
+    spec: string,
+    tags: readonly CallTag[],
+    order: readonly number[],
+    concurrent: boolean,
+  ): Promise<Map<string, string>> {
     const model = simModel(spec);
     const occurrence = new Map<string, number>();
     const keyed = tags.map((tag) => {
@@ -325,12 +380,24 @@ describe('sim determinism', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(tagArbitrary, { minLength: 1, maxLength: 25 }).chain((tags) =>
-          fc.tuple(fc.constant(tags), fc.shuffledSubarray(tags.map((_, i) => i), { minLength: tags.length }), fc.boolean()),
+          fc.tuple(
+            fc.constant(tags),
+            fc.shuffledSubarray(
+              tags.map((_, i) => i),
+              { minLength: tags.length },
+            ),
+            fc.boolean(),
+          ),
         ),
         fc.integer({ min: 0, max: 1000 }),
         async ([tags, order, concurrent], seed) => {
           const spec = `seed=${seed},fail=0.5,badjson=0.3,error=0.3,accuracy=0.5,latency=fixed(0)`;
-          const inOrder = await outcomes(spec, tags, tags.map((_, i) => i), false);
+          const inOrder = await outcomes(
+            spec,
+            tags,
+            tags.map((_, i) => i),
+            false,
+          );
           const shuffledRun = await outcomes(spec, tags, order, concurrent);
           expect(shuffledRun).toEqual(inOrder);
         },

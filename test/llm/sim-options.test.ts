@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { DEFAULT_SIM_OPTIONS, formatSimOptions, parseLatency, parseSimOptions, sampleLatencyMs } from '../../src/llm/sim-options.js';
+import {
+  DEFAULT_SIM_OPTIONS,
+  formatSimOptions,
+  parseLatency,
+  parseSimOptions,
+  sampleLatencyMs,
+} from '../../src/llm/sim-options.js';
 import { mulberry32 } from '../../src/llm/seeded-random.js';
 
 function specError(text: string): WeftError {
@@ -29,12 +35,24 @@ describe('parseSimOptions', () => {
 
   it('gives the defaults for an empty spec and accepts a sim: prefix and spaces', () => {
     expect(parseSimOptions('')).toEqual(DEFAULT_SIM_OPTIONS);
-    expect(DEFAULT_SIM_OPTIONS).toMatchObject({ latency: { kind: 'fixed', ms: 0 }, accuracy: 1, seed: 1, tasks: { min: 4, max: 8 } });
-    expect(parseSimOptions('sim: fail = 0.5 , latency = uniform( 1 , 2 )')).toMatchObject({ fail: 0.5, latency: { kind: 'uniform', min: 1, max: 2 } });
+    expect(DEFAULT_SIM_OPTIONS).toMatchObject({
+      latency: { kind: 'fixed', ms: 0 },
+      accuracy: 1,
+      seed: 1,
+      tasks: { min: 4, max: 8 },
+    });
+    expect(parseSimOptions('sim: fail = 0.5 , latency = uniform( 1 , 2 )')).toMatchObject({
+      fail: 0.5,
+      latency: { kind: 'uniform', min: 1, max: 2 },
+    });
   });
 
   it('parses tasks, width and accuracy', () => {
-    expect(parseSimOptions('tasks=3-12,width=2,accuracy=0.7')).toMatchObject({ tasks: { min: 3, max: 12 }, width: 2, accuracy: 0.7 });
+    expect(parseSimOptions('tasks=3-12,width=2,accuracy=0.7')).toMatchObject({
+      tasks: { min: 3, max: 12 },
+      width: 2,
+      accuracy: 0.7,
+    });
     expect(parseSimOptions('tasks=5').tasks).toEqual({ min: 5, max: 5 });
   });
 
@@ -68,7 +86,9 @@ describe('parseSimOptions', () => {
         fc.integer({ min: 0, max: 20 }),
         fc.option(fc.integer({ min: 1, max: 9 }), { nil: undefined }),
         (fail, error, seed, min, extra, width) => {
-          const options = parseSimOptions(`fail=${fail},error=${error},seed=${seed},tasks=${min}-${min + extra}${width ? `,width=${width}` : ''}`);
+          const options = parseSimOptions(
+            `fail=${fail},error=${error},seed=${seed},tasks=${min}-${min + extra}${width ? `,width=${width}` : ''}`,
+          );
           expect(parseSimOptions(formatSimOptions(options))).toEqual(options);
         },
       ),

@@ -15,7 +15,10 @@ const peer = (agent: string, answer: string): PeerResponse => ({ agent, answer, 
 /** An agent's call as the team engine makes it (T1's prompt layout), for one key. */
 function answerCall(key: string, peers: readonly PeerResponse[], q: TeamQuery = query): ChatCall {
   const input: AgentInput = { query: q, step: peers.length === 0 ? 1 : 2, peers };
-  return { messages: [{ role: 'user', content: agentUserPrompt(input, 'me') }], tag: { purpose: 'answer', key, attempt: 1 } };
+  return {
+    messages: [{ role: 'user', content: agentUserPrompt(input, 'me') }],
+    tag: { purpose: 'answer', key, attempt: 1 },
+  };
 }
 
 interface Reply {
@@ -28,9 +31,19 @@ async function reply(spec: string, call: ChatCall): Promise<Reply> {
   return JSON.parse((await simModel(spec).generate(call)).text) as Reply;
 }
 
-async function replies(spec: string, count: number, peers: readonly PeerResponse[] = [], q: TeamQuery = query): Promise<Reply[]> {
+async function replies(
+  spec: string,
+  count: number,
+  peers: readonly PeerResponse[] = [],
+  q: TeamQuery = query,
+): Promise<Reply[]> {
   const model = simModel(spec);
-  return Promise.all(Array.from({ length: count }, async (_, i) => JSON.parse((await model.generate(answerCall(`k${i}`, peers, q))).text) as Reply));
+  return Promise.all(
+    Array.from(
+      { length: count },
+      async (_, i) => JSON.parse((await model.generate(answerCall(`k${i}`, peers, q))).text) as Reply,
+    ),
+  );
 }
 
 const share = <T>(items: readonly T[], test: (item: T) => boolean): number => items.filter(test).length / items.length;
@@ -56,7 +69,7 @@ describe('sim team answers', () => {
     }
   });
 
-  it('a wrong agent follows the peers\' majority with probability follow', async () => {
+  it("a wrong agent follows the peers' majority with probability follow", async () => {
     const majorityRight = [peer('a', 'correct'), peer('b', 'correct'), peer('c', 'wrong-3')];
     const never = await replies('accuracy=0.4,follow=0,seed=5', 3000, majorityRight);
     expect(Math.abs(share(never, (r) => r.answer === 'correct') - 0.4)).toBeLessThan(0.035);
@@ -86,13 +99,19 @@ describe('sim team answers', () => {
     // Expected: right 0.6·4.5 + 0.4·3 = 3.9, wrong 0.6·1.5 + 0.4·3 = 2.1.
     expect(Math.abs(mean(1) - 3.9)).toBeLessThan(0.1);
     expect(Math.abs(mean(0) - 2.1)).toBeLessThan(0.1);
-    expect(noisy.flatMap((r) => r.ratings!).every((rating) => Number.isInteger(rating) && rating >= 1 && rating <= 5)).toBe(true);
+    expect(
+      noisy.flatMap((r) => r.ratings!).every((rating) => Number.isInteger(rating) && rating >= 1 && rating <= 5),
+    ).toBe(true);
     // Step 1 shows no peers and carries no ratings.
     expect((await replies('accuracy=1,seed=2', 1))[0]).toEqual({ answer: 'correct', reasoning: 'sim: worked it out' });
   });
 
-  it('answers multiple choice with the letter of the option `correct`, and reads peers\' letters as options', async () => {
-    const choiceQuery: TeamQuery = { question: 'Pick one.', choices: ['wrong-1', 'correct', 'wrong-2'], kind: 'choice' };
+  it("answers multiple choice with the letter of the option `correct`, and reads peers' letters as options", async () => {
+    const choiceQuery: TeamQuery = {
+      question: 'Pick one.',
+      choices: ['wrong-1', 'correct', 'wrong-2'],
+      kind: 'choice',
+    };
     const own = await replies('accuracy=0.5,follow=0,seed=9', 600, [], choiceQuery);
     expect(new Set(own.map((r) => r.answer))).toEqual(new Set(['A', 'B', 'C']));
     expect(Math.abs(share(own, (r) => r.answer === 'B') - 0.5)).toBeLessThan(0.07);
@@ -120,7 +139,10 @@ describe('sim team answers', () => {
       expect(readAgentReply(text, query, peers.length)).toMatchObject({ answer: 'correct', ratingsParsed: false });
     }
     // Without peers there are no ratings to cut.
-    expect(JSON.parse((await model.generate(answerCall('k0', []))).text)).toEqual({ answer: 'correct', reasoning: 'sim: worked it out' });
+    expect(JSON.parse((await model.generate(answerCall('k0', []))).text)).toEqual({
+      answer: 'correct',
+      reasoning: 'sim: worked it out',
+    });
   });
 });
 
@@ -132,11 +154,16 @@ describe('sim ranker', () => {
   });
   const rankingOf = async (spec: string, key: string) => {
     const text = (await simModel(spec).generate(rankCall(key))).text;
-    const parsed = parseRanking(text, responses.map((r) => r.agent), 2);
+    const parsed = parseRanking(
+      text,
+      responses.map((r) => r.agent),
+      2,
+    );
     if (!parsed.ok) throw new Error(parsed.error);
     return parsed.ranking;
   };
-  const rightFirst = (ranking: readonly string[]) => new Set(ranking.slice(0, 2)).size === 2 && ranking.slice(0, 2).every((name) => name.startsWith('r'));
+  const rightFirst = (ranking: readonly string[]) =>
+    new Set(ranking.slice(0, 2)).size === 2 && ranking.slice(0, 2).every((name) => name.startsWith('r'));
 
   it('ranks every agent shown, by name, right answers first when accuracy is 1', async () => {
     for (let i = 0; i < 50; i++) {
@@ -148,30 +175,61 @@ describe('sim ranker', () => {
   });
 
   it('puts right answers first with probability accuracy (plus chance)', async () => {
-    const rankings = await Promise.all(Array.from({ length: 3000 }, (_, i) => rankingOf('accuracy=0.6,seed=3', `q${i}`)));
+    const rankings = await Promise.all(
+      Array.from({ length: 3000 }, (_, i) => rankingOf('accuracy=0.6,seed=3', `q${i}`)),
+    );
     // A random order of 4 puts both right ones first with probability 1/6: 0.6 + 0.4/6.
     expect(Math.abs(share(rankings, rightFirst) - (0.6 + 0.4 / 6))).toBeLessThan(0.035);
   });
 
   it('badjson gives a ranking the engine cannot use (its fallback is then visible)', async () => {
     const text = (await simModel('badjson=1,seed=3').generate(rankCall('q1'))).text;
-    expect(parseRanking(text, responses.map((r) => r.agent), 2).ok).toBe(false);
+    expect(
+      parseRanking(
+        text,
+        responses.map((r) => r.agent),
+        2,
+      ).ok,
+    ).toBe(false);
   });
 });
 
 describe('sim team helpers', () => {
   it('readTeamPrompt reads options, peer blocks (inline and fenced answers) and ranker blocks', () => {
     const text = [
-      'Question:', 'Which?', '', 'Options:', '(A) correct', '(B) wrong-1', '',
-      "The team's latest responses to this question (in random order):", '',
-      'Response 1:', 'Answer: B', 'Reasoning: hmm', '',
-      'Response 2 (your previous response):', 'Answer: (none given)', '',
-      'Response 3:', 'Answer:', '```', 'line one', 'line two', '```', 'Reasoning: code', '',
-      '[4] agent "quote\\"d"', 'Answer: A',
+      'Question:',
+      'Which?',
+      '',
+      'Options:',
+      '(A) correct',
+      '(B) wrong-1',
+      '',
+      "The team's latest responses to this question (in random order):",
+      '',
+      'Response 1:',
+      'Answer: B',
+      'Reasoning: hmm',
+      '',
+      'Response 2 (your previous response):',
+      'Answer: (none given)',
+      '',
+      'Response 3:',
+      'Answer:',
+      '```',
+      'line one',
+      'line two',
+      '```',
+      'Reasoning: code',
+      '',
+      '[4] agent "quote\\"d"',
+      'Answer: A',
     ].join('\n');
     expect(readTeamPrompt(text)).toEqual({
       question: 'Which?',
-      options: new Map([['A', 'correct'], ['B', 'wrong-1']]),
+      options: new Map([
+        ['A', 'correct'],
+        ['B', 'wrong-1'],
+      ]),
       responses: [
         { id: '1', answer: 'wrong-1' },
         { id: '2', answer: '' },
@@ -189,10 +247,20 @@ describe('sim team helpers', () => {
   });
 
   it('simTeamAnswer and simRanking are pure functions of their random sources', () => {
-    const streams = (seed: number) => ({ answer: mulberry32(seed), wrong: mulberry32(seed + 1), follow: mulberry32(seed + 2), ratings: mulberry32(seed + 3) });
+    const streams = (seed: number) => ({
+      answer: mulberry32(seed),
+      wrong: mulberry32(seed + 1),
+      follow: mulberry32(seed + 2),
+      ratings: mulberry32(seed + 3),
+    });
     const skill = { accuracy: 0.5, follow: 0.5 };
-    expect(simTeamAnswer(['correct', 'wrong-1'], skill, streams(8))).toEqual(simTeamAnswer(['correct', 'wrong-1'], skill, streams(8)));
-    const entries = [{ id: 'a', answer: 'wrong-1' }, { id: 'b', answer: 'correct' }];
+    expect(simTeamAnswer(['correct', 'wrong-1'], skill, streams(8))).toEqual(
+      simTeamAnswer(['correct', 'wrong-1'], skill, streams(8)),
+    );
+    const entries = [
+      { id: 'a', answer: 'wrong-1' },
+      { id: 'b', answer: 'correct' },
+    ];
     expect(simRanking(entries, 1, mulberry32(4))).toEqual(['b', 'a']);
     expect(simRanking(entries, 0.5, mulberry32(4))).toEqual(simRanking(entries, 0.5, mulberry32(4)));
   });

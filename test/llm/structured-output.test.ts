@@ -47,7 +47,12 @@ describe('generateStructured', () => {
     expect(out.value.subtasks[0]?.objective).toBe('write');
     expect(out.attempts).toBe(2);
     expect(out.raw).toHaveLength(2);
-    expect(out.usage.inputTokens).toBe(model.calls.reduce((sum, c) => sum + Math.ceil([c.system, ...c.messages.map((m) => m.content)].join('\n').length / 4), 0));
+    expect(out.usage.inputTokens).toBe(
+      model.calls.reduce(
+        (sum, c) => sum + Math.ceil([c.system, ...c.messages.map((m) => m.content)].join('\n').length / 4),
+        0,
+      ),
+    );
     const second = model.calls[1]!;
     expect(second.messages).toHaveLength(3);
     expect(second.messages[1]).toEqual({ role: 'assistant', content: '{"subtasks": [{"id": "t1"}]}' });
@@ -93,7 +98,9 @@ describe('generateStructured', () => {
   });
 
   it('rejects a bad maxRepairs', async () => {
-    await expect(generateStructured(scriptedModel([]), call, verdict, { maxRepairs: -1 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(generateStructured(scriptedModel([]), call, verdict, { maxRepairs: -1 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    });
   });
 
   it('lets provider errors through without re-prompting', async () => {
@@ -105,7 +112,9 @@ describe('generateStructured', () => {
     const model = scriptedModel([{ text: '{"verdict": "accept"}' }]);
     const controller = new AbortController();
     controller.abort();
-    const failure = await generateStructured(model, call, verdict, { signal: controller.signal }).catch((error: unknown) => error);
+    const failure = await generateStructured(model, call, verdict, { signal: controller.signal }).catch(
+      (error: unknown) => error,
+    );
     expect(isAbortError(failure)).toBe(true);
     expect(model.calls).toHaveLength(0);
   });

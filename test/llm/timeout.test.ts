@@ -61,7 +61,9 @@ describe('withTimeout', () => {
 
   it('turns a slow call into a retryable TIMEOUT and aborts the inner signal', async () => {
     const inner = manualModel();
-    const pending = withTimeout(inner, 1_000).generate(simpleCall).catch((error: unknown) => error);
+    const pending = withTimeout(inner, 1_000)
+      .generate(simpleCall)
+      .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(1_000);
     const error = await pending;
     expect(error).toBeInstanceOf(WeftError);
@@ -71,7 +73,9 @@ describe('withTimeout', () => {
 
   it('reports TIMEOUT even when the inner model rejects with its abort', async () => {
     const inner = manualModel({ honourAbort: true });
-    const pending = withTimeout(inner, 50).generate(simpleCall).catch((error: unknown) => error);
+    const pending = withTimeout(inner, 50)
+      .generate(simpleCall)
+      .catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(50);
     expect(await pending).toMatchObject({ code: 'TIMEOUT' });
   });
@@ -79,7 +83,9 @@ describe('withTimeout', () => {
   it('keeps a caller abort an abort', async () => {
     const controller = new AbortController();
     const inner = manualModel({ honourAbort: true });
-    const pending = withTimeout(inner, 1_000).generate(simpleCall, controller.signal).catch((error: unknown) => error);
+    const pending = withTimeout(inner, 1_000)
+      .generate(simpleCall, controller.signal)
+      .catch((error: unknown) => error);
     controller.abort();
     const error = await pending;
     expect(isAbortError(error)).toBe(true);
@@ -89,7 +95,9 @@ describe('withTimeout', () => {
 
   it('settles on caller abort even if the inner model ignores its signal', async () => {
     const controller = new AbortController();
-    const pending = withTimeout(manualModel(), 1_000).generate(simpleCall, controller.signal).catch((error: unknown) => error);
+    const pending = withTimeout(manualModel(), 1_000)
+      .generate(simpleCall, controller.signal)
+      .catch((error: unknown) => error);
     controller.abort();
     expect(isAbortError(await pending)).toBe(true);
   });

@@ -59,11 +59,19 @@ describe('sim:…,clock=virtual', () => {
     const order = async () => {
       const model = simModel('latency=lognormal(3,1),clock=virtual,seed=4');
       const finished: number[] = [];
-      await Promise.all(Array.from({ length: 12 }, (_, index) =>
-        model.generate({ messages: [{ role: 'user', content: `q${index}` }], tag: { purpose: 'other', key: `k${index}` } }).then(() => {
-          if (index % 3 === 0) busy(5);
-          finished.push(index);
-        })));
+      await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          model
+            .generate({
+              messages: [{ role: 'user', content: `q${index}` }],
+              tag: { purpose: 'other', key: `k${index}` },
+            })
+            .then(() => {
+              if (index % 3 === 0) busy(5);
+              finished.push(index);
+            }),
+        ),
+      );
       return { finished, id: model.id };
     };
     const first = await order();

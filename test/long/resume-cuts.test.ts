@@ -17,7 +17,14 @@ import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask, type RunTaskResult } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { EventRecord, RunStore } from '../../src/store/run-store.js';
-import { acceptedOutputs, objectiveAt, repeatedCalls, restartsAfterAcceptance, SIM, TASK } from '../e2e/crash-harness.js';
+import {
+  acceptedOutputs,
+  objectiveAt,
+  repeatedCalls,
+  restartsAfterAcceptance,
+  SIM,
+  TASK,
+} from '../e2e/crash-harness.js';
 
 const course = (result: RunTaskResult) => ({
   status: result.status,
@@ -51,11 +58,23 @@ async function resumeAt(sim: string, ref: Awaited<ReturnType<typeof reference>>,
   const home = mkdtempSync(join(tmpdir(), 'weft-cuts-'));
   const store = await openRunStore({ home });
   try {
-    await store.createRun({ runId: 'ref', task: TASK, model: sim, options: (ref.events[0] as Extract<WeftEvent, { type: 'run-start' }>).options });
+    await store.createRun({
+      runId: 'ref',
+      task: TASK,
+      model: sim,
+      options: (ref.events[0] as Extract<WeftEvent, { type: 'run-start' }>).options,
+    });
     await store.appendEvents('ref', ref.events.slice(0, cut) as unknown as EventRecord[]);
-    const logged = ref.events.slice(0, cut).filter((event) => event.type === 'plan-chosen' || event.type === 'plan-update').length;
+    const logged = ref.events
+      .slice(0, cut)
+      .filter((event) => event.type === 'plan-chosen' || event.type === 'plan-update').length;
     for (const version of ref.versions.filter((v) => v.version <= logged)) {
-      await store.savePlanVersion({ runId: 'ref', version: version.version, workflow: version.workflow, cause: version.cause });
+      await store.savePlanVersion({
+        runId: 'ref',
+        version: version.version,
+        workflow: version.workflow,
+        cause: version.cause,
+      });
     }
     const result = await resumeRun({ runId: 'ref', model: await createModel(sim), store, home });
     const after = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
@@ -65,7 +84,12 @@ async function resumeAt(sim: string, ref: Awaited<ReturnType<typeof reference>>,
   }
 }
 
-function checkInvariants(label: string, before: readonly WeftEvent[], result: RunTaskResult, after: readonly WeftEvent[]): void {
+function checkInvariants(
+  label: string,
+  before: readonly WeftEvent[],
+  result: RunTaskResult,
+  after: readonly WeftEvent[],
+): void {
   // No output lost: a subtask accepted before the crash ends completed with that output, unless a later
   // revision changed its objective.
   const subtasks = new Map(result.workflow?.subtasks.map((subtask) => [subtask.id, subtask]) ?? []);
@@ -104,6 +128,8 @@ describe('resume from every batch boundary of the log', () => {
       checkInvariants(`cut ${cut}`, ref.events.slice(0, cut), result, after);
       if (JSON.stringify(course(result)) !== JSON.stringify(course(ref.result))) differing += 1;
     }
-    console.log(`${sim}: ${ref.boundaries.length} cuts, ${differing} resumed onto another plan path than the uninterrupted run`);
+    console.log(
+      `${sim}: ${ref.boundaries.length} cuts, ${differing} resumed onto another plan path than the uninterrupted run`,
+    );
   });
 });

@@ -22,16 +22,32 @@ import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../local-lla
  * A validator for exactly the JSON Schema subset the answer schemas may use (the one node-llama-cpp turns into
  * a grammar). Any other keyword is an error, so the schemas cannot drift outside the subset unnoticed.
  */
-const SUBSET = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'minItems', 'maxItems', 'minLength', 'maxLength']);
+const SUBSET = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'oneOf',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+]);
 
 function schemaErrors(schema: JsonSchema, value: unknown, path = '$'): string[] {
   const unknown = Object.keys(schema).filter((key) => !SUBSET.has(key));
   if (unknown.length > 0) return [`${path}: unsupported keyword(s) ${unknown.join(', ')}`];
   if (schema['oneOf'] !== undefined) {
-    const matches = (schema['oneOf'] as JsonSchema[]).filter((branch) => schemaErrors(branch, value, path).length === 0);
+    const matches = (schema['oneOf'] as JsonSchema[]).filter(
+      (branch) => schemaErrors(branch, value, path).length === 0,
+    );
     return matches.length === 1 ? [] : [`${path}: matches ${matches.length} oneOf branches, expected 1`];
   }
-  if (schema['const'] !== undefined && value !== schema['const']) return [`${path}: expected ${String(schema['const'])}`];
+  if (schema['const'] !== undefined && value !== schema['const'])
+    return [`${path}: expected ${String(schema['const'])}`];
   if (schema['enum'] !== undefined && !(schema['enum'] as unknown[]).includes(value)) return [`${path}: not in enum`];
   const errors: string[] = [];
   switch (schema['type']) {
@@ -43,14 +59,18 @@ function schemaErrors(schema: JsonSchema, value: unknown, path = '$'): string[] 
     case 'array':
       if (!Array.isArray(value)) return [`${path}: expected an array`];
       if (value.length < ((schema['minItems'] as number | undefined) ?? 0)) errors.push(`${path}: too few items`);
-      if (value.length > ((schema['maxItems'] as number | undefined) ?? Infinity)) errors.push(`${path}: too many items`);
-      value.forEach((item, index) => errors.push(...schemaErrors(schema['items'] as JsonSchema, item, `${path}[${index}]`)));
+      if (value.length > ((schema['maxItems'] as number | undefined) ?? Infinity))
+        errors.push(`${path}: too many items`);
+      value.forEach((item, index) =>
+        errors.push(...schemaErrors(schema['items'] as JsonSchema, item, `${path}[${index}]`)),
+      );
       break;
     case 'object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path}: expected an object`];
       const properties = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
       const record = value as Record<string, unknown>;
-      for (const name of (schema['required'] ?? []) as string[]) if (!(name in record)) errors.push(`${path}.${name}: missing`);
+      for (const name of (schema['required'] ?? []) as string[])
+        if (!(name in record)) errors.push(`${path}.${name}: missing`);
       for (const [name, item] of Object.entries(record)) {
         if (properties[name]) errors.push(...schemaErrors(properties[name], item, `${path}.${name}`));
         else if (schema['additionalProperties'] === false) errors.push(`${path}.${name}: not allowed`);
@@ -93,31 +113,40 @@ const cases: [string, JsonSchema, z.ZodType, z.ZodType, unknown[]][] = [
 ];
 
 describe('answer JSON Schemas', () => {
-  it.each(cases)('%s: every canonical example validates under the JSON Schema, the canonical and the lenient zod schema', (_name, json, canonical, lenient, examples) => {
-    for (const example of examples) {
-      expect(schemaErrors(json, example)).toEqual([]);
-      expect(canonical.safeParse(example).success).toBe(true);
-      expect(lenient.safeParse(example).success).toBe(true);
-    }
-  });
+  it.each(cases)(
+    '%s: every canonical example validates under the JSON Schema, the canonical and the lenient zod schema',
+    (_name, json, canonical, lenient, examples) => {
+      for (const example of examples) {
+        expect(schemaErrors(json, example)).toEqual([]);
+        expect(canonical.safeParse(example).success).toBe(true);
+        expect(lenient.safeParse(example).success).toBe(true);
+      }
+    },
+  );
 
-  it.each(cases)('%s: off-shape answers fail the JSON Schema and the canonical zod schema alike', (_name, json, canonical) => {
-    const wrong: unknown[] = [
-      [],
-      'accept',
-      { verdict: 'maybe', reason: '' },
-      { subtasks: [] },
-      { subtasks: [{ id: 't1', objective: '', agent: 'coder', dependsOn: [] }] },
-      { subtasks: [{ id: 1, objective: 'x', agent: 'coder', dependsOn: [] }] },
-      { subtasks: [{ id: 't1', objective: 'x', agent: 'coder', depends_on: [] }] },
-      { roles: [{ name: 'team', prompt: 'p', kind: 'team' }], subtasks: [{ id: 't1', objective: 'x', agent: 'coder', dependsOn: [] }] },
-      { extra: true },
-    ];
-    for (const answer of wrong) {
-      expect(schemaErrors(json, answer), JSON.stringify(answer)).not.toEqual([]);
-      expect(canonical.safeParse(answer).success, JSON.stringify(answer)).toBe(false);
-    }
-  });
+  it.each(cases)(
+    '%s: off-shape answers fail the JSON Schema and the canonical zod schema alike',
+    (_name, json, canonical) => {
+      const wrong: unknown[] = [
+        [],
+        'accept',
+        { verdict: 'maybe', reason: '' },
+        { subtasks: [] },
+        { subtasks: [{ id: 't1', objective: '', agent: 'coder', dependsOn: [] }] },
+        { subtasks: [{ id: 1, objective: 'x', agent: 'coder', dependsOn: [] }] },
+        { subtasks: [{ id: 't1', objective: 'x', agent: 'coder', depends_on: [] }] },
+        {
+          roles: [{ name: 'team', prompt: 'p', kind: 'team' }],
+          subtasks: [{ id: 't1', objective: 'x', agent: 'coder', dependsOn: [] }],
+        },
+        { extra: true },
+      ];
+      for (const answer of wrong) {
+        expect(schemaErrors(json, answer), JSON.stringify(answer)).not.toEqual([]);
+        expect(canonical.safeParse(answer).success, JSON.stringify(answer)).toBe(false);
+      }
+    },
+  );
 
   it('pins the exact shapes, in the subset node-llama-cpp reads (oneOf, no $schema)', () => {
     const text = { type: 'string', minLength: 1 };
@@ -126,7 +155,12 @@ describe('answer JSON Schemas', () => {
       properties: {
         roles: {
           type: 'array',
-          items: { type: 'object', properties: { name: text, prompt: text }, required: ['name', 'prompt'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { name: text, prompt: text },
+            required: ['name', 'prompt'],
+            additionalProperties: false,
+          },
         },
         subtasks: {
           minItems: 1,
@@ -143,7 +177,9 @@ describe('answer JSON Schemas', () => {
       additionalProperties: false,
     };
     expect(planAnswerJsonSchema).toEqual(plan);
-    expect(updateAnswerJsonSchema).toEqual({ oneOf: [plan, { type: 'object', properties: {}, additionalProperties: false }] });
+    expect(updateAnswerJsonSchema).toEqual({
+      oneOf: [plan, { type: 'object', properties: {}, additionalProperties: false }],
+    });
     expect(verdictAnswerJsonSchema).toEqual({
       type: 'object',
       properties: { verdict: { type: 'string', enum: ['accept', 'retry', 'replan'] }, reason: { type: 'string' } },
@@ -159,14 +195,26 @@ describe('boundedSchema', () => {
     const before = JSON.stringify(updateAnswerJsonSchema);
     const bounded = boundedSchema(updateAnswerJsonSchema, { maxString: 24, maxItems: 3 });
     expect(JSON.stringify(updateAnswerJsonSchema)).toBe(before);
-    const plan = (bounded['oneOf'] as JsonSchema[])[0] as { properties: Record<string, { maxItems?: number; items: { properties: Record<string, { maxLength?: number; maxItems?: number; items?: { maxLength?: number } }> } }> };
+    const plan = (bounded['oneOf'] as JsonSchema[])[0] as {
+      properties: Record<
+        string,
+        {
+          maxItems?: number;
+          items: {
+            properties: Record<string, { maxLength?: number; maxItems?: number; items?: { maxLength?: number } }>;
+          };
+        }
+      >;
+    };
     expect(plan.properties['roles']?.maxItems).toBe(3);
     expect(plan.properties['roles']?.items.properties['prompt']?.maxLength).toBe(24);
     expect(plan.properties['subtasks']?.items.properties['dependsOn']?.maxItems).toBe(3);
     expect(plan.properties['subtasks']?.items.properties['dependsOn']?.items?.maxLength).toBe(24);
     expect(schemaErrors(bounded, planExamples[0])).toEqual([]);
     expect(schemaErrors(bounded, {})).toEqual([]);
-    expect(schemaErrors(bounded, { subtasks: [{ id: 't1', objective: 'x'.repeat(25), agent: 'a', dependsOn: [] }] })).not.toEqual([]);
+    expect(
+      schemaErrors(bounded, { subtasks: [{ id: 't1', objective: 'x'.repeat(25), agent: 'a', dependsOn: [] }] }),
+    ).not.toEqual([]);
   });
 
   it('keeps existing bounds, never goes below a minimum, and leaves enums alone', () => {
@@ -189,7 +237,9 @@ describe('boundedSchema', () => {
   });
 
   it('rejects bad bounds loudly', () => {
-    expect(() => boundedSchema(planAnswerJsonSchema, { maxString: -1 })).toThrow(/maxString to be an integer >= 0, got -1/);
+    expect(() => boundedSchema(planAnswerJsonSchema, { maxString: -1 })).toThrow(
+      /maxString to be an integer >= 0, got -1/,
+    );
     expect(() => boundedSchema(planAnswerJsonSchema, { maxItems: 1.5 })).toThrow(/maxItems/);
   });
 });
@@ -203,7 +253,11 @@ function recordingModel(replies: Record<string, string>): ChatModel & { calls: C
     calls,
     async generate(call): Promise<ChatResult> {
       calls.push(call);
-      return { text: replies[call.tag?.purpose ?? 'other'] ?? '{}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'recording' };
+      return {
+        text: replies[call.tag?.purpose ?? 'other'] ?? '{}',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'recording',
+      };
     },
   };
 }
@@ -216,7 +270,14 @@ describe('the planner, verifier and inspector send their answer schema', () => {
       update: '{}',
     });
     const planned = await planTask({ task: 'Build a page', model, candidates: 1 });
-    await verifySubtask({ model, task: 'Build a page', subtaskId: 't1', objective: 'Design', output: 'done', attempt: 1 });
+    await verifySubtask({
+      model,
+      task: 'Build a page',
+      subtaskId: 't1',
+      objective: 'Design',
+      output: 'done',
+      attempt: 1,
+    });
     await proposeUpdate({ model, workflow: planned.workflow, failed: [], sequence: 1 });
     expect(model.calls.map((call) => call.json)).toEqual([
       { name: 'plan', schema: planAnswerJsonSchema },
@@ -247,7 +308,9 @@ describe('answer schemas as a grammar: real inference with node-llama-cpp', () =
           maxTokens: 400,
           json: { name: 'plan', schema },
         });
-        console.log(`[answer-schemas] ${result.usage.outputTokens} tokens in ${Date.now() - started} ms: ${result.text}`);
+        console.log(
+          `[answer-schemas] ${result.usage.outputTokens} tokens in ${Date.now() - started} ms: ${result.text}`,
+        );
         const parsed: unknown = JSON.parse(result.text);
         expect(planAnswerSchema.safeParse(parsed).success).toBe(true);
         expect(canonicalPlanAnswer.safeParse(parsed).success).toBe(true);

@@ -5,7 +5,11 @@ import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { answerToJson, planTask } from '../../src/plan/plan-task.js';
 import { checkTeamOffers, teamsPromptSection, type TeamOffer } from '../../src/plan/team-offer.js';
 
-const panel: TeamOffer = { name: 'panel', file: '/teams/panel.yaml', description: 'Four experts who debate\nuntil they agree.' };
+const panel: TeamOffer = {
+  name: 'panel',
+  file: '/teams/panel.yaml',
+  description: 'Four experts who debate\nuntil they agree.',
+};
 const coders: TeamOffer = { name: 'coders', file: '/teams/coders.yaml', description: 'Writes code that passes tests.' };
 
 describe('teams offered to the planner', () => {
@@ -17,8 +21,15 @@ describe('teams offered to the planner', () => {
     });
     const result = await planTask({ task: 'Answer it', model, candidates: 2, teams: [panel, coders] });
     expect(prompts).toHaveLength(2);
-    expect(prompts[0]).toContain('<teams>\n- panel: Four experts who debate until they agree.\n- coders: Writes code that passes tests.\n</teams>');
-    expect(result.workflow.roles.find((role) => role.name === 'panel')).toEqual({ name: 'panel', prompt: panel.description, kind: 'team', team: '/teams/panel.yaml' });
+    expect(prompts[0]).toContain(
+      '<teams>\n- panel: Four experts who debate until they agree.\n- coders: Writes code that passes tests.\n</teams>',
+    );
+    expect(result.workflow.roles.find((role) => role.name === 'panel')).toEqual({
+      name: 'panel',
+      prompt: panel.description,
+      kind: 'team',
+      team: '/teams/panel.yaml',
+    });
   });
 
   it('leave the prompt as it was without any', () => {
@@ -26,13 +37,20 @@ describe('teams offered to the planner', () => {
   });
 
   it('turn a subtask naming a team into a team role, whatever role the model declared under that name', () => {
-    const json = answerToJson('T', {
-      roles: [{ name: 'panel', prompt: 'I am one agent.' }, { name: 'writer', prompt: 'You write.' }],
-      subtasks: [
-        { id: 'a', objective: 'hard question', agent: 'panel', dependsOn: [] },
-        { id: 'b', objective: 'write it up', agent: 'writer', dependsOn: ['a'] },
-      ],
-    }, [panel, coders]);
+    const json = answerToJson(
+      'T',
+      {
+        roles: [
+          { name: 'panel', prompt: 'I am one agent.' },
+          { name: 'writer', prompt: 'You write.' },
+        ],
+        subtasks: [
+          { id: 'a', objective: 'hard question', agent: 'panel', dependsOn: [] },
+          { id: 'b', objective: 'write it up', agent: 'writer', dependsOn: ['a'] },
+        ],
+      },
+      [panel, coders],
+    );
     expect(json.roles).toEqual([
       { name: 'writer', prompt: 'You write.', kind: 'llm' },
       { name: 'panel', prompt: panel.description, kind: 'team', team: panel.file },

@@ -88,8 +88,17 @@ describe('extractArtifacts', () => {
   });
 
   it('keeps inner fences of a longer fence as content', () => {
-    const text = [`${'`'.repeat(4)}markdown path=README.md`, '# Use', fence + 'sh', 'weft run x', fence, '`'.repeat(4)].join('\n');
-    expect(extractArtifacts(text)).toEqual([{ path: 'README.md', content: `# Use\n${fence}sh\nweft run x\n${fence}\n`, language: 'markdown' }]);
+    const text = [
+      `${'`'.repeat(4)}markdown path=README.md`,
+      '# Use',
+      fence + 'sh',
+      'weft run x',
+      fence,
+      '`'.repeat(4),
+    ].join('\n');
+    expect(extractArtifacts(text)).toEqual([
+      { path: 'README.md', content: `# Use\n${fence}sh\nweft run x\n${fence}\n`, language: 'markdown' },
+    ]);
   });
 
   it('strips the opening fence indentation from content lines', () => {
@@ -173,7 +182,10 @@ describe('writeArtifacts', () => {
   it.each(['../x', '/etc/passwd', 'a/../../x', '../../outside/x', '..\\x', 'a\0b', ''])(
     'refuses %j and writes nothing outside',
     async (path) => {
-      const result = await writeArtifacts(dir, [{ path, content: 'pwned' }, { path: 'ok.txt', content: 'fine' }]);
+      const result = await writeArtifacts(dir, [
+        { path, content: 'pwned' },
+        { path: 'ok.txt', content: 'fine' },
+      ]);
       expect(result.refused).toEqual([{ path, reason: expect.any(String) }]);
       expect(result.written).toEqual([{ path: 'ok.txt', bytes: 4 }]);
       expect(await readdir(dir)).toEqual(['ok.txt']);
@@ -185,7 +197,10 @@ describe('writeArtifacts', () => {
   it('refuses a path through a symlinked folder that points outside', async () => {
     await mkdir(dir, { recursive: true });
     await symlink(outside, join(dir, 'link'));
-    const result = await writeArtifacts(dir, [{ path: 'link/x.txt', content: 'pwned' }, { path: 'link/deeper/y.txt', content: 'pwned' }]);
+    const result = await writeArtifacts(dir, [
+      { path: 'link/x.txt', content: 'pwned' },
+      { path: 'link/deeper/y.txt', content: 'pwned' },
+    ]);
     expect(result.written).toEqual([]);
     expect(result.refused.map((refusal) => refusal.path)).toEqual(['link/x.txt', 'link/deeper/y.txt']);
     expect(result.refused[0]?.reason).toMatch(/symlink/);
@@ -198,7 +213,10 @@ describe('writeArtifacts', () => {
     await writeFile(target, 'secret');
     await symlink(target, join(dir, 'notes.txt'));
     await symlink(join(outside, 'missing.txt'), join(dir, 'dangling.txt'));
-    const result = await writeArtifacts(dir, [{ path: 'notes.txt', content: 'pwned' }, { path: 'dangling.txt', content: 'pwned' }]);
+    const result = await writeArtifacts(dir, [
+      { path: 'notes.txt', content: 'pwned' },
+      { path: 'dangling.txt', content: 'pwned' },
+    ]);
     expect(result.written).toEqual([]);
     expect(result.refused.map((refusal) => refusal.path)).toEqual(['notes.txt', 'dangling.txt']);
     expect(await readFile(target, 'utf8')).toBe('secret');

@@ -41,13 +41,22 @@ function hangingModel(purpose: string) {
     id: 'test:hanging',
     kind: 'scripted',
     generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      if (call.tag?.purpose !== purpose) return Promise.resolve({ text: JSON.stringify({ verdict: 'accept', reason: '' }), usage: { inputTokens: 1, outputTokens: 1 }, model: 'test' });
+      if (call.tag?.purpose !== purpose)
+        return Promise.resolve({
+          text: JSON.stringify({ verdict: 'accept', reason: '' }),
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'test',
+        });
       started.push(`${call.tag?.purpose}:${call.tag?.key ?? ''}`);
       return new Promise((_resolve, reject) => {
-        signal?.addEventListener('abort', () => {
-          aborted.push(`${call.tag?.purpose}:${call.tag?.key ?? ''}`);
-          reject(signal.reason);
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            aborted.push(`${call.tag?.purpose}:${call.tag?.key ?? ''}`);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
       });
     },
   };
@@ -77,16 +86,30 @@ describe('the wall-time budget is a deadline', () => {
     expect((await store.getRun(result.runId))?.status).toBe('failed');
     // The subtasks were cut short, not failed by their own doing.
     expect(result.tasks.map((task) => task.status)).toEqual(['not started', 'not started']);
-    const events = (await store.events(result.runId)).map((stored) => stored.event as { type: string; exceeded?: string; outcome?: string });
-    expect(events.filter((event) => event.type === 'task-end').map((event) => event.outcome)).toEqual(['aborted', 'aborted']);
-    expect(events.some((event) => event.type === 'budget' && event.exceeded === 'wall-time budget of 60s reached')).toBe(true);
+    const events = (await store.events(result.runId)).map(
+      (stored) => stored.event as { type: string; exceeded?: string; outcome?: string },
+    );
+    expect(events.filter((event) => event.type === 'task-end').map((event) => event.outcome)).toEqual([
+      'aborted',
+      'aborted',
+    ]);
+    expect(
+      events.some((event) => event.type === 'budget' && event.exceeded === 'wall-time budget of 60s reached'),
+    ).toBe(true);
   }, 10_000);
 
   it('aborts planning too', async () => {
     const { home, store } = await setup();
     const { model, aborted, started } = hangingModel('plan');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const running = runTask({ task: 'plan forever', model, store, home, candidates: 1, budget: { maxWallMs: WALL_MS } });
+    const running = runTask({
+      task: 'plan forever',
+      model,
+      store,
+      home,
+      candidates: 1,
+      budget: { maxWallMs: WALL_MS },
+    });
     await until(() => started.length === 1);
     vi.advanceTimersByTime(WALL_MS);
     const result = await running;
@@ -101,7 +124,15 @@ describe('the wall-time budget is a deadline', () => {
     const { model } = hangingModel('execute');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 5);
-    const result = await runTask({ task: plan.task, plan, model, store, home, signal: controller.signal, budget: { maxWallMs: 60_000 } });
+    const result = await runTask({
+      task: plan.task,
+      plan,
+      model,
+      store,
+      home,
+      signal: controller.signal,
+      budget: { maxWallMs: 60_000 },
+    });
     expect(result.status).toBe('cancelled');
   }, 10_000);
 });

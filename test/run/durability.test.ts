@@ -32,11 +32,20 @@ describe('write-ahead', () => {
     const plan = workflowFromJson(diamond());
     const parents = new Map(plan.subtasks.map((s) => [s.id, s.dependsOn]));
     const result = await runTask({
-      task: 'diamond', model: testModel(), store, home, plan,
+      task: 'diamond',
+      model: testModel(),
+      store,
+      home,
+      plan,
       onEvent: (event: WeftEvent) => {
         if (event.type !== 'task-start') return;
         for (const parent of parents.get(event.taskId) ?? []) {
-          const recorded = durable.some((e) => e.type === 'task-verify' && (e as unknown as { taskId: string; verdict: string }).taskId === parent && (e as unknown as { verdict: string }).verdict === 'accept');
+          const recorded = durable.some(
+            (e) =>
+              e.type === 'task-verify' &&
+              (e as unknown as { taskId: string; verdict: string }).taskId === parent &&
+              (e as unknown as { verdict: string }).verdict === 'accept',
+          );
           if (!recorded) violations.push(`${event.taskId} started before ${parent}'s acceptance was stored`);
         }
       },

@@ -7,11 +7,6 @@ import { createMeter, meteredModel } from '../../src/run/metered-model.js';
 import { deferred, testModel } from './test-model.js';
 import { diamond, run, starts, tick } from './execution-harness.js';
 
-
-
-
-
-
 describe('review: bookkeeping failures at the end of a run', () => {
   it('a failed artifact write for the last accepted subtask fails the run', async () => {
     // track() calls stop() on a bookkeeping failure, but stop() returns early once finish() has run — and finish()
@@ -56,11 +51,19 @@ describe('a repair round and the saving of its plan version', () => {
     const save = deferred<void>();
     const model = testModel({
       execute: (key) => (key === 'b' ? bExecute.promise : `out ${key}`),
-      verify: (key, attempt) => (attempt === 1 ? { verdict: 'replan', reason: `${key} is wrong` } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        attempt === 1 ? { verdict: 'replan', reason: `${key} is wrong` } : { verdict: 'accept' },
       update: (call) => {
         // The first round is about a, the second about b; each revises the objective of the one that failed.
         const failed = model.count('update') === 1 ? 'a' : 'b';
-        return { subtasks: ['a', 'b'].map((id) => ({ id, objective: id === failed ? `do ${id} better` : `do ${id}`, agent: 'w', dependsOn: [] })) };
+        return {
+          subtasks: ['a', 'b'].map((id) => ({
+            id,
+            objective: id === failed ? `do ${id} better` : `do ${id}`,
+            agent: 'w',
+            dependsOn: [],
+          })),
+        };
       },
     });
     const json: WorkflowJson = {
@@ -99,7 +102,13 @@ describe('review: budgets', () => {
     const gate = deferred<string>();
     const meter = createMeter();
     const inner = testModel({ execute: (key) => (key === 'b' ? gate.promise : `out ${key}`) });
-    const model = meteredModel(inner, { budget: { maxCalls: 3 }, meter, now: () => 0, costOf: () => 0, emit: () => {} });
+    const model = meteredModel(inner, {
+      budget: { maxCalls: 3 },
+      meter,
+      now: () => 0,
+      costOf: () => 0,
+      emit: () => {},
+    });
     const json: WorkflowJson = {
       task: 'budget',
       subtasks: [
@@ -125,9 +134,17 @@ describe('review: budgets', () => {
     // proposeUpdate uses Promise.allSettled, so the BUDGET error is folded into "no usable candidate" and the
     // `error.code === 'BUDGET'` branch in startUpdate() is dead: the executor degrades to a rerun and keeps starting work.
     const meter = createMeter();
-    const inner = testModel({ verify: (key) => (key === 'a' ? { verdict: 'replan', reason: 'bad a' } : { verdict: 'accept' }) });
+    const inner = testModel({
+      verify: (key) => (key === 'a' ? { verdict: 'replan', reason: 'bad a' } : { verdict: 'accept' }),
+    });
     // a: execute + verify = 2 calls; the inspector's call is the third and is refused.
-    const model = meteredModel(inner, { budget: { maxCalls: 2 }, meter, now: () => 0, costOf: () => 0, emit: () => {} });
+    const model = meteredModel(inner, {
+      budget: { maxCalls: 2 },
+      meter,
+      now: () => 0,
+      costOf: () => 0,
+      emit: () => {},
+    });
     const { events, promise } = run(diamond(), { model, updateCandidates: 1 });
     const result = await promise;
     expect(result.status).toBe('failed');
@@ -148,7 +165,10 @@ describe('review: failures that arrive while an update is in flight', () => {
     const failedLists: string[] = [];
     const model = testModel({
       execute: (key, attempt) => (key === 'c' && attempt === 1 ? cGate.promise : `out ${key}`),
-      verify: (key, attempt) => ((key === 'b' || key === 'c') && attempt === 1 ? { verdict: 'replan', reason: `bad ${key}` } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        (key === 'b' || key === 'c') && attempt === 1
+          ? { verdict: 'replan', reason: `bad ${key}` }
+          : { verdict: 'accept' },
       update: (call) => {
         updateCalls += 1;
         failedLists.push(/<failed>(.*)<\/failed>/.exec(call.messages[0]!.content)?.[1] ?? '');
@@ -163,7 +183,11 @@ describe('review: failures that arrive while an update is in flight', () => {
     cGate.resolve('out c');
     await tick();
     await tick();
-    u1.resolve({ subtasks: diamond().subtasks.map((s) => (s.id === 'b' || s.id === 'c' ? { ...s, objective: `${s.objective} properly` } : s)) });
+    u1.resolve({
+      subtasks: diamond().subtasks.map((s) =>
+        s.id === 'b' || s.id === 'c' ? { ...s, objective: `${s.objective} properly` } : s,
+      ),
+    });
     const result = await promise;
     expect(result.status).toBe('completed');
     expect(starts(events, 'c')).toHaveLength(2);
@@ -178,7 +202,10 @@ describe('review: failures that arrive while an update is in flight', () => {
     let updateCalls = 0;
     const model = testModel({
       execute: (key, attempt) => (key === 'c' && attempt === 1 ? cGate.promise : `out ${key}`),
-      verify: (key, attempt) => ((key === 'b' || key === 'c') && attempt === 1 ? { verdict: 'replan', reason: `bad ${key}` } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        (key === 'b' || key === 'c') && attempt === 1
+          ? { verdict: 'replan', reason: `bad ${key}` }
+          : { verdict: 'accept' },
       update: () => {
         updateCalls += 1;
         return updateCalls === 1 ? u1.promise : {};
@@ -204,7 +231,8 @@ describe('review: merge of inspector revisions into live state', () => {
     // docs/algorithms.md#plan-updates: a subtask whose objective is unchanged keeps its state, a completed one
     // its output, even when the revision gives it to another role.
     const model = testModel({
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' },
       update: () => ({
         roles: [{ name: 'senior', prompt: 'You are a senior worker.' }],
         subtasks: diamond().subtasks.map((s) => (s.id === 'a' || s.id === 'b' ? { ...s, agent: 'senior' } : s)),
@@ -221,8 +249,11 @@ describe('review: merge of inspector revisions into live state', () => {
     const cGate = deferred<string>();
     const model = testModel({
       execute: (key) => (key === 'c' ? cGate.promise : `out ${key}`),
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' }),
-      update: () => ({ subtasks: diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b better' } : s)) }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' },
+      update: () => ({
+        subtasks: diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b better' } : s)),
+      }),
     });
     const { events, promise } = run(diamond(), { model });
     await tick();
@@ -233,14 +264,17 @@ describe('review: merge of inspector revisions into live state', () => {
     const result = await promise;
     expect(result.status).toBe('completed');
     expect(starts(events, 'c')).toHaveLength(1);
-    expect(events.some((e) => e.type === 'task-end' && (e as { error?: string }).error === 'discarded by a plan update')).toBe(false);
+    expect(
+      events.some((e) => e.type === 'task-end' && (e as { error?: string }).error === 'discarded by a plan update'),
+    ).toBe(false);
   });
 
   it('after-completion starts nothing while a failure-triggered update is pending, then repairs it', async () => {
     const cGate = deferred<string>();
     const model = testModel({
       execute: (key) => (key === 'c' ? cGate.promise : `out ${key}`),
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'bad b' } : { verdict: 'accept' },
     });
     const { events, promise } = run(diamond(), { model, strategy: 'after-completion' });
     await tick();
@@ -289,7 +323,9 @@ describe('review: the agent protocol', () => {
     const model = testModel({ execute: (key) => (key === 'a' ? output : `out ${key}`) });
     const { events, promise } = run(diamond(), { model, strategy: 'none' });
     const result = await promise;
-    expect(events.some((e) => e.type === 'task-end' && (e as { error?: string }).error?.startsWith('cannot proceed'))).toBe(false);
+    expect(
+      events.some((e) => e.type === 'task-end' && (e as { error?: string }).error?.startsWith('cannot proceed')),
+    ).toBe(false);
     expect(result.status).toBe('completed');
   });
 });
@@ -297,17 +333,24 @@ describe('review: the agent protocol', () => {
 describe('review: roles introduced by the inspector', () => {
   it('a team role the inspector invents runs as an ordinary agent, never reading the file it named', async () => {
     const model = testModel({
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'needs a panel' } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'needs a panel' } : { verdict: 'accept' },
       update: () => ({
         roles: [{ name: 'panel', prompt: 'A panel of experts.', kind: 'team', team: 'panel.yaml' }],
-        subtasks: diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b as a panel', agent: 'panel' } : s)),
+        subtasks: diamond().subtasks.map((s) =>
+          s.id === 'b' ? { ...s, objective: 'do b as a panel', agent: 'panel' } : s,
+        ),
       }),
     });
     const { events, promise } = run(diamond(), { model });
     const result = await promise;
     expect(result.status).toBe('completed');
     expect(starts(events, 'b').map((e) => e.agent)).toEqual(['worker', 'panel']);
-    expect(result.workflow.roles.find((role) => role.name === 'panel')).toEqual({ name: 'panel', prompt: 'A panel of experts.', kind: 'llm' });
+    expect(result.workflow.roles.find((role) => role.name === 'panel')).toEqual({
+      name: 'panel',
+      prompt: 'A panel of experts.',
+      kind: 'llm',
+    });
     const panelCall = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'b' && c.tag.attempt === 2);
     expect(panelCall?.system).toContain('A panel of experts.');
   });

@@ -27,7 +27,9 @@ export function run(json: WorkflowJson, options: Omit<ExecutionOptions, 'workflo
 }
 
 export const starts = (events: Logged[], id?: string) =>
-  events.filter((e): e is Omit<Start, 'at'> => e.type === 'task-start' && (id === undefined || (e as Start).taskId === id));
+  events.filter(
+    (e): e is Omit<Start, 'at'> => e.type === 'task-start' && (id === undefined || (e as Start).taskId === id),
+  );
 
 /** One macrotask: lets every pending microtask and I/O callback run. */
 export const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -6,10 +6,6 @@ import { createMeter, meteredModel } from '../../src/run/metered-model.js';
 import { deferred, testModel } from './test-model.js';
 import { diamond, run, starts } from './execution-harness.js';
 
-
-
-
-
 describe('execute', () => {
   it('runs a diamond with the two middle subtasks in parallel and completes', async () => {
     const gates = { b: deferred<string>(), c: deferred<string>() };
@@ -50,7 +46,11 @@ describe('execute', () => {
     };
     const { events, promise } = run(json, { model: testModel() });
     await promise;
-    expect(starts(events).map((e) => e.clone).sort()).toEqual([0, 1, 2]);
+    expect(
+      starts(events)
+        .map((e) => e.clone)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 
   it('never runs more subtasks at once than the concurrency cap', async () => {
@@ -65,7 +65,10 @@ describe('execute', () => {
         return key;
       },
     });
-    const json: WorkflowJson = { task: 'many', subtasks: Array.from({ length: 7 }, (_, i) => ({ id: `t${i}`, objective: `do ${i}`, agent: 'w', dependsOn: [] })) };
+    const json: WorkflowJson = {
+      task: 'many',
+      subtasks: Array.from({ length: 7 }, (_, i) => ({ id: `t${i}`, objective: `do ${i}`, agent: 'w', dependsOn: [] })),
+    };
     const { promise } = run(json, { model, concurrency: 2 });
     expect((await promise).status).toBe('completed');
     expect(peak).toBe(2);
@@ -83,11 +86,14 @@ describe('execute', () => {
 
   it('re-plans on a failed verification and keeps finished work (on-failure)', async () => {
     const model = testModel({
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'b is incomplete' } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'b is incomplete' } : { verdict: 'accept' },
       update: (call) => {
         const prompt = call.messages[0]!.content;
         expect(prompt).toContain('<failed>b</failed>');
-        return { subtasks: [...diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b properly' } : s))] };
+        return {
+          subtasks: [...diamond().subtasks.map((s) => (s.id === 'b' ? { ...s, objective: 'do b properly' } : s))],
+        };
       },
     });
     const { events, promise } = run(diamond(), { model });
@@ -106,7 +112,9 @@ describe('execute', () => {
   });
 
   it('re-runs a subtask on a retry verdict without asking the inspector', async () => {
-    const model = testModel({ verify: (key, attempt) => (key === 'c' && attempt < 3 ? { verdict: 'retry' } : { verdict: 'accept' }) });
+    const model = testModel({
+      verify: (key, attempt) => (key === 'c' && attempt < 3 ? { verdict: 'retry' } : { verdict: 'accept' }),
+    });
     const { events, promise } = run(diamond(), { model });
     expect((await promise).status).toBe('completed');
     expect(starts(events, 'c').map((e) => e.attempt)).toEqual([1, 2, 3]);
@@ -114,7 +122,9 @@ describe('execute', () => {
   });
 
   it('without updates a failure blocks the descendants and fails the run', async () => {
-    const model = testModel({ verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'bad' } : { verdict: 'accept' }) });
+    const model = testModel({
+      verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'bad' } : { verdict: 'accept' }),
+    });
     const { events, promise } = run(diamond(), { model, strategy: 'none' });
     const result = await promise;
     expect(result.status).toBe('failed');
@@ -124,7 +134,9 @@ describe('execute', () => {
   });
 
   it('gives up a subtask after maxAttempts and ends the run as failed', async () => {
-    const model = testModel({ verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' }) });
+    const model = testModel({
+      verify: (key) => (key === 'b' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' }),
+    });
     const { events, promise } = run(diamond(), { model, maxAttempts: 2 });
     const result = await promise;
     expect(result.status).toBe('failed');
@@ -157,20 +169,30 @@ describe('execute', () => {
 
   it('a masked result is caught by verification and repaired before children see it', async () => {
     const model = testModel({
-      verify: (_key, _attempt, call) => (call.messages[0]!.content.includes('<output>\nnone\n</output>') ? { verdict: 'replan', reason: 'output is missing' } : { verdict: 'accept' }),
+      verify: (_key, _attempt, call) =>
+        call.messages[0]!.content.includes('<output>\nnone\n</output>')
+          ? { verdict: 'replan', reason: 'output is missing' }
+          : { verdict: 'accept' },
     });
     const { events, promise } = run(diamond(), { model, mask: (id, attempt) => id === 'a' && attempt === 1 });
     const result = await promise;
     expect(result.status).toBe('completed');
     expect(starts(events, 'a')).toHaveLength(2);
-    const childPrompt = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'b')!.messages[0]!.content;
+    const childPrompt = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'b')!.messages[0]!
+      .content;
     expect(childPrompt).toContain('output of a');
     expect(childPrompt).not.toMatch(/<input from="a"[^>]*>\nnone\n/);
   });
 
   it('stops before a call that would break the budget and keeps what finished', async () => {
     const meter = createMeter();
-    const model = meteredModel(testModel(), { budget: { maxCalls: 4 }, meter, now: () => 0, costOf: () => 0, emit: () => {} });
+    const model = meteredModel(testModel(), {
+      budget: { maxCalls: 4 },
+      meter,
+      now: () => 0,
+      costOf: () => 0,
+      emit: () => {},
+    });
     const { promise } = run(diamond(), { model });
     const result = await promise;
     expect(result.status).toBe('failed');
@@ -196,7 +218,8 @@ describe('execute', () => {
     const slow = deferred<string>();
     const model = testModel({
       execute: (key) => (key === 'c' ? slow.promise : `out ${key}`),
-      verify: (key, attempt) => (key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'c is unnecessary' } : { verdict: 'accept' }),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'c is unnecessary' } : { verdict: 'accept' },
       update: () => ({
         subtasks: [
           { id: 'a', objective: 'do a', agent: 'worker', dependsOn: [] },
@@ -210,11 +233,24 @@ describe('execute', () => {
     slow.resolve('late c');
     expect(result.status).toBe('completed');
     expect(result.workflow.subtasks.map((s) => s.id)).toEqual(['a', 'b', 'd']);
-    expect(events.some((e) => e.type === 'task-end' && (e as unknown as { taskId: string }).taskId === 'c' && (e as unknown as { error?: string }).error === 'discarded by a plan update')).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'task-end' &&
+          (e as unknown as { taskId: string }).taskId === 'c' &&
+          (e as unknown as { error?: string }).error === 'discarded by a plan update',
+      ),
+    ).toBe(true);
   });
 
   it('never runs a role of another kind as a single agent: without its runner, the attempt fails naming the kind', async () => {
-    const json: WorkflowJson = { ...diamond(), roles: [{ name: 'worker', prompt: 'w' }, { name: 'writer', prompt: 'w', kind: 'team', team: 'no-such-team.yaml' }] };
+    const json: WorkflowJson = {
+      ...diamond(),
+      roles: [
+        { name: 'worker', prompt: 'w' },
+        { name: 'writer', prompt: 'w', kind: 'team', team: 'no-such-team.yaml' },
+      ],
+    };
     const model = testModel();
     const { events, promise } = run(json, { model });
     const result = await promise;
@@ -230,23 +266,39 @@ describe('execute', () => {
 describe('execute: the repair limit', () => {
   const wide = (n: number): WorkflowJson => ({
     task: 'wide',
-    subtasks: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, objective: `do ${i}`, agent: 'w', dependsOn: i > 0 && i % 3 === 0 ? [`t${i - 1}`] : [] })),
+    subtasks: Array.from({ length: n }, (_, i) => ({
+      id: `t${i}`,
+      objective: `do ${i}`,
+      agent: 'w',
+      dependsOn: i > 0 && i % 3 === 0 ? [`t${i - 1}`] : [],
+    })),
   });
 
   it('routine reviews of the concurrent strategy do not use up the repair limit', async () => {
     // 60 completions trigger routine reviews; the three masked failures still get repaired.
     const model = testModel({
-      verify: (_key, _attempt, call) => (call.messages[0]!.content.includes('<output>\nnone\n</output>') ? { verdict: 'replan', reason: 'missing' } : { verdict: 'accept' }),
+      verify: (_key, _attempt, call) =>
+        call.messages[0]!.content.includes('<output>\nnone\n</output>')
+          ? { verdict: 'replan', reason: 'missing' }
+          : { verdict: 'accept' },
     });
     const masked = new Set(['t5', 't30', 't59']);
-    const { promise } = run(wide(60), { model, strategy: 'concurrent', maxUpdates: 5, mask: (id, attempt) => attempt === 1 && masked.has(id) });
+    const { promise } = run(wide(60), {
+      model,
+      strategy: 'concurrent',
+      maxUpdates: 5,
+      mask: (id, attempt) => attempt === 1 && masked.has(id),
+    });
     const result = await promise;
     expect(result.status).toBe('completed');
     expect(model.count('update')).toBeGreaterThan(5);
   });
 
   it('says so when a failure goes unrepaired because the limit was reached', async () => {
-    const model = testModel({ verify: (key) => (key === 'b' || key === 'c' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' }) });
+    const model = testModel({
+      verify: (key) =>
+        key === 'b' || key === 'c' ? { verdict: 'replan', reason: 'never good' } : { verdict: 'accept' },
+    });
     const { promise } = run(diamond(), { model, maxUpdates: 1 });
     const result = await promise;
     expect(result.status).toBe('failed');

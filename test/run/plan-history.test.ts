@@ -14,8 +14,23 @@ const v1: WorkflowJson = {
 const v2: WorkflowJson = {
   task: 'Build a game',
   subtasks: [
-    { id: 'board', objective: 'Draw the board with a canvas', agent: 'coder', dependsOn: [], status: 'not started', attempts: 1 },
-    { id: 'rules', objective: 'Write the rules', agent: 'coder', dependsOn: [], status: 'completed', attempts: 1, output: 'done' },
+    {
+      id: 'board',
+      objective: 'Draw the board with a canvas',
+      agent: 'coder',
+      dependsOn: [],
+      status: 'not started',
+      attempts: 1,
+    },
+    {
+      id: 'rules',
+      objective: 'Write the rules',
+      agent: 'coder',
+      dependsOn: [],
+      status: 'completed',
+      attempts: 1,
+      output: 'done',
+    },
     { id: 'tests', objective: 'Test everything', agent: 'tester', dependsOn: ['board', 'rules'] },
   ],
 };
@@ -41,13 +56,28 @@ const noDiff = { added: [], removed: [], changed: [], rewired: [] };
 /** A run with the initial plan from 3 candidates, one update that changed nothing, and two that did. */
 function events(): WeftEvent[] {
   return [
-    { type: 'run-start', at: 0, runId: 'r', task: 'Build a game', model: 'sim:seed=1', strategy: 'on-failure', options: {} },
+    {
+      type: 'run-start',
+      at: 0,
+      runId: 'r',
+      task: 'Build a game',
+      model: 'sim:seed=1',
+      strategy: 'on-failure',
+      options: {},
+    },
     { type: 'plan-candidates', at: 1, purpose: 'plan', candidates: candidates(3, 2) },
     { type: 'plan-chosen', at: 2, version: 1, index: 1, workflow: v1 },
     { type: 'task-start', at: 3, taskId: 'board', attempt: 1, agent: 'coder', clone: 0 },
     { type: 'plan-candidates', at: 10, purpose: 'update', candidates: candidates(2) },
     { type: 'plan-candidates', at: 20, purpose: 'update', candidates: candidates(2) },
-    { type: 'plan-update', at: 25, version: 2, cause: 'board: the board is blank', diff: { ...noDiff, changed: ['board'], rewired: ['tests'] }, workflow: v2 },
+    {
+      type: 'plan-update',
+      at: 25,
+      version: 2,
+      cause: 'board: the board is blank',
+      diff: { ...noDiff, changed: ['board'], rewired: ['tests'] },
+      workflow: v2,
+    },
     { type: 'plan-candidates', at: 30, purpose: 'update', candidates: candidates(1) },
     { type: 'plan-update', at: 35, version: 3, cause: 'concurrent review', diff: noDiff, workflow: v3 },
     { type: 'run-end', at: 40, status: 'completed' },
@@ -63,7 +93,9 @@ const stored = [
 describe('planHistory', () => {
   it('lists each version with its cause, time, candidates and subtasks', () => {
     const history = planHistory(events(), stored);
-    expect(history.versions.map((version) => [version.version, version.cause, version.createdAt, version.atMs])).toEqual([
+    expect(
+      history.versions.map((version) => [version.version, version.cause, version.createdAt, version.atMs]),
+    ).toEqual([
       [1, 'initial plan', '2026-11-22T05:00:00.000Z', 2],
       [2, 'board: the board is blank', '2026-11-22T05:00:01.000Z', 25],
       [3, 'concurrent review', '2026-11-22T05:00:02.000Z', 35],
@@ -105,7 +137,9 @@ describe('planHistory', () => {
 
   it('uses the events for a version the store has not saved, and the store for one the log lacks', () => {
     const history = planHistory(events().slice(0, 7), stored.slice(0, 1).concat(stored.slice(2)));
-    expect(history.versions.map((version) => [version.version, version.cause, version.createdAt, version.atMs])).toEqual([
+    expect(
+      history.versions.map((version) => [version.version, version.cause, version.createdAt, version.atMs]),
+    ).toEqual([
       [1, 'initial plan', '2026-11-22T05:00:00.000Z', 2],
       [2, 'board: the board is blank', null, 25],
       [3, 'concurrent review', '2026-11-22T05:00:02.000Z', null],
@@ -184,9 +218,30 @@ describe('formatPlanHistory', () => {
   it('keeps each entry on one line and says when a version changed nothing', () => {
     const text = formatPlanHistory({
       versions: [
-        { version: 1, cause: 'initial\nplan', createdAt: null, atMs: null, diff: null, subtasks: [{ id: 'a', objective: `line one\nline two ${'x'.repeat(300)}`, agent: 'w', dependsOn: [] }] },
-        { version: 2, cause: 'review', createdAt: null, atMs: null, diff: { added: [], removed: [], changed: [], rewired: [] }, subtasks: [] },
-        { version: 3, cause: 'review', createdAt: null, atMs: null, diff: { added: [], removed: [], changed: [], rewired: [{ id: 'a', dependsOn: { from: [], to: ['b'] } }] }, subtasks: [] },
+        {
+          version: 1,
+          cause: 'initial\nplan',
+          createdAt: null,
+          atMs: null,
+          diff: null,
+          subtasks: [{ id: 'a', objective: `line one\nline two ${'x'.repeat(300)}`, agent: 'w', dependsOn: [] }],
+        },
+        {
+          version: 2,
+          cause: 'review',
+          createdAt: null,
+          atMs: null,
+          diff: { added: [], removed: [], changed: [], rewired: [] },
+          subtasks: [],
+        },
+        {
+          version: 3,
+          cause: 'review',
+          createdAt: null,
+          atMs: null,
+          diff: { added: [], removed: [], changed: [], rewired: [{ id: 'a', dependsOn: { from: [], to: ['b'] } }] },
+          subtasks: [],
+        },
       ],
       updatesWithoutChange: 0,
     });

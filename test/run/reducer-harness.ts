@@ -7,7 +7,16 @@ import { workflowFromJson } from '../../src/graph/index.js';
 import type { Workflow, WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import type { AttemptOutcome } from '../../src/run/run-subtask.js';
-import { createRunState, snapshot, step, type AttemptRequest, type InitialRun, type RunCommand, type RunConfig, type RunState } from '../../src/run/run-state.js';
+import {
+  createRunState,
+  snapshot,
+  step,
+  type AttemptRequest,
+  type InitialRun,
+  type RunCommand,
+  type RunConfig,
+  type RunState,
+} from '../../src/run/run-state.js';
 
 /** What attempt `n` (1-based) of a subtask does; past the list, it is accepted. */
 export type Fate = 'accept' | 'retry' | 'replan' | 'blocked' | 'error';
@@ -35,11 +44,16 @@ export interface SimulationOptions {
 export function outcomeOf(fate: Fate | undefined, id: string, attempt: number): AttemptOutcome | Error {
   const output = `output of ${id} #${attempt}`;
   switch (fate ?? 'accept') {
-    case 'accept': return { kind: 'verified', output, masked: false, verdict: 'accept', reason: '' };
-    case 'retry': return { kind: 'verified', output, masked: false, verdict: 'retry', reason: 'again' };
-    case 'replan': return { kind: 'verified', output, masked: false, verdict: 'replan', reason: 'wrong' };
-    case 'blocked': return { kind: 'blocked', output, reason: 'stuck' };
-    case 'error': return new Error(`attempt ${attempt} of ${id} broke`);
+    case 'accept':
+      return { kind: 'verified', output, masked: false, verdict: 'accept', reason: '' };
+    case 'retry':
+      return { kind: 'verified', output, masked: false, verdict: 'retry', reason: 'again' };
+    case 'replan':
+      return { kind: 'verified', output, masked: false, verdict: 'replan', reason: 'wrong' };
+    case 'blocked':
+      return { kind: 'blocked', output, reason: 'stuck' };
+    case 'error':
+      return new Error(`attempt ${attempt} of ${id} broke`);
   }
 }
 
@@ -88,13 +102,29 @@ export function simulate(options: SimulationOptions): Simulation {
     if (chosen < running.length) {
       const [request] = running.splice(chosen, 1);
       const { handle, id, attempt } = request!;
-      const outcome = aborted.has(handle) ? new Error('aborted') : outcomeOf(options.fates.get(id)?.[attempt - 1], id, attempt);
-      perform(step(state, outcome instanceof Error
-        ? { type: 'attempt-failed', handle, error: { message: outcome.message, kind: aborted.has(handle) ? 'abort' : 'other' } }
-        : { type: 'attempt-settled', handle, outcome }));
+      const outcome = aborted.has(handle)
+        ? new Error('aborted')
+        : outcomeOf(options.fates.get(id)?.[attempt - 1], id, attempt);
+      perform(
+        step(
+          state,
+          outcome instanceof Error
+            ? {
+                type: 'attempt-failed',
+                handle,
+                error: { message: outcome.message, kind: aborted.has(handle) ? 'abort' : 'other' },
+              }
+            : { type: 'attempt-settled', handle, outcome },
+        ),
+      );
     } else {
       update = undefined;
-      perform(step(state, { type: 'update-proposed', result: { candidates: [], proposal: undefined, outcome: 'no-change', chosenIndex: -1 } }));
+      perform(
+        step(state, {
+          type: 'update-proposed',
+          result: { candidates: [], proposal: undefined, outcome: 'no-change', chosenIndex: -1 },
+        }),
+      );
       perform(step(state, { type: 'update-ended' }));
     }
     schedule();
@@ -107,14 +137,26 @@ export const dagWithFates = fc
   .integer({ min: 1, max: 8 })
   .chain((size) =>
     fc.tuple(
-      fc.tuple(...Array.from({ length: size }, (_, index) => fc.subarray(Array.from({ length: index }, (_, parent) => parent)))),
-      fc.array(fc.array(fc.constantFrom<Fate>('accept', 'accept', 'retry', 'replan', 'blocked', 'error'), { maxLength: 3 }), { minLength: size, maxLength: size }),
+      fc.tuple(
+        ...Array.from({ length: size }, (_, index) =>
+          fc.subarray(Array.from({ length: index }, (_, parent) => parent)),
+        ),
+      ),
+      fc.array(
+        fc.array(fc.constantFrom<Fate>('accept', 'accept', 'retry', 'replan', 'blocked', 'error'), { maxLength: 3 }),
+        { minLength: size, maxLength: size },
+      ),
     ),
   )
   .map(([parents, fates]) => {
     const json: WorkflowJson = {
       task: 'random',
-      subtasks: parents.map((own, index) => ({ id: `t${index}`, objective: `do t${index}`, agent: index % 2 === 0 ? 'even' : 'odd', dependsOn: own.map((parent) => `t${parent}`) })),
+      subtasks: parents.map((own, index) => ({
+        id: `t${index}`,
+        objective: `do t${index}`,
+        agent: index % 2 === 0 ? 'even' : 'odd',
+        dependsOn: own.map((parent) => `t${parent}`),
+      })),
     };
     return { json, workflow: workflowFromJson(json), fates: new Map(fates.map((list, index) => [`t${index}`, list])) };
   });

@@ -30,9 +30,20 @@ async function referenceRun() {
 async function crashedHome(events: readonly WeftEvent[], cut: number, versions: readonly PlanVersion[]) {
   const home = mkdtempSync(join(tmpdir(), 'weft-cut-'));
   const store = await openRunStore({ home });
-  await store.createRun({ runId: 'ref', task: TASK, model: SIM, options: (events[0] as Extract<WeftEvent, { type: 'run-start' }>).options });
+  await store.createRun({
+    runId: 'ref',
+    task: TASK,
+    model: SIM,
+    options: (events[0] as Extract<WeftEvent, { type: 'run-start' }>).options,
+  });
   await store.appendEvents('ref', events.slice(0, cut) as unknown as EventRecord[]);
-  for (const version of versions) await store.savePlanVersion({ runId: 'ref', version: version.version, workflow: version.workflow, cause: version.cause });
+  for (const version of versions)
+    await store.savePlanVersion({
+      runId: 'ref',
+      version: version.version,
+      workflow: version.workflow,
+      cause: version.cause,
+    });
   return { home, store };
 }
 
@@ -47,7 +58,9 @@ describe('resume across the plan-version window', () => {
     expect(result.status).toBe(reference.result.status);
     expect(result.planVersion).toBe(reference.result.planVersion);
     expect(result.calls).toBe(reference.result.calls);
-    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(reference.result.tasks.map((t) => [t.id, t.status, t.attempts]));
+    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(
+      reference.result.tasks.map((t) => [t.id, t.status, t.attempts]),
+    );
     await store.close();
   });
 
@@ -55,10 +68,16 @@ describe('resume across the plan-version window', () => {
     const reference = await referenceRun();
     expect(reference.result.planVersion).toBeGreaterThan(1);
     const update = reference.events.findIndex((e) => e.type === 'plan-update');
-    const { home, store } = await crashedHome(reference.events, update + 1, reference.versions.filter((v) => v.version === 1));
+    const { home, store } = await crashedHome(
+      reference.events,
+      update + 1,
+      reference.versions.filter((v) => v.version === 1),
+    );
     const result = await resumeRun({ runId: 'ref', model: await createModel(SIM), store, home });
     expect(result.status).toBe(reference.result.status);
-    expect(result.tasks).toEqual(reference.result.tasks.map((task) => ({ ...task, startMs: expect.any(Number), endMs: expect.any(Number) })));
+    expect(result.tasks).toEqual(
+      reference.result.tasks.map((task) => ({ ...task, startMs: expect.any(Number), endMs: expect.any(Number) })),
+    );
     expect((await store.planVersions('ref')).map((v) => v.version)).toEqual(reference.versions.map((v) => v.version));
     expect(existsSync(runPaths(home, 'ref').planFile(2))).toBe(true);
     await store.close();
@@ -71,19 +90,33 @@ describe('resume across an inspector round that changed nothing', () => {
     const sim = 'sim:seed=33,tasks=10,fail=0.2,badjson=0.1';
     const home0 = mkdtempSync(join(tmpdir(), 'weft-ref-'));
     const store0 = await openRunStore({ home: home0 });
-    const reference = await runTask({ task: 'write a report in ten parts', model: await createModel(sim), store: store0, home: home0, runId: 'ref' });
+    const reference = await runTask({
+      task: 'write a report in ten parts',
+      model: await createModel(sim),
+      store: store0,
+      home: home0,
+      runId: 'ref',
+    });
     const events = (await store0.events('ref')).map((stored) => stored.event as WeftEvent);
     const versions = await store0.planVersions('ref');
     await store0.close();
-    const rounds = events.flatMap((event, index) => (event.type === 'plan-candidates' && event.purpose === 'update' ? [index] : []));
+    const rounds = events.flatMap((event, index) =>
+      event.type === 'plan-candidates' && event.purpose === 'update' ? [index] : [],
+    );
     const noChange = rounds.find((index) => events[index + 1]?.type !== 'plan-update');
     expect(noChange, 'the seed must have a no-change round').toBeDefined();
 
-    const { home, store } = await crashedHome(events, noChange! + 1, versions.filter((v) => v.version === 1));
+    const { home, store } = await crashedHome(
+      events,
+      noChange! + 1,
+      versions.filter((v) => v.version === 1),
+    );
     const result = await resumeRun({ runId: 'ref', model: await createModel(sim), store, home });
     expect(result.status).toBe(reference.status);
     expect(result.calls).toBe(reference.calls);
-    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(reference.tasks.map((t) => [t.id, t.status, t.attempts]));
+    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(
+      reference.tasks.map((t) => [t.id, t.status, t.attempts]),
+    );
     const after = (await store.events('ref')).map((stored) => stored.event as WeftEvent).slice(noChange! + 1);
     expect(after.filter((event) => event.type === 'call' && event.purpose === 'update')).toEqual([]);
     await store.close();
@@ -93,7 +126,11 @@ describe('resume across an inspector round that changed nothing', () => {
 describe('resume of an attempt that ended without a logged verdict', () => {
   it('runs the same attempt number again, so its recorded calls are replayed, and never spends an attempt', async () => {
     const { foldForResume } = await import('../../src/run/resume-state.js');
-    const workflow = { task: TASK, roles: [], subtasks: [{ id: 'a', objective: 'do a', agent: 'writer', dependsOn: [] }] };
+    const workflow = {
+      task: TASK,
+      roles: [],
+      subtasks: [{ id: 'a', objective: 'do a', agent: 'writer', dependsOn: [] }],
+    };
     const events = [
       { type: 'run-start', at: 0, runId: 'r', task: TASK, model: SIM, options: {} },
       { type: 'plan-chosen', at: 1, version: 1, workflow },
@@ -103,7 +140,10 @@ describe('resume of an attempt that ended without a logged verdict', () => {
     // Attempt 3 of 3 ended; its verdict is not in the log. Counting it as spent would fail the subtask unverified.
     const state = foldForResume(events);
     expect(state.workflow!.subtasks[0]).toMatchObject({ id: 'a', status: 'not started', attempts: 2 });
-    const verified = foldForResume([...events, { type: 'task-verify', at: 4, taskId: 'a', attempt: 3, verdict: 'retry', reason: '' } as unknown as WeftEvent]);
+    const verified = foldForResume([
+      ...events,
+      { type: 'task-verify', at: 4, taskId: 'a', attempt: 3, verdict: 'retry', reason: '' } as unknown as WeftEvent,
+    ]);
     expect(verified.workflow!.subtasks[0]).toMatchObject({ status: 'not started', attempts: 3 });
   });
 });

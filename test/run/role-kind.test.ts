@@ -59,7 +59,10 @@ function writerModel() {
 }
 
 async function rejection(run: Promise<unknown>): Promise<WeftError> {
-  const error = await run.then(() => undefined, (failed: unknown) => failed as WeftError);
+  const error = await run.then(
+    () => undefined,
+    (failed: unknown) => failed as WeftError,
+  );
   if (!error) throw new Error('expected the run to be refused');
   return error;
 }
@@ -70,7 +73,16 @@ describe('a registered role kind', () => {
     const echo = createEchoRoleKind();
     const { model, prompts } = writerModel();
     const events: WeftEvent[] = [];
-    const result = await runTask({ task: 'Greet the reader', plan: plan('echo'), model, store, home, verify: false, roleKinds: [echo], onEvent: (event) => events.push(event) });
+    const result = await runTask({
+      task: 'Greet the reader',
+      plan: plan('echo'),
+      model,
+      store,
+      home,
+      verify: false,
+      roleKinds: [echo],
+      onEvent: (event) => events.push(event),
+    });
 
     expect(result.status).toBe('completed');
     expect(echo.runs).toEqual(['say#1']);
@@ -87,11 +99,32 @@ describe('a registered role kind', () => {
 
   it('is refused, before any run exists, when the run is not given its engine', async () => {
     const { home, store } = await setup();
-    const error = await rejection(runTask({ task: 'Greet the reader', plan: plan('echo'), model: writerModel().model, store, home, planFile: '/plans/greet.json' }));
-    expect(error).toMatchObject({ code: 'BAD_INPUT', location: { file: '/plans/greet.json', field: 'roles.parrot.kind' } });
+    const error = await rejection(
+      runTask({
+        task: 'Greet the reader',
+        plan: plan('echo'),
+        model: writerModel().model,
+        store,
+        home,
+        planFile: '/plans/greet.json',
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'BAD_INPUT',
+      location: { file: '/plans/greet.json', field: 'roles.parrot.kind' },
+    });
     expect(error.message).toBe('Unknown role kind "echo" (role "parrot"); known: llm');
     // The team engine is a kind like any other: a library run without it does not know `team`.
-    const withTeams = await rejection(runTask({ task: 'Greet the reader', plan: plan('crowd'), model: writerModel().model, store, home, roleKinds: defaultRoleKinds() }));
+    const withTeams = await rejection(
+      runTask({
+        task: 'Greet the reader',
+        plan: plan('crowd'),
+        model: writerModel().model,
+        store,
+        home,
+        roleKinds: defaultRoleKinds(),
+      }),
+    );
     expect(withTeams.message).toBe('Unknown role kind "crowd" (role "parrot"); known: llm, team');
     expect(await store.listRuns()).toEqual([]);
   });
@@ -99,17 +132,46 @@ describe('a registered role kind', () => {
   it('refuses teams offered to the planner when the run has no team engine', async () => {
     const { home, store } = await setup();
     const teams = [{ name: 'panel', file: '/teams/panel.yaml', description: 'a panel' }];
-    const error = await rejection(runTask({ task: 'Greet the reader', model: writerModel().model, store, home, teams, roleKinds: [createEchoRoleKind()] }));
+    const error = await rejection(
+      runTask({
+        task: 'Greet the reader',
+        model: writerModel().model,
+        store,
+        home,
+        teams,
+        roleKinds: [createEchoRoleKind()],
+      }),
+    );
     expect(error).toMatchObject({ code: 'BAD_INPUT', location: { field: 'teams' } });
-    expect(error.message).toBe('Teams are offered to the planner, and the run has no engine for role kind "team"; known: llm, echo');
+    expect(error.message).toBe(
+      'Teams are offered to the planner, and the run has no engine for role kind "team"; known: llm, echo',
+    );
     expect(await store.listRuns()).toEqual([]);
   });
 
   it('must be registered once, and not as llm', async () => {
     const { home, store } = await setup();
-    const twice = await rejection(runTask({ task: 'Greet the reader', plan: plan('echo'), model: writerModel().model, store, home, roleKinds: [createEchoRoleKind(), createEchoRoleKind()] }));
+    const twice = await rejection(
+      runTask({
+        task: 'Greet the reader',
+        plan: plan('echo'),
+        model: writerModel().model,
+        store,
+        home,
+        roleKinds: [createEchoRoleKind(), createEchoRoleKind()],
+      }),
+    );
     expect(twice.message).toBe('Role kind "echo" is registered twice');
-    const llm = await rejection(runTask({ task: 'Greet the reader', plan: plan('llm'), model: writerModel().model, store, home, roleKinds: [{ ...createEchoRoleKind(), kind: 'llm' }] }));
+    const llm = await rejection(
+      runTask({
+        task: 'Greet the reader',
+        plan: plan('llm'),
+        model: writerModel().model,
+        store,
+        home,
+        roleKinds: [{ ...createEchoRoleKind(), kind: 'llm' }],
+      }),
+    );
     expect(llm.message).toBe('Role kind "llm" is the built-in kind');
     expect(await store.listRuns()).toEqual([]);
   });
@@ -120,7 +182,14 @@ describe('a registered role kind', () => {
     const controller = new AbortController();
     // Cancelled once the echo subtask is done: the llm subtask is left to the resume.
     const cancelled = await runTask({
-      task: 'Greet the reader', plan: plan('echo'), model: writerModel().model, store, home, verify: false, roleKinds: [echo], signal: controller.signal,
+      task: 'Greet the reader',
+      plan: plan('echo'),
+      model: writerModel().model,
+      store,
+      home,
+      verify: false,
+      roleKinds: [echo],
+      signal: controller.signal,
       onEvent: (event) => {
         if (event.type === 'task-end' && event.taskId === 'say') controller.abort();
       },
@@ -130,7 +199,13 @@ describe('a registered role kind', () => {
     expect(refused.message).toBe('Unknown role kind "echo" (role "parrot"); known: llm');
     expect((await store.getRun(cancelled.runId))?.status).toBe('cancelled');
 
-    const resumed = await resumeRun({ runId: cancelled.runId, model: writerModel().model, store, home, roleKinds: [echo] });
+    const resumed = await resumeRun({
+      runId: cancelled.runId,
+      model: writerModel().model,
+      store,
+      home,
+      roleKinds: [echo],
+    });
     expect(resumed.status).toBe('completed');
     expect(resumed.tasks.map((task) => task.output)).toEqual(['Hello, reader', 'Hello, reader. — Weft']);
     expect(echo.runs).toEqual(['say#1']);

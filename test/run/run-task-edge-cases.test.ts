@@ -29,7 +29,6 @@ async function setup() {
   return { home, store };
 }
 
-
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(condition()).toBe(true);
@@ -60,7 +59,15 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
         };
       },
     });
-    const result = await runTask({ task: 'diamond', model, store, home, plan: workflowFromJson(diamond()), candidates: 1, maxAttempts: 1 });
+    const result = await runTask({
+      task: 'diamond',
+      model,
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      maxAttempts: 1,
+    });
     expect(result.status).toBe('failed');
     const finalC = result.workflow!.subtasks.find((s) => s.id === 'c')!;
     expect(finalC.status).toBe('not started');
@@ -74,7 +81,13 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
     const model = testModel({ execute: (key) => (key === 'a' ? 'out a' : hang.promise) });
     const events: WeftEvent[] = [];
     const promise = runTask({
-      task: 'diamond', model, store, home, plan: workflowFromJson(diamond()), candidates: 1, signal: controller.signal,
+      task: 'diamond',
+      model,
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      signal: controller.signal,
       onEvent: (e) => events.push(e),
     });
     await until(() => events.filter((e) => e.type === 'task-start').length === 3);
@@ -105,7 +118,15 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
         return generate(call, signal);
       },
     };
-    const promise = runTask({ task: 'plan me', model: slowPlanner, store, home, candidates: 2, signal: controller.signal, runId: 'r-plan-abort' });
+    const promise = runTask({
+      task: 'plan me',
+      model: slowPlanner,
+      store,
+      home,
+      candidates: 2,
+      signal: controller.signal,
+      runId: 'r-plan-abort',
+    });
     await tick();
     controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
     const result = await promise;
@@ -135,7 +156,16 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
       }),
     });
     const seen: WeftEvent[] = [];
-    const result = await runTask({ task: 'diamond', model, store, home, plan: workflowFromJson(diamond()), candidates: 1, runId: 'r-order', onEvent: (e) => seen.push(e) });
+    const result = await runTask({
+      task: 'diamond',
+      model,
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      runId: 'r-order',
+      onEvent: (e) => seen.push(e),
+    });
     slow.resolve('late c');
     await tick();
     expect(result.status).toBe('completed');
@@ -156,7 +186,16 @@ describe('review: the run-start event', () => {
   it('--strategy none is recorded as none', async () => {
     const { home, store } = await setup();
     const events: WeftEvent[] = [];
-    await runTask({ task: 'diamond', model: testModel(), store, home, plan: workflowFromJson(diamond()), candidates: 1, strategy: 'none', onEvent: (e) => events.push(e) } satisfies RunTaskOptions);
+    await runTask({
+      task: 'diamond',
+      model: testModel(),
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      strategy: 'none',
+      onEvent: (e) => events.push(e),
+    } satisfies RunTaskOptions);
     const start = events.find((e) => e.type === 'run-start') as Extract<WeftEvent, { type: 'run-start' }>;
     expect(start.strategy as string).toBe('none');
   });
@@ -172,7 +211,13 @@ describe('review: a throwing event listener', () => {
     let thrown = false;
     const seen: WeftEvent[] = [];
     const running = runTask({
-      task: 'diamond', model, store, home, plan: workflowFromJson(diamond()), candidates: 1, runId: 'r-listener',
+      task: 'diamond',
+      model,
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      runId: 'r-listener',
       onEvent: (e) => {
         seen.push(e);
         if (!thrown && e.type === 'task-start' && e.taskId === 'c') {

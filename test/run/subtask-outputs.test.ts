@@ -1,5 +1,14 @@
 /** `outputs/<subtask>.md`: safe names for any subtask id, atomic writes, and the summary fold they are written from. */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +27,21 @@ describe('outputFileName', () => {
   it('keeps a plain id and makes any other one a safe, distinct name', () => {
     expect(outputFileName('t1')).toBe('t1.md');
     expect(outputFileName('write-intro_2')).toBe('write-intro_2.md');
-    const hostile = ['../escape', '..', '.', 'a/b', 'a\\b', 'con', 'NUL', 'x.', '/etc/passwd', 'C:evil', 'a'.repeat(300), 'space in id', 'é'];
+    const hostile = [
+      '../escape',
+      '..',
+      '.',
+      'a/b',
+      'a\\b',
+      'con',
+      'NUL',
+      'x.',
+      '/etc/passwd',
+      'C:evil',
+      'a'.repeat(300),
+      'space in id',
+      'é',
+    ];
     const names = hostile.map(outputFileName);
     for (const name of names) {
       expect(name).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]*\.md$/);
@@ -63,9 +86,12 @@ describe('SubtaskOutputs', () => {
     await outputs.write('gone', 'old');
     // Two accepted outputs of one subtask written at once: the later one is what stays.
     await Promise.all([outputs.write('a', 'first'), outputs.write('a', 'A')]);
-    writeFileSync(join(dir, 'b.md'), 'changed behind the writer\'s back');
+    writeFileSync(join(dir, 'b.md'), "changed behind the writer's back");
     writeFileSync(join(dir, '.b.md.0123456789ab.tmp'), 'left by a killed process');
-    await new SubtaskOutputs(dir).settle([{ id: 'a', output: 'A' }, { id: 'b', output: 'B' }]);
+    await new SubtaskOutputs(dir).settle([
+      { id: 'a', output: 'A' },
+      { id: 'b', output: 'B' },
+    ]);
     expect(readdirSync(dir).sort()).toEqual(['a.md', 'b.md']);
     expect(readFileSync(join(dir, 'a.md'), 'utf8')).toBe('A');
     expect(readFileSync(join(dir, 'b.md'), 'utf8')).toBe('B');
@@ -77,7 +103,15 @@ describe('summarizeRun outputs', () => {
   const workflow = (status: 'not started' | 'completed', output?: string) => ({
     task: 't',
     subtasks: [
-      { id: 'a', objective: 'a', agent: 'w', dependsOn: [], status, attempts: 1, ...(output !== undefined ? { output } : {}) },
+      {
+        id: 'a',
+        objective: 'a',
+        agent: 'w',
+        dependsOn: [],
+        status,
+        attempts: 1,
+        ...(output !== undefined ? { output } : {}),
+      },
       { id: 'b', objective: 'b', agent: 'w', dependsOn: ['a'], status: 'not started' as const, attempts: 0 },
     ],
   });
@@ -104,7 +138,20 @@ describe('summarizeRun outputs', () => {
     // A later version sends `b` back to run: its old output no longer stands.
     const updated = summarizeRun('r', [
       ...events.slice(0, -1),
-      { type: 'plan-update', at: 7, version: 2, cause: 'review', diff: { added: [], removed: [], changed: ['b'], rewired: [] }, workflow: { ...workflow('completed', 'good a'), subtasks: [workflow('completed', 'good a').subtasks[0]!, { ...workflow('completed').subtasks[1]!, objective: 'b2' }] } },
+      {
+        type: 'plan-update',
+        at: 7,
+        version: 2,
+        cause: 'review',
+        diff: { added: [], removed: [], changed: ['b'], rewired: [] },
+        workflow: {
+          ...workflow('completed', 'good a'),
+          subtasks: [
+            workflow('completed', 'good a').subtasks[0]!,
+            { ...workflow('completed').subtasks[1]!, objective: 'b2' },
+          ],
+        },
+      },
       { type: 'run-end', at: 8, status: 'failed' },
     ] as WeftEvent[]);
     expect(updated.tasks.map((task) => task.output)).toEqual(['good a', undefined]);
@@ -116,12 +163,35 @@ describe('report.md outputs', () => {
   it('shows each output, cuts a long one with a pointer to its file, and fences backticks inside', () => {
     const long = Array.from({ length: 500 }, (_, index) => `line ${index}`).join('\n');
     const tasks = [
-      { id: 'a/b', status: 'completed' as const, attempts: 1, startMs: 0, endMs: 1, dependsOn: [], output: 'has ```js\ncode\n``` inside' },
+      {
+        id: 'a/b',
+        status: 'completed' as const,
+        attempts: 1,
+        startMs: 0,
+        endMs: 1,
+        dependsOn: [],
+        output: 'has ```js\ncode\n``` inside',
+      },
       { id: 'c', status: 'completed' as const, attempts: 1, startMs: 1, endMs: 2, dependsOn: ['a/b'], output: long },
     ];
     const report = renderReport({
-      summary: { runId: 'r', status: 'completed', planVersion: 1, makespanMs: 2, calls: 0, tokens: { input: 0, output: 0 }, costUsd: 0, tasks },
-      workflow: undefined, task: 't', model: 'sim:x', modelKind: 'sim', versions: [], artifacts: [], refused: [],
+      summary: {
+        runId: 'r',
+        status: 'completed',
+        planVersion: 1,
+        makespanMs: 2,
+        calls: 0,
+        tokens: { input: 0, output: 0 },
+        costUsd: 0,
+        tasks,
+      },
+      workflow: undefined,
+      task: 't',
+      model: 'sim:x',
+      modelKind: 'sim',
+      versions: [],
+      artifacts: [],
+      refused: [],
     });
     expect(report).toContain('### a/b\n');
     expect(report).toContain('````text\nhas ```js\ncode\n``` inside\n````');

@@ -79,7 +79,8 @@ async function runExample(store: SqliteRunStore, home: string, extra: Partial<Ru
   return { result, events };
 }
 
-const teamEvents = (events: readonly WeftEvent[]): TeamSummary[] => events.flatMap((event) => (event.type === 'team' ? [event] : []));
+const teamEvents = (events: readonly WeftEvent[]): TeamSummary[] =>
+  events.flatMap((event) => (event.type === 'team' ? [event] : []));
 const callEvents = (events: readonly WeftEvent[]) => events.flatMap((event) => (event.type === 'call' ? [event] : []));
 
 describe('a workflow subtask run by a team', () => {
@@ -101,7 +102,17 @@ describe('a workflow subtask run by a team', () => {
     expect(result.tokens.input).toBe(calls.reduce((sum, call) => sum + call.inputTokens, 0));
 
     const [team] = teamEvents(events);
-    expect(team).toMatchObject({ taskId: 'days', attempt: 1, role: 'panel', team: 'apollo-panel', taskType: 'general', kind: 'exact', stoppedAt: 2, stopReason: 'consensus', calls: 8 });
+    expect(team).toMatchObject({
+      taskId: 'days',
+      attempt: 1,
+      role: 'panel',
+      team: 'apollo-panel',
+      taskType: 'general',
+      kind: 'exact',
+      stoppedAt: 2,
+      stopReason: 'consensus',
+      calls: 8,
+    });
     expect(team?.file).toBe(join(EXAMPLE, 'team.yaml'));
     expect(team?.layers.map((layer) => layer.map((node) => `${node.agent}=${node.answer}`))).toEqual([
       ['historian=8', 'engineer=9', 'astronomer=8', 'skeptic=7'],
@@ -119,11 +130,28 @@ describe('a workflow subtask run by a team', () => {
   it("saves the importance under the role's taskType when it names one (trimmed, like --task-type)", async () => {
     const { home, store } = await setup();
     const plan = await readPlan(PLAN_FILE);
-    const typed: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates ' } : role)) };
+    const typed: Workflow = {
+      ...plan,
+      roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, taskType: 'dates ' } : role)),
+    };
     const events: WeftEvent[] = [];
-    await runTask({ roleKinds, task: plan.task, plan: typed, planFile: PLAN_FILE, model: await loadScriptedModel(join(EXAMPLE, 'replies.json')), store, home, onEvent: (event) => events.push(event) });
+    await runTask({
+      roleKinds,
+      task: plan.task,
+      plan: typed,
+      planFile: PLAN_FILE,
+      model: await loadScriptedModel(join(EXAMPLE, 'replies.json')),
+      store,
+      home,
+      onEvent: (event) => events.push(event),
+    });
     expect(teamEvents(events)[0]?.taskType).toBe('dates');
-    expect((await store.teamScores('apollo-panel', 'dates')).map((score) => score.agent)).toEqual(['astronomer', 'engineer', 'historian', 'skeptic']);
+    expect((await store.teamScores('apollo-panel', 'dates')).map((score) => score.agent)).toEqual([
+      'astronomer',
+      'engineer',
+      'historian',
+      'skeptic',
+    ]);
     expect(await store.teamScores('apollo-panel', 'general')).toEqual([]);
   });
 
@@ -167,7 +195,8 @@ describe('a workflow subtask run by a team', () => {
     const { home, store } = await setup();
     const dir = await tempDir();
     await copyFile(PLAN_FILE, join(dir, 'plan.json'));
-    const pool = (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n';
+    const pool =
+      (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n';
     await writeFile(join(dir, 'team.yaml'), pool);
     await store.saveTeamScores({
       team: 'apollo-panel',
@@ -189,7 +218,13 @@ describe('a workflow subtask run by a team', () => {
     expect(team?.members).toEqual(AGENTS);
     expect(team?.selection).toMatchObject({ optimized: true, leftOut: ['poet'] });
     // An agent no longer in the file ("retired") plays no part, however high its score.
-    expect(team?.selection.scores?.map((score) => score.agent)).toEqual(['historian', 'astronomer', 'engineer', 'skeptic', 'poet']);
+    expect(team?.selection.scores?.map((score) => score.agent)).toEqual([
+      'historian',
+      'astronomer',
+      'engineer',
+      'skeptic',
+      'poet',
+    ]);
     expect(team?.selection.reason).toContain('optimised team: the top 4 of 5 agents by mean importance');
     expect(team?.selection.reason).toContain('left out poet (mean 0.125 over 4 queries)');
     // No `weft team optimize --k` recorded a size: DyLAN's 4, and the reason says so.
@@ -205,7 +240,10 @@ describe('a workflow subtask run by a team', () => {
     const { home, store } = await setup();
     const dir = await tempDir();
     await copyFile(PLAN_FILE, join(dir, 'plan.json'));
-    await writeFile(join(dir, 'team.yaml'), (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n');
+    await writeFile(
+      join(dir, 'team.yaml'),
+      (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n',
+    );
     const scores = [
       { agent: 'historian', importance: 3, queries: 4 },
       { agent: 'engineer', importance: 2, queries: 4 },
@@ -228,7 +266,9 @@ describe('a workflow subtask run by a team', () => {
     expect(team).toMatchObject({ stoppedAt: 1, calls: 2 });
     // The workflow's own save adds to the scores and leaves the size alone.
     expect(await store.teamSize('apollo-panel', 'general')).toBe(2);
-    expect((await store.teamScores('apollo-panel', 'general')).find((score) => score.agent === 'historian')?.queries).toBe(5);
+    expect(
+      (await store.teamScores('apollo-panel', 'general')).find((score) => score.agent === 'historian')?.queries,
+    ).toBe(5);
   });
 
   it('counts team calls against the call budget', async () => {
@@ -238,7 +278,9 @@ describe('a workflow subtask run by a team', () => {
     expect(result.reason).toContain('call budget of 5 reached');
     expect(result.calls).toBe(5);
     expect(callEvents(events).filter((call) => call.key?.startsWith('days/team/'))).toHaveLength(3);
-    expect(events.some((event) => event.type === 'task-end' && event.taskId === 'days' && event.outcome === 'refused')).toBe(true);
+    expect(
+      events.some((event) => event.type === 'task-end' && event.taskId === 'days' && event.outcome === 'refused'),
+    ).toBe(true);
   });
 
   it('replays the recorded team calls on resume instead of making them again', async () => {
@@ -260,7 +302,14 @@ describe('a workflow subtask run by a team', () => {
     const replies = (await exampleReplies()).filter((_, index) => index !== 0 && !step1.has(index));
     const model = scriptedModel(replies);
     const events: WeftEvent[] = [];
-    const resumed = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home, onEvent: (event) => events.push(event) });
+    const resumed = await resumeRun({
+      roleKinds,
+      runId: cancelled.runId,
+      model,
+      store,
+      home,
+      onEvent: (event) => events.push(event),
+    });
     expect(resumed.status).toBe('completed');
     expect(resumed.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
     expect(model.calls.filter((call: ChatCall) => call.tag?.purpose === 'answer')).toHaveLength(4);
@@ -283,7 +332,15 @@ describe('team files that cannot be used', () => {
   }
 
   async function failure(store: SqliteRunStore, home: string, plan: Workflow, planFile: string): Promise<WeftError> {
-    const error = await runTask({ roleKinds, task: plan.task, plan, planFile, model: scriptedModel([]), store, home }).then(
+    const error = await runTask({
+      roleKinds,
+      task: plan.task,
+      plan,
+      planFile,
+      model: scriptedModel([]),
+      store,
+      home,
+    }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
@@ -311,24 +368,45 @@ describe('team files that cannot be used', () => {
     expect(error.code).toBe('BAD_INPUT');
     expect(error.message).toContain('Role "panel"');
     expect(error.message).toContain(join(dir, 'bad.yaml'));
-    expect(error.issues.some((issue) => issue.file === join(dir, 'bad.yaml') && issue.line === 4 && issue.field === 'agents[0].promt')).toBe(true);
+    expect(
+      error.issues.some(
+        (issue) => issue.file === join(dir, 'bad.yaml') && issue.line === 4 && issue.field === 'agents[0].promt',
+      ),
+    ).toBe(true);
     expect(await store.listRuns()).toEqual([]);
   });
 
   it('a team model that cannot be made (no API key) is BAD_INPUT naming the file and the field, before any run exists', async () => {
     const { home, store } = await setup();
     const { dir, plan, planFile } = await planWithTeam('keyed.yaml');
-    await writeFile(join(dir, 'keyed.yaml'), 'name: keyed\nagents:\n  - name: a\n    prompt: You are a.\n    model: openai:gpt-4o-mini\n  - name: b\n    prompt: You are b.\n');
+    await writeFile(
+      join(dir, 'keyed.yaml'),
+      'name: keyed\nagents:\n  - name: a\n    prompt: You are a.\n    model: openai:gpt-4o-mini\n  - name: b\n    prompt: You are b.\n',
+    );
     const createModel = async (spec: string) => {
       throw new WeftError('BAD_INPUT', `The model ${spec} needs an API key: set OPENAI_API_KEY`);
     };
-    const error = await runTask({ roleKinds, task: plan.task, plan, planFile, model: scriptedModel([]), store, home, createModel }).then(
+    const error = await runTask({
+      roleKinds,
+      task: plan.task,
+      plan,
+      planFile,
+      model: scriptedModel([]),
+      store,
+      home,
+      createModel,
+    }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
-    expect(error).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'keyed.yaml'), field: 'agents[0].model' } });
+    expect(error).toMatchObject({
+      code: 'BAD_INPUT',
+      location: { file: join(dir, 'keyed.yaml'), field: 'agents[0].model' },
+    });
     expect(error?.message).toContain('Role "panel"');
-    expect(error?.message).toContain('"openai:gpt-4o-mini" (agents[0].model) cannot be used: The model openai:gpt-4o-mini needs an API key');
+    expect(error?.message).toContain(
+      '"openai:gpt-4o-mini" (agents[0].model) cannot be used: The model openai:gpt-4o-mini needs an API key',
+    );
     expect(await store.listRuns()).toEqual([]);
   });
 });
@@ -386,7 +464,9 @@ describe('a plan update that gives a subtask to a team role', () => {
       const prompt = `${call.system ?? ''}\n${call.messages.map((m) => m.content).join('\n')}`;
       switch (call.tag?.purpose) {
         case 'execute':
-          return call.tag.key === 'days' ? 'About 8 days, I think.' : 'Launched 16 July 1969, splashed down 24 July 1969.';
+          return call.tag.key === 'days'
+            ? 'About 8 days, I think.'
+            : 'Launched 16 July 1969, splashed down 24 July 1969.';
         case 'verify':
           return call.tag.key === 'days' && call.tag.attempt === 1
             ? JSON.stringify({ verdict: 'replan', reason: 'a number like this needs a panel' })
@@ -396,8 +476,18 @@ describe('a plan update that gives a subtask to a team role', () => {
             // Redeclaring the team as an ordinary agent is ignored: team roles are the user's.
             roles: [{ name: 'panel', prompt: 'A single expert.' }],
             subtasks: [
-              { id: 'facts', objective: 'Collect the launch and splashdown dates of Apollo 11.', agent: 'researcher', dependsOn: [] },
-              { id: 'days', objective: 'How many days did Apollo 11 last? Answer with a whole number.', agent: 'panel', dependsOn: ['facts'] },
+              {
+                id: 'facts',
+                objective: 'Collect the launch and splashdown dates of Apollo 11.',
+                agent: 'researcher',
+                dependsOn: [],
+              },
+              {
+                id: 'days',
+                objective: 'How many days did Apollo 11 last? Answer with a whole number.',
+                agent: 'panel',
+                dependsOn: ['facts'],
+              },
             ],
           });
         case 'answer': {
@@ -413,14 +503,31 @@ describe('a plan update that gives a subtask to a team role', () => {
     });
     const plan = await readPlan(PLAN_FILE);
     // The team role is in the plan (as `--team` offers put it there) but no subtask uses it yet.
-    const start: Workflow = { ...plan, roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, team: teamFile } : role)), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
+    const start: Workflow = {
+      ...plan,
+      roles: plan.roles.map((role) => (role.kind === 'team' ? { ...role, team: teamFile } : role)),
+      subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)),
+    };
     const events: WeftEvent[] = [];
-    const result = await runTask({ roleKinds, task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    const result = await runTask({
+      roleKinds,
+      task: plan.task,
+      plan: start,
+      model,
+      store,
+      home,
+      candidates: 1,
+      onEvent: (event) => events.push(event),
+    });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');
-    expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'panel')).toMatchObject({ kind: 'team', team: teamFile });
+    expect(
+      update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'panel'),
+    ).toMatchObject({ kind: 'team', team: teamFile });
     expect(update?.type === 'plan-update' && update.cause).not.toContain('revision ignored');
-    const starts = events.flatMap((event) => (event.type === 'task-start' && event.taskId === 'days' ? [event.agent] : []));
+    const starts = events.flatMap((event) =>
+      event.type === 'task-start' && event.taskId === 'days' ? [event.agent] : [],
+    );
     expect(starts).toEqual(['researcher', 'panel']);
     expect(teamEvents(events).map((team) => [team.taskId, team.attempt, team.stoppedAt])).toEqual([['days', 2, 2]]);
     expect(result.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
@@ -433,7 +540,9 @@ describe('a team role the inspector invents', () => {
     const model = scriptedModel((call) => {
       switch (call.tag?.purpose) {
         case 'execute':
-          return call.tag.key === 'days' && call.tag.attempt === 2 ? '8' : 'Launched 16 July 1969, splashed down 24 July 1969.';
+          return call.tag.key === 'days' && call.tag.attempt === 2
+            ? '8'
+            : 'Launched 16 July 1969, splashed down 24 July 1969.';
         case 'verify':
           return call.tag.key === 'days' && call.tag.attempt === 1
             ? JSON.stringify({ verdict: 'replan', reason: 'needs a jury' })
@@ -442,8 +551,18 @@ describe('a team role the inspector invents', () => {
           return JSON.stringify({
             roles: [{ name: 'jury', prompt: 'You are the jury.', kind: 'team', team: join(EXAMPLE, 'team.yaml') }],
             subtasks: [
-              { id: 'facts', objective: 'Collect the launch and splashdown dates of Apollo 11.', agent: 'researcher', dependsOn: [] },
-              { id: 'days', objective: 'How many days did Apollo 11 last? Answer with a whole number.', agent: 'jury', dependsOn: ['facts'] },
+              {
+                id: 'facts',
+                objective: 'Collect the launch and splashdown dates of Apollo 11.',
+                agent: 'researcher',
+                dependsOn: [],
+              },
+              {
+                id: 'days',
+                objective: 'How many days did Apollo 11 last? Answer with a whole number.',
+                agent: 'jury',
+                dependsOn: ['facts'],
+              },
             ],
           });
         default:
@@ -451,12 +570,29 @@ describe('a team role the inspector invents', () => {
       }
     });
     const plan = await readPlan(PLAN_FILE);
-    const start: Workflow = { ...plan, roles: plan.roles.filter((role) => role.kind !== 'team'), subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)) };
+    const start: Workflow = {
+      ...plan,
+      roles: plan.roles.filter((role) => role.kind !== 'team'),
+      subtasks: plan.subtasks.map((s) => (s.id === 'days' ? { ...s, agent: 'researcher' } : s)),
+    };
     const events: WeftEvent[] = [];
-    const result = await runTask({ roleKinds, task: plan.task, plan: start, model, store, home, candidates: 1, onEvent: (event) => events.push(event) });
+    const result = await runTask({
+      roleKinds,
+      task: plan.task,
+      plan: start,
+      model,
+      store,
+      home,
+      candidates: 1,
+      onEvent: (event) => events.push(event),
+    });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');
-    expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'jury')).toEqual({ name: 'jury', prompt: 'You are the jury.', kind: 'llm' });
+    expect(update?.type === 'plan-update' && update.workflow.roles?.find((role) => role.name === 'jury')).toEqual({
+      name: 'jury',
+      prompt: 'You are the jury.',
+      kind: 'llm',
+    });
     expect(teamEvents(events)).toEqual([]);
     expect(callEvents(events).filter((call) => call.key?.startsWith('days/team/'))).toEqual([]);
   });
@@ -489,7 +625,11 @@ describe('team attempts without a full run', () => {
         const index = prompt.includes("The team's latest responses") ? 1 : 0;
         const key = `${call.tag?.key}#${index}`;
         let result = recorded.get(key);
-        if (!result) recorded.set(key, (result = { text: agentReplies[index]!.text, usage: { inputTokens: 1, outputTokens: 1 }, model: 'replay' }));
+        if (!result)
+          recorded.set(
+            key,
+            (result = { text: agentReplies[index]!.text, usage: { inputTokens: 1, outputTokens: 1 }, model: 'replay' }),
+          );
         return result;
       },
     };
@@ -497,7 +637,13 @@ describe('team attempts without a full run', () => {
     const first = createTeamAttemptRunner({ teamBase: EXAMPLE, model, store, emit: (event) => emitted.push(event) });
     const outcome = await first({ ...attempt(), model });
     expect(outcome).toMatchObject({ kind: 'verified', output: '8' });
-    const replayed = createTeamAttemptRunner({ teamBase: EXAMPLE, model, store, replay: recorded, emit: (event) => emitted.push(event) });
+    const replayed = createTeamAttemptRunner({
+      teamBase: EXAMPLE,
+      model,
+      store,
+      replay: recorded,
+      emit: (event) => emitted.push(event),
+    });
     await replayed({ ...attempt(), model });
     expect(emitted.map((event) => event.scores.saved)).toEqual([true, false]);
     expect(emitted[1]?.scores.reason).toContain('replayed');
@@ -506,17 +652,37 @@ describe('team attempts without a full run', () => {
 });
 
 describe('selectTeamMembers', () => {
-  const score = (agent: string, mean: number, queries = 2) => ({ agent, importance: mean * queries, queries, mean, updatedAt: '2026-01-01T00:00:00.000Z' });
+  const score = (agent: string, mean: number, queries = 2) => ({
+    agent,
+    importance: mean * queries,
+    queries,
+    mean,
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  });
   const pool = ['a', 'b', 'c', 'd', 'e', 'f'];
   const six = [score('f', 0.9), score('a', 0.1), score('c', 0.5), score('b', 0.5), score('e', 0.7), score('d', 0.2)];
 
   it('keeps the whole pool without scores, or when too few of its agents are scored', () => {
-    expect(selectTeamMembers(pool, [], 'team "t"', undefined)).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
-    const few = selectTeamMembers(pool, [score('a', 1), score('b', 1), score('c', 1), score('x', 1)], 'team "t"', undefined);
+    expect(selectTeamMembers(pool, [], 'team "t"', undefined)).toMatchObject({
+      members: pool,
+      selection: { optimized: false, leftOut: [] },
+    });
+    const few = selectTeamMembers(
+      pool,
+      [score('a', 1), score('b', 1), score('c', 1), score('x', 1)],
+      'team "t"',
+      undefined,
+    );
     expect(few.members).toEqual(pool);
-    expect(few.selection.reason).toContain("only 3 of the 6 agents have stored scores for team \"t\" (4 needed; DyLAN's default team size 4");
+    expect(few.selection.reason).toContain(
+      'only 3 of the 6 agents have stored scores for team "t" (4 needed; DyLAN\'s default team size 4',
+    );
     // With a stored size of 3, three scored agents are enough.
-    expect(selectTeamMembers(pool, [score('a', 1), score('b', 0.5), score('c', 0.25)], 'team "t"', 3).members).toEqual(['a', 'b', 'c']);
+    expect(selectTeamMembers(pool, [score('a', 1), score('b', 0.5), score('c', 0.25)], 'team "t"', 3).members).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
   });
 
   it('picks the top k by mean (ties by name) and keeps the file order', () => {
@@ -530,14 +696,18 @@ describe('selectTeamMembers', () => {
   it('takes the stored size, else 4, and says where the size came from', () => {
     const two = selectTeamMembers(pool, six, 'team "t"', 2);
     expect(two.members).toEqual(['e', 'f']);
-    expect(two.selection.reason).toMatch(/^optimised team: the top 2 of 6 agents by mean importance stored for team "t": /);
+    expect(two.selection.reason).toMatch(
+      /^optimised team: the top 2 of 6 agents by mean importance stored for team "t": /,
+    );
     expect(two.selection.reason).toMatch(/ \(team size 2 set by `weft team optimize --k 2`\)$/);
     const one = selectTeamMembers(pool, six, 'team "t"', 1);
     expect(one).toMatchObject({ members: ['f'], selection: { optimized: true, leftOut: ['a', 'b', 'c', 'd', 'e'] } });
     const standard = selectTeamMembers(pool, six, 'team "t"', undefined);
     expect(standard.members).toEqual(['b', 'c', 'e', 'f']);
-    expect(standard.selection.reason).toContain("the top 4 of 6 agents");
-    expect(standard.selection.reason).toMatch(/\(DyLAN's default team size 4: no `weft team optimize --k` recorded one\)$/);
+    expect(standard.selection.reason).toContain('the top 4 of 6 agents');
+    expect(standard.selection.reason).toMatch(
+      /\(DyLAN's default team size 4: no `weft team optimize --k` recorded one\)$/,
+    );
   });
 
   it('runs the whole pool when the top k holds no llm agent (tools only check answers)', () => {
@@ -550,7 +720,9 @@ describe('selectTeamMembers', () => {
   it('runs the whole pool when it has no more agents than the stored size', () => {
     const whole = selectTeamMembers(pool, six, 'team "t"', 6);
     expect(whole).toMatchObject({ members: pool, selection: { optimized: false, leftOut: [] } });
-    expect(whole.selection.reason).toBe('the team has 6 agent(s), no more than the optimised size 6 (team size 6 set by `weft team optimize --k 6`): the whole team runs');
+    expect(whole.selection.reason).toBe(
+      'the team has 6 agent(s), no more than the optimised size 6 (team size 6 set by `weft team optimize --k 6`): the whole team runs',
+    );
     // A size recorded for a larger pool than the file now holds.
     expect(selectTeamMembers(['a', 'b'], six, 'team "t"', 5).members).toEqual(['a', 'b']);
   });
@@ -559,11 +731,22 @@ describe('selectTeamMembers', () => {
 describe('loadTeamOffers', () => {
   it('names each offer after its team, with the file made absolute and the description (or the agents) for the planner', async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, 'bare.yaml'), 'name: bare\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n');
+    await writeFile(
+      join(dir, 'bare.yaml'),
+      'name: bare\nagents:\n  - name: a\n    prompt: You are a.\n  - name: b\n    prompt: You are b.\n',
+    );
     const offers = await loadTeamOffers([join(EXAMPLE, 'team.yaml'), 'bare.yaml'], dir);
     expect(offers).toEqual([
-      { name: 'apollo-panel', file: join(EXAMPLE, 'team.yaml'), description: 'Four experts who debate a question until they agree; for a number that must be checked.' },
-      { name: 'bare', file: join(dir, 'bare.yaml'), description: 'a team of 2 agents (a, b) that debate until they agree' },
+      {
+        name: 'apollo-panel',
+        file: join(EXAMPLE, 'team.yaml'),
+        description: 'Four experts who debate a question until they agree; for a number that must be checked.',
+      },
+      {
+        name: 'bare',
+        file: join(dir, 'bare.yaml'),
+        description: 'a team of 2 agents (a, b) that debate until they agree',
+      },
     ]);
   });
 
@@ -579,12 +762,17 @@ describe('loadTeamOffers', () => {
       }
       throw new Error('expected a failure');
     };
-    expect(await failure(['missing.yaml'])).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'missing.yaml') } });
+    expect(await failure(['missing.yaml'])).toMatchObject({
+      code: 'BAD_INPUT',
+      location: { file: join(dir, 'missing.yaml') },
+    });
     const bad = await failure(['bad.yaml']);
     expect(bad).toMatchObject({ code: 'BAD_INPUT', location: { file: join(dir, 'bad.yaml') } });
     expect(bad.issues?.[0]).toMatchObject({ line: 2, field: 'colour' });
     expect((await failure([join(EXAMPLE, 'team.yaml'), 'again.yaml'])).message).toContain('both named "apollo-panel"');
     // The same file given twice is offered once.
-    expect((await loadTeamOffers([join(EXAMPLE, 'team.yaml'), join(EXAMPLE, 'team.yaml')], dir)).map((offer) => offer.name)).toEqual(['apollo-panel']);
+    expect(
+      (await loadTeamOffers([join(EXAMPLE, 'team.yaml'), join(EXAMPLE, 'team.yaml')], dir)).map((offer) => offer.name),
+    ).toEqual(['apollo-panel']);
   });
 });

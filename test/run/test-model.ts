@@ -3,7 +3,13 @@ import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.j
 
 export interface Behaviour {
   execute?: (key: string, attempt: number, call: ChatCall) => string | Promise<string>;
-  verify?: (key: string, attempt: number, call: ChatCall) => { verdict: 'accept' | 'retry' | 'replan'; reason?: string } | Promise<{ verdict: 'accept' | 'retry' | 'replan'; reason?: string }>;
+  verify?: (
+    key: string,
+    attempt: number,
+    call: ChatCall,
+  ) =>
+    | { verdict: 'accept' | 'retry' | 'replan'; reason?: string }
+    | Promise<{ verdict: 'accept' | 'retry' | 'replan'; reason?: string }>;
   update?: (call: ChatCall) => unknown;
 }
 
@@ -18,7 +24,8 @@ export function testModel(behaviour: Behaviour = {}): TestModel {
     id: 'test:model',
     kind: 'scripted',
     calls,
-    count: (purpose, key) => calls.filter((c) => c.tag?.purpose === purpose && (key === undefined || c.tag.key === key)).length,
+    count: (purpose, key) =>
+      calls.filter((c) => c.tag?.purpose === purpose && (key === undefined || c.tag.key === key)).length,
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
       calls.push(call);
       const key = call.tag?.key ?? '';
@@ -26,7 +33,10 @@ export function testModel(behaviour: Behaviour = {}): TestModel {
       let text: string;
       switch (call.tag?.purpose) {
         case 'execute':
-          text = await abortable(Promise.resolve(behaviour.execute?.(key, attempt, call) ?? `output of ${key}`), signal);
+          text = await abortable(
+            Promise.resolve(behaviour.execute?.(key, attempt, call) ?? `output of ${key}`),
+            signal,
+          );
           break;
         case 'verify': {
           const verdict = await (behaviour.verify?.(key, attempt, call) ?? { verdict: 'accept' as const });

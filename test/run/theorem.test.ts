@@ -17,12 +17,22 @@ const P = 0.3;
 const lean = workflowOf({ a: [], b: [], c: ['a'], d: ['b'], e: ['c', 'd'], f: [] });
 const dense = workflowFromJson({
   ...toWorkflowJson(lean),
-  subtasks: toWorkflowJson(lean).subtasks.map((subtask) => (subtask.id === 'f' ? { ...subtask, dependsOn: ['e'] } : subtask)),
+  subtasks: toWorkflowJson(lean).subtasks.map((subtask) =>
+    subtask.id === 'f' ? { ...subtask, dependsOn: ['e'] } : subtask,
+  ),
 });
 
 async function completedIds(workflow: Workflow, seed: number): Promise<Set<string>> {
-  const result = await execute({ workflow, model: simModel(`fail=${P},seed=${seed}`), strategy: 'none', verify: true, emit: () => {} });
-  return new Set(result.workflow.subtasks.filter((subtask) => subtask.status === 'completed').map((subtask) => subtask.id));
+  const result = await execute({
+    workflow,
+    model: simModel(`fail=${P},seed=${seed}`),
+    strategy: 'none',
+    verify: true,
+    emit: () => {},
+  });
+  return new Set(
+    result.workflow.subtasks.filter((subtask) => subtask.status === 'completed').map((subtask) => subtask.id),
+  );
 }
 
 function meanAndStandardError(samples: readonly number[]): { mean: number; standardError: number } {

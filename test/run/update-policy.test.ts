@@ -44,7 +44,14 @@ describe('update policies', () => {
     let asked = 0;
     const model = testModel({
       // The first review renames d's objective, so the round makes a plan version.
-      update: (call) => (asked++ === 0 ? { subtasks: JSON.parse(JSON.stringify(diamond().subtasks)).map((s: { id: string; objective: string }) => (s.id === 'd' ? { ...s, objective: 'do d better' } : s)) } : {}),
+      update: (call) =>
+        asked++ === 0
+          ? {
+              subtasks: JSON.parse(JSON.stringify(diamond().subtasks)).map((s: { id: string; objective: string }) =>
+                s.id === 'd' ? { ...s, objective: 'do d better' } : s,
+              ),
+            }
+          : {},
     });
     const { events, promise } = run(diamond(), { model, strategy: 'every-second-completion', concurrency: 1 });
     await promise;

@@ -33,12 +33,18 @@ const library = {
 
 describe('check-cycles: the CLI is a client of the public API', () => {
   it('accepts a CLI that imports src/index.ts and its own folder', () => {
-    const root = tree({ ...library, 'cli/prune-command.ts': "import { pruneRuns } from '../index.js';\nimport { output } from './output.js';\n" });
+    const root = tree({
+      ...library,
+      'cli/prune-command.ts': "import { pruneRuns } from '../index.js';\nimport { output } from './output.js';\n",
+    });
     expect(check(root)).toEqual({ code: 0, stderr: '' });
   });
 
   it('refuses a CLI file that imports a library module directly, saying what to do instead', () => {
-    const root = tree({ ...library, 'cli/prune-command.ts': "import type { pruneRuns } from '../store/prune-runs.js';\n" });
+    const root = tree({
+      ...library,
+      'cli/prune-command.ts': "import type { pruneRuns } from '../store/prune-runs.js';\n",
+    });
     const { code, stderr } = check(root);
     expect(code).toBe(1);
     expect(stderr).toContain('prune-command.ts (cli) imports');

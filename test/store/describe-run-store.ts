@@ -30,7 +30,13 @@ export interface RunStoreFactory {
 }
 
 function newRun(runId: string, extra: Partial<NewRun> = {}): NewRun {
-  return { runId, task: `task of ${runId}`, model: 'scripted:test.json', options: { strategy: 'on-failure', maxCalls: 20 }, ...extra };
+  return {
+    runId,
+    task: `task of ${runId}`,
+    model: 'scripted:test.json',
+    options: { strategy: 'on-failure', maxCalls: 20 },
+    ...extra,
+  };
 }
 
 const workflow: WorkflowJson = {
@@ -71,7 +77,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
     describe('runs', () => {
       it('creates a run and reads it back', async () => {
-        await store.createRun(newRun('r1', { options: { strategy: 'concurrent', budget: { calls: 3, cost: 0.5 }, tags: ['x'] } }));
+        await store.createRun(
+          newRun('r1', { options: { strategy: 'concurrent', budget: { calls: 3, cost: 0.5 }, tags: ['x'] } }),
+        );
         const run = await store.getRun('r1');
         expect(run).toMatchObject({
           runId: 'r1',
@@ -135,7 +143,11 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           [2, 'task-start'],
           [3, 'task-end'],
         ]);
-        expect(events[2]).toEqual({ runId: 'r1', seq: 3, event: { type: 'task-end', at: 5.5, taskId: 'a', status: 'completed', output: 'ok' } });
+        expect(events[2]).toEqual({
+          runId: 'r1',
+          seq: 3,
+          event: { type: 'task-end', at: 5.5, taskId: 'a', status: 'completed', output: 'ok' },
+        });
       });
 
       it('keeps each run’s log separate', async () => {
@@ -144,15 +156,24 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.appendEvents('r1', [event('a', 0)]);
         await store.appendEvents('r2', [event('b', 0), event('c', 1)]);
         await store.appendEvents('r1', [event('d', 2)]);
-        expect((await store.events('r1')).map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'a'], [2, 'd']]);
-        expect((await store.events('r2')).map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'b'], [2, 'c']]);
+        expect((await store.events('r1')).map((stored) => [stored.seq, stored.event.type])).toEqual([
+          [1, 'a'],
+          [2, 'd'],
+        ]);
+        expect((await store.events('r2')).map((stored) => [stored.seq, stored.event.type])).toEqual([
+          [1, 'b'],
+          [2, 'c'],
+        ]);
       });
 
       it('returns only events after afterSeq', async () => {
         await store.createRun(newRun('r1'));
-        await store.appendEvents('r1', [0, 1, 2, 3, 4].map((at) => event(`e${at}`, at)));
+        await store.appendEvents(
+          'r1',
+          [0, 1, 2, 3, 4].map((at) => event(`e${at}`, at)),
+        );
         expect((await store.events('r1', 3)).map((stored) => stored.seq)).toEqual([4, 5]);
-        expect((await store.events('r1', 5))).toEqual([]);
+        expect(await store.events('r1', 5)).toEqual([]);
         expect((await store.events('r1', 0)).map((stored) => stored.seq)).toEqual([1, 2, 3, 4, 5]);
       });
 
@@ -167,7 +188,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           looksLikeABlob: 'blob:sha256:0000000000000000000000000000000000000000000000000000000000000000',
         };
         // A `__proto__` own key (as JSON.parse makes) must stay data.
-        const withProtoKey = JSON.parse('{"type":"x","at":0,"__proto__":{"big":"' + 'p'.repeat(5000) + '"}}') as EventRecord;
+        const withProtoKey = JSON.parse(
+          '{"type":"x","at":0,"__proto__":{"big":"' + 'p'.repeat(5000) + '"}}',
+        ) as EventRecord;
         await store.appendEvents('r1', [nested as unknown as EventRecord, withProtoKey]);
         const [first, second] = await store.events('r1');
         const expected: Record<string, unknown> = { ...nested };
@@ -199,7 +222,11 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.createRun(newRun('r1'));
         await store.appendEvents('r1', [event('first', 0)]);
         const error = await rejection(
-          store.appendEvents('r1', [event('ok', 1, { output: largeText('batch') }), bad as unknown as EventRecord, event('ok', 2)]),
+          store.appendEvents('r1', [
+            event('ok', 1, { output: largeText('batch') }),
+            bad as unknown as EventRecord,
+            event('ok', 2),
+          ]),
         );
         expect(error.code).toBe('STORE');
         expect((await store.events('r1')).map((stored) => stored.event.type)).toEqual(['first']);
@@ -243,22 +270,38 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.createRun(newRun('r1'));
         const second: WorkflowJson = {
           ...workflow,
-          subtasks: [...workflow.subtasks, { id: 'c', objective: 'Test', agent: 'tester', dependsOn: ['b'], status: 'not started', attempts: 0 }],
+          subtasks: [
+            ...workflow.subtasks,
+            { id: 'c', objective: 'Test', agent: 'tester', dependsOn: ['b'], status: 'not started', attempts: 0 },
+          ],
         };
         await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
-        await store.savePlanVersion({ runId: 'r1', version: 2, workflow: second, cause: 'verification failed: b', diff: { added: ['c'], removed: [] } });
+        await store.savePlanVersion({
+          runId: 'r1',
+          version: 2,
+          workflow: second,
+          cause: 'verification failed: b',
+          diff: { added: ['c'], removed: [] },
+        });
         const versions = await store.planVersions('r1');
         expect(versions.map((version) => version.version)).toEqual([1, 2]);
         expect(versions[0]).toMatchObject({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
         expect(versions[0]).not.toHaveProperty('diff');
-        expect(versions[1]).toMatchObject({ version: 2, workflow: second, cause: 'verification failed: b', diff: { added: ['c'], removed: [] } });
+        expect(versions[1]).toMatchObject({
+          version: 2,
+          workflow: second,
+          cause: 'verification failed: b',
+          diff: { added: ['c'], removed: [] },
+        });
         expect(Number.isNaN(Date.parse(versions[1]?.createdAt ?? ''))).toBe(false);
       });
 
       it('refuses a duplicate version and keeps the first', async () => {
         await store.createRun(newRun('r1'));
         await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
-        const error = await rejection(store.savePlanVersion({ runId: 'r1', version: 1, workflow: { task: 'other', subtasks: [] }, cause: 'again' }));
+        const error = await rejection(
+          store.savePlanVersion({ runId: 'r1', version: 1, workflow: { task: 'other', subtasks: [] }, cause: 'again' }),
+        );
         expect(error.code).toBe('STORE');
         const versions = await store.planVersions('r1');
         expect(versions).toHaveLength(1);
@@ -276,7 +319,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.createRun(newRun('r1'));
         const output = largeText('same');
         for (let attempt = 1; attempt <= 5; attempt += 1) {
-          await store.appendEvents('r1', [{ type: 'task-end', at: attempt, taskId: 'a', attempt, output } as EventRecord]);
+          await store.appendEvents('r1', [
+            { type: 'task-end', at: attempt, taskId: 'a', attempt, output } as EventRecord,
+          ]);
         }
         const withPlan: WorkflowJson = {
           ...workflow,
@@ -290,7 +335,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect(stats.events).toBe(5);
         expect(stats.planVersions).toBe(1);
         const events = await store.events('r1');
-        expect(events.map((stored) => (stored.event as unknown as { output: string }).output)).toEqual(Array(5).fill(output));
+        expect(events.map((stored) => (stored.event as unknown as { output: string }).output)).toEqual(
+          Array(5).fill(output),
+        );
         expect((await store.planVersions('r1'))[0]?.workflow).toEqual(withPlan);
       });
 
@@ -300,11 +347,19 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         const second = largeText('two', 8);
         const justUnder = 'x'.repeat(4096);
         const multiByte = 'é'.repeat(2100); // 4200 UTF-8 bytes in 2100 characters.
-        const event = { type: 'x', at: 0, list: [{ text: first }, second, first], justUnder, multiByte } as unknown as EventRecord;
+        const event = {
+          type: 'x',
+          at: 0,
+          list: [{ text: first }, second, first],
+          justUnder,
+          multiByte,
+        } as unknown as EventRecord;
         await store.appendEvents('r1', [event]);
         const stats = await store.stats();
         expect(stats.blobs).toBe(3);
-        expect(stats.blobBytes).toBe(Buffer.byteLength(first) + Buffer.byteLength(second) + Buffer.byteLength(multiByte));
+        expect(stats.blobBytes).toBe(
+          Buffer.byteLength(first) + Buffer.byteLength(second) + Buffer.byteLength(multiByte),
+        );
         expect((await store.events('r1'))[0]?.event).toEqual(event);
       });
 
@@ -361,7 +416,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect(await store.takeOverRun('ownerless', { pid: 12, host: 'c' }, undefined)).toBe(true);
         expect((await store.getRun('ownerless'))?.owner).toEqual({ pid: 12, host: 'c' });
         expect((await rejection(store.takeOverRun('ghost', { pid: 1, host: 'h' }, undefined))).code).toBe('NOT_FOUND');
-        expect((await rejection(store.takeOverRun('owned', { pid: 0, host: 'h' }, { pid: 11, host: 'b' }))).code).toBe('STORE');
+        expect((await rejection(store.takeOverRun('owned', { pid: 0, host: 'h' }, { pid: 11, host: 'b' }))).code).toBe(
+          'STORE',
+        );
       });
 
       it('lets exactly one of several concurrent takeovers of the same dead owner win, across clients', async () => {
@@ -374,9 +431,16 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         }
         for (let round = 0; round < 5; round += 1) {
           const dead = (await store.getRun('killed'))!.owner;
-          const results = await Promise.all(clients.map((client, index) => client.takeOverRun('killed', { pid: 100 * (round + 1) + index, host: 'h' }, dead)));
+          const results = await Promise.all(
+            clients.map((client, index) =>
+              client.takeOverRun('killed', { pid: 100 * (round + 1) + index, host: 'h' }, dead),
+            ),
+          );
           expect(results.filter(Boolean)).toHaveLength(1);
-          expect((await store.getRun('killed'))?.owner).toEqual({ pid: 100 * (round + 1) + results.indexOf(true), host: 'h' });
+          expect((await store.getRun('killed'))?.owner).toEqual({
+            pid: 100 * (round + 1) + results.indexOf(true),
+            host: 'h',
+          });
         }
       });
     });
@@ -384,7 +448,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
     describe('deleting runs', () => {
       async function populate(runId: string, output: string, extra: Partial<NewRun> = {}): Promise<void> {
         await store.createRun(newRun(runId, extra));
-        await store.appendEvents(runId, [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 1, output } as EventRecord]);
+        await store.appendEvents(runId, [
+          { type: 'run-start', at: 0 },
+          { type: 'task-end', at: 1, output } as EventRecord,
+        ]);
         await store.savePlanVersion({ runId, version: 1, workflow, cause: 'initial plan' });
       }
 
@@ -409,7 +476,11 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect(await store.deleteRuns([{ runId: 'r1' }])).toMatchObject({ removed: ['r1'], blobs: 0, blobBytes: 0 });
         expect(await store.stats()).toMatchObject({ blobs: 1, blobBytes: bytes });
         expect(((await store.events('r2'))[1]?.event as unknown as { output: string }).output).toBe(output);
-        expect(await store.deleteRuns([{ runId: 'r2' }])).toMatchObject({ removed: ['r2'], blobs: 1, blobBytes: bytes });
+        expect(await store.deleteRuns([{ runId: 'r2' }])).toMatchObject({
+          removed: ['r2'],
+          blobs: 1,
+          blobBytes: bytes,
+        });
         expect(await store.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
       });
 
@@ -422,7 +493,12 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           await store.setStatus(id, 'failed');
         }
         const result = await store.deleteRuns([{ runId: 'r1' }, { runId: 'r2' }]);
-        expect(result).toMatchObject({ removed: ['r1', 'r2'], planVersions: 2, blobs: 1, blobBytes: Buffer.byteLength(objective) });
+        expect(result).toMatchObject({
+          removed: ['r1', 'r2'],
+          planVersions: 2,
+          blobs: 1,
+          blobBytes: Buffer.byteLength(objective),
+        });
         expect((await store.stats()).blobs).toBe(0);
       });
 
@@ -464,8 +540,22 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await populate('r1', 'x');
         await store.setStatus('r1', 'completed');
         const result = await store.deleteRuns([{ runId: 'ghost' }, { runId: 'r1' }, { runId: 'r1' }]);
-        expect(result).toEqual({ removed: ['r1'], skipped: ['ghost'], events: 2, planVersions: 1, blobs: 0, blobBytes: 0 });
-        expect(await store.deleteRuns([])).toEqual({ removed: [], skipped: [], events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
+        expect(result).toEqual({
+          removed: ['r1'],
+          skipped: ['ghost'],
+          events: 2,
+          planVersions: 1,
+          blobs: 0,
+          blobBytes: 0,
+        });
+        expect(await store.deleteRuns([])).toEqual({
+          removed: [],
+          skipped: [],
+          events: 0,
+          planVersions: 0,
+          blobs: 0,
+          blobBytes: 0,
+        });
       });
 
       it('with dryRun reports the same result and deletes nothing', async () => {
@@ -474,7 +564,14 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         await store.setStatus('r1', 'completed');
         const before = await store.stats();
         const dry = await store.deleteRuns([{ runId: 'r1' }, { runId: 'ghost' }], { dryRun: true });
-        expect(dry).toEqual({ removed: ['r1'], skipped: ['ghost'], events: 2, planVersions: 1, blobs: 1, blobBytes: Buffer.byteLength(output) });
+        expect(dry).toEqual({
+          removed: ['r1'],
+          skipped: ['ghost'],
+          events: 2,
+          planVersions: 1,
+          blobs: 1,
+          blobBytes: Buffer.byteLength(output),
+        });
         expect(await store.stats()).toEqual(before);
         expect(((await store.events('r1'))[1]?.event as unknown as { output: string }).output).toBe(output);
         expect(await store.deleteRuns([{ runId: 'r1' }, { runId: 'ghost' }])).toEqual(dry);
@@ -496,9 +593,18 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
     describe('team scores', () => {
       const save = (target: FullStore, scores: [string, number, number][], team = 'panel', taskType = 'mmlu') =>
-        target.saveTeamScores({ team, taskType, scores: scores.map(([agent, importance, queries]) => ({ agent, importance, queries })) });
+        target.saveTeamScores({
+          team,
+          taskType,
+          scores: scores.map(([agent, importance, queries]) => ({ agent, importance, queries })),
+        });
       const totals = async (team = 'panel', taskType = 'mmlu', target: FullStore = store) =>
-        (await target.teamScores(team, taskType)).map((score) => [score.agent, score.importance, score.queries, score.mean]);
+        (await target.teamScores(team, taskType)).map((score) => [
+          score.agent,
+          score.importance,
+          score.queries,
+          score.mean,
+        ]);
 
       it("implements the team engine's TeamScoreStore, which is not part of RunStore", () => {
         expect(isTeamScoreStore(store)).toBe(true);
@@ -510,8 +616,16 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
       it('adds each save to the stored totals and orders by mean, then by agent', async () => {
         // Dyadic fractions, so every sum is exact in binary floating point.
-        await save(store, [['critic', 0.25, 1], ['solver', 0.5, 1], ['judge', 0.25, 1]]);
-        await save(store, [['solver', 0.75, 2], ['critic', 1.5, 2], ['coder', 0.5, 1]]);
+        await save(store, [
+          ['critic', 0.25, 1],
+          ['solver', 0.5, 1],
+          ['judge', 0.25, 1],
+        ]);
+        await save(store, [
+          ['solver', 0.75, 2],
+          ['critic', 1.5, 2],
+          ['coder', 0.5, 1],
+        ]);
         expect(await totals()).toEqual([
           ['critic', 1.75, 3, 1.75 / 3],
           ['coder', 0.5, 1, 0.5],
@@ -540,7 +654,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       });
 
       it('stamps updatedAt on the agents a save touched only', async () => {
-        await save(store, [['a', 1, 1], ['b', 1, 1]]);
+        await save(store, [
+          ['a', 1, 1],
+          ['b', 1, 1],
+        ]);
         const [first] = await store.teamScores('panel', 'mmlu');
         expect(Number.isNaN(Date.parse(first?.updatedAt ?? ''))).toBe(false);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -562,7 +679,15 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       ])('refuses an update holding %s with STORE, naming it, and writes nothing of it', async (_label, bad, field) => {
         await save(store, [['a', 0.5, 1]]);
         const error = await rejection(
-          store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }, bad as never, { agent: 'c', importance: 1, queries: 1 }] }),
+          store.saveTeamScores({
+            team: 'panel',
+            taskType: 'mmlu',
+            scores: [
+              { agent: 'a', importance: 1, queries: 1 },
+              bad as never,
+              { agent: 'c', importance: 1, queries: 1 },
+            ],
+          }),
         );
         expect(error.code).toBe('STORE');
         expect(error.message).toContain('scores[1]');
@@ -572,8 +697,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
       it('refuses an empty team or task type, on save and on read', async () => {
         for (const call of [
-          () => store.saveTeamScores({ team: '', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
-          () => store.saveTeamScores({ team: 'panel', taskType: '', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
+          () =>
+            store.saveTeamScores({ team: '', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
+          () =>
+            store.saveTeamScores({ team: 'panel', taskType: '', scores: [{ agent: 'a', importance: 1, queries: 1 }] }),
           () => store.teamScores('', 'mmlu'),
           () => store.teamScores('panel', ''),
           () => store.teamSize('', 'mmlu'),
@@ -596,18 +723,31 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
       it('records the team size k with the scores; the latest k wins and a save without one keeps it', async () => {
         expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
-        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }], k: 3 });
+        await store.saveTeamScores({
+          team: 'panel',
+          taskType: 'mmlu',
+          scores: [{ agent: 'a', importance: 1, queries: 1 }],
+          k: 3,
+        });
         expect(await store.teamSize('panel', 'mmlu')).toBe(3);
         expect(await totals()).toEqual([['a', 1, 1, 1]]);
         // A save without k (a workflow's team role) adds scores and leaves the size alone.
         await save(store, [['a', 1, 1]]);
         expect(await store.teamSize('panel', 'mmlu')).toBe(3);
         // The latest k wins, smaller or larger, and an update with no scores still records it.
-        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'b', importance: 0.5, queries: 1 }], k: 1 });
+        await store.saveTeamScores({
+          team: 'panel',
+          taskType: 'mmlu',
+          scores: [{ agent: 'b', importance: 0.5, queries: 1 }],
+          k: 1,
+        });
         expect(await store.teamSize('panel', 'mmlu')).toBe(1);
         await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 7 });
         expect(await store.teamSize('panel', 'mmlu')).toBe(7);
-        expect(await totals()).toEqual([['a', 2, 2, 1], ['b', 0.5, 1, 0.5]]);
+        expect(await totals()).toEqual([
+          ['a', 2, 2, 1],
+          ['b', 0.5, 1, 0.5],
+        ]);
         // Kept per (team, task type).
         await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [], k: 2 });
         await store.saveTeamScores({ team: 'other', taskType: 'mmlu', scores: [], k: 5 });
@@ -632,9 +772,22 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         ['a string', '2'],
         ['null', null],
       ])('refuses %s as k with STORE, naming it, and writes nothing of the update', async (_label, bad) => {
-        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.5, queries: 1 }], k: 2 });
+        await store.saveTeamScores({
+          team: 'panel',
+          taskType: 'mmlu',
+          scores: [{ agent: 'a', importance: 0.5, queries: 1 }],
+          k: 2,
+        });
         const error = await rejection(
-          store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }, { agent: 'c', importance: 1, queries: 1 }], k: bad as never }),
+          store.saveTeamScores({
+            team: 'panel',
+            taskType: 'mmlu',
+            scores: [
+              { agent: 'a', importance: 1, queries: 1 },
+              { agent: 'c', importance: 1, queries: 1 },
+            ],
+            k: bad as never,
+          }),
         );
         expect(error.code).toBe('STORE');
         expect(error.message).toContain('team size of team "panel" (task type "mmlu")');
@@ -650,16 +803,31 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         for (let index = 0; index < 20; index += 1) {
           const writer = index % 2 === 0 ? store : other;
           // Different entry orders per save: the stores must not deadlock on them.
-          const entries: [string, number, number][] = [['x', 0.5, 1], ['y', 0.25, 1], ['z', 0.125, 1]];
+          const entries: [string, number, number][] = [
+            ['x', 0.5, 1],
+            ['y', 0.25, 1],
+            ['z', 0.125, 1],
+          ];
           writes.push(save(writer, index % 3 === 0 ? entries : entries.reverse()));
         }
         // Sizes saved at once with scores: one of them wins, and no addition is lost.
         for (let index = 0; index < 10; index += 1) {
           const writer = index % 2 === 0 ? other : store;
-          writes.push(writer.saveTeamScores({ team: 'panel', taskType: 'sized', scores: [{ agent: 'x', importance: 0.5, queries: 1 }], k: index + 1 }));
+          writes.push(
+            writer.saveTeamScores({
+              team: 'panel',
+              taskType: 'sized',
+              scores: [{ agent: 'x', importance: 0.5, queries: 1 }],
+              k: index + 1,
+            }),
+          );
         }
         await Promise.all(writes);
-        const expected = [['x', 10, 20, 0.5], ['y', 5, 20, 0.25], ['z', 2.5, 20, 0.125]];
+        const expected = [
+          ['x', 10, 20, 0.5],
+          ['y', 5, 20, 0.25],
+          ['z', 2.5, 20, 0.125],
+        ];
         expect(await totals('panel', 'mmlu', other)).toEqual(expected);
         expect(await totals('panel', 'sized', other)).toEqual([['x', 5, 10, 0.5]]);
         const size = await other.teamSize('panel', 'sized');
@@ -672,7 +840,12 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       it('outlives the runs: pruning every run keeps the scores', async () => {
         await store.createRun(newRun('r1'));
         await store.setStatus('r1', 'completed');
-        await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 1, queries: 1 }], k: 1 });
+        await store.saveTeamScores({
+          team: 'panel',
+          taskType: 'mmlu',
+          scores: [{ agent: 'a', importance: 1, queries: 1 }],
+          k: 1,
+        });
         expect((await store.deleteRuns([{ runId: 'r1' }])).removed).toEqual(['r1']);
         expect(await totals()).toEqual([['a', 1, 1, 1]]);
         expect(await store.teamSize('panel', 'mmlu')).toBe(1);
@@ -683,7 +856,9 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect((await rejection(save(store, [['a', 1, 1]]))).code).toBe('STORE');
         expect((await rejection(store.teamScores('panel', 'mmlu'))).code).toBe('STORE');
         expect((await rejection(store.teamSize('panel', 'mmlu'))).code).toBe('STORE');
-        expect((await rejection(store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 2 }))).code).toBe('STORE');
+        expect(
+          (await rejection(store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 2 }))).code,
+        ).toBe('STORE');
         store = await location.open();
         expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
         expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
@@ -694,7 +869,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
       it('keeps runs, events, plans and blobs across close and reopen, and continues the seq', async () => {
         const output = largeText('persist');
         await store.createRun(newRun('r1'));
-        await store.appendEvents('r1', [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 3, output } as EventRecord]);
+        await store.appendEvents('r1', [
+          { type: 'run-start', at: 0 },
+          { type: 'task-end', at: 3, output } as EventRecord,
+        ]);
         await store.savePlanVersion({ runId: 'r1', version: 1, workflow, cause: 'initial plan' });
         await store.setStatus('r1', 'interrupted');
 
@@ -703,7 +881,11 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         expect((await reopened.planVersions('r1'))[0]?.workflow).toEqual(workflow);
         await reopened.appendEvents('r1', [{ type: 'run-end', at: 9 }]);
         const events = await reopened.events('r1');
-        expect(events.map((stored) => [stored.seq, stored.event.type])).toEqual([[1, 'run-start'], [2, 'task-end'], [3, 'run-end']]);
+        expect(events.map((stored) => [stored.seq, stored.event.type])).toEqual([
+          [1, 'run-start'],
+          [2, 'task-end'],
+          [3, 'run-end'],
+        ]);
         expect((events[1]?.event as unknown as { output: string }).output).toBe(output);
       });
 
@@ -723,7 +905,10 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         const calls: [string, () => Promise<unknown>][] = [
           ['appendEvents', () => store.appendEvents('ghost', [{ type: 'x', at: 0 }])],
           ['appendEvents (empty batch)', () => store.appendEvents('ghost', [])],
-          ['savePlanVersion', () => store.savePlanVersion({ runId: 'ghost', version: 1, workflow, cause: 'initial plan' })],
+          [
+            'savePlanVersion',
+            () => store.savePlanVersion({ runId: 'ghost', version: 1, workflow, cause: 'initial plan' }),
+          ],
           ['setStatus', () => store.setStatus('ghost', 'failed')],
           ['setOwner', () => store.setOwner('ghost', { pid: 1, host: 'h' })],
           ['takeOverRun', () => store.takeOverRun('ghost', { pid: 1, host: 'h' }, undefined)],
@@ -742,28 +927,29 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
 
     // Only file-backed stores have files to corrupt; a server store has no such case (not a skip).
     const openFile = factory.openFile;
-    if (openFile) describe('corrupted files', () => {
-      let dir: string;
-      beforeEach(async () => {
-        dir = await mkdtemp(join(tmpdir(), 'weft-corrupt-'));
-      });
-      afterEach(async () => {
-        await rm(dir, { recursive: true, force: true });
-      });
+    if (openFile)
+      describe('corrupted files', () => {
+        let dir: string;
+        beforeEach(async () => {
+          dir = await mkdtemp(join(tmpdir(), 'weft-corrupt-'));
+        });
+        afterEach(async () => {
+          await rm(dir, { recursive: true, force: true });
+        });
 
-      it.each([
-        ['text', Buffer.from('this is not a database, just some notes\n'.repeat(300))],
-        ['random bytes', Buffer.from(Array.from({ length: 8192 }, (_, index) => (index * 7919 + 13) % 251))],
-      ])('refuses a file of %s with STORE and leaves it byte-for-byte untouched', async (_label, bytes) => {
-        const path = join(dir, 'weft.db');
-        await writeFile(path, bytes);
-        const error = await rejection(openFile(path));
-        expect(error.code).toBe('STORE');
-        expect(error.message).toContain('is not a Weft database or is corrupted');
-        expect(error.message).toContain(path);
-        expect((await readFile(path)).equals(bytes)).toBe(true);
-        expect(await readdir(dir)).toEqual(['weft.db']);
+        it.each([
+          ['text', Buffer.from('this is not a database, just some notes\n'.repeat(300))],
+          ['random bytes', Buffer.from(Array.from({ length: 8192 }, (_, index) => (index * 7919 + 13) % 251))],
+        ])('refuses a file of %s with STORE and leaves it byte-for-byte untouched', async (_label, bytes) => {
+          const path = join(dir, 'weft.db');
+          await writeFile(path, bytes);
+          const error = await rejection(openFile(path));
+          expect(error.code).toBe('STORE');
+          expect(error.message).toContain('is not a Weft database or is corrupted');
+          expect(error.message).toContain(path);
+          expect((await readFile(path)).equals(bytes)).toBe(true);
+          expect(await readdir(dir)).toEqual(['weft.db']);
+        });
       });
-    });
   });
 }

@@ -38,7 +38,10 @@ describe('openRunStore', () => {
     async (url) => {
       const error = await openRunStore({ home, store: url }).catch((failure: unknown) => failure);
       expect(error).toBeInstanceOf(WeftError);
-      expect(error).toMatchObject({ code: 'STORE', message: expect.stringContaining('Cannot reach Postgres at ') as unknown });
+      expect(error).toMatchObject({
+        code: 'STORE',
+        message: expect.stringContaining('Cannot reach Postgres at ') as unknown,
+      });
       expect((error as WeftError).message).not.toContain('pw-123');
       expect(existsSync(home)).toBe(false);
     },
@@ -50,7 +53,9 @@ describe('openRunStore', () => {
   });
 
   it('does not repeat the password of a misspelt Postgres URL', async () => {
-    const error = await openRunStore({ home, store: 'postgress://ann:secret-9@db/weft' }).catch((failure: unknown) => failure);
+    const error = await openRunStore({ home, store: 'postgress://ann:secret-9@db/weft' }).catch(
+      (failure: unknown) => failure,
+    );
     expect(error).toMatchObject({ code: 'BAD_INPUT' });
     expect((error as WeftError).message).toContain('postgress://ann@db/weft');
     expect((error as WeftError).message).not.toContain('secret-9');
@@ -86,14 +91,19 @@ describe('resolveHome', () => {
   });
 
   it('rejects an empty --home', () => {
-    expect(() => resolveHome({ flag: ' ', env: {}, cwd: '/work' })).toThrowError(expect.objectContaining({ code: 'BAD_INPUT' }));
+    expect(() => resolveHome({ flag: ' ', env: {}, cwd: '/work' })).toThrowError(
+      expect.objectContaining({ code: 'BAD_INPUT' }),
+    );
   });
 });
 
 describe('splitSchemaParameter', () => {
   it('takes ?schema= off a Postgres URL and leaves other parameters', async () => {
     const { splitSchemaParameter } = await import('../../src/store/open-store.js');
-    expect(splitSchemaParameter('postgres://u:p@h:5432/db?schema=team_a&sslmode=disable')).toEqual({ url: 'postgres://u:p@h:5432/db?sslmode=disable', schema: 'team_a' });
+    expect(splitSchemaParameter('postgres://u:p@h:5432/db?schema=team_a&sslmode=disable')).toEqual({
+      url: 'postgres://u:p@h:5432/db?sslmode=disable',
+      schema: 'team_a',
+    });
     expect(splitSchemaParameter('postgres://h/db')).toEqual({ url: 'postgres://h/db' });
   });
 });

@@ -3,13 +3,18 @@
  * shipped, so a change to the migrations cannot silently change what "the previous schema" means.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openPostgresRunStore, POSTGRES_SCHEMA_VERSION, type PostgresRunStore } from '../../src/store/postgres-run-store.js';
+import {
+  openPostgresRunStore,
+  POSTGRES_SCHEMA_VERSION,
+  type PostgresRunStore,
+} from '../../src/store/postgres-run-store.js';
 import { rejection } from './rejection.js';
 import { startTestPostgres } from './postgres-server.js';
 
 const started = await startTestPostgres();
 const server = 'server' in started ? started.server : undefined;
-if (server === undefined) console.log(`Postgres migration tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
+if (server === undefined)
+  console.log(`Postgres migration tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
 afterAll(async () => {
   await server?.stop();
 });
@@ -95,8 +100,14 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     stores.push(store);
     expect((await store.listRuns()).map((run) => [run.runId, run.owner])).toEqual([['v1-run', { pid: 7, host: 'h' }]]);
     expect((await store.events('v1-run')).map((stored) => stored.event)).toEqual([{ type: 'run-start', at: 0 }]);
-    await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.75, queries: 3 }] });
-    expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.queries, score.mean])).toEqual([['a', 3, 0.25]]);
+    await store.saveTeamScores({
+      team: 'panel',
+      taskType: 'mmlu',
+      scores: [{ agent: 'a', importance: 0.75, queries: 3 }],
+    });
+    expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.queries, score.mean])).toEqual([
+      ['a', 3, 0.25],
+    ]);
     expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
     await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 1 });
     expect(await store.teamSize('panel', 'mmlu')).toBe(1);
@@ -118,18 +129,31 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     it('keeps the runs and every stored score, and adds an empty team_sizes table', async () => {
       const store = await openPostgresRunStore(pgServer.url, { schema });
       stores.push(store);
-      expect((await store.listRuns()).map((run) => [run.runId, run.owner])).toEqual([['v1-run', { pid: 7, host: 'h' }]]);
-      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+      expect((await store.listRuns()).map((run) => [run.runId, run.owner])).toEqual([
+        ['v1-run', { pid: 7, host: 'h' }],
+      ]);
+      expect(
+        (await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries]),
+      ).toEqual([
         ['analyst', 1.5, 3],
         ['solver', 0.75, 3],
       ]);
-      expect((await store.teamScores('panel', 'code')).map((score) => [score.agent, score.queries, score.mean])).toEqual([['coder', 4, 0.5]]);
+      expect(
+        (await store.teamScores('panel', 'code')).map((score) => [score.agent, score.queries, score.mean]),
+      ).toEqual([['coder', 4, 0.5]]);
       // Version 2 recorded no size: selection falls back to 4 until an optimisation records one.
       expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
       expect((await pgServer.admin.query(`SELECT * FROM ${quoted()}.team_sizes`)).rows).toEqual([]);
-      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'solver', importance: 0.25, queries: 1 }], k: 2 });
+      await store.saveTeamScores({
+        team: 'panel',
+        taskType: 'mmlu',
+        scores: [{ agent: 'solver', importance: 0.25, queries: 1 }],
+        k: 2,
+      });
       expect(await store.teamSize('panel', 'mmlu')).toBe(2);
-      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+      expect(
+        (await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries]),
+      ).toEqual([
         ['analyst', 1.5, 3],
         ['solver', 1, 4],
       ]);
@@ -139,7 +163,9 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
 
     it('rolls the whole upgrade back when a step fails, leaving version 2 as it was', async () => {
       await expectBlockedUpgradeRolledBack('team_sizes', 2);
-      expect((await pgServer.admin.query(`SELECT count(*)::int AS n FROM ${quoted()}.team_scores`)).rows).toEqual([{ n: 3 }]);
+      expect((await pgServer.admin.query(`SELECT count(*)::int AS n FROM ${quoted()}.team_scores`)).rows).toEqual([
+        { n: 3 },
+      ]);
     });
 
     it('refuses version 4 (a newer Weft) and leaves the schema as it was', async () => {
@@ -150,8 +176,12 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
       const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
       expect(error.code).toBe('STORE');
       expect(error.message).toContain('schema version 4, but this Weft understands versions up to 3');
-      expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([{ version: 4 }]);
-      expect((await pgServer.admin.query(`SELECT team, task_type, k::int AS k FROM ${quoted()}.team_sizes`)).rows).toEqual([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
+      expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
+        { version: 4 },
+      ]);
+      expect(
+        (await pgServer.admin.query(`SELECT team, task_type, k::int AS k FROM ${quoted()}.team_sizes`)).rows,
+      ).toEqual([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
     });
   });
 });

@@ -15,7 +15,8 @@ import { startTestPostgres } from './postgres-server.js';
 
 const started = await startTestPostgres();
 const server = 'server' in started ? started.server : undefined;
-if (server === undefined) console.log(`Postgres store tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
+if (server === undefined)
+  console.log(`Postgres store tests skipped: ${'skipReason' in started ? started.skipReason : ''}`);
 else console.log(`Postgres store tests use ${server.source}`);
 afterAll(async () => {
   await server?.stop();
@@ -67,20 +68,29 @@ describe('openPostgresRunStore without a server', () => {
       const address = blackHole.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       const started = Date.now();
-      const error = await rejection(openPostgresRunStore(`postgresql://weft:hunter2@127.0.0.1:${port}/weft?password=hunter2`));
+      const error = await rejection(
+        openPostgresRunStore(`postgresql://weft:hunter2@127.0.0.1:${port}/weft?password=hunter2`),
+      );
       // The connect time-out applied (a lower bound: load can only lengthen it); a hang runs into the test's time-out.
       expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
       expect(error.code).toBe('STORE');
-      expect(error.message).toContain(`Cannot reach Postgres at postgresql://weft@127.0.0.1:${port}/weft?password=***: no answer within 3000 ms`);
+      expect(error.message).toContain(
+        `Cannot reach Postgres at postgresql://weft@127.0.0.1:${port}/weft?password=***: no answer within 3000 ms`,
+      );
       expect(error.message).not.toContain('hunter2');
     });
   });
 
   it('says how to install pg when it is missing', async () => {
     const error = await rejection(
-      openPostgresRunStore('postgres://127.0.0.1:1/weft', { importPg: () => Promise.reject(new Error("Cannot find package 'pg'")) }),
+      openPostgresRunStore('postgres://127.0.0.1:1/weft', {
+        importPg: () => Promise.reject(new Error("Cannot find package 'pg'")),
+      }),
     );
-    expect(error).toMatchObject({ code: 'MISSING_DEPENDENCY', message: 'The Postgres store needs the pg package: npm install pg' });
+    expect(error).toMatchObject({
+      code: 'MISSING_DEPENDENCY',
+      message: 'The Postgres store needs the pg package: npm install pg',
+    });
   });
 
   it('rejects a malformed URL as bad input, without its password', async () => {
@@ -91,7 +101,9 @@ describe('openPostgresRunStore without a server', () => {
   });
 
   it('rejects an empty schema name as bad input', async () => {
-    expect((await rejection(openPostgresRunStore('postgres://127.0.0.1:1/weft', { schema: '' }))).code).toBe('BAD_INPUT');
+    expect((await rejection(openPostgresRunStore('postgres://127.0.0.1:1/weft', { schema: '' }))).code).toBe(
+      'BAD_INPUT',
+    );
   });
 
   it('removes passwords from URLs, percent-encoded or in the query', () => {
@@ -99,7 +111,9 @@ describe('openPostgresRunStore without a server', () => {
       display: 'postgres://ann@db.example:5432/weft?sslmode=require',
       secrets: ['p%40ss', 'p@ss'],
     });
-    expect(redactPostgresUrl('postgres://db/weft?user=ann&password=x1').display).toBe('postgres://db/weft?user=ann&password=***');
+    expect(redactPostgresUrl('postgres://db/weft?user=ann&password=x1').display).toBe(
+      'postgres://db/weft?user=ann&password=***',
+    );
     expect(redactPostgresUrl('postgres://ann@db/weft')).toEqual({ display: 'postgres://ann@db/weft', secrets: [] });
   });
 });
@@ -131,7 +145,16 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       'SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename',
       [schema],
     );
-    expect(tables.rows.map((row) => row.tablename)).toEqual(['blobs', 'events', 'plan_versions', 'run_blobs', 'runs', 'schema_version', 'team_scores', 'team_sizes']);
+    expect(tables.rows.map((row) => row.tablename)).toEqual([
+      'blobs',
+      'events',
+      'plan_versions',
+      'run_blobs',
+      'runs',
+      'schema_version',
+      'team_scores',
+      'team_sizes',
+    ]);
     const version = await pgServer.admin.query(`SELECT version FROM "${schema}".schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
   });
@@ -167,7 +190,8 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
     expect(unknown.message).toContain('weft_no_such_database');
     if (url.password !== '') {
       // (A password that is also the user or database name is starred out there too.)
-      if (!redactPostgresUrl(pgServer.url).display.includes(url.password)) expect(unknown.message).not.toContain(url.password);
+      if (!redactPostgresUrl(pgServer.url).display.includes(url.password))
+        expect(unknown.message).not.toContain(url.password);
       url.password = 'not-the-Password-42';
       const wrong = await rejection(openPostgresRunStore(url.href, { schema }));
       expect(wrong.code).toBe('STORE');
@@ -192,7 +216,9 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
     await Promise.all(writes);
     for (const runId of ['r1', 'r2']) {
       const events = await second.events(runId);
-      expect(events.map((stored) => stored.seq)).toEqual(Array.from({ length: events.length }, (_, index) => index + 1));
+      expect(events.map((stored) => stored.seq)).toEqual(
+        Array.from({ length: events.length }, (_, index) => index + 1),
+      );
       for (let index = 0; index < events.length; index += 3) {
         const types = events.slice(index, index + 3).map((stored) => stored.event.type);
         expect(new Set(types).size).toBe(1);
@@ -229,7 +255,9 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
   });
 
   it('is what openRunStore opens for a postgres:// store spec, in the weft schema by default', async (context) => {
-    const existing = await pgServer.admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [DEFAULT_POSTGRES_SCHEMA]);
+    const existing = await pgServer.admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+      DEFAULT_POSTGRES_SCHEMA,
+    ]);
     // Never touch a `weft` schema this test did not create (WEFT_TEST_POSTGRES_URL may point at a shared database).
     if (existing.rowCount !== 0) context.skip(`the test database already has a "${DEFAULT_POSTGRES_SCHEMA}" schema`);
     schema = DEFAULT_POSTGRES_SCHEMA; // dropped again by afterEach

@@ -89,7 +89,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -107,7 +109,8 @@ async function startThrowawayCluster(bin: string): Promise<TestPostgres> {
   if (asRoot) {
     const uid = idOf('postgres', '-u');
     const gid = idOf('postgres', '-g');
-    if (uid === undefined || gid === undefined) throw new Error('running as root and there is no postgres user to run initdb as');
+    if (uid === undefined || gid === undefined)
+      throw new Error('running as root and there is no postgres user to run initdb as');
     if (spawnSync('runuser', ['--help']).status !== 0) throw new Error('running as root and runuser is not available');
     prefix = ['runuser', '-u', 'postgres', '--'];
     owner = { uid, gid };
@@ -138,8 +141,17 @@ async function startThrowawayCluster(bin: string): Promise<TestPostgres> {
   process.once('exit', stopCluster);
   try {
     await exec(join(bin, 'initdb'), [
-      '-D', data, '-U', 'weft', `--pwfile=${passwordFile}`, '--auth-local=trust', '--auth-host=scram-sha-256',
-      '-E', 'UTF8', '--locale=C', '--no-sync',
+      '-D',
+      data,
+      '-U',
+      'weft',
+      `--pwfile=${passwordFile}`,
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
     ]);
     const port = await freePort();
     // -F: no fsync (a throwaway cluster); the socket goes in the temporary folder, not /var/run/postgresql.
@@ -182,6 +194,8 @@ export async function startTestPostgres(): Promise<TestPostgresResult> {
     return { server: await startThrowawayCluster(bin) };
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n').slice(0, 6).join(' | ') : String(error);
-    return { skipReason: `WEFT_TEST_POSTGRES_URL is not set and a throwaway cluster from ${bin} did not start: ${detail}` };
+    return {
+      skipReason: `WEFT_TEST_POSTGRES_URL is not set and a throwaway cluster from ${bin} did not start: ${detail}`,
+    };
   }
 }

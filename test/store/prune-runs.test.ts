@@ -10,7 +10,10 @@ function tempHome(): string {
   return mkdtempSync(join(tmpdir(), 'weft-prune-runs-'));
 }
 
-async function withStore<T>(home: string, use: (store: Awaited<ReturnType<typeof openRunStore>>) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  home: string,
+  use: (store: Awaited<ReturnType<typeof openRunStore>>) => Promise<T>,
+): Promise<T> {
   const store = await openRunStore({ home });
   try {
     return await use(store);
@@ -39,8 +42,13 @@ describe('pruneRuns', () => {
 
     const result = await withStore(home, (store) => pruneRuns(store, { home, before }));
     expect(result.dryRun).toBe(false);
-    expect(Object.fromEntries(result.removed.map((run) => [run.runId, run.status]))).toEqual({ old: 'completed', stale: 'interrupted' });
-    expect(result.kept).toEqual([{ runId: 'live', status: 'running', reason: `running (pid ${process.pid} is alive)` }]);
+    expect(Object.fromEntries(result.removed.map((run) => [run.runId, run.status]))).toEqual({
+      old: 'completed',
+      stale: 'interrupted',
+    });
+    expect(result.kept).toEqual([
+      { runId: 'live', status: 'running', reason: `running (pid ${process.pid} is alive)` },
+    ]);
     expect(result.blobs).toBe(1);
     expect(result.blobBytes).toBeGreaterThan(0);
     expect(result.directories).toBe(1);

@@ -7,7 +7,16 @@ const HOST = 'here';
 const CUTOFF = new Date('2026-01-10T00:00:00.000Z');
 
 function run(runId: string, createdAt: string, status: RunRecord['status'], owner?: RunRecord['owner']): RunRecord {
-  return { runId, task: `task of ${runId}`, model: 'sim', options: {}, status, createdAt, updatedAt: createdAt, ...(owner ? { owner } : {}) } as RunRecord;
+  return {
+    runId,
+    task: `task of ${runId}`,
+    model: 'sim',
+    options: {},
+    status,
+    createdAt,
+    updatedAt: createdAt,
+    ...(owner ? { owner } : {}),
+  } as RunRecord;
 }
 
 describe('selectRunsToPrune', () => {

@@ -91,9 +91,25 @@ function writeVersion1(path: string): void {
   const save = (blobs: ReadonlyMap<string, string>) => {
     for (const [sha256, content] of blobs) insertBlob.run(sha256, Buffer.byteLength(content), content);
   };
-  for (const [runId, created] of [['old-1', '2026-01-01T00:00:00.000Z'], ['old-2', '2026-01-02T00:00:00.000Z']] as const) {
-    const events: EventRecord[] = [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 5, output: shared } as EventRecord, { type: 'run-end', at: 6 }];
-    insertRun.run(runId, `task ${runId}`, 'sim:seed=1', '{"strategy":"on-failure"}', 'completed', created, created, events.length);
+  for (const [runId, created] of [
+    ['old-1', '2026-01-01T00:00:00.000Z'],
+    ['old-2', '2026-01-02T00:00:00.000Z'],
+  ] as const) {
+    const events: EventRecord[] = [
+      { type: 'run-start', at: 0 },
+      { type: 'task-end', at: 5, output: shared } as EventRecord,
+      { type: 'run-end', at: 6 },
+    ];
+    insertRun.run(
+      runId,
+      `task ${runId}`,
+      'sim:seed=1',
+      '{"strategy":"on-failure"}',
+      'completed',
+      created,
+      created,
+      events.length,
+    );
     events.forEach((event, index) => {
       const deflated = deflate(event, runId);
       save(deflated.blobs);
@@ -124,9 +140,26 @@ function writeVersion2(path: string): void {
   const insertEvent = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)');
   const insertBlob = db.prepare('INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)');
   const insertUse = db.prepare('INSERT OR IGNORE INTO run_blobs VALUES (?, ?)');
-  for (const [runId, status, pid] of [['v2-done', 'completed', 11], ['v2-live', 'running', 12]] as const) {
-    const events: EventRecord[] = [{ type: 'run-start', at: 0 }, { type: 'task-end', at: 4, output: shared } as EventRecord];
-    insertRun.run(runId, `task ${runId}`, 'sim:seed=2', '{}', status, '2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', events.length, pid, 'host-2');
+  for (const [runId, status, pid] of [
+    ['v2-done', 'completed', 11],
+    ['v2-live', 'running', 12],
+  ] as const) {
+    const events: EventRecord[] = [
+      { type: 'run-start', at: 0 },
+      { type: 'task-end', at: 4, output: shared } as EventRecord,
+    ];
+    insertRun.run(
+      runId,
+      `task ${runId}`,
+      'sim:seed=2',
+      '{}',
+      status,
+      '2026-02-01T00:00:00.000Z',
+      '2026-02-01T00:00:00.000Z',
+      events.length,
+      pid,
+      'host-2',
+    );
     events.forEach((event, index) => {
       const deflated = deflate(event, runId);
       for (const [sha256, content] of deflated.blobs) {
@@ -136,8 +169,18 @@ function writeVersion2(path: string): void {
       insertEvent.run(runId, index + 1, event.type, event.at, deflated.json, encodeRefs(deflated.refs));
     });
   }
-  const plan = deflate({ workflow: { task: 't', subtasks: [{ id: 'a', objective: 'small', agent: 'w', dependsOn: [] }] } }, 'plan');
-  db.prepare('INSERT INTO plan_versions VALUES (?, ?, ?, ?, ?, ?)').run('v2-done', 1, 'given plan', '2026-02-01T00:00:00.000Z', plan.json, encodeRefs(plan.refs));
+  const plan = deflate(
+    { workflow: { task: 't', subtasks: [{ id: 'a', objective: 'small', agent: 'w', dependsOn: [] }] } },
+    'plan',
+  );
+  db.prepare('INSERT INTO plan_versions VALUES (?, ?, ?, ?, ?, ?)').run(
+    'v2-done',
+    1,
+    'given plan',
+    '2026-02-01T00:00:00.000Z',
+    plan.json,
+    encodeRefs(plan.refs),
+  );
   db.close();
 }
 
@@ -166,7 +209,9 @@ function writeVersion3(path: string): void {
 function contentsOf(path: string): Record<string, unknown[]> {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((row) => row.name);
     return Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}"`).all()]));
   } finally {
     db.close();
@@ -176,9 +221,9 @@ function contentsOf(path: string): Record<string, unknown[]> {
 function schemaOf(path: string): string[] {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").all() as { sql: string }[]).map((row) =>
-      row.sql.replace(/\s+/g, ' '),
-    );
+    return (
+      db.prepare('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name').all() as { sql: string }[]
+    ).map((row) => row.sql.replace(/\s+/g, ' '));
   } finally {
     db.close();
   }
@@ -220,7 +265,7 @@ describe('SQLite schema migrations', () => {
     await expectSameSchemaAsNew(dir, writeVersion1);
   });
 
-  it("records which runs use the old blobs, so pruning collects them only with their last user", async () => {
+  it('records which runs use the old blobs, so pruning collects them only with their last user', async () => {
     const path = join(dir, 'weft.db');
     writeVersion1(path);
     const store = openSqliteRunStore(path);
@@ -233,7 +278,10 @@ describe('SQLite schema migrations', () => {
       blobBytes: Buffer.byteLength(planOnly),
     });
     expect(((await store.events('old-2'))[1]?.event as unknown as { output: string }).output).toBe(shared);
-    expect(await store.deleteRuns([{ runId: 'old-2' }])).toMatchObject({ blobs: 1, blobBytes: Buffer.byteLength(shared) });
+    expect(await store.deleteRuns([{ runId: 'old-2' }])).toMatchObject({
+      blobs: 1,
+      blobBytes: Buffer.byteLength(shared),
+    });
     expect(await store.stats()).toEqual({ runs: 0, events: 0, planVersions: 0, blobs: 0, blobBytes: 0 });
     await store.close();
   });
@@ -260,14 +308,19 @@ describe('SQLite schema migrations', () => {
       expect(((await store.events('v2-live'))[1]?.event as unknown as { output: string }).output).toBe(shared);
       expect((await store.planVersions('v2-done')).map((version) => version.cause)).toEqual(['given plan']);
       expect(await store.teamScores('panel', 'mmlu')).toEqual([]);
-      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'a', importance: 0.5, queries: 1 }] });
+      await store.saveTeamScores({
+        team: 'panel',
+        taskType: 'mmlu',
+        scores: [{ agent: 'a', importance: 0.5, queries: 1 }],
+      });
       expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.mean])).toEqual([['a', 0.5]]);
       await store.close();
       const after = contentsOf(path);
       // Everything version 2 held is there unchanged; the only new rows are the scores just saved.
       expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_scores', 'team_sizes'].sort());
       expect(after.team_sizes).toEqual([]);
-      for (const table of Object.keys(before)) expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+      for (const table of Object.keys(before))
+        expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
       const raw = new Database(path, { readonly: true });
       expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       raw.close();
@@ -281,16 +334,28 @@ describe('SQLite schema migrations', () => {
       ['2', writeVersion2, 2],
       // From 1, step 1→2 succeeds before step 2→3 fails: its changes must be rolled back too.
       ['1', writeVersion1, 1],
-    ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
-      expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_scores', version);
-    });
+    ] as const)(
+      'migrates in one transaction: a failed step leaves a version-%s file as it was',
+      async (_label, write, version) => {
+        expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_scores', version);
+      },
+    );
 
     it('upgrades a version-1 database through both steps at once', async () => {
       const path = join(dir, 'weft.db');
       writeVersion1(path);
       const store = openSqliteRunStore(path);
-      await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [{ agent: 'b', importance: 1, queries: 2 }] });
-      expect((await store.teamScores('panel', 'code'))[0]).toMatchObject({ agent: 'b', importance: 1, queries: 2, mean: 0.5 });
+      await store.saveTeamScores({
+        team: 'panel',
+        taskType: 'code',
+        scores: [{ agent: 'b', importance: 1, queries: 2 }],
+      });
+      expect((await store.teamScores('panel', 'code'))[0]).toMatchObject({
+        agent: 'b',
+        importance: 1,
+        queries: 2,
+        mean: 0.5,
+      });
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
       await store.close();
     });
@@ -311,17 +376,28 @@ describe('SQLite schema migrations', () => {
         ['v2-live', 'running', { pid: 12, host: 'host-2' }],
       ]);
       expect(((await store.events('v2-live'))[1]?.event as unknown as { output: string }).output).toBe(shared);
-      expect((await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries])).toEqual([
+      expect(
+        (await store.teamScores('panel', 'mmlu')).map((score) => [score.agent, score.importance, score.queries]),
+      ).toEqual([
         ['analyst', 1.5, 3],
         ['solver', 0.75, 3],
         ['novice', 0.25, 3],
       ]);
       // Version 3 recorded no size: selection falls back to 4 until an optimisation records one.
       expect(await store.teamSize('panel', 'mmlu')).toBeUndefined();
-      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [{ agent: 'analyst', importance: 0.5, queries: 1 }], k: 2 });
+      await store.saveTeamScores({
+        team: 'panel',
+        taskType: 'mmlu',
+        scores: [{ agent: 'analyst', importance: 0.5, queries: 1 }],
+        k: 2,
+      });
       expect(await store.teamSize('panel', 'mmlu')).toBe(2);
       expect(await store.teamSize('panel', 'code')).toBeUndefined();
-      expect((await store.teamScores('panel', 'mmlu'))[0]).toMatchObject({ agent: 'analyst', importance: 2, queries: 4 });
+      expect((await store.teamScores('panel', 'mmlu'))[0]).toMatchObject({
+        agent: 'analyst',
+        importance: 2,
+        queries: 4,
+      });
       await store.close();
       const after = contentsOf(path);
       expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_sizes'].sort());
@@ -330,7 +406,8 @@ describe('SQLite schema migrations', () => {
       for (const table of Object.keys(before).filter((name) => name !== 'team_scores')) {
         expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
       }
-      const untouched = (rows: unknown[] | undefined) => (rows as { agent: string }[]).filter((row) => row.agent !== 'analyst');
+      const untouched = (rows: unknown[] | undefined) =>
+        (rows as { agent: string }[]).filter((row) => row.agent !== 'analyst');
       expect(untouched(after.team_scores)).toEqual(untouched(before.team_scores));
       const raw = new Database(path, { readonly: true });
       expect(raw.pragma('user_version', { simple: true })).toBe(4);
@@ -345,15 +422,23 @@ describe('SQLite schema migrations', () => {
       ['3', writeVersion3, 3],
       // From 2, step 2→3 succeeds before step 3→4 fails: its changes must be rolled back too.
       ['2', writeVersion2, 2],
-    ] as const)('migrates in one transaction: a failed step leaves a version-%s file as it was', async (_label, write, version) => {
-      expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_sizes', version);
-    });
+    ] as const)(
+      'migrates in one transaction: a failed step leaves a version-%s file as it was',
+      async (_label, write, version) => {
+        expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'team_sizes', version);
+      },
+    );
 
     it('upgrades a version-1 database through every step at once', async () => {
       const path = join(dir, 'weft.db');
       writeVersion1(path);
       const store = openSqliteRunStore(path);
-      await store.saveTeamScores({ team: 'panel', taskType: 'code', scores: [{ agent: 'b', importance: 1, queries: 2 }], k: 1 });
+      await store.saveTeamScores({
+        team: 'panel',
+        taskType: 'code',
+        scores: [{ agent: 'b', importance: 1, queries: 2 }],
+        k: 1,
+      });
       expect(await store.teamSize('panel', 'code')).toBe(1);
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
       await store.close();
@@ -374,7 +459,9 @@ describe('SQLite schema migrations', () => {
         failure = error;
       }
       expect((failure as { code?: string }).code).toBe('STORE');
-      expect(String((failure as Error).message)).toContain('schema version 5, but this Weft understands versions up to 4');
+      expect(String((failure as Error).message)).toContain(
+        'schema version 5, but this Weft understands versions up to 4',
+      );
       expect(contentsOf(path)).toEqual(before);
       const raw = new Database(path, { readonly: true });
       expect(raw.pragma('user_version', { simple: true })).toBe(5);
@@ -384,7 +471,12 @@ describe('SQLite schema migrations', () => {
 });
 
 /** Opens a file whose last migration step is blocked by a table in the way: it must fail and change nothing. */
-function expectFailedMigrationRolledBack(path: string, write: (path: string) => void, table: string, version: number): void {
+function expectFailedMigrationRolledBack(
+  path: string,
+  write: (path: string) => void,
+  table: string,
+  version: number,
+): void {
   write(path);
   // A table in the way makes the last step fail (a stand-in for a disk error mid-migration).
   const db = new Database(path);

@@ -51,7 +51,10 @@ describe('openSqliteRunStore', () => {
   async function populated(): Promise<void> {
     const store = openSqliteRunStore(path);
     await store.createRun({ runId: 'r1', task: 't', model: 'sim:seed=1', options: {} });
-    const events: EventRecord[] = Array.from({ length: 2000 }, (_, index) => ({ type: 'task-start', at: index, taskId: `t${index}`, note: 'n'.repeat(100) }) as EventRecord);
+    const events: EventRecord[] = Array.from(
+      { length: 2000 },
+      (_, index) => ({ type: 'task-start', at: index, taskId: `t${index}`, note: 'n'.repeat(100) }) as EventRecord,
+    );
     await store.appendEvents('r1', events);
     await store.appendEvents('r1', [{ type: 'task-end', at: 1, output: 'o'.repeat(10_000) } as EventRecord]);
     await store.close();
@@ -176,7 +179,10 @@ describe('openSqliteRunStore', () => {
     await store.createRun({ runId: 'r1', task: 't', model: 'm', options: {} });
     now = new Date('2026-11-22T05:00:00.000Z');
     await store.setStatus('r1', 'completed');
-    expect(await store.getRun('r1')).toMatchObject({ createdAt: '2026-11-22T04:45:01.000Z', updatedAt: '2026-11-22T05:00:00.000Z' });
+    expect(await store.getRun('r1')).toMatchObject({
+      createdAt: '2026-11-22T04:45:01.000Z',
+      updatedAt: '2026-11-22T05:00:00.000Z',
+    });
     await store.close();
     expect(existsSync(join(process.cwd(), ':memory:'))).toBe(false);
   });

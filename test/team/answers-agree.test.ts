@@ -4,14 +4,27 @@ import { isConsensus, largestAgreeingGroup, majorityAnswer } from '../../src/tea
 
 describe('normaliseAnswer', () => {
   it('reduces choices to their letter', () => {
-    expect(['B', 'b', '(B)', 'B.', 'b) Jupiter', ' **B** '].map((a) => normaliseAnswer(a, 'choice'))).toEqual(['B', 'B', 'B', 'B', 'B', 'B']);
+    expect(['B', 'b', '(B)', 'B.', 'b) Jupiter', ' **B** '].map((a) => normaliseAnswer(a, 'choice'))).toEqual([
+      'B',
+      'B',
+      'B',
+      'B',
+      'B',
+      'B',
+    ]);
     expect(normaliseAnswer('I think so', 'choice')).toBe('i think so');
   });
 
   it('drops case, spacing, surrounding punctuation and number formatting for exact answers', () => {
     expect(normaliseAnswer('  "Paris." ', 'exact')).toBe('paris');
     expect(normaliseAnswer('New   York', 'exact')).toBe('new york');
-    expect(['42', '42.0', '+42', '$42', '42.'].map((a) => normaliseAnswer(a, 'exact'))).toEqual(['42', '42', '42', '42', '42']);
+    expect(['42', '42.0', '+42', '$42', '42.'].map((a) => normaliseAnswer(a, 'exact'))).toEqual([
+      '42',
+      '42',
+      '42',
+      '42',
+      '42',
+    ]);
     expect(normaliseAnswer('1,000.50', 'exact')).toBe('1000.5');
     expect(normaliseAnswer('3.14.15', 'exact')).toBe('3.14.15');
   });
@@ -59,7 +72,13 @@ describe('answersAgree', () => {
     // 20 tokens, last one differs: BLEU = (16/20)^(1/4) ≈ 0.946 both ways → agree.
     expect(answersAgree(`${words} end`, `${words} stop`, 'text')).toBe(true);
     // 9 tokens, last one differs: (5/9)^(1/4) ≈ 0.863 → disagree.
-    expect(answersAgree('the quick brown fox jumps over the lazy dog', 'the quick brown fox jumps over the lazy cat', 'text')).toBe(false);
+    expect(
+      answersAgree(
+        'the quick brown fox jumps over the lazy dog',
+        'the quick brown fox jumps over the lazy cat',
+        'text',
+      ),
+    ).toBe(false);
     // Text ignores case; code does not.
     expect(answersAgree('The Answer Is Blue', 'the answer is blue', 'text')).toBe(true);
     // A short text answer and the same with a full stop or quotes: BLEU alone would part them.
@@ -101,25 +120,44 @@ describe('largestAgreeingGroup and isConsensus', () => {
   });
 
   it('needs more than 2/3', () => {
-    expect([[3, 4], [2, 4], [2, 2], [1, 2], [2, 3], [3, 3], [1, 1], [0, 0]].map(([g, n]) => isConsensus(g!, n!))).toEqual([
-      true, false, true, false, false, true, true, false,
-    ]);
+    expect(
+      [
+        [3, 4],
+        [2, 4],
+        [2, 2],
+        [1, 2],
+        [2, 3],
+        [3, 3],
+        [1, 1],
+        [0, 0],
+      ].map(([g, n]) => isConsensus(g!, n!)),
+    ).toEqual([true, false, true, false, false, true, true, false]);
   });
 });
 
 describe('majorityAnswer', () => {
-  it('returns the largest group\'s first answer in input order', () => {
-    expect(majorityAnswer([{ answer: 'c' }, { answer: 'B' }, { answer: 'b' }], 'choice')).toEqual({ answer: 'B', members: [1, 2], testsPassed: 0 });
+  it("returns the largest group's first answer in input order", () => {
+    expect(majorityAnswer([{ answer: 'c' }, { answer: 'B' }, { answer: 'b' }], 'choice')).toEqual({
+      answer: 'B',
+      members: [1, 2],
+      testsPassed: 0,
+    });
     expect(majorityAnswer([{ answer: '7' }, { answer: '8' }], 'exact').answer).toBe('7');
     expect(majorityAnswer([], 'exact').answer).toBe('');
   });
 
-  it('lets tests decide for code, lending a tool\'s result to the code it tested', () => {
+  it("lets tests decide for code, lending a tool's result to the code it tested", () => {
     const good = 'def f(x):\n    return x + 1';
     const bad = 'def f(x):\n    return x - 1';
-    const majority = majorityAnswer([{ answer: bad }, { answer: bad }, { answer: good }, { answer: good, tests: { passed: 2, total: 2 } }], 'code');
+    const majority = majorityAnswer(
+      [{ answer: bad }, { answer: bad }, { answer: good }, { answer: good, tests: { passed: 2, total: 2 } }],
+      'code',
+    );
     expect(majority).toEqual({ answer: good, members: [2, 3], testsPassed: 2 });
     // No test passed: plain majority.
-    expect(majorityAnswer([{ answer: bad }, { answer: bad }, { answer: good, tests: { passed: 0, total: 2 } }], 'code').answer).toBe(bad);
+    expect(
+      majorityAnswer([{ answer: bad }, { answer: bad }, { answer: good, tests: { passed: 0, total: 2 } }], 'code')
+        .answer,
+    ).toBe(bad);
   });
 });

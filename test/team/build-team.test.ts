@@ -37,7 +37,11 @@ describe('buildTeam', () => {
       ['c', 'llm'],
       ['runner', 'tool'],
     ]);
-    expect(team.models).toStrictEqual({ a: 'id:ollama:team-model', b: 'id:ollama:own-model', c: 'id:ollama:team-model' });
+    expect(team.models).toStrictEqual({
+      a: 'id:ollama:team-model',
+      b: 'id:ollama:own-model',
+      c: 'id:ollama:team-model',
+    });
     expect(team.rankerModel).toBe('id:ollama:team-model');
     expect(factory.created).toStrictEqual(['ollama:team-model', 'ollama:own-model']);
 
@@ -52,30 +56,45 @@ describe('buildTeam', () => {
   it('uses the command model when the team names none, and a separate ranker model when given', async () => {
     const spec = parseTeamFile('name: t\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
     const factory = modelFactory('{"ranking": ["b", "a"]}');
-    const team = await buildTeam(spec, { createModel: factory.createModel, defaultModel: 'cli-model', rankerModel: 'judge' });
+    const team = await buildTeam(spec, {
+      createModel: factory.createModel,
+      defaultModel: 'cli-model',
+      rankerModel: 'judge',
+    });
     expect(team.models).toStrictEqual({ a: 'id:cli-model', b: 'id:cli-model' });
     expect(team.rankerModel).toBe('id:judge');
-    const ranked = await team.ranker.rank(query, [
-      { agent: 'a', answer: 'A', text: '' },
-      { agent: 'b', answer: 'B', text: '' },
-    ], 1);
+    const ranked = await team.ranker.rank(
+      query,
+      [
+        { agent: 'a', answer: 'A', text: '' },
+        { agent: 'b', answer: 'B', text: '' },
+      ],
+      1,
+    );
     expect(ranked).toMatchObject({ ranking: ['b', 'a'], fallback: false, calls: 1 });
     expect(factory.calls.map((c) => [c.model, c.call.tag?.purpose])).toStrictEqual([['judge', 'rank']]);
   });
 
-  it('gives the ranker the first llm agent\'s model when every agent names its own and nothing else is set', async () => {
-    const spec = parseTeamFile('name: t\nanswerKind: code\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n  - name: a\n    prompt: p\n    model: ollama:m1\n  - name: b\n    prompt: q\n    model: ollama:m2\n');
+  it("gives the ranker the first llm agent's model when every agent names its own and nothing else is set", async () => {
+    const spec = parseTeamFile(
+      'name: t\nanswerKind: code\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n  - name: a\n    prompt: p\n    model: ollama:m1\n  - name: b\n    prompt: q\n    model: ollama:m2\n',
+    );
     const team = await buildTeam(spec, { createModel: modelFactory('').createModel });
     expect(team.rankerModel).toBe('id:ollama:m1');
   });
 
   it('fails with MODEL_CONFIG naming every agent without a model and the team file', async () => {
-    const spec = parseTeamFile('name: crew\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n    model: ollama:m\n  - name: c\n    prompt: r\n');
+    const spec = parseTeamFile(
+      'name: crew\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n    model: ollama:m\n  - name: c\n    prompt: r\n',
+    );
     const factory = modelFactory('');
-    const error = await buildTeam(spec, { createModel: factory.createModel, file: 'crew.yaml' }).catch((e: unknown) => e);
+    const error = await buildTeam(spec, { createModel: factory.createModel, file: 'crew.yaml' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({
       code: 'MODEL_CONFIG',
-      message: 'agents "a", "c" of team "crew" (crew.yaml) have no model: set "model" on the agent or the team, or pass --model',
+      message:
+        'agents "a", "c" of team "crew" (crew.yaml) have no model: set "model" on the agent or the team, or pass --model',
       location: { file: 'crew.yaml' },
       issues: [
         { file: 'crew.yaml', field: 'agents[0].model', message: 'agent "a" has no model' },
@@ -86,13 +105,21 @@ describe('buildTeam', () => {
     const single = parseTeamFile('name: solo\nagents:\n  - name: a\n    prompt: p\n');
     await expect(buildTeam(single, { createModel: factory.createModel, file: 'solo.yaml' })).rejects.toMatchObject({
       code: 'MODEL_CONFIG',
-      message: 'agent "a" of team "solo" (solo.yaml) has no model: set "model" on the agent or the team, or pass --model',
+      message:
+        'agent "a" of team "solo" (solo.yaml) has no model: set "model" on the agent or the team, or pass --model',
     });
   });
 
   it('fails with MODEL_CONFIG when a team of tools leaves the ranker without a model', async () => {
     // A team file refuses this (no llm agent); buildTeam still guards a spec built in code.
-    const spec: TeamSpec = { name: 'tools', answerKind: 'code', agents: [{ name: 'r', prompt: 'runs tests', kind: 'tool', tool: 'code-runner' }] };
-    await expect(buildTeam(spec, { createModel: modelFactory('').createModel })).rejects.toMatchObject({ code: 'MODEL_CONFIG', message: 'team "tools" has no model for its ranker: set "model" in the team file, or pass --model' });
+    const spec: TeamSpec = {
+      name: 'tools',
+      answerKind: 'code',
+      agents: [{ name: 'r', prompt: 'runs tests', kind: 'tool', tool: 'code-runner' }],
+    };
+    await expect(buildTeam(spec, { createModel: modelFactory('').createModel })).rejects.toMatchObject({
+      code: 'MODEL_CONFIG',
+      message: 'team "tools" has no model for its ranker: set "model" in the team file, or pass --model',
+    });
   });
 });

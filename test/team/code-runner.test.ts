@@ -19,7 +19,11 @@ import { runTeam } from '../../src/team/run-team.js';
 import type { PeerResponse, TeamQuery } from '../../src/team/team.js';
 import { scriptedAgents } from './scripted-agents.js';
 
-const ADD_TESTS = ['assert.equal(add(1, 2), 3);', 'assert.strictEqual(add(-1, 1), 0);', "assert.deepStrictEqual([add(2, 2)], [4], 'two and two');"].join('\n');
+const ADD_TESTS = [
+  'assert.equal(add(1, 2), 3);',
+  'assert.strictEqual(add(-1, 1), 0);',
+  "assert.deepStrictEqual([add(2, 2)], [4], 'two and two');",
+].join('\n');
 const CORRECT = 'function add(a, b) {\n  return a + b;\n}';
 const WRONG = 'function add(a, b) {\n  return a - b;\n}';
 
@@ -72,13 +76,21 @@ describe('findTests and candidateCode', () => {
   });
 
   it('removes module syntax a model may add so the code runs as a script', () => {
-    expect(asScript("import assert from 'assert';\nexport default function add() {}\nexport const k = 1;\nexport { add };")).toBe('function add() {}\nconst k = 1;');
+    expect(
+      asScript("import assert from 'assert';\nexport default function add() {}\nexport const k = 1;\nexport { add };"),
+    ).toBe('function add() {}\nconst k = 1;');
   });
 });
 
 describe('runCandidate (sandboxed child process)', () => {
   it('passes a correct candidate and fails a wrong one test by test, with the reason', async () => {
-    expect(await runCandidate(CORRECT, ADD_TESTS)).toStrictEqual({ passed: 3, total: 3, timedOut: false, failures: [], notes: [] });
+    expect(await runCandidate(CORRECT, ADD_TESTS)).toStrictEqual({
+      passed: 3,
+      total: 3,
+      timedOut: false,
+      failures: [],
+      notes: [],
+    });
     expect(await runCandidate(WRONG, ADD_TESTS)).toStrictEqual({
       passed: 0,
       total: 3,
@@ -93,15 +105,27 @@ describe('runCandidate (sandboxed child process)', () => {
   });
 
   it('finds exports, module.exports, async tests and node:assert/strict through require', async () => {
-    const tests = "const assert = require('node:assert/strict');\nassert.equal(double(2), 4);\ntest('async', async () => assert.equal(await Promise.resolve(double(3)), 6));\nassert.throws(() => double('x'), /number/);";
-    const code = "module.exports = { double: (n) => { if (typeof n !== 'number') throw new TypeError('not a number'); return n * 2; } };";
+    const tests =
+      "const assert = require('node:assert/strict');\nassert.equal(double(2), 4);\ntest('async', async () => assert.equal(await Promise.resolve(double(3)), 6));\nassert.throws(() => double('x'), /number/);";
+    const code =
+      "module.exports = { double: (n) => { if (typeof n !== 'number') throw new TypeError('not a number'); return n * 2; } };";
     expect(await runCandidate(code, tests)).toMatchObject({ passed: 3, total: 3, failures: [] });
-    expect(await runCandidate('export function double(n) { return `${n * 2}`; }', tests)).toMatchObject({ passed: 0, total: 3 });
+    expect(await runCandidate('export function double(n) { return `${n * 2}`; }', tests)).toMatchObject({
+      passed: 0,
+      total: 3,
+    });
   });
 
   it('reports a syntax error with its line and does not run the code', async () => {
     const report = await runCandidate('function add(a, b) {\n  return a +;\n}', ADD_TESTS);
-    expect(report).toStrictEqual({ passed: 0, total: 3, timedOut: false, failures: [], notes: [], syntaxError: "Unexpected token ';' (line 2)" });
+    expect(report).toStrictEqual({
+      passed: 0,
+      total: 3,
+      timedOut: false,
+      failures: [],
+      notes: [],
+      syntaxError: "Unexpected token ';' (line 2)",
+    });
   });
 
   it('stops an infinite loop at the time limit; tests before it keep their results', async () => {
@@ -109,14 +133,21 @@ describe('runCandidate (sandboxed child process)', () => {
     // A limit that did not fire would hang the test until its own time-out.
     const report = await runCandidate(`${CORRECT}\nfunction spin() { for (;;) {} }`, tests, { timeoutMs: 400 });
     expect(report).toMatchObject({ passed: 1, total: 3, timedOut: true });
-    expect(report.failures.map((f) => f.message)).toStrictEqual(['not run: the time limit (400 ms) was reached', 'not run: the time limit (400 ms) was reached']);
+    expect(report.failures.map((f) => f.message)).toStrictEqual([
+      'not run: the time limit (400 ms) was reached',
+      'not run: the time limit (400 ms) was reached',
+    ]);
     // A promise loop is stopped too.
-    const promiseLoop = await runCandidate('async function add() { for (;;) await null; }', 'add()', { timeoutMs: 300 });
+    const promiseLoop = await runCandidate('async function add() { for (;;) await null; }', 'add()', {
+      timeoutMs: 300,
+    });
     expect(promiseLoop).toMatchObject({ passed: 0, total: 1, timedOut: true });
   });
 
   it('kills a process that outlives its limit outside any script (a looping getter)', async () => {
-    const report = await runCandidate('function make() { return { get then() { for (;;) {} } }; }', 'make()', { timeoutMs: 200 });
+    const report = await runCandidate('function make() { return { get then() { for (;;) {} } }; }', 'make()', {
+      timeoutMs: 200,
+    });
     expect(report).toMatchObject({ passed: 0, total: 1, timedOut: true });
     expect(report.crashed).toBeUndefined();
   });
@@ -144,18 +175,31 @@ describe('runCandidate (sandboxed child process)', () => {
   });
 
   it('caps memory: a candidate that allocates without end crashes and is reported', async () => {
-    const report = await runCandidate('const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1.5));', 'assert.ok(true)', { memoryMb: 32, timeoutMs: 10_000 });
+    const report = await runCandidate(
+      'const hoard = []; for (;;) hoard.push(new Array(1e6).fill(1.5));',
+      'assert.ok(true)',
+      { memoryMb: 32, timeoutMs: 10_000 },
+    );
     expect(report).toMatchObject({ passed: 0, total: 1, timedOut: false, crashed: 'ran out of memory (limit 32 MB)' });
   });
 
   it('only checks the syntax when there are no tests', async () => {
-    expect(await runCandidate(CORRECT, undefined)).toStrictEqual({ passed: 0, total: 0, timedOut: false, failures: [], notes: [] });
+    expect(await runCandidate(CORRECT, undefined)).toStrictEqual({
+      passed: 0,
+      total: 0,
+      timedOut: false,
+      failures: [],
+      notes: [],
+    });
     expect((await runCandidate('function (', undefined)).syntaxError).toMatch(/\(line 1\)$/);
   });
 
   it('rejects with the abort error when aborted while running', async () => {
     const controller = new AbortController();
-    const run = runCandidate('function spin() { for (;;) {} }', 'spin()', { timeoutMs: 10_000, signal: controller.signal });
+    const run = runCandidate('function spin() { for (;;) {} }', 'spin()', {
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 200);
     // The 10 s limit is longer than the test's time-out: only the abort can end the run in time.
     const error: unknown = await run.then(
@@ -205,11 +249,29 @@ process.stdout.write(JSON.stringify({
 
 describe('codeRunnerResponse (pure)', () => {
   const peers: PeerResponse[] = ['a', 'b', 'c', 'd'].map((agent) => ({ agent, answer: '', text: '' }));
-  const report = (passed: number, total: number, extra: Partial<CandidateReport> = {}): CandidateReport => ({ passed, total, timedOut: false, failures: [], notes: [], ...extra });
+  const report = (passed: number, total: number, extra: Partial<CandidateReport> = {}): CandidateReport => ({
+    passed,
+    total,
+    timedOut: false,
+    failures: [],
+    notes: [],
+    ...extra,
+  });
 
   it('rates peers 1 + 4 × pass rate (1 for no code or a syntax error) and answers with the best code', () => {
-    const response = codeRunnerResponse(peers, ['x', 'y', 'z', ''], [report(1, 4), report(4, 4), report(0, 4, { syntaxError: 'bad (line 1)' }), undefined], true);
-    expect(response).toMatchObject({ answer: 'y', ratings: [2, 5, 1, 1], ratingsParsed: true, calls: 0, tests: { passed: 4, total: 4 } });
+    const response = codeRunnerResponse(
+      peers,
+      ['x', 'y', 'z', ''],
+      [report(1, 4), report(4, 4), report(0, 4, { syntaxError: 'bad (line 1)' }), undefined],
+      true,
+    );
+    expect(response).toMatchObject({
+      answer: 'y',
+      ratings: [2, 5, 1, 1],
+      ratingsParsed: true,
+      calls: 0,
+      tests: { passed: 4, total: 4 },
+    });
     expect(response.text).toBe(
       [
         'Ran 2 of 4 candidate(s) against 4 test(s) in a sandbox:',
@@ -223,15 +285,30 @@ describe('codeRunnerResponse (pure)', () => {
   });
 
   it('breaks a tie in tests by the largest group of agreeing code, then by the order shown', () => {
-    const tied = codeRunnerResponse(peers, ['f(1)', 'g(2)', 'g(2)', 'h(3)'], [report(2, 3), report(2, 3), report(2, 3), report(1, 3)], true);
+    const tied = codeRunnerResponse(
+      peers,
+      ['f(1)', 'g(2)', 'g(2)', 'h(3)'],
+      [report(2, 3), report(2, 3), report(2, 3), report(1, 3)],
+      true,
+    );
     expect(tied.answer).toBe('g(2)');
-    const none = codeRunnerResponse(peers, ['f(1)', 'g(2)', 'h(3)', 'k(4)'], [report(0, 0), report(0, 0), report(0, 0), report(0, 0)], false);
+    const none = codeRunnerResponse(
+      peers,
+      ['f(1)', 'g(2)', 'h(3)', 'k(4)'],
+      [report(0, 0), report(0, 0), report(0, 0), report(0, 0)],
+      false,
+    );
     expect(none).toMatchObject({ answer: 'f(1)', ratings: [3, 3, 3, 3] });
     expect(none.tests).toBeUndefined();
   });
 
   it('answers nothing when no candidate can run', () => {
-    const response = codeRunnerResponse(peers.slice(0, 2), ['', 'x'], [undefined, report(0, 2, { syntaxError: 'e' })], true);
+    const response = codeRunnerResponse(
+      peers.slice(0, 2),
+      ['', 'x'],
+      [undefined, report(0, 2, { syntaxError: 'e' })],
+      true,
+    );
     expect(response).toMatchObject({ answer: '', ratings: [1, 1] });
     expect(response.text.endsWith('No candidate can be run.')).toBe(true);
   });
@@ -243,7 +320,13 @@ describe('createCodeRunnerAgent', () => {
   it('has nothing to test at step 1 and makes no calls', async () => {
     const runner = createCodeRunnerAgent({ name: 'runner' });
     expect(runner.kind).toBe('tool');
-    expect(await runner.respond({ query, step: 1, peers: [] })).toStrictEqual({ answer: '', text: 'No candidate code to test yet.', ratings: [], ratingsParsed: true, calls: 0 });
+    expect(await runner.respond({ query, step: 1, peers: [] })).toStrictEqual({
+      answer: '',
+      text: 'No candidate code to test yet.',
+      ratings: [],
+      ratingsParsed: true,
+      calls: 0,
+    });
   });
 
   it('tests the peers it is shown and answers with the code that passes', async () => {
@@ -255,17 +338,43 @@ describe('createCodeRunnerAgent', () => {
     ];
     const response = await runner.respond({ query, step: 2, peers });
     expect(response).toMatchObject({ answer: CORRECT, ratings: [1, 5, 1], calls: 0, tests: { passed: 3, total: 3 } });
-    expect(response.text).toContain('- wrong: 0/3 tests passed; first failure: `assert.equal(add(1, 2), 3);`: expected 3, got -1');
+    expect(response.text).toContain(
+      '- wrong: 0/3 tests passed; first failure: `assert.equal(add(1, 2), 3);`: expected 3, got -1',
+    );
   });
 
-  it('decides a team\'s code answer by tests: the passing code wins over an equal vote for failing code', async () => {
+  it("decides a team's code answer by tests: the passing code wins over an equal vote for failing code", async () => {
     const coders = scriptedAgents({ right: [CORRECT, CORRECT, CORRECT], wrong: [WRONG, WRONG, WRONG] });
-    const result = await runTeam({ agents: [...coders, createCodeRunnerAgent({ name: 'runner' })], query, maxSteps: 3, reformAt: 0 });
+    const result = await runTeam({
+      agents: [...coders, createCodeRunnerAgent({ name: 'runner' })],
+      query,
+      maxSteps: 3,
+      reformAt: 0,
+    });
     expect(result.answer).toBe(CORRECT);
-    expect(result.layers.map((layer) => layer.map((node) => [node.agent, node.answer === CORRECT ? 'right' : node.answer === WRONG ? 'wrong' : node.answer]))).toStrictEqual([
-      [['right', 'right'], ['wrong', 'wrong'], ['runner', '']],
-      [['right', 'right'], ['wrong', 'wrong'], ['runner', 'right']],
-      [['right', 'right'], ['wrong', 'wrong'], ['runner', 'right']],
+    expect(
+      result.layers.map((layer) =>
+        layer.map((node) => [
+          node.agent,
+          node.answer === CORRECT ? 'right' : node.answer === WRONG ? 'wrong' : node.answer,
+        ]),
+      ),
+    ).toStrictEqual([
+      [
+        ['right', 'right'],
+        ['wrong', 'wrong'],
+        ['runner', ''],
+      ],
+      [
+        ['right', 'right'],
+        ['wrong', 'wrong'],
+        ['runner', 'right'],
+      ],
+      [
+        ['right', 'right'],
+        ['wrong', 'wrong'],
+        ['runner', 'right'],
+      ],
     ]);
     expect(result.layers[2]![2]!.tests).toStrictEqual({ passed: 3, total: 3 });
     expect(result.calls).toBe(6);

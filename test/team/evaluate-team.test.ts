@@ -4,7 +4,11 @@ import type { TeamDatasetItem } from '../../src/team/team-dataset.js';
 import type { TeamAgent } from '../../src/team/team.js';
 
 /** An agent whose answer depends on the question only; it rates every peer 3 and answers after `delayMs`. */
-function fakeAgent(name: string, answers: Readonly<Record<string, string>>, delayMs: (question: string) => number = () => 0): TeamAgent {
+function fakeAgent(
+  name: string,
+  answers: Readonly<Record<string, string>>,
+  delayMs: (question: string) => number = () => 0,
+): TeamAgent {
   return {
     name,
     kind: 'llm',
@@ -84,8 +88,16 @@ describe('evaluateTeam', () => {
       { id: 'good', question: 'add, good', answer: 'function add(a, b) { return b + a; }', tests, line: 1 },
       { id: 'bad', question: 'add, bad', answer: 'function add(a, b) { return b + a; }', tests, line: 2 },
     ];
-    const coder = fakeAgent('coder', { 'add, good': 'const add = (x, y) => x + y;', 'add, bad': 'function add(a, b) { return a * b; }' });
-    const result = await evaluateTeam({ agents: [coder], items: codeItems, answerKind: 'code', options: { maxSteps: 1 } });
+    const coder = fakeAgent('coder', {
+      'add, good': 'const add = (x, y) => x + y;',
+      'add, bad': 'function add(a, b) { return a * b; }',
+    });
+    const result = await evaluateTeam({
+      agents: [coder],
+      items: codeItems,
+      answerKind: 'code',
+      options: { maxSteps: 1 },
+    });
     expect(result.perItem.map((item) => [item.id, item.correct, item.tests])).toStrictEqual([
       ['good', true, { passed: 2, total: 2 }],
       ['bad', false, { passed: 1, total: 2 }],
@@ -104,7 +116,14 @@ describe('evaluateTeam', () => {
     };
     const result = await evaluateTeam({ agents: [...team(), flaky], items, options: { maxSteps: 1 } });
     expect(result).toMatchObject({ total: 4, failed: 1, correct: 3 });
-    expect(result.perItem[2]).toMatchObject({ id: 'i3', answer: '', expected: 'A', correct: false, calls: 0, stopReason: 'failed' });
+    expect(result.perItem[2]).toMatchObject({
+      id: 'i3',
+      answer: '',
+      expected: 'A',
+      correct: false,
+      calls: 0,
+      stopReason: 'failed',
+    });
     expect(result.perItem[2]!.error).toContain('provider down');
     // Calls per query and the mean stop are over the three finished items (5 calls each).
     expect(result.callsPerQuery).toBe(5);
@@ -132,7 +151,12 @@ describe('evaluateTeam', () => {
 
   it('reports nothing finished when aborted before any item finished', async () => {
     const controller = new AbortController();
-    const run = evaluateTeam({ agents: team(() => 50), items, options: { maxSteps: 2, reformAt: 0 }, signal: controller.signal });
+    const run = evaluateTeam({
+      agents: team(() => 50),
+      items,
+      options: { maxSteps: 2, reformAt: 0 },
+      signal: controller.signal,
+    });
     controller.abort();
     const result = await run;
     expect(result).toMatchObject({ cancelled: { finished: 0, of: 4 }, total: 0, perItem: [] });

@@ -7,7 +7,9 @@ const choice: TeamQuery = { question: 'q', choices: ['w', 'x', 'y', 'z'], kind: 
 
 describe('extractAnswer: exact answers', () => {
   it('takes the answer statement that comes last in the text, whatever its pattern', () => {
-    expect(extractAnswer('The question asks for one answer: the area.\nThe area is 12.\nSo the answer is 12.', exact)).toBe('12');
+    expect(
+      extractAnswer('The question asks for one answer: the area.\nThe area is 12.\nSo the answer is 12.', exact),
+    ).toBe('12');
     expect(extractAnswer('We compare the candidate answer: 40 or 42.\nThe answer is 42.', exact)).toBe('42');
     expect(extractAnswer('The answer is 40, I thought.\nFinal answer: 42', exact)).toBe('42');
   });
@@ -46,7 +48,14 @@ describe('extractAnswer: choice answers', () => {
 
 describe('unwrapMath', () => {
   it('removes delimiters and wrappers that cover the whole answer, repeatedly', () => {
-    expect(['$42$', '$$42$$', '\\(42\\)', '\\[42\\]', '\\boxed{42}', '$\\boxed{\\text{42}}$'].map(unwrapMath)).toEqual(['42', '42', '42', '42', '42', '42']);
+    expect(['$42$', '$$42$$', '\\(42\\)', '\\[42\\]', '\\boxed{42}', '$\\boxed{\\text{42}}$'].map(unwrapMath)).toEqual([
+      '42',
+      '42',
+      '42',
+      '42',
+      '42',
+      '42',
+    ]);
     expect(unwrapMath('$5 and $6')).toBe('$5 and $6');
     expect(unwrapMath('$5$ and $6$')).toBe('$5$ and $6$');
     expect(unwrapMath('12\\text{ cm}')).toBe('12 cm');

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { importanceScores, peerWeights, type ImportanceNode } from '../../src/team/importance.js';
 
-const node = (agent: string, answer: string, peers: string[] = [], ratings: number[] = [], tests?: { passed: number; total: number }): ImportanceNode => ({
+const node = (
+  agent: string,
+  answer: string,
+  peers: string[] = [],
+  ratings: number[] = [],
+  tests?: { passed: number; total: number },
+): ImportanceNode => ({
   agent,
   answer,
   peers,
@@ -14,18 +20,33 @@ const sum = (record: Record<string, number>): number => Object.values(record).re
 
 describe('peerWeights', () => {
   it('normalises ratings to sum 1, in the order of the peers', () => {
-    expect(peerWeights({ peers: ['b', 'a'], ratings: [3, 1] }, { a: 0, b: 0 })).toEqual([['b', 0.75], ['a', 0.25]]);
+    expect(peerWeights({ peers: ['b', 'a'], ratings: [3, 1] }, { a: 0, b: 0 })).toEqual([
+      ['b', 0.75],
+      ['a', 0.25],
+    ]);
   });
 
   it('uses equal weights when the ratings do not fit the peers', () => {
-    expect(peerWeights({ peers: ['a', 'b'], ratings: [5] }, { a: 0, b: 0 })).toEqual([['a', 0.5], ['b', 0.5]]);
-    expect(peerWeights({ peers: ['a', 'b'], ratings: [0, 0] }, { a: 0, b: 0 })).toEqual([['a', 0.5], ['b', 0.5]]);
-    expect(peerWeights({ peers: ['a', 'b'], ratings: [Number.NaN, 2] }, { a: 0, b: 0 })).toEqual([['a', 0.5], ['b', 0.5]]);
+    expect(peerWeights({ peers: ['a', 'b'], ratings: [5] }, { a: 0, b: 0 })).toEqual([
+      ['a', 0.5],
+      ['b', 0.5],
+    ]);
+    expect(peerWeights({ peers: ['a', 'b'], ratings: [0, 0] }, { a: 0, b: 0 })).toEqual([
+      ['a', 0.5],
+      ['b', 0.5],
+    ]);
+    expect(peerWeights({ peers: ['a', 'b'], ratings: [Number.NaN, 2] }, { a: 0, b: 0 })).toEqual([
+      ['a', 0.5],
+      ['b', 0.5],
+    ]);
   });
 
   it('ignores peers missing from the previous layer, and spreads over it when none is known', () => {
     expect(peerWeights({ peers: ['a', 'ghost'], ratings: [2, 5] }, { a: 0, b: 0 })).toEqual([['a', 1]]);
-    expect(peerWeights({ peers: ['ghost'], ratings: [5] }, { a: 0, b: 0 })).toEqual([['a', 0.5], ['b', 0.5]]);
+    expect(peerWeights({ peers: ['ghost'], ratings: [5] }, { a: 0, b: 0 })).toEqual([
+      ['a', 0.5],
+      ['b', 0.5],
+    ]);
   });
 });
 
@@ -82,7 +103,8 @@ describe('importanceScores', () => {
             fc.tuple(
               ...agents.map((agent) => {
                 const previous = t === 0 ? [] : agentLayers[t - 1]!;
-                const peersArb = t === 0 ? fc.constant([] as string[]) : fc.shuffledSubarray(previous, { minLength: 1 });
+                const peersArb =
+                  t === 0 ? fc.constant([] as string[]) : fc.shuffledSubarray(previous, { minLength: 1 });
                 return fc.record({
                   agent: fc.constant(agent),
                   answer,
@@ -102,7 +124,10 @@ describe('importanceScores', () => {
             agent,
             answer: a,
             peers,
-            ratings: ratingSeed.length >= peers.length && ratingSeed.length % 3 !== 0 ? ratingSeed.slice(0, peers.length) : ratingSeed,
+            ratings:
+              ratingSeed.length >= peers.length && ratingSeed.length % 3 !== 0
+                ? ratingSeed.slice(0, peers.length)
+                : ratingSeed,
           })),
         );
         const scores = importanceScores(layers, final, 'exact');

@@ -4,7 +4,11 @@ import { cleanAnswer, extractAnswer, toChoiceLetter } from '../../src/team/extra
 import { answerKey, createLlmAgent, readAgentReply, readRatings } from '../../src/team/llm-agent.js';
 import type { AgentInput, PeerResponse, TeamQuery } from '../../src/team/team.js';
 
-const choiceQuery: TeamQuery = { question: 'Which planet is the largest?', choices: ['Mars', 'Jupiter', 'Venus'], kind: 'choice' };
+const choiceQuery: TeamQuery = {
+  question: 'Which planet is the largest?',
+  choices: ['Mars', 'Jupiter', 'Venus'],
+  kind: 'choice',
+};
 const exactQuery: TeamQuery = { question: 'What is 6 times 7?', kind: 'exact' };
 
 const peers: PeerResponse[] = [
@@ -18,12 +22,19 @@ describe('createLlmAgent', () => {
     const model = scriptedModel([{ text: '{"answer": "B", "reasoning": "Jupiter is a gas giant."}' }]);
     const agent = createLlmAgent({ name: 'physicist', prompt: 'You are a careful physicist.', model });
     const response = await agent.respond({ query: choiceQuery, step: 1, peers: [] });
-    expect(response).toEqual({ answer: 'B', text: 'Jupiter is a gas giant.', ratings: [], ratingsParsed: true, calls: 1 });
+    expect(response).toEqual({
+      answer: 'B',
+      text: 'Jupiter is a gas giant.',
+      ratings: [],
+      ratingsParsed: true,
+      calls: 1,
+    });
     expect(model.calls).toHaveLength(1);
     const call = model.calls[0]!;
     expect(call.system).toContain('You are a careful physicist.');
     const prompt = call.messages[0]!.content;
-    for (const part of [choiceQuery.question, '(A) Mars', '(B) Jupiter', '(C) Venus', '"answer"']) expect(prompt).toContain(part);
+    for (const part of [choiceQuery.question, '(A) Mars', '(B) Jupiter', '(C) Venus', '"answer"'])
+      expect(prompt).toContain(part);
     expect(prompt).not.toContain('rate');
     expect(call.tag).toEqual({ purpose: 'answer', key: answerKey('physicist', 1, choiceQuery), attempt: 1 });
   });
@@ -42,7 +53,9 @@ describe('createLlmAgent', () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(prompt).toContain('Response 1:\nAnswer: C\nReasoning: Venus is hot, so it must be big.');
     expect(prompt).toContain('Response 2 (your previous response):\nAnswer: B');
-    expect(prompt).toContain('rate each of the 3 responses above from 1 (poor) to 5 (excellent), in the order they are listed');
+    expect(prompt).toContain(
+      'rate each of the 3 responses above from 1 (poor) to 5 (excellent), in the order they are listed',
+    );
     expect(prompt).toContain('"ratings": [<3 integers from 1 to 5>]');
     expect(model.calls[0]!.tag?.key).toBe(answerKey('physicist', 2, choiceQuery));
   });
@@ -72,7 +85,12 @@ describe('createLlmAgent', () => {
 describe('readAgentReply', () => {
   it('takes the answer, reasoning and ratings from JSON, also inside prose or a fence', () => {
     const reply = 'Here you go:\n```json\n{"answer": "42", "reasoning": "6·7", "ratings": [4, 2]}\n```';
-    expect(readAgentReply(reply, exactQuery, 2)).toEqual({ answer: '42', text: '6·7', ratings: [4, 2], ratingsParsed: true });
+    expect(readAgentReply(reply, exactQuery, 2)).toEqual({
+      answer: '42',
+      text: '6·7',
+      ratings: [4, 2],
+      ratingsParsed: true,
+    });
   });
 
   it('repairs slightly broken JSON', () => {
@@ -89,8 +107,13 @@ describe('readAgentReply', () => {
   });
 
   it('rejects ratings of the wrong count or kind', () => {
-    expect(readAgentReply('{"answer": "42", "ratings": [5, 4]}', exactQuery, 3)).toMatchObject({ ratings: [3, 3, 3], ratingsParsed: false });
-    expect(readAgentReply('{"answer": "42", "ratings": ["good", "bad"]}', exactQuery, 2)).toMatchObject({ ratingsParsed: false });
+    expect(readAgentReply('{"answer": "42", "ratings": [5, 4]}', exactQuery, 3)).toMatchObject({
+      ratings: [3, 3, 3],
+      ratingsParsed: false,
+    });
+    expect(readAgentReply('{"answer": "42", "ratings": ["good", "bad"]}', exactQuery, 2)).toMatchObject({
+      ratingsParsed: false,
+    });
     expect(readRatings(undefined, 2)).toBeUndefined();
     expect(readRatings(undefined, 0)).toEqual([]);
   });
@@ -102,17 +125,35 @@ describe('readAgentReply', () => {
       ratings: [3],
       ratingsParsed: false,
     });
-    expect(readAgentReply('I agree with [1] and [2].\nAnswer: 42', exactQuery, 2)).toMatchObject({ ratings: [3, 3], ratingsParsed: false });
+    expect(readAgentReply('I agree with [1] and [2].\nAnswer: 42', exactQuery, 2)).toMatchObject({
+      ratings: [3, 3],
+      ratingsParsed: false,
+    });
   });
 
   it('reads ratings given explicitly outside the answer object', () => {
-    expect(readAgentReply('Response [1] is weak.\nRatings: [2, 5]\nAnswer: 42', exactQuery, 2)).toMatchObject({ answer: '42', ratings: [2, 5], ratingsParsed: true });
-    expect(readAgentReply('**Scores**: 4, 1\nAnswer: 42', exactQuery, 2)).toMatchObject({ ratings: [4, 1], ratingsParsed: true });
-    expect(readAgentReply('{"answer": "42"}\n{"ratings": [1, 3]}', exactQuery, 2)).toMatchObject({ ratings: [1, 3], ratingsParsed: true });
+    expect(readAgentReply('Response [1] is weak.\nRatings: [2, 5]\nAnswer: 42', exactQuery, 2)).toMatchObject({
+      answer: '42',
+      ratings: [2, 5],
+      ratingsParsed: true,
+    });
+    expect(readAgentReply('**Scores**: 4, 1\nAnswer: 42', exactQuery, 2)).toMatchObject({
+      ratings: [4, 1],
+      ratingsParsed: true,
+    });
+    expect(readAgentReply('{"answer": "42"}\n{"ratings": [1, 3]}', exactQuery, 2)).toMatchObject({
+      ratings: [1, 3],
+      ratingsParsed: true,
+    });
   });
 
   it('passes the whole reply on when there is no JSON reasoning', () => {
-    expect(readAgentReply('I computed it.\nAnswer: 42', exactQuery, 0)).toEqual({ answer: '42', text: 'I computed it.\nAnswer: 42', ratings: [], ratingsParsed: true });
+    expect(readAgentReply('I computed it.\nAnswer: 42', exactQuery, 0)).toEqual({
+      answer: '42',
+      text: 'I computed it.\nAnswer: 42',
+      ratings: [],
+      ratingsParsed: true,
+    });
   });
 
   it('extracts from the text when the JSON answer names no option', () => {
@@ -141,14 +182,20 @@ describe('extractAnswer', () => {
 
   it('takes the last code fence for code and the text after Answer: for text', () => {
     expect(extractAnswer('first\n```python\nx = 1\n```\nthen\n```python\nx = 2\n```', { kind: 'code' })).toBe('x = 2');
-    expect(extractAnswer('Some thoughts.\nAnswer: The sky is blue\nbecause of scattering.', { kind: 'text' })).toBe('The sky is blue\nbecause of scattering.');
+    expect(extractAnswer('Some thoughts.\nAnswer: The sky is blue\nbecause of scattering.', { kind: 'text' })).toBe(
+      'The sky is blue\nbecause of scattering.',
+    );
     expect(extractAnswer('plain text', { kind: 'text' })).toBe('plain text');
   });
 });
 
 describe('toChoiceLetter and cleanAnswer', () => {
   it('maps labels and option texts to letters', () => {
-    expect(['B', 'b', '(b)', 'B. Jupiter', 'Option B', 'jupiter', ' "Jupiter." '].map((a) => toChoiceLetter(a, choiceQuery.choices))).toEqual(['B', 'B', 'B', 'B', 'B', 'B', 'B']);
+    expect(
+      ['B', 'b', '(b)', 'B. Jupiter', 'Option B', 'jupiter', ' "Jupiter." '].map((a) =>
+        toChoiceLetter(a, choiceQuery.choices),
+      ),
+    ).toEqual(['B', 'B', 'B', 'B', 'B', 'B', 'B']);
     expect(toChoiceLetter('Saturn', choiceQuery.choices)).toBe('');
     expect(toChoiceLetter('E', choiceQuery.choices)).toBe('');
   });

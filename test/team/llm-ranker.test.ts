@@ -22,7 +22,12 @@ describe('createLlmRanker', () => {
   it('asks once with the question, every response and the number to keep, and reads names', async () => {
     const model = scriptedModel([{ text: '{"ranking": ["geometer", "algebraist", "skeptic"]}' }]);
     const result = await createLlmRanker(model).rank(query, responses, 2);
-    expect(result).toEqual({ ranking: ['geometer', 'algebraist', 'skeptic'], calls: 1, fallback: false, reason: 'LLM ranker: geometer > algebraist > skeptic' });
+    expect(result).toEqual({
+      ranking: ['geometer', 'algebraist', 'skeptic'],
+      calls: 1,
+      fallback: false,
+      reason: 'LLM ranker: geometer > algebraist > skeptic',
+    });
     expect(model.calls).toHaveLength(1);
     const call = model.calls[0]!;
     expect(call.tag?.purpose).toBe('rank');
@@ -64,22 +69,48 @@ describe('createLlmRanker', () => {
   });
 
   it('falls back on unknown agents and on too few', async () => {
-    const unknown = await createLlmRanker(scriptedModel([{ text: '{"ranking": ["oracle", "geometer"]}' }])).rank(query, responses, 2);
-    expect(unknown).toMatchObject({ fallback: true, reason: expect.stringContaining('"oracle", which is not one of the 4 responses') });
-    const few = await createLlmRanker(scriptedModel([{ text: '{"ranking": ["geometer", "geometer"]}' }])).rank(query, responses, 2);
+    const unknown = await createLlmRanker(scriptedModel([{ text: '{"ranking": ["oracle", "geometer"]}' }])).rank(
+      query,
+      responses,
+      2,
+    );
+    expect(unknown).toMatchObject({
+      fallback: true,
+      reason: expect.stringContaining('"oracle", which is not one of the 4 responses'),
+    });
+    const few = await createLlmRanker(scriptedModel([{ text: '{"ranking": ["geometer", "geometer"]}' }])).rank(
+      query,
+      responses,
+      2,
+    );
     expect(few).toMatchObject({ fallback: true, reason: expect.stringContaining('names 1 agent(s), 2 are needed') });
     const outOfRange = await createLlmRanker(scriptedModel([{ text: '[5, 1]' }])).rank(query, responses, 2);
     expect(outOfRange.fallback).toBe(true);
   });
 
   it('falls back when the call fails, counting it, but lets an abort through', async () => {
-    const failing: ChatModel = { id: 'x', kind: 'real', generate: async () => { throw new WeftError('PROVIDER', 'overloaded'); } };
+    const failing: ChatModel = {
+      id: 'x',
+      kind: 'real',
+      generate: async () => {
+        throw new WeftError('PROVIDER', 'overloaded');
+      },
+    };
     const result = await createLlmRanker(failing).rank(query, responses, 2);
-    expect(result).toMatchObject({ fallback: true, calls: 1, reason: expect.stringContaining('the ranker call failed: overloaded') });
+    expect(result).toMatchObject({
+      fallback: true,
+      calls: 1,
+      reason: expect.stringContaining('the ranker call failed: overloaded'),
+    });
 
     const controller = new AbortController();
     controller.abort();
-    const error = await createLlmRanker(scriptedModel([{ text: '[1, 2]' }])).rank(query, responses, 2, controller.signal).then(() => undefined, (e: unknown) => e);
+    const error = await createLlmRanker(scriptedModel([{ text: '[1, 2]' }]))
+      .rank(query, responses, 2, controller.signal)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isAbortError(error)).toBe(true);
   });
 });
@@ -97,12 +128,24 @@ describe('parseRanking', () => {
   });
 
   it('prefers a {"ranking": …} object to bracketed numbers or names in the prose before it', () => {
-    expect(parseRanking('Response [2] is best, then [1].\n{"ranking": [2, 1]}', shown, 2)).toEqual({ ok: true, ranking: ['a', 'b'] });
-    expect(parseRanking('Agent "c" [3] is clearly wrong.\n{"ranking": ["b","a"]}', shown, 2)).toEqual({ ok: true, ranking: ['b', 'a'] });
-    expect(parseRanking('[3] looks weak.\n```json\n{"ranking": ["a", "b"]}\n```', shown, 2)).toEqual({ ok: true, ranking: ['a', 'b'] });
+    expect(parseRanking('Response [2] is best, then [1].\n{"ranking": [2, 1]}', shown, 2)).toEqual({
+      ok: true,
+      ranking: ['a', 'b'],
+    });
+    expect(parseRanking('Agent "c" [3] is clearly wrong.\n{"ranking": ["b","a"]}', shown, 2)).toEqual({
+      ok: true,
+      ranking: ['b', 'a'],
+    });
+    expect(parseRanking('[3] looks weak.\n```json\n{"ranking": ["a", "b"]}\n```', shown, 2)).toEqual({
+      ok: true,
+      ranking: ['a', 'b'],
+    });
     // Bare arrays still count when there is no ranking object.
     expect(parseRanking('Best first: [3, 1]', shown, 2)).toEqual({ ok: true, ranking: ['c', 'b'] });
-    expect(parseRanking('Best first: [3, 1]. Response [2] was weakest.', shown, 2)).toEqual({ ok: true, ranking: ['c', 'b'] });
+    expect(parseRanking('Best first: [3, 1]. Response [2] was weakest.', shown, 2)).toEqual({
+      ok: true,
+      ranking: ['c', 'b'],
+    });
   });
 
   it('takes the last ranking object by position, fenced or not', () => {
@@ -111,7 +154,10 @@ describe('parseRanking', () => {
     const plainLast = '```json\n{"ranking": ["a", "b"]}\n```\nOn reflection: {"ranking": ["c", "a"]}';
     expect(parseRanking(plainLast, shown, 2)).toEqual({ ok: true, ranking: ['c', 'a'] });
     // `ranking` beats the other keys wherever they are.
-    expect(parseRanking('{"ranking": ["a", "c"]} {"top": ["b", "c"]}', shown, 2)).toEqual({ ok: true, ranking: ['a', 'c'] });
+    expect(parseRanking('{"ranking": ["a", "c"]} {"top": ["b", "c"]}', shown, 2)).toEqual({
+      ok: true,
+      ranking: ['a', 'c'],
+    });
   });
 
   it('asks for no more than there are', () => {
@@ -120,7 +166,7 @@ describe('parseRanking', () => {
 });
 
 describe('fallbackRanking', () => {
-  it('puts the majority\'s agents first, then the rest, each in input order', () => {
+  it("puts the majority's agents first, then the rest, each in input order", () => {
     const input: PeerResponse[] = [
       { agent: 'p', answer: 'A', text: '' },
       { agent: 'q', answer: 'B', text: '' },
@@ -139,7 +185,11 @@ describe('fallbackRanking', () => {
 
   it('says so in the reason when agents without an answer were ranked last', async () => {
     const input: PeerResponse[] = ['', 'B', 'C', 'D'].map((answer, i) => ({ agent: 'abcd'[i]!, answer, text: '' }));
-    const result = await createLlmRanker(scriptedModel([{ text: 'no idea' }])).rank({ question: 'q', kind: 'choice' }, input, 2);
+    const result = await createLlmRanker(scriptedModel([{ text: 'no idea' }])).rank(
+      { question: 'q', kind: 'choice' },
+      input,
+      2,
+    );
     expect(result.ranking.slice(0, 2)).toEqual(['b', 'c']);
     expect(result.reason).toMatch(/majority answer "B", then the rest, in input order, those without an answer last$/);
   });

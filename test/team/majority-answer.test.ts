@@ -4,7 +4,11 @@ import { largestAgreeingGroup, largestAgreeingGroups, majorityAnswer } from '../
 
 describe('majorityAnswer: no answer never wins', () => {
   it('prefers a given answer to an empty one when the groups tie', () => {
-    expect(majorityAnswer([{ answer: '' }, { answer: 'B' }], 'choice')).toEqual({ answer: 'B', members: [1], testsPassed: 0 });
+    expect(majorityAnswer([{ answer: '' }, { answer: 'B' }], 'choice')).toEqual({
+      answer: 'B',
+      members: [1],
+      testsPassed: 0,
+    });
     expect(majorityAnswer([{ answer: '' }, { answer: 'B' }, { answer: 'C' }], 'choice').answer).toBe('B');
     expect(majorityAnswer([{ answer: '  ' }, { answer: '42' }], 'exact').answer).toBe('42');
     expect(majorityAnswer([{ answer: '' }, { answer: 'some text' }], 'text').answer).toBe('some text');
@@ -13,7 +17,11 @@ describe('majorityAnswer: no answer never wins', () => {
   });
 
   it('still answers "" when nobody answered, with the first node alone and no tie', () => {
-    expect(majorityAnswer([{ answer: '' }, { answer: '' }], 'exact')).toEqual({ answer: '', members: [0], testsPassed: 0 });
+    expect(majorityAnswer([{ answer: '' }, { answer: '' }], 'exact')).toEqual({
+      answer: '',
+      members: [0],
+      testsPassed: 0,
+    });
     expect(largestAgreeingGroup(['', ''], 'exact')).toEqual([0]);
     expect(largestAgreeingGroups([], 'exact')).toEqual([]);
   });
@@ -46,8 +54,15 @@ describe('majorityAnswer: ties', () => {
     const z = base.map((w, i) => (i === 26 ? 'q' : w)).join(' ');
     expect(answersAgree(x, z, 'text')).toBe(false);
     // y agrees with both: the groups {y, x} and {y, z} both give y's answer.
-    expect(largestAgreeingGroups([y, x, z], 'text')).toEqual([[0, 1], [0, 2]]);
-    expect(majorityAnswer([{ answer: y }, { answer: x }, { answer: z }], 'text')).toEqual({ answer: y, members: [0, 1], testsPassed: 0 });
+    expect(largestAgreeingGroups([y, x, z], 'text')).toEqual([
+      [0, 1],
+      [0, 2],
+    ]);
+    expect(majorityAnswer([{ answer: y }, { answer: x }, { answer: z }], 'text')).toEqual({
+      answer: y,
+      members: [0, 1],
+      testsPassed: 0,
+    });
     // x first: {x, y} and {y, z} give different answers.
     expect(majorityAnswer([{ answer: x }, { answer: y }, { answer: z }], 'text').tie).toEqual([x, y]);
   });

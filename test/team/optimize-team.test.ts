@@ -5,7 +5,11 @@ import type { Ranker } from '../../src/team/run-team.js';
 import type { TeamAgent, TeamQuery } from '../../src/team/team.js';
 
 /** An agent with a fixed answer that rates each peer by name from a table chosen by the question. */
-function fakeAgent(name: string, answer: string, ratings: (question: string) => Readonly<Record<string, number>>): TeamAgent & { questions: string[] } {
+function fakeAgent(
+  name: string,
+  answer: string,
+  ratings: (question: string) => Readonly<Record<string, number>>,
+): TeamAgent & { questions: string[] } {
   const questions: string[] = [];
   return {
     name,
@@ -14,7 +18,13 @@ function fakeAgent(name: string, answer: string, ratings: (question: string) => 
     async respond(input) {
       questions.push(input.query.question);
       const table = ratings(input.query.question);
-      return { answer, text: `${name}: ${answer}`, ratings: input.peers.map((peer) => table[peer.agent]!), ratingsParsed: true, calls: 1 };
+      return {
+        answer,
+        text: `${name}: ${answer}`,
+        ratings: input.peers.map((peer) => table[peer.agent]!),
+        ratingsParsed: true,
+        calls: 1,
+      };
     },
   };
 }
@@ -34,7 +44,12 @@ describe('optimizeTeam', () => {
    */
   const table = (question: string) =>
     question === 'q1' ? { alpha: 5, beta: 3, gamma: 1, delta: 1 } : { alpha: 2, beta: 5, gamma: 2, delta: 1 };
-  const pool = () => [fakeAgent('gamma', 'B', table), fakeAgent('alpha', 'A', table), fakeAgent('delta', 'C', table), fakeAgent('beta', 'A', table)];
+  const pool = () => [
+    fakeAgent('gamma', 'B', table),
+    fakeAgent('alpha', 'A', table),
+    fakeAgent('delta', 'C', table),
+    fakeAgent('beta', 'A', table),
+  ];
 
   it('sums importance over the queries and picks the top k, best first', async () => {
     const agents = pool();
@@ -62,7 +77,12 @@ describe('optimizeTeam', () => {
   it('breaks ties by the pool order', async () => {
     // Everyone rates the right agents 5 and the wrong ones 1: alpha and beta 11/12 each, gamma and delta 1/12.
     const even = () => ({ alpha: 5, beta: 5, gamma: 1, delta: 1 });
-    const agents = [fakeAgent('gamma', 'B', even), fakeAgent('beta', 'A', even), fakeAgent('delta', 'C', even), fakeAgent('alpha', 'A', even)];
+    const agents = [
+      fakeAgent('gamma', 'B', even),
+      fakeAgent('beta', 'A', even),
+      fakeAgent('delta', 'C', even),
+      fakeAgent('alpha', 'A', even),
+    ];
     const result = await optimizeTeam({ pool: agents, queries: [q1], k: 3, run: { maxSteps: 2, reformAt: 0 } });
     expect(result.chosen).toStrictEqual(['beta', 'alpha', 'gamma']);
     expect(result.dropped).toStrictEqual(['delta']);
@@ -70,7 +90,7 @@ describe('optimizeTeam', () => {
     expect(result.scores.gamma!.total).toBeCloseTo(1 / 12, 12);
   });
 
-  it('passes the ranker and run settings to the engine and counts the ranker\'s calls', async () => {
+  it("passes the ranker and run settings to the engine and counts the ranker's calls", async () => {
     const ranked: string[][] = [];
     const ranker: Ranker = {
       async rank(_query, responses) {
@@ -79,7 +99,13 @@ describe('optimizeTeam', () => {
       },
     };
     // Reform after step 1 keeping beta and alpha; they agree at step 2 (2 of 2) and stop there.
-    const result = await optimizeTeam({ pool: pool(), queries: [q1], k: 2, ranker, run: { maxSteps: 4, reformAt: 1, keep: 2 } });
+    const result = await optimizeTeam({
+      pool: pool(),
+      queries: [q1],
+      k: 2,
+      ranker,
+      run: { maxSteps: 4, reformAt: 1, keep: 2 },
+    });
     expect(ranked).toStrictEqual([['gamma', 'alpha', 'delta', 'beta']]);
     expect(result.perQuery[0]).toMatchObject({ stoppedAt: 2, calls: 4 + 1 + 2 });
     // Layer 2 has only alpha and beta, rating each other 5 and 3: alpha ½ + 5/8, beta ½ + 3/8; the dropped get 0.
@@ -92,10 +118,20 @@ describe('optimizeTeam', () => {
   it('rejects k larger than the pool, k below 1 and no queries with BAD_INPUT', async () => {
     const error = await optimizeTeam({ pool: pool(), queries: [q1], k: 5 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WeftError);
-    expect(error).toMatchObject({ code: 'BAD_INPUT', message: 'k = 5 is larger than the pool (4 agents): the optimised team is chosen from the pool', location: { field: 'k' } });
-    await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 0 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'k must be a whole number of at least 1, got 0' });
+    expect(error).toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'k = 5 is larger than the pool (4 agents): the optimised team is chosen from the pool',
+      location: { field: 'k' },
+    });
+    await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'k must be a whole number of at least 1, got 0',
+    });
     await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 1.5 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
-    await expect(optimizeTeam({ pool: pool(), queries: [], k: 2 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'no sample queries to optimise the team on' });
+    await expect(optimizeTeam({ pool: pool(), queries: [], k: 2 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'no sample queries to optimise the team on',
+    });
   });
 
   it('leaves a failed query out of the scores, lists it, and scores the others', async () => {
@@ -108,7 +144,13 @@ describe('optimizeTeam', () => {
       },
     };
     const errors: (string | undefined)[] = [];
-    const result = await optimizeTeam({ pool: [...pool(), broken], queries: [q1, q2], k: 2, run: { maxSteps: 1 }, onProgress: (p) => errors.push(p.error) });
+    const result = await optimizeTeam({
+      pool: [...pool(), broken],
+      queries: [q1, q2],
+      k: 2,
+      run: { maxSteps: 1 },
+      onProgress: (p) => errors.push(p.error),
+    });
     expect(result.failed).toHaveLength(1);
     expect(result.failed[0]).toMatchObject({ index: 0 });
     expect(result.failed[0]!.error).toContain('provider down');
@@ -133,17 +175,29 @@ describe('optimizeTeam', () => {
       name: 'slow',
       kind: 'llm',
       respond: (_input, signal) =>
-        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))),
+        new Promise((_, reject) =>
+          signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
+        ),
     };
     const run = optimizeTeam({ pool: [slow, ...pool()], queries: [q1], k: 1, signal: controller.signal });
     controller.abort();
-    const error = await run.then(() => undefined, (reason: unknown) => reason);
+    const error = await run.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
     expect(isAbortError(error)).toBe(true);
   });
 
   it('reports progress per query', async () => {
     const seen: [number, number, number][] = [];
-    await optimizeTeam({ pool: pool(), queries: [q1, q2], k: 1, run: { maxSteps: 1 }, concurrency: 1, onProgress: (p) => seen.push([p.done, p.total, p.index]) });
+    await optimizeTeam({
+      pool: pool(),
+      queries: [q1, q2],
+      k: 1,
+      run: { maxSteps: 1 },
+      concurrency: 1,
+      onProgress: (p) => seen.push([p.done, p.total, p.index]),
+    });
     expect(seen).toStrictEqual([
       [1, 2, 0],
       [2, 2, 1],
@@ -152,7 +206,7 @@ describe('optimizeTeam', () => {
 });
 
 describe('runAll', () => {
-  it('keeps the items\' order whatever the completion order, with at most `concurrency` running', async () => {
+  it("keeps the items' order whatever the completion order, with at most `concurrency` running", async () => {
     let running = 0;
     let peak = 0;
     const results = await runAll([30, 5, 20, 1], 2, undefined, async (ms) => {

@@ -79,7 +79,9 @@ describe('parseTeamFile: valid files', () => {
   });
 
   it('accepts any keep and maxSteps when reformAt: 0 turns the reformation off', () => {
-    const spec = parseTeamFile('name: t\nkeep: 5\nmaxSteps: 2\nreformAt: 0\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
+    const spec = parseTeamFile(
+      'name: t\nkeep: 5\nmaxSteps: 2\nreformAt: 0\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n',
+    );
     expect(spec).toMatchObject({ keep: 5, maxSteps: 2, reformAt: 0 });
   });
 });
@@ -89,7 +91,9 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
     const issues = issuesOf('name: t\nmaxStep: 3\nagents:\n  - name: a\n    promt: You are careful.\n');
     expect(issues).toHaveLength(3);
     expect(issues[0]).toMatchObject({ file: 'team.yaml', line: 2, column: 1, field: 'maxStep' });
-    expect(issues[0]!.message).toMatch(/^unknown field "maxStep" \(did you mean "maxSteps"\?\); allowed fields: name, description, model, maxSteps/);
+    expect(issues[0]!.message).toMatch(
+      /^unknown field "maxStep" \(did you mean "maxSteps"\?\); allowed fields: name, description, model, maxSteps/,
+    );
     expect(issues[1]).toMatchObject({ file: 'team.yaml', line: 4, field: 'agents[0].prompt' });
     expect(issues[1]!.message).toBe('agent "a" has no prompt; an llm agent needs one (its role)');
     expect(issues[2]).toMatchObject({ file: 'team.yaml', line: 5, column: 5, field: 'agents[0].promt' });
@@ -105,7 +109,9 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
 
   it('gives no suggestion when nothing is close', () => {
     const [issue] = issuesOf('name: t\nzzzzzzzz: 1\nagents:\n  - name: a\n    prompt: p\n');
-    expect(issue!.message).toBe('unknown field "zzzzzzzz"; allowed fields: name, description, model, maxSteps, reformAt, keep, answerKind, agents');
+    expect(issue!.message).toBe(
+      'unknown field "zzzzzzzz"; allowed fields: name, description, model, maxSteps, reformAt, keep, answerKind, agents',
+    );
   });
 
   it('rejects an llm agent with an empty prompt, a tool agent without a tool, duplicate names, and tool on an llm agent', () => {
@@ -135,8 +141,12 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
 
   it('rejects a team without agents, steps below 1, keep 0 and unknown kinds and tools', () => {
     const none = issuesOf('name: t\nagents: []\n');
-    expect(none).toStrictEqual([{ file: 'team.yaml', line: 2, column: 1, field: 'agents', message: 'must list at least one agent' }]);
-    const issues = issuesOf('name: t\nmaxSteps: 0\nkeep: 0\nreformAt: 1.5\nanswerKind: essay\nagents:\n  - name: a\n    kind: human\n    prompt: p\n  - name: b\n    kind: tool\n    tool: compiler\n');
+    expect(none).toStrictEqual([
+      { file: 'team.yaml', line: 2, column: 1, field: 'agents', message: 'must list at least one agent' },
+    ]);
+    const issues = issuesOf(
+      'name: t\nmaxSteps: 0\nkeep: 0\nreformAt: 1.5\nanswerKind: essay\nagents:\n  - name: a\n    kind: human\n    prompt: p\n  - name: b\n    kind: tool\n    tool: compiler\n',
+    );
     expect(issues.map((issue) => [issue.field, issue.message])).toStrictEqual([
       ['maxSteps', 'must be at least 1'],
       ['keep', 'must be at least 1'],
@@ -148,33 +158,62 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
   });
 
   it('locates a bad model spec, a provider typo or a sim option typo, at its line and field', () => {
-    const issues = issuesOf('name: t\nmodel: "gpt-4o"\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n  - name: b\n    prompt: q\n    model: "sim:accuracy=0.7,folow=0.3"\n');
+    const issues = issuesOf(
+      'name: t\nmodel: "gpt-4o"\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n  - name: b\n    prompt: q\n    model: "sim:accuracy=0.7,folow=0.3"\n',
+    );
     expect(issues.map((issue) => [issue.line, issue.column, issue.field])).toStrictEqual([
       [2, 1, 'model'],
       [6, 5, 'agents[0].model'],
       [9, 5, 'agents[1].model'],
     ]);
-    expect(issues[0]!.message).toMatch(/^invalid model spec "gpt-4o": it has no provider prefix \(did you mean "openai:gpt-4o"\?\); valid forms: openai:<model>, /);
+    expect(issues[0]!.message).toMatch(
+      /^invalid model spec "gpt-4o": it has no provider prefix \(did you mean "openai:gpt-4o"\?\); valid forms: openai:<model>, /,
+    );
     expect(issues[1]!.message).toMatch(/^invalid model spec "bogus:x": unknown provider "bogus"; valid forms: /);
-    expect(issues[2]!.message).toMatch(/^invalid model spec "sim:accuracy=0.7,folow=0.3": bad sim option "folow": unknown option \(known: .*follow/);
-    expect(formatError(rejection('name: t\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n'))).toContain('team.yaml:5:5 agents[0].model: invalid model spec "bogus:x"');
+    expect(issues[2]!.message).toMatch(
+      /^invalid model spec "sim:accuracy=0.7,folow=0.3": bad sim option "folow": unknown option \(known: .*follow/,
+    );
+    expect(formatError(rejection('name: t\nagents:\n  - name: a\n    prompt: p\n    model: "bogus:x"\n'))).toContain(
+      'team.yaml:5:5 agents[0].model: invalid model spec "bogus:x"',
+    );
   });
 
   it('needs an llm agent, and tool agents only with answerKind: code', () => {
     const tools = issuesOf('name: t\nanswerKind: code\nagents:\n  - name: r\n    kind: tool\n    tool: code-runner\n');
-    expect(tools).toMatchObject([{ line: 3, field: 'agents', message: expect.stringMatching(/^the team has no llm agent/) }]);
-    const exact = issuesOf('name: t\nanswerKind: exact\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n');
-    expect(exact.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
-      [7, 'agents[1].kind', 'agent "r" is a code-runner agent, which only answers code, but the team has answerKind: exact: set answerKind: code, or remove the agent'],
+    expect(tools).toMatchObject([
+      { line: 3, field: 'agents', message: expect.stringMatching(/^the team has no llm agent/) },
     ]);
-    expect(issuesOf('name: t\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n')[0]!.message).toContain('but the team has no answerKind');
+    const exact = issuesOf(
+      'name: t\nanswerKind: exact\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n',
+    );
+    expect(exact.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
+      [
+        7,
+        'agents[1].kind',
+        'agent "r" is a code-runner agent, which only answers code, but the team has answerKind: exact: set answerKind: code, or remove the agent',
+      ],
+    ]);
+    expect(
+      issuesOf('name: t\nagents:\n  - name: a\n    prompt: p\n  - name: r\n    kind: tool\n    tool: code-runner\n')[0]!
+        .message,
+    ).toContain('but the team has no answerKind');
   });
 
   it('refuses settings that make the reformation a silent no-op, pointing at reformAt: 0', () => {
-    const issues = issuesOf('name: t\nmaxSteps: 3\nreformAt: 3\nkeep: 2\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n');
+    const issues = issuesOf(
+      'name: t\nmaxSteps: 3\nreformAt: 3\nkeep: 2\nagents:\n  - name: a\n    prompt: p\n  - name: b\n    prompt: q\n',
+    );
     expect(issues.map((issue) => [issue.line, issue.field, issue.message])).toStrictEqual([
-      [3, 'reformAt', 'reformAt: 3 is not before the last step (maxSteps: 3), so the reformation would never run; use a reformAt below 3, or reformAt: 0 to turn the reformation off'],
-      [4, 'keep', 'keep: 2 keeps all 2 agents, so the reformation would drop nobody; use a keep below 2, or reformAt: 0 to turn the reformation off'],
+      [
+        3,
+        'reformAt',
+        'reformAt: 3 is not before the last step (maxSteps: 3), so the reformation would never run; use a reformAt below 3, or reformAt: 0 to turn the reformation off',
+      ],
+      [
+        4,
+        'keep',
+        'keep: 2 keeps all 2 agents, so the reformation would drop nobody; use a keep below 2, or reformAt: 0 to turn the reformation off',
+      ],
     ]);
     // Only reformAt and maxSteps given together are compared: the defaults may differ by answer kind.
     expect(parseTeamFile('name: t\nreformAt: 5\nagents:\n  - name: a\n    prompt: p\n').reformAt).toBe(5);
@@ -191,9 +230,18 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
 
   it('locates YAML and JSON syntax errors', () => {
     const yaml = issuesOf('name: t\nagents:\n  - name: a: b\n    prompt: p\n');
-    expect(yaml).toStrictEqual([{ file: 'team.yaml', line: 3, column: 11, message: 'invalid YAML: Nested mappings are not allowed in compact mappings' }]);
+    expect(yaml).toStrictEqual([
+      {
+        file: 'team.yaml',
+        line: 3,
+        column: 11,
+        message: 'invalid YAML: Nested mappings are not allowed in compact mappings',
+      },
+    ]);
     const json = issuesOf('{\n  "name": "t",\n  "agents": [,]\n}', 'team.json');
-    expect(json).toStrictEqual([{ file: 'team.json', line: 3, column: 14, message: 'invalid JSON: expected a value, unexpected character ","' }]);
+    expect(json).toStrictEqual([
+      { file: 'team.json', line: 3, column: 14, message: 'invalid JSON: expected a value, unexpected character ","' },
+    ]);
   });
 
   it('rejects an empty file and a file that is not a mapping', () => {
@@ -225,21 +273,38 @@ describe('loadTeamFile', () => {
   it('reads and validates a file, naming it in problems', async () => {
     const good = join(dir, 'good.yaml');
     await writeFile(good, debate);
-    expect((await loadTeamFile(good)).agents.map((agent) => agent.name)).toStrictEqual(['reasoner', 'skeptic', 'runner']);
+    expect((await loadTeamFile(good)).agents.map((agent) => agent.name)).toStrictEqual([
+      'reasoner',
+      'skeptic',
+      'runner',
+    ]);
     const bad = join(dir, 'bad.yaml');
     await writeFile(bad, 'name: t\nagents:\n  - name: a\n');
-    await expect(loadTeamFile(bad)).rejects.toMatchObject({ code: 'BAD_INPUT', issues: [{ file: bad, line: 3, field: 'agents[0].prompt' }] });
+    await expect(loadTeamFile(bad)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      issues: [{ file: bad, line: 3, field: 'agents[0].prompt' }],
+    });
   });
 
   it('refuses a bad model spec before any run (the workflow pre-run check loads files this way)', async () => {
     const bad = join(dir, 'bad-model.yaml');
-    await writeFile(bad, 'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: p\n    model: "sim:folow=0.3"\n');
-    await expect(loadTeamFile(bad)).rejects.toMatchObject({ code: 'BAD_INPUT', issues: [{ file: bad, line: 6, column: 5, field: 'agents[0].model' }] });
+    await writeFile(
+      bad,
+      'name: t\nmodel: "sim:seed=1"\nagents:\n  - name: a\n    prompt: p\n    model: "sim:folow=0.3"\n',
+    );
+    await expect(loadTeamFile(bad)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      issues: [{ file: bad, line: 6, column: 5, field: 'agents[0].model' }],
+    });
   });
 
   it('reports a missing file as BAD_INPUT naming it', async () => {
     const missing = join(dir, 'nope.yaml');
-    await expect(loadTeamFile(missing)).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'cannot read the team file: no such file', location: { file: missing } });
+    await expect(loadTeamFile(missing)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'cannot read the team file: no such file',
+      location: { file: missing },
+    });
   });
 });
 

@@ -8,7 +8,11 @@ import type { TeamAgent, TeamQuery, TeamResult } from '../../src/team/team.js';
 import type { TeamEvent } from '../../src/team/team-events.js';
 import { scriptedAgents, type ScriptTable } from './scripted-agents.js';
 
-const choiceQuery: TeamQuery = { question: 'Which planet is largest?', choices: ['Mars', 'Jupiter', 'Venus', 'Earth'], kind: 'choice' };
+const choiceQuery: TeamQuery = {
+  question: 'Which planet is largest?',
+  choices: ['Mars', 'Jupiter', 'Venus', 'Earth'],
+  kind: 'choice',
+};
 const exactQuery: TeamQuery = { question: 'What is 6 × 7?', kind: 'exact' };
 
 /** A ranker whose model answers once with `reply`; the model is returned to inspect the prompt. */
@@ -37,7 +41,7 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
     dave: ['D', { answer: 'C', ratings: { alice: 5, bob: 1, carol: 1, dave: 1 } }],
   };
 
-  it('stops at step 2 by consensus with the three agents\' answer, and scores importance as computed by hand', async () => {
+  it("stops at step 2 by consensus with the three agents' answer, and scores importance as computed by hand", async () => {
     const agents = scriptedAgents(table);
     const events: TeamEvent[] = [];
     const result = await runTeam({ agents, query: choiceQuery, seed: 7, onEvent: (e) => events.push(e) });
@@ -73,22 +77,51 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
     // I(1, carol) = (.2 + .125 + .25)/3 = .575/3    I(1, dave) = (.2 + .25 + .25)/3 = .7/3     (sum 3/3 = 1)
     expectScores(result.importanceByLayer[1]!, { alice: 1 / 3, bob: 1 / 3, carol: 1 / 3, dave: 0 });
     expectScores(result.importanceByLayer[0]!, { alice: 0.475 / 3, bob: 1.25 / 3, carol: 0.575 / 3, dave: 0.7 / 3 });
-    expectScores(result.importance, { alice: 1 / 3 + 0.475 / 3, bob: 1 / 3 + 1.25 / 3, carol: 1 / 3 + 0.575 / 3, dave: 0.7 / 3 });
+    expectScores(result.importance, {
+      alice: 1 / 3 + 0.475 / 3,
+      bob: 1 / 3 + 1.25 / 3,
+      carol: 1 / 3 + 0.575 / 3,
+      dave: 0.7 / 3,
+    });
     expectLayersSumToOne(result);
 
     expect(events.map((e) => e.type)).toEqual([
-      'layer-start', 'node', 'node', 'node', 'node', 'consensus-check',
-      'layer-start', 'node', 'node', 'node', 'node', 'consensus-check', 'stop',
+      'layer-start',
+      'node',
+      'node',
+      'node',
+      'node',
+      'consensus-check',
+      'layer-start',
+      'node',
+      'node',
+      'node',
+      'node',
+      'consensus-check',
+      'stop',
     ]);
-    const checks = events.filter((e): e is Extract<TeamEvent, { type: 'consensus-check' }> => e.type === 'consensus-check');
-    expect(checks.map((c) => [c.agreeing, c.of, c.stop])).toEqual([[1, 4, false], [3, 4, true]]);
+    const checks = events.filter(
+      (e): e is Extract<TeamEvent, { type: 'consensus-check' }> => e.type === 'consensus-check',
+    );
+    expect(checks.map((c) => [c.agreeing, c.of, c.stop])).toEqual([
+      [1, 4, false],
+      [3, 4, true],
+    ]);
     expect(checks[1]!.answer).toBe('B');
   });
 
   it('runs on without early stop, and reports the consensus it did not stop on', async () => {
-    const longer: ScriptTable = Object.fromEntries(Object.entries(table).map(([name, steps]) => [name, [...steps, steps[1]!, { answer: 'B' }]]));
+    const longer: ScriptTable = Object.fromEntries(
+      Object.entries(table).map(([name, steps]) => [name, [...steps, steps[1]!, { answer: 'B' }]]),
+    );
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents: scriptedAgents(longer), query: choiceQuery, earlyStop: false, reformAt: 0, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents: scriptedAgents(longer),
+      query: choiceQuery,
+      earlyStop: false,
+      reformAt: 0,
+      onEvent: (e) => events.push(e),
+    });
     expect(result.stoppedAt).toBe(4);
     expect(result.stopReason).toBe('max-steps');
     expect(result.calls).toBe(16);
@@ -156,7 +189,8 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
     expect(agents[2]!.inputs).toHaveLength(3);
     // The ranker read every step-3 response.
     const rankPrompt = model.calls[0]!.messages[0]!.content;
-    for (const line of ['Answer: 42', 'Answer: 8', 'Answer: 13', '"guesser"', exactQuery.question]) expect(rankPrompt).toContain(line);
+    for (const line of ['Answer: 42', 'Answer: 8', 'Answer: 13', '"guesser"', exactQuery.question])
+      expect(rankPrompt).toContain(line);
     expect(model.calls[0]!.tag?.purpose).toBe('rank');
 
     // Layer 4: both agree → 1/2 each.
@@ -170,28 +204,54 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
     //   I(1, ske) = .34375·.3 + .34375·.25 + .15625·.625 + .15625·.25 = .32578125
     expectScores(result.importanceByLayer[3]!, { algebraist: 0.5, geometer: 0.5 });
     expectScores(result.importanceByLayer[2]!, { algebraist: 0.625, geometer: 0.375, guesser: 0, skeptic: 0 });
-    expectScores(result.importanceByLayer[1]!, { algebraist: 0.34375, geometer: 0.34375, guesser: 0.15625, skeptic: 0.15625 });
-    expectScores(result.importanceByLayer[0]!, { algebraist: 0.31640625, geometer: 0.17890625, guesser: 0.17890625, skeptic: 0.32578125 });
+    expectScores(result.importanceByLayer[1]!, {
+      algebraist: 0.34375,
+      geometer: 0.34375,
+      guesser: 0.15625,
+      skeptic: 0.15625,
+    });
+    expectScores(result.importanceByLayer[0]!, {
+      algebraist: 0.31640625,
+      geometer: 0.17890625,
+      guesser: 0.17890625,
+      skeptic: 0.32578125,
+    });
     // Dropped agents keep what they earned before the reformation.
-    expectScores(result.importance, { algebraist: 1.78515625, geometer: 1.39765625, guesser: 0.33515625, skeptic: 0.48203125 });
+    expectScores(result.importance, {
+      algebraist: 1.78515625,
+      geometer: 1.39765625,
+      guesser: 0.33515625,
+      skeptic: 0.48203125,
+    });
     expectLayersSumToOne(result);
 
     const reformationEvent = events.find((e) => e.type === 'reformation');
     expect(reformationEvent).toMatchObject({ calls: 1 });
     expect(events.some((e) => e.type === 'ranker-fallback')).toBe(false);
-    expect(events.filter((e) => e.type === 'layer-start').at(-1)).toEqual({ type: 'layer-start', step: 4, agents: ['geometer', 'algebraist'] });
+    expect(events.filter((e) => e.type === 'layer-start').at(-1)).toEqual({
+      type: 'layer-start',
+      step: 4,
+      agents: ['geometer', 'algebraist'],
+    });
     expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42.0', calls: 15 });
   });
 
   it('falls back visibly when the ranker reply cannot be parsed: majority agreers kept, counted, reason given', async () => {
     const { ranker } = scriptedRanker('They all have merit; I would not want to choose.');
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents: scriptedAgents(table),
+      query: exactQuery,
+      ranker,
+      onEvent: (e) => events.push(e),
+    });
     expect(result.rankerFallbacks).toBe(1);
     expect(result.reformation?.fallback).toBe(true);
     // Step 3 answers: 42, 42, 8, 13 → the majority 42 is held by algebraist and geometer, in input order.
     expect(result.reformation?.kept).toEqual(['algebraist', 'geometer']);
-    expect(result.reformation?.reason).toMatch(/^ranker fallback: no ranking found in the reply .*majority answer "42"/);
+    expect(result.reformation?.reason).toMatch(
+      /^ranker fallback: no ranking found in the reply .*majority answer "42"/,
+    );
     expect(result.calls).toBe(15); // the failed ranker call is counted
     const fallback = events.find((e) => e.type === 'ranker-fallback');
     expect(fallback).toEqual({ type: 'ranker-fallback', step: 3, reason: result.reformation?.reason });
@@ -206,7 +266,9 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
   });
 
   it('checks the ranking of any ranker: too few active agents falls back too', async () => {
-    const ranker: Ranker = { rank: async () => ({ ranking: ['skeptic', 'skeptic'], calls: 1, fallback: false, reason: 'custom' }) };
+    const ranker: Ranker = {
+      rank: async () => ({ ranking: ['skeptic', 'skeptic'], calls: 1, fallback: false, reason: 'custom' }),
+    };
     const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
     expect(result.rankerFallbacks).toBe(1);
     expect(result.reformation?.kept).toEqual(['algebraist', 'geometer']);
@@ -216,7 +278,11 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
   it('without a ranker, reforms by the visible majority fallback', async () => {
     const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery });
     expect(result.rankerFallbacks).toBe(1);
-    expect(result.reformation).toMatchObject({ kept: ['algebraist', 'geometer'], fallback: true, reason: expect.stringContaining('no ranker was given') });
+    expect(result.reformation).toMatchObject({
+      kept: ['algebraist', 'geometer'],
+      fallback: true,
+      reason: expect.stringContaining('no ranker was given'),
+    });
     expect(result.calls).toBe(14);
   });
 });
@@ -224,9 +290,14 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
 describe('runTeam: nobody agrees', () => {
   // Step s answers: algebraist 1, 11, 21, 31; geometer 2, 12, …; guesser 3, …, 33; skeptic 4, …, 34.
   const distinct = (base: number): string[] => [0, 1, 2, 3].map((step) => String(base + step * 10));
-  const table: ScriptTable = { algebraist: distinct(1), geometer: distinct(2), guesser: distinct(3), skeptic: distinct(4) };
+  const table: ScriptTable = {
+    algebraist: distinct(1),
+    geometer: distinct(2),
+    guesser: distinct(3),
+    skeptic: distinct(4),
+  };
 
-  it('runs to max steps with the reformation and breaks the final tie by the ranker\'s order', async () => {
+  it("runs to max steps with the reformation and breaks the final tie by the ranker's order", async () => {
     const { model, ranker } = scriptedRanker('{"ranking": ["skeptic", "guesser"]}');
     const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker });
     expect(model.calls).toHaveLength(1);
@@ -251,7 +322,7 @@ describe('runTeam: nobody agrees', () => {
     expectLayersSumToOne(result);
   });
 
-  it('without reformation: four layers of four, 16 calls, the first agent\'s last answer', async () => {
+  it("without reformation: four layers of four, 16 calls, the first agent's last answer", async () => {
     const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, reformAt: 0 });
     expect(result.stopReason).toBe('max-steps');
     expect(result.layers.map((l) => l.length)).toEqual([4, 4, 4, 4]);
@@ -280,14 +351,22 @@ describe('runTeam: final answer and ties', () => {
   it('never answers "" when a kept agent answered: an unreadable answer loses the 1–1 split', async () => {
     const { ranker } = scriptedRanker('{"ranking": ["a", "b"]}');
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents: scriptedAgents(table), query: exactQuery, ranker, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents: scriptedAgents(table),
+      query: exactQuery,
+      ranker,
+      onEvent: (e) => events.push(e),
+    });
     expect(result.layers[3]!.map((n) => `${n.agent}:${n.answer}`)).toEqual(['a:', 'b:32']);
     expect(result.answer).toBe('32');
     expect(result.tie).toBeUndefined();
     // The credit of the last layer goes to b, whose answer is the final one, not spread over both.
     expectScores(result.importanceByLayer[3]!, { a: 0, b: 1 });
     expectLayersSumToOne(result);
-    expect(events.find((e) => e.type === 'consensus-check' && e.step === 4)).toMatchObject({ agreeing: 1, answer: '32' });
+    expect(events.find((e) => e.type === 'consensus-check' && e.step === 4)).toMatchObject({
+      agreeing: 1,
+      answer: '32',
+    });
   });
 
   it('orders the kept agents by the ranker, so a 1–1 split goes to its first choice, and reports the tie', async () => {
@@ -302,10 +381,18 @@ describe('runTeam: final answer and ties', () => {
   });
 
   it('reports a tie broken by team order when no reformation happened, and none on a majority', async () => {
-    const split = await runTeam({ agents: scriptedAgents({ x: ['7', '7'], y: ['8', '8'] }), query: exactQuery, maxSteps: 2 });
+    const split = await runTeam({
+      agents: scriptedAgents({ x: ['7', '7'], y: ['8', '8'] }),
+      query: exactQuery,
+      maxSteps: 2,
+    });
     expect(split.answer).toBe('7');
     expect(split.tie).toEqual({ answers: ['7', '8'], brokenBy: 'team order' });
-    const clear = await runTeam({ agents: scriptedAgents({ x: ['7'], y: ['7'], z: ['8'] }), query: exactQuery, maxSteps: 1 });
+    const clear = await runTeam({
+      agents: scriptedAgents({ x: ['7'], y: ['7'], z: ['8'] }),
+      query: exactQuery,
+      maxSteps: 1,
+    });
     expect(clear.tie).toBeUndefined();
   });
 });
@@ -316,14 +403,23 @@ describe('runTeam: agent failures', () => {
     kind: 'llm',
     async respond(input) {
       if (input.step === atStep) throw error;
-      return { answer: String(input.step), text: 't', ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
+      return {
+        answer: String(input.step),
+        text: 't',
+        ratings: input.peers.map(() => 3),
+        ratingsParsed: true,
+        calls: 1,
+      };
     },
   });
   const others = (): TeamAgent[] => scriptedAgents({ steady: ['1', '2', '3'], calm: ['4', '5', '6'] });
 
   it('names the agent and the step, keeping the code, retryability and the cause', async () => {
     const original = new WeftError('PROVIDER', 'provider said 529 overloaded', { retryable: true, retryAfterMs: 500 });
-    const error = await runTeam({ agents: [...others(), failing(original, 2)], query: exactQuery, reformAt: 0 }).then(() => undefined, (e: unknown) => e);
+    const error = await runTeam({ agents: [...others(), failing(original, 2)], query: exactQuery, reformAt: 0 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WeftError);
     const wrapped = error as WeftError;
     expect(wrapped.code).toBe('PROVIDER');
@@ -335,7 +431,10 @@ describe('runTeam: agent failures', () => {
 
   it('wraps an error that is not a WeftError as INTERNAL', async () => {
     const original = new TypeError('x is undefined');
-    const error = (await runTeam({ agents: [failing(original, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)) as WeftError;
+    const error = (await runTeam({ agents: [failing(original, 1), ...others()], query: exactQuery }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as WeftError;
     expect(error).toBeInstanceOf(WeftError);
     expect(error.code).toBe('INTERNAL');
     expect(error.message).toBe('team: agent "flaky" failed at step 1: x is undefined');
@@ -344,9 +443,19 @@ describe('runTeam: agent failures', () => {
 
   it('lets aborts through unwrapped', async () => {
     const abort = new WeftError('ABORTED', 'aborted');
-    expect(await runTeam({ agents: [failing(abort, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)).toBe(abort);
+    expect(
+      await runTeam({ agents: [failing(abort, 1), ...others()], query: exactQuery }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    ).toBe(abort);
     const domAbort = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
-    expect(await runTeam({ agents: [failing(domAbort, 1), ...others()], query: exactQuery }).then(() => undefined, (e: unknown) => e)).toBe(domAbort);
+    expect(
+      await runTeam({ agents: [failing(domAbort, 1), ...others()], query: exactQuery }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+    ).toBe(domAbort);
   });
 });
 
@@ -384,9 +493,15 @@ describe('runTeam: ratings', () => {
       { when: 'You are A', text: '{"answer": "7", "reasoning": "a guess"}' },
       { when: 'You are B', text: '{"answer": "8", "reasoning": "another"}' },
     ]);
-    const agents = [createLlmAgent({ name: 'A', prompt: 'You are A.', model }), createLlmAgent({ name: 'B', prompt: 'You are B.', model })];
+    const agents = [
+      createLlmAgent({ name: 'A', prompt: 'You are A.', model }),
+      createLlmAgent({ name: 'B', prompt: 'You are B.', model }),
+    ];
     const result = await runTeam({ agents, query: exactQuery });
-    expect(result.layers.map((l) => l.map((n) => n.answer))).toEqual([['7', '8'], ['7', '7']]);
+    expect(result.layers.map((l) => l.map((n) => n.answer))).toEqual([
+      ['7', '8'],
+      ['7', '7'],
+    ]);
     expect(result.stopReason).toBe('consensus');
     expect(result.calls).toBe(4);
     expect(model.calls).toHaveLength(4);
@@ -396,13 +511,21 @@ describe('runTeam: ratings', () => {
 });
 
 describe('runTeam: seeded shuffling', () => {
-  const table: ScriptTable = Object.fromEntries(['p', 'q', 'r', 's', 't'].map((name, i) => [name, [0, 1, 2].map((step) => `${name}${step}${i}`)]));
-  const peerOrders = (result: TeamResult): string[][] => result.layers.flatMap((layer) => layer.map((n) => [...n.peers]));
+  const table: ScriptTable = Object.fromEntries(
+    ['p', 'q', 'r', 's', 't'].map((name, i) => [name, [0, 1, 2].map((step) => `${name}${step}${i}`)]),
+  );
+  const peerOrders = (result: TeamResult): string[][] =>
+    result.layers.flatMap((layer) => layer.map((n) => [...n.peers]));
 
   it('gives the same peer orders for the same seed, whatever the timing, and different ones for another seed', async () => {
     const run = (seed: number, delays: boolean) => {
       const timed: ScriptTable = delays
-        ? Object.fromEntries(Object.entries(table).map(([name, steps], i) => [name, steps.map((s) => ({ answer: s as string, delayMs: ((i * 7) % 5) * 3 }))]))
+        ? Object.fromEntries(
+            Object.entries(table).map(([name, steps], i) => [
+              name,
+              steps.map((s) => ({ answer: s as string, delayMs: ((i * 7) % 5) * 3 })),
+            ]),
+          )
         : table;
       return runTeam({ agents: scriptedAgents(timed), query: exactQuery, seed, maxSteps: 3, reformAt: 0 });
     };
@@ -423,27 +546,56 @@ describe('runTeam: code', () => {
     const writers = scriptedAgents({ w1: [bad, bad, bad], w2: [bad, bad, bad], w3: [good, good, good] });
     // A tool: no model calls.
     const runner = scriptedAgents(
-      { runner: [{ answer: '' }, { answer: good, tests: { passed: 3, total: 3 } }, { answer: good, tests: { passed: 3, total: 3 } }] },
+      {
+        runner: [
+          { answer: '' },
+          { answer: good, tests: { passed: 3, total: 3 } },
+          { answer: good, tests: { passed: 3, total: 3 } },
+        ],
+      },
       { kind: 'tool', calls: 0 },
     );
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents: [...writers, ...runner], query: codeQuery, reformAt: 0, maxSteps: 3, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents: [...writers, ...runner],
+      query: codeQuery,
+      reformAt: 0,
+      maxSteps: 3,
+      onEvent: (e) => events.push(e),
+    });
     expect(result.stoppedAt).toBe(3);
     expect(result.calls).toBe(9);
     // Two of four write the same wrong code at every step; the tested code wins the vote anyway.
     expect(result.answer).toBe(good);
-    expect(events.filter((e) => e.type === 'consensus-check').map((e) => (e as { stop: boolean }).stop)).toEqual([false, false, false]);
+    expect(events.filter((e) => e.type === 'consensus-check').map((e) => (e as { stop: boolean }).stop)).toEqual([
+      false,
+      false,
+      false,
+    ]);
     expectScores(result.importanceByLayer[2]!, { w1: 0, w2: 0, w3: 0.5, runner: 0.5 });
   });
 
   it('stops at step 3 when the code agrees from step 1', async () => {
     const code = 'def add(a, b):\n    return a + b';
-    const table: ScriptTable = { x: [code, code, code, code], y: [code, code, code, code], z: [code, code, code, code] };
+    const table: ScriptTable = {
+      x: [code, code, code, code],
+      y: [code, code, code, code],
+      z: [code, code, code, code],
+    };
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents: scriptedAgents(table), query: { question: 'add', kind: 'code' }, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents: scriptedAgents(table),
+      query: { question: 'add', kind: 'code' },
+      onEvent: (e) => events.push(e),
+    });
     expect(result.stoppedAt).toBe(3);
     expect(result.stopReason).toBe('consensus');
-    expect(events.find((e) => e.type === 'consensus-check')).toMatchObject({ step: 1, agreeing: 3, stop: false, reason: expect.stringContaining('before step 3') });
+    expect(events.find((e) => e.type === 'consensus-check')).toMatchObject({
+      step: 1,
+      agreeing: 3,
+      stop: false,
+      reason: expect.stringContaining('before step 3'),
+    });
   });
 });
 
@@ -461,7 +613,10 @@ describe('runTeam: control', () => {
         if (e.type === 'consensus-check' && e.step === 1) controller.abort();
       },
     });
-    const error = await promise.then(() => undefined, (e: unknown) => e);
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isAbortError(error)).toBe(true);
     expect(agents.map((a) => a.inputs.length)).toEqual([1, 1, 1]);
   });
@@ -475,7 +630,11 @@ describe('runTeam: control', () => {
   });
 
   it('does not count empty answers as agreement', async () => {
-    const result = await runTeam({ agents: scriptedAgents({ a: ['', ''], b: ['', ''], c: ['', ''] }), query: exactQuery, maxSteps: 2 });
+    const result = await runTeam({
+      agents: scriptedAgents({ a: ['', ''], b: ['', ''], c: ['', ''] }),
+      query: exactQuery,
+      maxSteps: 2,
+    });
     expect(result.stopReason).toBe('max-steps');
     expect(result.stoppedAt).toBe(2);
     expectLayersSumToOne(result);
@@ -484,13 +643,19 @@ describe('runTeam: control', () => {
   it('rejects bad options with BAD_INPUT naming the field', async () => {
     const cases: [Parameters<typeof runTeam>[0], string][] = [
       [{ agents: [], query: exactQuery }, 'agents'],
-      [{ agents: [...scriptedAgents({ a: ['1'] }), ...scriptedAgents({ a: ['1'] })], query: exactQuery }, 'agents[1].name'],
+      [
+        { agents: [...scriptedAgents({ a: ['1'] }), ...scriptedAgents({ a: ['1'] })], query: exactQuery },
+        'agents[1].name',
+      ],
       [{ agents: scriptedAgents(table), query: exactQuery, keep: 0 }, 'keep'],
       [{ agents: scriptedAgents(table), query: exactQuery, maxSteps: 1.5 }, 'maxSteps'],
       [{ agents: scriptedAgents(table), query: exactQuery, reformAt: -1 }, 'reformAt'],
     ];
     for (const [options, field] of cases) {
-      const error = await runTeam(options).then(() => undefined, (e: unknown) => e);
+      const error = await runTeam(options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(WeftError);
       expect((error as WeftError).code).toBe('BAD_INPUT');
       expect((error as WeftError).location?.field).toBe(field);

@@ -30,7 +30,10 @@ export interface ScriptedAgent extends TeamAgent {
   peersAt(step: number): string[];
 }
 
-export function scriptedAgents(table: ScriptTable, options: { kind?: TeamAgent['kind']; calls?: number } = {}): ScriptedAgent[] {
+export function scriptedAgents(
+  table: ScriptTable,
+  options: { kind?: TeamAgent['kind']; calls?: number } = {},
+): ScriptedAgent[] {
   return Object.entries(table).map(([name, steps]) => {
     const inputs: AgentInput[] = [];
     return {
@@ -51,7 +54,8 @@ export function scriptedAgents(table: ScriptTable, options: { kind?: TeamAgent['
         const aligned = input.peers.map((peer) => {
           if (!step.ratings) return 3;
           const rating = step.ratings[peer.agent];
-          if (rating === undefined) throw new Error(`${name} at step ${input.step} has no rating for peer ${peer.agent}`);
+          if (rating === undefined)
+            throw new Error(`${name} at step ${input.step} has no rating for peer ${peer.agent}`);
           return rating;
         });
         return {

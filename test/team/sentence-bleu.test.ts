@@ -40,7 +40,9 @@ describe('sentenceBleu', () => {
 
   it('scores a one-word change at the end of n tokens as ((n − 4)/n)^(1/4)', () => {
     // Every order loses exactly the one n-gram holding the last token: (n−1)/n · (n−2)/(n−1) · … = (n−4)/n.
-    expect(sentenceBleu('the quick brown fox jumps over the lazy dog', 'the quick brown fox jumps over the lazy cat')).toBeCloseTo(Math.pow(5 / 9, 1 / 4), 12);
+    expect(
+      sentenceBleu('the quick brown fox jumps over the lazy dog', 'the quick brown fox jumps over the lazy cat'),
+    ).toBeCloseTo(Math.pow(5 / 9, 1 / 4), 12);
   });
 
   it('gives 0 against an empty string and 1 for two empty strings', () => {

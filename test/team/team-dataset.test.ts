@@ -73,7 +73,9 @@ describe('parseTeamDataset', () => {
   });
 
   it('lets sample queries leave out the answer, but still checks the rest', () => {
-    expect(parseTeamDataset('{"id": "q1", "question": "a?"}', 'q.jsonl', { requireAnswer: false })).toStrictEqual({ items: [{ id: 'q1', question: 'a?', line: 1 }] });
+    expect(parseTeamDataset('{"id": "q1", "question": "a?"}', 'q.jsonl', { requireAnswer: false })).toStrictEqual({
+      items: [{ id: 'q1', question: 'a?', line: 1 }],
+    });
     expect(rejection('{"question": "a?"}', { requireAnswer: false }).message).toBe('invalid queries file: 1 problem');
   });
 
@@ -86,8 +88,16 @@ describe('teamQueryOf', () => {
   it('asks a choice question for items with choices and an exact one otherwise, unless the team sets the kind', () => {
     const mc = { id: 'q', question: 'a?', choices: ['x', 'y'], answer: 'A', line: 1 };
     expect(teamQueryOf(mc)).toStrictEqual({ question: 'a?', kind: 'choice', choices: ['x', 'y'] });
-    expect(teamQueryOf({ id: 'r', question: 'b?', answer: '3', line: 2 }, undefined, 'math')).toStrictEqual({ question: 'b?', kind: 'exact', taskType: 'math' });
-    expect(teamQueryOf({ id: 'c', question: 'Write f.', answer: 'x', tests: 'f()', line: 3 }, 'code')).toStrictEqual({ question: 'Write f.', kind: 'code', tests: 'f()' });
+    expect(teamQueryOf({ id: 'r', question: 'b?', answer: '3', line: 2 }, undefined, 'math')).toStrictEqual({
+      question: 'b?',
+      kind: 'exact',
+      taskType: 'math',
+    });
+    expect(teamQueryOf({ id: 'c', question: 'Write f.', answer: 'x', tests: 'f()', line: 3 }, 'code')).toStrictEqual({
+      question: 'Write f.',
+      kind: 'code',
+      tests: 'f()',
+    });
   });
 });
 
@@ -106,7 +116,11 @@ describe('readTeamDataset / readTeamQueries', () => {
     expect((await readTeamDataset(file)).items).toStrictEqual([{ id: 'q1', question: 'a?', answer: '1', line: 1 }]);
     expect((await readTeamQueries(file)).items).toHaveLength(1);
     const missing = join(dir, 'none.jsonl');
-    await expect(readTeamDataset(missing)).rejects.toMatchObject({ code: 'BAD_INPUT', message: 'cannot read the dataset: no such file', location: { file: missing } });
+    await expect(readTeamDataset(missing)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'cannot read the dataset: no such file',
+      location: { file: missing },
+    });
   });
 
   it('reads the shipped sample dataset and queries', async () => {

@@ -18,15 +18,22 @@ describe('findJsonSyntaxError', () => {
 
   it('agrees with JSON.parse on whether a text is valid', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json(), fc.string(), fc.json().map((j) => j.slice(0, -1))), (text) => {
-        let valid = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        expect(findJsonSyntaxError(text) === undefined).toBe(valid);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json(),
+          fc.string(),
+          fc.json().map((j) => j.slice(0, -1)),
+        ),
+        (text) => {
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          expect(findJsonSyntaxError(text) === undefined).toBe(valid);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -25,6 +25,9 @@ describe('findDeepNesting', () => {
 describe('findJsonSyntaxError and nesting', () => {
   it('refuses JSON nested deeper than the limit, at the bracket too deep', () => {
     expect(findJsonSyntaxError(nested(MAX_NESTING_DEPTH))).toBeUndefined();
-    expect(findJsonSyntaxError(nested(100_000))).toEqual({ offset: MAX_NESTING_DEPTH, message: `nested deeper than ${MAX_NESTING_DEPTH} levels` });
+    expect(findJsonSyntaxError(nested(100_000))).toEqual({
+      offset: MAX_NESTING_DEPTH,
+      message: `nested deeper than ${MAX_NESTING_DEPTH} levels`,
+    });
   });
 });

@@ -6,9 +6,15 @@ import { mayHaveRedactedCredentials, redactUrl } from '../../src/text/redact-url
 
 describe('redacting credentials in URLs and model specs', () => {
   it('removes a URL password and secret query parameters wherever the URL stands in the text', () => {
-    expect(redactModelSpec('openai-compatible:http://user:sk-1@host:8080/v1#m')).toBe('openai-compatible:http://user@host:8080/v1#m');
-    expect(redactModelSpec('openai-compatible:https://host/v1?api-key=abc&x=1#m')).toBe('openai-compatible:https://host/v1?api-key=***&x=1#m');
-    expect(redactModelSpec('openai-compatible:https://host/v1?key=abc#m')).toBe('openai-compatible:https://host/v1?key=***#m');
+    expect(redactModelSpec('openai-compatible:http://user:sk-1@host:8080/v1#m')).toBe(
+      'openai-compatible:http://user@host:8080/v1#m',
+    );
+    expect(redactModelSpec('openai-compatible:https://host/v1?api-key=abc&x=1#m')).toBe(
+      'openai-compatible:https://host/v1?api-key=***&x=1#m',
+    );
+    expect(redactModelSpec('openai-compatible:https://host/v1?key=abc#m')).toBe(
+      'openai-compatible:https://host/v1?key=***#m',
+    );
     expect(redactModelSpec('openai:gpt-4o-mini')).toBe('openai:gpt-4o-mini');
     expect(redactUrl('see http://a:p%40ss@h/ and https://b:q@h2/').secrets).toEqual(['p%40ss', 'p@ss', 'q']);
     // A Postgres sslkey is a file path, not a secret.

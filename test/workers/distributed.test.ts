@@ -50,12 +50,40 @@ interface SpawnedWorker {
 }
 
 /** `onLine` sees each stdout line as it arrives, so a test can act while the worker is mid-job. */
-function spawnWorker(url: string, queue: string, home: string, onLine: (worker: SpawnedWorker, line: string) => void): SpawnedWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', '--redis', url, '--queue', queue, '--lock-ms', '1500', '--stalled-ms', '1000', '--home', home], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const worker: SpawnedWorker = { child, lines: [], exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+function spawnWorker(
+  url: string,
+  queue: string,
+  home: string,
+  onLine: (worker: SpawnedWorker, line: string) => void,
+): SpawnedWorker {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'worker',
+      '--redis',
+      url,
+      '--queue',
+      queue,
+      '--lock-ms',
+      '1500',
+      '--stalled-ms',
+      '1000',
+      '--home',
+      home,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const worker: SpawnedWorker = {
+    child,
+    lines: [],
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+  };
   let buffer = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffer += chunk;
@@ -81,7 +109,9 @@ const until = async (condition: () => boolean, timeoutMs: number, what: string) 
 describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () => {
   const url = redis.url!;
 
-  it('3 workers run a 40-subtask DAG; a worker SIGKILLed mid-job loses nothing and nothing is recorded twice', { timeout: 90_000 }, async () => {
+  it('3 workers run a 40-subtask DAG; a worker SIGKILLed mid-job loses nothing and nothing is recorded twice', {
+    timeout: 90_000,
+  }, async () => {
     const queue = `weft-test-${process.pid}-${Date.now()}`;
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-'));
     let killed: { worker: SpawnedWorker; jobId: string } | undefined;
@@ -98,7 +128,11 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
     };
     const workers = [0, 1, 2].map(() => spawnWorker(url, queue, home, onLine));
     try {
-      await until(() => workers.every((w) => w.lines.some((line) => line.includes(' ready on queue '))), 30_000, 'the workers to start');
+      await until(
+        () => workers.every((w) => w.lines.some((line) => line.includes(' ready on queue '))),
+        30_000,
+        'the workers to start',
+      );
       const store = await openRunStore({ home });
       const runner = await createQueueRunner({ redisUrl: url, queueName: queue });
       const events: WeftEvent[] = [];
@@ -119,7 +153,9 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
         await runner.close();
         await store.close();
       }
-      console.log(`distributed run: ${Math.round(performance.now() - started)} ms for 40 subtasks on 3 workers, one killed`);
+      console.log(
+        `distributed run: ${Math.round(performance.now() - started)} ms for 40 subtasks on 3 workers, one killed`,
+      );
 
       expect(result.status).toBe('completed');
       expect(killed).toBeDefined();
@@ -132,8 +168,10 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
       const accepted = new Map<string, number>();
       const starts = new Map<string, number>();
       for (const event of events) {
-        if (event.type === 'task-verify' && event.verdict === 'accept') accepted.set(event.taskId, (accepted.get(event.taskId) ?? 0) + 1);
-        if (event.type === 'task-start') starts.set(`${event.taskId}#${event.attempt}`, (starts.get(`${event.taskId}#${event.attempt}`) ?? 0) + 1);
+        if (event.type === 'task-verify' && event.verdict === 'accept')
+          accepted.set(event.taskId, (accepted.get(event.taskId) ?? 0) + 1);
+        if (event.type === 'task-start')
+          starts.set(`${event.taskId}#${event.attempt}`, (starts.get(`${event.taskId}#${event.attempt}`) ?? 0) + 1);
       }
       expect(accepted.size).toBe(40);
       expect([...accepted.values()].every((count) => count === 1)).toBe(true);
@@ -141,21 +179,32 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
       // Each attempt's execute and verify calls were made on a worker and recorded once by the coordinator.
       const calls = events.filter((event) => event.type === 'call');
       expect(calls).toHaveLength(80);
-      expect(new Set(calls.map((call) => JSON.stringify([call.purpose, call.key, call.attempt, call.sequence]))).size).toBe(80);
+      expect(
+        new Set(calls.map((call) => JSON.stringify([call.purpose, call.key, call.attempt, call.sequence]))).size,
+      ).toBe(80);
       expect(result.calls).toBe(80);
     } finally {
-      for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
+      for (const worker of workers)
+        if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
       const codes = await Promise.all(workers.map((w) => w.exited));
       // The survivors stop cleanly on SIGTERM.
       expect(codes.filter((code) => code === 0).length).toBeGreaterThanOrEqual(2);
     }
   });
 
-  it('records a result once even if the same attempt is run twice, and refuses to dispatch with the budget spent', { timeout: 30_000 }, async () => {
+  it('records a result once even if the same attempt is run twice, and refuses to dispatch with the budget spent', {
+    timeout: 30_000,
+  }, async () => {
     const queue = `weft-test-once-${process.pid}-${Date.now()}`;
     const stop = new AbortController();
     const seen: WorkerEvent[] = [];
-    const worker = runWorker({ redisUrl: url, queueName: queue, signal: stop.signal, onEvent: (event) => seen.push(event), id: 'in-process' });
+    const worker = runWorker({
+      redisUrl: url,
+      queueName: queue,
+      signal: stop.signal,
+      onEvent: (event) => seen.push(event),
+      id: 'in-process',
+    });
     const runner = await createQueueRunner({ redisUrl: url, queueName: queue });
     try {
       const recorded: RemoteCall[] = [];
@@ -163,12 +212,24 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
       const run = runner.attemptRunner({
         runId: 'once-run',
         modelId: SIM,
-        budget: { admit: () => { if (!budgetLeft) throw new WeftError('BUDGET', 'Budget exhausted: call budget of 2 reached'); } },
+        budget: {
+          admit: () => {
+            if (!budgetLeft) throw new WeftError('BUDGET', 'Budget exhausted: call budget of 2 reached');
+          },
+        },
         recordCall: (call) => recorded.push(call),
       });
       const attempt: SubtaskAttempt = {
-        task: 't', id: 'a', objective: 'do a', role: { name: 'worker', prompt: 'You work.', kind: 'llm' }, parents: [], attempt: 1,
-        model: await createModel(SIM), verify: true, mask: false, signal: new AbortController().signal,
+        task: 't',
+        id: 'a',
+        objective: 'do a',
+        role: { name: 'worker', prompt: 'You work.', kind: 'llm' },
+        parents: [],
+        attempt: 1,
+        model: await createModel(SIM),
+        verify: true,
+        mask: false,
+        signal: new AbortController().signal,
       };
       const outcome = await run(attempt);
       expect(outcome.kind).toBe('verified');
@@ -194,19 +255,41 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
 describe.skipIf(redis.url === undefined)('cancellation and resume through the queue', () => {
   const url = redis.url!;
   const role = { name: 'worker', prompt: 'You work.', kind: 'llm' as const };
-  const context = (recorded: RemoteCall[], replay?: Map<string, { text: string; usage: { inputTokens: number; outputTokens: number }; model: string }>) => ({
-    runId: `cancel-${process.pid}-${Date.now()}`, modelId: SIM, budget: { admit: () => {} }, recordCall: (call: RemoteCall) => recorded.push(call), ...(replay ? { replay } : {}),
+  const context = (
+    recorded: RemoteCall[],
+    replay?: Map<string, { text: string; usage: { inputTokens: number; outputTokens: number }; model: string }>,
+  ) => ({
+    runId: `cancel-${process.pid}-${Date.now()}`,
+    modelId: SIM,
+    budget: { admit: () => {} },
+    recordCall: (call: RemoteCall) => recorded.push(call),
+    ...(replay ? { replay } : {}),
   });
 
-  it('an aborted attempt whose job waits is removed at once, and no worker ever runs it', { timeout: 30_000 }, async () => {
+  it('an aborted attempt whose job waits is removed at once, and no worker ever runs it', {
+    timeout: 30_000,
+  }, async () => {
     const queue = `weft-test-cancel-${process.pid}-${Date.now()}`;
     const runner = await createQueueRunner({ redisUrl: url, queueName: queue });
     const recorded: RemoteCall[] = [];
     const ctx = context(recorded);
     const controller = new AbortController();
     try {
-      const attempt: SubtaskAttempt = { task: 't', id: 'a', objective: 'do a', role, parents: [], attempt: 1, model: await createModel(SIM), verify: true, mask: false, signal: controller.signal };
-      const pending = runner.attemptRunner(ctx)(attempt).catch((error: unknown) => error);
+      const attempt: SubtaskAttempt = {
+        task: 't',
+        id: 'a',
+        objective: 'do a',
+        role,
+        parents: [],
+        attempt: 1,
+        model: await createModel(SIM),
+        verify: true,
+        mask: false,
+        signal: controller.signal,
+      };
+      const pending = runner
+        .attemptRunner(ctx)(attempt)
+        .catch((error: unknown) => error);
       await new Promise((resolve) => setTimeout(resolve, 100)); // no worker: the job waits
       // With no worker, only the abort can end the wait (else the test times out).
       controller.abort();
@@ -216,27 +299,52 @@ describe.skipIf(redis.url === undefined)('cancellation and resume through the qu
       // No job is left for a worker; a new attempt under another number runs normally.
       const stop = new AbortController();
       const seen: WorkerEvent[] = [];
-      const worker = runWorker({ redisUrl: url, queueName: queue, signal: stop.signal, onEvent: (event) => seen.push(event) });
+      const worker = runWorker({
+        redisUrl: url,
+        queueName: queue,
+        signal: stop.signal,
+        onEvent: (event) => seen.push(event),
+      });
       const outcome = await runner.attemptRunner(ctx)({ ...attempt, attempt: 2, signal: new AbortController().signal });
       expect(outcome.kind).toBe('verified');
       stop.abort();
       await worker;
-      expect(seen.filter((event) => event.type === 'job-start').map((event) => event.type === 'job-start' && event.attempt)).toEqual([2]);
+      expect(
+        seen.filter((event) => event.type === 'job-start').map((event) => event.type === 'job-start' && event.attempt),
+      ).toEqual([2]);
       expect(recorded).toHaveLength(2);
     } finally {
       await runner.close();
     }
   });
 
-  it('a resumed attempt gets its recorded replies on the worker: not asked again, not recorded again', { timeout: 30_000 }, async () => {
+  it('a resumed attempt gets its recorded replies on the worker: not asked again, not recorded again', {
+    timeout: 30_000,
+  }, async () => {
     const queue = `weft-test-replay-${process.pid}-${Date.now()}`;
     const stop = new AbortController();
     const worker = runWorker({ redisUrl: url, queueName: queue, signal: stop.signal });
     const runner = await createQueueRunner({ redisUrl: url, queueName: queue });
     try {
       const recorded: RemoteCall[] = [];
-      const replay = new Map([[JSON.stringify(['execute', 'a', 1, 0]), { text: 'the recorded output', usage: { inputTokens: 5, outputTokens: 5 }, model: 'sim' }]]);
-      const attempt: SubtaskAttempt = { task: 't', id: 'a', objective: 'do a', role, parents: [], attempt: 1, model: await createModel(SIM), verify: true, mask: false, signal: new AbortController().signal };
+      const replay = new Map([
+        [
+          JSON.stringify(['execute', 'a', 1, 0]),
+          { text: 'the recorded output', usage: { inputTokens: 5, outputTokens: 5 }, model: 'sim' },
+        ],
+      ]);
+      const attempt: SubtaskAttempt = {
+        task: 't',
+        id: 'a',
+        objective: 'do a',
+        role,
+        parents: [],
+        attempt: 1,
+        model: await createModel(SIM),
+        verify: true,
+        mask: false,
+        signal: new AbortController().signal,
+      };
       const outcome = await runner.attemptRunner(context(recorded, replay))(attempt);
       expect(outcome.kind === 'verified' && outcome.output).toBe('the recorded output');
       expect(recorded.map((call) => call.purpose)).toEqual(['verify']);
@@ -249,7 +357,9 @@ describe.skipIf(redis.url === undefined)('cancellation and resume through the qu
 });
 
 describe.skipIf(redis.url === undefined)('budgets across workers', () => {
-  it('the coordinator refuses a dispatch once the budget is spent, counting the calls made on workers', { timeout: 30_000 }, async () => {
+  it('the coordinator refuses a dispatch once the budget is spent, counting the calls made on workers', {
+    timeout: 30_000,
+  }, async () => {
     const url = redis.url!;
     const queue = `weft-test-budget-${process.pid}-${Date.now()}`;
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-budget-'));
@@ -261,12 +371,25 @@ describe.skipIf(redis.url === undefined)('budgets across workers', () => {
       const plan = workflowFromJson({
         task: 'six steps',
         roles: [{ name: 'worker', prompt: 'You work.' }],
-        subtasks: Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, objective: `step ${i}`, agent: 'worker', dependsOn: [] })),
+        subtasks: Array.from({ length: 6 }, (_, i) => ({
+          id: `s${i}`,
+          objective: `step ${i}`,
+          agent: 'worker',
+          dependsOn: [],
+        })),
       });
       const events: WeftEvent[] = [];
       const result = await runTask({
-        task: plan.task, plan, model: await createModel(SIM), store, home, concurrency: 1, strategy: 'none', budget: { maxCalls: 4 },
-        attemptRunner: runner.attemptRunner, onEvent: (event) => events.push(event),
+        task: plan.task,
+        plan,
+        model: await createModel(SIM),
+        store,
+        home,
+        concurrency: 1,
+        strategy: 'none',
+        budget: { maxCalls: 4 },
+        attemptRunner: runner.attemptRunner,
+        onEvent: (event) => events.push(event),
       });
       expect(result.status).not.toBe('completed');
       // Two subtasks ran on the worker (execute + verify each); the third dispatch was refused, never enqueued.
@@ -291,11 +414,21 @@ describe.skipIf(redis.url === undefined)('weft run --workers', () => {
     const stop = new AbortController();
     const jobs: string[] = [];
     // The CLI uses the default queue name, which a shared Redis may hold older jobs in: count this run's only.
-    const worker = runWorker({ redisUrl: url, signal: stop.signal, onEvent: (event) => { if (event.type === 'job-start') jobs.push(event.jobId); } });
+    const worker = runWorker({
+      redisUrl: url,
+      signal: stop.signal,
+      onEvent: (event) => {
+        if (event.type === 'job-start') jobs.push(event.jobId);
+      },
+    });
     try {
       let stdout = '';
-      const sink = (write: (text: string) => void) => ({ write: (text: string) => (write(text), true) }) as unknown as NodeJS.WritableStream;
-      const code = await main(['run', '--plan', planFile, '--model', 'sim:seed=4', '--workers', url, '--home', home, '--no-verify', '--json'], { stdout: sink((text) => (stdout += text)), stderr: sink(() => {}) });
+      const sink = (write: (text: string) => void) =>
+        ({ write: (text: string) => (write(text), true) }) as unknown as NodeJS.WritableStream;
+      const code = await main(
+        ['run', '--plan', planFile, '--model', 'sim:seed=4', '--workers', url, '--home', home, '--no-verify', '--json'],
+        { stdout: sink((text) => (stdout += text)), stderr: sink(() => {}) },
+      );
       expect(code).toBe(0);
       const summary = JSON.parse(stdout) as { runId: string; status: string; calls: number; tasks: unknown[] };
       expect(summary.status).toBe('completed');
@@ -327,14 +460,21 @@ describe('an unreachable Redis', () => {
     expect((error as Error).message).toMatch(/Cannot reach Redis at redis:\/\/127\.0\.0\.1:1\/?: .*ECONNREFUSED/);
 
     let stderr = '';
-    const sink = (write: (text: string) => void) => ({ write: (text: string) => (write(text), true) }) as unknown as NodeJS.WritableStream;
-    const code = await main(['worker', '--redis', 'redis://127.0.0.1:1'], { stdout: sink(() => {}), stderr: sink((text) => (stderr += text)) });
+    const sink = (write: (text: string) => void) =>
+      ({ write: (text: string) => (write(text), true) }) as unknown as NodeJS.WritableStream;
+    const code = await main(['worker', '--redis', 'redis://127.0.0.1:1'], {
+      stdout: sink(() => {}),
+      stderr: sink((text) => (stderr += text)),
+    });
     expect(code).toBe(2);
     expect(stderr).toMatch(/--redis: Cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
 
     stderr = '';
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-unreachable-'));
-    const runCode = await main(['run', 'a task', '--model', 'sim:seed=1', '--workers', 'redis://127.0.0.1:1', '--home', home], { stdout: sink(() => {}), stderr: sink((text) => (stderr += text)) });
+    const runCode = await main(
+      ['run', 'a task', '--model', 'sim:seed=1', '--workers', 'redis://127.0.0.1:1', '--home', home],
+      { stdout: sink(() => {}), stderr: sink((text) => (stderr += text)) },
+    );
     expect(runCode).toBe(2);
     expect(stderr).toMatch(/--workers: Cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
   });

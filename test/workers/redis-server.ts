@@ -31,7 +31,24 @@ export async function startTestRedis(): Promise<TestRedis> {
   if (given) return { url: given, skipReason: undefined, stop: () => {} };
   const port = await freePort();
   const pidFile = join(tmpdir(), `weft-test-redis-${port}.pid`);
-  const started = spawnSync('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--pidfile', pidFile], { encoding: 'utf8' });
+  const started = spawnSync(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'yes',
+      '--pidfile',
+      pidFile,
+    ],
+    { encoding: 'utf8' },
+  );
   if (started.error || started.status !== 0) {
     const reason = `redis-server could not start: ${started.error?.message ?? started.stderr.trim() ?? `exit ${started.status}`}`;
     console.warn(`skipping distributed tests: ${reason}`);
@@ -47,7 +64,9 @@ export async function startTestRedis(): Promise<TestRedis> {
     stop() {
       try {
         process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGTERM');
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
       rmSync(pidFile, { force: true });
     },
   };

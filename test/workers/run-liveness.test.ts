@@ -46,7 +46,9 @@ async function openQueue(url: string, name: string): Promise<JobsView> {
 }
 
 const jobsOf = async (queue: JobsView, runId: string) =>
-  (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter((job) => job.id?.startsWith(`${runId}:`));
+  (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active'])).filter((job) =>
+    job.id?.startsWith(`${runId}:`),
+  );
 
 const until = async (condition: () => Promise<boolean> | boolean, what: string) => {
   for (let i = 0; i < 2000; i++) {
@@ -59,7 +61,9 @@ const until = async (condition: () => Promise<boolean> | boolean, what: string) 
 describe.skipIf(redis.url === undefined)('a distributed run leaves no work behind', () => {
   const url = redis.url!;
 
-  it('the wall-time deadline ends a run whose jobs no worker takes, failed, and withdraws the jobs', { timeout: 30_000 }, async () => {
+  it('the wall-time deadline ends a run whose jobs no worker takes, failed, and withdraws the jobs', {
+    timeout: 30_000,
+  }, async () => {
     const queueName = `weft-test-deadline-${process.pid}-${Date.now()}`;
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-deadline-'));
     const runner = await createQueueRunner({ redisUrl: url, queueName });
@@ -68,7 +72,14 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     try {
       const plan = workflowFromJson(twoSteps);
       const result = await runTask({
-        task: plan.task, plan, model: await createModel('sim:seed=1'), store, home, strategy: 'none', budget: { maxWallMs: 300 }, attemptRunner: runner.attemptRunner,
+        task: plan.task,
+        plan,
+        model: await createModel('sim:seed=1'),
+        store,
+        home,
+        strategy: 'none',
+        budget: { maxWallMs: 300 },
+        attemptRunner: runner.attemptRunner,
       });
       expect(result.status).toBe('failed');
       expect(result.reason).toBe('Budget exhausted: wall-time budget of 0.3s reached');
@@ -80,7 +91,9 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     }
   });
 
-  it('a job a worker is running is aborted with its attempt: the worker stops its calls and reports it cancelled', { timeout: 30_000 }, async () => {
+  it('a job a worker is running is aborted with its attempt: the worker stops its calls and reports it cancelled', {
+    timeout: 30_000,
+  }, async () => {
     const queueName = `weft-test-abort-running-${process.pid}-${Date.now()}`;
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-abort-running-'));
     const stop = new AbortController();
@@ -88,7 +101,10 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     const cancel = new AbortController();
     const seen: WorkerEvent[] = [];
     const worker = runWorker({
-      redisUrl: url, queueName, signal: stop.signal, watchMs: 20,
+      redisUrl: url,
+      queueName,
+      signal: stop.signal,
+      watchMs: 20,
       onEvent: (event) => {
         seen.push(event);
         if (event.type === 'job-start') cancel.abort();
@@ -99,13 +115,22 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     try {
       const plan = workflowFromJson({ ...twoSteps, subtasks: twoSteps.subtasks.slice(0, 1) });
       const result = await runTask({
-        task: plan.task, plan, model: await createModel('sim:seed=1,latency=fixed(60000)'), store, home, strategy: 'none', signal: cancel.signal,
+        task: plan.task,
+        plan,
+        model: await createModel('sim:seed=1,latency=fixed(60000)'),
+        store,
+        home,
+        strategy: 'none',
+        signal: cancel.signal,
         attemptRunner: runner.attemptRunner,
       });
       expect(result.status).toBe('cancelled');
       await until(() => seen.some((event) => event.type === 'job-end'), 'the running job to end');
       expect(seen.filter((event) => event.type === 'job-start')).toHaveLength(1);
-      expect(seen.find((event) => event.type === 'job-end')).toMatchObject({ status: 'cancelled', error: expect.stringMatching(/cancelled|no longer live/) });
+      expect(seen.find((event) => event.type === 'job-end')).toMatchObject({
+        status: 'cancelled',
+        error: expect.stringMatching(/cancelled|no longer live/),
+      });
     } finally {
       await runner.close();
       await store.close();
@@ -114,7 +139,9 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     }
   });
 
-  it('SIGTERM to weft run --workers withdraws its waiting jobs and ends the run cancelled, like Ctrl-C', { timeout: 60_000 }, async () => {
+  it('SIGTERM to weft run --workers withdraws its waiting jobs and ends the run cancelled, like Ctrl-C', {
+    timeout: 60_000,
+  }, async () => {
     const home = mkdtempSync(join(tmpdir(), 'weft-dist-sigterm-'));
     const planFile = join(home, 'plan.json');
     writeFileSync(planFile, JSON.stringify(twoSteps));
@@ -123,15 +150,37 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
     isolated.pathname = '/7';
     const queue = await openQueue(isolated.toString(), DEFAULT_QUEUE_NAME);
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--plan', planFile, '--model', 'sim:seed=1', '--workers', isolated.toString(), '--home', home, '--strategy', 'none', '--json'], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          'run',
+          '--plan',
+          planFile,
+          '--model',
+          'sim:seed=1',
+          '--workers',
+          isolated.toString(),
+          '--home',
+          home,
+          '--strategy',
+          'none',
+          '--json',
+        ],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
       // No worker runs: both jobs wait on the queue.
       let runId = '';
       await until(async () => {
@@ -163,8 +212,16 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
       // What a coordinator killed without a chance to withdraw leaves behind: a job nobody waits for.
       const runId = `gone-${Date.now()}`;
       const data: AttemptJobData = {
-        runId, task: 't', id: 'a', objective: 'do a', role: { name: 'worker', prompt: 'You work.', kind: 'llm' }, parents: [], attempt: 1,
-        verify: true, mask: false, modelSpec: 'sim:seed=1',
+        runId,
+        task: 't',
+        id: 'a',
+        objective: 'do a',
+        role: { name: 'worker', prompt: 'You work.', kind: 'llm' },
+        parents: [],
+        attempt: 1,
+        verify: true,
+        mask: false,
+        modelSpec: 'sim:seed=1',
       };
       await queue.add('attempt', data, { jobId: attemptJobId(runId, 'a', 1) });
       const worker = runWorker({ redisUrl: url, queueName, signal: stop.signal, onEvent: (event) => seen.push(event) });
@@ -172,7 +229,11 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
       stop.abort();
       await worker;
       expect(seen.filter((event) => event.type === 'job-start')).toEqual([]);
-      expect(seen.find((event) => event.type === 'job-end')).toMatchObject({ status: 'cancelled', calls: 0, error: expect.stringMatching(/no longer live/) });
+      expect(seen.find((event) => event.type === 'job-end')).toMatchObject({
+        status: 'cancelled',
+        calls: 0,
+        error: expect.stringMatching(/no longer live/),
+      });
     } finally {
       stop.abort();
       await queue.close();

@@ -2,11 +2,23 @@
  * A ChatModel for Anthropic's Messages API via `@anthropic-ai/sdk`, with the SDK's retries turned off
  * (Weft's own retry wrapper decides when to try again).
  */
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
 import { splitBaseUrl } from './base-url.js';
-import { classifySdkError, throwIfAborted, toWeftError, withoutSecrets, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import {
+  classifySdkError,
+  throwIfAborted,
+  toWeftError,
+  withoutSecrets,
+  type ProviderContext,
+  type ProviderFailure,
+} from './provider-error.js';
 
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -63,15 +75,14 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
       throw withoutSecrets(toWeftError(classify(error), error, context, signal), secrets);
     }
 
-    const text = message.content
-      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-      .join('');
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     const usage = message.usage;
     return {
       text,
       usage: {
         // input_tokens excludes prompt-cache reads and writes; all of them are input the call consumed.
-        inputTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+        inputTokens:
+          usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
         outputTokens: usage.output_tokens,
       },
       model: message.model || options.model,

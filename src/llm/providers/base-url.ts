@@ -28,5 +28,9 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
   url.username = '';
   url.password = '';
   const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-  return { baseURL: url.href.replace(/\/+$/, ''), authorization, secrets: [...secrets, authorization.slice('Basic '.length)] };
+  return {
+    baseURL: url.href.replace(/\/+$/, ''),
+    authorization,
+    secrets: [...secrets, authorization.slice('Basic '.length)],
+  };
 }

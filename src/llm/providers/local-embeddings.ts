@@ -5,7 +5,12 @@
  * model also works, with worse vectors.
  */
 import { WeftError } from '../../errors.js';
-import { loadLocalLlama, type LlamaEmbeddingContext, type LoadedLocalLlama, type LocalLlamaOptions } from './local-gguf.js';
+import {
+  loadLocalLlama,
+  type LlamaEmbeddingContext,
+  type LoadedLocalLlama,
+  type LocalLlamaOptions,
+} from './local-gguf.js';
 import type { Embedder } from '../embedder.js';
 
 /** The .gguf path, node-llama-cpp importer, CPU threads (default 1) and context bound in tokens (default 2048). */
@@ -30,7 +35,8 @@ export function createLocalEmbedder(options: LocalEmbedderOptions): LocalEmbedde
     return loadLocalLlama({
       ...options,
       label: 'local embedding model',
-      createContext: (model, threads) => model.createEmbeddingContext({ threads, contextSize: { max: options.contextSize ?? 2048 } }),
+      createContext: (model, threads) =>
+        model.createEmbeddingContext({ threads, contextSize: { max: options.contextSize ?? 2048 } }),
     });
   }
 
@@ -50,10 +56,14 @@ export function createLocalEmbedder(options: LocalEmbedderOptions): LocalEmbedde
       try {
         vectors.push([...(await state.context.getEmbeddingFor(text)).vector]);
       } catch (error) {
-        throw new WeftError('PROVIDER', `${id}: could not embed ${JSON.stringify(text.slice(0, 60))}: ${messageOf(error)}`, {
-          cause: error,
-          retryable: false,
-        });
+        throw new WeftError(
+          'PROVIDER',
+          `${id}: could not embed ${JSON.stringify(text.slice(0, 60))}: ${messageOf(error)}`,
+          {
+            cause: error,
+            retryable: false,
+          },
+        );
       }
     }
     return vectors;
@@ -81,7 +91,8 @@ export function createLocalEmbedder(options: LocalEmbedderOptions): LocalEmbedde
 }
 
 function throwIfAborted(signal: AbortSignal | undefined, id: string): void {
-  if (signal?.aborted) throw new WeftError('ABORTED', `${id}: the call was aborted`, { cause: signal.reason, retryable: false });
+  if (signal?.aborted)
+    throw new WeftError('ABORTED', `${id}: the call was aborted`, { cause: signal.reason, retryable: false });
 }
 
 function messageOf(error: unknown): string {

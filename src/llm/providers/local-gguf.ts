@@ -108,7 +108,9 @@ const defaultImporter: NodeLlamaCppImporter = async () => {
 };
 
 /** Imports node-llama-cpp, or throws WeftError('MISSING_DEPENDENCY') with the install command. */
-export async function importNodeLlamaCpp(importer: NodeLlamaCppImporter = defaultImporter): Promise<NodeLlamaCppModule> {
+export async function importNodeLlamaCpp(
+  importer: NodeLlamaCppImporter = defaultImporter,
+): Promise<NodeLlamaCppModule> {
   let module: unknown;
   try {
     module = await importer();
@@ -238,7 +240,8 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
     const loaded = await loadLocalLlama({
       ...options,
       label: 'local model',
-      createContext: (model, threads) => model.createContext({ threads, contextSize: { max: options.contextSize ?? 4096 } }),
+      createContext: (model, threads) =>
+        model.createContext({ threads, contextSize: { max: options.contextSize ?? 4096 } }),
     });
     return { ...loaded, sequence: loaded.context.getSequence(), grammars: new Map() };
   }
@@ -258,7 +261,9 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
       grammar = json.schema
         ? // node-llama-cpp supports a subset of JSON schema; for anything else constrain to plain JSON and
           // let the caller's validation and re-prompting do the rest.
-          state.llama.createGrammarForJsonSchema(toGrammarSubset(json.schema)).catch(() => state.llama.getGrammarFor('json'))
+          state.llama
+            .createGrammarForJsonSchema(toGrammarSubset(json.schema))
+            .catch(() => state.llama.getGrammarFor('json'))
         : state.llama.getGrammarFor('json');
       state.grammars.set(key, grammar);
     }
@@ -290,7 +295,8 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
         ...(responsePrefix !== undefined ? { responsePrefix } : {}),
       });
       // node-llama-cpp returns the prefix plus its continuation; like Anthropic's prefill, return only the new text.
-      const text = responsePrefix !== undefined && reply.startsWith(responsePrefix) ? reply.slice(responsePrefix.length) : reply;
+      const text =
+        responsePrefix !== undefined && reply.startsWith(responsePrefix) ? reply.slice(responsePrefix.length) : reply;
       const after = state.sequence.tokenMeter.getState();
       return {
         text,
@@ -347,7 +353,11 @@ function toSessionInput(call: ChatCall): { history: HistoryItem[]; prompt: strin
   const history: HistoryItem[] = [];
   if (call.system !== undefined && call.system !== '') history.push({ type: 'system', text: call.system });
   for (const message of messages) {
-    history.push(message.role === 'user' ? { type: 'user', text: message.content } : { type: 'model', response: [message.content] });
+    history.push(
+      message.role === 'user'
+        ? { type: 'user', text: message.content }
+        : { type: 'model', response: [message.content] },
+    );
   }
   return { history, prompt, ...(responsePrefix !== undefined ? { responsePrefix } : {}) };
 }

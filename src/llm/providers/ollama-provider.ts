@@ -18,7 +18,8 @@ export const ollamaProvider: ModelProviderDescriptor<NamedModelSpec> = {
       ...(fetch ? { fetch } : {}),
     });
   },
-  embeddingForm: 'ollama:<model>                       e.g. ollama:nomic-embed-text (at OLLAMA_HOST, default 127.0.0.1:11434)',
+  embeddingForm:
+    'ollama:<model>                       e.g. ollama:nomic-embed-text (at OLLAMA_HOST, default 127.0.0.1:11434)',
   async createEmbedding(spec, { env, fetch }) {
     const baseURL = `${ollamaHost(env)}/v1`;
     const { createOpenAIEmbedder } = await import('./openai-embeddings.js');

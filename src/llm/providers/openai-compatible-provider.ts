@@ -6,10 +6,15 @@ import { redactUrl } from '../../text/redact-url.js';
 import type { ModelProviderDescriptor, SpecProblem } from '../provider.js';
 import { nonEmpty } from '../provider-env.js';
 
-export type OpenAICompatibleSpec = { readonly provider: 'openai-compatible'; readonly baseURL: string; readonly model: string };
+export type OpenAICompatibleSpec = {
+  readonly provider: 'openai-compatible';
+  readonly baseURL: string;
+  readonly model: string;
+};
 
 const format = (spec: OpenAICompatibleSpec) => `openai-compatible:${spec.baseURL}#${spec.model}`;
-const apiKeyOf = (env: Readonly<Record<string, string | undefined>>) => nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
+const apiKeyOf = (env: Readonly<Record<string, string | undefined>>) =>
+  nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
 
 export const openaiCompatibleProvider: ModelProviderDescriptor<OpenAICompatibleSpec> = {
   name: 'openai-compatible',
@@ -33,7 +38,8 @@ export const openaiCompatibleProvider: ModelProviderDescriptor<OpenAICompatibleS
       ...(fetch ? { fetch } : {}),
     });
   },
-  embeddingForm: 'openai-compatible:<baseURL>#<model>  e.g. openai-compatible:http://localhost:8080/v1#bge-small-en-v1.5',
+  embeddingForm:
+    'openai-compatible:<baseURL>#<model>  e.g. openai-compatible:http://localhost:8080/v1#bge-small-en-v1.5',
   async createEmbedding(spec, { env, fetch }) {
     const apiKey = apiKeyOf(env);
     const { createOpenAIEmbedder } = await import('./openai-embeddings.js');

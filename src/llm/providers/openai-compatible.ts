@@ -4,10 +4,20 @@
  * wrapper decides when to try again.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
 import { splitBaseUrl } from './base-url.js';
-import { classifySdkError, throwIfAborted, toWeftError, withoutSecrets, type ProviderContext, type ProviderFailure } from './provider-error.js';
+import {
+  classifySdkError,
+  throwIfAborted,
+  toWeftError,
+  withoutSecrets,
+  type ProviderContext,
+  type ProviderFailure,
+} from './provider-error.js';
 
 /** What reaching a server of OpenAI's API takes; shared by the chat model and the embedder (src/eval). */
 export interface OpenAIConnectionOptions {
@@ -38,7 +48,11 @@ export interface OpenAICompatibleModelOptions extends OpenAIConnectionOptions {
 }
 
 /** The SDK client (its retries off: Weft's own wrapper retries) and the context its errors are reported in. */
-export function openAIConnection(options: OpenAIConnectionOptions): { client: OpenAI; context: ProviderContext; secrets: readonly string[] } {
+export function openAIConnection(options: OpenAIConnectionOptions): {
+  client: OpenAI;
+  context: ProviderContext;
+  secrets: readonly string[];
+} {
   const { baseURL, authorization, secrets } = splitBaseUrl(options.baseURL);
   const client = new OpenAI({
     apiKey: options.apiKey,
@@ -103,7 +117,9 @@ const OPENAI_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnect
 
 /** Classifies what the `openai` SDK threw; an HTTP error's detail is the message of its error body. */
 export function classifyOpenAIError(error: unknown): ProviderFailure {
-  return classifySdkError(error, OPENAI_ERRORS, (apiError) => ({ detail: bodyMessage(apiError.error) ?? apiError.message }));
+  return classifySdkError(error, OPENAI_ERRORS, (apiError) => ({
+    detail: bodyMessage(apiError.error) ?? apiError.message,
+  }));
 }
 
 /** OpenAI error bodies are `{ error: { message, type, param, code } }`; the SDK hands us the inner object. */

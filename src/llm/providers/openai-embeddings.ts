@@ -56,7 +56,9 @@ function vectorsOf(response: CreateEmbeddingResponse, count: number, context: Pr
   const dimension = result[0]?.length ?? 0;
   const odd = result.findIndex((vector) => vector.length !== dimension);
   if (odd >= 0) {
-    throw fail(`the server returned vectors of different dimensions in one response (${dimension} for input 1, ${result[odd]?.length ?? 0} for input ${odd + 1})`);
+    throw fail(
+      `the server returned vectors of different dimensions in one response (${dimension} for input 1, ${result[odd]?.length ?? 0} for input ${odd + 1})`,
+    );
   }
   return result;
 }

@@ -91,7 +91,12 @@ export function classifySdkError<ApiError extends SdkApiError>(
     return { kind: 'connection', ...(cause ? { detail: cause } : {}) };
   }
   if (error instanceof sdk.APIError && typeof error.status === 'number') {
-    return { kind: 'http', status: error.status, ...(error.headers ? { headers: error.headers } : {}), ...httpDetail(error) };
+    return {
+      kind: 'http',
+      status: error.status,
+      ...(error.headers ? { headers: error.headers } : {}),
+      ...httpDetail(error),
+    };
   }
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'abort' };
   return { kind: 'other' };

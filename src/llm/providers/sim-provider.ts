@@ -17,7 +17,10 @@ export const simProvider: ModelProviderDescriptor<SimSpec> = {
   describe: format,
   check: (spec) => void parseSimOptions(spec.options),
   async create(spec, { cwd }) {
-    const [{ simModel }, { loadSimAnswerKey }] = await Promise.all([import('../sim-model.js'), import('../sim-answer-key.js')]);
+    const [{ simModel }, { loadSimAnswerKey }] = await Promise.all([
+      import('../sim-model.js'),
+      import('../sim-answer-key.js'),
+    ]);
     const simOptions = parseSimOptions(spec.options);
     if (simOptions.answers === undefined) return simModel(simOptions);
     return simModel(simOptions, { answerKey: await loadSimAnswerKey(resolvePath(cwd, simOptions.answers)) });

@@ -115,16 +115,26 @@ describe('anthropic provider (recorded fixtures)', () => {
     expect(error.retryable).toBe(false);
   });
 
-  it('sends a base URL\'s credentials as Basic auth, never in the URL or an error message', async () => {
+  it("sends a base URL's credentials as Basic auth, never in the URL or an error message", async () => {
     const replay = replayFetch('anthropic/message');
     const model = createAnthropicModel({
-      id: 'anthropic:claude-3-5-haiku-latest', model: 'claude-3-5-haiku-latest', apiKey: 'k', baseURL: 'https://proxy:s3cret@gw.example', fetch: replay.fetch,
+      id: 'anthropic:claude-3-5-haiku-latest',
+      model: 'claude-3-5-haiku-latest',
+      apiKey: 'k',
+      baseURL: 'https://proxy:s3cret@gw.example',
+      fetch: replay.fetch,
     });
     await model.generate(CALL);
     expect(replay.requests[0]?.url.href).toBe('https://gw.example/v1/messages');
-    expect(replay.requests[0]?.headers.get('authorization')).toBe(`Basic ${Buffer.from('proxy:s3cret').toString('base64')}`);
+    expect(replay.requests[0]?.headers.get('authorization')).toBe(
+      `Basic ${Buffer.from('proxy:s3cret').toString('base64')}`,
+    );
     const failing = createAnthropicModel({
-      id: 'anthropic:claude-3-5-haiku-latest', model: 'claude-3-5-haiku-latest', apiKey: 'k', baseURL: 'https://proxy:s3cret@gw.example', fetch: unreachableFetch(),
+      id: 'anthropic:claude-3-5-haiku-latest',
+      model: 'claude-3-5-haiku-latest',
+      apiKey: 'k',
+      baseURL: 'https://proxy:s3cret@gw.example',
+      fetch: unreachableFetch(),
     });
     const error = await rejection(failing.generate(CALL));
     expect(error.message).toContain('https://gw.example');

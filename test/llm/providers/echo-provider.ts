@@ -33,7 +33,12 @@ export const echoProvider: ModelProviderDescriptor<EchoSpec> = {
   async createEmbedding(spec) {
     // One dimension per letter a–z: texts with the same letters are identical.
     const embed = async (texts: string[]) =>
-      texts.map((text) => Array.from({ length: 26 }, (_, letter) => [...text.toLowerCase()].filter((char) => char.charCodeAt(0) - 97 === letter).length));
+      texts.map((text) =>
+        Array.from(
+          { length: 26 },
+          (_, letter) => [...text.toLowerCase()].filter((char) => char.charCodeAt(0) - 97 === letter).length,
+        ),
+      );
     return { embedder: { model: 'echo', embed }, cacheKey: `echo:${spec.prefix}` };
   },
 };

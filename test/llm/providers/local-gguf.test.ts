@@ -12,13 +12,18 @@ import { createModel } from '../../../src/llm/resolve-model.js';
 import { rejection } from './rejection.js';
 import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../../local-llama.js';
 
-
 const missingPackage: NodeLlamaCppImporter = () =>
   Promise.reject(Object.assign(new Error("Cannot find package 'node-llama-cpp'"), { code: 'ERR_MODULE_NOT_FOUND' }));
 
 /** A stand-in for node-llama-cpp that records what the provider asks of it. */
 function fakeNodeLlamaCpp(reply: (prompt: string) => string) {
-  const log: { history?: unknown; prompt?: string; options?: Record<string, unknown>; grammars: unknown[]; disposed: string[] } = {
+  const log: {
+    history?: unknown;
+    prompt?: string;
+    options?: Record<string, unknown>;
+    grammars: unknown[];
+    disposed: string[];
+  } = {
     grammars: [],
     disposed: [],
   };
@@ -52,7 +57,11 @@ function fakeNodeLlamaCpp(reply: (prompt: string) => string) {
           return {
             async createContext(contextOptions: unknown) {
               log.grammars.push({ createContext: contextOptions });
-              return { contextSize: 512, getSequence: () => sequence, dispose: async () => void log.disposed.push('context') };
+              return {
+                contextSize: 512,
+                getSequence: () => sequence,
+                dispose: async () => void log.disposed.push('context'),
+              };
             },
             dispose: async () => void log.disposed.push('model'),
           };

@@ -26,7 +26,10 @@ describe('parseModelSpec', () => {
       'openai-compatible:https://api.together.xyz/v1/#meta-llama/Llama-3-8b-chat-hf',
       { provider: 'openai-compatible', baseURL: 'https://api.together.xyz/v1', model: 'meta-llama/Llama-3-8b-chat-hf' },
     ],
-    ['local:../shared/models/llama-2-tiny-random.gguf', { provider: 'local', path: '../shared/models/llama-2-tiny-random.gguf' }],
+    [
+      'local:../shared/models/llama-2-tiny-random.gguf',
+      { provider: 'local', path: '../shared/models/llama-2-tiny-random.gguf' },
+    ],
     ['local:C:\\models\\tiny.GGUF', { provider: 'local', path: 'C:\\models\\tiny.GGUF' }],
     ['scripted:test/fixtures/replies.json', { provider: 'scripted', path: 'test/fixtures/replies.json' }],
     ['scripted:./replies.js', { provider: 'scripted', path: './replies.js' }],
@@ -79,7 +82,9 @@ describe('parseModelSpec', () => {
 
   it('suggests the provider a misspelt prefix meant', () => {
     expect(specError('opena:gpt-4o').message).toContain('did you mean "openai:gpt-4o"?');
-    expect(specError('antropic:claude-3-5-haiku-latest').message).toContain('did you mean "anthropic:claude-3-5-haiku-latest"?');
+    expect(specError('antropic:claude-3-5-haiku-latest').message).toContain(
+      'did you mean "anthropic:claude-3-5-haiku-latest"?',
+    );
     expect(specError('olama:llama3.2').message).toContain('did you mean "ollama:llama3.2"?');
     expect(specError('claude:claude-3-opus').message).toContain('did you mean "anthropic:claude-3-opus"?');
     expect(specError('gguf:model.gguf').message).toContain('did you mean "local:model.gguf"?');

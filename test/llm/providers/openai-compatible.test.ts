@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCall } from '../../../src/llm/chat-model.js';
-import { createOpenAICompatibleModel, type OpenAICompatibleModelOptions } from '../../../src/llm/providers/openai-compatible.js';
+import {
+  createOpenAICompatibleModel,
+  type OpenAICompatibleModelOptions,
+} from '../../../src/llm/providers/openai-compatible.js';
 import { rejection } from './rejection.js';
 import { replayFetch, unreachableFetch } from './replay-fetch.js';
 
@@ -87,8 +90,15 @@ describe('openai-compatible provider (recorded fixtures)', () => {
     });
     const result = await model.generate({ messages: [{ role: 'user', content: 'Capital of France?' }] });
     expect(replay.requests[0]?.url.href).toBe('http://127.0.0.1:11434/v1/chat/completions');
-    expect(replay.requests[0]?.body).toEqual({ model: 'llama3.2:1b', messages: [{ role: 'user', content: 'Capital of France?' }] });
-    expect(result).toEqual({ text: 'Paris is the capital of France.', usage: { inputTokens: 32, outputTokens: 8 }, model: 'llama3.2:1b' });
+    expect(replay.requests[0]?.body).toEqual({
+      model: 'llama3.2:1b',
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+    });
+    expect(result).toEqual({
+      text: 'Paris is the capital of France.',
+      usage: { inputTokens: 32, outputTokens: 8 },
+      model: 'llama3.2:1b',
+    });
   });
 
   it('maps 429 to a retryable PROVIDER error carrying Retry-After', async () => {

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../../src/errors.js';
 import { isRetryableStatus, retryAfterMs, toWeftError } from '../../../src/llm/providers/provider-error.js';
 
-const CONTEXT = { provider: 'OpenAI', model: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' };
+const CONTEXT = {
+  provider: 'OpenAI',
+  model: 'gpt-4o-mini',
+  baseURL: 'https://api.openai.com/v1',
+  apiKeyEnv: 'OPENAI_API_KEY',
+};
 
 describe('provider error policy', () => {
   it('retries 408, 409, 429 and 5xx only', () => {
@@ -25,9 +30,17 @@ describe('provider error policy', () => {
   });
 
   it('obeys x-should-retry over the status', () => {
-    const no = toWeftError({ kind: 'http', status: 503, headers: new Headers({ 'x-should-retry': 'false' }) }, new Error('x'), CONTEXT);
+    const no = toWeftError(
+      { kind: 'http', status: 503, headers: new Headers({ 'x-should-retry': 'false' }) },
+      new Error('x'),
+      CONTEXT,
+    );
     expect(no.retryable).toBe(false);
-    const yes = toWeftError({ kind: 'http', status: 400, headers: new Headers({ 'x-should-retry': 'true' }) }, new Error('x'), CONTEXT);
+    const yes = toWeftError(
+      { kind: 'http', status: 400, headers: new Headers({ 'x-should-retry': 'true' }) },
+      new Error('x'),
+      CONTEXT,
+    );
     expect(yes.retryable).toBe(true);
   });
 

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WeftError } from '../../../src/errors.js';
 import { createSimilarity, parseSimilaritySpec } from '../../../src/eval/similarity-spec.js';
-import { formatModelSpec, MODEL_SPEC_FORMS, parseModelSpec, requestedModelName, suggestProvider } from '../../../src/llm/model-spec.js';
+import {
+  formatModelSpec,
+  MODEL_SPEC_FORMS,
+  parseModelSpec,
+  requestedModelName,
+  suggestProvider,
+} from '../../../src/llm/model-spec.js';
 import { listProviders, registerProvider } from '../../../src/llm/provider-registry.js';
 import { createModel, NO_MODEL_MESSAGE, noModelMessage, resolveModelSpec } from '../../../src/llm/resolve-model.js';
 import { echoProvider } from './echo-provider.js';
@@ -15,7 +21,15 @@ describe('the provider registry', () => {
   });
 
   it('lists the built-in providers in the order of the spec forms', () => {
-    expect(listProviders().map((provider) => provider.name)).toEqual(['openai', 'anthropic', 'ollama', 'openai-compatible', 'local', 'scripted', 'sim']);
+    expect(listProviders().map((provider) => provider.name)).toEqual([
+      'openai',
+      'anthropic',
+      'ollama',
+      'openai-compatible',
+      'local',
+      'scripted',
+      'sim',
+    ]);
     expect(listProviders().map((provider) => provider.form)).toEqual(MODEL_SPEC_FORMS);
   });
 
@@ -27,7 +41,12 @@ describe('the provider registry', () => {
     unregister = registerProvider(echoProvider);
     const model = await createModel('echo:you said: ');
     expect(model.id).toBe('echo:you said:');
-    const result = await model.generate({ messages: [{ role: 'user', content: 'first' }, { role: 'user', content: 'hello' }] });
+    const result = await model.generate({
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'user', content: 'hello' },
+      ],
+    });
     expect(result.text).toBe('you said:hello');
     expect(parseModelSpec('ECHO:x')).toEqual({ provider: 'echo', prefix: 'x' });
     expect(formatModelSpec({ provider: 'echo', prefix: 'x' })).toBe('echo:x');

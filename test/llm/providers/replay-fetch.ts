@@ -62,7 +62,8 @@ export function replayFetch(...names: string[]): ReplayFetch {
     for (const waiter of waiters.filter((entry) => entry.n === requests.length)) waiter.resolve(recorded);
 
     const next = queue.shift();
-    if (!next) throw new Error(`replayFetch: unexpected request ${recorded.method} ${recorded.url.href} (no fixture left)`);
+    if (!next)
+      throw new Error(`replayFetch: unexpected request ${recorded.method} ${recorded.url.href} (no fixture left)`);
     const { name, fixture } = next;
     // The fixture's path is the API's; a base URL may put a prefix before it (a proxy, `/openai/v1/…`).
     if (fixture.request.method !== recorded.method || !recorded.url.pathname.endsWith(fixture.request.path)) {

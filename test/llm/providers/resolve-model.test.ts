@@ -51,7 +51,9 @@ describe('createModel', () => {
     const openai = await rejection(createModel('openai:gpt-4o-mini', { env: {} }));
     expect(openai.code).toBe('MODEL_CONFIG');
     expect(openai.message).toContain('OPENAI_API_KEY');
-    const anthropic = await rejection(createModel('anthropic:claude-3-5-haiku-latest', { env: { ANTHROPIC_API_KEY: '  ' } }));
+    const anthropic = await rejection(
+      createModel('anthropic:claude-3-5-haiku-latest', { env: { ANTHROPIC_API_KEY: '  ' } }),
+    );
     expect(anthropic.code).toBe('MODEL_CONFIG');
     expect(anthropic.message).toContain('ANTHROPIC_API_KEY');
   });
@@ -74,7 +76,10 @@ describe('createModel', () => {
     expect(replay.requests[0]?.url.href).toBe('http://127.0.0.1:11434/v1/chat/completions');
     expect(replay.requests[0]?.body).toMatchObject({ model: 'llama3.2:1b', max_tokens: 32 });
 
-    const remote = await createModel('ollama:llama3.2:1b', { env: { OLLAMA_HOST: 'gpu-box:11500' }, fetch: replay.fetch });
+    const remote = await createModel('ollama:llama3.2:1b', {
+      env: { OLLAMA_HOST: 'gpu-box:11500' },
+      fetch: replay.fetch,
+    });
     await remote.generate(HI);
     expect(replay.requests[1]?.url.href).toBe('http://gpu-box:11500/v1/chat/completions');
   });
@@ -158,7 +163,12 @@ describe('resolveModelSpec', () => {
   it('prefers the flag, then the config file, then WEFT_MODEL, then API keys, then Ollama', async () => {
     const hasOllama = async (): Promise<string | undefined> => 'llama3.2:1b';
     expect(
-      await resolveModelSpec({ flag: 'sim:seed=1', config: { model: 'ollama:cfg' }, env: allKeys, probeOllama: hasOllama }),
+      await resolveModelSpec({
+        flag: 'sim:seed=1',
+        config: { model: 'ollama:cfg' },
+        env: allKeys,
+        probeOllama: hasOllama,
+      }),
     ).toEqual({ spec: 'sim:seed=1', source: 'flag' });
     expect(await resolveModelSpec({ config: { model: 'ollama:cfg' }, env: allKeys, probeOllama: hasOllama })).toEqual({
       spec: 'ollama:cfg',
@@ -196,7 +206,7 @@ describe('resolveModelSpec', () => {
   it('ignores blank config and env values', async () => {
     const resolved = await resolveModelSpec({
       config: { model: '  ' },
-      env: { WEFT_MODEL: '', OPENAI_API_KEY: '' , ANTHROPIC_API_KEY: 'sk-ant' },
+      env: { WEFT_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-ant' },
       probeOllama: noOllama,
     });
     expect(resolved.source).toBe('ANTHROPIC_API_KEY');
@@ -206,7 +216,15 @@ describe('resolveModelSpec', () => {
     const error = await rejection(resolveModelSpec({ env: {}, probeOllama: noOllama }));
     expect(error.code).toBe('MODEL_CONFIG');
     expect(error.message).toBe(NO_MODEL_MESSAGE);
-    for (const way of ['--model', '.weft/config.yaml', 'model:', 'WEFT_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'Ollama']) {
+    for (const way of [
+      '--model',
+      '.weft/config.yaml',
+      'model:',
+      'WEFT_MODEL',
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'Ollama',
+    ]) {
       expect(error.message).toContain(way);
     }
     expect(error.message.split('\n').length).toBeGreaterThan(5);
@@ -233,7 +251,9 @@ describe('resolveModelSpec', () => {
     const fromEnv = await rejection(resolveModelSpec({ env: { WEFT_MODEL: 'gpt-4o' }, probeOllama: noOllama }));
     expect(fromEnv.message).toContain('From the WEFT_MODEL environment variable');
 
-    const badSim = await rejection(resolveModelSpec({ config: { model: 'sim:colour=blue' }, env: {}, probeOllama: noOllama }));
+    const badSim = await rejection(
+      resolveModelSpec({ config: { model: 'sim:colour=blue' }, env: {}, probeOllama: noOllama }),
+    );
     expect(badSim.code).toBe('MODEL_SPEC');
     expect(badSim.message).toContain('From the config file');
   });
