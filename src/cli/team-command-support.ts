@@ -17,7 +17,7 @@ import {
 } from '../index.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
-import { type ModelUse, type TeamModels } from './team-output.js';
+import type { ModelUse, TeamModels } from './team-output.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';

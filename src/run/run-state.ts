@@ -309,7 +309,7 @@ function schedule(state: RunState, logPending: boolean, commands: RunCommand[]):
   } else if (startable) {
     while (state.running < concurrency && state.readyHead < state.ready.length) {
       const task = state.tasks.get(state.ready[state.readyHead++]!);
-      if (!task || task.status !== 'not started' || task.pendingParents !== 0) continue;
+      if (task?.status !== 'not started' || task.pendingParents !== 0) continue;
       if (task.attempts >= maxAttempts) {
         // A revision can ask to rerun a subtask that has no attempts left: say so instead of failing silently.
         task.status = 'failed';

@@ -20,7 +20,7 @@ export function choiceLabel(index: number): string {
  */
 export function toChoiceLetter(answer: string, choices: readonly string[] | undefined): string {
   const trimmed = answer.trim().replace(/^[*_`"']+|[*_`"']+$/g, '');
-  const labelled = /^(?:(?:option|choice|answer)\s*[:\-]?\s*)?\(?([A-Za-z])(?:\)|\.|:|$)/i.exec(trimmed);
+  const labelled = /^(?:(?:option|choice|answer)\s*[:-]?\s*)?\(?([A-Za-z])(?:\)|\.|:|$)/i.exec(trimmed);
   if (labelled) {
     const letter = labelled[1]!.toUpperCase();
     if (isLabel(letter, choices)) return letter;

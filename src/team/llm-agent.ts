@@ -66,7 +66,7 @@ export function readAgentReply(text: string, query: AnswerQuery, peerCount: numb
   const object = values.find((v): v is Record<string, unknown> => isRecord(v) && 'answer' in v);
   let answer = '';
   let passedOn = text.trim();
-  let rawRatings: unknown = undefined;
+  let rawRatings: unknown;
   if (object) {
     answer = cleanAnswer(stringOf(object.answer), query);
     const reasoning = object.reasoning ?? object.explanation;

@@ -83,9 +83,18 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const readValue = (): void => {
     skipWhitespace();
     const character = text[offset];
-    if (character === '{') return readContainer('}');
-    if (character === '[') return readContainer(']');
-    if (character === '"') return readString();
+    if (character === '{') {
+      readContainer('}');
+      return;
+    }
+    if (character === '[') {
+      readContainer(']');
+      return;
+    }
+    if (character === '"') {
+      readString();
+      return;
+    }
     for (const literal of ['true', 'false', 'null']) {
       if (text.startsWith(literal, offset)) {
         offset += literal.length;

@@ -36,8 +36,8 @@ export interface AttemptJobResult {
 
 /** BullMQ job ids may hold exactly two colons: `run:subtask:attempt`, with colons in the parts escaped. */
 export function attemptJobId(runId: string, taskId: string, attempt: number): string {
-  const escape = (part: string) => part.replace(/%/g, '%25').replace(/:/g, '%3A');
-  return `${escape(runId)}:${escape(taskId)}:${attempt}`;
+  const escapePart = (part: string) => part.replace(/%/g, '%25').replace(/:/g, '%3A');
+  return `${escapePart(runId)}:${escapePart(taskId)}:${attempt}`;
 }
 
 /** Key a coordinator sets to tell a worker that picks the job up to return at once. */

@@ -219,9 +219,9 @@ function queries(dir: string, count: number, answer = 'correct'): string {
   return write(
     dir,
     'q.jsonl',
-    Array.from({ length: count }, (_, i) =>
+    `${Array.from({ length: count }, (_, i) =>
       JSON.stringify({ id: `q${i + 1}`, question: `Question ${i + 1}?`, answer }),
-    ).join('\n') + '\n',
+    ).join('\n')}\n`,
   );
 }
 
@@ -400,7 +400,7 @@ describe('weft team optimize --k: the team size later runs take', () => {
     const text = await cli(['team', 'What now?', '--team', pool, '--home', home]);
     expect(text.stdout.split('\n')[0]).toContain('(team size 2 set by `weft team optimize --k 2`)');
 
-    const data = write(home, 'data.jsonl', JSON.stringify({ id: 1, question: 'One?', answer: 'correct' }) + '\n');
+    const data = write(home, 'data.jsonl', `${JSON.stringify({ id: 1, question: 'One?', answer: 'correct' })}\n`);
     const evaluated = JSON.parse(
       (await cli(['team', 'eval', '--team', pool, '--data', data, '--home', home, '--json'])).stdout,
     ) as { selection: TeamDocument['selection']; calls: number };

@@ -5,22 +5,20 @@ import { completeNode, isReady, linkNodes, type ReadyNode } from '../../src/grap
 import type { SubtaskStatus } from '../../src/graph/workflow.js';
 
 /** A random DAG (each subtask depends only on earlier ones) with random starting statuses. */
-const dag = fc
-  .integer({ min: 1, max: 12 })
-  .chain((size) =>
+const dag = fc.integer({ min: 1, max: 12 }).chain((size) =>
+  fc.tuple(
     fc.tuple(
-      fc.tuple(
-        ...Array.from({ length: size }, (_, index) =>
-          fc.subarray(Array.from({ length: index }, (_, parent) => `n${parent}`)),
-        ),
+      ...Array.from({ length: size }, (_, index) =>
+        fc.subarray(Array.from({ length: index }, (_, parent) => `n${parent}`)),
       ),
-      fc.array(fc.constantFrom<SubtaskStatus>('not started', 'not started', 'completed', 'failed', 'in progress'), {
-        minLength: size,
-        maxLength: size,
-      }),
-      fc.array(fc.nat(), { maxLength: 30 }),
     ),
-  );
+    fc.array(fc.constantFrom<SubtaskStatus>('not started', 'not started', 'completed', 'failed', 'in progress'), {
+      minLength: size,
+      maxLength: size,
+    }),
+    fc.array(fc.nat(), { maxLength: 30 }),
+  ),
+);
 
 describe('the ready queue', () => {
   it('holds exactly what readyTasks lists, as subtasks start and complete in any order', () => {

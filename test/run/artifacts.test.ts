@@ -91,7 +91,7 @@ describe('extractArtifacts', () => {
     const text = [
       `${'`'.repeat(4)}markdown path=README.md`,
       '# Use',
-      fence + 'sh',
+      `${fence}sh`,
       'weft run x',
       fence,
       '`'.repeat(4),

@@ -195,8 +195,7 @@ describe('a workflow subtask run by a team', () => {
     const { home, store } = await setup();
     const dir = await tempDir();
     await copyFile(PLAN_FILE, join(dir, 'plan.json'));
-    const pool =
-      (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n';
+    const pool = `${await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')}  - name: poet\n    prompt: You are the poet.\n`;
     await writeFile(join(dir, 'team.yaml'), pool);
     await store.saveTeamScores({
       team: 'apollo-panel',
@@ -242,7 +241,7 @@ describe('a workflow subtask run by a team', () => {
     await copyFile(PLAN_FILE, join(dir, 'plan.json'));
     await writeFile(
       join(dir, 'team.yaml'),
-      (await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')) + '  - name: poet\n    prompt: You are the poet.\n',
+      `${await readFile(join(EXAMPLE, 'team.yaml'), 'utf8')}  - name: poet\n    prompt: You are the poet.\n`,
     );
     const scores = [
       { agent: 'historian', importance: 3, queries: 4 },

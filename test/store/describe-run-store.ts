@@ -49,7 +49,7 @@ const workflow: WorkflowJson = {
 
 /** A large output, different per seed, over the 4 KiB blob threshold. */
 function largeText(seed: string, kilobytes = 64): string {
-  return `<!-- ${seed} -->\n` + `<div class="cell">${seed}</div>\n`.repeat(Math.ceil((kilobytes * 1024) / 30));
+  return `<!-- ${seed} -->\n${`<div class="cell">${seed}</div>\n`.repeat(Math.ceil((kilobytes * 1024) / 30))}`;
 }
 
 export function describeRunStore(name: string, factory: RunStoreFactory): void {
@@ -188,9 +188,7 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
           looksLikeABlob: 'blob:sha256:0000000000000000000000000000000000000000000000000000000000000000',
         };
         // A `__proto__` own key (as JSON.parse makes) must stay data.
-        const withProtoKey = JSON.parse(
-          '{"type":"x","at":0,"__proto__":{"big":"' + 'p'.repeat(5000) + '"}}',
-        ) as EventRecord;
+        const withProtoKey = JSON.parse(`{"type":"x","at":0,"__proto__":{"big":"${'p'.repeat(5000)}"}}`) as EventRecord;
         await store.appendEvents('r1', [nested as unknown as EventRecord, withProtoKey]);
         const [first, second] = await store.events('r1');
         const expected: Record<string, unknown> = { ...nested };

@@ -3,7 +3,7 @@
  * llama.cpp server, LM Studio, … Built on the `openai` SDK with its retries off, like the chat provider.
  */
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
-import { rewordError, WeftError } from '../../errors.js';
+import { rewordError, type WeftError } from '../../errors.js';
 import { classifyOpenAIError, openAIConnection, type OpenAIConnectionOptions } from './openai-compatible.js';
 import { throwIfAborted, toWeftError, type ProviderContext } from './provider-error.js';
 import type { Embedder } from '../embedder.js';

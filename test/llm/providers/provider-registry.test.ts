@@ -78,7 +78,7 @@ describe('the provider registry', () => {
     const [row] = await similarity.matrix(['listen'], ['silent', 'xyz']);
     expect(row?.[0]).toBeCloseTo(1);
     expect(row?.[1]).toBeCloseTo(0);
-    const error = await rejection(createSimilarity('echo:' + 'y'.repeat(41)));
+    const error = await rejection(createSimilarity(`echo:${'y'.repeat(41)}`));
     expect(error.code).toBe('BAD_INPUT');
     expect(error.message).toContain(echoProvider.embeddingForm);
   });
