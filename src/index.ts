@@ -56,6 +56,7 @@ export { isTeamScoreStore, teamScoreStoreOf, type TeamScoreStore } from './team/
 
 // Showing a run: its summary, result, report and plan history, folded from its events.
 export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
+export { fateOf, foldFate, type Fates, type SubtaskFate } from './run/subtask-fate.js';
 export { runResult, type RunResult } from './run/run-result.js';
 export { renderReport, type ReportInput } from './run/report.js';
 export { formatPlanHistory, planHistory, type PlanHistory, type PlanHistoryVersion } from './run/plan-history.js';

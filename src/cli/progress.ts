@@ -2,13 +2,17 @@
  * The live view of a run. On a TTY it redraws one line per subtask (state, attempts) under a header with calls
  * and cost; elsewhere it prints one plain line per notable event. Both read the same events as the store.
  */
-import type { WeftEvent } from '../index.js';
+import { type Fates, foldFate, type SubtaskFate, type WeftEvent } from '../index.js';
 import { teamOutcome } from './team-output.js';
 
-interface Row {
-  state: string;
-  attempts: number;
-  agent: string;
+/**
+ * What a row shows of a subtask's fate (the same fold as resume and the summary, run/subtask-fate.ts): running
+ * until its attempt ends, verifying until the verdict.
+ */
+function rowState(fate: SubtaskFate | undefined): string {
+  if (!fate) return 'not started';
+  if (fate.status === 'in progress') return fate.ended >= fate.started ? 'verifying' : 'running';
+  return fate.status;
 }
 
 export interface ProgressView {
@@ -82,7 +86,9 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
 }
 
 function liveView(stream: NodeJS.WritableStream & { columns?: number }): ProgressView {
-  const rows = new Map<string, Row>();
+  const fates: Fates = new Map();
+  /** The subtasks of the latest plan version, in its order, with their agents. */
+  let subtasks: readonly { readonly id: string; readonly agent: string }[] = [];
   let runId = '';
   let model = '';
   let version = 0;
@@ -97,10 +103,12 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
     const lines = [
       `run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls · $${costUsd.toFixed(4)} · ${model}`,
     ];
-    for (const [id, row] of rows)
-      lines.push(
-        `  ${symbol(row.state)} ${id} ${row.agent} ${row.state}${row.attempts > 1 ? ` (attempt ${row.attempts})` : ''}`,
-      );
+    for (const { id, agent } of subtasks) {
+      const fate = fates.get(id);
+      const shown = rowState(fate);
+      const attempts = Math.max(fate?.started ?? 0, fate?.ended ?? 0);
+      lines.push(`  ${symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}`);
+    }
     const text = lines.map((line) => line.slice(0, width)).join('\n');
     stream.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[0J` : ''}${text}\n`);
     drawn = lines.length;
@@ -110,6 +118,7 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   };
   return {
     onEvent(event) {
+      foldFate(fates, event);
       switch (event.type) {
         case 'run-start':
           runId = event.runId;
@@ -117,36 +126,10 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
           break;
         case 'plan-chosen':
         case 'plan-update':
-          for (const subtask of event.workflow.subtasks) {
-            const row = rows.get(subtask.id);
-            rows.set(subtask.id, {
-              state: subtask.status ?? row?.state ?? 'not started',
-              attempts: subtask.attempts ?? row?.attempts ?? 0,
-              agent: subtask.agent,
-            });
-          }
-          for (const id of [...rows.keys()]) if (!event.workflow.subtasks.some((s) => s.id === id)) rows.delete(id);
+          subtasks = event.workflow.subtasks.map((subtask) => ({ id: subtask.id, agent: subtask.agent }));
           version = event.version;
           state = 'running';
           break;
-        case 'task-start': {
-          const row = rows.get(event.taskId);
-          if (row) {
-            row.state = 'running';
-            row.attempts = event.attempt;
-          }
-          break;
-        }
-        case 'task-end': {
-          const row = rows.get(event.taskId);
-          if (row) row.state = event.status === 'failed' ? 'failed' : 'verifying';
-          break;
-        }
-        case 'task-verify': {
-          const row = rows.get(event.taskId);
-          if (row) row.state = event.verdict === 'accept' ? 'completed' : event.verdict;
-          break;
-        }
         case 'call':
           calls += 1;
           costUsd += event.costUsd;
