@@ -62,19 +62,12 @@ export async function pruneCommand(
   const failures = result.failures.map((failure) => `${failure.runId}: ${failure.message}`);
   for (const failure of failures) output.log(`weft: could not remove the run folder of ${failure}`);
   if (output.json) {
+    // The library's result as it is, with the flag it answered and the failures as one line each.
+    const { failures: _structured, ...counts } = result;
     output.document({
-      dryRun,
       olderThan,
       cutoff: cutoff.toISOString(),
-      removed,
-      kept,
-      events: result.events,
-      planVersions: result.planVersions,
-      blobs: result.blobs,
-      blobBytes: result.blobBytes,
-      directories,
-      directoryBytes,
-      bytesFreed,
+      ...counts,
       ...(failures.length > 0 ? { failures } : {}),
     });
     return failures.length > 0 ? 1 : 0;

@@ -2,6 +2,7 @@
  * DyLAN teams (docs/algorithms.md#dylan-teams): the shapes shared by the team file, the engine, importance scores and
  * optimisation. Types only; the functions live in files of their own in this folder.
  */
+import type { TeamReformation } from '../run/events.js';
 
 /** How agreement between two answers is decided (docs/algorithms.md#answer-agreement). */
 export type AnswerKind = 'choice' | 'exact' | 'text' | 'code';
@@ -105,14 +106,8 @@ export interface TeamNode {
   readonly tests?: { readonly passed: number; readonly total: number };
 }
 
-export interface Reformation {
-  readonly afterStep: number;
-  readonly kept: readonly string[];
-  readonly dropped: readonly string[];
-  /** Why: the ranker's order, or the visible fallback when its answer could not be used. */
-  readonly reason: string;
-  readonly fallback: boolean;
-}
+/** How a team was reformed after a step; its shape is the run log's (`team` events record it). */
+export type Reformation = TeamReformation;
 
 /**
  * A tie at the final layer: more than one group of agreeing answers had the largest size, so the majority
