@@ -9,7 +9,6 @@ import { RUN_DEFAULTS } from '../run-defaults.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { registerTeamCommands } from './register-team-commands.js';
-import { updatePolicyNames } from '../core.js';
 
 /** Commander's accumulator for a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
@@ -43,7 +42,10 @@ export async function main(
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
   let exitCode = 0;
-  const program = buildProgram(output, streams, controller.signal, (code) => (exitCode = code));
+  // Only help shows the registered update policies; loading them (weft/core) for every command would slow
+  // `--version` and the commands that do not plan.
+  const strategies = wantsHelp(argv) ? (await import('../core.js')).updatePolicyNames() : undefined;
+  const program = buildProgram(output, streams, controller.signal, (code) => (exitCode = code), strategies);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
@@ -55,6 +57,11 @@ export async function main(
   }
 }
 
+/** Whether commander will print help: a bare `weft`, `help`, or -h/--help anywhere. */
+function wantsHelp(argv: readonly string[]): boolean {
+  return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
+
 /** From package.json, which sits two folders up from both src/cli and dist/cli. */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -62,7 +69,13 @@ const VERSION = (createRequire(import.meta.url)('../../package.json') as { versi
  * Options live here, so `weft <command> --help` lists them all; each command's module (and what it needs: stores,
  * providers, the planner) loads only when that command runs, so `--version` and `--help` start fast.
  */
-function buildProgram(output: Output, streams: Streams, signal: AbortSignal, setExit: (code: number) => void): Command {
+function buildProgram(
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+  setExit: (code: number) => void,
+  strategies: readonly string[] | undefined,
+): Command {
   const program = new Command('weft')
     .description('Plan a task as a graph of subtasks, run it with LLM agents in parallel, verify and repair.')
     .version(VERSION, '-V, --version')
@@ -102,7 +115,7 @@ function buildProgram(output: Output, streams: Streams, signal: AbortSignal, set
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
     .option(
       '--strategy <name>',
-      `plan updates: ${updatePolicyNames()
+      `plan updates: ${(strategies ?? [RUN_DEFAULTS.strategy])
         .map((name) => (name === RUN_DEFAULTS.strategy ? `${name} (default)` : name))
         .join(', ')}`,
     )

@@ -64,15 +64,16 @@ describe('start-up loads only what it uses', () => {
     expect(viaRequire.packages).toContain('yaml');
   });
 
-  it("weft --version and weft --help load the command line parser and weft/core's small limiter, nothing else", async () => {
+  it('weft --version loads the command line parser and nothing else; --help adds weft/core for the policy names', async () => {
+    const version = await packagesLoaded([MAIN, '--version']);
+    expect(version.stdout).not.toBe('');
+    expect([...version.packages].filter((name) => !TOOLING.has(name))).toEqual(['commander']);
     // `--strategy`'s help lists the registered update policies, which come from weft/core (src/core.ts); core's
     // model wrappers bring p-queue (and its two dependencies). No SDK, store driver, zod or yaml.
     const LIMITER = ['p-queue', 'eventemitter3', 'p-timeout'];
-    for (const flag of ['--version', '--help']) {
-      const { packages, stdout } = await packagesLoaded([MAIN, flag]);
-      expect(stdout).not.toBe('');
-      expect([...packages].filter((name) => !TOOLING.has(name) && !LIMITER.includes(name))).toEqual(['commander']);
-    }
+    const help = await packagesLoaded([MAIN, '--help']);
+    expect(help.stdout).not.toBe('');
+    expect([...help.packages].filter((name) => !TOOLING.has(name) && !LIMITER.includes(name))).toEqual(['commander']);
   });
 
   it('weft run --help still lists every option of the command', async () => {
