@@ -29,6 +29,8 @@ export type WeftErrorCode =
   | 'STORE'
   /** An agent tried to write an artifact outside the run's artifact directory. */
   | 'ARTIFACT_PATH'
+  /** A tool call failed: bad arguments, the tool threw, timed out or answered an HTTP error. The agent sees it. */
+  | 'TOOL'
   /** A run id or other named thing does not exist. CLI exit code 2. */
   | 'NOT_FOUND'
   /** A bug in Weft. */

@@ -1,0 +1,41 @@
+/**
+ * The tool contract (issue 12): one shape for every source (http, module, mcp) and every user (agents in runs,
+ * conversational procedures, distilled workflows). A tool's arguments are validated against `inputSchema` before
+ * `call` runs (validate-args.ts); `callTool` (call-tool.ts) adds the timeout, the concurrency cap, the retries of
+ * idempotent tools and the size cap on results.
+ */
+
+/** A JSON value, as tools take and return them. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema object (draft 2020-12 or 07, as ajv reads it). */
+export type ToolSchema = Readonly<Record<string, unknown>>;
+
+export interface ToolCallContext {
+  /** Aborts the call: the timeout, a cancelled run, or the caller. */
+  readonly signal: AbortSignal;
+}
+
+export interface Tool {
+  /** Unique within a tool set; what a model names when it calls the tool. */
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: ToolSchema;
+  readonly outputSchema?: ToolSchema;
+  /** Whether calling it twice with the same arguments does no more than calling it once (may be retried). */
+  readonly idempotent?: boolean;
+  /** Calls of this tool at once (default: no cap). */
+  readonly concurrency?: number;
+  /** Milliseconds one call may take (default: callTool's). */
+  readonly timeoutMs?: number;
+  /** Where it comes from, for `weft tools list` and errors: e.g. `http tools.yaml:12`, `mcp orders (stdio)`. */
+  readonly source: string;
+  call(args: JsonValue, context: ToolCallContext): Promise<JsonValue>;
+}
+
+/** The tools one file, plan or procedure provides, with what must be released when Weft ends (MCP servers). */
+export interface ToolSet {
+  readonly tools: readonly Tool[];
+  /** Stops servers and closes connections; safe to call twice. */
+  close(): Promise<void>;
+}
