@@ -71,6 +71,8 @@ const ALLOWED = {
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
+  // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
+  tools: ['graph', 'llm'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
 // (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.

@@ -1,0 +1,192 @@
+/**
+ * One tool call as agents and procedures make it: arguments validated, a timeout, the tool's concurrency cap,
+ * retries for idempotent tools only, and a size cap on the result. A failing tool is an outcome (`ok: false`) the
+ * agent sees and can recover from, not an exception; only the caller's own abort throws.
+ */
+import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { type Limiter, createLimiter } from '../llm/concurrency.js';
+import { abortErrorOf, sleep } from '../llm/timeout.js';
+import type { JsonValue, Tool } from './tool.js';
+import { validateToolArgs } from './validate-args.js';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const DEFAULT_TOOL_RETRIES = 2;
+export const DEFAULT_MAX_RESULT_BYTES = 20_000;
+export const DEFAULT_TOOL_RETRY_DELAY_MS = 200;
+
+export interface CallToolOptions {
+  /** The caller's signal (a cancelled run): aborting it throws ABORTED. */
+  readonly signal?: AbortSignal;
+  /** Per attempt; default the tool's `timeoutMs`, else 30 s. */
+  readonly timeoutMs?: number;
+  /** Retries after the first attempt, for idempotent tools and retryable failures only (default 2). */
+  readonly retries?: number;
+  /** The first wait before a retry, doubled per retry (default 200 ms). */
+  readonly retryDelayMs?: number;
+  /** Results whose JSON is larger are cut to this many bytes, with a note (default 20,000). */
+  readonly maxResultBytes?: number;
+}
+
+export type ToolCallOutcome =
+  | {
+      readonly ok: true;
+      readonly result: JsonValue;
+      /** The result was cut to `maxResultBytes`: it is then a string ending in `[truncated: N of M bytes]`. */
+      readonly truncated?: true;
+      readonly durationMs: number;
+      readonly attempts: number;
+    }
+  | { readonly ok: false; readonly error: WeftError; readonly durationMs: number; readonly attempts: number };
+
+// One limiter per Tool object, so that the cap holds across every agent calling it.
+const limiters = new WeakMap<Tool, Limiter>();
+
+function limiterOf(tool: Tool): Limiter | undefined {
+  if (tool.concurrency === undefined || tool.concurrency === Number.POSITIVE_INFINITY) return undefined;
+  let limiter = limiters.get(tool);
+  if (!limiter) {
+    limiter = createLimiter(tool.concurrency);
+    limiters.set(tool, limiter);
+  }
+  return limiter;
+}
+
+export async function callTool(tool: Tool, args: JsonValue, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+  const { signal } = options;
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const retries = tool.idempotent ? (options.retries ?? DEFAULT_TOOL_RETRIES) : 0;
+  const retryDelayMs = options.retryDelayMs ?? DEFAULT_TOOL_RETRY_DELAY_MS;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  checkPositive('timeoutMs', timeoutMs, true);
+  checkPositive('maxResultBytes', maxResultBytes, false);
+  if (!(Number.isInteger(retries) && retries >= 0)) {
+    throw new WeftError('BAD_INPUT', `Expected retries >= 0 (an integer), got ${String(retries)}`, {
+      location: { field: 'retries' },
+    });
+  }
+  const elapsed = (): number => performance.now() - started;
+  if (signal?.aborted) throw abortErrorOf(signal);
+
+  try {
+    await validateToolArgs(tool, args);
+  } catch (error) {
+    if (isWeftError(error) && error.code === 'TOOL') return { ok: false, error, durationMs: elapsed(), attempts: 0 };
+    throw error;
+  }
+
+  const limiter = limiterOf(tool);
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    let raw: unknown;
+    try {
+      const attempt = (): Promise<unknown> => attemptCall(tool, args, timeoutMs, signal);
+      raw = await (limiter ? limiter.run(attempt, signal) : attempt());
+    } catch (caught) {
+      if (signal?.aborted) throw isAbortError(caught) ? caught : abortErrorOf(signal);
+      const error = toolError(tool.name, caught);
+      if (attempts <= retries && error.retryable) {
+        await sleep(retryDelayMs * 2 ** (attempts - 1), signal);
+        continue;
+      }
+      return { ok: false, error, durationMs: elapsed(), attempts };
+    }
+    const shaped = shapeResult(tool.name, raw, maxResultBytes);
+    if (shaped instanceof WeftError) return { ok: false, error: shaped, durationMs: elapsed(), attempts };
+    return { ok: true, ...shaped, durationMs: elapsed(), attempts };
+  }
+}
+
+/**
+ * One attempt under its timeout: the tool gets a signal that aborts on the caller's abort or at the deadline, and
+ * a tool that ignores it still settles at the deadline.
+ */
+async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+  if (signal?.aborted) throw abortErrorOf(signal);
+  const controller = new AbortController();
+  const timeoutError = new WeftError('TIMEOUT', `${tool.name}: no result after ${timeoutMs} ms`, { retryable: true });
+  let rejectEarly: (error: unknown) => void = () => {};
+  const early = new Promise<never>((_, reject) => {
+    rejectEarly = reject;
+  });
+  const onCallerAbort = (): void => {
+    controller.abort(signal!.reason);
+    rejectEarly(abortErrorOf(signal!));
+  };
+  const timer =
+    timeoutMs === Number.POSITIVE_INFINITY
+      ? undefined
+      : setTimeout(() => {
+          controller.abort(timeoutError);
+          rejectEarly(timeoutError);
+        }, timeoutMs);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    return await Promise.race([tool.call(args, { signal: controller.signal }), early]);
+  } catch (error) {
+    // A tool that rethrows its signal's abort after the deadline timed out; it did not fail on its own.
+    if (controller.signal.aborted && !signal?.aborted) throw timeoutError;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/**
+ * What the agent sees of a failure: a WeftError (TOOL unless it is a TIMEOUT), its message opening with the tool's
+ * name. Retryable when the tool says so (`retryable: true` on what it threw) or it timed out.
+ */
+function toolError(toolName: string, caught: unknown): WeftError {
+  const message = caught instanceof Error ? caught.message : String(caught);
+  const named = message.startsWith(`${toolName}:`) ? message : `${toolName}: ${message}`;
+  if (isWeftError(caught)) {
+    if (caught.code === 'TOOL' || caught.code === 'TIMEOUT') {
+      return named === caught.message
+        ? caught
+        : new WeftError(caught.code, named, { cause: caught, retryable: caught.retryable });
+    }
+    return new WeftError('TOOL', named, { cause: caught, retryable: caught.retryable });
+  }
+  const retryable =
+    typeof caught === 'object' && caught !== null && (caught as { retryable?: unknown }).retryable === true;
+  return new WeftError('TOOL', named, { cause: caught, retryable });
+}
+
+/**
+ * The result as JSON (what the log records and a resume replays: a Date becomes its string, `undefined` null) and
+ * cut to `maxBytes` of its JSON text when larger.
+ */
+function shapeResult(
+  toolName: string,
+  raw: unknown,
+  maxBytes: number,
+): { result: JsonValue; truncated?: true } | WeftError {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(raw);
+  } catch (error) {
+    return new WeftError('TOOL', `${toolName}: its result is not JSON (${(error as Error).message})`, { cause: error });
+  }
+  if (text === undefined) return { result: null };
+  const size = Buffer.byteLength(text);
+  if (size <= maxBytes) return { result: JSON.parse(text) as JsonValue };
+  // Cut on a character boundary: a split UTF-8 sequence decodes to U+FFFD, which is dropped.
+  const head = Buffer.from(text)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+  return { result: `${head}\n[truncated: ${Buffer.byteLength(head)} of ${size} bytes]`, truncated: true };
+}
+
+function checkPositive(field: string, value: number, infinityAllowed: boolean): void {
+  const ok =
+    (infinityAllowed && value === Number.POSITIVE_INFINITY) ||
+    (typeof value === 'number' && Number.isFinite(value) && value > 0);
+  if (!ok) {
+    throw new WeftError('BAD_INPUT', `Expected ${field} > 0, got ${String(value)} (${typeof value})`, {
+      location: { field },
+    });
+  }
+}
