@@ -3,9 +3,9 @@
  * retries for idempotent tools only, and a size cap on the result. A failing tool is an outcome (`ok: false`) the
  * agent sees and can recover from, not an exception; only the caller's own abort throws.
  */
-import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { WeftError, isWeftError } from '../errors.js';
 import { type Limiter, createLimiter } from '../llm/concurrency.js';
-import { abortErrorOf, sleep } from '../llm/timeout.js';
+import { sleep } from '../llm/timeout.js';
 import type { JsonValue, Tool } from './tool.js';
 import { validateToolArgs } from './validate-args.js';
 
@@ -66,7 +66,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
     });
   }
   const elapsed = (): number => performance.now() - started;
-  if (signal?.aborted) throw abortErrorOf(signal);
+  if (signal?.aborted) throw abortedError(signal);
 
   try {
     await validateToolArgs(tool, args);
@@ -84,10 +84,14 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
       const attempt = (): Promise<unknown> => attemptCall(tool, args, timeoutMs, signal);
       raw = await (limiter ? limiter.run(attempt, signal) : attempt());
     } catch (caught) {
-      if (signal?.aborted) throw isAbortError(caught) ? caught : abortErrorOf(signal);
+      if (signal?.aborted) throw abortedError(signal);
       const error = toolError(tool.name, caught);
       if (attempts <= retries && error.retryable) {
-        await sleep(retryDelayMs * 2 ** (attempts - 1), signal);
+        try {
+          await sleep(retryDelayMs * 2 ** (attempts - 1), signal);
+        } catch {
+          throw abortedError(signal!);
+        }
         continue;
       }
       return { ok: false, error, durationMs: elapsed(), attempts };
@@ -103,7 +107,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
  * a tool that ignores it still settles at the deadline.
  */
 async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
-  if (signal?.aborted) throw abortErrorOf(signal);
+  if (signal?.aborted) throw abortedError(signal);
   const controller = new AbortController();
   const timeoutError = new WeftError('TIMEOUT', `${tool.name}: no result after ${timeoutMs} ms`, { retryable: true });
   let rejectEarly: (error: unknown) => void = () => {};
@@ -112,7 +116,7 @@ async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signa
   });
   const onCallerAbort = (): void => {
     controller.abort(signal!.reason);
-    rejectEarly(abortErrorOf(signal!));
+    rejectEarly(abortedError(signal!));
   };
   const timer =
     timeoutMs === Number.POSITIVE_INFINITY
@@ -178,6 +182,13 @@ function shapeResult(
     .toString('utf8')
     .replace(/\uFFFD+$/, '');
   return { result: `${head}\n[truncated: ${Buffer.byteLength(head)} of ${size} bytes]`, truncated: true };
+}
+
+/** The caller's abort, always as WeftError('ABORTED') (a bare `abort()` gives a DOMException reason). */
+function abortedError(signal: AbortSignal): WeftError {
+  const reason: unknown = signal.reason;
+  if (isWeftError(reason) && reason.code === 'ABORTED') return reason;
+  return new WeftError('ABORTED', 'The tool call was aborted', { cause: reason });
 }
 
 function checkPositive(field: string, value: number, infinityAllowed: boolean): void {

@@ -129,11 +129,10 @@ function valueAt(root: JsonValue, segments: readonly string[]): unknown {
   return value;
 }
 
-/** JSON Schema's name for a value's type, as ajv's `type` keyword uses them. */
+/** JSON Schema's name for a value's type (every number is a `number`: "must be string (got integer)" puzzles). */
 export function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   return typeof value;
 }
 
