@@ -5,7 +5,16 @@
  */
 
 // Models: the ChatModel contract, the provider registry (spec strings → models), wrappers and prices.
-export type { CallTag, ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './llm/chat-model.js';
+export type {
+  CallTag,
+  ChatCall,
+  ChatMessage,
+  ChatModel,
+  ChatResult,
+  ToolCallRequest,
+  ToolDeclaration,
+  Usage,
+} from './llm/chat-model.js';
 export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
 export {
   MODEL_PROVIDERS,

@@ -2,10 +2,46 @@
  * The contract every model provider implements. Imports nothing: everything in Weft points down to it.
  */
 
-export interface ChatMessage {
-  readonly role: 'user' | 'assistant';
-  readonly content: string;
+/**
+ * A tool as a model is offered it (issue 12): what native tool calling sends (OpenAI's `tools`, Anthropic's
+ * `tools`) and what the prompted fallback writes into the prompt for models without native tools.
+ */
+export interface ToolDeclaration {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
 }
+
+/** A tool call a model asked for. */
+export interface ToolCallRequest {
+  /** The provider's id for it (OpenAI `call_…`, Anthropic `toolu_…`); `call_<n>` where the model gives none. */
+  readonly id: string;
+  readonly name: string;
+  /**
+   * The arguments as the model sent them, parsed from JSON text where the wire carries text. Text that does not
+   * parse stays a string, so the tool loop can show the model its mistake instead of failing the call.
+   */
+  readonly args: unknown;
+}
+
+/**
+ * One message of a conversation. `assistant` messages may carry the tool calls the model made; each call's result
+ * comes back as a `tool` message naming the call's id (Anthropic's providers fold consecutive ones into one user
+ * message of `tool_result` blocks).
+ */
+export type ChatMessage =
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCallRequest[] }
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      /** The tool's name (Ollama and the prompted fallback need it; OpenAI and Anthropic go by the id). */
+      readonly name: string;
+      /** The result as text (JSON for JSON results), or the error the agent should see. */
+      readonly content: string;
+      readonly isError?: boolean;
+    };
 
 /**
  * What a call is for. Real providers ignore it; the `sim:` model uses it to answer in the right shape, and
@@ -38,6 +74,13 @@ export interface ChatCall {
   readonly temperature?: number;
   /** Ask for JSON. Providers with a JSON mode or grammar may use `schema`; the caller still validates. */
   readonly json?: { readonly schema?: Record<string, unknown>; readonly name?: string };
+  /**
+   * Tools the model may call. A model given tools answers with text, with `toolCalls`, or both; every ChatModel
+   * that `createModel` builds handles them (natively, or through the prompted fallback).
+   */
+  readonly tools?: readonly ToolDeclaration[];
+  /** `auto` (default): the model decides; `required`: it must call one; `none`: it must not. */
+  readonly toolChoice?: 'auto' | 'required' | 'none';
   readonly tag?: CallTag;
 }
 
@@ -51,6 +94,8 @@ export interface ChatResult {
   readonly usage: Usage;
   /** The provider's model name as it answered. */
   readonly model: string;
+  /** The tools the model asked to call, in order (absent or empty: none). */
+  readonly toolCalls?: readonly ToolCallRequest[];
 }
 
 export interface ChatModel {
@@ -58,5 +103,10 @@ export interface ChatModel {
   readonly id: string;
   /** `real`, or `scripted`/`sim` so output can label non-real runs as such. */
   readonly kind: 'real' | 'scripted' | 'sim';
+  /**
+   * How it calls tools: `native` through the provider's API, `prompted` by answering a JSON object in its text
+   * (parsed by the fallback). Absent: the model ignores `tools` (a model built outside `createModel`).
+   */
+  readonly toolCalling?: 'native' | 'prompted';
   generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult>;
 }

@@ -24,6 +24,11 @@ export interface Tool {
   readonly outputSchema?: ToolSchema;
   /** Whether calling it twice with the same arguments does no more than calling it once (may be retried). */
   readonly idempotent?: boolean;
+  /**
+   * Top-level arguments whose values are secret: the run's log, `weft show` and reports print `[redacted]` in
+   * their place. The tool itself gets the real values.
+   */
+  readonly secretArgs?: readonly string[];
   /** Calls of this tool at once (default: no cap). */
   readonly concurrency?: number;
   /** Milliseconds one call may take (default: callTool's). */

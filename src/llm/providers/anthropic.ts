@@ -59,7 +59,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     const body: MessageCreateParamsNonStreaming = {
       model: options.model,
       max_tokens: call.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-      messages: call.messages.map((message) => ({ role: message.role, content: message.content })),
+      // TODO(issue 12): tool calls and results as tool_use / tool_result blocks.
+      messages: call.messages.map((message) => ({
+        role: message.role === 'assistant' ? 'assistant' : 'user',
+        content: message.content,
+      })),
     };
     // Anthropic takes the system prompt as a top-level field, not as a message.
     if (call.system !== undefined && call.system !== '') body.system = call.system;

@@ -80,7 +80,10 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     throwIfAborted(signal, context);
     const messages: ChatCompletionMessageParam[] = [];
     if (call.system !== undefined && call.system !== '') messages.push({ role: 'system', content: call.system });
-    for (const message of call.messages) messages.push({ role: message.role, content: message.content });
+    // TODO(issue 12): tool calls and results in OpenAI's wire form.
+    for (const message of call.messages) {
+      messages.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content });
+    }
 
     const body: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages };
     if (call.maxTokens !== undefined) body[maxTokensField] = call.maxTokens;
