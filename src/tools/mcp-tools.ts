@@ -8,6 +8,7 @@
  * starting, or dies later, is TOOL with its exit code and last stderr lines. Secrets (the env values, header
  * values and URL credentials of the config) never appear in a message.
  */
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -79,20 +80,22 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     lastTransportError ??= describe(error.message).slice(0, 300);
   };
 
-  /** What a stdio server left behind: `exited with code 3` and its last stderr lines. */
-  const endedText = (): string => {
-    if (!stdio) return 'closed the connection';
+  /** What a stdio server left behind: `exited with code 3 <when>` and its last stderr lines. */
+  const endedText = (when = ''): string => {
+    if (!stdio) return `closed the connection${when}`;
     const exit = stdio.exit;
     const how = !exit
       ? 'closed its output'
       : exit.signal
         ? `was killed by ${exit.signal}`
         : `exited with code ${String(exit.code)}`;
-    return `${how}${stderrText()}`;
+    return `${how}${when}${stderrText()}`;
   };
   const stderrText = (): string => {
     const lines = stdio?.stderrTail() ?? [];
-    return lines.length === 0 ? '' : `; its last stderr lines:\n${lines.map((line) => `  ${describe(line)}`).join('\n')}`;
+    return lines.length === 0
+      ? ''
+      : `; its last stderr lines:\n${lines.map((line) => `  ${describe(line)}`).join('\n')}`;
   };
 
   // Starting: connect (spawn + initialize) and list, under one deadline and the caller's signal.
@@ -131,7 +134,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
       );
     }
     if (stdio && (serverGone || stdio.exit)) {
-      throw new WeftError('TOOL', `${label} ${endedText()} before it finished starting (during ${phase})`, {
+      throw new WeftError('TOOL', `${label} ${endedText(` before it finished starting (during ${phase})`)}`, {
         cause: error,
         location: locationOf(config),
       });
@@ -163,18 +166,17 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     if (signal.aborted) throw signal.reason;
     stdio?.hold();
     try {
-      const result = (await client.callTool(
-        { name, arguments: args as Record<string, unknown> },
-        undefined,
-        { signal, timeout: NO_SDK_TIMEOUT },
-      )) as Parameters<typeof mcpResultValue>[0];
+      const result = (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
+        signal,
+        timeout: NO_SDK_TIMEOUT,
+      })) as Parameters<typeof mcpResultValue>[0];
       if (result.isError === true) throw new WeftError('TOOL', mcpErrorText(result));
       return mcpResultValue(result);
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
       if (isWeftError(error)) throw error;
       if (closedByUs) throw new WeftError('TOOL', `${label} was closed during the call`, { cause: error });
-      if (serverGone) throw new WeftError('TOOL', `${label} ${endedText()} during the call`, { cause: error });
+      if (serverGone) throw new WeftError('TOOL', `${label} ${endedText(' during the call')}`, { cause: error });
       const code = (error as { code?: unknown }).code;
       if (code === REQUEST_TIMEOUT) throw new WeftError('TIMEOUT', describe(reasonOf(error)), { cause: error });
       throw new WeftError('TOOL', `${label}${where}: ${describe(reasonOf(error))}`, {
@@ -393,7 +395,7 @@ function spawnFailure(config: McpServerConfig, label: string, error: NodeJS.Errn
   const spec = config.transport as Extract<McpServerConfig['transport'], { type: 'stdio' }>;
   const why =
     error.code === 'ENOENT'
-      ? spec.cwd !== undefined && error.path !== spec.command
+      ? spec.cwd !== undefined && !isDirectory(spec.cwd)
         ? `command "${spec.command}" or working directory "${spec.cwd}" does not exist`
         : `command "${spec.command}" was not found (not a file, nor on PATH)`
       : error.code === 'EACCES'
@@ -419,6 +421,14 @@ function locationOf(config: McpServerConfig, field?: string): SourceLocation | u
 
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'number' && error.message.startsWith('Streamable HTTP error: ')) {
+    return `HTTP ${code}: ${error.message.slice('Streamable HTTP error: '.length)}`;
+  }
+  if (typeof code === 'number') {
+    // An McpError's message is `MCP error CODE: ...`, twice over when the server's own handler threw an McpError.
+    return `the server answered error ${code}: ${error.message.replace(/^(MCP error -?\d+: )+/, '')}`;
+  }
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   // fetch says only `fetch failed`; the reason (ECONNREFUSED, ENOTFOUND) is in its cause.
   if (error.message === 'fetch failed' && cause) {
@@ -442,4 +452,12 @@ async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

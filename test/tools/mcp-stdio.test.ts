@@ -1,0 +1,306 @@
+/** MCP tools over stdio, against the fixture server run as a real child process. */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isWeftError, type WeftError } from '../../src/errors.js';
+import { callTool } from '../../src/tools/call-tool.js';
+import { openMcpTools } from '../../src/tools/mcp-tools.js';
+import type { Tool, ToolSet } from '../../src/tools/tool.js';
+import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
+import { FIXTURE_DIR, isAlive, newLog, readLog, serverPid, stdioConfig, waitFor } from '../fixtures/mcp/helpers.js';
+
+function toolOf(set: ToolSet, name: string): Tool {
+  const tool = set.tools.find((candidate) => candidate.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+}
+
+async function startFailure(promise: Promise<unknown>): Promise<WeftError> {
+  try {
+    const set = (await promise) as ToolSet;
+    await set.close();
+  } catch (error) {
+    if (isWeftError(error)) return error;
+    throw error;
+  }
+  throw new Error('the server started');
+}
+
+describe('MCP tools over stdio', () => {
+  const log = newLog();
+  let set: ToolSet;
+
+  beforeAll(async () => {
+    process.env.WEFT_MCP_PARENT_ONLY = 'not for servers';
+    set = await openMcpTools(
+      stdioConfig({
+        log,
+        env: { FIXTURE_GREETING: 'hello from the config' },
+        idempotent: ['echo'],
+        timeoutMs: 4000,
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    delete process.env.WEFT_MCP_PARENT_ONLY;
+    await set?.close();
+  });
+
+  it('lists every tool, following the cursor over every page', () => {
+    expect(set.tools.map((tool) => tool.name)).toEqual(FIXTURE_TOOLS.map((tool) => tool.name));
+    // 11 tools, 3 per page: four tools/list requests.
+    expect(readLog(log).filter((line) => line.startsWith('list '))).toEqual(['list 0', 'list 3', 'list 6', 'list 9']);
+    const add = toolOf(set, 'add');
+    expect(add).toMatchObject({
+      description: 'Adds two numbers (structured output).',
+      source: 'mcp files (stdio)',
+      inputSchema: { type: 'object', required: ['a', 'b'] },
+      outputSchema: { properties: { sum: { type: 'number' } } },
+      timeoutMs: 4000,
+    });
+  });
+
+  it('marks idempotent what the config lists and what the annotations say (read-only or idempotentHint)', () => {
+    const idempotent = Object.fromEntries(set.tools.map((tool) => [tool.name, tool.idempotent]));
+    expect(idempotent).toMatchObject({ echo: true, add: true, getenv: true, count: false, slow: false, fail: false });
+  });
+
+  it('calls tools through callTool: text, structured content, JSON text kept as text, binary parts summarised', async () => {
+    expect(await callTool(toolOf(set, 'echo'), { text: 'hi' })).toMatchObject({ ok: true, result: 'hi' });
+    expect(await callTool(toolOf(set, 'add'), { a: 2, b: 40 })).toMatchObject({ ok: true, result: { sum: 42 } });
+    expect(await callTool(toolOf(set, 'json_text'), {})).toMatchObject({ ok: true, result: '{"a":1}' });
+    expect(await callTool(toolOf(set, 'mixed'), {})).toMatchObject({
+      ok: true,
+      result: 'a picture:\n\n[image image/png, 300 bytes]',
+    });
+  });
+
+  it('a call happens once on the server', async () => {
+    const before = readLog(log).filter((line) => line === 'call count').length;
+    expect(await callTool(toolOf(set, 'count'), {})).toMatchObject({ ok: true, attempts: 1 });
+    expect(readLog(log).filter((line) => line === 'call count').length).toBe(before + 1);
+  });
+
+  it('checks arguments before the server sees them', async () => {
+    const calls = (): number => readLog(log).filter((line) => line === 'call echo' || line === 'call add').length;
+    const before = calls();
+    const outcome = await callTool(toolOf(set, 'echo'), { text: 42 });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.error.message).toMatch(/echo: argument "text" must be string/);
+    expect(outcome.attempts).toBe(0);
+    const extra = await callTool(toolOf(set, 'add'), { a: 1, b: 2, c: 3 });
+    expect(extra.ok).toBe(false);
+    expect(calls()).toBe(before);
+  });
+
+  it('passes env on top of the safe default environment, not the rest of Weft’s', async () => {
+    const mine = await callTool(toolOf(set, 'getenv'), { name: 'FIXTURE_GREETING' });
+    expect(mine).toMatchObject({ ok: true, result: { value: 'hello from the config' } });
+    const path = await callTool(toolOf(set, 'getenv'), { name: 'PATH' });
+    expect(path).toMatchObject({ ok: true, result: { value: process.env.PATH } });
+    const leaked = await callTool(toolOf(set, 'getenv'), { name: 'WEFT_MCP_PARENT_ONLY' });
+    expect(leaked).toMatchObject({ ok: true, result: { value: null } });
+  });
+
+  it('an isError result is a TOOL error carrying the server’s text, not retried', async () => {
+    const outcome = await callTool(toolOf(set, 'fail'), {}, { retries: 3 });
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe('TOOL');
+    expect(outcome.error.message).toBe('fail: the fixture failed on purpose: disk quota exceeded');
+    expect(outcome.attempts).toBe(1);
+  });
+
+  it('a JSON-RPC error from the server is a TOOL error naming the server', async () => {
+    const outcome = await callTool(toolOf(set, 'rpc_error'), {});
+    expect(!outcome.ok && outcome.error.message).toBe(
+      'rpc_error: MCP server files (stdio): the server answered error -32602: rpc_error: the server refused this request',
+    );
+  });
+
+  it('the timeout is a deadline: the call ends and the server is told to cancel', async () => {
+    const outcome = await callTool(toolOf(set, 'slow'), { ms: 30_000 }, { timeoutMs: 150 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    await waitFor(() => readLog(log).includes('slow cancelled'), 'the server to see the cancellation');
+  });
+
+  it('aborting the call throws ABORTED and cancels it on the server', async () => {
+    const cancelledBefore = readLog(log).filter((line) => line === 'slow cancelled').length;
+    const controller = new AbortController();
+    const pending = callTool(toolOf(set, 'slow'), { ms: 30_000 }, { signal: controller.signal });
+    await waitFor(() => readLog(log).filter((line) => line === 'call slow').length >= 2, 'the slow call to start');
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    await waitFor(
+      () => readLog(log).filter((line) => line === 'slow cancelled').length > cancelledBefore,
+      'the server to see the cancellation',
+    );
+  });
+
+  it('a large result is capped by callTool', async () => {
+    const outcome = await callTool(toolOf(set, 'big'), { size: 100_000 }, { maxResultBytes: 1000 });
+    expect(outcome).toMatchObject({ ok: true, truncated: true });
+  });
+});
+
+describe('an MCP server that dies', () => {
+  it('fails the call under way and every later call at once, naming the server, its exit code and stderr', async () => {
+    const log = newLog();
+    const set = await openMcpTools(stdioConfig({ log }));
+    try {
+      const slow = callTool(toolOf(set, 'slow'), { ms: 30_000 });
+      await waitFor(() => readLog(log).includes('call slow'), 'the slow call to start');
+      const crash = await callTool(toolOf(set, 'crash'), {});
+      expect(crash.ok).toBe(false);
+      const message = !crash.ok ? crash.error.message : '';
+      expect(message).toMatch(/^crash: MCP server files \(stdio\) exited with code 3 during the call/);
+      expect(message).toContain('fixture: crashing on purpose');
+      expect(await slow).toMatchObject({ ok: false, error: { code: 'TOOL' } });
+      const later = await callTool(toolOf(set, 'echo'), { text: 'anyone?' });
+      expect(!later.ok && later.error.message).toMatch(/echo: MCP server files \(stdio\) is not running: it exited/);
+      expect(readLog(log)).not.toContain('call echo');
+    } finally {
+      await set.close();
+    }
+  });
+});
+
+describe('MCP servers that fail to start', () => {
+  it('a command that does not exist is BAD_INPUT at the server’s declaration', async () => {
+    const error = await startFailure(
+      openMcpTools({
+        name: 'ghost',
+        transport: { type: 'stdio', command: 'weft-no-such-mcp-server', args: [], env: {} },
+        declaredAt: 'tools.yaml:7:5',
+      }),
+    );
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toBe(
+      'MCP server ghost (stdio): command "weft-no-such-mcp-server" was not found (not a file, nor on PATH)',
+    );
+    expect(error.location).toEqual({ file: 'tools.yaml', line: 7, column: 5, field: 'mcp.ghost.command' });
+  });
+
+  it('runs the server in the configured working directory, and names one that does not exist', async () => {
+    const base = stdioConfig();
+    const inDir = (cwd: string) =>
+      openMcpTools({ ...base, include: ['getenv'], transport: { ...base.transport, cwd } as typeof base.transport });
+    const set = await inDir(FIXTURE_DIR);
+    try {
+      expect(await callTool(set.tools[0]!, { name: 'HOME' })).toMatchObject({ ok: true, result: { cwd: FIXTURE_DIR } });
+    } finally {
+      await set.close();
+    }
+    const error = await startFailure(inDir(join(FIXTURE_DIR, 'no-such-dir')));
+    expect(error).toMatchObject({ code: 'BAD_INPUT' });
+    expect(error.message).toMatch(/working directory ".*no-such-dir" does not exist/);
+  });
+
+  it('a process that exits before the handshake: its exit code and last stderr lines, secrets removed', async () => {
+    const log = newLog();
+    const error = await startFailure(
+      openMcpTools(stdioConfig({ log, flags: ['--exit-before=7'], env: { FIXTURE_TOKEN: 'tok-7f3a9c2e1b' } })),
+    );
+    expect(error.code).toBe('TOOL');
+    expect(error.message).toMatch(/^MCP server files \(stdio\) exited with code 7 before it finished starting/);
+    expect(error.message).toContain('fixture: missing setting FIXTURE_REGION, giving up');
+    expect(error.message).toContain('fixture: token *** rejected');
+    expect(error.message).not.toContain('tok-7f3a9c2e1b');
+  });
+
+  it('a process that exits during the handshake', async () => {
+    const error = await startFailure(openMcpTools(stdioConfig({ flags: ['--exit-on-initialize=5'] })));
+    expect(error.message).toMatch(/exited with code 5 before it finished starting \(during initialize\)/);
+    expect(error.message).toContain('fixture: cannot handle this client');
+  });
+
+  it('a server that never answers initialize times out and is stopped', async () => {
+    const log = newLog();
+    const error = await startFailure(
+      openMcpTools(stdioConfig({ log, flags: ['--hang'] }), { startTimeoutMs: 3000, closeGraceMs: 100 }),
+    );
+    expect(error.code).toBe('TOOL');
+    expect(error.message).toMatch(
+      /^MCP server files \(stdio\) did not start within 3000 ms \(no answer to initialize\)/,
+    );
+    expect(error.message).toContain('fixture: warming up forever');
+    await waitFor(() => !isAlive(serverPid(log)), 'the stalled server to be stopped');
+  });
+
+  it('a server that never answers tools/list times out too', async () => {
+    const error = await startFailure(
+      openMcpTools(stdioConfig({ flags: ['--hang-on-list'] }), { startTimeoutMs: 3000, closeGraceMs: 100 }),
+    );
+    expect(error.message).toMatch(/did not start within 3000 ms \(no answer to tools\/list\)/);
+  });
+
+  it('aborting the start throws ABORTED', async () => {
+    const controller = new AbortController();
+    const pending = openMcpTools(stdioConfig({ flags: ['--hang'] }), { signal: controller.signal, closeGraceMs: 100 });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('a tool named in include that the server lacks is BAD_INPUT listing what it has', async () => {
+    const error = await startFailure(
+      openMcpTools(stdioConfig({ include: ['echo', 'delete_everything'], declaredAt: 'tools.yaml:3:3' })),
+    );
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toMatch(
+      /^MCP server files \(stdio\) has no tool "delete_everything" \(its tools: echo, add,/,
+    );
+    expect(error.location).toMatchObject({ file: 'tools.yaml', line: 3, field: 'mcp.files.include' });
+  });
+
+  it('lines on stdout that are not JSON-RPC do not stop a server that then speaks properly', async () => {
+    const set = await openMcpTools(stdioConfig({ flags: ['--stdout-noise'], include: ['echo'] }));
+    try {
+      expect(set.tools.map((tool) => tool.name)).toEqual(['echo']);
+      expect(await callTool(set.tools[0]!, { text: 'still here' })).toMatchObject({ ok: true, result: 'still here' });
+    } finally {
+      await set.close();
+    }
+  });
+});
+
+describe('closing an MCP server', () => {
+  it('ends the process; close is idempotent and later calls fail naming the server', async () => {
+    const log = newLog();
+    const set = await openMcpTools(stdioConfig({ log }));
+    const pid = serverPid(log);
+    expect(isAlive(pid)).toBe(true);
+    await Promise.all([set.close(), set.close()]);
+    await set.close();
+    expect(isAlive(pid)).toBe(false);
+    const outcome = await callTool(toolOf(set, 'echo'), { text: 'hello?' });
+    expect(!outcome.ok && outcome.error.message).toBe('echo: MCP server files (stdio) is closed');
+  });
+
+  it('a server that ignores stdin’s end and SIGTERM is killed after the grace, with what it started', async () => {
+    const log = newLog();
+    const set = await openMcpTools(stdioConfig({ log, flags: ['--ignore-sigterm', '--grandchild'] }), {
+      closeGraceMs: 150,
+    });
+    const pid = serverPid(log);
+    const grandchild = Number(
+      readLog(log)
+        .find((line) => line.startsWith('grandchild '))!
+        .split(' ')[1],
+    );
+    expect(isAlive(grandchild)).toBe(true);
+    await set.close();
+    expect(readLog(log)).toContain('sigterm ignored');
+    expect(isAlive(pid)).toBe(false);
+    await waitFor(() => !isAlive(grandchild), 'the grandchild to be killed');
+  });
+
+  it('a call under way when the set is closed fails naming the server', async () => {
+    const log = newLog();
+    const set = await openMcpTools(stdioConfig({ log }), { closeGraceMs: 100 });
+    const slow = callTool(toolOf(set, 'slow'), { ms: 30_000 });
+    await waitFor(() => readLog(log).includes('call slow'), 'the slow call to start');
+    await set.close();
+    const outcome = await slow;
+    expect(!outcome.ok && outcome.error.message).toMatch(/slow: MCP server files \(stdio\) was closed during the call/);
+  });
+});
