@@ -40,9 +40,10 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** McpError codes (JSON-RPC), from the SDK's ErrorCode enum. */
 const CONNECTION_CLOSED = -32000;
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const REQUEST_TIMEOUT = -32001;
 
-type Phase = 'starting the process' | 'initialize' | 'listing its tools';
+type Phase = 'start-up' | 'initialize' | 'tools/list';
 
 interface ListedTool {
   readonly name: string;
@@ -100,7 +101,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
 
   // Starting: connect (spawn + initialize) and list, under one deadline and the caller's signal.
   const deadline = new AbortController();
-  let phase: Phase = 'starting the process';
+  let phase: Phase = 'start-up';
   const timer = setTimeout(
     () => deadline.abort(new WeftError('TIMEOUT', 'start deadline', { retryable: true })),
     startTimeoutMs,
@@ -111,14 +112,11 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   let listed: ListedTool[];
   try {
     const request = { signal: deadline.signal, timeout: NO_SDK_TIMEOUT };
-    if (stdio) {
-      await stdio.start();
-      phase = 'initialize';
-    } else {
-      phase = 'initialize';
-    }
+    // Spawning first, so that a missing command is told apart from a server that fails its handshake.
+    if (stdio) await stdio.start();
+    phase = 'initialize';
     await client.connect(transport, request);
-    phase = 'listing its tools';
+    phase = 'tools/list';
     listed = await listAllTools(client, request, label);
   } catch (error) {
     stdio?.release();
@@ -129,7 +127,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     if (deadline.signal.aborted) {
       throw new WeftError(
         'TOOL',
-        `${label} did not start within ${startTimeoutMs} ms (no answer to ${phase === 'listing its tools' ? 'tools/list' : 'initialize'})${lastTransportError ? `; it wrote: ${lastTransportError}` : ''}${stderrText()}`,
+        `${label} did not start within ${startTimeoutMs} ms (no answer to ${phase === 'tools/list' ? 'tools/list' : 'initialize'})${lastTransportError ? `; it wrote: ${lastTransportError}` : ''}${stderrText()}`,
         { cause: error, retryable: true, location: locationOf(config) },
       );
     }
@@ -139,7 +137,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
         location: locationOf(config),
       });
     }
-    throw new WeftError('TOOL', `${label}${where} failed while ${phase}: ${describe(reasonOf(error))}`, {
+    throw new WeftError('TOOL', `${label}${where} failed during ${phase}: ${describe(reasonOf(error))}`, {
       cause: error,
       retryable: isConnectionRefused(error),
       location: locationOf(config),
@@ -432,7 +430,8 @@ function reasonOf(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   // fetch says only `fetch failed`; the reason (ECONNREFUSED, ENOTFOUND) is in its cause.
   if (error.message === 'fetch failed' && cause) {
-    return `cannot be reached (${String(cause.code ?? cause.message ?? 'unknown network error')})`;
+    const code = String(cause.code ?? cause.message ?? 'unknown network error');
+    return UNREACHABLE.has(code) ? `cannot be reached (${code})` : `the connection failed (${code})`;
   }
   return error.message;
 }
