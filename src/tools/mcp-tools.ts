@@ -248,8 +248,24 @@ async function createConnection(
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
-  const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers } });
+  const transport = new StreamableHTTPClientTransport(target.url, {
+    requestInit: { headers: target.headers },
+    fetch: withoutStandingStream,
+  });
   return { client: newClient(Client), transport, where: ` at ${target.display}` };
+}
+
+/**
+ * fetch, except for the GET the SDK opens after the handshake to hear the server's own messages: Weft answers no
+ * server requests (sampling, elicitation) and acts on no notifications, and that standing connection would keep
+ * Node running after a ToolSet nobody closed. A 405 is how a server says it offers no such stream, which the SDK
+ * accepts. A GET that resumes a broken response stream (`last-event-id`) goes through.
+ */
+function withoutStandingStream(url: string | URL, init?: RequestInit): Promise<Response> {
+  if (init?.method === 'GET' && !new Headers(init.headers).has('last-event-id')) {
+    return Promise.resolve(new Response(null, { status: 405 }));
+  }
+  return fetch(url, init);
 }
 
 async function loadFraming(): Promise<StdioFraming> {

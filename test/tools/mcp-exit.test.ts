@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHttpMcpServer } from '../fixtures/mcp/http-server.mjs';
 import { FIXTURE_DIR, isAlive, newLog, readLog, serverPid, waitFor } from '../fixtures/mcp/helpers.js';
 
 /** A server that ignores its stdin's end and SIGTERM: only Weft's kill stops it, so these tests can fail. */
@@ -16,6 +17,14 @@ interface Ended {
   readonly stderr: string;
 }
 
+/** Parents still running after a test (one that failed): killed, so that a failing test leaves nothing behind. */
+const started: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function startParent(
   mode: string,
   log: string,
@@ -24,6 +33,7 @@ function startParent(
   const child = spawn(process.execPath, ['--import', 'tsx', join(FIXTURE_DIR, 'parent.ts'), mode, log, ...flags], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(child);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const ready = new Promise<void>((resolve, reject) => {
@@ -57,6 +67,17 @@ describe('MCP servers when their program ends', () => {
     );
     await expectGone(serverPid(log));
     await expectGone(grandchild);
+  }, 30_000);
+
+  it('an HTTP session nobody closed does not keep the program running either', async () => {
+    const server = await startHttpMcpServer();
+    try {
+      const parent = startParent('return-http', server.url);
+      await parent.ready;
+      expect(await parent.ended).toMatchObject({ code: 0, signal: null });
+    } finally {
+      await server.close();
+    }
   }, 30_000);
 
   it('an uncaught error', async () => {
