@@ -28,8 +28,8 @@ export interface McpServerConfig {
   /** Only these of the server's tools (default: all it lists). */
   readonly include?: readonly string[];
   /**
-   * Tools that may be retried and re-issued on resume. A tool whose MCP annotations say `idempotentHint: true`
-   * (and not `readOnlyHint: false` with `destructiveHint`) counts too.
+   * Tools that may be retried and re-issued on resume. A tool whose MCP annotations say `readOnlyHint: true` or
+   * `idempotentHint: true` counts too (the server's own word; list here the ones it does not mark).
    */
   readonly idempotent?: readonly string[];
   /** Per call (default callTool's). */

@@ -41,6 +41,8 @@ export class ChildStdioTransport implements Transport {
 
   /** Set once the process has ended. */
   exit: ServerExit | undefined;
+  /** Why Weft stopped the server itself, when it did (a message it could not read). */
+  stoppedBecause: string | undefined;
   /** Set when the process could not be started (ENOENT, EACCES). */
   spawnError: NodeJS.ErrnoException | undefined;
 
@@ -206,6 +208,7 @@ export class ChildStdioTransport implements Transport {
       this.buffer.append(chunk);
     } catch (error) {
       // A message beyond the SDK's 10 MB line limit: the stream cannot be resynchronised.
+      this.stoppedBecause = `it sent a message larger than the limit (${(error as Error).message})`;
       this.onerror?.(error as Error);
       if (this.child?.pid !== undefined) killServerGroup(this.child.pid, 'SIGKILL');
       return;

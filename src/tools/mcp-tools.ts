@@ -18,6 +18,7 @@ import type { McpServerConfig } from './mcp-config.js';
 import { mcpErrorText, mcpResultValue } from './mcp-result.js';
 import { ChildStdioTransport, type StdioFraming } from './mcp-stdio-transport.js';
 import type { JsonValue, Tool, ToolSchema, ToolSet } from './tool.js';
+import { compileToolSchema } from './validate-args.js';
 
 export interface OpenMcpToolsOptions {
   /** Aborts connecting and listing. */
@@ -85,11 +86,13 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   const endedText = (when = ''): string => {
     if (!stdio) return `closed the connection${when}`;
     const exit = stdio.exit;
-    const how = !exit
-      ? 'closed its output'
-      : exit.signal
-        ? `was killed by ${exit.signal}`
-        : `exited with code ${String(exit.code)}`;
+    const how = stdio.stoppedBecause
+      ? `was stopped: ${stdio.stoppedBecause}`
+      : !exit
+        ? 'closed its output'
+        : exit.signal
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${String(exit.code)}`;
     return `${how}${when}${stderrText()}`;
   };
   const stderrText = (): string => {
@@ -151,8 +154,13 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   let tools: Tool[];
   try {
     tools = toolsOf(listed, config, label);
+    // A schema ajv cannot read fails here, naming the server, rather than at the first call of the tool.
+    for (const tool of tools) await compileToolSchema(tool.name, tool.inputSchema);
   } catch (error) {
     await client.close().catch(() => {});
+    if (isWeftError(error) && error.message.startsWith('Tool "')) {
+      throw new WeftError('BAD_INPUT', `${label}: ${error.message}`, { cause: error, location: locationOf(config) });
+    }
     throw error;
   }
   const source = `mcp ${config.name} (${config.transport.type})`;

@@ -165,6 +165,20 @@ describe('an MCP server that dies', () => {
   });
 });
 
+describe('an MCP server that sends too much', () => {
+  it('a message beyond the 10 MB line limit stops the server, and the error says why', async () => {
+    const set = await openMcpTools(stdioConfig());
+    try {
+      const outcome = await callTool(toolOf(set, 'big'), { size: 11_000_000 });
+      expect(!outcome.ok && outcome.error.message).toMatch(
+        /^big: MCP server files \(stdio\) was stopped: it sent a message larger than the limit \(ReadBuffer exceeded maximum size of 10485760 bytes\) during the call/,
+      );
+    } finally {
+      await set.close();
+    }
+  });
+});
+
 describe('MCP servers that fail to start', () => {
   it('a command that does not exist is BAD_INPUT at the server’s declaration', async () => {
     const error = await startFailure(
@@ -250,6 +264,26 @@ describe('MCP servers that fail to start', () => {
       /^MCP server files \(stdio\) has no tool "delete_everything" \(its tools: echo, add,/,
     );
     expect(error.location).toMatchObject({ file: 'tools.yaml', line: 3, field: 'mcp.files.include' });
+  });
+
+  it('a tool whose input schema is not valid JSON Schema is BAD_INPUT at start-up, naming server and tool', async () => {
+    const error = await startFailure(openMcpTools(stdioConfig({ flags: ['--bad-schema'] })));
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toMatch(/^MCP server files \(stdio\): Tool "broken" has an invalid input schema/);
+    // Left out by include, it is not compiled.
+    const set = await openMcpTools(stdioConfig({ flags: ['--bad-schema'], include: ['echo'] }));
+    await set.close();
+  });
+
+  it('a tool name models do not accept is refused unless include leaves it out', async () => {
+    const error = await startFailure(openMcpTools(stdioConfig({ flags: ['--bad-name'] })));
+    expect(error).toMatchObject({ code: 'BAD_INPUT' });
+    expect(error.message).toBe(
+      'MCP server files (stdio): tool name "files.read" is not one models accept (1-64 letters, digits, _ or -); list the others in include',
+    );
+    const set = await openMcpTools(stdioConfig({ flags: ['--bad-name'], include: ['echo', 'add'] }));
+    expect(set.tools.map((tool) => tool.name)).toEqual(['echo', 'add']);
+    await set.close();
   });
 
   it('lines on stdout that are not JSON-RPC do not stop a server that then speaks properly', async () => {
