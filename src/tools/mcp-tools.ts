@@ -40,7 +40,6 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 /** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** McpError codes (JSON-RPC), from the SDK's ErrorCode enum. */
-const CONNECTION_CLOSED = -32000;
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const REQUEST_TIMEOUT = -32001;
 
@@ -126,11 +125,10 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     await client.close().catch(() => {});
     if (stdio?.spawnError) throw spawnFailure(config, label, stdio.spawnError);
     if (options.signal?.aborted) throw abortedError(options.signal);
-    if (isWeftError(error) && error.code === 'BAD_INPUT') throw error;
     if (deadline.signal.aborted) {
       throw new WeftError(
         'TOOL',
-        `${label} did not start within ${startTimeoutMs} ms (no answer to ${phase === 'tools/list' ? 'tools/list' : 'initialize'})${lastTransportError ? `; it wrote: ${lastTransportError}` : ''}${stderrText()}`,
+        `${label}${where} did not start within ${startTimeoutMs} ms (no answer to ${phase === 'tools/list' ? 'tools/list' : 'initialize'})${lastTransportError ? `; it wrote: ${lastTransportError}` : ''}${stderrText()}`,
         { cause: error, retryable: true, location: locationOf(config) },
       );
     }
@@ -460,9 +458,10 @@ function reasonOf(error: unknown): string {
   return error.message;
 }
 
+/** A server that refuses connections may be restarting: worth another try (idempotent tools only, callTool decides). */
 function isConnectionRefused(error: unknown): boolean {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return cause?.code === 'ECONNREFUSED' || (error as { code?: unknown } | undefined)?.code === CONNECTION_CLOSED;
+  return cause?.code === 'ECONNREFUSED';
 }
 
 function abortedError(signal: AbortSignal): WeftError {

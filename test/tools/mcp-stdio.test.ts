@@ -124,11 +124,21 @@ describe('MCP tools over stdio', () => {
     await waitFor(() => readLog(log).includes('slow cancelled'), 'the server to see the cancellation');
   });
 
+  it('the timeout holds even when the server ignores the cancellation', async () => {
+    // The server would answer after 20 s; the test's own 5 s limit fails it if Weft waited.
+    const outcome = await callTool(toolOf(set, 'slow'), { ms: 20_000, stubborn: true }, { timeoutMs: 150 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT', message: 'slow: no result after 150 ms' } });
+    await waitFor(() => readLog(log).includes('slow ignored the cancellation'), 'the server to get the cancellation');
+    expect(readLog(log)).not.toContain('slow done');
+  });
+
   it('aborting the call throws ABORTED and cancels it on the server', async () => {
     const cancelledBefore = readLog(log).filter((line) => line === 'slow cancelled').length;
+    const slowCalls = (): number => readLog(log).filter((line) => line === 'call slow').length;
+    const callsBefore = slowCalls();
     const controller = new AbortController();
     const pending = callTool(toolOf(set, 'slow'), { ms: 30_000 }, { signal: controller.signal });
-    await waitFor(() => readLog(log).filter((line) => line === 'call slow').length >= 2, 'the slow call to start');
+    await waitFor(() => slowCalls() > callsBefore, 'the slow call to start');
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
     await waitFor(
