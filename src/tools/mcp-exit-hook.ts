@@ -10,16 +10,15 @@ const live = new Set<number>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 let installed = false;
 
-/** Kills the process group led by `pid` (stdio servers are spawned as group leaders), else the process. */
+/**
+ * Kills the process group led by `pid` (stdio servers are spawned as group leaders; Windows has no groups, so
+ * there the process). Never the bare pid on POSIX: once the server is reaped, its pid may be another process's.
+ */
 export function killServerGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone.
-    }
+    // Already gone.
   }
 }
 
