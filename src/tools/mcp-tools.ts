@@ -37,6 +37,8 @@ const MAX_LIST_PAGES = 1000;
  * signal carries Weft's deadline (the tool's `timeoutMs` or callTool's), so the SDK's is set out of the way.
  */
 const NO_SDK_TIMEOUT = 2_147_483_647;
+/** At most this much of an error from the SDK or the server (an HTTP error body, say) goes into a message. */
+const MAX_REASON = 1000;
 /** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** McpError codes (JSON-RPC), from the SDK's ErrorCode enum. */
@@ -69,7 +71,18 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   if (options.signal?.aborted) throw abortedError(options.signal);
   const secrets = secretsOf(config);
   const { client, transport, stdio, where } = await createConnection(config, label, options, secrets);
-  const describe = (text: string): string => scrubSecrets(text, secrets);
+  /** The error to keep as a cause, unless its text holds a secret (a cause's message is printed with it). */
+  const causeOf = (error: unknown): unknown => {
+    const text = `${reasonOf(error)} ${(error as Error | undefined)?.message ?? ''} ${String((error as { cause?: { message?: unknown } } | undefined)?.cause?.message ?? '')}`;
+    return secrets.some((secret) => text.includes(secret)) ? undefined : error;
+  };
+  // Secrets out first, then the cut: a cut first could leave half a secret that no longer matches.
+  const describe = (text: string): string => {
+    const scrubbed = scrubSecrets(text, secrets);
+    return scrubbed.length > MAX_REASON
+      ? `${scrubbed.slice(0, MAX_REASON)}… [${scrubbed.length} characters]`
+      : scrubbed;
+  };
 
   let serverGone = false;
   let closedByUs = false;
@@ -139,7 +152,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
       });
     }
     throw new WeftError('TOOL', `${label}${where} failed during ${phase}: ${describe(reasonOf(error))}`, {
-      cause: error,
+      cause: causeOf(error),
       retryable: isConnectionRefused(error),
       location: locationOf(config),
     });
@@ -182,9 +195,10 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
       if (closedByUs) throw new WeftError('TOOL', `${label} was closed during the call`, { cause: error });
       if (serverGone) throw new WeftError('TOOL', `${label} ${endedText(' during the call')}`, { cause: error });
       const code = (error as { code?: unknown }).code;
-      if (code === REQUEST_TIMEOUT) throw new WeftError('TIMEOUT', describe(reasonOf(error)), { cause: error });
+      if (code === REQUEST_TIMEOUT)
+        throw new WeftError('TIMEOUT', describe(reasonOf(error)), { cause: causeOf(error) });
       throw new WeftError('TOOL', `${label}${where}: ${describe(reasonOf(error))}`, {
-        cause: error,
+        cause: causeOf(error),
         retryable: isConnectionRefused(error),
       });
     } finally {

@@ -113,6 +113,18 @@ describe('MCP over HTTP when things go wrong', () => {
     }
   });
 
+  it('an error whose text holds a header value shows it as *** and keeps no cause that holds it', async () => {
+    const error = await startFailure(
+      openMcpTools(httpConfig('http://127.0.0.1:9/mcp', { 'X-Api-Key': 'bad\nsecret-value-123' })),
+    );
+    expect(error.message).toContain('"***" is an invalid header value');
+    let cause: unknown = error;
+    while (cause instanceof Error) {
+      expect(cause.message).not.toContain('secret-value-123');
+      cause = cause.cause;
+    }
+  });
+
   it('a URL that is not one is BAD_INPUT at the declaration', async () => {
     const error = await startFailure(openMcpTools(httpConfig('not a url', {}, { declaredAt: 'tools.yaml:9:3' })));
     expect(error).toMatchObject({ code: 'BAD_INPUT', location: { file: 'tools.yaml', line: 9, field: 'mcp.web.url' } });
