@@ -71,6 +71,18 @@ describe('MCP tools over Streamable HTTP', () => {
     await waitFor(() => readLog(log).includes('slow cancelled'), 'the server to see the cancellation');
   });
 
+  it('aborting the call throws ABORTED and cancels it on the server', async () => {
+    const cancelled = (): number => readLog(log).filter((line) => line === 'slow cancelled').length;
+    const calls = (): number => readLog(log).filter((line) => line === 'call slow').length;
+    const [cancelledBefore, callsBefore] = [cancelled(), calls()];
+    const controller = new AbortController();
+    const pending = callTool(toolOf(set, 'slow'), { ms: 30_000 }, { signal: controller.signal });
+    await waitFor(() => calls() > callsBefore, 'the slow call to start');
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    await waitFor(() => cancelled() > cancelledBefore, 'the server to see the cancellation');
+  });
+
   it('close ends the session on the server', async () => {
     const other = await openMcpTools(httpConfig(server.url, { Authorization: `Bearer ${TOKEN}` }));
     const sessions = server.sessions.size;

@@ -147,6 +147,12 @@ describe('MCP tools over stdio', () => {
     );
   });
 
+  it('many calls at once each get their own answer', async () => {
+    const texts = Array.from({ length: 60 }, (_, index) => `message ${index}`);
+    const outcomes = await Promise.all(texts.map((text) => callTool(toolOf(set, 'echo'), { text })));
+    expect(outcomes.map((outcome) => (outcome.ok ? outcome.result : outcome.error.message))).toEqual(texts);
+  });
+
   it('a large result is capped by callTool', async () => {
     const outcome = await callTool(toolOf(set, 'big'), { size: 100_000 }, { maxResultBytes: 1000 });
     expect(outcome).toMatchObject({ ok: true, truncated: true });
