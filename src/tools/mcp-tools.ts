@@ -8,16 +8,19 @@
  * starting, or dies later, is TOOL with its exit code and last stderr lines. Secrets (the env values, header
  * values and URL credentials of the config) never appear in a message.
  */
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isWeftError, type SourceLocation, WeftError } from '../errors.js';
-import { redactUrl, scrubSecrets } from '../text/redact-url.js';
+import { isWeftError, WeftError } from '../errors.js';
+import { scrubSecrets } from '../text/redact-url.js';
 import type { McpServerConfig } from './mcp-config.js';
+import { isConnectionRefused, reasonOf, spawnFailure } from './mcp-failures.js';
+import { httpTarget, secretsOf, withoutStandingStream } from './mcp-http-target.js';
+import { type ListedTool, listAllTools, toolsOf } from './mcp-list-tools.js';
+import { mcpLocation } from './mcp-location.js';
 import { mcpErrorText, mcpResultValue } from './mcp-result.js';
 import { ChildStdioTransport, type StdioFraming } from './mcp-stdio-transport.js';
-import type { JsonValue, Tool, ToolSchema, ToolSet } from './tool.js';
+import type { JsonValue, Tool, ToolSet } from './tool.js';
 import { compileToolSchema } from './validate-args.js';
 
 export interface OpenMcpToolsOptions {
@@ -30,8 +33,6 @@ export interface OpenMcpToolsOptions {
 }
 
 export const DEFAULT_MCP_START_TIMEOUT_MS = 20_000;
-/** A server that keeps answering with new cursors is looping: this many pages is far beyond any real one. */
-const MAX_LIST_PAGES = 1000;
 /**
  * The SDK's own per-request timeout (60 s by default) would cut a call that callTool allows longer: the call's
  * signal carries Weft's deadline (the tool's `timeoutMs` or callTool's), so the SDK's is set out of the way.
@@ -39,26 +40,10 @@ const MAX_LIST_PAGES = 1000;
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** At most this much of an error from the SDK or the server (an HTTP error body, say) goes into a message. */
 const MAX_REASON = 1000;
-/** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-/** McpError codes (JSON-RPC), from the SDK's ErrorCode enum. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** The McpError code of the SDK's own request timeout (its ErrorCode.RequestTimeout). */
 const REQUEST_TIMEOUT = -32001;
 
 type Phase = 'start-up' | 'initialize' | 'tools/list';
-
-interface ListedTool {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly inputSchema: ToolSchema;
-  readonly outputSchema?: ToolSchema;
-  readonly annotations?: {
-    readonly title?: string;
-    readonly readOnlyHint?: boolean;
-    readonly idempotentHint?: boolean;
-  };
-}
 
 export async function openMcpTools(config: McpServerConfig, options: OpenMcpToolsOptions = {}): Promise<ToolSet> {
   const label = `MCP server ${config.name} (${config.transport.type})`;
@@ -142,19 +127,19 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
       throw new WeftError(
         'TOOL',
         `${label}${where} did not start within ${startTimeoutMs} ms (no answer to ${phase === 'tools/list' ? 'tools/list' : 'initialize'})${lastTransportError ? `; it wrote: ${lastTransportError}` : ''}${stderrText()}`,
-        { cause: error, retryable: true, location: locationOf(config) },
+        { cause: error, retryable: true, location: mcpLocation(config) },
       );
     }
     if (stdio && (serverGone || stdio.exit)) {
       throw new WeftError('TOOL', `${label} ${endedText(` before it finished starting (during ${phase})`)}`, {
         cause: error,
-        location: locationOf(config),
+        location: mcpLocation(config),
       });
     }
     throw new WeftError('TOOL', `${label}${where} failed during ${phase}: ${describe(reasonOf(error))}`, {
       cause: causeOf(error),
       retryable: isConnectionRefused(error),
-      location: locationOf(config),
+      location: mcpLocation(config),
     });
   } finally {
     clearTimeout(timer);
@@ -170,7 +155,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   } catch (error) {
     await client.close().catch(() => {});
     if (isWeftError(error) && error.message.startsWith('Tool "')) {
-      throw new WeftError('BAD_INPUT', `${label}: ${error.message}`, { cause: error, location: locationOf(config) });
+      throw new WeftError('BAD_INPUT', `${label}: ${error.message}`, { cause: error, location: mcpLocation(config) });
     }
     throw error;
   }
@@ -245,7 +230,7 @@ async function createConnection(
   const spec = config.transport;
   if (spec.type === 'stdio') {
     if (typeof spec.command !== 'string' || spec.command.trim() === '') {
-      throw new WeftError('BAD_INPUT', `${label}: command is empty`, { location: locationOf(config, 'command') });
+      throw new WeftError('BAD_INPUT', `${label}: command is empty`, { location: mcpLocation(config, 'command') });
     }
     const [{ Client }, framing] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
@@ -275,19 +260,6 @@ async function createConnection(
   return { client: newClient(Client), transport, where: ` at ${target.display}` };
 }
 
-/**
- * fetch, except for the GET the SDK opens after the handshake to hear the server's own messages: Weft answers no
- * server requests (sampling, elicitation) and acts on no notifications, and that standing connection would keep
- * Node running after a ToolSet nobody closed. A 405 is how a server says it offers no such stream, which the SDK
- * accepts. A GET that resumes a broken response stream (`last-event-id`) goes through.
- */
-function withoutStandingStream(url: string | URL, init?: RequestInit): Promise<Response> {
-  if (init?.method === 'GET' && !new Headers(init.headers).has('last-event-id')) {
-    return Promise.resolve(new Response(null, { status: 405 }));
-  }
-  return fetch(url, init);
-}
-
 async function loadFraming(): Promise<StdioFraming> {
   const [shared, client] = await Promise.all([
     import('@modelcontextprotocol/sdk/shared/stdio.js'),
@@ -308,176 +280,6 @@ function newClient(ClientClass: typeof Client): Client {
   return new ClientClass({ name: 'weft', version: weftVersion }, { capabilities: {} });
 }
 
-/**
- * The URL to connect to and how to show it. Credentials in the URL become a Basic Authorization header (fetch
- * refuses URLs that carry them), and the shown URL has them removed, as have secret query parameters.
- */
-function httpTarget(
-  config: McpServerConfig,
-  label: string,
-  secrets: string[],
-): { url: URL; display: string; headers: Record<string, string> } {
-  const spec = config.transport as Extract<McpServerConfig['transport'], { type: 'http' }>;
-  const display = redactUrl(spec.url).display;
-  let url: URL;
-  try {
-    url = new URL(spec.url);
-  } catch {
-    throw new WeftError('BAD_INPUT', `${label}: url is not a valid URL (${display})`, {
-      location: locationOf(config, 'url'),
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WeftError('BAD_INPUT', `${label}: url must be http:// or https:// (got ${url.protocol})`, {
-      location: locationOf(config, 'url'),
-    });
-  }
-  const headers: Record<string, string> = { ...spec.headers };
-  if (url.username !== '' || url.password !== '') {
-    const basic = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-    secrets.push(basic, basic.slice('Basic '.length));
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) headers.Authorization = basic;
-    url.username = '';
-    url.password = '';
-  }
-  return { url, display, headers };
-}
-
-/**
- * Every value of the config that may be a secret (`${env:NAME}` references are resolved before this layer sees
- * them): env and header values, and what redactUrl finds in the URL. Short values are left out: scrubbing `1`
- * from every message would garble them, and such a value guards nothing.
- */
-function secretsOf(config: McpServerConfig): string[] {
-  const values: string[] = [];
-  const spec = config.transport;
-  const add = (value: string): void => {
-    if (value.length >= 6) values.push(value);
-    // `Bearer TOKEN`: the token alone too, as a server may echo it.
-    for (const word of value.split(/\s+/)) if (word.length >= 8 && word !== value) values.push(word);
-  };
-  if (spec.type === 'stdio') for (const value of Object.values(spec.env)) add(value);
-  else {
-    for (const value of Object.values(spec.headers)) add(value);
-    values.push(...redactUrl(spec.url).secrets);
-  }
-  return values;
-}
-
-async function listAllTools(
-  client: Client,
-  request: { signal: AbortSignal; timeout: number },
-  label: string,
-): Promise<ListedTool[]> {
-  const tools: ListedTool[] = [];
-  const seenCursors = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, request);
-    tools.push(...(result.tools as unknown as ListedTool[]));
-    cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
-    if (seenCursors.has(cursor)) {
-      throw new WeftError('TOOL', `${label} answered tools/list with cursor "${cursor.slice(0, 80)}" twice (a loop)`);
-    }
-    seenCursors.add(cursor);
-  }
-  throw new WeftError('TOOL', `${label} listed more than ${MAX_LIST_PAGES} pages of tools`);
-}
-
-/** The listed tools as Weft's, `include` honoured; names checked as models need them. `call` is set by the caller. */
-function toolsOf(listed: readonly ListedTool[], config: McpServerConfig, label: string): Tool[] {
-  const byName = new Map<string, ListedTool>();
-  for (const tool of listed) {
-    if (byName.has(tool.name)) throw new WeftError('TOOL', `${label} lists tool "${tool.name}" twice`);
-    byName.set(tool.name, tool);
-  }
-  const names = config.include ?? [...byName.keys()];
-  const missing = names.filter((name) => !byName.has(name));
-  if (missing.length > 0) {
-    const present = [...byName.keys()];
-    throw new WeftError(
-      'BAD_INPUT',
-      `${label} has no tool ${missing.map((name) => `"${name}"`).join(', ')} (its tools: ${present.length > 0 ? present.join(', ') : 'none'})`,
-      { location: locationOf(config, 'include') },
-    );
-  }
-  return names.map((name) => {
-    const tool = byName.get(name)!;
-    if (!TOOL_NAME.test(name)) {
-      throw new WeftError(
-        'BAD_INPUT',
-        `${label}: tool name "${name.slice(0, 80)}" is not one models accept (1-64 letters, digits, _ or -); list the others in include`,
-        { location: locationOf(config, 'include') },
-      );
-    }
-    const hints = tool.annotations ?? {};
-    return {
-      name,
-      description: tool.description ?? tool.title ?? hints.title ?? '',
-      inputSchema: tool.inputSchema,
-      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-      // A read-only tool changes nothing, so calling it twice is calling it once; `idempotentHint` says so outright.
-      idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
-      source: '',
-      call: () => Promise.reject(new WeftError('INTERNAL', 'not bound')),
-    };
-  });
-}
-
-function spawnFailure(config: McpServerConfig, label: string, error: NodeJS.ErrnoException): WeftError {
-  const spec = config.transport as Extract<McpServerConfig['transport'], { type: 'stdio' }>;
-  const why =
-    error.code === 'ENOENT'
-      ? spec.cwd !== undefined && !isDirectory(spec.cwd)
-        ? `command "${spec.command}" or working directory "${spec.cwd}" does not exist`
-        : `command "${spec.command}" was not found (not a file, nor on PATH)`
-      : error.code === 'EACCES'
-        ? `command "${spec.command}" is not executable`
-        : `command "${spec.command}" could not be started (${error.code ?? error.message})`;
-  return new WeftError('BAD_INPUT', `${label}: ${why}`, { cause: error, location: locationOf(config, 'command') });
-}
-
-/** `tools.yaml:12:3` (the server's declaration in its tools file) as a location. */
-function locationOf(config: McpServerConfig, field?: string): SourceLocation | undefined {
-  const at = config.declaredAt;
-  const withField = field ? { field: `mcp.${config.name}.${field}` } : {};
-  if (at === undefined) return field ? withField : undefined;
-  const match = /^(.*?):(\d+)(?::(\d+))?$/.exec(at);
-  if (!match) return { file: at, ...withField };
-  return {
-    file: match[1]!,
-    line: Number(match[2]),
-    ...(match[3] !== undefined ? { column: Number(match[3]) } : {}),
-    ...withField,
-  };
-}
-
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'number' && error.message.startsWith('Streamable HTTP error: ')) {
-    return `HTTP ${code}: ${error.message.slice('Streamable HTTP error: '.length)}`;
-  }
-  if (typeof code === 'number') {
-    // An McpError's message is `MCP error CODE: ...`, twice over when the server's own handler threw an McpError.
-    return `the server answered error ${code}: ${error.message.replace(/^(MCP error -?\d+: )+/, '')}`;
-  }
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  // fetch says only `fetch failed`; the reason (ECONNREFUSED, ENOTFOUND) is in its cause.
-  if (error.message === 'fetch failed' && cause) {
-    const code = String(cause.code ?? cause.message ?? 'unknown network error');
-    return UNREACHABLE.has(code) ? `cannot be reached (${code})` : `the connection failed (${code})`;
-  }
-  return error.message;
-}
-
-/** A server that refuses connections may be restarting: worth another try (idempotent tools only, callTool decides). */
-function isConnectionRefused(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return cause?.code === 'ECONNREFUSED';
-}
-
 function abortedError(signal: AbortSignal): WeftError {
   const reason: unknown = signal.reason;
   if (isWeftError(reason) && reason.code === 'ABORTED') return reason;
@@ -488,12 +290,4 @@ async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
