@@ -135,3 +135,22 @@ export { formatFieldPath, type FieldPath, type PathIssue } from './text/source-l
 export { describeTypeMismatch, valueAt } from './text/describe-value.js';
 export { closestWord } from './text/edit-distance.js';
 export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
+
+// Tools (issue 12): the tool loop, tools files, and tool calls in runs.
+export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './tools/tool.js';
+export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
+export {
+  DEFAULT_MAX_TOOL_STEPS,
+  runToolLoop,
+  toolDeclaration,
+  toolMessage,
+  type ToolLoopCall,
+  type ToolLoopHooks,
+  type ToolLoopOptions,
+  type ToolLoopOutcome,
+  type ToolLoopRecord,
+  type ToolLoopResult,
+} from './tools/tool-loop.js';
+export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
+export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
+export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';

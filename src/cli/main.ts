@@ -135,6 +135,9 @@ function buildProgram(
       'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379',
     )
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
+    .option('--tools <file>', 'a tools file: roles that list tools call them in a bounded tool loop')
+    .option('--max-tool-steps <N>', 'model calls per tool loop that may call tools (default 8)')
+    .option('--max-tool-calls <N>', 'budget: tool calls')
     .addOption(model)
     .addOption(store)
     .addOption(home)
@@ -148,6 +151,7 @@ function buildProgram(
     .description('continue an interrupted or cancelled run where its log ends')
     .argument('<runId>')
     .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
+    .option('--tools <file>', 'the tools file to load instead of the one the run was started with')
     .addOption(model)
     .addOption(store)
     .addOption(home)

@@ -72,7 +72,10 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
         const seenTools = new Set<unknown>();
         role.tools.forEach((tool: unknown, toolIndex) => {
           if (seenTools.has(tool))
-            issues.push({ path: ['roles', index, 'tools', toolIndex], message: `tool "${String(tool)}" is listed twice` });
+            issues.push({
+              path: ['roles', index, 'tools', toolIndex],
+              message: `tool "${String(tool)}" is listed twice`,
+            });
           seenTools.add(tool);
         });
       }

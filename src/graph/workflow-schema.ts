@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_ROLE_TOOLS, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH, nonEmptyText } from './limits.js';
+import {
+  MAX_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_ROLE_TOOLS,
+  MAX_OBJECTIVE_LENGTH,
+  MAX_PROMPT_LENGTH,
+  nonEmptyText,
+} from './limits.js';
 import { SUBTASK_STATUSES } from './workflow.js';
 
 /**

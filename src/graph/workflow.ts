@@ -55,7 +55,14 @@ export interface Workflow {
  */
 export interface WorkflowJson {
   task: string;
-  roles?: { name: string; prompt: string; kind?: RoleKind; team?: string; taskType?: string; tools?: readonly string[] }[];
+  roles?: {
+    name: string;
+    prompt: string;
+    kind?: RoleKind;
+    team?: string;
+    taskType?: string;
+    tools?: readonly string[];
+  }[];
   subtasks: {
     id: string;
     objective: string;

@@ -56,7 +56,9 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
         options.model,
         {
           system: PLANNER_SYSTEM,
-          messages: [{ role: 'user', content: planPrompt(options.task, teamsPromptSection(teams), toolsPromptSection(tools)) }],
+          messages: [
+            { role: 'user', content: planPrompt(options.task, teamsPromptSection(teams), toolsPromptSection(tools)) },
+          ],
           json: { name: 'plan', schema: planAnswerJsonSchema },
           // Diversity between candidates comes from sampling temperature on real models.
           temperature: count > 1 ? 0.8 : 0.2,
