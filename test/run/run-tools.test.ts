@@ -1,0 +1,229 @@
+/**
+ * Tools inside runs (issue 12), in process against a real HTTP service: the tool loop in the execute step, the
+ * events, redaction, the tool-call budget, unknown tools, and resume from logs cut in each crash window.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WeftEvent } from '../../src/run/events.js';
+import { resumeRun } from '../../src/run/resume-run.js';
+import { runTask } from '../../src/run/run-task.js';
+import { openRunStore } from '../../src/store/open-store.js';
+import type { EventRecord } from '../../src/store/run-store.js';
+import { type OrderServer, orderModel, orderPlan, orderTools, startOrderServer } from './tool-fixtures.js';
+
+let server: OrderServer;
+beforeEach(async () => {
+  server = await startOrderServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const home = () => mkdtempSync(join(tmpdir(), 'weft-tools-'));
+
+async function eventsOf(store: Awaited<ReturnType<typeof openRunStore>>, runId: string): Promise<WeftEvent[]> {
+  return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+}
+
+async function referenceRun(options: { strategy?: 'none' } = {}, subtasks = ['a', 'b']) {
+  const dir = home();
+  const store = await openRunStore({ home: dir });
+  const result = await runTask({
+    task: 'place the orders',
+    plan: orderPlan(subtasks),
+    model: orderModel(),
+    store,
+    home: dir,
+    runId: 'ref',
+    tools: orderTools(server.url),
+    ...options,
+  });
+  const events = await eventsOf(store, 'ref');
+  await store.close();
+  return { result, events, dir };
+}
+
+describe('tools in runs', () => {
+  it('a role with tools runs the tool loop; each call is logged before and after, with secrets redacted', async () => {
+    const { result, events, dir } = await referenceRun();
+    expect(result.status).toBe('completed');
+    expect(result.tasks.find((t) => t.id === 'a')?.output).toBe('order 1 for a: placed');
+    expect(server.counts.get('POST /orders')).toBe(2);
+    expect(server.counts.get('GET /orders')).toBe(2);
+    expect(result.toolCalls).toBe(4);
+
+    const toolEvents = events.filter((e) => e.type === 'tool-call' || e.type === 'tool-result');
+    const ofA = toolEvents.filter((e) => 'taskId' in e && e.taskId === 'a');
+    expect(ofA.map((e) => `${e.type} ${(e as { sequence: number }).sequence}`)).toEqual([
+      'tool-call 0',
+      'tool-result 0',
+      'tool-call 1',
+      'tool-result 1',
+    ]);
+    expect(ofA[0]).toMatchObject({ name: 'create_order', args: { item: 'a', token: '[redacted]' }, attempt: 1 });
+    expect(ofA[1]).toMatchObject({ ok: true, result: { id: expect.any(Number), item: 'a', status: 'placed' } });
+    expect(ofA[2]).toMatchObject({ name: 'get_order', idempotent: true });
+    // The secret is nowhere in the log: not in the tool events, not in the model calls' recorded tool calls.
+    const log = JSON.stringify(events);
+    expect(log).not.toContain('s3cret');
+    const call = events.find((e) => e.type === 'call' && e.toolCalls !== undefined);
+    expect(call).toMatchObject({ toolCalls: [{ name: 'create_order', args: { token: '[redacted]' } }] });
+
+    const report = readFileSync(join(dir, 'runs', 'ref', 'report.md'), 'utf8');
+    expect(report).toContain('## Tool calls');
+    expect(report).toContain('create_order {"item":"a","token":"[redacted]"} → ok');
+    expect(report).toContain('tool calls: 4');
+  });
+
+  it('a plan role naming an unknown tool is refused before any run exists, naming the file and field', async () => {
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const plan = orderPlan();
+    const bad = { ...plan, roles: [{ ...plan.roles[0]!, tools: ['create_order', 'refund'] }, plan.roles[1]!] };
+    await expect(
+      runTask({
+        task: 't',
+        plan: bad,
+        planFile: '/x/plan.json',
+        model: orderModel(),
+        store,
+        home: dir,
+        tools: orderTools(server.url),
+      }),
+    ).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('Role "clerk" names unknown tool "refund"'),
+      location: { file: '/x/plan.json', field: 'roles.clerk.tools[1]' },
+    });
+    await expect(runTask({ task: 't', plan, model: orderModel(), store, home: dir })).rejects.toThrow(
+      /the run has no tools/,
+    );
+    expect(await store.listRuns()).toEqual([]);
+    expect(server.counts.size).toBe(0);
+    await store.close();
+  });
+
+  it('--max-tool-calls is checked before each call: the run fails with the budget and no call beyond it is made', async () => {
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const result = await runTask({
+      task: 't',
+      plan: orderPlan(['a']),
+      model: orderModel(),
+      store,
+      home: dir,
+      tools: orderTools(server.url),
+      budget: { maxToolCalls: 1 },
+    });
+    expect(result.status).toBe('failed');
+    expect(result.reason).toContain('tool call budget of 1 reached');
+    expect(server.counts.get('POST /orders')).toBe(1);
+    expect(server.counts.get('GET /orders')).toBeUndefined();
+    const events = await eventsOf(store, result.runId);
+    expect(events.filter((e) => e.type === 'budget' && e.exceeded)).toHaveLength(1);
+    await store.close();
+  });
+});
+
+/** A home holding the reference log cut before event `cut`, as a process killed there leaves it. */
+async function crashedHome(events: readonly WeftEvent[], cut: number) {
+  const dir = home();
+  const store = await openRunStore({ home: dir });
+  await store.createRun({
+    runId: 'ref',
+    task: 'place the orders',
+    model: 'test:orders',
+    options: (events[0] as Extract<WeftEvent, { type: 'run-start' }>).options,
+  });
+  await store.appendEvents('ref', events.slice(0, cut) as unknown as EventRecord[]);
+  await store.savePlanVersion({
+    runId: 'ref',
+    version: 1,
+    workflow: (events[1] as { workflow: never }).workflow,
+    cause: 'given plan',
+  });
+  return { dir, store };
+}
+
+function indexOf(events: readonly WeftEvent[], type: string, taskId: string, sequence: number): number {
+  return events.findIndex(
+    (e) =>
+      e.type === type &&
+      (e as { taskId?: string }).taskId === taskId &&
+      (e as { sequence?: number }).sequence === sequence,
+  );
+}
+
+describe('resume never repeats a recorded side effect', () => {
+  it('a call whose result is logged is replayed from the log, and the model call that asked for it too', async () => {
+    const { events } = await referenceRun({}, ['a']);
+    const cut = indexOf(events, 'tool-result', 'a', 0) + 1;
+    const { dir, store } = await crashedHome(events, cut);
+    server.counts.clear();
+    const model = orderModel();
+    const result = await resumeRun({ runId: 'ref', model, store, home: dir, tools: orderTools(server.url) });
+    expect(result.status).toBe('completed');
+    // The order was placed before the crash and is not placed again; the lookup after it is made.
+    expect(server.counts.get('POST /orders')).toBeUndefined();
+    expect(server.counts.get('GET /orders')).toBe(1);
+    expect(result.tasks.find((t) => t.id === 'a')?.output).toBe('order 1 for a: placed');
+    // a's first execute call (which asked for create_order) was replayed, not asked again.
+    expect(
+      model.calls.filter((c) => c.tag?.purpose === 'execute' && c.tag.key === 'a' && c.tag.attempt === 1),
+    ).toHaveLength(2);
+    const all = await eventsOf(store, 'ref');
+    expect(all.filter((e) => e.type === 'tool-call' && e.taskId === 'a')).toHaveLength(2);
+    await store.close();
+  });
+
+  it('a non-idempotent call started with no result fails its subtask: "may have run; not repeated"', async () => {
+    const { events } = await referenceRun({ strategy: 'none' }, ['a']);
+    const cut = indexOf(events, 'tool-call', 'a', 0) + 1;
+    const { dir, store } = await crashedHome(events, cut);
+    server.counts.clear();
+    const result = await resumeRun({
+      runId: 'ref',
+      model: orderModel(),
+      store,
+      home: dir,
+      tools: orderTools(server.url),
+    });
+    const a = result.tasks.find((t) => t.id === 'a')!;
+    expect(a.status).toBe('failed');
+    expect(a.reason).toContain('tool call create_order (#1 of subtask a, attempt 1) may have run; not repeated');
+    expect(result.status).toBe('failed');
+    expect(server.counts.size).toBe(0);
+    await store.close();
+  });
+
+  it('an idempotent call started with no result is issued again', async () => {
+    const { events } = await referenceRun({}, ['a']);
+    const cut = indexOf(events, 'tool-call', 'a', 1) + 1;
+    const { dir, store } = await crashedHome(events, cut);
+    server.counts.clear();
+    const result = await resumeRun({
+      runId: 'ref',
+      model: orderModel(),
+      store,
+      home: dir,
+      tools: orderTools(server.url),
+    });
+    expect(result.status).toBe('completed');
+    expect(server.counts.get('POST /orders')).toBeUndefined();
+    expect(server.counts.get('GET /orders')).toBe(1);
+    expect(result.tasks.find((t) => t.id === 'a')?.output).toBe('order 1 for a: placed');
+    await store.close();
+  });
+
+  it('a resume without the tools a plan role names is refused before any work, the run left resumable', async () => {
+    const { events } = await referenceRun();
+    const { dir, store } = await crashedHome(events, indexOf(events, 'tool-call', 'a', 0) + 1);
+    await expect(resumeRun({ runId: 'ref', model: orderModel(), store, home: dir })).rejects.toThrow(
+      /names unknown tool "create_order"; the run has no tools/,
+    );
+    expect((await store.getRun('ref'))?.status).not.toBe('completed');
+    await store.close();
+  });
+});
