@@ -12,6 +12,8 @@ export interface OrderServer {
   readonly url: string;
   /** Requests received, by `METHOD /path-without-id`, e.g. `POST /orders`. */
   readonly counts: Map<string, number>;
+  /** Orders placed (POSTs received, answered or not), by item. */
+  readonly posted: Map<string, number>;
   /** While set, a matching request is received (and counted) but never answered; `onHeld` is told. */
   hold: ((route: string) => boolean) | undefined;
   onHeld: ((route: string) => void) | undefined;
@@ -25,6 +27,7 @@ export async function startOrderServer(): Promise<OrderServer> {
   const state: OrderServer = {
     url: '',
     counts: new Map(),
+    posted: new Map(),
     hold: undefined,
     onHeld: undefined,
     close: async () => {
@@ -39,6 +42,10 @@ export async function startOrderServer(): Promise<OrderServer> {
     state.counts.set(route, (state.counts.get(route) ?? 0) + 1);
     let body = '';
     for await (const chunk of request) body += chunk;
+    if (route === 'POST /orders') {
+      const item = String((JSON.parse(body || '{}') as { item?: unknown }).item);
+      state.posted.set(item, (state.posted.get(item) ?? 0) + 1);
+    }
     if (state.hold?.(route)) {
       held.push(response);
       state.onHeld?.(route);
