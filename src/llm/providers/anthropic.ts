@@ -39,6 +39,8 @@ export interface AnthropicModelOptions {
   readonly fetch?: typeof globalThis.fetch;
   /** Per-request timeout of the SDK in milliseconds (default: the SDK's). */
   readonly timeoutMs?: number;
+  /** `prompted`: send no tools and leave `toolCalling` unset, so `createModel` adds the prompted fallback. */
+  readonly toolCalling?: 'native' | 'prompted';
 }
 
 export function createAnthropicModel(options: AnthropicModelOptions): ChatModel {
@@ -59,6 +61,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     apiKeyEnv: 'ANTHROPIC_API_KEY',
   };
 
+  const native = options.toolCalling !== 'prompted';
+
   async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
     throwIfAborted(signal, context);
     const body: MessageCreateParamsNonStreaming = {
@@ -66,7 +70,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
       max_tokens: call.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
       messages: toWireMessages(call.messages),
     };
-    if (call.tools !== undefined && call.tools.length > 0) {
+    if (native && call.tools !== undefined && call.tools.length > 0) {
       body.tools = call.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
@@ -106,7 +110,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     };
   }
 
-  return { id: options.id, kind: 'real', toolCalling: 'native', generate };
+  return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
 }
 
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
