@@ -11,6 +11,7 @@ import type { NodeLlamaCppImporter } from './providers/local-gguf.js';
 import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './output-limit.js';
 import type { Env } from './provider.js';
 import { nonEmpty, ollamaHost } from './provider-env.js';
+import { withPromptedTools } from './prompted-tools.js';
 import { providerOf } from './provider-registry.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
 
@@ -42,8 +43,11 @@ export async function createModel(spec: string | ModelSpec, options: CreateModel
   const parsed = typeof spec === 'string' ? parseModelSpec(spec) : spec;
   const built = await buildModel(parsed, options);
   // Every real provider gets a limit on each call; scripted and sim models ignore it anyway.
-  const model = built.kind === 'real' ? withOutputLimit(built, outputTokenLimits(options.maxOutputTokens)) : built;
-  return options.resilience ? withResilience(model, options.resilience) : model;
+  const limited = built.kind === 'real' ? withOutputLimit(built, outputTokenLimits(options.maxOutputTokens)) : built;
+  const model = options.resilience ? withResilience(limited, options.resilience) : limited;
+  // A model that cannot take tools natively (local GGUF, `?tools=prompted`, a registered provider that says nothing)
+  // answers them through its text. Outermost, so each of the fallback's calls gets its own timeout and retries.
+  return model.toolCalling === undefined ? withPromptedTools(model) : model;
 }
 
 /** Builds a model through the spec's provider; the SDKs load here, on first use, not when Weft is imported. */
