@@ -25,6 +25,13 @@ export interface OpenToolSourcesOptions {
   readonly mcpStartTimeoutMs?: number;
   /** The message of the error when there are problems (default `invalid tools: N problems`). */
   readonly what?: string;
+  /**
+   * Problems found before (the section's own): reported with these, in one error. MCP servers are then not started
+   * (their commands are still looked for), since the tools will not be used.
+   */
+  readonly earlierIssues?: readonly LocatedIssue[];
+  /** The document the sources come from, named by the error. */
+  readonly file?: string;
 }
 
 interface Opened {
@@ -36,7 +43,7 @@ export async function openToolSources(
   sources: readonly ToolSourceSpec[],
   options: OpenToolSourcesOptions = {},
 ): Promise<ToolSet> {
-  const issues: LocatedIssue[] = [];
+  const issues: LocatedIssue[] = [...(options.earlierIssues ?? [])];
   const at = (location: SourceLocation, field: string | undefined, message: string): void => {
     issues.push({ ...location, ...(field ? { field } : {}), message });
   };
@@ -70,7 +77,7 @@ export async function openToolSources(
   const close = closeAll(opened.map((entry) => entry.set));
   if (issues.length > 0) {
     await close();
-    throw problemsError(issues, options.what ?? 'invalid tools');
+    throw problemsError(issues, options.what ?? 'invalid tools', options.file ? { file: options.file } : undefined);
   }
   return { tools, close };
 }
@@ -106,6 +113,7 @@ async function openSource(source: ToolSourceSpec, options: OpenToolSourcesOption
   if (transport.type === 'stdio' && !(await commandExists(transport.command, transport.cwd))) {
     throw new CommandMissing(transport.command);
   }
+  if ((options.earlierIssues ?? []).length > 0) return { tools: [], close: async () => {} };
   const open: McpOpener = options.openMcp ?? (await import('./mcp-tools.js')).openMcpTools;
   return open(source.config, {
     ...(options.signal ? { signal: options.signal } : {}),

@@ -51,10 +51,11 @@ export async function loadToolsFile(path: string, options: LoadToolsFileOptions 
     baseDir: dirname(resolve(path)),
     ...(options.env ? { env: options.env } : {}),
   });
-  const issues = [...keyIssues, ...parsed.issues];
-  if (issues.length > 0) throw problemsError(issues, 'invalid tools file', { file: path });
+  // Modules are imported and MCP commands looked for even when the file has other problems: all are reported at once.
   return openToolSources(parsed.sources, {
     what: 'invalid tools file',
+    file: path,
+    earlierIssues: [...keyIssues, ...parsed.issues],
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.openMcp ? { openMcp: options.openMcp } : {}),
     ...(options.mcpStartTimeoutMs !== undefined ? { mcpStartTimeoutMs: options.mcpStartTimeoutMs } : {}),
