@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { isWeftError, type LocatedIssue, type SourceLocation, WeftError } from '../errors.js';
-import { formatFieldPath } from '../text/source-locator.js';
+import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
 import { createHttpTool } from './http-tool.js';
 import type { McpServerConfig } from './mcp-config.js';
 import type { OpenMcpToolsOptions } from './mcp-tools.js';
@@ -44,8 +44,8 @@ export async function openToolSources(
   options: OpenToolSourcesOptions = {},
 ): Promise<ToolSet> {
   const issues: LocatedIssue[] = [...(options.earlierIssues ?? [])];
-  const at = (location: SourceLocation, field: string | undefined, message: string): void => {
-    issues.push({ ...location, ...(field ? { field } : {}), message });
+  const at = (source: ToolSourceSpec, path: FieldPath, message: string): void => {
+    issues.push({ ...source.locate(path), message });
   };
   const outcomes = await Promise.allSettled(sources.map((source) => openSource(source, options)));
   const opened: Opened[] = [];
@@ -62,10 +62,9 @@ export async function openToolSources(
     for (const tool of set.tools) {
       const earlier = origins.get(tool.name);
       if (earlier) {
-        const field = formatFieldPath(source.kind === 'http' ? [...source.path, 'name'] : source.path);
         at(
-          source.location,
-          field,
+          source,
+          source.kind === 'http' ? [...source.path, 'name'] : source.path,
           `duplicate tool name "${tool.name}": ${tool.source} and ${earlier.tool.source} (${formatFieldPath(earlier.source.path)}) both give it`,
         );
         continue;
@@ -126,13 +125,13 @@ class CommandMissing extends Error {}
 function reportFailure(
   source: ToolSourceSpec,
   reason: unknown,
-  at: (location: SourceLocation, field: string | undefined, message: string) => void,
+  at: (source: ToolSourceSpec, path: FieldPath, message: string) => void,
 ): void {
   const message = reason instanceof Error ? reason.message : String(reason);
   if (reason instanceof CommandMissing) {
     at(
-      source.location,
-      formatFieldPath([...source.path, 'command']),
+      source,
+      [...source.path, 'command'],
       `MCP server ${source.kind === 'mcp' ? source.config.name : ''}: command "${message}" not found${isAbsolute(message) || message.includes('/') ? '' : ' on PATH'}`,
     );
     return;
@@ -141,14 +140,10 @@ function reportFailure(
     // loadModuleTools names the export it could not use in `field`: point at it in `exports`.
     const field = isWeftError(reason) ? reason.location?.field : undefined;
     const index = field === undefined ? -1 : (source.exports ?? []).indexOf(field);
-    at(
-      source.location,
-      formatFieldPath(index >= 0 ? [...source.path, 'exports', index] : [...source.path, 'path']),
-      message,
-    );
+    at(source, index >= 0 ? [...source.path, 'exports', index] : [...source.path, 'path'], message);
     return;
   }
-  at(source.location, formatFieldPath(source.path), message);
+  at(source, source.path, message);
 }
 
 /** Whether `command` names an executable: a path (against `cwd`), or a name found on PATH. */

@@ -97,6 +97,8 @@ interface SourceBase {
   /** Where the entry is: `tools[2]`, with file, line and column when known. */
   readonly location: SourceLocation;
   readonly path: FieldPath;
+  /** Where a field of the document is (for problems found when the source is opened). */
+  readonly locate: (path: FieldPath) => SourceLocation;
 }
 
 export type ToolSourceSpec =
@@ -180,22 +182,19 @@ export function parseToolsSection(input: ParseToolsSectionInput): ParsedToolsSec
   input.tools.forEach((entry: unknown, index) => {
     const path = [...listPath, index];
     const source = parseEntry(entry, index, path, context);
-    if (!source) return;
-    const [seen, label, name] =
-      source.kind === 'http'
-        ? [names, 'tool', source.spec.name]
-        : source.kind === 'mcp'
-          ? [servers, 'MCP server', source.config.name]
-          : [undefined, '', ''];
-    if (seen) {
-      const earlier = seen.get(name);
+    // Names are compared as written, so an entry with other problems still reveals a duplicate.
+    const record = (entry ?? {}) as Record<string, unknown>;
+    const [seen, label] =
+      record.kind === 'http' ? [names, 'tool'] : record.kind === 'mcp' ? [servers, 'MCP server'] : [undefined, ''];
+    if (seen && typeof record.name === 'string') {
+      const earlier = seen.get(record.name);
       if (earlier) {
-        issue([...path, 'name'], `duplicate ${label} name "${name}" (also ${formatFieldPath(earlier)})`);
+        issue([...path, 'name'], `duplicate ${label} name "${record.name}" (also ${formatFieldPath(earlier)})`);
         return;
       }
-      seen.set(name, path);
+      seen.set(record.name, path);
     }
-    sources.push(source);
+    if (source) sources.push(source);
   });
   return { sources, issues };
 }
@@ -274,7 +273,7 @@ function parseEntry(entry: unknown, index: number, path: FieldPath, context: Ent
   }
   const before = context.issueCount();
   for (const problem of unknownKeyIssues(record, FIELDS[kind as ToolKind], path)) issue(problem.path, problem.message);
-  const base = { index, path, location: context.locationOf(path) };
+  const base = { index, path, location: context.locationOf(path), locate: context.locationOf };
   const fields = new Fields(record, path, context);
   const source =
     kind === 'http'

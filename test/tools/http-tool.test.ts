@@ -103,9 +103,20 @@ tools:
     expect(tool.idempotent).toBe(false);
     expect(tool.secretArgs).toEqual(['card']);
     expect(JSON.stringify(tool)).not.toContain('tok-SECRET-123');
-    expect(tool.source).toMatch(/^http POST http:\/\/127\.0\.0\.1:\d+\/orders\/\{order_id\}\/returns \(.*tools-\d+\.yaml:4\)$/);
-    const outcome = await callTool(tool, { order_id: 'O-1', reason: 'broken', items: ['a', 'b'], dry_run: true, card: '4111' });
-    expect(outcome).toMatchObject({ ok: true, result: { got: JSON.stringify({ reason: 'broken', items: ['a', 'b'], card: '4111' }) } });
+    expect(tool.source).toMatch(
+      /^http POST http:\/\/127\.0\.0\.1:\d+\/orders\/\{order_id\}\/returns \(.*tools-\d+\.yaml:4\)$/,
+    );
+    const outcome = await callTool(tool, {
+      order_id: 'O-1',
+      reason: 'broken',
+      items: ['a', 'b'],
+      dry_run: true,
+      card: '4111',
+    });
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { got: JSON.stringify({ reason: 'broken', items: ['a', 'b'], card: '4111' }) },
+    });
     const [request] = api.requests;
     expect(request?.target).toBe('/orders/O-1/returns?dryRun=true');
     expect(request?.headers.authorization).toBe('Bearer tok-SECRET-123');
@@ -129,7 +140,10 @@ tools:
     const tool = toolOf(set, 'ping');
     expect(tool.source).toContain('http://svc:${env:API_PASSWORD}@127.0.0.1');
     const outcome = await callTool(tool, {});
-    expect(outcome).toMatchObject({ ok: true, result: { auth: `Basic ${Buffer.from('svc:p@ss:word').toString('base64')}` } });
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { auth: `Basic ${Buffer.from('svc:p@ss:word').toString('base64')}` },
+    });
   });
 
   it('returns JSON parsed, other text as a string, an empty body as null', async () => {
@@ -159,7 +173,10 @@ tools:
   it('turns non-2xx into a TOOL error with the status and a short body, secrets scrubbed; retries 5xx only when idempotent', async () => {
     const api = await server((request, response) => {
       if (request.target.startsWith('/missing')) {
-        sendJson(response, 404, { error: `no such order; your token was ${request.headers.authorization}`, pad: 'x'.repeat(2000) });
+        sendJson(response, 404, {
+          error: `no such order; your token was ${request.headers.authorization}`,
+          pad: 'x'.repeat(2000),
+        });
       } else {
         response.writeHead(503, { 'content-type': 'text/plain' });
         response.end('busy');
@@ -217,7 +234,8 @@ tools:
 `);
     const outcome = await callTool(toolOf(set, 'huge'), {});
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error.message).toBe('huge: the response is larger than 100000 bytes (maxResponseBytes)');
+    if (!outcome.ok)
+      expect(outcome.error.message).toBe('huge: the response is larger than 100000 bytes (maxResponseBytes)');
   });
 
   it('follows redirects to allowed hosts only', async () => {
@@ -240,7 +258,10 @@ tools:
     expect(await callTool(toolOf(set, 'hop'), {})).toMatchObject({ ok: true, result: { at: '/final', method: 'GET' } });
     const away = await callTool(toolOf(set, 'away'), {});
     expect(away.ok).toBe(false);
-    if (!away.ok) expect(away.error.message).toMatch(/^away: HTTP 307 redirects to localhost:\d+, which is not on allowHosts; not followed$/);
+    if (!away.ok)
+      expect(away.error.message).toMatch(
+        /^away: HTTP 307 redirects to localhost:\d+, which is not on allowHosts; not followed$/,
+      );
     expect(outside.requests).toHaveLength(0);
   });
 
