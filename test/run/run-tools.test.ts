@@ -141,7 +141,7 @@ async function crashedHome(events: readonly WeftEvent[], cut: number) {
   await store.savePlanVersion({
     runId: 'ref',
     version: 1,
-    workflow: (events[1] as { workflow: never }).workflow,
+    workflow: (events[1] as unknown as { workflow: never }).workflow,
     cause: 'given plan',
   });
   return { dir, store };
