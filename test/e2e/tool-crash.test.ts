@@ -1,30 +1,30 @@
 /**
- * Issue 12's crash test: a real run process is killed with SIGKILL while a tool call is in flight (the order
- * service has received the request and holds its answer), then resumed. Counted on the server: no order is ever
- * placed twice; a lookup (idempotent) that was in flight is made again; a placement that was in flight is not, and
- * its subtask fails saying so.
+ * Issue 12's crash test: a real `weft run --tools` process is killed with SIGKILL while a tool call is in flight
+ * (the order service has received the request and holds its answer), then `weft resume` finishes the run. Counted
+ * on the server: no order is ever placed twice; a lookup (idempotent) that was in flight is made again; a
+ * placement that was in flight is not, and its subtask fails saying so.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WeftEvent } from '../../src/run/events.js';
-import { resumeRun } from '../../src/run/resume-run.js';
 import { openRunStore } from '../../src/store/open-store.js';
-import { type OrderServer, orderModel, orderTools, startOrderServer } from '../run/tool-fixtures.js';
+import { type OrderServer, startOrderServer } from '../run/tool-fixtures.js';
+import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
+import { jsonDocument, ROOT, weft } from './weft-cli.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-let server: OrderServer | undefined;
+let server: OrderServer;
+beforeEach(async () => {
+  server = await startOrderServer();
+  process.env.ORDERS_TOKEN = 's3cret';
+});
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  await server.close();
 });
 
-/** Runs the child until the server holds a request matching `route`, then kills it with SIGKILL. */
-function runUntilHeld(home: string, url: string, route: string): Promise<{ held: boolean }> {
+/** Runs `weft run` until the server holds a request matching `route`, then kills it with SIGKILL. */
+function runUntilHeld(args: readonly string[], route: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/e2e/tool-run-child.ts'), home, url], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -33,49 +33,66 @@ function runUntilHeld(home: string, url: string, route: string): Promise<{ held:
       stderr += chunk.toString();
     });
     let held = false;
-    server!.hold = (candidate) => candidate === route;
-    server!.onHeld = () => {
+    server.hold = (candidate) => candidate === route;
+    server.onHeld = () => {
       if (held) return;
       held = true;
       child.kill('SIGKILL');
     };
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      if (!held) reject(new Error(`the run ended (${code ?? signal}) before a ${route} request: ${stderr}`));
-      else resolve({ held });
+      if (held) resolve();
+      else reject(new Error(`weft run ended (${code ?? signal}) before a ${route} request: ${stderr}`));
     });
   });
 }
 
 async function killAndResume(route: string) {
-  server = await startOrderServer();
-  const home = mkdtempSync(join(tmpdir(), 'weft-tool-crash-'));
-  await runUntilHeld(home, server.url, route);
+  const files = orderRunFiles(server.url);
+  await runUntilHeld(
+    [
+      'run',
+      '--plan',
+      files.plan,
+      '--tools',
+      files.tools,
+      '--model',
+      ORDERS_MODEL,
+      '--strategy',
+      'none',
+      '--home',
+      files.home,
+    ],
+    route,
+  );
   server.hold = undefined;
   const atKill = new Map(server.posted);
-  const store = await openRunStore({ home });
-  try {
-    const result = await resumeRun({ runId: 'tools', model: orderModel(), store, home, tools: orderTools(server.url) });
-    const events = (await store.events('tools')).map((stored) => stored.event as WeftEvent);
-    return { result, events, atKill, posted: server.posted, counts: server.counts };
-  } finally {
-    await store.close();
-  }
+  const store = await openRunStore({ home: files.home });
+  const [run] = await store.listRuns();
+  await store.close();
+  // The tools file is the one recorded at the start: resume is given no --tools.
+  const resumed = await weft(['resume', run!.runId, '--home', files.home, '--json']);
+  const document = jsonDocument(resumed);
+  const reopened = await openRunStore({ home: files.home });
+  const events = (await reopened.events(run!.runId)).map((stored) => stored.event as WeftEvent);
+  await reopened.close();
+  const tasks = document.tasks as { id: string; status: string; output: string | null; reason?: string }[];
+  return { document, tasks, events, atKill };
 }
 
-describe('kill -9 during a tool loop, then resume', () => {
+describe('kill -9 during a tool loop, then weft resume', () => {
   it('in flight: a placement. It is not placed again; its subtask fails saying why; no order is placed twice', async () => {
-    const { result, atKill, posted } = await killAndResume('POST /orders');
-    for (const [item, count] of posted) expect(count, `orders for ${item}`).toBe(1);
-    const failed = result.tasks.filter((task) => task.status === 'failed' && task.id !== 'sum');
+    const { tasks, atKill } = await killAndResume('POST /orders');
+    for (const [item, count] of server.posted) expect(count, `orders for ${item}`).toBe(1);
+    const failed = tasks.filter((task) => task.status === 'failed' && task.id !== 'sum');
     // Every placement the server received before the kill had no answer on record: those subtasks failed.
     expect(failed.map((task) => task.id).sort()).toEqual([...atKill.keys()].sort());
     for (const task of failed) expect(task.reason).toMatch(/tool call create_order .* may have run; not repeated/);
-  }, 30_000);
+  }, 60_000);
 
   it('in flight: a lookup. It is made again; no order is placed twice', async () => {
-    const { result, posted, events } = await killAndResume('GET /orders');
-    for (const [item, count] of posted) expect(count, `orders for ${item}`).toBe(1);
+    const { tasks, events } = await killAndResume('GET /orders');
+    for (const [item, count] of server.posted) expect(count, `orders for ${item}`).toBe(1);
     // The held lookup's start is logged twice (before the kill and at its re-issue), and its subtask completed.
     const starts = new Map<string, number>();
     for (const event of events)
@@ -86,11 +103,11 @@ describe('kill -9 during a tool loop, then resume', () => {
     const reissued = [...starts].filter(([, count]) => count === 2).map(([key]) => key.split('/')[0]!);
     expect(reissued.length).toBeGreaterThanOrEqual(1);
     for (const id of ['a', 'b', 'c']) {
-      const task = result.tasks.find((candidate) => candidate.id === id)!;
+      const task = tasks.find((candidate) => candidate.id === id)!;
       // Another clerk's placement may have been in flight too (answered, the answer not yet logged): that one fails.
       if (task.status === 'failed') expect(task.reason).toMatch(/tool call create_order .* may have run; not repeated/);
       else expect(task.output).toMatch(new RegExp(`^order \\d+ for ${id}: placed$`));
       if (reissued.includes(id)) expect(task.status).toBe('completed');
     }
-  }, 30_000);
+  }, 60_000);
 });
