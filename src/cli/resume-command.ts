@@ -56,11 +56,6 @@ export async function resumeCommand(
     const recorded = (run.options as { toolsFile?: unknown }).toolsFile;
     const toolsFile = flags.tools ?? (typeof recorded === 'string' ? recorded : undefined);
     if (toolsFile !== undefined) toolSet = await loadToolsFile(toolsFile, { signal });
-    if (toolSet && flags.workers) {
-      throw new WeftError('BAD_INPUT', 'A run with tools cannot resume on --workers yet (not built yet)', {
-        location: { field: '--workers' },
-      });
-    }
     const result = await resumeRun({
       runId,
       model,

@@ -73,15 +73,6 @@ export async function runCommand(
   const maxAttempts = integerFlag('max-attempts', flags.maxAttempts, { min: 1 });
   const maxToolSteps = integerFlag('max-tool-steps', flags.maxToolSteps, { min: 1 });
   const maxToolCalls = integerFlag('max-tool-calls', flags.maxToolCalls, { min: 0 });
-  if (flags.tools && flags.workers) {
-    throw new WeftError(
-      'BAD_INPUT',
-      '--tools with --workers is not built yet: run tool-using plans without --workers',
-      {
-        location: { field: '--tools' },
-      },
-    );
-  }
   if (seed !== undefined && maskProbability === undefined) {
     throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
   }

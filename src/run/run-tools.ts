@@ -114,6 +114,9 @@ export interface AttemptTools {
   readonly tools: readonly Tool[];
   readonly maxSteps: number;
   readonly hooks: ToolLoopHooks;
+  /** For attempts run elsewhere (workers/): the job's part, and how to record what the worker reports. */
+  readonly job?: JobTools;
+  readonly recordRemote?: (events: readonly ToolEventRecord[]) => void;
 }
 
 export class RunTools {
@@ -146,64 +149,172 @@ export class RunTools {
         });
       return tool;
     });
-    return { tools, maxSteps: this.options.maxSteps, hooks: this.hooks(taskId, attempt) };
+    return {
+      tools,
+      maxSteps: this.options.maxSteps,
+      hooks: this.hooks(taskId, attempt),
+      job: this.jobOf(tools, taskId, attempt),
+      recordRemote: (events) => this.recordRemote(events),
+    };
   }
 
   private hooks(taskId: string, attempt: number): ToolLoopHooks {
-    const { emit, replay } = this.options;
+    return attemptToolHooks({
+      taskId,
+      attempt,
+      ...(this.options.replay ? { replay: this.options.replay } : {}),
+      admit: () => this.admit(),
+      record: async (event) => {
+        this.options.emit(event);
+        if (event.type === 'tool-call') await this.options.durability.sync();
+      },
+    });
+  }
+
+  private admit(): void {
+    const max = this.options.maxToolCalls;
+    if (max !== undefined && this.calls >= max) throw this.options.refuse(`tool call budget of ${max} reached`);
+    this.calls += 1;
+  }
+
+  /**
+   * Records tool events an attempt run elsewhere (a queue worker) reports with its result, skipping those the log
+   * already has (a job that finished before a resume reports them again); they count in the tool-call budget.
+   */
+  recordRemote(events: readonly ToolEventRecord[]): void {
+    for (const event of events) {
+      const key = toolCallKey(event.taskId, event.attempt, event.sequence);
+      const known =
+        event.type === 'tool-call' ? this.options.replay?.started.has(key) : this.options.replay?.results.has(key);
+      if (known) continue;
+      if (event.type === 'tool-call') this.calls += 1;
+      this.options.emit(event);
+    }
+  }
+
+  /** What an attempt's job carries so that a worker can run its tool loop: declarations, limits, what is recorded. */
+  private jobOf(tools: readonly Tool[], taskId: string, attempt: number): JobTools {
+    const replay = this.options.replay;
+    const results: [number, ToolLoopOutcome][] = [];
+    const started: [number, string][] = [];
+    if (replay) {
+      for (const [key, name] of replay.started) {
+        const [id, number, sequence] = JSON.parse(key) as [string, number, number];
+        if (id === taskId && number === attempt) started.push([sequence, name]);
+      }
+      for (const [key, outcome] of replay.results) {
+        const [id, number, sequence] = JSON.parse(key) as [string, number, number];
+        if (id === taskId && number === attempt) results.push([sequence, outcome]);
+      }
+    }
     return {
-      replay: (call) => {
-        const key = toolCallKey(taskId, attempt, call.sequence);
-        const recorded = replay?.results.get(key);
-        if (recorded) return recorded;
-        if (!replay?.started.has(key)) {
-          // A replayed model call carries its tool calls as the log has them: secret values are gone.
-          if (replay && carriesRedacted(call.tool, call.args))
-            throw new WeftError(
-              'TOOL',
-              `tool call ${call.name} (#${call.sequence + 1} of subtask ${taskId}, attempt ${attempt}) cannot be made from the log: its secret arguments are not recorded`,
-            );
-          return undefined;
-        }
-        // Started, with no result on record: the process died during the call, which may have had its effect.
-        if (call.tool?.idempotent && !hasSecret(call.tool, call.args)) return undefined;
-        throw new WeftError(
-          'TOOL',
-          `tool call ${call.name} (#${call.sequence + 1} of subtask ${taskId}, attempt ${attempt}) may have run; not repeated${call.tool?.idempotent ? ' (its secret arguments are not in the log)' : ''}`,
-        );
-      },
-      admit: () => {
-        const max = this.options.maxToolCalls;
-        if (max !== undefined && this.calls >= max) throw this.options.refuse(`tool call budget of ${max} reached`);
-        this.calls += 1;
-      },
-      onCallStart: async (call) => {
-        emit({
-          type: 'tool-call',
-          taskId,
-          attempt,
-          sequence: call.sequence,
-          step: call.step,
-          callId: call.id,
-          name: call.name,
-          args: redactToolArgs(call.tool, call.args),
-          ...(call.tool?.idempotent ? { idempotent: true } : {}),
-        });
-        await this.options.durability.sync();
-      },
-      onCallEnd: (call, outcome) => {
-        emit(resultEvent(taskId, attempt, call, outcome));
-      },
+      maxSteps: this.options.maxSteps,
+      declarations: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.idempotent ? { idempotent: true } : {}),
+      })),
+      ...(results.length > 0 || started.length > 0 ? { recorded: { results, started } } : {}),
     };
   }
 }
 
-function resultEvent(
+/** A tool event as an attempt records it (unstamped). */
+export type ToolEventRecord =
+  Extract<WeftEvent, { type: 'tool-call' | 'tool-result' }> extends infer E
+    ? E extends WeftEvent
+      ? Omit<E, 'at'>
+      : never
+    : never;
+
+/** The tools of a job (workers/): what the worker must have, with the same schemas. No secrets, no code. */
+export interface JobTools {
+  readonly maxSteps: number;
+  readonly declarations: readonly {
+    readonly name: string;
+    readonly description: string;
+    readonly inputSchema: Readonly<Record<string, unknown>>;
+    readonly idempotent?: boolean;
+  }[];
+  /** What the run's log holds for this attempt's tool calls, by sequence. */
+  readonly recorded?: {
+    readonly results: readonly (readonly [number, ToolLoopOutcome])[];
+    readonly started: readonly (readonly [number, string])[];
+  };
+}
+
+/** The replay of one attempt's recorded tool calls, keyed as a run's. */
+export function attemptReplay(
   taskId: string,
   attempt: number,
-  call: ToolLoopCall,
-  outcome: ToolLoopOutcome,
-): Extract<WeftEvent, { type: 'tool-result' }> extends infer E ? Omit<E, 'at'> : never {
+  recorded: NonNullable<JobTools['recorded']>,
+): ToolReplay {
+  return {
+    results: new Map(recorded.results.map(([sequence, outcome]) => [toolCallKey(taskId, attempt, sequence), outcome])),
+    started: new Map(recorded.started.map(([sequence, name]) => [toolCallKey(taskId, attempt, sequence), name])),
+    calls: recorded.started.length,
+  };
+}
+
+export interface AttemptToolHooksOptions {
+  readonly taskId: string;
+  readonly attempt: number;
+  /** What is recorded of earlier tries of this attempt (a resume, a job run again). */
+  readonly replay?: ToolReplay;
+  /** Throws to refuse a call (a budget). */
+  readonly admit?: () => void;
+  /** Records an event; awaited, and for a `tool-call` it must be durable when it resolves (write-ahead). */
+  readonly record: (event: ToolEventRecord) => Promise<void>;
+}
+
+/**
+ * The tool loop's hooks for one subtask attempt, wherever it runs: replay what is recorded, re-issue a started call
+ * without result only when the tool is idempotent, record each call before it runs and its outcome after.
+ */
+export function attemptToolHooks(options: AttemptToolHooksOptions): ToolLoopHooks {
+  const { taskId, attempt, replay } = options;
+  const named = (call: ToolLoopCall) =>
+    `tool call ${call.name} (#${call.sequence + 1} of subtask ${taskId}, attempt ${attempt})`;
+  return {
+    replay: (call) => {
+      const key = toolCallKey(taskId, attempt, call.sequence);
+      const recorded = replay?.results.get(key);
+      if (recorded) return recorded;
+      if (!replay?.started.has(key)) {
+        // A replayed model call carries its tool calls as the log has them: secret values are gone.
+        if (replay && carriesRedacted(call.tool, call.args))
+          throw new WeftError(
+            'TOOL',
+            `${named(call)} cannot be made from the log: its secret arguments are not recorded`,
+          );
+        return undefined;
+      }
+      // Started, with no result on record: the process died during the call, which may have had its effect.
+      if (call.tool?.idempotent && !hasSecret(call.tool, call.args)) return undefined;
+      throw new WeftError(
+        'TOOL',
+        `${named(call)} may have run; not repeated${call.tool?.idempotent ? ' (its secret arguments are not in the log)' : ''}`,
+      );
+    },
+    ...(options.admit ? { admit: options.admit } : {}),
+    onCallStart: (call) =>
+      options.record({
+        type: 'tool-call',
+        taskId,
+        attempt,
+        sequence: call.sequence,
+        step: call.step,
+        callId: call.id,
+        name: call.name,
+        args: redactToolArgs(call.tool, call.args),
+        ...(call.tool?.idempotent ? { idempotent: true } : {}),
+      }),
+    onCallEnd: (call, outcome) => options.record(resultEvent(taskId, attempt, call, outcome)),
+  };
+}
+
+function resultEvent(taskId: string, attempt: number, call: ToolLoopCall, outcome: ToolLoopOutcome): ToolEventRecord {
   const base = { type: 'tool-result' as const, taskId, attempt, sequence: call.sequence, name: call.name };
   return outcome.ok
     ? {

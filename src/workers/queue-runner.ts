@@ -18,6 +18,7 @@ import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey } from '../run/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
+import type { ToolEventRecord } from '../run/run-tools.js';
 import {
   attemptJobId,
   cancelKey,
@@ -142,12 +143,13 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       attempt: attempt.attempt,
       verify: attempt.verify,
       mask: attempt.mask,
+      ...(attempt.tools?.job ? { tools: attempt.tools.job } : {}),
       ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
     };
     try {
       await hold(runId);
-      return await dispatch(context, jobId, data, signal);
+      return await dispatch(context, jobId, data, signal, attempt.tools?.recordRemote);
     } finally {
       release(runId);
     }
@@ -159,6 +161,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     jobId: string,
     data: AttemptJobData,
     signal: AbortSignal,
+    recordTools: ((events: readonly ToolEventRecord[]) => void) | undefined,
   ): Promise<AttemptOutcome> => {
     // A resumed run redoes a cancelled attempt under the same number, hence the same job id: clear the old mark.
     await marks.del(cancelKey(queueName, jobId));
@@ -186,6 +189,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       if (context?.replay?.has(callKey(call.purpose, call.key, call.attempt, call.sequence))) continue;
       context?.recordCall(call);
     }
+    if (result.toolEvents && result.toolEvents.length > 0) recordTools?.(result.toolEvents);
     if (result.cancelled) throw new WeftError('ABORTED', `Job ${jobId} was cancelled`);
     if (result.error) throw fromJobFailure(result.error);
     if (!result.outcome) throw new WeftError('INTERNAL', `Job ${jobId} finished without an outcome`);

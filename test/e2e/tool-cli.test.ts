@@ -82,20 +82,5 @@ describe('weft run --tools', () => {
     ]);
     expect(steps.code).toBe(2);
     expect(steps.stderr).toContain('--max-tool-steps');
-    const workers = await weft([
-      'run',
-      '--plan',
-      files.plan,
-      '--tools',
-      files.tools,
-      '--workers',
-      'redis://127.0.0.1:1',
-      '--model',
-      ORDERS_MODEL,
-      '--home',
-      files.home,
-    ]);
-    expect(workers.code).toBe(2);
-    expect(workers.stderr).toContain('not built yet');
   }, 60_000);
 });
