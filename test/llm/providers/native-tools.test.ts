@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCall, ChatMessage, ToolDeclaration } from '../../../src/llm/chat-model.js';
 import { createAnthropicModel } from '../../../src/llm/providers/anthropic.js';
 import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
+import { createModel } from '../../../src/llm/resolve-model.js';
 import { replayFetch } from './replay-fetch.js';
 
 const TOOLS: ToolDeclaration[] = [
@@ -314,5 +315,20 @@ describe('Anthropic tool use (recorded fixtures)', () => {
     const body = replay.requests[0]?.body as { messages: { content: unknown }[]; tool_choice: unknown };
     expect(body.tool_choice).toEqual({ type: 'none' });
     expect(body.messages[1]?.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'get_order', input: {} }]);
+  });
+});
+
+describe('createModel keeps native tool calling through its wrappers', () => {
+  it('output limit, timeout, concurrency and retries pass toolCalling and toolCalls through', async () => {
+    const replay = replayFetch('openai/chat-completion-tool-calls');
+    const model = await createModel('openai:gpt-4o-mini', {
+      env: { OPENAI_API_KEY: 'sk-test' },
+      fetch: replay.fetch,
+      resilience: { timeoutMs: 60_000, concurrency: 2, retry: { retries: 1 } },
+    });
+    expect(model.toolCalling).toBe('native');
+    const result = await model.generate({ messages: [QUESTION], tools: TOOLS, tag: { purpose: 'execute' } });
+    expect(result.toolCalls?.map((call) => call.name)).toEqual(['get_order', 'search_orders']);
+    expect(replay.requests[0]?.body).toMatchObject({ max_completion_tokens: 8192, tools: expect.any(Array) });
   });
 });
