@@ -9,8 +9,18 @@ import { bernoulli, integerSample, pick, uniformSample, type RandomSource } from
 
 type Schema = Readonly<Record<string, unknown>>;
 
-/** Deeper schemas get `{}`/`null`: a self-similar schema must not make the sim recurse without end. */
+/**
+ * Bounds on what one schema can make the sim build: deeper schemas get `null`, and a schema asking for huge
+ * strings or arrays (`minLength: 1e9`, nested `minItems`) gets less than it asks rather than exhausting memory.
+ */
 const MAX_DEPTH = 8;
+const MAX_VALUES = 10_000;
+const MAX_STRING = 10_000;
+const MAX_ITEMS = 100;
+
+interface Budget {
+  values: number;
+}
 
 const FORMATS: Readonly<Record<string, string>> = {
   date: '2025-03-10',
@@ -28,7 +38,7 @@ const WORDS = ['alpha', 'bravo', 'delta', 'echo', 'kilo', 'lima', 'oscar', 'tang
 
 /** Arguments that satisfy the schema (as far as the keywords above go). */
 export function simToolArgs(schema: Schema, random: RandomSource): Record<string, unknown> {
-  const value = exampleValue(schema, random, 0);
+  const value = exampleValue(schema, random, 0, { values: MAX_VALUES });
   return isRecord(value) ? value : {};
 }
 
@@ -56,8 +66,9 @@ export function simBadToolArgs(schema: Schema, random: RandomSource): unknown {
   return pick(random, ways)();
 }
 
-function exampleValue(schema: unknown, random: RandomSource, depth: number): unknown {
+function exampleValue(schema: unknown, random: RandomSource, depth: number, budget: Budget): unknown {
   if (!isRecord(schema)) return {};
+  if (--budget.values < 0) return null;
   if ('const' in schema) return schema['const'];
   if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return pick(random, schema['enum']);
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
@@ -65,7 +76,7 @@ function exampleValue(schema: unknown, random: RandomSource, depth: number): unk
     if (Array.isArray(branches) && branches.length > 0) {
       const { [key]: _branches, ...rest } = schema;
       const branch = key === 'allOf' ? mergeAll(branches) : pick(random, branches);
-      return exampleValue({ ...rest, ...(isRecord(branch) ? branch : {}) }, random, depth + 1);
+      return exampleValue({ ...rest, ...(isRecord(branch) ? branch : {}) }, random, depth + 1, budget);
     }
   }
   if (depth > MAX_DEPTH) return null;
@@ -86,13 +97,13 @@ function exampleValue(schema: unknown, random: RandomSource, depth: number): unk
       return null;
     case 'array': {
       const min = integerOr(schema['minItems'], 1);
-      const count = Math.min(Math.max(min, 1), integerOr(schema['maxItems'], Math.max(min, 3)));
-      return Array.from({ length: count }, () => exampleValue(schema['items'], random, depth + 1));
+      const count = Math.min(Math.max(min, 1), integerOr(schema['maxItems'], Math.max(min, 3)), MAX_ITEMS);
+      return Array.from({ length: count }, () => exampleValue(schema['items'], random, depth + 1, budget));
     }
     default: {
       const properties = isRecord(schema['properties']) ? schema['properties'] : {};
       const value: Record<string, unknown> = {};
-      for (const name of requiredOf(schema)) value[name] = exampleValue(properties[name], random, depth + 1);
+      for (const name of requiredOf(schema)) value[name] = exampleValue(properties[name], random, depth + 1, budget);
       return value;
     }
   }
@@ -101,7 +112,7 @@ function exampleValue(schema: unknown, random: RandomSource, depth: number): unk
 function exampleString(schema: Schema, random: RandomSource): string {
   const format = typeof schema['format'] === 'string' ? FORMATS[schema['format']] : undefined;
   let text = format ?? `${pick(random, WORDS)}-${integerSample(random, 1, 999)}`;
-  const minLength = integerOr(schema['minLength'], 0);
+  const minLength = Math.min(integerOr(schema['minLength'], 0), MAX_STRING);
   if (text.length < minLength) text = text.padEnd(minLength, 'x');
   const maxLength = integerOr(schema['maxLength'], Number.POSITIVE_INFINITY);
   return text.slice(0, maxLength);
