@@ -7,6 +7,7 @@ import type { ChatCall, ChatMessage, ToolDeclaration } from '../../../src/llm/ch
 import { createAnthropicModel } from '../../../src/llm/providers/anthropic.js';
 import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
 import { createModel } from '../../../src/llm/resolve-model.js';
+import { rejection } from './rejection.js';
 import { replayFetch } from './replay-fetch.js';
 
 const TOOLS: ToolDeclaration[] = [
@@ -162,6 +163,26 @@ describe('OpenAI function calling (recorded fixtures)', () => {
       usage: { inputTokens: 187, outputTokens: 22 },
       model: 'llama3.2:1b',
     });
+  });
+
+  it('a 400 for a request with tools says how to ask for prompted tools', async () => {
+    const replay = replayFetch('ollama/tools-unsupported-400', 'ollama/tools-unsupported-400');
+    const model = createOpenAICompatibleModel({
+      id: 'ollama:gemma2:2b',
+      model: 'gemma2:2b',
+      apiKey: 'ollama',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      providerName: 'Ollama',
+      fetch: replay.fetch,
+    });
+    const error = await rejection(model.generate({ messages: [QUESTION], tools: TOOLS }));
+    expect(error.code).toBe('PROVIDER');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('does not support tools');
+    expect(error.message).toContain('add "?tools=prompted" after the model name');
+    // Without tools the same status carries no such hint.
+    const plain = await rejection(model.generate({ messages: [QUESTION] }));
+    expect(plain.message).not.toContain('?tools=prompted');
   });
 
   it('llama.cpp server: parses its tool call; a server without ids gets call_<n> numbered on from the conversation', async () => {
