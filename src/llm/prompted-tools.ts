@@ -17,8 +17,9 @@
  * per tool with that tool's argument schema); servers without a grammar ignore it.
  */
 import { z } from 'zod';
-import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest, ToolDeclaration } from './chat-model.js';
+import type { ChatCall, ChatModel, ChatResult, ToolCallRequest, ToolDeclaration } from './chat-model.js';
 import { DEFAULT_MAX_REPAIRS, generateStructured } from './structured-output.js';
+import { renderToolMessages } from './render-tool-messages.js';
 import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
 
 export interface PromptedToolsOptions {
@@ -97,49 +98,6 @@ export function toolsPrompt(tools: readonly ToolDeclaration[], required: boolean
     lines.push(`  args schema: ${JSON.stringify(tool.inputSchema)}`);
   }
   return lines.join('\n');
-}
-
-/**
- * The conversation with tool calls and results as text: an assistant's calls become the JSON objects it would have
- * written, and consecutive results become one user message. `required` (set when tools are offered) adds a reminder
- * of the format after results that end the conversation.
- */
-export function renderToolMessages(messages: readonly ChatMessage[], required: boolean | undefined): ChatMessage[] {
-  const rendered: ChatMessage[] = [];
-  let results: string[] | undefined;
-  const flush = (): void => {
-    if (results) rendered.push({ role: 'user', content: results.join('\n\n') });
-    results = undefined;
-  };
-  for (const message of messages) {
-    if (message.role === 'tool') {
-      results ??= [];
-      const label = message.isError ? 'Error from tool' : 'Result of tool';
-      results.push(`${label} ${message.name} (${message.toolCallId}):\n${message.content}`);
-      continue;
-    }
-    flush();
-    if (message.role === 'assistant' && message.toolCalls?.length) {
-      const calls = message.toolCalls.map((toolCall) => JSON.stringify({ tool: toolCall.name, args: toolCall.args }));
-      rendered.push({
-        role: 'assistant',
-        content: [message.content, ...calls].filter((part) => part !== '').join('\n'),
-      });
-    } else if (message.role === 'assistant') {
-      rendered.push({ role: 'assistant', content: message.content });
-    } else {
-      rendered.push(message);
-    }
-  }
-  if (results && required !== undefined) {
-    results.push(
-      required
-        ? 'Reply with one JSON object: {"tool": ..., "args": ...}.'
-        : 'Reply with one JSON object: {"tool": ..., "args": ...} for another tool, or {"answer": ...}.',
-    );
-  }
-  flush();
-  return rendered;
 }
 
 /** The JSON schema of a valid reply: one branch per tool (with its argument schema), and the answer's. */

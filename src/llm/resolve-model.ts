@@ -11,7 +11,6 @@ import type { NodeLlamaCppImporter } from './providers/local-gguf.js';
 import { outputTokenLimits, withOutputLimit, type OutputTokenSetting } from './output-limit.js';
 import type { Env } from './provider.js';
 import { nonEmpty, ollamaHost } from './provider-env.js';
-import { withPromptedTools } from './prompted-tools.js';
 import { providerOf } from './provider-registry.js';
 import { withResilience, type ResilienceOptions } from './resilient-model.js';
 
@@ -47,7 +46,9 @@ export async function createModel(spec: string | ModelSpec, options: CreateModel
   const model = options.resilience ? withResilience(limited, options.resilience) : limited;
   // A model that cannot take tools natively (local GGUF, `?tools=prompted`, a registered provider that says nothing)
   // answers them through its text. Outermost, so each of the fallback's calls gets its own timeout and retries.
-  return model.toolCalling === undefined ? withPromptedTools(model) : model;
+  if (model.toolCalling !== undefined) return model;
+  const { withPromptedTools } = await import('./prompted-tools.js');
+  return withPromptedTools(model);
 }
 
 /** Builds a model through the spec's provider; the SDKs load here, on first use, not when Weft is imported. */

@@ -34,7 +34,7 @@ import { WeftError, type LocatedIssue } from '../errors.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { positionAtOffset } from '../text/source-locator.js';
 import type { ChatCall, ChatModel, ChatResult, ToolCallRequest } from './chat-model.js';
-import { renderToolMessages } from './prompted-tools.js';
+import { renderToolMessages } from './render-tool-messages.js';
 import { abortErrorOf } from './timeout.js';
 import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
 import { estimateUsage, promptText } from './token-estimate.js';

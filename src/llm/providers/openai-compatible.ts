@@ -109,7 +109,13 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     try {
       completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
     } catch (error) {
-      throw withoutSecrets(toWeftError(classifyOpenAIError(error), error, context, signal), secrets);
+      let failure = classifyOpenAIError(error);
+      // Servers refuse `tools` for models without tool support with a 400 (Ollama: "… does not support tools");
+      // the way out is the prompted fallback, so say how to ask for it.
+      if (body.tools && failure.kind === 'http' && failure.status === 400) {
+        failure = { ...failure, detail: `${failure.detail ?? 'bad request'}${PROMPTED_HINT}` };
+      }
+      throw withoutSecrets(toWeftError(failure, error, context, signal), secrets);
     }
 
     const choice = completion.choices[0];
@@ -130,6 +136,9 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
 
   return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
 }
+
+const PROMPTED_HINT =
+  ' (the request offered tools; if this model has no tool support, add "?tools=prompted" after the model name in its spec)';
 
 /** A conversation message in OpenAI's wire form: tool calls with their arguments as JSON text, results by call id. */
 function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCall, ChatMessage, ToolDeclaration } from '../../../src/llm/chat-model.js';
 import { createAnthropicModel } from '../../../src/llm/providers/anthropic.js';
 import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
+import { createModel } from '../../../src/llm/resolve-model.js';
+import { rejection } from './rejection.js';
 import { replayFetch } from './replay-fetch.js';
 
 const TOOLS: ToolDeclaration[] = [
@@ -163,6 +165,26 @@ describe('OpenAI function calling (recorded fixtures)', () => {
     });
   });
 
+  it('a 400 for a request with tools says how to ask for prompted tools', async () => {
+    const replay = replayFetch('ollama/tools-unsupported-400', 'ollama/tools-unsupported-400');
+    const model = createOpenAICompatibleModel({
+      id: 'ollama:gemma2:2b',
+      model: 'gemma2:2b',
+      apiKey: 'ollama',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      providerName: 'Ollama',
+      fetch: replay.fetch,
+    });
+    const error = await rejection(model.generate({ messages: [QUESTION], tools: TOOLS }));
+    expect(error.code).toBe('PROVIDER');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('does not support tools');
+    expect(error.message).toContain('add "?tools=prompted" after the model name');
+    // Without tools the same status carries no such hint.
+    const plain = await rejection(model.generate({ messages: [QUESTION] }));
+    expect(plain.message).not.toContain('?tools=prompted');
+  });
+
   it('llama.cpp server: parses its tool call; a server without ids gets call_<n> numbered on from the conversation', async () => {
     const replay = replayFetch('llama-cpp/chat-completion-tool-calls', 'llama-cpp/chat-completion-tool-calls-no-id');
     const model = openaiModel(
@@ -314,5 +336,20 @@ describe('Anthropic tool use (recorded fixtures)', () => {
     const body = replay.requests[0]?.body as { messages: { content: unknown }[]; tool_choice: unknown };
     expect(body.tool_choice).toEqual({ type: 'none' });
     expect(body.messages[1]?.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'get_order', input: {} }]);
+  });
+});
+
+describe('createModel keeps native tool calling through its wrappers', () => {
+  it('output limit, timeout, concurrency and retries pass toolCalling and toolCalls through', async () => {
+    const replay = replayFetch('openai/chat-completion-tool-calls');
+    const model = await createModel('openai:gpt-4o-mini', {
+      env: { OPENAI_API_KEY: 'sk-test' },
+      fetch: replay.fetch,
+      resilience: { timeoutMs: 60_000, concurrency: 2, retry: { retries: 1 } },
+    });
+    expect(model.toolCalling).toBe('native');
+    const result = await model.generate({ messages: [QUESTION], tools: TOOLS, tag: { purpose: 'execute' } });
+    expect(result.toolCalls?.map((call) => call.name)).toEqual(['get_order', 'search_orders']);
+    expect(replay.requests[0]?.body).toMatchObject({ max_completion_tokens: 8192, tools: expect.any(Array) });
   });
 });
