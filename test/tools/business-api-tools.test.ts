@@ -49,26 +49,39 @@ describe('the business API as http tools', () => {
     expect(byName.get_order?.idempotent).toBe(true);
     expect(byName.create_return?.idempotent).toBe(false);
     expect(byName.verify_customer?.secretArgs).toEqual(['postal_code']);
-    expect(byName.get_order?.source).toMatch(/^http GET \$\{env:BUSINESS_API_URL\}\/orders\/\{order_id\} \(.*tools\.yaml:\d+\)$/);
+    expect(byName.get_order?.source).toMatch(
+      /^http GET \$\{env:BUSINESS_API_URL\}\/orders\/\{order_id\} \(.*tools\.yaml:\d+\)$/,
+    );
   });
 
   it('solves a refund end to end, each call using an earlier result', async () => {
     const customer = await use('find_customer', { email: 'grace@example.com' });
     expect(customer).toMatchObject({ ok: true, result: { id: 'C-1002', verified: false } });
-    const customerId = (customer as { result: { id: string } }).result.id;
+    const customerId = (customer as unknown as { result: { id: string } }).result.id;
     const orders = await use('list_orders', { customer_id: customerId, status: 'delivered' });
     expect(orders).toMatchObject({ ok: true, result: { orders: [{ id: 'O-5004' }, { id: 'O-5005' }] } });
 
-    const refused = await use('create_return', { order_id: 'O-5005', items: [{ sku: 'WC-03', quantity: 1 }], reason: 'blurry' });
+    const refused = await use('create_return', {
+      order_id: 'O-5005',
+      items: [{ sku: 'WC-03', quantity: 1 }],
+      reason: 'blurry',
+    });
     expect(refused.ok).toBe(false);
     if (!refused.ok) {
       expect(refused.error.code).toBe('TOOL');
       expect(refused.error.message).toMatch(/^create_return: HTTP 403: .*NOT_VERIFIED.*must be verified first/);
     }
     expect(await use('verify_customer', { customer_id: customerId, postal_code: '20500' })).toMatchObject({ ok: true });
-    const opened = await use('create_return', { order_id: 'O-5005', items: [{ sku: 'WC-03', quantity: 1 }], reason: 'blurry' });
+    const opened = await use('create_return', {
+      order_id: 'O-5005',
+      items: [{ sku: 'WC-03', quantity: 1 }],
+      reason: 'blurry',
+    });
     expect(opened).toMatchObject({ ok: true, result: { id: 'R-0001', status: 'requested' } });
-    expect(await use('approve_return', { return_id: 'R-0001' })).toMatchObject({ ok: true, result: { status: 'approved' } });
+    expect(await use('approve_return', { return_id: 'R-0001' })).toMatchObject({
+      ok: true,
+      result: { status: 'approved' },
+    });
     expect(await use('issue_refund', { return_id: 'R-0001', method: 'original_payment' })).toMatchObject({
       ok: true,
       result: { id: 'RF-0001', amount: 69 },
@@ -90,7 +103,10 @@ describe('the business API as http tools', () => {
       expect(outcome.error.message).toContain('argument "method"');
       expect(outcome.attempts).toBe(0);
     }
-    expect(await use('create_return', { order_id: 'O-5001', items: [], reason: 'x' })).toMatchObject({ ok: false, attempts: 0 });
+    expect(await use('create_return', { order_id: 'O-5001', items: [], reason: 'x' })).toMatchObject({
+      ok: false,
+      attempts: 0,
+    });
     expect(await use('get_order', { order_id: 'O-5001', extra: 1 })).toMatchObject({ ok: false, attempts: 0 });
     expect(api.stats().total).toBe(0);
   });
@@ -98,7 +114,10 @@ describe('the business API as http tools', () => {
   it('reports a 4xx once, without retrying, even for idempotent tools', async () => {
     const outcome = await use('get_order', { order_id: 'O-9999' });
     expect(outcome).toMatchObject({ ok: false, attempts: 1 });
-    if (!outcome.ok) expect(outcome.error.message).toBe('get_order: HTTP 404: {"error":{"code":"ORDER_NOT_FOUND","message":"no order O-9999"}}');
+    if (!outcome.ok)
+      expect(outcome.error.message).toBe(
+        'get_order: HTTP 404: {"error":{"code":"ORDER_NOT_FOUND","message":"no order O-9999"}}',
+      );
     expect(api.stats().byEndpoint).toEqual({ 'GET /orders/{id}': 1 });
   });
 
