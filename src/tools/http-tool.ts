@@ -74,18 +74,17 @@ type Args = Readonly<Record<string, JsonValue>>;
 async function callHttp(spec: HttpToolSpec, raw: JsonValue, signal: AbortSignal): Promise<JsonValue> {
   const args: Args = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
   const url = buildUrl(spec, args);
-  const headers: Record<string, string> = {
-    accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
-    ...spec.headers,
-  };
-  if (spec.basicAuth !== undefined && !Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) {
-    headers.authorization = `Basic ${Buffer.from(spec.basicAuth).toString('base64')}`;
+  // A Headers object, so that the file's `Accept` or `Content-Type` replaces ours whatever its case.
+  const headers = new Headers({ accept: 'application/json, text/plain;q=0.9, */*;q=0.5' });
+  for (const [key, value] of Object.entries(spec.headers)) headers.set(key, value);
+  if (spec.basicAuth !== undefined && !headers.has('authorization')) {
+    headers.set('authorization', `Basic ${Buffer.from(spec.basicAuth).toString('base64')}`);
   }
   const bodyValue = bodyOf(spec, args);
   let body: string | undefined;
   if (bodyValue !== undefined) {
     body = JSON.stringify(bodyValue);
-    headers['content-type'] = 'application/json';
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   const response = await fetchFollowing(spec, url, spec.method, headers, body, signal);
   const text = await readBounded(spec, response, signal);
@@ -153,13 +152,12 @@ async function fetchFollowing(
   spec: HttpToolSpec,
   first: URL,
   firstMethod: HttpMethod,
-  firstHeaders: Record<string, string>,
+  headers: Headers,
   firstBody: string | undefined,
   signal: AbortSignal,
 ): Promise<Response> {
   let url = first;
   let method: string = firstMethod;
-  let headers = firstHeaders;
   let body = firstBody;
   for (let hop = 0; ; hop++) {
     let response: Response;
@@ -190,15 +188,14 @@ async function fetchFollowing(
       );
     }
     if (next.origin !== url.origin) {
-      headers = Object.fromEntries(
-        Object.entries(headers).filter(([key]) => !['authorization', 'cookie'].includes(key.toLowerCase())),
-      );
+      headers.delete('authorization');
+      headers.delete('cookie');
     }
     // 303, and 301/302 after a POST, become a GET without a body, as browsers do.
     if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
       method = 'GET';
       body = undefined;
-      headers = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== 'content-type'));
+      headers.delete('content-type');
     }
     url = next;
   }

@@ -16,6 +16,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { LocatedIssue, SourceLocation } from '../errors.js';
 import { MAX_PROMPT_LENGTH } from '../graph/limits.js';
 import { describeValue } from '../text/describe-value.js';
+import { redactUrl } from '../text/redact-url.js';
 import { closestWord } from '../text/edit-distance.js';
 import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source-locator.js';
 import { type AllowedHost, hostEntryOf, isHostAllowed, parseAllowedHost } from './allow-hosts.js';
@@ -574,7 +575,7 @@ function parseUrlTemplate(
       resolved.push({ text });
     }
   }
-  const display = redactUserInfo(template);
+  const display = displayUrl(template);
   const head = (resolved[0] as { text: string }).text;
   const authority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([/?#].*)?$/is.exec(head);
   if (!authority) {
@@ -623,11 +624,14 @@ function parseUrlTemplate(
   return { parts: resolved, args, display, ...(basicAuth !== undefined ? { basicAuth } : {}) };
 }
 
-/** A literal password written in a URL is shown as `***` (a `${env:…}` one is shown as the reference). */
-function redactUserInfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):([^@/?#]*)@/i, (_match, head: string, password: string) =>
-    password.startsWith('${env:') ? _match : `${head}:***@`,
-  );
+/**
+ * A URL as it may be shown: its password and secret query parameters removed (redactUrl). `${env:…}` references
+ * are kept where they do not stand for a password, so the listing still says which variable a URL reads.
+ */
+export function displayUrl(url: string): string {
+  const references: string[] = [];
+  const masked = url.replace(/\$\{env:[^}]*\}/g, (reference) => `WEFTENVREF${references.push(reference) - 1}X`);
+  return redactUrl(masked).display.replace(/WEFTENVREF(\d+)X/g, (_match, index: string) => references[Number(index)] ?? '');
 }
 
 function parseInputSchema(fields: Fields): ToolSchema | undefined {
@@ -741,11 +745,11 @@ function parseMcp(fields: Fields, base: SourceBase, context: EntryContext): Tool
       try {
         parsed = new URL(resolvedUrl);
       } catch {
-        fields.problem('url', `${redactUserInfo(urlText)} is not a valid URL`);
+        fields.problem('url', `${displayUrl(urlText)} is not a valid URL`);
       }
       if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        fields.problem('url', `${redactUserInfo(urlText)}: only http and https URLs`);
-      } else if (parsed && fields.hostAllowed('url', parsed, redactUserInfo(urlText))) {
+        fields.problem('url', `${displayUrl(urlText)}: only http and https URLs`);
+      } else if (parsed && fields.hostAllowed('url', parsed, displayUrl(urlText))) {
         transport = { type: 'http', url: resolvedUrl, headers };
       }
     }

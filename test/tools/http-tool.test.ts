@@ -134,11 +134,19 @@ tools:
     name: ping
     description: Ping.
     url: http://svc:\${env:API_PASSWORD}@127.0.0.1:${api.port}/ping
+  - kind: http
+    name: literal
+    description: A password written in the file, and a key in the query.
+    url: http://bob:hunter2@127.0.0.1:${api.port}/ping?api_key=k-123&x=\${env:API_PASSWORD}
 `,
       { API_PASSWORD: 'p@ss:word' },
     );
     const tool = toolOf(set, 'ping');
-    expect(tool.source).toContain('http://svc:${env:API_PASSWORD}@127.0.0.1');
+    expect(tool.source).toContain(`http://svc@127.0.0.1:${api.port}/ping`);
+    const literal = toolOf(set, 'literal');
+    expect(literal.source).toContain(`http://bob@127.0.0.1:${api.port}/ping?api_key=***&x=\${env:API_PASSWORD} (`);
+    expect(await callTool(literal, {})).toMatchObject({ ok: true, result: { auth: `Basic ${Buffer.from('bob:hunter2').toString('base64')}` } });
+    expect(api.requests.at(-1)?.target).toBe('/ping?api_key=k-123&x=p@ss:word');
     const outcome = await callTool(tool, {});
     expect(outcome).toMatchObject({
       ok: true,
