@@ -17,6 +17,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 /** Characters of a non-2xx body shown in the error. */
 export const ERROR_BODY_CHARS = 300;
 const MAX_REDIRECTS = 5;
+/** Bytes of a non-2xx body read for its excerpt. */
+const ERROR_BODY_READ_BYTES = 16_384;
 
 /** One piece of a URL template: literal text (`${env:…}` already resolved) or an argument. */
 export type UrlPart = { readonly text: string } | { readonly arg: string };
@@ -87,8 +89,11 @@ async function callHttp(spec: HttpToolSpec, raw: JsonValue, signal: AbortSignal)
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   const response = await fetchFollowing(spec, url, spec.method, headers, body, signal);
+  if (!response.ok) {
+    // Only the start of an error's body is shown: read that much, not a 1 MB error page.
+    throw statusError(spec, response, await readBounded(spec, response, signal, ERROR_BODY_READ_BYTES));
+  }
   const text = await readBounded(spec, response, signal);
-  if (!response.ok) throw statusError(spec, response, text);
   return parseBody(response, text);
 }
 
@@ -201,10 +206,19 @@ async function fetchFollowing(
   }
 }
 
-/** The body as text, refusing (and cancelling the download) past `maxResponseBytes`. */
-async function readBounded(spec: HttpToolSpec, response: Response, signal: AbortSignal): Promise<string> {
+/**
+ * The body as text. Past `maxResponseBytes` the download is cancelled and the call fails; with `excerptBytes`, the
+ * first that many bytes are returned instead (an error's excerpt).
+ */
+async function readBounded(
+  spec: HttpToolSpec,
+  response: Response,
+  signal: AbortSignal,
+  excerptBytes?: number,
+): Promise<string> {
+  const limit = excerptBytes ?? spec.maxResponseBytes;
   const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > spec.maxResponseBytes) {
+  if (excerptBytes === undefined && Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel().catch(() => {});
     throw tooLarge(spec);
   }
@@ -217,9 +231,11 @@ async function readBounded(spec: HttpToolSpec, response: Response, signal: Abort
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > spec.maxResponseBytes) {
+      if (size > limit) {
         await reader.cancel().catch(() => {});
-        throw tooLarge(spec);
+        if (excerptBytes === undefined) throw tooLarge(spec);
+        chunks.push(value.subarray(0, value.byteLength - (size - limit)));
+        break;
       }
       chunks.push(value);
     }
@@ -230,7 +246,10 @@ async function readBounded(spec: HttpToolSpec, response: Response, signal: Abort
       retryable: true,
     });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A character cut at the limit decodes to U+FFFD: dropped.
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 function tooLarge(spec: HttpToolSpec): WeftError {

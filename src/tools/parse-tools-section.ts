@@ -631,7 +631,10 @@ function parseUrlTemplate(
 export function displayUrl(url: string): string {
   const references: string[] = [];
   const masked = url.replace(/\$\{env:[^}]*\}/g, (reference) => `WEFTENVREF${references.push(reference) - 1}X`);
-  return redactUrl(masked).display.replace(/WEFTENVREF(\d+)X/g, (_match, index: string) => references[Number(index)] ?? '');
+  return redactUrl(masked).display.replace(
+    /WEFTENVREF(\d+)X/g,
+    (_match, index: string) => references[Number(index)] ?? '',
+  );
 }
 
 function parseInputSchema(fields: Fields): ToolSchema | undefined {
