@@ -18,7 +18,7 @@ afterEach(async () => {
 const scratch = mkdtempSync(join(tmpdir(), 'weft-business-api-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${api.url}${path}`, {
     method,
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
