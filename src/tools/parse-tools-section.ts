@@ -491,14 +491,8 @@ function parseHttp(fields: Fields, base: SourceBase, context: EntryContext): Too
   }
 
   const headerTemplates = fields.stringMap('headers') ?? {};
-  for (const key of Object.keys(headerTemplates)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) fields.problem(['headers', key], `"${key}" is not a header name`);
-  }
   const headers = fields.resolveMap('headers', headerTemplates, secrets);
-  for (const [key, value] of Object.entries(headers)) {
-    if (/[\r\n\0]/.test(value))
-      fields.problem(['headers', key], 'the value holds a line break (after ${env:…} is resolved)');
-  }
+  checkHeaderValues(fields, headers);
 
   const secretArgs = fields.stringList('secretArgs');
   secretArgs?.forEach((arg, index) => checkArg(['secretArgs', index], arg, 'secret argument'));
@@ -637,6 +631,27 @@ export function displayUrl(url: string): string {
   );
 }
 
+/**
+ * Header names, and values as fetch will take them, checked at load time: fetch's own error would quote the value, which may
+ * be a secret. The message names the header only.
+ */
+function checkHeaderValues(fields: Fields, headers: Readonly<Record<string, string>>): void {
+  for (const [key, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      fields.problem(['headers', key], `"${key}" is not a header name`);
+      continue;
+    }
+    try {
+      new Headers().set(key, value);
+    } catch {
+      fields.problem(
+        ['headers', key],
+        'is not a valid header value (after ${env:…} is resolved): no line breaks, NUL or characters past U+00FF',
+      );
+    }
+  }
+}
+
 function parseInputSchema(fields: Fields): ToolSchema | undefined {
   const value = fields.record.input;
   if (value === undefined) return { type: 'object', properties: {}, additionalProperties: false };
@@ -743,6 +758,7 @@ function parseMcp(fields: Fields, base: SourceBase, context: EntryContext): Tool
   } else if (urlText !== undefined && !fields.has('command')) {
     const resolvedUrl = fields.resolve(['url'], urlText, secrets);
     const headers = fields.resolveMap('headers', fields.stringMap('headers') ?? {}, secrets);
+    checkHeaderValues(fields, headers);
     if (resolvedUrl !== undefined) {
       let parsed: URL | undefined;
       try {

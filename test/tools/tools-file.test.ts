@@ -306,3 +306,22 @@ tools:
     ]);
   });
 });
+
+describe('header values', () => {
+  it('refuses a header value fetch would reject, naming the header and never the value', async () => {
+    const file = write(`allowHosts: [127.0.0.1]
+tools:
+  - kind: http
+    name: x
+    description: d
+    url: http://127.0.0.1/x
+    headers: { Authorization: "\${env:BAD}", "Bad Name": y }
+`);
+    const text = formatError(await failure(loadToolsFile(file, { env: { BAD: 'tok\u0100secret' } })));
+    expect(text).toContain(
+      'tools[0].headers.Authorization: is not a valid header value (after ${env:…} is resolved): no line breaks, NUL or characters past U+00FF',
+    );
+    expect(text).toContain('tools[0].headers["Bad Name"]: "Bad Name" is not a header name');
+    expect(text).not.toContain('secret');
+  });
+});
