@@ -325,3 +325,25 @@ tools:
     expect(text).not.toContain('secret');
   });
 });
+
+describe('opening sources', () => {
+  it('closes what it opened when another source fails, and reports the opener failure at its entry', async () => {
+    const mathPath = resolve(FIXTURES, 'math-tools.mjs');
+    const file = write(`tools:
+  - { kind: mcp, name: good, command: node }
+  - { kind: mcp, name: broken, command: node }
+  - { kind: module, path: "${mathPath}", exports: [nope] }
+`);
+    const recording = recordingOpener();
+    const open = async (config: McpServerConfig): Promise<ToolSet> => {
+      if (config.name === 'broken') throw new Error('MCP server broken exited with code 1 before listing its tools');
+      return recording.open(config);
+    };
+    const text = formatError(await failure(loadToolsFile(file, { openMcp: open })));
+    expect(text).toContain(`${file}:3:5 tools[1]: MCP server broken exited with code 1 before listing its tools`);
+    expect(text).toContain(`${file}:4:`);
+    expect(text).toContain('tools[2].exports[0]: Tools module');
+    expect(recording.configs.map((config) => config.name)).toEqual(['good']);
+    expect(recording.closed()).toBe(1);
+  });
+});
