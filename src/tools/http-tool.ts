@@ -17,6 +17,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 /** Characters of a non-2xx body shown in the error. */
 export const ERROR_BODY_CHARS = 300;
 const MAX_REDIRECTS = 5;
+/** Bytes of a non-2xx body read for its excerpt. */
+const ERROR_BODY_READ_BYTES = 16_384;
 
 /** One piece of a URL template: literal text (`${env:…}` already resolved) or an argument. */
 export type UrlPart = { readonly text: string } | { readonly arg: string };
@@ -74,22 +76,24 @@ type Args = Readonly<Record<string, JsonValue>>;
 async function callHttp(spec: HttpToolSpec, raw: JsonValue, signal: AbortSignal): Promise<JsonValue> {
   const args: Args = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
   const url = buildUrl(spec, args);
-  const headers: Record<string, string> = {
-    accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
-    ...spec.headers,
-  };
-  if (spec.basicAuth !== undefined && !Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) {
-    headers.authorization = `Basic ${Buffer.from(spec.basicAuth).toString('base64')}`;
+  // A Headers object, so that the file's `Accept` or `Content-Type` replaces ours whatever its case.
+  const headers = new Headers({ accept: 'application/json, text/plain;q=0.9, */*;q=0.5' });
+  for (const [key, value] of Object.entries(spec.headers)) headers.set(key, value);
+  if (spec.basicAuth !== undefined && !headers.has('authorization')) {
+    headers.set('authorization', `Basic ${Buffer.from(spec.basicAuth).toString('base64')}`);
   }
   const bodyValue = bodyOf(spec, args);
   let body: string | undefined;
   if (bodyValue !== undefined) {
     body = JSON.stringify(bodyValue);
-    headers['content-type'] = 'application/json';
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   const response = await fetchFollowing(spec, url, spec.method, headers, body, signal);
+  if (!response.ok) {
+    // Only the start of an error's body is shown: read that much, not a 1 MB error page.
+    throw statusError(spec, response, await readBounded(spec, response, signal, ERROR_BODY_READ_BYTES));
+  }
   const text = await readBounded(spec, response, signal);
-  if (!response.ok) throw statusError(spec, response, text);
   return parseBody(response, text);
 }
 
@@ -153,13 +157,12 @@ async function fetchFollowing(
   spec: HttpToolSpec,
   first: URL,
   firstMethod: HttpMethod,
-  firstHeaders: Record<string, string>,
+  headers: Headers,
   firstBody: string | undefined,
   signal: AbortSignal,
 ): Promise<Response> {
   let url = first;
   let method: string = firstMethod;
-  let headers = firstHeaders;
   let body = firstBody;
   for (let hop = 0; ; hop++) {
     let response: Response;
@@ -190,24 +193,32 @@ async function fetchFollowing(
       );
     }
     if (next.origin !== url.origin) {
-      headers = Object.fromEntries(
-        Object.entries(headers).filter(([key]) => !['authorization', 'cookie'].includes(key.toLowerCase())),
-      );
+      headers.delete('authorization');
+      headers.delete('cookie');
     }
     // 303, and 301/302 after a POST, become a GET without a body, as browsers do.
     if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
       method = 'GET';
       body = undefined;
-      headers = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== 'content-type'));
+      headers.delete('content-type');
     }
     url = next;
   }
 }
 
-/** The body as text, refusing (and cancelling the download) past `maxResponseBytes`. */
-async function readBounded(spec: HttpToolSpec, response: Response, signal: AbortSignal): Promise<string> {
+/**
+ * The body as text. Past `maxResponseBytes` the download is cancelled and the call fails; with `excerptBytes`, the
+ * first that many bytes are returned instead (an error's excerpt).
+ */
+async function readBounded(
+  spec: HttpToolSpec,
+  response: Response,
+  signal: AbortSignal,
+  excerptBytes?: number,
+): Promise<string> {
+  const limit = excerptBytes ?? spec.maxResponseBytes;
   const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > spec.maxResponseBytes) {
+  if (excerptBytes === undefined && Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel().catch(() => {});
     throw tooLarge(spec);
   }
@@ -220,9 +231,11 @@ async function readBounded(spec: HttpToolSpec, response: Response, signal: Abort
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > spec.maxResponseBytes) {
+      if (size > limit) {
         await reader.cancel().catch(() => {});
-        throw tooLarge(spec);
+        if (excerptBytes === undefined) throw tooLarge(spec);
+        chunks.push(value.subarray(0, value.byteLength - (size - limit)));
+        break;
       }
       chunks.push(value);
     }
@@ -233,7 +246,10 @@ async function readBounded(spec: HttpToolSpec, response: Response, signal: Abort
       retryable: true,
     });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A character cut at the limit decodes to U+FFFD: dropped.
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 function tooLarge(spec: HttpToolSpec): WeftError {

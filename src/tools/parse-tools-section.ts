@@ -16,6 +16,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { LocatedIssue, SourceLocation } from '../errors.js';
 import { MAX_PROMPT_LENGTH } from '../graph/limits.js';
 import { describeValue } from '../text/describe-value.js';
+import { redactUrl } from '../text/redact-url.js';
 import { closestWord } from '../text/edit-distance.js';
 import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source-locator.js';
 import { type AllowedHost, hostEntryOf, isHostAllowed, parseAllowedHost } from './allow-hosts.js';
@@ -490,14 +491,8 @@ function parseHttp(fields: Fields, base: SourceBase, context: EntryContext): Too
   }
 
   const headerTemplates = fields.stringMap('headers') ?? {};
-  for (const key of Object.keys(headerTemplates)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) fields.problem(['headers', key], `"${key}" is not a header name`);
-  }
   const headers = fields.resolveMap('headers', headerTemplates, secrets);
-  for (const [key, value] of Object.entries(headers)) {
-    if (/[\r\n\0]/.test(value))
-      fields.problem(['headers', key], 'the value holds a line break (after ${env:…} is resolved)');
-  }
+  checkHeaderValues(fields, headers);
 
   const secretArgs = fields.stringList('secretArgs');
   secretArgs?.forEach((arg, index) => checkArg(['secretArgs', index], arg, 'secret argument'));
@@ -574,7 +569,7 @@ function parseUrlTemplate(
       resolved.push({ text });
     }
   }
-  const display = redactUserInfo(template);
+  const display = displayUrl(template);
   const head = (resolved[0] as { text: string }).text;
   const authority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([/?#].*)?$/is.exec(head);
   if (!authority) {
@@ -623,11 +618,38 @@ function parseUrlTemplate(
   return { parts: resolved, args, display, ...(basicAuth !== undefined ? { basicAuth } : {}) };
 }
 
-/** A literal password written in a URL is shown as `***` (a `${env:…}` one is shown as the reference). */
-function redactUserInfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):([^@/?#]*)@/i, (_match, head: string, password: string) =>
-    password.startsWith('${env:') ? _match : `${head}:***@`,
+/**
+ * A URL as it may be shown: its password and secret query parameters removed (redactUrl). `${env:…}` references
+ * are kept where they do not stand for a password, so the listing still says which variable a URL reads.
+ */
+export function displayUrl(url: string): string {
+  const references: string[] = [];
+  const masked = url.replace(/\$\{env:[^}]*\}/g, (reference) => `WEFTENVREF${references.push(reference) - 1}X`);
+  return redactUrl(masked).display.replace(
+    /WEFTENVREF(\d+)X/g,
+    (_match, index: string) => references[Number(index)] ?? '',
   );
+}
+
+/**
+ * Header names, and values as fetch will take them, checked at load time: fetch's own error would quote the value, which may
+ * be a secret. The message names the header only.
+ */
+function checkHeaderValues(fields: Fields, headers: Readonly<Record<string, string>>): void {
+  for (const [key, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      fields.problem(['headers', key], `"${key}" is not a header name`);
+      continue;
+    }
+    try {
+      new Headers().set(key, value);
+    } catch {
+      fields.problem(
+        ['headers', key],
+        'is not a valid header value (after ${env:…} is resolved): no line breaks, NUL or characters past U+00FF',
+      );
+    }
+  }
 }
 
 function parseInputSchema(fields: Fields): ToolSchema | undefined {
@@ -736,16 +758,17 @@ function parseMcp(fields: Fields, base: SourceBase, context: EntryContext): Tool
   } else if (urlText !== undefined && !fields.has('command')) {
     const resolvedUrl = fields.resolve(['url'], urlText, secrets);
     const headers = fields.resolveMap('headers', fields.stringMap('headers') ?? {}, secrets);
+    checkHeaderValues(fields, headers);
     if (resolvedUrl !== undefined) {
       let parsed: URL | undefined;
       try {
         parsed = new URL(resolvedUrl);
       } catch {
-        fields.problem('url', `${redactUserInfo(urlText)} is not a valid URL`);
+        fields.problem('url', `${displayUrl(urlText)} is not a valid URL`);
       }
       if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        fields.problem('url', `${redactUserInfo(urlText)}: only http and https URLs`);
-      } else if (parsed && fields.hostAllowed('url', parsed, redactUserInfo(urlText))) {
+        fields.problem('url', `${displayUrl(urlText)}: only http and https URLs`);
+      } else if (parsed && fields.hostAllowed('url', parsed, displayUrl(urlText))) {
         transport = { type: 'http', url: resolvedUrl, headers };
       }
     }

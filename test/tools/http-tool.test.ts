@@ -134,11 +134,22 @@ tools:
     name: ping
     description: Ping.
     url: http://svc:\${env:API_PASSWORD}@127.0.0.1:${api.port}/ping
+  - kind: http
+    name: literal
+    description: A password written in the file, and a key in the query.
+    url: http://bob:hunter2@127.0.0.1:${api.port}/ping?api_key=k-123&x=\${env:API_PASSWORD}
 `,
       { API_PASSWORD: 'p@ss:word' },
     );
     const tool = toolOf(set, 'ping');
-    expect(tool.source).toContain('http://svc:${env:API_PASSWORD}@127.0.0.1');
+    expect(tool.source).toContain(`http://svc@127.0.0.1:${api.port}/ping`);
+    const literal = toolOf(set, 'literal');
+    expect(literal.source).toContain(`http://bob@127.0.0.1:${api.port}/ping?api_key=***&x=\${env:API_PASSWORD} (`);
+    expect(await callTool(literal, {})).toMatchObject({
+      ok: true,
+      result: { auth: `Basic ${Buffer.from('bob:hunter2').toString('base64')}` },
+    });
+    expect(api.requests.at(-1)?.target).toBe('/ping?api_key=k-123&x=p@ss:word');
     const outcome = await callTool(tool, {});
     expect(outcome).toMatchObject({
       ok: true,
@@ -215,9 +226,9 @@ tools:
   });
 
   it('bounds the response while reading it', async () => {
-    const api = await server((_request, response) => {
+    const api = await server((request, response) => {
       // Chunked, no content-length: the cap must hold while reading.
-      response.writeHead(200, { 'content-type': 'application/json' });
+      response.writeHead(request.target === '/huge-error' ? 500 : 200, { 'content-type': 'application/json' });
       const chunk = 'x'.repeat(64 * 1024);
       let sent = 0;
       const pump = (): void => {

@@ -306,3 +306,44 @@ tools:
     ]);
   });
 });
+
+describe('header values', () => {
+  it('refuses a header value fetch would reject, naming the header and never the value', async () => {
+    const file = write(`allowHosts: [127.0.0.1]
+tools:
+  - kind: http
+    name: x
+    description: d
+    url: http://127.0.0.1/x
+    headers: { Authorization: "\${env:BAD}", "Bad Name": y }
+`);
+    const text = formatError(await failure(loadToolsFile(file, { env: { BAD: 'tok\u0100secret' } })));
+    expect(text).toContain(
+      'tools[0].headers.Authorization: is not a valid header value (after ${env:…} is resolved): no line breaks, NUL or characters past U+00FF',
+    );
+    expect(text).toContain('tools[0].headers["Bad Name"]: "Bad Name" is not a header name');
+    expect(text).not.toContain('secret');
+  });
+});
+
+describe('opening sources', () => {
+  it('closes what it opened when another source fails, and reports the opener failure at its entry', async () => {
+    const mathPath = resolve(FIXTURES, 'math-tools.mjs');
+    const file = write(`tools:
+  - { kind: mcp, name: good, command: node }
+  - { kind: mcp, name: broken, command: node }
+  - { kind: module, path: "${mathPath}", exports: [nope] }
+`);
+    const recording = recordingOpener();
+    const open = async (config: McpServerConfig): Promise<ToolSet> => {
+      if (config.name === 'broken') throw new Error('MCP server broken exited with code 1 before listing its tools');
+      return recording.open(config);
+    };
+    const text = formatError(await failure(loadToolsFile(file, { openMcp: open })));
+    expect(text).toContain(`${file}:3:5 tools[1]: MCP server broken exited with code 1 before listing its tools`);
+    expect(text).toContain(`${file}:4:`);
+    expect(text).toContain('tools[2].exports[0]: Tools module');
+    expect(recording.configs.map((config) => config.name)).toEqual(['good']);
+    expect(recording.closed()).toBe(1);
+  });
+});
