@@ -117,6 +117,11 @@ export interface AttemptTools {
   /** For attempts run elsewhere (workers/): the job's part, and how to record what the worker reports. */
   readonly job?: JobTools;
   readonly recordRemote?: (events: readonly ToolEventRecord[]) => void;
+  /**
+   * Throws the BUDGET error when the run's tool calls are spent: checked before an attempt is sent elsewhere, where
+   * its calls cannot be gated one by one (like model calls on workers).
+   */
+  readonly admitRemote?: () => void;
 }
 
 export class RunTools {
@@ -155,6 +160,10 @@ export class RunTools {
       hooks: this.hooks(taskId, attempt),
       job: this.jobOf(tools, taskId, attempt),
       recordRemote: (events) => this.recordRemote(events),
+      admitRemote: () => {
+        const max = this.options.maxToolCalls;
+        if (max !== undefined && this.calls >= max) throw this.options.refuse(`tool call budget of ${max} reached`);
+      },
     };
   }
 

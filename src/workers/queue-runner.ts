@@ -5,7 +5,8 @@
  * - The job id is `run:subtask:attempt`, so BullMQ's at-least-once redelivery and a repeated enqueue (e.g. after
  *   a coordinator restart) are the same job, and the result is recorded once per (run, subtask, attempt).
  * - Budgets are checked here before each dispatch; a job's own calls are not gated one by one (a job that starts
- *   with budget left runs to its end, and its calls are charged when its result arrives).
+ *   with budget left runs to its end, and its calls are charged when its result arrives). The same holds for the
+ *   tool-call budget (`--max-tool-calls`) of tool-using subtasks.
  * - Cancelling an attempt removes its job if it is still waiting, and otherwise marks it cancelled so a worker
  *   that picks it up returns at once; a job already running sees the mark within the worker's `watchMs` and
  *   stops, and its calls are not recorded.
@@ -125,6 +126,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     const { signal } = attempt;
     if (signal.aborted) throw abortError(signal);
     context?.budget.admit();
+    attempt.tools?.admitRemote?.();
     const runId = context?.runId ?? options.runId;
     if (runId === undefined)
       throw new WeftError('BAD_INPUT', 'createQueueRunner needs a runId to run attempts outside a run', {
