@@ -65,8 +65,8 @@ async function killAndResume(route: string) {
     ],
     route,
   );
-  server.hold = undefined;
   const atKill = new Map(server.posted);
+  server.hold = undefined;
   const store = await openRunStore({ home: files.home });
   const [run] = await store.listRuns();
   await store.close();
@@ -83,11 +83,20 @@ async function killAndResume(route: string) {
 describe('kill -9 during a tool loop, then weft resume', () => {
   it('in flight: a placement. It is not placed again; its subtask fails saying why; no order is placed twice', async () => {
     const { tasks, atKill } = await killAndResume('POST /orders');
-    for (const [item, count] of server.posted) expect(count, `orders for ${item}`).toBe(1);
-    const failed = tasks.filter((task) => task.status === 'failed' && task.id !== 'sum');
-    // Every placement the server received before the kill had no answer on record: those subtasks failed.
-    expect(failed.map((task) => task.id).sort()).toEqual([...atKill.keys()].sort());
-    for (const task of failed) expect(task.reason).toMatch(/tool call create_order .* may have run; not repeated/);
+    // The held placement reached the server before the kill; its subtask must not place it again.
+    expect(atKill.size).toBeGreaterThanOrEqual(1);
+    for (const id of ['a', 'b', 'c']) {
+      const task = tasks.find((candidate) => candidate.id === id)!;
+      // Never placed twice. Placed before the kill: failed (its answer was never logged). Started but killed before
+      // its request left: failed too (the log cannot tell). Otherwise placed once after the resume, and completed.
+      expect(server.posted.get(id) ?? 0, `orders for ${id}`).toBeLessThanOrEqual(1);
+      if (atKill.has(id)) expect(task.status).toBe('failed');
+      if (task.status === 'failed') expect(task.reason).toMatch(/tool call create_order .* may have run; not repeated/);
+      else {
+        expect(task.output).toMatch(new RegExp(`^order \\d+ for ${id}: placed$`));
+        expect(server.posted.get(id)).toBe(1);
+      }
+    }
   }, 60_000);
 
   it('in flight: a lookup. It is made again; no order is placed twice', async () => {
