@@ -15,6 +15,12 @@ import type { JsonValue, Tool } from './tool.js';
 
 export const DEFAULT_MAX_TOOL_STEPS = 8;
 
+/**
+ * Tool calls run from one reply. A model that asks for more (a runaway or hostile reply) gets an error result for
+ * each call beyond it instead of that many calls at once.
+ */
+export const MAX_TOOL_CALLS_PER_STEP = 32;
+
 /** One tool call the model asked for, as the hooks see it. */
 export interface ToolLoopCall {
   /** Its number among this loop's tool calls, from 0, in the order the model asked for them: stable on replay. */
@@ -160,7 +166,19 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       }),
     );
     // The calls of one step run at once (models ask for several when they are independent); results keep order.
-    const settled = await Promise.all(calls.map((call) => runOne(call, byName, hooks, options.callOptions, signal)));
+    const settled = await Promise.all(
+      calls.map((call, index) =>
+        index < MAX_TOOL_CALLS_PER_STEP
+          ? runOne(call, byName, hooks, options.callOptions, signal)
+          : {
+              call,
+              outcome: badCall(
+                `Not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls are run from one answer (this one asked for ${calls.length})`,
+              ),
+              replayed: false,
+            },
+      ),
+    );
     for (const record of settled) {
       records.push(record);
       messages.push(toolMessage(record.call, record.outcome));

@@ -237,3 +237,22 @@ describe('runToolLoop', () => {
     expect(model.calls[0]!.tools).toBeUndefined();
   });
 });
+
+describe('runToolLoop against a runaway model', () => {
+  it('runs at most 32 calls from one answer; the rest come back as errors without running', async () => {
+    let runs = 0;
+    const count = probe('count', async () => ++runs);
+    const model = toolModel([
+      { toolCalls: Array.from({ length: 40 }, () => ({ name: 'count', args: { n: 1 } })) },
+      { text: 'done' },
+    ]);
+    const result = await runToolLoop({ model, call: BASE, tools: [count] });
+    expect(runs).toBe(32);
+    expect(result.calls).toHaveLength(40);
+    expect(result.calls[39]!.outcome).toMatchObject({
+      ok: false,
+      code: 'BAD_CALL',
+      error: 'Not run: at most 32 tool calls are run from one answer (this one asked for 40)',
+    });
+  });
+});
