@@ -227,3 +227,32 @@ describe('resume never repeats a recorded side effect', () => {
     await store.close();
   });
 });
+
+describe('tools with the sim model', () => {
+  it('wrong tools and bad arguments come back to the agent as errors and the run goes on', async () => {
+    const { createModel } = await import('../../src/llm/resolve-model.js');
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const plan = orderPlan(['a', 'b', 'c', 'd']);
+    const result = await runTask({
+      task: plan.task,
+      plan,
+      model: await createModel('sim:seed=4,toolcalls=3,toolwrong=0.3,toolbadargs=0.3'),
+      store,
+      home: dir,
+      tools: orderTools(server.url),
+      strategy: 'none',
+    });
+    const events = await eventsOf(store, result.runId);
+    await store.close();
+    const ends = events.filter((e) => e.type === 'tool-result');
+    expect(ends.length).toBe(result.toolCalls);
+    expect(ends.length).toBeGreaterThanOrEqual(12);
+    const codes = new Set(ends.map((e) => (e.ok ? 'ok' : e.code)));
+    // Seeded mistakes of both kinds, each shown to the agent as an error result, none of them ending the run.
+    expect(codes).toContain('BAD_CALL');
+    expect(codes).toContain('TOOL');
+    expect(result.status).toBe('completed');
+    expect(events.some((e) => e.type === 'task-end' && e.error?.includes('tool'))).toBe(false);
+  });
+});
