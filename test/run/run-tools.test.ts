@@ -256,3 +256,58 @@ describe('tools with the sim model', () => {
     expect(events.some((e) => e.type === 'task-end' && e.error?.includes('tool'))).toBe(false);
   });
 });
+
+describe('resume with the sim model', () => {
+  it('cut after a tool result, the resumed run ends as the uninterrupted one did: same outputs, same tool calls', async () => {
+    const { createModel } = await import('../../src/llm/resolve-model.js');
+    const SIM = 'sim:seed=9,toolcalls=3,toolwrong=0.2';
+    const plan = orderPlan(['a', 'b', 'c']);
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const reference = await runTask({
+      task: plan.task,
+      plan,
+      model: await createModel(SIM),
+      store,
+      home: dir,
+      runId: 'ref',
+      tools: orderTools(server.url),
+      strategy: 'none',
+      // One subtask at a time, so that the log has points where no tool call is open.
+      concurrency: 1,
+    });
+    const events = await eventsOf(store, 'ref');
+    await store.close();
+    // A cut where no tool call is open (one that is would rightly fail its subtask on resume), mid-run.
+    const open = new Set<string>();
+    const quiet: number[] = [];
+    events.forEach((e, index) => {
+      if (e.type === 'tool-call') open.add(`${e.taskId}/${e.sequence}`);
+      if (e.type === 'tool-result') {
+        open.delete(`${e.taskId}/${e.sequence}`);
+        if (open.size === 0) quiet.push(index + 1);
+      }
+    });
+    expect(quiet.length).toBeGreaterThanOrEqual(3);
+    const cut = quiet[Math.floor(quiet.length / 2)]!;
+    const crashed = await crashedHome(events, cut);
+    const posts = server.counts.get('POST /orders') ?? 0;
+    const resumed = await resumeRun({
+      runId: 'ref',
+      model: await createModel(SIM),
+      store: crashed.store,
+      home: crashed.dir,
+      tools: orderTools(server.url),
+    });
+    await crashed.store.close();
+    expect(resumed.status).toBe(reference.status);
+    expect(resumed.toolCalls).toBe(reference.toolCalls);
+    expect(resumed.tasks.map((t) => [t.id, t.status, t.output])).toEqual(
+      reference.tasks.map((t) => [t.id, t.status, t.output]),
+    );
+    // Only the placements after the cut were made again.
+    const placedBefore = events.slice(0, cut).filter((e) => e.type === 'tool-call' && e.name === 'create_order').length;
+    const placedInAll = events.filter((e) => e.type === 'tool-call' && e.name === 'create_order').length;
+    expect((server.counts.get('POST /orders') ?? 0) - posts).toBe(placedInAll - placedBefore);
+  });
+});
