@@ -10,6 +10,7 @@ import { schedulerBench } from './scheduler.bench.js';
 import { strategiesBench } from './strategies.bench.js';
 import { teamsBench } from './teams.bench.js';
 import { theoremBench } from './theorem.bench.js';
+import { toolRunBench } from './tool-run.bench.js';
 import { toolsBench } from './tools.bench.js';
 import { workersBench } from './workers.bench.js';
 import { worfevalBench } from './worfeval.bench.js';
@@ -25,6 +26,7 @@ const BENCHES: readonly Bench[] = [
   worfevalBench,
   teamsBench,
   toolsBench,
+  toolRunBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {

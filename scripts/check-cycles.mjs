@@ -62,7 +62,7 @@ const ALLOWED = {
   store: ['graph'],
   plan: ['graph', 'llm'],
   // Role kinds other than `llm` (teams, …) plug in from the top (src/role-kinds.ts): run never imports them.
-  run: ['graph', 'llm', 'store', 'plan'],
+  run: ['graph', 'llm', 'store', 'plan', 'tools'],
   // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.
   eval: ['graph', 'llm', 'plan'],
   // DyLAN teams: agents are models (llm); the team role kind implements run's RoleKindEngine, runs its subtasks
@@ -70,7 +70,7 @@ const ALLOWED = {
   team: ['llm', 'graph', 'run', 'store', 'plan'],
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
-  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team'],
+  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools'],
   // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm'],
 };

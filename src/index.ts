@@ -135,3 +135,32 @@ export { formatFieldPath, type FieldPath, type PathIssue } from './text/source-l
 export { describeTypeMismatch, valueAt } from './text/describe-value.js';
 export { closestWord } from './text/edit-distance.js';
 export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
+
+// Tools (issue 12): http, module and mcp tools under one contract; tools files and `tools:` sections; one call with
+// validation, timeout, concurrency cap, retries and a result cap.
+export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './tools/tool.js';
+export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
+export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
+export {
+  parseToolsSection,
+  type ParsedToolsSection,
+  type ParseToolsSectionInput,
+  type ToolSourceSpec,
+} from './tools/parse-tools-section.js';
+export { openToolSources, type McpOpener, type OpenToolSourcesOptions } from './tools/open-tool-sources.js';
+export type { McpServerConfig, McpTransportConfig } from './tools/mcp-config.js';
+// The tool loop and tool calls in runs.
+export {
+  DEFAULT_MAX_TOOL_STEPS,
+  runToolLoop,
+  toolDeclaration,
+  toolMessage,
+  type ToolLoopCall,
+  type ToolLoopHooks,
+  type ToolLoopOptions,
+  type ToolLoopOutcome,
+  type ToolLoopRecord,
+  type ToolLoopResult,
+} from './tools/tool-loop.js';
+export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
+export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';

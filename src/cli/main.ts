@@ -135,6 +135,9 @@ function buildProgram(
       'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379',
     )
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
+    .option('--tools <file>', 'a tools file: roles that list tools call them in a bounded tool loop')
+    .option('--max-tool-steps <N>', 'model calls per tool loop that may call tools (default 8)')
+    .option('--max-tool-calls <N>', 'budget: tool calls')
     .addOption(model)
     .addOption(store)
     .addOption(home)
@@ -148,6 +151,7 @@ function buildProgram(
     .description('continue an interrupted or cancelled run where its log ends')
     .argument('<runId>')
     .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
+    .option('--tools <file>', 'the tools file to load instead of the one the run was started with')
     .addOption(model)
     .addOption(store)
     .addOption(home)
@@ -164,6 +168,7 @@ function buildProgram(
     .option('--queue <name>', 'queue name (default weft-subtasks)')
     .option('--lock-ms <ms>', "job lock duration; a killed worker's job is retried after it (default 30000)")
     .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
+    .option('--tools <file>', "the run's tools file, for subtasks whose roles call tools")
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)
@@ -247,6 +252,31 @@ function buildProgram(
     .addOption(jsonOption)
     .action(async (flags) =>
       setExit(await (await import('./bench-command.js')).benchWorfbenchCommand(flags, output, streams, signal)),
+    );
+
+  const tools = program.command('tools').description('the tools a tools file provides (http, module, mcp)');
+  const toolsFile = new Option(
+    '--tools <file>',
+    'the tools file (YAML or JSON; default ./tools.yaml, ./tools.yml or ./tools.json)',
+  );
+  tools
+    .command('list')
+    .description('list every tool with its source, description and arguments (--json: with the input schema)')
+    .addOption(toolsFile)
+    .addOption(jsonOption)
+    .action(async (flags) =>
+      setExit(await (await import('./tools-command.js')).toolsListCommand(flags, output, signal)),
+    );
+  tools
+    .command('call')
+    .description('call one tool by hand, as an agent would (validated, with its timeout and retries)')
+    .argument('<name>', 'the tool')
+    .option('--args <json>', 'the arguments, a JSON object (default {})')
+    .option('--timeout-ms <ms>', "per attempt (default: the tool's, else 30000)")
+    .addOption(toolsFile)
+    .addOption(jsonOption)
+    .action(async (name: string, flags) =>
+      setExit(await (await import('./tools-command.js')).toolsCallCommand(name, flags, output, signal)),
     );
 
   registerTeamCommands(program, { output, signal, setExit });

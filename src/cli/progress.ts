@@ -68,6 +68,13 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
         case 'plan-update':
           write(`${at} plan v${event.version}: ${event.cause}`);
           break;
+        case 'tool-result': {
+          const how = event.ok ? 'ok' : `${event.code ?? 'error'}: ${(event.error ?? '').slice(0, 120)}`;
+          write(
+            `${at} tool ${event.name} for ${event.taskId} #${event.sequence + 1}: ${how} (${Math.round(event.durationMs)} ms)`,
+          );
+          break;
+        }
         case 'artifact-refused':
           write(`${at} refused artifact ${event.path} from ${event.taskId}: ${event.reason}`);
           break;
@@ -94,6 +101,9 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   let version = 0;
   let state = 'planning…';
   let calls = 0;
+  let toolCalls = 0;
+  /** The tool call each subtask is waiting on, shown on its row. */
+  const runningTools = new Map<string, string>();
   let costUsd = 0;
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -101,13 +111,16 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
     timer = undefined;
     const width = Math.max(40, (stream.columns ?? 100) - 1);
     const lines = [
-      `run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls · $${costUsd.toFixed(4)} · ${model}`,
+      `run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls${toolCalls > 0 ? ` · ${toolCalls} tool calls` : ''} · $${costUsd.toFixed(4)} · ${model}`,
     ];
     for (const { id, agent } of subtasks) {
       const fate = fates.get(id);
       const shown = rowState(fate);
       const attempts = Math.max(fate?.started ?? 0, fate?.ended ?? 0);
-      lines.push(`  ${symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}`);
+      const tool = shown === 'running' ? runningTools.get(id) : undefined;
+      lines.push(
+        `  ${symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}${tool ? ` · tool ${tool}` : ''}`,
+      );
     }
     const text = lines.map((line) => line.slice(0, width)).join('\n');
     stream.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[0J` : ''}${text}\n`);
@@ -133,6 +146,13 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
         case 'call':
           calls += 1;
           costUsd += event.costUsd;
+          break;
+        case 'tool-call':
+          toolCalls += 1;
+          runningTools.set(event.taskId, event.name);
+          break;
+        case 'tool-result':
+          runningTools.delete(event.taskId);
           break;
         case 'run-end':
           state = `${event.status}${event.reason ? `: ${event.reason}` : ''}`;

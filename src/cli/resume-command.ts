@@ -1,5 +1,13 @@
 /** `weft resume <runId>`: continue an interrupted or cancelled run where its log ends. */
-import { defaultRoleKinds, createQueueRunner, mayHaveRedactedCredentials, resumeRun, WeftError } from '../index.js';
+import {
+  defaultRoleKinds,
+  createQueueRunner,
+  loadToolsFile,
+  mayHaveRedactedCredentials,
+  resumeRun,
+  WeftError,
+  type ToolSet,
+} from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
@@ -9,6 +17,8 @@ export interface ResumeFlags {
   readonly model?: string;
   readonly home?: string;
   readonly workers?: string;
+  /** The tools file to use instead of the one the run was started with (e.g. moved). */
+  readonly tools?: string;
   readonly json?: boolean;
 }
 
@@ -28,6 +38,7 @@ export async function resumeCommand(
     throw error;
   });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
+  let toolSet: ToolSet | undefined;
   try {
     const run = await store.getRun(runId);
     if (!run) throw runNotFound(runId, context);
@@ -41,6 +52,10 @@ export async function resumeCommand(
       );
     }
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
+    // The run's tools come from the file it was started with (recorded absolute), unless --tools names another.
+    const recorded = (run.options as { toolsFile?: unknown }).toolsFile;
+    const toolsFile = flags.tools ?? (typeof recorded === 'string' ? recorded : undefined);
+    if (toolsFile !== undefined) toolSet = await loadToolsFile(toolsFile, { signal });
     const result = await resumeRun({
       runId,
       model,
@@ -52,6 +67,7 @@ export async function resumeCommand(
       createModel: modelMaker(config),
       roleKinds: defaultRoleKinds(),
       base: process.cwd(),
+      ...(toolSet ? { tools: toolSet.tools } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
@@ -59,13 +75,14 @@ export async function resumeCommand(
     else {
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
       output.text(
-        `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all`,
+        `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all${result.toolCalls > 0 ? `, ${result.toolCalls} tool calls` : ''}`,
       );
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }
     return result.status === 'completed' ? 0 : 1;
   } finally {
+    await toolSet?.close();
     await queue?.close();
     await store.close();
   }

@@ -1,10 +1,12 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import {
   defaultRoleKinds,
   updatePolicyNames,
   createQueueRunner,
   loadTeamOffers,
+  loadToolsFile,
   outputFileName,
   parseWorkflow,
   runResult,
@@ -15,6 +17,7 @@ import {
   type RunSummary,
   type RunTaskResult,
   type TaskSummary,
+  type ToolSet,
   type Workflow,
 } from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
@@ -42,6 +45,10 @@ export interface RunFlags {
   readonly workers?: string;
   /** Team files offered to the planner (repeatable). */
   readonly team?: readonly string[];
+  /** A tools file: its tools are offered to the planner and to roles that list them. */
+  readonly tools?: string;
+  readonly maxToolSteps?: string;
+  readonly maxToolCalls?: string;
   readonly json?: boolean;
 }
 
@@ -64,6 +71,8 @@ export async function runCommand(
   const maskProbability = numberFlag('inject-mask', flags.injectMask, { min: 0, max: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 });
   const maxAttempts = integerFlag('max-attempts', flags.maxAttempts, { min: 1 });
+  const maxToolSteps = integerFlag('max-tool-steps', flags.maxToolSteps, { min: 1 });
+  const maxToolCalls = integerFlag('max-tool-calls', flags.maxToolCalls, { min: 0 });
   if (seed !== undefined && maskProbability === undefined) {
     throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
   }
@@ -97,12 +106,18 @@ export async function runCommand(
     flags.team && flags.team.length > 0
       ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
       : undefined;
+  // A bad tools file is the user's input error: reported before any run exists. Closed (MCP servers) at the end.
+  const toolSet: ToolSet | undefined = flags.tools ? await loadToolsFile(flags.tools, { signal }) : undefined;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
   const queue: QueueRunner | undefined = flags.workers
-    ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' })
+    ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }).catch(async (error: unknown) => {
+        await toolSet?.close();
+        throw error;
+      })
     : undefined;
   const store = await openStore(context).catch(async (error: unknown) => {
     await queue?.close();
+    await toolSet?.close();
     throw error;
   });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
@@ -122,7 +137,10 @@ export async function runCommand(
         ...(maxTokens !== undefined ? { maxTokens } : {}),
         ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
         ...(timeoutSeconds !== undefined ? { maxWallMs: timeoutSeconds * 1000 } : {}),
+        ...(maxToolCalls !== undefined ? { maxToolCalls } : {}),
       },
+      ...(toolSet ? { tools: toolSet.tools, toolsFile: resolve(flags.tools!) } : {}),
+      ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
       createModel: modelMaker(config),
@@ -139,6 +157,7 @@ export async function runCommand(
   } finally {
     progress.close();
     await queue?.close();
+    await toolSet?.close();
     await store.close();
   }
   if (output.json) output.document(runJson(result));
@@ -176,6 +195,7 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
     calls: summary.calls,
     tokens: { input: summary.tokens.input, output: summary.tokens.output },
     costUsd: summary.costUsd,
+    toolCalls: summary.toolCalls,
     tasks: summary.tasks.map((t) => ({
       id: t.id,
       status: t.status,
@@ -213,7 +233,7 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5))
     output.text(`failed ${task.id}: ${task.reason}`);
   output.text(
-    `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}`,
+    `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}${result.toolCalls > 0 ? `, ${result.toolCalls} tool calls` : ''}`,
   );
   output.text(`report: ${result.runDir}/report.md`);
   printResult(result, output);

@@ -10,6 +10,8 @@ import {
   runPaths,
   summarizeRun,
   toDot,
+  toolCallLine,
+  toolCallViews,
   toMermaid,
   WeftError,
   workflowFromJson,
@@ -81,8 +83,9 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     );
     output.text(`task: ${run.task.split('\n')[0]}`);
     output.text(
-      `model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}`,
+      `model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; ${summary.toolCalls} tool calls` : ''}`,
     );
+    const toolViews = toolCallViews(events);
     // The last team attempt of each subtask, shown under it (report.md has the layers).
     const teams = new Map(events.flatMap((event) => (event.type === 'team' ? [[event.taskId, event] as const] : [])));
     for (const task of summary.tasks) {
@@ -94,6 +97,8 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       if (team) {
         output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${teamOutcome(team)}`);
       }
+      for (const view of toolViews.filter((candidate) => candidate.taskId === task.id))
+        output.text(`  ${''.padEnd(12)} tool (attempt ${view.attempt}) ${toolCallLine(view)}`);
     }
     if (summary.tasks.some((task) => task.output !== undefined)) {
       output.text(`outputs: ${shown.runDir}/outputs/ (one subtask: weft show ${runId} --output <subtask>)`);

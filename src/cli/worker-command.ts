@@ -2,7 +2,7 @@
  * `weft worker --redis URL`: runs subtasks that `weft run --workers URL` puts on the queue, until SIGINT or
  * SIGTERM (running jobs finish first). Prints one line per event; with `--json`, one JSON object per line.
  */
-import { runWorker, WeftError, type WorkerEvent } from '../index.js';
+import { loadToolsFile, runWorker, WeftError, type ToolSet, type WorkerEvent } from '../index.js';
 import { loadContext, modelMaker } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -15,6 +15,8 @@ export interface WorkerFlags {
   readonly lockMs?: string;
   readonly stalledMs?: string;
   readonly home?: string;
+  /** The run's tools file, for tool-using subtasks (secrets from this worker's environment). */
+  readonly tools?: string;
   readonly json?: boolean;
 }
 
@@ -32,6 +34,8 @@ export async function workerCommand(
   const lockDurationMs = integerFlag('lock-ms', flags.lockMs, { min: 1 });
   const stalledIntervalMs = integerFlag('stalled-ms', flags.stalledMs, { min: 1 });
   const { config } = await loadContext(flags);
+  // A bad tools file is refused before the worker takes any job; its MCP servers stop when the worker does.
+  const toolSet: ToolSet | undefined = flags.tools ? await loadToolsFile(flags.tools, { signal }) : undefined;
   // SIGINT and SIGTERM (what process managers send) reach us through `signal` (main.ts handles both).
   const stop = new AbortController();
   const onStop = () => stop.abort();
@@ -51,10 +55,12 @@ export async function workerCommand(
       ...(flags.queue !== undefined ? { queueName: flags.queue } : {}),
       ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
       ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
+      ...(toolSet ? { tools: toolSet.tools } : {}),
     });
     output.log(`worker stopped after ${result.jobs} job(s)`);
     return 0;
   } finally {
+    await toolSet?.close();
     signal.removeEventListener('abort', onStop);
   }
 }

@@ -65,6 +65,20 @@ export function checkWorkflowGraph(root: unknown, positionOf: PositionOf): PathI
       } else if (role.kind !== 'team' && role.team !== undefined) {
         issues.push({ path: ['roles', index, 'team'], message: '"team" applies only to roles of kind "team"' });
       }
+      if (role.kind !== undefined && role.kind !== 'llm' && role.tools !== undefined) {
+        issues.push({ path: ['roles', index, 'tools'], message: '"tools" applies only to roles of kind "llm"' });
+      }
+      if (Array.isArray(role.tools)) {
+        const seenTools = new Set<unknown>();
+        role.tools.forEach((tool: unknown, toolIndex) => {
+          if (seenTools.has(tool))
+            issues.push({
+              path: ['roles', index, 'tools', toolIndex],
+              message: `tool "${String(tool)}" is listed twice`,
+            });
+          seenTools.add(tool);
+        });
+      }
       if (role.kind !== 'team' && role.taskType !== undefined) {
         issues.push({
           path: ['roles', index, 'taskType'],

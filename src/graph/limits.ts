@@ -13,6 +13,9 @@ export const MAX_ID_LENGTH = 64;
 /** A role (agent) name, a team's name, and the name of a team's agent. */
 export const MAX_NAME_LENGTH = 64;
 
+/** Tools one role may list (a tool-using agent is offered each of them on every step). */
+export const MAX_ROLE_TOOLS = 64;
+
 /** A role prompt, a team agent's prompt, a team's description. */
 export const MAX_PROMPT_LENGTH = 10_000;
 

@@ -56,6 +56,7 @@ export function copyRole(role: Role): Role {
     kind: role.kind,
     ...(role.team === undefined ? {} : { team: role.team }),
     ...(role.taskType === undefined ? {} : { taskType: role.taskType }),
+    ...(role.tools === undefined ? {} : { tools: [...role.tools] }),
   };
 }
 

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_OBJECTIVE_LENGTH, MAX_PROMPT_LENGTH, nonEmptyText } from './limits.js';
+import {
+  MAX_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_ROLE_TOOLS,
+  MAX_OBJECTIVE_LENGTH,
+  MAX_PROMPT_LENGTH,
+  nonEmptyText,
+} from './limits.js';
 import { SUBTASK_STATUSES } from './workflow.js';
 
 /**
@@ -18,6 +25,8 @@ export const roleSchema = z.strictObject({
   kind: text(MAX_NAME_LENGTH).default('llm'),
   team: text().optional(),
   taskType: text(MAX_NAME_LENGTH).optional(),
+  // Names of tools from the run's tools (`--tools`); which exist is checked when a run starts, like kinds.
+  tools: z.array(text(MAX_NAME_LENGTH)).max(MAX_ROLE_TOOLS).optional(),
 });
 
 export const subtaskSchema = z.strictObject({

@@ -39,6 +39,8 @@ export interface Role {
   readonly team?: string;
   /** For `team` roles: the key its importance scores are kept under with the team's name (default `general`). */
   readonly taskType?: string;
+  /** For `llm` roles: the tools (by name, from the run's tools) its agent may call in a bounded tool loop. */
+  readonly tools?: readonly string[];
 }
 
 export interface Workflow {
@@ -53,7 +55,14 @@ export interface Workflow {
  */
 export interface WorkflowJson {
   task: string;
-  roles?: { name: string; prompt: string; kind?: RoleKind; team?: string; taskType?: string }[];
+  roles?: {
+    name: string;
+    prompt: string;
+    kind?: RoleKind;
+    team?: string;
+    taskType?: string;
+    tools?: readonly string[];
+  }[];
   subtasks: {
     id: string;
     objective: string;

@@ -104,8 +104,10 @@ export interface ChatModel {
   /** `real`, or `scripted`/`sim` so output can label non-real runs as such. */
   readonly kind: 'real' | 'scripted' | 'sim';
   /**
-   * How it calls tools: `native` through the provider's API, `prompted` by answering a JSON object in its text
-   * (parsed by the fallback). Absent: the model ignores `tools` (a model built outside `createModel`).
+   * How it calls tools: `native` through the provider's API (and `scripted:`/`sim:`, which answer tools
+   * themselves), `prompted` by answering a JSON object in its text (parsed by the fallback, prompted-tools.ts).
+   * Absent: the model ignores `tools`; `createModel` wraps such models in the prompted fallback. Wrappers must
+   * pass it on (see withTimeout).
    */
   readonly toolCalling?: 'native' | 'prompted';
   generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult>;

@@ -51,6 +51,7 @@ export function withConcurrency(model: ChatModel, limit: number | Limiter): Chat
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     generate(call, signal) {
       return limiter.run(() => model.generate(call, signal), signal);
     },

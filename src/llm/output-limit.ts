@@ -43,6 +43,7 @@ export function withOutputLimit(model: ChatModel, limits: OutputTokenLimits = DE
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     generate(call, signal) {
       if (call.maxTokens !== undefined) return model.generate(call, signal);
       return model.generate({ ...call, maxTokens: limits[call.tag?.purpose ?? 'other'] }, signal);

@@ -42,8 +42,13 @@ export async function createModel(spec: string | ModelSpec, options: CreateModel
   const parsed = typeof spec === 'string' ? parseModelSpec(spec) : spec;
   const built = await buildModel(parsed, options);
   // Every real provider gets a limit on each call; scripted and sim models ignore it anyway.
-  const model = built.kind === 'real' ? withOutputLimit(built, outputTokenLimits(options.maxOutputTokens)) : built;
-  return options.resilience ? withResilience(model, options.resilience) : model;
+  const limited = built.kind === 'real' ? withOutputLimit(built, outputTokenLimits(options.maxOutputTokens)) : built;
+  const model = options.resilience ? withResilience(limited, options.resilience) : limited;
+  // A model that cannot take tools natively (local GGUF, `?tools=prompted`, a registered provider that says nothing)
+  // answers them through its text. Outermost, so each of the fallback's calls gets its own timeout and retries.
+  if (model.toolCalling !== undefined) return model;
+  const { withPromptedTools } = await import('./prompted-tools.js');
+  return withPromptedTools(model);
 }
 
 /** Builds a model through the spec's provider; the SDKs load here, on first use, not when Weft is imported. */

@@ -68,6 +68,7 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     async generate(call, signal) {
       for (let attempt = 1; ; attempt++) {
         if (signal?.aborted) throw abortErrorOf(signal);

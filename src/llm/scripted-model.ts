@@ -1,11 +1,18 @@
 /**
  * The scripted model (`scripted:<file.json|.js>`): replies from a script, for tests and reproducible demos.
  *
- * File format (docs/contracts.md, a fixed contract):
+ * File format (docs/contracts.md, a fixed contract, extended compatibly):
  *
- *     { "replies": [ { "when"?: "substring" | "/regex/flags", "text": "...", "repeat"?: true } ] }
+ *     { "replies": [ { "when"?: "substring" | "/regex/flags", "text"?: "...",
+ *                      "toolCalls"?: [ { "name": "...", "args"?: {...}, "id"?: "..." } ], "repeat"?: true } ] }
  *
- * Which entry answers a call — the prompt is the system prompt and every message joined by newlines:
+ * An entry has `text`, `toolCalls`, or both. Tool calls get the ids `call_<n>` unless given (n counts the calls
+ * already in the conversation); their names are not checked against the tools offered, so a script can exercise
+ * a wrong call, but a call that offers no tools cannot be answered with tool calls (BAD_INPUT naming the entry).
+ *
+ * Which entry answers a call — the prompt is the system prompt and every message joined by newlines, with earlier
+ * tool calls written `{"tool":"<name>","args":{…}}` and each tool result `Result of tool <name> (<id>):` (or
+ * `Error from tool …`) followed by its content, so a `when` can react to what a tool returned:
  * 1. the first unconsumed entry, in file order, that has a `when` matching the prompt;
  * 2. otherwise the first unconsumed entry without `when` (so those are used in order);
  * 3. otherwise the call fails with `SCRIPT_EXHAUSTED`, naming the first line of the prompt's last user message.
@@ -26,20 +33,39 @@ import { yaml } from '../text/yaml.js';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { positionAtOffset } from '../text/source-locator.js';
-import type { ChatCall, ChatModel, ChatResult } from './chat-model.js';
+import type { ChatCall, ChatModel, ChatResult, ToolCallRequest } from './chat-model.js';
+import { renderToolMessages } from './render-tool-messages.js';
 import { abortErrorOf } from './timeout.js';
+import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
 import { estimateUsage, promptText } from './token-estimate.js';
+
+export interface ScriptedToolCall {
+  readonly name: string;
+  /** The arguments (any JSON value: a script may send bad ones on purpose). Default `{}`. */
+  readonly args?: unknown;
+  /** Default `call_<n>`. */
+  readonly id?: string;
+}
 
 export interface ScriptedReply {
   /** A substring of the prompt, or `/regex/flags`. Without it, the entry is part of the default sequence. */
   readonly when?: string;
+  /** The reply's text (`''` for an entry of only tool calls: the file may omit it then). */
   readonly text: string;
+  /** Tools the reply calls. */
+  readonly toolCalls?: readonly ScriptedToolCall[];
   /** Keep the entry after use. */
   readonly repeat?: boolean;
 }
 
+/** A reply as written: `text` may be left out when `toolCalls` is given. */
+export type ScriptedReplyInput = Omit<ScriptedReply, 'text'> & { readonly text?: string };
+
+/** What a responder may answer: text, or text and tool calls. */
+export type ScriptedAnswer = string | { readonly text?: string; readonly toolCalls?: readonly ScriptedToolCall[] };
+
 /** Answers every call itself (a `.js` script may export one). */
-export type ScriptedResponder = (call: ChatCall) => string | Promise<string>;
+export type ScriptedResponder = (call: ChatCall) => ScriptedAnswer | Promise<ScriptedAnswer>;
 
 export interface ScriptedModel extends ChatModel {
   readonly kind: 'scripted';
@@ -63,7 +89,7 @@ interface CompiledReply {
 }
 
 export function scriptedModel(
-  replies: readonly ScriptedReply[] | ScriptedResponder,
+  replies: readonly ScriptedReplyInput[] | ScriptedResponder,
   options: ScriptedModelOptions = {},
 ): ScriptedModel {
   const id = options.id ?? 'scripted';
@@ -81,21 +107,50 @@ export function scriptedModel(
   return {
     id,
     kind: 'scripted',
+    // It answers `tools` itself, from the script's toolCalls.
+    toolCalling: 'native',
     calls,
     remaining,
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
       if (signal?.aborted) throw abortErrorOf(signal);
       calls.push(call);
-      const text: unknown = await respond(call);
-      if (typeof text !== 'string') {
-        throw new WeftError('BAD_INPUT', `The scripted responder returned ${typeof text}, expected a string`, {
-          location: options.file ? { file: options.file } : undefined,
-        });
+      const answer: unknown = await respond(call);
+      const where = options.file ? { file: options.file } : undefined;
+      const reply = typeof answer === 'string' ? { text: answer } : answer;
+      const problems =
+        typeof reply === 'object' && reply !== null ? answerIssues(reply as Record<string, unknown>, 'reply') : [];
+      if (typeof reply !== 'object' || reply === null || Array.isArray(reply) || problems.length > 0) {
+        throw new WeftError(
+          'BAD_INPUT',
+          `The scripted responder returned ${problems[0]?.message ?? describe(answer)}, expected a string or { text?, toolCalls? }`,
+          { location: where },
+        );
       }
-      return { text, usage: estimateUsage(call, text), model: 'scripted' };
+      const { text = '', toolCalls: scripted = [] } = reply as Exclude<ScriptedAnswer, string>;
+      if (scripted.length === 0) return { text, usage: estimateUsage(call, text), model: 'scripted' };
+      if (!call.tools?.length || call.toolChoice === 'none') {
+        const entry = (reply as { [ENTRY]?: number })[ENTRY];
+        const field = entry === undefined ? undefined : `replies[${entry}].toolCalls`;
+        throw new WeftError(
+          'BAD_INPUT',
+          `Scripted model ${id}: the reply${entry === undefined ? '' : ` (entry ${entry})`} calls ${scripted.map((c) => c.name).join(', ')}, but this call offers no tools${call.toolChoice === 'none' ? ' (toolChoice none)' : ''}; give it a "when" that matches only tool-using prompts, or a "text"`,
+          { location: { ...where, ...(field ? { field } : {}) } },
+        );
+      }
+      const first = nextToolCallNumber(call.messages);
+      const toolCalls: ToolCallRequest[] = scripted.map((toolCall, index) => ({
+        id: toolCall.id ?? toolCallId(first + index),
+        name: toolCall.name,
+        args: toolCall.args ?? {},
+      }));
+      const written = [text, ...toolCalls.map((c) => JSON.stringify({ tool: c.name, args: c.args }))].join('\n');
+      return { text, toolCalls, usage: estimateUsage(call, written), model: 'scripted' };
     },
   };
 }
+
+/** Marks which script entry an answer came from, for the error of tool calls without tools. */
+const ENTRY = Symbol('entry');
 
 type ScriptResponder = ScriptedResponder & { remaining(): number };
 
@@ -106,9 +161,9 @@ function scriptResponder(replies: readonly ScriptedReply[], id: string, file: st
     consumed: false,
   }));
   let callCount = 0;
-  const responder = (call: ChatCall): string => {
+  const responder = (call: ChatCall): ScriptedAnswer => {
     callCount++;
-    const prompt = promptText(call);
+    const prompt = promptText({ ...call, messages: renderToolMessages(call.messages, undefined) });
     const entry =
       entries.find((e) => !e.consumed && e.matches !== undefined && e.matches(prompt)) ??
       entries.find((e) => !e.consumed && e.matches === undefined);
@@ -120,7 +175,9 @@ function scriptResponder(replies: readonly ScriptedReply[], id: string, file: st
       );
     }
     if (!entry.reply.repeat) entry.consumed = true;
-    return entry.reply.text;
+    const { text, toolCalls } = entry.reply;
+    if (toolCalls === undefined) return text;
+    return Object.assign({ text, toolCalls }, { [ENTRY]: entries.indexOf(entry) });
   };
   return Object.assign(responder, { remaining: () => entries.filter((e) => !e.consumed).length });
 }
@@ -161,7 +218,7 @@ export function validateReplies(replies: unknown, file?: string): ScriptedReply[
       issues.map((issue) => ({ ...issue, file })),
       file,
     );
-  return replies as ScriptedReply[];
+  return normalized(replies as ScriptedReplyInput[]);
 }
 
 /**
@@ -180,11 +237,11 @@ export function parseScriptFile(text: string, file?: string): ScriptedReply[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     issues.push({ message: 'expected an object with a "replies" array' });
   } else if (!('replies' in value)) {
-    issues.push({ field: 'replies', message: 'missing "replies" (an array of { when?, text, repeat? })' });
+    issues.push({ field: 'replies', message: 'missing "replies" (an array of { when?, text?, toolCalls?, repeat? })' });
   } else {
     issues.push(...replyIssues((value as { replies: unknown }).replies, 'replies'));
   }
-  if (issues.length === 0) return (value as { replies: ScriptedReply[] }).replies;
+  if (issues.length === 0) return normalized((value as { replies: ScriptedReplyInput[] }).replies);
   const locate = jsonLocator(source);
   throw badScript(
     issues.map((issue) => ({ ...issue, file, ...locate(issue.field) })),
@@ -193,18 +250,20 @@ export function parseScriptFile(text: string, file?: string): ScriptedReply[] {
 }
 
 function replyIssues(replies: unknown, field: string): { field?: string; message: string }[] {
-  if (!Array.isArray(replies)) return [{ field, message: 'expected an array of { when?, text, repeat? }' }];
+  if (!Array.isArray(replies))
+    return [{ field, message: 'expected an array of { when?, text?, toolCalls?, repeat? }' }];
   const issues: { field: string; message: string }[] = [];
   replies.forEach((entry: unknown, index) => {
     const at = `${field}[${index}]`;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      issues.push({ field: at, message: 'expected an object { when?, text, repeat? }' });
+      issues.push({ field: at, message: 'expected an object { when?, text?, toolCalls?, repeat? }' });
       return;
     }
     const record = entry as Record<string, unknown>;
-    if (!('text' in record)) issues.push({ field: `${at}.text`, message: 'missing "text"' });
-    else if (typeof record.text !== 'string')
-      issues.push({ field: `${at}.text`, message: `expected a string, got ${describe(record.text)}` });
+    if (!('text' in record) && !('toolCalls' in record)) {
+      issues.push({ field: `${at}.text`, message: 'missing "text" (or "toolCalls")' });
+    }
+    issues.push(...answerIssues(record, at));
     if ('when' in record && record.when !== undefined) {
       if (typeof record.when !== 'string')
         issues.push({ field: `${at}.when`, message: `expected a string, got ${describe(record.when)}` });
@@ -220,6 +279,49 @@ function replyIssues(replies: unknown, field: string): { field?: string; message
     }
     if ('repeat' in record && record.repeat !== undefined && typeof record.repeat !== 'boolean') {
       issues.push({ field: `${at}.repeat`, message: `expected true or false, got ${describe(record.repeat)}` });
+    }
+  });
+  return issues;
+}
+
+/** Entries with the text an entry of only tool calls leaves out (`''`). */
+function normalized(replies: readonly ScriptedReplyInput[]): ScriptedReply[] {
+  return replies.map((reply) => (reply.text === undefined ? { ...reply, text: '' } : (reply as ScriptedReply)));
+}
+
+/** Problems of an entry's `text` and `toolCalls` (a script's entry, or what a responder function returned). */
+function answerIssues(record: Record<string, unknown>, at: string): { field: string; message: string }[] {
+  const issues: { field: string; message: string }[] = [];
+  if ('text' in record && typeof record.text !== 'string')
+    issues.push({ field: `${at}.text`, message: `expected a string, got ${describe(record.text)}` });
+  if (!('toolCalls' in record)) return issues;
+  const toolCalls = record.toolCalls;
+  if (!Array.isArray(toolCalls)) {
+    issues.push({
+      field: `${at}.toolCalls`,
+      message: `expected an array of { name, args?, id? }, got ${describe(toolCalls)}`,
+    });
+    return issues;
+  }
+  if (toolCalls.length === 0 && !('text' in record)) {
+    issues.push({ field: `${at}.toolCalls`, message: 'an empty "toolCalls" with no "text" answers nothing' });
+  }
+  toolCalls.forEach((toolCall: unknown, index) => {
+    const path = `${at}.toolCalls[${index}]`;
+    if (toolCall === null || typeof toolCall !== 'object' || Array.isArray(toolCall)) {
+      issues.push({ field: path, message: `expected an object { name, args?, id? }, got ${describe(toolCall)}` });
+      return;
+    }
+    const call = toolCall as Record<string, unknown>;
+    if (!('name' in call)) issues.push({ field: `${path}.name`, message: 'missing "name" (the tool to call)' });
+    else if (typeof call.name !== 'string' || call.name === '')
+      issues.push({ field: `${path}.name`, message: `expected a tool name, got ${describe(call.name)}` });
+    if ('id' in call && (typeof call.id !== 'string' || call.id === ''))
+      issues.push({ field: `${path}.id`, message: `expected a non-empty string, got ${describe(call.id)}` });
+    for (const key of Object.keys(call)) {
+      if (key !== 'name' && key !== 'args' && key !== 'id') {
+        issues.push({ field: `${path}.${key}`, message: `unknown key "${key}" (a tool call has name, args and id)` });
+      }
     }
   });
   return issues;

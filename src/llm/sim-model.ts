@@ -31,6 +31,13 @@
  *   only from lower to higher numbers, START before every node without a parent and END after every node
  *   without a child. `badjson` replaces it by a reply cut inside its `Node:` header (no usable workflow).
  * - anything else → `sim reply`.
+ * Tools: when a call offers tools (`call.tools`, toolChoice not `none`), the sim first makes `toolcalls` tool calls,
+ * one per reply, then answers as above for the call's purpose; it knows where it is by counting the tool results
+ * already in the conversation (toolChoice `required` makes it call a tool every time). Each call picks a tool
+ * (uniformly) and draws arguments from its input schema (sim-tool-args.ts); with probability `toolwrong` the name
+ * is one no tool has (`<name>_v2`), with probability `toolbadargs` the arguments break the schema. Those draws
+ * are seeded by `(seed, purpose, key, attempt, the count of results)`, not by the call counter, so a conversation
+ * resumed from a log replays the same calls. Ids are `call_<n>`; `badjson` does not touch tool calls.
  * `badjson` replaces a structured reply (plan, verify, update, rank) by one cut inside its first key — still
  * JSON-looking, but no repair can restore it; a team answer with ratings is cut inside its ratings list instead
  * (the answer stays readable, the ratings do not). `error` throws a retryable `PROVIDER` error after the latency;
@@ -38,7 +45,7 @@
  * `latency@retry<r>`, `error@retry<r>`) but gives the same reply, so `error` faults are independent per try.
  */
 import { WeftError } from '../errors.js';
-import type { CallTag, ChatCall, ChatModel, ChatResult } from './chat-model.js';
+import type { CallTag, ChatCall, ChatModel, ChatResult, ToolCallRequest, ToolDeclaration } from './chat-model.js';
 import { parseJsonLoose } from './extract-json.js';
 import {
   bernoulli,
@@ -66,7 +73,9 @@ import {
   validateSimOptions,
   type SimOptions,
 } from './sim-options.js';
+import { simBadToolArgs, simToolArgs } from './sim-tool-args.js';
 import { sleep, throwIfAborted } from './timeout.js';
+import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
 import { VirtualClock } from './virtual-clock.js';
 import { estimateUsage } from './token-estimate.js';
 
@@ -108,6 +117,8 @@ export function simModel(
   return {
     id,
     kind: 'sim',
+    // It answers `tools` itself, with seeded tool calls.
+    toolCalling: 'native',
     options: resolved,
     get callCount() {
       return callCount;
@@ -136,6 +147,15 @@ export function simModel(
       if (bernoulli(transport('error'), resolved.error)) {
         throw new WeftError('PROVIDER', 'simulated provider error (HTTP 503)', { retryable: true });
       }
+      const tools = call.toolChoice === 'none' ? [] : (call.tools ?? []);
+      const results = call.messages.filter((message) => message.role === 'tool').length;
+      if (tools.length > 0 && (results < resolved.toolcalls || call.toolChoice === 'required')) {
+        const toolStream = (name: string): RandomSource =>
+          randomFrom(resolved.seed, tag.purpose, tag.key, tag.attempt, 'tools', results, name);
+        const toolCall = simToolCall(tools, resolved, toolStream, toolCallId(nextToolCallNumber(call.messages)));
+        const written = JSON.stringify({ tool: toolCall.name, args: toolCall.args });
+        return { text: '', toolCalls: [toolCall], usage: estimateUsage(call, written), model: 'sim' };
+      }
       let text = simReply(tag, call, resolved, stream, answerKey);
       if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
         text = malformed(text, stream('badjson-cut'));
@@ -145,6 +165,26 @@ export function simModel(
       return { text, usage: estimateUsage(call, text), model: 'sim' };
     },
   };
+}
+
+/** One seeded tool call: a tool, its name spoilt with P(toolwrong), arguments that break its schema with P(toolbadargs). */
+export function simToolCall(
+  tools: readonly ToolDeclaration[],
+  options: Pick<SimOptions, 'toolwrong' | 'toolbadargs'>,
+  stream: (name: string) => RandomSource,
+  id: string,
+): ToolCallRequest {
+  const tool = pick(stream('tool'), tools);
+  const names = new Set(tools.map((t) => t.name));
+  let name = tool.name;
+  if (bernoulli(stream('toolwrong'), options.toolwrong)) {
+    name = `${tool.name}_v2`;
+    while (names.has(name)) name = `${name}_v2`;
+  }
+  const args = bernoulli(stream('toolbadargs'), options.toolbadargs)
+    ? simBadToolArgs(tool.inputSchema, stream('args'))
+    : simToolArgs(tool.inputSchema, stream('args'));
+  return { id, name, args };
 }
 
 function simReply(

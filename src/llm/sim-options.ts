@@ -18,6 +18,10 @@
  * |          | the order calls finish in depends on the seed only)|            |
  * | answers  | optional: a team dataset (JSONL) whose gold       | —          |
  * |          | answers the sim knows (sim-answer-key.ts)         |            |
+ * | toolcalls| tool calls per conversation before the answer,    | 2          |
+ * |          | when a call offers tools                          |            |
+ * | toolwrong| P(a tool call names a tool that does not exist)   | 0          |
+ * | toolbadargs | P(a tool call's arguments break its schema)    | 0          |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -44,6 +48,12 @@ export interface SimOptions {
   readonly clock: 'real' | 'virtual';
   /** A team dataset file whose gold answers the simulator knows (sim-answer-key.ts); relative to the working folder. */
   readonly answers?: string;
+  /** Tool calls per conversation before the final answer, when a call offers tools (sim-model.ts). */
+  readonly toolcalls: number;
+  /** P(a tool call names a tool that does not exist). */
+  readonly toolwrong: number;
+  /** P(a tool call's arguments break the tool's schema). */
+  readonly toolbadargs: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -56,6 +66,9 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   seed: 1,
   tasks: { min: 4, max: 8 },
   clock: 'real',
+  toolcalls: 2,
+  toolwrong: 0,
+  toolbadargs: 0,
 });
 
 const KEYS = [
@@ -70,6 +83,9 @@ const KEYS = [
   'width',
   'clock',
   'answers',
+  'toolcalls',
+  'toolwrong',
+  'toolbadargs',
 ] as const;
 type SimKey = (typeof KEYS)[number];
 
@@ -97,7 +113,12 @@ export function parseSimOptions(text: string): SimOptions {
 
 /** Checks options built in code (e.g. `simModel({ fail: 0.2 })`) with the same rules as the spec string. */
 export function validateSimOptions(options: SimOptions): SimOptions {
-  for (const key of ['fail', 'badjson', 'error', 'accuracy', 'follow'] as const) checkProbability(key, options[key]);
+  for (const key of ['fail', 'badjson', 'error', 'accuracy', 'follow', 'toolwrong', 'toolbadargs'] as const) {
+    checkProbability(key, options[key]);
+  }
+  if (!(Number.isInteger(options.toolcalls) && options.toolcalls >= 0 && options.toolcalls <= 1000)) {
+    throw simError('toolcalls', `expected an integer from 0 to 1000, got ${String(options.toolcalls)}`);
+  }
   if (!Number.isSafeInteger(options.seed)) throw simError('seed', `expected an integer, got ${String(options.seed)}`);
   const { min, max } = options.tasks;
   if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 1 && min <= max && max <= 10_000)) {
@@ -133,6 +154,10 @@ export function formatSimOptions(options: SimOptions): string {
   if (options.width !== undefined) parts.push(`width=${options.width}`);
   if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
   if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
+  // Tool options too, so ids of models that never call tools stay as they were.
+  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs'] as const) {
+    if (options[key] !== DEFAULT_SIM_OPTIONS[key]) parts.push(`${key}=${options[key]}`);
+  }
   return parts.join(',');
 }
 
@@ -205,7 +230,12 @@ function assignOption(
     case 'error':
     case 'accuracy':
     case 'follow':
+    case 'toolwrong':
+    case 'toolbadargs':
       options[key] = parseNumber(key, value);
+      return;
+    case 'toolcalls':
+      options.toolcalls = parseInteger('toolcalls', value);
       return;
     case 'seed':
       options.seed = parseInteger('seed', value);

@@ -59,6 +59,7 @@ export function withTimeout(model: ChatModel, ms: number): ChatModel {
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     async generate(call, signal) {
       throwIfAborted(signal);
       const controller = new AbortController();

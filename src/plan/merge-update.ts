@@ -63,9 +63,16 @@ function mergeRoles(
     // Roles of other kinds than llm (teams, …) are the user's (a plan file's or `--team`): the inspector may use
     // them, not redefine them, and a team role it invents would name a file the user never gave, so it becomes an
     // ordinary agent.
-    const kind = roles.get(role.name)?.kind;
-    if (kind !== undefined && kind !== 'llm') continue;
-    roles.set(role.name, { name: role.name, prompt: role.prompt, kind: 'llm' });
+    const existing = roles.get(role.name);
+    if (existing?.kind !== undefined && existing.kind !== 'llm') continue;
+    // Tools are granted by the plan or the planner, which know the run's tools: a revised prompt keeps them, and
+    // the inspector grants none (it is not told which exist).
+    roles.set(role.name, {
+      name: role.name,
+      prompt: role.prompt,
+      kind: 'llm',
+      ...(existing?.tools ? { tools: existing.tools } : {}),
+    });
   }
   // An inspector that assigns a new role without describing it still gets a usable agent.
   for (const subtask of subtasks) {

@@ -10,6 +10,7 @@ import {
   MAX_OBJECTIVE_LENGTH,
   MAX_PLANNED_SUBTASKS,
   MAX_PROMPT_LENGTH,
+  MAX_ROLE_TOOLS,
   tooManyMessage,
 } from '../graph/limits.js';
 
@@ -48,6 +49,7 @@ const roleAnswer = z.object({
   prompt: bounded(MAX_PROMPT_LENGTH).min(1),
   kind: z.enum(['llm', 'team']).optional(),
   team: z.string().optional(),
+  tools: z.array(bounded(MAX_NAME_LENGTH).min(1)).max(MAX_ROLE_TOOLS).optional(),
 });
 
 export const planAnswerSchema = z.object({

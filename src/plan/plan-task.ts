@@ -12,6 +12,7 @@ import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
 import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
 import { checkTeamOffers, teamsPromptSection, type TeamOffer } from './team-offer.js';
+import { toolsPromptSection, withOfferedTools, type ToolOffer } from './tool-offer.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
 
 export interface PlanCandidate {
@@ -35,6 +36,8 @@ export interface PlanOptions {
   readonly candidates?: number;
   /** Agent teams the planner may give subtasks to (team-offer.ts). */
   readonly teams?: readonly TeamOffer[];
+  /** Tools the planner may give roles (tool-offer.ts); without any, roles it gives tools are refused. */
+  readonly tools?: readonly ToolOffer[];
   readonly signal?: AbortSignal;
 }
 
@@ -42,6 +45,8 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
   const count = options.candidates ?? RUN_DEFAULTS.candidates;
   const teams = options.teams ?? [];
   checkTeamOffers(teams);
+  const tools = options.tools ?? [];
+  const schema = withOfferedTools(planAnswerSchema, tools);
   if (!Number.isInteger(count) || count < 1) {
     throw new WeftError('BAD_INPUT', `Expected candidates >= 1, got ${count}`, { location: { field: 'candidates' } });
   }
@@ -51,13 +56,15 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
         options.model,
         {
           system: PLANNER_SYSTEM,
-          messages: [{ role: 'user', content: planPrompt(options.task, teamsPromptSection(teams)) }],
+          messages: [
+            { role: 'user', content: planPrompt(options.task, teamsPromptSection(teams), toolsPromptSection(tools)) },
+          ],
           json: { name: 'plan', schema: planAnswerJsonSchema },
           // Diversity between candidates comes from sampling temperature on real models.
           temperature: count > 1 ? 0.8 : 0.2,
           tag: { purpose: 'plan', key: 'plan', attempt: index + 1 },
         },
-        planAnswerSchema,
+        schema,
         { signal: options.signal },
       ),
     ),
@@ -115,7 +122,12 @@ export function answerToJson(
   for (const role of answer.roles ?? []) {
     if (offered.has(role.name)) continue;
     declared.add(role.name);
-    roles.push({ name: role.name, prompt: role.prompt, kind: 'llm' });
+    roles.push({
+      name: role.name,
+      prompt: role.prompt,
+      kind: 'llm',
+      ...(role.tools && role.tools.length > 0 ? { tools: [...new Set(role.tools)] } : {}),
+    });
   }
   for (const team of teams) roles.push({ name: team.name, prompt: team.description, kind: 'team', team: team.file });
   for (const subtask of answer.subtasks) {

@@ -30,9 +30,13 @@ Answer with JSON only, in this shape:
 {"roles": [{"name": "coder", "prompt": "You are a careful programmer..."}],
  "subtasks": [{"id": "t1", "objective": "...", "agent": "coder", "dependsOn": []}]}`;
 
-/** `teams`: the section of team-offer.ts listing agent teams the planner may use, or ''. */
-export function planPrompt(task: string, teams = ''): string {
-  return `<task>\n${task}\n</task>\n\n${teams ? `${teams}\n\n` : ''}Plan this task as a workflow. Answer with the JSON object only.`;
+/**
+ * `teams`: the section of team-offer.ts listing agent teams the planner may use, or ''. `tools`: the section of
+ * tool-offer.ts listing the tools roles may be given, or ''.
+ */
+export function planPrompt(task: string, teams = '', tools = ''): string {
+  const sections = [teams, tools].filter((section) => section !== '').map((section) => `${section}\n\n`);
+  return `<task>\n${task}\n</task>\n\n${sections.join('')}Plan this task as a workflow. Answer with the JSON object only.`;
 }
 
 export const AGENT_SYSTEM_SUFFIX = `

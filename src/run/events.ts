@@ -92,7 +92,42 @@ export type WeftEvent =
       costUsd: number;
       durationMs: number;
       text?: string;
+      /** The tools the model asked to call (issue 12): replayed with `text` on resume. */
+      toolCalls?: { id: string; name: string; args: unknown }[];
       error?: string;
+    }
+  /**
+   * A tool call of a subtask's tool loop, durable before the tool runs. `sequence` numbers the calls of one attempt
+   * (from 0) and identifies it for replay; `args` has the tool's secret arguments redacted.
+   */
+  | {
+      type: 'tool-call';
+      at: number;
+      taskId: string;
+      attempt: number;
+      sequence: number;
+      /** The model call of the loop that asked for it (from 0). */
+      step: number;
+      callId: string;
+      name: string;
+      args: unknown;
+      idempotent?: boolean;
+    }
+  /** How a tool call ended: its result as the agent saw it (`truncated` when cut), or its error. */
+  | {
+      type: 'tool-result';
+      at: number;
+      taskId: string;
+      attempt: number;
+      sequence: number;
+      name: string;
+      ok: boolean;
+      result?: unknown;
+      truncated?: boolean;
+      error?: string;
+      /** TOOL, TIMEOUT, or BAD_CALL (an unknown tool, arguments that are not JSON). */
+      code?: string;
+      durationMs: number;
     }
   /** A run continued after an interruption; `previousStatus` is what the store said. */
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }

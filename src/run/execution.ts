@@ -26,6 +26,7 @@ import {
   type RunState,
 } from './run-state.js';
 import { updatePolicy } from './update-policies.js';
+import type { AttemptTools, RunTools } from './run-tools.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
 
 /**
@@ -84,6 +85,8 @@ export interface ExecutionOptions {
    * `llm` role runs on `runAttempt`; a role whose kind has no runner here fails its attempt with a clear error.
    */
   readonly runners?: Readonly<Record<string, AttemptRunner>>;
+  /** The run's tools (`--tools`): roles that list tools get theirs for each attempt. */
+  readonly tools?: RunTools;
 }
 
 export interface ExecutionResult {
@@ -250,6 +253,15 @@ class Execution {
     this.options.emit(event);
     const runAttempt = this.runnerFor(request.role.kind);
     const handle = request.handle;
+    let tools: AttemptTools | undefined;
+    try {
+      tools = this.options.tools?.forAttempt(request.role, request.id, request.attempt);
+    } catch (error) {
+      this.track(
+        Promise.resolve().then(() => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) })),
+      );
+      return;
+    }
     const work = runAttempt({
       task: this.state.task,
       id: request.id,
@@ -261,6 +273,7 @@ class Execution {
       verify: this.options.verify ?? RUN_DEFAULTS.verify,
       mask: this.options.mask?.(request.id, request.attempt) ?? false,
       signal: controller.signal,
+      ...(tools ? { tools } : {}),
     }).then(
       (outcome) => this.settle({ type: 'attempt-settled', handle, outcome }),
       (error: unknown) => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) }),

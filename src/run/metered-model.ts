@@ -14,6 +14,8 @@ export interface Budget {
   readonly maxTokens?: number;
   readonly maxCostUsd?: number;
   readonly maxWallMs?: number;
+  /** Tool calls the run may make (checked before each tool call; run-tools.ts). */
+  readonly maxToolCalls?: number;
 }
 
 export interface Meter {
@@ -42,6 +44,23 @@ export interface MeterOptions {
   ) => void;
   /** Recorded replies by `callKey`, from an earlier part of the same run. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
+  /** The arguments of a tool call as the log records them (secret ones redacted); default as they are. */
+  readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+}
+
+/** A reply's tool calls as a `call` event records them. */
+export function recordedToolCalls(
+  result: Pick<ChatResult, 'toolCalls'>,
+  redact: MeterOptions['redactToolArgs'],
+): { toolCalls: { id: string; name: string; args: unknown }[] } | Record<string, never> {
+  if (!result.toolCalls || result.toolCalls.length === 0) return {};
+  return {
+    toolCalls: result.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      args: redact ? redact(call.name, call.args) : call.args,
+    })),
+  };
 }
 
 /** Identifies a call within a run: what it was for, for which subtask and attempt, and its number among those. */
@@ -161,6 +180,8 @@ export interface RemoteCall {
   readonly model: string;
   readonly durationMs: number;
   readonly error?: string;
+  /** The tools the model asked to call (already redacted). */
+  readonly toolCalls?: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
 }
 
 /** Charges a call made elsewhere to the meter and records it as a `call` event, like one made here. */
@@ -191,6 +212,9 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
     ...(call.key !== undefined ? { key: call.key } : {}),
     ...(call.attempt !== undefined ? { attempt: call.attempt } : {}),
     ...(call.error !== undefined ? { error: call.error } : { text: call.text ?? '' }),
+    ...(call.error === undefined && call.toolCalls && call.toolCalls.length > 0
+      ? { toolCalls: call.toolCalls.map((c) => ({ ...c })) }
+      : {}),
     ...(taskId !== undefined ? { taskId } : {}),
   });
 }
@@ -213,6 +237,7 @@ export function meteredModel(
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
       const { purpose, identity, tagged, key } = identify(call);
       const recorded = options.replay?.get(key);
@@ -237,6 +262,7 @@ export function meteredModel(
           durationMs: options.now() - started,
           ...identity,
           text: result.text,
+          ...recordedToolCalls(result, options.redactToolArgs),
           ...(taskId !== undefined ? { taskId } : {}),
         });
         return result;

@@ -6,7 +6,8 @@
 import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import { outputFileName } from '../store/run-paths.js';
-import type { TeamSummary, WorkflowDiffSummary } from './events.js';
+import type { TeamSummary, WeftEvent, WorkflowDiffSummary } from './events.js';
+import { toolCallLine, toolCallViews } from './tool-call-lines.js';
 import { runResult } from './run-result.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -25,6 +26,8 @@ export interface ReportInput {
   readonly refused: readonly { taskId: string; path: string; reason: string }[];
   /** The `team` events of the run, in order (a subtask retried has several; the last one is shown). */
   readonly teams?: readonly TeamSummary[];
+  /** The run's `tool-call` and `tool-result` events, in order. */
+  readonly toolEvents?: readonly WeftEvent[];
 }
 
 export function renderReport(input: ReportInput): string {
@@ -38,7 +41,7 @@ export function renderReport(input: ReportInput): string {
     `- Model: ${modelLabel}`,
     `- Plan version: ${summary.planVersion}`,
     `- Makespan: ${(summary.makespanMs / 1000).toFixed(2)} s`,
-    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}`,
+    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; tool calls: ${summary.toolCalls}` : ''}`,
     '',
     '## Task',
     '',
@@ -92,7 +95,23 @@ export function renderReport(input: ReportInput): string {
       lines.push(`- refused \`${refused.path}\` from ${refused.taskId}: ${refused.reason}`);
   }
   if (input.teams && input.teams.length > 0) lines.push('', ...renderTeams(input.teams));
+  if (input.toolEvents && input.toolEvents.length > 0) lines.push('', ...renderToolCalls(input.toolEvents));
   return `${lines.join('\n')}\n`;
+}
+
+/** Every tool call, under its subtask and attempt (arguments as logged: secret ones redacted). */
+function renderToolCalls(events: readonly WeftEvent[]): string[] {
+  const lines = ['## Tool calls'];
+  let heading = '';
+  for (const view of toolCallViews(events)) {
+    const next = `### ${view.taskId} (attempt ${view.attempt})`;
+    if (next !== heading) {
+      heading = next;
+      lines.push('', next, '');
+    }
+    lines.push(`${view.sequence + 1}. \`${toolCallLine(view).replace(/`/g, "'")}\``);
+  }
+  return lines;
 }
 
 /** One section per team subtask: its agents, why they were chosen, the layers, the stop, reformation, importance. */

@@ -10,6 +10,7 @@ import type { WeftEvent } from './events.js';
 import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
 import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
+import { checkRoleTools } from './run-tools.js';
 import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
 import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 import { redactModelSpec } from '../llm/model-spec.js';
@@ -28,6 +29,7 @@ export interface ResumeRunOptions
     | 'updateCandidates'
     | 'verify'
     | 'injectMask'
+    | 'maxToolSteps'
   > {
   readonly runId: string;
 }
@@ -89,6 +91,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     };
     if (workflow) {
       checkPlanKinds(workflow, roleKinds);
+      checkRoleTools(workflow, options.tools ?? []);
       await checkPlanRoles(workflow, roleKinds, setup);
     } else if (settings.teams) {
       checkOfferKinds(settings.teams, roleKinds);

@@ -9,6 +9,7 @@ import type { RunStatus, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { callKey, type Meter } from './metered-model.js';
 import { fateOf, foldFate, resumeReason, type Fates } from './subtask-fate.js';
 import type { RunSettings } from './run-settings.js';
+import { foldToolReplay, type ToolReplay } from './run-tools.js';
 
 export interface ResumeState {
   readonly runId: string;
@@ -32,6 +33,8 @@ export interface ResumeState {
   readonly completed: number;
   /** Inspector rounds finished, and how many repaired failures. */
   readonly rounds: { readonly updates: number; readonly repairs: number };
+  /** Recorded tool calls and results. */
+  readonly tools: ToolReplay;
 }
 
 export function foldForResume(events: readonly WeftEvent[]): ResumeState {
@@ -100,6 +103,7 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
             text: event.text,
             usage: { inputTokens: event.inputTokens, outputTokens: event.outputTokens },
             model: event.model,
+            ...(event.toolCalls && event.toolCalls.length > 0 ? { toolCalls: event.toolCalls } : {}),
           });
         }
         break;
@@ -159,5 +163,6 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
     refused,
     completed: resumed?.subtasks.filter((s) => s.status === 'completed').length ?? 0,
     rounds,
+    tools: foldToolReplay(events),
   };
 }

@@ -23,6 +23,10 @@ export interface RunSettings {
   readonly teamBase?: string;
   /** Agent teams offered to the planner (`--team`), so that a resume that must still plan offers the same ones. */
   readonly teams?: readonly TeamOffer[];
+  /** Model calls per tool loop that may ask for tools (default 8). */
+  readonly maxToolSteps?: number;
+  /** The tools file the run was started with (absolute), so that a resume loads the same tools. */
+  readonly toolsFile?: string;
 }
 
 /** RunSettings with every default filled in. */

@@ -7,7 +7,10 @@ import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { AGENT_SYSTEM_SUFFIX, executePrompt, type ParentOutput } from '../plan/prompts.js';
 import { verifySubtask } from '../plan/verify-subtask.js';
+import { WeftError } from '../errors.js';
+import { runToolLoop } from '../tools/tool-loop.js';
 import type { Verdict } from './events.js';
+import type { AttemptTools } from './run-tools.js';
 
 export const MASKED_OUTPUT = 'none';
 
@@ -26,6 +29,8 @@ export interface SubtaskAttempt {
   /** Decides, for this attempt, whether the output is masked. */
   readonly mask: boolean;
   readonly signal: AbortSignal;
+  /** For a role with tools: its tools, the step limit and the hooks that log each call (run-tools.ts). */
+  readonly tools?: AttemptTools;
 }
 
 export type AttemptOutcome =
@@ -40,14 +45,33 @@ export type AttemptOutcome =
   | { readonly kind: 'blocked'; readonly output: string; readonly reason: string };
 
 export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcome> {
-  const result = await attempt.model.generate(
-    {
-      system: `${attempt.role.prompt}${AGENT_SYSTEM_SUFFIX}`,
-      messages: [{ role: 'user', content: executePrompt(attempt.task, attempt.objective, attempt.parents) }],
-      tag: { purpose: 'execute', key: attempt.id, attempt: attempt.attempt },
-    },
-    attempt.signal,
-  );
+  const call = {
+    system: `${attempt.role.prompt}${AGENT_SYSTEM_SUFFIX}`,
+    messages: [{ role: 'user' as const, content: executePrompt(attempt.task, attempt.objective, attempt.parents) }],
+    tag: { purpose: 'execute' as const, key: attempt.id, attempt: attempt.attempt },
+  };
+  let text: string;
+  if (attempt.role.tools && attempt.role.tools.length > 0) {
+    if (!attempt.tools) {
+      throw new WeftError(
+        'BAD_INPUT',
+        `Role "${attempt.role.name}" lists tools (${attempt.role.tools.join(', ')}) and this run has none (--tools FILE)`,
+        { location: { field: `roles.${attempt.role.name}.tools` } },
+      );
+    }
+    const loop = await runToolLoop({
+      model: attempt.model,
+      call,
+      tools: attempt.tools.tools,
+      maxSteps: attempt.tools.maxSteps,
+      hooks: attempt.tools.hooks,
+      signal: attempt.signal,
+    });
+    text = loop.text;
+  } else {
+    text = (await attempt.model.generate(call, attempt.signal)).text;
+  }
+  const result = { text };
   const blocked = CANNOT_PROCEED.exec(result.text);
   if (blocked)
     return { kind: 'blocked', output: result.text, reason: blocked[1]?.trim() || 'the agent cannot proceed' };

@@ -27,6 +27,8 @@ export interface RunSummary {
   readonly calls: number;
   readonly tokens: { readonly input: number; readonly output: number };
   readonly costUsd: number;
+  /** Tool calls the run's agents made (issue 12). */
+  readonly toolCalls: number;
   readonly tasks: readonly TaskSummary[];
 }
 
@@ -47,6 +49,7 @@ export function summarizeRun(
   let input = 0;
   let output = 0;
   let costUsd = 0;
+  let toolCalls = 0;
   const fates: Fates = new Map();
   for (const event of events) {
     makespanMs = Math.max(makespanMs, event.at);
@@ -63,6 +66,9 @@ export function summarizeRun(
         input += event.inputTokens;
         output += event.outputTokens;
         costUsd += event.costUsd;
+        break;
+      case 'tool-call':
+        toolCalls += 1;
         break;
       case 'run-end':
         status = event.status === 'running' ? 'interrupted' : event.status;
@@ -112,6 +118,7 @@ export function summarizeRun(
     calls,
     tokens: { input, output },
     costUsd: Math.round(costUsd * 1e6) / 1e6,
+    toolCalls,
     tasks: tasksSummary,
     workflow: final,
     ...(reason !== undefined ? { reason } : {}),

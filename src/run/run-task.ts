@@ -43,6 +43,9 @@ import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { SubtaskOutputs } from './subtask-outputs.js';
 import { startDeadline } from './deadline.js';
+import type { Tool } from '../tools/tool.js';
+import { DEFAULT_MAX_TOOL_STEPS } from '../tools/tool-loop.js';
+import { checkRoleTools, redactToolArgs, RunTools } from './run-tools.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -93,6 +96,15 @@ export interface RunTaskOptions {
   readonly createModel?: (spec: string) => Promise<ChatModel>;
   /** Agent teams the planner may give subtasks to (`weft run <task> --team file`); see loadTeamOffers. */
   readonly teams?: readonly TeamOffer[];
+  /**
+   * Tools the run's agents may call (e.g. `loadToolsFile(...).tools`): a role lists the ones its agent gets, and the
+   * planner is told which exist. The caller closes their ToolSet after the run.
+   */
+  readonly tools?: readonly Tool[];
+  /** Model calls per tool loop that may ask for tools (default 8). */
+  readonly maxToolSteps?: number;
+  /** The tools file `tools` came from, recorded so that `weft resume` loads the same one. */
+  readonly toolsFile?: string;
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -135,6 +147,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   }
   const base = teamBase ?? options.base;
   if (options.plan) checkPlanKinds(options.plan, roleKinds, options.planFile);
+  checkToolOptions(options);
+  if (options.plan) checkRoleTools(options.plan, options.tools ?? [], options.planFile);
   checkOfferKinds(options.teams, roleKinds);
   // Saved plan versions name their files absolutely, so a version runs again (or resumes) from any folder.
   const plan = options.plan ? preparePlan(options.plan, roleKinds, base) : undefined;
@@ -157,6 +171,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
     ...(teamBase !== undefined ? { teamBase } : {}),
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
+    ...(options.maxToolSteps !== undefined ? { maxToolSteps: options.maxToolSteps } : {}),
+    ...(options.toolsFile !== undefined ? { toolsFile: options.toolsFile } : {}),
   });
   // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
   await options.store.createRun({
@@ -231,11 +247,26 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   const deadline = startDeadline(budget.maxWallMs, now(), gate);
   // Planning listens to both a cancel and the deadline; the executor tells them apart.
   const planSignal = anySignal(options.signal, deadline.signal);
+  const toolList = options.tools ?? [];
+  const toolsByName = new Map(toolList.map((tool) => [tool.name, tool]));
+  const redactArgs = (name: string, args: unknown) => redactToolArgs(toolsByName.get(name), args);
   const model = meteredModel(
     options.model,
-    { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) },
+    { budget, meter, now, costOf, emit, redactToolArgs: redactArgs, ...(resumed ? { replay: resumed.replay } : {}) },
     gate,
   );
+  const runTools =
+    toolList.length > 0
+      ? new RunTools({
+          tools: toolList,
+          maxSteps: settings.maxToolSteps ?? DEFAULT_MAX_TOOL_STEPS,
+          ...(budget.maxToolCalls !== undefined ? { maxToolCalls: budget.maxToolCalls } : {}),
+          emit,
+          durability: log,
+          refuse: (exceeded) => gate.refuse(exceeded),
+          ...(resumed ? { replay: resumed.tools } : {}),
+        })
+      : undefined;
   const runAttempt = options.attemptRunner?.({
     runId,
     modelId: options.model.id,
@@ -333,6 +364,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       emit,
       ...(runAttempt ? { runAttempt } : {}),
       runners,
+      ...(runTools ? { tools: runTools } : {}),
       onAccepted: async (taskId, output) => {
         // Written as soon as it is accepted, so a long run shows its finished parts; the end of the run settles the folder.
         await outputFiles.write(taskId, output);
@@ -393,9 +425,32 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       artifacts,
       refused,
       teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
+      toolEvents: log.events.filter((event) => event.type === 'tool-call' || event.type === 'tool-result'),
     }),
   );
   return { ...summary, runDir: paths.dir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };
+}
+
+/** The tool options' ranges, before any run exists. */
+function checkToolOptions(options: Pick<RunTaskOptions, 'maxToolSteps' | 'budget' | 'tools'>): void {
+  const steps = options.maxToolSteps;
+  if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1)) {
+    throw new WeftError('BAD_INPUT', `Expected maxToolSteps >= 1 (an integer), got ${String(steps)}`, {
+      location: { field: 'maxToolSteps' },
+    });
+  }
+  const calls = options.budget?.maxToolCalls;
+  if (calls !== undefined && !(Number.isInteger(calls) && calls >= 0)) {
+    throw new WeftError('BAD_INPUT', `Expected maxToolCalls >= 0 (an integer), got ${String(calls)}`, {
+      location: { field: 'maxToolCalls' },
+    });
+  }
+  const seen = new Set<string>();
+  for (const tool of options.tools ?? []) {
+    if (seen.has(tool.name))
+      throw new WeftError('BAD_INPUT', `Two tools are named "${tool.name}"`, { location: { field: 'tools' } });
+    seen.add(tool.name);
+  }
 }
 
 async function storedEvents(store: RunStore, runId: string): Promise<WeftEvent[]> {
@@ -412,6 +467,9 @@ async function plan(
     model,
     candidates: options.candidates,
     ...(options.teams ? { teams: options.teams } : {}),
+    ...(options.tools && options.tools.length > 0
+      ? { tools: options.tools.map((tool) => ({ name: tool.name, description: tool.description })) }
+      : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   emit({ type: 'plan-candidates', purpose: 'plan', candidates: result.candidates.map(candidateSummary) });

@@ -1,18 +1,89 @@
 /**
- * A tools file (`--tools tools.yaml`, issue 12). NOT BUILT YET: this is the signature runs and the CLI call; the
- * parser (http, module and mcp sources, located errors, the host allow-list, `${env:NAME}` secrets) is being
- * written on its own branch and replaces this file.
+ * A tools file (`--tools tools.yaml`, issue 12): YAML or JSON holding `allowHosts` and a `tools:` list of http,
+ * module and mcp entries (parse-tools-section.ts), loaded into one ToolSet. Every problem of the file is reported
+ * at once, as one BAD_INPUT whose issues name file, line, column and field. Relative paths resolve against the
+ * file's folder.
  */
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { WeftError } from '../errors.js';
+import { readStructuredSource } from '../text/read-structured-source.js';
+import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source-locator.js';
+import { type McpOpener, openToolSources, problemsError } from './open-tool-sources.js';
+import { parseToolsSection, unknownKeyIssues } from './parse-tools-section.js';
 import type { ToolSet } from './tool.js';
+
+/** A tools file is a few KB; a larger one is a mistake (or hostile), refused before it is read. */
+export const MAX_TOOLS_FILE_BYTES = 5_000_000;
+export const TOOLS_FILE_FIELDS = ['allowHosts', 'tools'] as const;
 
 export interface LoadToolsFileOptions {
   /** Where `${env:NAME}` references are looked up (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly signal?: AbortSignal;
+  /** Starts MCP servers (default `openMcpTools`). */
+  readonly openMcp?: McpOpener;
+  /** How long an MCP server may take to start and list its tools. */
+  readonly mcpStartTimeoutMs?: number;
 }
 
 /** Loads every source the file lists into one ToolSet (names unique across sources). Throws BAD_INPUT, located. */
-export async function loadToolsFile(path: string, _options: LoadToolsFileOptions = {}): Promise<ToolSet> {
-  throw new WeftError('INTERNAL', `${path}: tools files are not built yet`);
+export async function loadToolsFile(path: string, options: LoadToolsFileOptions = {}): Promise<ToolSet> {
+  const text = await readToolsFile(path);
+  const read = readStructuredSource(text, path);
+  if ('issues' in read) throw problemsError(read.issues, 'invalid tools file', { file: path });
+  const root = read.value;
+  const locate = (at: FieldPath, message: string) => located(path, read.positionOf, at, message);
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+    throw problemsError(
+      [locate([], 'a tools file is an object with "tools" (a list) and "allowHosts"')],
+      'invalid tools file',
+      { file: path },
+    );
+  }
+  const record = root as Record<string, unknown>;
+  const keyIssues = unknownKeyIssues(record, TOOLS_FILE_FIELDS, []).map((issue) => locate(issue.path, issue.message));
+  const parsed = parseToolsSection({
+    tools: record.tools,
+    allowHosts: record.allowHosts,
+    positionOf: read.positionOf,
+    file: path,
+    baseDir: dirname(resolve(path)),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  // Modules are imported and MCP commands looked for even when the file has other problems: all are reported at once.
+  return openToolSources(parsed.sources, {
+    what: 'invalid tools file',
+    file: path,
+    earlierIssues: [...keyIssues, ...parsed.issues],
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.openMcp ? { openMcp: options.openMcp } : {}),
+    ...(options.mcpStartTimeoutMs !== undefined ? { mcpStartTimeoutMs: options.mcpStartTimeoutMs } : {}),
+  });
+}
+
+async function readToolsFile(path: string): Promise<string> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    if (info.size > MAX_TOOLS_FILE_BYTES) {
+      throw new WeftError('BAD_INPUT', `the tools file is ${info.size} bytes; at most ${MAX_TOOLS_FILE_BYTES}`, {
+        location: { file: path },
+      });
+    }
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof WeftError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+    throw new WeftError('BAD_INPUT', `cannot read the tools file: ${reason}`, {
+      location: { file: path },
+      cause: error,
+    });
+  }
+}
+
+function located(file: string, positionOf: PositionOf, path: FieldPath, message: string) {
+  const field = formatFieldPath(path);
+  return { file, ...(positionOf(path) ?? {}), ...(field === undefined ? {} : { field }), message };
 }

@@ -5,12 +5,15 @@
 import type { ChatResult } from '../llm/chat-model.js';
 import type { RemoteCall } from '../run/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
+import type { JobTools, ToolEventRecord } from '../run/run-tools.js';
 import { WeftError, isWeftError, type WeftErrorCode } from '../errors.js';
 
 export const DEFAULT_QUEUE_NAME = 'weft-subtasks';
 
 /** The serialisable part of a `SubtaskAttempt` (no model, no signal), plus what a worker needs to run it. */
-export interface AttemptJobData extends Omit<SubtaskAttempt, 'model' | 'signal'> {
+export interface AttemptJobData extends Omit<SubtaskAttempt, 'model' | 'signal' | 'tools'> {
+  /** For a role with tools: their declarations (the worker needs the same tools file), limits, what is recorded. */
+  readonly tools?: JobTools;
   readonly runId: string;
   /** The coordinator's model spec; a worker started with `--model` uses it only for jobs without one. */
   readonly modelSpec?: string;
@@ -30,6 +33,8 @@ export interface AttemptJobResult {
   /** The job was cancelled before it started. */
   readonly cancelled?: boolean;
   readonly calls: readonly RemoteCall[];
+  /** The tool calls it made (and results), in order, for the run's log. */
+  readonly toolEvents?: readonly ToolEventRecord[];
   /** Which worker ran it (`host:pid`). */
   readonly worker: string;
 }
@@ -38,6 +43,14 @@ export interface AttemptJobResult {
 export function attemptJobId(runId: string, taskId: string, attempt: number): string {
   const escapePart = (part: string) => part.replace(/%/g, '%25').replace(/:/g, '%3A');
   return `${escapePart(runId)}:${escapePart(taskId)}:${attempt}`;
+}
+
+/**
+ * The job's journal: every model call and tool event of the job, appended as it happens (a tool call before it
+ * runs), so that a job run again after its worker died replays them instead of repeating a side effect.
+ */
+export function journalKey(queueName: string, jobId: string): string {
+  return `weft:${queueName}:journal:${jobId}`;
 }
 
 /** Key a coordinator sets to tell a worker that picks the job up to return at once. */

@@ -55,6 +55,9 @@ export interface RedisClient {
   set(key: string, value: string, mode: 'EX' | 'PX', amount: number): Promise<unknown>;
   del(key: string): Promise<number>;
   exists(key: string): Promise<number>;
+  rpush(key: string, ...values: string[]): Promise<number>;
+  lrange(key: string, start: number, stop: number): Promise<string[]>;
+  pexpire(key: string, milliseconds: number): Promise<number>;
   ping(): Promise<string>;
   connect(): Promise<void>;
   disconnect(): void;

@@ -5,7 +5,8 @@
  * - The job id is `run:subtask:attempt`, so BullMQ's at-least-once redelivery and a repeated enqueue (e.g. after
  *   a coordinator restart) are the same job, and the result is recorded once per (run, subtask, attempt).
  * - Budgets are checked here before each dispatch; a job's own calls are not gated one by one (a job that starts
- *   with budget left runs to its end, and its calls are charged when its result arrives).
+ *   with budget left runs to its end, and its calls are charged when its result arrives). The same holds for the
+ *   tool-call budget (`--max-tool-calls`) of tool-using subtasks.
  * - Cancelling an attempt removes its job if it is still waiting, and otherwise marks it cancelled so a worker
  *   that picks it up returns at once; a job already running sees the mark within the worker's `watchMs` and
  *   stops, and its calls are not recorded.
@@ -18,6 +19,7 @@ import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey } from '../run/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
+import type { ToolEventRecord } from '../run/run-tools.js';
 import {
   attemptJobId,
   cancelKey,
@@ -124,6 +126,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     const { signal } = attempt;
     if (signal.aborted) throw abortError(signal);
     context?.budget.admit();
+    attempt.tools?.admitRemote?.();
     const runId = context?.runId ?? options.runId;
     if (runId === undefined)
       throw new WeftError('BAD_INPUT', 'createQueueRunner needs a runId to run attempts outside a run', {
@@ -142,12 +145,13 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       attempt: attempt.attempt,
       verify: attempt.verify,
       mask: attempt.mask,
+      ...(attempt.tools?.job ? { tools: attempt.tools.job } : {}),
       ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
     };
     try {
       await hold(runId);
-      return await dispatch(context, jobId, data, signal);
+      return await dispatch(context, jobId, data, signal, attempt.tools?.recordRemote);
     } finally {
       release(runId);
     }
@@ -159,6 +163,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     jobId: string,
     data: AttemptJobData,
     signal: AbortSignal,
+    recordTools: ((events: readonly ToolEventRecord[]) => void) | undefined,
   ): Promise<AttemptOutcome> => {
     // A resumed run redoes a cancelled attempt under the same number, hence the same job id: clear the old mark.
     await marks.del(cancelKey(queueName, jobId));
@@ -186,6 +191,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       if (context?.replay?.has(callKey(call.purpose, call.key, call.attempt, call.sequence))) continue;
       context?.recordCall(call);
     }
+    if (result.toolEvents && result.toolEvents.length > 0) recordTools?.(result.toolEvents);
     if (result.cancelled) throw new WeftError('ABORTED', `Job ${jobId} was cancelled`);
     if (result.error) throw fromJobFailure(result.error);
     if (!result.outcome) throw new WeftError('INTERNAL', `Job ${jobId} finished without an outcome`);

@@ -3,18 +3,27 @@
  * attempt) exactly as the coordinator's metered model numbers them (the `sim:` model seeds on that number).
  */
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
-import { callModelName, callSequencer, type RemoteCall } from '../run/metered-model.js';
+import { callModelName, callSequencer, recordedToolCalls, type RemoteCall } from '../run/metered-model.js';
+
+export interface RecordingOptions {
+  /** The arguments of tool calls as recorded (secret ones redacted). */
+  readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+  /** Awaited after each call is recorded (the job's journal). */
+  readonly onCall?: (call: RemoteCall) => Promise<void>;
+}
 
 /** A call found in `replay` (by `callKey`) is answered from it, and not recorded: the coordinator has it. */
 export function recordingModel(
   model: ChatModel,
   calls: RemoteCall[],
   replay: ReadonlyMap<string, ChatResult> = new Map(),
+  recording: RecordingOptions = {},
 ): ChatModel {
   const identify = callSequencer();
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
       const { purpose, identity: numbered, tagged, key } = identify(call);
       const recorded = replay.get(key);
@@ -23,14 +32,17 @@ export function recordingModel(
       const started = performance.now();
       try {
         const result = await model.generate(tagged, signal);
-        calls.push({
+        const recorded: RemoteCall = {
           ...identity,
           text: result.text,
+          ...recordedToolCalls(result, recording.redactToolArgs),
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
           model: callModelName(model.id, result.model),
           durationMs: Math.round(performance.now() - started),
-        });
+        };
+        calls.push(recorded);
+        await recording.onCall?.(recorded);
         return result;
       } catch (error) {
         calls.push({

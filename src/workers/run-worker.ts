@@ -14,6 +14,7 @@ import { runSubtask } from '../run/run-subtask.js';
 import {
   cancelKey,
   DEFAULT_QUEUE_NAME,
+  journalKey,
   liveKey,
   toJobFailure,
   type AttemptJobData,
@@ -21,6 +22,9 @@ import {
 } from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { recordingModel } from './recording-model.js';
+import type { Tool } from '../tools/tool.js';
+import type { ToolEventRecord } from '../run/run-tools.js';
+import { journalReplies, openJournal, redactorFor, toolsForJob, workerAttemptTools } from './job-tools.js';
 import { checkRedis, redisOptions } from './redis-url.js';
 
 export type WorkerEvent =
@@ -62,6 +66,11 @@ export interface RunWorkerOptions {
    * (Ctrl-C, SIGTERM, the run's deadline) or whose run is no longer live is aborted, so its calls stop.
    */
   readonly watchMs?: number;
+  /**
+   * The tools of tool-using subtasks (`weft worker --tools FILE`: the run's tools file, secrets from this worker's
+   * environment). A job whose tools this worker lacks, or declares differently, fails with a clear error.
+   */
+  readonly tools?: readonly Tool[];
 }
 
 export interface RunWorkerResult {
@@ -141,6 +150,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       jobs += 1;
       emit({ type: 'job-start', jobId, taskId: data.id, attempt: data.attempt });
       const calls: RemoteCall[] = [];
+      const toolEvents: ToolEventRecord[] = [];
       const unwanted = new AbortController();
       const watch = setInterval(() => {
         void whyUnwanted(jobId, data.runId).then(
@@ -155,6 +165,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         const spec = data.modelSpec ?? options.modelSpec;
         if (spec === undefined)
           throw new WeftError('MODEL_CONFIG', 'The job names no model and the worker was started without --model');
+        // A tool-using job journals its calls in Redis: one run again after its worker died replays them.
+        const tools = data.tools ? toolsForJob(data.tools, options.tools) : undefined;
+        const journal = data.tools ? await openJournal(marks, journalKey(queueName, jobId)) : undefined;
+        calls.push(...(journal?.calls ?? []));
+        const replay = new Map([...(data.replay ?? []), ...journalReplies(journal?.calls ?? [])]);
+        const model = recordingModel(await modelFor(spec), calls, replay, {
+          ...(tools ? { redactToolArgs: redactorFor(tools) } : {}),
+          ...(journal ? { onCall: (call: RemoteCall) => journal.append({ call }) } : {}),
+        });
         const outcome = await runSubtask({
           task: data.task,
           id: data.id,
@@ -164,20 +183,32 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
           attempt: data.attempt,
           verify: data.verify,
           mask: data.mask,
-          model: recordingModel(await modelFor(spec), calls, new Map(data.replay ?? [])),
+          model,
           signal,
+          ...(data.tools && tools && journal
+            ? {
+                tools: workerAttemptTools({
+                  taskId: data.id,
+                  attempt: data.attempt,
+                  job: data.tools,
+                  tools,
+                  journal,
+                  events: toolEvents,
+                }),
+              }
+            : {}),
         });
         end(outcome.kind === 'blocked' ? 'blocked' : 'completed', calls);
-        return { outcome, calls, worker: workerId };
+        return { outcome, calls, toolEvents, worker: workerId };
       } catch (error) {
         if (unwanted.signal.aborted) {
           // Nobody waits for the result any more: say so, like a job cancelled before it started.
           end('cancelled', calls, (unwanted.signal.reason as Error).message);
-          return { cancelled: true, calls, worker: workerId };
+          return { cancelled: true, calls, toolEvents, worker: workerId };
         }
         const failure = toJobFailure(error);
         end('failed', calls, failure.message);
-        return { error: failure, calls, worker: workerId };
+        return { error: failure, calls, toolEvents, worker: workerId };
       } finally {
         clearInterval(watch);
       }

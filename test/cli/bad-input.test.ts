@@ -172,6 +172,7 @@ describe('the commands, end to end with the sim model', () => {
       'status',
       'tasks',
       'tokens',
+      'toolCalls',
     ]);
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(5);

@@ -46,6 +46,7 @@ describe('weft run --json (scripted Gobang)', () => {
       'status',
       'tasks',
       'tokens',
+      'toolCalls',
     ]);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);

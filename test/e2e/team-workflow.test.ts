@@ -65,6 +65,7 @@ describe('weft run --plan with a team role', () => {
       'status',
       'tasks',
       'tokens',
+      'toolCalls',
     ]);
     expect(document.status).toBe('completed');
     // facts: execute + verify; days: 4 agents × 2 steps + verify.

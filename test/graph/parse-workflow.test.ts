@@ -294,7 +294,7 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
         line: 4,
         column: 42,
         field: 'roles[0].model',
-        message: 'unknown field "model"; expected one of: name, prompt, kind, team, taskType',
+        message: 'unknown field "model"; expected one of: name, prompt, kind, team, taskType, tools',
       },
       {
         line: 6,

@@ -222,3 +222,110 @@ describe('loadScriptedModel', () => {
     expect((await errorOf(loadScriptedModel(join(dir, 'replies.yaml')))).message).toMatch(/\.json or \.js/);
   });
 });
+
+describe('scripted tool calls', () => {
+  const TOOLS = [
+    { name: 'get_order', description: 'One order.', inputSchema: { type: 'object' } },
+    { name: 'refund', description: 'Refund an order.', inputSchema: { type: 'object' } },
+  ];
+  const withTools = (messages: ChatCall['messages']): ChatCall => ({ messages, tools: TOOLS });
+
+  it('answers toolCalls (ids call_<n> numbered on from the conversation unless given) and reacts to tool results', async () => {
+    const model = scriptedModel(
+      parseScriptFile(
+        JSON.stringify({
+          replies: [
+            { when: 'Result of tool get_order (call_1):\n{"status":"shipped"}', text: 'It shipped.' },
+            {
+              when: '"status":"lost"',
+              text: 'Refunding.',
+              toolCalls: [{ name: 'refund', args: { id: 'A' }, id: 'r-1' }],
+            },
+            { toolCalls: [{ name: 'get_order', args: { id: 'A' } }] },
+            { toolCalls: [{ name: 'get_order', args: { id: 'B' } }, { name: 'no_such_tool' }] },
+          ],
+        }),
+        'replies.json',
+      ),
+    );
+    const question = { role: 'user' as const, content: 'Where are my orders?' };
+    const first = await model.generate(withTools([question]));
+    expect(first).toMatchObject({ text: '', toolCalls: [{ id: 'call_1', name: 'get_order', args: { id: 'A' } }] });
+
+    const afterFirst: ChatCall['messages'] = [
+      question,
+      { role: 'assistant', content: '', toolCalls: first.toolCalls! },
+      { role: 'tool', toolCallId: 'call_1', name: 'get_order', content: '{"status":"processing"}' },
+    ];
+    // The result does not match either `when`; the next default entry calls two tools, one that does not exist.
+    const second = await model.generate(withTools(afterFirst));
+    expect(second.toolCalls).toEqual([
+      { id: 'call_2', name: 'get_order', args: { id: 'B' } },
+      { id: 'call_3', name: 'no_such_tool', args: {} },
+    ]);
+    const lost = await model.generate(
+      withTools([
+        ...afterFirst,
+        { role: 'assistant', content: '', toolCalls: second.toolCalls! },
+        { role: 'tool', toolCallId: 'call_2', name: 'get_order', content: '{"status":"lost"}' },
+        { role: 'tool', toolCallId: 'call_3', name: 'no_such_tool', content: 'unknown tool', isError: true },
+      ]),
+    );
+    expect(lost).toMatchObject({ text: 'Refunding.', toolCalls: [{ id: 'r-1', name: 'refund', args: { id: 'A' } }] });
+    expect(lost.usage.outputTokens).toBeGreaterThan(3);
+
+    const shipped = await model.generate(
+      withTools([
+        question,
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_order', args: {} }] },
+        { role: 'tool', toolCallId: 'call_1', name: 'get_order', content: '{"status":"shipped"}' },
+      ]),
+    );
+    expect(shipped.text).toBe('It shipped.');
+    expect(shipped.toolCalls).toBeUndefined();
+  });
+
+  it('refuses tool calls when the call offers no tools, naming the entry', async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: 'get_order' }] }], { file: 'replies.json' });
+    const error = await errorOf(model.generate(ask('hi')));
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toContain('calls get_order, but this call offers no tools');
+    expect(error.location).toMatchObject({ file: 'replies.json', field: 'replies[0].toolCalls' });
+    const none = scriptedModel([{ toolCalls: [{ name: 'get_order' }] }]);
+    const noneError = await errorOf(
+      none.generate({ ...withTools([{ role: 'user', content: 'x' }]), toolChoice: 'none' }),
+    );
+    expect(noneError.message).toContain('(toolChoice none)');
+  });
+
+  it('locates bad toolCalls in the file', () => {
+    let error: WeftError | undefined;
+    try {
+      parseScriptFile(
+        '{"replies": [\n  {"toolCalls": {"name": "x"}},\n  {"toolCalls": [{"args": {}}, {"name": "ok", "arguments": {}}]},\n  {"toolCalls": []}\n]}',
+        'replies.json',
+      );
+    } catch (caught) {
+      error = caught as WeftError;
+    }
+    expect(error?.location).toMatchObject({ file: 'replies.json', line: 2, field: 'replies[0].toolCalls' });
+    expect(error!.issues.map((issue) => [issue.field, issue.line, issue.message])).toEqual([
+      ['replies[0].toolCalls', 2, 'expected an array of { name, args?, id? }, got object'],
+      ['replies[1].toolCalls[0].name', 3, 'missing "name" (the tool to call)'],
+      ['replies[1].toolCalls[1].arguments', 3, 'unknown key "arguments" (a tool call has name, args and id)'],
+      ['replies[2].toolCalls', 4, 'an empty "toolCalls" with no "text" answers nothing'],
+    ]);
+  });
+
+  it('a responder function may answer tool calls; a bad answer is BAD_INPUT', async () => {
+    const model = scriptedModel((call) =>
+      call.messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ name: 'get_order', args: { id: 'A' } }] },
+    );
+    const first = await model.generate(withTools([{ role: 'user', content: 'go' }]));
+    expect(first.toolCalls).toEqual([{ id: 'call_1', name: 'get_order', args: { id: 'A' } }]);
+    const bad = scriptedModel(() => ({ toolCalls: [{ nam: 'x' }] }) as never);
+    expect((await errorOf(bad.generate(withTools([{ role: 'user', content: 'go' }])))).message).toContain(
+      'missing "name"',
+    );
+  });
+});

@@ -183,6 +183,7 @@ describe('report.md outputs', () => {
         calls: 0,
         tokens: { input: 0, output: 0 },
         costUsd: 0,
+        toolCalls: 0,
         tasks,
       },
       workflow: undefined,

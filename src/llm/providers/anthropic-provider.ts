@@ -3,13 +3,15 @@ import type { ModelProviderDescriptor } from '../provider.js';
 import { nonEmpty, requireKey } from '../provider-env.js';
 import { namedModel, type NamedModelSpec } from './named-model-spec.js';
 
+const named = namedModel('anthropic');
+
 export const anthropicProvider: ModelProviderDescriptor<NamedModelSpec> = {
-  ...namedModel('anthropic'),
+  ...named,
   form: 'anthropic:<model>                    e.g. anthropic:claude-3-5-haiku-latest',
   aliases: ['claude'],
   suggest: (text) => (/^claude/i.test(text) ? `anthropic:${text}` : undefined),
   async create(spec, { env, fetch }) {
-    const id = `anthropic:${spec.model}`;
+    const id = named.format(spec);
     const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', `The model ${id}`);
     const baseURL = nonEmpty(env['ANTHROPIC_BASE_URL']);
     const { createAnthropicModel } = await import('./anthropic.js');
@@ -17,6 +19,7 @@ export const anthropicProvider: ModelProviderDescriptor<NamedModelSpec> = {
       id,
       model: spec.model,
       apiKey,
+      ...(spec.tools === 'prompted' ? { toolCalling: 'prompted' as const } : {}),
       ...(baseURL ? { baseURL } : {}),
       ...(fetch ? { fetch } : {}),
     });

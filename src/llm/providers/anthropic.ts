@@ -8,8 +8,13 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
@@ -34,6 +39,8 @@ export interface AnthropicModelOptions {
   readonly fetch?: typeof globalThis.fetch;
   /** Per-request timeout of the SDK in milliseconds (default: the SDK's). */
   readonly timeoutMs?: number;
+  /** `prompted`: send no tools and leave `toolCalling` unset, so `createModel` adds the prompted fallback. */
+  readonly toolCalling?: 'native' | 'prompted';
 }
 
 export function createAnthropicModel(options: AnthropicModelOptions): ChatModel {
@@ -54,17 +61,23 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     apiKeyEnv: 'ANTHROPIC_API_KEY',
   };
 
+  const native = options.toolCalling !== 'prompted';
+
   async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
     throwIfAborted(signal, context);
     const body: MessageCreateParamsNonStreaming = {
       model: options.model,
       max_tokens: call.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-      // TODO(issue 12): tool calls and results as tool_use / tool_result blocks.
-      messages: call.messages.map((message) => ({
-        role: message.role === 'assistant' ? 'assistant' : 'user',
-        content: message.content,
-      })),
+      messages: toWireMessages(call.messages),
     };
+    if (native && call.tools !== undefined && call.tools.length > 0) {
+      body.tools = call.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: { type: 'object', ...tool.inputSchema },
+      }));
+      if (call.toolChoice !== undefined) body.tool_choice = { type: TOOL_CHOICE[call.toolChoice] };
+    }
     // Anthropic takes the system prompt as a top-level field, not as a message.
     if (call.system !== undefined && call.system !== '') body.system = call.system;
     // `call.temperature` is not sent: the Messages API deprecated `temperature` and this SDK no longer has
@@ -80,9 +93,13 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     }
 
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    const toolCalls: ToolCallRequest[] = message.content.flatMap((block) =>
+      block.type === 'tool_use' ? [{ id: block.id, name: block.name, args: block.input }] : [],
+    );
     const usage = message.usage;
     return {
       text,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
       usage: {
         // input_tokens excludes prompt-cache reads and writes; all of them are input the call consumed.
         inputTokens:
@@ -93,7 +110,52 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     };
   }
 
-  return { id: options.id, kind: 'real', generate };
+  return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
+}
+
+const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
+
+/**
+ * The conversation in Anthropic's form: an assistant's tool calls are `tool_use` blocks after its text, and the
+ * results that follow (consecutive `tool` messages) go back as ONE user message of `tool_result` blocks, as the
+ * Messages API requires.
+ */
+function toWireMessages(messages: readonly ChatMessage[]): MessageParam[] {
+  const wire: MessageParam[] = [];
+  let results: ToolResultBlockParam[] | undefined;
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      const block: ToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: message.toolCallId,
+        content: message.content,
+        ...(message.isError ? { is_error: true } : {}),
+      };
+      if (results) results.push(block);
+      else {
+        results = [block];
+        wire.push({ role: 'user', content: results });
+      }
+      continue;
+    }
+    results = undefined;
+    if (message.role === 'user' || !message.toolCalls?.length) {
+      wire.push({ role: message.role, content: message.content });
+      continue;
+    }
+    const blocks: ContentBlockParam[] = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+    for (const toolCall of message.toolCalls) {
+      // Anthropic's input is always an object; arguments another provider sent as unparsable text cannot be one.
+      const input = isRecord(toolCall.args) ? toolCall.args : {};
+      blocks.push({ type: 'tool_use', id: toolCall.id, name: toolCall.name, input });
+    }
+    wire.push({ role: 'assistant', content: blocks });
+  }
+  return wire;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const ANTHROPIC_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };

@@ -3,18 +3,22 @@ import type { ModelProviderDescriptor } from '../provider.js';
 import { ollamaHost } from '../provider-env.js';
 import { namedModel, type NamedModelSpec } from './named-model-spec.js';
 
+const named = namedModel('ollama');
+
 export const ollamaProvider: ModelProviderDescriptor<NamedModelSpec> = {
-  ...namedModel('ollama'),
+  ...named,
   form: 'ollama:<model>                       e.g. ollama:llama3.2:1b',
   async create(spec, { env, fetch }) {
     const baseURL = `${ollamaHost(env)}/v1`;
     const { createOpenAICompatibleModel } = await import('./openai-compatible.js');
     return createOpenAICompatibleModel({
-      id: `ollama:${spec.model}`,
+      id: named.format(spec),
       model: spec.model,
       apiKey: 'ollama', // required by the SDK, ignored by Ollama
       baseURL,
       providerName: 'Ollama',
+      // Ollama answers `tools` with an error for models whose template has none; `?tools=prompted` avoids that.
+      ...(spec.tools === 'prompted' ? { toolCalling: 'prompted' as const } : {}),
       ...(fetch ? { fetch } : {}),
     });
   },

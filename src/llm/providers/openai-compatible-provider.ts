@@ -5,14 +5,18 @@
 import { redactUrl } from '../../text/redact-url.js';
 import type { ModelProviderDescriptor, SpecProblem } from '../provider.js';
 import { nonEmpty } from '../provider-env.js';
+import { formatSpecOptions, splitSpecOptions } from './named-model-spec.js';
 
 export type OpenAICompatibleSpec = {
   readonly provider: 'openai-compatible';
   readonly baseURL: string;
   readonly model: string;
+  /** `?tools=prompted` after the model: the server's model has no native tool calling. */
+  readonly tools?: 'prompted';
 };
 
-const format = (spec: OpenAICompatibleSpec) => `openai-compatible:${spec.baseURL}#${spec.model}`;
+const format = (spec: OpenAICompatibleSpec) =>
+  `openai-compatible:${spec.baseURL}#${spec.model}${formatSpecOptions(spec)}`;
 const apiKeyOf = (env: Readonly<Record<string, string | undefined>>) =>
   nonEmpty(env['WEFT_API_KEY']) ?? nonEmpty(env['OPENAI_API_KEY']);
 
@@ -35,6 +39,7 @@ export const openaiCompatibleProvider: ModelProviderDescriptor<OpenAICompatibleS
       baseURL: spec.baseURL,
       providerName: 'OpenAI-compatible server',
       apiKeyEnv: 'WEFT_API_KEY (or OPENAI_API_KEY)',
+      ...(spec.tools === 'prompted' ? { toolCalling: 'prompted' as const } : {}),
       ...(fetch ? { fetch } : {}),
     });
   },
@@ -51,7 +56,8 @@ export const openaiCompatibleProvider: ModelProviderDescriptor<OpenAICompatibleS
       apiKeyEnv: 'WEFT_API_KEY (or OPENAI_API_KEY)',
       ...(fetch ? { fetch } : {}),
     });
-    return { embedder, cacheKey: format(spec) };
+    // The tools option does not change embeddings.
+    return { embedder, cacheKey: format({ provider: spec.provider, baseURL: spec.baseURL, model: spec.model }) };
   },
 };
 
@@ -62,7 +68,7 @@ function parse(rest: string, fail: SpecProblem): OpenAICompatibleSpec {
     fail(`"openai-compatible:" needs "<baseURL>#<model>" but there is no "#" before the model name in "${rest}"`);
   }
   const baseURL = rest.slice(0, hash).trim();
-  const model = rest.slice(hash + 1).trim();
+  const { body: model, tools } = splitSpecOptions(rest.slice(hash + 1).trim(), fail);
   if (baseURL === '') fail('the base URL before "#" is empty');
   if (model === '') fail('the model name after "#" is empty');
   let url: URL;
@@ -74,5 +80,5 @@ function parse(rest: string, fail: SpecProblem): OpenAICompatibleSpec {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     fail(`the base URL must use http or https, got "${url.protocol}"`);
   }
-  return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model };
+  return { provider: 'openai-compatible', baseURL: baseURL.replace(/\/+$/, ''), model, ...(tools ? { tools } : {}) };
 }

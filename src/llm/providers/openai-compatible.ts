@@ -6,9 +6,11 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
+import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
+import { nextToolCallNumber, toolCallId } from '../tool-call-ids.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
@@ -45,6 +47,12 @@ export interface OpenAICompatibleModelOptions extends OpenAIConnectionOptions {
    * `max_tokens`. Default `max_tokens`.
    */
   readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * `native` (default): tools go out as OpenAI function tools. `prompted`: the server's model has no tool support
+   * (the `?tools=prompted` spec option), so this model never sends tools and leaves `toolCalling` unset:
+   * `createModel` then wraps it in the prompted fallback (prompted-tools.ts).
+   */
+  readonly toolCalling?: 'native' | 'prompted';
 }
 
 /** The SDK client (its retries off: Weft's own wrapper retries) and the context its errors are reported in. */
@@ -75,19 +83,24 @@ export function openAIConnection(options: OpenAIConnectionOptions): {
 export function createOpenAICompatibleModel(options: OpenAICompatibleModelOptions): ChatModel {
   const { client, context, secrets } = openAIConnection(options);
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
+  const native = options.toolCalling !== 'prompted';
 
   async function generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
     throwIfAborted(signal, context);
     const messages: ChatCompletionMessageParam[] = [];
     if (call.system !== undefined && call.system !== '') messages.push({ role: 'system', content: call.system });
-    // TODO(issue 12): tool calls and results in OpenAI's wire form.
-    for (const message of call.messages) {
-      messages.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content });
-    }
+    for (const message of call.messages) messages.push(toWireMessage(message));
 
     const body: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages };
     if (call.maxTokens !== undefined) body[maxTokensField] = call.maxTokens;
     if (call.temperature !== undefined) body.temperature = call.temperature;
+    if (native && call.tools !== undefined && call.tools.length > 0) {
+      body.tools = call.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: { ...tool.inputSchema } },
+      }));
+      if (call.toolChoice !== undefined) body.tool_choice = call.toolChoice;
+    }
     // `call.json` deliberately does not set `response_format`: many small and local models (and some
     // OpenAI-compatible servers) break or hang under forced JSON mode / json_schema, and others reject the
     // field outright. The prompt asks for JSON and the caller parses, repairs and re-prompts instead.
@@ -96,15 +109,23 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     try {
       completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
     } catch (error) {
-      throw withoutSecrets(toWeftError(classifyOpenAIError(error), error, context, signal), secrets);
+      let failure = classifyOpenAIError(error);
+      // Servers refuse `tools` for models without tool support with a 400 (Ollama: "… does not support tools");
+      // the way out is the prompted fallback, so say how to ask for it.
+      if (body.tools && failure.kind === 'http' && failure.status === 400) {
+        failure = { ...failure, detail: `${failure.detail ?? 'bad request'}${PROMPTED_HINT}` };
+      }
+      throw withoutSecrets(toWeftError(failure, error, context, signal), secrets);
     }
 
     const choice = completion.choices[0];
     if (!choice) {
       throw toWeftError({ kind: 'other', detail: 'the response has no choices' }, undefined, context);
     }
+    const toolCalls = fromWireToolCalls(choice.message.tool_calls, nextToolCallNumber(call.messages));
     return {
       text: choice.message.content ?? choice.message.refusal ?? '',
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
       usage: {
         inputTokens: completion.usage?.prompt_tokens ?? 0,
         outputTokens: completion.usage?.completion_tokens ?? 0,
@@ -113,7 +134,70 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     };
   }
 
-  return { id: options.id, kind: 'real', generate };
+  return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
+}
+
+const PROMPTED_HINT =
+  ' (the request offered tools; if this model has no tool support, add "?tools=prompted" after the model name in its spec)';
+
+/** A conversation message in OpenAI's wire form: tool calls with their arguments as JSON text, results by call id. */
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        // OpenAI documents null content for a reply that only calls tools.
+        content: message.content === '' ? null : message.content,
+        tool_calls: calls.map((toolCall) => ({
+          id: toolCall.id,
+          type: 'function',
+          function: {
+            name: toolCall.name,
+            // Arguments that never parsed went out as the model wrote them; send them back the same way.
+            arguments: typeof toolCall.args === 'string' ? toolCall.args : JSON.stringify(toolCall.args ?? {}),
+          },
+        })),
+      };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/**
+ * The reply's tool calls. Arguments arrive as JSON text: parsed when they parse (empty text, which some servers
+ * send for a tool without parameters, is `{}`), kept as the string otherwise so the tool loop can show the model
+ * its mistake. A server that omits ids gets `call_<n>`.
+ */
+function fromWireToolCalls(
+  wire: ChatCompletionMessage['tool_calls'] | undefined,
+  firstNumber: number,
+): ToolCallRequest[] {
+  if (!Array.isArray(wire)) return [];
+  const calls: ToolCallRequest[] = [];
+  for (const entry of wire) {
+    if (entry.type !== undefined && entry.type !== 'function') continue;
+    const fn = (entry as { function?: { name?: unknown; arguments?: unknown } }).function;
+    if (!fn || typeof fn.name !== 'string') continue;
+    const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : toolCallId(firstNumber + calls.length);
+    calls.push({ id, name: fn.name, args: parseArguments(fn.arguments) });
+  }
+  return calls;
+}
+
+function parseArguments(text: unknown): unknown {
+  // A few servers send the arguments as an object already.
+  if (typeof text !== 'string') return text ?? {};
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 const OPENAI_ERRORS = { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError };

@@ -3,13 +3,15 @@ import type { ModelProviderDescriptor } from '../provider.js';
 import { DEFAULT_OPENAI_BASE_URL, nonEmpty, requireKey } from '../provider-env.js';
 import { namedModel, type NamedModelSpec } from './named-model-spec.js';
 
+const named = namedModel('openai');
+
 export const openaiProvider: ModelProviderDescriptor<NamedModelSpec> = {
-  ...namedModel('openai'),
+  ...named,
   form: 'openai:<model>                       e.g. openai:gpt-4o-mini',
   aliases: ['gpt', 'chatgpt', 'open-ai'],
   suggest: (text) => (/^(gpt-|o\d|chatgpt|text-embedding-)/i.test(text) ? `openai:${text}` : undefined),
   async create(spec, { env, fetch }) {
-    const id = `openai:${spec.model}`;
+    const id = named.format(spec);
     const { createOpenAICompatibleModel } = await import('./openai-compatible.js');
     return createOpenAICompatibleModel({
       id,
@@ -20,6 +22,7 @@ export const openaiProvider: ModelProviderDescriptor<NamedModelSpec> = {
       apiKeyEnv: 'OPENAI_API_KEY',
       // OpenAI deprecated max_tokens; its reasoning models accept only max_completion_tokens.
       maxTokensField: 'max_completion_tokens',
+      ...(spec.tools === 'prompted' ? { toolCalling: 'prompted' as const } : {}),
       ...(fetch ? { fetch } : {}),
     });
   },

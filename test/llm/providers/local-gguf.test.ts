@@ -163,6 +163,33 @@ describe('local-gguf provider: dependency and file errors', () => {
     expect(log.disposed).toEqual(['context', 'model', 'llama']);
   });
 
+  it('createModel wraps local: in the prompted fallback: the tool-call grammar constrains the reply, tool calls come back', async () => {
+    const { module, log } = fakeNodeLlamaCpp(() => '{"tool": "get_order", "args": {"order_id": "A-1001"}}');
+    const model = await createModel(`local:${fakeFile}`, { importNodeLlamaCpp: async () => module });
+    expect(model.toolCalling).toBe('prompted');
+    const inputSchema = { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] };
+    const result = await model.generate({
+      messages: [{ role: 'user', content: 'Where is A-1001?' }],
+      tools: [{ name: 'get_order', description: 'One order.', inputSchema }],
+      toolChoice: 'required',
+    });
+    expect(result.toolCalls).toEqual([{ id: 'call_1', name: 'get_order', args: { order_id: 'A-1001' } }]);
+    expect(log.prompt).toBe('Where is A-1001?');
+    expect((log.history as { type: string; text: string }[])[0]?.text).toContain('- get_order: One order.');
+    // With `required`, the only branch is the tool's, with its own argument schema.
+    expect(log.options?.['grammar']).toEqual({
+      schema: {
+        oneOf: [
+          {
+            type: 'object',
+            properties: { tool: { const: 'get_order' }, args: inputSchema },
+            required: ['tool', 'args'],
+          },
+        ],
+      },
+    });
+  });
+
   it('maps an aborted generation to ABORTED', async () => {
     const { module } = fakeNodeLlamaCpp(() => 'x');
     const model = createLocalGgufModel({ id: 'local:fake.gguf', path: fakeFile, importer: async () => module });

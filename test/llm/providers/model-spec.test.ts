@@ -12,6 +12,19 @@ function specError(text: string): WeftError {
   throw new Error(`expected "${text}" to be rejected`);
 }
 
+describe('the ?tools option', () => {
+  it('round-trips, keeps the credentials out of the description, and rejects unknown options', async () => {
+    const { describeModelSpec, requestedModelName } = await import('../../../src/llm/model-spec.js');
+    const spec = parseModelSpec('openai-compatible:http://user:secret@h:1/v1#m?tools=prompted');
+    expect(formatModelSpec(spec)).toBe('openai-compatible:http://user:secret@h:1/v1#m?tools=prompted');
+    expect(describeModelSpec(spec)).not.toContain('secret');
+    expect(requestedModelName('ollama:llama3.2:1b?tools=prompted')).toBe('llama3.2:1b');
+    expect(specError('ollama:m?tools=prompted&color=red').message).toContain('unknown option "color=red"');
+    expect(specError('ollama:?tools=prompted').message).toContain('the model name after "ollama:" is empty');
+    expect(specError('openai:m?tools').message).toContain('"tools" takes "prompted"');
+  });
+});
+
 describe('parseModelSpec', () => {
   it.each<[string, ModelSpec]>([
     ['openai:gpt-4o-mini', { provider: 'openai', model: 'gpt-4o-mini' }],
@@ -38,6 +51,18 @@ describe('parseModelSpec', () => {
       { provider: 'sim', options: 'latency=lognormal(3,0.5),fail=0.1,badjson=0.05,error=0.02,seed=7' },
     ],
     ['sim:', { provider: 'sim', options: '' }],
+    // `?tools=prompted`: the model answers tool calls in its text (prompted-tools.ts).
+    ['ollama:qwen2.5:0.5b?tools=prompted', { provider: 'ollama', model: 'qwen2.5:0.5b', tools: 'prompted' }],
+    ['openai:gpt-4o-mini?tools=native', { provider: 'openai', model: 'gpt-4o-mini' }],
+    [
+      'openai-compatible:http://user:pw@localhost:8080/v1?x=1#Qwen/Qwen2.5-0.5B?tools=prompted',
+      {
+        provider: 'openai-compatible',
+        baseURL: 'http://user:pw@localhost:8080/v1?x=1',
+        model: 'Qwen/Qwen2.5-0.5B',
+        tools: 'prompted',
+      },
+    ],
     ['  OpenAI:gpt-4o  ', { provider: 'openai', model: 'gpt-4o' }],
   ])('parses %s', (text, expected) => {
     expect(parseModelSpec(text)).toEqual(expected);

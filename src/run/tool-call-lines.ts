@@ -1,0 +1,68 @@
+/**
+ * One line per tool call of a run, as `weft show`, report.md and the live view print them (pure): the tool, its
+ * arguments as the log has them (secret ones redacted), and how it ended. Long values are clipped: the log and
+ * `weft show --json` have them whole.
+ */
+import type { WeftEvent } from './events.js';
+
+const MAX_ARGS = 120;
+const MAX_RESULT = 160;
+
+export interface ToolCallView {
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly sequence: number;
+  readonly name: string;
+  readonly args: unknown;
+  /** Undefined while the call runs (or when the process died during it). */
+  readonly end?: Extract<WeftEvent, { type: 'tool-result' }>;
+}
+
+/** The tool calls of a log in the order they started, each with its end when there is one. */
+export function toolCallViews(events: Iterable<WeftEvent>): ToolCallView[] {
+  const views: ToolCallView[] = [];
+  const byKey = new Map<string, number>();
+  for (const event of events) {
+    if (event.type === 'tool-call') {
+      byKey.set(JSON.stringify([event.taskId, event.attempt, event.sequence]), views.length);
+      views.push({
+        taskId: event.taskId,
+        attempt: event.attempt,
+        sequence: event.sequence,
+        name: event.name,
+        args: event.args,
+      });
+    } else if (event.type === 'tool-result') {
+      const index = byKey.get(JSON.stringify([event.taskId, event.attempt, event.sequence]));
+      if (index !== undefined) views[index] = { ...views[index]!, end: event };
+    }
+  }
+  return views;
+}
+
+/** `search_orders {"q":"lamp"} → ok 12 ms: [{"id":7,…` */
+export function toolCallLine(view: ToolCallView): string {
+  const head = `${view.name} ${clip(json(view.args), MAX_ARGS)}`;
+  const end = view.end;
+  if (!end) return `${head} → no result recorded`;
+  const took = `${Math.round(end.durationMs)} ms`;
+  if (!end.ok) return `${head} → ${end.code ?? 'error'} ${took}: ${clip(oneLine(end.error ?? ''), MAX_RESULT)}`;
+  const result = typeof end.result === 'string' ? end.result : json(end.result);
+  return `${head} → ok ${took}${end.truncated ? ' (truncated)' : ''}: ${clip(oneLine(result), MAX_RESULT)}`;
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return String(value);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
+}

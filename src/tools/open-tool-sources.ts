@@ -1,0 +1,160 @@
+/**
+ * Opening the sources of a checked `tools:` section (parse-tools-section.ts) into one ToolSet: http tools are
+ * built, modules imported, MCP servers started. Every problem is reported at once, located at the entry that has
+ * it (a module without the export it names, an MCP command that does not exist, a tool name two sources give);
+ * whatever was opened before a problem is closed again.
+ */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, isAbsolute, resolve } from 'node:path';
+import { isWeftError, type LocatedIssue, type SourceLocation, WeftError } from '../errors.js';
+import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
+import { createHttpTool } from './http-tool.js';
+import type { McpServerConfig } from './mcp-config.js';
+import type { OpenMcpToolsOptions } from './mcp-tools.js';
+import type { ToolSourceSpec } from './parse-tools-section.js';
+import type { Tool, ToolSet } from './tool.js';
+
+export type McpOpener = (config: McpServerConfig, options: OpenMcpToolsOptions) => Promise<ToolSet>;
+
+export interface OpenToolSourcesOptions {
+  readonly signal?: AbortSignal;
+  /** Starts an MCP server (default `openMcpTools`); tests and embedders may supply their own. */
+  readonly openMcp?: McpOpener;
+  /** How long an MCP server may take to start and list its tools. */
+  readonly mcpStartTimeoutMs?: number;
+  /** The message of the error when there are problems (default `invalid tools: N problems`). */
+  readonly what?: string;
+  /**
+   * Problems found before (the section's own): reported with these, in one error. MCP servers are then not started
+   * (their commands are still looked for), since the tools will not be used.
+   */
+  readonly earlierIssues?: readonly LocatedIssue[];
+  /** The document the sources come from, named by the error. */
+  readonly file?: string;
+}
+
+interface Opened {
+  readonly source: ToolSourceSpec;
+  readonly set: ToolSet;
+}
+
+export async function openToolSources(
+  sources: readonly ToolSourceSpec[],
+  options: OpenToolSourcesOptions = {},
+): Promise<ToolSet> {
+  const issues: LocatedIssue[] = [...(options.earlierIssues ?? [])];
+  const at = (source: ToolSourceSpec, path: FieldPath, message: string): void => {
+    issues.push({ ...source.locate(path), message });
+  };
+  const outcomes = await Promise.allSettled(sources.map((source) => openSource(source, options)));
+  const opened: Opened[] = [];
+  outcomes.forEach((outcome, index) => {
+    const source = sources[index]!;
+    if (outcome.status === 'fulfilled') opened.push({ source, set: outcome.value });
+    else reportFailure(source, outcome.reason, at);
+  });
+
+  // Names unique across sources: a model calls a tool by name only.
+  const origins = new Map<string, { tool: Tool; source: ToolSourceSpec }>();
+  const tools: Tool[] = [];
+  for (const { source, set } of opened) {
+    for (const tool of set.tools) {
+      const earlier = origins.get(tool.name);
+      if (earlier) {
+        at(
+          source,
+          source.kind === 'http' ? [...source.path, 'name'] : source.path,
+          `duplicate tool name "${tool.name}": ${tool.source} and ${earlier.tool.source} (${formatFieldPath(earlier.source.path)}) both give it`,
+        );
+        continue;
+      }
+      origins.set(tool.name, { tool, source });
+      tools.push(tool);
+    }
+  }
+  const close = closeAll(opened.map((entry) => entry.set));
+  if (issues.length > 0) {
+    await close();
+    throw problemsError(issues, options.what ?? 'invalid tools', options.file ? { file: options.file } : undefined);
+  }
+  return { tools, close };
+}
+
+/** One BAD_INPUT listing located problems in source order. */
+export function problemsError(issues: readonly LocatedIssue[], what: string, location?: SourceLocation): WeftError {
+  const sorted = [...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  const n = sorted.length;
+  return new WeftError('BAD_INPUT', `${what}: ${n} ${n === 1 ? 'problem' : 'problems'}`, {
+    issues: sorted,
+    ...(location ? { location } : {}),
+  });
+}
+
+function closeAll(sets: readonly ToolSet[]): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= Promise.allSettled(sets.map((set) => set.close())).then(() => undefined);
+    return closing;
+  };
+}
+
+async function openSource(source: ToolSourceSpec, options: OpenToolSourcesOptions): Promise<ToolSet> {
+  if (source.kind === 'http') return { tools: [createHttpTool(source.spec)], close: async () => {} };
+  if (source.kind === 'module') {
+    const { loadModuleTools } = await import('./module-tools.js');
+    return loadModuleTools(source.modulePath, {
+      displayPath: source.shownPath,
+      ...(source.exports ? { exports: source.exports } : {}),
+    });
+  }
+  const { transport } = source.config;
+  if (transport.type === 'stdio' && !(await commandExists(transport.command, transport.cwd))) {
+    throw new CommandMissing(transport.command);
+  }
+  if ((options.earlierIssues ?? []).length > 0) return { tools: [], close: async () => {} };
+  const open: McpOpener = options.openMcp ?? (await import('./mcp-tools.js')).openMcpTools;
+  return open(source.config, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.mcpStartTimeoutMs !== undefined ? { startTimeoutMs: options.mcpStartTimeoutMs } : {}),
+  });
+}
+
+class CommandMissing extends Error {}
+
+function reportFailure(
+  source: ToolSourceSpec,
+  reason: unknown,
+  at: (source: ToolSourceSpec, path: FieldPath, message: string) => void,
+): void {
+  const message = reason instanceof Error ? reason.message : String(reason);
+  if (reason instanceof CommandMissing) {
+    at(
+      source,
+      [...source.path, 'command'],
+      `MCP server ${source.kind === 'mcp' ? source.config.name : ''}: command "${message}" not found${isAbsolute(message) || message.includes('/') ? '' : ' on PATH'}`,
+    );
+    return;
+  }
+  if (source.kind === 'module') {
+    // loadModuleTools names the export it could not use in `field`: point at it in `exports`.
+    const field = isWeftError(reason) ? reason.location?.field : undefined;
+    const index = field === undefined ? -1 : (source.exports ?? []).indexOf(field);
+    at(source, index >= 0 ? [...source.path, 'exports', index] : [...source.path, 'path'], message);
+    return;
+  }
+  at(source, source.path, message);
+}
+
+/** Whether `command` names an executable: a path (against `cwd`), or a name found on PATH. */
+export async function commandExists(command: string, cwd: string | undefined): Promise<boolean> {
+  const executable = async (path: string): Promise<boolean> =>
+    access(path, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+  if (command.includes('/') || command.includes('\\')) return executable(resolve(cwd ?? process.cwd(), command));
+  const folders = (process.env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
+  for (const folder of folders) if (await executable(resolve(folder, command))) return true;
+  return false;
+}

@@ -1,0 +1,86 @@
+/** `weft run --tools` end to end: a real CLI process, a real tools file, the order service counting requests. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type OrderServer, startOrderServer } from '../run/tool-fixtures.js';
+import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
+import { jsonDocument, weft } from './weft-cli.js';
+
+let server: OrderServer;
+beforeEach(async () => {
+  server = await startOrderServer();
+  process.env.ORDERS_TOKEN = 's3cret';
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('weft run --tools', () => {
+  it('runs the plan with its tools; --json counts them; show lists each call; the token is never printed', async () => {
+    const files = orderRunFiles(server.url, ['a', 'b']);
+    const run = await weft([
+      'run',
+      '--plan',
+      files.plan,
+      '--tools',
+      files.tools,
+      '--model',
+      ORDERS_MODEL,
+      '--home',
+      files.home,
+      '--json',
+    ]);
+    const document = jsonDocument(run);
+    expect(run.code, run.stderr).toBe(0);
+    expect(document.toolCalls).toBe(4);
+    expect(server.counts.get('POST /orders')).toBe(2);
+    const tasks = document.tasks as { id: string; output: string }[];
+    expect(tasks.find((task) => task.id === 'b')?.output).toMatch(/^order \d for b: placed$/);
+    expect(run.stderr).toMatch(/tool create_order for a #1: ok/);
+
+    const show = await weft(['show', String(document.runId), '--home', files.home]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('4 tool calls');
+    expect(show.stdout).toMatch(
+      /tool \(attempt 1\) create_order \{"item":"a"\} → ok \d+ ms: \{"id":\d,"item":"a","status":"placed"\}/,
+    );
+    expect(`${run.stdout}${run.stderr}${show.stdout}`).not.toContain('s3cret');
+  }, 60_000);
+
+  it('a plan role naming a tool the file lacks: exit 2 naming the plan file and field, before any request', async () => {
+    const files = orderRunFiles(server.url, ['a']);
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    writeFileSync(files.plan, readFileSync(files.plan, 'utf8').replace('"get_order"', '"get_orders"'));
+    const run = await weft([
+      'run',
+      '--plan',
+      files.plan,
+      '--tools',
+      files.tools,
+      '--model',
+      ORDERS_MODEL,
+      '--home',
+      files.home,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${files.plan} roles.clerk.tools[1]: Role "clerk" names unknown tool "get_orders"`);
+    expect(server.counts.size).toBe(0);
+  }, 60_000);
+
+  it('refuses bad tool flags with exit 2', async () => {
+    const files = orderRunFiles(server.url, ['a']);
+    const steps = await weft([
+      'run',
+      '--plan',
+      files.plan,
+      '--tools',
+      files.tools,
+      '--max-tool-steps',
+      '0',
+      '--model',
+      ORDERS_MODEL,
+      '--home',
+      files.home,
+    ]);
+    expect(steps.code).toBe(2);
+    expect(steps.stderr).toContain('--max-tool-steps');
+  }, 60_000);
+});

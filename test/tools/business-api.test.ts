@@ -1,0 +1,199 @@
+/**
+ * The example business API (examples/business-api) as a real server: endpoints, preconditions, 4xx on bad input,
+ * deterministic ids, request counters, and state kept in SQLite across a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type BusinessApi, startBusinessApi } from '../../examples/business-api/business-api.js';
+
+let api: BusinessApi;
+beforeEach(async () => {
+  api = await startBusinessApi();
+});
+afterEach(async () => {
+  await api.close();
+});
+const scratch = mkdtempSync(join(tmpdir(), 'weft-business-api-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('business API', () => {
+  it('runs a return to its refund: find, verify, return, approve, refund — each step needing the one before', async () => {
+    const customer = await call('GET', '/customers?email=ADA@example.com');
+    expect(customer).toEqual({
+      status: 200,
+      body: { id: 'C-1001', name: 'Ada Lovelace', email: 'ada@example.com', verified: false },
+    });
+    const items = [{ sku: 'MS-02', quantity: 1 }];
+    const early = await call('POST', '/returns', { order_id: 'O-5001', items, reason: 'too loud' });
+    expect(early).toMatchObject({ status: 403, body: { error: { code: 'NOT_VERIFIED' } } });
+
+    expect(await call('POST', '/customers/C-1001/verify', { postal_code: '99999' })).toMatchObject({ status: 401 });
+    expect(await call('POST', '/customers/C-1001/verify', { postal_code: '10001' })).toEqual({
+      status: 200,
+      body: { customer_id: 'C-1001', verified: true },
+    });
+    const opened = await call('POST', '/returns', { order_id: 'O-5001', items, reason: 'too loud' });
+    expect(opened).toEqual({
+      status: 201,
+      body: { id: 'R-0001', order_id: 'O-5001', status: 'requested', reason: 'too loud', items, refund_id: null },
+    });
+    const unapproved = await call('POST', '/refunds', { return_id: 'R-0001', method: 'original_payment' });
+    expect(unapproved).toMatchObject({ status: 409, body: { error: { code: 'RETURN_NOT_APPROVED' } } });
+    expect(await call('POST', '/returns/R-0001/approve')).toMatchObject({ status: 200, body: { status: 'approved' } });
+    expect(await call('POST', '/returns/R-0001/approve')).toMatchObject({ status: 409 });
+    const refund = await call('POST', '/refunds', { return_id: 'R-0001', method: 'store_credit' });
+    expect(refund).toEqual({
+      status: 201,
+      body: { id: 'RF-0001', return_id: 'R-0001', method: 'store_credit', amount: 25 },
+    });
+    expect(await call('POST', '/refunds', { return_id: 'R-0001', method: 'store_credit' })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'ALREADY_REFUNDED' } },
+    });
+    expect(await call('GET', '/returns/R-0001')).toMatchObject({ body: { status: 'refunded', refund_id: 'RF-0001' } });
+    expect(await call('GET', '/refunds/RF-0001')).toMatchObject({ status: 200, body: { amount: 25 } });
+    // A second return of the same order may take what is left, no more.
+    const rest = await call('POST', '/returns', {
+      order_id: 'O-5001',
+      items: [{ sku: 'MS-02', quantity: 2 }],
+      reason: 'x',
+    });
+    expect(rest).toMatchObject({ status: 422, body: { error: { code: 'TOO_MANY' } } });
+    expect(
+      await call('POST', '/returns', { order_id: 'O-5001', items: [{ sku: 'MS-02', quantity: 1 }], reason: 'x' }),
+    ).toMatchObject({ status: 201, body: { id: 'R-0002' } });
+
+    expect(api.stats()).toEqual({
+      byEndpoint: {
+        'GET /customers': 1,
+        'GET /refunds/{id}': 1,
+        'GET /returns/{id}': 1,
+        'POST /customers/{id}/verify': 2,
+        'POST /refunds': 3,
+        'POST /returns': 4,
+        'POST /returns/{id}/approve': 2,
+      },
+      total: 14,
+    });
+  });
+
+  it('refuses returns of undelivered, old or foreign items, and cancels or re-addresses only unshipped orders', async () => {
+    for (const [id, code] of [
+      ['C-1001', '10001'],
+      ['C-1002', '20500'],
+    ] as const) {
+      await call('POST', `/customers/${id}/verify`, { postal_code: code });
+    }
+    const shipped = await call('POST', '/returns', {
+      order_id: 'O-5002',
+      items: [{ sku: 'MN-27', quantity: 1 }],
+      reason: 'r',
+    });
+    expect(shipped).toMatchObject({ status: 409, body: { error: { code: 'NOT_DELIVERED' } } });
+    const old = await call('POST', '/returns', {
+      order_id: 'O-5004',
+      items: [{ sku: 'HD-10', quantity: 1 }],
+      reason: 'r',
+    });
+    expect(old).toMatchObject({ status: 409, body: { error: { code: 'RETURN_WINDOW_CLOSED' } } });
+    const foreign = await call('POST', '/returns', {
+      order_id: 'O-5005',
+      items: [{ sku: 'KB-01', quantity: 1 }],
+      reason: 'r',
+    });
+    expect(foreign).toMatchObject({ status: 422, body: { error: { code: 'ITEM_NOT_IN_ORDER' } } });
+
+    expect(await call('GET', '/orders/O-5002/tracking')).toMatchObject({
+      status: 200,
+      body: { carrier: 'ParcelPost', tracking_number: 'PP50020001', status: 'shipped' },
+    });
+    expect(await call('GET', '/orders/O-5003/tracking')).toMatchObject({ status: 409 });
+    expect(await call('POST', '/orders/O-5002/cancel', { reason: 'late' })).toMatchObject({ status: 409 });
+    expect(await call('PATCH', '/orders/O-5003/address', { address: '1 New St' })).toMatchObject({
+      status: 200,
+      body: { address: '1 New St' },
+    });
+    expect(await call('POST', '/orders/O-5003/cancel', { reason: 'changed my mind' })).toMatchObject({
+      status: 200,
+      body: { status: 'cancelled' },
+    });
+    // Katherine is not verified.
+    expect(await call('POST', '/orders/O-5008/cancel', { reason: 'x' })).toMatchObject({ status: 403 });
+    expect(await call('GET', '/customers/C-1001/orders?status=cancelled')).toMatchObject({
+      body: { customer_id: 'C-1001', orders: [{ id: 'O-5003', status: 'cancelled', total: 27 }] },
+    });
+  });
+
+  it('answers bad input with 4xx and a JSON error', async () => {
+    expect(await call('GET', '/customers')).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
+    expect(await call('GET', '/customers?email=nobody@example.com')).toMatchObject({ status: 404 });
+    expect(await call('GET', '/orders/O-0000')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'ORDER_NOT_FOUND' } },
+    });
+    expect(await call('POST', '/customers/C-1001/verify', '{not json')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'BAD_JSON' } },
+    });
+    expect(await call('POST', '/customers/C-1001/verify', [])).toMatchObject({ status: 400 });
+    expect(await call('POST', '/customers/C-1001/verify', {})).toMatchObject({ status: 400 });
+    expect(await call('POST', '/refunds', { return_id: 'R-0001', method: 'cash' })).toMatchObject({ status: 404 });
+    expect(await call('GET', '/customers/C-1001/orders?status=lost')).toMatchObject({ status: 400 });
+    expect(await call('DELETE', '/orders/O-5001')).toMatchObject({
+      status: 405,
+      body: { error: { code: 'METHOD_NOT_ALLOWED' } },
+    });
+    expect(await call('GET', '/nowhere')).toMatchObject({ status: 404, body: { error: { code: 'NO_ROUTE' } } });
+    expect(await call('POST', '/customers/C-1001/verify', { postal_code: 'x'.repeat(70_000) })).toMatchObject({
+      status: 413,
+    });
+    for (let attempt = 0; attempt < 5; attempt++)
+      await call('POST', '/customers/C-1004/verify', { postal_code: '00000' });
+    expect(await call('POST', '/customers/C-1004/verify', { postal_code: '23666' })).toMatchObject({
+      status: 423,
+      body: { error: { code: 'LOCKED' } },
+    });
+  });
+
+  it('counts requests per endpoint, over HTTP too; resets counters and data', async () => {
+    await call('GET', '/orders/O-5001');
+    await call('GET', '/orders/O-5002');
+    const stats = await call('GET', '/_stats');
+    expect(stats).toEqual({ status: 200, body: { byEndpoint: { 'GET /orders/{id}': 2 }, total: 2 } });
+    await call('POST', '/_stats/reset');
+    expect(api.stats()).toEqual({ byEndpoint: {}, total: 0 });
+    await call('POST', '/customers/C-1001/verify', { postal_code: '10001' });
+    api.reset();
+    expect(await call('GET', '/customers?email=ada@example.com')).toMatchObject({ body: { verified: false } });
+    expect(api.stats().total).toBe(1);
+  });
+
+  it('keeps its state in a SQLite file across a restart', async () => {
+    const dbPath = join(scratch, 'orders.db');
+    const first = await startBusinessApi({ dbPath });
+    await fetch(`${first.url}/customers/C-1003/verify`, {
+      method: 'POST',
+      body: JSON.stringify({ postal_code: '94105' }),
+    });
+    await first.close();
+    const second = await startBusinessApi({ dbPath });
+    try {
+      const response = await fetch(`${second.url}/customers?email=alan@example.com`);
+      expect(await response.json()).toMatchObject({ verified: true });
+      expect(second.stats().byEndpoint).toEqual({ 'GET /customers': 1, 'POST /customers/{id}/verify': 1 });
+    } finally {
+      await second.close();
+    }
+  });
+});

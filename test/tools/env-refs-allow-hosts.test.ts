@@ -1,0 +1,51 @@
+/** The pure parts of tools files: `${env:NAME}` references and allowHosts entries. */
+import { describe, expect, it } from 'vitest';
+import { isHostAllowed, parseAllowedHost } from '../../src/tools/allow-hosts.js';
+import { resolveEnvRefs } from '../../src/tools/env-refs.js';
+
+describe('resolveEnvRefs', () => {
+  it('substitutes set variables and lists their values as secrets', () => {
+    expect(resolveEnvRefs('Bearer ${env:TOKEN} / ${env:_B2}', { TOKEN: 't-1', _B2: 'b' })).toEqual({
+      ok: true,
+      value: 'Bearer t-1 / b',
+      secrets: ['t-1', 'b'],
+    });
+    expect(resolveEnvRefs('no references', {})).toEqual({ ok: true, value: 'no references', secrets: [] });
+  });
+
+  it('names unset, empty and malformed references, never a value', () => {
+    expect(resolveEnvRefs('${env:A}${env:B}${env:C}', { A: 'secret-a', B: '' })).toEqual({
+      ok: false,
+      problems: ['environment variable B is empty', 'environment variable C is not set'],
+    });
+    for (const text of ['${env:}', '${env:1X}', '${env:A-B}', '${ENV:A}', '${env:A']) {
+      const resolved = resolveEnvRefs(text, { A: 'a' });
+      expect(resolved.ok, text).toBe(false);
+      if (!resolved.ok) expect(resolved.problems[0]).toContain('malformed ${env:NAME} reference');
+    }
+    // Inherited object keys are not variables.
+    expect(resolveEnvRefs('${env:constructor}', {})).toMatchObject({ ok: false });
+  });
+});
+
+describe('allowHosts', () => {
+  it('matches a host on any port, or host:port on that port only; names case-insensitively', () => {
+    const list = [parseAllowedHost('LocalHost'), parseAllowedHost('127.0.0.1:4100'), parseAllowedHost('[::1]:8080')];
+    expect(list).toEqual([{ host: 'localhost' }, { host: '127.0.0.1', port: 4100 }, { host: '::1', port: 8080 }]);
+    const allowed = list.filter((entry) => typeof entry !== 'string');
+    expect(isHostAllowed(new URL('http://localhost:9/x'), allowed)).toBe(true);
+    expect(isHostAllowed(new URL('http://127.0.0.1:4100/x'), allowed)).toBe(true);
+    expect(isHostAllowed(new URL('http://127.0.0.1:4101/x'), allowed)).toBe(false);
+    expect(isHostAllowed(new URL('http://127.0.0.1/x'), allowed)).toBe(false);
+    expect(isHostAllowed(new URL('http://[::1]:8080/x'), allowed)).toBe(true);
+    expect(isHostAllowed(new URL('http://localhost.evil.example/x'), allowed)).toBe(false);
+    expect(isHostAllowed(new URL('http://127.0.0.1:4100@evil.example/x'), allowed)).toBe(false);
+    expect(isHostAllowed(new URL('https://api.example.com/x'), [{ host: 'api.example.com', port: 443 }])).toBe(true);
+  });
+
+  it('refuses entries that are not hosts', () => {
+    for (const entry of ['', 'http://x', '*.example.com', 'a/b', 'host:0', 'host:70000', 'host:x', 'u@host']) {
+      expect(typeof parseAllowedHost(entry), entry).toBe('string');
+    }
+  });
+});
