@@ -16,7 +16,14 @@ export * from './graph/index.js';
 export * from './core.js';
 
 // Models: scripted and simulated models, structured output and its limits.
-export { scriptedModel, loadScriptedModel } from './llm/scripted-model.js';
+export {
+  scriptedModel,
+  loadScriptedModel,
+  type ScriptedAnswer,
+  type ScriptedReplyInput,
+  type ScriptedToolCall,
+} from './llm/scripted-model.js';
+export { withPromptedTools, type PromptedToolsOptions } from './llm/prompted-tools.js';
 export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
 export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
@@ -141,6 +148,9 @@ export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
 export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './tools/tool.js';
 export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
 export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
+export { defineTool, type ToolDefinition, type ToolExecuteContext } from './tools/define-tool.js';
+export { loadModuleTools, type ModuleToolsOptions } from './tools/module-tools.js';
+export { DEFAULT_MCP_START_TIMEOUT_MS, openMcpTools, type OpenMcpToolsOptions } from './tools/mcp-tools.js';
 export {
   parseToolsSection,
   type ParsedToolsSection,

@@ -24,6 +24,7 @@ export function countedModel(model: ChatModel, scope: string): CountedModel {
     model: {
       id: model.id,
       kind: model.kind,
+      ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
       async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
         const tag = call.tag ?? { purpose: 'other' as const };
         const scoped: ChatCall = {

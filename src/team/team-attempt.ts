@@ -116,6 +116,7 @@ export function teamScopedModel(
   return {
     id: model.id,
     kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
     async generate(call, signal) {
       const tag = call.tag ?? { purpose: 'other' as const };
       const result = await model.generate(
