@@ -102,14 +102,17 @@ export function renderReport(input: ReportInput): string {
 /** Every tool call, under its subtask and attempt (arguments as logged: secret ones redacted). */
 function renderToolCalls(events: readonly WeftEvent[]): string[] {
   const lines = ['## Tool calls'];
-  let heading = '';
+  // Subtasks run at once, so their calls interleave in the log: one heading per attempt, in order of first call.
+  const groups = new Map<string, ReturnType<typeof toolCallViews>>();
   for (const view of toolCallViews(events)) {
-    const next = `### ${view.taskId} (attempt ${view.attempt})`;
-    if (next !== heading) {
-      heading = next;
-      lines.push('', next, '');
-    }
-    lines.push(`${view.sequence + 1}. \`${toolCallLine(view).replace(/`/g, "'")}\``);
+    const heading = `### ${view.taskId} (attempt ${view.attempt})`;
+    let group = groups.get(heading);
+    if (!group) groups.set(heading, (group = []));
+    group.push(view);
+  }
+  for (const [heading, views] of groups) {
+    lines.push('', heading, '');
+    for (const view of views) lines.push(`${view.sequence + 1}. \`${toolCallLine(view).replace(/`/g, "'")}\``);
   }
   return lines;
 }

@@ -3,15 +3,13 @@
  * example business API on 127.0.0.1: exit 0 with the result, 2 for bad input (a file's line and field, an argument),
  * 1 for a tool error.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BusinessApi, startBusinessApi } from '../../examples/business-api/business-api.js';
+import { type CliResult, weft as weftCli } from '../e2e/weft-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOOLS = 'examples/business-api/tools.yaml';
 const scratch = mkdtempSync(join(tmpdir(), 'weft-tools-cli-'));
 
@@ -24,32 +22,22 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function weft(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      {
-        cwd: ROOT,
-        timeout: 60_000,
-        env: { ...process.env, NO_COLOR: '1', BUSINESS_API_URL: api.url, API_TOKEN: 'tok-cli-secret' },
-      },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-      },
-    );
-  });
+function weft(args: readonly string[]): Promise<CliResult> {
+  return weftCli(args, { BUSINESS_API_URL: api.url, API_TOKEN: 'tok-cli-secret' });
 }
 
 describe('weft tools', () => {
   it('lists every tool with its source, description and arguments; --json adds the schemas', async () => {
-    const text = await weft(['tools', 'list', '--tools', TOOLS]);
+    // The children start at once: each spends most of its time loading tsx.
+    const [text, json] = await Promise.all([
+      weft(['tools', 'list', '--tools', TOOLS]),
+      weft(['tools', 'list', '--tools', TOOLS, '--json']),
+    ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       'get_order  http GET ${env:BUSINESS_API_URL}/orders/{order_id} (examples/business-api/tools.yaml:49)  (idempotent)',
     );
     expect(text.stdout).toContain('    postal_code: string (required, secret)');
-    const json = await weft(['tools', 'list', '--tools', TOOLS, '--json']);
     expect(json.code).toBe(0);
     const document = JSON.parse(json.stdout) as { tools: { name: string; inputSchema: { required: string[] } }[] };
     expect(document.tools).toHaveLength(12);
@@ -62,14 +50,9 @@ describe('weft tools', () => {
 
   it('calls a tool and prints its result; a tool error exits 1 with the error', async () => {
     api.resetStats();
-    const found = await weft([
-      'tools',
-      'call',
-      'find_customer',
-      '--args',
-      '{"email":"ada@example.com"}',
-      '--tools',
-      TOOLS,
+    const [found, missing] = await Promise.all([
+      weft(['tools', 'call', 'find_customer', '--args', '{"email":"ada@example.com"}', '--tools', TOOLS]),
+      weft(['tools', 'call', 'get_order', '--args', '{"order_id":"O-1"}', '--tools', TOOLS, '--json']),
     ]);
     expect(found).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(found.stdout)).toEqual({
@@ -79,16 +62,6 @@ describe('weft tools', () => {
       verified: false,
     });
 
-    const missing = await weft([
-      'tools',
-      'call',
-      'get_order',
-      '--args',
-      '{"order_id":"O-1"}',
-      '--tools',
-      TOOLS,
-      '--json',
-    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(
       'weft: get_order: HTTP 404: {"error":{"code":"ORDER_NOT_FOUND","message":"no order O-1"}}',
@@ -104,23 +77,17 @@ describe('weft tools', () => {
 
   it('exits 2 for bad arguments (named, nothing sent), an unknown tool, and --args that is not an object', async () => {
     api.resetStats();
-    const bad = await weft([
-      'tools',
-      'call',
-      'issue_refund',
-      '--args',
-      '{"return_id":"R-1","method":"cash"}',
-      '--tools',
-      TOOLS,
+    const [bad, unknown, notJson] = await Promise.all([
+      weft(['tools', 'call', 'issue_refund', '--args', '{"return_id":"R-1","method":"cash"}', '--tools', TOOLS]),
+      weft(['tools', 'call', 'get_ordr', '--tools', TOOLS]),
+      weft(['tools', 'call', 'get_order', '--args', '[1]', '--tools', TOOLS]),
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('weft: --args: issue_refund: argument "method" must be one of');
-    const unknown = await weft(['tools', 'call', 'get_ordr', '--tools', TOOLS]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
       'no tool "get_ordr" in examples/business-api/tools.yaml (did you mean "get_order"?)',
     );
-    const notJson = await weft(['tools', 'call', 'get_order', '--args', '[1]', '--tools', TOOLS]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('--args expects a JSON object, got an array');
     expect(api.stats().total).toBe(0);

@@ -20,13 +20,13 @@ export interface TaskJson {
   dependsOn: string[];
 }
 
-/** `weft <args>`; never rejects: the exit code is in the result. */
-export function weft(args: readonly string[]): Promise<CliResult> {
+/** `weft <args>` (with `env` added to the environment); never rejects: the exit code is in the result. */
+export function weft(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } },
+      { cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1', ...env } },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

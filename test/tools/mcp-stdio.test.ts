@@ -181,20 +181,6 @@ describe('an MCP server that dies', () => {
   });
 });
 
-describe('an MCP server that sends too much', () => {
-  it('a message beyond the 10 MB line limit stops the server, and the error says why', async () => {
-    const set = await openMcpTools(stdioConfig());
-    try {
-      const outcome = await callTool(toolOf(set, 'big'), { size: 11_000_000 });
-      expect(!outcome.ok && outcome.error.message).toMatch(
-        /^big: MCP server files \(stdio\) was stopped: it sent a message larger than the limit \(ReadBuffer exceeded maximum size of 10485760 bytes\) during the call/,
-      );
-    } finally {
-      await set.close();
-    }
-  });
-});
-
 describe('MCP servers that fail to start', () => {
   it('a command that does not exist is BAD_INPUT at the server’s declaration', async () => {
     const error = await startFailure(

@@ -1,6 +1,7 @@
 /**
  * No MCP server outlives the program that started it, however that program ends (a real parent process running
  * the sources through tsx, a real server as its child), and an idle server does not keep the program running.
+ * In npm run test:long: each case starts a parent and a server, about 14 s in all.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
