@@ -15,8 +15,8 @@ export type EnvResolution =
 
 /** True when the text holds anything that looks like a reference (well-formed or not). */
 export function hasEnvRefs(text: string): boolean {
-  OPENING.lastIndex = 0;
-  return OPENING.test(text);
+  // Not OPENING.test: on a global regex it leaves lastIndex behind, and matchAll below starts from there.
+  return text.search(OPENING) !== -1;
 }
 
 /**

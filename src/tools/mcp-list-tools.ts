@@ -3,12 +3,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WeftError } from '../errors.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { mcpLocation } from './mcp-location.js';
-import type { Tool, ToolSchema } from './tool.js';
+import { TOOL_NAME_PATTERN, type Tool, type ToolSchema } from './tool.js';
 
 /** A server that keeps answering with new cursors is looping: this many pages is far beyond any real one. */
 const MAX_LIST_PAGES = 1000;
-/** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ListedTool {
   readonly name: string;
@@ -63,7 +61,7 @@ export function toolsOf(listed: readonly ListedTool[], config: McpServerConfig, 
   }
   return names.map((name) => {
     const tool = byName.get(name)!;
-    if (!TOOL_NAME.test(name)) {
+    if (!TOOL_NAME_PATTERN.test(name)) {
       throw new WeftError(
         'BAD_INPUT',
         `${label}: tool name "${name.slice(0, 80)}" is not one models accept (1-64 letters, digits, _ or -); list the others in include`,

@@ -7,7 +7,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WeftError } from '../errors.js';
 import { isToolDefinition, toolFromDefinition } from './define-tool.js';
-import type { Tool, ToolSet } from './tool.js';
+import { TOOL_NAME_PATTERN, type Tool, type ToolSet } from './tool.js';
 
 export interface ModuleToolsOptions {
   /** The exports to use (a tools file names them); default every tool-like export. */
@@ -18,8 +18,6 @@ export interface ModuleToolsOptions {
   readonly displayPath?: string;
 }
 
-/** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 export async function loadModuleTools(path: string, options: ModuleToolsOptions = {}): Promise<ToolSet> {
@@ -121,7 +119,7 @@ export function toolsOfModule(
         location: { file: shown, field: exportName },
       });
     }
-    if (!TOOL_NAME.test(name)) {
+    if (!TOOL_NAME_PATTERN.test(name)) {
       throw new WeftError(
         'BAD_INPUT',
         `Tools module ${shown}: tool name "${name}" (export "${exportName}") must be 1-64 letters, digits, _ or -`,

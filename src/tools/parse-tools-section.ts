@@ -30,10 +30,8 @@ import {
   type UrlPart,
 } from './http-tool.js';
 import type { McpServerConfig } from './mcp-config.js';
-import type { ToolSchema } from './tool.js';
+import { TOOL_NAME_PATTERN, type ToolSchema } from './tool.js';
 
-/** What models accept as a function name (OpenAI's rule, the strictest of the providers). */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Entries in one `tools:` list. */
 export const MAX_TOOL_ENTRIES = 500;
 const MAX_TIMEOUT_MS = 3_600_000;

@@ -5,6 +5,9 @@
  * idempotent tools and the size cap on results.
  */
 
+/** What models accept as a tool's name (OpenAI's rule, the strictest of the providers). */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** A JSON value, as tools take and return them. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 

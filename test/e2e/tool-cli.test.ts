@@ -1,21 +1,14 @@
 /** `weft run --tools` end to end: a real CLI process, a real tools file, the order service counting requests. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type OrderServer, startOrderServer } from '../run/tool-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useOrderServer } from '../run/tool-fixtures.js';
 import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
 import { jsonDocument, weft } from './weft-cli.js';
 
-let server: OrderServer;
-beforeEach(async () => {
-  server = await startOrderServer();
-  process.env.ORDERS_TOKEN = 's3cret';
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useOrderServer();
 
 describe('weft run --tools', () => {
   it('runs the plan with its tools; --json counts them; show lists each call; the token is never printed', async () => {
-    const files = orderRunFiles(server.url, ['a', 'b']);
+    const files = orderRunFiles(server().url, ['a', 'b']);
     const run = await weft([
       'run',
       '--plan',
@@ -31,7 +24,7 @@ describe('weft run --tools', () => {
     const document = jsonDocument(run);
     expect(run.code, run.stderr).toBe(0);
     expect(document.toolCalls).toBe(4);
-    expect(server.counts.get('POST /orders')).toBe(2);
+    expect(server().counts.get('POST /orders')).toBe(2);
     const tasks = document.tasks as { id: string; output: string }[];
     expect(tasks.find((task) => task.id === 'b')?.output).toMatch(/^order \d for b: placed$/);
     expect(run.stderr).toMatch(/tool create_order for a #1: ok/);
@@ -46,7 +39,7 @@ describe('weft run --tools', () => {
   }, 60_000);
 
   it('a plan role naming a tool the file lacks: exit 2 naming the plan file and field, before any request', async () => {
-    const files = orderRunFiles(server.url, ['a']);
+    const files = orderRunFiles(server().url, ['a']);
     const { writeFileSync, readFileSync } = await import('node:fs');
     writeFileSync(files.plan, readFileSync(files.plan, 'utf8').replace('"get_order"', '"get_orders"'));
     const run = await weft([
@@ -62,11 +55,11 @@ describe('weft run --tools', () => {
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${files.plan} roles.clerk.tools[1]: Role "clerk" names unknown tool "get_orders"`);
-    expect(server.counts.size).toBe(0);
+    expect(server().counts.size).toBe(0);
   }, 60_000);
 
   it('refuses bad tool flags with exit 2', async () => {
-    const files = orderRunFiles(server.url, ['a']);
+    const files = orderRunFiles(server().url, ['a']);
     const steps = await weft([
       'run',
       '--plan',

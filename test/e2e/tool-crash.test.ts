@@ -5,21 +5,14 @@
  * placement that was in flight is not, and its subtask fails saying so.
  */
 import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WeftEvent } from '../../src/run/events.js';
 import { openRunStore } from '../../src/store/open-store.js';
-import { type OrderServer, startOrderServer } from '../run/tool-fixtures.js';
+import { useOrderServer } from '../run/tool-fixtures.js';
 import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
 import { jsonDocument, ROOT, weft } from './weft-cli.js';
 
-let server: OrderServer;
-beforeEach(async () => {
-  server = await startOrderServer();
-  process.env.ORDERS_TOKEN = 's3cret';
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useOrderServer();
 
 /** Runs `weft run` until the server holds a request matching `route`, then kills it with SIGKILL. */
 function runUntilHeld(args: readonly string[], route: string): Promise<void> {
@@ -33,8 +26,8 @@ function runUntilHeld(args: readonly string[], route: string): Promise<void> {
       stderr += chunk.toString();
     });
     let held = false;
-    server.hold = (candidate) => candidate === route;
-    server.onHeld = () => {
+    server().hold = (candidate) => candidate === route;
+    server().onHeld = () => {
       if (held) return;
       held = true;
       child.kill('SIGKILL');
@@ -48,7 +41,7 @@ function runUntilHeld(args: readonly string[], route: string): Promise<void> {
 }
 
 async function killAndResume(route: string) {
-  const files = orderRunFiles(server.url);
+  const files = orderRunFiles(server().url);
   await runUntilHeld(
     [
       'run',
@@ -65,8 +58,8 @@ async function killAndResume(route: string) {
     ],
     route,
   );
-  const atKill = new Map(server.posted);
-  server.hold = undefined;
+  const atKill = new Map(server().posted);
+  server().hold = undefined;
   const store = await openRunStore({ home: files.home });
   const [run] = await store.listRuns();
   await store.close();
@@ -89,19 +82,19 @@ describe('kill -9 during a tool loop, then weft resume', () => {
       const task = tasks.find((candidate) => candidate.id === id)!;
       // Never placed twice. Placed before the kill: failed (its answer was never logged). Started but killed before
       // its request left: failed too (the log cannot tell). Otherwise placed once after the resume, and completed.
-      expect(server.posted.get(id) ?? 0, `orders for ${id}`).toBeLessThanOrEqual(1);
+      expect(server().posted.get(id) ?? 0, `orders for ${id}`).toBeLessThanOrEqual(1);
       if (atKill.has(id)) expect(task.status).toBe('failed');
       if (task.status === 'failed') expect(task.reason).toMatch(/tool call create_order .* may have run; not repeated/);
       else {
         expect(task.output).toMatch(new RegExp(`^order \\d+ for ${id}: placed$`));
-        expect(server.posted.get(id)).toBe(1);
+        expect(server().posted.get(id)).toBe(1);
       }
     }
   }, 60_000);
 
   it('in flight: a lookup. It is made again; no order is placed twice', async () => {
     const { tasks, events } = await killAndResume('GET /orders');
-    for (const [item, count] of server.posted) expect(count, `orders for ${item}`).toBe(1);
+    for (const [item, count] of server().posted) expect(count, `orders for ${item}`).toBe(1);
     // The held lookup's start is logged twice (before the kill and at its re-issue), and its subtask completed.
     const starts = new Map<string, number>();
     for (const event of events)

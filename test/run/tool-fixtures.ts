@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChatCall, ChatModel, ChatResult, ToolCallRequest } from '../../src/llm/chat-model.js';
 import type { JsonValue, Tool } from '../../src/tools/tool.js';
 import type { Workflow } from '../../src/graph/workflow.js';
+import { afterEach, beforeEach } from 'vitest';
 
 export interface OrderServer {
   readonly url: string;
@@ -18,6 +19,25 @@ export interface OrderServer {
   hold: ((route: string) => boolean) | undefined;
   onHeld: ((route: string) => void) | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * A fresh order service for each test of the calling file (and the token its tools file's header reads); the
+ * returned function gives the current one.
+ */
+export function useOrderServer(): () => OrderServer {
+  let server: OrderServer | undefined;
+  beforeEach(async () => {
+    server = await startOrderServer();
+    process.env.ORDERS_TOKEN = 's3cret';
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the order server starts before each test');
+    return server;
+  };
 }
 
 export async function startOrderServer(): Promise<OrderServer> {

@@ -1,7 +1,7 @@
 /** The pure parts of tools files: `${env:NAME}` references and allowHosts entries. */
 import { describe, expect, it } from 'vitest';
 import { isHostAllowed, parseAllowedHost } from '../../src/tools/allow-hosts.js';
-import { resolveEnvRefs } from '../../src/tools/env-refs.js';
+import { hasEnvRefs, resolveEnvRefs } from '../../src/tools/env-refs.js';
 
 describe('resolveEnvRefs', () => {
   it('substitutes set variables and lists their values as secrets', () => {
@@ -47,5 +47,13 @@ describe('allowHosts', () => {
     for (const entry of ['', 'http://x', '*.example.com', 'a/b', 'host:0', 'host:70000', 'host:x', 'u@host']) {
       expect(typeof parseAllowedHost(entry), entry).toBe('string');
     }
+  });
+});
+
+describe('hasEnvRefs', () => {
+  it('leaves nothing behind that changes how the next text resolves', () => {
+    expect(hasEnvRefs('plain')).toBe(false);
+    expect(hasEnvRefs('Bearer ${env:TOKEN}')).toBe(true);
+    expect(resolveEnvRefs('${env:}', {})).toMatchObject({ ok: false });
   });
 });

@@ -1,12 +1,11 @@
 /** MCP tools over Streamable HTTP, against the fixture server listening on 127.0.0.1 (a real HTTP server). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isWeftError, type WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import type { McpServerConfig } from '../../src/tools/mcp-config.js';
 import { openMcpTools } from '../../src/tools/mcp-tools.js';
-import type { Tool, ToolSet } from '../../src/tools/tool.js';
+import type { ToolSet } from '../../src/tools/tool.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
-import { newLog, readLog, waitFor } from '../fixtures/mcp/helpers.js';
+import { newLog, readLog, startFailure, toolOf, waitFor } from '../fixtures/mcp/helpers.js';
 import { startHttpMcpServer } from '../fixtures/mcp/http-server.mjs';
 
 type HttpServer = Awaited<ReturnType<typeof startHttpMcpServer>>;
@@ -15,22 +14,6 @@ const TOKEN = 'sk-mcp-3f9d0a7b5c1e';
 
 function httpConfig(url: string, headers: Record<string, string> = {}, extra: Partial<McpServerConfig> = {}) {
   return { name: 'web', transport: { type: 'http', url, headers }, ...extra } as McpServerConfig;
-}
-
-function toolOf(set: ToolSet, name: string): Tool {
-  const tool = set.tools.find((candidate) => candidate.name === name);
-  if (!tool) throw new Error(`no tool ${name}`);
-  return tool;
-}
-
-async function startFailure(promise: Promise<ToolSet>): Promise<WeftError> {
-  try {
-    await (await promise).close();
-  } catch (error) {
-    if (isWeftError(error)) return error;
-    throw error;
-  }
-  throw new Error('the server started');
 }
 
 describe('MCP tools over Streamable HTTP', () => {

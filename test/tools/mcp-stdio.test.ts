@@ -1,29 +1,21 @@
 /** MCP tools over stdio, against the fixture server run as a real child process. */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isWeftError, type WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import { openMcpTools } from '../../src/tools/mcp-tools.js';
-import type { Tool, ToolSet } from '../../src/tools/tool.js';
+import type { ToolSet } from '../../src/tools/tool.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
-import { FIXTURE_DIR, isAlive, newLog, readLog, serverPid, stdioConfig, waitFor } from '../fixtures/mcp/helpers.js';
-
-function toolOf(set: ToolSet, name: string): Tool {
-  const tool = set.tools.find((candidate) => candidate.name === name);
-  if (!tool) throw new Error(`no tool ${name}`);
-  return tool;
-}
-
-async function startFailure(promise: Promise<unknown>): Promise<WeftError> {
-  try {
-    const set = (await promise) as ToolSet;
-    await set.close();
-  } catch (error) {
-    if (isWeftError(error)) return error;
-    throw error;
-  }
-  throw new Error('the server started');
-}
+import {
+  FIXTURE_DIR,
+  isAlive,
+  newLog,
+  readLog,
+  serverPid,
+  startFailure,
+  stdioConfig,
+  toolOf,
+  waitFor,
+} from '../fixtures/mcp/helpers.js';
 
 describe('MCP tools over stdio', () => {
   const log = newLog();

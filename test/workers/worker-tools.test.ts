@@ -5,7 +5,7 @@
  * place the order again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createModel } from '../../src/llm/resolve-model.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { runTask } from '../../src/run/run-task.js';
@@ -16,24 +16,17 @@ import { createQueueRunner } from '../../src/workers/queue-runner.js';
 import { runWorker } from '../../src/workers/run-worker.js';
 import { ORDERS_MODEL, orderRunFiles } from '../e2e/tool-cli-setup.js';
 import { ROOT } from '../e2e/weft-cli.js';
-import { type OrderServer, orderPlan, startOrderServer } from '../run/tool-fixtures.js';
+import { orderPlan, useOrderServer } from '../run/tool-fixtures.js';
 import { startTestRedis } from './redis-server.js';
 
 const redis = await startTestRedis();
 afterAll(() => redis.stop());
 
-let server: OrderServer;
-beforeEach(async () => {
-  server = await startOrderServer();
-  process.env.ORDERS_TOKEN = 's3cret';
-});
-afterEach(async () => {
-  await server.close();
-});
+const server = useOrderServer();
 
 /** Runs the order plan (a and b, then sum) with the coordinator here and `worker` taking the jobs. */
 async function runOnQueue(queue: string, workerTools: readonly Tool[] | undefined) {
-  const files = orderRunFiles(server.url, ['a', 'b']);
+  const files = orderRunFiles(server().url, ['a', 'b']);
   const set = await loadToolsFile(files.tools);
   const stop = new AbortController();
   const worker = runWorker({
@@ -70,14 +63,14 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
   it('a worker with the tools file runs the tool loops; their events reach the run log; nothing is doubled', {
     timeout: 60_000,
   }, async () => {
-    const files = orderRunFiles(server.url);
+    const files = orderRunFiles(server().url);
     const own = await loadToolsFile(files.tools);
     const { result, events } = await runOnQueue(`weft-tools-${process.pid}-${Date.now()}`, own.tools);
     await own.close();
     expect(result.status).toBe('completed');
     expect(result.toolCalls).toBe(4);
-    expect(server.counts.get('POST /orders')).toBe(2);
-    expect(server.counts.get('GET /orders')).toBe(2);
+    expect(server().counts.get('POST /orders')).toBe(2);
+    expect(server().counts.get('GET /orders')).toBe(2);
     const ofA = events.filter((e) => (e.type === 'tool-call' || e.type === 'tool-result') && e.taskId === 'a');
     expect(ofA.map((e) => e.type)).toEqual(['tool-call', 'tool-result', 'tool-call', 'tool-result']);
     // The model calls made on the worker carry their tool calls, as in-process ones do (a resume replays them).
@@ -92,7 +85,7 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
     expect(none.result.tasks.find((t) => t.id === 'a')?.reason).toContain(
       'The job needs tool "create_order" and this worker has no tools: start it with --tools FILE',
     );
-    const files = orderRunFiles(server.url);
+    const files = orderRunFiles(server().url);
     const own = await loadToolsFile(files.tools);
     const changed = own.tools.map((tool) =>
       tool.name === 'get_order'
@@ -104,14 +97,14 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
     expect(other.result.tasks.find((t) => t.id === 'a')?.reason).toContain(
       'Tool "get_order" of this worker has another input schema than the run\'s',
     );
-    expect(server.counts.size).toBe(0);
+    expect(server().counts.size).toBe(0);
   });
 
   it('a worker SIGKILLed during a placement: the next worker takes the job, reads its journal, places nothing again', {
     timeout: 90_000,
   }, async () => {
     const queue = `weft-tools-kill-${process.pid}-${Date.now()}`;
-    const files = orderRunFiles(server.url, ['a']);
+    const files = orderRunFiles(server().url, ['a']);
     const spawnWorker = (): ChildProcess =>
       spawn(
         process.execPath,
@@ -137,10 +130,10 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
       );
     let second: ChildProcess | undefined;
     const first = spawnWorker();
-    server.hold = (route) => route === 'POST /orders';
-    server.onHeld = () => {
+    server().hold = (route) => route === 'POST /orders';
+    server().onHeld = () => {
       first.kill('SIGKILL');
-      server.hold = undefined;
+      server().hold = undefined;
       second = spawnWorker();
     };
     const set = await loadToolsFile(files.tools);
@@ -158,7 +151,7 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
         attemptRunner: runner.attemptRunner,
       });
       expect(second).toBeDefined();
-      expect(server.posted.get('a')).toBe(1);
+      expect(server().posted.get('a')).toBe(1);
       const a = result.tasks.find((t) => t.id === 'a')!;
       expect(a.status).toBe('failed');
       expect(a.reason).toContain('tool call create_order (#1 of subtask a, attempt 1) may have run; not repeated');
