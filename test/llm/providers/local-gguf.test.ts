@@ -8,6 +8,7 @@ import {
   importNodeLlamaCpp,
   type NodeLlamaCppImporter,
 } from '../../../src/llm/providers/local-gguf.js';
+import { withPromptedTools } from '../../../src/llm/prompted-tools.js';
 import { createModel } from '../../../src/llm/resolve-model.js';
 import { rejection } from './rejection.js';
 import { localInferenceSkipReason, realImporter, TINY_MODEL } from '../../local-llama.js';
@@ -243,6 +244,43 @@ describe('local-gguf provider: real inference with node-llama-cpp', () => {
         expect(result.usage.outputTokens).toBeLessThanOrEqual(96);
       } finally {
         await model.dispose();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(skipReason !== undefined)(
+    'the prompted fallback over the tiny random model: the tool-call grammar makes its reply a valid call',
+    async () => {
+      const local = createLocalGgufModel({ id: `local:${TINY_MODEL}`, path: TINY_MODEL, importer: realImporter });
+      // Random weights follow nothing but the grammar; finite arguments (enums) let the reply end.
+      const model = withPromptedTools(local, { maxRepairs: 0 });
+      try {
+        const result = await model.generate({
+          messages: [{ role: 'user', content: 'Paint the fence.' }],
+          maxTokens: 96,
+          toolChoice: 'required',
+          tools: [
+            {
+              name: 'paint',
+              description: 'Paints a thing.',
+              inputSchema: {
+                type: 'object',
+                properties: { colour: { enum: ['red', 'green'] }, coats: { enum: [1, 2] } },
+                required: ['colour', 'coats'],
+                additionalProperties: false,
+              },
+            },
+          ],
+        });
+        expect(result.toolCalls).toHaveLength(1);
+        const [call] = result.toolCalls ?? [];
+        expect(call?.name).toBe('paint');
+        const args = call?.args as { colour: unknown; coats: unknown };
+        expect(['red', 'green']).toContain(args.colour);
+        expect([1, 2]).toContain(args.coats);
+      } finally {
+        await local.dispose();
       }
     },
     60_000,
