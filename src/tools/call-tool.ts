@@ -23,7 +23,7 @@ export interface CallToolOptions {
   readonly retries?: number;
   /** The first wait before a retry, doubled per retry (default 200 ms). */
   readonly retryDelayMs?: number;
-  /** Results whose JSON is larger are cut to this many bytes, with a note (default 20,000). */
+  /** Results whose JSON is larger are cut to this many bytes, with a note (default the tool's, else 20,000). */
   readonly maxResultBytes?: number;
 }
 
@@ -57,7 +57,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
   const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const retries = tool.idempotent ? (options.retries ?? DEFAULT_TOOL_RETRIES) : 0;
   const retryDelayMs = options.retryDelayMs ?? DEFAULT_TOOL_RETRY_DELAY_MS;
-  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const maxResultBytes = options.maxResultBytes ?? tool.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   checkPositive('timeoutMs', timeoutMs, true);
   checkPositive('maxResultBytes', maxResultBytes, false);
   if (!(Number.isInteger(retries) && retries >= 0)) {

@@ -24,6 +24,7 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType, Result = u
   readonly idempotent?: boolean;
   readonly concurrency?: number;
   readonly timeoutMs?: number;
+  readonly maxResultBytes?: number;
 }
 
 /** Returns the definition unchanged (typed): what a tools module exports. */
@@ -94,6 +95,7 @@ export function toolFromDefinition(
     ...(definition.idempotent !== undefined ? { idempotent: definition.idempotent } : {}),
     ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
     ...(definition.timeoutMs !== undefined ? { timeoutMs: definition.timeoutMs } : {}),
+    ...(definition.maxResultBytes !== undefined ? { maxResultBytes: definition.maxResultBytes } : {}),
     source: options.source,
     async call(args: JsonValue, { signal }) {
       // The JSON Schema check came first (callTool); zod's own parse adds what JSON Schema cannot say (refinements)

@@ -48,6 +48,7 @@ export interface HttpToolSpec {
   readonly idempotent: boolean;
   readonly secretArgs?: readonly string[];
   readonly timeoutMs?: number;
+  readonly maxResultBytes?: number;
   readonly concurrency?: number;
   readonly maxResponseBytes: number;
   readonly allowHosts: readonly AllowedHost[];
@@ -65,6 +66,7 @@ export function createHttpTool(spec: HttpToolSpec): Tool {
     idempotent: spec.idempotent,
     ...(spec.secretArgs ? { secretArgs: spec.secretArgs } : {}),
     ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+    ...(spec.maxResultBytes !== undefined ? { maxResultBytes: spec.maxResultBytes } : {}),
     ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
     source: spec.source,
     call: (args, { signal }) => callHttp(spec, args, signal),

@@ -34,6 +34,8 @@ export interface McpServerConfig {
   readonly idempotent?: readonly string[];
   /** Per call (default callTool's). */
   readonly timeoutMs?: number;
+  /** The result cap of each of its tools (default callTool's). */
+  readonly maxResultBytes?: number;
   /** Where the tools file declares it, for errors: `tools.yaml:12:3`. */
   readonly declaredAt?: string;
 }

@@ -195,6 +195,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     ...tool,
     idempotent: idempotent.has(tool.name) || tool.idempotent === true,
     ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+    ...(config.maxResultBytes !== undefined ? { maxResultBytes: config.maxResultBytes } : {}),
     source,
     call: (args, context) => call(tool.name, args, context.signal),
   }));

@@ -35,6 +35,8 @@ import { TOOL_NAME_PATTERN, type ToolSchema } from './tool.js';
 /** Entries in one `tools:` list. */
 export const MAX_TOOL_ENTRIES = 500;
 const MAX_TIMEOUT_MS = 3_600_000;
+/** A result cap above this would let one tool result fill a model's context many times over. */
+const MAX_RESULT_BYTES_LIMIT = 10_000_000;
 
 export const TOOL_KINDS = ['http', 'module', 'mcp'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
@@ -55,9 +57,23 @@ const FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
     'timeoutMs',
     'concurrency',
     'maxResponseBytes',
+    'maxResultBytes',
   ],
   module: ['kind', 'path', 'exports'],
-  mcp: ['kind', 'name', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'include', 'idempotent', 'timeoutMs'],
+  mcp: [
+    'kind',
+    'name',
+    'command',
+    'args',
+    'env',
+    'cwd',
+    'url',
+    'headers',
+    'include',
+    'idempotent',
+    'timeoutMs',
+    'maxResultBytes',
+  ],
 };
 
 /** Words people write for a field, mapped to it (lower case keys). */
@@ -498,6 +514,7 @@ function parseHttp(fields: Fields, base: SourceBase, context: EntryContext): Too
   const timeoutMs = fields.integer('timeoutMs', 1, MAX_TIMEOUT_MS);
   const concurrency = fields.integer('concurrency', 1, 10_000);
   const maxResponseBytes = fields.integer('maxResponseBytes', 1, 100_000_000) ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxResultBytes = fields.integer('maxResultBytes', 1, MAX_RESULT_BYTES_LIMIT);
 
   if (!name || description === undefined || !method || !inputSchema || !url) return undefined;
   const location = fields.location();
@@ -520,6 +537,7 @@ function parseHttp(fields: Fields, base: SourceBase, context: EntryContext): Too
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(concurrency !== undefined ? { concurrency } : {}),
       maxResponseBytes,
+      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       allowHosts: context.allowHosts ?? [],
       secrets: [...new Set(secrets)],
       source: `http ${method} ${url.display} (${shownLocation(location)})`,
@@ -730,6 +748,7 @@ function parseMcp(fields: Fields, base: SourceBase, context: EntryContext): Tool
   const urlText = fields.string('url');
   const include = fields.stringList('include');
   const idempotent = fields.stringList('idempotent');
+  const maxResultBytes = fields.integer('maxResultBytes', 1, MAX_RESULT_BYTES_LIMIT);
   const timeoutMs = fields.integer('timeoutMs', 1, MAX_TIMEOUT_MS);
   const secrets: string[] = [];
   if (!fields.has('command') && !fields.has('url')) {
@@ -781,6 +800,7 @@ function parseMcp(fields: Fields, base: SourceBase, context: EntryContext): Tool
       transport,
       ...(include ? { include } : {}),
       ...(idempotent ? { idempotent } : {}),
+      ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       declaredAt: [location.file, location.line, location.column].filter((part) => part !== undefined).join(':'),
     },

@@ -34,6 +34,8 @@ export interface Tool {
   readonly secretArgs?: readonly string[];
   /** Calls of this tool at once (default: no cap). */
   readonly concurrency?: number;
+  /** Results whose JSON is larger are cut to this many bytes, with a note (default: callTool's, 20,000). */
+  readonly maxResultBytes?: number;
   /** Milliseconds one call may take (default: callTool's). */
   readonly timeoutMs?: number;
   /** Where it comes from, for `weft tools list` and errors: e.g. `http tools.yaml:12`, `mcp orders (stdio)`. */

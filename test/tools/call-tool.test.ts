@@ -212,6 +212,12 @@ describe('callTool', () => {
     expect(small).toMatchObject({ ok: true, result: big });
   });
 
+  it("caps at the tool's own maxResultBytes unless the caller sets one", async () => {
+    const tool = { ...makeTool(async () => 'x'.repeat(50)), maxResultBytes: 10 };
+    expect(await callTool(tool, {})).toMatchObject({ ok: true, truncated: true });
+    expect(await callTool(tool, {}, { maxResultBytes: 100 })).toMatchObject({ ok: true, result: 'x'.repeat(50) });
+  });
+
   it('cuts multi-byte text on a character boundary', async () => {
     const outcome = await callTool(
       makeTool(async () => 'ééééé'),

@@ -29,6 +29,7 @@ describe('MCP tools over stdio', () => {
         env: { FIXTURE_GREETING: 'hello from the config' },
         idempotent: ['echo'],
         timeoutMs: 4000,
+        maxResultBytes: 50_000,
       }),
     );
   });
@@ -49,6 +50,7 @@ describe('MCP tools over stdio', () => {
       inputSchema: { type: 'object', required: ['a', 'b'] },
       outputSchema: { properties: { sum: { type: 'number' } } },
       timeoutMs: 4000,
+      maxResultBytes: 50_000,
     });
   });
 
@@ -145,7 +147,10 @@ describe('MCP tools over stdio', () => {
     expect(outcomes.map((outcome) => (outcome.ok ? outcome.result : outcome.error.message))).toEqual(texts);
   });
 
-  it('a large result is capped by callTool', async () => {
+  it("a large result is capped by callTool: at the server's maxResultBytes, or the caller's", async () => {
+    const capped = await callTool(toolOf(set, 'big'), { size: 100_000 });
+    expect(capped).toMatchObject({ ok: true, truncated: true });
+    expect(capped.ok && String(capped.result)).toMatch(/\[truncated: 50000 of 100002 bytes\]$/);
     const outcome = await callTool(toolOf(set, 'big'), { size: 100_000 }, { maxResultBytes: 1000 });
     expect(outcome).toMatchObject({ ok: true, truncated: true });
   });

@@ -70,6 +70,7 @@ tools:
     description: One order.
     url: http://127.0.0.1:4100/orders/{order_id}
     input: { type: object, properties: { order_id: { type: string } }, required: [order_id] }
+    maxResultBytes: 4000
   - kind: module
     path: ${mathPath}
     exports: [add, roundIt]
@@ -81,6 +82,7 @@ tools:
     include: [read_file]
     idempotent: [read_file]
     timeoutMs: 5000
+    maxResultBytes: 2000
   - kind: mcp
     name: remote
     url: http://localhost:4200/mcp
@@ -90,6 +92,7 @@ tools:
     const set = await loadToolsFile(file, { env: { FILES_TOKEN: 'ft-1' }, openMcp: opener.open });
     expect(set.tools.map((tool) => tool.name)).toEqual(['get_order', 'add', 'round', 'files_echo', 'remote_echo']);
     expect(set.tools[1]?.source).toBe(`module ${mathPath}#add`);
+    expect(set.tools.map((tool) => tool.maxResultBytes)).toEqual([4000, undefined, undefined, undefined, undefined]);
     expect(await callTool(set.tools[1]!, { a: 2, b: 3 })).toMatchObject({ ok: true, result: { sum: 5 } });
     expect([...opener.configs].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       {
@@ -104,12 +107,13 @@ tools:
         include: ['read_file'],
         idempotent: ['read_file'],
         timeoutMs: 5000,
-        declaredAt: `${file}:12:5`,
+        maxResultBytes: 2000,
+        declaredAt: `${file}:13:5`,
       },
       {
         name: 'remote',
         transport: { type: 'http', url: 'http://localhost:4200/mcp', headers: { Authorization: 'Bearer ft-1' } },
-        declaredAt: `${file}:20:5`,
+        declaredAt: `${file}:22:5`,
       },
     ]);
     await set.close();
