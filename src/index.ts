@@ -148,6 +148,7 @@ export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
 export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './tools/tool.js';
 export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
 export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
+export { mergeToolSets } from './tools/merge-tool-sets.js';
 export { defineTool, type ToolDefinition, type ToolExecuteContext } from './tools/define-tool.js';
 export { loadModuleTools, type ModuleToolsOptions } from './tools/module-tools.js';
 export { DEFAULT_MCP_START_TIMEOUT_MS, openMcpTools, type OpenMcpToolsOptions } from './tools/mcp-tools.js';

@@ -2,13 +2,13 @@
 import {
   defaultRoleKinds,
   createQueueRunner,
-  loadToolsFile,
   mayHaveRedactedCredentials,
   resumeRun,
   WeftError,
   type ToolSet,
 } from '../index.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './context.js';
+import { loadRunTools } from './load-run-tools.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { printResult, runJson } from './run-command.js';
@@ -52,10 +52,12 @@ export async function resumeCommand(
       );
     }
     const { model, costOf } = await loadModel(flags.model ?? run.model, config);
-    // The run's tools come from the file it was started with (recorded absolute), unless --tools names another.
-    const recorded = (run.options as { toolsFile?: unknown }).toolsFile;
-    const toolsFile = flags.tools ?? (typeof recorded === 'string' ? recorded : undefined);
-    if (toolsFile !== undefined) toolSet = await loadToolsFile(toolsFile, { signal });
+    // The run's tools come from the files it was started with (recorded absolute), unless --tools names another
+    // tools file.
+    const recorded = run.options as { toolsFile?: unknown; planToolsFile?: unknown };
+    const toolsFile = flags.tools ?? (typeof recorded.toolsFile === 'string' ? recorded.toolsFile : undefined);
+    const planFile = typeof recorded.planToolsFile === 'string' ? recorded.planToolsFile : undefined;
+    toolSet = (await loadRunTools({ toolsFile, planFile }, signal)).toolSet;
     const result = await resumeRun({
       runId,
       model,

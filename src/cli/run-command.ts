@@ -1,12 +1,10 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import {
   defaultRoleKinds,
   updatePolicyNames,
   createQueueRunner,
   loadTeamOffers,
-  loadToolsFile,
   outputFileName,
   parseWorkflow,
   runResult,
@@ -20,6 +18,7 @@ import {
   type ToolSet,
   type Workflow,
 } from '../index.js';
+import { loadRunTools } from './load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
@@ -106,8 +105,10 @@ export async function runCommand(
     flags.team && flags.team.length > 0
       ? await loadTeamOffers(flags.team, process.cwd(), { createModel: modelMaker(config), runModel: model.id })
       : undefined;
-  // A bad tools file is the user's input error: reported before any run exists. Closed (MCP servers) at the end.
-  const toolSet: ToolSet | undefined = flags.tools ? await loadToolsFile(flags.tools, { signal }) : undefined;
+  // A bad tools file (or plan tools section) is the user's input error: reported before any run exists. Closed
+  // (MCP servers) at the end.
+  const runTools = await loadRunTools({ toolsFile: flags.tools, planFile: flags.plan }, signal);
+  const toolSet: ToolSet | undefined = runTools.toolSet;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
   const queue: QueueRunner | undefined = flags.workers
     ? await createQueueRunner({ redisUrl: flags.workers, field: '--workers' }).catch(async (error: unknown) => {
@@ -139,7 +140,9 @@ export async function runCommand(
         ...(timeoutSeconds !== undefined ? { maxWallMs: timeoutSeconds * 1000 } : {}),
         ...(maxToolCalls !== undefined ? { maxToolCalls } : {}),
       },
-      ...(toolSet ? { tools: toolSet.tools, toolsFile: resolve(flags.tools!) } : {}),
+      ...(toolSet ? { tools: toolSet.tools } : {}),
+      ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
+      ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
       ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
@@ -249,7 +252,8 @@ async function readPlan(file: string): Promise<Workflow> {
       cause: error,
     });
   }
-  const parsed = parseWorkflow(text, { file });
+  // A plan may carry its own tools section, which loadRunTools reads.
+  const parsed = parseWorkflow(text, { file, sections: ['tools', 'allowHosts'] });
   if (!parsed.ok)
     throw new WeftError('PLAN_INVALID', 'The plan is not a valid workflow', {
       location: { file },

@@ -14,6 +14,11 @@ export type ParseWorkflowResult =
 export interface ParseWorkflowOptions {
   /** Named in every issue. Its extension (`.json`, `.yaml`, `.yml`) also picks the syntax. */
   readonly file?: string;
+  /**
+   * Top-level keys another reader owns and checks, left out here (the CLI's plans may carry a tools section:
+   * `tools` and `allowHosts`). Default none: any key the workflow does not know is an error.
+   */
+  readonly sections?: readonly string[];
 }
 
 /**
@@ -23,10 +28,17 @@ export interface ParseWorkflowOptions {
  */
 export function parseWorkflow(input: string | unknown, options: ParseWorkflowOptions = {}): ParseWorkflowResult {
   const { file } = options;
-  if (typeof input !== 'string') return validate(input, () => undefined, file);
+  if (typeof input !== 'string') return validate(withoutSections(input, options.sections), () => undefined, file);
   const source = readStructuredSource(input, file);
   if ('issues' in source) return { ok: false, issues: source.issues };
-  return validate(source.value, source.positionOf, file);
+  return validate(withoutSections(source.value, options.sections), source.positionOf, file);
+}
+
+function withoutSections(value: unknown, sections: readonly string[] | undefined): unknown {
+  if (!sections || sections.length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return value;
+  }
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !sections.includes(key)));
 }
 
 /** For callers holding a plan object: the workflow, or a PLAN_INVALID error carrying the issues. */

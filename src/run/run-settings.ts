@@ -27,6 +27,8 @@ export interface RunSettings {
   readonly maxToolSteps?: number;
   /** The tools file the run was started with (absolute), so that a resume loads the same tools. */
   readonly toolsFile?: string;
+  /** The plan file whose own `tools:` section the run used (absolute), loaded again by a resume. */
+  readonly planToolsFile?: string;
 }
 
 /** RunSettings with every default filled in. */

@@ -105,6 +105,8 @@ export interface RunTaskOptions {
   readonly maxToolSteps?: number;
   /** The tools file `tools` came from, recorded so that `weft resume` loads the same one. */
   readonly toolsFile?: string;
+  /** The plan file whose `tools:` section gave some of `tools`, recorded likewise. */
+  readonly planToolsFile?: string;
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -173,6 +175,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
     ...(options.maxToolSteps !== undefined ? { maxToolSteps: options.maxToolSteps } : {}),
     ...(options.toolsFile !== undefined ? { toolsFile: options.toolsFile } : {}),
+    ...(options.planToolsFile !== undefined ? { planToolsFile: options.planToolsFile } : {}),
   });
   // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
   await options.store.createRun({

@@ -25,6 +25,11 @@ export interface LoadToolsFileOptions {
   readonly openMcp?: McpOpener;
   /** How long an MCP server may take to start and list its tools. */
   readonly mcpStartTimeoutMs?: number;
+  /**
+   * The file is another document holding a tools section (a plan's `tools:` and `allowHosts:`): its other keys
+   * are not ours to check, and a document without `tools` gives an empty set.
+   */
+  readonly embedded?: boolean;
 }
 
 /** Loads every source the file lists into one ToolSet (names unique across sources). Throws BAD_INPUT, located. */
@@ -42,7 +47,12 @@ export async function loadToolsFile(path: string, options: LoadToolsFileOptions 
     );
   }
   const record = root as Record<string, unknown>;
-  const keyIssues = unknownKeyIssues(record, TOOLS_FILE_FIELDS, []).map((issue) => locate(issue.path, issue.message));
+  if (options.embedded && record.tools === undefined && record.allowHosts === undefined) {
+    return { tools: [], close: async () => {} };
+  }
+  const keyIssues = options.embedded
+    ? []
+    : unknownKeyIssues(record, TOOLS_FILE_FIELDS, []).map((issue) => locate(issue.path, issue.message));
   const parsed = parseToolsSection({
     tools: record.tools,
     allowHosts: record.allowHosts,

@@ -76,4 +76,42 @@ describe('weft run --tools', () => {
     expect(steps.code).toBe(2);
     expect(steps.stderr).toContain('--max-tool-steps');
   }, 60_000);
+
+  it('a plan may carry its own tools section: used, recorded for resume, and a name also in --tools is refused', async () => {
+    const files = orderRunFiles(server().url, ['a']);
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const { stringify } = await import('yaml');
+    const { openRunStore } = await import('../../src/store/open-store.js');
+    const planWithTools = files.plan.replace(/\.json$/, '-with-tools.yaml');
+    writeFileSync(
+      planWithTools,
+      `${readFileSync(files.tools, 'utf8')}${stringify(JSON.parse(readFileSync(files.plan, 'utf8')))}`,
+    );
+
+    const run = await weft(['run', '--plan', planWithTools, '--model', ORDERS_MODEL, '--home', files.home, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(jsonDocument(run).toolCalls).toBe(2);
+    expect(server().counts.get('POST /orders')).toBe(1);
+    const store = await openRunStore({ home: files.home });
+    const [stored] = await store.listRuns();
+    const record = await store.getRun(stored!.runId);
+    await store.close();
+    expect(record?.options).toMatchObject({ planToolsFile: planWithTools });
+    expect(record?.options).not.toHaveProperty('toolsFile');
+
+    const clash = await weft([
+      'run',
+      '--plan',
+      planWithTools,
+      '--tools',
+      files.tools,
+      '--model',
+      ORDERS_MODEL,
+      '--home',
+      files.home,
+    ]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('tool "create_order" is defined twice: http POST');
+    expect(server().counts.get('POST /orders')).toBe(1);
+  }, 60_000);
 });

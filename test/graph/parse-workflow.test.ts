@@ -505,3 +505,14 @@ describe('workflowFromJson and toWorkflowJson', () => {
     expect(workflow.subtasks[0]?.dependsOn).toStrictEqual([]);
   });
 });
+
+describe('sections other readers own', () => {
+  it('leaves out the named top-level keys, and only those; without sections they are unknown fields', () => {
+    const text = 'task: t\ntools: []\nallowHosts: [localhost]\nsubtasks: [{ id: a, objective: o, agent: x }]\n';
+    expect(parseWorkflow(text, { file: 'plan.yaml', sections: ['tools', 'allowHosts'] }).ok).toBe(true);
+    const strict = parseWorkflow(text, { file: 'plan.yaml' });
+    expect(strict.ok).toBe(false);
+    if (!strict.ok) expect(strict.issues.map((issue) => issue.field)).toEqual(['tools', 'allowHosts']);
+    expect(parseWorkflow(text, { file: 'plan.yaml', sections: ['tools'] }).ok).toBe(false);
+  });
+});

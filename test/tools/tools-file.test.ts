@@ -351,3 +351,27 @@ describe('opening sources', () => {
     expect(recording.closed()).toBe(1);
   });
 });
+
+describe('a tools section inside another document (a plan)', () => {
+  it("ignores the document's own keys, reads its tools located in it, and gives none when it has no section", async () => {
+    const mathPath = resolve(FIXTURES, 'math-tools.mjs');
+    const plan = write(`task: add things
+subtasks: [{ id: a, objective: add, agent: calc }]
+tools:
+  - kind: module
+    path: ${mathPath}
+    exports: [add]
+`);
+    const set = await loadToolsFile(plan, { embedded: true });
+    expect(set.tools.map((tool) => tool.name)).toEqual(['add']);
+    await set.close();
+    // The same document as a tools file proper: its plan keys are unknown there.
+    const strict = (await loadToolsFile(plan).catch((caught) => caught)) as WeftError;
+    expect(formatError(strict)).toMatch(/unknown field "task"/);
+    const bare = await loadToolsFile(write('task: nothing to call\nsubtasks: []\n'), { embedded: true });
+    expect(bare.tools).toEqual([]);
+    const broken = write('task: t\ntools:\n  - kind: htp\n');
+    const error = (await loadToolsFile(broken, { embedded: true }).catch((caught) => caught)) as WeftError;
+    expect(formatError(error)).toContain(`${broken}:3:5 tools[0].kind: unknown kind "htp"`);
+  });
+});
