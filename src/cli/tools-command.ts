@@ -158,6 +158,7 @@ function describeTool(tool: Tool): Record<string, unknown> {
     ...(tool.secretArgs ? { secretArgs: tool.secretArgs } : {}),
     ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
     ...(tool.concurrency !== undefined ? { concurrency: tool.concurrency } : {}),
+    ...(tool.maxResultBytes !== undefined ? { maxResultBytes: tool.maxResultBytes } : {}),
   };
 }
 
