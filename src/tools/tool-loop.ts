@@ -212,7 +212,8 @@ async function outcomeOf(
   const tool = call.tool;
   if (!tool) {
     const known = [...byName.keys()].join(', ') || 'none';
-    return badCall(`There is no tool named "${call.name}"; the tools are: ${known}`);
+    // The name is the model's: a runaway one is not echoed whole into the next prompt.
+    return badCall(`There is no tool named ${clip(JSON.stringify(call.name), 80)}; the tools are: ${known}`);
   }
   if (typeof call.args === 'string') {
     return badCall(`${tool.name}: the arguments are not a JSON object (${clip(call.args, 200)}); send a JSON object`);

@@ -126,6 +126,14 @@ describe('runToolLoop', () => {
     expect(toolMessages.every((m) => m.role === 'tool' && m.isError === true)).toBe(true);
   });
 
+  it('does not echo a runaway tool name back whole to the model', async () => {
+    const broken = probe('broken', async () => 1);
+    const model = toolModel([{ toolCalls: [{ name: 'x'.repeat(100_000), args: {} }] }, { text: 'ok' }]);
+    const result = await runToolLoop({ model, call: BASE, tools: [broken] });
+    const outcome = result.calls[0]!.outcome;
+    expect(outcome.ok ? '' : outcome.error).toBe(`There is no tool named "${'x'.repeat(79)}…; the tools are: broken`);
+  });
+
   it('after maxSteps asks once more with toolChoice none and does not run the calls of that answer', async () => {
     let runs = 0;
     const count = probe('count', async () => ++runs);
