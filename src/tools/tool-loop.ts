@@ -166,7 +166,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       }),
     );
     // The calls of one step run at once (models ask for several when they are independent); results keep order.
-    const settled = await Promise.all(
+    // All of them settle before a refusal or an abort ends the loop: a call already running still has its end
+    // recorded, instead of finishing (its side effect done) after the run has ended.
+    const results = await Promise.allSettled(
       calls.map((call, index) =>
         index < MAX_TOOL_CALLS_PER_STEP
           ? runOne(call, byName, hooks, options.callOptions, signal)
@@ -179,6 +181,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
             },
       ),
     );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const settled = results.map((result) => (result as PromiseFulfilledResult<ToolLoopRecord>).value);
     for (const record of settled) {
       records.push(record);
       messages.push(toolMessage(record.call, record.outcome));

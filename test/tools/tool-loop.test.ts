@@ -225,6 +225,50 @@ describe('runToolLoop', () => {
     expect(runs).toBe(0);
   });
 
+  it("a refusal in the middle of one answer's calls ends the loop only after the calls already running have ended and been recorded", async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const order: string[] = [];
+    const slow = probe('slow', async () => {
+      order.push('slow started');
+      await released;
+      return 'done';
+    });
+    let admitted = 0;
+    const model = toolModel([
+      {
+        toolCalls: [
+          { name: 'slow', args: { n: 1 } },
+          { name: 'slow', args: { n: 2 } },
+        ],
+      },
+      { text: 'never' },
+    ]);
+    const loop = runToolLoop({
+      model,
+      call: BASE,
+      tools: [slow],
+      hooks: {
+        admit: () => {
+          if (admitted++ >= 1) throw new WeftError('BUDGET', 'Budget exhausted: tool call budget of 1 reached');
+        },
+        onCallEnd: (call, outcome) => {
+          order.push(`end #${call.sequence} ${outcome.ok}`);
+        },
+      },
+    }).catch((error: unknown) => {
+      order.push('loop ended');
+      throw error;
+    });
+    // Every pending reaction runs before this: a loop that ended without waiting has ended by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await expect(loop).rejects.toMatchObject({ code: 'BUDGET' });
+    expect(order).toEqual(['slow started', 'end #0 true', 'loop ended']);
+  });
+
   it('the caller aborting ends the loop with ABORTED, also during a tool call', async () => {
     const controller = new AbortController();
     const hang = probe('hang', (_args, { signal }) => {
