@@ -2,6 +2,7 @@
  * Tools files: every problem reported at once with file:line:column and field; module, http and mcp sources loaded
  * into one set (MCP entries checked up to the config the opener receives); names unique across sources.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -264,6 +265,12 @@ tools:
       `${join(scratch, 'nope.yaml')}: cannot read the tools file: no such file`,
     );
     expect(formatError(await failure(loadToolsFile(scratch)))).toContain('it is a folder');
+    // A named pipe without a writer: reading it would never end (and hold up the process's exit).
+    const fifo = join(scratch, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    expect(formatError(await failure(loadToolsFile(fifo)))).toBe(
+      `${fifo}: cannot read the tools file: it is not a regular file`,
+    );
     const deep = write(`tools: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
     expect(formatError(await failure(loadToolsFile(deep)))).toContain('invalid YAML: nested deeper than 100 levels');
     const list = write('- kind: http\n');
