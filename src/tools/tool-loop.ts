@@ -9,7 +9,7 @@
  * on. Only the caller's abort and a hook's refusal (a spent budget) end it with an exception.
  */
 import { WeftError, isWeftError } from '../errors.js';
-import type { ChatCall, ChatMessage, ChatModel, ToolDeclaration, Usage } from '../llm/chat-model.js';
+import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
 import type { JsonValue, Tool } from './tool.js';
 
@@ -141,7 +141,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     );
     usage.inputTokens += reply.usage.inputTokens;
     usage.outputTokens += reply.usage.outputTokens;
-    const requested = reply.toolCalls ?? [];
+    const requested = uniqueIds(reply.toolCalls ?? [], messages);
     // Calls asked for in the forced last answer are not run: the model was told it may not call tools.
     if (requested.length === 0 || last || declarations.length === 0) {
       messages.push({ role: 'assistant', content: reply.text });
@@ -236,6 +236,23 @@ async function outcomeOf(
     };
   }
   return { ok: false, error: outcome.error.message, code: outcome.error.code, durationMs: outcome.durationMs };
+}
+
+/**
+ * The calls with ids unique in the conversation: a model that gives one id twice would have its results mixed up,
+ * and providers refuse a conversation holding a duplicate (a 400 on every later call). A repeat gets a suffix.
+ */
+function uniqueIds(requested: readonly ToolCallRequest[], messages: readonly ChatMessage[]): ToolCallRequest[] {
+  const used = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) used.add(call.id);
+  }
+  return requested.map((request) => {
+    let id = request.id;
+    for (let n = 2; used.has(id); n++) id = `${request.id}_${n}`;
+    used.add(id);
+    return id === request.id ? request : { ...request, id };
+  });
 }
 
 function badCall(error: string): ToolLoopOutcome {

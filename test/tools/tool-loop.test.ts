@@ -134,6 +134,44 @@ describe('runToolLoop', () => {
     expect(outcome.ok ? '' : outcome.error).toBe(`There is no tool named "${'x'.repeat(79)}…; the tools are: broken`);
   });
 
+  it('gives a call id the model repeats a suffix, so every result answers one call', async () => {
+    const seen: ChatCall[] = [];
+    const replies: ToolCallRequest[][] = [
+      [
+        { id: 'same', name: 'add', args: { n: 1 } },
+        { id: 'same', name: 'add', args: { n: 2 } },
+      ],
+      [{ id: 'same', name: 'add', args: { n: 3 } }],
+    ];
+    const model: ChatModel = {
+      id: 'fake:dup',
+      kind: 'real',
+      toolCalling: 'native',
+      async generate(call) {
+        seen.push(call);
+        const toolCalls = replies[seen.length - 1];
+        return {
+          text: '',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'fake',
+          ...(toolCalls ? { toolCalls } : {}),
+        };
+      },
+    };
+    const add = probe('add', async (args) => (args as { n: number }).n * 10);
+    const result = await runToolLoop({ model, call: BASE, tools: [add] });
+    const last = seen[seen.length - 1]!.messages;
+    const ids = last.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((c) => c.id) : [],
+    );
+    expect(ids).toEqual(['same', 'same_2', 'same_3']);
+    const answers = last.flatMap((message) =>
+      message.role === 'tool' ? [`${message.toolCallId}=${message.content}`] : [],
+    );
+    expect(answers).toEqual(['same=10', 'same_2=20', 'same_3=30']);
+    expect(result.calls.map((record) => record.call.id)).toEqual(['same', 'same_2', 'same_3']);
+  });
+
   it('after maxSteps asks once more with toolChoice none and does not run the calls of that answer', async () => {
     let runs = 0;
     const count = probe('count', async () => ++runs);
