@@ -7,6 +7,8 @@ import type { WeftEvent } from './events.js';
 
 const MAX_ARGS = 120;
 const MAX_RESULT = 160;
+/** A tool name the model made up can be any length (the log keeps it whole). */
+const MAX_NAME = 64;
 
 export interface ToolCallView {
   readonly taskId: string;
@@ -42,7 +44,7 @@ export function toolCallViews(events: Iterable<WeftEvent>): ToolCallView[] {
 
 /** `search_orders {"q":"lamp"} → ok 12 ms: [{"id":7,…` */
 export function toolCallLine(view: ToolCallView): string {
-  const head = `${view.name} ${clip(json(view.args), MAX_ARGS)}`;
+  const head = `${clip(oneLine(view.name), MAX_NAME)} ${clip(oneLine(json(view.args)), MAX_ARGS)}`;
   const end = view.end;
   if (!end) return `${head} → no result recorded`;
   const took = `${Math.round(end.durationMs)} ms`;
@@ -59,8 +61,15 @@ function json(value: unknown): string {
   }
 }
 
+/**
+ * One line, and nothing a terminal would act on: a name the model made up or a result from someone's server may
+ * carry escape sequences (clear the screen, set the title), shown as `\u001b`.
+ */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function clip(text: string, limit: number): string {

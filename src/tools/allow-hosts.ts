@@ -25,10 +25,24 @@ export function parseAllowedHost(entry: string): AllowedHost | string {
       ? [text, undefined]
       : (text.split(':') as [string, string | undefined]);
   if (host === '') return `"${entry}" has no host`;
-  if (portText === undefined) return { host };
+  const canonical = canonicalHost(host);
+  if (canonical === undefined) return `"${entry}" is not a valid host name or IP`;
+  if (portText === undefined) return { host: canonical };
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 1 || port > 65_535) return `"${entry}" has an invalid port`;
-  return { host, port };
+  return { host: canonical, port };
+}
+
+/**
+ * The host as a URL's `hostname` gives it, which is what requests are checked by: `2130706433` and `0x7f.1` are
+ * 127.0.0.1, `[::ffff:127.0.0.1]` is `::ffff:7f00:1`. Compared as written, such an entry would match nothing.
+ */
+function canonicalHost(host: string): string | undefined {
+  try {
+    return new URL(`http://${host.includes(':') ? `[${host}]` : host}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
 }
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443 };

@@ -197,6 +197,10 @@ async function fetchFollowing(
     if (next.origin !== url.origin) {
       headers.delete('authorization');
       headers.delete('cookie');
+      // A key in any header (X-Api-Key: ${env:KEY}) is a credential too: it stays with the origin it was meant for.
+      for (const [key, value] of Object.entries(spec.headers)) {
+        if (spec.secrets.some((secret) => secret !== '' && value.includes(secret))) headers.delete(key);
+      }
     }
     // 303, and 301/302 after a POST, become a GET without a body, as browsers do.
     if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {

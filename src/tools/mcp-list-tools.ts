@@ -7,6 +7,11 @@ import { TOOL_NAME_PATTERN, type Tool, type ToolSchema } from './tool.js';
 
 /** A server that keeps answering with new cursors is looping: this many pages is far beyond any real one. */
 const MAX_LIST_PAGES = 1000;
+/**
+ * Tools taken from one server without `include`. Each one's schema is compiled when the server starts: a server
+ * listing 100,000 took 16 s and 750 MB before anything ran, and no model is offered that many.
+ */
+export const MAX_MCP_TOOLS = 1000;
 
 export interface ListedTool {
   readonly name: string;
@@ -48,6 +53,13 @@ export function toolsOf(listed: readonly ListedTool[], config: McpServerConfig, 
   for (const tool of listed) {
     if (byName.has(tool.name)) throw new WeftError('TOOL', `${label} lists tool "${tool.name}" twice`);
     byName.set(tool.name, tool);
+  }
+  if (config.include === undefined && byName.size > MAX_MCP_TOOLS) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `${label} lists ${byName.size} tools; at most ${MAX_MCP_TOOLS} are taken without include: list the ones its agents need in include`,
+      { location: mcpLocation(config, 'include') },
+    );
   }
   const names = config.include ?? [...byName.keys()];
   const missing = names.filter((name) => !byName.has(name));

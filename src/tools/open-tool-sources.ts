@@ -48,6 +48,14 @@ export async function openToolSources(
     issues.push({ ...source.locate(path), message });
   };
   const outcomes = await Promise.allSettled(sources.map((source) => openSource(source, options)));
+  // The caller gave up (Ctrl-C, SIGTERM): that is no problem of the file, and not exit 2.
+  const aborted = outcomes.find(
+    (outcome) => outcome.status === 'rejected' && isWeftError(outcome.reason) && outcome.reason.code === 'ABORTED',
+  );
+  if (aborted && options.signal?.aborted) {
+    await closeAll(outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : [])))();
+    throw (aborted as PromiseRejectedResult).reason;
+  }
   const opened: Opened[] = [];
   outcomes.forEach((outcome, index) => {
     const source = sources[index]!;

@@ -9,7 +9,7 @@
  * on. Only the caller's abort and a hook's refusal (a spent budget) end it with an exception.
  */
 import { WeftError, isWeftError } from '../errors.js';
-import type { ChatCall, ChatMessage, ChatModel, ToolDeclaration, Usage } from '../llm/chat-model.js';
+import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
 import type { JsonValue, Tool } from './tool.js';
 
@@ -141,7 +141,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     );
     usage.inputTokens += reply.usage.inputTokens;
     usage.outputTokens += reply.usage.outputTokens;
-    const requested = reply.toolCalls ?? [];
+    const requested = uniqueIds(reply.toolCalls ?? [], messages);
     // Calls asked for in the forced last answer are not run: the model was told it may not call tools.
     if (requested.length === 0 || last || declarations.length === 0) {
       messages.push({ role: 'assistant', content: reply.text });
@@ -166,7 +166,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       }),
     );
     // The calls of one step run at once (models ask for several when they are independent); results keep order.
-    const settled = await Promise.all(
+    // All of them settle before a refusal or an abort ends the loop: a call already running still has its end
+    // recorded, instead of finishing (its side effect done) after the run has ended.
+    const results = await Promise.allSettled(
       calls.map((call, index) =>
         index < MAX_TOOL_CALLS_PER_STEP
           ? runOne(call, byName, hooks, options.callOptions, signal)
@@ -179,6 +181,9 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
             },
       ),
     );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const settled = results.map((result) => (result as PromiseFulfilledResult<ToolLoopRecord>).value);
     for (const record of settled) {
       records.push(record);
       messages.push(toolMessage(record.call, record.outcome));
@@ -212,7 +217,8 @@ async function outcomeOf(
   const tool = call.tool;
   if (!tool) {
     const known = [...byName.keys()].join(', ') || 'none';
-    return badCall(`There is no tool named "${call.name}"; the tools are: ${known}`);
+    // The name is the model's: a runaway one is not echoed whole into the next prompt.
+    return badCall(`There is no tool named ${clip(JSON.stringify(call.name), 80)}; the tools are: ${known}`);
   }
   if (typeof call.args === 'string') {
     return badCall(`${tool.name}: the arguments are not a JSON object (${clip(call.args, 200)}); send a JSON object`);
@@ -230,6 +236,23 @@ async function outcomeOf(
     };
   }
   return { ok: false, error: outcome.error.message, code: outcome.error.code, durationMs: outcome.durationMs };
+}
+
+/**
+ * The calls with ids unique in the conversation: a model that gives one id twice would have its results mixed up,
+ * and providers refuse a conversation holding a duplicate (a 400 on every later call). A repeat gets a suffix.
+ */
+function uniqueIds(requested: readonly ToolCallRequest[], messages: readonly ChatMessage[]): ToolCallRequest[] {
+  const used = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) used.add(call.id);
+  }
+  return requested.map((request) => {
+    let id = request.id;
+    for (let n = 2; used.has(id); n++) id = `${request.id}_${n}`;
+    used.add(id);
+    return id === request.id ? request : { ...request, id };
+  });
 }
 
 function badCall(error: string): ToolLoopOutcome {

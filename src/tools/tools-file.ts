@@ -76,6 +76,8 @@ async function readToolsFile(path: string): Promise<string> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    // A named pipe nobody writes to would block the read for ever, in a thread that even a second SIGTERM waits for.
+    if (!info.isFile()) throw new Error('it is not a regular file');
     if (info.size > MAX_TOOLS_FILE_BYTES) {
       throw new WeftError('BAD_INPUT', `the tools file is ${info.size} bytes; at most ${MAX_TOOLS_FILE_BYTES}`, {
         location: { file: path },

@@ -43,6 +43,22 @@ describe('allowHosts', () => {
     expect(isHostAllowed(new URL('https://api.example.com/x'), [{ host: 'api.example.com', port: 443 }])).toBe(true);
   });
 
+  it('reads an entry as URLs read hosts, so that one written another way matches the requests it names', () => {
+    const entries = ['2130706433', '[::ffff:127.0.0.1]', '::FFFF:7f00:1:4100', '0x7f.0.0.2'];
+    expect(entries.map(parseAllowedHost)).toEqual([
+      { host: '127.0.0.1' },
+      { host: '::ffff:7f00:1' },
+      { host: '::ffff:7f00:1:4100' },
+      { host: '127.0.0.2' },
+    ]);
+    const allowed = entries.slice(0, 2).map(parseAllowedHost) as { host: string }[];
+    expect(isHostAllowed(new URL('http://127.0.0.1:4100/x'), allowed)).toBe(true);
+    expect(isHostAllowed(new URL('http://[::ffff:127.0.0.1]/x'), allowed)).toBe(true);
+    expect(isHostAllowed(new URL('http://127.0.0.2/x'), allowed)).toBe(false);
+    expect(typeof parseAllowedHost('exa mple.com')).toBe('string');
+    expect(typeof parseAllowedHost('a%00b')).toBe('string');
+  });
+
   it('refuses entries that are not hosts', () => {
     for (const entry of ['', 'http://x', '*.example.com', 'a/b', 'host:0', 'host:70000', 'host:x', 'u@host']) {
       expect(typeof parseAllowedHost(entry), entry).toBe('string');

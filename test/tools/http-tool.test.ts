@@ -276,6 +276,31 @@ tools:
     expect(outside.requests).toHaveLength(0);
   });
 
+  it('drops every header carrying an ${env:…} secret when a redirect changes the origin, not just Authorization', async () => {
+    const other = await server((_request, response) => sendJson(response, 200, { ok: true }), 'localhost');
+    const api = await server((_request, response) => {
+      response.writeHead(302, { location: `${other.origin}/landing` });
+      response.end();
+    });
+    const set = await load(
+      `
+allowHosts: [127.0.0.1, localhost]
+tools:
+  - kind: http
+    name: go
+    description: G
+    url: "${api.origin}/go"
+    headers: { X-Api-Key: "\${env:KEY}", Authorization: "Bearer \${env:KEY}", X-Tenant: acme }
+`,
+      { KEY: 'k-123' },
+    );
+    expect(await callTool(toolOf(set, 'go'), {})).toMatchObject({ ok: true });
+    expect(api.requests[0]!.headers['x-api-key']).toBe('k-123');
+    const landed = other.requests[0]!.headers;
+    expect(JSON.stringify(landed)).not.toContain('k-123');
+    expect(landed['x-tenant']).toBe('acme');
+  });
+
   it('abandons the request at the deadline: the server sees the connection close', async () => {
     const api = await server(() => {
       // Never answers.

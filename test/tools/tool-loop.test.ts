@@ -126,6 +126,52 @@ describe('runToolLoop', () => {
     expect(toolMessages.every((m) => m.role === 'tool' && m.isError === true)).toBe(true);
   });
 
+  it('does not echo a runaway tool name back whole to the model', async () => {
+    const broken = probe('broken', async () => 1);
+    const model = toolModel([{ toolCalls: [{ name: 'x'.repeat(100_000), args: {} }] }, { text: 'ok' }]);
+    const result = await runToolLoop({ model, call: BASE, tools: [broken] });
+    const outcome = result.calls[0]!.outcome;
+    expect(outcome.ok ? '' : outcome.error).toBe(`There is no tool named "${'x'.repeat(79)}…; the tools are: broken`);
+  });
+
+  it('gives a call id the model repeats a suffix, so every result answers one call', async () => {
+    const seen: ChatCall[] = [];
+    const replies: ToolCallRequest[][] = [
+      [
+        { id: 'same', name: 'add', args: { n: 1 } },
+        { id: 'same', name: 'add', args: { n: 2 } },
+      ],
+      [{ id: 'same', name: 'add', args: { n: 3 } }],
+    ];
+    const model: ChatModel = {
+      id: 'fake:dup',
+      kind: 'real',
+      toolCalling: 'native',
+      async generate(call) {
+        seen.push(call);
+        const toolCalls = replies[seen.length - 1];
+        return {
+          text: '',
+          usage: { inputTokens: 1, outputTokens: 1 },
+          model: 'fake',
+          ...(toolCalls ? { toolCalls } : {}),
+        };
+      },
+    };
+    const add = probe('add', async (args) => (args as { n: number }).n * 10);
+    const result = await runToolLoop({ model, call: BASE, tools: [add] });
+    const last = seen[seen.length - 1]!.messages;
+    const ids = last.flatMap((message) =>
+      message.role === 'assistant' ? (message.toolCalls ?? []).map((c) => c.id) : [],
+    );
+    expect(ids).toEqual(['same', 'same_2', 'same_3']);
+    const answers = last.flatMap((message) =>
+      message.role === 'tool' ? [`${message.toolCallId}=${message.content}`] : [],
+    );
+    expect(answers).toEqual(['same=10', 'same_2=20', 'same_3=30']);
+    expect(result.calls.map((record) => record.call.id)).toEqual(['same', 'same_2', 'same_3']);
+  });
+
   it('after maxSteps asks once more with toolChoice none and does not run the calls of that answer', async () => {
     let runs = 0;
     const count = probe('count', async () => ++runs);
@@ -215,6 +261,50 @@ describe('runToolLoop', () => {
       }),
     ).rejects.toThrow('may have run; not repeated');
     expect(runs).toBe(0);
+  });
+
+  it("a refusal in the middle of one answer's calls ends the loop only after the calls already running have ended and been recorded", async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const order: string[] = [];
+    const slow = probe('slow', async () => {
+      order.push('slow started');
+      await released;
+      return 'done';
+    });
+    let admitted = 0;
+    const model = toolModel([
+      {
+        toolCalls: [
+          { name: 'slow', args: { n: 1 } },
+          { name: 'slow', args: { n: 2 } },
+        ],
+      },
+      { text: 'never' },
+    ]);
+    const loop = runToolLoop({
+      model,
+      call: BASE,
+      tools: [slow],
+      hooks: {
+        admit: () => {
+          if (admitted++ >= 1) throw new WeftError('BUDGET', 'Budget exhausted: tool call budget of 1 reached');
+        },
+        onCallEnd: (call, outcome) => {
+          order.push(`end #${call.sequence} ${outcome.ok}`);
+        },
+      },
+    }).catch((error: unknown) => {
+      order.push('loop ended');
+      throw error;
+    });
+    // Every pending reaction runs before this: a loop that ended without waiting has ended by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await expect(loop).rejects.toMatchObject({ code: 'BUDGET' });
+    expect(order).toEqual(['slow started', 'end #0 true', 'loop ended']);
   });
 
   it('the caller aborting ends the loop with ABORTED, also during a tool call', async () => {

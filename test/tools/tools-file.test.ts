@@ -2,12 +2,13 @@
  * Tools files: every problem reported at once with file:line:column and field; module, http and mcp sources loaded
  * into one set (MCP entries checked up to the config the opener receives); names unique across sources.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatError, type WeftError } from '../../src/errors.js';
+import { formatError, WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import type { McpServerConfig } from '../../src/tools/mcp-config.js';
 import { parseToolsSection } from '../../src/tools/parse-tools-section.js';
@@ -264,6 +265,12 @@ tools:
       `${join(scratch, 'nope.yaml')}: cannot read the tools file: no such file`,
     );
     expect(formatError(await failure(loadToolsFile(scratch)))).toContain('it is a folder');
+    // A named pipe without a writer: reading it would never end (and hold up the process's exit).
+    const fifo = join(scratch, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    expect(formatError(await failure(loadToolsFile(fifo)))).toBe(
+      `${fifo}: cannot read the tools file: it is not a regular file`,
+    );
     const deep = write(`tools: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
     expect(formatError(await failure(loadToolsFile(deep)))).toContain('invalid YAML: nested deeper than 100 levels');
     const list = write('- kind: http\n');
@@ -349,6 +356,24 @@ describe('opening sources', () => {
     expect(text).toContain('tools[2].exports[0]: Tools module');
     expect(recording.configs.map((config) => config.name)).toEqual(['good']);
     expect(recording.closed()).toBe(1);
+  });
+});
+
+describe('giving up while servers start', () => {
+  it('an abort (Ctrl-C, SIGTERM) while an MCP server hangs at start is ABORTED, not a problem of the file', async () => {
+    const server = join(scratch, 'hangs-at-start.mjs');
+    writeFileSync(server, 'setInterval(() => {}, 1000);\n');
+    const mathPath = resolve(FIXTURES, 'math-tools.mjs');
+    const file = write(`tools:
+  - { kind: mcp, name: stuck, command: node, args: ["${server}"] }
+  - { kind: module, path: "${mathPath}", exports: [add] }
+`);
+    const controller = new AbortController();
+    const loading = loadToolsFile(file, { signal: controller.signal, mcpStartTimeoutMs: 60_000 });
+    setTimeout(() => controller.abort(new WeftError('ABORTED', 'terminated (SIGTERM)')), 100);
+    const error = await failure(loading);
+    expect(error.code).toBe('ABORTED');
+    expect(error.message).toBe('terminated (SIGTERM)');
   });
 });
 
