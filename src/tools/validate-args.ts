@@ -16,16 +16,51 @@ interface AjvLike {
 }
 type AjvClass = new (options: Record<string, unknown>) => AjvLike;
 
-let ajvClasses: Promise<{ draft07: AjvClass; draft2020: AjvClass }> | undefined;
+interface Loaded {
+  readonly draft07: AjvClass;
+  readonly draft2020: AjvClass;
+  readonly regExp: PatternEngine;
+}
+
+let ajvClasses: Promise<Loaded> | undefined;
 const shared = new Map<AjvClass, AjvLike>();
 const compiled = new WeakMap<object, ValidateFunction>();
 
-function loadAjv(): Promise<{ draft07: AjvClass; draft2020: AjvClass }> {
-  ajvClasses ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([draft07, draft2020]) => ({
-    draft07: classOf(draft07),
-    draft2020: classOf(draft2020),
-  }));
+function loadAjv(): Promise<Loaded> {
+  ajvClasses ??= Promise.all([import('ajv'), import('ajv/dist/2020.js'), import('re2js')]).then(
+    ([draft07, draft2020, re2js]) => ({
+      draft07: classOf(draft07),
+      draft2020: classOf(draft2020),
+      regExp: linearPatterns(re2js.RE2JS),
+    }),
+  );
   return ajvClasses;
+}
+
+/** ajv's `code.regExp`: builds what `pattern` and `patternProperties` test strings with. */
+interface PatternEngine {
+  (pattern: string, flags: string): { test(text: string): boolean };
+  code: string;
+}
+
+/**
+ * Schema patterns run on RE2 (re2js: linear time), never on V8's backtracking engine: a pattern like `^(a+)+$` from
+ * an MCP server or a module, and 40 characters of a model's argument, would block the event loop for minutes, past
+ * every deadline. A pattern RE2 cannot run (lookaround, backreferences) is not checked here; the tool checks its own
+ * arguments anyway.
+ */
+function linearPatterns(RE2JS: typeof import('re2js').RE2JS): PatternEngine {
+  const engine = (pattern: string, flags: string) => {
+    // ajv caches compiled patterns by their text: each must print as itself.
+    const text = `/${pattern}/${flags}`;
+    try {
+      const compiledPattern = RE2JS.compile(pattern);
+      return { test: (value: string) => compiledPattern.test(value), toString: () => text };
+    } catch {
+      return { test: () => true, toString: () => `${text} (not checked: RE2 cannot run it)` };
+    }
+  };
+  return Object.assign(engine, { code: 'RE2JS' });
 }
 
 // ajv is CommonJS: its class is `default`, or `default.default` depending on how the loader wraps it.
@@ -51,14 +86,14 @@ const AJV_OPTIONS = {
 export async function compileToolSchema(toolName: string, schema: ToolSchema): Promise<ValidateFunction> {
   const cached = compiled.get(schema);
   if (cached) return cached;
-  const { draft07, draft2020 } = await loadAjv();
+  const { draft07, draft2020, regExp } = await loadAjv();
   const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
   // Without `$schema`, 2020-12 (what zod and MCP emit); older drafts by their declared URI.
   const Ajv = /draft-0[4-7]/.test(declared) ? draft07 : draft2020;
   // A schema with an `$id` gets its own instance: a second tool with the same `$id` would clash in a shared one.
   let ajv = shared.get(Ajv);
   if (typeof schema.$id === 'string' || !ajv) {
-    const fresh = new Ajv(AJV_OPTIONS);
+    const fresh = new Ajv({ ...AJV_OPTIONS, code: { regExp } });
     if (typeof schema.$id !== 'string') shared.set(Ajv, fresh);
     ajv = fresh;
   }

@@ -110,3 +110,30 @@ describe('validateToolArgs', () => {
     );
   });
 });
+
+describe('schema patterns run in linear time (RE2)', () => {
+  const patterned = {
+    name: 'tag',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        // On V8's engine, 41 characters against this pattern take minutes (catastrophic backtracking).
+        word: { type: 'string', pattern: '^(a+)+$' },
+        code: { type: 'string', pattern: '^[A-Z]-\\d{4}$' },
+        look: { type: 'string', pattern: '^(?=x)x+$' },
+      },
+      patternProperties: { '^n_\\d+$': { type: 'number' } },
+    },
+  };
+
+  it('a catastrophic pattern answers at once, and each pattern checks its own field', async () => {
+    expect((await problemOf({ word: `${'a'.repeat(41)}!` }, patterned)).message).toContain('argument "word"');
+    await validateToolArgs(patterned, { word: 'aaaa', code: 'B-1234', n_7: 3 });
+    expect((await problemOf({ code: 'b-1234' }, patterned)).message).toContain('argument "code"');
+    expect((await problemOf({ n_1: 'one' }, patterned)).message).toContain('argument "n_1"');
+  });
+
+  it('a pattern RE2 cannot run (lookaround) is left unchecked, not refused', async () => {
+    await validateToolArgs(patterned, { look: 'anything' });
+  });
+});
