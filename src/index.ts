@@ -156,8 +156,8 @@ export {
   parseToolsSection,
   type ParsedToolsSection,
   type ParseToolsSectionInput,
-  type ToolSourceSpec,
 } from './tools/parse-tools-section.js';
+export type { ToolSourceSpec } from './tools/tool-entry-fields.js';
 export { openToolSources, type McpOpener, type OpenToolSourcesOptions } from './tools/open-tool-sources.js';
 export type { McpServerConfig, McpTransportConfig } from './tools/mcp-config.js';
 // The tool loop and tool calls in runs.

@@ -12,7 +12,7 @@ import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
 import { createHttpTool } from './http-tool.js';
 import type { McpServerConfig } from './mcp-config.js';
 import type { OpenMcpToolsOptions } from './mcp-tools.js';
-import type { ToolSourceSpec } from './parse-tools-section.js';
+import type { ToolSourceSpec } from './tool-entry-fields.js';
 import type { Tool, ToolSet } from './tool.js';
 
 export type McpOpener = (config: McpServerConfig, options: OpenMcpToolsOptions) => Promise<ToolSet>;
