@@ -108,6 +108,8 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
   );
   const onCallerAbort = (): void => deadline.abort(options.signal!.reason);
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  // An abort while the connection was being made (the SDK loading) fired before the listener: it would be missed.
+  if (options.signal?.aborted) onCallerAbort();
   stdio?.hold();
   let listed: ListedTool[];
   try {

@@ -247,6 +247,18 @@ describe('MCP servers that fail to start', () => {
     expect(error.message).toMatch(/did not start within 3000 ms \(no answer to tools\/list\)/);
   });
 
+  it('an abort that comes while the connection is being made is not missed', async () => {
+    const controller = new AbortController();
+    const pending = openMcpTools(stdioConfig({ flags: ['--hang'] }), {
+      signal: controller.signal,
+      startTimeoutMs: 60_000,
+      closeGraceMs: 100,
+    });
+    // openMcpTools has checked the signal and is awaiting the SDK's modules: this abort precedes its listener.
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
   it('aborting the start throws ABORTED', async () => {
     const controller = new AbortController();
     const pending = openMcpTools(stdioConfig({ flags: ['--hang'] }), { signal: controller.signal, closeGraceMs: 100 });
