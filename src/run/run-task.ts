@@ -45,7 +45,7 @@ import { SubtaskOutputs } from './subtask-outputs.js';
 import { startDeadline } from './deadline.js';
 import type { Tool } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_STEPS } from '../tools/tool-loop.js';
-import { checkRoleTools, redactToolArgs, RunTools } from './run-tools.js';
+import { checkRoleTools, RunTools, toolArgsRedactor } from './run-tools.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -251,8 +251,7 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
   // Planning listens to both a cancel and the deadline; the executor tells them apart.
   const planSignal = anySignal(options.signal, deadline.signal);
   const toolList = options.tools ?? [];
-  const toolsByName = new Map(toolList.map((tool) => [tool.name, tool]));
-  const redactArgs = (name: string, args: unknown) => redactToolArgs(toolsByName.get(name), args);
+  const redactArgs = toolArgsRedactor(toolList);
   const model = meteredModel(
     options.model,
     { budget, meter, now, costOf, emit, redactToolArgs: redactArgs, ...(resumed ? { replay: resumed.replay } : {}) },

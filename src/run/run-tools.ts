@@ -63,6 +63,12 @@ export function redactToolArgs(tool: Pick<Tool, 'secretArgs'> | undefined, args:
   return shown;
 }
 
+/** `redactToolArgs` for a model's tool calls, which name their tool: what the log and a job's journal keep. */
+export function toolArgsRedactor(tools: readonly Tool[]): (name: string, args: unknown) => unknown {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return (name, args) => redactToolArgs(byName.get(name), args);
+}
+
 /** Whether arguments carry a value the log had to redact (such a call cannot be re-issued from the log). */
 function hasSecret(tool: Tool | undefined, args: unknown): boolean {
   return redactToolArgs(tool, args) !== args;
@@ -160,10 +166,7 @@ export class RunTools {
       hooks: this.hooks(taskId, attempt),
       job: this.jobOf(tools, taskId, attempt),
       recordRemote: (events) => this.recordRemote(events),
-      admitRemote: () => {
-        const max = this.options.maxToolCalls;
-        if (max !== undefined && this.calls >= max) throw this.options.refuse(`tool call budget of ${max} reached`);
-      },
+      admitRemote: () => this.checkBudget(),
     };
   }
 
@@ -181,9 +184,13 @@ export class RunTools {
   }
 
   private admit(): void {
+    this.checkBudget();
+    this.calls += 1;
+  }
+
+  private checkBudget(): void {
     const max = this.options.maxToolCalls;
     if (max !== undefined && this.calls >= max) throw this.options.refuse(`tool call budget of ${max} reached`);
-    this.calls += 1;
   }
 
   /**

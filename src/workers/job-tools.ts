@@ -16,7 +16,6 @@ import {
   type ToolEventRecord,
   type ToolReplay,
   foldToolReplay,
-  redactToolArgs,
 } from '../run/run-tools.js';
 import type { WeftEvent } from '../run/events.js';
 import type { Tool } from '../tools/tool.js';
@@ -134,10 +133,4 @@ export function workerAttemptTools(options: {
       },
     }),
   };
-}
-
-/** The arguments of a model's tool calls as a journal and the coordinator's log keep them (secrets redacted). */
-export function redactorFor(tools: readonly Tool[]): (name: string, args: unknown) => unknown {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  return (name, args) => redactToolArgs(byName.get(name), args);
 }

@@ -23,8 +23,8 @@ import {
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { recordingModel } from './recording-model.js';
 import type { Tool } from '../tools/tool.js';
-import type { ToolEventRecord } from '../run/run-tools.js';
-import { journalReplies, openJournal, redactorFor, toolsForJob, workerAttemptTools } from './job-tools.js';
+import { type ToolEventRecord, toolArgsRedactor } from '../run/run-tools.js';
+import { journalReplies, openJournal, toolsForJob, workerAttemptTools } from './job-tools.js';
 import { checkRedis, redisOptions } from './redis-url.js';
 
 export type WorkerEvent =
@@ -171,7 +171,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         calls.push(...(journal?.calls ?? []));
         const replay = new Map([...(data.replay ?? []), ...journalReplies(journal?.calls ?? [])]);
         const model = recordingModel(await modelFor(spec), calls, replay, {
-          ...(tools ? { redactToolArgs: redactorFor(tools) } : {}),
+          ...(tools ? { redactToolArgs: toolArgsRedactor(tools) } : {}),
           ...(journal ? { onCall: (call: RemoteCall) => journal.append({ call }) } : {}),
         });
         const outcome = await runSubtask({
