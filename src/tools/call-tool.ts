@@ -184,11 +184,14 @@ function shapeResult(
   return { result: `${head}\n[truncated: ${Buffer.byteLength(head)} of ${size} bytes]`, truncated: true };
 }
 
-/** The caller's abort, always as WeftError('ABORTED') (a bare `abort()` gives a DOMException reason). */
-function abortedError(signal: AbortSignal): WeftError {
+/**
+ * The caller's abort, always as WeftError('ABORTED') (a bare `abort()` gives a DOMException reason); `message`
+ * says what was aborted when the reason does not.
+ */
+export function abortedError(signal: AbortSignal, message = 'The tool call was aborted'): WeftError {
   const reason: unknown = signal.reason;
   if (isWeftError(reason) && reason.code === 'ABORTED') return reason;
-  return new WeftError('ABORTED', 'The tool call was aborted', { cause: reason });
+  return new WeftError('ABORTED', message, { cause: reason });
 }
 
 function checkPositive(field: string, value: number, infinityAllowed: boolean): void {

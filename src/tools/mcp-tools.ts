@@ -13,6 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isWeftError, WeftError } from '../errors.js';
 import { scrubSecrets } from '../text/redact-url.js';
+import { abortedError } from './call-tool.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { isConnectionRefused, reasonOf, spawnFailure } from './mcp-failures.js';
 import { httpTarget, secretsOf, withoutStandingStream } from './mcp-http-target.js';
@@ -33,6 +34,7 @@ export interface OpenMcpToolsOptions {
 }
 
 export const DEFAULT_MCP_START_TIMEOUT_MS = 20_000;
+const START_ABORTED = 'Starting the MCP server was aborted';
 /**
  * The SDK's own per-request timeout (60 s by default) would cut a call that callTool allows longer: the call's
  * signal carries Weft's deadline (the tool's `timeoutMs` or callTool's), so the SDK's is set out of the way.
@@ -53,7 +55,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
       location: { field: 'startTimeoutMs' },
     });
   }
-  if (options.signal?.aborted) throw abortedError(options.signal);
+  if (options.signal?.aborted) throw abortedError(options.signal, START_ABORTED);
   const secrets = secretsOf(config);
   const { client, transport, stdio, where } = await createConnection(config, label, options, secrets);
   /** The error to keep as a cause, unless its text holds a secret (a cause's message is printed with it). */
@@ -124,7 +126,7 @@ export async function openMcpTools(config: McpServerConfig, options: OpenMcpTool
     stdio?.release();
     await client.close().catch(() => {});
     if (stdio?.spawnError) throw spawnFailure(config, label, stdio.spawnError);
-    if (options.signal?.aborted) throw abortedError(options.signal);
+    if (options.signal?.aborted) throw abortedError(options.signal, START_ABORTED);
     if (deadline.signal.aborted) {
       throw new WeftError(
         'TOOL',
@@ -281,12 +283,6 @@ function newClient(ClientClass: typeof Client): Client {
   // package.json sits two folders up from both src/tools and dist/tools.
   weftVersion ??= (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
   return new ClientClass({ name: 'weft', version: weftVersion }, { capabilities: {} });
-}
-
-function abortedError(signal: AbortSignal): WeftError {
-  const reason: unknown = signal.reason;
-  if (isWeftError(reason) && reason.code === 'ABORTED') return reason;
-  return new WeftError('ABORTED', 'Starting the MCP server was aborted', { cause: reason });
 }
 
 async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
