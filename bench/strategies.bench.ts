@@ -78,6 +78,9 @@ async function runOnce(seed: number, strategy: ExecutionStrategy): Promise<RunSa
     update: 0,
     rank: 0,
     answer: 0,
+    converse: 0,
+    'simulate-user': 0,
+    judge: 0,
     worfbench: 0,
     other: 0,
   };

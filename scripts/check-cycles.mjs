@@ -73,6 +73,9 @@ const ALLOWED = {
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools'],
   // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm'],
+  // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores
+  // (store's session types).
+  dialog: ['llm', 'store', 'tools'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
 // (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.

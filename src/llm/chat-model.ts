@@ -48,7 +48,21 @@ export type ChatMessage =
  * `key` (e.g. a subtask id) makes its seeded randomness independent of scheduling order.
  */
 export interface CallTag {
-  readonly purpose: 'plan' | 'execute' | 'verify' | 'update' | 'rank' | 'answer' | 'worfbench' | 'other';
+  readonly purpose:
+    | 'plan'
+    | 'execute'
+    | 'verify'
+    | 'update'
+    | 'rank'
+    | 'answer'
+    | 'worfbench'
+    /** The bot of a conversational procedure deciding its next action (issue 13). */
+    | 'converse'
+    /** A simulated user playing a profile (`weft simulate`). */
+    | 'simulate-user'
+    /** A judge scoring a session or a turn (`weft simulate`, `weft dialog eval`). */
+    | 'judge'
+    | 'other';
   readonly key?: string;
   readonly attempt?: number;
   /**

@@ -18,6 +18,9 @@ export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
   rank: 1024,
   answer: 2048,
   worfbench: 2048,
+  converse: 2048,
+  'simulate-user': 1024,
+  judge: 1024,
   other: 4096,
 });
 

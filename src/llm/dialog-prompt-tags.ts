@@ -1,0 +1,85 @@
+/**
+ * What the prompts of conversational procedures (src/dialog, issue 13) put inside tagged blocks, so that the `sim:`
+ * model can play the bot, the simulated user and the judge offline (sim-dialog.ts) from the same prompt a real
+ * model reads. The dialog layer writes these blocks; the sim parses them. Each block is `<name>` + JSON + `</name>`.
+ *
+ * - purpose `converse` (the bot): the system prompt has `<apis>` (DialogApiSpec[]); the APIs themselves are the
+ *   call's `tools`; users' messages carry the details the bot needs.
+ * - purpose `simulate-user`: the system prompt has `<profile>` (DialogProfileSpec) and, on a turn chosen for an
+ *   out-of-workflow move, `<oow>` (DialogOowSpec). The bot's messages are the `user` messages of this call, and
+ *   the user model answers `[END]` when it is done.
+ * - purpose `judge`, session level: the prompt has `<goals>` (DialogGoalSpec[]) and `<api-calls>`
+ *   (DialogApiCallSpec[]) besides the transcript; the reply is JSON `{ "success": bool, "achieved": [goal indices],
+ *   "reason": "..." }`.
+ * - purpose `judge`, turn level: `<reference>` and `<prediction>` (DialogMoveSpec each); the reply is JSON
+ *   `{ "consistent": bool, "reason": "..." }`.
+ */
+
+export const DIALOG_TAGS = {
+  apis: 'apis',
+  profile: 'profile',
+  oow: 'oow',
+  goals: 'goals',
+  apiCalls: 'api-calls',
+  reference: 'reference',
+  prediction: 'prediction',
+} as const;
+
+export interface DialogApiSpec {
+  readonly name: string;
+  readonly request: readonly string[];
+  readonly response: readonly string[];
+  readonly precondition: readonly string[];
+}
+
+export interface DialogProfileSpec {
+  readonly id: string;
+  readonly persona: string;
+  /** Facts the user knows and gives when asked, by slot name (e.g. `email`, `order_id`). */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** What the user wants, in their words. */
+  readonly needs: readonly string[];
+  readonly style: string;
+  readonly pattern: string;
+}
+
+export interface DialogOowSpec {
+  readonly category: 'intent_switching' | 'procedure_jumping' | 'irrelevant_answering';
+  readonly subtype: string;
+  /** The instruction a real user model reads. */
+  readonly instruction: string;
+}
+
+export interface DialogGoalSpec {
+  readonly goal: string;
+  /** APIs whose success shows the goal was reached, when the profile says (the sim judge needs them). */
+  readonly apis?: readonly string[];
+}
+
+export interface DialogApiCallSpec {
+  readonly name: string;
+  readonly ok: boolean;
+}
+
+export type DialogMoveSpec =
+  | { readonly kind: 'tool'; readonly name: string; readonly args: unknown }
+  | { readonly kind: 'reply'; readonly text: string };
+
+/** `<name>JSON</name>`, with `</` inside the JSON escaped so a value cannot close the block early. */
+export function dialogBlock(name: string, value: unknown): string {
+  return `<${name}>\n${JSON.stringify(value, null, 1).replaceAll('</', '<\\/')}\n</${name}>`;
+}
+
+/** The JSON of the last `<name>` block in a text, or undefined when there is none or it does not parse. */
+export function readDialogBlock(text: string, name: string): unknown {
+  const open = `<${name}>`;
+  const start = text.lastIndexOf(open);
+  if (start < 0) return undefined;
+  const end = text.indexOf(`</${name}>`, start + open.length);
+  if (end < 0) return undefined;
+  try {
+    return JSON.parse(text.slice(start + open.length, end));
+  } catch {
+    return undefined;
+  }
+}
