@@ -30,6 +30,8 @@ export interface ConversationOptions {
   readonly store?: SessionStore;
   /** Resume this stored session (needs `store`); without it a new session is created. */
   readonly sessionId?: string;
+  /** Recorded with a new session (e.g. the tools file, so a resume can load it again); plain JSON. */
+  readonly sessionOptions?: Readonly<Record<string, unknown>>;
   /** The process holding the session (default: this one). */
   readonly owner?: RunOwner;
   /** Called with each event as it is recorded (the CLI's `--verbose` view, a web service's stream). */

@@ -94,7 +94,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         procedure: pdl.name,
         pdlPath: pdl.file ?? '',
         model: options.model.id,
-        options: { controllerMode: mode, maxActionsPerTurn: maxActions },
+        options: { ...options.sessionOptions, controllerMode: mode, maxActionsPerTurn: maxActions },
         owner,
       });
     }
