@@ -18,6 +18,7 @@ import {
   foldToolReplay,
 } from '../run/run-tools.js';
 import type { WeftEvent } from '../run/events.js';
+import { canonicalJson } from '../text/canonical-json.js';
 import type { Tool } from '../tools/tool.js';
 import type { RedisClient } from './load-queue.js';
 
@@ -47,15 +48,6 @@ export function toolsForJob(job: JobTools, tools: readonly Tool[] | undefined): 
     }
     return tool;
   });
-}
-
-/** JSON with object keys sorted, so that two schemas compare by content. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : item,
-  );
 }
 
 type JournalEntry = { readonly call: RemoteCall } | { readonly tool: ToolEventRecord };
