@@ -1,15 +1,15 @@
 /**
  * How the sim's dialog roles pass details in plain text (sim-bot.ts, sim-user.ts): the simulated user writes them as
  * `name: value` pairs (`email: ada@example.com, order_id: A-1001`), the bot reads those and `name=value` back. A
- * value is the text up to the next `,`, `;`, line end or pair; a value that would not survive that (it holds a
- * separator, a quote or `: `) is written as a JSON string literal, which the reader decodes. Names are
+ * value is the text up to the next `,`, `;`, ` and `, line end or pair; a value that would not survive that (it
+ * holds a separator, a quote or `: `) is written as a JSON string literal, which the reader decodes. Names are
  * identifiers (`[A-Za-z_][\w-]*`), compared without case.
  */
 
 /** A name, then `: ` (a colon and a space, so `https://…` and `12:30` are no pairs) or `=`. */
 const PAIR_KEY = /(?<![\w.@/?&-])([A-Za-z_][\w-]{0,63})(?:[ \t]*:[ \t]+|[ \t]*=[ \t]*)/g;
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/y;
-const SEPARATOR = /[,;\n]/;
+const SEPARATOR = /[,;\n]| and /i;
 /** The longest unquoted value read; the rest of a longer run of text is not part of any value. */
 const MAX_VALUE = 500;
 const MAX_LITERAL = 10_000;
@@ -62,7 +62,7 @@ function formatDetailValue(value: unknown): string {
   const plain =
     value !== '' &&
     value.length <= MAX_VALUE &&
-    !/[",;\n\r]|:\s|=/.test(value) &&
+    !/[",;\n\r]|:\s|=| and /i.test(value) &&
     value.trim() === value &&
     !/[.!?]$/.test(value);
   return plain ? value : JSON.stringify(value);
