@@ -13,16 +13,19 @@ const SEPARATOR = /[,;\n]| and /i;
 /** The longest unquoted value read; the rest of a longer run of text is not part of any value. */
 const MAX_VALUE = 500;
 const MAX_LITERAL = 10_000;
+/** Names read from one text, at most: a person gives a few; thousands are junk, not worth the time. */
+const MAX_PAIRS = 200;
 
 /**
  * The `name: value` and `name=value` pairs of a text, in order (a later pair of the same name wins when the result
- * is folded into a map). Values are strings; a caller converts them to what a schema wants (coerceToSchema).
+ * is folded into a map), from its first MAX_PAIRS names. Values are strings; a caller converts them to what a
+ * schema wants (coerceToSchema).
  */
 export function readDetailPairs(text: string): [name: string, value: string][] {
   const pairs: [string, string][] = [];
   const keys = new RegExp(PAIR_KEY.source, 'g');
   let match = keys.exec(text);
-  while (match !== null) {
+  for (let seen = 0; match !== null && seen < MAX_PAIRS; seen++) {
     const name = match[1]!;
     const start = match.index + match[0].length;
     if (text[start] === '"') {

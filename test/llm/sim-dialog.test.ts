@@ -661,6 +661,9 @@ describe('sim details (name: value in text)', () => {
       nested: '{"a":[1,2]}',
     });
     expect(readDetailPairs('Visit https://example.com at 12:30 today')).toEqual([]);
+    // Junk with thousands of names is read only so far.
+    expect(readDetailPairs('a: 1, '.repeat(5000))).toHaveLength(200);
+    expect(readDetailPairs(`${'x: '.repeat(5000)}late: 1`)).toEqual([]);
   });
 
   it('changes a value into another of its kind', () => {
