@@ -12,7 +12,7 @@
  * judge's from `(seed, judge, key, attempt, the blocks' content)` (sim-judge.ts).
  */
 import type { ChatCall, ToolCallRequest } from './chat-model.js';
-import { DIALOG_TAGS } from './dialog-prompt-tags.js';
+import { DIALOG_END_MARKER, DIALOG_TAGS } from './dialog-prompt-tags.js';
 import { hashString, randomFrom, type RandomSource } from './seeded-random.js';
 import { simBotMove } from './sim-bot.js';
 import {
@@ -27,7 +27,7 @@ import {
 } from './sim-dialog-blocks.js';
 import type { SimOptions } from './sim-options.js';
 import { simSessionVerdict, simTurnVerdict, type JudgeStreams } from './sim-judge.js';
-import { END_MARKER, simUserReply } from './sim-user.js';
+import { simUserReply } from './sim-user.js';
 import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
 
 export type SimDialogPurpose = 'converse' | 'simulate-user' | 'judge';
@@ -84,7 +84,7 @@ function botReply(call: ChatCall, violate: number, stream: (name: string) => Ran
 function userReply(call: ChatCall, stream: (name: string) => RandomSource): SimDialogReply {
   const profile = readProfile(systemBlock(call, DIALOG_TAGS.profile));
   if (profile === undefined) {
-    return { text: `(sim user: no readable <profile> block in the system prompt) ${END_MARKER}` };
+    return { text: `(sim user: no readable <profile> block in the system prompt) ${DIALOG_END_MARKER}` };
   }
   const oow = readOow(systemBlock(call, DIALOG_TAGS.oow));
   return {

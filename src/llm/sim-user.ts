@@ -14,11 +14,9 @@
  *   message stays changed.
  */
 import type { ChatMessage } from './chat-model.js';
-import type { DialogOowSpec, DialogProfileSpec } from './dialog-prompt-tags.js';
+import { DIALOG_END_MARKER, type DialogOowSpec, type DialogProfileSpec } from './dialog-prompt-tags.js';
 import { pick, type RandomSource } from './seeded-random.js';
 import { asksForSomething, formatDetail, readDetailPairs, saysCannotHelp } from './sim-details.js';
-
-export const END_MARKER = '[END]';
 
 export interface SimUserStreams {
   /** Which wording or variant (end, topic, move when the subtype names none). */
@@ -49,7 +47,7 @@ export function simUserReply(
   if (!spoken) return firstMessage(profile.needs[0]);
   const botMessage = findLastUser(messages);
   if (!asksForSomething(botMessage) || saysCannotHelp(botMessage)) {
-    return pick(streams.choice, [END_MARKER, `Thank you, that is all. ${END_MARKER}`]);
+    return pick(streams.choice, [DIALOG_END_MARKER, `Thank you, that is all. ${DIALOG_END_MARKER}`]);
   }
   const details = currentDetails(profile, messages);
   if (oow) return oowMove(oow, details, streams);
