@@ -72,7 +72,10 @@ function currentDetails(profile: DialogProfileSpec, messages: readonly ChatMessa
     if (message.role !== 'assistant') continue;
     for (const [name, value] of readDetailPairs(message.content)) {
       const own = byLower.get(name.toLowerCase());
-      if (own !== undefined && typeof details[own] !== 'object') details[own] = value;
+      if (own === undefined) continue;
+      const current = details[own];
+      // Objects travel as JSON text; a value said back as text would replace them with a string.
+      if (current === null || typeof current !== 'object') details[own] = value;
     }
   }
   return details;
