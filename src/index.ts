@@ -174,4 +174,9 @@ export {
   type ToolLoopResult,
 } from './tools/tool-loop.js';
 export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
+
+// Conversational procedures (issue 13): sessions as the stores keep them.
+export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/session-store.js';
+export { newSessionId, SESSION_ID_PATTERN } from './store/sessions.js';
+export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';
