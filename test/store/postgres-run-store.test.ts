@@ -32,7 +32,7 @@ if (server === undefined) {
     async fresh() {
       const schema = pgServer.freshSchema();
       return {
-        open: () => openPostgresRunStore(pgServer.url, { schema }),
+        open: (options) => openPostgresRunStore(pgServer.url, { schema, ...options }),
         dispose: () => pgServer.dropSchema(schema),
       };
     },
