@@ -65,7 +65,9 @@ export function newSessionId(date: Date = new Date()): string {
 export function displaySessionId(sessionId: unknown): string {
   if (typeof sessionId === 'string' && SESSION_ID_PATTERN.test(sessionId)) return sessionId;
   if (typeof sessionId !== 'string') return `(a ${typeof sessionId})`;
-  return sessionId.length > 40 ? `${JSON.stringify(sessionId.slice(0, 40))}… (${sessionId.length} characters)` : JSON.stringify(sessionId);
+  return sessionId.length > 40
+    ? `${JSON.stringify(sessionId.slice(0, 40))}… (${sessionId.length} characters)`
+    : JSON.stringify(sessionId);
 }
 
 /** Whether a session of this id could be stored; any other id names no session (NOT_FOUND, never a query). */

@@ -294,7 +294,10 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
         await store.createSession(newSession('s-1'));
         const later = clock.advance(5000);
         await store.appendSessionEvents('s-1', [event('user-message', 5000)]);
-        expect(await store.getSession('s-1')).toMatchObject({ createdAt: '2026-11-25T10:00:00.000Z', updatedAt: later });
+        expect(await store.getSession('s-1')).toMatchObject({
+          createdAt: '2026-11-25T10:00:00.000Z',
+          updatedAt: later,
+        });
       });
 
       it('continues the seq across store instances on the same storage, and across reopening', async () => {
