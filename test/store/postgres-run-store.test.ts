@@ -152,6 +152,8 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       'run_blobs',
       'runs',
       'schema_version',
+      'session_events',
+      'sessions',
       'team_scores',
       'team_sizes',
     ]);
