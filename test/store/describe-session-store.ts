@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSessionStore, sessionStoreOf, type SessionStore } from '../../src/dialog/session-store.js';
+import { MAX_STORED_DEPTH } from '../../src/store/json-blobs.js';
 import type { EventRecord, RunOwner, RunStore } from '../../src/store/run-store.js';
 import { newSessionId, SESSION_ID_PATTERN, type NewSession } from '../../src/store/sessions.js';
 import { rejection } from './rejection.js';
@@ -218,7 +219,10 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
         const nested = {
           type: 'tool-result',
           at: 12,
-          args: { list: [1, 'two', null, true, { deep: ['é', '😀', '\u0000nul', '\u2028'] }], empty: {} },
+          args: {
+            list: [1, 'two', null, true, { deep: ['é', '😀', '\u0000nul', '\u2028', 'lone \ud800 \udfff'] }],
+            empty: {},
+          },
           error: undefined,
           looksLikeABlob: 'blob:sha256:0000000000000000000000000000000000000000000000000000000000000000',
         };
@@ -278,6 +282,32 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
           [1, 'first'],
           [2, 'next'],
         ]);
+      });
+
+      it('keeps values nested to the limit, and refuses deeper ones by name instead of overflowing the stack', async () => {
+        await store.createSession(newSession('s-1'));
+        const nest = (depth: number, kind: 'array' | 'object'): unknown => {
+          let value: unknown = 'leaf';
+          for (let level = 0; level < depth; level += 1) value = kind === 'array' ? [value] : { d: value };
+          return value;
+        };
+        // The event itself is one level: MAX_STORED_DEPTH - 1 more fit.
+        const deepest = nest(MAX_STORED_DEPTH - 1, 'object');
+        await store.appendSessionEvents('s-1', [event('tool-result', 0, { result: deepest })]);
+        expect((await store.sessionEvents('s-1'))[0]?.event).toEqual({ type: 'tool-result', at: 0, result: deepest });
+        for (const [depth, kind, shown] of [
+          [MAX_STORED_DEPTH, 'object', 'result.d.d.d.d…'],
+          [200_000, 'array', 'result[0][0][0][0]…'],
+        ] as const) {
+          const error = await rejection(
+            store.appendSessionEvents('s-1', [event('ok', 1), event('tool-result', 1, { result: nest(depth, kind) })]),
+          );
+          expect(error.code).toBe('STORE');
+          expect(error.message).toContain(`event 2 of the batch for session s-1.${shown}`);
+          expect(error.message).toContain(`nested deeper than ${MAX_STORED_DEPTH} levels`);
+          expect(error.message.length).toBeLessThan(300);
+        }
+        expect(await types('s-1')).toEqual([[1, 'tool-result']]);
       });
 
       it('fails a batch with a circular reference and names the field', async () => {
