@@ -177,6 +177,6 @@ export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools
 
 // Conversational procedures (issue 13): sessions as the stores keep them.
 export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/session-store.js';
-export { newSessionId, SESSION_ID_PATTERN } from './store/sessions.js';
+export { SESSION_ID_PATTERN } from './store/sessions.js';
 export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';

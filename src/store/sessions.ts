@@ -5,10 +5,8 @@
  * and the checks both stores share. Events are plain JSON, checked like run events (json-blobs.ts), and kept whole:
  * no blobs, since the blobs table is the runs' (its statistics and its collection by `weft prune`).
  */
-import { randomBytes } from 'node:crypto';
 import { WeftError } from '../errors.js';
 import { deflate, parseJson } from './json-blobs.js';
-import { newRunId } from './run-id.js';
 import type { EventRecord, RunOwner } from './run-store.js';
 import { checkOwner } from './store-validation.js';
 
@@ -53,14 +51,6 @@ export interface StoredSessionEvent<E extends EventRecord = EventRecord> {
  * terminal control sequence; a web service's own ids (UUIDs, `user:42`) fit.
  */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-
-/**
- * A new session id: `s-YYYYMMDD-HHMMSS-` (UTC, as run ids) and 12 random hex digits. More randomness than a run id:
- * `weft simulate` starts many sessions within one second, and an id taken twice is refused by `createSession`.
- */
-export function newSessionId(date: Date = new Date()): string {
-  return `s-${newRunId(date).slice(0, 15)}-${randomBytes(6).toString('hex')}`;
-}
 
 /** A session id as messages show it: as is when it is a valid id, otherwise quoted and cut to 40 characters. */
 export function displaySessionId(sessionId: unknown): string {

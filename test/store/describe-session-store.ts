@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSessionStore, sessionStoreOf, type SessionStore } from '../../src/dialog/session-store.js';
 import { MAX_STORED_DEPTH } from '../../src/store/json-blobs.js';
 import type { EventRecord, RunOwner, RunStore } from '../../src/store/run-store.js';
-import { newSessionId, SESSION_ID_PATTERN, type NewSession } from '../../src/store/sessions.js';
+import { SESSION_ID_PATTERN, type NewSession } from '../../src/store/sessions.js';
 import { rejection } from './rejection.js';
 
 type SessionRunStore = RunStore & SessionStore;
@@ -143,16 +143,6 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
         ]);
       });
 
-      it('makes ids that the stores accept, distinct however many are made at once', async () => {
-        const at = new Date('2026-11-25T10:00:00.000Z');
-        const ids = Array.from({ length: 2000 }, () => newSessionId(at));
-        expect(new Set(ids).size).toBe(ids.length);
-        expect(ids[0]).toMatch(/^s-20261125-100000-[0-9a-f]{12}$/);
-        expect(ids.every((id) => SESSION_ID_PATTERN.test(id))).toBe(true);
-        await store.createSession(newSession(ids[0] as string));
-        expect((await store.getSession(ids[0] as string))?.sessionId).toBe(ids[0]);
-      });
-
       it.each([
         ['an empty id', { sessionId: '' }, 'ids are 1 to 128'],
         ['an id with a space', { sessionId: 's 1' }, 'ids are 1 to 128'],
@@ -174,7 +164,15 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
       });
 
       it('round-trips ids at the edges of the alphabet', async () => {
-        const ids = ['a', 'Z9', `s${'x'.repeat(127)}`, 'user:42.chat_7-b', '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0'];
+        const ids = [
+          's-20261125-100000-9f3a0c1d',
+          'a',
+          'Z9',
+          `s${'x'.repeat(127)}`,
+          'user:42.chat_7-b',
+          '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+        ];
+        expect(ids.every((id) => SESSION_ID_PATTERN.test(id))).toBe(true);
         for (const id of ids) await store.createSession(newSession(id));
         expect((await store.listSessions()).map((session) => session.sessionId)).toEqual(ids);
       });
