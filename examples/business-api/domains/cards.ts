@@ -79,7 +79,9 @@ function seed(db: Db): void {
     'INSERT INTO bank_customers (id, name, phone, date_of_birth, address) VALUES (?, ?, ?, ?, ?)',
   );
   for (const row of SEED_CUSTOMERS) customer.run(...row);
-  const card = db.prepare('INSERT INTO cards (id, customer_id, kind, last4, status, expires) VALUES (?, ?, ?, ?, ?, ?)');
+  const card = db.prepare(
+    'INSERT INTO cards (id, customer_id, kind, last4, status, expires) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   for (const row of SEED_CARDS) card.run(...row);
   db.prepare("UPDATE cards SET blocked_reason = 'stolen' WHERE id = 'CARD-05'").run();
 }

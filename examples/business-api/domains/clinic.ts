@@ -14,17 +14,7 @@
  * that the slot search returned (slot ids are opaque); a cancellation is by the appointment's own patient.
  */
 import { createHash } from 'node:crypto';
-import {
-  ApiError,
-  addDays,
-  type Domain,
-  isoDate,
-  nextId,
-  queryText,
-  route,
-  text,
-  violation,
-} from '../http-kit.js';
+import { ApiError, addDays, type Domain, isoDate, nextId, queryText, route, text, violation } from '../http-kit.js';
 import type { Db } from '../store.js';
 
 const SCHEMA = `
@@ -168,7 +158,10 @@ const ROUTES = [
     db.prepare('INSERT INTO patients VALUES (?, ?, ?, ?, ?)').run(id, firstName, lastName, dateOfBirth, phone);
     return {
       status: 201,
-      body: { ...patientView(db.prepare('SELECT * FROM patients WHERE id = ?').get(id) as PatientRow), registered: true },
+      body: {
+        ...patientView(db.prepare('SELECT * FROM patients WHERE id = ?').get(id) as PatientRow),
+        registered: true,
+      },
     };
   }),
 
@@ -241,7 +234,12 @@ const ROUTES = [
     const appointmentId = nextId(db, 'appointments', 'A');
     db.transaction(() => {
       db.prepare('UPDATE slots SET booked = 1 WHERE id = ?').run(slot.id);
-      db.prepare("INSERT INTO appointments VALUES (?, ?, ?, ?, 'booked')").run(appointmentId, patientId, slot.id, reason);
+      db.prepare("INSERT INTO appointments VALUES (?, ?, ?, ?, 'booked')").run(
+        appointmentId,
+        patientId,
+        slot.id,
+        reason,
+      );
     })();
     return { status: 201, body: appointmentView(db, appointmentId) };
   }),
@@ -253,7 +251,11 @@ const ROUTES = [
       | undefined;
     if (!row) throw new ApiError(404, 'APPOINTMENT_NOT_FOUND', `no appointment ${params.id}`);
     if (row.patient_id !== patientId) {
-      throw violation(403, 'NOT_YOUR_APPOINTMENT', `appointment ${row.id} is not ${patientId}'s; find the patient first`);
+      throw violation(
+        403,
+        'NOT_YOUR_APPOINTMENT',
+        `appointment ${row.id} is not ${patientId}'s; find the patient first`,
+      );
     }
     if (row.status === 'cancelled') throw new ApiError(409, 'ALREADY_CANCELLED', `appointment ${row.id} is cancelled`);
     const slot = db.prepare('SELECT * FROM slots WHERE id = ?').get(row.slot_id) as SlotRow;

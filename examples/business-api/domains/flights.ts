@@ -65,14 +65,21 @@ const SEED_FLIGHTS: [...FlightSeed, seats: number, fare: number][] = [
   ['WA412', '2026-02-05', 'CPH', 'BCN', '13:20', '16:35', 40, 9900],
 ];
 
-const SEED_BOOKINGS: [ref: string, first: string, last: string, flight: string, date: string, fare: string, paid: number][] =
-  [
-    ['K7Q2LM', 'Emma', 'Lindqvist', 'WA210', '2026-01-22', 'standard', 18000],
-    ['P4X9RT', 'Julien', 'Moreau', 'WA305', '2026-01-28', 'flex', 26000],
-    ['H2M8VD', 'Ana', 'Silva', 'WA118', '2026-01-16', 'standard', 14900],
-    ['Z9B3NC', 'Petra', 'Novak', 'WA412', '2026-02-03', 'basic', 9900],
-    ['R5T1QW', 'Sean', "O'Brien", 'WA210', '2026-01-20', 'flex', 16900],
-  ];
+const SEED_BOOKINGS: [
+  ref: string,
+  first: string,
+  last: string,
+  flight: string,
+  date: string,
+  fare: string,
+  paid: number,
+][] = [
+  ['K7Q2LM', 'Emma', 'Lindqvist', 'WA210', '2026-01-22', 'standard', 18000],
+  ['P4X9RT', 'Julien', 'Moreau', 'WA305', '2026-01-28', 'flex', 26000],
+  ['H2M8VD', 'Ana', 'Silva', 'WA118', '2026-01-16', 'standard', 14900],
+  ['Z9B3NC', 'Petra', 'Novak', 'WA412', '2026-02-03', 'basic', 9900],
+  ['R5T1QW', 'Sean', "O'Brien", 'WA210', '2026-01-20', 'flex', 16900],
+];
 
 /** The fee for a change by fare class (basic fares cannot change). */
 const CHANGE_FEE_CENTS: Record<string, number> = { standard: 7500, flex: 0 };

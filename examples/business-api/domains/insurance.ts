@@ -52,13 +52,20 @@ CREATE TABLE IF NOT EXISTS claim_evidence (
 );
 `;
 
-const SEED_POLICIES: [number: string, holder: string, birth: string, product: string, from: string, to: string, deductible: number][] =
-  [
-    ['HP-30001', 'Olivia Brown', '1984-06-02', 'home', '2025-03-01', '2026-02-28', 25000],
-    ['CP-40002', 'Marcus Lee', '1979-09-15', 'car', '2025-07-01', '2026-06-30', 50000],
-    ['TP-50003', 'Sofia Rossi', '1992-12-24', 'travel', '2025-12-01', '2026-03-01', 10000],
-    ['HP-30004', 'Daniel Kim', '1970-01-30', 'home', '2025-01-01', '2025-12-31', 25000],
-  ];
+const SEED_POLICIES: [
+  number: string,
+  holder: string,
+  birth: string,
+  product: string,
+  from: string,
+  to: string,
+  deductible: number,
+][] = [
+  ['HP-30001', 'Olivia Brown', '1984-06-02', 'home', '2025-03-01', '2026-02-28', 25000],
+  ['CP-40002', 'Marcus Lee', '1979-09-15', 'car', '2025-07-01', '2026-06-30', 50000],
+  ['TP-50003', 'Sofia Rossi', '1992-12-24', 'travel', '2025-12-01', '2026-03-01', 10000],
+  ['HP-30004', 'Daniel Kim', '1970-01-30', 'home', '2025-01-01', '2025-12-31', 25000],
+];
 
 /** What each product covers, with the limit per claim; anything else is not covered. */
 const COVER: Record<string, Record<string, number>> = {

@@ -55,13 +55,21 @@ const SEED_PLANS: [code: string, name: string, cents: number, data: string, need
   ['UNL5G', 'Unlimited 5G', 3000, 'unlimited', 1, 4],
 ];
 
-const SEED_ACCOUNTS: [id: string, holder: string, phone: string, pin: string, plan: string, device5g: number, balance: number, contractEnds: string][] =
-  [
-    ['M-7001', 'Noah Williams', '07700900111', '4812', 'BASIC10', 1, 0, '2025-10-01'],
-    ['M-7002', 'Chloe Martin', '07700900222', '1357', 'UNL5G', 1, 0, '2026-08-31'],
-    ['M-7003', 'Ethan Clarke', '07700900333', '2468', 'PLUS30', 0, 0, '2025-06-30'],
-    ['M-7004', 'Mia Schultz', '07700900444', '9021', 'PLUS30', 1, 4250, '2026-03-31'],
-  ];
+const SEED_ACCOUNTS: [
+  id: string,
+  holder: string,
+  phone: string,
+  pin: string,
+  plan: string,
+  device5g: number,
+  balance: number,
+  contractEnds: string,
+][] = [
+  ['M-7001', 'Noah Williams', '07700900111', '4812', 'BASIC10', 1, 0, '2025-10-01'],
+  ['M-7002', 'Chloe Martin', '07700900222', '1357', 'UNL5G', 1, 0, '2026-08-31'],
+  ['M-7003', 'Ethan Clarke', '07700900333', '2468', 'PLUS30', 0, 0, '2025-06-30'],
+  ['M-7004', 'Mia Schultz', '07700900444', '9021', 'PLUS30', 1, 4250, '2026-03-31'],
+];
 
 /** Moving to a cheaper plan before the contract ends costs this. */
 const EARLY_DOWNGRADE_FEE_CENTS = 3000;

@@ -191,7 +191,6 @@ function seedOrders(db: Db): void {
   })();
 }
 
-
 interface CustomerRow {
   id: string;
   name: string;
