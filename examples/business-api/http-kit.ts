@@ -113,8 +113,10 @@ export function nextId(db: Db, table: string, prefix: string): string {
 }
 
 /**
- * A proof that a step succeeded (identity verified, a booking found), bound to what it is about. Deterministic, so
- * that recorded sessions replay against a fresh server, but not guessable from the subject alone.
+ * A proof that a step succeeded (identity verified, a booking found), bound to what it is about. A caller that
+ * skipped the step has none to pass. Deterministic (the n-th token of a fresh server is always the same), so that
+ * recorded sessions replay; this is a test service, not an authentication scheme: anyone with this source can
+ * compute them.
  */
 export function issueToken(db: Db, kind: string, subject: string): string {
   const { n } = db.prepare('SELECT COUNT(*) AS n FROM tokens').get() as { n: number };

@@ -19,7 +19,8 @@ import {
   replaySession,
 } from '../../examples/procedures/reference-replay.js';
 import { OOW_CATEGORIES } from '../../src/dialog/session-events.js';
-import type { ToolSet } from '../../src/tools/tool.js';
+import { callTool } from '../../src/tools/call-tool.js';
+import type { JsonValue, ToolSet } from '../../src/tools/tool.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
 
 interface PdlDocument {
@@ -175,13 +176,62 @@ describe('examples/procedures', () => {
             }
           }
         }
-        // A reference is a correct session: what its profile requires and its goals need did succeed.
+        // A reference is a correct session: it calls what its profile requires, and its goals' APIs succeed.
         const profile = profiles.find((candidate) => candidate.id === session.profile);
+        const called = new Set(session.messages.filter(isToolMessage).map((message) => message.tool));
         for (const required of profile?.required_apis ?? []) {
-          expect([...succeeded], `${session.id} calls ${required}`).toContain(required);
+          expect([...called], `${session.id} calls ${required}`).toContain(required);
+        }
+        for (const goal of profile?.goals ?? []) {
+          for (const used of typeof goal === 'object' ? goal.apis : []) {
+            expect([...succeeded], `${session.id}: ${used} succeeds`).toContain(used);
+          }
         }
       }
       expect(oowTurns, name).toBeGreaterThan(0);
+    });
+
+    it("reaches every profile's goals on a fresh server, passing details and earlier results on by name", async () => {
+      // What a compliant bot does with a profile: call its APIs in PDL order once their preconditions succeeded,
+      // with arguments taken by name from the user's details and from earlier results. The profiles' details
+      // must match the seed data for this to reach the goals.
+      const set = await toolsOf(name);
+      try {
+        for (const profile of profiles) {
+          api.reset();
+          const goalApis = profile.goals.flatMap((goal) => (typeof goal === 'object' ? goal.apis : []));
+          const wanted = pdl.APIs.filter((entry) => [...profile.required_apis, ...goalApis].includes(entry.name));
+          const known = new Map<string, unknown>(Object.entries(profile.details));
+          const succeeded = new Set<string>();
+          const called = new Set<string>();
+          const tried = new Set<string>();
+          for (let step = 0; step < 20; step++) {
+            const next = wanted.find(
+              (entry) =>
+                !succeeded.has(entry.name) &&
+                entry.precondition.every((pre) => succeeded.has(pre)) &&
+                entry.request.every((param) => known.has(param)) &&
+                !tried.has(`${entry.name}#${known.size}`),
+            );
+            if (!next) break;
+            tried.add(`${next.name}#${known.size}`);
+            const args = Object.fromEntries(next.request.map((param) => [param, known.get(param)]));
+            called.add(next.name);
+            const outcome = await callTool(set.tools.find((tool) => tool.name === next.name)!, args as JsonValue, {
+              retries: 0,
+            });
+            if (!outcome.ok) continue;
+            succeeded.add(next.name);
+            for (const [field, value] of Object.entries(outcome.result as object)) known.set(field, value);
+          }
+          expect([...succeeded], profile.id).toEqual(expect.arrayContaining([...new Set(goalApis)]));
+          // Required APIs are the ones a correct session calls (tool F1); a business refusal may be among them.
+          expect([...called], profile.id).toEqual(expect.arrayContaining(profile.required_apis));
+          expect(api.stats().violations, profile.id).toBe(0);
+        }
+      } finally {
+        await set.close();
+      }
     });
 
     it('replays every reference session against a fresh server with the recorded results and no violation', async () => {
