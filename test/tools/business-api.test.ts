@@ -241,16 +241,27 @@ describe('business API', () => {
   it('keeps its state in a SQLite file across a restart', async () => {
     const dbPath = join(scratch, 'orders.db');
     const first = await startBusinessApi({ dbPath });
-    await fetch(`${first.url}/customers/C-1003/verify`, {
+    const verified = await fetch(`${first.url}/customers/C-1003/verify`, {
       method: 'POST',
       body: JSON.stringify({ postal_code: '94105' }),
     });
+    const { verification_token: token } = (await verified.json()) as { verification_token: string };
     await first.close();
     const second = await startBusinessApi({ dbPath });
     try {
       const response = await fetch(`${second.url}/customers?email=alan@example.com`);
       expect(await response.json()).toMatchObject({ verified: true });
-      expect(second.stats().byEndpoint).toEqual({ 'GET /customers': 1, 'POST /customers/{id}/verify': 1 });
+      // The token was stored too: a return opened after the restart needs no new verification.
+      const opened = await fetch(`${second.url}/returns`, {
+        method: 'POST',
+        body: JSON.stringify({ order_id: 'O-5007', sku: 'SP-02', reason: 'crackles', verification_token: token }),
+      });
+      expect(opened.status).toBe(201);
+      expect(second.stats().byEndpoint).toEqual({
+        'GET /customers': 1,
+        'POST /customers/{id}/verify': 1,
+        'POST /returns': 1,
+      });
     } finally {
       await second.close();
     }
