@@ -13,7 +13,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { WeftError } from '../errors.js';
 import { parseToolsSection } from '../tools/parse-tools-section.js';
-import { describeValue } from '../text/describe-value.js';
+import { describeValue, withArticle } from '../text/describe-value.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { type FieldPath, formatFieldPath, type SourcePosition } from '../text/source-locator.js';
 import { checkPdl } from './check-pdl.js';
@@ -327,7 +327,7 @@ function entries(
     const path = [key, index];
     const entry = typeof raw === 'string' ? { name: raw } : raw;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      report('error', path, `expected a ${what} (a map with "name"), got ${describeValue(raw)}`);
+      report('error', path, `expected ${what === 'API' ? 'an API' : withArticle(what)} (a map with "name"), got ${describeValue(raw)}`);
       return;
     }
     const fields = entry as Record<string, unknown>;
