@@ -165,7 +165,7 @@ describe('parsePdl', () => {
     );
     expect(json.problems).toEqual([]);
     expect(json.pdl?.references).toEqual([
-      { kind: 'api', name: 'f', line: 5, column: 30, outputs: ['b'], inputs: ['a'] },
+      { kind: 'api', name: 'f', line: 7, column: 30, outputs: ['b'], inputs: ['a'] },
     ]);
   });
 
