@@ -327,7 +327,11 @@ function entries(
     const path = [key, index];
     const entry = typeof raw === 'string' ? { name: raw } : raw;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      report('error', path, `expected ${what === 'API' ? 'an API' : withArticle(what)} (a map with "name"), got ${describeValue(raw)}`);
+      report(
+        'error',
+        path,
+        `expected ${what === 'API' ? 'an API' : withArticle(what)} (a map with "name"), got ${describeValue(raw)}`,
+      );
       return;
     }
     const fields = entry as Record<string, unknown>;

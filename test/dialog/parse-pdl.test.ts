@@ -39,7 +39,11 @@ describe('parsePdl', () => {
     expect(pdl.name).toBe('Order return');
     expect(pdl.desc).toMatch(/^Help a customer/);
     expect(pdl.detailedDesc).toMatch(/^Find the customer by email, verify them .* is approved\.$/);
-    expect(pdl.slots[1]).toEqual({ name: 'postal_code', desc: "The postal code on the customer's account", type: 'string' });
+    expect(pdl.slots[1]).toEqual({
+      name: 'postal_code',
+      desc: "The postal code on the customer's account",
+      type: 'string',
+    });
     expect(pdl.apis.map((api) => api.name)).toEqual([
       'find_customer',
       'verify_customer',
@@ -88,7 +92,12 @@ describe('parsePdl', () => {
         inputs: ['customer_id', 'postal_code'],
       },
     ]);
-    expect(pdl.references.at(-2)).toMatchObject({ name: 'issue_refund', line: 66, column: 33, inputs: ['return_id', 'method'] });
+    expect(pdl.references.at(-2)).toMatchObject({
+      name: 'issue_refund',
+      line: 66,
+      column: 33,
+      inputs: ['return_id', 'method'],
+    });
     expect(pdl.references.map((reference) => reference.name)).toEqual([
       'request_information',
       'find_customer',
@@ -109,7 +118,12 @@ describe('parsePdl', () => {
     expect(pdl.procedure).toMatch(/^while not API_check_restaurant/);
     expect(pdl.apis).toEqual([
       { name: 'check_restaurant', request: ['restaurant'], response: ['restaurant_exists'], precondition: [] },
-      { name: 'check_time', request: ['restaurant', 'time'], response: ['slots_free'], precondition: ['check_restaurant'] },
+      {
+        name: 'check_time',
+        request: ['restaurant', 'time'],
+        response: ['slots_free'],
+        precondition: ['check_restaurant'],
+      },
       {
         name: 'book_table',
         request: ['restaurant', 'time', 'party_size'],
@@ -132,7 +146,14 @@ describe('parsePdl', () => {
       { kind: 'api', name: 'check_restaurant', line: 5, column: 13, outputs: [], inputs: ['restaurant'] },
       { kind: 'answer', name: 'request_information', line: 6, column: 20, outputs: ['restaurant'], inputs: [] },
       // `time=when`: both identifiers.
-      { kind: 'api', name: 'check_time', line: 7, column: 18, outputs: ['slots_free'], inputs: ['restaurant', 'time', 'when'] },
+      {
+        kind: 'api',
+        name: 'check_time',
+        line: 7,
+        column: 18,
+        outputs: ['slots_free'],
+        inputs: ['restaurant', 'time', 'when'],
+      },
       // A bare call of a known API, as the paper's own examples write.
       {
         kind: 'api',
@@ -147,14 +168,16 @@ describe('parsePdl', () => {
   });
 
   it('locates references in quoted, folded and JSON procedures, after comments that mention the same call', () => {
-    const quoted = parsed('Name: N\nDesc: D\nProcedure: "x = 1\\n[a] = API.f(x)\\nANSWER.g()"\nAPIs: [f]\nANSWERs: [{ name: g, desc: G }]\n');
+    const quoted = parsed(
+      'Name: N\nDesc: D\nProcedure: "x = 1\\n[a] = API.f(x)\\nANSWER.g()"\nAPIs: [f]\nANSWERs: [{ name: g, desc: G }]\n',
+    );
     expect(quoted.problems).toEqual([]);
     expect(quoted.pdl.references.map((r) => [r.name, r.line, r.column, r.outputs])).toEqual([
       ['f', 3, 26, ['a']],
       ['g', 3, 36, []],
     ]);
     const commented = parsed(
-      'Name: N\nDesc: D\nAPIs: [f]\nProcedure: |\n  # first call API.f(x) with what the user said\n  \'API.f(y)\' is a string\n  r = API.f(x)\n',
+      "Name: N\nDesc: D\nAPIs: [f]\nProcedure: |\n  # first call API.f(x) with what the user said\n  'API.f(y)' is a string\n  r = API.f(x)\n",
     );
     expect(commented.pdl.references).toEqual([
       { kind: 'api', name: 'f', line: 7, column: 7, outputs: ['r'], inputs: ['x'] },
@@ -180,7 +203,9 @@ describe('parsePdl', () => {
       sessionLength: { maxTurns: 30 },
       modules: [{ path: '/base/strict.js' }, { path: '/abs/m.js', export: 'make', options: { level: 2 } }],
     });
-    expect(parsed(`${MINIMAL}controllers: { dependency: false, repetition: true, sessionLength: false }\n`).pdl.controllers).toEqual({
+    expect(
+      parsed(`${MINIMAL}controllers: { dependency: false, repetition: true, sessionLength: false }\n`).pdl.controllers,
+    ).toEqual({
       dependency: false,
       repetition: true,
       sessionLength: false,
@@ -295,9 +320,13 @@ describe('parsePdl', () => {
       expect(result.problems.some((p) => p.severity === 'error')).toBe(true);
     }
     const big = `Name: N\nDesc: ${'x'.repeat(MAX_PDL_FILE_BYTES)}\n`;
-    expect(parsePdl(big).problems[0]?.message).toBe(`is ${MAX_PDL_FILE_BYTES + 15} bytes; at most ${MAX_PDL_FILE_BYTES}`);
+    expect(parsePdl(big).problems[0]?.message).toBe(
+      `is ${MAX_PDL_FILE_BYTES + 15} bytes; at most ${MAX_PDL_FILE_BYTES}`,
+    );
     const deep = `Name: N\nDesc: D\nAPIs: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
-    expect(lines(parsePdl(deep).problems)).toEqual([`error 3:${6 + 100} : invalid YAML: nested deeper than 100 levels`]);
+    expect(lines(parsePdl(deep).problems)).toEqual([
+      `error 3:${6 + 100} : invalid YAML: nested deeper than 100 levels`,
+    ]);
   });
 
   it('parses a file just under 2 MB with a long procedure of thousands of calls', () => {
