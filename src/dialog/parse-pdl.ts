@@ -15,6 +15,7 @@ import { WeftError } from '../errors.js';
 import { parseToolsSection } from '../tools/parse-tools-section.js';
 import { describeValue, withArticle } from '../text/describe-value.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
+import { findWideMap } from '../text/wide-maps.js';
 import { type FieldPath, formatFieldPath, type SourcePosition } from '../text/source-locator.js';
 import { checkPdl } from './check-pdl.js';
 import {
@@ -33,6 +34,8 @@ import { blankCommentsAndStrings, scanProcedure } from './scan-procedure.js';
 
 /** A procedure is a few KB; a bigger file is a mistake (or hostile), refused before it is read. */
 export const MAX_PDL_FILE_BYTES = 2_000_000;
+/** Keys in one map of the file: a PDL map holds a dozen; a tool's JSON Schema perhaps a hundred. */
+export const MAX_MAP_KEYS = 1_000;
 /** Entries in one of SLOTs, APIs, ANSWERs. */
 export const MAX_PDL_ENTRIES = 500;
 /** Names in one request, response or precondition. */
@@ -84,6 +87,24 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
     const { line, column } = new LineIndex(source).position(Math.max(0, source.indexOf('\u0000')));
     return {
       problems: [{ severity: 'error', ...inFile, line, column, message: 'is not a text file (it holds NUL bytes)' }],
+    };
+  }
+  // Before composing, which takes time quadratic in the keys of a map (wide-maps.ts).
+  // A map of more keys needs as many `:`, `,` or `?`: most files skip the walk.
+  const wide = countKeyMarks(text) > MAX_MAP_KEYS ? findWideMap(text, MAX_MAP_KEYS) : undefined;
+  if (wide !== undefined) {
+    const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+    const { line, column } = new LineIndex(source).position(Math.max(0, wide.offset - (source === text ? 0 : 1)));
+    return {
+      problems: [
+        {
+          severity: 'error',
+          ...inFile,
+          line,
+          column,
+          message: `a map with ${wide.keys} keys; at most ${MAX_MAP_KEYS}`,
+        },
+      ],
     };
   }
   const read = readStructuredSource(text, file);
@@ -478,6 +499,15 @@ function locateReferences(
       inputs: reference.inputs,
     };
   });
+}
+
+function countKeyMarks(text: string): number {
+  let marks = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 58 || code === 44 || code === 63) marks++;
+  }
+  return marks;
 }
 
 /** Line and column of offsets in one text, in log time (a procedure can name thousands of calls). */

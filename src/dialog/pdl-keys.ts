@@ -79,6 +79,12 @@ const ALIASES: Readonly<Record<string, string>> = {
   config: 'options',
 };
 
+/**
+ * Unknown keys reported one by one in a map; the rest are counted. A hostile file can hold 100,000 of them, and
+ * each problem is guessed at and located.
+ */
+export const MAX_UNKNOWN_KEYS = 20;
+
 /** The problems for the keys of `record` not in `allowed`, each with a guess at what was meant. */
 export function unknownKeys(
   record: Readonly<Record<string, unknown>>,
@@ -88,17 +94,17 @@ export function unknownKeys(
   const byLower = new Map(allowed.map((key) => [key.toLowerCase(), key]));
   const aliases = Object.fromEntries(Object.entries(ALIASES).filter(([, key]) => byLower.has(key)));
   const shown = allowed.filter((key) => key !== 'pre' && key !== 'PDL');
-  return Object.keys(record)
-    .filter((key) => !allowed.includes(key))
-    .map((key) => {
-      // A misspelt alias (`descrption`) is as good a clue as a misspelt key.
-      const candidates = [...byLower.keys(), ...Object.keys(aliases)];
-      const guess = closestWord(key, candidates, aliases);
-      const target =
-        guess === undefined
-          ? undefined
-          : byLower.get(Object.hasOwn(aliases, guess) ? (aliases[guess] ?? guess) : guess);
-      const suggestion = target === undefined ? '' : ` (did you mean "${target}"?)`;
-      return { path: [...path, key], message: `unknown key "${key}"${suggestion}; allowed: ${shown.join(', ')}` };
-    });
+  const unknown = Object.keys(record).filter((key) => !allowed.includes(key));
+  const problems: { path: FieldPath; message: string }[] = unknown.slice(0, MAX_UNKNOWN_KEYS).map((key) => {
+    // A misspelt alias (`descrption`) is as good a clue as a misspelt key.
+    const candidates = [...byLower.keys(), ...Object.keys(aliases)];
+    const guess = closestWord(key, candidates, aliases);
+    const target =
+      guess === undefined ? undefined : byLower.get(Object.hasOwn(aliases, guess) ? (aliases[guess] ?? guess) : guess);
+    const suggestion = target === undefined ? '' : ` (did you mean "${target}"?)`;
+    return { path: [...path, key], message: `unknown key "${key}"${suggestion}; allowed: ${shown.join(', ')}` };
+  });
+  const more = unknown.length - problems.length;
+  if (more > 0) problems.push({ path, message: `and ${more} more unknown keys` });
+  return problems;
 }
