@@ -117,7 +117,8 @@ export function blankCommentsAndStrings(text: string): string {
       const stop = end === -1 ? text.length : end;
       blank(index, stop);
       index = stop;
-    } else if (char === '"' || char === "'") {
+    } else if ((char === '"' || char === "'") && !/[A-Za-z0-9]/.test(text[index - 1] ?? '')) {
+      // A quote after a letter is an apostrophe in prose (`the user's order`), not a string.
       const triple = text.startsWith(char.repeat(3), index);
       let at = index + (triple ? 3 : 1);
       while (at < text.length) {

@@ -341,6 +341,19 @@ describe('parsePdl', () => {
     expect(pdl.references[2999]).toMatchObject({ name: 'f49', line: 56 + 3000, column: 13 });
   });
 
+  it('refuses a map of too many keys before composing it, and counts unknown keys past 20', () => {
+    // 2 MB of keys: yaml's duplicate check would take minutes.
+    const keys = Array.from({ length: 150_000 }, (_, i) => `k${i}: 1`).join('\n');
+    expect(lines(parsePdl(`Name: N\n${keys}\n`).problems)).toEqual([
+      'error 1:1 : a map with 150001 keys; at most 1000',
+    ]);
+    const flow = `Name: N\nDesc: D\nProcedure: x\nAPIs: [{ ${Array.from({ length: 1001 }, (_, i) => `k${i}`).join(', ')} }]\n`;
+    expect(lines(parsePdl(flow).problems)).toEqual(['error 4:8 : a map with 1001 keys; at most 1000']);
+    const unknown = parsed(`${MINIMAL}${Array.from({ length: 25 }, (_, i) => `extra${i}: 1`).join('\n')}\n`);
+    expect(unknown.problems).toHaveLength(21);
+    expect(lines(unknown.problems).at(-1)).toBe('error 1:1 : and 5 more unknown keys');
+  });
+
   it('refuses a procedure longer than its limit, and too many entries', () => {
     const long = parsed(`Name: N\nDesc: D\nProcedure: |\n${`  ANSWER.x()\n`.repeat(10_000)}`);
     expect(lines(long.problems)).toEqual(['error 3:1 Procedure: is 110000 characters long; at most 100000']);
