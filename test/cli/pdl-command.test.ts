@@ -1,13 +1,14 @@
 /**
- * `weft pdl check` and `weft pdl show`, run as a user runs them (a child process through tsx): located problems,
+ * `weft pdl check` and `weft pdl show`, run through the CLI's main (in-process): located problems,
  * exit 2 on errors and 0 with only warnings, the `--json` shape, bindings against `--tools` and the file's own
  * `tools:` section, and the drawings.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type CliResult, jsonDocument, weft as weftCli } from '../e2e/weft-cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonDocument } from '../e2e/weft-cli.js';
+import { type CliResult, cli } from './cli-harness.js';
 
 const PDL = 'test/fixtures/pdl';
 const TOOLS = 'examples/business-api/tools.yaml';
@@ -15,8 +16,17 @@ const scratch = mkdtempSync(join(tmpdir(), 'weft-pdl-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 // The business API's tools need its URL to be built; nothing is called, so no server runs.
-const weft = (args: readonly string[]): Promise<CliResult> =>
-  weftCli(args, { BUSINESS_API_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok-pdl-secret' });
+// In-process (cli-harness): the command's code path is the same as a child's, without a tsx start-up per call.
+const ENV = { BUSINESS_API_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok-pdl-secret' };
+const saved = Object.fromEntries(Object.keys(ENV).map((key) => [key, process.env[key]]));
+beforeAll(() => Object.assign(process.env, ENV));
+afterAll(() => {
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+});
+const weft = (args: readonly string[]): Promise<CliResult> => cli(args);
 
 describe('weft pdl check', () => {
   it('prints each problem as file:line:column path: severity: message and exits 2 on errors', async () => {
