@@ -60,15 +60,17 @@ export interface JudgeSessionOptions {
 }
 
 export async function judgeSession(model: ChatModel, options: JudgeSessionOptions): Promise<SessionJudgement> {
+  // The transcript (free text from the user and the bot) comes first: the blocks after it are the last of their
+  // name in the prompt, which is the one a reader of tagged blocks takes.
   const prompt = [
+    'The transcript:',
+    transcriptOf(options.events),
+    '',
     'The customer’s goals:',
     dialogBlock(DIALOG_TAGS.goals, options.goals),
     '',
     'The API calls the assistant made, in order:',
     dialogBlock(DIALOG_TAGS.apiCalls, apiCallsOf(options.events)),
-    '',
-    'The transcript:',
-    transcriptOf(options.events),
     '',
     'Your verdict, as JSON:',
   ].join('\n');
