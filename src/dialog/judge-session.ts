@@ -64,7 +64,7 @@ export async function judgeSession(model: ChatModel, options: JudgeSessionOption
   // name in the prompt, which is the one a reader of tagged blocks takes.
   const prompt = [
     'The transcript:',
-    transcriptOf(options.events),
+    judgeTranscript(options.events),
     '',
     'The customer’s goals:',
     dialogBlock(DIALOG_TAGS.goals, options.goals),
@@ -111,7 +111,7 @@ export function apiCallsOf(events: readonly SessionEvent[]): DialogApiCallSpec[]
 }
 
 /** The conversation as the judge reads it: user and assistant lines, API calls and results in between. */
-export function transcriptOf(events: readonly SessionEvent[]): string {
+export function judgeTranscript(events: readonly SessionEvent[]): string {
   const lines: string[] = [];
   for (const event of events) {
     if (event.type === 'user-message') lines.push(`Customer: ${cut(event.text)}`);

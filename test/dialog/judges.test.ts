@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiCallsOf, judgeSession, transcriptOf } from '../../src/dialog/judge-session.js';
+import { apiCallsOf, judgeSession, judgeTranscript } from '../../src/dialog/judge-session.js';
 import { judgeTurn } from '../../src/dialog/judge-turn.js';
 import type { SessionEvent } from '../../src/dialog/session-events.js';
 import { WeftError } from '../../src/errors.js';
@@ -97,8 +97,8 @@ describe('judgeSession', () => {
 
   it('helpers: a call without a result failed; an empty session says so; huge messages are cut', () => {
     expect(apiCallsOf([])).toEqual([]);
-    expect(transcriptOf([])).toBe('(the conversation is empty)');
-    const huge = transcriptOf([{ type: 'user-message', at: 0, turn: 1, text: 'x'.repeat(1_000_000) }]);
+    expect(judgeTranscript([])).toBe('(the conversation is empty)');
+    const huge = judgeTranscript([{ type: 'user-message', at: 0, turn: 1, text: 'x'.repeat(1_000_000) }]);
     expect(huge.length).toBeLessThan(3_000);
   });
 });
