@@ -175,3 +175,55 @@ export {
 } from './tools/tool-loop.js';
 export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';
+
+// Conversational procedures (FlowAgent, issue 13): a PDL procedure as a conversation, its controllers and sessions.
+export {
+  createConversation,
+  DEFAULT_MAX_ACTIONS_PER_TURN,
+  MAX_USER_MESSAGE_BYTES,
+  newSessionId,
+  type Conversation,
+  type ConversationOptions,
+  type SendOptions,
+  type TurnResult,
+} from './dialog/conversation.js';
+export { proposeAction, type ProposeActionOptions, type ProposedDecision } from './dialog/propose-action.js';
+export {
+  actionLabel,
+  type Controller,
+  type ControllerContext,
+  type ControllerMode,
+  type ProposedAction,
+  type Verdict as ControllerVerdict,
+} from './dialog/controller.js';
+export { dependencyController, missingPreconditions } from './dialog/dependency-controller.js';
+export { DEFAULT_REPETITION_LIMIT, repetitionController } from './dialog/repetition-controller.js';
+export { DEFAULT_MAX_TURNS, sessionLengthController } from './dialog/session-length-controller.js';
+export { builtInControllers } from './dialog/built-in-controllers.js';
+export { loadControllerModules } from './dialog/load-controller-modules.js';
+export { type ApiCallRecord, type DialogState, succeededApis } from './dialog/dialog-state.js';
+export { foldSession } from './dialog/fold-session.js';
+export {
+  OOW_CATEGORIES,
+  type OowCategory,
+  type OowTag,
+  type SessionEvent,
+  type SessionEventType,
+} from './dialog/session-events.js';
+export {
+  formatSessionEvent,
+  formatTranscriptEntry,
+  transcriptOf,
+  type SessionTotals,
+  type Transcript,
+  type TranscriptEntry,
+} from './dialog/transcript.js';
+export {
+  BUILT_IN_ANSWERS,
+  type Pdl,
+  type PdlAnswer,
+  type PdlApi,
+  type PdlProblem,
+  type PdlReference,
+  type PdlSlot,
+} from './dialog/pdl.js';

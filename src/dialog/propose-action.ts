@@ -6,7 +6,10 @@
  * adds (llm/prompted-tools.ts).
  */
 import type { ChatMessage, ChatModel, Usage } from '../llm/chat-model.js';
-import type { Tool } from '../tools/tool.js';
+import type { JsonValue, Tool } from '../tools/tool.js';
+import { toolDeclaration } from '../tools/tool-loop.js';
+import { botSystemPrompt } from './bot-prompt.js';
+import { splitThought } from './split-thought.js';
 import type { ProposedAction } from './controller.js';
 import type { Pdl } from './pdl.js';
 
@@ -32,9 +35,42 @@ export interface ProposedDecision {
 }
 
 export async function proposeAction(
-  _pdl: Pdl,
-  _history: readonly ChatMessage[],
-  _options: ProposeActionOptions,
+  pdl: Pdl,
+  history: readonly ChatMessage[],
+  options: ProposeActionOptions,
 ): Promise<ProposedDecision> {
-  throw new Error('proposeAction: not built yet');
+  const tools = options.tools.map(toolDeclaration);
+  const result = await options.model.generate(
+    {
+      system: botSystemPrompt(pdl, options.guidance),
+      messages: history,
+      ...(tools.length > 0 ? { tools, toolChoice: 'auto' as const } : {}),
+      tag: {
+        purpose: 'converse',
+        ...(options.key === undefined
+          ? {}
+          : { key: options.turn === undefined ? options.key : `${options.key}#${options.turn}` }),
+        ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+      },
+    },
+    options.signal,
+  );
+  const [call] = result.toolCalls ?? [];
+  if (call) {
+    const thought = result.text.trim();
+    return {
+      // One action at a time: further calls in the same reply are dropped (the prompt asks for one).
+      action: { kind: 'tool', callId: call.id, name: call.name, args: call.args as JsonValue },
+      ...(thought ? { thought } : {}),
+      usage: result.usage,
+      model: result.model,
+    };
+  }
+  const { thought, response } = splitThought(result.text);
+  return {
+    action: { kind: 'reply', text: response },
+    ...(thought ? { thought } : {}),
+    usage: result.usage,
+    model: result.model,
+  };
 }

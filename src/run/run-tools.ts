@@ -8,11 +8,12 @@
 import { WeftError } from '../errors.js';
 import type { Role, Workflow } from '../graph/workflow.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
+import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { ToolLoopCall, ToolLoopHooks, ToolLoopOutcome } from '../tools/tool-loop.js';
 import type { EventLog } from './event-log.js';
 import type { WeftEvent } from './events.js';
 
-export const REDACTED = '[redacted]';
+export { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 
 /** What the log of an earlier part of the run says about its tool calls. */
 export interface ToolReplay {
@@ -52,15 +53,6 @@ export function foldToolReplay(events: Iterable<WeftEvent>): ToolReplay {
     }
   }
   return { results, started, calls };
-}
-
-/** The arguments as the log shows them: the tool's secret arguments replaced by `[redacted]`. */
-export function redactToolArgs(tool: Pick<Tool, 'secretArgs'> | undefined, args: unknown): unknown {
-  const secret = tool?.secretArgs;
-  if (!secret || secret.length === 0 || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-  const shown: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-  for (const name of secret) if (Object.hasOwn(shown, name)) shown[name] = REDACTED;
-  return shown;
 }
 
 /** `redactToolArgs` for a model's tool calls, which name their tool: what the log and a job's journal keep. */

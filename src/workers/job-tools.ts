@@ -5,6 +5,7 @@
  * run's log does in process, so a job run again after its worker died replays what is recorded and never repeats a
  * side effect that may have happened.
  */
+import { canonicalJson } from '../text/canonical-json.js';
 import { WeftError } from '../errors.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey, type RemoteCall } from '../run/metered-model.js';
@@ -47,15 +48,6 @@ export function toolsForJob(job: JobTools, tools: readonly Tool[] | undefined): 
     }
     return tool;
   });
-}
-
-/** JSON with object keys sorted, so that two schemas compare by content. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : item,
-  );
 }
 
 type JournalEntry = { readonly call: RemoteCall } | { readonly tool: ToolEventRecord };

@@ -1,0 +1,74 @@
+/**
+ * The types of a conversation with a procedure (issue 13, SPEC §4.2): `createConversation(pdl, options)`
+ * (create-conversation.ts) gives an object whose
+ * `send(userMessage)` runs one user turn of paper Algorithm 1 — pre-decision controllers' guidance → the bot
+ * chooses an API call or a reply → post-decision controllers may reject it (the bot retries with the reason) →
+ * an accepted call is executed and the turn goes on → an accepted reply ends the turn — and returns the reply with
+ * the events it recorded. Sessions are durable when a SessionStore is given (resume with `sessionId`).
+ */
+import type { ChatModel } from '../llm/chat-model.js';
+import type { RunOwner } from '../store/run-store.js';
+import type { Tool, ToolSet } from '../tools/tool.js';
+import type { Controller, ControllerMode } from './controller.js';
+import type { DialogState } from './dialog-state.js';
+import type { Pdl } from './pdl.js';
+import type { OowTag, SessionEvent } from './session-events.js';
+import type { SessionStore } from './session-store.js';
+
+export { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_USER_MESSAGE_BYTES } from './conversation-limits.js';
+
+export interface ConversationOptions {
+  readonly model: ChatModel;
+  /** The APIs' tools: every PDL API must have one of the same name. */
+  readonly tools: ToolSet | readonly Tool[];
+  /** Extra controllers (a user's module); the built-in ones come from the PDL's `controllers:` settings. */
+  readonly controllers?: readonly Controller[];
+  /** `pre-only` = `--no-post-controllers`, `none` = `--no-controllers`. Default `all`. */
+  readonly controllerMode?: ControllerMode;
+  readonly maxActionsPerTurn?: number;
+  /** Where the session is kept; without one it lives in memory only. */
+  readonly store?: SessionStore;
+  /** Resume this stored session (needs `store`); without it a new session is created. */
+  readonly sessionId?: string;
+  /** Recorded with a new session (e.g. the tools file, so a resume can load it again); plain JSON. */
+  readonly sessionOptions?: Readonly<Record<string, unknown>>;
+  /** The process holding the session (default: this one). */
+  readonly owner?: RunOwner;
+  /** Called with each event as it is recorded (the CLI's `--verbose` view, a web service's stream). */
+  readonly onEvent?: (event: SessionEvent) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface SendOptions {
+  /** Tags the message as an out-of-workflow move (simulated users). */
+  readonly oow?: OowTag;
+  readonly signal?: AbortSignal;
+}
+
+export interface TurnResult {
+  /** What the bot says to the user. */
+  readonly reply: string;
+  /** The events this turn recorded, in order. */
+  readonly events: readonly SessionEvent[];
+  /** Whether the conversation has ended (the bot closed it or the turn limit steered it to a close). */
+  readonly ended: boolean;
+}
+
+export interface Conversation {
+  readonly sessionId: string;
+  readonly pdl: Pdl;
+  readonly state: DialogState;
+  /** Every event so far (resumed sessions: from their start). */
+  readonly events: readonly SessionEvent[];
+  /** A user turn recorded without its reply (the session was resumed after a crash or Ctrl-C mid-turn). */
+  readonly pendingTurn: boolean;
+  /** The resumed session was started with a PDL file whose text differed from this one. */
+  readonly pdlChanged: boolean;
+  send(userMessage: string, options?: SendOptions): Promise<TurnResult>;
+  /** Finishes a pending turn (see `pendingTurn`): the bot goes on from where the log ends, repeating no API call. */
+  continueTurn(options?: Pick<SendOptions, 'signal'>): Promise<TurnResult>;
+  /** Marks the session ended (the user left); idempotent. */
+  end(reason?: 'user' | 'bot' | 'turn-limit'): Promise<void>;
+  /** Lets go of the session (its owner) without ending it, so `weft chat --session ID` can take it up again. */
+  close(): Promise<void>;
+}

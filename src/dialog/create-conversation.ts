@@ -1,0 +1,439 @@
+/**
+ * The conversation engine (types in conversation-types.ts): one user turn of paper Algorithm 1 per `send`, every step
+ * recorded as a session event before it takes effect where that matters (a `tool-call` is durable before the API
+ * runs, so a crash mid-call is known on resume and the call is not repeated).
+ */
+import { randomBytes } from 'node:crypto';
+import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { costOf } from '../llm/pricing.js';
+import { currentOwner, isProcessAlive } from '../store/run-owner.js';
+import type { RunOwner } from '../store/run-store.js';
+import { callTool } from '../tools/call-tool.js';
+import { redactToolArgs } from '../tools/redact-tool-args.js';
+import type { JsonValue, Tool } from '../tools/tool.js';
+import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
+import { type Controller, type ProposedAction, actionLabel } from './controller.js';
+import { DEFAULT_MAX_ACTIONS_PER_TURN } from './conversation-limits.js';
+import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
+import { missingPreconditions } from './dependency-controller.js';
+import { succeededApis } from './dialog-state.js';
+import { SessionFold } from './fold-session.js';
+import type { Pdl } from './pdl.js';
+import { proposeAction } from './propose-action.js';
+import type { SessionEvent } from './session-events.js';
+import { refuseUserMessage } from './user-message-check.js';
+
+type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
+type NewEvent = Distribute<SessionEvent>;
+
+/** What the bot says when a turn ends without a reply of its own. */
+const EXHAUSTED_REPLY =
+  "I'm sorry, I could not finish that step just now. Could you tell me again what you need, or give me the details I asked for?";
+const MODEL_ERROR_REPLY = "I'm sorry, something went wrong on my side. Please say that again.";
+const INTERRUPTED_CALL =
+  'interrupted: Weft stopped while this call was running, so whether it took effect is unknown; it was not repeated (check with an API that reads the state before trying again)';
+
+export function newSessionId(date = new Date()): string {
+  const two = (value: number): string => String(value).padStart(2, '0');
+  const day = `${date.getUTCFullYear()}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}`;
+  const time = `${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}`;
+  return `s-${day}-${time}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function createConversation(pdl: Pdl, options: ConversationOptions): Promise<Conversation> {
+  const tools = bindTools(pdl, options.tools);
+  const mode = options.controllerMode ?? 'all';
+  const controllers: Controller[] =
+    mode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
+  const usePost = mode === 'all';
+  const maxActions = options.maxActionsPerTurn ?? DEFAULT_MAX_ACTIONS_PER_TURN;
+  if (!Number.isInteger(maxActions) || maxActions < 1 || maxActions > 100) {
+    throw new WeftError('BAD_INPUT', `maxActionsPerTurn must be an integer from 1 to 100, got ${maxActions}`, {
+      location: { field: 'maxActionsPerTurn' },
+    });
+  }
+  const turnLimit = mode === 'none' ? undefined : sessionTurnLimit(pdl.controllers);
+  const { store } = options;
+  const owner: RunOwner = options.owner ?? currentOwner();
+  const fold = new SessionFold();
+  const events: SessionEvent[] = [];
+  let sessionId: string;
+  let startedAt: number;
+  let pdlChanged = false;
+
+  if (options.sessionId !== undefined) {
+    if (!store)
+      throw new WeftError('BAD_INPUT', 'resuming a session needs a store', { location: { field: 'sessionId' } });
+    sessionId = options.sessionId;
+    const record = await store.getSession(sessionId);
+    if (!record) throw new WeftError('NOT_FOUND', `no session ${sessionId} (see weft sessions)`);
+    const previous = record.owner;
+    if (previous && !sameOwner(previous, owner) && previous.host === owner.host && isProcessAlive(previous.pid)) {
+      throw new WeftError(
+        'BAD_INPUT',
+        `session ${sessionId} is in use by process ${previous.pid}; end that chat first`,
+      );
+    }
+    if (!(await store.takeOverSession(sessionId, owner, previous))) {
+      throw new WeftError('BAD_INPUT', `session ${sessionId} was just taken up by another process`);
+    }
+    startedAt = Date.parse(record.createdAt);
+    for (const stored of await store.sessionEvents(sessionId)) {
+      const event = stored.event as SessionEvent;
+      events.push(event);
+      fold.apply(event);
+    }
+    const start = events.find((event) => event.type === 'session-start');
+    pdlChanged = start?.type === 'session-start' && start.pdlSha256 !== pdl.sha256;
+  } else {
+    sessionId = newSessionId();
+    startedAt = Date.now();
+    if (store) {
+      await store.createSession({
+        sessionId,
+        procedure: pdl.name,
+        pdlPath: pdl.file ?? '',
+        model: options.model.id,
+        options: { ...options.sessionOptions, controllerMode: mode, maxActionsPerTurn: maxActions },
+        owner,
+      });
+    }
+  }
+
+  const record = async (batch: readonly NewEvent[]): Promise<SessionEvent[]> => {
+    const at = Math.max(0, Date.now() - startedAt);
+    const stamped = batch.map((event) => ({ ...event, at }) as SessionEvent);
+    if (store) await store.appendSessionEvents(sessionId, stamped);
+    for (const event of stamped) {
+      events.push(event);
+      fold.apply(event);
+      options.onEvent?.(event);
+    }
+    return stamped;
+  };
+
+  if (options.sessionId === undefined) {
+    await record([
+      {
+        type: 'session-start',
+        procedure: pdl.name,
+        pdlPath: pdl.file ?? '',
+        pdlSha256: pdl.sha256,
+        model: options.model.id,
+        modelKind: options.model.kind,
+        controllers: controllers.map((controller) => ({
+          name: controller.name,
+          pre: controller.pre !== undefined,
+          post: usePost && controller.post !== undefined,
+        })),
+        maxActionsPerTurn: maxActions,
+      },
+    ]);
+  } else {
+    await record([{ type: 'session-resume', pdlSha256: pdl.sha256, model: options.model.id }]);
+    // A call that started but has no result: its effect is unknown, and repeating it could do it twice.
+    const unfinished = [...fold.unfinishedCalls];
+    if (unfinished.length > 0) {
+      await record(
+        unfinished.map((call) => ({
+          type: 'tool-result' as const,
+          turn: call.turn,
+          callId: call.callId,
+          name: call.name,
+          ok: false,
+          error: INTERRUPTED_CALL,
+          ms: 0,
+        })),
+      );
+    }
+  }
+
+  let busy = false;
+
+  const runTurn = async (turnEvents: SessionEvent[], signal: AbortSignal | undefined): Promise<TurnResult> => {
+    const turn = fold.turn;
+    const collect = async (batch: readonly NewEvent[]): Promise<void> => {
+      turnEvents.push(...(await record(batch)));
+    };
+    // Attempts already made in this turn (a resumed pending turn goes on from there).
+    let attempt = events.filter((event) => event.type === 'decision' && event.turn === turn).length;
+    let actions = events.filter((event) => event.type === 'tool-result' && event.turn === turn).length;
+    let rejections = events.filter(
+      (event) => event.type === 'verdict' && event.turn === turn && !event.accepted,
+    ).length;
+    const feedback: string[] = [];
+    let reply: string | undefined;
+    let failed = false;
+    while (attempt < maxActions) {
+      attempt++;
+      const context = { pdl, state: fold.state };
+      const guidance: NewEvent[] = [];
+      for (const controller of controllers) {
+        const text = controller.pre?.(context);
+        if (text) guidance.push({ type: 'guidance', turn, attempt, controller: controller.name, text });
+      }
+      if (guidance.length > 0) await collect(guidance);
+      const started = performance.now();
+      let decision: Awaited<ReturnType<typeof proposeAction>>;
+      try {
+        decision = await proposeAction(pdl, [...fold.history], {
+          model: options.model,
+          tools,
+          guidance: [...guidance.map((event) => (event.type === 'guidance' ? event.text : '')), ...feedback],
+          key: sessionId,
+          turn,
+          attempt,
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        if (isAbortError(error) || (isWeftError(error) && error.code === 'ABORTED')) throw error;
+        await collect([
+          {
+            type: 'model-call',
+            turn,
+            attempt,
+            model: options.model.id,
+            inputTokens: 0,
+            outputTokens: 0,
+            costUsd: 0,
+            ms: Math.round(performance.now() - started),
+            error: isWeftError(error) ? `${error.code}: ${error.message}` : String((error as Error)?.message ?? error),
+          },
+        ]);
+        failed = true;
+        break;
+      }
+      await collect([
+        {
+          type: 'model-call',
+          turn,
+          attempt,
+          model: decision.model,
+          inputTokens: decision.usage.inputTokens,
+          outputTokens: decision.usage.outputTokens,
+          costUsd: costOf([options.model.id, decision.model], decision.usage),
+          ms: Math.round(performance.now() - started),
+        },
+        {
+          type: 'decision',
+          turn,
+          attempt,
+          ...(decision.thought ? { thought: decision.thought } : {}),
+          action: logged(decision.action, tools),
+        },
+      ]);
+      const action = decision.action;
+      const verdicts: NewEvent[] = [];
+      const reasons: string[] = [];
+      if (action.kind === 'reply' && action.text.trim() === '')
+        reasons.push('the reply was empty: write what the user should read');
+      if (usePost) {
+        for (const controller of controllers) {
+          if (!controller.post) continue;
+          const verdict = controller.post(action, { pdl, state: fold.state });
+          verdicts.push({
+            type: 'verdict',
+            turn,
+            attempt,
+            controller: controller.name,
+            action: actionLabel(action),
+            accepted: verdict.accepted,
+            ...(verdict.accepted ? {} : { reason: verdict.reason }),
+          });
+          if (!verdict.accepted) reasons.push(`${controller.name}: ${verdict.reason}`);
+        }
+      }
+      if (verdicts.length > 0) await collect(verdicts);
+      if (reasons.length > 0) {
+        rejections++;
+        feedback.push(
+          `Your last proposal (${describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
+        );
+        continue;
+      }
+      if (action.kind === 'reply') {
+        reply = action.text;
+        break;
+      }
+      await executeCall(action, turn, collect);
+      actions++;
+    }
+    const exhausted = reply === undefined && !failed;
+    const text = reply ?? (failed ? MODEL_ERROR_REPLY : EXHAUSTED_REPLY);
+    await collect([
+      { type: 'bot-reply', turn, text },
+      { type: 'turn-end', turn, actions, rejections, exhausted },
+    ]);
+    if (turnLimit !== undefined && turn > turnLimit) await collect([{ type: 'session-end', reason: 'turn-limit' }]);
+    return { reply: text, events: turnEvents, ended: fold.ended };
+  };
+
+  const executeCall = async (
+    action: Extract<ProposedAction, { kind: 'tool' }>,
+    turn: number,
+    collect: (batch: readonly NewEvent[]) => Promise<void>,
+  ): Promise<void> => {
+    const tool = tools.find((candidate) => candidate.name === action.name);
+    const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold.state)).length === 0;
+    await collect([
+      {
+        type: 'tool-call',
+        turn,
+        callId: action.callId,
+        name: action.name,
+        args: redactToolArgs(tool, action.args) as JsonValue,
+        preconditionsMet,
+      },
+    ]);
+    if (!tool) {
+      const known = tools.map((candidate) => candidate.name).join(', ');
+      await collect([
+        {
+          type: 'tool-result',
+          turn,
+          callId: action.callId,
+          name: action.name,
+          ok: false,
+          error: `no API named ${action.name}; the APIs are: ${known}`,
+          ms: 0,
+        },
+      ]);
+      return;
+    }
+    const outcome = await callTool(tool, action.args, options.signal ? { signal: options.signal } : {});
+    await collect([
+      outcome.ok
+        ? {
+            type: 'tool-result',
+            turn,
+            callId: action.callId,
+            name: action.name,
+            ok: true,
+            result: outcome.result,
+            ms: Math.round(outcome.durationMs),
+          }
+        : {
+            type: 'tool-result',
+            turn,
+            callId: action.callId,
+            name: action.name,
+            ok: false,
+            error: outcome.error.message,
+            ms: Math.round(outcome.durationMs),
+          },
+    ]);
+  };
+
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (busy)
+      throw new WeftError('BAD_INPUT', `session ${sessionId} is already answering a message; wait for its reply`);
+    busy = true;
+    try {
+      return await work();
+    } finally {
+      busy = false;
+    }
+  };
+
+  const conversation: Conversation = {
+    sessionId,
+    pdl,
+    get state() {
+      return fold.state;
+    },
+    get events() {
+      return [...events];
+    },
+    get pendingTurn() {
+      return fold.pendingTurn;
+    },
+    pdlChanged,
+    send(userMessage, sendOptions: SendOptions = {}) {
+      return guard(async () => {
+        if (fold.ended) throw new WeftError('BAD_INPUT', `session ${sessionId} has ended; start a new one`);
+        if (fold.pendingTurn) {
+          throw new WeftError(
+            'BAD_INPUT',
+            `session ${sessionId} has a turn without a reply; finish it first (continueTurn)`,
+          );
+        }
+        const refused = refuseUserMessage(userMessage);
+        if (refused) {
+          const reply = `Sorry, I cannot take that message: ${refused}. Nothing was changed; please send your message again as plain text.`;
+          const turnEvents = await record([{ type: 'user-message-refused', turn: fold.turn, reason: refused }]);
+          return { reply, events: turnEvents, ended: false };
+        }
+        const turnEvents = await record([
+          {
+            type: 'user-message',
+            turn: fold.turn + 1,
+            text: userMessage,
+            ...(sendOptions.oow ? { oow: sendOptions.oow } : {}),
+          },
+        ]);
+        const result = await runTurn(turnEvents, sendOptions.signal ?? options.signal);
+        if (store)
+          await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
+        return result;
+      });
+    },
+    continueTurn(sendOptions = {}) {
+      return guard(async () => {
+        if (!fold.pendingTurn) throw new WeftError('BAD_INPUT', `session ${sessionId} has no turn waiting for a reply`);
+        const result = await runTurn([], sendOptions.signal ?? options.signal);
+        if (store)
+          await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
+        return result;
+      });
+    },
+    async end(reason = 'user') {
+      if (fold.ended) return;
+      await record([{ type: 'session-end', reason }]);
+      if (store) await store.setSessionProgress(sessionId, { status: 'ended', turns: fold.turn });
+    },
+    async close() {
+      if (store) await store.releaseSession(sessionId, owner);
+    },
+  };
+  return conversation;
+}
+
+/** The PDL's APIs as tools, in PDL order; every API needs a tool of its name. */
+function bindTools(pdl: Pdl, given: ConversationOptions['tools']): Tool[] {
+  const list =
+    'tools' in given && !Array.isArray(given)
+      ? (given as { tools: readonly Tool[] }).tools
+      : (given as readonly Tool[]);
+  const byName = new Map(list.map((tool) => [tool.name, tool]));
+  const unbound = pdl.apis.filter((api) => !byName.has(api.name));
+  if (unbound.length > 0) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `${unbound.length === 1 ? 'an API has' : `${unbound.length} APIs have`} no tool: ${unbound.map((api) => api.name).join(', ')} (give a tools file with --tools, or a tools: section in the PDL file)`,
+      {
+        issues: unbound.map((api) => ({
+          ...(pdl.file ? { file: pdl.file } : {}),
+          field: `APIs[${pdl.apis.indexOf(api)}].name`,
+          message: `no tool named ${api.name}`,
+        })),
+        ...(pdl.file ? { location: { file: pdl.file } } : {}),
+      },
+    );
+  }
+  return pdl.apis.map((api) => byName.get(api.name) as Tool);
+}
+
+function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {
+  if (action.kind === 'reply') return action;
+  const tool = tools.find((candidate) => candidate.name === action.name);
+  return { ...action, args: redactToolArgs(tool, action.args) as JsonValue };
+}
+
+function describe(action: ProposedAction): string {
+  if (action.kind === 'reply') return `a reply: "${action.text.slice(0, 120)}"`;
+  return `a call of ${action.name} with ${JSON.stringify(action.args).slice(0, 200)}`;
+}
+
+function sameOwner(a: RunOwner, b: RunOwner): boolean {
+  return a.pid === b.pid && a.host === b.host;
+}

@@ -1,0 +1,208 @@
+/**
+ * A session as people read it (`weft show-session`, `weft chat --verbose`): its events folded into transcript
+ * entries with totals (pure). Thoughts, guidance and accepted verdicts are detail that only the verbose view shows.
+ */
+import type { JsonValue } from '../tools/tool.js';
+import type { OowTag, SessionEvent } from './session-events.js';
+
+export type TranscriptEntry =
+  | { readonly turn: number; readonly role: 'user'; readonly text: string; readonly oow?: OowTag }
+  | { readonly turn: number; readonly role: 'user-refused'; readonly reason: string }
+  | { readonly turn: number; readonly role: 'bot'; readonly text: string }
+  | { readonly turn: number; readonly role: 'thought'; readonly text: string }
+  | { readonly turn: number; readonly role: 'guidance'; readonly controller: string; readonly text: string }
+  | {
+      readonly turn: number;
+      readonly role: 'tool';
+      readonly callId: string;
+      readonly name: string;
+      readonly args: JsonValue;
+      readonly preconditionsMet: boolean;
+      /** Absent while the call has no result (a crash mid-call, before a resume recorded it). */
+      readonly ok?: boolean;
+      readonly result?: JsonValue;
+      readonly error?: string;
+    }
+  | {
+      readonly turn: number;
+      readonly role: 'verdict';
+      readonly controller: string;
+      readonly action: string;
+      readonly accepted: boolean;
+      readonly reason?: string;
+    }
+  | { readonly turn: number; readonly role: 'end'; readonly reason: string };
+
+export interface SessionTotals {
+  readonly turns: number;
+  readonly toolCalls: number;
+  readonly failedToolCalls: number;
+  readonly rejections: number;
+  /** Tool calls executed while their PDL preconditions had not all succeeded. */
+  readonly violationsExecuted: number;
+  readonly modelCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+}
+
+export interface Transcript {
+  readonly entries: readonly TranscriptEntry[];
+  readonly totals: SessionTotals;
+}
+
+export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
+  const entries: TranscriptEntry[] = [];
+  const calls = new Map<string, number>();
+  let turns = 0;
+  let toolCalls = 0;
+  let failedToolCalls = 0;
+  let rejections = 0;
+  let violationsExecuted = 0;
+  let modelCalls = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let costUsd = 0;
+  for (const event of events) {
+    switch (event.type) {
+      case 'user-message':
+        turns = Math.max(turns, event.turn);
+        entries.push({ turn: event.turn, role: 'user', text: event.text, ...(event.oow ? { oow: event.oow } : {}) });
+        break;
+      case 'user-message-refused':
+        entries.push({ turn: event.turn, role: 'user-refused', reason: event.reason });
+        break;
+      case 'guidance':
+        entries.push({ turn: event.turn, role: 'guidance', controller: event.controller, text: event.text });
+        break;
+      case 'model-call':
+        modelCalls++;
+        inputTokens += event.inputTokens;
+        outputTokens += event.outputTokens;
+        costUsd += event.costUsd;
+        break;
+      case 'decision':
+        if (event.thought) entries.push({ turn: event.turn, role: 'thought', text: event.thought });
+        break;
+      case 'verdict':
+        if (!event.accepted) rejections++;
+        entries.push({
+          turn: event.turn,
+          role: 'verdict',
+          controller: event.controller,
+          action: event.action,
+          accepted: event.accepted,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+        });
+        break;
+      case 'tool-call':
+        toolCalls++;
+        if (!event.preconditionsMet) violationsExecuted++;
+        calls.set(event.callId, entries.length);
+        entries.push({
+          turn: event.turn,
+          role: 'tool',
+          callId: event.callId,
+          name: event.name,
+          args: event.args,
+          preconditionsMet: event.preconditionsMet,
+        });
+        break;
+      case 'tool-result': {
+        const index = calls.get(event.callId);
+        const entry = index === undefined ? undefined : entries[index];
+        if (!event.ok) failedToolCalls++;
+        if (entry?.role === 'tool') {
+          entries[index as number] = {
+            ...entry,
+            ok: event.ok,
+            ...(event.result === undefined ? {} : { result: event.result }),
+            ...(event.error === undefined ? {} : { error: event.error }),
+          };
+        }
+        break;
+      }
+      case 'bot-reply':
+        entries.push({ turn: event.turn, role: 'bot', text: event.text });
+        break;
+      case 'session-end':
+        entries.push({ turn: turns, role: 'end', reason: event.reason });
+        break;
+      default:
+        break;
+    }
+  }
+  return {
+    entries,
+    totals: {
+      turns,
+      toolCalls,
+      failedToolCalls,
+      rejections,
+      violationsExecuted,
+      modelCalls,
+      inputTokens,
+      outputTokens,
+      costUsd,
+    },
+  };
+}
+
+/** One entry as a line of text; undefined for detail the non-verbose view leaves out. */
+export function formatTranscriptEntry(entry: TranscriptEntry, verbose: boolean): string | undefined {
+  switch (entry.role) {
+    case 'user':
+      return `user> ${entry.text}${entry.oow ? `   [out of workflow: ${entry.oow.category}/${entry.oow.subtype}]` : ''}`;
+    case 'user-refused':
+      return `user> (message refused: ${entry.reason})`;
+    case 'bot':
+      return `bot> ${entry.text}`;
+    case 'thought':
+      return verbose ? `  (thought) ${entry.text}` : undefined;
+    case 'guidance':
+      return verbose ? `  (${entry.controller}) ${entry.text.replaceAll('\n', '\n    ')}` : undefined;
+    case 'tool': {
+      const outcome =
+        entry.ok === undefined
+          ? 'no result recorded'
+          : entry.ok
+            ? clip(JSON.stringify(entry.result ?? null), verbose ? 2000 : 200)
+            : `error: ${entry.error ?? 'failed'}`;
+      const flag = entry.preconditionsMet ? '' : ' [preconditions not met]';
+      return `  → ${entry.name}(${clip(JSON.stringify(entry.args), verbose ? 2000 : 200)})${flag} = ${outcome}`;
+    }
+    case 'verdict':
+      if (entry.accepted) return verbose ? `  ✓ ${entry.controller} accepted ${entry.action}` : undefined;
+      return `  ✗ ${entry.controller} refused ${entry.action}: ${entry.reason ?? ''}`;
+    case 'end':
+      return `(session ended: ${entry.reason === 'user' ? 'the user left' : entry.reason === 'bot' ? 'the bot closed it' : 'turn limit'})`;
+  }
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
+}
+
+/** One event as the live `--verbose` view shows it (detail only: user messages and replies are printed apart). */
+export function formatSessionEvent(event: SessionEvent): string | undefined {
+  switch (event.type) {
+    case 'guidance':
+      return `  (${event.controller}) ${event.text.replaceAll('\n', '\n    ')}`;
+    case 'decision':
+      return event.thought ? `  (thought) ${event.thought}` : undefined;
+    case 'verdict':
+      return event.accepted
+        ? `  ✓ ${event.controller} accepted ${event.action}`
+        : `  ✗ ${event.controller} refused ${event.action}: ${event.reason ?? ''}`;
+    case 'tool-call':
+      return `  → ${event.name}(${clip(JSON.stringify(event.args), 2000)})${event.preconditionsMet ? '' : ' [preconditions not met]'}`;
+    case 'tool-result':
+      return event.ok
+        ? `  ← ${event.name} = ${clip(JSON.stringify(event.result ?? null), 2000)} (${event.ms} ms)`
+        : `  ← ${event.name} failed: ${event.error ?? 'error'}`;
+    case 'model-call':
+      return event.error ? `  (model call failed: ${event.error})` : undefined;
+    default:
+      return undefined;
+  }
+}

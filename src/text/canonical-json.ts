@@ -1,0 +1,8 @@
+/** JSON with object keys sorted, so that two values compare by content (schemas, a call's arguments). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
+  );
+}
