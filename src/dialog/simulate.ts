@@ -197,7 +197,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       if (tag) oowTags.push(oowLabel(tag));
       const result = await conversation.send(user.text, { ...(tag ? { oow: tag } : {}), signal });
       history.push({ role: 'user', text: user.text }, { role: 'bot', text: result.reply });
-      if (result.ended) ended = 'bot';
+      if (result.ended) ended = endReason(conversation.events);
     }
     ended ??= 'turn-limit';
     await conversation.end(ended);
@@ -241,6 +241,15 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     ...(failure !== undefined ? { error: failure instanceof Error ? failure.message : String(failure) } : {}),
   };
   return { report };
+}
+
+/** Why the engine ended a session (the bot closed it, or the session-length limit). */
+function endReason(events: readonly SessionEvent[]): NonNullable<SessionReport['ended']> {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === 'session-end') return event.reason;
+  }
+  return 'bot';
 }
 
 function integerOption(value: number, field: string, min: number): number {

@@ -10,6 +10,9 @@
  * - Every move is independent of the others (the prefix is the reference's, not the bot's), so all of them run
  *   with bounded concurrency. A move whose prediction or judgement fails is recorded with `error`; a user error
  *   (a model that is not configured) stops the evaluation.
+ * - The pre-decision controllers guide each prediction from the state of the reference prefix, as they would in a
+ *   live turn (the move is the first attempt of its step: no refusal feedback). Post-decision controllers do not
+ *   run: a refusal would need a retry, and the reference move is one decision.
  */
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
@@ -18,6 +21,10 @@ import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { anySignal } from '../llm/timeout.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
+import { builtInControllers } from './built-in-controllers.js';
+import type { Controller, ControllerMode } from './controller.js';
+import type { DialogState } from './dialog-state.js';
+import { SessionFold } from './fold-session.js';
 import { judgeTurn } from './judge-turn.js';
 import { oowLabel } from './oow.js';
 import type { Pdl } from './pdl.js';
@@ -35,6 +42,10 @@ export interface EvaluateTurnsOptions {
   readonly judge: ChatModel;
   /** The APIs' tools (only their declarations are used); missing ones are declared from the PDL. */
   readonly tools?: ToolSet | readonly Tool[];
+  /** Extra controllers (a user's module); the built-in ones come from the PDL's `controllers:` settings. */
+  readonly controllers?: readonly Controller[];
+  /** `none` leaves out the pre-decision guidance (post-decision controllers never run here: nothing executes). */
+  readonly controllerMode?: ControllerMode;
   readonly concurrency?: number;
   /** The cost of a call (default: free). */
   readonly costOf?: (result: ChatResult, model: ChatModel) => number;
@@ -63,6 +74,8 @@ interface TurnCase {
   readonly turn: number;
   readonly oow?: string;
   readonly prefix: readonly ChatMessage[];
+  /** What the controllers read before this move. */
+  readonly state: DialogState;
   readonly reference: DialogMoveSpec;
 }
 
@@ -77,6 +90,8 @@ export async function evaluateTurns(
       location: { field: 'concurrency' },
     });
   const tools = apiTools(pdl, options.tools);
+  const controllers =
+    options.controllerMode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
   const cases = references.flatMap(turnCases);
   const costOf = options.costOf ?? (() => 0);
   const stop = new AbortController();
@@ -95,7 +110,7 @@ export async function evaluateTurns(
       const decision = await proposeAction(pdl, item.prefix, {
         model: options.model,
         tools,
-        guidance: [],
+        guidance: controllers.flatMap((controller) => controller.pre?.({ pdl, state: item.state }) || []),
         key: `${item.session}/${item.index}`,
         turn: item.turn,
         signal,
@@ -179,17 +194,28 @@ function caseFields(item: TurnCase): Omit<TurnReport, 'consistent'> {
   };
 }
 
-/** The bot moves of a reference session, each with the prefix the bot sees before it. */
+/**
+ * The bot moves of a reference session, each with the prefix the bot sees before it and the state the controllers
+ * read. Both come from folding the reference as session events (fold-session.ts), as the engine builds them, so
+ * the bot sees a reference prefix exactly as it would see a live conversation.
+ */
 export function turnCases(reference: ReferenceSession): TurnCase[] {
   const cases: TurnCase[] = [];
-  const prefix: ChatMessage[] = [];
+  const fold = new SessionFold();
   let turn = 0;
   let oow: string | undefined;
   reference.messages.forEach((message, index) => {
     if (message.role === 'user') {
+      if (turn > 0) fold.apply({ type: 'turn-end', at: 0, turn, actions: 0, rejections: 0, exhausted: false });
       turn += 1;
       oow = message.oow ? oowLabel(message.oow) : undefined;
-      prefix.push({ role: 'user', content: message.content });
+      fold.apply({
+        type: 'user-message',
+        at: 0,
+        turn,
+        text: message.content,
+        ...(message.oow ? { oow: message.oow } : {}),
+      });
       return;
     }
     const move: DialogMoveSpec =
@@ -201,23 +227,46 @@ export function turnCases(reference: ReferenceSession): TurnCase[] {
       index,
       turn,
       ...(oow !== undefined ? { oow } : {}),
-      prefix: [...prefix],
+      prefix: [...fold.history],
+      state: fold.state,
       reference: move,
     });
     if (message.kind === 'tool') {
       const callId = `ref_${index}`;
-      prefix.push(
-        { role: 'assistant', content: '', toolCalls: [{ id: callId, name: message.tool, args: message.args }] },
-        {
-          role: 'tool',
-          toolCallId: callId,
-          name: message.tool,
-          content: message.result === undefined ? (message.ok ? 'null' : 'error') : resultText(message.result),
-          ...(message.ok ? {} : { isError: true }),
-        },
+      fold.apply({
+        type: 'tool-call',
+        at: 0,
+        turn,
+        callId,
+        name: message.tool,
+        args: message.args,
+        preconditionsMet: true,
+      });
+      fold.apply(
+        message.ok
+          ? {
+              type: 'tool-result',
+              at: 0,
+              turn,
+              callId,
+              name: message.tool,
+              ok: true,
+              result: message.result ?? null,
+              ms: 0,
+            }
+          : {
+              type: 'tool-result',
+              at: 0,
+              turn,
+              callId,
+              name: message.tool,
+              ok: false,
+              error: message.result === undefined ? 'failed' : resultText(message.result),
+              ms: 0,
+            },
       );
     } else {
-      prefix.push({ role: 'assistant', content: message.content });
+      fold.apply({ type: 'bot-reply', at: 0, turn, text: message.content });
     }
   });
   return cases;

@@ -10,7 +10,7 @@
  * - A turn whose prediction or judgement failed (`error`) is left out of every number and counted in `errors`.
  */
 import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../text/canonical-json.js';
 import { scoresFromCounts, type Scores } from './session-metrics.js';
 
 export interface TurnReport {
