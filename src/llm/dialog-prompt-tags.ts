@@ -25,6 +25,9 @@ export const DIALOG_TAGS = {
   prediction: 'prediction',
 } as const;
 
+/** What a simulated user says (alone or at the end of its message) when it is done; `weft simulate` ends there. */
+export const DIALOG_END_MARKER = '[END]';
+
 export interface DialogApiSpec {
   readonly name: string;
   readonly request: readonly string[];

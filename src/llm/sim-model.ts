@@ -30,6 +30,10 @@
  *   fragment of the task text (so a lexical similarity gives partial credit), and a random DAG with edges
  *   only from lower to higher numbers, START before every node without a parent and END after every node
  *   without a child. `badjson` replaces it by a reply cut inside its `Node:` header (no usable workflow).
+ * - `converse`, `simulate-user`, `judge` (conversational procedures, issue 13): the bot, the simulated user and the
+ *   judge, from the blocks of src/llm/dialog-prompt-tags.ts (sim-dialog.ts); `violate` and `noise` are theirs.
+ *   They answer tools themselves (the bot calls what the procedure allows, `toolcalls` does not apply);
+ *   `badjson` cuts a judge's JSON reply like the other structured replies.
  * - anything else → `sim reply`.
  * Tools: when a call offers tools (`call.tools`, toolChoice not `none`), the sim first makes `toolcalls` tool calls,
  * one per reply, then answers as above for the call's purpose; it knows where it is by counting the tool results
@@ -57,6 +61,7 @@ import {
   type RandomSource,
 } from './seeded-random.js';
 import { simQuestionKey, type SimAnswerKey } from './sim-answer-key.js';
+import { isSimDialogPurpose, simDialogReply } from './sim-dialog.js';
 import {
   readTeamPrompt,
   SIM_RIGHT_ANSWER,
@@ -86,7 +91,7 @@ export interface SimModel extends ChatModel {
   readonly callCount: number;
 }
 
-const STRUCTURED_PURPOSES: ReadonlySet<CallTag['purpose']> = new Set(['plan', 'verify', 'update', 'rank']);
+const STRUCTURED_PURPOSES: ReadonlySet<CallTag['purpose']> = new Set(['plan', 'verify', 'update', 'rank', 'judge']);
 
 const ROLE_NAMES = ['planner', 'coder', 'writer', 'reviewer'] as const;
 
@@ -146,6 +151,19 @@ export function simModel(
       await (clock ? clock.sleep(latencyMs, signal) : sleep(latencyMs, signal));
       if (bernoulli(transport('error'), resolved.error)) {
         throw new WeftError('PROVIDER', 'simulated provider error (HTTP 503)', { retryable: true });
+      }
+      // The dialog roles answer tools themselves (the bot's calls follow the procedure, not `toolcalls`).
+      if (isSimDialogPurpose(tag.purpose)) {
+        const reply = simDialogReply(tag.purpose, call, resolved);
+        if (reply.toolCalls !== undefined) {
+          const written = JSON.stringify(reply.toolCalls.map((c) => ({ tool: c.name, args: c.args })));
+          return { text: reply.text, toolCalls: reply.toolCalls, usage: estimateUsage(call, written), model: 'sim' };
+        }
+        let text = reply.text;
+        if (STRUCTURED_PURPOSES.has(tag.purpose) && bernoulli(stream('badjson'), resolved.badjson)) {
+          text = malformed(text, stream('badjson-cut'));
+        }
+        return { text, usage: estimateUsage(call, text), model: 'sim' };
       }
       const tools = call.toolChoice === 'none' ? [] : (call.tools ?? []);
       const results = call.messages.filter((message) => message.role === 'tool').length;

@@ -22,6 +22,10 @@
  * |          | when a call offers tools                          |            |
  * | toolwrong| P(a tool call names a tool that does not exist)   | 0          |
  * | toolbadargs | P(a tool call's arguments break its schema)    | 0          |
+ * | violate  | dialog bot: P(a move that breaks the procedure:   | 0          |
+ * |          | an unavailable API, or a repeat) (sim-bot.ts)     |            |
+ * | noise    | dialog judge: P(a goal's or turn's verdict flips) | 0          |
+ * |          | (sim-judge.ts)                                    |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -54,6 +58,10 @@ export interface SimOptions {
   readonly toolwrong: number;
   /** P(a tool call's arguments break the tool's schema). */
   readonly toolbadargs: number;
+  /** Dialog bot (purpose `converse`): P(a move that breaks the procedure — an unavailable API, or a repeat). */
+  readonly violate: number;
+  /** Dialog judge (purpose `judge`): P(each goal's, or a turn's, verdict is flipped). */
+  readonly noise: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -69,6 +77,8 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   toolcalls: 2,
   toolwrong: 0,
   toolbadargs: 0,
+  violate: 0,
+  noise: 0,
 });
 
 const KEYS = [
@@ -86,6 +96,8 @@ const KEYS = [
   'toolcalls',
   'toolwrong',
   'toolbadargs',
+  'violate',
+  'noise',
 ] as const;
 type SimKey = (typeof KEYS)[number];
 
@@ -113,7 +125,18 @@ export function parseSimOptions(text: string): SimOptions {
 
 /** Checks options built in code (e.g. `simModel({ fail: 0.2 })`) with the same rules as the spec string. */
 export function validateSimOptions(options: SimOptions): SimOptions {
-  for (const key of ['fail', 'badjson', 'error', 'accuracy', 'follow', 'toolwrong', 'toolbadargs'] as const) {
+  const probabilities = [
+    'fail',
+    'badjson',
+    'error',
+    'accuracy',
+    'follow',
+    'toolwrong',
+    'toolbadargs',
+    'violate',
+    'noise',
+  ] as const;
+  for (const key of probabilities) {
     checkProbability(key, options[key]);
   }
   if (!(Number.isInteger(options.toolcalls) && options.toolcalls >= 0 && options.toolcalls <= 1000)) {
@@ -154,8 +177,8 @@ export function formatSimOptions(options: SimOptions): string {
   if (options.width !== undefined) parts.push(`width=${options.width}`);
   if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
   if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
-  // Tool options too, so ids of models that never call tools stay as they were.
-  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs'] as const) {
+  // Tool and dialog options too, so ids of models that never call tools or converse stay as they were.
+  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs', 'violate', 'noise'] as const) {
     if (options[key] !== DEFAULT_SIM_OPTIONS[key]) parts.push(`${key}=${options[key]}`);
   }
   return parts.join(',');
@@ -232,6 +255,8 @@ function assignOption(
     case 'follow':
     case 'toolwrong':
     case 'toolbadargs':
+    case 'violate':
+    case 'noise':
       options[key] = parseNumber(key, value);
       return;
     case 'toolcalls':

@@ -56,6 +56,18 @@ describe('parseSimOptions', () => {
     expect(parseSimOptions('tasks=5').tasks).toEqual({ min: 5, max: 5 });
   });
 
+  it('parses the dialog options violate and noise (default 0), shown in the id only when set', () => {
+    expect(DEFAULT_SIM_OPTIONS).toMatchObject({ violate: 0, noise: 0 });
+    const options = parseSimOptions('violate=0.3,noise=0.05,seed=2');
+    expect(options).toMatchObject({ violate: 0.3, noise: 0.05 });
+    expect(formatSimOptions(options)).toMatch(/,violate=0\.3,noise=0\.05$/);
+    expect(parseSimOptions(formatSimOptions(options))).toEqual(options);
+    expect(formatSimOptions(parseSimOptions('seed=2'))).not.toMatch(/violate|noise/);
+    expect(specError('violate=1.01').location?.field).toBe('violate');
+    expect(specError('noise=-0.5').message).toMatch(/"noise".*probability/);
+    expect(specError('noise=lots').location?.field).toBe('noise');
+  });
+
   it('names the key in every error', () => {
     expect(specError('speed=3').location?.field).toBe('speed');
     expect(specError('fail=abc').location?.field).toBe('fail');
