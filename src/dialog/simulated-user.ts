@@ -7,12 +7,12 @@
  */
 import { WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
-import { DIALOG_TAGS, dialogBlock, type DialogOowSpec } from '../llm/dialog-prompt-tags.js';
+import { DIALOG_END_MARKER, DIALOG_TAGS, dialogBlock, type DialogOowSpec } from '../llm/dialog-prompt-tags.js';
 import { oowInstruction } from './oow.js';
 import { profileSpec, type UserProfile } from './profiles.js';
 import type { OowTag } from './session-events.js';
 
-export const END_MARKER = '[END]';
+export const END_MARKER = DIALOG_END_MARKER;
 
 /** The conversation so far, from the user's side. */
 export interface SimulatedExchange {
