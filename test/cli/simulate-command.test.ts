@@ -111,7 +111,7 @@ describe('weft simulate', () => {
     const located = await weft(['simulate', PDL, '--profiles', bad, ...SIM], log.env);
     expect(located.code).toBe(2);
     expect(located.stderr).toContain(
-      `${bad}:2:46 requried_apis: unknown field "requried_apis" (did you mean "required_apis"?)`,
+      `${bad}:2:45 requried_apis: unknown field "requried_apis" (did you mean "required_apis"?)`,
     );
     const unknownApi = join(scratch, 'unknown-api.jsonl');
     writeFileSync(unknownApi, '{"id": "x", "persona": "p", "goals": ["g"], "required_apis": ["refund"]}\n');
@@ -162,6 +162,6 @@ describe('weft dialog eval', () => {
       apiLog().env,
     );
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${bad}:1:50 messages[0].ok: "ok" must be true or false`);
+    expect(result.stderr).toContain(`${bad}:1:55 messages[0].ok: "ok" must be true or false`);
   });
 });
