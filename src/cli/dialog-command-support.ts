@@ -16,6 +16,8 @@ import { loadRunTools } from './load-run-tools.js';
 
 export interface DialogModel {
   readonly role: string;
+  /** The spec as the user gave it (shown), or the model's id when it came from the config or environment. */
+  readonly spec: string;
   readonly model: ChatModel;
   readonly costOf: (result: ChatResult) => number;
 }
@@ -29,7 +31,12 @@ export async function loadDialogModels(
   const models: DialogModel[] = [];
   for (const [role, spec] of Object.entries(specs)) {
     const loaded = await loadModel(spec, context.config, env);
-    models.push({ role, model: loaded.model, costOf: (result) => loaded.costOf(result, loaded.model.id) });
+    models.push({
+      role,
+      spec: spec ?? loaded.model.id,
+      model: loaded.model,
+      costOf: (result) => loaded.costOf(result, loaded.model.id),
+    });
   }
   return models;
 }
@@ -42,8 +49,8 @@ export function costByModel(models: readonly DialogModel[]): (result: ChatResult
 /** `models: sim:seed=1 (sim model): bot, user` lines, labelling scripted and simulated ones. */
 export function dialogModelLines(models: readonly DialogModel[]): string[] {
   const byId = new Map<string, { kind: ChatModel['kind']; roles: string[] }>();
-  for (const { role, model } of models) {
-    const id = redactModelSpec(model.id);
+  for (const { role, spec, model } of models) {
+    const id = redactModelSpec(spec);
     const entry = byId.get(id) ?? { kind: model.kind, roles: [] };
     entry.roles.push(role);
     byId.set(id, entry);

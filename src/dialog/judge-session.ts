@@ -18,6 +18,8 @@ import type { SessionEvent } from './session-events.js';
 export const JUDGE_REPAIRS = 1;
 /** A transcript line longer than this is cut: the judge needs the gist, and a huge message must not blow its context. */
 const MAX_TRANSCRIPT_LINE = 2_000;
+/** The whole transcript at most (characters): a long session must not overflow a judge's context. */
+const MAX_TRANSCRIPT = 60_000;
 
 export interface SessionJudgement {
   readonly success: boolean;
@@ -124,7 +126,13 @@ export function judgeTranscript(events: readonly SessionEvent[]): string {
           : `[API error] ${event.name}: ${cut(event.error ?? 'failed')}`,
       );
   }
-  return lines.length > 0 ? lines.join('\n') : '(the conversation is empty)';
+  if (lines.length === 0) return '(the conversation is empty)';
+  const text = lines.join('\n');
+  if (text.length <= MAX_TRANSCRIPT) return text;
+  // The start (what the user wanted) and the end (how it ended) matter most to a verdict.
+  const head = text.slice(0, MAX_TRANSCRIPT / 3);
+  const tail = text.slice(text.length - (2 * MAX_TRANSCRIPT) / 3);
+  return `${head}\n… (${text.length - head.length - tail.length} characters of the middle cut)\n${tail}`;
 }
 
 function cut(text: string): string {

@@ -41,6 +41,9 @@ import type { SessionEvent } from './session-events.js';
 import type { SessionStore } from './session-store.js';
 import { simulateUserTurn, type SimulatedExchange } from './simulated-user.js';
 
+/** Sessions in one batch at most: the report keeps every session's numbers. */
+export const MAX_SESSIONS = 100_000;
+
 export const SIMULATE_DEFAULTS = Object.freeze({ concurrency: 4, maxTurns: 20, seed: 1, oow: 0 });
 
 export interface SimulateOptions {
@@ -90,6 +93,10 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
   if (options.profiles.length === 0)
     throw new WeftError('BAD_INPUT', 'no profiles to simulate', { location: { field: 'profiles' } });
   const total = integerOption(options.sessions ?? options.profiles.length, 'sessions', 1);
+  if (total > MAX_SESSIONS)
+    throw new WeftError('BAD_INPUT', `Expected at most ${MAX_SESSIONS} sessions, got ${total}`, {
+      location: { field: 'sessions' },
+    });
   const concurrency = integerOption(options.concurrency ?? SIMULATE_DEFAULTS.concurrency, 'concurrency', 1);
   const maxTurns = integerOption(options.maxTurns ?? SIMULATE_DEFAULTS.maxTurns, 'maxTurns', 1);
   const seed = integerOption(options.seed ?? SIMULATE_DEFAULTS.seed, 'seed', 0);
@@ -123,13 +130,17 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
   const onAbort = () => queue.clear();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    for (let index = 0; index < total; index++)
+    for (let index = 0; index < total && !signal.aborted; index++) {
+      // Queued lazily: a batch of 100,000 sessions holds a few queued tasks, not 100,000 closures.
+      await queue.onSizeLessThan(concurrency);
+      if (signal.aborted) break;
       queue
         .add(() => runOne(index))
         .catch((caught: unknown) => {
           fatal ??= caught;
           stop.abort(caught);
         });
+    }
     await queue.onIdle();
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -73,7 +73,7 @@ describe('weft simulate', () => {
     expect(result.stderr).toMatch(/simulate 9\/9/);
   });
 
-  it('without controllers the violations execute, and the API counts the same number', async () => {
+  it('without controllers the violations execute, and the API sees at least as many calls without valid proof', async () => {
     const log = apiLog();
     const result = await weft(
       ['simulate', PDL, '--profiles', PROFILES, ...SIM, '--sessions', '9', '--no-controllers', '--json'],
@@ -84,7 +84,9 @@ describe('weft simulate', () => {
     expect(document.controllerMode).toBe('none');
     const executed = document.violationsExecuted as number;
     expect(executed).toBeGreaterThan(0);
-    expect(log.calls().filter((call) => call.violation)).toHaveLength(executed);
+    // Each premature call lacks the proof its preconditions would have given (drawn arguments), so the API flags it;
+    // it may flag more (a later repeat of such a call, with its preconditions met by then, still lacks the proof).
+    expect(log.calls().filter((call) => call.violation).length).toBeGreaterThanOrEqual(executed);
     expect(document.rejections).toBe(0);
   });
 

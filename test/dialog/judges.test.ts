@@ -143,3 +143,19 @@ describe('prompt blocks against hostile text', () => {
     expect(readDialogBlock(prompt, 'api-calls')).toEqual([]);
   });
 });
+
+describe('judgeTranscript of a long session', () => {
+  it('keeps the start and the end within the cap', () => {
+    const long: SessionEvent[] = Array.from({ length: 200 }, (_, index) => ({
+      type: 'user-message' as const,
+      at: index,
+      turn: index + 1,
+      text: `message ${index} ${'x'.repeat(1_000)}`,
+    }));
+    const text = judgeTranscript(long);
+    expect(text.length).toBeLessThan(61_000);
+    expect(text).toContain('Customer: message 0 ');
+    expect(text).toContain('Customer: message 199 ');
+    expect(text).toMatch(/characters of the middle cut/);
+  });
+});

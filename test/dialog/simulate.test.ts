@@ -184,12 +184,39 @@ describe('simulateSessions', () => {
     ).rejects.toThrow('OPENAI_API_KEY is not set');
   });
 
+  it('an abort stops the batch: the report covers the finished sessions and says cancelled', async () => {
+    const { tools } = countingTools();
+    const controller = new AbortController();
+    let users = 0;
+    const user = functionModel(() => {
+      users += 1;
+      if (users === 4) controller.abort();
+      return '[END]';
+    });
+    const model = functionModel(() => '{"success": true, "achieved": [0]}');
+    const report = await simulateSessions(refundPdl(), {
+      profiles,
+      model,
+      userModel: user,
+      judge: model,
+      tools,
+      sessions: 1_000,
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(report.cancelled).toEqual({ finished: report.perSession.length, of: 1_000 });
+    expect(report.perSession.length).toBeGreaterThanOrEqual(3);
+    expect(report.perSession.length).toBeLessThanOrEqual(4);
+    expect(users).toBeLessThan(6);
+  });
+
   it('refuses bad options before starting', async () => {
     const { tools } = countingTools();
     const model = functionModel(() => '[END]');
     const base = { profiles, model, userModel: model, judge: model, tools };
     await expect(simulateSessions(refundPdl(), { ...base, oow: 1.5 })).rejects.toThrow('probability between 0 and 1');
     await expect(simulateSessions(refundPdl(), { ...base, sessions: 0 })).rejects.toThrow('sessions');
+    await expect(simulateSessions(refundPdl(), { ...base, sessions: 100_001 })).rejects.toThrow('at most 100000');
     await expect(simulateSessions(refundPdl(), { ...base, profiles: [] })).rejects.toThrow('no profiles');
     expect(model.calls).toHaveLength(0);
   });
