@@ -174,6 +174,11 @@ export {
   type ToolLoopResult,
 } from './tools/tool-loop.js';
 export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
+
+// Conversational procedures (issue 13): sessions as the stores keep them.
+export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/session-store.js';
+export { SESSION_ID_PATTERN } from './store/sessions.js';
+export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';
 
 // Conversational procedures (FlowAgent, issue 13): a PDL procedure as a conversation, its controllers and sessions.

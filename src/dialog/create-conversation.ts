@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { costOf } from '../llm/pricing.js';
-import { currentOwner, isProcessAlive } from '../store/run-owner.js';
+import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
@@ -68,7 +68,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     const record = await store.getSession(sessionId);
     if (!record) throw new WeftError('NOT_FOUND', `no session ${sessionId} (see weft sessions)`);
     const previous = record.owner;
-    if (previous && !sameOwner(previous, owner) && previous.host === owner.host && isProcessAlive(previous.pid)) {
+    if (previous && !sameOwner(previous, owner) && ownerState(previous) === 'alive') {
       throw new WeftError(
         'BAD_INPUT',
         `session ${sessionId} is in use by process ${previous.pid}; end that chat first`,

@@ -9,6 +9,7 @@
  * - `takeOverSession` is a compare-and-set on the owner: of several processes taking over one session at once,
  *   exactly one gets true (two `weft chat --session ID` at once: the second is refused).
  */
+import { WeftError } from '../errors.js';
 import type { EventRecord, RunOwner } from '../store/run-store.js';
 import type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from '../store/sessions.js';
 
@@ -40,4 +41,11 @@ export function isSessionStore(store: unknown): store is SessionStore {
     typeof candidate.sessionEvents === 'function' &&
     typeof candidate.takeOverSession === 'function'
   );
+}
+
+/** The store as a SessionStore, for commands that keep sessions (`weft chat`, `weft sessions`); a STORE error otherwise. */
+export function sessionStoreOf<S>(store: S): S & SessionStore {
+  if (!isSessionStore(store))
+    throw new WeftError('STORE', 'This run store keeps no sessions (it does not implement SessionStore)');
+  return store;
 }

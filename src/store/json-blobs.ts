@@ -15,6 +15,13 @@ import { WeftError } from '../errors.js';
 /** Strings longer than this many UTF-8 bytes are stored once as a blob and referenced. */
 export const BLOB_THRESHOLD_BYTES = 4096;
 
+/**
+ * How deeply a stored value may nest. The walk below recurses per level, and V8's stack ends somewhere under 2,000
+ * levels: past this limit the value is refused with a message naming the field rather than a stack overflow.
+ * Real values (events, workflows, tool results) nest a few dozen levels at most.
+ */
+export const MAX_STORED_DEPTH = 512;
+
 export type JsonPath = readonly (string | number)[];
 
 export interface BlobRef {
@@ -56,7 +63,8 @@ function kindOf(value: unknown): string {
  * Checks `value` is plain JSON and splits off large strings.
  * Accepted: null, booleans, finite numbers, strings, arrays, plain objects. Object properties whose value is
  * `undefined` are dropped (as JSON.stringify does); anything else (bigint, functions, symbols, NaN/Infinity,
- * Dates, Maps, class instances, `undefined` in an array, cycles) is a WeftError('STORE') naming the field.
+ * Dates, Maps, class instances, `undefined` in an array, cycles, nesting deeper than MAX_STORED_DEPTH) is a
+ * WeftError('STORE') naming the field.
  * `what` names the value in that message, e.g. `event 2 of the batch`.
  */
 export function deflate(value: unknown, what: string, thresholdBytes = BLOB_THRESHOLD_BYTES): Deflated {
@@ -90,6 +98,14 @@ export function deflate(value: unknown, what: string, thresholdBytes = BLOB_THRE
       case 'object': {
         if (item === null) return null;
         if (onPath.has(item)) return fail('a circular reference');
+        if (path.length >= MAX_STORED_DEPTH) {
+          // The path itself is hundreds of keys long: name where it starts.
+          const shown = describePath(what, path.slice(0, 5));
+          throw new WeftError(
+            'STORE',
+            `Cannot store ${shown}…: it is nested deeper than ${MAX_STORED_DEPTH} levels; stored values must nest less`,
+          );
+        }
         if (Array.isArray(item)) {
           onPath.add(item);
           const copy = item.map((element: unknown, index) => {

@@ -15,6 +15,9 @@
  * - Locks are always taken in one order (the run's row, then blob rows sorted by hash) so writers cannot deadlock.
  *   `deleteRuns` locks its runs' rows, then the blobs table against writers (SHARE ROW EXCLUSIVE: readers go on)
  *   so that no blob it collects is being referenced by a transaction it cannot see yet.
+ * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
+ *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them. Appends lock the session's
+ *   row (`UPDATE … RETURNING last_seq`), as for runs.
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
@@ -41,7 +44,26 @@ import {
   type PlanRow,
   type RunRow,
 } from './store-rows.js';
-import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
+import {
+  checkSessionProgress,
+  displaySessionId,
+  isSessionId,
+  prepareSession,
+  sessionRecordFromRow,
+  type NewSession,
+  type SessionRecord,
+  type SessionRow,
+  type SessionStatus,
+  type StoredSessionEvent,
+} from './sessions.js';
+import {
+  checkOwner,
+  checkStatus,
+  prepareEventBatch,
+  prepareEvents,
+  preparePlanVersion,
+  prepareRun,
+} from './store-validation.js';
 import {
   checkTeamKey,
   prepareTeamScores,
@@ -53,7 +75,7 @@ import {
 import { redactUrl, scrubSecrets, type RedactedUrl } from '../text/redact-url.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const POSTGRES_SCHEMA_VERSION = 3;
+export const POSTGRES_SCHEMA_VERSION = 4;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
 /** The largest value of a Postgres `integer` column (pids, plan versions). */
 const MAX_INTEGER = 0x7fffffff;
@@ -127,6 +149,33 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (team, task_type)
   );
   `,
+  // 4: conversations with procedures (issue 13) and their event logs; they belong to no run.
+  (s) => `
+  CREATE TABLE ${s}.sessions (
+    session_id text PRIMARY KEY,
+    position   bigint GENERATED ALWAYS AS IDENTITY,
+    procedure  text NOT NULL,
+    pdl_path   text NOT NULL,
+    model      text NOT NULL,
+    options    text NOT NULL,
+    status     text NOT NULL,
+    turns      integer NOT NULL DEFAULT 0,
+    created_at text NOT NULL,
+    updated_at text NOT NULL,
+    last_seq   integer NOT NULL DEFAULT 0,
+    owner_pid  integer,
+    owner_host text
+  );
+  CREATE INDEX sessions_by_created_at ON ${s}.sessions (created_at, position);
+  CREATE TABLE ${s}.session_events (
+    session_id text NOT NULL REFERENCES ${s}.sessions (session_id) ON DELETE CASCADE,
+    seq        integer NOT NULL,
+    type       text NOT NULL,
+    at         double precision NOT NULL,
+    data       text NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  `,
 ];
 
 export interface PostgresRunStoreOptions {
@@ -152,6 +201,18 @@ export interface PostgresRunStore extends RunStore {
   saveTeamScores(update: TeamScoresUpdate): Promise<void>;
   teamScores(team: string, taskType: string): Promise<TeamScore[]>;
   teamSize(team: string, taskType: string): Promise<number | undefined>;
+  /** Sessions: the dialog engine's SessionStore (dialog/session-store.ts), implemented here structurally. */
+  createSession(session: NewSession): Promise<void>;
+  appendSessionEvents(sessionId: string, events: readonly EventRecord[]): Promise<void>;
+  sessionEvents(sessionId: string, afterSeq?: number): Promise<StoredSessionEvent[]>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  listSessions(): Promise<SessionRecord[]>;
+  setSessionProgress(
+    sessionId: string,
+    progress: { readonly status: SessionStatus; readonly turns: number },
+  ): Promise<void>;
+  takeOverSession(sessionId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean>;
+  releaseSession(sessionId: string, owner: RunOwner): Promise<void>;
 }
 
 /** What a query can run on: the pool or one connection inside a transaction. */
@@ -412,6 +473,8 @@ class PostgresStore implements PostgresRunStore {
     this.url = redacted.display;
     const s = quoteIdentifier(schema);
     const runColumns = 'run_id, task, model, options, status, created_at, updated_at, owner_pid, owner_host';
+    const sessionColumns =
+      'session_id, procedure, pdl_path, model, options, status, turns, created_at, updated_at, owner_pid, owner_host';
     this.sql = {
       insertRun: `INSERT INTO ${s}.runs (${runColumns}) VALUES ($1, $2, $3, $4, 'running', $5, $5, $6, $7)`,
       getRun: `SELECT ${runColumns} FROM ${s}.runs WHERE run_id = $1`,
@@ -463,6 +526,24 @@ class PostgresStore implements PostgresRunStore {
       setTeamSize: `INSERT INTO ${s}.team_sizes (team, task_type, k, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (team, task_type) DO UPDATE SET k = excluded.k, updated_at = excluded.updated_at`,
       teamSize: `SELECT k::double precision AS k FROM ${s}.team_sizes WHERE team = $1 AND task_type = $2`,
+      insertSession: `INSERT INTO ${s}.sessions (${sessionColumns}) VALUES ($1, $2, $3, $4, $5, 'open', 0, $6, $6, $7, $8)`,
+      getSession: `SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`,
+      sessionExists: `SELECT 1 FROM ${s}.sessions WHERE session_id = $1`,
+      listSessions: `SELECT ${sessionColumns} FROM ${s}.sessions ORDER BY created_at, position`,
+      reserveSessionSeq: `UPDATE ${s}.sessions SET last_seq = last_seq + $1, updated_at = $2 WHERE session_id = $3
+         RETURNING last_seq`,
+      insertSessionEvents: `INSERT INTO ${s}.session_events (session_id, seq, type, at, data)
+         SELECT $1::text, * FROM unnest($2::integer[], $3::text[], $4::double precision[], $5::text[])`,
+      // One statement, as events above: an unknown session gives no row, one without (later) events a null seq.
+      sessionEvents: `SELECT e.seq, e.data FROM ${s}.sessions x
+         LEFT JOIN ${s}.session_events e ON e.session_id = x.session_id AND e.seq > $2::double precision
+         WHERE x.session_id = $1 ORDER BY e.seq`,
+      setSessionProgress: `UPDATE ${s}.sessions SET status = $1, turns = $2, updated_at = $3 WHERE session_id = $4`,
+      // One statement, as takeOver above: of several concurrent takeovers of the same owner exactly one matches.
+      takeOverSession: `UPDATE ${s}.sessions SET owner_pid = $1, owner_host = $2, updated_at = $3
+         WHERE session_id = $4 AND owner_pid IS NOT DISTINCT FROM $5::integer AND owner_host IS NOT DISTINCT FROM $6::text`,
+      releaseSession: `UPDATE ${s}.sessions SET owner_pid = NULL, owner_host = NULL, updated_at = $1
+         WHERE session_id = $2 AND owner_pid = $3 AND owner_host = $4`,
       stats: `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
                 (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
                 (SELECT count(*) FROM ${s}.blobs)::double precision AS blobs,
@@ -506,6 +587,26 @@ class PostgresStore implements PostgresRunStore {
       'NOT_FOUND',
       `No run with id ${JSON.stringify(runId)} in Postgres at ${this.url} (schema "${this.schema}")`,
     );
+  }
+
+  private sessionNotFound(sessionId: string): WeftError {
+    return new WeftError(
+      'NOT_FOUND',
+      `No session with id ${displaySessionId(sessionId)} in Postgres at ${this.url} (schema "${this.schema}")`,
+    );
+  }
+
+  private async requireSession(sessionId: string): Promise<void> {
+    if ((await this.pool.query(this.sql.sessionExists, [sessionId])).rowCount === 0)
+      throw this.sessionNotFound(sessionId);
+  }
+
+  /** `use` for a call naming a session: an id no session can have is NOT_FOUND without a query. */
+  private useSession<T>(action: string, sessionId: string, body: () => Promise<T>): Promise<T> {
+    return this.use(`${action} ${displaySessionId(sessionId)}`, () => {
+      if (!isSessionId(sessionId)) throw this.sessionNotFound(sessionId);
+      return body();
+    });
   }
 
   /** Stores each blob once and records that `runId` uses it (what garbage collection goes by). */
@@ -819,6 +920,143 @@ class PostgresStore implements PostgresRunStore {
     return this.use(`read the size of team ${JSON.stringify(team)}`, async () => {
       checkTeamKey(team, taskType);
       return (await this.pool.query<{ k: number }>(this.sql.teamSize, [team, taskType])).rows[0]?.k;
+    });
+  }
+
+  createSession(session: NewSession): Promise<void> {
+    return this.use(`create session ${displaySessionId(session?.sessionId)}`, async () => {
+      const prepared = prepareSession(session, MAX_INTEGER);
+      const now = this.now().toISOString();
+      try {
+        await this.pool.query(this.sql.insertSession, [
+          prepared.sessionId,
+          prepared.procedure,
+          prepared.pdlPath,
+          prepared.model,
+          prepared.options,
+          now,
+          prepared.owner?.pid ?? null,
+          prepared.owner?.host ?? null,
+        ]);
+      } catch (error) {
+        if (sqlState(error) === '23505') {
+          throw new WeftError(
+            'STORE',
+            `A session with id ${JSON.stringify(prepared.sessionId)} already exists in Postgres at ${this.url}`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  appendSessionEvents(sessionId: string, events: readonly EventRecord[]): Promise<void> {
+    return this.useSession('append events to session', sessionId, async () => {
+      // Checked and serialised before the transaction: a bad event means nothing is written.
+      const prepared = prepareEventBatch(events, `session ${sessionId}`, Number.POSITIVE_INFINITY);
+      if (prepared.length === 0) return this.requireSession(sessionId);
+      const now = this.now().toISOString();
+      await this.transaction(async (client) => {
+        const reserved = await client.query<{ last_seq: number }>(this.sql.reserveSessionSeq, [
+          prepared.length,
+          now,
+          sessionId,
+        ]);
+        const last = reserved.rows[0]?.last_seq;
+        if (last === undefined) throw this.sessionNotFound(sessionId);
+        const first = last - prepared.length + 1;
+        await client.query(this.sql.insertSessionEvents, [
+          sessionId,
+          prepared.map((_event, index) => first + index),
+          prepared.map((event) => event.type),
+          prepared.map((event) => event.at),
+          prepared.map((event) => event.deflated.json),
+        ]);
+      });
+    });
+  }
+
+  sessionEvents(sessionId: string, afterSeq = 0): Promise<StoredSessionEvent[]> {
+    return this.useSession('read the events of session', sessionId, async () => {
+      const result = await this.pool.query<{ seq: number | null; data: string | null }>(this.sql.sessionEvents, [
+        sessionId,
+        afterSeq,
+      ]);
+      if (result.rowCount === 0) throw this.sessionNotFound(sessionId);
+      return result.rows
+        .filter((row): row is { seq: number; data: string } => row.seq !== null)
+        .map(
+          (row): StoredSessionEvent => ({
+            sessionId,
+            seq: row.seq,
+            event: parseJson(row.data, `event ${row.seq} of session ${sessionId}`) as EventRecord,
+          }),
+        );
+    });
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!isSessionId(sessionId)) return this.use('read a session', async () => undefined);
+    return this.useSession('read session', sessionId, async () => {
+      const row = (await this.pool.query<SessionRow>(this.sql.getSession, [sessionId])).rows[0];
+      return row === undefined ? undefined : sessionRecordFromRow(row);
+    });
+  }
+
+  listSessions(): Promise<SessionRecord[]> {
+    return this.use('list sessions', async () =>
+      (await this.pool.query<SessionRow>(this.sql.listSessions)).rows.map((row) => sessionRecordFromRow(row)),
+    );
+  }
+
+  setSessionProgress(
+    sessionId: string,
+    progress: { readonly status: SessionStatus; readonly turns: number },
+  ): Promise<void> {
+    return this.useSession('record the progress of session', sessionId, async () => {
+      const { status, turns } = checkSessionProgress(sessionId, progress, MAX_INTEGER);
+      const result = await this.pool.query(this.sql.setSessionProgress, [
+        status,
+        turns,
+        this.now().toISOString(),
+        sessionId,
+      ]);
+      if (result.rowCount === 0) throw this.sessionNotFound(sessionId);
+    });
+  }
+
+  takeOverSession(sessionId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
+    return this.useSession('take over session', sessionId, async () => {
+      const checked = checkOwner(owner, `the owner of session ${sessionId}`, MAX_INTEGER);
+      const before =
+        previous === undefined
+          ? undefined
+          : checkOwner(previous, `the previous owner of session ${sessionId}`, MAX_INTEGER);
+      const result = await this.pool.query(this.sql.takeOverSession, [
+        checked.pid,
+        checked.host,
+        this.now().toISOString(),
+        sessionId,
+        before?.pid ?? null,
+        before?.host ?? null,
+      ]);
+      if (result.rowCount === 1) return true;
+      await this.requireSession(sessionId);
+      return false;
+    });
+  }
+
+  releaseSession(sessionId: string, owner: RunOwner): Promise<void> {
+    return this.useSession('release session', sessionId, async () => {
+      const checked = checkOwner(owner, `the owner of session ${sessionId}`, MAX_INTEGER);
+      const result = await this.pool.query(this.sql.releaseSession, [
+        this.now().toISOString(),
+        sessionId,
+        checked.pid,
+        checked.host,
+      ]);
+      if (result.rowCount === 0) await this.requireSession(sessionId);
     });
   }
 

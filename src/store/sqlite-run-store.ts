@@ -7,6 +7,8 @@
  * - One transaction per event batch; seq numbers come from `runs.last_seq` inside that (immediate) transaction,
  *   so two processes appending to one run still get a gap-free, duplicate-free log.
  * - Strings over 4 KiB are stored once in `blobs` keyed by sha256 (see json-blobs.ts).
+ * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
+ *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them.
  * - The schema version is `PRAGMA user_version`, the file is tagged with `PRAGMA application_id` ('WEFT').
  *   A newer schema is refused; an existing file is checked (header, tag, `PRAGMA quick_check`) on a read-only
  *   connection before anything writes to it, and a file that is not a Weft database, or is damaged, is reported
@@ -16,7 +18,7 @@ import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { WeftError } from '../errors.js';
-import { decodeRefs, encodeRefs, inflate } from './json-blobs.js';
+import { decodeRefs, encodeRefs, inflate, parseJson } from './json-blobs.js';
 import type {
   DeletedRuns,
   EventRecord,
@@ -38,7 +40,26 @@ import {
   type PlanRow,
   type RunRow,
 } from './store-rows.js';
-import { checkOwner, checkStatus, prepareEvents, preparePlanVersion, prepareRun } from './store-validation.js';
+import {
+  checkSessionProgress,
+  displaySessionId,
+  isSessionId,
+  prepareSession,
+  sessionRecordFromRow,
+  type NewSession,
+  type SessionRecord,
+  type SessionRow,
+  type SessionStatus,
+  type StoredSessionEvent,
+} from './sessions.js';
+import {
+  checkOwner,
+  checkStatus,
+  prepareEventBatch,
+  prepareEvents,
+  preparePlanVersion,
+  prepareRun,
+} from './store-validation.js';
 import {
   checkTeamKey,
   prepareTeamScores,
@@ -49,7 +70,7 @@ import {
 } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 4;
+export const SQLITE_SCHEMA_VERSION = 5;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 /** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
@@ -132,6 +153,32 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (team, task_type)
   ) WITHOUT ROWID;
   `,
+  // 5: conversations with procedures (issue 13) and their event logs; they belong to no run.
+  `
+  CREATE TABLE sessions (
+    session_id TEXT PRIMARY KEY NOT NULL,
+    procedure  TEXT NOT NULL,
+    pdl_path   TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    options    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    turns      INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_seq   INTEGER NOT NULL DEFAULT 0,
+    owner_pid  INTEGER,
+    owner_host TEXT
+  );
+  CREATE INDEX sessions_by_created_at ON sessions (created_at);
+  CREATE TABLE session_events (
+    session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    type       TEXT NOT NULL,
+    at         REAL NOT NULL,
+    data       TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  `,
 ];
 
 export interface SqliteRunStoreOptions {
@@ -155,7 +202,22 @@ export interface SqliteRunStore extends RunStore {
   saveTeamScores(update: TeamScoresUpdate): Promise<void>;
   teamScores(team: string, taskType: string): Promise<TeamScore[]>;
   teamSize(team: string, taskType: string): Promise<number | undefined>;
+  /** Sessions: the dialog engine's SessionStore (dialog/session-store.ts), implemented here structurally. */
+  createSession(session: NewSession): Promise<void>;
+  appendSessionEvents(sessionId: string, events: readonly EventRecord[]): Promise<void>;
+  sessionEvents(sessionId: string, afterSeq?: number): Promise<StoredSessionEvent[]>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  listSessions(): Promise<SessionRecord[]>;
+  setSessionProgress(
+    sessionId: string,
+    progress: { readonly status: SessionStatus; readonly turns: number },
+  ): Promise<void>;
+  takeOverSession(sessionId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean>;
+  releaseSession(sessionId: string, owner: RunOwner): Promise<void>;
 }
+
+const SESSION_COLUMNS =
+  'session_id, procedure, pdl_path, model, options, status, turns, created_at, updated_at, owner_pid, owner_host';
 
 const CORRUPT_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_SEQUENCE']);
 
@@ -388,6 +450,32 @@ class SqliteStore implements SqliteRunStore {
       teamSize: db.prepare<[string, string], { k: number }>(
         'SELECT k FROM team_sizes WHERE team = ? AND task_type = ?',
       ),
+      insertSession: db.prepare(
+        `INSERT INTO sessions (session_id, procedure, pdl_path, model, options, status, turns, created_at, updated_at,
+           owner_pid, owner_host) VALUES (?, ?, ?, ?, ?, 'open', 0, ?, ?, ?, ?)`,
+      ),
+      getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`),
+      sessionExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM sessions WHERE session_id = ?'),
+      listSessions: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at, rowid`),
+      reserveSessionSeq: db.prepare<[number, string, string], { last_seq: number }>(
+        'UPDATE sessions SET last_seq = last_seq + ?, updated_at = ? WHERE session_id = ? RETURNING last_seq',
+      ),
+      insertSessionEvent: db.prepare(
+        'INSERT INTO session_events (session_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)',
+      ),
+      sessionEvents: db.prepare<[string, number], { seq: number; data: string }>(
+        'SELECT seq, data FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq',
+      ),
+      setSessionProgress: db.prepare('UPDATE sessions SET status = ?, turns = ?, updated_at = ? WHERE session_id = ?'),
+      // One statement, as takeOver above: of several processes, exactly one matches the owner it read.
+      takeOverSession: db.prepare(
+        `UPDATE sessions SET owner_pid = ?, owner_host = ?, updated_at = ?
+         WHERE session_id = ? AND owner_pid IS ? AND owner_host IS ?`,
+      ),
+      releaseSession: db.prepare(
+        `UPDATE sessions SET owner_pid = NULL, owner_host = NULL, updated_at = ?
+         WHERE session_id = ? AND owner_pid = ? AND owner_host = ?`,
+      ),
       stats: db.prepare<
         [],
         { runs: number; events: number; planVersions: number; blobs: number; blobBytes: number | null }
@@ -416,6 +504,22 @@ class SqliteStore implements SqliteRunStore {
 
   private requireRun(runId: string): void {
     if (this.statements.runExists.get(runId) === undefined) throw this.notFound(runId);
+  }
+
+  private sessionNotFound(sessionId: string): WeftError {
+    return new WeftError('NOT_FOUND', `No session with id ${displaySessionId(sessionId)} in ${this.path}`);
+  }
+
+  private requireSession(sessionId: string): void {
+    if (this.statements.sessionExists.get(sessionId) === undefined) throw this.sessionNotFound(sessionId);
+  }
+
+  /** `use` for a call naming a session: an id no session can have is NOT_FOUND without a query. */
+  private useSession<T>(action: string, sessionId: string, body: () => T): Promise<T> {
+    return this.use(`${action} ${displaySessionId(sessionId)}`, () => {
+      if (!isSessionId(sessionId)) throw this.sessionNotFound(sessionId);
+      return body();
+    });
   }
 
   /** Stores each blob once and records that `runId` uses it (what garbage collection goes by). */
@@ -678,6 +782,125 @@ class SqliteStore implements SqliteRunStore {
     return this.use(`read the size of team ${JSON.stringify(team)}`, () => {
       checkTeamKey(team, taskType);
       return this.statements.teamSize.get(team, taskType)?.k;
+    });
+  }
+
+  createSession(session: NewSession): Promise<void> {
+    return this.use(`create session ${displaySessionId(session?.sessionId)}`, () => {
+      const prepared = prepareSession(session, MAX_INTEGER);
+      const now = this.now().toISOString();
+      try {
+        this.statements.insertSession.run(
+          prepared.sessionId,
+          prepared.procedure,
+          prepared.pdlPath,
+          prepared.model,
+          prepared.options,
+          now,
+          now,
+          prepared.owner?.pid ?? null,
+          prepared.owner?.host ?? null,
+        );
+      } catch (error) {
+        if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new WeftError(
+            'STORE',
+            `A session with id ${JSON.stringify(prepared.sessionId)} already exists in ${this.path}`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  appendSessionEvents(sessionId: string, events: readonly EventRecord[]): Promise<void> {
+    return this.useSession('append events to session', sessionId, () => {
+      // Checked and serialised before the transaction: a bad event means nothing is written.
+      const prepared = prepareEventBatch(events, `session ${sessionId}`, Number.POSITIVE_INFINITY);
+      if (prepared.length === 0) {
+        this.requireSession(sessionId);
+        return;
+      }
+      const now = this.now().toISOString();
+      this.db
+        .transaction(() => {
+          const reserved = this.statements.reserveSessionSeq.get(prepared.length, now, sessionId);
+          if (reserved === undefined) throw this.sessionNotFound(sessionId);
+          let seq = reserved.last_seq - prepared.length;
+          for (const { type, at, deflated } of prepared) {
+            seq += 1;
+            this.statements.insertSessionEvent.run(sessionId, seq, type, at, deflated.json);
+          }
+        })
+        .immediate();
+    });
+  }
+
+  sessionEvents(sessionId: string, afterSeq = 0): Promise<StoredSessionEvent[]> {
+    return this.useSession('read the events of session', sessionId, () =>
+      this.db.transaction(() => {
+        this.requireSession(sessionId);
+        return this.statements.sessionEvents.all(sessionId, afterSeq).map(
+          (row): StoredSessionEvent => ({
+            sessionId,
+            seq: row.seq,
+            event: parseJson(row.data, `event ${row.seq} of session ${sessionId}`) as EventRecord,
+          }),
+        );
+      })(),
+    );
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!isSessionId(sessionId)) return this.use('read a session', () => undefined);
+    return this.useSession('read session', sessionId, () => {
+      const row = this.statements.getSession.get(sessionId);
+      return row === undefined ? undefined : sessionRecordFromRow(row);
+    });
+  }
+
+  listSessions(): Promise<SessionRecord[]> {
+    return this.use('list sessions', () => this.statements.listSessions.all().map((row) => sessionRecordFromRow(row)));
+  }
+
+  setSessionProgress(
+    sessionId: string,
+    progress: { readonly status: SessionStatus; readonly turns: number },
+  ): Promise<void> {
+    return this.useSession('record the progress of session', sessionId, () => {
+      const { status, turns } = checkSessionProgress(sessionId, progress, MAX_INTEGER);
+      const result = this.statements.setSessionProgress.run(status, turns, this.now().toISOString(), sessionId);
+      if (result.changes === 0) throw this.sessionNotFound(sessionId);
+    });
+  }
+
+  takeOverSession(sessionId: string, owner: RunOwner, previous: RunOwner | undefined): Promise<boolean> {
+    return this.useSession('take over session', sessionId, () => {
+      const checked = checkOwner(owner, `the owner of session ${sessionId}`, MAX_INTEGER);
+      const before =
+        previous === undefined
+          ? undefined
+          : checkOwner(previous, `the previous owner of session ${sessionId}`, MAX_INTEGER);
+      const result = this.statements.takeOverSession.run(
+        checked.pid,
+        checked.host,
+        this.now().toISOString(),
+        sessionId,
+        before?.pid ?? null,
+        before?.host ?? null,
+      );
+      if (result.changes === 1) return true;
+      this.requireSession(sessionId);
+      return false;
+    });
+  }
+
+  releaseSession(sessionId: string, owner: RunOwner): Promise<void> {
+    return this.useSession('release session', sessionId, () => {
+      const checked = checkOwner(owner, `the owner of session ${sessionId}`, MAX_INTEGER);
+      const result = this.statements.releaseSession.run(this.now().toISOString(), sessionId, checked.pid, checked.host);
+      if (result.changes === 0) this.requireSession(sessionId);
     });
   }
 

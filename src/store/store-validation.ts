@@ -77,15 +77,28 @@ export function prepareRun(run: NewRun, maxInteger: number): PreparedRun {
 
 /** Checks a batch of events (a non-empty string `type`, a finite `at`) and serialises each. */
 export function prepareEvents(runId: string, events: readonly EventRecord[]): PreparedEvent[] {
+  return prepareEventBatch(events, `run ${runId}`);
+}
+
+/**
+ * prepareEvents for any log: `owner` names it in messages (`run X`, `session Y`); strings longer than
+ * `thresholdBytes` become blobs (Infinity: none, the whole event stays one JSON text).
+ */
+export function prepareEventBatch(
+  events: readonly EventRecord[],
+  owner: string,
+  thresholdBytes = BLOB_THRESHOLD_BYTES,
+): PreparedEvent[] {
+  if (!Array.isArray(events)) throw new WeftError('STORE', `Cannot store events for ${owner}: expected an array`);
   return events.map((event, index) => {
-    const what = `event ${index + 1} of the batch for run ${runId}`;
+    const what = `event ${index + 1} of the batch for ${owner}`;
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || event.type === '') {
       throw new WeftError('STORE', `Cannot store ${what}: it needs a non-empty string \`type\``);
     }
     if (typeof event.at !== 'number' || !Number.isFinite(event.at)) {
       throw new WeftError('STORE', `Cannot store ${what} (${event.type}): \`at\` must be a finite number`);
     }
-    return { type: event.type, at: event.at, deflated: deflate(event, what) };
+    return { type: event.type, at: event.at, deflated: deflate(event, what, thresholdBytes) };
   });
 }
 

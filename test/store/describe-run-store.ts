@@ -1,5 +1,6 @@
 /**
- * The RunStore conformance suite: every store (SQLite now, Postgres with issue 3) runs these same tests.
+ * The RunStore conformance suite: every store (SQLite now, Postgres with issue 3) runs these same tests, and the
+ * SessionStore suite (describe-session-store.ts) on the same factory.
  *
  *   describeRunStore('sqlite', { fresh: async () => …, openFile: (path) => … });
  */
@@ -9,15 +10,20 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { EventRecord, NewRun, RunStore } from '../../src/store/run-store.js';
+import type { SessionStore } from '../../src/dialog/session-store.js';
 import { isTeamScoreStore, type TeamScoreStore } from '../../src/team/team-score-store.js';
-
-/** Both stores implement the core contract and the team engine's TeamScoreStore. */
-type FullStore = RunStore & TeamScoreStore;
+import { describeSessionStore } from './describe-session-store.js';
 import { rejection } from './rejection.js';
 
+/** Both stores implement the core contract, the team engine's TeamScoreStore and the dialog engine's SessionStore. */
+type FullStore = RunStore & TeamScoreStore & SessionStore;
+
 export interface StoreLocation {
-  /** Opens the store on this location; calling it again opens the same storage (close/reopen, two clients). */
-  open(): Promise<FullStore>;
+  /**
+   * Opens the store on this location; calling it again opens the same storage (close/reopen, two clients).
+   * `now` is the store's clock (default: the real one).
+   */
+  open(options?: { readonly now?: () => Date }): Promise<FullStore>;
   /** Removes the storage. */
   dispose(): Promise<void>;
 }
@@ -950,4 +956,6 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         });
       });
   });
+
+  describeSessionStore(name, factory);
 }

@@ -1,5 +1,5 @@
 /**
- * Opening Postgres schemas written by earlier versions of Weft. Versions 1 and 2 are spelled out here as they
+ * Opening Postgres schemas written by earlier versions of Weft. Versions 1 to 3 are spelled out here as they
  * shipped, so a change to the migrations cannot silently change what "the previous schema" means.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,19 @@ const schemaV2Additions = (s: string) => `
     ('panel', 'code', 'coder', 2, 4, '2026-03-01T00:00:00.000Z');
 `;
 
+/** What schema version 3 (team sizes) added to version 2, verbatim, with one size; `s` is the quoted schema. */
+const schemaV3Additions = (s: string) => `
+  UPDATE ${s}.schema_version SET version = 3;
+  CREATE TABLE ${s}.team_sizes (
+    team       text NOT NULL,
+    task_type  text NOT NULL,
+    k          bigint NOT NULL,
+    updated_at text NOT NULL,
+    PRIMARY KEY (team, task_type)
+  );
+  INSERT INTO ${s}.team_sizes VALUES ('panel', 'mmlu', 2, '2026-04-01T00:00:00.000Z');
+`;
+
 describe.skipIf(server === undefined)('Postgres schema migrations', () => {
   const pgServer = server as NonNullable<typeof server>;
   let schema: string;
@@ -113,7 +126,8 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     expect(await store.teamSize('panel', 'mmlu')).toBe(1);
     const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+    expect(await store.listSessions()).toEqual([]);
   });
 
   it('rolls the whole upgrade back when a step fails, leaving version 1 as it was', async () => {
@@ -158,7 +172,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
         ['solver', 1, 4],
       ]);
       const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
-      expect(version.rows).toEqual([{ version: 3 }]);
+      expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
     });
 
     it('rolls the whole upgrade back when a step fails, leaving version 2 as it was', async () => {
@@ -167,21 +181,53 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
         { n: 3 },
       ]);
     });
+  });
 
-    it('refuses version 4 (a newer Weft) and leaves the schema as it was', async () => {
+  describe('version 3 to 4 (sessions)', () => {
+    beforeEach(async () => {
+      await pgServer.admin.query(schemaV2Additions(quoted()));
+      await pgServer.admin.query(schemaV3Additions(quoted()));
+    });
+
+    it('keeps the runs, scores and sizes, and adds empty sessions and session_events tables that work', async () => {
       const store = await openPostgresRunStore(pgServer.url, { schema });
-      await store.saveTeamScores({ team: 'panel', taskType: 'mmlu', scores: [], k: 2 });
-      await store.close();
-      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 4`);
-      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
-      expect(error.code).toBe('STORE');
-      expect(error.message).toContain('schema version 4, but this Weft understands versions up to 3');
+      stores.push(store);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['v1-run']);
+      expect((await store.teamScores('panel', 'code')).map((score) => score.agent)).toEqual(['coder']);
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect(await store.listSessions()).toEqual([]);
+      for (const table of ['sessions', 'session_events']) {
+        expect((await pgServer.admin.query(`SELECT count(*)::int AS n FROM ${quoted()}.${table}`)).rows).toEqual([
+          { n: 0 },
+        ]);
+      }
+      await store.createSession({ sessionId: 's-1', procedure: 'P', pdlPath: '', model: 'sim:', options: {} });
+      await store.appendSessionEvents('s-1', [{ type: 'session-start', at: 0 }]);
+      expect((await store.sessionEvents('s-1')).map((stored) => stored.seq)).toEqual([1]);
       expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
         { version: 4 },
       ]);
-      expect(
-        (await pgServer.admin.query(`SELECT team, task_type, k::int AS k FROM ${quoted()}.team_sizes`)).rows,
-      ).toEqual([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
+    });
+
+    it('rolls the whole upgrade back when a step fails, leaving version 3 as it was', async () => {
+      await expectBlockedUpgradeRolledBack('sessions', 3);
+      expect((await pgServer.admin.query(`SELECT k::int AS k FROM ${quoted()}.team_sizes`)).rows).toEqual([{ k: 2 }]);
+    });
+
+    it('refuses version 5 (a newer Weft) and leaves the schema as it was', async () => {
+      const store = await openPostgresRunStore(pgServer.url, { schema });
+      await store.createSession({ sessionId: 's-1', procedure: 'P', pdlPath: '', model: 'sim:', options: {} });
+      await store.close();
+      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 5`);
+      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
+      expect(error.code).toBe('STORE');
+      expect(error.message).toContain('schema version 5, but this Weft understands versions up to 4');
+      expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
+        { version: 5 },
+      ]);
+      expect((await pgServer.admin.query(`SELECT session_id FROM ${quoted()}.sessions`)).rows).toEqual([
+        { session_id: 's-1' },
+      ]);
     });
   });
 });

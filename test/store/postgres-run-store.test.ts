@@ -32,7 +32,7 @@ if (server === undefined) {
     async fresh() {
       const schema = pgServer.freshSchema();
       return {
-        open: () => openPostgresRunStore(pgServer.url, { schema }),
+        open: (options) => openPostgresRunStore(pgServer.url, { schema, ...options }),
         dispose: () => pgServer.dropSchema(schema),
       };
     },
@@ -152,6 +152,8 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       'run_blobs',
       'runs',
       'schema_version',
+      'session_events',
+      'sessions',
       'team_scores',
       'team_sizes',
     ]);

@@ -74,6 +74,20 @@ const SCHEMA_V3_ADDITIONS = `
   ) WITHOUT ROWID;
 `;
 
+/** What schema version 4 (team sizes) added to version 3, verbatim. */
+const SCHEMA_V4_ADDITIONS = `
+  CREATE TABLE team_sizes (
+    team       TEXT NOT NULL,
+    task_type  TEXT NOT NULL,
+    k          INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (team, task_type)
+  ) WITHOUT ROWID;
+`;
+
+/** Tables a later version added, so each step's test can tell its own tables from later ones. */
+const ADDED_AFTER_4 = ['session_events', 'sessions'];
+
 const shared = `<main>${'shared output '.repeat(600)}</main>`;
 const planOnly = `objective ${'x'.repeat(5000)}`;
 
@@ -205,6 +219,16 @@ function writeVersion3(path: string): void {
   db.close();
 }
 
+/** Writes a version-4 database the way Weft 4 did: the version-3 runs and scores, plus one recorded team size. */
+function writeVersion4(path: string): void {
+  writeVersion3(path);
+  const db = new Database(path);
+  db.exec(SCHEMA_V4_ADDITIONS);
+  db.pragma('user_version = 4');
+  db.prepare('INSERT INTO team_sizes VALUES (?, ?, ?, ?)').run('panel', 'mmlu', 2, '2026-04-01T00:00:00.000Z');
+  db.close();
+}
+
 /** Every row of every table, to compare a file before and after. */
 function contentsOf(path: string): Record<string, unknown[]> {
   const db = new Database(path, { readonly: true });
@@ -296,7 +320,7 @@ describe('SQLite schema migrations', () => {
   });
 
   describe('version 2 to 3 (team scores)', () => {
-    it('keeps every run, owner, event, plan and blob use, and adds empty team_scores (and, at 4, team_sizes) tables', async () => {
+    it('keeps every run, owner, event, plan and blob use, and adds empty team_scores (and, later, team_sizes) tables', async () => {
       const path = join(dir, 'weft.db');
       writeVersion2(path);
       const before = contentsOf(path);
@@ -317,7 +341,9 @@ describe('SQLite schema migrations', () => {
       await store.close();
       const after = contentsOf(path);
       // Everything version 2 held is there unchanged; the only new rows are the scores just saved.
-      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_scores', 'team_sizes'].sort());
+      expect(Object.keys(after).sort()).toEqual(
+        [...Object.keys(before), 'team_scores', 'team_sizes', ...ADDED_AFTER_4].sort(),
+      );
       expect(after.team_sizes).toEqual([]);
       for (const table of Object.keys(before))
         expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
@@ -362,10 +388,6 @@ describe('SQLite schema migrations', () => {
   });
 
   describe('version 3 to 4 (team sizes)', () => {
-    it('is the current version', () => {
-      expect(SQLITE_SCHEMA_VERSION).toBe(4);
-    });
-
     it('keeps every run and every stored score, and adds an empty team_sizes table', async () => {
       const path = join(dir, 'weft.db');
       writeVersion3(path);
@@ -400,7 +422,7 @@ describe('SQLite schema migrations', () => {
       });
       await store.close();
       const after = contentsOf(path);
-      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_sizes'].sort());
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'team_sizes', ...ADDED_AFTER_4].sort());
       expect(after.team_sizes).toMatchObject([{ team: 'panel', task_type: 'mmlu', k: 2 }]);
       // Everything version 3 held is unchanged but the one score row the save above added to.
       for (const table of Object.keys(before).filter((name) => name !== 'team_scores')) {
@@ -410,7 +432,7 @@ describe('SQLite schema migrations', () => {
         (rows as { agent: string }[]).filter((row) => row.agent !== 'analyst');
       expect(untouched(after.team_scores)).toEqual(untouched(before.team_scores));
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(4);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       raw.close();
     });
 
@@ -443,13 +465,62 @@ describe('SQLite schema migrations', () => {
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-1', 'old-2']);
       await store.close();
     });
+  });
 
-    it('refuses a version-5 file (a newer Weft) and leaves it as it was', async () => {
+  describe('version 4 to 5 (sessions)', () => {
+    it('is the current version', () => {
+      expect(SQLITE_SCHEMA_VERSION).toBe(5);
+    });
+
+    it('keeps every run, score and size, and adds empty sessions and session_events tables that work', async () => {
       const path = join(dir, 'weft.db');
-      writeVersion3(path);
+      writeVersion4(path);
+      const before = contentsOf(path);
+      const store = openSqliteRunStore(path);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
+      expect(((await store.events('v2-live'))[1]?.event as unknown as { output: string }).output).toBe(shared);
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect(await store.listSessions()).toEqual([]);
+      await store.close();
+      const after = contentsOf(path);
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), ...ADDED_AFTER_4].sort());
+      for (const table of Object.keys(before))
+        expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+      expect(after['sessions']).toEqual([]);
+      expect(after['session_events']).toEqual([]);
+
+      const reopened = openSqliteRunStore(path);
+      await reopened.createSession({ sessionId: 's-1', procedure: 'P', pdlPath: '', model: 'sim:', options: {} });
+      await reopened.appendSessionEvents('s-1', [{ type: 'session-start', at: 0 }]);
+      expect((await reopened.sessionEvents('s-1')).map((stored) => stored.seq)).toEqual([1]);
+      expect((await reopened.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
+      await reopened.close();
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(5);
+      raw.close();
+    });
+
+    it('ends with the same schema as a new database', async () => {
+      await expectSameSchemaAsNew(dir, writeVersion4);
+    });
+
+    it.each([
+      ['4', writeVersion4, 4],
+      // From 3, step 3→4 succeeds before step 4→5 fails: its changes must be rolled back too.
+      ['3', writeVersion3, 3],
+    ] as const)(
+      'migrates in one transaction: a failed step leaves a version-%s file as it was',
+      async (_label, write, version) => {
+        expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'sessions', version);
+      },
+    );
+
+    it('refuses a version-6 file (a newer Weft) and leaves it as it was', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion4(path);
       await openSqliteRunStore(path).close();
       const db = new Database(path);
-      db.pragma('user_version = 5');
+      db.pragma('user_version = 6');
       db.close();
       const before = contentsOf(path);
       let failure: unknown;
@@ -460,11 +531,11 @@ describe('SQLite schema migrations', () => {
       }
       expect((failure as { code?: string }).code).toBe('STORE');
       expect(String((failure as Error).message)).toContain(
-        'schema version 5, but this Weft understands versions up to 4',
+        'schema version 6, but this Weft understands versions up to 5',
       );
       expect(contentsOf(path)).toEqual(before);
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(5);
+      expect(raw.pragma('user_version', { simple: true })).toBe(6);
       raw.close();
     });
   });

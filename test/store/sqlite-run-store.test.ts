@@ -19,7 +19,7 @@ describeRunStore('sqlite', {
     const dir = await mkdtemp(join(tmpdir(), 'weft-store-'));
     const path = join(dir, 'weft.db');
     return {
-      open: async () => openSqliteRunStore(path),
+      open: async (options) => openSqliteRunStore(path, options),
       dispose: () => rm(dir, { recursive: true, force: true }),
     };
   },
