@@ -35,6 +35,11 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     .option('--seed <S>', 'seed of the out-of-workflow draws (default 1)')
     .option('--no-post-controllers', 'controllers guide the bot but refuse nothing (ablation)')
     .option('--no-controllers', 'no controllers at all (ablation)')
+    .option('--keep-sessions', 'keep every session in the store, to read with `weft show-session ID`')
+    .option(
+      '--store <spec>',
+      'with --keep-sessions: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
+    )
     .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
     .option('--json', 'print one JSON document on stdout')
     .action(async (file: string, flags: SimulateFlags) =>

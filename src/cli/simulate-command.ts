@@ -6,12 +6,13 @@
 import {
   checkProfileApis,
   loadProfiles,
+  sessionStoreOf,
   OOW_GROUPS,
   simulateSessions,
   type MetricsSummary,
   type SimulationReport,
 } from '../index.js';
-import { loadContext, requireValue } from './context.js';
+import { loadContext, openStore, requireValue } from './context.js';
 import {
   controllerModeOf,
   costByModel,
@@ -40,6 +41,9 @@ export interface SimulateFlags {
   readonly postControllers?: boolean;
   /** false with `--no-controllers`. */
   readonly controllers?: boolean;
+  /** Keep every session in the store (`weft show-session ID`). */
+  readonly keepSessions?: boolean;
+  readonly store?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -66,6 +70,12 @@ export async function simulateCommand(
   const [bot, user, judge] = models.map((entry) => entry.model);
   const profiles = await loadProfiles(profilesFile);
   const procedure = await loadProcedure(file, { toolsFile: flags.tools, mode: controllerMode }, signal);
+  const store = flags.keepSessions
+    ? await openStore(context).catch(async (error: unknown) => {
+        await procedure.toolSet?.close();
+        throw error;
+      })
+    : undefined;
   try {
     checkProfileApis(profiles, procedure.pdl, profilesFile);
     const total = sessions ?? profiles.length;
@@ -89,6 +99,7 @@ export async function simulateCommand(
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(seed !== undefined ? { seed } : {}),
       costOf: costByModel(models),
+      ...(store ? { store: sessionStoreOf(store) } : {}),
       signal,
       onProgress: ({ done, total: of, session }) => {
         if (session.error !== undefined) output.log(`simulate: session ${session.id} failed: ${session.error}`);
@@ -115,6 +126,7 @@ export async function simulateCommand(
     return report.cancelled || report.errors > 0 ? 1 : 0;
   } finally {
     await procedure.toolSet?.close();
+    await store?.close();
   }
 }
 

@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sessionStoreOf } from '../../src/dialog/session-store.js';
+import { openRunStore } from '../../src/store/open-store.js';
 import { jsonDocument, weft } from '../e2e/weft-cli.js';
 
 const FIXTURES = 'test/fixtures/dialog';
@@ -101,6 +103,29 @@ describe('weft simulate', () => {
       expect(lines.some((line) => line.startsWith(row))).toBe(true);
     expect(result.stdout).toContain('sim:seed=1,violate=0.3 (sim model): bot');
     expect(result.stderr).toContain('simulating 3 sessions of "Refund" with 3 profiles');
+  });
+
+  it('--keep-sessions keeps each session in the store, with the events the report was computed from', async () => {
+    const log = apiLog();
+    const home = join(scratch, 'kept');
+    const result = await weft(['simulate', PDL, '--profiles', PROFILES, ...SIM, '--keep-sessions', '--json'], {
+      ...log.env,
+      WEFT_HOME: home,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const sessions = jsonDocument(result).perSession as (SessionJson & { sessionId: string; turns: number })[];
+    const store = sessionStoreOf(await openRunStore({ home }));
+    try {
+      for (const session of sessions) {
+        expect(session.sessionId).toMatch(/^s-/);
+        const events = (await store.sessionEvents(session.sessionId)).map((stored) => stored.event as { type: string });
+        expect(events.filter((event) => event.type === 'user-message')).toHaveLength(session.turns);
+        expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(session.calledApis.length);
+        expect(events.at(-1)?.type).toBe('session-end');
+      }
+    } finally {
+      await store.close();
+    }
   });
 
   it('bad input: located profile errors, unknown APIs, missing flags — exit 2, nothing run', async () => {
