@@ -222,6 +222,8 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     judgeCost = costOf(judgement.result, options.judge);
   } catch (error) {
     failure = error;
+    // A kept session that failed is closed as the user leaving, so it is not listed as open forever.
+    if (!signal.aborted && !isAbortError(error)) await conversation?.end('user').catch(() => undefined);
   } finally {
     await conversation?.close().catch(() => undefined);
   }

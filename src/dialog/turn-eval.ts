@@ -20,6 +20,7 @@ import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { anySignal } from '../llm/timeout.js';
+import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
 import { builtInControllers } from './built-in-controllers.js';
 import type { Controller, ControllerMode } from './controller.js';
@@ -169,18 +170,37 @@ export async function evaluateTurns(
     signal.removeEventListener('abort', onAbort);
   }
   if (fatal !== undefined) throw fatal;
-  const perTurn = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
+  const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
   return {
-    ...summarizeTurns(perTurn),
+    ...summarizeTurns(judged),
     byOow: {
-      none: summarizeTurns(perTurn.filter((turn) => turn.oow === undefined)),
-      oow: summarizeTurns(perTurn.filter((turn) => turn.oow !== undefined)),
+      none: summarizeTurns(judged.filter((turn) => turn.oow === undefined)),
+      oow: summarizeTurns(judged.filter((turn) => turn.oow !== undefined)),
     },
     calls,
     costUsd,
     simulated: options.model.kind !== 'real' || options.judge.kind !== 'real',
-    perTurn,
-    ...(options.signal?.aborted ? { cancelled: { finished: perTurn.length, of: cases.length } } : {}),
+    // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
+    perTurn: judged.map((turn) => redactTurn(turn, tools)),
+    ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: cases.length } } : {}),
+  };
+}
+
+function redactTurn(turn: TurnReport, tools: readonly Tool[]): TurnReport {
+  const redact = (move: DialogMoveSpec): DialogMoveSpec =>
+    move.kind === 'tool'
+      ? {
+          ...move,
+          args: redactToolArgs(
+            tools.find((tool) => tool.name === move.name),
+            move.args,
+          ),
+        }
+      : move;
+  return {
+    ...turn,
+    reference: redact(turn.reference),
+    ...(turn.prediction ? { prediction: redact(turn.prediction) } : {}),
   };
 }
 

@@ -93,4 +93,25 @@ describe('evaluateTurns', () => {
     };
     await expect(evaluateTurns(refundPdl(), references, { model: unconfigured, judge })).rejects.toThrow('no key');
   });
+
+  it("shows a tool's secret arguments redacted in the report, and scores them with their real values", async () => {
+    const { tools } = countingTools();
+    const secret = tools.map((tool) => (tool.name === 'find_customer' ? { ...tool, secretArgs: ['email'] } : tool));
+    const bot = scriptedModel([{ text: '', toolCalls: [{ name: 'find_customer', args: { email: 'wrong@x.io' } }] }]);
+    const judge = scriptedModel([{ text: '{"consistent": false}', repeat: true }]);
+    const one = references.map((reference) => ({ ...reference, messages: reference.messages.slice(0, 2) }));
+    const report = await evaluateTurns(refundPdl(), one, { model: bot, judge, tools: secret, concurrency: 1 });
+    expect(report.perTurn[0]!.reference).toEqual({
+      kind: 'tool',
+      name: 'find_customer',
+      args: { email: '[redacted]' },
+    });
+    expect(report.perTurn[0]!.prediction).toEqual({
+      kind: 'tool',
+      name: 'find_customer',
+      args: { email: '[redacted]' },
+    });
+    expect(report.params).toEqual({ precision: 0, recall: 0, f1: 0 });
+    expect(JSON.stringify(report)).not.toContain('a@x.io');
+  });
 });
