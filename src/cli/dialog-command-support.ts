@@ -46,6 +46,13 @@ export function costByModel(models: readonly DialogModel[]): (result: ChatResult
   return (result, model) => models.find((entry) => entry.model === model)?.costOf(result) ?? 0;
 }
 
+/** The models by role for a `--json` report, specs redacted (a URL may carry credentials). */
+export function modelsDocument(models: readonly DialogModel[]): Record<string, { model: string; kind: string }> {
+  return Object.fromEntries(
+    models.map(({ role, spec, model }) => [role, { model: redactModelSpec(spec), kind: model.kind }]),
+  );
+}
+
 /** `models: sim:seed=1 (sim model): bot, user` lines, labelling scripted and simulated ones. */
 export function dialogModelLines(models: readonly DialogModel[]): string[] {
   const byId = new Map<string, { kind: ChatModel['kind']; roles: string[] }>();

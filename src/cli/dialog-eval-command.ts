@@ -12,6 +12,7 @@ import {
   fixed,
   loadDialogModels,
   loadProcedure,
+  modelsDocument,
   table,
   type DialogModel,
 } from './dialog-command-support.js';
@@ -83,7 +84,7 @@ export async function dialogEvalCommand(
     if (output.json)
       output.document({
         procedure: procedure.pdl.name,
-        models: Object.fromEntries(models.map(({ role, model }) => [role, { model: model.id, kind: model.kind }])),
+        models: modelsDocument(models),
         ...report,
       });
     else for (const line of formatTurnEval(report, models)) output.text(line);

@@ -20,6 +20,7 @@ import {
   fixed,
   loadDialogModels,
   loadProcedure,
+  modelsDocument,
   table,
 } from './dialog-command-support.js';
 import { integerFlag, numberFlag } from './flags.js';
@@ -119,7 +120,7 @@ export async function simulateCommand(
         procedure: procedure.pdl.name,
         controllerMode,
         oow: oow ?? 0,
-        models: Object.fromEntries(models.map(({ role, model }) => [role, { model: model.id, kind: model.kind }])),
+        models: modelsDocument(models),
         ...report,
       });
     else for (const line of formatSimulation(report, models)) output.text(line);
