@@ -207,6 +207,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       }
       if (tag) oowTags.push(oowLabel(tag));
       const result = await conversation.send(user.text, { ...(tag ? { oow: tag } : {}), signal });
+      throwIfBotFailed(result.events);
       history.push({ role: 'user', text: user.text }, { role: 'bot', text: result.reply });
       if (result.ended) ended = endReason(conversation.events);
     }
@@ -254,6 +255,29 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     ...(failure !== undefined ? { error: failure instanceof Error ? failure.message : String(failure) } : {}),
   };
   return { report };
+}
+
+/** Codes of errors that are the user's to fix (errors.ts): every session would fail the same way. */
+const USER_ERROR_CODES: ReadonlySet<string> = new Set([
+  'BAD_INPUT',
+  'MODEL_SPEC',
+  'MODEL_CONFIG',
+  'MISSING_DEPENDENCY',
+]);
+
+/**
+ * The engine answers a failed bot call with an apology and goes on, which suits a live chat; a simulated session
+ * whose bot failed measures the provider, not the procedure, so it stops there and is recorded as failed. A
+ * configuration error (the engine writes `CODE: message`) stops the batch, as the user model's would.
+ */
+function throwIfBotFailed(events: readonly SessionEvent[]): void {
+  for (const event of events) {
+    if (event.type !== 'model-call' || event.error === undefined) continue;
+    const code = /^([A-Z_]+): /.exec(event.error)?.[1];
+    if (code !== undefined && USER_ERROR_CODES.has(code))
+      throw new WeftError(code as 'BAD_INPUT', event.error.slice(code.length + 2));
+    throw new WeftError('PROVIDER', `the bot's model failed: ${event.error}`);
+  }
 }
 
 /** Why the engine ended a session (the bot closed it, or the session-length limit). */

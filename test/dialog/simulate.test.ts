@@ -169,12 +169,12 @@ describe('simulateSessions', () => {
       if (c.tag?.key === 'p2#1') throw new WeftError('PROVIDER', 'the user model is down');
       return '[END]';
     });
-    const report = await simulateSessions(refundPdl(), { profiles, model: bot, userModel: flaky, judge, tools });
-    expect(report.perSession.map((session) => [session.id, session.error])).toEqual([
+    const flakyReport = await simulateSessions(refundPdl(), { profiles, model: bot, userModel: flaky, judge, tools });
+    expect(flakyReport.perSession.map((session) => [session.id, session.error])).toEqual([
       ['p1#1', undefined],
       ['p2#1', 'the user model is down'],
     ]);
-    expect(report).toMatchObject({ sessions: 2, errors: 1, success: 1 });
+    expect(flakyReport).toMatchObject({ sessions: 2, errors: 1, success: 1 });
 
     const unconfigured = functionModel(() => {
       throw new WeftError('MODEL_CONFIG', 'OPENAI_API_KEY is not set');
@@ -182,6 +182,26 @@ describe('simulateSessions', () => {
     await expect(
       simulateSessions(refundPdl(), { profiles, model: bot, userModel: unconfigured, judge, tools }),
     ).rejects.toThrow('OPENAI_API_KEY is not set');
+    // The bot's failures are absorbed by the engine (an apology); the simulation still sees them.
+    const talker = functionModel(() => 'Hello.');
+    const error = await simulateSessions(refundPdl(), {
+      profiles,
+      model: unconfigured,
+      userModel: talker,
+      judge,
+      tools,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WeftError);
+    expect(error).toMatchObject({ code: 'MODEL_CONFIG', message: 'OPENAI_API_KEY is not set' });
+    const down = functionModel(() => {
+      throw new WeftError('PROVIDER', 'HTTP 503');
+    });
+    const report = await simulateSessions(refundPdl(), { profiles, model: down, userModel: talker, judge, tools });
+    expect(report.perSession.map((session) => session.error)).toEqual([
+      "the bot's model failed: PROVIDER: HTTP 503",
+      "the bot's model failed: PROVIDER: HTTP 503",
+    ]);
+    expect(report.errors).toBe(2);
   });
 
   it('an abort stops the batch: the report covers the finished sessions and says cancelled', async () => {
