@@ -223,11 +223,14 @@ export {
   type Transcript,
   type TranscriptEntry,
 } from './dialog/transcript.js';
+// Procedures in PDL (issue 13, docs/pdl.md): reading, checking and drawing `*.pdl.yaml` files.
 export {
   BUILT_IN_ANSWERS,
   type Pdl,
   type PdlAnswer,
   type PdlApi,
+  type PdlControllerModule,
+  type PdlControllerSettings,
   type PdlProblem,
   type PdlReference,
   type PdlSlot,
@@ -277,3 +280,13 @@ export {
   type EvaluateTurnsOptions,
   type TurnEvalReport,
 } from './dialog/turn-eval.js';
+export {
+  loadPdlFile,
+  MAX_PDL_FILE_BYTES,
+  parsePdl,
+  type ParsedPdl,
+  type ParsePdlOptions,
+  readPdlText,
+} from './dialog/parse-pdl.js';
+export { checkPdl, type CheckPdlOptions } from './dialog/check-pdl.js';
+export { type ApiGraph, apiGraph, dependenciesOf, pdlMermaid, pdlText } from './dialog/api-graph.js';

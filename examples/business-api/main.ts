@@ -14,7 +14,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 const api = await startBusinessApi({ port, ...(values.db ? { dbPath: values.db } : {}) });
 process.stdout.write(`business API listening on ${api.url}\n`);
-process.stdout.write(`  export BUSINESS_API_URL=${api.url}   # what examples/business-api/tools.yaml reads\n`);
+process.stdout.write(`  export BUSINESS_API_URL=${api.url}   # what examples/business-api/*tools.yaml read\n`);
 const stop = (): void => {
   void api.close().then(() => process.exit(0));
 };

@@ -280,6 +280,26 @@ function buildProgram(
       setExit(await (await import('./tools-command.js')).toolsCallCommand(name, flags, output, signal)),
     );
 
+  const pdl = program.command('pdl').description('check and draw procedures (PDL files, *.pdl.yaml; docs/pdl.md)');
+  pdl
+    .command('check')
+    .description('every problem of a PDL file, located (exit 2 on errors, 0 with only warnings)')
+    .argument('<file>', 'the PDL file')
+    .option('--tools <file>', "a tools file whose tools the APIs bind to by name (besides the file's own tools:)")
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./pdl-command.js')).pdlCheckCommand(file, flags, output, signal)),
+    );
+  pdl
+    .command('show')
+    .description('the API dependency graph: APIs in dependency order with what they need, take and return')
+    .argument('<file>', 'the PDL file')
+    .option('--mermaid', 'as a Mermaid flowchart')
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./pdl-command.js')).pdlShowCommand(file, flags, output)),
+    );
+
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });
 

@@ -35,7 +35,7 @@ describe('weft tools', () => {
     ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'get_order  http GET ${env:BUSINESS_API_URL}/orders/{order_id} (examples/business-api/tools.yaml:49)  (idempotent)',
+      'get_order  http GET ${env:BUSINESS_API_URL}/orders/{order_id} (examples/business-api/tools.yaml:52)  (idempotent)',
     );
     expect(text.stdout).toContain('    postal_code: string (required, secret)');
     expect(json.code).toBe(0);
@@ -56,7 +56,7 @@ describe('weft tools', () => {
     ]);
     expect(found).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(found.stdout)).toEqual({
-      id: 'C-1001',
+      customer_id: 'C-1001',
       name: 'Ada Lovelace',
       email: 'ada@example.com',
       verified: false,

@@ -50,6 +50,7 @@ describe('examples/tools', () => {
       'POST /returns/{id}/approve': 1,
       'POST /refunds': 1,
     });
+    expect(api.stats().violations).toBe(0);
     const report = readFileSync(join(String(summary.runDir), 'report.md'), 'utf8');
     expect(report).toContain('get_policy {"topic":"electronics"} → ok');
     expect(report).toContain('"postal_code":"[redacted]"');

@@ -56,43 +56,58 @@ describe('the business API as http tools', () => {
 
   it('solves a refund end to end, each call using an earlier result', async () => {
     const customer = await use('find_customer', { email: 'grace@example.com' });
-    expect(customer).toMatchObject({ ok: true, result: { id: 'C-1002', verified: false } });
-    const customerId = (customer as unknown as { result: { id: string } }).result.id;
+    expect(customer).toMatchObject({ ok: true, result: { customer_id: 'C-1002', verified: false } });
+    const customerId = (customer as unknown as { result: { customer_id: string } }).result.customer_id;
     const orders = await use('list_orders', { customer_id: customerId, status: 'delivered' });
-    expect(orders).toMatchObject({ ok: true, result: { orders: [{ id: 'O-5004' }, { id: 'O-5005' }] } });
+    expect(orders).toMatchObject({
+      ok: true,
+      result: { orders: [{ order_id: 'O-5004' }, { order_id: 'O-5005' }] },
+    });
 
     const refused = await use('create_return', {
       order_id: 'O-5005',
       items: [{ sku: 'WC-03', quantity: 1 }],
       reason: 'blurry',
+      verification_token: 'vt_made_up',
     });
     expect(refused.ok).toBe(false);
     if (!refused.ok) {
       expect(refused.error.code).toBe('TOOL');
-      expect(refused.error.message).toMatch(/^create_return: HTTP 403: .*NOT_VERIFIED.*must be verified first/);
+      expect(refused.error.message).toMatch(/^create_return: HTTP 403: .*INVALID_TOKEN.*verify customer C-1002/);
     }
-    expect(await use('verify_customer', { customer_id: customerId, postal_code: '20500' })).toMatchObject({ ok: true });
+    const verified = await use('verify_customer', { customer_id: customerId, postal_code: '20500' });
+    expect(verified).toMatchObject({ ok: true, result: { verification_token: expect.stringMatching(/^vt_/) } });
+    const token = (verified as unknown as { result: { verification_token: string } }).result.verification_token;
+    // One item may be given as sku (+ quantity) instead of a list: easier to ask a user for.
     const opened = await use('create_return', {
       order_id: 'O-5005',
-      items: [{ sku: 'WC-03', quantity: 1 }],
+      sku: 'WC-03',
       reason: 'blurry',
+      verification_token: token,
     });
-    expect(opened).toMatchObject({ ok: true, result: { id: 'R-0001', status: 'requested' } });
+    expect(opened).toMatchObject({
+      ok: true,
+      result: { return_id: 'R-0001', status: 'requested', items: [{ sku: 'WC-03', quantity: 1 }] },
+    });
     expect(await use('approve_return', { return_id: 'R-0001' })).toMatchObject({
       ok: true,
       result: { status: 'approved' },
     });
     expect(await use('issue_refund', { return_id: 'R-0001', method: 'original_payment' })).toMatchObject({
       ok: true,
-      result: { id: 'RF-0001', amount: 69 },
+      result: { refund_id: 'RF-0001', amount: 69 },
     });
-    expect(api.stats().byEndpoint).toEqual({
-      'GET /customers': 1,
-      'GET /customers/{id}/orders': 1,
-      'POST /customers/{id}/verify': 1,
-      'POST /returns': 2,
-      'POST /returns/{id}/approve': 1,
-      'POST /refunds': 1,
+    expect(api.stats()).toMatchObject({
+      byEndpoint: {
+        'GET /customers': 1,
+        'GET /customers/{id}/orders': 1,
+        'POST /customers/{id}/verify': 1,
+        'POST /returns': 2,
+        'POST /returns/{id}/approve': 1,
+        'POST /refunds': 1,
+      },
+      violations: 1,
+      byViolation: { INVALID_TOKEN: 1 },
     });
   });
 
@@ -103,7 +118,9 @@ describe('the business API as http tools', () => {
       expect(outcome.error.message).toContain('argument "method"');
       expect(outcome.attempts).toBe(0);
     }
-    expect(await use('create_return', { order_id: 'O-5001', items: [], reason: 'x' })).toMatchObject({
+    expect(
+      await use('create_return', { order_id: 'O-5001', items: [], reason: 'x', verification_token: 't' }),
+    ).toMatchObject({
       ok: false,
       attempts: 0,
     });

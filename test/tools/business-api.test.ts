@@ -32,21 +32,35 @@ describe('business API', () => {
     const customer = await call('GET', '/customers?email=ADA@example.com');
     expect(customer).toEqual({
       status: 200,
-      body: { id: 'C-1001', name: 'Ada Lovelace', email: 'ada@example.com', verified: false },
+      body: { customer_id: 'C-1001', name: 'Ada Lovelace', email: 'ada@example.com', verified: false },
     });
     const items = [{ sku: 'MS-02', quantity: 1 }];
     const early = await call('POST', '/returns', { order_id: 'O-5001', items, reason: 'too loud' });
     expect(early).toMatchObject({ status: 403, body: { error: { code: 'NOT_VERIFIED' } } });
 
     expect(await call('POST', '/customers/C-1001/verify', { postal_code: '99999' })).toMatchObject({ status: 401 });
-    expect(await call('POST', '/customers/C-1001/verify', { postal_code: '10001' })).toEqual({
+    const verified = await call('POST', '/customers/C-1001/verify', { postal_code: '10001' });
+    expect(verified).toEqual({
       status: 200,
-      body: { customer_id: 'C-1001', verified: true },
+      body: { customer_id: 'C-1001', verified: true, verification_token: expect.stringMatching(/^vt_[0-9a-f]{16}$/) },
     });
-    const opened = await call('POST', '/returns', { order_id: 'O-5001', items, reason: 'too loud' });
+    const token = (verified.body as { verification_token: string }).verification_token;
+    const opened = await call('POST', '/returns', {
+      order_id: 'O-5001',
+      items,
+      reason: 'too loud',
+      verification_token: token,
+    });
     expect(opened).toEqual({
       status: 201,
-      body: { id: 'R-0001', order_id: 'O-5001', status: 'requested', reason: 'too loud', items, refund_id: null },
+      body: {
+        return_id: 'R-0001',
+        order_id: 'O-5001',
+        status: 'requested',
+        reason: 'too loud',
+        items,
+        refund_id: null,
+      },
     });
     const unapproved = await call('POST', '/refunds', { return_id: 'R-0001', method: 'original_payment' });
     expect(unapproved).toMatchObject({ status: 409, body: { error: { code: 'RETURN_NOT_APPROVED' } } });
@@ -55,7 +69,7 @@ describe('business API', () => {
     const refund = await call('POST', '/refunds', { return_id: 'R-0001', method: 'store_credit' });
     expect(refund).toEqual({
       status: 201,
-      body: { id: 'RF-0001', return_id: 'R-0001', method: 'store_credit', amount: 25 },
+      body: { refund_id: 'RF-0001', return_id: 'R-0001', method: 'store_credit', amount: 25 },
     });
     expect(await call('POST', '/refunds', { return_id: 'R-0001', method: 'store_credit' })).toMatchObject({
       status: 409,
@@ -68,12 +82,14 @@ describe('business API', () => {
       order_id: 'O-5001',
       items: [{ sku: 'MS-02', quantity: 2 }],
       reason: 'x',
+      verification_token: token,
     });
     expect(rest).toMatchObject({ status: 422, body: { error: { code: 'TOO_MANY' } } });
     expect(
-      await call('POST', '/returns', { order_id: 'O-5001', items: [{ sku: 'MS-02', quantity: 1 }], reason: 'x' }),
-    ).toMatchObject({ status: 201, body: { id: 'R-0002' } });
+      await call('POST', '/returns', { order_id: 'O-5001', sku: 'MS-02', reason: 'x', verification_token: token }),
+    ).toMatchObject({ status: 201, body: { return_id: 'R-0002' } });
 
+    // Refused for a skipped step (no token, refund before approval) are violations; business refusals are not.
     expect(api.stats()).toEqual({
       byEndpoint: {
         'GET /customers': 1,
@@ -85,54 +101,90 @@ describe('business API', () => {
         'POST /returns/{id}/approve': 2,
       },
       total: 14,
+      violations: 2,
+      byViolation: { NOT_VERIFIED: 1, RETURN_NOT_APPROVED: 1 },
     });
   });
 
   it('refuses returns of undelivered, old or foreign items, and cancels or re-addresses only unshipped orders', async () => {
+    const tokens: Record<string, string> = {};
     for (const [id, code] of [
       ['C-1001', '10001'],
       ['C-1002', '20500'],
     ] as const) {
-      await call('POST', `/customers/${id}/verify`, { postal_code: code });
+      const verified = await call('POST', `/customers/${id}/verify`, { postal_code: code });
+      tokens[id] = (verified.body as { verification_token: string }).verification_token;
     }
+    const ada = tokens['C-1001'];
+    const grace = tokens['C-1002'];
     const shipped = await call('POST', '/returns', {
       order_id: 'O-5002',
       items: [{ sku: 'MN-27', quantity: 1 }],
       reason: 'r',
+      verification_token: ada,
     });
     expect(shipped).toMatchObject({ status: 409, body: { error: { code: 'NOT_DELIVERED' } } });
     const old = await call('POST', '/returns', {
       order_id: 'O-5004',
       items: [{ sku: 'HD-10', quantity: 1 }],
       reason: 'r',
+      verification_token: grace,
     });
     expect(old).toMatchObject({ status: 409, body: { error: { code: 'RETURN_WINDOW_CLOSED' } } });
     const foreign = await call('POST', '/returns', {
       order_id: 'O-5005',
       items: [{ sku: 'KB-01', quantity: 1 }],
       reason: 'r',
+      verification_token: grace,
     });
     expect(foreign).toMatchObject({ status: 422, body: { error: { code: 'ITEM_NOT_IN_ORDER' } } });
+    // A token opens its own customer's orders only.
+    const borrowed = await call('POST', '/returns', {
+      order_id: 'O-5005',
+      sku: 'WC-03',
+      reason: 'r',
+      verification_token: ada,
+    });
+    expect(borrowed).toMatchObject({ status: 403, body: { error: { code: 'INVALID_TOKEN' } } });
+    expect(
+      await call('POST', '/returns', {
+        order_id: 'O-5005',
+        sku: 'WC-03',
+        items: [],
+        reason: 'r',
+        verification_token: grace,
+      }),
+    ).toMatchObject({ status: 400 });
 
     expect(await call('GET', '/orders/O-5002/tracking')).toMatchObject({
       status: 200,
       body: { carrier: 'ParcelPost', tracking_number: 'PP50020001', status: 'shipped' },
     });
     expect(await call('GET', '/orders/O-5003/tracking')).toMatchObject({ status: 409 });
-    expect(await call('POST', '/orders/O-5002/cancel', { reason: 'late' })).toMatchObject({ status: 409 });
+    expect(await call('POST', '/orders/O-5002/cancel', { reason: 'late', verification_token: ada })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'NOT_CANCELLABLE' } },
+    });
     expect(await call('PATCH', '/orders/O-5003/address', { address: '1 New St' })).toMatchObject({
-      status: 200,
-      body: { address: '1 New St' },
+      status: 403,
+      body: { error: { code: 'NOT_VERIFIED' } },
     });
-    expect(await call('POST', '/orders/O-5003/cancel', { reason: 'changed my mind' })).toMatchObject({
-      status: 200,
-      body: { status: 'cancelled' },
-    });
-    // Katherine is not verified.
+    expect(
+      await call('PATCH', '/orders/O-5003/address', { address: '1 New St', verification_token: ada }),
+    ).toMatchObject({ status: 200, body: { address: '1 New St' } });
+    expect(
+      await call('POST', '/orders/O-5003/cancel', { reason: 'changed my mind', verification_token: ada }),
+    ).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    // Katherine is not verified: no token, or another customer's, is refused.
     expect(await call('POST', '/orders/O-5008/cancel', { reason: 'x' })).toMatchObject({ status: 403 });
-    expect(await call('GET', '/customers/C-1001/orders?status=cancelled')).toMatchObject({
-      body: { customer_id: 'C-1001', orders: [{ id: 'O-5003', status: 'cancelled', total: 27 }] },
+    expect(await call('POST', '/orders/O-5008/cancel', { reason: 'x', verification_token: grace })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'INVALID_TOKEN' } },
     });
+    expect(await call('GET', '/customers/C-1001/orders?status=cancelled')).toMatchObject({
+      body: { customer_id: 'C-1001', orders: [{ order_id: 'O-5003', status: 'cancelled', total: 27 }] },
+    });
+    expect(api.stats()).toMatchObject({ violations: 4, byViolation: { INVALID_TOKEN: 2, NOT_VERIFIED: 2 } });
   });
 
   it('answers bad input with 4xx and a JSON error', async () => {
@@ -170,9 +222,16 @@ describe('business API', () => {
     await call('GET', '/orders/O-5001');
     await call('GET', '/orders/O-5002');
     const stats = await call('GET', '/_stats');
-    expect(stats).toEqual({ status: 200, body: { byEndpoint: { 'GET /orders/{id}': 2 }, total: 2 } });
+    expect(stats).toEqual({
+      status: 200,
+      body: { byEndpoint: { 'GET /orders/{id}': 2 }, total: 2, violations: 0, byViolation: {} },
+    });
+    await call('POST', '/returns/R-0404/approve');
+    expect(await call('GET', '/_stats')).toMatchObject({
+      body: { violations: 1, byViolation: { RETURN_NOT_FOUND: 1 } },
+    });
     await call('POST', '/_stats/reset');
-    expect(api.stats()).toEqual({ byEndpoint: {}, total: 0 });
+    expect(api.stats()).toEqual({ byEndpoint: {}, total: 0, violations: 0, byViolation: {} });
     await call('POST', '/customers/C-1001/verify', { postal_code: '10001' });
     api.reset();
     expect(await call('GET', '/customers?email=ada@example.com')).toMatchObject({ body: { verified: false } });
@@ -182,16 +241,27 @@ describe('business API', () => {
   it('keeps its state in a SQLite file across a restart', async () => {
     const dbPath = join(scratch, 'orders.db');
     const first = await startBusinessApi({ dbPath });
-    await fetch(`${first.url}/customers/C-1003/verify`, {
+    const verified = await fetch(`${first.url}/customers/C-1003/verify`, {
       method: 'POST',
       body: JSON.stringify({ postal_code: '94105' }),
     });
+    const { verification_token: token } = (await verified.json()) as { verification_token: string };
     await first.close();
     const second = await startBusinessApi({ dbPath });
     try {
       const response = await fetch(`${second.url}/customers?email=alan@example.com`);
       expect(await response.json()).toMatchObject({ verified: true });
-      expect(second.stats().byEndpoint).toEqual({ 'GET /customers': 1, 'POST /customers/{id}/verify': 1 });
+      // The token was stored too: a return opened after the restart needs no new verification.
+      const opened = await fetch(`${second.url}/returns`, {
+        method: 'POST',
+        body: JSON.stringify({ order_id: 'O-5007', sku: 'SP-02', reason: 'crackles', verification_token: token }),
+      });
+      expect(opened.status).toBe(201);
+      expect(second.stats().byEndpoint).toEqual({
+        'GET /customers': 1,
+        'POST /customers/{id}/verify': 1,
+        'POST /returns': 1,
+      });
     } finally {
       await second.close();
     }
