@@ -1,10 +1,10 @@
 /**
  * Reference sessions for turn-level evaluation (`weft dialog eval --references R.jsonl`, SPEC §4.3): one a line,
  * `{ id, profile?, messages: [ { role: "user", content, oow?: "category/subtype" }
- *                            | { role: "bot", tool, args, result?, ok? } | { role: "bot", content } ] }`.
+ *                            | { role: "bot", tool, args, result?, error?, ok? } | { role: "bot", content } ] }`.
  *
- * A bot tool move's `args` default to `{}` and `ok` to true; `result` is what the API answered (the teacher-forced
- * prefix shows it to the bot as the tool's message). An `oow` tag marks a user message as an out-of-workflow move:
+ * A bot tool move's `args` default to `{}`; `result` (or `error`, for a failed call) is what the API answered (the
+ * teacher-forced prefix shows it to the bot as the tool's message); `ok` defaults to true, or false with `error`. An `oow` tag marks a user message as an out-of-workflow move:
  * the bot's moves after it, up to the next user message, are scored as OOW turns.
  */
 import type { JsonValue } from '../tools/tool.js';
@@ -28,6 +28,8 @@ export type ReferenceMessage =
       readonly tool: string;
       readonly args: JsonValue;
       readonly result?: JsonValue;
+      /** What the API answered when it failed (`ok` false). */
+      readonly error?: string;
       readonly ok: boolean;
     }
   | { readonly role: 'bot'; readonly kind: 'reply'; readonly content: string };
@@ -42,7 +44,7 @@ export interface ReferenceSession {
 
 const SESSION_KEYS = ['id', 'profile', 'messages'] as const;
 const USER_KEYS = ['role', 'content', 'oow'] as const;
-const TOOL_KEYS = ['role', 'tool', 'args', 'result', 'ok'] as const;
+const TOOL_KEYS = ['role', 'tool', 'args', 'result', 'error', 'ok'] as const;
 const REPLY_KEYS = ['role', 'content'] as const;
 
 export async function loadReferenceSessions(path: string): Promise<ReferenceSession[]> {
@@ -109,6 +111,9 @@ function readMessage(value: unknown, path: (string | number)[], problems: Proble
         problems.push({ path: [...path, 'args'], message: '"args" must be an object of parameter values' });
       if (value.ok !== undefined && typeof value.ok !== 'boolean')
         problems.push({ path: [...path, 'ok'], message: '"ok" must be true or false' });
+      const error = readString(value.error, [...path, 'error'], problems);
+      if (error !== undefined && value.ok === true)
+        problems.push({ path: [...path, 'error'], message: 'a call with "ok": true has no "error"' });
       if (problems.length > before || tool === undefined) return undefined;
       return {
         role: 'bot',
@@ -116,7 +121,9 @@ function readMessage(value: unknown, path: (string | number)[], problems: Proble
         tool,
         args: args as JsonValue,
         ...(value.result !== undefined ? { result: value.result as JsonValue } : {}),
-        ok: value.ok !== false,
+        ...(error !== undefined ? { error } : {}),
+        // An error says the call failed; otherwise it succeeded unless `ok` says not.
+        ok: value.ok === undefined ? error === undefined : value.ok,
       };
     }
     checkKeys(value, REPLY_KEYS, problems, path);

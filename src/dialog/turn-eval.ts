@@ -281,7 +281,7 @@ export function turnCases(reference: ReferenceSession): TurnCase[] {
               callId,
               name: message.tool,
               ok: false,
-              error: message.result === undefined ? 'failed' : resultText(message.result),
+              error: message.error ?? (message.result === undefined ? 'failed' : resultText(message.result)),
               ms: 0,
             },
       );

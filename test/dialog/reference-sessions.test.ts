@@ -117,3 +117,30 @@ describe('turnCases (teacher forcing)', () => {
     expect(cases[2]!.reference).toEqual({ kind: 'reply', text: 'We are open 9 to 5. Why do you return it?' });
   });
 });
+
+describe('failed calls in references', () => {
+  it('an "error" marks the call failed and is what the bot sees; "ok": true with an error is refused', () => {
+    const [reference] = parseReferenceSessions(
+      JSON.stringify({
+        id: 'r',
+        messages: [
+          { role: 'user', content: 'book it' },
+          { role: 'bot', tool: 'book', args: { slot: 'S-1' }, error: 'HTTP 409: the slot is taken' },
+          { role: 'bot', content: 'That slot was just taken.' },
+        ],
+      }),
+      'r.jsonl',
+    );
+    expect(reference!.messages[1]).toMatchObject({ ok: false, error: 'HTTP 409: the slot is taken' });
+    expect(turnCases(reference!)[1]!.prefix.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'ref_1',
+      name: 'book',
+      content: 'HTTP 409: the slot is taken',
+      isError: true,
+    });
+    expect(
+      formatError(rejection('{"id": "r", "messages": [{"role": "bot", "tool": "x", "ok": true, "error": "no"}]}')),
+    ).toContain('messages[0].error: a call with "ok": true has no "error"');
+  });
+});
