@@ -123,7 +123,7 @@ function readMessage(value: unknown, path: (string | number)[], problems: Proble
         ...(value.result !== undefined ? { result: value.result as JsonValue } : {}),
         ...(error !== undefined ? { error } : {}),
         // An error says the call failed; otherwise it succeeded unless `ok` says not.
-        ok: value.ok === undefined ? error === undefined : value.ok,
+        ok: typeof value.ok === 'boolean' ? value.ok : error === undefined,
       };
     }
     checkKeys(value, REPLY_KEYS, problems, path);
