@@ -267,6 +267,7 @@ export {
   type SessionReport,
 } from './dialog/session-metrics.js';
 export {
+  MAX_SESSIONS,
   SIMULATE_DEFAULTS,
   simulateSessions,
   type SimulateOptions,

@@ -6,11 +6,13 @@
 import {
   checkProfileApis,
   loadProfiles,
+  MAX_SESSIONS,
   sessionStoreOf,
   OOW_GROUPS,
   simulateSessions,
   type MetricsSummary,
   type SimulationReport,
+  WeftError,
 } from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import {
@@ -62,6 +64,10 @@ export async function simulateCommand(
   const judgeSpec = requireValue(flags.judge, '--judge');
   const oow = numberFlag('oow', flags.oow, { min: 0, max: 1 });
   const sessions = integerFlag('sessions', flags.sessions, { min: 1 });
+  if (sessions !== undefined && sessions > MAX_SESSIONS)
+    throw new WeftError('BAD_INPUT', `--sessions expects at most ${MAX_SESSIONS}, got "${flags.sessions}"`, {
+      location: { field: '--sessions' },
+    });
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const maxTurns = integerFlag('max-turns', flags.maxTurns, { min: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 });

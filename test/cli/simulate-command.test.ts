@@ -151,6 +151,14 @@ describe('weft simulate', () => {
     const badOow = await weft(['simulate', PDL, '--profiles', PROFILES, ...SIM, '--oow', '2'], log.env);
     expect(badOow.code).toBe(2);
     expect(badOow.stderr).toContain('--oow expects a number between 0 and 1, got "2"');
+    const tooMany = await weft(['simulate', PDL, '--profiles', PROFILES, ...SIM, '--sessions', '1000000'], log.env);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('--sessions expects at most 100000');
+    const junk = join(scratch, 'junk.jsonl');
+    writeFileSync(junk, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff, 0xfe]));
+    const binary = await weft(['simulate', PDL, '--profiles', junk, ...SIM], log.env);
+    expect(binary.code).toBe(2);
+    expect(binary.stderr).toContain('holds binary data');
     expect(log.calls()).toEqual([]);
   });
 });
