@@ -299,6 +299,41 @@ function buildProgram(
     .action(async (file: string, flags) =>
       setExit(await (await import('./pdl-command.js')).pdlShowCommand(file, flags, output)),
     );
+  program
+    .command('chat')
+    .description('talk to a procedure (a PDL file): interactive, or one message a line from stdin')
+    .argument('[file]', 'the procedure, FILE.pdl.yaml (optional with --session)')
+    .option('--session <id>', 'take up a saved session again (after Ctrl-C or a crash)')
+    .option('--tools <file>', "a tools file binding the procedure's APIs by name (besides its own tools: section)")
+    .option('--verbose', 'show thoughts, API calls and controller verdicts (on stderr)')
+    .option('--no-post-controllers', 'controllers only guide the bot; none refuses an action (ablation)')
+    .option('--no-controllers', 'no controllers at all (ablation)')
+    .option('--max-actions <N>', 'decisions of the bot per user turn (default 5)')
+    .addOption(model)
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (file: string | undefined, flags) =>
+      setExit(await (await import('./chat-command.js')).chatCommand(file, flags, output, signal)),
+    );
+  program
+    .command('sessions')
+    .description('the conversations with procedures in the store, oldest first')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (flags) => setExit(await (await import('./sessions-command.js')).sessionsCommand(flags, output)));
+  program
+    .command('show-session')
+    .description('one conversation as a transcript, with API calls and controller verdicts')
+    .argument('<sessionId>')
+    .option('--verbose', 'also thoughts, guidance and accepted verdicts')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (sessionId: string, flags) =>
+      setExit(await (await import('./sessions-command.js')).showSessionCommand(sessionId, flags, output)),
+    );
 
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });

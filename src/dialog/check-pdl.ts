@@ -12,6 +12,7 @@ import type { FieldPath } from '../text/source-locator.js';
 import { apiGraph, dependenciesOf } from './api-graph.js';
 import type { Pdl, PdlProblem } from './pdl.js';
 import { pdlProblemAt, pdlSourceOf, SECTION_KEYS, sourcePathOf } from './pdl-source-map.js';
+import { MAX_PDL_NAME_LENGTH } from './pdl-keys.js';
 import { scanProcedure } from './scan-procedure.js';
 
 export interface CheckPdlOptions {
@@ -61,8 +62,13 @@ export function checkPdl(pdl: Pdl, options: CheckPdlOptions = {}): PdlProblem[] 
     );
   }
 
-  for (const reference of pdl.references) {
-    const where = { line: reference.line, column: reference.column };
+  for (const found of pdl.references) {
+    const where = { line: found.line, column: found.column };
+    // A name in the procedure text can be any length: shown cut, so one problem stays one line.
+    const reference =
+      found.name.length > MAX_PDL_NAME_LENGTH
+        ? { ...found, name: `${found.name.slice(0, MAX_PDL_NAME_LENGTH)}…` }
+        : found;
     if (reference.kind === 'api' && !apiNames.has(reference.name)) {
       const answer = answerNames.has(reference.name)
         ? `; "${reference.name}" is an answer: ANSWER.${reference.name}(…)`
@@ -132,7 +138,7 @@ function guesser(): (name: string, candidates: readonly string[]) => string | un
   return (name, candidates) => {
     const key = `${name}\u0000${candidates.length}`;
     if (made.has(key)) return made.get(key);
-    if (made.size >= MAX_GUESSES) return undefined;
+    if (made.size >= MAX_GUESSES || name.length > MAX_PDL_NAME_LENGTH) return undefined;
     const byLower = new Map(candidates.map((candidate) => [candidate.toLowerCase(), candidate]));
     const lower = closestWord(name, [...byLower.keys()]);
     const guess = lower === undefined ? undefined : byLower.get(lower);

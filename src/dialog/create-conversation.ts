@@ -255,7 +255,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         reply = action.text;
         break;
       }
-      await executeCall(action, turn, collect);
+      await executeCall(action, turn, collect, signal);
       actions++;
     }
     const exhausted = reply === undefined && !failed;
@@ -272,6 +272,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     action: Extract<ProposedAction, { kind: 'tool' }>,
     turn: number,
     collect: (batch: readonly NewEvent[]) => Promise<void>,
+    signal: AbortSignal | undefined,
   ): Promise<void> => {
     const tool = tools.find((candidate) => candidate.name === action.name);
     const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold.state)).length === 0;
@@ -300,7 +301,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       ]);
       return;
     }
-    const outcome = await callTool(tool, action.args, options.signal ? { signal: options.signal } : {});
+    const outcome = await callTool(tool, action.args, signal ? { signal } : {});
     await collect([
       outcome.ok
         ? {

@@ -27,7 +27,7 @@ import {
   type PdlReference,
   type PdlSlot,
 } from './pdl.js';
-import { ANSWER_KEYS, API_KEYS, PDL_KEYS, SLOT_KEYS, unknownKeys } from './pdl-keys.js';
+import { ANSWER_KEYS, API_KEYS, MAX_PDL_NAME_LENGTH, PDL_KEYS, SLOT_KEYS, unknownKeys } from './pdl-keys.js';
 import { type PdlEntrySource, type PdlSection, rememberPdlSource, SECTION_KEYS } from './pdl-source-map.js';
 import { parseControllerSettings } from './parse-pdl-controllers.js';
 import { blankCommentsAndStrings, scanProcedure } from './scan-procedure.js';
@@ -42,8 +42,6 @@ export const MAX_PDL_ENTRIES = 500;
 export const MAX_PDL_LIST_ITEMS = 200;
 /** Characters of the procedure text: a page or two in practice, and all of it goes into every bot prompt. */
 export const MAX_PROCEDURE_CHARS = 100_000;
-/** The longest name: names become tool names, which providers cap at 64. */
-export const MAX_PDL_NAME_LENGTH = 64;
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -440,6 +438,10 @@ function nameList(value: unknown, path: FieldPath, report: Report): string[] {
     }
     const name = item.name.trim();
     if (NONE.test(name)) continue;
+    if (name.length > MAX_PDL_NAME_LENGTH) {
+      report('error', item.path, `a name of ${name.length} characters; at most ${MAX_PDL_NAME_LENGTH}`);
+      continue;
+    }
     if (names.includes(name)) {
       report('warning', item.path, `lists "${name}" twice`);
       continue;

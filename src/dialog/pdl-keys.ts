@@ -4,6 +4,9 @@
 import { closestWord } from '../text/edit-distance.js';
 import type { FieldPath } from '../text/source-locator.js';
 
+/** The longest name: names become tool names, which providers cap at 64. */
+export const MAX_PDL_NAME_LENGTH = 64;
+
 export const PDL_KEYS = [
   'Name',
   'Desc',
@@ -98,11 +101,13 @@ export function unknownKeys(
   const problems: { path: FieldPath; message: string }[] = unknown.slice(0, MAX_UNKNOWN_KEYS).map((key) => {
     // A misspelt alias (`descrption`) is as good a clue as a misspelt key.
     const candidates = [...byLower.keys(), ...Object.keys(aliases)];
-    const guess = closestWord(key, candidates, aliases);
+    // No key is long: a long one is junk, and guessing costs its length times each candidate's.
+    const guess = key.length > MAX_PDL_NAME_LENGTH ? undefined : closestWord(key, candidates, aliases);
     const target =
       guess === undefined ? undefined : byLower.get(Object.hasOwn(aliases, guess) ? (aliases[guess] ?? guess) : guess);
     const suggestion = target === undefined ? '' : ` (did you mean "${target}"?)`;
-    return { path: [...path, key], message: `unknown key "${key}"${suggestion}; allowed: ${shown.join(', ')}` };
+    const named = key.length > MAX_PDL_NAME_LENGTH ? `${key.slice(0, MAX_PDL_NAME_LENGTH)}…` : key;
+    return { path: [...path, key], message: `unknown key "${named}"${suggestion}; allowed: ${shown.join(', ')}` };
   });
   const more = unknown.length - problems.length;
   if (more > 0) problems.push({ path, message: `and ${more} more unknown keys` });

@@ -67,10 +67,6 @@ const MAX_ARGUMENT_CHARS = 5_000;
 
 const HEAD = /(?<![\w$.])(?:(API|ANSWER)[._])?([A-Za-z_]\w*)[ \t]*\(/g;
 const IDENTIFIER = /(?<![\w$.])([A-Za-z_]\w*)\b(?![ \t]*\()/g;
-const TARGETS = String.raw`[\[(]?[ \t]*[A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*[ \t]*,?[ \t]*[\])]?`;
-/** The text before a call on its line ends in an assignment: `[a, b] = `, after a line start, `:` or `;`. */
-const ASSIGNED_FROM = new RegExp(String.raw`(?:^|[;:])[ \t]*(${TARGETS})[ \t]*=[ \t]*$`);
-const ASSIGNMENT = new RegExp(String.raw`(?:^|[;:])[ \t]*(${TARGETS})[ \t]*=(?![=])`, 'gm');
 const FOR_TARGETS = /\bfor[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]+in\b/g;
 const NAME = /[A-Za-z_]\w*/g;
 
@@ -140,10 +136,58 @@ export function blankCommentsAndStrings(text: string): string {
   return out.join('');
 }
 
+/** `[a, b] = ` right before the call's head, on its line: a and b. */
 function assignedFrom(code: string, headOffset: number): string[] {
-  const lineStart = code.lastIndexOf('\n', headOffset - 1) + 1;
-  const match = ASSIGNED_FROM.exec(code.slice(lineStart, headOffset));
-  return match ? namesIn(match[1] ?? '') : [];
+  let at = headOffset - 1;
+  while (code[at] === ' ' || code[at] === '\t') at--;
+  if (!isAssignmentSign(code, at)) return [];
+  return (targetsBefore(code, at) ?? []).map((target) => target.name);
+}
+
+/** Whether the `=` at `at` assigns (not `==`, `!=`, `<=`, `>=`, `=>`). */
+function isAssignmentSign(code: string, at: number): boolean {
+  return code[at] === '=' && !'=!<>'.includes(code[at - 1] ?? ' ') && code[at + 1] !== '=' && code[at + 1] !== '>';
+}
+
+/**
+ * The names assigned by the `=` at `sign`: `a`, `a, b`, `[a, b]`, `(a, b,)`, standing at the line's start or after
+ * `:` or `;`. Read backwards by hand, each stretch of text by one `=` at most: a regular expression for it
+ * backtracks for ever on long blank runs.
+ */
+function targetsBefore(code: string, sign: number): ScannedAssignment[] | undefined {
+  let at = sign - 1;
+  const blanks = () => {
+    while (code[at] === ' ' || code[at] === '\t') at--;
+  };
+  blanks();
+  const bracketed = code[at] === ']' || code[at] === ')';
+  if (bracketed) {
+    at--;
+    blanks();
+  }
+  if (code[at] === ',') {
+    at--;
+    blanks();
+  }
+  const targets: ScannedAssignment[] = [];
+  for (;;) {
+    const end = at + 1;
+    while (at >= 0 && /\w/.test(code[at] ?? '')) at--;
+    const name = code.slice(at + 1, end);
+    if (!/^[A-Za-z_]\w*$/.test(name)) return undefined;
+    targets.unshift({ name, offset: at + 1 });
+    blanks();
+    if (code[at] !== ',') break;
+    at--;
+    blanks();
+  }
+  if (bracketed) {
+    if (code[at] !== '[' && code[at] !== '(') return undefined;
+    at--;
+    blanks();
+  }
+  if (at >= 0 && !'\n;:'.includes(code[at] ?? '')) return undefined;
+  return targets.filter((target) => !NOT_NAMES.has(target.name));
 }
 
 /** Identifiers between the `(` at `open` and its `)` (or the line's end when it has none nearby). */
@@ -173,22 +217,15 @@ function argumentNames(code: string, open: number): string[] {
 
 function assignments(code: string): ScannedAssignment[] {
   const found: ScannedAssignment[] = [];
-  const add = (targets: string, offset: number) => {
-    for (const name of targets.matchAll(NAME)) {
-      if (!NOT_NAMES.has(name[0])) found.push({ name: name[0], offset: offset + name.index });
-    }
-  };
-  for (const match of code.matchAll(ASSIGNMENT)) {
-    const targets = match[1] ?? '';
-    add(targets, match.index + match[0].indexOf(targets));
+  for (let sign = code.indexOf('='); sign !== -1; sign = code.indexOf('=', sign + 1)) {
+    if (isAssignmentSign(code, sign)) found.push(...(targetsBefore(code, sign) ?? []));
   }
   for (const match of code.matchAll(FOR_TARGETS)) {
     const targets = match[1] ?? '';
-    add(targets, match.index + match[0].indexOf(targets, 3));
+    const start = match.index + match[0].indexOf(targets, 3);
+    for (const name of targets.matchAll(NAME)) {
+      if (!NOT_NAMES.has(name[0])) found.push({ name: name[0], offset: start + name.index });
+    }
   }
   return found.sort((a, b) => a.offset - b.offset);
-}
-
-function namesIn(targets: string): string[] {
-  return [...targets.matchAll(NAME)].map((match) => match[0]).filter((name) => !NOT_NAMES.has(name));
 }

@@ -139,6 +139,19 @@ describe('checkPdl', () => {
     ]);
   });
 
+  it('shows a huge unknown name or key cut, without guessing at it', () => {
+    const long = 'x'.repeat(200_000);
+    const parsed = parsePdl(
+      `Name: N\nDesc: D\n? ${long}\n: 1\nAPIs: [{ name: f, request: [${long}] }]\nProcedure: API.${'y'.repeat(90_000)}()\n`,
+    );
+    const problems = [...parsed.problems, ...checkPdl(parsed.pdl!)];
+    expect(problems.map((p) => p.message)).toEqual([
+      `unknown key "${'x'.repeat(64)}…"; allowed: Name, Desc, Detailed_desc, SLOTs, APIs, ANSWERs, Procedure, controllers, tools, allowHosts`,
+      'a name of 200000 characters; at most 64',
+      `unknown API "${'y'.repeat(64)}…"`,
+    ]);
+  });
+
   it('stays quick on a hostile procedure: thousands of distinct unknown names', () => {
     const apis = Array.from({ length: 500 }, (_, i) => `  - api_number_${i}\n`).join('');
     const procedure = Array.from({ length: 4000 }, (_, i) => `  API.api_nunber_${i}()\n`).join('');

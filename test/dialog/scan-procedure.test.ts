@@ -54,4 +54,15 @@ describe('scanProcedure', () => {
     expect(scan.references.map((r) => r.inputs)).toEqual([['a', 'b'], ['i']]);
     expect(scan.assignments.map((a) => a.name)).toEqual(['r', 'c', 'i', 'j', 'k']);
   });
+
+  it('reads hostile lines in linear time: long blank runs, thousands of assignments and calls on one line', () => {
+    // Each of these took seconds to minutes with backtracking regular expressions.
+    expect(refs(`a${' '.repeat(50_000)}API.x()`)).toEqual([['api', 'x', [], []]]);
+    expect(refs(`[a${' \t'.repeat(25_000)}] = API.x()`)).toEqual([['api', 'x', ['a'], []]]);
+    const wide = scanProcedure(`${'a, '.repeat(30_000)}b = API.x(${'p, '.repeat(20_000)}q)`);
+    expect(wide.assignments).toHaveLength(30_001);
+    expect(wide.references[0]?.outputs.at(-1)).toBe('b');
+    expect(wide.references[0]?.inputs).toEqual(['p', 'q']);
+    expect(scanProcedure('[r] = API.x() '.repeat(7000)).references).toHaveLength(7000);
+  });
 });

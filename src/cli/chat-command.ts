@@ -1,0 +1,215 @@
+/**
+ * `weft chat` (issue 13): talk to a procedure. Interactive on a terminal (readline), or one user message a line
+ * from stdin for scripts and tests. Every turn is recorded in the store as it happens, so Ctrl-C, SIGTERM, a
+ * closed stdin or a crash lose nothing: `weft chat --session ID` takes the session up again, finishing a turn that
+ * was cut short without repeating a recorded API call.
+ * Lines `/end` (or `[END]`) end the session; `/quit` leaves it open to resume later.
+ */
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  type Conversation,
+  type ControllerMode,
+  createConversation,
+  formatSessionEvent,
+  formatTranscriptEntry,
+  loadPdlFile,
+  type SessionEvent,
+  sessionStoreOf,
+  transcriptOf,
+  type TurnResult,
+  WeftError,
+} from '../index.js';
+import { loadContext, loadModel, openStore } from './context.js';
+import { integerFlag } from './flags.js';
+import { loadRunTools } from './load-run-tools.js';
+import type { Output } from './output.js';
+
+export interface ChatFlags {
+  readonly session?: string;
+  readonly model?: string;
+  readonly tools?: string;
+  readonly verbose?: boolean;
+  /** commander's `--no-post-controllers` / `--no-controllers`. */
+  readonly postControllers?: boolean;
+  readonly controllers?: boolean;
+  readonly maxActions?: string;
+  readonly home?: string;
+  readonly store?: string;
+  readonly json?: boolean;
+}
+
+interface TurnSummary {
+  readonly turn: number;
+  readonly user: string;
+  readonly reply: string;
+  readonly toolCalls: number;
+  readonly rejections: number;
+}
+
+export async function chatCommand(
+  file: string | undefined,
+  flags: ChatFlags,
+  output: Output,
+  signal: AbortSignal,
+  input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
+  if (file === undefined && flags.session === undefined) {
+    throw new WeftError(
+      'BAD_INPUT',
+      'give a procedure file (weft chat FILE.pdl.yaml) or a session to resume (--session ID)',
+      {
+        location: { field: '<file>' },
+      },
+    );
+  }
+  const controllerMode: ControllerMode =
+    flags.controllers === false ? 'none' : flags.postControllers === false ? 'pre-only' : 'all';
+  const maxActionsPerTurn = integerFlag('max-actions', flags.maxActions, { min: 1 });
+  const context = await loadContext(flags);
+  const runStore = await openStore(context);
+  const store = sessionStoreOf(runStore);
+  let conversation: Conversation | undefined;
+  let closeTools: (() => Promise<void>) | undefined;
+  try {
+    const record = flags.session !== undefined ? await store.getSession(flags.session) : undefined;
+    if (flags.session !== undefined && !record) {
+      throw new WeftError('NOT_FOUND', `no session ${flags.session} (see weft sessions)`, {
+        location: { field: '--session' },
+      });
+    }
+    const pdlPath = file ?? record?.pdlPath;
+    if (!pdlPath) throw new WeftError('BAD_INPUT', `session ${flags.session} has no procedure file recorded; give it`);
+    const pdl = await loadPdlFile(pdlPath);
+    const recordedOptions = (record?.options ?? {}) as { toolsFile?: string; controllerMode?: ControllerMode };
+    const toolsFile = flags.tools ?? recordedOptions.toolsFile;
+    const tools = await loadRunTools({ toolsFile, planFile: pdlPath }, signal);
+    closeTools = () => tools.toolSet?.close() ?? Promise.resolve();
+    const { model } = await loadModel(flags.model ?? record?.model, context.config);
+    if (model.kind !== 'real')
+      output.log(`(${model.kind} model ${model.id}: replies are ${model.kind === 'sim' ? 'simulated' : 'scripted'})`);
+    const verbose = flags.verbose === true;
+    conversation = await createConversation(pdl, {
+      model,
+      tools: tools.toolSet?.tools ?? [],
+      controllerMode: record ? (recordedOptions.controllerMode ?? controllerMode) : controllerMode,
+      ...(maxActionsPerTurn !== undefined ? { maxActionsPerTurn } : {}),
+      store,
+      ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
+      sessionOptions: { ...(toolsFile !== undefined ? { toolsFile: resolve(toolsFile) } : {}) },
+      onEvent: eventPrinter(verbose, output),
+    });
+    const session = conversation;
+    output.log(
+      `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
+    );
+    if (session.pdlChanged) output.log(`note: ${pdlPath} changed since the session started`);
+    if (record && !output.json) {
+      for (const entry of transcriptOf(session.events).entries) {
+        const line = formatTranscriptEntry(entry, verbose);
+        if (line !== undefined) output.text(line);
+      }
+    }
+    const turns: TurnSummary[] = [];
+    const show = (user: string, result: TurnResult) => {
+      const toolCalls = result.events.filter((event) => event.type === 'tool-call').length;
+      const rejections = result.events.filter((event) => event.type === 'verdict' && !event.accepted).length;
+      turns.push({ turn: session.state.turn, user, reply: result.reply, toolCalls, rejections });
+      output.text(`bot> ${result.reply}`);
+    };
+    if (session.pendingTurn && !session.state.ended) {
+      output.log('finishing the turn that was cut short…');
+      show('(resumed turn)', await session.continueTurn({ signal }));
+    }
+    const interrupted = await readLines(input, output, signal, async (line) => {
+      const text = line.trim();
+      if (text === '/quit') return 'stop';
+      if (text === '/end' || text === '[END]') {
+        await session.end('user');
+        return 'stop';
+      }
+      if (text === '') return 'go';
+      if (session.state.ended) {
+        output.log('this session has ended; start a new one with weft chat FILE');
+        return 'stop';
+      }
+      show(line, await session.send(line, { signal }));
+      return session.state.ended ? 'stop' : 'go';
+    });
+    const state = session.state;
+    if (output.json) {
+      output.document({
+        sessionId: session.sessionId,
+        procedure: pdl.name,
+        status: state.ended ? 'ended' : 'open',
+        interrupted,
+        turns,
+        totals: transcriptOf(session.events).totals,
+      });
+    }
+    if (!state.ended)
+      output.log(`session ${session.sessionId} saved; resume with: weft chat --session ${session.sessionId}`);
+    else output.log(`session ${session.sessionId} ended`);
+    return interrupted ? 130 : 0;
+  } finally {
+    await conversation?.close().catch(() => {});
+    await closeTools?.();
+    await runStore.close();
+  }
+}
+
+/**
+ * Feeds each line to `handle` until it says stop, the input ends, or the signal aborts (Ctrl-C, SIGTERM). On a
+ * terminal readline catches Ctrl-C itself, so it is wired to the same stop. Returns whether it was interrupted.
+ */
+async function readLines(
+  input: NodeJS.ReadableStream & { isTTY?: boolean },
+  output: Output,
+  signal: AbortSignal,
+  handle: (line: string) => Promise<'go' | 'stop'>,
+): Promise<boolean> {
+  const terminal = input.isTTY === true && !output.json;
+  const lines = createInterface({ input, terminal, crlfDelay: Number.POSITIVE_INFINITY });
+  let interrupted = signal.aborted;
+  const stop = () => {
+    interrupted = true;
+    lines.close();
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  lines.on('SIGINT', stop);
+  try {
+    if (terminal) lines.setPrompt('you> ');
+    if (terminal) lines.prompt();
+    for await (const line of lines) {
+      if (interrupted) break;
+      try {
+        if ((await handle(line)) === 'stop') break;
+      } catch (error) {
+        if (signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        throw error;
+      }
+      if (terminal) lines.prompt();
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    lines.close();
+  }
+  return interrupted;
+}
+
+/** The `--verbose` view: detail events on stderr; a controller's guidance only when it changed since last shown. */
+function eventPrinter(verbose: boolean, output: Output): (event: SessionEvent) => void {
+  const shownGuidance = new Map<string, string>();
+  return (event) => {
+    if (!verbose) return;
+    if (event.type === 'guidance') {
+      if (shownGuidance.get(event.controller) === event.text) return;
+      shownGuidance.set(event.controller, event.text);
+    }
+    const line = formatSessionEvent(event);
+    if (line !== undefined) output.log(line);
+  };
+}

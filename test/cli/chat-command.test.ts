@@ -1,0 +1,181 @@
+/**
+ * `weft chat`, `weft sessions` and `weft show-session` as a user runs them (child processes through tsx): a chat fed
+ * from stdin, Ctrl-C, SIGTERM and kill -9 in the middle of an API call, and the resume that finishes the cut turn
+ * without calling that API again. The bot is the sim model (history-driven, seeded); the APIs are module tools that
+ * log every call that reaches them.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonDocument, ROOT, weft } from '../e2e/weft-cli.js';
+
+const PDL = 'test/fixtures/chat/refund-chat.pdl.yaml';
+const MODEL = 'sim:seed=1,latency=fixed(0)';
+const scratch = mkdtempSync(join(tmpdir(), 'weft-chat-cli-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+function fresh(): { home: string; log: string } {
+  n++;
+  return { home: join(scratch, `home-${n}`), log: join(scratch, `api-${n}.jsonl`) };
+}
+
+function reachedApis(log: string): string[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { name: string }).name);
+}
+
+interface Chat {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startChat(args: readonly string[], env: Record<string, string>): Chat {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'chat', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const chat: Chat = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    chat.stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    chat.stderr += chunk.toString();
+  });
+  return chat;
+}
+
+async function until(check: () => boolean, what: string, chat: Chat): Promise<void> {
+  for (let waited = 0; !check(); waited += 50) {
+    if (waited > 30_000)
+      throw new Error(`timed out waiting for ${what}\nstdout:\n${chat.stdout}\nstderr:\n${chat.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('weft chat', () => {
+  it('chats from stdin, records the session, and lists and shows it', async () => {
+    const { home, log } = fresh();
+    const chat = startChat([PDL, '--model', MODEL, '--home', home, '--json'], { WEFT_TEST_API_LOG: log });
+    chat.child.stdin?.end('I want a refund\nemail: ada@example.com, order_id: O-7\n');
+    const exit = await chat.exited;
+    expect(exit.code, chat.stderr).toBe(0);
+    const document = JSON.parse(chat.stdout) as {
+      sessionId: string;
+      status: string;
+      turns: { user: string; reply: string; toolCalls: number }[];
+      totals: { toolCalls: number; violationsExecuted: number };
+    };
+    expect(document.status).toBe('open');
+    expect(document.turns).toHaveLength(2);
+    expect(document.turns[0]?.reply).toMatch(/email/);
+    expect(document.turns[1]?.toolCalls).toBe(3);
+    expect(reachedApis(log)).toEqual(['find_customer', 'get_order', 'refund_order']);
+    expect(chat.stderr).toContain(`weft chat --session ${document.sessionId}`);
+    expect(chat.stderr).toContain('simulated');
+
+    const sessions = jsonDocument(await weft(['sessions', '--home', home, '--json'])) as {
+      sessions: { sessionId: string; status: string; turns: number; procedure: string }[];
+    };
+    expect(sessions.sessions).toEqual([
+      expect.objectContaining({ sessionId: document.sessionId, status: 'open', turns: 2, procedure: 'Refund chat' }),
+    ]);
+    const shown = await weft(['show-session', document.sessionId, '--home', home]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('user> email: ada@example.com, order_id: O-7');
+    expect(shown.stdout).toContain('→ refund_order({"order_id":"O-7"}) = {"refund_id":"RF-O-7"}');
+    const json = jsonDocument(await weft(['show-session', document.sessionId, '--home', home, '--json'])) as {
+      transcript: { role: string }[];
+      totals: { toolCalls: number };
+    };
+    expect(json.totals.toolCalls).toBe(3);
+    expect(json.transcript.filter((entry) => entry.role === 'bot')).toHaveLength(2);
+    const missing = await weft(['show-session', 's-20260101-000000-00000000', '--home', home]);
+    expect(missing.code).toBe(2);
+  });
+
+  it('/end ends the session, and an ended session cannot go on', async () => {
+    const { home, log } = fresh();
+    const chat = startChat([PDL, '--model', MODEL, '--home', home, '--json'], { WEFT_TEST_API_LOG: log });
+    chat.child.stdin?.end('hello\n/end\nnot read\n');
+    expect((await chat.exited).code).toBe(0);
+    const { sessionId, status } = JSON.parse(chat.stdout) as { sessionId: string; status: string };
+    expect(status).toBe('ended');
+    const again = startChat(['--session', sessionId, '--home', home], {});
+    again.child.stdin?.end('more\n');
+    await again.exited;
+    expect(again.stderr).toContain('has ended');
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGKILL'] as const) {
+    it(`${signal} in the middle of an API call: the resume does not call it again and finishes the turn`, async () => {
+      const { home, log } = fresh();
+      const chat = startChat([PDL, '--model', MODEL, '--home', home], {
+        WEFT_TEST_API_LOG: log,
+        WEFT_TEST_HANG: 'refund_order',
+      });
+      chat.child.stdin?.write('email: ada@example.com, order_id: O-9\n');
+      await until(() => reachedApis(log).includes('refund_order'), 'the refund call', chat);
+      const sessionId = /session (s-[\w-]+)/.exec(chat.stderr)?.[1];
+      expect(sessionId).toBeDefined();
+      chat.child.kill(signal);
+      const exit = await chat.exited;
+      if (signal === 'SIGKILL') expect(exit.signal).toBe('SIGKILL');
+      else {
+        expect(exit.code).toBe(130);
+        expect(chat.stderr).toContain(`weft chat --session ${sessionId}`);
+      }
+
+      const resumed = startChat(['--session', sessionId as string, '--home', home, '--json'], {
+        WEFT_TEST_API_LOG: log,
+      });
+      resumed.child.stdin?.end('thanks\n');
+      const done = await resumed.exited;
+      expect(done.code, resumed.stderr).toBe(0);
+      // find_customer, get_order and the one refund call that was cut: nothing was called twice.
+      expect(reachedApis(log).filter((name) => name === 'refund_order')).toHaveLength(1);
+      const document = JSON.parse(resumed.stdout) as { turns: { user: string; reply: string }[] };
+      expect(document.turns[0]?.user).toBe('(resumed turn)');
+      const shown = jsonDocument(await weft(['show-session', sessionId as string, '--home', home, '--json'])) as {
+        transcript: { role: string; name?: string; ok?: boolean; error?: string }[];
+      };
+      const refund = shown.transcript.find((entry) => entry.role === 'tool' && entry.name === 'refund_order');
+      expect(refund).toMatchObject({ ok: false, error: expect.stringContaining('not repeated') });
+    });
+  }
+
+  it('refuses a second chat on a session a live chat holds', async () => {
+    const { home, log } = fresh();
+    const first = startChat([PDL, '--model', MODEL, '--home', home], { WEFT_TEST_API_LOG: log });
+    await until(() => /session (s-[\w-]+)/.test(first.stderr), 'the session id', first);
+    const sessionId = /session (s-[\w-]+)/.exec(first.stderr)?.[1] as string;
+    const second = await weft(['chat', '--session', sessionId, '--home', home]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('in use');
+    first.child.stdin?.end();
+    expect((await first.exited).code).toBe(0);
+  });
+
+  it('bad input: a broken PDL file exits 2 naming the line, no file and no session is a usage error', async () => {
+    const broken = join(scratch, 'broken.pdl.yaml');
+    writeFileSync(broken, 'Name: x\nDesc: y\nAPIs:\n  - name: a\n    precondition: [nope]\nProcedure: API.a()\n');
+    const result = await weft(['chat', broken, '--model', MODEL, '--home', fresh().home]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/broken\.pdl\.yaml:5:\d+/);
+    const none = await weft(['chat', '--home', fresh().home]);
+    expect(none.code).toBe(2);
+  });
+});
