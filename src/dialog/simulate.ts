@@ -8,7 +8,8 @@
  * Decisions:
  * - Sessions run with bounded concurrency; profiles are cycled when there are more sessions than profiles, and
  *   each session has its own id (`<profile>#<n>`) that keys the user model's and the judge's calls and the OOW
- *   draws, so the same seed gives the same sessions whatever order they finish in.
+ *   draws, so the same seed gives the same sessions whatever order they finish in. The first user turn is never an
+ *   out-of-workflow one (it opens the request; there is no flow to leave yet).
  * - A session that fails (a model error the engine does not absorb, a judge that never answers usable JSON) is
  *   recorded with `error`; the batch goes on. What it did before failing still counts in the violation totals: an
  *   executed violation reached the API either way. A user error (a model that is not configured) stops the batch,
@@ -191,7 +192,10 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       signal,
     });
     for (let turn = 1; turn <= plan.maxTurns && ended === undefined; turn++) {
-      const tag = drawOow(random, plan.oow);
+      // The first message opens the request: there is no flow to leave yet (drawn anyway, so turn n's draw is the
+      // same whatever happened before it).
+      const drawn = drawOow(random, plan.oow);
+      const tag = turn === 1 ? undefined : drawn;
       const user = await simulateUserTurn(options.userModel, {
         profile,
         history,

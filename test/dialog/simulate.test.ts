@@ -44,6 +44,8 @@ function functionModel(
   };
 }
 
+const userCalls0 = (model: { calls: ChatCall[] }) => model.calls.filter((c) => c.tag?.purpose === 'simulate-user');
+
 describe('simulateSessions', () => {
   it('with controllers: a premature refund is proposed, refused, never executed; the judge scores the session', async () => {
     const { tools, calls } = countingTools();
@@ -145,7 +147,8 @@ describe('simulateSessions', () => {
     const injected = report.perSession.reduce((sum, session) => sum + session.oow.length, 0);
     expect(injected).toBeGreaterThan(5);
     expect(injected).toBeLessThan(25);
-    // Every injected turn's user call carried an <oow> block, and no other did.
+    // Every injected turn's user call carried an <oow> block, and no other did; never the first (it opens the request).
+    expect(userCalls0(user).filter((c) => c.messages.length === 1 && readDialogBlock(c.system!, 'oow'))).toEqual([]);
     const userCalls = user.calls.filter((c) => c.tag?.purpose === 'simulate-user');
     expect(userCalls.filter((c) => readDialogBlock(c.system!, 'oow') !== undefined)).toHaveLength(injected);
     // Each session lands in the group of every category it had, or in none.
