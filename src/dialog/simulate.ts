@@ -189,6 +189,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       ...(options.controllers ? { controllers: options.controllers } : {}),
       ...(options.controllerMode ? { controllerMode: options.controllerMode } : {}),
       ...(options.store ? { store: options.store } : {}),
+      seedKey: id,
       signal,
     });
     for (let turn = 1; turn <= plan.maxTurns && ended === undefined; turn++) {

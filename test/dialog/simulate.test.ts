@@ -8,6 +8,7 @@ import { simulateSessions } from '../../src/dialog/simulate.js';
 import { WeftError } from '../../src/errors.js';
 import type { ChatCall, ChatModel } from '../../src/llm/chat-model.js';
 import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { createModel } from '../../src/llm/resolve-model.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
 
@@ -231,6 +232,29 @@ describe('simulateSessions', () => {
     expect(report.perSession.length).toBeGreaterThanOrEqual(3);
     expect(report.perSession.length).toBeLessThanOrEqual(4);
     expect(users).toBeLessThan(6);
+  });
+
+  it('with sim models in every role, the same seeds repeat every session, whatever the order they finish in', async () => {
+    const run = async (concurrency: number) => {
+      const { tools, calls } = countingTools();
+      const report = await simulateSessions(refundPdl(), {
+        profiles,
+        model: await createModel('sim:seed=1,violate=0.3'),
+        userModel: await createModel('sim:seed=2'),
+        judge: await createModel('sim:seed=3,noise=0.1'),
+        tools,
+        sessions: 24,
+        oow: 0.3,
+        concurrency,
+      });
+      return { report, calls: calls.length };
+    };
+    const first = await run(8);
+    const second = await run(3);
+    expect(second.report.perSession).toEqual(first.report.perSession);
+    expect(second.calls).toBe(first.calls);
+    expect(first.report.violationsProposed).toBeGreaterThan(0);
+    expect(first.report.violationsExecuted).toBe(0);
   });
 
   it('refuses bad options before starting', async () => {
