@@ -133,6 +133,8 @@ export async function chatCommand(
         output.log('this session has ended; start a new one with weft chat FILE');
         return 'stop';
       }
+      // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
+      if (input.isTTY !== true) output.text(`you> ${line}`);
       show(line, await session.send(line, { signal }));
       return session.state.ended ? 'stop' : 'go';
     });

@@ -1,0 +1,54 @@
+/**
+ * The README's quick start of procedures, offline: `weft chat` on the order-return procedure with the scripted
+ * replies and the user's lines from chat.txt, against a fresh business API. The return is made and refunded, and
+ * the API counted no violation.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startBusinessApi } from '../../examples/business-api/business-api.js';
+import { ROOT } from '../e2e/weft-cli.js';
+
+const home = mkdtempSync(join(tmpdir(), 'weft-quickstart-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('README quick start: chat with a procedure offline', () => {
+  it('returns and refunds the webcam with the scripted bot', async () => {
+    const api = await startBusinessApi({ port: 0 });
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          'chat',
+          'examples/procedures/order-return/order-return.pdl.yaml',
+          '--tools',
+          'examples/business-api/tools.yaml',
+          '--model',
+          'scripted:examples/procedures/order-return/replies.json',
+          '--home',
+          home,
+        ],
+        { cwd: ROOT, env: { ...process.env, BUSINESS_API_URL: api.url }, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin.end(readFileSync(join(ROOT, 'examples/procedures/order-return/chat.txt')));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code, stderr).toBe(0);
+      expect(stdout).toContain('you> grace@example.com');
+      expect(stdout).toContain('refund RF-0001 of $69');
+      const stats = api.stats();
+      expect(stats.violations).toBe(0);
+      expect(stats.byEndpoint['POST /refunds']).toBe(1);
+    } finally {
+      await api.close();
+    }
+  });
+});
