@@ -235,6 +235,52 @@ export {
   type PdlReference,
   type PdlSlot,
 } from './dialog/pdl.js';
+export { checkProfileApis, loadProfiles, parseProfiles, type UserProfile } from './dialog/profiles.js';
+export {
+  loadReferenceSessions,
+  parseReferenceSessions,
+  type ReferenceMessage,
+  type ReferenceSession,
+} from './dialog/reference-sessions.js';
+export { drawOow, OOW_SUBTYPES, oowInstruction, oowLabel, parseOowLabel } from './dialog/oow.js';
+export {
+  END_MARKER,
+  simulateUserTurn,
+  type SimulatedExchange,
+  type SimulatedUserTurn,
+  type SimulatedUserTurnOptions,
+} from './dialog/simulated-user.js';
+export { judgeSession, type JudgeSessionOptions, type SessionJudgement } from './dialog/judge-session.js';
+export { judgeTurn, type JudgeTurnOptions, type TurnJudgement } from './dialog/judge-turn.js';
+export {
+  countSessionEvents,
+  multisetScores,
+  OOW_GROUPS,
+  scoresFromCounts,
+  setScores,
+  summarizeByOow,
+  summarizeSessions,
+  type MetricsSummary,
+  type OowGroup,
+  type Scores,
+  type SessionEventCounts,
+  type SessionReport,
+} from './dialog/session-metrics.js';
+export {
+  MAX_SESSIONS,
+  SIMULATE_DEFAULTS,
+  simulateSessions,
+  type SimulateOptions,
+  type SimulateProgress,
+  type SimulationReport,
+} from './dialog/simulate.js';
+export { paramPairs, summarizeTurns, type TurnReport, type TurnSummary } from './dialog/turn-metrics.js';
+export {
+  evaluateTurns,
+  TURN_EVAL_DEFAULTS,
+  type EvaluateTurnsOptions,
+  type TurnEvalReport,
+} from './dialog/turn-eval.js';
 export {
   loadPdlFile,
   MAX_PDL_FILE_BYTES,

@@ -31,6 +31,10 @@ describe('the public API (src/index.ts)', () => {
       'runWorker',
       'isWeftError',
       'formatError',
+      'simulateSessions',
+      'evaluateTurns',
+      'loadProfiles',
+      'loadReferenceSessions',
     ];
     for (const name of needed) expect(typeof (weft as Record<string, unknown>)[name], name).toBe('function');
     expect(new weft.WeftError('NOT_FOUND', 'x').code).toBe('NOT_FOUND');

@@ -8,6 +8,7 @@ import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError }
 import { RUN_DEFAULTS } from '../run-defaults.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { createOutput, type Output, type Streams } from './output.js';
+import { registerSimulateCommands } from './register-simulate-commands.js';
 import { registerTeamCommands } from './register-team-commands.js';
 
 /** Commander's accumulator for a repeatable option. */
@@ -335,6 +336,7 @@ function buildProgram(
     );
 
   registerTeamCommands(program, { output, signal, setExit });
+  registerSimulateCommands(program, { output, signal, setExit });
 
   return program;
 }

@@ -32,6 +32,11 @@ export interface ConversationOptions {
   readonly sessionId?: string;
   /** Recorded with a new session (e.g. the tools file, so a resume can load it again); plain JSON. */
   readonly sessionOptions?: Readonly<Record<string, unknown>>;
+  /**
+   * What keys the bot's calls for seeded models (the `sim:` bot's draws); default the session id, which is random.
+   * `weft simulate` gives each simulated session's name, so a rerun with the same seeds repeats every session.
+   */
+  readonly seedKey?: string;
   /** The process holding the session (default: this one). */
   readonly owner?: RunOwner;
   /** Called with each event as it is recorded (the CLI's `--verbose` view, a web service's stream). */

@@ -180,7 +180,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           model: options.model,
           tools,
           guidance: [...guidance.map((event) => (event.type === 'guidance' ? event.text : '')), ...feedback],
-          key: sessionId,
+          key: options.seedKey ?? sessionId,
           turn,
           attempt,
           ...(signal ? { signal } : {}),

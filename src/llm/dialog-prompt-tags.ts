@@ -68,9 +68,12 @@ export type DialogMoveSpec =
   | { readonly kind: 'tool'; readonly name: string; readonly args: unknown }
   | { readonly kind: 'reply'; readonly text: string };
 
-/** `<name>JSON</name>`, with `</` inside the JSON escaped so a value cannot close the block early. */
+/**
+ * `<name>JSON</name>`, with every `<` inside the JSON written `\u003c` (the same string once parsed), so a value —
+ * a user's message, a bot's reply — can neither close the block early nor open a look-alike block after it.
+ */
 export function dialogBlock(name: string, value: unknown): string {
-  return `<${name}>\n${JSON.stringify(value, null, 1).replaceAll('</', '<\\/')}\n</${name}>`;
+  return `<${name}>\n${JSON.stringify(value, null, 1).replaceAll('<', '\\u003c')}\n</${name}>`;
 }
 
 /** The JSON of the last `<name>` block in a text, or undefined when there is none or it does not parse. */

@@ -1,0 +1,67 @@
+/**
+ * `weft simulate` and `weft dialog eval`: the evaluation of conversational procedures (SPEC §4.3). Light on
+ * purpose, like the other registrations: each command's module loads when it runs.
+ */
+import type { Command } from 'commander';
+import type { DialogEvalFlags } from './dialog-eval-command.js';
+import type { Output } from './output.js';
+import type { SimulateFlags } from './simulate-command.js';
+
+export interface SimulateCommandContext {
+  readonly output: Output;
+  readonly signal: AbortSignal;
+  readonly setExit: (code: number) => void;
+}
+
+export function registerSimulateCommands(program: Command, context: SimulateCommandContext): void {
+  const { output, signal, setExit } = context;
+  const modelHelp = 'e.g. openai:gpt-4o-mini, ollama:llama3.1, sim:seed=7';
+  program
+    .command('simulate')
+    .description('simulated users talk to a procedure; a judge scores each session (in-workflow vs out-of-workflow)')
+    .argument('<file>', 'the procedure (*.pdl.yaml)')
+    .option(
+      '--profiles <file>',
+      'user profiles, JSONL {id, persona, details, needs, style, pattern, required_apis, goals}',
+    )
+    .option('--model <spec>', `the bot's model, ${modelHelp}`)
+    .option('--user-model <spec>', 'the model that plays the users')
+    .option('--judge <spec>', 'the model that scores the sessions')
+    .option('--tools <file>', "a tools file for the procedure's APIs (besides the file's own tools: section)")
+    .option('--oow <P>', 'probability that a user turn is an out-of-workflow move (default 0)')
+    .option('--sessions <N>', 'sessions to run; profiles are cycled (default: one per profile)')
+    .option('--concurrency <N>', 'sessions at once (default 4)')
+    .option('--max-turns <N>', 'user turns per session at most (default 20)')
+    .option('--seed <S>', 'seed of the out-of-workflow draws (default 1)')
+    .option('--no-post-controllers', 'controllers guide the bot but refuse nothing (ablation)')
+    .option('--no-controllers', 'no controllers at all (ablation)')
+    .option('--keep-sessions', 'keep every session in the store, to read with `weft show-session ID`')
+    .option(
+      '--store <spec>',
+      'with --keep-sessions: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
+    )
+    .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
+    .option('--json', 'print one JSON document on stdout')
+    .action(async (file: string, flags: SimulateFlags) =>
+      setExit(await (await import('./simulate-command.js')).simulateCommand(file, flags, output, signal)),
+    );
+
+  const dialog = program.command('dialog').description('conversational procedures: evaluation');
+  dialog
+    .command('eval')
+    .description(
+      "turn-level evaluation: the bot predicts each reference move from the reference's prefix; a judge compares",
+    )
+    .argument('<file>', 'the procedure (*.pdl.yaml)')
+    .option('--references <file>', 'reference sessions, JSONL {id, profile?, messages: [...]}')
+    .option('--model <spec>', `the bot's model, ${modelHelp}`)
+    .option('--judge <spec>', 'the model that compares each move with the reference')
+    .option('--tools <file>', "a tools file (only the tools' declarations are used; the PDL declares missing ones)")
+    .option('--concurrency <N>', 'moves at once (default 4)')
+    .option('--no-controllers', 'no pre-decision guidance from the controllers')
+    .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
+    .option('--json', 'print one JSON document on stdout')
+    .action(async (file: string, flags: DialogEvalFlags) =>
+      setExit(await (await import('./dialog-eval-command.js')).dialogEvalCommand(file, flags, output, signal)),
+    );
+}

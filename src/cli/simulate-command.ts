@@ -1,0 +1,186 @@
+/**
+ * `weft simulate FILE.pdl.yaml --profiles P.jsonl --model M --user-model U --judge J`: simulated users talk to the
+ * procedure's bot, a judge scores each session; the report compares in-workflow sessions with each out-of-workflow
+ * category (SPEC §4.3).
+ */
+import {
+  checkProfileApis,
+  loadProfiles,
+  MAX_SESSIONS,
+  sessionStoreOf,
+  OOW_GROUPS,
+  simulateSessions,
+  type MetricsSummary,
+  type SimulationReport,
+  WeftError,
+} from '../index.js';
+import { loadContext, openStore, requireValue } from './context.js';
+import {
+  controllerModeOf,
+  costByModel,
+  dialogModelLines,
+  fixed,
+  loadDialogModels,
+  loadProcedure,
+  modelsDocument,
+  table,
+} from './dialog-command-support.js';
+import { integerFlag, numberFlag } from './flags.js';
+import type { Output } from './output.js';
+import { progressLogger } from './team-command-support.js';
+
+export interface SimulateFlags {
+  readonly profiles?: string;
+  readonly model?: string;
+  readonly userModel?: string;
+  readonly judge?: string;
+  readonly tools?: string;
+  readonly oow?: string;
+  readonly sessions?: string;
+  readonly concurrency?: string;
+  readonly maxTurns?: string;
+  readonly seed?: string;
+  /** false with `--no-post-controllers`. */
+  readonly postControllers?: boolean;
+  /** false with `--no-controllers`. */
+  readonly controllers?: boolean;
+  /** Keep every session in the store (`weft show-session ID`). */
+  readonly keepSessions?: boolean;
+  readonly store?: string;
+  readonly home?: string;
+  readonly json?: boolean;
+}
+
+export async function simulateCommand(
+  file: string,
+  flags: SimulateFlags,
+  output: Output,
+  signal: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  // Every flag is checked before any file is read or model made.
+  const profilesFile = requireValue(flags.profiles, '--profiles');
+  const userModelSpec = requireValue(flags.userModel, '--user-model');
+  const judgeSpec = requireValue(flags.judge, '--judge');
+  const oow = numberFlag('oow', flags.oow, { min: 0, max: 1 });
+  const sessions = integerFlag('sessions', flags.sessions, { min: 1 });
+  if (sessions !== undefined && sessions > MAX_SESSIONS)
+    throw new WeftError('BAD_INPUT', `--sessions expects at most ${MAX_SESSIONS}, got "${flags.sessions}"`, {
+      location: { field: '--sessions' },
+    });
+  const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  const maxTurns = integerFlag('max-turns', flags.maxTurns, { min: 1 });
+  const seed = integerFlag('seed', flags.seed, { min: 0 });
+  const controllerMode = controllerModeOf(flags);
+  const context = await loadContext(flags, env);
+  const models = await loadDialogModels({ bot: flags.model, user: userModelSpec, judge: judgeSpec }, context, env);
+  const [bot, user, judge] = models.map((entry) => entry.model);
+  const profiles = await loadProfiles(profilesFile);
+  const procedure = await loadProcedure(file, { toolsFile: flags.tools, mode: controllerMode }, signal);
+  const store = flags.keepSessions
+    ? await openStore(context).catch(async (error: unknown) => {
+        await procedure.toolSet?.close();
+        throw error;
+      })
+    : undefined;
+  try {
+    checkProfileApis(profiles, procedure.pdl, profilesFile);
+    const total = sessions ?? profiles.length;
+    output.log(
+      `simulating ${total} ${total === 1 ? 'session' : 'sessions'} of "${procedure.pdl.name}" with ${profiles.length} ${profiles.length === 1 ? 'profile' : 'profiles'}${oow ? `, out-of-workflow turns at ${oow}` : ''}${controllerMode === 'all' ? '' : controllerMode === 'none' ? ', no controllers' : ', no post-decision controllers'}`,
+    );
+    const progress = progressLogger('simulate', output);
+    let successes = 0;
+    let finished = 0;
+    const report = await simulateSessions(procedure.pdl, {
+      profiles,
+      model: bot!,
+      userModel: user!,
+      judge: judge!,
+      tools: procedure.toolSet?.tools ?? [],
+      controllers: procedure.controllers,
+      controllerMode,
+      ...(oow !== undefined ? { oow } : {}),
+      ...(sessions !== undefined ? { sessions } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      costOf: costByModel(models),
+      ...(store ? { store: sessionStoreOf(store) } : {}),
+      signal,
+      onProgress: ({ done, total: of, session }) => {
+        if (session.error !== undefined) output.log(`simulate: session ${session.id} failed: ${session.error}`);
+        else {
+          finished += 1;
+          if (session.success) successes += 1;
+        }
+        progress(done, of, `success so far ${finished === 0 ? '–' : fixed(successes / finished)}`);
+      },
+    });
+    if (report.cancelled)
+      output.log(
+        `simulate cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} sessions that finished`,
+      );
+    if (output.json)
+      output.document({
+        procedure: procedure.pdl.name,
+        controllerMode,
+        oow: oow ?? 0,
+        models: modelsDocument(models),
+        ...report,
+      });
+    else for (const line of formatSimulation(report, models)) output.text(line);
+    return report.cancelled || report.errors > 0 ? 1 : 0;
+  } finally {
+    await procedure.toolSet?.close();
+    await store?.close();
+  }
+}
+
+const ROW_LABELS: Readonly<Record<(typeof OOW_GROUPS)[number], string>> = {
+  none: 'in-workflow',
+  intent_switching: 'intent switching',
+  procedure_jumping: 'procedure jumping',
+  irrelevant_answering: 'irrelevant answering',
+};
+
+export function formatSimulation(report: SimulationReport, models: Parameters<typeof dialogModelLines>[0]): string[] {
+  const row = (label: string, summary: MetricsSummary): string[] =>
+    summary.sessions === 0
+      ? [label, '0', ...Array.from({ length: 9 }, () => '–')]
+      : [
+          label,
+          String(summary.sessions),
+          fixed(summary.success),
+          fixed(summary.progress),
+          fixed(summary.toolF1),
+          fixed(summary.toolF1Multiset),
+          String(summary.violationsProposed),
+          String(summary.violationsExecuted),
+          String(summary.rejections),
+          summary.turns.toFixed(1),
+          summary.calls.toFixed(1),
+        ];
+  const lines = [
+    ...(report.simulated ? ['simulated: the numbers describe a simulation with sim or scripted models'] : []),
+    ...table(
+      [
+        'sessions',
+        'n',
+        'success',
+        'progress',
+        'tool F1',
+        'F1 multiset',
+        'violations proposed',
+        'executed',
+        'rejections',
+        'turns',
+        'calls',
+      ],
+      [row('all', report), ...OOW_GROUPS.map((group) => row(ROW_LABELS[group], report.byOow[group]))],
+    ),
+    `cost: $${report.costUsd.toFixed(4)}${report.errors > 0 ? `; ${report.errors} ${report.errors === 1 ? 'session' : 'sessions'} failed (left out of the means; see --json)` : ''}`,
+    ...dialogModelLines(models),
+  ];
+  return lines;
+}

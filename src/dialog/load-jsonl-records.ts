@@ -1,0 +1,229 @@
+/**
+ * Reading the JSONL files of the dialog evaluation (user profiles, reference sessions): one object a line, every
+ * problem of every line reported at once as one BAD_INPUT with file, line, column and field, ids unique.
+ *
+ * Decisions:
+ * - Curated input: any bad line stops the load (a skipped line would silently change the scores).
+ * - Limits: the file (MAX_JSONL_FILE_BYTES), a line (MAX_JSONL_LINE_BYTES) and nesting (MAX_NESTING_DEPTH) —
+ *   a hostile or mistaken file is refused with a message, never a hang or a stack overflow. NUL bytes (a binary
+ *   file given by mistake) are refused before parsing.
+ * - Unknown keys are errors with a did-you-mean: `require_apis` silently ignored would score every session 0.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { WeftError, type LocatedIssue } from '../errors.js';
+import { describeValue } from '../text/describe-value.js';
+import { closestWord } from '../text/edit-distance.js';
+import { jsonLines } from '../text/json-lines.js';
+import { MAX_NESTING_DEPTH, nestingMessage } from '../text/nesting-depth.js';
+import { formatFieldPath, positionsInDocument, type FieldPath, type PathIssue } from '../text/source-locator.js';
+import { yaml } from '../text/yaml.js';
+
+export const MAX_JSONL_FILE_BYTES = 50_000_000;
+export const MAX_JSONL_LINE_BYTES = 1_000_000;
+/** More problems than this are counted, not listed. */
+const MAX_LISTED_ISSUES = 50;
+
+export type Problems = PathIssue[];
+
+/** Reads one line's object into a record, pushing problems with paths relative to the line's object. */
+export type RecordReader<T> = (record: Record<string, unknown>, problems: Problems) => T | undefined;
+
+export async function loadJsonlRecords<T extends { readonly id: string }>(
+  file: string,
+  what: string,
+  read: RecordReader<T>,
+): Promise<(T & { readonly line: number })[]> {
+  return parseJsonlRecords(await readText(file, what), file, what, read);
+}
+
+export function parseJsonlRecords<T extends { readonly id: string }>(
+  text: string,
+  file: string,
+  what: string,
+  read: RecordReader<T>,
+): (T & { readonly line: number })[] {
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0)
+    throw new WeftError('BAD_INPUT', `the ${what} holds binary data (a NUL byte); expected JSON Lines text`, {
+      location: { file },
+    });
+  const issues: LocatedIssue[] = [];
+  const records: (T & { line: number })[] = [];
+  const firstLine = new Map<string, number>();
+  for (const entry of splitLines(text)) {
+    const { line, text: lineText } = entry;
+    if (Buffer.byteLength(lineText, 'utf8') > MAX_JSONL_LINE_BYTES) {
+      issues.push({ file, line, message: `the line is longer than ${MAX_JSONL_LINE_BYTES} bytes` });
+      continue;
+    }
+    const [parsed] = jsonLines(lineText);
+    if (!parsed) continue;
+    if (!parsed.ok) {
+      issues.push({ file, line, column: parsed.column, message: `invalid JSON: ${parsed.message}` });
+      continue;
+    }
+    if (nestingDepth(parsed.value) > MAX_NESTING_DEPTH) {
+      issues.push({ file, line, message: nestingMessage() });
+      continue;
+    }
+    const problems: Problems = [];
+    let record: T | undefined;
+    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
+      problems.push({ path: [], message: `expected an object, got ${describeValue(parsed.value)}` });
+    else record = read(parsed.value as Record<string, unknown>, problems);
+    if (record && problems.length === 0) {
+      const first = firstLine.get(record.id);
+      if (first !== undefined)
+        problems.push({ path: ['id'], message: `duplicate id "${record.id}" (first on line ${first})` });
+      else firstLine.set(record.id, line);
+    }
+    if (problems.length > 0) {
+      const positionOf = positionsInLine(lineText);
+      for (const { path, message } of problems) {
+        const position = positionOf(path);
+        const field = formatFieldPath(path);
+        issues.push({
+          file,
+          line,
+          ...(position ? { column: position.column } : {}),
+          ...(field === undefined ? {} : { field }),
+          message,
+        });
+      }
+      continue;
+    }
+    if (record) records.push({ ...record, line });
+  }
+  if (issues.length > 0) {
+    const n = issues.length;
+    throw new WeftError(
+      'BAD_INPUT',
+      `invalid ${what}: ${n} ${n === 1 ? 'problem' : 'problems'}${n > MAX_LISTED_ISSUES ? ` (the first ${MAX_LISTED_ISSUES} listed)` : ''}`,
+      { location: { file }, issues: issues.slice(0, MAX_LISTED_ISSUES) },
+    );
+  }
+  if (records.length === 0) throw new WeftError('BAD_INPUT', `the ${what} has no records`, { location: { file } });
+  return records;
+}
+
+/** Pushes a problem for every key not in `allowed`, with a did-you-mean when one is close. */
+export function checkKeys(
+  record: Record<string, unknown>,
+  allowed: readonly string[],
+  problems: Problems,
+  path: FieldPath = [],
+): void {
+  const byLower = new Map(allowed.map((key) => [key.toLowerCase(), key]));
+  for (const key of Object.keys(record)) {
+    if (allowed.includes(key)) continue;
+    const guess = closestWord(key, [...byLower.keys()]);
+    const suggestion = guess === undefined ? '' : ` (did you mean "${byLower.get(guess)}"?)`;
+    problems.push({
+      path: [...path, key],
+      message: `unknown field "${key}"${suggestion}; allowed fields: ${allowed.join(', ')}`,
+    });
+  }
+}
+
+/** An id: a non-empty string, or a whole number read as its decimal string. */
+export function readId(value: unknown, problems: Problems, path: FieldPath = ['id']): string | undefined {
+  if (value === undefined || value === null) problems.push({ path, message: 'missing "id"' });
+  else if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+  else if (typeof value === 'string' && value.trim() !== '') return value;
+  else
+    problems.push({ path, message: `"id" must be a non-empty string or a whole number, got ${describeValue(value)}` });
+  return undefined;
+}
+
+/** A string; `required` ones must be present and not blank. */
+export function readString(
+  value: unknown,
+  path: FieldPath,
+  problems: Problems,
+  { required = false }: { required?: boolean } = {},
+): string | undefined {
+  const name = String(path.at(-1));
+  if (value === undefined || value === null) {
+    if (required) problems.push({ path, message: `missing "${name}"` });
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    problems.push({ path, message: `"${name}" must be a string, got ${describeValue(value)}` });
+    return undefined;
+  }
+  if (required && value.trim() === '') {
+    problems.push({ path, message: `"${name}" is empty` });
+    return undefined;
+  }
+  return value;
+}
+
+/** An array of non-empty strings (absent: empty). */
+export function readStringList(value: unknown, path: FieldPath, problems: Problems): string[] {
+  if (value === undefined || value === null) return [];
+  const name = String(path.at(-1));
+  if (!Array.isArray(value)) {
+    problems.push({ path, message: `"${name}" must be an array of strings, got ${describeValue(value)}` });
+    return [];
+  }
+  const items: string[] = [];
+  value.forEach((item: unknown, index) => {
+    if (typeof item === 'string' && item.trim() !== '') items.push(item);
+    else
+      problems.push({
+        path: [...path, index],
+        message: `"${name}" must list non-empty strings; this one is ${typeof item === 'string' ? 'empty' : describeValue(item)}`,
+      });
+  });
+  return items;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function splitLines(text: string): { line: number; text: string }[] {
+  const lines: { line: number; text: string }[] = [];
+  (text.startsWith('\uFEFF') ? text.slice(1) : text).split('\n').forEach((raw, index) => {
+    const lineText = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (lineText.trim() !== '') lines.push({ line: index + 1, text: lineText });
+  });
+  return lines;
+}
+
+/** How deeply a parsed value nests, walked without recursion. */
+function nestingDepth(root: unknown): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > deepest) deepest = depth;
+    if (depth > MAX_NESTING_DEPTH) return depth;
+    for (const child of Object.values(next.value)) pending.push({ value: child, depth });
+  }
+  return deepest;
+}
+
+/** Where a field is on a JSONL line (JSON is YAML: the YAML parser knows where every field starts). */
+function positionsInLine(lineText: string) {
+  const lineCounter = new (yaml().LineCounter)();
+  return positionsInDocument(yaml().parseDocument(lineText, { lineCounter, prettyErrors: false }), lineCounter);
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    if (info.size > MAX_JSONL_FILE_BYTES)
+      throw new WeftError('BAD_INPUT', `the ${what} is ${info.size} bytes; at most ${MAX_JSONL_FILE_BYTES}`, {
+        location: { file },
+      });
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof WeftError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+    throw new WeftError('BAD_INPUT', `cannot read the ${what}: ${reason}`, { location: { file }, cause: error });
+  }
+}

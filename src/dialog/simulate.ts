@@ -1,0 +1,303 @@
+/**
+ * Session-level evaluation with simulated users (`weft simulate`, SPEC §4.3): each session is a conversation with
+ * the procedure (createConversation, the bot model and the APIs' tools) in which a user model plays a profile until
+ * it says [END] or the turn limit; with probability `oow` a user turn is an out-of-workflow move (category and
+ * subtype drawn from a source seeded per session). A judge then scores the session (judge-session.ts) and the
+ * session's events give tool F1, violations and rejections (session-metrics.ts).
+ *
+ * Decisions:
+ * - Sessions run with bounded concurrency; profiles are cycled when there are more sessions than profiles, and
+ *   each session has its own id (`<profile>#<n>`) that keys the user model's and the judge's calls and the OOW
+ *   draws, so the same seed gives the same sessions whatever order they finish in. The first user turn is never an
+ *   out-of-workflow one (it opens the request; there is no flow to leave yet).
+ * - A session that fails (a model error the engine does not absorb, a judge that never answers usable JSON) is
+ *   recorded with `error`; the batch goes on. What it did before failing still counts in the violation totals: an
+ *   executed violation reached the API either way. A user error (a model that is not configured) stops the batch,
+ *   since every session would fail the same way; an abort stops it and the report says `cancelled`.
+ */
+import { setMaxListeners } from 'node:events';
+import PQueue from 'p-queue';
+import { isAbortError, isUserError, WeftError } from '../errors.js';
+import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { randomFrom } from '../llm/seeded-random.js';
+import { anySignal } from '../llm/timeout.js';
+import type { Tool, ToolSet } from '../tools/tool.js';
+import type { Controller, ControllerMode } from './controller.js';
+import { createConversation, type Conversation } from './conversation.js';
+import { judgeSession } from './judge-session.js';
+import { drawOow, oowLabel } from './oow.js';
+import type { Pdl } from './pdl.js';
+import type { UserProfile } from './profiles.js';
+import {
+  countSessionEvents,
+  multisetScores,
+  setScores,
+  summarizeByOow,
+  summarizeSessions,
+  type MetricsSummary,
+  type OowGroup,
+  type SessionReport,
+} from './session-metrics.js';
+import type { SessionEvent } from './session-events.js';
+import type { SessionStore } from './session-store.js';
+import { simulateUserTurn, type SimulatedExchange } from './simulated-user.js';
+
+/** Sessions in one batch at most: the report keeps every session's numbers. */
+export const MAX_SESSIONS = 100_000;
+
+export const SIMULATE_DEFAULTS = Object.freeze({ concurrency: 4, maxTurns: 20, seed: 1, oow: 0 });
+
+export interface SimulateOptions {
+  readonly profiles: readonly UserProfile[];
+  /** The bot. */
+  readonly model: ChatModel;
+  readonly userModel: ChatModel;
+  readonly judge: ChatModel;
+  readonly tools: ToolSet | readonly Tool[];
+  /** Extra controllers (a user's module), as createConversation takes them. */
+  readonly controllers?: readonly Controller[];
+  /** `pre-only` = `--no-post-controllers`, `none` = `--no-controllers`. */
+  readonly controllerMode?: ControllerMode;
+  /** P(a user turn is an out-of-workflow move), in [0, 1]. Default 0. */
+  readonly oow?: number;
+  /** Sessions to run (default: one per profile). */
+  readonly sessions?: number;
+  readonly concurrency?: number;
+  /** User turns per session at most (default 20). */
+  readonly maxTurns?: number;
+  /** Seeds the OOW draws (default 1). */
+  readonly seed?: number;
+  /** Keep the sessions there (`weft show-session ID`); without one they live in memory only. */
+  readonly store?: SessionStore;
+  /** The cost of a user-model or judge call (the bot's is in its model-call events). Default: free. */
+  readonly costOf?: (result: ChatResult, model: ChatModel) => number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: SimulateProgress) => void;
+}
+
+export interface SimulateProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly session: SessionReport;
+}
+
+export interface SimulationReport extends MetricsSummary {
+  /** True when any model is a `sim:` or `scripted:` one: the numbers describe the simulation, not a model. */
+  readonly simulated: boolean;
+  readonly byOow: Readonly<Record<OowGroup, MetricsSummary>>;
+  readonly perSession: readonly SessionReport[];
+  /** Set when the batch was cancelled: the report covers the sessions that finished. */
+  readonly cancelled?: { readonly finished: number; readonly of: number };
+}
+
+export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Promise<SimulationReport> {
+  if (options.profiles.length === 0)
+    throw new WeftError('BAD_INPUT', 'no profiles to simulate', { location: { field: 'profiles' } });
+  const total = integerOption(options.sessions ?? options.profiles.length, 'sessions', 1);
+  if (total > MAX_SESSIONS)
+    throw new WeftError('BAD_INPUT', `Expected at most ${MAX_SESSIONS} sessions, got ${total}`, {
+      location: { field: 'sessions' },
+    });
+  const concurrency = integerOption(options.concurrency ?? SIMULATE_DEFAULTS.concurrency, 'concurrency', 1);
+  const maxTurns = integerOption(options.maxTurns ?? SIMULATE_DEFAULTS.maxTurns, 'maxTurns', 1);
+  const seed = integerOption(options.seed ?? SIMULATE_DEFAULTS.seed, 'seed', 0);
+  const oow = options.oow ?? SIMULATE_DEFAULTS.oow;
+  if (!(Number.isFinite(oow) && oow >= 0 && oow <= 1))
+    throw new WeftError('BAD_INPUT', `Expected oow to be a probability between 0 and 1, got ${oow}`, {
+      location: { field: 'oow' },
+    });
+
+  const stop = new AbortController();
+  const signal = anySignal(options.signal, stop.signal);
+  setMaxListeners(0, signal);
+  let fatal: unknown;
+  const reports: { index: number; report: SessionReport }[] = [];
+  const queue = new PQueue({ concurrency });
+  const runOne = async (index: number): Promise<void> => {
+    if (signal.aborted) return;
+    const profile = options.profiles[index % options.profiles.length]!;
+    const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;
+    const outcome = await runSession(pdl, options, { id, profile, maxTurns, seed, oow, signal });
+    if ('fatal' in outcome) {
+      if (!signal.aborted && !isAbortError(outcome.fatal)) {
+        fatal ??= outcome.fatal;
+        stop.abort(outcome.fatal);
+      }
+      return;
+    }
+    reports.push({ index, report: outcome.report });
+    options.onProgress?.({ done: reports.length, total, session: outcome.report });
+  };
+  const onAbort = () => queue.clear();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (let index = 0; index < total && !signal.aborted; index++) {
+      // Queued lazily: a batch of 100,000 sessions holds a few queued tasks, not 100,000 closures.
+      await queue.onSizeLessThan(concurrency);
+      if (signal.aborted) break;
+      queue
+        .add(() => runOne(index))
+        .catch((caught: unknown) => {
+          fatal ??= caught;
+          stop.abort(caught);
+        });
+    }
+    await queue.onIdle();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (fatal !== undefined) throw fatal;
+  const perSession = reports.sort((a, b) => a.index - b.index).map((entry) => entry.report);
+  return {
+    ...summarizeSessions(perSession),
+    simulated: [options.model, options.userModel, options.judge].some((model) => model.kind !== 'real'),
+    byOow: summarizeByOow(perSession),
+    perSession,
+    ...(options.signal?.aborted ? { cancelled: { finished: perSession.length, of: total } } : {}),
+  };
+}
+
+interface SessionPlan {
+  readonly id: string;
+  readonly profile: UserProfile;
+  readonly maxTurns: number;
+  readonly seed: number;
+  readonly oow: number;
+  readonly signal: AbortSignal;
+}
+
+type SessionOutcome = { readonly report: SessionReport } | { readonly fatal: unknown };
+
+async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan): Promise<SessionOutcome> {
+  const { id, profile, signal } = plan;
+  const random = randomFrom(plan.seed, 'oow', id);
+  const costOf = options.costOf ?? (() => 0);
+  const oowTags: string[] = [];
+  const history: SimulatedExchange[] = [];
+  let conversation: Conversation | undefined;
+  let ended: SessionReport['ended'];
+  let userCalls = 0;
+  let userCost = 0;
+  let judgeCalls = 0;
+  let judgeCost = 0;
+  let failure: unknown;
+  let judgement: Awaited<ReturnType<typeof judgeSession>> | undefined;
+  try {
+    conversation = await createConversation(pdl, {
+      model: options.model,
+      tools: options.tools,
+      ...(options.controllers ? { controllers: options.controllers } : {}),
+      ...(options.controllerMode ? { controllerMode: options.controllerMode } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      seedKey: id,
+      signal,
+    });
+    for (let turn = 1; turn <= plan.maxTurns && ended === undefined; turn++) {
+      // The first message opens the request: there is no flow to leave yet (drawn anyway, so turn n's draw is the
+      // same whatever happened before it).
+      const drawn = drawOow(random, plan.oow);
+      const tag = turn === 1 ? undefined : drawn;
+      const user = await simulateUserTurn(options.userModel, {
+        profile,
+        history,
+        ...(tag ? { oow: tag } : {}),
+        key: id,
+        signal,
+      });
+      userCalls += 1;
+      userCost += costOf(user.result, options.userModel);
+      if (user.ended) {
+        ended = 'user';
+        break;
+      }
+      if (tag) oowTags.push(oowLabel(tag));
+      const result = await conversation.send(user.text, { ...(tag ? { oow: tag } : {}), signal });
+      throwIfBotFailed(result.events);
+      history.push({ role: 'user', text: user.text }, { role: 'bot', text: result.reply });
+      if (result.ended) ended = endReason(conversation.events);
+    }
+    ended ??= 'turn-limit';
+    await conversation.end(ended);
+    judgement = await judgeSession(options.judge, {
+      goals: profile.goals,
+      events: conversation.events,
+      key: id,
+      signal,
+    });
+    judgeCalls = judgement.calls;
+    judgeCost = costOf(judgement.result, options.judge);
+  } catch (error) {
+    failure = error;
+    // A kept session that failed is closed as the user leaving, so it is not listed as open forever.
+    if (!signal.aborted && !isAbortError(error)) await conversation?.end('user').catch(() => undefined);
+  } finally {
+    await conversation?.close().catch(() => undefined);
+  }
+  if (failure !== undefined && (signal.aborted || isAbortError(failure) || isUserError(failure)))
+    return { fatal: failure };
+
+  const events: readonly SessionEvent[] = conversation?.events ?? [];
+  const counts = countSessionEvents(pdl, events);
+  const report: SessionReport = {
+    id,
+    profile: profile.id,
+    oow: oowTags,
+    success: judgement?.success ?? false,
+    progress: judgement?.progress ?? 0,
+    achieved: judgement?.achieved ?? [],
+    toolF1: judgement ? setScores(counts.calledApis, profile.requiredApis).f1 : 0,
+    toolF1Multiset: judgement ? multisetScores(counts.calledApis, profile.requiredApis).f1 : 0,
+    calledApis: counts.calledApis,
+    violationsProposed: counts.violationsProposed,
+    violationsExecuted: counts.violationsExecuted,
+    rejections: counts.rejections,
+    turns: counts.turns,
+    calls: counts.modelCalls + userCalls + judgeCalls,
+    costUsd: counts.costUsd + userCost + judgeCost,
+    ...(ended !== undefined ? { ended } : {}),
+    ...(judgement?.reason !== undefined ? { judgeReason: judgement.reason } : {}),
+    ...(conversation && options.store ? { sessionId: conversation.sessionId } : {}),
+    ...(failure !== undefined ? { error: failure instanceof Error ? failure.message : String(failure) } : {}),
+  };
+  return { report };
+}
+
+/** Codes of errors that are the user's to fix (errors.ts): every session would fail the same way. */
+const USER_ERROR_CODES: ReadonlySet<string> = new Set([
+  'BAD_INPUT',
+  'MODEL_SPEC',
+  'MODEL_CONFIG',
+  'MISSING_DEPENDENCY',
+]);
+
+/**
+ * The engine answers a failed bot call with an apology and goes on, which suits a live chat; a simulated session
+ * whose bot failed measures the provider, not the procedure, so it stops there and is recorded as failed. A
+ * configuration error (the engine writes `CODE: message`) stops the batch, as the user model's would.
+ */
+function throwIfBotFailed(events: readonly SessionEvent[]): void {
+  for (const event of events) {
+    if (event.type !== 'model-call' || event.error === undefined) continue;
+    const code = /^([A-Z_]+): /.exec(event.error)?.[1];
+    if (code !== undefined && USER_ERROR_CODES.has(code))
+      throw new WeftError(code as 'BAD_INPUT', event.error.slice(code.length + 2));
+    throw new WeftError('PROVIDER', `the bot's model failed: ${event.error}`);
+  }
+}
+
+/** Why the engine ended a session (the bot closed it, or the session-length limit). */
+function endReason(events: readonly SessionEvent[]): NonNullable<SessionReport['ended']> {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === 'session-end') return event.reason;
+  }
+  return 'bot';
+}
+
+function integerOption(value: number, field: string, min: number): number {
+  if (!(Number.isInteger(value) && value >= min))
+    throw new WeftError('BAD_INPUT', `Expected ${field} to be an integer >= ${min}, got ${value}`, {
+      location: { field },
+    });
+  return value;
+}

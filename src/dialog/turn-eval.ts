@@ -1,0 +1,343 @@
+/**
+ * Turn-level evaluation with teacher forcing (`weft dialog eval`, SPEC §4.3): for each bot move of each reference
+ * session, the bot (proposeAction) gets the reference prefix — user messages, earlier bot replies, and earlier API
+ * calls with their recorded results as tool messages — and proposes its next move; a judge (judge-turn.ts) says
+ * whether it is consistent with the reference move. Numbers in turn-metrics.ts.
+ *
+ * Decisions:
+ * - Nothing is executed: recorded results stand in for the APIs. An API the tools do not provide is offered to the
+ *   bot as a declaration made from the PDL (its request parameters), so a procedure evaluates without its server.
+ * - Every move is independent of the others (the prefix is the reference's, not the bot's), so all of them run
+ *   with bounded concurrency. A move whose prediction or judgement fails is recorded with `error`; a user error
+ *   (a model that is not configured) stops the evaluation.
+ * - The pre-decision controllers guide each prediction from the state of the reference prefix, as they would in a
+ *   live turn (the move is the first attempt of its step: no refusal feedback). Post-decision controllers do not
+ *   run: a refusal would need a retry, and the reference move is one decision.
+ */
+import { setMaxListeners } from 'node:events';
+import PQueue from 'p-queue';
+import { isAbortError, isUserError, WeftError } from '../errors.js';
+import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
+import { anySignal } from '../llm/timeout.js';
+import { redactToolArgs } from '../tools/redact-tool-args.js';
+import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
+import { builtInControllers } from './built-in-controllers.js';
+import type { Controller, ControllerMode } from './controller.js';
+import type { DialogState } from './dialog-state.js';
+import { SessionFold } from './fold-session.js';
+import { judgeTurn } from './judge-turn.js';
+import { oowLabel } from './oow.js';
+import type { Pdl } from './pdl.js';
+import { proposeAction } from './propose-action.js';
+import type { ReferenceSession } from './reference-sessions.js';
+import { summarizeTurns, type TurnReport, type TurnSummary } from './turn-metrics.js';
+
+export const TURN_EVAL_DEFAULTS = Object.freeze({ concurrency: 4 });
+/** A context line longer than this is cut in the judge's prompt. */
+const MAX_CONTEXT_LINE = 2_000;
+
+export interface EvaluateTurnsOptions {
+  /** The bot. */
+  readonly model: ChatModel;
+  readonly judge: ChatModel;
+  /** The APIs' tools (only their declarations are used); missing ones are declared from the PDL. */
+  readonly tools?: ToolSet | readonly Tool[];
+  /** Extra controllers (a user's module); the built-in ones come from the PDL's `controllers:` settings. */
+  readonly controllers?: readonly Controller[];
+  /** `none` leaves out the pre-decision guidance (post-decision controllers never run here: nothing executes). */
+  readonly controllerMode?: ControllerMode;
+  readonly concurrency?: number;
+  /** The cost of a call (default: free). */
+  readonly costOf?: (result: ChatResult, model: ChatModel) => number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: {
+    readonly done: number;
+    readonly total: number;
+    readonly turn: TurnReport;
+  }) => void;
+}
+
+export interface TurnEvalReport extends TurnSummary {
+  readonly byOow: { readonly none: TurnSummary; readonly oow: TurnSummary };
+  readonly calls: number;
+  readonly costUsd: number;
+  /** True when the bot or the judge is a `sim:` or `scripted:` model. */
+  readonly simulated: boolean;
+  readonly perTurn: readonly TurnReport[];
+  readonly cancelled?: { readonly finished: number; readonly of: number };
+}
+
+/** One bot move to predict: the prefix before it and the reference move. */
+interface TurnCase {
+  readonly session: string;
+  readonly index: number;
+  readonly turn: number;
+  readonly oow?: string;
+  readonly prefix: readonly ChatMessage[];
+  /** What the controllers read before this move. */
+  readonly state: DialogState;
+  readonly reference: DialogMoveSpec;
+}
+
+export async function evaluateTurns(
+  pdl: Pdl,
+  references: readonly ReferenceSession[],
+  options: EvaluateTurnsOptions,
+): Promise<TurnEvalReport> {
+  const concurrency = options.concurrency ?? TURN_EVAL_DEFAULTS.concurrency;
+  if (!(Number.isInteger(concurrency) && concurrency >= 1))
+    throw new WeftError('BAD_INPUT', `Expected concurrency to be an integer >= 1, got ${concurrency}`, {
+      location: { field: 'concurrency' },
+    });
+  const tools = apiTools(pdl, options.tools);
+  const controllers =
+    options.controllerMode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
+  const cases = references.flatMap(turnCases);
+  const costOf = options.costOf ?? (() => 0);
+  const stop = new AbortController();
+  const signal = anySignal(options.signal, stop.signal);
+  setMaxListeners(0, signal);
+  let fatal: unknown;
+  let calls = 0;
+  let costUsd = 0;
+  const results: { order: number; turn: TurnReport }[] = [];
+  const queue = new PQueue({ concurrency });
+  const runOne = async (order: number, item: TurnCase): Promise<void> => {
+    if (signal.aborted) return;
+    let prediction: DialogMoveSpec | undefined;
+    let turn: TurnReport;
+    try {
+      const decision = await proposeAction(pdl, item.prefix, {
+        model: options.model,
+        tools,
+        guidance: controllers.flatMap((controller) => controller.pre?.({ pdl, state: item.state }) || []),
+        key: `${item.session}/${item.index}`,
+        turn: item.turn,
+        signal,
+      });
+      calls += 1;
+      costUsd += costOf({ text: '', usage: decision.usage, model: decision.model }, options.model);
+      prediction =
+        decision.action.kind === 'tool'
+          ? { kind: 'tool', name: decision.action.name, args: decision.action.args }
+          : { kind: 'reply', text: decision.action.text };
+      const verdict = await judgeTurn(options.judge, {
+        context: contextText(item.prefix),
+        reference: item.reference,
+        prediction,
+        key: `${item.session}/${item.index}`,
+        signal,
+      });
+      calls += verdict.calls;
+      costUsd += costOf(verdict.result, options.judge);
+      turn = {
+        ...caseFields(item),
+        prediction,
+        consistent: verdict.consistent,
+        ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}),
+      };
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) return;
+      if (isUserError(error)) {
+        fatal ??= error;
+        stop.abort(error);
+        return;
+      }
+      turn = {
+        ...caseFields(item),
+        ...(prediction ? { prediction } : {}),
+        consistent: false,
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+    results.push({ order, turn });
+    options.onProgress?.({ done: results.length, total: cases.length, turn });
+  };
+  const onAbort = () => queue.clear();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    cases.forEach((item, order) => {
+      queue
+        .add(() => runOne(order, item))
+        .catch((caught: unknown) => {
+          fatal ??= caught;
+          stop.abort(caught);
+        });
+    });
+    await queue.onIdle();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (fatal !== undefined) throw fatal;
+  const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
+  return {
+    ...summarizeTurns(judged),
+    byOow: {
+      none: summarizeTurns(judged.filter((turn) => turn.oow === undefined)),
+      oow: summarizeTurns(judged.filter((turn) => turn.oow !== undefined)),
+    },
+    calls,
+    costUsd,
+    simulated: options.model.kind !== 'real' || options.judge.kind !== 'real',
+    // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
+    perTurn: judged.map((turn) => redactTurn(turn, tools)),
+    ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: cases.length } } : {}),
+  };
+}
+
+function redactTurn(turn: TurnReport, tools: readonly Tool[]): TurnReport {
+  const redact = (move: DialogMoveSpec): DialogMoveSpec =>
+    move.kind === 'tool'
+      ? {
+          ...move,
+          args: redactToolArgs(
+            tools.find((tool) => tool.name === move.name),
+            move.args,
+          ),
+        }
+      : move;
+  return {
+    ...turn,
+    reference: redact(turn.reference),
+    ...(turn.prediction ? { prediction: redact(turn.prediction) } : {}),
+  };
+}
+
+function caseFields(item: TurnCase): Omit<TurnReport, 'consistent'> {
+  return {
+    session: item.session,
+    index: item.index,
+    turn: item.turn,
+    ...(item.oow !== undefined ? { oow: item.oow } : {}),
+    reference: item.reference,
+  };
+}
+
+/**
+ * The bot moves of a reference session, each with the prefix the bot sees before it and the state the controllers
+ * read. Both come from folding the reference as session events (fold-session.ts), as the engine builds them, so
+ * the bot sees a reference prefix exactly as it would see a live conversation.
+ */
+export function turnCases(reference: ReferenceSession): TurnCase[] {
+  const cases: TurnCase[] = [];
+  const fold = new SessionFold();
+  let turn = 0;
+  let oow: string | undefined;
+  reference.messages.forEach((message, index) => {
+    if (message.role === 'user') {
+      if (turn > 0) fold.apply({ type: 'turn-end', at: 0, turn, actions: 0, rejections: 0, exhausted: false });
+      turn += 1;
+      oow = message.oow ? oowLabel(message.oow) : undefined;
+      fold.apply({
+        type: 'user-message',
+        at: 0,
+        turn,
+        text: message.content,
+        ...(message.oow ? { oow: message.oow } : {}),
+      });
+      return;
+    }
+    const move: DialogMoveSpec =
+      message.kind === 'tool'
+        ? { kind: 'tool', name: message.tool, args: message.args }
+        : { kind: 'reply', text: message.content };
+    cases.push({
+      session: reference.id,
+      index,
+      turn,
+      ...(oow !== undefined ? { oow } : {}),
+      prefix: [...fold.history],
+      state: fold.state,
+      reference: move,
+    });
+    if (message.kind === 'tool') {
+      const callId = `ref_${index}`;
+      fold.apply({
+        type: 'tool-call',
+        at: 0,
+        turn,
+        callId,
+        name: message.tool,
+        args: message.args,
+        preconditionsMet: true,
+      });
+      fold.apply(
+        message.ok
+          ? {
+              type: 'tool-result',
+              at: 0,
+              turn,
+              callId,
+              name: message.tool,
+              ok: true,
+              result: message.result ?? null,
+              ms: 0,
+            }
+          : {
+              type: 'tool-result',
+              at: 0,
+              turn,
+              callId,
+              name: message.tool,
+              ok: false,
+              error: message.error ?? (message.result === undefined ? 'failed' : resultText(message.result)),
+              ms: 0,
+            },
+      );
+    } else {
+      fold.apply({ type: 'bot-reply', at: 0, turn, text: message.content });
+    }
+  });
+  return cases;
+}
+
+function resultText(result: JsonValue): string {
+  return typeof result === 'string' ? result : JSON.stringify(result);
+}
+
+/** The prefix as the judge reads it. */
+function contextText(prefix: readonly ChatMessage[]): string {
+  const lines = prefix.flatMap((message): string[] => {
+    if (message.role === 'user') return [`Customer: ${cut(message.content)}`];
+    if (message.role === 'tool')
+      return [`[API ${message.isError ? 'error' : 'result'}] ${message.name}: ${cut(message.content)}`];
+    const calls = (message.toolCalls ?? []).map((call) => `[API call] ${call.name} ${cut(JSON.stringify(call.args))}`);
+    return message.content ? [`Assistant: ${cut(message.content)}`, ...calls] : calls;
+  });
+  return lines.length > 0 ? lines.join('\n') : '(nothing yet: this is the first move)';
+}
+
+function cut(text: string): string {
+  return text.length > MAX_CONTEXT_LINE ? `${text.slice(0, MAX_CONTEXT_LINE)}… (cut)` : text;
+}
+
+/**
+ * The APIs as tools in PDL order: the given tool of that name, else a declaration made from the PDL, which
+ * refuses to run (teacher forcing never executes a call).
+ */
+export function apiTools(pdl: Pick<Pdl, 'apis' | 'slots'>, given: ToolSet | readonly Tool[] | undefined): Tool[] {
+  const list: readonly Tool[] = given === undefined ? [] : 'tools' in given ? given.tools : given;
+  const byName = new Map(list.map((tool) => [tool.name, tool]));
+  const slotDesc = new Map(pdl.slots.map((slot) => [slot.name, slot.desc]));
+  return pdl.apis.map(
+    (api): Tool =>
+      byName.get(api.name) ?? {
+        name: api.name,
+        description: api.desc ?? api.name,
+        inputSchema: {
+          type: 'object',
+          properties: Object.fromEntries(
+            api.request.map((parameter) => [
+              parameter,
+              slotDesc.has(parameter) ? { description: slotDesc.get(parameter) } : {},
+            ]),
+          ),
+        },
+        source: 'PDL declaration (evaluation only)',
+        call: async () => {
+          throw new WeftError('TOOL', `${api.name} is only declared for turn-level evaluation; it is never called`);
+        },
+      },
+  );
+}

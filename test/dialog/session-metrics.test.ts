@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import type { Pdl } from '../../src/dialog/pdl.js';
+import type { SessionEvent } from '../../src/dialog/session-events.js';
+import {
+  countSessionEvents,
+  multisetScores,
+  scoresFromCounts,
+  setScores,
+  summarizeByOow,
+  summarizeSessions,
+  type SessionReport,
+} from '../../src/dialog/session-metrics.js';
+
+describe('tool precision, recall and F1', () => {
+  it('over sets: repeats do not count, extra and missing names do', () => {
+    // called {a, b, c}, required {a, b, d}: 2 hits, P = 2/3, R = 2/3, F1 = 2/3
+    const scores = setScores(['a', 'b', 'a', 'c', 'b'], ['a', 'b', 'd']);
+    expect(scores.precision).toBeCloseTo(2 / 3, 12);
+    expect(scores.recall).toBeCloseTo(2 / 3, 12);
+    expect(scores.f1).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('over multisets: each repeat the reference lacks is a false positive', () => {
+    // called a×2, b×2, c; required a, b, d: hits a, b = 2 of 5 called, 2 of 3 required
+    const scores = multisetScores(['a', 'b', 'a', 'c', 'b'], ['a', 'b', 'd']);
+    expect(scores.precision).toBeCloseTo(2 / 5, 12);
+    expect(scores.recall).toBeCloseTo(2 / 3, 12);
+    // 2PR/(P+R) = 2 · 0.4 · 0.6667 / 1.0667 = 0.5
+    expect(scores.f1).toBeCloseTo(0.5, 12);
+  });
+
+  it('set and multiset agree when nothing is repeated, and differ as soon as something is', () => {
+    expect(multisetScores(['a', 'b'], ['a', 'b'])).toEqual(setScores(['a', 'b'], ['a', 'b']));
+    expect(setScores(['a', 'a', 'b'], ['a', 'b']).f1).toBe(1);
+    expect(multisetScores(['a', 'a', 'b'], ['a', 'b']).f1).toBeCloseTo(0.8, 12); // P 2/3, R 1
+  });
+
+  it('a required API called twice counts twice in the multiset', () => {
+    expect(multisetScores(['pay', 'pay'], ['pay', 'pay']).f1).toBe(1);
+    expect(multisetScores(['pay'], ['pay', 'pay'])).toEqual({ precision: 1, recall: 0.5, f1: 2 / 3 });
+  });
+
+  it('empty sides: nothing called and nothing required is perfect; one side empty scores 0', () => {
+    expect(setScores([], [])).toEqual({ precision: 1, recall: 1, f1: 1 });
+    expect(setScores([], ['a'])).toEqual({ precision: 0, recall: 0, f1: 0 });
+    expect(setScores(['a'], [])).toEqual({ precision: 0, recall: 0, f1: 0 });
+    expect(scoresFromCounts(0, 3, 2)).toEqual({ precision: 0, recall: 0, f1: 0 });
+  });
+});
+
+const pdl: Pick<Pdl, 'apis'> = {
+  apis: [
+    { name: 'check_order', request: ['order_id'], response: ['status'], precondition: [] },
+    { name: 'refund', request: ['order_id'], response: ['refund_id'], precondition: ['check_order'] },
+  ],
+};
+
+describe('countSessionEvents', () => {
+  it('counts violations proposed from the state at the decision, executed from tool-call events', () => {
+    const events: SessionEvent[] = [
+      { type: 'user-message', at: 0, turn: 1, text: 'refund order 7' },
+      {
+        type: 'model-call',
+        at: 1,
+        turn: 1,
+        attempt: 1,
+        model: 'm',
+        inputTokens: 5,
+        outputTokens: 2,
+        costUsd: 0.25,
+        ms: 1,
+      },
+      // refund before check_order: a violation proposed, refused by two controllers (one rejection)
+      {
+        type: 'decision',
+        at: 2,
+        turn: 1,
+        attempt: 1,
+        action: { kind: 'tool', callId: 'c1', name: 'refund', args: {} },
+      },
+      {
+        type: 'verdict',
+        at: 3,
+        turn: 1,
+        attempt: 1,
+        controller: 'dependency',
+        action: 'tool:refund',
+        accepted: false,
+        reason: 'x',
+      },
+      {
+        type: 'verdict',
+        at: 3,
+        turn: 1,
+        attempt: 1,
+        controller: 'repetition',
+        action: 'tool:refund',
+        accepted: false,
+        reason: 'y',
+      },
+      {
+        type: 'model-call',
+        at: 4,
+        turn: 1,
+        attempt: 2,
+        model: 'm',
+        inputTokens: 5,
+        outputTokens: 2,
+        costUsd: 0.25,
+        ms: 1,
+      },
+      {
+        type: 'decision',
+        at: 5,
+        turn: 1,
+        attempt: 2,
+        action: { kind: 'tool', callId: 'c2', name: 'check_order', args: {} },
+      },
+      {
+        type: 'verdict',
+        at: 5,
+        turn: 1,
+        attempt: 2,
+        controller: 'dependency',
+        action: 'tool:check_order',
+        accepted: true,
+      },
+      { type: 'tool-call', at: 6, turn: 1, callId: 'c2', name: 'check_order', args: {}, preconditionsMet: true },
+      // the first check fails: refund is still unavailable
+      { type: 'tool-result', at: 7, turn: 1, callId: 'c2', name: 'check_order', ok: false, error: 'down', ms: 1 },
+      {
+        type: 'decision',
+        at: 8,
+        turn: 1,
+        attempt: 3,
+        action: { kind: 'tool', callId: 'c3', name: 'refund', args: {} },
+      },
+      // executed anyway (no post controllers): a violation executed
+      { type: 'tool-call', at: 9, turn: 1, callId: 'c3', name: 'refund', args: {}, preconditionsMet: false },
+      { type: 'tool-result', at: 10, turn: 1, callId: 'c3', name: 'refund', ok: true, result: {}, ms: 1 },
+      { type: 'user-message', at: 11, turn: 2, text: 'again' },
+      {
+        type: 'decision',
+        at: 12,
+        turn: 2,
+        attempt: 1,
+        action: { kind: 'tool', callId: 'c4', name: 'check_order', args: {} },
+      },
+      { type: 'tool-call', at: 13, turn: 2, callId: 'c4', name: 'check_order', args: {}, preconditionsMet: true },
+      { type: 'tool-result', at: 14, turn: 2, callId: 'c4', name: 'check_order', ok: true, result: {}, ms: 1 },
+      // now check_order has succeeded: no violation
+      {
+        type: 'decision',
+        at: 15,
+        turn: 2,
+        attempt: 2,
+        action: { kind: 'tool', callId: 'c5', name: 'refund', args: {} },
+      },
+      { type: 'decision', at: 16, turn: 2, attempt: 3, action: { kind: 'reply', text: 'done' } },
+      { type: 'bot-reply', at: 17, turn: 2, text: 'done' },
+    ];
+    expect(countSessionEvents(pdl, events)).toEqual({
+      calledApis: ['check_order', 'refund', 'check_order'],
+      violationsProposed: 2,
+      violationsExecuted: 1,
+      rejections: 1,
+      turns: 2,
+      modelCalls: 2,
+      costUsd: 0.5,
+    });
+  });
+});
+
+function session(overrides: Partial<SessionReport>): SessionReport {
+  return {
+    id: 'p#1',
+    profile: 'p',
+    oow: [],
+    success: true,
+    progress: 1,
+    achieved: [0],
+    toolF1: 1,
+    toolF1Multiset: 1,
+    calledApis: [],
+    violationsProposed: 0,
+    violationsExecuted: 0,
+    rejections: 0,
+    turns: 4,
+    calls: 10,
+    costUsd: 0.1,
+    ...overrides,
+  };
+}
+
+describe('summaries', () => {
+  const sessions = [
+    session({ id: 'a', success: true, progress: 1, toolF1: 1, toolF1Multiset: 0.5, turns: 4, calls: 10 }),
+    session({
+      id: 'b',
+      oow: ['intent_switching/cancellation', 'procedure_jumping/go_back', 'intent_switching/detail_switching'],
+      success: false,
+      progress: 0.5,
+      toolF1: 0.5,
+      toolF1Multiset: 0.25,
+      violationsProposed: 2,
+      violationsExecuted: 1,
+      rejections: 1,
+      turns: 6,
+      calls: 20,
+      costUsd: 0.3,
+    }),
+    session({
+      id: 'c',
+      oow: ['intent_switching/cancellation'],
+      success: false,
+      progress: 0,
+      toolF1: 0,
+      toolF1Multiset: 0,
+      violationsExecuted: 2,
+      turns: 1,
+      calls: 2,
+      costUsd: 0.05,
+      error: 'provider down',
+    }),
+  ];
+
+  it('means over finished sessions; violation totals and cost over all of them', () => {
+    const summary = summarizeSessions(sessions);
+    expect(summary).toMatchObject({
+      sessions: 3,
+      errors: 1,
+      success: 0.5,
+      progress: 0.75,
+      toolF1: 0.75,
+      toolF1Multiset: 0.375,
+      violationsProposed: 2,
+      violationsExecuted: 3,
+      rejections: 1,
+      turns: 5,
+      calls: 15,
+    });
+    expect(summary.costUsd).toBeCloseTo(0.45, 12);
+  });
+
+  it('a session counts once under each category it had an injected turn of, and under none when it had none', () => {
+    const byOow = summarizeByOow(sessions);
+    expect(byOow.none.sessions).toBe(1);
+    expect(byOow.intent_switching.sessions).toBe(2);
+    expect(byOow.procedure_jumping.sessions).toBe(1);
+    expect(byOow.irrelevant_answering).toMatchObject({ sessions: 0, success: 0, progress: 0 });
+    expect(byOow.intent_switching).toMatchObject({ errors: 1, success: 0, progress: 0.5, violationsExecuted: 3 });
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { parseReferenceSessions } from '../../src/dialog/reference-sessions.js';
+import { evaluateTurns } from '../../src/dialog/turn-eval.js';
+import { WeftError } from '../../src/errors.js';
+import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { scriptedModel } from '../../src/llm/scripted-model.js';
+import { countingTools, refundPdl } from './dialog-fixtures.js';
+
+const references = parseReferenceSessions(
+  JSON.stringify({
+    id: 'r1',
+    messages: [
+      { role: 'user', content: 'Refund O-1, I am a@x.io' },
+      { role: 'bot', tool: 'find_customer', args: { email: 'a@x.io' }, result: { customer_id: 'C-1' } },
+      { role: 'bot', tool: 'get_order', args: { order_id: 'O-1' }, result: { status: 'delivered' } },
+      { role: 'bot', content: 'Delivered. Shall I refund it?' },
+      { role: 'user', content: 'What is the weather like?', oow: 'irrelevant_answering/topic_shift' },
+      { role: 'bot', content: 'I cannot tell. Shall I refund O-1?' },
+    ],
+  }),
+  'r.jsonl',
+);
+
+describe('evaluateTurns', () => {
+  it('predicts each move from the reference prefix, with pre-decision guidance, and scores it', async () => {
+    const { tools, calls } = countingTools();
+    const bot = scriptedModel([
+      { text: '', toolCalls: [{ name: 'find_customer', args: { email: 'a@x.io' } }] },
+      // the wrong API (with the reference's order_id)
+      { text: '', toolCalls: [{ name: 'refund_order', args: { order_id: 'O-1' } }] },
+      { text: 'Delivered. Refund?' },
+      { text: 'Sunny! Anything else?' },
+    ]);
+    const judge = scriptedModel([
+      { text: '{"consistent": true}' },
+      { text: '{"consistent": false}' },
+      { text: '{"consistent": true}' },
+      { text: 'not json' },
+      { text: '{"consistent": false, "reason": "did not lead back"}' },
+    ]);
+    const report = await evaluateTurns(refundPdl(), references, { model: bot, judge, tools, concurrency: 1 });
+    expect(calls).toEqual([]); // nothing is executed
+    expect(report.perTurn.map((turn) => [turn.index, turn.turn, turn.oow, turn.consistent])).toEqual([
+      [1, 1, undefined, true],
+      [2, 1, undefined, false],
+      [3, 1, undefined, true],
+      [5, 2, 'irrelevant_answering/topic_shift', false],
+    ]);
+    expect(report).toMatchObject({ turns: 4, errors: 0, passRate: 0.5, toolTurns: 2, simulated: true, calls: 9 });
+    // tool: tp find_customer; get_order vs refund_order → fp 1, fn 1: P = R = 1/2
+    expect(report.tool).toEqual({ precision: 0.5, recall: 0.5, f1: 0.5 });
+    // params: email="a@x.io" and order_id="O-1" are the reference's pairs (the API differs) → P = R = 1
+    expect(report.params).toEqual({ precision: 1, recall: 1, f1: 1 });
+    expect(report.byOow.oow).toMatchObject({ turns: 1, passRate: 0, toolTurns: 0 });
+    expect(report.byOow.none).toMatchObject({ turns: 3, toolTurns: 2 });
+    expect(report.byOow.none.passRate).toBeCloseTo(2 / 3, 12);
+    // The second move's prefix holds the first call and its recorded result; the dependency controller's guidance
+    // (refund_order not yet available) is in the prompt.
+    const second = bot.calls[1]!;
+    expect(second.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      name: 'find_customer',
+      content: '{"customer_id":"C-1"}',
+    });
+    // find_customer has succeeded in the prefix: only refund_order still waits (for get_order).
+    expect(second.system).toContain('- refund_order (needs get_order first)');
+    expect(second.system).not.toContain('- get_order (needs');
+    expect(bot.calls[0]!.system).toContain('- get_order (needs find_customer first)');
+    expect(second.tag).toMatchObject({ purpose: 'converse', key: 'r1/2#1' });
+    // The judge saw both moves in tagged blocks.
+    expect(readDialogBlock(judge.calls[1]!.messages[0]!.content, 'prediction')).toEqual({
+      kind: 'tool',
+      name: 'refund_order',
+      args: { order_id: 'O-1' },
+    });
+  });
+
+  it('declares APIs without tools from the PDL; a failing move is recorded; a user error stops', async () => {
+    const bot = scriptedModel([{ text: 'ok' }]);
+    const judge = scriptedModel([{ text: '{"consistent": true}', repeat: true }]);
+    const report = await evaluateTurns(refundPdl(), references, { model: bot, judge, concurrency: 1 });
+    // The script has one reply: the other three moves fail with SCRIPT_EXHAUSTED and are left out.
+    expect(report).toMatchObject({ turns: 1, errors: 3, passRate: 1 });
+    expect(report.perTurn[1]!.error).toMatch(/no reply left|exhausted/i);
+    expect(bot.calls[0]!.tools?.map((tool) => tool.name)).toEqual(['find_customer', 'get_order', 'refund_order']);
+
+    const unconfigured = {
+      id: 'x',
+      kind: 'real' as const,
+      generate: async () => {
+        throw new WeftError('MODEL_CONFIG', 'no key');
+      },
+    };
+    await expect(evaluateTurns(refundPdl(), references, { model: unconfigured, judge })).rejects.toThrow('no key');
+  });
+
+  it("shows a tool's secret arguments redacted in the report, and scores them with their real values", async () => {
+    const { tools } = countingTools();
+    const secret = tools.map((tool) => (tool.name === 'find_customer' ? { ...tool, secretArgs: ['email'] } : tool));
+    const bot = scriptedModel([{ text: '', toolCalls: [{ name: 'find_customer', args: { email: 'wrong@x.io' } }] }]);
+    const judge = scriptedModel([{ text: '{"consistent": false}', repeat: true }]);
+    const one = references.map((reference) => ({ ...reference, messages: reference.messages.slice(0, 2) }));
+    const report = await evaluateTurns(refundPdl(), one, { model: bot, judge, tools: secret, concurrency: 1 });
+    expect(report.perTurn[0]!.reference).toEqual({
+      kind: 'tool',
+      name: 'find_customer',
+      args: { email: '[redacted]' },
+    });
+    expect(report.perTurn[0]!.prediction).toEqual({
+      kind: 'tool',
+      name: 'find_customer',
+      args: { email: '[redacted]' },
+    });
+    expect(report.params).toEqual({ precision: 0, recall: 0, f1: 0 });
+    expect(JSON.stringify(report)).not.toContain('a@x.io');
+  });
+});
