@@ -2,6 +2,7 @@
  * `npm run bench` runs every benchmark in sequence and prints one table each; `npm run bench -- scheduler` runs
  * only the named ones.
  */
+import { dialogBench } from './dialog.bench.js';
 import { largeRunBench } from './large-run.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
 import { providerFaultsBench } from './provider-faults.bench.js';
@@ -27,6 +28,7 @@ const BENCHES: readonly Bench[] = [
   teamsBench,
   toolsBench,
   toolRunBench,
+  dialogBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {
