@@ -1,5 +1,5 @@
 /**
- * `weft simulate` and `weft dialog eval` end to end in a child process, as a user runs them: the sim model plays the
+ * `weft simulate` and `weft dialog eval` end to end through the CLI's main (in-process): the sim model plays the
  * bot, the users and the judge; the procedure's APIs are module tools (test/fixtures/dialog) that log every call
  * and whether it broke a precondition, so violations are counted on the API's side too.
  */
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import { openRunStore } from '../../src/store/open-store.js';
-import { jsonDocument, weft } from '../e2e/weft-cli.js';
+import { jsonDocument } from '../e2e/weft-cli.js';
+import { cli as weft } from './cli-harness.js';
 
 const FIXTURES = 'test/fixtures/dialog';
 const PDL = `${FIXTURES}/refund.pdl.yaml`;
