@@ -314,7 +314,15 @@ function buildProgram(
     .addOption(store)
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) =>
-      setExit(await (await import('./chat-command.js')).chatCommand(file, flags, output, signal)),
+      setExit(
+        await (await import('./chat-command.js')).chatCommand(
+          file,
+          flags,
+          output,
+          signal,
+          streams.stdin ?? process.stdin,
+        ),
+      ),
     );
   program
     .command('sessions')

@@ -15,6 +15,8 @@ export interface Output {
 export interface Streams {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** What commands that read their input line by line (`weft chat`) read; default process.stdin. */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export function createOutput(json: boolean, streams: Streams): Output {

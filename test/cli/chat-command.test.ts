@@ -22,10 +22,12 @@ function fresh(): { home: string; log: string } {
 describe('weft chat', () => {
   it('chats from stdin, records the session, and lists and shows it', async () => {
     const { home, log } = fresh();
-    const chat = startChat([PDL, '--model', MODEL, '--home', home, '--json'], { WEFT_TEST_API_LOG: log });
-    chat.child.stdin?.end('I want a refund\nemail: ada@example.com, order_id: O-7\n');
-    const exit = await chat.exited;
-    expect(exit.code, chat.stderr).toBe(0);
+    const chat = await weft(
+      ['chat', PDL, '--model', MODEL, '--home', home, '--json'],
+      { WEFT_TEST_API_LOG: log },
+      'I want a refund\nemail: ada@example.com, order_id: O-7\n',
+    );
+    expect(chat.code, chat.stderr).toBe(0);
     const document = JSON.parse(chat.stdout) as {
       sessionId: string;
       status: string;
@@ -62,51 +64,48 @@ describe('weft chat', () => {
 
   it('/end ends the session, and an ended session cannot go on', async () => {
     const { home, log } = fresh();
-    const chat = startChat([PDL, '--model', MODEL, '--home', home, '--json'], { WEFT_TEST_API_LOG: log });
-    chat.child.stdin?.end('hello\n/end\nnot read\n');
-    expect((await chat.exited).code).toBe(0);
+    const chat = await weft(
+      ['chat', PDL, '--model', MODEL, '--home', home, '--json'],
+      { WEFT_TEST_API_LOG: log },
+      'hello\n/end\nnot read\n',
+    );
+    expect(chat.code).toBe(0);
     const { sessionId, status } = JSON.parse(chat.stdout) as { sessionId: string; status: string };
     expect(status).toBe('ended');
-    const again = startChat(['--session', sessionId, '--home', home], {});
-    again.child.stdin?.end('more\n');
-    await again.exited;
+    const again = await weft(['chat', '--session', sessionId, '--home', home], {}, 'more\n');
     expect(again.stderr).toContain('has ended');
   });
 
-  // SIGINT and SIGTERM: test/long/chat-signals.test.ts (each needs two more child processes).
-  {
-    const signal = 'SIGKILL';
-    it(`${signal} in the middle of an API call: the resume does not call it again and finishes the turn`, async () => {
-      const { home, log } = fresh();
-      const chat = startChat([PDL, '--model', MODEL, '--home', home], {
-        WEFT_TEST_API_LOG: log,
-        WEFT_TEST_HANG: 'refund_order',
-      });
-      chat.child.stdin?.write('email: ada@example.com, order_id: O-9\n');
-      await until(() => reachedApis(log).includes('refund_order'), 'the refund call', chat);
-      const sessionId = /session (s-[\w-]+)/.exec(chat.stderr)?.[1];
-      expect(sessionId).toBeDefined();
-      chat.child.kill(signal);
-      const exit = await chat.exited;
-      expect(exit.signal).toBe('SIGKILL');
-
-      const resumed = startChat(['--session', sessionId as string, '--home', home, '--json'], {
-        WEFT_TEST_API_LOG: log,
-      });
-      resumed.child.stdin?.end('thanks\n');
-      const done = await resumed.exited;
-      expect(done.code, resumed.stderr).toBe(0);
-      // find_customer, get_order and the one refund call that was cut: nothing was called twice.
-      expect(reachedApis(log).filter((name) => name === 'refund_order')).toHaveLength(1);
-      const document = JSON.parse(resumed.stdout) as { turns: { user: string; reply: string }[] };
-      expect(document.turns[0]?.user).toBe('(resumed turn)');
-      const shown = jsonDocument(await weft(['show-session', sessionId as string, '--home', home, '--json'])) as {
-        transcript: { role: string; name?: string; ok?: boolean; error?: string }[];
-      };
-      const refund = shown.transcript.find((entry) => entry.role === 'tool' && entry.name === 'refund_order');
-      expect(refund).toMatchObject({ ok: false, error: expect.stringContaining('not repeated') });
+  it('kill -9 in the middle of an API call: the resume does not call it again and finishes the turn', async () => {
+    const { home, log } = fresh();
+    const chat = startChat([PDL, '--model', MODEL, '--home', home], {
+      WEFT_TEST_API_LOG: log,
+      WEFT_TEST_HANG: 'refund_order',
     });
-  }
+    chat.child.stdin?.write('email: ada@example.com, order_id: O-9\n');
+    await until(() => reachedApis(log).includes('refund_order'), 'the refund call', chat);
+    const sessionId = /session (s-[\w-]+)/.exec(chat.stderr)?.[1];
+    expect(sessionId).toBeDefined();
+    chat.child.kill('SIGKILL');
+    const exit = await chat.exited;
+    expect(exit.signal).toBe('SIGKILL');
+
+    const resumed = startChat(['--session', sessionId as string, '--home', home, '--json'], {
+      WEFT_TEST_API_LOG: log,
+    });
+    resumed.child.stdin?.end('thanks\n');
+    const done = await resumed.exited;
+    expect(done.code, resumed.stderr).toBe(0);
+    // find_customer, get_order and the one refund call that was cut: nothing was called twice.
+    expect(reachedApis(log).filter((name) => name === 'refund_order')).toHaveLength(1);
+    const document = JSON.parse(resumed.stdout) as { turns: { user: string; reply: string }[] };
+    expect(document.turns[0]?.user).toBe('(resumed turn)');
+    const shown = jsonDocument(await weft(['show-session', sessionId as string, '--home', home, '--json'])) as {
+      transcript: { role: string; name?: string; ok?: boolean; error?: string }[];
+    };
+    const refund = shown.transcript.find((entry) => entry.role === 'tool' && entry.name === 'refund_order');
+    expect(refund).toMatchObject({ ok: false, error: expect.stringContaining('not repeated') });
+  });
 
   it('refuses a second chat on a session a live chat holds', async () => {
     const { home, log } = fresh();

@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 
 export interface CliResult {
@@ -20,7 +20,12 @@ export class Capture extends Writable {
   }
 }
 
-export async function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+/** `main(args)` in this process, with `env` set for the call and `stdin` (when given) as the command's input. */
+export async function cli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  stdin?: string,
+): Promise<CliResult> {
   const stdout = new Capture();
   const stderr = new Capture();
   const saved: Record<string, string | undefined> = {};
@@ -30,7 +35,11 @@ export async function cli(args: readonly string[], env: Record<string, string | 
     else process.env[key] = value;
   }
   try {
-    const code = await main(args, { stdout, stderr });
+    const code = await main(args, {
+      stdout,
+      stderr,
+      ...(stdin === undefined ? {} : { stdin: Readable.from([stdin]) }),
+    });
     return { code, stdout: stdout.text, stderr: stderr.text };
   } finally {
     for (const [key, value] of Object.entries(saved)) {

@@ -6,9 +6,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBusinessApi } from '../../examples/business-api/business-api.js';
+import { cli } from '../cli/cli-harness.js';
 import { ROOT } from '../e2e/weft-cli.js';
 
 const home = mkdtempSync(join(tmpdir(), 'weft-quickstart-'));
@@ -18,12 +18,8 @@ describe('README quick start: chat with a procedure offline', () => {
   it('returns and refunds the webcam with the scripted bot', async () => {
     const api = await startBusinessApi({ port: 0 });
     try {
-      const child = spawn(
-        process.execPath,
+      const { code, stdout, stderr } = await cli(
         [
-          '--import',
-          'tsx',
-          'src/cli/main.ts',
           'chat',
           'examples/procedures/order-return/order-return.pdl.yaml',
           '--tools',
@@ -33,14 +29,9 @@ describe('README quick start: chat with a procedure offline', () => {
           '--home',
           home,
         ],
-        { cwd: ROOT, env: { ...process.env, BUSINESS_API_URL: api.url }, stdio: ['pipe', 'pipe', 'pipe'] },
+        { BUSINESS_API_URL: api.url },
+        readFileSync(join(ROOT, 'examples/procedures/order-return/chat.txt'), 'utf8'),
       );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.stdin.end(readFileSync(join(ROOT, 'examples/procedures/order-return/chat.txt')));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       expect(code, stderr).toBe(0);
       expect(stdout).toContain('you> grace@example.com');
       expect(stdout).toContain('refund RF-0001 of $69');
