@@ -43,6 +43,38 @@ describe.skipIf(server === undefined)('the CLI with --store postgres://…', () 
     expect(local.code).toBe(2);
   });
 
+  it('keeps a chat with a procedure in Postgres: sessions and show-session read it, a resume goes on', async () => {
+    const home = tempHome();
+    const schema = server!.freshSchema();
+    onTestFinished(() => server!.dropSchema(schema));
+    const url = `${server!.url}${server!.url.includes('?') ? '&' : '?'}schema=${schema}`;
+    const pdl = 'test/fixtures/chat/refund-chat.pdl.yaml';
+    const chat = await cli(
+      ['chat', pdl, '--model', 'sim:seed=1,latency=fixed(0)', '--home', home, '--store', url, '--json'],
+      {},
+      'I want a refund\n',
+    );
+    expect(chat.code, chat.stderr).toBe(0);
+    const { sessionId } = JSON.parse(chat.stdout) as { sessionId: string };
+    const resumed = await cli(
+      ['chat', '--session', sessionId, '--home', home, '--store', url, '--json'],
+      {},
+      'email: ada@example.com, order_id: O-1\n',
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const shown = JSON.parse(
+      (await cli(['show-session', sessionId, '--home', home, '--store', url, '--json'])).stdout,
+    ) as {
+      turns: number;
+      totals: { toolCalls: number };
+    };
+    expect(shown).toMatchObject({ turns: 2, totals: { toolCalls: 3 } });
+    const rows = await server!.admin.query(`SELECT count(*)::int AS n FROM "${schema}".session_events`);
+    expect((rows.rows[0] as { n: number }).n).toBeGreaterThan(10);
+    // The SQLite store in the home knows nothing of it.
+    expect((await cli(['show-session', sessionId, '--home', home])).code).toBe(2);
+  });
+
   it('an unreachable Postgres fails with a clear message and exit 2 or 1, never a hang', async () => {
     // A hang would run into the test's time-out.
     const result = await cli(['runs', '--home', tempHome(), '--store', 'postgres://weft:secret@127.0.0.1:1/none']);
