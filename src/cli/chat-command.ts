@@ -171,7 +171,13 @@ async function readLines(
   handle: (line: string) => Promise<'go' | 'stop'>,
 ): Promise<boolean> {
   const terminal = input.isTTY === true && !output.json;
-  const lines = createInterface({ input, terminal, crlfDelay: Number.POSITIVE_INFINITY });
+  // On a terminal, readline echoes what is typed and shows the prompt on stderr, so stdout stays the transcript.
+  const lines = createInterface({
+    input,
+    ...(terminal ? { output: process.stderr } : {}),
+    terminal,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   let interrupted = signal.aborted;
   const stop = () => {
     interrupted = true;
