@@ -9,14 +9,14 @@
  *   file given by mistake) are refused before parsing.
  * - Unknown keys are errors with a did-you-mean: `require_apis` silently ignored would score every session 0.
  */
+import { lineIssues } from '../text/line-issues.js';
 import { readFile, stat } from 'node:fs/promises';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { jsonLines } from '../text/json-lines.js';
 import { MAX_NESTING_DEPTH, nestingMessage } from '../text/nesting-depth.js';
-import { formatFieldPath, positionsInDocument, type FieldPath, type PathIssue } from '../text/source-locator.js';
-import { yaml } from '../text/yaml.js';
+import type { FieldPath, PathIssue } from '../text/source-locator.js';
 
 export const MAX_JSONL_FILE_BYTES = 50_000_000;
 export const MAX_JSONL_LINE_BYTES = 1_000_000;
@@ -78,18 +78,7 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
       else firstLine.set(record.id, line);
     }
     if (problems.length > 0) {
-      const positionOf = positionsInLine(lineText);
-      for (const { path, message } of problems) {
-        const position = positionOf(path);
-        const field = formatFieldPath(path);
-        issues.push({
-          file,
-          line,
-          ...(position ? { column: position.column } : {}),
-          ...(field === undefined ? {} : { field }),
-          message,
-        });
-      }
+      issues.push(...lineIssues(file, line, lineText, problems));
       continue;
     }
     if (record) records.push({ ...record, line });
@@ -203,12 +192,6 @@ function nestingDepth(root: unknown): number {
     for (const child of Object.values(next.value)) pending.push({ value: child, depth });
   }
   return deepest;
-}
-
-/** Where a field is on a JSONL line (JSON is YAML: the YAML parser knows where every field starts). */
-function positionsInLine(lineText: string) {
-  const lineCounter = new (yaml().LineCounter)();
-  return positionsInDocument(yaml().parseDocument(lineText, { lineCounter, prettyErrors: false }), lineCounter);
 }
 
 async function readText(file: string, what: string): Promise<string> {

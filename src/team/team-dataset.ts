@@ -11,12 +11,12 @@
  * - Fields other than these are ignored (datasets often carry `subject`, `level`, …). Blank lines are skipped.
  * - Sample queries for optimisation may leave out `answer`: importance scores do not need the truth.
  */
+import { lineIssues } from '../text/line-issues.js';
 import { readFile } from 'node:fs/promises';
-import { yaml } from '../text/yaml.js';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeValue } from '../text/describe-value.js';
 import { jsonLines } from '../text/json-lines.js';
-import { formatFieldPath, positionsInDocument, type FieldPath, type PositionOf } from '../text/source-locator.js';
+import type { FieldPath } from '../text/source-locator.js';
 import { choiceLabel } from './extract-answer.js';
 import type { AnswerKind, TeamQuery } from './team.js';
 
@@ -80,18 +80,7 @@ export function parseTeamDataset(
       else firstLine.set(item.id, line);
     }
     if (problems.length > 0) {
-      const positionOf = positionsInLine(lineText);
-      for (const { path, message } of problems) {
-        const position = positionOf(path);
-        const field = formatFieldPath(path);
-        issues.push({
-          file,
-          line,
-          ...(position ? { column: position.column } : {}),
-          ...(field === undefined ? {} : { field }),
-          message,
-        });
-      }
+      issues.push(...lineIssues(file, line, lineText, problems));
       continue;
     }
     if (item) items.push(item);
@@ -238,12 +227,6 @@ function readChoices(value: unknown, problems: { path: FieldPath; message: strin
     else if (choice.trim() === '') problems.push({ path: ['choices', index], message: 'empty choice' });
   });
   return problems.length > before ? undefined : (value as string[]);
-}
-
-/** Where a field is on a JSONL line (JSON is YAML: the YAML parser knows where every field starts). */
-function positionsInLine(lineText: string): PositionOf {
-  const lineCounter = new (yaml().LineCounter)();
-  return positionsInDocument(yaml().parseDocument(lineText, { lineCounter, prettyErrors: false }), lineCounter);
 }
 
 async function readText(path: string, what: string): Promise<string> {
