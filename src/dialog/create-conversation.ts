@@ -13,6 +13,7 @@ import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
 import { type Controller, type ProposedAction, actionLabel } from './controller.js';
+import { loadControllerModules } from './load-controller-modules.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
 import { missingPreconditions } from './dependency-controller.js';
@@ -44,7 +45,9 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   const tools = bindTools(pdl, options.tools);
   const mode = options.controllerMode ?? 'all';
   const controllers: Controller[] =
-    mode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
+    mode === 'none'
+      ? []
+      : [...builtInControllers(pdl.controllers), ...(await loadControllerModules(pdl)), ...(options.controllers ?? [])];
   const usePost = mode === 'all';
   const maxActions = options.maxActionsPerTurn ?? DEFAULT_MAX_ACTIONS_PER_TURN;
   if (!Number.isInteger(maxActions) || maxActions < 1 || maxActions > 100) {
