@@ -13,7 +13,7 @@ import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
 import { type Controller, type ProposedAction, actionLabel } from './controller.js';
-import { DEFAULT_MAX_ACTIONS_PER_TURN } from './conversation-limits.js';
+import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
 import { missingPreconditions } from './dependency-controller.js';
 import { succeededApis } from './dialog-state.js';
@@ -21,6 +21,7 @@ import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { SessionEvent } from './session-events.js';
+import { toolArgsProblem } from './tool-args-check.js';
 import { refuseUserMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
@@ -203,6 +204,11 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         failed = true;
         break;
       }
+      // The model's output is untrusted: arguments too large or deep to run or store are refused unseen by the
+      // controllers (which serialise them), and runaway text is cut.
+      const action = clipAction(decision.action);
+      const argsProblem = action.kind === 'tool' ? toolArgsProblem(action.args) : undefined;
+      const thought = decision.thought === undefined ? undefined : clipText(decision.thought);
       await collect([
         {
           type: 'model-call',
@@ -218,16 +224,19 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           type: 'decision',
           turn,
           attempt,
-          ...(decision.thought ? { thought: decision.thought } : {}),
-          action: logged(decision.action, tools),
+          ...(thought ? { thought } : {}),
+          action:
+            argsProblem && action.kind === 'tool'
+              ? { ...action, args: `[not recorded: ${argsProblem}]` }
+              : logged(action, tools),
         },
       ]);
-      const action = decision.action;
       const verdicts: NewEvent[] = [];
       const reasons: string[] = [];
       if (action.kind === 'reply' && action.text.trim() === '')
         reasons.push('the reply was empty: write what the user should read');
-      if (usePost) {
+      if (argsProblem) reasons.push(`${argsProblem}; the API was not called`);
+      else if (usePost) {
         for (const controller of controllers) {
           if (!controller.post) continue;
           const verdict = controller.post(action, { pdl, state: fold.state });
@@ -247,7 +256,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       if (reasons.length > 0) {
         rejections++;
         feedback.push(
-          `Your last proposal (${describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
+          `Your last proposal (${argsProblem && action.kind === 'tool' ? `a call of ${action.name}` : describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
         );
         continue;
       }
@@ -428,6 +437,15 @@ function logged(action: ProposedAction, tools: readonly Tool[]): Extract<Session
   if (action.kind === 'reply') return action;
   const tool = tools.find((candidate) => candidate.name === action.name);
   return { ...action, args: redactToolArgs(tool, action.args) as JsonValue };
+}
+
+function clipText(text: string): string {
+  if (text.length <= MAX_BOT_TEXT_CHARS) return text;
+  return `${text.slice(0, MAX_BOT_TEXT_CHARS)}… [cut: ${(text.length - MAX_BOT_TEXT_CHARS).toLocaleString('en-US')} more characters]`;
+}
+
+function clipAction(action: ProposedAction): ProposedAction {
+  return action.kind === 'reply' ? { ...action, text: clipText(action.text) } : action;
 }
 
 function describe(action: ProposedAction): string {

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConversation } from '../../src/dialog/conversation.js';
+import type { SessionEvent } from '../../src/dialog/session-events.js';
+import { sessionStoreOf } from '../../src/dialog/session-store.js';
+import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import { openRunStore } from '../../src/store/open-store.js';
+import type { RunStore } from '../../src/store/run-store.js';
+import type { Tool } from '../../src/tools/tool.js';
+import { countingTools, refundPdl } from './dialog-fixtures.js';
+
+/** A model that answers from a list of results, then with a plain reply. */
+function listModel(results: Partial<ChatResult>[]): ChatModel & { prompts: string[] } {
+  const prompts: string[] = [];
+  let index = 0;
+  return {
+    id: 'probe',
+    kind: 'scripted',
+    toolCalling: 'native',
+    prompts,
+    async generate(call) {
+      prompts.push(`${call.system}\n${JSON.stringify(call.messages)}`);
+      const next = results[index++] ?? { text: 'Done.' };
+      return { text: '', usage: { inputTokens: 1, outputTokens: 1 }, model: 'probe', ...next };
+    },
+  };
+}
+const toolCall = (name: string, args: unknown, id = `c${Math.random()}`) => ({
+  toolCalls: [{ id, name, args }],
+});
+
+let home: string;
+let store: RunStore;
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), 'weft-dialog-probe-'));
+  store = await openRunStore({ home });
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('conversation under hostile model output', () => {
+  const stored = async (sessionId: string) =>
+    (await sessionStoreOf(store).sessionEvents(sessionId)).map((row) => row.event as SessionEvent);
+
+  it('refuses tool arguments nested a million deep: the API is not called, the turn and the session go on', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    const { tools, calls } = countingTools();
+    const model = listModel([toolCall('find_customer', { email: deep }), { text: 'What is your email?' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, store: sessionStoreOf(store) });
+    const turn = await conversation.send('hi');
+    expect(turn.reply).toBe('What is your email?');
+    expect(calls).toEqual([]);
+    const decision = turn.events.find((event) => event.type === 'decision');
+    expect(decision).toMatchObject({ action: { kind: 'tool', name: 'find_customer' } });
+    expect(JSON.stringify(decision)).toContain('[not recorded: the arguments nest deeper than 32 levels');
+    expect(model.prompts[1]).toContain('nest deeper than 32 levels');
+    expect((await stored(conversation.sessionId)).at(-1)).toMatchObject({ type: 'turn-end', rejections: 1 });
+    expect((await conversation.send('a@x.io')).reply).toBe('Done.');
+  });
+
+  it('refuses 10 MB of tool arguments without storing them', async () => {
+    const { tools, calls } = countingTools();
+    const model = listModel([toolCall('find_customer', { email: 'x'.repeat(10_000_000) }), { text: 'ok' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, store: sessionStoreOf(store) });
+    expect((await conversation.send('hi')).reply).toBe('ok');
+    expect(calls).toEqual([]);
+    expect(JSON.stringify(await stored(conversation.sessionId)).length).toBeLessThan(20_000);
+    expect(model.prompts[1]).toContain('10,000,012 bytes of JSON; at most 64,000');
+  });
+
+  it('cuts a 10 MB reply and thought to a readable size', async () => {
+    const { tools } = countingTools();
+    const model = listModel([{ text: `Thought: ${'t'.repeat(5_000_000)}\nResponse: ${'y'.repeat(10_000_000)}` }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, store: sessionStoreOf(store) });
+    const turn = await conversation.send('hi');
+    expect(turn.reply.length).toBeLessThan(65_000);
+    expect(turn.reply).toMatch(/… \[cut: 9,936,000 more characters\]$/);
+    expect(JSON.stringify(await stored(conversation.sessionId)).length).toBeLessThan(200_000);
+  });
+
+  it('takes one call of a reply with a thousand, and answers a name that is no API with the API list', async () => {
+    const { tools, calls } = countingTools();
+    const many = {
+      toolCalls: Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, name: 'find_customer', args: { email: 'a' } })),
+    };
+    const model = listModel([many, toolCall('__proto__', {}), { text: 'ok' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, controllerMode: 'none' });
+    const turn = await conversation.send('hi');
+    expect(calls).toHaveLength(1);
+    const results = turn.events.filter((event) => event.type === 'tool-result');
+    expect(results.map((event) => event.ok)).toEqual([true, false]);
+    expect(results[1]).toMatchObject({ error: expect.stringContaining('no API named __proto__; the APIs are') });
+  });
+});
