@@ -8,7 +8,6 @@ import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
-import type { Tool } from '../../src/tools/tool.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
 
 /** A model that answers from a list of results, then with a plain reply. */
