@@ -13,6 +13,7 @@ import {
   createConversation,
   formatSessionEvent,
   formatTranscriptEntry,
+  inertText,
   loadPdlFile,
   type SessionEvent,
   sessionStoreOf,
@@ -101,7 +102,9 @@ export async function chatCommand(
     });
     const session = conversation;
     output.log(
-      `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
+      inertText(
+        `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
+      ),
     );
     if (session.pdlChanged) output.log(`note: ${pdlPath} changed since the session started`);
     if (record && !output.json) {
@@ -115,7 +118,7 @@ export async function chatCommand(
       const toolCalls = result.events.filter((event) => event.type === 'tool-call').length;
       const rejections = result.events.filter((event) => event.type === 'verdict' && !event.accepted).length;
       turns.push({ turn: session.state.turn, user, reply: result.reply, toolCalls, rejections });
-      output.text(`bot> ${result.reply}`);
+      output.text(inertText(`bot> ${result.reply}`));
     };
     if (session.pendingTurn && !session.state.ended) {
       output.log('finishing the turn that was cut short…');
@@ -134,7 +137,7 @@ export async function chatCommand(
         return 'stop';
       }
       // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
-      if (input.isTTY !== true) output.text(`you> ${line}`);
+      if (input.isTTY !== true) output.text(inertText(`you> ${line}`));
       show(line, await session.send(line, { signal }));
       return session.state.ended ? 'stop' : 'go';
     });
