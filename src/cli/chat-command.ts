@@ -24,6 +24,7 @@ import {
 import { loadContext, loadModel, openStore } from './context.js';
 import { integerFlag } from './flags.js';
 import { loadRunTools } from './load-run-tools.js';
+import { sessionIdArgument } from './session-id-argument.js';
 import type { Output } from './output.js';
 
 export interface ChatFlags {
@@ -64,6 +65,7 @@ export async function chatCommand(
       },
     );
   }
+  if (flags.session !== undefined) sessionIdArgument(flags.session, '--session');
   const controllerMode: ControllerMode =
     flags.controllers === false ? 'none' : flags.postControllers === false ? 'pre-only' : 'all';
   const maxActionsPerTurn = integerFlag('max-actions', flags.maxActions, { min: 1 });

@@ -15,6 +15,7 @@ import {
 } from '../index.js';
 import { loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
+import { sessionIdArgument } from './session-id-argument.js';
 
 interface SessionsFlags {
   readonly home?: string;
@@ -64,6 +65,7 @@ export async function showSessionCommand(
   flags: SessionsFlags & { readonly verbose?: boolean },
   output: Output,
 ): Promise<number> {
+  sessionIdArgument(sessionId, '<sessionId>');
   const context = await loadContext(flags);
   const runStore = await openExistingStore(context);
   try {

@@ -74,3 +74,21 @@ describe('escape sequences are shown, not acted on', () => {
     expect(lines[0]).toBe('bot> ok\\u001b]0;owned\\u0007\\u000dfake');
   });
 });
+
+describe('session ids that are not ids', () => {
+  it('refuses ../../x, 10 KB and an escape sequence as session ids, exit 2, with the value clipped and inert', async () => {
+    const home = join(scratch, 'ids');
+    for (const bad of ['../../x', 'a'.repeat(10_000), 's-1\u001b[2J']) {
+      for (const args of [
+        ['show-session', bad, '--home', home],
+        ['chat', '--session', bad, '--home', home, '--model', MODEL],
+      ]) {
+        const run = await weft(args, {}, 'hi\n');
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain('is not a session id');
+        expect(run.stderr.length).toBeLessThan(400);
+        expect(run.stderr).not.toContain('\u001b');
+      }
+    }
+  });
+});
