@@ -9,7 +9,7 @@ import { costOf } from '../llm/pricing.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
-import { redactToolArgs } from '../tools/redact-tool-args.js';
+import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
 import { type Controller, type ProposedAction, actionLabel } from './controller.js';
@@ -237,9 +237,15 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         reasons.push('the reply was empty: write what the user should read');
       if (argsProblem) reasons.push(`${argsProblem}; the API was not called`);
       else if (usePost) {
+        // Controllers see the call as the state records it (secret arguments redacted): compared with the raw
+        // arguments, a recorded call with a secret would never match, and repetition would never be caught.
+        const seen: ProposedAction =
+          action.kind === 'tool'
+            ? { ...action, args: redactToolArgs(toolNamed(action.name), action.args) as JsonValue }
+            : action;
         for (const controller of controllers) {
           if (!controller.post) continue;
-          const verdict = controller.post(action, { pdl, state: fold.state });
+          const verdict = controller.post(seen, { pdl, state: fold.state });
           verdicts.push({
             type: 'verdict',
             turn,
@@ -276,6 +282,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     if (turnLimit !== undefined && turn > turnLimit) await collect([{ type: 'session-end', reason: 'turn-limit' }]);
     return { reply: text, events: turnEvents, ended: fold.ended };
   };
+
+  const toolNamed = (name: string): Tool | undefined => tools.find((candidate) => candidate.name === name);
 
   const executeCall = async (
     action: Extract<ProposedAction, { kind: 'tool' }>,
@@ -328,7 +336,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             callId: action.callId,
             name: action.name,
             ok: false,
-            error: outcome.error.message,
+            // An API's error may quote what it was sent (`card 4111… declined`): the secrets are not kept.
+            error: scrubSecrets(outcome.error.message, tool, action.args),
             ms: Math.round(outcome.durationMs),
           },
     ]);
@@ -437,6 +446,20 @@ function logged(action: ProposedAction, tools: readonly Tool[]): Extract<Session
   if (action.kind === 'reply') return action;
   const tool = tools.find((candidate) => candidate.name === action.name);
   return { ...action, args: redactToolArgs(tool, action.args) as JsonValue };
+}
+
+/** The text with every secret argument's value (as sent) replaced by `[redacted]`. */
+function scrubSecrets(text: string, tool: Tool, args: JsonValue): string {
+  if (!tool.secretArgs?.length || args === null || typeof args !== 'object' || Array.isArray(args)) return text;
+  let shown = text;
+  for (const name of tool.secretArgs) {
+    const value = (args as Record<string, JsonValue>)[name];
+    if (value === undefined || value === null) continue;
+    const secret = typeof value === 'string' ? value : JSON.stringify(value);
+    // Shorter values (a 1-digit PIN) would blot out unrelated text; they are too short to be worth the noise.
+    if (secret.length >= 4) shown = shown.replaceAll(secret, REDACTED);
+  }
+  return shown;
 }
 
 function clipText(text: string): string {

@@ -41,10 +41,10 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe('conversation under hostile model output', () => {
-  const stored = async (sessionId: string) =>
-    (await sessionStoreOf(store).sessionEvents(sessionId)).map((row) => row.event as SessionEvent);
+const stored = async (sessionId: string) =>
+  (await sessionStoreOf(store).sessionEvents(sessionId)).map((row) => row.event as SessionEvent);
 
+describe('conversation under hostile model output', () => {
   it('refuses tool arguments nested a million deep: the API is not called, the turn and the session go on', async () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 200_000; i++) deep = { a: deep };
@@ -94,5 +94,36 @@ describe('conversation under hostile model output', () => {
     const results = turn.events.filter((event) => event.type === 'tool-result');
     expect(results.map((event) => event.ok)).toEqual([true, false]);
     expect(results[1]).toMatchObject({ error: expect.stringContaining('no API named __proto__; the APIs are') });
+  });
+});
+
+describe('secret arguments', () => {
+  it('are in no stored event, not even in an API error quoting them, and repeats of a call with a secret are caught', async () => {
+    const secret = 'ada.lovelace@secret.example';
+    const reached: unknown[] = [];
+    const { tools } = countingTools();
+    const guarded = tools.map((tool) =>
+      tool.name === 'find_customer'
+        ? {
+            ...tool,
+            secretArgs: ['email'],
+            async call(args: unknown) {
+              reached.push(args);
+              throw new Error(`no customer with email ${(args as { email: string }).email}`);
+            },
+          }
+        : tool,
+    );
+    const same = () => toolCall('find_customer', { email: secret });
+    const model = listModel([same(), same(), same(), { text: 'I could not find you.' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools: guarded, store: sessionStoreOf(store) });
+    const turn = await conversation.send(`my email is ${secret.length}`);
+    expect(turn.reply).toBe('I could not find you.');
+    expect(reached).toHaveLength(2);
+    const refused = turn.events.filter((event) => event.type === 'verdict' && !event.accepted);
+    expect(refused).toEqual([expect.objectContaining({ controller: 'repetition', action: 'tool:find_customer' })]);
+    const kept = JSON.stringify(await stored(conversation.sessionId));
+    expect(kept).not.toContain(secret);
+    expect(kept).toContain('no customer with email [redacted]');
   });
 });
