@@ -11,6 +11,7 @@ import { type BusinessApi, startBusinessApi } from '../../examples/business-api/
 import { startProcedureService } from '../../examples/procedure-service/procedure-service.js';
 import { PROCEDURE_TOOLS, PROCEDURES_DIR } from '../../examples/procedures/reference-replay.js';
 import { createModel } from '../../src/llm/resolve-model.js';
+import type { SessionEvent } from '../../src/dialog/session-events.js';
 import type { ToolSet } from '../../src/tools/tool.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
 
@@ -106,7 +107,7 @@ describe('the procedure web service example', () => {
     await service.close();
     const runStore = await openRunStore({ home });
     await sessionStoreOf(runStore).appendSessionEvents(sessionId, [
-      { type: 'user-message', turn: 2, text: 'email: grace@example.com', at: 0 },
+      { type: 'user-message', turn: 2, text: 'email: grace@example.com', at: 0 } satisfies SessionEvent,
     ]);
     await runStore.close();
     const again = await startProcedureService({ pdlFile, tools, model, home });
