@@ -106,9 +106,8 @@ describe('the procedure web service example', () => {
     const { sessionStoreOf } = await import('../../src/dialog/session-store.js');
     await service.close();
     const runStore = await openRunStore({ home });
-    await sessionStoreOf(runStore).appendSessionEvents(sessionId, [
-      { type: 'user-message', turn: 2, text: 'email: grace@example.com', at: 0 } satisfies SessionEvent,
-    ]);
+    const cut: SessionEvent = { type: 'user-message', turn: 2, text: 'email: grace@example.com', at: 0 };
+    await sessionStoreOf(runStore).appendSessionEvents(sessionId, [cut]);
     await runStore.close();
     const again = await startProcedureService({ pdlFile, tools, model, home });
     const answered = await post(`${again.url}/sessions/${sessionId}/messages`, { text: 'postal_code: 20500' });
