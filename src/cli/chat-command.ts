@@ -139,7 +139,7 @@ export async function chatCommand(
         return 'stop';
       }
       // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
-      if (input.isTTY !== true) output.text(inertText(`you> ${line}`));
+      if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
       show(line, await session.send(line, { signal }));
       return session.state.ended ? 'stop' : 'go';
     });
@@ -225,4 +225,10 @@ function eventPrinter(verbose: boolean, output: Output): (event: SessionEvent) =
     const line = formatSessionEvent(event);
     if (line !== undefined) output.log(line);
   };
+}
+
+/** A piped line as the transcript echoes it: a runaway line (100 MB of junk on stdin) is cut, not copied out. */
+function echoed(line: string): string {
+  const limit = 4_000;
+  return line.length <= limit ? line : `${line.slice(0, limit)}… (${line.length.toLocaleString('en-US')} characters)`;
 }

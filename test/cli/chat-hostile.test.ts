@@ -92,3 +92,19 @@ describe('session ids that are not ids', () => {
     }
   });
 });
+
+describe('runaway input on stdin', () => {
+  it('a 2 MB line of NULs is refused and echoed cut, and the session goes on', async () => {
+    const home = join(scratch, 'nul');
+    const chat = await weft(
+      ['chat', PDL, '--model', MODEL, '--home', home],
+      {},
+      `${'\u0000'.repeat(2_000_000)}\nhello\n`,
+    );
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain('cannot take that message: the message is 2,000,000 bytes');
+    expect(chat.stdout).toContain('… (2,000,000 characters)');
+    expect(chat.stdout.length).toBeLessThan(40_000);
+    expect(chat.stdout).toContain('you> hello');
+  });
+});
