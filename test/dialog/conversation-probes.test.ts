@@ -127,3 +127,34 @@ describe('secret arguments', () => {
     expect(kept).toContain('no customer with email [redacted]');
   });
 });
+
+describe('tools that misbehave', () => {
+  it('a thrown plain object, null-prototype object or 5 MB string becomes a short API error the bot is shown', async () => {
+    const thrown: unknown[] = [{ code: 42 }, Object.create(null), 'e'.repeat(5_000_000)];
+    const { tools } = countingTools();
+    let n = 0;
+    const throwing = tools.map((tool) => ({
+      ...tool,
+      async call() {
+        throw thrown[n++];
+      },
+    }));
+    const model = listModel([
+      toolCall('find_customer', { email: 'a' }),
+      toolCall('find_customer', { email: 'b' }),
+      toolCall('find_customer', { email: 'c' }),
+      { text: 'Sorry.' },
+    ]);
+    const conversation = await createConversation(refundPdl(), {
+      model,
+      tools: throwing,
+      store: sessionStoreOf(store),
+    });
+    const turn = await conversation.send('hi');
+    expect(turn.reply).toBe('Sorry.');
+    const errors = turn.events.flatMap((event) => (event.type === 'tool-result' ? [event.error ?? ''] : []));
+    expect(errors[0]).toBe('find_customer: threw {"code":42}');
+    expect(errors[1]).toBe('find_customer: threw {}');
+    expect(errors[2]).toMatch(/^find_customer: e{2000}… \[cut: 5,000,000 characters\]$/);
+  });
+});
