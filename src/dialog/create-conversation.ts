@@ -240,9 +240,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         // Controllers see the call as the state records it (secret arguments redacted): compared with the raw
         // arguments, a recorded call with a secret would never match, and repetition would never be caught.
         const seen: ProposedAction =
-          action.kind === 'tool'
-            ? { ...action, args: redactToolArgs(toolNamed(action.name), action.args) as JsonValue }
-            : action;
+          action.kind === 'tool' ? { ...action, args: shownArgs(toolNamed(action.name), action.args) } : action;
         for (const controller of controllers) {
           if (!controller.post) continue;
           const verdict = controller.post(seen, { pdl, state: fold.state });
@@ -299,7 +297,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         turn,
         callId: action.callId,
         name: action.name,
-        args: redactToolArgs(tool, action.args) as JsonValue,
+        args: shownArgs(tool, action.args),
         preconditionsMet,
       },
     ]);
@@ -445,7 +443,19 @@ function bindTools(pdl: Pdl, given: ConversationOptions['tools']): Tool[] {
 function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {
   if (action.kind === 'reply') return action;
   const tool = tools.find((candidate) => candidate.name === action.name);
-  return { ...action, args: redactToolArgs(tool, action.args) as JsonValue };
+  return { ...action, args: shownArgs(tool, action.args) };
+}
+
+/**
+ * Arguments as events record them: secret arguments redacted. Arguments that are not an object (text that did not
+ * parse as JSON, kept so the model can be shown its mistake) may hold a secret where no name says so: a tool with
+ * secret arguments gets none of that text recorded.
+ */
+function shownArgs(tool: Tool | undefined, args: JsonValue): JsonValue {
+  if (tool?.secretArgs?.length && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    return `${REDACTED} (not a JSON object)`;
+  }
+  return redactToolArgs(tool, args) as JsonValue;
 }
 
 /** The text with every secret argument's value (as sent) replaced by `[redacted]`. */

@@ -128,6 +128,20 @@ describe('secret arguments', () => {
   });
 });
 
+describe('secret arguments in text that did not parse', () => {
+  it('are not recorded: the arguments of a tool with secrets that are not an object are redacted whole', async () => {
+    const { tools } = countingTools();
+    const guarded = tools.map((tool) => (tool.name === 'find_customer' ? { ...tool, secretArgs: ['email'] } : tool));
+    const broken = '{"email": "ada.lovelace@secret.example", ';
+    const model = listModel([toolCall('find_customer', broken), { text: 'Could you repeat that?' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools: guarded, store: sessionStoreOf(store) });
+    await conversation.send('hi');
+    const kept = JSON.stringify(await stored(conversation.sessionId));
+    expect(kept).toContain('[redacted] (not a JSON object)');
+    expect(kept).not.toContain('ada.lovelace');
+  });
+});
+
 describe('tools that misbehave', () => {
   it('a thrown plain object, null-prototype object or 5 MB string becomes a short API error the bot is shown', async () => {
     const thrown: unknown[] = [{ code: 42 }, Object.create(null), 'e'.repeat(5_000_000)];
