@@ -22,7 +22,7 @@ import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { SessionEvent } from './session-events.js';
 import { toolArgsProblem } from './tool-args-check.js';
-import { refuseUserMessage } from './user-message-check.js';
+import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
 type NewEvent = Distribute<SessionEvent>;
@@ -384,7 +384,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           {
             type: 'user-message',
             turn: fold.turn + 1,
-            text: userMessage,
+            text: wellFormedMessage(userMessage),
             ...(sendOptions.oow ? { oow: sendOptions.oow } : {}),
           },
         ]);

@@ -5,21 +5,24 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/dialog/conversation.js';
 import type { SessionEvent } from '../../src/dialog/session-events.js';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
-import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
 
 /** A model that answers from a list of results, then with a plain reply. */
-function listModel(results: Partial<ChatResult>[]): ChatModel & { prompts: string[] } {
+function listModel(results: Partial<ChatResult>[]): ChatModel & { prompts: string[]; calls: ChatCall[] } {
   const prompts: string[] = [];
+  const calls: ChatCall[] = [];
   let index = 0;
   return {
     id: 'probe',
     kind: 'scripted',
     toolCalling: 'native',
     prompts,
+    calls,
     async generate(call) {
+      calls.push(call);
       prompts.push(`${call.system}\n${JSON.stringify(call.messages)}`);
       const next = results[index++] ?? { text: 'Done.' };
       return { text: '', usage: { inputTokens: 1, outputTokens: 1 }, model: 'probe', ...next };
@@ -139,6 +142,23 @@ describe('secret arguments in text that did not parse', () => {
     const kept = JSON.stringify(await stored(conversation.sessionId));
     expect(kept).toContain('[redacted] (not a JSON object)');
     expect(kept).not.toContain('ada.lovelace');
+  });
+});
+
+describe('user messages', () => {
+  it('a lone surrogate is kept as U+FFFD, so the history sent to the provider is well-formed text', async () => {
+    const { tools } = countingTools();
+    const model = listModel([{ text: 'Hello!' }, { text: 'Yes?' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, store: sessionStoreOf(store) });
+    expect((await conversation.send('hi \ud83d there')).reply).toBe('Hello!');
+    await conversation.send('and \ude00 again \ud83d\ude00');
+    const users = (await stored(conversation.sessionId)).flatMap((event) =>
+      event.type === 'user-message' ? [event.text] : [],
+    );
+    expect(users).toEqual(['hi \ufffd there', 'and \ufffd again \ud83d\ude00']);
+    const sent = model.calls[1]?.messages.map((message) => message.content).join('\n') ?? '';
+    expect(sent).toContain('hi \ufffd there');
+    expect(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(sent)).toBe(false);
   });
 });
 
