@@ -13,3 +13,8 @@ export const MAX_TOOL_ARGS_BYTES = 64_000;
 export const MAX_TOOL_ARGS_DEPTH = 32;
 /** Longest bot reply or thought kept, in characters; the rest is cut with a note (a runaway model, not a reply). */
 export const MAX_BOT_TEXT_CHARS = 64_000;
+/**
+ * Deepest API result kept as JSON; a deeper one is kept as its JSON text (what the model reads either way), since
+ * the store refuses values nested past 512 levels and a server may send anything.
+ */
+export const MAX_TOOL_RESULT_DEPTH = 64;

@@ -13,7 +13,7 @@ import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
 import { type Controller, type ProposedAction, actionLabel } from './controller.js';
-import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS } from './conversation-limits.js';
+import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
 import { missingPreconditions } from './dependency-controller.js';
 import { succeededApis } from './dialog-state.js';
@@ -21,7 +21,7 @@ import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { SessionEvent } from './session-events.js';
-import { toolArgsProblem } from './tool-args-check.js';
+import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
 import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
@@ -325,7 +325,9 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             callId: action.callId,
             name: action.name,
             ok: true,
-            result: outcome.result,
+            result: nestsDeeperThan(outcome.result, MAX_TOOL_RESULT_DEPTH)
+              ? JSON.stringify(outcome.result)
+              : outcome.result,
             ms: Math.round(outcome.durationMs),
           }
         : {

@@ -19,11 +19,16 @@ export function toolArgsProblem(args: unknown): string | undefined {
   return undefined;
 }
 
-function tooDeep(value: unknown, depth: number): boolean {
+/** Whether collections in the value nest more than `limit` deep (recursion stops at the limit). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  return tooDeep(value, 0, limit);
+}
+
+function tooDeep(value: unknown, depth: number, limit = MAX_TOOL_ARGS_DEPTH): boolean {
   if (value === null || typeof value !== 'object') return false;
-  if (depth >= MAX_TOOL_ARGS_DEPTH) return true;
+  if (depth >= limit) return true;
   for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    if (tooDeep(child, depth + 1)) return true;
+    if (tooDeep(child, depth + 1, limit)) return true;
   }
   return false;
 }

@@ -8,6 +8,7 @@ import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
+import type { JsonValue } from '../../src/tools/tool.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
 
 /** A model that answers from a list of results, then with a plain reply. */
@@ -190,5 +191,24 @@ describe('tools that misbehave', () => {
     expect(errors[0]).toBe('find_customer: threw {"code":42}');
     expect(errors[1]).toBe('find_customer: threw {}');
     expect(errors[2]).toMatch(/^find_customer: e{2000}… \[cut: 5,000,000 characters\]$/);
+  });
+
+  it('a result nested 1,000 deep does not break the turn', async () => {
+    const { tools } = countingTools();
+    let deep: JsonValue = 'bottom';
+    for (let i = 0; i < 1000; i++) deep = { a: deep };
+    const deepTools = tools.map((tool) => ({ ...tool, call: async () => deep }));
+    const model = listModel([toolCall('find_customer', { email: 'a' }), { text: 'Found.' }]);
+    const conversation = await createConversation(refundPdl(), {
+      model,
+      tools: deepTools,
+      store: sessionStoreOf(store),
+    });
+    const turn = await conversation.send('hi');
+    expect(turn.reply).toBe('Found.');
+    const result = turn.events.find((event) => event.type === 'tool-result');
+    expect(result).toMatchObject({ ok: true, result: expect.stringMatching(/^\{"a":\{"a":.*"bottom"\}+$/) });
+    // The model read the same JSON text it would have read from the object.
+    expect(model.calls[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: JSON.stringify(deep) });
   });
 });
