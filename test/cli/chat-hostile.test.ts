@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatSessionEvent, formatTranscriptEntry } from '../../src/dialog/transcript.js';
-import { CHAT_MODEL as MODEL, CHAT_PDL as PDL } from './chat-harness.js';
+import { CHAT_MODEL as MODEL, CHAT_PDL as PDL, reachedApis, startChat, until } from './chat-harness.js';
 import { cli as weft } from './cli-harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'weft-chat-hostile-'));
@@ -106,5 +106,45 @@ describe('runaway input on stdin', () => {
     expect(chat.stdout).toContain('… (2,000,000 characters)');
     expect(chat.stdout.length).toBeLessThan(40_000);
     expect(chat.stdout).toContain('you> hello');
+  });
+});
+
+describe('kill -9 while the model is thinking', () => {
+  it('the resume finishes the cut turn once, with the message recorded once', async () => {
+    const home = join(scratch, 'kill-model');
+    const log = join(scratch, 'kill-model.jsonl');
+    const chat = startChat([PDL, '--model', 'sim:seed=1,latency=fixed(600000)', '--home', home], {
+      WEFT_TEST_API_LOG: log,
+    });
+    await until(() => /session (s-[\w-]+)/.test(chat.stderr), 'the session id', chat);
+    const sessionId = /session (s-[\w-]+)/.exec(chat.stderr)?.[1] as string;
+    chat.child.stdin?.write('email: ada@example.com, order_id: O-3\n');
+    await until(() => chat.stdout.includes('you> email'), 'the message taken', chat);
+    // The user message is recorded before the model is asked; give the store write a moment by polling it.
+    for (let tries = 0; tries < 40; tries++) {
+      const shown = await weft(['show-session', sessionId, '--home', home, '--json']);
+      if (shown.stdout.includes('"role": "user"')) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    chat.child.kill('SIGKILL');
+    expect((await chat.exited).signal).toBe('SIGKILL');
+    expect(reachedApis(log)).toEqual([]);
+
+    const resumed = await weft(
+      ['chat', '--session', sessionId, '--home', home, '--model', MODEL, '--json'],
+      { WEFT_TEST_API_LOG: log },
+      '',
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('finishing the turn that was cut short');
+    expect(reachedApis(log)).toEqual(['find_customer', 'get_order', 'refund_order']);
+    const shown = JSON.parse((await weft(['show-session', sessionId, '--home', home, '--json'])).stdout) as {
+      transcript: { role: string; turn: number }[];
+    };
+    const turns = shown.transcript.filter((entry) => entry.role === 'user' || entry.role === 'bot');
+    expect(turns.map((entry) => [entry.role, entry.turn])).toEqual([
+      ['user', 1],
+      ['bot', 1],
+    ]);
   });
 });
