@@ -69,6 +69,12 @@ export async function chatCommand(
   const controllerMode: ControllerMode =
     flags.controllers === false ? 'none' : flags.postControllers === false ? 'pre-only' : 'all';
   const maxActionsPerTurn = integerFlag('max-actions', flags.maxActions, { min: 1 });
+  // Checked here too so that the message names the flag, not the library option, before anything is opened.
+  if (maxActionsPerTurn !== undefined && maxActionsPerTurn > 100) {
+    throw new WeftError('BAD_INPUT', `--max-actions expects an integer from 1 to 100, got ${maxActionsPerTurn}`, {
+      location: { field: '--max-actions' },
+    });
+  }
   const context = await loadContext(flags);
   const runStore = await openStore(context);
   const store = sessionStoreOf(runStore);

@@ -93,6 +93,18 @@ describe('session ids that are not ids', () => {
   });
 });
 
+describe('flags out of range', () => {
+  it('--max-actions 1000 is refused naming the flag, exit 2', async () => {
+    const run = await weft(
+      ['chat', PDL, '--model', MODEL, '--home', join(scratch, 'max'), '--max-actions', '1000'],
+      {},
+      '',
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--max-actions expects an integer from 1 to 100, got 1000');
+  });
+});
+
 describe('runaway input on stdin', () => {
   it('a 2 MB line of NULs is refused and echoed cut, and the session goes on', async () => {
     const home = join(scratch, 'nul');
