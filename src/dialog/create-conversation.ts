@@ -132,22 +132,26 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     ]);
   } else {
     await record([{ type: 'session-resume', pdlSha256: pdl.sha256, model: options.model.id }]);
-    // A call that started but has no result: its effect is unknown, and repeating it could do it twice.
-    const unfinished = [...fold.unfinishedCalls];
-    if (unfinished.length > 0) {
-      await record(
-        unfinished.map((call) => ({
-          type: 'tool-result' as const,
-          turn: call.turn,
-          callId: call.callId,
-          name: call.name,
-          ok: false,
-          error: INTERRUPTED_CALL,
-          ms: 0,
-        })),
-      );
-    }
   }
+
+  // A call that started but has no result (a crash, or a send aborted mid-call in this process): its effect is
+  // unknown, and repeating it could do it twice. It is given a result saying so, which the history needs too.
+  const settleUnfinished = async (): Promise<SessionEvent[]> => {
+    const unfinished = [...fold.unfinishedCalls];
+    if (unfinished.length === 0) return [];
+    return record(
+      unfinished.map((call) => ({
+        type: 'tool-result' as const,
+        turn: call.turn,
+        callId: call.callId,
+        name: call.name,
+        ok: false,
+        error: INTERRUPTED_CALL,
+        ms: 0,
+      })),
+    );
+  };
+  if (options.sessionId !== undefined) await settleUnfinished();
 
   let busy = false;
 
@@ -399,7 +403,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     continueTurn(sendOptions = {}) {
       return guard(async () => {
         if (!fold.pendingTurn) throw new WeftError('BAD_INPUT', `session ${sessionId} has no turn waiting for a reply`);
-        const result = await runTurn([], sendOptions.signal ?? options.signal);
+        const result = await runTurn(await settleUnfinished(), sendOptions.signal ?? options.signal);
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;

@@ -163,6 +163,36 @@ describe('user messages', () => {
   });
 });
 
+describe('a send aborted in the middle of an API call', () => {
+  it('continueTurn on the same conversation records the call as interrupted, never repeats it, and the history is whole', async () => {
+    const { tools } = countingTools();
+    const abort = new AbortController();
+    let reached = 0;
+    const hanging = tools.map((tool) =>
+      tool.name === 'find_customer'
+        ? {
+            ...tool,
+            call: () => {
+              reached++;
+              abort.abort();
+              return new Promise<JsonValue>(() => {});
+            },
+          }
+        : tool,
+    );
+    const model = listModel([toolCall('find_customer', { email: 'a' }, 'c-1'), { text: 'Let me check again later.' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools: hanging, store: sessionStoreOf(store) });
+    await expect(conversation.send('email a', { signal: abort.signal })).rejects.toThrow();
+    expect(conversation.pendingTurn).toBe(true);
+    const turn = await conversation.continueTurn();
+    expect(turn.reply).toBe('Let me check again later.');
+    expect(reached).toBe(1);
+    expect(turn.events[0]).toMatchObject({ type: 'tool-result', callId: 'c-1', ok: false });
+    expect((turn.events[0] as { error?: string }).error).toContain('not repeated');
+    expect(model.calls[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c-1', isError: true });
+  });
+});
+
 describe('tools that misbehave', () => {
   it('a thrown plain object, null-prototype object or 5 MB string becomes a short API error the bot is shown', async () => {
     const thrown: unknown[] = [{ code: 42 }, Object.create(null), 'e'.repeat(5_000_000)];
