@@ -142,6 +142,7 @@ export { formatFieldPath, type FieldPath, type PathIssue } from './text/source-l
 export { describeTypeMismatch, valueAt } from './text/describe-value.js';
 export { closestWord } from './text/edit-distance.js';
 export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
+export { inertText } from './text/inert-text.js';
 
 // Tools (issue 12): http, module and mcp tools under one contract; tools files and `tools:` sections; one call with
 // validation, timeout, concurrency cap, retries and a result cap.

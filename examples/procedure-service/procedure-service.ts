@@ -42,7 +42,9 @@ export async function startProcedureService(options: ProcedureServiceOptions): P
   const pdl = await loadPdlFile(options.pdlFile);
   const runStore = await openRunStore({ home: options.home });
   const store = sessionStoreOf(runStore);
-  const live = new Map<string, Conversation>();
+  // Promises, not conversations: two requests for a session not yet held must share one take-up, or each would
+  // make its own Conversation and their turns would interleave in the session.
+  const live = new Map<string, Promise<Conversation>>();
   const open = (sessionId?: string) =>
     createConversation(pdl, {
       model: options.model,
@@ -52,19 +54,22 @@ export async function startProcedureService(options: ProcedureServiceOptions): P
     });
 
   async function conversationOf(sessionId: string): Promise<Conversation | undefined> {
-    const held = live.get(sessionId);
-    if (held) return held;
-    if (!(await store.getSession(sessionId))) return undefined;
-    const resumed = await open(sessionId);
-    live.set(sessionId, resumed);
-    return resumed;
+    let held = live.get(sessionId);
+    if (!held) {
+      if (!(await store.getSession(sessionId))) return undefined;
+      held = live.get(sessionId) ?? open(sessionId);
+      live.set(sessionId, held);
+      // A failed take-up is not kept: the next request tries again.
+      held.catch(() => live.delete(sessionId));
+    }
+    return held;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method === 'POST' && path === '/sessions') {
       const conversation = await open();
-      live.set(conversation.sessionId, conversation);
+      live.set(conversation.sessionId, Promise.resolve(conversation));
       return send(res, 201, { sessionId: conversation.sessionId });
     }
     const match = /^\/sessions\/([\w.:-]{1,128})(\/messages)?$/.exec(path);
@@ -82,8 +87,11 @@ export async function startProcedureService(options: ProcedureServiceOptions): P
     const conversation = await conversationOf(sessionId);
     if (!conversation) return send(res, 404, { error: `no session ${sessionId}` });
     if (conversation.state.ended) return send(res, 410, { error: `session ${sessionId} has ended` });
-    const turn = conversation.pendingTurn ? await conversation.continueTurn() : await conversation.send(body.text);
-    const toolCalls = turn.events.flatMap((event) =>
+    // A turn a crash cut short is finished first; the new message is then answered, not dropped.
+    const cut = conversation.pendingTurn ? await conversation.continueTurn() : undefined;
+    const turn = cut?.ended ? cut : await conversation.send(body.text);
+    const events = cut && cut !== turn ? [...cut.events, ...turn.events] : turn.events;
+    const toolCalls = events.flatMap((event) =>
       event.type === 'tool-result' ? [{ name: event.name, ok: event.ok }] : [],
     );
     return send(res, 200, { reply: turn.reply, ended: turn.ended, toolCalls });
@@ -104,7 +112,9 @@ export async function startProcedureService(options: ProcedureServiceOptions): P
     url: `http://127.0.0.1:${port}`,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([...live.values()].map((conversation) => conversation.close()));
+      await Promise.all(
+        [...live.values()].map((held) => held.then((conversation) => conversation.close()).catch(() => {})),
+      );
       await runStore.close();
     },
   };

@@ -13,6 +13,7 @@ import {
   createConversation,
   formatSessionEvent,
   formatTranscriptEntry,
+  inertText,
   loadPdlFile,
   type SessionEvent,
   sessionStoreOf,
@@ -23,6 +24,7 @@ import {
 import { loadContext, loadModel, openStore } from './context.js';
 import { integerFlag } from './flags.js';
 import { loadRunTools } from './load-run-tools.js';
+import { sessionIdArgument } from './session-id-argument.js';
 import type { Output } from './output.js';
 
 export interface ChatFlags {
@@ -63,9 +65,16 @@ export async function chatCommand(
       },
     );
   }
+  if (flags.session !== undefined) sessionIdArgument(flags.session, '--session');
   const controllerMode: ControllerMode =
     flags.controllers === false ? 'none' : flags.postControllers === false ? 'pre-only' : 'all';
   const maxActionsPerTurn = integerFlag('max-actions', flags.maxActions, { min: 1 });
+  // Checked here too so that the message names the flag, not the library option, before anything is opened.
+  if (maxActionsPerTurn !== undefined && maxActionsPerTurn > 100) {
+    throw new WeftError('BAD_INPUT', `--max-actions expects an integer from 1 to 100, got ${maxActionsPerTurn}`, {
+      location: { field: '--max-actions' },
+    });
+  }
   const context = await loadContext(flags);
   const runStore = await openStore(context);
   const store = sessionStoreOf(runStore);
@@ -101,7 +110,9 @@ export async function chatCommand(
     });
     const session = conversation;
     output.log(
-      `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
+      inertText(
+        `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
+      ),
     );
     if (session.pdlChanged) output.log(`note: ${pdlPath} changed since the session started`);
     if (record && !output.json) {
@@ -115,7 +126,7 @@ export async function chatCommand(
       const toolCalls = result.events.filter((event) => event.type === 'tool-call').length;
       const rejections = result.events.filter((event) => event.type === 'verdict' && !event.accepted).length;
       turns.push({ turn: session.state.turn, user, reply: result.reply, toolCalls, rejections });
-      output.text(`bot> ${result.reply}`);
+      output.text(inertText(`bot> ${result.reply}`));
     };
     if (session.pendingTurn && !session.state.ended) {
       output.log('finishing the turn that was cut short…');
@@ -134,7 +145,7 @@ export async function chatCommand(
         return 'stop';
       }
       // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
-      if (input.isTTY !== true) output.text(`you> ${line}`);
+      if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
       show(line, await session.send(line, { signal }));
       return session.state.ended ? 'stop' : 'go';
     });
@@ -220,4 +231,10 @@ function eventPrinter(verbose: boolean, output: Output): (event: SessionEvent) =
     const line = formatSessionEvent(event);
     if (line !== undefined) output.log(line);
   };
+}
+
+/** A piped line as the transcript echoes it: a runaway line (100 MB of junk on stdin) is cut, not copied out. */
+function echoed(line: string): string {
+  const limit = 4_000;
+  return line.length <= limit ? line : `${line.slice(0, limit)}… (${line.length.toLocaleString('en-US')} characters)`;
 }

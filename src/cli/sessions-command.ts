@@ -5,6 +5,7 @@
  */
 import {
   formatTranscriptEntry,
+  inertText,
   ownerState,
   type SessionEvent,
   type SessionRecord,
@@ -14,6 +15,7 @@ import {
 } from '../index.js';
 import { loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
+import { sessionIdArgument } from './session-id-argument.js';
 
 interface SessionsFlags {
   readonly home?: string;
@@ -47,7 +49,9 @@ export async function sessionsCommand(flags: SessionsFlags, output: Output): Pro
     if (rows.length === 0) output.text(`no sessions in ${storePlace(context)}`);
     for (const row of rows) {
       output.text(
-        `${row.sessionId}  ${row.status.padEnd(6)} ${String(row.turns).padStart(3)} turns  ${row.createdAt}  ${row.procedure}`,
+        inertText(
+          `${row.sessionId}  ${row.status.padEnd(6)} ${String(row.turns).padStart(3)} turns  ${row.createdAt}  ${row.procedure}`,
+        ),
       );
     }
     return 0;
@@ -61,6 +65,7 @@ export async function showSessionCommand(
   flags: SessionsFlags & { readonly verbose?: boolean },
   output: Output,
 ): Promise<number> {
+  sessionIdArgument(sessionId, '<sessionId>');
   const context = await loadContext(flags);
   const runStore = await openExistingStore(context);
   try {
@@ -91,9 +96,11 @@ export async function showSessionCommand(
       });
       return 0;
     }
-    output.text(`session ${sessionId} — ${session.procedure} (${shownStatus(session)})`);
+    output.text(inertText(`session ${sessionId} — ${session.procedure} (${shownStatus(session)})`));
     output.text(
-      `model ${session.model}${modelKind && modelKind !== 'real' ? ` (${modelKind})` : ''}, started ${session.createdAt}`,
+      inertText(
+        `model ${session.model}${modelKind && modelKind !== 'real' ? ` (${modelKind})` : ''}, started ${session.createdAt}`,
+      ),
     );
     output.text('');
     for (const entry of transcript.entries) {

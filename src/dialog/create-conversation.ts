@@ -9,12 +9,12 @@ import { costOf } from '../llm/pricing.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
-import { redactToolArgs } from '../tools/redact-tool-args.js';
+import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
 import { type Controller, type ProposedAction, actionLabel } from './controller.js';
+import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import { loadControllerModules } from './load-controller-modules.js';
-import { DEFAULT_MAX_ACTIONS_PER_TURN } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
 import { missingPreconditions } from './dependency-controller.js';
 import { succeededApis } from './dialog-state.js';
@@ -22,7 +22,8 @@ import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { SessionEvent } from './session-events.js';
-import { refuseUserMessage } from './user-message-check.js';
+import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
+import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
 type NewEvent = Distribute<SessionEvent>;
@@ -134,22 +135,26 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     ]);
   } else {
     await record([{ type: 'session-resume', pdlSha256: pdl.sha256, model: options.model.id }]);
-    // A call that started but has no result: its effect is unknown, and repeating it could do it twice.
-    const unfinished = [...fold.unfinishedCalls];
-    if (unfinished.length > 0) {
-      await record(
-        unfinished.map((call) => ({
-          type: 'tool-result' as const,
-          turn: call.turn,
-          callId: call.callId,
-          name: call.name,
-          ok: false,
-          error: INTERRUPTED_CALL,
-          ms: 0,
-        })),
-      );
-    }
   }
+
+  // A call that started but has no result (a crash, or a send aborted mid-call in this process): its effect is
+  // unknown, and repeating it could do it twice. It is given a result saying so, which the history needs too.
+  const settleUnfinished = async (): Promise<SessionEvent[]> => {
+    const unfinished = [...fold.unfinishedCalls];
+    if (unfinished.length === 0) return [];
+    return record(
+      unfinished.map((call) => ({
+        type: 'tool-result' as const,
+        turn: call.turn,
+        callId: call.callId,
+        name: call.name,
+        ok: false,
+        error: INTERRUPTED_CALL,
+        ms: 0,
+      })),
+    );
+  };
+  if (options.sessionId !== undefined) await settleUnfinished();
 
   let busy = false;
 
@@ -206,6 +211,11 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         failed = true;
         break;
       }
+      // The model's output is untrusted: arguments too large or deep to run or store are refused unseen by the
+      // controllers (which serialise them), and runaway text is cut.
+      const action = clipAction(decision.action);
+      const argsProblem = action.kind === 'tool' ? toolArgsProblem(action.args) : undefined;
+      const thought = decision.thought === undefined ? undefined : clipText(decision.thought);
       await collect([
         {
           type: 'model-call',
@@ -221,19 +231,26 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           type: 'decision',
           turn,
           attempt,
-          ...(decision.thought ? { thought: decision.thought } : {}),
-          action: logged(decision.action, tools),
+          ...(thought ? { thought } : {}),
+          action:
+            argsProblem && action.kind === 'tool'
+              ? { ...action, args: `[not recorded: ${argsProblem}]` }
+              : logged(action, tools),
         },
       ]);
-      const action = decision.action;
       const verdicts: NewEvent[] = [];
       const reasons: string[] = [];
       if (action.kind === 'reply' && action.text.trim() === '')
         reasons.push('the reply was empty: write what the user should read');
-      if (usePost) {
+      if (argsProblem) reasons.push(`${argsProblem}; the API was not called`);
+      else if (usePost) {
+        // Controllers see the call as the state records it (secret arguments redacted): compared with the raw
+        // arguments, a recorded call with a secret would never match, and repetition would never be caught.
+        const seen: ProposedAction =
+          action.kind === 'tool' ? { ...action, args: shownArgs(toolNamed(action.name), action.args) } : action;
         for (const controller of controllers) {
           if (!controller.post) continue;
-          const verdict = controller.post(action, { pdl, state: fold.state });
+          const verdict = controller.post(seen, { pdl, state: fold.state });
           verdicts.push({
             type: 'verdict',
             turn,
@@ -250,7 +267,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       if (reasons.length > 0) {
         rejections++;
         feedback.push(
-          `Your last proposal (${describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
+          `Your last proposal (${argsProblem && action.kind === 'tool' ? `a call of ${action.name}` : describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
         );
         continue;
       }
@@ -271,6 +288,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     return { reply: text, events: turnEvents, ended: fold.ended };
   };
 
+  const toolNamed = (name: string): Tool | undefined => tools.find((candidate) => candidate.name === name);
+
   const executeCall = async (
     action: Extract<ProposedAction, { kind: 'tool' }>,
     turn: number,
@@ -285,7 +304,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         turn,
         callId: action.callId,
         name: action.name,
-        args: redactToolArgs(tool, action.args) as JsonValue,
+        args: shownArgs(tool, action.args),
         preconditionsMet,
       },
     ]);
@@ -313,7 +332,9 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             callId: action.callId,
             name: action.name,
             ok: true,
-            result: outcome.result,
+            result: nestsDeeperThan(outcome.result, MAX_TOOL_RESULT_DEPTH)
+              ? JSON.stringify(outcome.result)
+              : outcome.result,
             ms: Math.round(outcome.durationMs),
           }
         : {
@@ -322,7 +343,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             callId: action.callId,
             name: action.name,
             ok: false,
-            error: outcome.error.message,
+            // An API's error may quote what it was sent (`card 4111… declined`): the secrets are not kept.
+            error: scrubSecrets(outcome.error.message, tool, action.args),
             ms: Math.round(outcome.durationMs),
           },
     ]);
@@ -371,7 +393,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           {
             type: 'user-message',
             turn: fold.turn + 1,
-            text: userMessage,
+            text: wellFormedMessage(userMessage),
             ...(sendOptions.oow ? { oow: sendOptions.oow } : {}),
           },
         ]);
@@ -384,7 +406,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     continueTurn(sendOptions = {}) {
       return guard(async () => {
         if (!fold.pendingTurn) throw new WeftError('BAD_INPUT', `session ${sessionId} has no turn waiting for a reply`);
-        const result = await runTurn([], sendOptions.signal ?? options.signal);
+        const result = await runTurn(await settleUnfinished(), sendOptions.signal ?? options.signal);
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;
@@ -430,7 +452,42 @@ function bindTools(pdl: Pdl, given: ConversationOptions['tools']): Tool[] {
 function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {
   if (action.kind === 'reply') return action;
   const tool = tools.find((candidate) => candidate.name === action.name);
-  return { ...action, args: redactToolArgs(tool, action.args) as JsonValue };
+  return { ...action, args: shownArgs(tool, action.args) };
+}
+
+/**
+ * Arguments as events record them: secret arguments redacted. Arguments that are not an object (text that did not
+ * parse as JSON, kept so the model can be shown its mistake) may hold a secret where no name says so: a tool with
+ * secret arguments gets none of that text recorded.
+ */
+function shownArgs(tool: Tool | undefined, args: JsonValue): JsonValue {
+  if (tool?.secretArgs?.length && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    return `${REDACTED} (not a JSON object)`;
+  }
+  return redactToolArgs(tool, args) as JsonValue;
+}
+
+/** The text with every secret argument's value (as sent) replaced by `[redacted]`. */
+function scrubSecrets(text: string, tool: Tool, args: JsonValue): string {
+  if (!tool.secretArgs?.length || args === null || typeof args !== 'object' || Array.isArray(args)) return text;
+  let shown = text;
+  for (const name of tool.secretArgs) {
+    const value = (args as Record<string, JsonValue>)[name];
+    if (value === undefined || value === null) continue;
+    const secret = typeof value === 'string' ? value : JSON.stringify(value);
+    // Shorter values (a 1-digit PIN) would blot out unrelated text; they are too short to be worth the noise.
+    if (secret.length >= 4) shown = shown.replaceAll(secret, REDACTED);
+  }
+  return shown;
+}
+
+function clipText(text: string): string {
+  if (text.length <= MAX_BOT_TEXT_CHARS) return text;
+  return `${text.slice(0, MAX_BOT_TEXT_CHARS)}… [cut: ${(text.length - MAX_BOT_TEXT_CHARS).toLocaleString('en-US')} more characters]`;
+}
+
+function clipAction(action: ProposedAction): ProposedAction {
+  return action.kind === 'reply' ? { ...action, text: clipText(action.text) } : action;
 }
 
 function describe(action: ProposedAction): string {

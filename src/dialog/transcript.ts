@@ -2,6 +2,7 @@
  * A session as people read it (`weft show-session`, `weft chat --verbose`): its events folded into transcript
  * entries with totals (pure). Thoughts, guidance and accepted verdicts are detail that only the verbose view shows.
  */
+import { inertText } from '../text/inert-text.js';
 import type { JsonValue } from '../tools/tool.js';
 import type { OowTag, SessionEvent } from './session-events.js';
 
@@ -148,8 +149,16 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
   };
 }
 
-/** One entry as a line of text; undefined for detail the non-verbose view leaves out. */
+/**
+ * One entry as a line of text; undefined for detail the non-verbose view leaves out. Made inert: users, models
+ * and servers supply its text, and it goes to a terminal.
+ */
 export function formatTranscriptEntry(entry: TranscriptEntry, verbose: boolean): string | undefined {
+  const line = entryLine(entry, verbose);
+  return line === undefined ? undefined : inertText(line);
+}
+
+function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined {
   switch (entry.role) {
     case 'user':
       return `user> ${entry.text}${entry.oow ? `   [out of workflow: ${entry.oow.category}/${entry.oow.subtype}]` : ''}`;
@@ -185,6 +194,11 @@ function clip(text: string, limit: number): string {
 
 /** One event as the live `--verbose` view shows it (detail only: user messages and replies are printed apart). */
 export function formatSessionEvent(event: SessionEvent): string | undefined {
+  const line = eventLine(event);
+  return line === undefined ? undefined : inertText(line);
+}
+
+function eventLine(event: SessionEvent): string | undefined {
   switch (event.type) {
     case 'guidance':
       return `  (${event.controller}) ${event.text.replaceAll('\n', '\n    ')}`;

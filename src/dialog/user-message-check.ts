@@ -27,3 +27,14 @@ export function refuseUserMessage(text: string): string | undefined {
     return 'the message looks like binary data, not text';
   return undefined;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The message as the session keeps it: a lone surrogate (half of an emoji cut by a careless client) becomes U+FFFD.
+ * Kept as it was, it is sent to the provider with every later turn, and a provider that refuses ill-formed text
+ * would fail every one of them: the session could never go on.
+ */
+export function wellFormedMessage(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}

@@ -143,7 +143,7 @@ async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signa
  * name. Retryable when the tool says so (`retryable: true` on what it threw) or it timed out.
  */
 function toolError(toolName: string, caught: unknown): WeftError {
-  const message = caught instanceof Error ? caught.message : String(caught);
+  const message = thrownMessage(caught);
   const named = message.startsWith(`${toolName}:`) ? message : `${toolName}: ${message}`;
   if (isWeftError(caught)) {
     if (caught.code === 'TOOL' || caught.code === 'TIMEOUT') {
@@ -156,6 +156,36 @@ function toolError(toolName: string, caught: unknown): WeftError {
   const retryable =
     typeof caught === 'object' && caught !== null && (caught as { retryable?: unknown }).retryable === true;
   return new WeftError('TOOL', named, { cause: caught, retryable });
+}
+
+/** Longest error message kept from a tool: it goes to the model, the log and the terminal. */
+const MAX_ERROR_CHARS = 2_000;
+
+/**
+ * What a tool threw, as one message of bounded length. Tools throw anything: `{ code: 42 }` (which String() makes
+ * "[object Object]"), a null-prototype object (which String() cannot convert: it throws), 50 MB of text.
+ */
+function thrownMessage(caught: unknown): string {
+  let message: string;
+  if (caught instanceof Error) message = String(caught.message);
+  else if (typeof caught === 'string') message = caught;
+  else if (
+    typeof caught === 'object' &&
+    caught !== null &&
+    typeof (caught as { message?: unknown }).message === 'string'
+  )
+    message = (caught as { message: string }).message;
+  else {
+    try {
+      message =
+        typeof caught === 'object' && caught !== null ? `threw ${JSON.stringify(caught)}` : `threw ${String(caught)}`;
+    } catch {
+      message = `threw ${Object.prototype.toString.call(caught)}`;
+    }
+  }
+  return message.length <= MAX_ERROR_CHARS
+    ? message
+    : `${message.slice(0, MAX_ERROR_CHARS)}… [cut: ${message.length.toLocaleString('en-US')} characters]`;
 }
 
 /**

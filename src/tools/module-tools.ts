@@ -3,6 +3,7 @@
  * their export (or their `name`). The module is imported on first use only. A `.ts` module needs a TypeScript
  * loader: the running one (node --import tsx, vitest), else tsx's API when tsx is installed.
  */
+import { existsSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WeftError } from '../errors.js';
@@ -40,7 +41,8 @@ async function importModule(file: string, shown: string): Promise<Record<string,
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && TS_EXTENSIONS.has(extname(file))) return importTypeScript(url, shown);
-    if (code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(file)) {
+    // Not the module's own missing import ("Cannot find package 'zod' imported from <file>" names the file too).
+    if (code === 'ERR_MODULE_NOT_FOUND' && !existsSync(file)) {
       throw new WeftError('BAD_INPUT', `Tools module ${shown} does not exist (${file})`, {
         cause: error,
         location: { file: shown },

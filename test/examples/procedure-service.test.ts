@@ -11,6 +11,7 @@ import { type BusinessApi, startBusinessApi } from '../../examples/business-api/
 import { startProcedureService } from '../../examples/procedure-service/procedure-service.js';
 import { PROCEDURE_TOOLS, PROCEDURES_DIR } from '../../examples/procedures/reference-replay.js';
 import { createModel } from '../../src/llm/resolve-model.js';
+import type { SessionEvent } from '../../src/dialog/session-events.js';
 import type { ToolSet } from '../../src/tools/tool.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
 
@@ -68,5 +69,55 @@ describe('the procedure web service example', () => {
       404,
     );
     await service.close();
+  });
+
+  it('messages at once to a session it took up again: each is answered or told to wait (409), turns stay in order', async () => {
+    const model = await createModel('sim:seed=1,latency=fixed(0)');
+    let service = await startProcedureService({ pdlFile, tools, model, home });
+    const sessionId = (await post(`${service.url}/sessions`)).json.sessionId as string;
+    await post(`${service.url}/sessions/${sessionId}/messages`, { text: 'I want to return my webcam' });
+    await service.close();
+    service = await startProcedureService({ pdlFile, tools, model, home });
+    const say = (text: string) => post(`${service.url}/sessions/${sessionId}/messages`, { text });
+    // Whether they overlap depends on timing; either way no turn may interleave with another.
+    const all = await Promise.all(Array.from({ length: 6 }, () => say('email: grace@example.com')));
+    const answered = all.filter((response) => response.status === 200).length;
+    expect(all.every((response) => response.status === 200 || response.status === 409)).toBe(true);
+    expect(answered).toBeGreaterThan(0);
+    const transcript = (await (await fetch(`${service.url}/sessions/${sessionId}`)).json()) as {
+      transcript: { role: string; turn: number }[];
+    };
+    const roles = transcript.transcript.filter((entry) => entry.role === 'user' || entry.role === 'bot');
+    const expected = Array.from({ length: answered + 1 }, (_, i) => [
+      ['user', i + 1],
+      ['bot', i + 1],
+    ]).flat();
+    expect(roles.map((entry) => [entry.role, entry.turn])).toEqual(expected);
+    await service.close();
+  });
+
+  it('a turn cut short by a restart is finished, and the new message is then answered, not dropped', async () => {
+    const model = await createModel('sim:seed=1,latency=fixed(0)');
+    const service = await startProcedureService({ pdlFile, tools, model, home });
+    const sessionId = (await post(`${service.url}/sessions`)).json.sessionId as string;
+    await post(`${service.url}/sessions/${sessionId}/messages`, { text: 'I want to return my webcam' });
+    // A turn with its user message and no reply: what a crash in the middle of a turn leaves.
+    const { openRunStore } = await import('../../src/store/open-store.js');
+    const { sessionStoreOf } = await import('../../src/dialog/session-store.js');
+    await service.close();
+    const runStore = await openRunStore({ home });
+    const cut: SessionEvent = { type: 'user-message', turn: 2, text: 'email: grace@example.com', at: 0 };
+    await sessionStoreOf(runStore).appendSessionEvents(sessionId, [cut]);
+    await runStore.close();
+    const again = await startProcedureService({ pdlFile, tools, model, home });
+    const answered = await post(`${again.url}/sessions/${sessionId}/messages`, { text: 'postal_code: 20500' });
+    expect(answered.status).toBe(200);
+    const transcript = (await (await fetch(`${again.url}/sessions/${sessionId}`)).json()) as {
+      transcript: { role: string; turn: number; text?: string }[];
+    };
+    const users = transcript.transcript.filter((entry) => entry.role === 'user').map((entry) => entry.text);
+    expect(users).toEqual(['I want to return my webcam', 'email: grace@example.com', 'postal_code: 20500']);
+    expect(transcript.transcript.filter((entry) => entry.role === 'bot')).toHaveLength(3);
+    await again.close();
   });
 });

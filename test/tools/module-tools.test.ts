@@ -82,6 +82,12 @@ describe('loadModuleTools', () => {
     const absent = await loadError('absent.mjs', { baseDir: scratch });
     expect(absent.code).toBe('BAD_INPUT');
     expect(absent.message).toMatch(/^Tools module absent\.mjs does not exist/);
+    // A module that exists but imports a package that is not installed: its import failed, it is not absent.
+    writeFileSync(join(scratch, 'needs-package.mjs'), "import 'weft-no-such-package';\nexport const x = 1;\n");
+    const needs = await loadError('needs-package.mjs', { baseDir: scratch });
+    expect(needs.message).toMatch(
+      /^Tools module needs-package\.mjs failed to load: Cannot find package 'weft-no-such-package'/,
+    );
   });
 
   it('refuses duplicate and invalid tool names, and schemas JSON Schema cannot say (a bigint)', async () => {
