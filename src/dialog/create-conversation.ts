@@ -12,7 +12,13 @@ import { callTool } from '../tools/call-tool.js';
 import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
-import { type Controller, type ProposedAction, actionLabel } from './controller.js';
+import {
+  type Controller,
+  type ControllerContext,
+  type ProposedAction,
+  type Verdict,
+  actionLabel,
+} from './controller.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import { loadControllerModules } from './load-controller-modules.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
@@ -177,7 +183,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       const context = { pdl, state: fold.state };
       const guidance: NewEvent[] = [];
       for (const controller of controllers) {
-        const text = controller.pre?.(context);
+        const text = runPre(controller, context);
         if (text) guidance.push({ type: 'guidance', turn, attempt, controller: controller.name, text });
       }
       if (guidance.length > 0) await collect(guidance);
@@ -250,7 +256,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           action.kind === 'tool' ? { ...action, args: shownArgs(toolNamed(action.name), action.args) } : action;
         for (const controller of controllers) {
           if (!controller.post) continue;
-          const verdict = controller.post(seen, { pdl, state: fold.state });
+          const verdict = runPost(controller, seen, { pdl, state: fold.state });
           verdicts.push({
             type: 'verdict',
             turn,
@@ -497,4 +503,35 @@ function describe(action: ProposedAction): string {
 
 function sameOwner(a: RunOwner, b: RunOwner): boolean {
   return a.pid === b.pid && a.host === b.host;
+}
+
+/** A user's controller that throws gives no guidance; the turn goes on. */
+function runPre(controller: Controller, context: ControllerContext): string | undefined {
+  try {
+    const text = controller.pre?.(context);
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A controller that throws, or answers something that is not a verdict, refuses the action: a broken check must
+ * not let a call through (fail closed), and the reason says so.
+ */
+function runPost(controller: Controller, action: ProposedAction, context: ControllerContext): Verdict {
+  try {
+    const verdict = controller.post?.(action, context) ?? { accepted: true };
+    if (verdict && typeof verdict === 'object' && verdict.accepted === true) return { accepted: true };
+    if (verdict && typeof verdict === 'object' && verdict.accepted === false) {
+      return { accepted: false, reason: String(verdict.reason ?? 'refused').slice(0, 2000) };
+    }
+    return { accepted: false, reason: `controller ${controller.name} answered no verdict; the action was not taken` };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      accepted: false,
+      reason: `controller ${controller.name} failed (${message.slice(0, 500)}); the action was not taken`,
+    };
+  }
 }

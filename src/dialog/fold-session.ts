@@ -27,7 +27,8 @@ export class SessionFold {
   turn = 0;
   ended = false;
   pendingTurn = false;
-  readonly slots: Record<string, JsonValue> = {};
+  // No prototype: a `__proto__` field in an argument or a result is a slot like any other, not a prototype.
+  readonly slots: Record<string, JsonValue> = Object.create(null) as Record<string, JsonValue>;
   readonly calls: ApiCallRecord[] = [];
   readonly decisions: ControllerDecisionRecord[] = [];
   readonly history: ChatMessage[] = [];

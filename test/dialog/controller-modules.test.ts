@@ -54,3 +54,43 @@ describe("a user's controller modules (controllers.modules in a PDL file)", () =
     ).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('is not a controller') });
   });
 });
+
+describe('a controller that throws', () => {
+  it('refuses the action it could not judge (fail closed) and gives no guidance; the session goes on', async () => {
+    const { tools, calls } = countingTools();
+    const broken = {
+      name: 'broken',
+      pre: () => {
+        throw new Error('pre exploded');
+      },
+      post: (action: { kind: string }) => {
+        if (action.kind === 'tool') throw new Error('post exploded');
+        return { accepted: true as const };
+      },
+    };
+    const model = scriptedModel([{ toolCalls: [{ name: 'find_customer', args: { email: 'a' } }] }, { text: 'Sorry.' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools, controllers: [broken] });
+    const turn = await conversation.send('hi');
+    expect(calls).toHaveLength(0);
+    expect(turn.reply).toBe('Sorry.');
+    const refused = turn.events.find(
+      (event) => event.type === 'verdict' && event.controller === 'broken' && !event.accepted,
+    );
+    expect(refused).toMatchObject({ reason: expect.stringContaining('post exploded') });
+  });
+
+  it('keeps a __proto__ field of a result as a slot, not a prototype', async () => {
+    const { tools } = countingTools();
+    const odd = {
+      ...tools[0]!,
+      call: async () => JSON.parse('{"__proto__": {"polluted": true}, "customer_id": "C-9"}'),
+    };
+    const model = scriptedModel([{ toolCalls: [{ name: 'find_customer', args: { email: 'a' } }] }, { text: 'ok' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools: [odd, ...tools.slice(1)] });
+    await conversation.send('hi');
+    const slots = conversation.state.slots as Record<string, unknown>;
+    expect(slots.customer_id).toBe('C-9');
+    expect((slots as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+});
