@@ -16,6 +16,7 @@
  *   since every session would fail the same way; an abort stops it and the report says `cancelled`.
  */
 import { setMaxListeners } from 'node:events';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -114,6 +115,9 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
   const reports: { index: number; report: SessionReport }[] = [];
   const queue = new PQueue({ concurrency });
   const runOne = async (index: number): Promise<void> => {
+    // Zero-latency models (sim, scripted) never wait on I/O: without this, a batch runs in one stretch of promise
+    // callbacks, and Ctrl-C, SIGTERM and timers are handled only after the last session.
+    await yieldToEventLoop();
     if (signal.aborted) return;
     const profile = options.profiles[index % options.profiles.length]!;
     const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;

@@ -271,6 +271,27 @@ describe('simulateSessions', () => {
     expect(users).toBeLessThan(6);
   });
 
+  it('zero-latency models do not starve the event loop: a timer (as a signal handler would) can stop the batch', async () => {
+    const { tools } = countingTools();
+    const instant = functionModel(() => '[END]');
+    const judge = functionModel(() => '{"success": true, "achieved": [0]}');
+    const controller = new AbortController();
+    // Ctrl-C and SIGTERM reach the process as event-loop callbacks, as a timer does.
+    setTimeout(() => controller.abort(), 0);
+    const report = await simulateSessions(refundPdl(), {
+      profiles,
+      model: instant,
+      userModel: instant,
+      judge,
+      tools,
+      sessions: 100_000,
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(report.cancelled?.of).toBe(100_000);
+    expect(report.perSession.length).toBeLessThan(1_000);
+  });
+
   it('with sim models in every role, the same seeds repeat every session, whatever the order they finish in', async () => {
     const run = async (concurrency: number) => {
       const { tools, calls } = countingTools();
