@@ -5,8 +5,8 @@
  *
  * The reply is parsed as SPEC §5.3 says (structured-output.ts): JSON taken from mixed text or a fence, repaired
  * when broken, validated with zod; when that fails the judge is asked once more, shown its error. No provider
- * JSON mode is forced. Goal indices are 0-based, as the `<goals>` array is; out-of-range and repeated ones are
- * dropped.
+ * JSON mode is forced. Goal indices are 0-based, as the `<goals>` array is; out-of-range, fractional and repeated
+ * ones are dropped; a reason that is not a string is dropped, a long one cut.
  */
 import { z } from 'zod';
 import type { ChatModel, ChatResult, Usage } from '../llm/chat-model.js';
@@ -35,10 +35,30 @@ export interface SessionJudgement {
   readonly result: ChatResult;
 }
 
+/** A judge's reason longer than this is cut: it is kept in every session's report (100,000 of them at most). */
+export const MAX_JUDGE_REASON = 1_000;
+
+/**
+ * The reason is a comment, not the verdict: one of another type is dropped rather than failing the verdict, and a
+ * long one is cut.
+ */
+export const judgeReasonSchema = z
+  .string()
+  .optional()
+  .catch(undefined)
+  .transform((value) =>
+    value !== undefined && value.length > MAX_JUDGE_REASON ? `${value.slice(0, MAX_JUDGE_REASON)}… (cut)` : value,
+  );
+
 const verdictSchema = z.object({
   success: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
-  achieved: z.array(z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)])).default([]),
-  reason: z.string().optional(),
+  // Any number is read: a fraction or one past the safe integers is dropped below, as an out-of-range index is,
+  // rather than failing a verdict whose `success` is clear.
+  achieved: z
+    .array(z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]))
+    .nullish()
+    .transform((value) => value ?? []),
+  reason: judgeReasonSchema,
 });
 
 const SYSTEM = [
@@ -89,7 +109,7 @@ export async function judgeSession(model: ChatModel, options: JudgeSessionOption
   );
   const goals = options.goals.length;
   const achieved = [...new Set(structured.value.achieved)]
-    .filter((index) => index >= 0 && index < goals)
+    .filter((index) => Number.isInteger(index) && index >= 0 && index < goals)
     .sort((a, b) => a - b);
   const success = structured.value.success;
   return {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ChatModel, ChatResult, Usage } from '../llm/chat-model.js';
 import { DIALOG_TAGS, dialogBlock, type DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { generateStructured } from '../llm/structured-output.js';
-import { JUDGE_REPAIRS } from './judge-session.js';
+import { JUDGE_REPAIRS, judgeReasonSchema } from './judge-session.js';
 
 export interface TurnJudgement {
   readonly consistent: boolean;
@@ -19,7 +19,7 @@ export interface TurnJudgement {
 
 const verdictSchema = z.object({
   consistent: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
-  reason: z.string().optional(),
+  reason: judgeReasonSchema,
 });
 
 const SYSTEM = [

@@ -198,6 +198,8 @@ async function readText(file: string, what: string): Promise<string> {
   try {
     const info = await stat(file);
     if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    // A named pipe nobody writes to would block the read for ever; /dev/zero would never end.
+    if (!info.isFile()) throw new Error('it is not a regular file');
     if (info.size > MAX_JSONL_FILE_BYTES)
       throw new WeftError('BAD_INPUT', `the ${what} is ${info.size} bytes; at most ${MAX_JSONL_FILE_BYTES}`, {
         location: { file },

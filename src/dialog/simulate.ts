@@ -16,6 +16,7 @@
  *   since every session would fail the same way; an abort stops it and the report says `cancelled`.
  */
 import { setMaxListeners } from 'node:events';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -114,6 +115,9 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
   const reports: { index: number; report: SessionReport }[] = [];
   const queue = new PQueue({ concurrency });
   const runOne = async (index: number): Promise<void> => {
+    // Zero-latency models (sim, scripted) never wait on I/O: without this, a batch runs in one stretch of promise
+    // callbacks, and Ctrl-C, SIGTERM and timers are handled only after the last session.
+    await yieldToEventLoop();
     if (signal.aborted) return;
     const profile = options.profiles[index % options.profiles.length]!;
     const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;
@@ -210,10 +214,16 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
         ended = 'user';
         break;
       }
-      if (tag) oowTags.push(oowLabel(tag));
       const result = await conversation.send(user.text, { ...(tag ? { oow: tag } : {}), signal });
       throwIfBotFailed(result.events);
-      history.push({ role: 'user', text: user.text }, { role: 'bot', text: result.reply });
+      const refused = result.events.some((event) => event.type === 'user-message-refused');
+      // A refused message never reached the bot: its out-of-workflow move did not happen, and the user model is
+      // shown only the start of it (a model that writes megabytes a turn would otherwise resend them every turn).
+      if (tag && !refused) oowTags.push(oowLabel(tag));
+      history.push(
+        { role: 'user', text: refused ? cutRefused(user.text) : user.text },
+        { role: 'bot', text: result.reply },
+      );
       if (result.ended) ended = endReason(conversation.events);
     }
     ended ??= 'turn-limit';
@@ -283,6 +293,13 @@ function throwIfBotFailed(events: readonly SessionEvent[]): void {
       throw new WeftError(code as 'BAD_INPUT', event.error.slice(code.length + 2));
     throw new WeftError('PROVIDER', `the bot's model failed: ${event.error}`);
   }
+}
+
+/** What the user model sees of its own refused message: enough to tell what it wrote. */
+export const MAX_REFUSED_ECHO = 2_000;
+
+function cutRefused(text: string): string {
+  return text.length > MAX_REFUSED_ECHO ? `${text.slice(0, MAX_REFUSED_ECHO)}… (cut: the message was refused)` : text;
 }
 
 /** Why the engine ended a session (the bot closed it, or the session-length limit). */

@@ -15,6 +15,7 @@
  *   run: a refusal would need a retry, and the reference move is one decision.
  */
 import { setMaxListeners } from 'node:events';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -93,7 +94,12 @@ export async function evaluateTurns(
   const tools = apiTools(pdl, options.tools);
   const controllers =
     options.controllerMode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
-  const cases = references.flatMap(turnCases);
+  // Cases are made as they are run, not all up front: each holds a copy of its prefix, so a session of n moves
+  // would hold n prefixes (n² messages; 30,000 moves took gigabytes).
+  const total = references.reduce(
+    (sum, reference) => sum + reference.messages.filter((message) => message.role === 'bot').length,
+    0,
+  );
   const costOf = options.costOf ?? (() => 0);
   const stop = new AbortController();
   const signal = anySignal(options.signal, stop.signal);
@@ -104,6 +110,8 @@ export async function evaluateTurns(
   const results: { order: number; turn: TurnReport }[] = [];
   const queue = new PQueue({ concurrency });
   const runOne = async (order: number, item: TurnCase): Promise<void> => {
+    // Zero-latency models never wait on I/O: without this, Ctrl-C and SIGTERM are handled only after the last turn.
+    await yieldToEventLoop();
     if (signal.aborted) return;
     let prediction: DialogMoveSpec | undefined;
     let turn: TurnReport;
@@ -152,19 +160,25 @@ export async function evaluateTurns(
       };
     }
     results.push({ order, turn });
-    options.onProgress?.({ done: results.length, total: cases.length, turn });
+    options.onProgress?.({ done: results.length, total, turn });
   };
   const onAbort = () => queue.clear();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    cases.forEach((item, order) => {
-      queue
-        .add(() => runOne(order, item))
-        .catch((caught: unknown) => {
-          fatal ??= caught;
-          stop.abort(caught);
-        });
-    });
+    let order = 0;
+    dispatch: for (const reference of references) {
+      for (const item of iterateTurnCases(reference)) {
+        await queue.onSizeLessThan(concurrency);
+        if (signal.aborted) break dispatch;
+        const position = order++;
+        queue
+          .add(() => runOne(position, item))
+          .catch((caught: unknown) => {
+            fatal ??= caught;
+            stop.abort(caught);
+          });
+      }
+    }
     await queue.onIdle();
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -182,7 +196,7 @@ export async function evaluateTurns(
     simulated: options.model.kind !== 'real' || options.judge.kind !== 'real',
     // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
     perTurn: judged.map((turn) => redactTurn(turn, tools)),
-    ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: cases.length } } : {}),
+    ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: total } } : {}),
   };
 }
 
@@ -220,11 +234,15 @@ function caseFields(item: TurnCase): Omit<TurnReport, 'consistent'> {
  * the bot sees a reference prefix exactly as it would see a live conversation.
  */
 export function turnCases(reference: ReferenceSession): TurnCase[] {
-  const cases: TurnCase[] = [];
+  return [...iterateTurnCases(reference)];
+}
+
+/** `turnCases` one at a time: a case's prefix is copied when it is reached. */
+export function* iterateTurnCases(reference: ReferenceSession): Generator<TurnCase> {
   const fold = new SessionFold();
   let turn = 0;
   let oow: string | undefined;
-  reference.messages.forEach((message, index) => {
+  for (const [index, message] of reference.messages.entries()) {
     if (message.role === 'user') {
       if (turn > 0) fold.apply({ type: 'turn-end', at: 0, turn, actions: 0, rejections: 0, exhausted: false });
       turn += 1;
@@ -236,13 +254,13 @@ export function turnCases(reference: ReferenceSession): TurnCase[] {
         text: message.content,
         ...(message.oow ? { oow: message.oow } : {}),
       });
-      return;
+      continue;
     }
     const move: DialogMoveSpec =
       message.kind === 'tool'
         ? { kind: 'tool', name: message.tool, args: message.args }
         : { kind: 'reply', text: message.content };
-    cases.push({
+    yield {
       session: reference.id,
       index,
       turn,
@@ -250,7 +268,7 @@ export function turnCases(reference: ReferenceSession): TurnCase[] {
       prefix: [...fold.history],
       state: fold.state,
       reference: move,
-    });
+    };
     if (message.kind === 'tool') {
       const callId = `ref_${index}`;
       fold.apply({
@@ -288,8 +306,7 @@ export function turnCases(reference: ReferenceSession): TurnCase[] {
     } else {
       fold.apply({ type: 'bot-reply', at: 0, turn, text: message.content });
     }
-  });
-  return cases;
+  }
 }
 
 function resultText(result: JsonValue): string {

@@ -95,6 +95,42 @@ describe('judgeSession', () => {
     expect(hopeless.calls).toHaveLength(2);
   });
 
+  it('a hostile verdict: fractional, unsafe and negative indices are dropped, a null list is none, one call', async () => {
+    const model = sequenceModel([
+      '{"success": true, "achieved": [1, 1.5, -1, 1e300, 99999999999999999999, "7", "0"], "reason": "ok"}',
+    ]);
+    const verdict = await judgeSession(model, { goals, events, key: 'k' });
+    expect(verdict).toMatchObject({ success: true, achieved: [0, 1], progress: 1, calls: 1 });
+    const none = await judgeSession(sequenceModel(['{"success": false, "achieved": null}']), {
+      goals,
+      events,
+      key: 'k',
+    });
+    expect(none).toMatchObject({ success: false, achieved: [], progress: 0, calls: 1 });
+  });
+
+  it('a reason of another type is dropped and a 10 MB one is cut, never failing or bloating the verdict', async () => {
+    const wrong = await judgeSession(sequenceModel(['{"success": true, "achieved": [0], "reason": 42}']), {
+      goals,
+      events,
+      key: 'k',
+    });
+    expect(wrong).toMatchObject({ success: true, achieved: [0], calls: 1 });
+    expect(wrong.reason).toBeUndefined();
+    const huge = `{"success": true, "achieved": [0], "reason": "${'x'.repeat(10_000_000)}"}`;
+    const verdict = await judgeSession(sequenceModel([huge]), { goals, events, key: 'k' });
+    expect(verdict.success).toBe(true);
+    expect(verdict.reason!.length).toBeLessThan(1_100);
+    const turn = await judgeTurn(sequenceModel([`{"consistent": true, "reason": "${'y'.repeat(10_000_000)}"}`]), {
+      context: '',
+      reference: { kind: 'reply', text: 'a' },
+      prediction: { kind: 'reply', text: 'a' },
+      key: 'k',
+    });
+    expect(turn.consistent).toBe(true);
+    expect(turn.reason!.length).toBeLessThan(1_100);
+  });
+
   it('helpers: a call without a result failed; an empty session says so; huge messages are cut', () => {
     expect(apiCallsOf([])).toEqual([]);
     expect(judgeTranscript([])).toBe('(the conversation is empty)');

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +122,23 @@ describe('loadProfiles', () => {
     expect((await loadProfiles(file)).map((profile) => profile.id)).toEqual(['p1']);
     await expect(loadProfiles(join(dir, 'none.jsonl'))).rejects.toThrow('cannot read the profiles file: no such file');
     await expect(loadProfiles(dir)).rejects.toThrow('cannot read the profiles file: it is a folder');
+  });
+
+  it('refuses a named pipe, a device and a symlink loop without hanging; reads CRLF, a BOM, blank lines, no final newline', async () => {
+    const fifo = join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    await expect(loadProfiles(fifo)).rejects.toThrow('cannot read the profiles file: it is not a regular file');
+    await expect(loadProfiles('/dev/zero')).rejects.toThrow('it is not a regular file');
+    await symlink(join(dir, 'loop-b'), join(dir, 'loop-a'));
+    await symlink(join(dir, 'loop-a'), join(dir, 'loop-b'));
+    await expect(loadProfiles(join(dir, 'loop-a'))).rejects.toThrow(/cannot read the profiles file: .*ELOOP/);
+    const windows = join(dir, 'windows.jsonl');
+    const lines = [good, { ...good, id: 'p2' }].map((profile) => JSON.stringify(profile));
+    await writeFile(windows, `\uFEFF${lines[0]}\r\n\r\n   \r\n${lines[1]}`);
+    expect((await loadProfiles(windows)).map((profile) => [profile.id, profile.line])).toEqual([
+      ['p1', 1],
+      ['p2', 4],
+    ]);
   });
 });
 

@@ -165,6 +165,43 @@ describe('simulateSessions', () => {
     expect(other.perSession.map((session) => session.oow)).not.toEqual(report.perSession.map((session) => session.oow));
   });
 
+  it('--oow 1 tags every turn but the first, --oow 0 none; a user who never says [END] stops at the turn limit', async () => {
+    const { tools } = countingTools();
+    const bot = functionModel(() => 'What else can I do for you?');
+    const user = functionModel(() => 'Tell me a joke.');
+    const judge = functionModel(() => '{"success": false, "achieved": []}');
+    const base = { profiles, model: bot, userModel: user, judge, tools, sessions: 4, maxTurns: 5 };
+    const always = await simulateSessions(refundPdl(), { ...base, oow: 1 });
+    expect(always.perSession.map((session) => [session.oow.length, session.turns, session.ended])).toEqual(
+      Array.from({ length: 4 }, () => [4, 5, 'turn-limit']),
+    );
+    expect(always.byOow.none.sessions).toBe(0);
+    const never = await simulateSessions(refundPdl(), { ...base, oow: 0 });
+    expect(never.perSession.every((session) => session.oow.length === 0 && session.turns === 5)).toBe(true);
+    expect(never.byOow.none.sessions).toBe(4);
+  });
+
+  it('a user message the engine refuses is no out-of-workflow move, and the user model is not resent megabytes', async () => {
+    const { tools } = countingTools();
+    const bot = functionModel(() => 'What else can I do for you?');
+    const user = functionModel(() => 'y'.repeat(2_000_000));
+    const judge = functionModel(() => '{"success": false, "achieved": []}');
+    const report = await simulateSessions(refundPdl(), {
+      profiles: profiles.slice(0, 1),
+      model: bot,
+      userModel: user,
+      judge,
+      tools,
+      oow: 1,
+      maxTurns: 4,
+    });
+    expect(report.perSession[0]).toMatchObject({ oow: [], turns: 0, ended: 'turn-limit' });
+    expect(bot.calls).toHaveLength(0);
+    const last = userCalls0(user).at(-1)!;
+    const sent = last.messages.reduce((sum, message) => sum + message.content.length, 0);
+    expect(sent).toBeLessThan(20_000);
+  });
+
   it('a failing session is recorded with its error and the batch goes on; a user error stops the batch', async () => {
     const { tools } = countingTools();
     const bot = functionModel(() => 'Hello.');
@@ -232,6 +269,27 @@ describe('simulateSessions', () => {
     expect(report.perSession.length).toBeGreaterThanOrEqual(3);
     expect(report.perSession.length).toBeLessThanOrEqual(4);
     expect(users).toBeLessThan(6);
+  });
+
+  it('zero-latency models do not starve the event loop: a timer (as a signal handler would) can stop the batch', async () => {
+    const { tools } = countingTools();
+    const instant = functionModel(() => '[END]');
+    const judge = functionModel(() => '{"success": true, "achieved": [0]}');
+    const controller = new AbortController();
+    // Ctrl-C and SIGTERM reach the process as event-loop callbacks, as a timer does.
+    setTimeout(() => controller.abort(), 0);
+    const report = await simulateSessions(refundPdl(), {
+      profiles,
+      model: instant,
+      userModel: instant,
+      judge,
+      tools,
+      sessions: 100_000,
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(report.cancelled?.of).toBe(100_000);
+    expect(report.perSession.length).toBeLessThan(1_000);
   });
 
   it('with sim models in every role, the same seeds repeat every session, whatever the order they finish in', async () => {

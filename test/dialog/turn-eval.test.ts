@@ -115,3 +115,58 @@ describe('evaluateTurns', () => {
     expect(JSON.stringify(report)).not.toContain('a@x.io');
   });
 });
+
+describe('evaluateTurns against big input and zero-latency models', () => {
+  /** One user message, then `moves` bot replies. */
+  const long = (moves: number) =>
+    parseReferenceSessions(
+      JSON.stringify({
+        id: 'long',
+        messages: [
+          { role: 'user', content: 'hi' },
+          ...Array.from({ length: moves }, () => ({ role: 'bot', content: 'a' })),
+        ],
+      }),
+      'long.jsonl',
+    );
+
+  it('a timer (as Ctrl-C or SIGTERM would) stops the evaluation: the models never wait, the loop is not starved', async () => {
+    const instant = scriptedModel([{ text: '{"consistent": true}', repeat: true }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 0);
+    const report = await evaluateTurns(refundPdl(), long(20_000), {
+      model: instant,
+      judge: instant,
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(report.cancelled?.of).toBe(20_000);
+    expect(report.perTurn.length).toBeLessThan(1_000);
+  });
+
+  it('a session of 30,000 moves does not hold 30,000 prefixes at once', async () => {
+    const controller = new AbortController();
+    let judged = 0;
+    const bot = scriptedModel([{ text: 'a', repeat: true }]);
+    const judge = {
+      ...scriptedModel([{ text: '{"consistent": true}', repeat: true }]),
+      kind: 'scripted' as const,
+      async generate() {
+        judged += 1;
+        if (judged === 3) controller.abort();
+        return { text: '{"consistent": true}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' };
+      },
+    };
+    const references = long(30_000);
+    const before = process.memoryUsage().heapUsed;
+    const report = await evaluateTurns(refundPdl(), references, {
+      model: bot,
+      judge,
+      concurrency: 2,
+      signal: controller.signal,
+    });
+    // All prefixes at once are 30,000²/2 message references (3.6 GB); a few at a time are a few megabytes.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(300_000_000);
+    expect(report.cancelled).toMatchObject({ of: 30_000 });
+  });
+});
