@@ -33,6 +33,8 @@ export type WeftErrorCode =
   | 'TOOL'
   /** A run id or other named thing does not exist. CLI exit code 2. */
   | 'NOT_FOUND'
+  /** An executable workflow failed while running (a JSONata error, the visit cap); located by node id and field. */
+  | 'WORKFLOW'
   /** A bug in Weft. */
   | 'INTERNAL';
 

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { checkWorkflow } from '../../src/distill/check-workflow.js';
+import type { ExecutableWorkflow, WorkflowEdge, WorkflowNode } from '../../src/distill/workflow.js';
+
+const sumToN: ExecutableWorkflow = {
+  name: 'sum_to_n',
+  nodes: [
+    { id: 'start', kind: 'start' },
+    { id: 'init', kind: 'set', values: { i: 0, acc: 0 } },
+    { id: 'more', kind: 'condition', expr: '{% vars.i < inputs.n %}' },
+    { id: 'add', kind: 'tool', tool: 'add', args: { a: '{% vars.acc %}', b: '{% vars.i + 1 %}' }, out: 'acc' },
+    { id: 'next', kind: 'set', values: { i: '{% vars.i + 1 %}' } },
+    { id: 'end', kind: 'end', output: '{% vars.acc %}' },
+  ],
+  edges: [
+    { from: 'start', to: 'init' },
+    { from: 'init', to: 'more' },
+    { from: 'more', to: 'add', when: true },
+    { from: 'more', to: 'end', when: false },
+    { from: 'add', to: 'next' },
+    { from: 'next', to: 'more' },
+  ],
+};
+const withNodes = (
+  nodes: WorkflowNode[],
+  edges: WorkflowEdge[] = sumToN.edges as WorkflowEdge[],
+): ExecutableWorkflow => ({
+  ...sumToN,
+  nodes,
+  edges,
+});
+const replace = (id: string, node: WorkflowNode) => sumToN.nodes.map((n) => (n.id === id ? node : n));
+const messages = async (workflow: ExecutableWorkflow, toolNames?: string[]) =>
+  (await checkWorkflow(workflow, toolNames ? { toolNames } : {})).map(
+    (p) => `${p.severity}: ${p.path ?? ''}: ${p.message}`,
+  );
+
+describe('checkWorkflow (issue 14)', () => {
+  it('finds nothing wrong with the issue example', async () => {
+    expect(await messages(sumToN, ['add'])).toEqual([]);
+  });
+
+  it('reports unknown tools, JSONata syntax errors and a condition without its false edge, located', async () => {
+    expect(await messages(sumToN, ['sub'])).toEqual(['error: nodes[3].tool: unknown tool "add"']);
+    const bad = await messages(
+      withNodes(replace('next', { id: 'next', kind: 'set', values: { i: '{% vars.i + %}' } })),
+    );
+    expect(bad.some((m) => m.startsWith('error: nodes[4].values.i: node next (values.i): JSONata syntax error'))).toBe(
+      true,
+    );
+    const noFalse = await messages(
+      withNodes([...sumToN.nodes], sumToN.edges.filter((e) => e.when !== false) as WorkflowEdge[]),
+    );
+    expect(noFalse).toContain(
+      'error: nodes[2]: condition "more" needs an edge for both true and false (or a default edge)',
+    );
+  });
+
+  it('reports a missing end, unreachable nodes and a cycle with no condition', async () => {
+    const noEnd = await messages(
+      withNodes(
+        sumToN.nodes.filter((n) => n.kind !== 'end'),
+        sumToN.edges.filter((e) => e.to !== 'end') as WorkflowEdge[],
+      ),
+    );
+    expect(noEnd).toContain('error: nodes: a workflow needs at least one end node');
+    const island = await messages(withNodes([...sumToN.nodes, { id: 'lost', kind: 'set', values: { z: 1 } }]));
+    expect(island.some((m) => m.includes('"lost" cannot be reached from the start'))).toBe(true);
+    const spin: ExecutableWorkflow = {
+      ...sumToN,
+      edges: [...sumToN.edges.filter((e) => e.from !== 'next'), { from: 'next', to: 'add' }],
+    };
+    const cycle = await messages(spin);
+    expect(cycle.some((m) => m.includes('on a cycle without a condition'))).toBe(true);
+  });
+
+  it('checks variables: never assigned is an error, assigned on some paths only a warning', async () => {
+    const early = await messages(withNodes(replace('init', { id: 'init', kind: 'set', values: { i: 0 } })));
+    // acc comes round the loop from the tool node, but not on the first pass: some paths only.
+    expect(early).toContain('warning: nodes[3].args.a: vars.acc is assigned on some paths to "add" but not all');
+    const never = await messages(withNodes(replace('end', { id: 'end', kind: 'end', output: '{% vars.total %}' })));
+    expect(never).toContain('error: nodes[5].output: vars.total is never assigned');
+    // acc assigned only inside the loop: the end (reached with n = 0 without it) sees it on some paths.
+    const some = await messages(withNodes(replace('init', { id: 'init', kind: 'set', values: { i: 0, acc: 0 } })));
+    expect(some).toEqual([]);
+    const partial = await messages(
+      withNodes(
+        replace('init', { id: 'init', kind: 'set', values: { i: 0 } }).map((n) =>
+          n.id === 'add' ? { ...n, args: { a: 1, b: 2 } } : n,
+        ),
+      ),
+    );
+    expect(partial).toContain('warning: nodes[5].output: vars.acc is assigned on some paths to "end" but not all');
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { runWorkflow } from '../../src/distill/run-workflow.js';
+import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
+import type { JsonValue, Tool } from '../../src/tools/tool.js';
+
+const calls: { name: string; args: JsonValue }[] = [];
+const tool = (name: string, run: (args: Record<string, number>) => JsonValue): Tool => ({
+  name,
+  description: name,
+  inputSchema: { type: 'object' },
+  source: 'test',
+  async call(args) {
+    calls.push({ name, args });
+    return run(args as Record<string, number>);
+  },
+});
+const add = tool('add', ({ a, b }) => (a ?? 0) + (b ?? 0));
+const double = tool('double', ({ x }) => (x ?? 0) * 2);
+
+// The issue's example, verbatim.
+const sumToN: ExecutableWorkflow = {
+  name: 'sum_to_n',
+  inputs: { n: { type: 'integer' } },
+  nodes: [
+    { id: 'start', kind: 'start' },
+    { id: 'init', kind: 'set', values: { i: 0, acc: 0 } },
+    { id: 'more', kind: 'condition', expr: '{% vars.i < inputs.n %}' },
+    { id: 'add', kind: 'tool', tool: 'add', args: { a: '{% vars.acc %}', b: '{% vars.i + 1 %}' }, out: 'acc' },
+    { id: 'next', kind: 'set', values: { i: '{% vars.i + 1 %}' } },
+    { id: 'end', kind: 'end', output: '{% vars.acc %}' },
+  ],
+  edges: [
+    { from: 'start', to: 'init' },
+    { from: 'init', to: 'more' },
+    { from: 'more', to: 'add', when: true },
+    { from: 'more', to: 'end', when: false },
+    { from: 'add', to: 'next' },
+    { from: 'next', to: 'more' },
+  ],
+};
+
+describe('runWorkflow (issue 14 interpreter)', () => {
+  it('runs the issue example with a loop through a condition, calling the tool each round, with no model', async () => {
+    calls.length = 0;
+    const result = await runWorkflow(sumToN, { tools: [add], input: { n: 4 } });
+    expect(result.output).toBe(10);
+    expect(result.llmCalls).toBe(0);
+    expect(calls.map((call) => call.args)).toEqual([
+      { a: 0, b: 1 },
+      { a: 1, b: 2 },
+      { a: 3, b: 3 },
+      { a: 6, b: 4 },
+    ]);
+    expect(result.steps).toBe(16); // start, init, 5 checks, 4 adds, 4 nexts, end
+    expect((await runWorkflow(sumToN, { tools: [add], input: { n: 0 } })).output).toBe(0);
+  });
+
+  it('forEach runs its sub-path per item and collects the results; multi-way conditions take the matching edge', async () => {
+    const workflow: ExecutableWorkflow = {
+      name: 'doubles',
+      nodes: [
+        { id: 'start', kind: 'start' },
+        {
+          id: 'each',
+          kind: 'forEach',
+          items: '{% inputs.xs %}',
+          as: 'x',
+          body: 'dbl',
+          result: '{% vars.d %}',
+          out: 'ds',
+        },
+        { id: 'dbl', kind: 'tool', tool: 'double', args: { x: '{% vars.x %}' }, out: 'd' },
+        { id: 'size', kind: 'condition', expr: '$count(vars.ds) > 2 ? "many" : "few"' },
+        { id: 'many', kind: 'end', output: { kind: 'many', sum: '{% $sum(vars.ds) %}' } },
+        { id: 'few', kind: 'end', output: { kind: 'few', values: '{% vars.ds %}' } },
+      ],
+      edges: [
+        { from: 'start', to: 'each' },
+        { from: 'each', to: 'dbl' },
+        { from: 'dbl', to: 'each' },
+        { from: 'each', to: 'size' },
+        { from: 'size', to: 'many', when: 'many' },
+        { from: 'size', to: 'few', default: true },
+      ],
+    };
+    expect((await runWorkflow(workflow, { tools: [double], input: { xs: [1, 2, 3] } })).output).toEqual({
+      kind: 'many',
+      sum: 12,
+    });
+    expect((await runWorkflow(workflow, { tools: [double], input: { xs: [5] } })).output).toEqual({
+      kind: 'few',
+      values: [10],
+    });
+  });
+
+  it('a loop that never ends stops at the visit cap, and errors name the node and field', async () => {
+    const forever: ExecutableWorkflow = {
+      ...sumToN,
+      nodes: sumToN.nodes.map((node) => (node.id === 'next' ? { id: 'next', kind: 'set', values: { i: 0 } } : node)),
+    };
+    await expect(runWorkflow(forever, { tools: [add], input: { n: 3 }, maxVisits: 100 })).rejects.toMatchObject({
+      code: 'WORKFLOW',
+      message: expect.stringContaining('more than 100 node visits'),
+    });
+    const badExpr: ExecutableWorkflow = {
+      ...sumToN,
+      nodes: sumToN.nodes.map((node) =>
+        node.id === 'more' ? { id: 'more', kind: 'condition', expr: '{% vars.i < %}' } : node,
+      ),
+    };
+    await expect(runWorkflow(badExpr, { tools: [add], input: { n: 3 } })).rejects.toMatchObject({
+      code: 'WORKFLOW',
+      message: expect.stringContaining('node more (expr): JSONata syntax error'),
+    });
+    const failing = tool('add', () => {
+      throw new Error('adder broke');
+    });
+    await expect(runWorkflow(sumToN, { tools: [failing], input: { n: 1 } })).rejects.toMatchObject({
+      code: 'WORKFLOW',
+      message: expect.stringContaining('node add: tool add failed'),
+    });
+    await expect(runWorkflow(sumToN, { tools: [], input: { n: 1 } })).rejects.toMatchObject({
+      message: expect.stringContaining('no tool named add'),
+    });
+  });
+});
