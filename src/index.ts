@@ -292,3 +292,27 @@ export {
 } from './dialog/parse-pdl.js';
 export { checkPdl, type CheckPdlOptions } from './dialog/check-pdl.js';
 export { type ApiGraph, apiGraph, dependenciesOf, pdlMermaid, pdlText } from './dialog/api-graph.js';
+
+// Executable workflows (FlowMind, issue 14, in progress): the format, its checker and its interpreter.
+export { checkWorkflow, type CheckWorkflowOptions } from './distill/check-workflow.js';
+export {
+  checkWorkflowFile,
+  loadWorkflowFile,
+  MAX_WORKFLOW_FILE_BYTES,
+  parseExecutableWorkflow,
+  type ReadWorkflowResult,
+} from './distill/read-workflow-file.js';
+export {
+  runWorkflow,
+  type RunWorkflowOptions,
+  type WorkflowRunResult,
+  type WorkflowToolCall,
+} from './distill/run-workflow.js';
+export {
+  DEFAULT_MAX_VISITS,
+  type ExecutableWorkflow,
+  NODE_KINDS,
+  type WorkflowEdge,
+  type WorkflowNode,
+  type WorkflowProblem,
+} from './distill/workflow.js';

@@ -343,6 +343,29 @@ function buildProgram(
       setExit(await (await import('./sessions-command.js')).showSessionCommand(sessionId, flags, output)),
     );
 
+  const workflowCommand = program
+    .command('workflow')
+    .description('executable workflows (distilled, no model at run time; docs/design.md: in progress)');
+  workflowCommand
+    .command('check')
+    .description('every problem of a workflow file, located (exit 2 on errors, 0 with only warnings)')
+    .argument('<file>', 'the workflow (JSON or YAML)')
+    .option('--tools <file>', 'a tools file: the tools the workflow calls must exist there')
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./workflow-command.js')).workflowCheckCommand(file, flags, output, signal)),
+    );
+  program
+    .command('exec')
+    .description('run an executable workflow on one input, with no model')
+    .argument('<file>', 'the workflow (JSON or YAML)')
+    .option('--tools <file>', 'the tools file of the tools it calls (not needed when it calls none)')
+    .option('--input <json>', 'the input, a JSON object (default {})')
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal)),
+    );
+
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });
 

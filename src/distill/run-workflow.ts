@@ -7,6 +7,7 @@
 import { WeftError } from '../errors.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
+import { validateToolArgs } from '../tools/validate-args.js';
 import { evaluateValue } from './evaluate-value.js';
 import {
   DEFAULT_MAX_VISITS,
@@ -52,6 +53,15 @@ export async function runWorkflow(
   const inputs = options.input;
   const toolCalls: WorkflowToolCall[] = [];
   let steps = 0;
+  if (workflow.inputs) {
+    // The input is checked against `inputs` (each a JSON Schema) before anything runs.
+    const schema = { type: 'object', properties: workflow.inputs, required: Object.keys(workflow.inputs) };
+    try {
+      await validateToolArgs({ name: 'input', inputSchema: schema }, inputs as JsonValue);
+    } catch (error) {
+      throw new WeftError('BAD_INPUT', (error as Error).message, { location: { field: 'input' }, cause: error });
+    }
+  }
   const start = workflow.nodes.find((node) => node.kind === 'start');
   if (!start) throw new WeftError('WORKFLOW', 'the workflow has no start node', { location: { field: 'nodes' } });
 

@@ -1,0 +1,109 @@
+/**
+ * `weft workflow check FILE` and `weft exec FILE --input JSON` (issue 14, first part): check an executable
+ * workflow with every problem located, and run it on one input with no model. The batch mode of `weft exec`,
+ * `weft workflow show`, and distillation are not built yet.
+ */
+import { existsSync } from 'node:fs';
+import {
+  checkWorkflowFile,
+  loadToolsFile,
+  loadWorkflowFile,
+  runWorkflow,
+  type ToolSet,
+  WeftError,
+  type WorkflowProblem,
+} from '../index.js';
+import type { Output } from './output.js';
+
+interface WorkflowFlags {
+  readonly tools?: string;
+  readonly json?: boolean;
+}
+
+export async function workflowCheckCommand(
+  file: string,
+  flags: WorkflowFlags,
+  output: Output,
+  signal: AbortSignal,
+): Promise<number> {
+  const tools = await openTools(flags.tools, signal);
+  try {
+    const toolNames = tools?.tools.map((tool) => tool.name);
+    const { problems } = await checkWorkflowFile(file, toolNames ? { toolNames } : {});
+    const errors = problems.filter((problem) => problem.severity === 'error').length;
+    if (output.json) {
+      output.document({ ok: errors === 0, problems: problems.map(shown), toolsChecked: tools !== undefined });
+    } else {
+      for (const problem of problems) output.text(`${where(file, problem)} ${problem.severity}: ${problem.message}`);
+      if (!tools) output.text(`${file}: tools not checked: no --tools`);
+      output.text(
+        problems.length === 0 ? `${file}: ok` : `${file}: ${errors} errors, ${problems.length - errors} warnings`,
+      );
+    }
+    return errors > 0 ? 2 : 0;
+  } finally {
+    await tools?.close();
+  }
+}
+
+export async function execCommand(
+  file: string,
+  flags: WorkflowFlags & { readonly input?: string },
+  output: Output,
+  signal: AbortSignal,
+): Promise<number> {
+  const input = parseInput(flags.input);
+  const tools = await openTools(flags.tools, signal);
+  try {
+    const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
+    const { workflow } = await loadWorkflowFile(file, { toolNames });
+    const result = await runWorkflow(workflow, { tools: tools?.tools ?? [], input, signal });
+    if (output.json)
+      output.document({ output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 });
+    else {
+      output.text(JSON.stringify(result.output, null, 2));
+      output.log(`${result.steps} steps, ${result.toolCalls.length} tool calls, 0 model calls`);
+    }
+    return 0;
+  } finally {
+    await tools?.close();
+  }
+}
+
+function parseInput(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new WeftError('BAD_INPUT', `--input is not JSON: ${(error as Error).message}`, {
+      location: { field: '--input' },
+    });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new WeftError('BAD_INPUT', '--input must be a JSON object', { location: { field: '--input' } });
+  }
+  return value as Record<string, unknown>;
+}
+
+async function openTools(path: string | undefined, signal: AbortSignal): Promise<ToolSet | undefined> {
+  if (path === undefined) return undefined;
+  if (!existsSync(path)) throw new WeftError('BAD_INPUT', `no tools file ${path}`, { location: { field: '--tools' } });
+  return loadToolsFile(path, { signal });
+}
+
+function where(file: string, problem: WorkflowProblem): string {
+  const place = problem.line !== undefined ? `${file}:${problem.line}:${problem.column ?? 1}` : file;
+  return problem.path ? `${place} ${problem.path}:` : `${place}:`;
+}
+
+function shown(problem: WorkflowProblem) {
+  return {
+    severity: problem.severity,
+    line: problem.line ?? null,
+    column: problem.column ?? null,
+    path: problem.path ?? null,
+    ...(problem.node ? { node: problem.node } : {}),
+    message: problem.message,
+  };
+}
