@@ -1,26 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkWorkflow } from '../../src/distill/check-workflow.js';
 import type { ExecutableWorkflow, WorkflowEdge, WorkflowNode } from '../../src/distill/workflow.js';
 
-const sumToN: ExecutableWorkflow = {
-  name: 'sum_to_n',
-  nodes: [
-    { id: 'start', kind: 'start' },
-    { id: 'init', kind: 'set', values: { i: 0, acc: 0 } },
-    { id: 'more', kind: 'condition', expr: '{% vars.i < inputs.n %}' },
-    { id: 'add', kind: 'tool', tool: 'add', args: { a: '{% vars.acc %}', b: '{% vars.i + 1 %}' }, out: 'acc' },
-    { id: 'next', kind: 'set', values: { i: '{% vars.i + 1 %}' } },
-    { id: 'end', kind: 'end', output: '{% vars.acc %}' },
-  ],
-  edges: [
-    { from: 'start', to: 'init' },
-    { from: 'init', to: 'more' },
-    { from: 'more', to: 'add', when: true },
-    { from: 'more', to: 'end', when: false },
-    { from: 'add', to: 'next' },
-    { from: 'next', to: 'more' },
-  ],
-};
+// The example (with a schema for its input), as a fixture the CLI tests run too.
+const sumToN = JSON.parse(
+  readFileSync(new URL('../fixtures/workflows/sum-to-n.workflow.json', import.meta.url), 'utf8'),
+) as ExecutableWorkflow;
 const withNodes = (
   nodes: WorkflowNode[],
   edges: WorkflowEdge[] = sumToN.edges as WorkflowEdge[],

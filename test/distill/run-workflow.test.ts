@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
@@ -17,27 +18,10 @@ const tool = (name: string, run: (args: Record<string, number>) => JsonValue): T
 const add = tool('add', ({ a, b }) => (a ?? 0) + (b ?? 0));
 const double = tool('double', ({ x }) => (x ?? 0) * 2);
 
-// The issue's example, verbatim.
-const sumToN: ExecutableWorkflow = {
-  name: 'sum_to_n',
-  inputs: { n: { type: 'integer' } },
-  nodes: [
-    { id: 'start', kind: 'start' },
-    { id: 'init', kind: 'set', values: { i: 0, acc: 0 } },
-    { id: 'more', kind: 'condition', expr: '{% vars.i < inputs.n %}' },
-    { id: 'add', kind: 'tool', tool: 'add', args: { a: '{% vars.acc %}', b: '{% vars.i + 1 %}' }, out: 'acc' },
-    { id: 'next', kind: 'set', values: { i: '{% vars.i + 1 %}' } },
-    { id: 'end', kind: 'end', output: '{% vars.acc %}' },
-  ],
-  edges: [
-    { from: 'start', to: 'init' },
-    { from: 'init', to: 'more' },
-    { from: 'more', to: 'add', when: true },
-    { from: 'more', to: 'end', when: false },
-    { from: 'add', to: 'next' },
-    { from: 'next', to: 'more' },
-  ],
-};
+// The issue's example (with a schema for its input), as a fixture the CLI tests run too.
+const sumToN = JSON.parse(
+  readFileSync(new URL('../fixtures/workflows/sum-to-n.workflow.json', import.meta.url), 'utf8'),
+) as ExecutableWorkflow;
 
 describe('runWorkflow (issue 14 interpreter)', () => {
   it('runs the issue example with a loop through a condition, calling the tool each round, with no model', async () => {
