@@ -14,6 +14,9 @@ import {
   type WorkflowProblem,
 } from './workflow.js';
 
+/** Node × variable pairs the variable check handles (a workflow past it gets a warning instead). */
+export const MAX_VARIABLE_CHECK_WORK = 2_000_000;
+
 export interface CheckWorkflowOptions {
   /** Tool names that exist; without it, tools are not checked. */
   readonly toolNames?: readonly string[];
@@ -101,15 +104,18 @@ export async function checkWorkflow(
     reached.add(id);
     stack.push(...successors(id));
   }
-  const reachesEnd = new Set(workflow.nodes.filter((node) => node.kind === 'end').map((node) => node.id));
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const node of workflow.nodes) {
-      if (!reachesEnd.has(node.id) && successors(node.id).some((id) => reachesEnd.has(id))) {
-        reachesEnd.add(node.id);
-        changed = true;
-      }
-    }
+  // Which nodes can reach an end: a walk backwards from the ends (linear, whatever the order of the nodes).
+  const predecessors = new Map<string, string[]>();
+  for (const node of workflow.nodes) {
+    for (const next of successors(node.id)) predecessors.set(next, [...(predecessors.get(next) ?? []), node.id]);
+  }
+  const reachesEnd = new Set<string>();
+  const back = workflow.nodes.filter((node) => node.kind === 'end').map((node) => node.id);
+  while (back.length > 0) {
+    const id = back.pop()!;
+    if (reachesEnd.has(id)) continue;
+    reachesEnd.add(id);
+    back.push(...(predecessors.get(id) ?? []));
   }
   for (const [index, node] of workflow.nodes.entries()) {
     if (!reached.has(node.id)) error(`node "${node.id}" cannot be reached from the start`, `nodes[${index}]`, node.id);
@@ -118,10 +124,8 @@ export async function checkWorkflow(
 
   // A cycle must go through a condition (or be a forEach body), or it never ends.
   const loopFree = workflow.nodes.filter((node) => node.kind !== 'condition' && node.kind !== 'forEach');
-  const inCycle = cycleMembers(
-    loopFree.map((node) => node.id),
-    (id) => successors(id).filter((next) => loopFree.some((node) => node.id === next)),
-  );
+  const loopFreeIds = new Set(loopFree.map((node) => node.id));
+  const inCycle = cycleMembers([...loopFreeIds], (id) => successors(id).filter((next) => loopFreeIds.has(next)));
   for (const id of inCycle)
     error(
       `node "${id}" is on a cycle without a condition: it would never end`,
@@ -172,6 +176,14 @@ function checkVariables(
 ): void {
   if (start === undefined) return;
   const all = new Set(workflow.nodes.flatMap(assignedBy));
+  // The analysis keeps a set of names per node: past this many node × name pairs it is skipped, not run for minutes.
+  if (workflow.nodes.length * all.size > MAX_VARIABLE_CHECK_WORK) {
+    warn(
+      `variables not checked: ${workflow.nodes.length} nodes × ${all.size} variables is more than this check handles`,
+      'nodes',
+    );
+    return;
+  }
   const definitely = new Map<string, Set<string>>([[start, new Set()]]);
   const possibly = new Map<string, Set<string>>([[start, new Set()]]);
   for (let changed = true, rounds = 0; changed && rounds < 10_000; rounds++) {
@@ -218,37 +230,48 @@ function checkVariables(
   }
 }
 
+/** Nodes on a cycle (a strongly connected component of two or more, or a self-loop): iterative Tarjan, no recursion. */
 function cycleMembers(ids: readonly string[], next: (id: string) => string[]): Set<string> {
-  // Tarjan's strongly connected components; members of a component of two or more, or a self-loop.
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
   const stack: string[] = [];
   const members = new Set<string>();
-  const connect = (id: string): void => {
-    index.set(id, counter);
-    low.set(id, counter);
-    counter++;
-    stack.push(id);
-    onStack.add(id);
-    for (const to of next(id)) {
-      if (!index.has(to)) {
-        connect(to);
-        low.set(id, Math.min(low.get(id)!, low.get(to)!));
-      } else if (onStack.has(to)) low.set(id, Math.min(low.get(id)!, index.get(to)!));
+  for (const root of ids) {
+    if (index.has(root)) continue;
+    const work: { id: string; edges: string[]; at: number }[] = [];
+    const enter = (id: string) => {
+      index.set(id, counter);
+      low.set(id, counter);
+      counter++;
+      stack.push(id);
+      onStack.add(id);
+      work.push({ id, edges: next(id), at: 0 });
+    };
+    enter(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      if (frame.at < frame.edges.length) {
+        const to = frame.edges[frame.at++]!;
+        if (!index.has(to)) enter(to);
+        else if (onStack.has(to)) low.set(frame.id, Math.min(low.get(frame.id)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id)!, low.get(frame.id)!));
+      if (low.get(frame.id) === index.get(frame.id)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.id);
+        if (component.length > 1 || frame.edges.includes(frame.id)) for (const m of component) members.add(m);
+      }
     }
-    if (low.get(id) === index.get(id)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== id);
-      if (component.length > 1 || next(id).includes(id)) for (const m of component) members.add(m);
-    }
-  };
-  for (const id of ids) if (!index.has(id)) connect(id);
+  }
   return members;
 }

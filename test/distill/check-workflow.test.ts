@@ -79,3 +79,21 @@ describe('checkWorkflow (issue 14)', () => {
     expect(partial).toContain('warning: nodes[5].output: vars.acc is assigned on some paths to "end" but not all');
   });
 });
+
+describe('checkWorkflow on a large workflow', () => {
+  it('checks a chain of 10,000 nodes without exhausting the stack, and says when variables are not checked', async () => {
+    const nodes: WorkflowNode[] = [{ id: 'start', kind: 'start' }];
+    const edges: WorkflowEdge[] = [];
+    let previous = 'start';
+    for (let i = 0; i < 9_998; i++) {
+      nodes.push({ id: `s${i}`, kind: 'set', values: { [`v${i}`]: i } });
+      edges.push({ from: previous, to: `s${i}` });
+      previous = `s${i}`;
+    }
+    nodes.push({ id: 'end', kind: 'end' });
+    edges.push({ from: previous, to: 'end' });
+    const problems = await checkWorkflow({ name: 'chain', nodes, edges });
+    expect(problems.map((problem) => problem.severity)).toEqual(['warning']);
+    expect(problems[0]?.message).toContain('variables not checked');
+  });
+});
