@@ -1,11 +1,9 @@
 /** What `weft simulate` and `weft dialog eval` share: the procedure, its tools and controllers, the models. */
 import {
-  loadControllerModules,
   loadPdlFile,
   redactModelSpec,
   type ChatModel,
   type ChatResult,
-  type Controller,
   type ControllerMode,
   type Pdl,
   type ToolSet,
@@ -73,25 +71,23 @@ export function dialogModelLines(models: readonly DialogModel[]): string[] {
 export interface LoadedProcedure {
   readonly pdl: Pdl;
   readonly toolSet: ToolSet | undefined;
-  readonly controllers: readonly Controller[];
 }
 
 /**
- * The PDL file, its tools (`--tools` and the file's own `tools:` section, merged) and its controller modules (none
- * with `--no-controllers`). The caller closes `toolSet`.
+ * The PDL file and its tools (`--tools` and the file's own `tools:` section, merged). Its controller modules are
+ * loaded by the engine and by turn evaluation themselves (procedureControllers). The caller closes `toolSet`.
  */
 export async function loadProcedure(
   file: string,
-  options: { readonly toolsFile?: string | undefined; readonly mode: ControllerMode },
+  options: { readonly toolsFile?: string | undefined },
   signal: AbortSignal,
 ): Promise<LoadedProcedure> {
   const pdl = await loadPdlFile(file);
-  const controllers = options.mode === 'none' ? [] : await loadControllerModules(pdl);
   const { toolSet } = await loadRunTools(
     { toolsFile: options.toolsFile, ...(pdl.hasTools ? { planFile: file } : {}) },
     signal,
   );
-  return { pdl, toolSet, controllers };
+  return { pdl, toolSet };
 }
 
 /** `--no-post-controllers` and `--no-controllers` (commander sets them false) as a ControllerMode. */

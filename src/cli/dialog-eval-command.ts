@@ -47,7 +47,7 @@ export async function dialogEvalCommand(
   const models = await loadDialogModels({ bot: flags.model, judge: judgeSpec }, context, env);
   const [bot, judge] = models.map((entry) => entry.model);
   const references = await loadReferenceSessions(referencesFile);
-  const procedure = await loadProcedure(file, { toolsFile: flags.tools, mode: controllerMode }, signal);
+  const procedure = await loadProcedure(file, { toolsFile: flags.tools }, signal);
   try {
     const moves = references.reduce(
       (sum, reference) => sum + reference.messages.filter((message) => message.role === 'bot').length,
@@ -63,7 +63,6 @@ export async function dialogEvalCommand(
       model: bot!,
       judge: judge!,
       ...(procedure.toolSet ? { tools: procedure.toolSet } : {}),
-      controllers: procedure.controllers,
       controllerMode,
       ...(concurrency !== undefined ? { concurrency } : {}),
       costOf: costByModel(models),

@@ -76,7 +76,7 @@ export async function simulateCommand(
   const models = await loadDialogModels({ bot: flags.model, user: userModelSpec, judge: judgeSpec }, context, env);
   const [bot, user, judge] = models.map((entry) => entry.model);
   const profiles = await loadProfiles(profilesFile);
-  const procedure = await loadProcedure(file, { toolsFile: flags.tools, mode: controllerMode }, signal);
+  const procedure = await loadProcedure(file, { toolsFile: flags.tools }, signal);
   const store = flags.keepSessions
     ? await openStore(context).catch(async (error: unknown) => {
         await procedure.toolSet?.close();
@@ -98,7 +98,6 @@ export async function simulateCommand(
       userModel: user!,
       judge: judge!,
       tools: procedure.toolSet?.tools ?? [],
-      controllers: procedure.controllers,
       controllerMode,
       ...(oow !== undefined ? { oow } : {}),
       ...(sessions !== undefined ? { sessions } : {}),

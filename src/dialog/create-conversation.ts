@@ -11,7 +11,7 @@ import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
 import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
-import { builtInControllers, sessionTurnLimit } from './built-in-controllers.js';
+import { sessionTurnLimit } from './built-in-controllers.js';
 import {
   type Controller,
   type ControllerContext,
@@ -20,9 +20,9 @@ import {
   actionLabel,
 } from './controller.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
-import { loadControllerModules } from './load-controller-modules.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
 import { missingPreconditions } from './dependency-controller.js';
+import { procedureControllers } from './procedure-controllers.js';
 import { succeededApis } from './dialog-state.js';
 import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
@@ -51,10 +51,7 @@ export function newSessionId(date = new Date()): string {
 export async function createConversation(pdl: Pdl, options: ConversationOptions): Promise<Conversation> {
   const tools = bindTools(pdl, options.tools);
   const mode = options.controllerMode ?? 'all';
-  const controllers: Controller[] =
-    mode === 'none'
-      ? []
-      : [...builtInControllers(pdl.controllers), ...(await loadControllerModules(pdl)), ...(options.controllers ?? [])];
+  const controllers = await procedureControllers(pdl, mode, options.controllers);
   const usePost = mode === 'all';
   const maxActions = options.maxActionsPerTurn ?? DEFAULT_MAX_ACTIONS_PER_TURN;
   if (!Number.isInteger(maxActions) || maxActions < 1 || maxActions > 100) {

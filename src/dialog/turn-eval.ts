@@ -23,7 +23,7 @@ import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { anySignal } from '../llm/timeout.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
-import { builtInControllers } from './built-in-controllers.js';
+import { procedureControllers } from './procedure-controllers.js';
 import type { Controller, ControllerMode } from './controller.js';
 import type { DialogState } from './dialog-state.js';
 import { SessionFold } from './fold-session.js';
@@ -44,7 +44,7 @@ export interface EvaluateTurnsOptions {
   readonly judge: ChatModel;
   /** The APIs' tools (only their declarations are used); missing ones are declared from the PDL. */
   readonly tools?: ToolSet | readonly Tool[];
-  /** Extra controllers (a user's module); the built-in ones come from the PDL's `controllers:` settings. */
+  /** Extra controllers; the built-in ones and the PDL's controller modules are added (procedure-controllers.ts). */
   readonly controllers?: readonly Controller[];
   /** `none` leaves out the pre-decision guidance (post-decision controllers never run here: nothing executes). */
   readonly controllerMode?: ControllerMode;
@@ -92,8 +92,7 @@ export async function evaluateTurns(
       location: { field: 'concurrency' },
     });
   const tools = apiTools(pdl, options.tools);
-  const controllers =
-    options.controllerMode === 'none' ? [] : [...builtInControllers(pdl.controllers), ...(options.controllers ?? [])];
+  const controllers = await procedureControllers(pdl, options.controllerMode ?? 'all', options.controllers);
   // Cases are made as they are run, not all up front: each holds a copy of its prefix, so a session of n moves
   // would hold n prefixes (n² messages; 30,000 moves took gigabytes).
   const total = references.reduce(

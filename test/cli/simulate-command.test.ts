@@ -106,6 +106,41 @@ describe('weft simulate', () => {
     expect(result.stderr).toContain('simulating 3 sessions of "Refund" with 3 profiles');
   });
 
+  it("runs the procedure's controller module once per decision (not once from the CLI and again from the engine)", async () => {
+    const log = apiLog();
+    const home = join(scratch, 'guarded');
+    const result = await weft(
+      ['simulate', `${FIXTURES}/refund-guarded.pdl.yaml`, '--profiles', PROFILES, ...SIM, '--keep-sessions', '--json'],
+      { ...log.env, WEFT_HOME: home },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(log.calls().map((call) => call.name)).not.toContain('refund_order');
+    const sessions = jsonDocument(result).perSession as { sessionId: string }[];
+    const store = sessionStoreOf(await openRunStore({ home }));
+    try {
+      let decisions = 0;
+      for (const { sessionId } of sessions) {
+        const events = (await store.sessionEvents(sessionId)).map(
+          (stored) => stored.event as { type: string; turn?: number; attempt?: number; controller?: string },
+        );
+        for (const decision of events.filter((event) => event.type === 'decision')) {
+          decisions++;
+          const verdicts = events.filter(
+            (event) =>
+              event.type === 'verdict' &&
+              event.controller === 'business-hours' &&
+              event.turn === decision.turn &&
+              event.attempt === decision.attempt,
+          );
+          expect(verdicts).toHaveLength(1);
+        }
+      }
+      expect(decisions).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('--keep-sessions keeps each session in the store, with the events the report was computed from', async () => {
     const log = apiLog();
     const home = join(scratch, 'kept');
