@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { costOf } from '../llm/pricing.js';
+import { newRunId } from '../store/run-id.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
@@ -41,11 +42,9 @@ const MODEL_ERROR_REPLY = "I'm sorry, something went wrong on my side. Please sa
 const INTERRUPTED_CALL =
   'interrupted: Weft stopped while this call was running, so whether it took effect is unknown; it was not repeated (check with an API that reads the state before trying again)';
 
+/** `s-` + a run id's time and randomness, with two more random bytes (simulations start thousands a second). */
 export function newSessionId(date = new Date()): string {
-  const two = (value: number): string => String(value).padStart(2, '0');
-  const day = `${date.getUTCFullYear()}${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}`;
-  const time = `${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}`;
-  return `s-${day}-${time}-${randomBytes(4).toString('hex')}`;
+  return `s-${newRunId(date)}${randomBytes(2).toString('hex')}`;
 }
 
 export async function createConversation(pdl: Pdl, options: ConversationOptions): Promise<Conversation> {
@@ -169,9 +168,9 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     // Attempts already made in this turn (a resumed pending turn goes on from there).
     let attempt = events.filter((event) => event.type === 'decision' && event.turn === turn).length;
     let actions = events.filter((event) => event.type === 'tool-result' && event.turn === turn).length;
-    let rejections = events.filter(
-      (event) => event.type === 'verdict' && event.turn === turn && !event.accepted,
-    ).length;
+    // Every decision of an unfinished turn was either refused or a call that ran (a reply would have ended it); two
+    // controllers refusing one proposal are one rejection, as in the loop below.
+    let rejections = attempt - actions;
     const feedback: string[] = [];
     let reply: string | undefined;
     let failed = false;
