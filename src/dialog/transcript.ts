@@ -5,6 +5,7 @@
 import { inertText } from '../text/inert-text.js';
 import type { JsonValue } from '../tools/tool.js';
 import type { OowTag, SessionEvent } from './session-events.js';
+import { clip } from '../text/clip.js';
 
 export type TranscriptEntry =
   | { readonly turn: number; readonly role: 'user'; readonly text: string; readonly oow?: OowTag }
@@ -186,10 +187,6 @@ function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined
     case 'end':
       return `(session ended: ${entry.reason === 'user' ? 'the user left' : entry.reason === 'bot' ? 'the bot closed it' : 'turn limit'})`;
   }
-}
-
-function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }
 
 /** One event as the live `--verbose` view shows it (detail only: user messages and replies are printed apart). */

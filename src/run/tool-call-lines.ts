@@ -4,6 +4,7 @@
  * `weft show --json` have them whole.
  */
 import type { WeftEvent } from './events.js';
+import { clip } from '../text/clip.js';
 
 const MAX_ARGS = 120;
 const MAX_RESULT = 160;
@@ -70,8 +71,4 @@ function oneLine(text: string): string {
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }

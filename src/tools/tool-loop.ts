@@ -12,6 +12,7 @@ import { WeftError, isWeftError } from '../errors.js';
 import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
 import type { JsonValue, Tool } from './tool.js';
+import { clip } from '../text/clip.js';
 
 export const DEFAULT_MAX_TOOL_STEPS = 8;
 
@@ -271,8 +272,4 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   const reason: unknown = signal.reason;
   if (isWeftError(reason)) throw reason;
   throw new WeftError('ABORTED', 'The tool loop was aborted', { cause: reason });
-}
-
-function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }
