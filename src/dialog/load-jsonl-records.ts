@@ -10,13 +10,13 @@
  * - Unknown keys are errors with a did-you-mean: `require_apis` silently ignored would score every session 0.
  */
 import { lineIssues } from '../text/line-issues.js';
-import { readFile, stat } from 'node:fs/promises';
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { jsonLines } from '../text/json-lines.js';
 import { MAX_NESTING_DEPTH, nestingMessage } from '../text/nesting-depth.js';
 import type { FieldPath, PathIssue } from '../text/source-locator.js';
+import { readInputFile } from '../tools/read-input-file.js';
 
 export const MAX_JSONL_FILE_BYTES = 50_000_000;
 export const MAX_JSONL_LINE_BYTES = 1_000_000;
@@ -33,7 +33,7 @@ export async function loadJsonlRecords<T extends { readonly id: string }>(
   what: string,
   read: RecordReader<T>,
 ): Promise<(T & { readonly line: number })[]> {
-  return parseJsonlRecords(await readText(file, what), file, what, read);
+  return parseJsonlRecords(await readInputFile(file, what, MAX_JSONL_FILE_BYTES), file, what, read);
 }
 
 export function parseJsonlRecords<T extends { readonly id: string }>(
@@ -192,23 +192,4 @@ function nestingDepth(root: unknown): number {
     for (const child of Object.values(next.value)) pending.push({ value: child, depth });
   }
   return deepest;
-}
-
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    const info = await stat(file);
-    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
-    // A named pipe nobody writes to would block the read for ever; /dev/zero would never end.
-    if (!info.isFile()) throw new Error('it is not a regular file');
-    if (info.size > MAX_JSONL_FILE_BYTES)
-      throw new WeftError('BAD_INPUT', `the ${what} is ${info.size} bytes; at most ${MAX_JSONL_FILE_BYTES}`, {
-        location: { file },
-      });
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (error instanceof WeftError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
-    throw new WeftError('BAD_INPUT', `cannot read the ${what}: ${reason}`, { location: { file }, cause: error });
-  }
 }

@@ -9,9 +9,9 @@
  * `ANSWER_y(...)` calls in the procedure.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { WeftError } from '../errors.js';
+import { readInputFile } from '../tools/read-input-file.js';
 import { parseToolsSection } from '../tools/parse-tools-section.js';
 import { describeValue, withArticle } from '../text/describe-value.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
@@ -265,23 +265,7 @@ export async function loadPdlFile(path: string, options: Omit<ParsePdlOptions, '
 
 /** The text of a PDL file, refusing what is not one: a folder, a pipe, a file over MAX_PDL_FILE_BYTES. */
 export async function readPdlText(path: string): Promise<string> {
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
-    // A named pipe nobody writes to would block the read for ever.
-    if (!info.isFile()) throw new Error('it is not a regular file');
-    if (info.size > MAX_PDL_FILE_BYTES) {
-      throw new WeftError('BAD_INPUT', `the PDL file is ${info.size} bytes; at most ${MAX_PDL_FILE_BYTES}`, {
-        location: { file: path },
-      });
-    }
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (error instanceof WeftError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
-    throw new WeftError('BAD_INPUT', `cannot read the PDL file: ${reason}`, { location: { file: path }, cause: error });
-  }
+  return readInputFile(path, 'PDL file', MAX_PDL_FILE_BYTES);
 }
 
 type Report = (severity: PdlProblem['severity'], path: FieldPath, message: string) => void;

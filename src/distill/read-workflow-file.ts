@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { WeftError } from '../errors.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
-import { readRegularFile } from '../text/read-regular-file.js';
+import { readInputFile } from '../tools/read-input-file.js';
 import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
 import { type CheckWorkflowOptions, checkWorkflow } from './check-workflow.js';
 import type { ExecutableWorkflow, WorkflowProblem } from './workflow.js';
@@ -99,7 +99,7 @@ export async function loadWorkflowFile(
   path: string,
   options: CheckWorkflowOptions = {},
 ): Promise<ReadWorkflowResult & { workflow: ExecutableWorkflow }> {
-  const text = await readWorkflowText(path);
+  const text = await readInputFile(path, 'workflow file', MAX_WORKFLOW_FILE_BYTES);
   const result = await parseExecutableWorkflow(text, path, options);
   if (!result.workflow) {
     const issues = result.problems
@@ -119,14 +119,6 @@ export async function loadWorkflowFile(
   return result as ReadWorkflowResult & { workflow: ExecutableWorkflow };
 }
 
-async function readWorkflowText(path: string): Promise<string> {
-  const read = await readRegularFile(path, MAX_WORKFLOW_FILE_BYTES);
-  if ('reason' in read) {
-    throw new WeftError('BAD_INPUT', `cannot read the workflow file: ${read.reason}`, { location: { file: path } });
-  }
-  return read.text;
-}
-
 /** `nodes[3].args.a` → ['nodes', 3, 'args', 'a'] (the checker's paths back into field paths). */
 function pathOf(text: string | undefined): FieldPath {
   if (!text) return [];
@@ -140,6 +132,6 @@ function pathOf(text: string | undefined): FieldPath {
 
 /** Every problem of a workflow file, for `weft workflow check` (reading problems included, never thrown). */
 export async function checkWorkflowFile(path: string, options: CheckWorkflowOptions = {}): Promise<ReadWorkflowResult> {
-  const text = await readWorkflowText(path);
+  const text = await readInputFile(path, 'workflow file', MAX_WORKFLOW_FILE_BYTES);
   return parseExecutableWorkflow(text, path, options);
 }

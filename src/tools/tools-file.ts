@@ -4,13 +4,12 @@
  * at once, as one BAD_INPUT whose issues name file, line, column and field. Relative paths resolve against the
  * file's folder.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { WeftError } from '../errors.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source-locator.js';
 import { type McpOpener, openToolSources, problemsError } from './open-tool-sources.js';
 import { parseToolsSection, unknownKeyIssues } from './parse-tools-section.js';
+import { readInputFile } from './read-input-file.js';
 import type { ToolSet } from './tool.js';
 
 /** A tools file is a few KB; a larger one is a mistake (or hostile), refused before it is read. */
@@ -34,7 +33,7 @@ export interface LoadToolsFileOptions {
 
 /** Loads every source the file lists into one ToolSet (names unique across sources). Throws BAD_INPUT, located. */
 export async function loadToolsFile(path: string, options: LoadToolsFileOptions = {}): Promise<ToolSet> {
-  const text = await readToolsFile(path);
+  const text = await readInputFile(path, 'tools file', MAX_TOOLS_FILE_BYTES);
   const read = readStructuredSource(text, path);
   if ('issues' in read) throw problemsError(read.issues, 'invalid tools file', { file: path });
   const root = read.value;
@@ -70,29 +69,6 @@ export async function loadToolsFile(path: string, options: LoadToolsFileOptions 
     ...(options.openMcp ? { openMcp: options.openMcp } : {}),
     ...(options.mcpStartTimeoutMs !== undefined ? { mcpStartTimeoutMs: options.mcpStartTimeoutMs } : {}),
   });
-}
-
-async function readToolsFile(path: string): Promise<string> {
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
-    // A named pipe nobody writes to would block the read for ever, in a thread that even a second SIGTERM waits for.
-    if (!info.isFile()) throw new Error('it is not a regular file');
-    if (info.size > MAX_TOOLS_FILE_BYTES) {
-      throw new WeftError('BAD_INPUT', `the tools file is ${info.size} bytes; at most ${MAX_TOOLS_FILE_BYTES}`, {
-        location: { file: path },
-      });
-    }
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (error instanceof WeftError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
-    throw new WeftError('BAD_INPUT', `cannot read the tools file: ${reason}`, {
-      location: { file: path },
-      cause: error,
-    });
-  }
 }
 
 function located(file: string, positionOf: PositionOf, path: FieldPath, message: string) {
