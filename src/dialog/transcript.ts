@@ -198,13 +198,12 @@ export function formatSessionEvent(event: SessionEvent): string | undefined {
 function eventLine(event: SessionEvent): string | undefined {
   switch (event.type) {
     case 'guidance':
-      return `  (${event.controller}) ${event.text.replaceAll('\n', '\n    ')}`;
     case 'decision':
-      return event.thought ? `  (thought) ${event.thought}` : undefined;
-    case 'verdict':
-      return event.accepted
-        ? `  ✓ ${event.controller} accepted ${event.action}`
-        : `  ✗ ${event.controller} refused ${event.action}: ${event.reason ?? ''}`;
+    case 'verdict': {
+      // The same lines as the transcript's verbose view; only API calls show live as call and result apart.
+      const [entry] = transcriptOf([event]).entries;
+      return entry === undefined ? undefined : entryLine(entry, true);
+    }
     case 'tool-call':
       return `  → ${event.name}(${clip(JSON.stringify(event.args), 2000)})${event.preconditionsMet ? '' : ' [preconditions not met]'}`;
     case 'tool-result':
