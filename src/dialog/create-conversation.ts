@@ -176,6 +176,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     let failed = false;
     while (attempt < maxActions) {
       attempt++;
+      // One snapshot of the state per decision: what is recorded until the verdicts (guidance, the model call, the
+      // decision) does not change it.
       const context = { pdl, state: fold.state };
       const guidance: NewEvent[] = [];
       for (const controller of controllers) {
@@ -252,7 +254,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
           action.kind === 'tool' ? { ...action, args: shownArgs(toolNamed(action.name), action.args) } : action;
         for (const controller of controllers) {
           if (!controller.post) continue;
-          const verdict = runPost(controller, seen, { pdl, state: fold.state });
+          const verdict = runPost(controller, seen, context);
           verdicts.push({
             type: 'verdict',
             turn,
@@ -299,7 +301,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     signal: AbortSignal | undefined,
   ): Promise<void> => {
     const tool = tools.find((candidate) => candidate.name === action.name);
-    const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold.state)).length === 0;
+    const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold)).length === 0;
     await collect([
       {
         type: 'tool-call',
