@@ -82,6 +82,8 @@ async function runOnce(seed: number, strategy: ExecutionStrategy): Promise<RunSa
     'simulate-user': 0,
     judge: 0,
     worfbench: 0,
+    solve: 0,
+    distill: 0,
     other: 0,
   };
   const model = countingModel(simModel(`latency=${LATENCY},seed=${seed}`), calls);

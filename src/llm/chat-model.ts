@@ -62,6 +62,10 @@ export interface CallTag {
     | 'simulate-user'
     /** A judge scoring a session or a turn (`weft simulate`, `weft dialog eval`). */
     | 'judge'
+    /** Distillation's execute stage: an agent solving one instance with business tools (issue 14, `weft solve`). */
+    | 'solve'
+    /** Distillation's summarize stage: building a workflow from traces with graph tools only (`weft distill`). */
+    | 'distill'
     | 'other';
   readonly key?: string;
   readonly attempt?: number;

@@ -21,6 +21,8 @@ export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
   converse: 2048,
   'simulate-user': 1024,
   judge: 1024,
+  solve: 4096,
+  distill: 4096,
   other: 4096,
 });
 

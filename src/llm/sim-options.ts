@@ -26,6 +26,10 @@
  * |          | an unavailable API, or a repeat) (sim-bot.ts)     |            |
  * | noise    | dialog judge: P(a goal's or turn's verdict flips) | 0          |
  * |          | (sim-judge.ts)                                    |            |
+ * | mistake  | distillation summarizer: P(each graph-building    | 0          |
+ * |          | call carries a mistake) (distill/sim-summarize.ts)|            |
+ * | reference| optional: a workflow file (JSON or YAML) that the | —          |
+ * |          | sim follows when it solves or distils (issue 14)  |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
@@ -62,6 +66,14 @@ export interface SimOptions {
   readonly violate: number;
   /** Dialog judge (purpose `judge`): P(each goal's, or a turn's, verdict is flipped). */
   readonly noise: number;
+  /** Distillation summarizer (purpose `distill`): P(a graph-building call carries a mistake). */
+  readonly mistake: number;
+  /**
+   * A reference workflow file the sim follows in the execute (`solve`) and summarize (`distill`) stages of
+   * distillation (distill/distill-sim.ts); relative to the working folder. The distillation harness can hand the
+   * sim a reference in code instead.
+   */
+  readonly reference?: string;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
@@ -79,6 +91,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   toolbadargs: 0,
   violate: 0,
   noise: 0,
+  mistake: 0,
 });
 
 const KEYS = [
@@ -98,6 +111,8 @@ const KEYS = [
   'toolbadargs',
   'violate',
   'noise',
+  'mistake',
+  'reference',
 ] as const;
 type SimKey = (typeof KEYS)[number];
 
@@ -135,6 +150,7 @@ export function validateSimOptions(options: SimOptions): SimOptions {
     'toolbadargs',
     'violate',
     'noise',
+    'mistake',
   ] as const;
   for (const key of probabilities) {
     checkProbability(key, options[key]);
@@ -161,6 +177,15 @@ export function validateSimOptions(options: SimOptions): SimOptions {
       `expected the path of a team dataset (JSONL) without commas, got ${JSON.stringify(options.answers)}`,
     );
   }
+  if (
+    options.reference !== undefined &&
+    !(typeof options.reference === 'string' && options.reference.trim() !== '' && !options.reference.includes(','))
+  ) {
+    throw simError(
+      'reference',
+      `expected the path of a workflow file without commas, got ${JSON.stringify(options.reference)}`,
+    );
+  }
   checkLatency(options.latency);
   return Object.freeze({ ...options });
 }
@@ -178,9 +203,10 @@ export function formatSimOptions(options: SimOptions): string {
   if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
   if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
   // Tool and dialog options too, so ids of models that never call tools or converse stay as they were.
-  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs', 'violate', 'noise'] as const) {
+  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs', 'violate', 'noise', 'mistake'] as const) {
     if (options[key] !== DEFAULT_SIM_OPTIONS[key]) parts.push(`${key}=${options[key]}`);
   }
+  if (options.reference !== undefined) parts.push(`reference=${options.reference}`);
   return parts.join(',');
 }
 
@@ -257,6 +283,7 @@ function assignOption(
     case 'toolbadargs':
     case 'violate':
     case 'noise':
+    case 'mistake':
       options[key] = parseNumber(key, value);
       return;
     case 'toolcalls':
@@ -284,6 +311,9 @@ function assignOption(
       return;
     case 'answers':
       options.answers = value;
+      return;
+    case 'reference':
+      options.reference = value;
       return;
   }
 }
