@@ -1,0 +1,84 @@
+/**
+ * The contracts between distillation's parts (issue 14, SPEC §5): the execute stage (`solveTask`, solve.ts), the
+ * summarize stage (`distillTraces`, distill-traces.ts), the single-stage baselines (`solveAndBuild`,
+ * single-stage.ts) and the suite harness that strings them together (`weft distill eval`). Types only.
+ */
+import type { ChatModel } from '../llm/chat-model.js';
+import type { NewTrace, TraceUsage } from '../store/traces.js';
+import type { JsonValue, Tool } from '../tools/tool.js';
+import type { ExecutableWorkflow, WorkflowProblem } from './workflow.js';
+
+/** How an agent works: ReAct (think, call, observe, …) or Plan-and-Execute (plan the steps, then run each). */
+export type AgentStrategy = 'react' | 'plan-execute';
+
+/**
+ * The paper's four ways to get a workflow. `es-pe` (the default) and `es-react`: execute with that strategy, then
+ * summarize with the same strategy using graph tools only. `react` and `pe`: the single-stage baselines, one agent
+ * with business and graph tools together that solves and builds at once (where mixed tool calls happen).
+ */
+export type DistillVariant = 'es-pe' | 'es-react' | 'react' | 'pe';
+export const DISTILL_VARIANTS: readonly DistillVariant[] = ['es-pe', 'es-react', 'react', 'pe'];
+
+/** Which traces of a task the summarizer gets (default `random_success`: one successful trace, drawn with a seed). */
+export type TraceSelection = 'random_success' | 'all_success' | 'first';
+export const TRACE_SELECTIONS: readonly TraceSelection[] = ['random_success', 'all_success', 'first'];
+
+export interface SolveOptions {
+  readonly model: ChatModel;
+  /** Business tools: the only tools of this stage. */
+  readonly tools: readonly Tool[];
+  readonly task: string;
+  /** The instance's inputs. */
+  readonly input: Readonly<Record<string, JsonValue>>;
+  readonly mode?: AgentStrategy;
+  /** Model calls the agent may make (a deadline: the trace ends unsuccessful past it). */
+  readonly maxSteps?: number;
+  readonly taskKey?: string;
+  readonly expected?: unknown;
+  readonly toolsPath?: string;
+  readonly signal?: AbortSignal;
+}
+/** solve.ts: `solveTask(options: SolveOptions): Promise<NewTrace>` — the trace is returned, the caller saves it. */
+export type SolveTask = (options: SolveOptions) => Promise<NewTrace>;
+
+export interface DistillOptions {
+  readonly model: ChatModel;
+  /** The traces to summarize (already selected). */
+  readonly traces: readonly NewTrace[];
+  /** The business tools: described to the model (names, descriptions, schemas), never callable in this stage. */
+  readonly tools: readonly Tool[];
+  /** The summarizer's own strategy (ES-P&E plans the graph first). Default `plan-execute`. */
+  readonly strategy?: AgentStrategy;
+  /** The workflow's name (default from the task key, else `distilled`). */
+  readonly name?: string;
+  /** Model calls before giving up without `finish` (a deadline). */
+  readonly maxSteps?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface DistillResult {
+  /** The graph as built: whole when `finished`, else the partial graph (saved so a user can see how far it got). */
+  readonly workflow: ExecutableWorkflow;
+  /** The model called `finish` and the graph passed the check then. */
+  readonly finished: boolean;
+  /** `checkWorkflow`'s findings on `workflow`. */
+  readonly problems: readonly WorkflowProblem[];
+  /** No error among `problems`. */
+  readonly valid: boolean;
+  /** Business tools the model called while building the graph (refused): the paper's mixed tool calls. */
+  readonly mixedCalls: number;
+  /** Graph tool calls made (accepted or refused). */
+  readonly graphCalls: number;
+  /** Model calls. */
+  readonly steps: number;
+  readonly usage: TraceUsage;
+  /** Why it did not finish. */
+  readonly error?: string;
+}
+/** distill-traces.ts: `distillTraces(options: DistillOptions): Promise<DistillResult>`. */
+export type DistillTraces = (options: DistillOptions) => Promise<DistillResult>;
+
+/** single-stage.ts: the baselines — one agent with both tool sets; its business calls make the trace. */
+export type SolveAndBuild = (
+  options: SolveOptions & { readonly name?: string },
+) => Promise<{ readonly trace: NewTrace; readonly distill: DistillResult }>;
