@@ -18,6 +18,7 @@
  * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them. Appends lock the session's
  *   row (`UPDATE … RETURNING last_seq`), as for runs.
+ * - Execution traces (issue 14) live in `traces`, one row each, the whole record as JSON text, also apart from runs.
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
@@ -57,6 +58,18 @@ import {
   type StoredSessionEvent,
 } from './sessions.js';
 import {
+  checkTraceLimit,
+  displayTraceId,
+  isTraceId,
+  prepareTrace,
+  traceRecordFromRow,
+  type NewTrace,
+  type TraceFilter,
+  type TraceRecord,
+  type TraceRow,
+  type TraceStore,
+} from './traces.js';
+import {
   checkOwner,
   checkStatus,
   prepareEventBatch,
@@ -75,7 +88,7 @@ import {
 import { redactUrl, scrubSecrets, type RedactedUrl } from '../text/redact-url.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const POSTGRES_SCHEMA_VERSION = 4;
+export const POSTGRES_SCHEMA_VERSION = 5;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
 /** The largest value of a Postgres `integer` column (pids, plan versions). */
 const MAX_INTEGER = 0x7fffffff;
@@ -176,6 +189,21 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
+  // 5: execution traces (issue 14): written once, whole; the columns are what `listTraces` filters and sorts on.
+  (s) => `
+  CREATE TABLE ${s}.traces (
+    trace_id   text PRIMARY KEY,
+    position   bigint GENERATED ALWAYS AS IDENTITY,
+    created_at text NOT NULL,
+    task_key   text,
+    mode       text NOT NULL,
+    success    boolean NOT NULL,
+    model      text NOT NULL,
+    record     text NOT NULL
+  );
+  CREATE INDEX traces_by_created_at ON ${s}.traces (created_at, position);
+  CREATE INDEX traces_by_task_key ON ${s}.traces (task_key, created_at, position);
+  `,
 ];
 
 export interface PostgresRunStoreOptions {
@@ -193,7 +221,7 @@ export interface PostgresRunStoreOptions {
   readonly applicationName?: string;
 }
 
-export interface PostgresRunStore extends RunStore {
+export interface PostgresRunStore extends RunStore, TraceStore {
   /** The server's URL without its password. */
   readonly url: string;
   readonly schema: string;
@@ -544,6 +572,13 @@ class PostgresStore implements PostgresRunStore {
          WHERE session_id = $4 AND owner_pid IS NOT DISTINCT FROM $5::integer AND owner_host IS NOT DISTINCT FROM $6::text`,
       releaseSession: `UPDATE ${s}.sessions SET owner_pid = NULL, owner_host = NULL, updated_at = $1
          WHERE session_id = $2 AND owner_pid = $3 AND owner_host = $4`,
+      insertTrace: `INSERT INTO ${s}.traces (trace_id, created_at, task_key, mode, success, model, record)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      getTrace: `SELECT trace_id, created_at, record FROM ${s}.traces WHERE trace_id = $1`,
+      // NULL parameters switch a filter off, as does a NULL limit.
+      listTraces: `SELECT trace_id, created_at, record FROM ${s}.traces
+         WHERE ($1::text IS NULL OR task_key = $1::text) AND ($2::boolean IS NULL OR success = $2::boolean)
+         ORDER BY created_at DESC, position DESC LIMIT $3::bigint`,
       stats: `SELECT (SELECT count(*) FROM ${s}.runs)::double precision AS runs, (SELECT count(*) FROM ${s}.events)::double precision AS events,
                 (SELECT count(*) FROM ${s}.plan_versions)::double precision AS "planVersions",
                 (SELECT count(*) FROM ${s}.blobs)::double precision AS blobs,
@@ -1057,6 +1092,54 @@ class PostgresStore implements PostgresRunStore {
         checked.host,
       ]);
       if (result.rowCount === 0) await this.requireSession(sessionId);
+    });
+  }
+
+  saveTrace(trace: NewTrace): Promise<void> {
+    return this.use(`save trace ${displayTraceId(trace?.traceId)}`, async () => {
+      const prepared = prepareTrace(trace, MAX_INTEGER);
+      try {
+        await this.pool.query(this.sql.insertTrace, [
+          prepared.traceId,
+          this.now().toISOString(),
+          prepared.taskKey,
+          prepared.mode,
+          prepared.success,
+          prepared.model,
+          prepared.record,
+        ]);
+      } catch (error) {
+        if (sqlState(error) === '23505') {
+          throw new WeftError(
+            'STORE',
+            `A trace with id ${prepared.traceId} already exists in Postgres at ${this.url}`,
+            {
+              cause: error,
+            },
+          );
+        }
+        throw error;
+      }
+    });
+  }
+
+  getTrace(traceId: string): Promise<TraceRecord | undefined> {
+    return this.use(`read trace ${displayTraceId(traceId)}`, async () => {
+      if (!isTraceId(traceId)) return undefined;
+      const row = (await this.pool.query<TraceRow>(this.sql.getTrace, [traceId])).rows[0];
+      return row === undefined ? undefined : traceRecordFromRow(row);
+    });
+  }
+
+  listTraces(filter: TraceFilter = {}): Promise<TraceRecord[]> {
+    return this.use('list traces', async () => {
+      const limit = checkTraceLimit(filter.limit);
+      const result = await this.pool.query<TraceRow>(this.sql.listTraces, [
+        filter.taskKey ?? null,
+        filter.success ?? null,
+        limit ?? null,
+      ]);
+      return result.rows.map((row) => traceRecordFromRow(row));
     });
   }
 

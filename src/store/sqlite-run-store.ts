@@ -9,6 +9,7 @@
  * - Strings over 4 KiB are stored once in `blobs` keyed by sha256 (see json-blobs.ts).
  * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them.
+ * - Execution traces (issue 14) live in `traces`, one row each, the whole record as JSON, also apart from runs.
  * - The schema version is `PRAGMA user_version`, the file is tagged with `PRAGMA application_id` ('WEFT').
  *   A newer schema is refused; an existing file is checked (header, tag, `PRAGMA quick_check`) on a read-only
  *   connection before anything writes to it, and a file that is not a Weft database, or is damaged, is reported
@@ -53,6 +54,18 @@ import {
   type StoredSessionEvent,
 } from './sessions.js';
 import {
+  checkTraceLimit,
+  displayTraceId,
+  isTraceId,
+  prepareTrace,
+  traceRecordFromRow,
+  type NewTrace,
+  type TraceFilter,
+  type TraceRecord,
+  type TraceRow,
+  type TraceStore,
+} from './traces.js';
+import {
   checkOwner,
   checkStatus,
   prepareEventBatch,
@@ -70,7 +83,7 @@ import {
 } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 5;
+export const SQLITE_SCHEMA_VERSION = 6;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 /** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
@@ -179,6 +192,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
+  // 6: execution traces (issue 14): written once, whole; the columns are what `listTraces` filters and sorts on.
+  `
+  CREATE TABLE traces (
+    trace_id   TEXT PRIMARY KEY NOT NULL,
+    created_at TEXT NOT NULL,
+    task_key   TEXT,
+    mode       TEXT NOT NULL,
+    success    INTEGER NOT NULL,
+    model      TEXT NOT NULL,
+    record     TEXT NOT NULL
+  );
+  CREATE INDEX traces_by_created_at ON traces (created_at);
+  CREATE INDEX traces_by_task_key ON traces (task_key, created_at);
+  `,
 ];
 
 export interface SqliteRunStoreOptions {
@@ -195,7 +222,7 @@ export interface SqliteRunStoreOptions {
   readonly mustExist?: boolean;
 }
 
-export interface SqliteRunStore extends RunStore {
+export interface SqliteRunStore extends RunStore, TraceStore {
   /** The absolute path of the database file, or `:memory:`. */
   readonly path: string;
   /** Team scores: the team engine's TeamScoreStore (team/team-score-store.ts), implemented here structurally. */
@@ -475,6 +502,16 @@ class SqliteStore implements SqliteRunStore {
       releaseSession: db.prepare(
         `UPDATE sessions SET owner_pid = NULL, owner_host = NULL, updated_at = ?
          WHERE session_id = ? AND owner_pid = ? AND owner_host = ?`,
+      ),
+      insertTrace: db.prepare(
+        'INSERT INTO traces (trace_id, created_at, task_key, mode, success, model, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      getTrace: db.prepare<[string], TraceRow>('SELECT trace_id, created_at, record FROM traces WHERE trace_id = ?'),
+      // NULL parameters switch a filter off; LIMIT -1 is no limit.
+      listTraces: db.prepare<[string | null, string | null, number | null, number | null, number], TraceRow>(
+        `SELECT trace_id, created_at, record FROM traces
+         WHERE (? IS NULL OR task_key = ?) AND (? IS NULL OR success = ?)
+         ORDER BY created_at DESC, rowid DESC LIMIT ?`,
       ),
       stats: db.prepare<
         [],
@@ -901,6 +938,49 @@ class SqliteStore implements SqliteRunStore {
       const checked = checkOwner(owner, `the owner of session ${sessionId}`, MAX_INTEGER);
       const result = this.statements.releaseSession.run(this.now().toISOString(), sessionId, checked.pid, checked.host);
       if (result.changes === 0) this.requireSession(sessionId);
+    });
+  }
+
+  saveTrace(trace: NewTrace): Promise<void> {
+    return this.use(`save trace ${displayTraceId(trace?.traceId)}`, () => {
+      const prepared = prepareTrace(trace, MAX_INTEGER);
+      try {
+        this.statements.insertTrace.run(
+          prepared.traceId,
+          this.now().toISOString(),
+          prepared.taskKey,
+          prepared.mode,
+          prepared.success ? 1 : 0,
+          prepared.model,
+          prepared.record,
+        );
+      } catch (error) {
+        if (sqliteCode(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new WeftError('STORE', `A trace with id ${prepared.traceId} already exists in ${this.path}`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    });
+  }
+
+  getTrace(traceId: string): Promise<TraceRecord | undefined> {
+    return this.use(`read trace ${displayTraceId(traceId)}`, () => {
+      if (!isTraceId(traceId)) return undefined;
+      const row = this.statements.getTrace.get(traceId);
+      return row === undefined ? undefined : traceRecordFromRow(row);
+    });
+  }
+
+  listTraces(filter: TraceFilter = {}): Promise<TraceRecord[]> {
+    return this.use('list traces', () => {
+      const limit = checkTraceLimit(filter.limit);
+      const taskKey = filter.taskKey ?? null;
+      const success = filter.success === undefined ? null : filter.success ? 1 : 0;
+      return this.statements.listTraces
+        .all(taskKey, taskKey, success, success, limit ?? -1)
+        .map((row) => traceRecordFromRow(row));
     });
   }
 

@@ -13,6 +13,7 @@ import type { EventRecord, NewRun, RunStore } from '../../src/store/run-store.js
 import type { SessionStore } from '../../src/dialog/session-store.js';
 import { isTeamScoreStore, type TeamScoreStore } from '../../src/team/team-score-store.js';
 import { describeSessionStore } from './describe-session-store.js';
+import { describeTraceStore } from './describe-trace-store.js';
 import { rejection } from './rejection.js';
 
 /** Both stores implement the core contract, the team engine's TeamScoreStore and the dialog engine's SessionStore. */
@@ -958,4 +959,5 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
   });
 
   describeSessionStore(name, factory);
+  describeTraceStore(name, factory);
 }

@@ -78,6 +78,38 @@ const schemaV3Additions = (s: string) => `
   INSERT INTO ${s}.team_sizes VALUES ('panel', 'mmlu', 2, '2026-04-01T00:00:00.000Z');
 `;
 
+/** What schema version 4 (sessions) added to version 3, verbatim, with one session; `s` is the quoted schema. */
+const schemaV4Additions = (s: string) => `
+  UPDATE ${s}.schema_version SET version = 4;
+  CREATE TABLE ${s}.sessions (
+    session_id text PRIMARY KEY,
+    position   bigint GENERATED ALWAYS AS IDENTITY,
+    procedure  text NOT NULL,
+    pdl_path   text NOT NULL,
+    model      text NOT NULL,
+    options    text NOT NULL,
+    status     text NOT NULL,
+    turns      integer NOT NULL DEFAULT 0,
+    created_at text NOT NULL,
+    updated_at text NOT NULL,
+    last_seq   integer NOT NULL DEFAULT 0,
+    owner_pid  integer,
+    owner_host text
+  );
+  CREATE INDEX sessions_by_created_at ON ${s}.sessions (created_at, position);
+  CREATE TABLE ${s}.session_events (
+    session_id text NOT NULL REFERENCES ${s}.sessions (session_id) ON DELETE CASCADE,
+    seq        integer NOT NULL,
+    type       text NOT NULL,
+    at         double precision NOT NULL,
+    data       text NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  INSERT INTO ${s}.sessions (session_id, procedure, pdl_path, model, options, status, created_at, updated_at, last_seq)
+    VALUES ('s-old', 'P', '', 'sim:', '{}', 'open', '2026-05-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z', 1);
+  INSERT INTO ${s}.session_events VALUES ('s-old', 1, 'session-start', 0, '{"type":"session-start","at":0}');
+`;
+
 describe.skipIf(server === undefined)('Postgres schema migrations', () => {
   const pgServer = server as NonNullable<typeof server>;
   let schema: string;
@@ -126,7 +158,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     expect(await store.teamSize('panel', 'mmlu')).toBe(1);
     const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
     expect(await store.listSessions()).toEqual([]);
   });
 
@@ -205,7 +237,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
       await store.appendSessionEvents('s-1', [{ type: 'session-start', at: 0 }]);
       expect((await store.sessionEvents('s-1')).map((stored) => stored.seq)).toEqual([1]);
       expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
-        { version: 4 },
+        { version: POSTGRES_SCHEMA_VERSION },
       ]);
     });
 
@@ -213,20 +245,55 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
       await expectBlockedUpgradeRolledBack('sessions', 3);
       expect((await pgServer.admin.query(`SELECT k::int AS k FROM ${quoted()}.team_sizes`)).rows).toEqual([{ k: 2 }]);
     });
+  });
 
-    it('refuses version 5 (a newer Weft) and leaves the schema as it was', async () => {
+  describe('version 4 to 5 (traces)', () => {
+    beforeEach(async () => {
+      await pgServer.admin.query(schemaV2Additions(quoted()));
+      await pgServer.admin.query(schemaV3Additions(quoted()));
+      await pgServer.admin.query(schemaV4Additions(quoted()));
+    });
+
+    it('keeps the runs, sizes and sessions, and adds an empty traces table that works', async () => {
       const store = await openPostgresRunStore(pgServer.url, { schema });
-      await store.createSession({ sessionId: 's-1', procedure: 'P', pdlPath: '', model: 'sim:', options: {} });
-      await store.close();
-      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 5`);
-      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
-      expect(error.code).toBe('STORE');
-      expect(error.message).toContain('schema version 5, but this Weft understands versions up to 4');
+      stores.push(store);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['v1-run']);
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect((await store.sessionEvents('s-old')).map((stored) => stored.event.type)).toEqual(['session-start']);
+      expect(await store.listTraces()).toEqual([]);
+      const trace = {
+        traceId: 't-1',
+        task: 'T',
+        mode: 'run' as const,
+        model: 'sim:',
+        input: {},
+        calls: [],
+        success: true,
+        usage: { calls: 0, inputTokens: 0, outputTokens: 0 },
+      };
+      await store.saveTrace(trace);
+      expect(await store.listTraces({ success: true })).toMatchObject([trace]);
       expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
         { version: 5 },
       ]);
+    });
+
+    it('rolls the whole upgrade back when a step fails, leaving version 4 as it was', async () => {
+      await expectBlockedUpgradeRolledBack('traces', 4);
       expect((await pgServer.admin.query(`SELECT session_id FROM ${quoted()}.sessions`)).rows).toEqual([
-        { session_id: 's-1' },
+        { session_id: 's-old' },
+      ]);
+    });
+
+    it('refuses version 6 (a newer Weft) and leaves the schema as it was', async () => {
+      const store = await openPostgresRunStore(pgServer.url, { schema });
+      await store.close();
+      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 6`);
+      const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
+      expect(error.code).toBe('STORE');
+      expect(error.message).toContain('schema version 6, but this Weft understands versions up to 5');
+      expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
+        { version: 6 },
       ]);
     });
   });

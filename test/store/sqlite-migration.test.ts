@@ -86,7 +86,7 @@ const SCHEMA_V4_ADDITIONS = `
 `;
 
 /** Tables a later version added, so each step's test can tell its own tables from later ones. */
-const ADDED_AFTER_4 = ['session_events', 'sessions'];
+const ADDED_AFTER_4 = ['session_events', 'sessions', 'traces'];
 
 const shared = `<main>${'shared output '.repeat(600)}</main>`;
 const planOnly = `objective ${'x'.repeat(5000)}`;
@@ -226,6 +226,54 @@ function writeVersion4(path: string): void {
   db.exec(SCHEMA_V4_ADDITIONS);
   db.pragma('user_version = 4');
   db.prepare('INSERT INTO team_sizes VALUES (?, ?, ?, ?)').run('panel', 'mmlu', 2, '2026-04-01T00:00:00.000Z');
+  db.close();
+}
+
+/** What schema version 5 (sessions) added to version 4, verbatim. */
+const SCHEMA_V5_ADDITIONS = `
+  CREATE TABLE sessions (
+    session_id TEXT PRIMARY KEY NOT NULL,
+    procedure  TEXT NOT NULL,
+    pdl_path   TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    options    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    turns      INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    last_seq   INTEGER NOT NULL DEFAULT 0,
+    owner_pid  INTEGER,
+    owner_host TEXT
+  );
+  CREATE INDEX sessions_by_created_at ON sessions (created_at);
+  CREATE TABLE session_events (
+    session_id TEXT NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    type       TEXT NOT NULL,
+    at         REAL NOT NULL,
+    data       TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+`;
+
+/** Writes a version-5 database the way Weft 5 did: the version-4 contents plus one session with one event. */
+function writeVersion5(path: string): void {
+  writeVersion4(path);
+  const db = new Database(path);
+  db.exec(SCHEMA_V5_ADDITIONS);
+  db.pragma('user_version = 5');
+  const at = '2026-05-01T00:00:00.000Z';
+  db.prepare(
+    `INSERT INTO sessions (session_id, procedure, pdl_path, model, options, status, turns, created_at, updated_at,
+       last_seq) VALUES ('s-old', 'P', '', 'sim:', '{}', 'open', 0, ?, ?, 1)`,
+  ).run(at, at);
+  db.prepare('INSERT INTO session_events VALUES (?, ?, ?, ?, ?)').run(
+    's-old',
+    1,
+    'session-start',
+    0,
+    '{"type":"session-start","at":0}',
+  );
   db.close();
 }
 
@@ -468,10 +516,6 @@ describe('SQLite schema migrations', () => {
   });
 
   describe('version 4 to 5 (sessions)', () => {
-    it('is the current version', () => {
-      expect(SQLITE_SCHEMA_VERSION).toBe(5);
-    });
-
     it('keeps every run, score and size, and adds empty sessions and session_events tables that work', async () => {
       const path = join(dir, 'weft.db');
       writeVersion4(path);
@@ -496,7 +540,7 @@ describe('SQLite schema migrations', () => {
       expect((await reopened.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
       await reopened.close();
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(5);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       raw.close();
     });
 
@@ -514,13 +558,62 @@ describe('SQLite schema migrations', () => {
         expectFailedMigrationRolledBack(join(dir, 'weft.db'), write, 'sessions', version);
       },
     );
+  });
 
-    it('refuses a version-6 file (a newer Weft) and leaves it as it was', async () => {
+  describe('version 5 to 6 (traces)', () => {
+    it('is the current version', () => {
+      expect(SQLITE_SCHEMA_VERSION).toBe(6);
+    });
+
+    it('keeps every run, score, size and session, and adds an empty traces table that works', async () => {
       const path = join(dir, 'weft.db');
-      writeVersion4(path);
+      writeVersion5(path);
+      const before = contentsOf(path);
+      const store = openSqliteRunStore(path);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
+      expect(await store.teamSize('panel', 'mmlu')).toBe(2);
+      expect((await store.sessionEvents('s-old')).map((stored) => stored.event.type)).toEqual(['session-start']);
+      expect(await store.listTraces()).toEqual([]);
+      await store.close();
+      const after = contentsOf(path);
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'traces'].sort());
+      for (const table of Object.keys(before))
+        expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+
+      const reopened = openSqliteRunStore(path);
+      const trace = {
+        traceId: 't-1',
+        task: 'T',
+        mode: 'react' as const,
+        model: 'sim:',
+        input: {},
+        calls: [],
+        success: false,
+        usage: { calls: 0, inputTokens: 0, outputTokens: 0 },
+      };
+      await reopened.saveTrace(trace);
+      expect(await reopened.getTrace('t-1')).toMatchObject(trace);
+      expect((await reopened.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
+      await reopened.close();
+      const raw = new Database(path, { readonly: true });
+      expect(raw.pragma('user_version', { simple: true })).toBe(6);
+      raw.close();
+    });
+
+    it('ends with the same schema as a new database', async () => {
+      await expectSameSchemaAsNew(dir, writeVersion5);
+    });
+
+    it('migrates in one transaction: a failed step leaves a version-5 file as it was', () => {
+      expectFailedMigrationRolledBack(join(dir, 'weft.db'), writeVersion5, 'traces', 5);
+    });
+
+    it('refuses a version-7 file (a newer Weft) and leaves it as it was', async () => {
+      const path = join(dir, 'weft.db');
+      writeVersion5(path);
       await openSqliteRunStore(path).close();
       const db = new Database(path);
-      db.pragma('user_version = 6');
+      db.pragma('user_version = 7');
       db.close();
       const before = contentsOf(path);
       let failure: unknown;
@@ -531,11 +624,11 @@ describe('SQLite schema migrations', () => {
       }
       expect((failure as { code?: string }).code).toBe('STORE');
       expect(String((failure as Error).message)).toContain(
-        'schema version 6, but this Weft understands versions up to 5',
+        'schema version 7, but this Weft understands versions up to 6',
       );
       expect(contentsOf(path)).toEqual(before);
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(6);
+      expect(raw.pragma('user_version', { simple: true })).toBe(7);
       raw.close();
     });
   });
