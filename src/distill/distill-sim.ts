@@ -37,7 +37,7 @@ export function withDistillSim(model: ChatModel, reference: ExecutableWorkflow |
         reference === undefined
           ? { text: `sim ${purpose}: no reference workflow to follow (give one with sim:reference=FILE)` }
           : purpose === 'solve'
-            ? simSolveReply(call, reference, options)
+            ? await simSolveReply(call, reference, options)
             : simSummarizeReply(call, reference, options);
       return {
         text: reply.text,

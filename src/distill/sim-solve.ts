@@ -1,12 +1,154 @@
 /**
- * The sim's execute stage (distill-sim.ts): follows the reference workflow on the call's input.
- * NOT BUILT YET (issue 14): the execute stage's helper fills this in.
+ * The sim's execute stage (distill-sim.ts): follows the reference workflow on the call's input, one reply at a time.
+ *
+ * Each reply re-runs the reference with the interpreter (run-workflow.ts) on the input of the prompt's
+ * `<task-input>` block, where each tool call returns, in order, the results already in the conversation (the
+ * assistant's tool calls and their tool messages); the first call beyond them is stopped and becomes the reply's
+ * tool call, with the arguments the interpreter computed. When the workflow reaches its end, the reply is its
+ * output as JSON. A tool error in the conversation, a conversation that called other tools than the reference
+ * would, or a workflow that fails, gives a reply saying it could not finish (no JSON: the trace is unsuccessful).
+ * plan-execute's planning call gets the reference's tool nodes and conditions, in the order a walk from the start
+ * meets them, as the plan. Deterministic: the same conversation always gets the same reply.
  */
-import type { ChatCall } from '../llm/chat-model.js';
+import type { ChatCall, ChatMessage } from '../llm/chat-model.js';
 import type { SimOptions } from '../llm/sim-options.js';
+import { nextToolCallNumber, toolCallId } from '../llm/tool-call-ids.js';
+import type { JsonValue, Tool } from '../tools/tool.js';
 import type { DistillSimReply } from './distill-sim-reply.js';
-import type { ExecutableWorkflow } from './workflow.js';
+import { runWorkflow } from './run-workflow.js';
+import { isPlanningCall, readTaskInput } from './solve-prompts.js';
+import { expressionOf, type ExecutableWorkflow, type WorkflowNode } from './workflow.js';
 
-export function simSolveReply(_call: ChatCall, _reference: ExecutableWorkflow, _options: SimOptions): DistillSimReply {
-  return { text: 'sim solve: not built yet' };
+interface Recorded {
+  readonly name: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** The tool calls of the conversation that have a result, in the order they were made. */
+function recordedCalls(messages: readonly ChatMessage[]): Recorded[] {
+  const results = new Map<string, { content: string; isError: boolean }>();
+  for (const message of messages) {
+    if (message.role === 'tool')
+      results.set(message.toolCallId, { content: message.content, isError: message.isError === true });
+  }
+  const recorded: Recorded[] = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.toolCalls ?? []) {
+      const result = results.get(call.id);
+      if (result) recorded.push({ name: call.name, ...result });
+    }
+  }
+  return recorded;
+}
+
+/** A tool message's content as the value the tool returned: JSON text parsed, any other text as the string. */
+function resultValue(content: string): JsonValue {
+  try {
+    return JSON.parse(content) as JsonValue;
+  } catch {
+    return content;
+  }
+}
+
+class Stop extends Error {}
+
+export async function simSolveReply(
+  call: ChatCall,
+  reference: ExecutableWorkflow,
+  _options: SimOptions,
+): Promise<DistillSimReply> {
+  const input = readTaskInput(call);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { text: 'sim solve: the prompt has no <task-input> block with the inputs, so there is nothing to follow' };
+  }
+  if (isPlanningCall(call)) return { text: JSON.stringify(planOf(reference)) };
+
+  const recorded = recordedCalls(call.messages);
+  const failed = recorded.find((entry) => entry.isError);
+  if (failed) {
+    return { text: `I could not finish: the tool ${failed.name} failed (${clip(failed.content)}).` };
+  }
+
+  let position = 0;
+  let next: { name: string; args: JsonValue } | undefined;
+  let diverged: string | undefined;
+  const toolNames = new Set(reference.nodes.flatMap((node) => (node.kind === 'tool' ? [node.tool] : [])));
+  const tools: Tool[] = [...toolNames].map((name) => ({
+    name,
+    description: 'the sim replaying the conversation',
+    inputSchema: { type: 'object' },
+    source: 'sim',
+    async call(args: JsonValue): Promise<JsonValue> {
+      const entry = recorded[position];
+      if (entry === undefined) {
+        next = { name, args };
+        throw new Stop();
+      }
+      position += 1;
+      if (entry.name !== name) {
+        diverged = `call ${position} of the conversation was ${entry.name}, where the reference calls ${name}`;
+        throw new Stop();
+      }
+      return resultValue(entry.content);
+    },
+  }));
+
+  try {
+    const result = await runWorkflow(reference, { tools, input: input as Record<string, unknown> });
+    return { text: JSON.stringify(result.output ?? null) };
+  } catch (error) {
+    if (diverged !== undefined) return { text: `I could not follow the reference workflow: ${diverged}.` };
+    if (next === undefined) {
+      return { text: `I could not finish: ${clip(error instanceof Error ? error.message : String(error))}` };
+    }
+  }
+  const offered = call.toolChoice !== 'none' && (call.tools ?? []).some((tool) => tool.name === next?.name);
+  if (!offered) {
+    return { text: `I could not finish: the next step needs the tool ${next.name}, which this call does not offer.` };
+  }
+  return {
+    text: '',
+    toolCalls: [{ id: toolCallId(nextToolCallNumber(call.messages)), name: next.name, args: next.args }],
+  };
+}
+
+/** The reference's tool nodes, conditions and loops as plan steps, in the order a walk from the start meets them. */
+function planOf(reference: ExecutableWorkflow): string[] {
+  const byId = new Map(reference.nodes.map((node) => [node.id, node]));
+  const start = reference.nodes.find((node) => node.kind === 'start');
+  const seen = new Set<string>();
+  const queue: string[] = start ? [start.id] : [];
+  const steps: string[] = [];
+  while (queue.length > 0) {
+    const id = queue.shift() as string;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const node = byId.get(id);
+    if (!node) continue;
+    const step = describeStep(node);
+    if (step !== undefined) steps.push(step);
+    if (node.kind === 'forEach') queue.push(node.body);
+    for (const edge of reference.edges) if (edge.from === id) queue.push(edge.to);
+  }
+  return steps.length > 0 ? steps : ['Work out the answer from the inputs'];
+}
+
+function describeStep(node: WorkflowNode): string | undefined {
+  switch (node.kind) {
+    case 'tool':
+      return `Call ${node.tool} with ${JSON.stringify(node.args ?? {})}${node.out ? ` and keep the result as ${node.out}` : ''}`;
+    case 'condition':
+      return `Check ${expressionOf(node.expr) ?? node.expr} and go on accordingly`;
+    case 'forEach':
+      return `For each item of ${expressionOf(node.items) ?? node.items}, do the steps of the loop`;
+    default:
+      return undefined;
+  }
+}
+
+function clip(text: string, limit = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }

@@ -1,0 +1,241 @@
+/**
+ * The execute stage (issue 14, SPEC §5.1): an agent solves one concrete instance of a task with business tools
+ * only, and what it did becomes a trace (store/traces.ts) — returned, not saved; the caller saves it.
+ *
+ * - `react`: one bounded tool loop (tools/tool-loop.ts) from the task and the inputs, ending in the answer.
+ * - `plan-execute`: a planning call (the plan as a JSON list of steps), then each step as a user message of the
+ *   same conversation with its own tool loop, then a request for the final answer.
+ *
+ * Answers and plans are parsed as SPEC §5.3 says (llm/structured-output.ts: plain JSON, extracted from mixed text,
+ * repaired; then a bounded re-prompt with the parse error); no JSON mode is forced. `maxSteps` bounds the model
+ * calls of the whole solve, re-prompts included: it is a deadline, past which the trace ends unsuccessful with an
+ * error that says so. A model or provider failure ends the trace the same way; only an abort is thrown.
+ */
+import { z } from 'zod';
+import { WeftError, isWeftError } from '../errors.js';
+import type { ChatCall, ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
+import { redactModelSpec } from '../llm/model-spec.js';
+import { costOf } from '../llm/pricing.js';
+import { parseJsonValues } from '../llm/extract-json.js';
+import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
+import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.js';
+import { canonicalJson } from '../text/canonical-json.js';
+import { redactToolArgs } from '../tools/redact-tool-args.js';
+import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
+import type { SolveOptions } from './stage-types.js';
+import { FINAL_REQUEST, planRequest, REACT_START, solveSystemPrompt, stepMessage } from './solve-prompts.js';
+
+/** Model calls a solve may make when the caller gives no `maxSteps`. */
+export const DEFAULT_SOLVE_MAX_STEPS = 20;
+/** Re-prompts after an answer or a plan that does not parse (each one a model call within `maxSteps`). */
+export const SOLVE_MAX_REPAIRS = 2;
+/** Steps of a plan that are carried out; a longer plan is cut (a runaway reply must not mean a runaway solve). */
+export const MAX_PLAN_STEPS = 50;
+
+const ANSWER = z.unknown();
+const PLAN = z.array(z.string().min(1)).min(1);
+
+/** Thrown by the counting model past the last allowed call; caught below, never seen by callers. */
+class DeadlineReached extends Error {}
+
+interface Counter {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** The model as the solve uses it: counts calls, tokens and cost, and refuses a call past `maxSteps`. */
+function countingModel(model: ChatModel, maxSteps: number, counter: Counter): ChatModel {
+  return {
+    id: model.id,
+    kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
+    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+      if (counter.calls >= maxSteps) throw new DeadlineReached();
+      counter.calls += 1;
+      const result = await model.generate(call, signal);
+      counter.inputTokens += result.usage.inputTokens;
+      counter.outputTokens += result.usage.outputTokens;
+      counter.costUsd += costOf([model.id, result.model], result.usage);
+      return result;
+    },
+  };
+}
+
+export async function solveTask(options: SolveOptions): Promise<NewTrace> {
+  const maxSteps = options.maxSteps ?? DEFAULT_SOLVE_MAX_STEPS;
+  if (!(Number.isSafeInteger(maxSteps) && maxSteps >= 1)) {
+    throw new WeftError('BAD_INPUT', `Expected maxSteps to be a whole number from 1, got ${String(maxSteps)}`, {
+      location: { field: 'maxSteps' },
+    });
+  }
+  if (typeof options.input !== 'object' || options.input === null || Array.isArray(options.input)) {
+    throw new WeftError('BAD_INPUT', 'The input must be a JSON object', { location: { field: 'input' } });
+  }
+  const mode = options.mode ?? 'react';
+  const traceId = newTraceId();
+  const counter: Counter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  const model = countingModel(options.model, maxSteps, counter);
+  const calls: { sequence: number; call: TraceToolCall }[] = [];
+  const tag = { purpose: 'solve' as const, key: options.taskKey ?? traceId };
+  const system = solveSystemPrompt(options.task, options.input);
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  let step: number | undefined;
+  // The calls of one reply run at once and end in any order; the trace keeps the order the model asked for them.
+  let sequenceBase = 0;
+  let plan: string[] | undefined;
+
+  const hooks: ToolLoopHooks = {
+    onCallEnd(call, outcome) {
+      const args = call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args;
+      calls.push({
+        sequence: call.sequence + sequenceBase,
+        call: {
+          tool: call.name,
+          args,
+          ok: outcome.ok,
+          ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+          durationMs: outcome.durationMs,
+          ...(step !== undefined ? { step } : {}),
+        },
+      });
+    },
+  };
+
+  /** One bounded tool loop; its limit leaves at least the forced answer within the remaining calls. */
+  const loop = async (messages: readonly ChatMessage[]) => {
+    const remaining = maxSteps - counter.calls;
+    sequenceBase = calls.length;
+    return runToolLoop({
+      model,
+      call: { system, messages, tag },
+      tools: options.tools,
+      maxSteps: Math.max(1, remaining - 1),
+      hooks,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  };
+
+  /** Parses `text` with `schema`, re-prompting (without tools) with the parse error a bounded number of times. */
+  const parse = async <T>(
+    text: string,
+    messages: ChatMessage[],
+    schema: z.ZodType<T>,
+    what: string,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: string }> => {
+    let reply = text;
+    for (let repairs = 0; ; repairs++) {
+      const outcome = lastJsonValue(reply, schema);
+      if (outcome.ok) return outcome;
+      if (repairs === SOLVE_MAX_REPAIRS) {
+        return {
+          ok: false,
+          error: `the ${what} could not be parsed as JSON: ${outcome.error}; the last reply: ${clipJson(reply)}`,
+        };
+      }
+      messages.push({ role: 'user', content: repairPrompt(outcome.error) });
+      const result = await model.generate({ system, messages: [...messages], tag }, options.signal);
+      messages.push({ role: 'assistant', content: result.text });
+      reply = result.text;
+    }
+  };
+
+  let answer: unknown;
+  let answered = false;
+  let error: string | undefined;
+  try {
+    let messages: ChatMessage[];
+    if (mode === 'react') {
+      const result = await loop([{ role: 'user', content: REACT_START }]);
+      messages = [...result.messages];
+      const parsed = await parse(result.text, messages, ANSWER, 'answer');
+      if (parsed.ok) [answer, answered] = [parsed.value, true];
+      else error = parsed.error;
+    } else {
+      messages = [{ role: 'user', content: planRequest(options.tools) }];
+      const first = await model.generate({ system, messages: [...messages], tag }, options.signal);
+      messages.push({ role: 'assistant', content: first.text });
+      const parsedPlan = await parse(first.text, messages, PLAN, 'plan');
+      if (!parsedPlan.ok) {
+        error = parsedPlan.error;
+      } else {
+        plan = parsedPlan.value.slice(0, MAX_PLAN_STEPS);
+        for (const [index, text] of plan.entries()) {
+          step = index;
+          const result = await loop([...messages, { role: 'user', content: stepMessage(index, plan.length, text) }]);
+          messages = [...result.messages];
+        }
+        step = plan.length;
+        const result = await loop([...messages, { role: 'user', content: FINAL_REQUEST }]);
+        messages = [...result.messages];
+        const parsed = await parse(result.text, messages, ANSWER, 'answer');
+        if (parsed.ok) [answer, answered] = [parsed.value, true];
+        else error = parsed.error;
+      }
+    }
+  } catch (failure) {
+    if (failure instanceof DeadlineReached) {
+      error = `no answer within ${maxSteps} model call${maxSteps === 1 ? '' : 's'} (the solve's limit; raise it with --max-steps)`;
+    } else if (isWeftError(failure) && failure.code === 'ABORTED') {
+      throw failure;
+    } else if (options.signal?.aborted) {
+      throw failure;
+    } else {
+      error = `the solve failed: ${failure instanceof Error ? failure.message : String(failure)}`;
+    }
+  }
+
+  const matches =
+    !answered || options.expected === undefined || canonicalJson(answer) === canonicalJson(options.expected);
+  if (answered && !matches) {
+    error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
+  }
+  return {
+    traceId,
+    task: options.task,
+    ...(options.taskKey !== undefined ? { taskKey: options.taskKey } : {}),
+    mode,
+    model: redactModelSpec(options.model.id),
+    input: options.input,
+    ...(options.toolsPath !== undefined ? { toolsPath: options.toolsPath } : {}),
+    ...(plan !== undefined ? { plan } : {}),
+    calls: calls.sort((a, b) => a.sequence - b.sequence).map((entry) => entry.call),
+    ...(answered ? { answer } : {}),
+    ...(options.expected !== undefined ? { expected: options.expected } : {}),
+    success: answered && matches,
+    ...(error !== undefined ? { error } : {}),
+    usage: {
+      calls: counter.calls,
+      inputTokens: counter.inputTokens,
+      outputTokens: counter.outputTokens,
+      ...(counter.costUsd > 0 ? { costUsd: counter.costUsd } : {}),
+    },
+  };
+}
+
+/**
+ * The JSON value of a reply that ends the latest in its text and fits `schema` (the answer comes last; prose before
+ * it may quote other JSON), values parsed as they are before repaired ones; `interpretReply`'s error when none fits.
+ */
+function lastJsonValue<T>(text: string, schema: z.ZodType<T>): ReplyOutcome<T> {
+  const values = parseJsonValues(text);
+  const end = (candidate: { text: string }) => {
+    const at = text.lastIndexOf(candidate.text);
+    return at < 0 ? -1 : at + candidate.text.length;
+  };
+  const ordered = [
+    ...values.filter((v) => v.source !== 'repaired').sort((a, b) => end(b) - end(a)),
+    ...values.filter((v) => v.source === 'repaired').sort((a, b) => end(b) - end(a)),
+  ];
+  for (const candidate of ordered) {
+    const parsed = schema.safeParse(candidate.value);
+    if (parsed.success) return { ok: true, value: parsed.data };
+  }
+  return interpretReply(text, schema);
+}
+
+function clipJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
