@@ -316,3 +316,23 @@ export {
   type WorkflowNode,
   type WorkflowProblem,
 } from './distill/workflow.js';
+// FlowMind's execute stage (issue 14): solving one instance with business tools into a trace, and the stores' traces.
+export { DEFAULT_SOLVE_MAX_STEPS, solveTask } from './distill/solve.js';
+export { withDistillSim } from './distill/distill-sim.js';
+export type { AgentStrategy, SolveOptions } from './distill/stage-types.js';
+export {
+  displayTraceId,
+  isTraceId,
+  isTraceStore,
+  newTraceId,
+  TRACE_ID_PATTERN,
+  TRACE_MODES,
+  traceStoreOf,
+  type NewTrace,
+  type TraceFilter,
+  type TraceMode,
+  type TraceRecord,
+  type TraceStore,
+  type TraceToolCall,
+  type TraceUsage,
+} from './store/traces.js';

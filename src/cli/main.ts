@@ -366,6 +366,47 @@ function buildProgram(
       setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal)),
     );
 
+  program
+    .command('solve')
+    .description('solve one instance of a task with business tools and save its trace (FlowMind execute stage)')
+    .argument('<task>', 'the task in words, or a file that holds it')
+    .option('--tools <file>', 'the tools file: the only tools the agent has')
+    .option('--input <json>', "the instance's inputs, a JSON object")
+    .option('--mode <mode>', 'react (default) or plan-execute')
+    .option('--task-key <key>', 'groups the traces of one task (weft traces --task)')
+    .option('--expected <json>', 'the answer it should give: the trace succeeds only when it does')
+    .option('--max-steps <N>', 'model calls the agent may make (default 20)')
+    .addOption(model)
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (task: string, flags) =>
+      setExit(await (await import('./solve-command.js')).solveCommand(task, flags, output, signal)),
+    );
+  const traces = program
+    .command('traces')
+    .description('the execution traces in the store, newest first (weft solve, tool-using runs)')
+    .option('--task <key>', 'only the traces of this task key')
+    .option('--success', 'only successful traces')
+    .option('--limit <N>', 'at most this many')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (flags) => setExit(await (await import('./solve-command.js')).tracesCommand(flags, output)));
+  traces
+    .command('show')
+    .description('one trace: its plan, tool calls with arguments and results, and answer')
+    .argument('<traceId>')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (traceId: string, flags) =>
+      // Options written after the id are parsed by `traces` itself (commander gives the parent its options first).
+      setExit(
+        await (await import('./solve-command.js')).showTraceCommand(traceId, { ...traces.opts(), ...flags }, output),
+      ),
+    );
+
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });
 
