@@ -16,6 +16,7 @@ import { anySignal } from '../llm/timeout.js';
 import { planTask } from '../plan/plan-task.js';
 import type { TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
+import { isTraceStore, newTraceId } from '../store/traces.js';
 import type { ResumeState } from './resume-state.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { newRunId } from '../store/run-id.js';
@@ -41,6 +42,7 @@ import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } 
 import { recordPlanVersion } from './record-plan-version.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
+import { runTrace } from './run-trace.js';
 import { SubtaskOutputs } from './subtask-outputs.js';
 import { startDeadline } from './deadline.js';
 import type { Tool } from '../tools/tool.js';
@@ -430,6 +432,19 @@ export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
       toolEvents: log.events.filter((event) => event.type === 'tool-call' || event.type === 'tool-result'),
     }),
   );
+  // A store without traces skips this; a trace that cannot be saved does not change how the run ended.
+  if (isTraceStore(options.store)) {
+    const trace = runTrace({
+      traceId: newTraceId(),
+      runId,
+      task: drive.task,
+      model: redactModelSpec(options.model.id),
+      ...(settings.toolsFile !== undefined ? { toolsPath: settings.toolsFile } : {}),
+      summary: { ...summary, ...(reason !== undefined ? { reason } : {}) },
+      events: log.events,
+    });
+    if (trace) await options.store.saveTrace(trace).catch(() => undefined);
+  }
   return { ...summary, runDir: paths.dir, workflow: finalWorkflow, ...(reason !== undefined ? { reason } : {}) };
 }
 

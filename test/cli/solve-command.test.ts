@@ -105,7 +105,7 @@ describe('weft solve', () => {
       JSON.stringify({
         replies: [
           { toolCalls: [{ name: 'add', args: { a: 2, b: 40 } }] },
-          { text: 'The answer is:\n```json\n{"sum": 42, "note": "' + 'x'.repeat(500) + '"}\n```' },
+          { text: `The answer is:\n\`\`\`json\n{"sum": 42, "note": "${'x'.repeat(500)}"}\n\`\`\`` },
         ],
       }),
     );
