@@ -102,8 +102,8 @@ export async function evaluateSuite(tasks: readonly SuiteTask[], options: Evalua
       queue.add(async () => {
         if (signal.aborted) return;
         const evaluation = await evaluateTask(job.task, job.variant, options, signal);
-        // A job cut short by the abort is left out rather than counted as a failure.
-        if (signal.aborted && evaluation.error !== undefined) return;
+        // A job that was in flight at the abort may have been cut short: left out rather than counted as failed.
+        if (signal.aborted) return;
         results.set(index, evaluation);
         done += 1;
         options.onProgress?.({ done, total: jobs.length, evaluation });
