@@ -61,11 +61,11 @@ export async function distillEvalCommand(
   const context = await loadContext(flags, env);
   const { model, costOf } = await loadModel(flags.model, context.config, env);
   const stages = dependencies.stages ?? suiteStages;
-  // The stages are made once up front so that a variant whose stages are missing fails here, not once per task.
-  for (const variant of variants) stages(model, variant as (typeof SUITE_VARIANTS)[number]);
   // Tools are opened before any model call: a bad file or an unset BUSINESS_API_URL stops here (exit 2).
   const tools = await openSuiteTools(suite.tasks, { env, signal });
   try {
+    // The stages are made once up front so that a variant whose stages are missing fails here, not once per task.
+    for (const variant of variants) stages(model, variant as (typeof SUITE_VARIANTS)[number]);
     const jobs = suite.tasks.length * variants.length;
     output.log(
       `evaluating ${suite.tasks.length} ${suite.tasks.length === 1 ? 'task' : 'tasks'} × ${variants.join(', ')} with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}`,
