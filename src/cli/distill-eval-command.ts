@@ -88,8 +88,11 @@ export async function distillEvalCommand(
     });
     if (output.json) output.document(reportDocument(report, flags.suite, redactModelSpec(model.id)));
     else for (const line of formatSuiteReport(report)) output.text(line);
-    if (report.cancelled) return 130;
-    return report.variants.some((summary) => summary.errors > 0) ? 1 : 0;
+    if (report.cancelled)
+      output.log(
+        `distill eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} task runs that finished`,
+      );
+    return report.cancelled || report.variants.some((summary) => summary.errors > 0) ? 1 : 0;
   } finally {
     await tools.close();
   }

@@ -133,4 +133,12 @@ describe('loadSuite', () => {
     expect(junk.some((issue) => issue.message.includes('a task file is an object'))).toBe(true);
     expect(junk.some((issue) => issue.file?.includes('binary'))).toBe(true);
   });
+
+  it('refuses an oversized task file and deeply nested input before parsing them', async () => {
+    const huge = suiteDir({ huge: { 'task.yaml': `description: x\n# ${'x'.repeat(5_100_000)}\n` } });
+    await expect(loadSuite(huge)).rejects.toThrow(/larger|too large|bytes/);
+    const deep = `${GOOD_TASK.replace('train:\n  - { n: 1 }\n', `train:\n  - { n: ${'['.repeat(500)}${']'.repeat(500)} }\n`)}`;
+    const found = await problems(suiteDir({ deep: { 'task.yaml': deep } }));
+    expect(found[0]?.message).toMatch(/nest/);
+  });
 });
