@@ -36,14 +36,25 @@ export async function openSuiteTools(
   }
   if (failures.length > 0) {
     await close();
-    // Every file's problems at once, as for one file.
-    const issues = failures.flatMap((error) =>
-      error.issues.length > 0 ? error.issues : [{ ...(error.location ?? {}), message: error.message }],
-    );
-    throw new WeftError('BAD_INPUT', `the suite's tools: ${failures.map((error) => error.message).join('; ')}`, {
-      issues,
-      location: { field: 'tools' },
-    });
+    // Every file's problems at once, as for one file; an unset variable once per file, named in the headline.
+    const unset = new Set<string>();
+    const seen = new Set<string>();
+    const issues = failures
+      .flatMap((error) =>
+        error.issues.length > 0 ? error.issues : [{ ...(error.location ?? {}), message: error.message }],
+      )
+      .filter((issue) => {
+        const variable = /environment variable (\S+) is not set/.exec(issue.message)?.[1];
+        if (variable === undefined) return true;
+        unset.add(variable);
+        const key = `${issue.file ?? ''}\0${variable}`;
+        return !seen.has(key) && seen.add(key) !== undefined;
+      });
+    const headline =
+      unset.size > 0
+        ? `the suite's tools need ${[...unset].join(', ')}, which ${unset.size === 1 ? 'is' : 'are'} not set${unset.has('BUSINESS_API_URL') ? ' (start the business API with `npm run example:api` and export BUSINESS_API_URL, or run `npm run example:distill-suite`)' : ''}`
+        : `the suite's tools: ${failures.map((error) => error.message).join('; ')}`;
+    throw new WeftError('BAD_INPUT', headline, { issues, location: { field: 'tools' } });
   }
   const perTask = new Map<string, Tool[]>();
   const clashes: string[] = [];

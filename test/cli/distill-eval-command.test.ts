@@ -98,7 +98,8 @@ describe('weft distill eval: bad input', () => {
       { BUSINESS_API_URL: undefined },
     );
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('BUSINESS_API_URL');
+    expect(result.stderr).toContain("the suite's tools need BUSINESS_API_URL, which is not set");
+    expect(result.stderr.match(/is not set/g)?.length).toBe(2);
   });
 
   it('says the real stages are not built yet (until the integrator wires them)', async () => {
