@@ -142,19 +142,23 @@ export async function evaluateTask(
   const traces: NewTrace[] = [];
   let distill: DistillResult | undefined;
   const baseline = variant === 'react' || variant === 'pe';
+  // The train answers are worked out before any stage runs (the reference needs no model).
+  const answers: (JsonValue | undefined)[] = [];
+  for (const input of baseline ? task.train.slice(0, 1) : task.train)
+    answers.push(await referenceAnswer(task, input, tools, signal));
   try {
     const stages = options.stages(counted.model, variant);
     if (baseline) {
       // The single-stage baseline solves one instance and builds the workflow while doing so.
       const solveAndBuild = need(stages.solveAndBuild, 'solveAndBuild', variant);
       const first = task.train[0] as TaskInput;
-      const built = await solveAndBuild(first, undefined, context);
+      const built = await solveAndBuild(first, answers[0], context);
       traces.push(built.trace);
       distill = built.distill;
     } else {
       const execute = need(stages.execute, 'execute', variant);
       const summarize = need(stages.summarize, 'summarize', variant);
-      for (const input of task.train) traces.push(await execute(input, undefined, context));
+      for (const [index, input] of task.train.entries()) traces.push(await execute(input, answers[index], context));
       const chosen = (options.select ?? selectTraces)(traces, options.selection ?? 'random_success', task.name);
       if (chosen.length === 0) throw new Error('no successful train trace to summarize');
       distill = await summarize(chosen, context);
@@ -228,6 +232,24 @@ export function selectTraces(traces: readonly NewTrace[], selection: TraceSelect
   let hash = 2166136261;
   for (const char of seed) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
   return [successful[hash % successful.length] as NewTrace];
+}
+
+/**
+ * What a train input's answer should be: the reference workflow's output on it (no model), so that a trace succeeds
+ * only with the right answer. Undefined without a reference, or when the reference fails on it.
+ */
+async function referenceAnswer(
+  task: SuiteTask,
+  input: TaskInput,
+  tools: readonly Tool[],
+  signal: AbortSignal,
+): Promise<JsonValue | undefined> {
+  if (!task.reference) return undefined;
+  try {
+    return (await runWorkflow(task.reference, { tools, input, signal })).output as JsonValue;
+  } catch {
+    return undefined;
+  }
 }
 
 function need<T>(stage: T | undefined, name: string, variant: DistillVariant): T {

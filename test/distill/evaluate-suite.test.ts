@@ -144,6 +144,29 @@ describe('evaluateSuite', () => {
     expect(report.variants[0]?.testPassRate).toBeCloseTo(3 / report.variants[0]!.tests);
   });
 
+  it("gives the execute stage each train input's answer as the reference computes it", async () => {
+    const seen: [string, unknown, unknown][] = [];
+    const stages: SuiteStagesFactory = (model, variant) => {
+      const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+      return {
+        ...inner,
+        execute: async (input, expected, context) => {
+          seen.push([context.task.name, input, expected]);
+          return inner.execute!(input, expected, context);
+        },
+      };
+    };
+    await evaluateSuite(tasks, { ...base(), concurrency: 1, stages });
+    expect(seen.filter(([name]) => name === 'sum-to-n')).toEqual([
+      ['sum-to-n', { n: 3 }, 6],
+      ['sum-to-n', { n: 5 }, 15],
+    ]);
+    expect(seen.filter(([name]) => name === 'palindrome').map(([, , expected]) => expected)).toEqual([
+      'palindrome',
+      'not a palindrome',
+    ]);
+  });
+
   it('a stage that throws fails that task only; unsuccessful traces make execution incomplete', async () => {
     const stages: SuiteStagesFactory = (model, variant) => {
       const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
