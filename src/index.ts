@@ -336,3 +336,29 @@ export {
   type TraceToolCall,
   type TraceUsage,
 } from './store/traces.js';
+// The distillation suite and its harness (`weft distill eval`).
+export {
+  countingModel,
+  DEFAULT_SUITE_CONCURRENCY,
+  evaluateSuite,
+  type EvaluateSuiteOptions,
+  evaluateTask,
+  selectTraces,
+  type StageContext,
+  SUITE_SELECTIONS,
+  SUITE_VARIANTS,
+  type SuiteReport,
+  type SuiteStages,
+  type SuiteStagesFactory,
+} from './distill/evaluate-suite.js';
+export { formatSuiteReport } from './distill/format-suite-report.js';
+export {
+  loadSuite,
+  type LoadSuiteOptions,
+  type Suite,
+  type SuiteTask,
+  type SuiteTestCase,
+} from './distill/load-suite.js';
+export { openSuiteTools, type SuiteTools } from './distill/open-suite-tools.js';
+export { sameJson, summarizeVariant, type TaskEvaluation, type VariantSummary } from './distill/suite-metrics.js';
+export { suiteStages } from './distill/suite-stages.js';

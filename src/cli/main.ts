@@ -406,6 +406,22 @@ function buildProgram(
         await (await import('./solve-command.js')).showTraceCommand(traceId, { ...traces.opts(), ...flags }, output),
       ),
     );
+  // `weft distill eval` (issue 14's suite harness); `weft distill TRACE_ID…` joins this group.
+  const distillCommand = program.command('distill').description('distil solved traces into executable workflows');
+  distillCommand
+    .command('eval')
+    .description('execute, distil and test each task of a suite; a table per variant (SPEC §5.2 metrics)')
+    .requiredOption('--suite <dir>', 'a folder of <task>/task.yaml (examples/distill-suite)')
+    .option('--model <spec>', 'the model of both stages (sim runs offline)')
+    .option('--variant <name>', 'es-pe (default), es-react, react, pe or all')
+    .option('--task <name>', 'only this task (repeatable)', collect, [])
+    .option('--selection <rule>', 'trace selection: random_success (default), all_success or first')
+    .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
+    .option('--home <dir>', 'Weft home (default ./.weft)')
+    .addOption(jsonOption)
+    .action(async (flags) =>
+      setExit(await (await import('./distill-eval-command.js')).distillEvalCommand(flags, output, signal)),
+    );
 
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });

@@ -1,0 +1,264 @@
+/**
+ * The suite harness with fake stages over real tasks of the shipped suite (module tools only, no API): a stage that
+ * returns the reference is correct; a wrong workflow is not, with its pass rate; an invalid graph scores validity 0
+ * and is not run; a stage that throws fails its task, not the suite; the baselines go through solveAndBuild; model
+ * calls are counted per stage, and any made while the workflow runs show up as exec-time LLM calls.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateSuite, type SuiteStages, type SuiteStagesFactory } from '../../src/distill/evaluate-suite.js';
+import { formatSuiteReport } from '../../src/distill/format-suite-report.js';
+import { loadSuite, type SuiteTask } from '../../src/distill/load-suite.js';
+import { openSuiteTools, type SuiteTools } from '../../src/distill/open-suite-tools.js';
+import type { DistillResult } from '../../src/distill/stage-types.js';
+import { sameJson, summarizeVariant } from '../../src/distill/suite-metrics.js';
+import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
+import type { ChatModel } from '../../src/llm/chat-model.js';
+import type { NewTrace } from '../../src/store/traces.js';
+import type { Tool } from '../../src/tools/tool.js';
+
+const NAMES = ['sum-to-n', 'palindrome', 'fizzbuzz', 'title-case'];
+let tasks: readonly SuiteTask[];
+let tools: SuiteTools;
+
+beforeAll(async () => {
+  tasks = (await loadSuite('examples/distill-suite', { only: NAMES })).tasks;
+  tools = await openSuiteTools(tasks);
+});
+afterAll(async () => tools?.close());
+
+/** A scripted model: 10 input and 5 output tokens per call. */
+function fakeModel(): ChatModel {
+  return {
+    id: 'scripted:fake',
+    kind: 'scripted',
+    async generate() {
+      return { text: 'ok', usage: { inputTokens: 10, outputTokens: 5 }, model: 'fake' };
+    },
+  };
+}
+
+function trace(task: SuiteTask, input: unknown, success = true): NewTrace {
+  return {
+    traceId: `t-${task.name}`,
+    task: task.description,
+    taskKey: task.name,
+    mode: 'plan-execute',
+    model: 'scripted:fake',
+    input,
+    calls: [],
+    success,
+    usage: { calls: 1, inputTokens: 10, outputTokens: 5 },
+  };
+}
+
+function distilled(workflow: ExecutableWorkflow, extra: Partial<DistillResult> = {}): DistillResult {
+  return {
+    workflow,
+    finished: true,
+    problems: [],
+    valid: true,
+    mixedCalls: 0,
+    graphCalls: workflow.nodes.length + workflow.edges.length,
+    steps: 1,
+    usage: { calls: 1, inputTokens: 10, outputTokens: 5 },
+    ...extra,
+  };
+}
+
+/** Stages that call the model once per execute and once per summarize, and build what `build` gives. */
+function fakeStages(build: (task: SuiteTask) => DistillResult | Promise<DistillResult>): SuiteStagesFactory {
+  return (model): SuiteStages => ({
+    execute: async (input, _expected, { task }) => {
+      await model.generate({ messages: [{ role: 'user', content: task.description }] });
+      return trace(task, input);
+    },
+    summarize: async (_traces, { task }) => {
+      await model.generate({ messages: [{ role: 'user', content: 'summarize' }] });
+      return build(task);
+    },
+    solveAndBuild: async (input, _expected, { task }) => {
+      await model.generate({ messages: [{ role: 'user', content: 'both' }] });
+      return { trace: trace(task, input), distill: await build(task) };
+    },
+  });
+}
+
+const base = () => ({ model: fakeModel(), variants: ['es-pe' as const], toolsFor: tools.toolsFor, concurrency: 2 });
+
+describe('evaluateSuite', () => {
+  it('scores the references as correct, with zero model calls at exec time and the stages counted', async () => {
+    const report = await evaluateSuite(tasks, { ...base(), stages: fakeStages((task) => distilled(task.reference!)) });
+    expect(report.simulated).toBe(true);
+    expect(report.tasks.map((task) => task.correct)).toEqual([true, true, true, true]);
+    const [summary] = report.variants;
+    expect(summary).toMatchObject({ tasks: 4, correct: 4, caseRate: 1, testPassRate: 1, executionCompleteness: 1 });
+    expect(summary).toMatchObject({ graphValidity: 1, both: 1, mixedCallRate: 0, execLlmCalls: 0, errors: 0 });
+    // Two train inputs (execute, one call each) and one summarize call per task.
+    for (const task of report.tasks)
+      expect(task.usage).toEqual({ calls: 3, inputTokens: 30, outputTokens: 15, costUsd: 0 });
+    expect(summary?.passed).toBe(tasks.reduce((sum, task) => sum + task.tests.length, 0));
+  });
+
+  it('a wrong workflow is not correct and its pass rate is counted; an invalid graph has validity 0 and is not run', async () => {
+    const wrong = (task: SuiteTask): ExecutableWorkflow => {
+      const reference = task.reference!;
+      // sum-to-n answers acc + 1: wrong on every test; palindrome swaps one answer: right on some.
+      if (task.name === 'sum-to-n')
+        return {
+          ...reference,
+          nodes: reference.nodes.map((node) =>
+            node.kind === 'end' ? { ...node, output: '{% vars.acc + 1 %}' } : node,
+          ),
+        };
+      return {
+        ...reference,
+        nodes: reference.nodes.map((node) => (node.id === 'no' ? { ...node, output: 'palindrome' } : node)),
+      };
+    };
+    const invalid = (task: SuiteTask): ExecutableWorkflow => ({
+      ...task.reference!,
+      nodes: task.reference!.nodes.filter((node) => node.kind !== 'end'),
+    });
+    const report = await evaluateSuite(tasks, {
+      ...base(),
+      stages: fakeStages((task) =>
+        task.name === 'fizzbuzz'
+          ? distilled(invalid(task), { valid: false })
+          : task.name === 'title-case'
+            ? distilled(invalid(task))
+            : distilled(wrong(task)),
+      ),
+    });
+    const byName = new Map(report.tasks.map((task) => [task.task, task]));
+    expect(byName.get('sum-to-n')).toMatchObject({ correct: false, passed: 0, graphValid: true });
+    const palindrome = byName.get('palindrome');
+    // Tests 2 and 4 expect "not a palindrome": the swapped end fails exactly those.
+    expect(palindrome).toMatchObject({ correct: false, passed: 3, tests: 5, passRate: 0.6 });
+    expect(palindrome?.cases.filter((result) => !result.ok).map((result) => result.index)).toEqual([2, 4]);
+    // Invalid whether the stage says so (fizzbuzz) or only the harness's own check finds it (title-case).
+    for (const name of ['fizzbuzz', 'title-case']) {
+      expect(byName.get(name), name).toMatchObject({ graphValid: false, passed: 0, correct: false, cases: [] });
+      expect(byName.get(name)?.graphErrors.length, name).toBeGreaterThan(0);
+    }
+    expect(report.variants[0]).toMatchObject({ correct: 0, graphValidity: 0.5, both: 0.5, executionCompleteness: 1 });
+    expect(report.variants[0]?.testPassRate).toBeCloseTo(3 / report.variants[0]!.tests);
+  });
+
+  it("gives the execute stage each train input's answer as the reference computes it", async () => {
+    const seen: [string, unknown, unknown][] = [];
+    const stages: SuiteStagesFactory = (model, variant) => {
+      const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+      return {
+        ...inner,
+        execute: async (input, expected, context) => {
+          seen.push([context.task.name, input, expected]);
+          return inner.execute!(input, expected, context);
+        },
+      };
+    };
+    await evaluateSuite(tasks, { ...base(), concurrency: 1, stages });
+    expect(seen.filter(([name]) => name === 'sum-to-n')).toEqual([
+      ['sum-to-n', { n: 3 }, 6],
+      ['sum-to-n', { n: 5 }, 15],
+    ]);
+    expect(seen.filter(([name]) => name === 'palindrome').map(([, , expected]) => expected)).toEqual([
+      'palindrome',
+      'not a palindrome',
+    ]);
+  });
+
+  it('a stage that throws fails that task only; unsuccessful traces make execution incomplete', async () => {
+    const stages: SuiteStagesFactory = (model, variant) => {
+      const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+      return {
+        ...inner,
+        execute: async (input, expected, context) => {
+          if (context.task.name === 'palindrome') throw new Error('the agent ran out of steps');
+          const made = await inner.execute!(input, expected, context);
+          return context.task.name === 'fizzbuzz' ? { ...made, success: false } : made;
+        },
+      };
+    };
+    const report = await evaluateSuite(tasks, { ...base(), stages });
+    const byName = new Map(report.tasks.map((task) => [task.task, task]));
+    expect(byName.get('palindrome')).toMatchObject({
+      error: 'the agent ran out of steps',
+      correct: false,
+      executionComplete: false,
+    });
+    // No successful trace to summarize under random_success: that task fails too, with a reason.
+    expect(byName.get('fizzbuzz')?.error).toContain('no successful train trace');
+    expect(byName.get('sum-to-n')?.correct).toBe(true);
+    expect(byName.get('title-case')?.correct).toBe(true);
+    expect(report.variants[0]).toMatchObject({ errors: 2, correct: 2, executionCompleteness: 0.5 });
+    expect(formatSuiteReport(report).join('\n')).toContain('palindrome: failed: the agent ran out of steps');
+  });
+
+  it('runs the baselines through solveAndBuild and counts mixed calls; every variant gets its own table', async () => {
+    const report = await evaluateSuite(tasks, {
+      ...base(),
+      variants: ['es-pe', 'react'],
+      stages: fakeStages((task) => distilled(task.reference!, { mixedCalls: task.name === 'sum-to-n' ? 2 : 0 })),
+    });
+    const react = report.tasks.filter((task) => task.variant === 'react');
+    expect(react.every((task) => task.trainTraces === 1 && task.usage.calls === 1)).toBe(true);
+    expect(report.variants.map((summary) => summary.variant)).toEqual(['es-pe', 'react']);
+    expect(report.variants[1]).toMatchObject({ mixedCalls: 2, mixedCallRate: 0.25, correct: 4 });
+    const text = formatSuiteReport(report);
+    expect(text).toContain('variant es-pe');
+    expect(text).toContain('variant react');
+    expect(text.some((line) => /^overall\s+4\/4/.test(line))).toBe(true);
+  });
+
+  it('counts model calls made while a workflow runs (so a 0 is a measurement)', async () => {
+    let taskModel: ChatModel | undefined;
+    const sneaky: Tool = {
+      name: 'add',
+      description: 'a + b, asking a model first',
+      inputSchema: { type: 'object' },
+      source: 'test',
+      call: async (args) => {
+        await taskModel?.generate({ messages: [{ role: 'user', content: 'help' }] });
+        const { a, b } = args as { a: number; b: number };
+        return a + b;
+      },
+    };
+    const sumToN = tasks.filter((task) => task.name === 'sum-to-n');
+    const stages: SuiteStagesFactory = (model, variant) => {
+      taskModel = model;
+      return fakeStages((task) => distilled(task.reference!))(model, variant);
+    };
+    const report = await evaluateSuite(sumToN, { ...base(), toolsFor: () => [sneaky], stages });
+    // sum-to-n's tests add 0 + 1 + 4 + 10 + 7 = 22 times.
+    expect(report.tasks[0]).toMatchObject({ correct: true, execLlmCalls: 22 });
+    expect(report.tasks[0]?.usage.calls).toBe(3);
+  });
+
+  it('stops on abort and reports the tasks that finished', async () => {
+    const controller = new AbortController();
+    const stages = fakeStages((task) => {
+      if (task.name === 'palindrome') controller.abort();
+      return distilled(task.reference!);
+    });
+    const report = await evaluateSuite(tasks, { ...base(), concurrency: 1, stages, signal: controller.signal });
+    expect(report.cancelled).toEqual({ finished: report.tasks.length, of: 4 });
+    // One job at a time in the order asked for (sum-to-n, palindrome, …): the abort came during palindrome, which is left out.
+    expect(report.tasks.map((task) => task.task)).toEqual(['sum-to-n']);
+    expect(formatSuiteReport(report).at(-1)).toBe('cancelled: the report covers 1 of 4 task runs');
+  });
+});
+
+describe('suite metrics', () => {
+  it('compares outputs as JSON, key order aside', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson(1, '1')).toBe(false);
+    expect(sameJson(null, undefined)).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({}, [])).toBe(false);
+  });
+
+  it('an empty variant scores zeros, not NaN', () => {
+    expect(summarizeVariant('pe', [])).toMatchObject({ tasks: 0, caseRate: 0, testPassRate: 0, both: 0 });
+  });
+});
