@@ -68,7 +68,10 @@ export async function simSolveReply(
   const recorded = recordedCalls(call.messages);
   const failed = recorded.find((entry) => entry.isError);
   if (failed) {
-    return { text: `I could not finish: the tool ${failed.name} failed (${clip(failed.content)}).` };
+    // No brackets from the error's JSON: the reply must not parse as an answer.
+    return {
+      text: `I could not finish: the tool ${failed.name} failed: ${clip(failed.content.replace(/[[\]{}]/g, ' '))}`,
+    };
   }
 
   let position = 0;
@@ -101,7 +104,8 @@ export async function simSolveReply(
   } catch (error) {
     if (diverged !== undefined) return { text: `I could not follow the reference workflow: ${diverged}.` };
     if (next === undefined) {
-      return { text: `I could not finish: ${clip(error instanceof Error ? error.message : String(error))}` };
+      const message = error instanceof Error ? error.message : String(error);
+      return { text: `I could not finish: ${clip(message.replace(/[[\]{}]/g, ' '))}` };
     }
   }
   const offered = call.toolChoice !== 'none' && (call.tools ?? []).some((tool) => tool.name === next?.name);

@@ -18,6 +18,7 @@ import { redactModelSpec } from '../llm/model-spec.js';
 import { costOf } from '../llm/pricing.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
+import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
 import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.js';
 import { canonicalJson } from '../text/canonical-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
@@ -34,6 +35,23 @@ export const MAX_PLAN_STEPS = 50;
 
 const ANSWER = z.unknown();
 const PLAN = z.array(z.string().min(1)).min(1);
+
+/** How deeply an input may nest: what a store keeps (MAX_STORED_DEPTH), less the levels of the trace around it. */
+export const MAX_INPUT_DEPTH = MAX_STORED_DEPTH - 8;
+
+/** How deeply a JSON value nests (a scalar: 0), without recursion, stopping once past MAX_INPUT_DEPTH. */
+function nestingOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_INPUT_DEPTH) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 /** Thrown by the counting model past the last allowed call; caught below, never seen by callers. */
 class DeadlineReached extends Error {}
@@ -72,6 +90,12 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   }
   if (typeof options.input !== 'object' || options.input === null || Array.isArray(options.input)) {
     throw new WeftError('BAD_INPUT', 'The input must be a JSON object', { location: { field: 'input' } });
+  }
+  if (nestingOf(options.input) > MAX_INPUT_DEPTH) {
+    // Refused before any model call: the trace could not be stored (json-blobs.ts MAX_STORED_DEPTH).
+    throw new WeftError('BAD_INPUT', `The input nests deeper than ${MAX_INPUT_DEPTH} levels`, {
+      location: { field: 'input' },
+    });
   }
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();

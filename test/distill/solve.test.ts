@@ -213,6 +213,15 @@ describe('solveTask, react', () => {
     await expect(
       solveTask({ model: broken, tools: [], task: 'T', input: [] as unknown as Record<string, JsonValue> }),
     ).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    // An input the store could not keep is refused before any model call.
+    let deep: JsonValue = 1;
+    for (let depth = 0; depth < 5000; depth += 1) deep = { a: deep };
+    const counting = replies([{ text: '1' }]);
+    await expect(solveTask({ model: counting, tools: [], task: 'T', input: { deep } })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('nests deeper than'),
+    });
+    expect(counting.calls).toHaveLength(0);
   });
 });
 

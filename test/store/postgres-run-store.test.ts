@@ -156,6 +156,7 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       'sessions',
       'team_scores',
       'team_sizes',
+      'traces',
     ]);
     const version = await pgServer.admin.query(`SELECT version FROM "${schema}".schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
