@@ -355,6 +355,17 @@ function buildProgram(
     .action(async (file: string, flags) =>
       setExit(await (await import('./workflow-command.js')).workflowCheckCommand(file, flags, output, signal)),
     );
+  workflowCommand
+    .command('show')
+    .description('an executable workflow as a listing, or drawn (Mermaid, Graphviz DOT) or as WorfBench text')
+    .argument('<file>', 'the workflow (JSON or YAML)')
+    .option('--mermaid', 'a Mermaid flowchart (conditions as diamonds with dashed, labelled branches)')
+    .option('--dot', 'a Graphviz digraph (condition branches dashed and labelled)')
+    .option('--worfbench', 'WorfBench node/edge text, as `weft eval` scores it')
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./workflow-command.js')).workflowShowCommand(file, flags, output)),
+    );
   program
     .command('exec')
     .description('run an executable workflow on one input, with no model')
