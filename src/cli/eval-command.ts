@@ -68,7 +68,7 @@ export async function evalCommand(
       const [is, isNot] = predictedIsWorkflow ? [predictionsFile, gold] : [gold, predictionsFile];
       throw new WeftError(
         'BAD_INPUT',
-        `${is} is an executable workflow, so the other side must be one too, and ${isNot} is not (a .json or .yaml file with "nodes"); WorfBench predictions are scored against WorfBench gold`,
+        `not an executable workflow (a .json or .yaml file with "nodes"), while ${is} is one: score a workflow against a workflow, or WorfBench predictions against WorfBench gold`,
         { location: { file: isNot, ...(predictedIsWorkflow ? { field: '--gold' } : {}) } },
       );
     }

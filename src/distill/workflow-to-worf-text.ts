@@ -143,18 +143,24 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
     ...between,
     ...toEnd.map((from) => [from, 'END'] as const),
   ];
-  return { nodes: order.map((id) => stepText(byId.get(id)!, workflow.edges)), edges };
+  const whenValues = new Map<string, unknown[]>();
+  for (const edge of workflow.edges) {
+    if (edge.when !== undefined) whenValues.set(edge.from, [...(whenValues.get(edge.from) ?? []), edge.when]);
+  }
+  return { nodes: order.map((id) => stepText(byId.get(id)!, whenValues.get(id) ?? [])), edges };
 }
 
-/** `Call add with a and b`, `Check whether i < n`, `Check whether tier is "gold" or "silver"`. */
-export function stepText(node: WorkflowNode, edges: ExecutableWorkflow['edges'] = []): string {
+/**
+ * `Call add with a and b`, `Check whether i < n`, `Check whether tier is "gold" or "silver"`; `values` are the `when`
+ * values of a condition's edges.
+ */
+export function stepText(node: WorkflowNode, values: readonly unknown[] = []): string {
   let text: string;
   if (node.kind === 'tool') {
     const args = Object.keys(node.args ?? {});
     text = `Call ${node.tool}${args.length > 0 ? ` with ${listed(args)}` : ''}`;
   } else if (node.kind === 'condition') {
     const test = readable(expressionOf(node.expr) ?? node.expr);
-    const values = edges.filter((edge) => edge.from === node.id && edge.when !== undefined).map((edge) => edge.when);
     text = values.every((value) => typeof value === 'boolean')
       ? `Check whether ${test}`
       : `Check whether ${test} is ${listed(
