@@ -313,7 +313,7 @@ export { workflowListing } from './distill/workflow-listing.js';
 export { workflowMermaid } from './distill/workflow-mermaid.js';
 export { workflowDot } from './distill/workflow-dot.js';
 export { stepText, workflowToWorfText } from './distill/workflow-to-worf-text.js';
-export { compareWorkflows, type WorkflowComparison } from './distill/compare-workflows.js';
+export { compareWorkflows, MAX_SCORED_STEPS, type WorkflowComparison } from './distill/compare-workflows.js';
 export { isExecutableWorkflowFile } from './distill/is-workflow-file.js';
 export {
   DEFAULT_MAX_VISITS,

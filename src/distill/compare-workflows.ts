@@ -11,6 +11,13 @@ import type { WorkflowText } from '../eval/workflow-text.js';
 import type { ExecutableWorkflow } from './workflow.js';
 import { workflowToWorfText } from './workflow-to-worf-text.js';
 
+/**
+ * WorfEval is made for workflows of tens of steps (WorfBench's have at most about 30): its gold orders are searched
+ * depth first and its similarity matrix is steps × steps, so a larger workflow is refused rather than left to run
+ * out of stack or memory.
+ */
+export const MAX_SCORED_STEPS = 500;
+
 export interface WorkflowComparison {
   readonly score: SampleScore;
   readonly gold: WorkflowText;
@@ -18,8 +25,8 @@ export interface WorkflowComparison {
 }
 
 /**
- * Throws BAD_INPUT (field `gold` or `predicted`) for a workflow with no tool or condition step: there is nothing to
- * match, and precision or recall would divide by zero.
+ * Throws BAD_INPUT (field `gold` or `predicted`) for a workflow with no tool or condition step (there is nothing to
+ * match, and precision or recall would divide by zero) or with more than MAX_SCORED_STEPS.
  */
 export async function compareWorkflows(
   gold: Pick<ExecutableWorkflow, 'nodes' | 'edges'>,
@@ -37,6 +44,13 @@ export async function compareWorkflows(
       throw new WeftError('BAD_INPUT', `the ${field} workflow has no tool or condition step, so nothing to score`, {
         location: { field },
       });
+    }
+    if (text.nodes.length > MAX_SCORED_STEPS) {
+      throw new WeftError(
+        'BAD_INPUT',
+        `the ${field} workflow has ${text.nodes.length} tool and condition steps; WorfEval scores at most ${MAX_SCORED_STEPS}`,
+        { location: { field } },
+      );
     }
   }
   const score = await scoreWithSimilarity(goldText, predictedText, similarity, options);

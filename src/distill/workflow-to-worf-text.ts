@@ -25,13 +25,21 @@ const END = Symbol('END');
 export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 'edges'>): WorkflowText {
   const byId = new Map<string, WorkflowNode>();
   for (const node of workflow.nodes) if (!byId.has(node.id)) byId.set(node.id, node);
-  const out = new Map<string, string[]>();
+  // Sets, not lists: a condition may have thousands of edges, and checking a list for repeats would be quadratic.
+  const outSets = new Map<string, Set<string>>();
+  const whenValues = new Map<string, unknown[]>();
   for (const edge of workflow.edges) {
     if (!byId.has(edge.from) || !byId.has(edge.to)) continue;
-    const list = out.get(edge.from) ?? [];
-    if (!list.includes(edge.to)) list.push(edge.to);
-    out.set(edge.from, list);
+    const targets = outSets.get(edge.from) ?? new Set();
+    targets.add(edge.to);
+    outSets.set(edge.from, targets);
+    if (edge.when !== undefined) {
+      const values = whenValues.get(edge.from) ?? [];
+      values.push(edge.when);
+      whenValues.set(edge.from, values);
+    }
   }
+  const out = new Map([...outSets].map(([from, targets]) => [from, [...targets]]));
   const exitOf = (node: WorkflowNode): string | undefined =>
     node.kind === 'forEach' ? (out.get(node.id) ?? []).find((to) => to !== node.body) : undefined;
 
@@ -40,7 +48,7 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
   //    forEach's exit. A forEach goes into its body first; its own edge to the exit stays only when the body never
   //    comes back (it always ends the workflow instead).
   const start = workflow.nodes.find((node) => node.kind === 'start');
-  const dag = new Map<string, string[]>();
+  const dag = new Map<string, Set<string>>();
   const preorder = new Map<string, number>();
   const postorder: string[] = [];
   const onStack = new Set<string>();
@@ -55,7 +63,7 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
     const enter = (node: WorkflowNode) => {
       preorder.set(node.id, preorder.size);
       onStack.add(node.id);
-      dag.set(node.id, []);
+      dag.set(node.id, new Set());
       frames.push({ node, next: successorsOf(node), at: 0 });
     };
     enter(start);
@@ -75,8 +83,7 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
         to = exitOf(target);
       }
       if (to === undefined || onStack.has(to)) continue;
-      const edges = dag.get(frame.node.id)!;
-      if (!edges.includes(to)) edges.push(to);
+      dag.get(frame.node.id)!.add(to);
       if (!preorder.has(to)) enter(byId.get(to)!);
     }
   }
@@ -98,10 +105,10 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
   const stepEdges = new Map<string, Set<Target>>();
   for (const id of postorder) {
     const node = byId.get(id)!;
-    const successors = dag.get(id) ?? [];
+    const successors = [...(dag.get(id) ?? [])];
+    const only = successors.length === 1 ? byId.get(successors[0]!)! : undefined;
     if (isStep(node)) stepEdges.set(id, targetsOf(id));
-    else if (successors.length === 1 && !isStep(byId.get(successors[0]!)!) && byId.get(successors[0]!)!.kind !== 'end')
-      leadsTo.set(id, leadsTo.get(successors[0]!) ?? new Set());
+    else if (only && !isStep(only) && only.kind !== 'end') leadsTo.set(id, leadsTo.get(only.id) ?? new Set());
     else leadsTo.set(id, targetsOf(id));
   }
 
@@ -143,10 +150,6 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
     ...between,
     ...toEnd.map((from) => [from, 'END'] as const),
   ];
-  const whenValues = new Map<string, unknown[]>();
-  for (const edge of workflow.edges) {
-    if (edge.when !== undefined) whenValues.set(edge.from, [...(whenValues.get(edge.from) ?? []), edge.when]);
-  }
   return { nodes: order.map((id) => stepText(byId.get(id)!, whenValues.get(id) ?? [])), edges };
 }
 

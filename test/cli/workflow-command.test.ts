@@ -72,6 +72,30 @@ describe('weft exec', () => {
   });
 });
 
+describe('the every-kind fixture', () => {
+  it('is a valid workflow that runs each branch', async () => {
+    const check = await cli(['workflow', 'check', EVERY, '--tools', `${DIR}/tools.yaml`]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toContain('every-kind.workflow.json: ok');
+    const run = async (xs: number[]) => {
+      const result = await cli([
+        'exec',
+        EVERY,
+        '--tools',
+        `${DIR}/tools.yaml`,
+        '--input',
+        JSON.stringify({ xs }),
+        '--json',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { output: unknown }).output;
+    };
+    expect(await run([5, 20, 100])).toEqual({ size: 'big', total: 125 });
+    expect(await run([5, 20])).toEqual({ size: 'medium', partials: [5, 25] });
+    expect(await run([])).toEqual({ size: 'small', total: 0 });
+  });
+});
+
 describe('weft workflow show', () => {
   it('lists nodes with their essentials, then edges with their labels', async () => {
     const result = await cli(['workflow', 'show', EVERY]);

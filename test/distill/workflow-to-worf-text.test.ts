@@ -1,7 +1,7 @@
 /** Executable workflows as WorfBench text (workflowToWorfText) and scored against each other (compareWorkflows). */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compareWorkflows } from '../../src/distill/compare-workflows.js';
+import { compareWorkflows, MAX_SCORED_STEPS } from '../../src/distill/compare-workflows.js';
 import type { ExecutableWorkflow, WorkflowEdge, WorkflowNode } from '../../src/distill/workflow.js';
 import { workflowToWorfText } from '../../src/distill/workflow-to-worf-text.js';
 import { formatWorkflowText } from '../../src/eval/format-workflow-text.js';
@@ -195,6 +195,15 @@ describe('compareWorkflows', () => {
     expect(other.score).toMatchObject({ p_chain: 2 / 3, r_chain: 1, matched: 2 });
     expect(other.score.f1_chain).toBeCloseTo(0.8, 10);
     expect(other.score.f1_graph).toBeLessThan(1);
+  });
+
+  it('refuses a workflow larger than WorfEval is made for', async () => {
+    const ids = Array.from({ length: MAX_SCORED_STEPS + 1 }, (_, i) => `t${i}`);
+    const big = { nodes: [start, ...ids.map((id) => tool(id)), end], edges: chain('start', ...ids, 'end') };
+    await expect(compareWorkflows(big, sumToN, lexical)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: `the gold workflow has ${MAX_SCORED_STEPS + 1} tool and condition steps; WorfEval scores at most ${MAX_SCORED_STEPS}`,
+    });
   });
 
   it('refuses a workflow with no step to score, naming the side', async () => {
