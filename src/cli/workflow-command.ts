@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import {
   checkWorkflowFile,
   formatWorkflowText,
+  inertText,
   loadToolsFile,
   loadWorkflowFile,
   runWorkflow,
@@ -83,8 +84,9 @@ export async function workflowShowCommand(file: string, flags: WorkflowShowFlags
       ...(view !== undefined ? { [view]: drawing } : {}),
     });
   } else {
-    // The drawings end with a line break of their own; output.text adds one.
-    output.text(drawing?.replace(/\n$/, '') ?? workflowListing(workflow));
+    // The drawings end with a line break of their own; output.text adds one. A tool name or an expression may hold
+    // escape sequences that Mermaid's and DOT's escaping leave alone (C1 controls, bidi overrides): shown inert.
+    output.text(drawing === undefined ? workflowListing(workflow) : inertText(drawing.replace(/\n$/, '')));
   }
   return 0;
 }

@@ -17,7 +17,7 @@ export function workflowListing(workflow: ExecutableWorkflow): string {
       `inputs: ${inputs.map(([name, schema]) => (typeof schema.type === 'string' ? `${name} (${schema.type})` : name)).join(', ')}`,
     );
   }
-  const idWidth = Math.max(...workflow.nodes.map((node) => node.id.length));
+  const idWidth = workflow.nodes.reduce((width, node) => Math.max(width, node.id.length), 0);
   lines.push(`nodes (${workflow.nodes.length}):`);
   for (const node of workflow.nodes) {
     const detail = nodeDetail(node, 160);

@@ -133,6 +133,33 @@ describe('weft workflow show', () => {
     expect(Object.keys(plain)).toEqual(['name', 'nodes', 'edges']);
   });
 
+  it('prints escape sequences and bidi overrides from the file inert, in every view', async () => {
+    const file = join(scratch, 'escapes.workflow.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'clear\u001b[2J\u202e',
+        nodes: [
+          { id: 'start', kind: 'start' },
+          { id: 'call', kind: 'tool', tool: 'wipe\u001b[2J\u009b\u202e' },
+          { id: 'end', kind: 'end' },
+        ],
+        edges: [
+          { from: 'start', to: 'call' },
+          { from: 'call', to: 'end' },
+        ],
+      }),
+    );
+    for (const view of [[], ['--mermaid'], ['--dot'], ['--worfbench']]) {
+      const result = await cli(['workflow', 'show', file, ...view]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toMatch(/[\u001b\u009b\u202e]/);
+    }
+    expect((await cli(['workflow', 'show', file, '--worfbench'])).stdout).toContain(
+      '1: Call wipe\\u001b[2J\\u009b\\u202e',
+    );
+  });
+
   it('refuses two views at once, and a broken or missing file, with exit 2', async () => {
     const two = await cli(['workflow', 'show', SUM, '--mermaid', '--dot']);
     expect(two.code).toBe(2);
