@@ -314,7 +314,7 @@ export { workflowMermaid } from './distill/workflow-mermaid.js';
 export { workflowDot } from './distill/workflow-dot.js';
 export { stepText, workflowToWorfText } from './distill/workflow-to-worf-text.js';
 export { compareWorkflows, MAX_SCORED_STEPS, type WorkflowComparison } from './distill/compare-workflows.js';
-export { isExecutableWorkflowFile } from './distill/is-workflow-file.js';
+export { type WorkflowFileKind, workflowFileKind } from './distill/workflow-file-kind.js';
 export {
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,

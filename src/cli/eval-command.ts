@@ -14,7 +14,6 @@ import {
   DEFAULT_MCIS_TIME_LIMIT_MS,
   evaluatePredictions,
   inertText,
-  isExecutableWorkflowFile,
   loadGold,
   loadWorkflowFile,
   formatWorkflowText,
@@ -26,6 +25,7 @@ import {
   type SampleScore,
   type ScoreOptions,
   type WorkflowText,
+  workflowFileKind,
   workflowToWorfText,
 } from '../index.js';
 import { requireValue } from './context.js';
@@ -60,17 +60,17 @@ export async function evalCommand(
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env, cwd: process.cwd() });
 
-  const [predictedIsWorkflow, goldIsWorkflow] = await Promise.all([
-    isExecutableWorkflowFile(predictionsFile),
-    isExecutableWorkflowFile(gold),
-  ]);
-  if (predictedIsWorkflow || goldIsWorkflow) {
-    if (!predictedIsWorkflow || !goldIsWorkflow) {
-      const [is, isNot] = predictedIsWorkflow ? [predictionsFile, gold] : [gold, predictionsFile];
+  const [predictedKind, goldKind] = await Promise.all([workflowFileKind(predictionsFile), workflowFileKind(gold)]);
+  if (predictedKind === 'workflow' || goldKind === 'workflow') {
+    if (predictedKind !== 'workflow' || goldKind !== 'workflow') {
+      const [is, isNot, kind] =
+        predictedKind === 'workflow' ? [predictionsFile, gold, goldKind] : [gold, predictionsFile, predictedKind];
+      // A workflow file that does not parse says where, rather than only that it is not a workflow.
+      if (kind === 'unreadable') await loadWorkflowFile(isNot);
       throw new WeftError(
         'BAD_INPUT',
         `not an executable workflow (a .json or .yaml file with "nodes"), while ${is} is one: score a workflow against a workflow, or WorfBench predictions against WorfBench gold`,
-        { location: { file: isNot, ...(predictedIsWorkflow ? { field: '--gold' } : {}) } },
+        { location: { file: isNot, ...(predictedKind === 'workflow' ? { field: '--gold' } : {}) } },
       );
     }
     return evalWorkflowPair(predictionsFile, gold, flags, options, output, home, env, signal);

@@ -214,9 +214,17 @@ function buildProgram(
 
   program
     .command('eval')
-    .description('score predicted workflows against WorfBench gold with WorfEval (f1_chain, f1_graph)')
-    .argument('<predictions>', 'a JSONL file, one {"id": …, "output": "<workflow text>"} per line')
-    .option('--gold <path>', 'the gold records: a WorfBench .json/.jsonl file or a folder of them')
+    .description(
+      'score predicted workflows against WorfBench gold, or an executable workflow against a reference one, with WorfEval (f1_chain, f1_graph)',
+    )
+    .argument(
+      '<predictions>',
+      'a JSONL file, one {"id": …, "output": "<workflow text>"} per line; or an executable workflow (.json/.yaml)',
+    )
+    .option(
+      '--gold <path>',
+      'the gold records: a WorfBench .json/.jsonl file or a folder of them; or the reference executable workflow',
+    )
     .option(
       '--similarity <spec>',
       'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',

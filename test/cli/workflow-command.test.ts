@@ -234,6 +234,12 @@ describe('weft eval of executable workflows', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('empty.workflow.json');
     expect(none.stderr).toContain('the predicted workflow has no tool or condition step');
+    // A reference that does not even parse: its syntax error, located, not "not a workflow".
+    const typo = join(scratch, 'typo.workflow.json');
+    writeFileSync(typo, '{\n  "name": "x",\n  "nodes": [,]\n}\n');
+    const syntax = await cli(['eval', SUM, '--gold', typo]);
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toMatch(/typo\.workflow\.json:3:\d+.*invalid JSON/);
     const broken = await cli(['eval', `${DIR}/broken.workflow.yaml`, '--gold', SUM]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken\.workflow\.yaml:4:\d+/);
