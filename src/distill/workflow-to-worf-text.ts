@@ -55,6 +55,8 @@ export function workflowToWorfText(workflow: Pick<ExecutableWorkflow, 'nodes' | 
   const loopsBack = new Set<string>();
   if (start) {
     const successorsOf = (node: WorkflowNode): string[] => {
+      // A run stops at an end, whatever edges (wrongly) leave it.
+      if (node.kind === 'end') return [];
       if (node.kind !== 'forEach') return out.get(node.id) ?? [];
       const exit = exitOf(node);
       return [...(byId.has(node.body) ? [node.body] : []), ...(exit !== undefined ? [exit] : [])];

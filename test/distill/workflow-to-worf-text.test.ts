@@ -1,5 +1,6 @@
 /** Executable workflows as WorfBench text (workflowToWorfText) and scored against each other (compareWorkflows). */
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareWorkflows, MAX_SCORED_STEPS } from '../../src/distill/compare-workflows.js';
 import type { ExecutableWorkflow, WorkflowEdge, WorkflowNode } from '../../src/distill/workflow.js';
@@ -170,6 +171,51 @@ describe('workflowToWorfText', () => {
       edges: [...chain('start', 'f'), { from: 'a', to: 'nowhere' }, { from: 'f', to: 'f' }],
     });
     expect(broken).toEqual({ nodes: [], edges: [] });
+  });
+});
+
+describe('workflowToWorfText on any graph', () => {
+  // Random nodes of every kind and random edges, valid or not: the text is always a WorfBench DAG in which every
+  // node has an edge in (from START or a node) and an edge out (to a node or END).
+  const kinds = ['tool', 'condition', 'set', 'forEach', 'end'] as const;
+  const graph = fc.integer({ min: 1, max: 12 }).chain((size) =>
+    fc.record({
+      kinds: fc.array(fc.constantFrom(...kinds), { minLength: size, maxLength: size }),
+      bodies: fc.array(fc.integer({ min: 0, max: size - 1 }), { minLength: size, maxLength: size }),
+      edges: fc.array(fc.tuple(fc.integer({ min: -1, max: size - 1 }), fc.integer({ min: 0, max: size - 1 })), {
+        maxLength: size * 3,
+      }),
+    }),
+  );
+
+  it('always gives a DAG whose nodes all lie between START and END', () => {
+    fc.assert(
+      fc.property(graph, ({ kinds: nodeKinds, bodies, edges }) => {
+        const nodes: WorkflowNode[] = [
+          start,
+          ...nodeKinds.map((kind, index): WorkflowNode => {
+            const id = `n${index}`;
+            if (kind === 'tool') return tool(id);
+            if (kind === 'condition') return { id, kind, expr: 'vars.x' };
+            if (kind === 'set') return { id, kind, values: { x: 1 } };
+            if (kind === 'forEach') return { id, kind, items: '{% inputs.xs %}', body: `n${bodies[index]}` };
+            return { id, kind };
+          }),
+        ];
+        const result = workflowToWorfText({
+          nodes,
+          edges: edges.map(([from, to]) => ({ from: from < 0 ? 'start' : `n${from}`, to: `n${to}` })),
+        });
+        if (result.nodes.length === 0) return;
+        const parsed = parseWorkflowText(formatWorkflowText(result));
+        expect(parsed.ok).toBe(true);
+        result.nodes.forEach((_, index) => {
+          expect(result.edges.some(([, to]) => to === index + 1)).toBe(true);
+          expect(result.edges.some(([from]) => from === index + 1)).toBe(true);
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
