@@ -14,7 +14,10 @@ export function workflowListing(workflow: ExecutableWorkflow): string {
   const inputs = Object.entries(workflow.inputs ?? {});
   if (inputs.length > 0) {
     lines.push(
-      `inputs: ${inputs.map(([name, schema]) => (typeof schema.type === 'string' ? `${name} (${schema.type})` : name)).join(', ')}`,
+      clip(
+        `inputs: ${inputs.map(([name, schema]) => (typeof schema.type === 'string' ? `${name} (${clip(schema.type, 20)})` : name)).join(', ')}`,
+        300,
+      ),
     );
   }
   const idWidth = workflow.nodes.reduce((width, node) => Math.max(width, node.id.length), 0);
