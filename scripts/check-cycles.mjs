@@ -76,8 +76,9 @@ const ALLOWED = {
   // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores
   // (store's session types).
   dialog: ['llm', 'store', 'tools'],
-  // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces.
-  distill: ['graph', 'llm', 'store', 'tools'],
+  // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
+  // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
+  distill: ['graph', 'llm', 'store', 'tools', 'eval'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
 // (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.

@@ -122,6 +122,7 @@ export {
 } from './eval/similarity-spec.js';
 export { scoreWorkflow, scoreWithSimilarity } from './eval/score-workflow.js';
 export type { SampleScore, ScoreOptions } from './eval/sample-score.js';
+export { DEFAULT_BETA, DEFAULT_MAX_ORDERS, DEFAULT_MCIS_TIME_LIMIT_MS } from './eval/sample-score.js';
 export { loadGold, type GoldRecord } from './eval/gold-data.js';
 export { parsePredictions, readPredictions, type Prediction, type PredictionsFile } from './eval/predictions-file.js';
 export type { EvalReport, GroupScore, SampleReport } from './eval/eval-report.js';
@@ -308,6 +309,12 @@ export {
   type WorkflowRunResult,
   type WorkflowToolCall,
 } from './distill/run-workflow.js';
+export { workflowListing } from './distill/workflow-listing.js';
+export { workflowMermaid } from './distill/workflow-mermaid.js';
+export { workflowDot } from './distill/workflow-dot.js';
+export { stepText, workflowToWorfText } from './distill/workflow-to-worf-text.js';
+export { compareWorkflows, MAX_SCORED_STEPS, type WorkflowComparison } from './distill/compare-workflows.js';
+export { type WorkflowFileKind, workflowFileKind } from './distill/workflow-file-kind.js';
 export {
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,

@@ -2,19 +2,31 @@
  * `weft eval <predictions.jsonl> --gold <file|dir>`: WorfEval scores of predicted workflows against WorfBench
  * gold. The similarity's name is printed first, so a lexical score is never mistaken for the paper's
  * embedding-based one. Exit 0 whenever the evaluation ran (skipped lines included), 2 on bad input (a file without
- * a single prediction line included).
+ * a single prediction line included). `weft eval pred.workflow.json --gold ref.workflow.json`: the same scores for
+ * one executable workflow against a reference one (issue 14), both read as WorfBench text.
  */
 import { join } from 'node:path';
 import {
+  compareWorkflows,
   createSimilarity,
+  DEFAULT_BETA,
+  DEFAULT_MAX_ORDERS,
+  DEFAULT_MCIS_TIME_LIMIT_MS,
   evaluatePredictions,
+  inertText,
   loadGold,
+  loadWorkflowFile,
+  formatWorkflowText,
   readPredictions,
   resolveHome,
   WeftError,
   type EvalReport,
   type GroupScore,
+  type SampleScore,
   type ScoreOptions,
+  type WorkflowText,
+  workflowFileKind,
+  workflowToWorfText,
 } from '../index.js';
 import { requireValue } from './context.js';
 import { integerFlag } from './flags.js';
@@ -47,6 +59,22 @@ export async function evalCommand(
   const options = scoreOptions(flags);
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const home = resolveHome({ ...(flags.home !== undefined ? { flag: flags.home } : {}), env, cwd: process.cwd() });
+
+  const [predictedKind, goldKind] = await Promise.all([workflowFileKind(predictionsFile), workflowFileKind(gold)]);
+  if (predictedKind === 'workflow' || goldKind === 'workflow') {
+    if (predictedKind !== 'workflow' || goldKind !== 'workflow') {
+      const [is, isNot, kind] =
+        predictedKind === 'workflow' ? [predictionsFile, gold, goldKind] : [gold, predictionsFile, predictedKind];
+      // A workflow file that does not parse says where, rather than only that it is not a workflow.
+      if (kind === 'unreadable') await loadWorkflowFile(isNot);
+      throw new WeftError(
+        'BAD_INPUT',
+        `not an executable workflow (a .json or .yaml file with "nodes"), while ${is} is one: score a workflow against a workflow, or WorfBench predictions against WorfBench gold`,
+        { location: { file: isNot, ...(predictedKind === 'workflow' ? { field: '--gold' } : {}) } },
+      );
+    }
+    return evalWorkflowPair(predictionsFile, gold, flags, options, output, home, env, signal);
+  }
 
   // The predictions first: a mistyped path is the likelier mistake, and reading it is cheap.
   const read = await readPredictions(predictionsFile);
@@ -104,6 +132,93 @@ export async function evalCommand(
   }))
     output.text(line);
   return 0;
+}
+
+/** One executable workflow against a reference one: the sample's WorfEval scores, with both WorfBench texts. */
+async function evalWorkflowPair(
+  predictedFile: string,
+  goldFile: string,
+  flags: EvalFlags,
+  options: ScoreOptions,
+  output: Output,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const predicted = (await loadWorkflowFile(predictedFile)).workflow;
+  const gold = (await loadWorkflowFile(goldFile)).workflow;
+  // The idf is fitted on the gold's texts, as for WorfBench gold.
+  const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
+    corpus: workflowToWorfText(gold).nodes,
+    cacheDir: join(home, 'cache', 'embeddings'),
+    env,
+  });
+  let comparison: Awaited<ReturnType<typeof compareWorkflows>>;
+  try {
+    comparison = await compareWorkflows(gold, predicted, similarity, { ...options, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    // The library names the side; the user knows the file.
+    if (error instanceof WeftError && error.code === 'BAD_INPUT' && error.location?.field) {
+      const file = error.location.field === 'gold' ? goldFile : predictedFile;
+      throw new WeftError('BAD_INPUT', error.message, { location: { file } });
+    }
+    throw error;
+  } finally {
+    await similarity.close?.();
+  }
+  const settings = {
+    similarity: similarity.name,
+    beta: options.beta ?? DEFAULT_BETA,
+    maxOrders: options.maxOrders ?? DEFAULT_MAX_ORDERS,
+    mcisTimeLimitMs: options.mcisTimeLimitMs ?? DEFAULT_MCIS_TIME_LIMIT_MS,
+  };
+  const side = (file: string, name: string, text: WorkflowText) => ({
+    file,
+    name,
+    steps: text.nodes.length,
+    text: formatWorkflowText(text),
+  });
+  if (output.json) {
+    output.document({
+      ...settings,
+      gold: side(goldFile, gold.name, comparison.gold),
+      predicted: side(predictedFile, predicted.name, comparison.predicted),
+      ...comparison.score,
+    });
+    return 0;
+  }
+  const { score } = comparison;
+  const lines = [`similarity: ${settings.similarity}`];
+  if (similarity.kind === 'lexical' && !/not comparable/i.test(settings.similarity)) {
+    lines.push(
+      "  (a lexical stand-in for the paper's Sentence-BERT embeddings: do not compare these scores with published ones)",
+    );
+  }
+  lines.push(
+    `β ${settings.beta} · up to ${settings.maxOrders} gold orders for f1_chain · MCIS time limit ${settings.mcisTimeLimitMs} ms`,
+    `gold: ${goldFile} (${gold.name}, ${count(comparison.gold.nodes.length, 'step')}); predicted: ${predictedFile} (${predicted.name}, ${count(comparison.predicted.nodes.length, 'step')})`,
+    '',
+    `${''.padEnd(6)}  ${'precision'.padStart(9)}  ${'recall'.padStart(8)}  ${'f1'.padStart(8)}`,
+    ...(['chain', 'graph'] as const).map((kind) => {
+      const [p, r, f] = pickScores(score, kind);
+      return `${kind.padEnd(6)}  ${fixed(p).padStart(9)}  ${fixed(r).padStart(8)}  ${fixed(f).padStart(8)}`;
+    }),
+    '',
+    `${score.matched} of ${count(comparison.gold.nodes.length, 'gold step')} matched${score.mcisExact ? '' : ' · MCIS time limit hit: f1_graph is a lower bound'}`,
+  );
+  // Workflow names are the files' text: shown inert.
+  for (const line of lines) output.text(inertText(line));
+  return 0;
+}
+
+function pickScores(score: SampleScore, kind: 'chain' | 'graph'): [number, number, number] {
+  return kind === 'chain'
+    ? [score.p_chain, score.r_chain, score.f1_chain]
+    : [score.p_graph, score.r_graph, score.f1_graph];
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
 function scoreOptions(flags: EvalFlags): ScoreOptions {

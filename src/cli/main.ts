@@ -214,9 +214,17 @@ function buildProgram(
 
   program
     .command('eval')
-    .description('score predicted workflows against WorfBench gold with WorfEval (f1_chain, f1_graph)')
-    .argument('<predictions>', 'a JSONL file, one {"id": …, "output": "<workflow text>"} per line')
-    .option('--gold <path>', 'the gold records: a WorfBench .json/.jsonl file or a folder of them')
+    .description(
+      'score predicted workflows against WorfBench gold, or an executable workflow against a reference one, with WorfEval (f1_chain, f1_graph)',
+    )
+    .argument(
+      '<predictions>',
+      'a JSONL file, one {"id": …, "output": "<workflow text>"} per line; or an executable workflow (.json/.yaml)',
+    )
+    .option(
+      '--gold <path>',
+      'the gold records: a WorfBench .json/.jsonl file or a folder of them; or the reference executable workflow',
+    )
     .option(
       '--similarity <spec>',
       'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',
@@ -354,6 +362,17 @@ function buildProgram(
     .addOption(jsonOption)
     .action(async (file: string, flags) =>
       setExit(await (await import('./workflow-command.js')).workflowCheckCommand(file, flags, output, signal)),
+    );
+  workflowCommand
+    .command('show')
+    .description('an executable workflow as a listing, or drawn (Mermaid, Graphviz DOT) or as WorfBench text')
+    .argument('<file>', 'the workflow (JSON or YAML)')
+    .option('--mermaid', 'a Mermaid flowchart (conditions as diamonds with dashed, labelled branches)')
+    .option('--dot', 'a Graphviz digraph (condition branches dashed and labelled)')
+    .option('--worfbench', 'WorfBench node/edge text, as `weft eval` scores it')
+    .addOption(jsonOption)
+    .action(async (file: string, flags) =>
+      setExit(await (await import('./workflow-command.js')).workflowShowCommand(file, flags, output)),
     );
   program
     .command('exec')

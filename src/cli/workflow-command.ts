@@ -1,17 +1,23 @@
 /**
- * `weft workflow check FILE` and `weft exec FILE --input JSON` (issue 14, first part): check an executable
- * workflow with every problem located, and run it on one input with no model. The batch mode of `weft exec`,
- * `weft workflow show`, and distillation are not built yet.
+ * `weft workflow check FILE`, `weft workflow show FILE` and `weft exec FILE --input JSON` (issue 14): check an
+ * executable workflow with every problem located, draw it (text, Mermaid, DOT, WorfBench text), and run it on one
+ * input with no model. The batch mode of `weft exec` and distillation are not built yet.
  */
 import { existsSync } from 'node:fs';
 import {
   checkWorkflowFile,
+  formatWorkflowText,
+  inertText,
   loadToolsFile,
   loadWorkflowFile,
   runWorkflow,
   type ToolSet,
   WeftError,
+  workflowDot,
+  workflowListing,
+  workflowMermaid,
   type WorkflowProblem,
+  workflowToWorfText,
 } from '../index.js';
 import type { Output } from './output.js';
 
@@ -44,6 +50,45 @@ export async function workflowCheckCommand(
   } finally {
     await tools?.close();
   }
+}
+
+interface WorkflowShowFlags {
+  readonly mermaid?: boolean;
+  readonly dot?: boolean;
+  readonly worfbench?: boolean;
+}
+
+/** One view at a time: the listing by default, or one of the drawings. */
+export async function workflowShowCommand(file: string, flags: WorkflowShowFlags, output: Output): Promise<number> {
+  const chosen = (['mermaid', 'dot', 'worfbench'] as const).filter((view) => flags[view]);
+  if (chosen.length > 1) {
+    throw new WeftError('BAD_INPUT', `choose one of --mermaid, --dot and --worfbench, not ${chosen.length}`, {
+      location: { field: `--${chosen[1]}` },
+    });
+  }
+  const { workflow } = await loadWorkflowFile(file);
+  const view = chosen[0];
+  const drawing =
+    view === 'mermaid'
+      ? workflowMermaid(workflow)
+      : view === 'dot'
+        ? workflowDot(workflow)
+        : view === 'worfbench'
+          ? formatWorkflowText(workflowToWorfText(workflow))
+          : undefined;
+  if (output.json) {
+    output.document({
+      name: workflow.name,
+      nodes: workflow.nodes,
+      edges: workflow.edges,
+      ...(view !== undefined ? { [view]: drawing } : {}),
+    });
+  } else {
+    // The drawings end with a line break of their own; output.text adds one. A tool name or an expression may hold
+    // escape sequences that Mermaid's and DOT's escaping leave alone (C1 controls, bidi overrides): shown inert.
+    output.text(drawing === undefined ? workflowListing(workflow) : inertText(drawing.replace(/\n$/, '')));
+  }
+  return 0;
 }
 
 export async function execCommand(

@@ -3,6 +3,7 @@
  * The dependency controller reads it at run time, checkPdl finds its cycles, and `weft pdl show` draws it (a text
  * listing in dependency order, or Mermaid). Pure: no I/O.
  */
+import { escapeMermaidLabel } from '../text/graph-labels.js';
 import type { Pdl } from './pdl.js';
 
 export interface ApiGraph {
@@ -148,9 +149,10 @@ export function pdlMermaid(pdl: Pick<Pdl, 'name' | 'apis' | 'answers'>): string 
   const known = new Set(graph.apis);
   const lines = ['flowchart TD', `  %% ${oneLine(pdl.name)}`];
   // Ids are prefixed: a name may be a Mermaid keyword (`end`) or the same for an API and an answer.
-  for (const api of graph.order) lines.push(`  api_${mermaidId(api)}["${mermaidLabel(api)}"]`);
+  for (const api of graph.order) lines.push(`  api_${mermaidId(api)}["${escapeMermaidLabel(api)}"]`);
   const answers = pdl.answers.filter((answer) => !answer.builtIn && answer.precondition.some((pre) => known.has(pre)));
-  for (const answer of answers) lines.push(`  answer_${mermaidId(answer.name)}(["${mermaidLabel(answer.name)}"])`);
+  for (const answer of answers)
+    lines.push(`  answer_${mermaidId(answer.name)}(["${escapeMermaidLabel(answer.name)}"])`);
   for (const edge of graph.edges) lines.push(`  api_${mermaidId(edge.from)} --> api_${mermaidId(edge.to)}`);
   for (const answer of answers) {
     for (const pre of answer.precondition) {
@@ -199,8 +201,4 @@ function clip(text: string, max: number): string {
 /** Names from parsePdl are identifiers already; a hand-built Pdl's may hold anything. */
 function mermaidId(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, (char) => `_${char.codePointAt(0)}_`);
-}
-
-function mermaidLabel(name: string): string {
-  return name.replace(/"/g, '#quot;').replace(/[\r\n]+/g, ' ');
 }

@@ -1,4 +1,8 @@
+import { escapeDotLabel, escapeMermaidLabel, graphNodeId } from '../text/graph-labels.js';
 import type { SubtaskStatus, Workflow } from './workflow.js';
+
+// The escaping is shared with the other drawings (PDL graphs, executable workflows); re-exported for old callers.
+export { escapeDotLabel, escapeMermaidLabel, graphNodeId };
 
 export interface MermaidOptions {
   /** Colour each subtask by its status (one class per status). */
@@ -49,42 +53,6 @@ export function toDot(workflow: Pick<Workflow, 'subtasks'>): string {
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * A node id both Mermaid and Graphviz accept, derived from the subtask id alone (so it is stable
- * across exports) and one-to-one: letters and digits stay, every other character becomes `_<hex>_`.
- * The `n_` prefix keeps ids such as `end` or `graph` from reading as keywords.
- */
-export function graphNodeId(id: string): string {
-  let encoded = 'n_';
-  for (const character of id) {
-    encoded += /^[A-Za-z0-9]$/.test(character) ? character : `_${(character.codePointAt(0) ?? 0).toString(16)}_`;
-  }
-  return encoded;
-}
-
-/**
- * Text safe inside a quoted Mermaid label: characters Mermaid treats as syntax or HTML become entity
- * codes (`#34;`), line breaks become `<br/>`, other control characters become spaces.
- */
-export function escapeMermaidLabel(text: string): string {
-  return text
-    .split(/\r\n|\r|\n/)
-    .map((line) =>
-      line
-        .replace(/[\u0000-\u001f\u007f]/g, ' ')
-        .replace(/["#&<>[\]{}()|`\\]/g, (character) => `#${character.charCodeAt(0)};`),
-    )
-    .join('<br/>');
-}
-
-/** Text safe inside a quoted DOT label: backslashes and quotes escaped, line breaks as `\n`. */
-export function escapeDotLabel(text: string): string {
-  return text
-    .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/[\\"]/g, (character) => `\\${character}`))
-    .join('\\n');
 }
 
 function shorten(text: string, limit: number | undefined): string {

@@ -240,7 +240,7 @@ describe('apiGraph', () => {
   it('keeps odd names of a hand-built Pdl from breaking the Mermaid syntax', () => {
     const text = pdlMermaid({ name: 'x\n%% y', apis: [api('a"b'), api('end', ['a"b'])], answers: [] });
     expect(text).toBe(
-      ['flowchart TD', '  %% x %% y', '  api_a_34_b["a#quot;b"]', '  api_end["end"]', '  api_a_34_b --> api_end'].join(
+      ['flowchart TD', '  %% x %% y', '  api_a_34_b["a#34;b"]', '  api_end["end"]', '  api_a_34_b --> api_end'].join(
         '\n',
       ),
     );
