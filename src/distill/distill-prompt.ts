@@ -61,7 +61,14 @@ export function distillSystemPrompt(phase: 'plan' | 'build', tools: readonly Too
       'Every graph tool returns the graph so far, its problems and what is missing. Fix mistakes with remove_node and remove_edge. When nothing is missing and there is no error, call finish (it is refused while errors remain).',
     );
   }
-  lines.push('', dialogBlock(DISTILL_TAGS.phase, phase), dialogBlock(DISTILL_TAGS.businessTools, tools.map((t) => t.name)));
+  lines.push(
+    '',
+    dialogBlock(DISTILL_TAGS.phase, phase),
+    dialogBlock(
+      DISTILL_TAGS.businessTools,
+      tools.map((t) => t.name),
+    ),
+  );
   return lines.join('\n');
 }
 

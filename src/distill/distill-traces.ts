@@ -30,7 +30,10 @@ export const MAX_FINISH_REPROMPTS = 3;
 /** ES-P&E's plan: one entry per node. `{ "nodes": [...] }` is accepted too. */
 export const graphPlanSchema = z.preprocess(
   (value) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as { nodes?: unknown }).nodes)
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { nodes?: unknown }).nodes)
       ? (value as { nodes: unknown }).nodes
       : value,
   z
@@ -95,7 +98,8 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
         if (!(isWeftError(caught) && caught.code === 'PARSE')) throw caught;
         messages.push({
           role: 'user',
-          content: 'No usable plan came back; build the graph with the graph tools now, and call finish when it is complete.',
+          content:
+            'No usable plan came back; build the graph with the graph tools now, and call finish when it is complete.',
         });
       }
     }

@@ -95,7 +95,8 @@ export function createGraphBuilder(options: GraphBuilderOptions): GraphBuilder {
       return finished !== undefined;
     },
     async apply(operation, args) {
-      if (finished) return report(draft, check, { ok: false, message: 'the workflow is finished: nothing more can change' }, true);
+      if (finished)
+        return report(draft, check, { ok: false, message: 'the workflow is finished: nothing more can change' }, true);
       if (operation === 'finish') {
         // Snapshot now: calls of the same reply may change the draft while the check runs.
         const snapshot = draft;
@@ -181,7 +182,9 @@ export function graphLines(draft: GraphDraft): string[] {
         lines.push(`${node.id} (end) output=${json(node.output ?? null)}`);
         break;
       case 'tool':
-        lines.push(`${node.id} (tool ${node.tool}) ${fields(node.args ?? {})}${node.out ? ` -> vars.${node.out}` : ''}`);
+        lines.push(
+          `${node.id} (tool ${node.tool}) ${fields(node.args ?? {})}${node.out ? ` -> vars.${node.out}` : ''}`,
+        );
         break;
       case 'condition':
         lines.push(`${node.id} (condition) ${node.expr}`);
@@ -233,12 +236,14 @@ export function missingParts(draft: GraphDraft): string[] {
       const values = edges.map((edge) => edge.when);
       if (values.every((value) => typeof value === 'boolean')) {
         for (const branch of [true, false]) {
-          if (!values.includes(branch)) missing.push(`the ${branch} branch of condition "${node.id}" (add_edge with when: ${branch})`);
+          if (!values.includes(branch))
+            missing.push(`the ${branch} branch of condition "${node.id}" (add_edge with when: ${branch})`);
         }
       } else missing.push(`a default edge out of condition "${node.id}" (it branches on values)`);
     } else if (node.kind === 'forEach') {
       if (!byId.has(node.body)) missing.push(`node "${node.body}", the body of forEach "${node.id}"`);
-      if (!edges.some((edge) => edge.to !== node.body)) missing.push(`the edge out of forEach "${node.id}" after its loop`);
+      if (!edges.some((edge) => edge.to !== node.body))
+        missing.push(`the edge out of forEach "${node.id}" after its loop`);
     } else if (node.kind !== 'end' && edges.length === 0) {
       missing.push(`an edge out of "${node.id}"`);
     }
@@ -286,7 +291,10 @@ export function applyGraphOperation(
 ): OperationOutcome {
   if (!isGraphOperation(operation) || operation === 'finish') {
     const guess = closestWord(operation, [...GRAPH_OPERATIONS]);
-    return { ok: false, message: `no graph operation "${clip(operation, 80)}"${guess ? `; did you mean ${guess}?` : ''}` };
+    return {
+      ok: false,
+      message: `no graph operation "${clip(operation, 80)}"${guess ? `; did you mean ${guess}?` : ''}`,
+    };
   }
   const extra = unknownKeys(operation, rawArgs, KEYS[operation]);
   if (extra) return { ok: false, message: extra };
@@ -305,7 +313,10 @@ function unknownKeys(operation: string, args: unknown, keys: readonly string[]):
   }
   for (const key of Object.keys(args)) {
     if (keys.includes(key)) continue;
-    const guess = closestWord(key, keys.map((k) => k.toLowerCase()));
+    const guess = closestWord(
+      key,
+      keys.map((k) => k.toLowerCase()),
+    );
     return `${operation}: no argument "${clip(key, 60)}"${guess ? `; did you mean "${guess}"?` : ''} (its arguments: ${keys.join(', ') || 'none'})`;
   }
   return undefined;
@@ -320,7 +331,10 @@ function operate(
   const hints: string[] = [];
   const addNode = (node: WorkflowNode) => {
     const existing = draft.nodes.find((other) => other.id === node.id);
-    if (existing) throw new Refusal(`a node "${node.id}" exists already (${existing.kind}); remove_node it first or choose another id`);
+    if (existing)
+      throw new Refusal(
+        `a node "${node.id}" exists already (${existing.kind}); remove_node it first or choose another id`,
+      );
     hints.push(...literalHints(node));
     const message = [`added ${node.kind} node "${node.id}"`, ...hints].join('; ');
     return { draft: { ...draft, nodes: [...draft.nodes, node] }, message };
@@ -357,9 +371,11 @@ function operate(
       return addNode({ id: requiredId(args, 'id'), kind: 'condition', expr: requiredString(args, 'expr') });
     case 'add_set': {
       const values = optionalRecord(args, 'values');
-      if (!values || Object.keys(values).length === 0) throw new Refusal('"values" must be an object of variable: value');
+      if (!values || Object.keys(values).length === 0)
+        throw new Refusal('"values" must be an object of variable: value');
       for (const name of Object.keys(values)) {
-        if (!VARIABLE.test(name)) throw new Refusal(`"values" key "${clip(name, 60)}" is not a variable name (an identifier)`);
+        if (!VARIABLE.test(name))
+          throw new Refusal(`"values" key "${clip(name, 60)}" is not a variable name (an identifier)`);
       }
       return addNode({ id: requiredId(args, 'id'), kind: 'set', values });
     }
@@ -415,10 +431,7 @@ function addEdge(draft: GraphDraft, args: Record<string, unknown>): { draft: Gra
   const from = requiredId(args, 'from');
   const to = requiredId(args, 'to');
   const rawWhen = args['when'];
-  if (
-    rawWhen !== undefined &&
-    !(rawWhen === null || ['boolean', 'string', 'number'].includes(typeof rawWhen))
-  ) {
+  if (rawWhen !== undefined && !(rawWhen === null || ['boolean', 'string', 'number'].includes(typeof rawWhen))) {
     throw new Refusal('"when" must be true, false, a string, a number or null');
   }
   const when = rawWhen === undefined ? undefined : normalWhen(rawWhen);
@@ -435,7 +448,9 @@ function addEdge(draft: GraphDraft, args: Record<string, unknown>): { draft: Gra
   }
   if (source?.kind === 'end') throw new Refusal(`"${from}" is an end node: nothing follows it`);
   if (source && (source.kind === 'start' || source.kind === 'tool' || source.kind === 'set') && outgoing.length > 0) {
-    throw new Refusal(`${source.kind} node "${from}" has its edge already (${edgeLine(outgoing[0]!)}); remove_edge it first`);
+    throw new Refusal(
+      `${source.kind} node "${from}" has its edge already (${edgeLine(outgoing[0]!)}); remove_edge it first`,
+    );
   }
   if (source?.kind === 'forEach' && to !== source.body && outgoing.some((edge) => edge.to !== source.body)) {
     throw new Refusal(`forEach "${from}" has its edge after the loop already; remove_edge it first`);
@@ -444,9 +459,12 @@ function addEdge(draft: GraphDraft, args: Record<string, unknown>): { draft: Gra
     const clash = outgoing.find(
       (edge) => (when !== undefined && edge.when === when) || (isDefault === true && edge.default === true),
     );
-    if (clash) throw new Refusal(`condition "${from}" has that branch already (${edgeLine(clash)}); remove_edge it first`);
+    if (clash)
+      throw new Refusal(`condition "${from}" has that branch already (${edgeLine(clash)}); remove_edge it first`);
   }
-  if (draft.edges.some((edge) => edge.from === from && edge.to === to && edge.when === when && edge.default === isDefault)) {
+  if (
+    draft.edges.some((edge) => edge.from === from && edge.to === to && edge.when === when && edge.default === isDefault)
+  ) {
     throw new Refusal(`the edge ${from} -> ${to} exists already`);
   }
   const edge: WorkflowEdge = {
@@ -474,7 +492,9 @@ function literalHints(node: WorkflowNode): string[] {
   const visit = (value: unknown, field: string) => {
     if (typeof value === 'string') {
       if (/^\s*(inputs|vars)\.[A-Za-z_$][\w$.[\]]*\s*$/.test(value)) {
-        hints.push(`note: ${field} is the literal text "${clip(value, 60)}"; write "{% ${value.trim()} %}" for its value`);
+        hints.push(
+          `note: ${field} is the literal text "${clip(value, 60)}"; write "{% ${value.trim()} %}" for its value`,
+        );
       }
     } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${field}[${index}]`));
     else if (value !== null && typeof value === 'object') {
@@ -523,7 +543,8 @@ function requiredString(args: Record<string, unknown>, key: string): string {
 
 function requiredId(args: Record<string, unknown>, key: string): string {
   const value = requiredString(args, key);
-  if (!ID.test(value)) throw new Refusal(`"${key}" must be an id of 1 to 64 letters, digits, _ . or -, got ${describe(value)}`);
+  if (!ID.test(value))
+    throw new Refusal(`"${key}" must be an id of 1 to 64 letters, digits, _ . or -, got ${describe(value)}`);
   return value;
 }
 

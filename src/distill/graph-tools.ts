@@ -19,7 +19,7 @@ const when = {
 const SPECS: Readonly<Record<GraphOperation, { description: string; schema: ToolSchema }>> = {
   add_start: {
     description:
-      "Adds the start node and declares the workflow's inputs (name → JSON Schema, e.g. {\"n\": {\"type\": \"integer\"}}), read as inputs.<name>. Exactly one.",
+      'Adds the start node and declares the workflow\'s inputs (name → JSON Schema, e.g. {"n": {"type": "integer"}}), read as inputs.<name>. Exactly one.',
     schema: object({ inputs: { type: 'object', additionalProperties: { type: ['object', 'string'] } }, id }, []),
   },
   add_tool_node: {

@@ -201,7 +201,8 @@ function swapBinding(args: Record<string, unknown>): Record<string, unknown> | u
   // `id` and other plain fields hold no expression; `expr` of a condition may be written without {% %}.
   const result: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(args)) {
-    result[field] = field === 'expr' && typeof value === 'string' && !/\{%/.test(value) ? visit(`{% ${value} %}`) : visit(value);
+    result[field] =
+      field === 'expr' && typeof value === 'string' && !/\{%/.test(value) ? visit(`{% ${value} %}`) : visit(value);
   }
   return done ? result : undefined;
 }
