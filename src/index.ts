@@ -316,3 +316,31 @@ export {
   type WorkflowNode,
   type WorkflowProblem,
 } from './distill/workflow.js';
+// Distillation's summarize stage (issue 14): graph tools, distillTraces, the single-stage baselines, trace selection.
+export {
+  applyGraphOperation,
+  createGraphBuilder,
+  GRAPH_OPERATIONS,
+  type GraphBuilder,
+  type GraphDraft,
+  type GraphOperation,
+  type GraphReport,
+} from './distill/graph-builder.js';
+export { graphTools } from './distill/graph-tools.js';
+export { DEFAULT_DISTILL_MAX_STEPS, distillTraces } from './distill/distill-traces.js';
+export { solveAndBuild } from './distill/single-stage.js';
+export { selectTraces } from './distill/select-traces.js';
+export { MAX_TRACES_FILE_BYTES, readTracesFile } from './distill/read-traces-file.js';
+export { withDistillSim } from './distill/distill-sim.js';
+export {
+  type AgentStrategy,
+  DISTILL_VARIANTS,
+  type DistillOptions,
+  type DistillResult,
+  type DistillVariant,
+  type SolveAndBuild,
+  type SolveOptions,
+  TRACE_SELECTIONS,
+  type TraceSelection,
+} from './distill/stage-types.js';
+export type { NewTrace, TraceRecord, TraceStore, TraceToolCall, TraceUsage } from './store/traces.js';

@@ -366,6 +366,25 @@ function buildProgram(
       setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal)),
     );
 
+  program
+    .command('distill')
+    .description('summarize traces into an executable workflow with graph tools only (docs/design.md: Distillation)')
+    .argument('[traceIds...]', 'the traces to summarize (see `weft traces`)')
+    .option('--tools <file>', 'the business tools (described to the model, not callable)')
+    .option('--out <file>', 'where to write the workflow (an unfinished one goes to <out>.partial.json, exit 1)')
+    .option('--strategy <strategy>', 'plan-execute (plan the graph first, the default) or react')
+    .option('--selection <selection>', 'random_success (default), all_success or first')
+    .option('--seed <n>', 'the seed of random_success (default 1)')
+    .option('--traces <file>', 'read the traces from a JSON/JSONL file (weft traces show --json) instead of the store')
+    .option('--max-steps <n>', 'model calls before giving up without finish (default 40)')
+    .option('--model <spec>', 'the summarizer (sim:reference=FILE emits that workflow)')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (traceIds: string[], flags) =>
+      setExit(await (await import('./distill-command.js')).distillCommand(traceIds, flags, output, signal)),
+    );
+
   registerTeamCommands(program, { output, signal, setExit });
   registerSimulateCommands(program, { output, signal, setExit });
 

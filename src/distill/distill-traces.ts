@@ -19,7 +19,7 @@ import { budgetedModel, StopLoop } from './budgeted-model.js';
 import { checkWorkflow } from './check-workflow.js';
 import { distillSystemPrompt, distillUserPrompt } from './distill-prompt.js';
 import { createGraphBuilder, type GraphBuilder, missingParts } from './graph-builder.js';
-import { graphTools } from './graph-tools.js';
+import { applyGraphCall, graphTools } from './graph-tools.js';
 import type { DistillOptions, DistillResult } from './stage-types.js';
 import { NODE_KINDS } from './workflow.js';
 
@@ -103,10 +103,15 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
         });
       }
     }
+    const applyGraph = applyGraphCall(builder);
     const hooks: ToolLoopHooks = {
-      // Business tools are not among this stage's tools: refused here with a message of their own, and counted.
-      replay: (call): ToolLoopOutcome | undefined => {
-        if (call.tool || !business.has(call.name)) return undefined;
+      replay: (call): Promise<ToolLoopOutcome> | ToolLoopOutcome | undefined => {
+        if (call.tool) {
+          graphCalls++;
+          return applyGraph(call);
+        }
+        // Business tools are not among this stage's tools: refused here with a message of their own, and counted.
+        if (!business.has(call.name)) return undefined;
         mixedCalls++;
         return {
           ok: false,
@@ -114,9 +119,6 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
           durationMs: 0,
           error: `${call.name} is a business tool: only the graph tools work now (build the workflow; the traces have the results)`,
         };
-      },
-      onCallEnd: (call) => {
-        if (call.tool) graphCalls++;
       },
     };
     const system = distillSystemPrompt('build', options.tools);

@@ -5,8 +5,16 @@
  * docs/design.md ("Distillation").
  */
 import { WeftError } from '../errors.js';
+import { clip } from '../text/clip.js';
 import type { JsonValue, Tool, ToolSchema } from '../tools/tool.js';
-import { type GraphBuilder, type GraphOperation, type GraphReport, GRAPH_OPERATIONS } from './graph-builder.js';
+import type { ToolLoopCall, ToolLoopOutcome } from '../tools/tool-loop.js';
+import {
+  type GraphBuilder,
+  type GraphOperation,
+  type GraphReport,
+  GRAPH_OPERATIONS,
+  isGraphOperation,
+} from './graph-builder.js';
 
 const id = { type: 'string', description: 'a node id: 1 to 64 letters, digits, _ . or -' };
 const value = { description: 'a JSON value, or a JSONata expression "{% … %}" over inputs and vars' };
@@ -90,6 +98,26 @@ export function graphTools(builder: GraphBuilder): Tool[] {
       },
     }),
   );
+}
+
+/**
+ * The tool loop's `replay` hook for the graph tools: applies a graph call at once, as the loop hands the calls of a
+ * reply over (in the order the model made them). Through `callTool` they would run concurrently, and its awaits
+ * (a schema compiled on first use) could apply them out of order — an edge before the node it needs to check,
+ * nodes listed in another order than the model gave. The builder checks the arguments itself. Other calls: undefined.
+ */
+export function applyGraphCall(builder: GraphBuilder): (call: ToolLoopCall) => Promise<ToolLoopOutcome> | undefined {
+  return (call) => {
+    if (!call.tool || !isGraphOperation(call.name)) return undefined;
+    const started = performance.now();
+    // `apply` changes the draft before its first await: the order of these calls is the order of the changes.
+    return builder.apply(call.name, call.args).then(
+      (report): ToolLoopOutcome =>
+        report.ok
+          ? { ok: true, result: reportValue(report), durationMs: performance.now() - started }
+          : { ok: false, code: 'TOOL', error: clip(`${call.name}: ${refusalText(report)}`, 3_000), durationMs: performance.now() - started },
+    );
+  };
 }
 
 /** An accepted operation's result, as the model reads it. */

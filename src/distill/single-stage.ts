@@ -24,7 +24,7 @@ import { checkWorkflow } from './check-workflow.js';
 import { singleStageSystemPrompt, toolLines } from './distill-prompt.js';
 import { DEFAULT_DISTILL_MAX_STEPS, workflowName } from './distill-traces.js';
 import { createGraphBuilder, GRAPH_OPERATIONS } from './graph-builder.js';
-import { graphTools } from './graph-tools.js';
+import { applyGraphCall, graphTools } from './graph-tools.js';
 import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.js';
 
 const stepsSchema = z.preprocess(
@@ -103,16 +103,21 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
         messages.push({ role: 'user', content: 'No usable plan came back; go on with the tools.' });
       }
     }
+    const applyGraph = applyGraphCall(builder);
     const result = await runToolLoop({
       model,
       call: { system, messages, tag },
       tools: [...options.tools, ...graphTools(builder)],
       maxSteps: maxSteps + 1,
       hooks: {
+        replay: (call) => {
+          const applied = applyGraph(call);
+          if (applied) kinds.push({ step: call.step, sequence: call.sequence, graph: true });
+          return applied;
+        },
         onCallEnd: (call, outcome) => {
-          const graph = !business.has(call.name) && call.tool !== undefined;
-          if (call.tool) kinds.push({ step: call.step, sequence: call.sequence, graph });
           if (!business.has(call.name)) return;
+          kinds.push({ step: call.step, sequence: call.sequence, graph: false });
           calls.push({
             tool: call.name,
             args: redactToolArgs(call.tool, call.args),
