@@ -60,7 +60,8 @@ export async function distillCommand(
     });
   }
   const context = await loadContext(flags);
-  const traces = flags.traces !== undefined ? await readTracesFile(flags.traces) : await storedTraces(traceIds, context);
+  const traces =
+    flags.traces !== undefined ? await readTracesFile(flags.traces) : await storedTraces(traceIds, context);
   const selected = selectTraces(traces, selection, seed);
   const loaded = await loadModel(flags.model, context.config);
   // The sim summarizes by emitting a reference workflow: its own `reference=` option names the file.

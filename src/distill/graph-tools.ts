@@ -115,7 +115,12 @@ export function applyGraphCall(builder: GraphBuilder): (call: ToolLoopCall) => P
       (report): ToolLoopOutcome =>
         report.ok
           ? { ok: true, result: reportValue(report), durationMs: performance.now() - started }
-          : { ok: false, code: 'TOOL', error: clip(`${call.name}: ${refusalText(report)}`, 3_000), durationMs: performance.now() - started },
+          : {
+              ok: false,
+              code: 'TOOL',
+              error: clip(`${call.name}: ${refusalText(report)}`, 3_000),
+              durationMs: performance.now() - started,
+            },
     );
   };
 }

@@ -55,7 +55,8 @@ function tracesIn(value: unknown): { value: unknown; path: FieldPath }[] {
     if (Array.isArray(record['traces'])) {
       return (record['traces'] as unknown[]).map((item, index) => ({ value: item, path: ['traces', index] }));
     }
-    if (record['trace'] !== undefined && record['traceId'] === undefined) return [{ value: record['trace'], path: ['trace'] }];
+    if (record['trace'] !== undefined && record['traceId'] === undefined)
+      return [{ value: record['trace'], path: ['trace'] }];
   }
   return [{ value, path: [] }];
 }
@@ -87,11 +88,10 @@ export async function readTracesFile(file: string): Promise<NewTrace[]> {
     else check(source.value, [], (path) => source.positionOf(path) ?? {});
   }
   if (issues.length > 0) {
-    throw new WeftError(
-      'BAD_INPUT',
-      `invalid traces file: ${issues.length} problem${issues.length === 1 ? '' : 's'}`,
-      { location: { file }, issues: issues.slice(0, MAX_REPORTED) },
-    );
+    throw new WeftError('BAD_INPUT', `invalid traces file: ${issues.length} problem${issues.length === 1 ? '' : 's'}`, {
+      location: { file },
+      issues: issues.slice(0, MAX_REPORTED),
+    });
   }
   if (traces.length === 0) throw new WeftError('BAD_INPUT', `${file} holds no traces`, { location: { file } });
   return traces;

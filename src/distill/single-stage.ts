@@ -29,7 +29,10 @@ import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.j
 
 const stepsSchema = z.preprocess(
   (value) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as { steps?: unknown }).steps)
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { steps?: unknown }).steps)
       ? (value as { steps: unknown }).steps
       : value,
   z.array(z.string().min(1)).min(1).max(200),

@@ -9,7 +9,17 @@ const W = 'test/fixtures/workflows';
 const TRACES = 'test/fixtures/distill/sum-to-n.traces.jsonl';
 const reference = `${W}/sum-to-n.workflow.json`;
 const dir = () => mkdtempSync(join(tmpdir(), 'weft-distill-'));
-const base = (home: string, out: string) => ['distill', '--traces', TRACES, '--tools', `${W}/tools.yaml`, '--out', out, '--home', home];
+const base = (home: string, out: string) => [
+  'distill',
+  '--traces',
+  TRACES,
+  '--tools',
+  `${W}/tools.yaml`,
+  '--out',
+  out,
+  '--home',
+  home,
+];
 
 describe('weft distill', () => {
   it('summarizes traces from a file with the sim into a workflow that weft exec runs', async () => {
@@ -56,18 +66,54 @@ describe('weft distill', () => {
   it('refuses bad input with exit 2: a broken traces file (located), a bad flag, no traces, an unknown trace id', async () => {
     const home = dir();
     const broken = join(home, 'broken.jsonl');
-    writeFileSync(broken, '{"traceId":"t-1","task":"x","mode":"walk","model":"m","input":{},"calls":[],"success":true,"usage":{"calls":1,"inputTokens":0,"outputTokens":0}}\n{oops\n');
-    const bad = await cli(['distill', '--traces', broken, '--tools', `${W}/tools.yaml`, '--out', join(home, 'o.json'), '--model', 'sim:', '--home', home]);
+    writeFileSync(
+      broken,
+      '{"traceId":"t-1","task":"x","mode":"walk","model":"m","input":{},"calls":[],"success":true,"usage":{"calls":1,"inputTokens":0,"outputTokens":0}}\n{oops\n',
+    );
+    const bad = await cli([
+      'distill',
+      '--traces',
+      broken,
+      '--tools',
+      `${W}/tools.yaml`,
+      '--out',
+      join(home, 'o.json'),
+      '--model',
+      'sim:',
+      '--home',
+      home,
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${broken}:1:1 mode`);
     expect(bad.stderr).toContain(`${broken}:2:`);
     const flag = await cli([...base(home, join(home, 'o.json')), '--model', 'sim:', '--strategy', 'guess']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('--strategy must be one of react, plan-execute');
-    const none = await cli(['distill', '--tools', `${W}/tools.yaml`, '--out', join(home, 'o.json'), '--home', home, '--model', 'sim:']);
+    const none = await cli([
+      'distill',
+      '--tools',
+      `${W}/tools.yaml`,
+      '--out',
+      join(home, 'o.json'),
+      '--home',
+      home,
+      '--model',
+      'sim:',
+    ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('give the trace ids to summarize');
-    const unknown = await cli(['distill', 't-nope', '--tools', `${W}/tools.yaml`, '--out', join(home, 'o.json'), '--home', home, '--model', 'sim:']);
+    const unknown = await cli([
+      'distill',
+      't-nope',
+      '--tools',
+      `${W}/tools.yaml`,
+      '--out',
+      join(home, 'o.json'),
+      '--home',
+      home,
+      '--model',
+      'sim:',
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/No trace "t-nope"|does not keep traces/);
   });

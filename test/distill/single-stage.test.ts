@@ -58,7 +58,12 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
   it('counts business calls in a reply with graph calls, or after the graph was started, as mixed (P&E plans first)', async () => {
     const replies: ScriptedReplyInput[] = [
       { text: '["add 0 and 1", "build the graph", "add 1 and 2"]' },
-      { toolCalls: [{ name: 'add_start', args: {} }, { name: 'add', args: { a: 0, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'add_start', args: {} },
+          { name: 'add', args: { a: 0, b: 1 } },
+        ],
+      },
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] },
       { text: 'I forgot the graph: 3' },
     ];
