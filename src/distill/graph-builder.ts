@@ -40,6 +40,9 @@ const VARIABLE = /^[A-Za-z_$][\w$]{0,63}$/;
 const MAX_LINES = 200;
 const MAX_LINE_CHARS = 300;
 const MAX_LISTED = 40;
+/** Arguments of one operation: deeper or larger ones are refused before anything walks them (a runaway model). */
+export const MAX_ARGUMENT_DEPTH = 32;
+export const MAX_ARGUMENT_CHARS = 64_000;
 
 /** The graph as built so far: a workflow whose edges may still name nodes that do not exist. */
 export interface GraphDraft {
@@ -95,6 +98,14 @@ export function createGraphBuilder(options: GraphBuilderOptions): GraphBuilder {
       return finished !== undefined;
     },
     async apply(operation, args) {
+      const oversized = oversizedArguments(args);
+      if (oversized)
+        return report(
+          draft,
+          check,
+          { ok: false, message: `${clip(operation, 64)}: ${oversized}` },
+          finished !== undefined,
+        );
       if (finished)
         return report(draft, check, { ok: false, message: 'the workflow is finished: nothing more can change' }, true);
       if (operation === 'finish') {
@@ -123,6 +134,21 @@ export function createGraphBuilder(options: GraphBuilderOptions): GraphBuilder {
       return report(draft, check, outcome, false);
     },
   };
+}
+
+/** Why arguments are too deep or too large, or undefined. Iterative: a 100,000-level value must not overflow. */
+export function oversizedArguments(args: unknown): string | undefined {
+  const stack: [unknown, number][] = [[args, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_ARGUMENT_DEPTH) return `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    for (const item of Object.values(value)) stack.push([item, depth + 1]);
+  }
+  const size = JSON.stringify(args ?? null).length;
+  return size > MAX_ARGUMENT_CHARS
+    ? `the arguments are ${size.toLocaleString('en-US')} characters of JSON, more than ${MAX_ARGUMENT_CHARS.toLocaleString('en-US')}`
+    : undefined;
 }
 
 /** The draft as a workflow (no `inputs` key when none were given). */

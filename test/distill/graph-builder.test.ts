@@ -123,9 +123,19 @@ describe('graph builder operations', () => {
   it('stays bounded on junk: huge ids, deep values, thousands of nodes', async () => {
     expect(refused(empty, 'add_set', { id: 'x'.repeat(100_000), values: { a: 1 } }).length).toBeLessThan(300);
     expect(refused(empty, 'add_start', null)).toContain('must be a JSON object');
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const nested = createGraphBuilder({ name: 'w', toolNames: tools });
+    expect((await nested.apply('add_set', { id: 's', values: { v: deep } })).message).toContain(
+      'nested deeper than 32 levels',
+    );
+    expect((await nested.apply('add_set', { id: 's', values: { v: 'x'.repeat(70_000) } })).message).toContain(
+      'more than 64,000',
+    );
+    expect(nested.workflow.nodes).toEqual([]);
     const builder = createGraphBuilder({ name: 'w', toolNames: tools });
-    for (let i = 0; i < 250; i++)
-      await builder.apply('add_set', { id: `n${i}`, values: { [`v${i}`]: 'x'.repeat(1000) } });
+    for (let i = 0; i < 205; i++)
+      await builder.apply('add_set', { id: `n${i}`, values: { v: 'x'.repeat(1000) } });
     const report = await builder.apply('add_start', {});
     expect(report.graph.length).toBeLessThanOrEqual(201);
     expect(report.graph.at(-1)).toMatch(/^… \d+ more$/);
