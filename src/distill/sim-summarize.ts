@@ -12,8 +12,8 @@
  * It reads tool results only to see whether `finish` was refused: it fixes nothing (a sim is not clever) and calls
  * `finish` again until the step limit, so mistakes give invalid or wrong workflows, as intended.
  *
- * In a single-stage baseline (business tools offered too) it builds the same way and then answers; it does not
- * make the reference's business calls (the execute stage's stepping, sim-solve.ts, is not used here).
+ * In a single-stage baseline (business tools offered too) sim-single-stage.ts first makes the reference's business
+ * calls, then this builds the graph the same way and answers the reference's output.
  */
 import type { ChatCall, ChatMessage, ToolCallRequest } from '../llm/chat-model.js';
 import { bernoulli, pick, randomFrom } from '../llm/seeded-random.js';
@@ -35,7 +35,13 @@ export interface SimGraphCall {
   readonly mistake?: SimMistake;
 }
 
-export function simSummarizeReply(call: ChatCall, reference: ExecutableWorkflow, options: SimOptions): DistillSimReply {
+export function simSummarizeReply(
+  call: ChatCall,
+  reference: ExecutableWorkflow,
+  options: SimOptions,
+  /** Single-stage: the business calls made before building (not part of the graph calls), and the answer after. */
+  single: { readonly executed: number; readonly answer: string } = { executed: 0, answer: '' },
+): DistillSimReply {
   const phase = distillPhaseOf(call.system);
   if (phase === 'plan') return { text: JSON.stringify(referencePlan(reference)) };
   const offered = call.toolChoice === 'none' ? [] : (call.tools ?? []);
@@ -44,7 +50,7 @@ export function simSummarizeReply(call: ChatCall, reference: ExecutableWorkflow,
   }
   const business = businessToolNamesOf(call.system);
   const script = emittedCalls(reference, options, call.tag?.key, business);
-  const made = nextToolCallNumber(call.messages) - 1;
+  const made = nextToolCallNumber(call.messages) - 1 - single.executed;
   const first = nextToolCallNumber(call.messages);
   const request = (calls: readonly SimGraphCall[]): DistillSimReply => ({
     text: '',
@@ -66,7 +72,7 @@ export function simSummarizeReply(call: ChatCall, reference: ExecutableWorkflow,
     return request(chunk);
   }
   if (lastFinishAccepted(call.messages)) {
-    return { text: `sim distill: the workflow ${reference.name} is built (simulated)` };
+    return { text: single.answer || `sim distill: the workflow ${reference.name} is built (simulated)` };
   }
   // Refused (or never answered): the sim fixes nothing and asks again; the stage's step limit ends it.
   return request([{ name: 'finish', args: {} }]);

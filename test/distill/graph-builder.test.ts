@@ -134,8 +134,7 @@ describe('graph builder operations', () => {
     );
     expect(nested.workflow.nodes).toEqual([]);
     const builder = createGraphBuilder({ name: 'w', toolNames: tools });
-    for (let i = 0; i < 205; i++)
-      await builder.apply('add_set', { id: `n${i}`, values: { v: 'x'.repeat(1000) } });
+    for (let i = 0; i < 205; i++) await builder.apply('add_set', { id: `n${i}`, values: { v: 'x'.repeat(1000) } });
     const report = await builder.apply('add_start', {});
     expect(report.graph.length).toBeLessThanOrEqual(201);
     expect(report.graph.at(-1)).toMatch(/^… \d+ more$/);

@@ -95,11 +95,24 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
     expect(distill.steps).toBe(3);
   });
 
-  it('the sim builds the reference in a single-stage conversation too, then answers', async () => {
+  it('the sim follows the reference business calls in a single-stage conversation, builds it, then answers', async () => {
     const model = withDistillSim(simModel({ mistake: 0 }), sumToN);
-    const { distill, trace } = await solveAndBuild({ ...task, model });
-    expect(distill).toMatchObject({ finished: true, valid: true, mixedCalls: 0 });
+    const { distill, trace } = await solveAndBuild({ ...task, model, expected: 3 });
+    expect(trace.calls.map((call) => [call.tool, call.args, call.result])).toEqual([
+      ['add', { a: 0, b: 1 }, 1],
+      ['add', { a: 1, b: 2 }, 3],
+    ]);
+    expect(trace).toMatchObject({ answer: 3, success: true });
+    expect(distill).toMatchObject({ finished: true, valid: true, mixedCalls: 0, graphCalls: 13 });
     expect(distill.workflow).toEqual(sumToN);
-    expect(trace.answer).toContain('simulated');
+    // P&E: the plan call first; with mistakes, business calls among the graph calls count as mixed.
+    let mixed = 0;
+    for (const seed of [1, 2, 3, 4]) {
+      const spoilt = withDistillSim(simModel({ mistake: 1, seed }), sumToN);
+      const result = await solveAndBuild({ ...task, model: spoilt, mode: 'plan-execute', maxSteps: 20 });
+      expect(result.trace.calls.slice(0, 2).map((call) => call.result)).toEqual([1, 3]);
+      mixed += result.distill.mixedCalls;
+    }
+    expect(mixed).toBeGreaterThan(0);
   });
 });
