@@ -5,7 +5,8 @@
  * `finish` within `--max-steps`) goes to `<out without .json>.partial.json` with exit 1. `--model
  * sim:reference=FILE` makes the sim emit that workflow through the graph tools.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import {
   type AgentStrategy,
@@ -58,6 +59,17 @@ export async function distillCommand(
     throw new WeftError('BAD_INPUT', 'give the trace ids to summarize (see `weft traces`), or --traces FILE', {
       location: { field: '<traceIds>' },
     });
+  }
+  // Before any model call: a summary that cannot be written is work lost.
+  const folder = dirname(out);
+  if (!existsSync(folder) || !statSync(folder).isDirectory() || (existsSync(out) && statSync(out).isDirectory())) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `cannot write ${out}: ${existsSync(out) ? 'it is a folder' : `no folder ${folder}`}`,
+      {
+        location: { field: '--out' },
+      },
+    );
   }
   const context = await loadContext(flags);
   const traces =

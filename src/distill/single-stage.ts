@@ -127,7 +127,6 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
             ok: outcome.ok,
             ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
             durationMs: Math.round(outcome.durationMs),
-            ...(plan ? { step: call.step } : {}),
           });
         },
       },

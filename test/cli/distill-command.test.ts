@@ -44,6 +44,30 @@ describe('weft distill', () => {
     expect(JSON.parse(exec.stdout)).toMatchObject({ output: 15, llmCalls: 0 });
   });
 
+  it('reads traces as a JSON document ({ traces: [...] }) and selects all successful ones', async () => {
+    const home = dir();
+    const lines = readFileSync(TRACES, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    const file = join(home, 'traces.json');
+    writeFileSync(file, JSON.stringify({ traces: lines }, null, 2));
+    const out = join(home, 'w.json');
+    const result = await cli([
+      ...base(home, out).map((arg) => (arg === TRACES ? file : arg)),
+      '--selection',
+      'all_success',
+      '--model',
+      `sim:reference=${reference}`,
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      finished: true,
+      traces: ['t-20261125-060000-aaaa', 't-20261125-060001-bbbb'],
+    });
+  });
+
   it('saves the partial graph with exit 1 when the summarizer never finishes', async () => {
     const home = dir();
     const out = join(home, 'wf.json');
@@ -102,6 +126,26 @@ describe('weft distill', () => {
     ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('give the trace ids to summarize');
+    const junk = join(home, 'junk.json');
+    writeFileSync(junk, Buffer.from([0, 1, 2, 255, 254, 0x7b, 0x7b]));
+    const binary = await cli([
+      'distill',
+      '--traces',
+      junk,
+      '--tools',
+      `${W}/tools.yaml`,
+      '--out',
+      join(home, 'o.json'),
+      '--home',
+      home,
+      '--model',
+      'sim:',
+    ]);
+    expect(binary.code).toBe(2);
+    expect(binary.stderr).toContain(junk);
+    const noFolder = await cli([...base(home, join(home, 'missing', 'o.json')), '--model', 'sim:']);
+    expect(noFolder.code).toBe(2);
+    expect(noFolder.stderr).toContain('no folder');
     const unknown = await cli([
       'distill',
       't-nope',

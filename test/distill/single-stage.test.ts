@@ -69,7 +69,7 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
     ];
     const { trace, distill } = await solveAndBuild({ ...task, model: scriptedModel(replies), mode: 'plan-execute' });
     expect(trace.plan).toEqual(['add 0 and 1', 'build the graph', 'add 1 and 2']);
-    expect(trace.calls.map((call) => call.step)).toEqual([0, 1]);
+    expect(trace.calls).toHaveLength(2);
     expect(trace.success).toBe(true);
     expect(distill).toMatchObject({ finished: false, mixedCalls: 2, graphCalls: 1 });
     expect(distill.error).toContain('never called finish');
