@@ -79,6 +79,15 @@ export async function distillCommand(
   // The sim summarizes by emitting a reference workflow: its own `reference=` option names the file.
   const reference =
     loaded.model.kind === 'sim' ? parseSimOptions(loaded.model.id.replace(/^sim:/, '')).reference : undefined;
+  if (loaded.model.kind === 'sim' && reference === undefined) {
+    throw new WeftError(
+      'BAD_INPUT',
+      'the sim summarizer emits a reference workflow: give it with --model sim:reference=FILE',
+      {
+        location: { field: '--model' },
+      },
+    );
+  }
   const model = withDistillSim(
     loaded.model,
     reference !== undefined ? (await loadWorkflowFile(reference)).workflow : undefined,

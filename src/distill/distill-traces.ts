@@ -15,6 +15,7 @@ import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
 import type { ToolLoopHooks, ToolLoopOutcome } from '../tools/tool-loop.js';
 import { runToolLoop } from '../tools/tool-loop.js';
+import { clip } from '../text/clip.js';
 import { budgetedModel, StopLoop } from './budgeted-model.js';
 import { checkWorkflow } from './check-workflow.js';
 import { distillSystemPrompt, distillUserPrompt } from './distill-prompt.js';
@@ -134,7 +135,7 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
       });
       if (builder.finished) break;
       if (reprompts >= MAX_FINISH_REPROMPTS) {
-        error = `the model answered without calling finish ${reprompts + 1} times; the graph is unfinished`;
+        error = `the model answered without calling finish ${reprompts + 1} times; the graph is unfinished (its last reply: ${JSON.stringify(clip(result.text.trim(), 200))})`;
         break;
       }
       messages.splice(0, messages.length, ...result.messages, {

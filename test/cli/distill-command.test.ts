@@ -143,6 +143,9 @@ describe('weft distill', () => {
     ]);
     expect(binary.code).toBe(2);
     expect(binary.stderr).toContain(junk);
+    const noReference = await cli([...base(home, join(home, 'o.json')), '--model', 'sim:']);
+    expect(noReference.code).toBe(2);
+    expect(noReference.stderr).toContain('--model sim:reference=FILE');
     const noFolder = await cli([...base(home, join(home, 'missing', 'o.json')), '--model', 'sim:']);
     expect(noFolder.code).toBe(2);
     expect(noFolder.stderr).toContain('no folder');
