@@ -109,6 +109,27 @@ describe('distillTraces', () => {
     expect(model.calls[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
+  it('accepts a plan as { nodes: [...] } after a repair re-prompt, and builds without a plan that never parses', async () => {
+    const plan = JSON.stringify({ nodes: sumToN.nodes.map((node) => ({ id: node.id, kind: node.kind })) });
+    const repaired = scriptedModel([
+      { text: '[{"id": "start", "kind": "beginning"}]' },
+      { text: plan },
+      ...buildingReplies(sumToN),
+    ]);
+    const first = await distillTraces({ model: repaired, traces: [trace], tools });
+    expect(first).toMatchObject({ finished: true, steps: 6 });
+    expect(repaired.calls[1]!.messages.at(-1)!.content).toContain('kind');
+    const garbage = scriptedModel([
+      { text: 'no plan' },
+      { text: 'still none' },
+      { text: 'never' },
+      ...buildingReplies(sumToN),
+    ]);
+    const second = await distillTraces({ model: garbage, traces: [trace], tools });
+    expect(second).toMatchObject({ finished: true, steps: 7 });
+    expect(garbage.calls[3]!.messages.at(-1)!.content).toContain('No usable plan came back');
+  });
+
   it('refuses a business tool in this stage and counts it as a mixed call; an unknown name is a plain error', async () => {
     const model = scriptedModel([
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }, { name: 'frobnicate' }] },
