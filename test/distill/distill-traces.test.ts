@@ -216,6 +216,44 @@ describe('distillTraces', () => {
     expect(mixed).toBeGreaterThan(0);
   });
 
+  it('the sim rebuilds a reference with every node kind (forEach, a multi-way condition, two ends) exactly', async () => {
+    const doubling: ExecutableWorkflow = {
+      name: 'double_all',
+      inputs: { items: { type: 'array', items: { type: 'number' } } },
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'init', kind: 'set', values: { count: '{% $count(inputs.items) %}' } },
+        {
+          id: 'loop',
+          kind: 'forEach',
+          items: '{% inputs.items %}',
+          as: 'x',
+          body: 'double',
+          result: '{% vars.d %}',
+          out: 'doubled',
+        },
+        { id: 'double', kind: 'tool', tool: 'add', args: { a: '{% vars.x %}', b: '{% vars.x %}' }, out: 'd' },
+        { id: 'size', kind: 'condition', expr: '{% vars.count %}' },
+        { id: 'none', kind: 'end', output: 'empty' },
+        { id: 'done', kind: 'end', output: '{% vars.doubled %}' },
+      ],
+      edges: [
+        { from: 'start', to: 'init' },
+        { from: 'init', to: 'loop' },
+        { from: 'double', to: 'loop' },
+        { from: 'loop', to: 'size' },
+        { from: 'size', to: 'none', when: 0 },
+        { from: 'size', to: 'done', default: true },
+      ],
+    };
+    const model = withDistillSim(simModel({ mistake: 0 }), doubling);
+    const result = await distillTraces({ model, traces: [{ ...trace, taskKey: 'double_all' }], tools });
+    expect(result.error).toBeUndefined();
+    expect(result.workflow).toEqual(doubling);
+    expect((await runWorkflow(result.workflow, { tools, input: { items: [1, 2.5] } })).output).toEqual([2, 5]);
+    expect((await runWorkflow(result.workflow, { tools, input: { items: [] } })).output).toBe('empty');
+  });
+
   it('is deterministic for one seed', async () => {
     const run = async () =>
       distillTraces({
