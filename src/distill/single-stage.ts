@@ -10,6 +10,7 @@
  * graph only once the instance is solved counts nothing; interleaving, front-loading the graph, or going back to
  * execution after starting the graph counts each business call concerned.
  */
+import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { isWeftError, WeftError } from '../errors.js';
@@ -147,7 +148,8 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
   if (!answered && error === undefined) error = 'no final answer';
   const usage = { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens };
   const trace: NewTrace = {
-    traceId: `t-${newRunId()}`,
+    // `t-` + a run id + two more random bytes: many instances can be solved in one second.
+    traceId: `t-${newRunId()}${randomBytes(2).toString('hex')}`,
     task: options.task,
     ...(options.taskKey ? { taskKey: options.taskKey } : {}),
     mode,

@@ -46,7 +46,7 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
     ];
     const { trace, distill } = await solveAndBuild({ ...task, model: scriptedModel(replies), expected: 3 });
     expect(trace).toMatchObject({ taskKey: 'sum_to_n', mode: 'react', answer: 3, success: true, input: { n: 2 } });
-    expect(trace.traceId).toMatch(/^t-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    expect(trace.traceId).toMatch(/^t-\d{8}-\d{6}-[0-9a-f]{8}$/);
     expect(trace.calls.map((call) => [call.tool, call.args, call.ok, call.result])).toEqual([
       ['add', { a: 0, b: 1, key: '[redacted]' }, true, 1],
       ['add', { a: 1, b: 2 }, true, 3],
