@@ -25,6 +25,8 @@ export type DistillPhase = 'plan' | 'build' | 'single';
 
 const MAX_VALUE_CHARS = 800;
 const MAX_CALLS_SHOWN = 120;
+/** Traces shown in one prompt (`all_success` over a large batch would not fit any context). */
+export const MAX_TRACES_SHOWN = 20;
 const MAX_SCHEMA_CHARS = 2_000;
 
 const FORMAT = `A workflow is a graph of nodes joined by edges. It runs from its start node to an end node with no model:
@@ -99,8 +101,10 @@ export function singleStageSystemPrompt(
 /** The user message of the summarize stage: the task, the traces, the business tools. */
 export function distillUserPrompt(traces: readonly NewTrace[], tools: readonly Tool[]): string {
   const task = traces[0]?.task ?? '';
+  const shownTraces = traces.slice(0, MAX_TRACES_SHOWN);
   const lines = ['Task:', task.trim(), '', `Execution traces (${traces.length}):`];
-  traces.forEach((trace, index) => lines.push('', ...traceLines(trace, index + 1)));
+  shownTraces.forEach((trace, index) => lines.push('', ...traceLines(trace, index + 1)));
+  if (traces.length > shownTraces.length) lines.push('', `… ${traces.length - shownTraces.length} more traces not shown`);
   lines.push('', 'Business tools (described only):', ...toolLines(tools));
   return lines.join('\n');
 }
