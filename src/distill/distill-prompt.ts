@@ -104,7 +104,8 @@ export function distillUserPrompt(traces: readonly NewTrace[], tools: readonly T
   const shownTraces = traces.slice(0, MAX_TRACES_SHOWN);
   const lines = ['Task:', task.trim(), '', `Execution traces (${traces.length}):`];
   shownTraces.forEach((trace, index) => lines.push('', ...traceLines(trace, index + 1)));
-  if (traces.length > shownTraces.length) lines.push('', `… ${traces.length - shownTraces.length} more traces not shown`);
+  if (traces.length > shownTraces.length)
+    lines.push('', `… ${traces.length - shownTraces.length} more traces not shown`);
   lines.push('', 'Business tools (described only):', ...toolLines(tools));
   return lines.join('\n');
 }
