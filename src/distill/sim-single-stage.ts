@@ -40,6 +40,13 @@ export async function simSingleStageReply(
   reference: ExecutableWorkflow,
   options: SimOptions,
 ): Promise<DistillSimReply> {
+  // P&E's planning call offers no tools: the plan is the reference's tool calls, then the graph.
+  if ((call.tools ?? []).length === 0) {
+    const steps = reference.nodes.flatMap((node) =>
+      node.kind === 'tool' ? [`call ${node.tool} with ${JSON.stringify(node.args ?? {})}`] : [],
+    );
+    return { text: JSON.stringify([...steps, `build the workflow ${reference.name} with the graph tools`]) };
+  }
   const recorded = businessCalls(call.messages);
   const building = call.messages.some(
     (message) => message.role === 'assistant' && (message.toolCalls ?? []).some((c) => isGraphOperation(c.name)),

@@ -111,6 +111,10 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
       const spoilt = withDistillSim(simModel({ mistake: 1, seed }), sumToN);
       const result = await solveAndBuild({ ...task, model: spoilt, mode: 'plan-execute', maxSteps: 20 });
       expect(result.trace.calls.slice(0, 2).map((call) => call.result)).toEqual([1, 3]);
+      expect(result.trace.plan).toEqual([
+        'call add with {"a":"{% vars.acc %}","b":"{% vars.i + 1 %}"}',
+        'build the workflow sum_to_n with the graph tools',
+      ]);
       mixed += result.distill.mixedCalls;
     }
     expect(mixed).toBeGreaterThan(0);
