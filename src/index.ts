@@ -326,7 +326,6 @@ export {
 // FlowMind's execute stage (issue 14): solving one instance with business tools into a trace, and the stores' traces.
 export { DEFAULT_SOLVE_MAX_STEPS, solveTask } from './distill/solve.js';
 export { withDistillSim } from './distill/distill-sim.js';
-export type { AgentStrategy, SolveOptions } from './distill/stage-types.js';
 export {
   displayTraceId,
   isTraceId,
@@ -350,7 +349,7 @@ export {
   evaluateSuite,
   type EvaluateSuiteOptions,
   evaluateTask,
-  selectTraces,
+  selectSuiteTraces,
   type StageContext,
   SUITE_SELECTIONS,
   SUITE_VARIANTS,
@@ -369,3 +368,29 @@ export {
 export { openSuiteTools, type SuiteTools } from './distill/open-suite-tools.js';
 export { sameJson, summarizeVariant, type TaskEvaluation, type VariantSummary } from './distill/suite-metrics.js';
 export { suiteStages } from './distill/suite-stages.js';
+// Distillation's summarize stage (issue 14): graph tools, distillTraces, the single-stage baselines, trace selection.
+export {
+  applyGraphOperation,
+  createGraphBuilder,
+  GRAPH_OPERATIONS,
+  type GraphBuilder,
+  type GraphDraft,
+  type GraphOperation,
+  type GraphReport,
+} from './distill/graph-builder.js';
+export { graphTools } from './distill/graph-tools.js';
+export { DEFAULT_DISTILL_MAX_STEPS, distillTraces } from './distill/distill-traces.js';
+export { solveAndBuild } from './distill/single-stage.js';
+export { selectTraces } from './distill/select-traces.js';
+export { MAX_TRACES_FILE_BYTES, readTracesFile } from './distill/read-traces-file.js';
+export {
+  type AgentStrategy,
+  DISTILL_VARIANTS,
+  type DistillOptions,
+  type DistillResult,
+  type DistillVariant,
+  type SolveAndBuild,
+  type SolveOptions,
+  TRACE_SELECTIONS,
+  type TraceSelection,
+} from './distill/stage-types.js';

@@ -425,8 +425,25 @@ function buildProgram(
         await (await import('./solve-command.js')).showTraceCommand(traceId, { ...traces.opts(), ...flags }, output),
       ),
     );
-  // `weft distill eval` (issue 14's suite harness); `weft distill TRACE_ID…` joins this group.
-  const distillCommand = program.command('distill').description('distil solved traces into executable workflows');
+  // `weft distill TRACE_ID…` summarizes traces; `weft distill eval` runs a suite through every stage.
+  const distillCommand = program
+    .command('distill')
+    .description('summarize traces into an executable workflow with graph tools only (docs/design.md: Distillation)')
+    .argument('[traceIds...]', 'the traces to summarize (see `weft traces`)')
+    .option('--tools <file>', 'the business tools (described to the model, not callable)')
+    .option('--out <file>', 'where to write the workflow (an unfinished one goes to <out>.partial.json, exit 1)')
+    .option('--strategy <strategy>', 'plan-execute (plan the graph first, the default) or react')
+    .option('--selection <selection>', 'random_success (default), all_success or first')
+    .option('--seed <n>', 'the seed of random_success (default 1)')
+    .option('--traces <file>', 'read the traces from a JSON/JSONL file (weft traces show --json) instead of the store')
+    .option('--max-steps <n>', 'model calls before giving up without finish (default 40)')
+    .option('--model <spec>', 'the summarizer (sim:reference=FILE emits that workflow)')
+    .addOption(home)
+    .addOption(store)
+    .addOption(jsonOption)
+    .action(async (traceIds: string[], flags) =>
+      setExit(await (await import('./distill-command.js')).distillCommand(traceIds, flags, output, signal)),
+    );
   distillCommand
     .command('eval')
     .description('execute, distil and test each task of a suite; a table per variant (SPEC §5.2 metrics)')

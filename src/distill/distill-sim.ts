@@ -16,6 +16,8 @@ import { estimateUsage } from '../llm/token-estimate.js';
 import type { ExecutableWorkflow } from './workflow.js';
 export type { DistillSimReply } from './distill-sim-reply.js';
 import { simSolveReply } from './sim-solve.js';
+import { distillPhaseOf } from './distill-prompt.js';
+import { simSingleStageReply } from './sim-single-stage.js';
 import { simSummarizeReply } from './sim-summarize.js';
 
 /**
@@ -38,7 +40,9 @@ export function withDistillSim(model: ChatModel, reference: ExecutableWorkflow |
           ? { text: `sim ${purpose}: no reference workflow to follow (give one with sim:reference=FILE)` }
           : purpose === 'solve'
             ? await simSolveReply(call, reference, options)
-            : simSummarizeReply(call, reference, options);
+            : distillPhaseOf(call.system) === 'single'
+              ? await simSingleStageReply(call, reference, options)
+              : simSummarizeReply(call, reference, options);
       return {
         text: reply.text,
         ...(reply.toolCalls && reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}),

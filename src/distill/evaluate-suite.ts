@@ -10,7 +10,9 @@ import PQueue from 'p-queue';
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
+import { hashString } from '../llm/seeded-random.js';
 import { checkWorkflow } from './check-workflow.js';
+import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';
 import type { SuiteTask, TaskInput } from './load-suite.js';
 import { runWorkflow } from './run-workflow.js';
@@ -159,7 +161,7 @@ export async function evaluateTask(
       const execute = need(stages.execute, 'execute', variant);
       const summarize = need(stages.summarize, 'summarize', variant);
       for (const [index, input] of task.train.entries()) traces.push(await execute(input, answers[index], context));
-      const chosen = (options.select ?? selectTraces)(traces, options.selection ?? 'random_success', task.name);
+      const chosen = (options.select ?? selectSuiteTraces)(traces, options.selection ?? 'random_success', task.name);
       if (chosen.length === 0) throw new Error('no successful train trace to summarize');
       distill = await summarize(chosen, context);
     }
@@ -224,14 +226,15 @@ export async function evaluateTask(
   };
 }
 
-/** The default trace selection: `first`, every successful one, or one successful one drawn by the task's name. */
-export function selectTraces(traces: readonly NewTrace[], selection: TraceSelection, seed: string): NewTrace[] {
-  if (selection === 'first') return traces.slice(0, 1);
-  const successful = traces.filter((trace) => trace.success);
-  if (selection === 'all_success' || successful.length <= 1) return successful;
-  let hash = 2166136261;
-  for (const char of seed) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
-  return [successful[hash % successful.length] as NewTrace];
+/**
+ * The harness's trace selection: the rule as given (select-traces.ts, seeded by the task's name), but a task whose
+ * train traces all failed still gets summarized from its first trace, as the paper does (its quadrant analysis has
+ * correct workflows from failed executions); execution completeness reports the failure.
+ */
+export function selectSuiteTraces(traces: readonly NewTrace[], selection: TraceSelection, seed: string): NewTrace[] {
+  if (traces.length === 0) return [];
+  const anySuccess = traces.some((trace) => trace.success);
+  return selectTraces(traces, anySuccess ? selection : 'first', hashString(seed));
 }
 
 /**

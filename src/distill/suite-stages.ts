@@ -1,24 +1,57 @@
 /**
- * The real stages behind `weft distill eval`: for the ES variants the execute stage (`solveTask`, solve.ts) and
- * the summarize stage (`distillTraces`, distill-traces.ts); for the baselines `solveAndBuild` (single-stage.ts).
- *
- * NOT BUILT YET (issue 14): those stages are written by other helpers at the same time as this harness. The
- * integrator wires them here, e.g. for `es-pe`:
- *   execute: (input, expected, { task, tools, signal }) => solveTask({ model, tools, task: task.description,
- *     input, mode: 'plan-execute', taskKey: task.name, expected, toolsPath: task.tools[0], signal }),
- *   summarize: (traces, { task, tools, signal }) => distillTraces({ model, traces, tools,
- *     strategy: 'plan-execute', name: task.name, signal }),
- * and for `react`/`pe`: solveAndBuild: (input, expected, ctx) => solveAndBuild({ model, tools: ctx.tools, … }).
+ * The real stages behind `weft distill eval` (issue 14): for the ES variants the execute stage (`solveTask`) and
+ * the summarize stage (`distillTraces`), each with the variant's strategy (ES-P&E plans in both stages, as the
+ * paper's default does); for the baselines `react` and `pe`, `solveAndBuild` (one agent, both tool sets).
  * `model` is already the task's model: counted by the harness, and following the task's reference when it is sim.
  */
 import type { ChatModel } from '../llm/chat-model.js';
-import { WeftError } from '../errors.js';
+import { distillTraces } from './distill-traces.js';
 import type { SuiteStages } from './evaluate-suite.js';
-import type { DistillVariant } from './stage-types.js';
+import { solveAndBuild } from './single-stage.js';
+import { solveTask } from './solve.js';
+import type { AgentStrategy, DistillVariant } from './stage-types.js';
 
-export function suiteStages(_model: ChatModel, variant: DistillVariant): SuiteStages {
-  throw new WeftError(
-    'INTERNAL',
-    `weft distill eval: the ${variant} stages (solveTask, distillTraces, solveAndBuild) are not built yet`,
-  );
+/**
+ * Model calls an execute agent may make on one suite instance. The suite's loops run up to a few dozen tool calls,
+ * and a model that makes one call a reply needs one step each; a deadline, not a target.
+ */
+export const SUITE_SOLVE_MAX_STEPS = 100;
+
+export function suiteStages(model: ChatModel, variant: DistillVariant): SuiteStages {
+  const strategy: AgentStrategy = variant === 'es-react' || variant === 'react' ? 'react' : 'plan-execute';
+  if (variant === 'react' || variant === 'pe') {
+    return {
+      solveAndBuild: (input, expected, { task, tools, signal }) =>
+        solveAndBuild({
+          model,
+          tools,
+          task: task.description,
+          input,
+          mode: strategy,
+          taskKey: task.name,
+          name: task.name,
+          maxSteps: SUITE_SOLVE_MAX_STEPS,
+          ...(expected === undefined ? {} : { expected }),
+          ...(task.tools[0] === undefined ? {} : { toolsPath: task.tools[0] }),
+          signal,
+        }),
+    };
+  }
+  return {
+    execute: (input, expected, { task, tools, signal }) =>
+      solveTask({
+        model,
+        tools,
+        task: task.description,
+        input,
+        mode: strategy,
+        taskKey: task.name,
+        maxSteps: SUITE_SOLVE_MAX_STEPS,
+        ...(expected === undefined ? {} : { expected }),
+        ...(task.tools[0] === undefined ? {} : { toolsPath: task.tools[0] }),
+        signal,
+      }),
+    summarize: (traces, { task, tools, signal }) =>
+      distillTraces({ model, traces, tools, strategy, name: task.name, signal }),
+  };
 }

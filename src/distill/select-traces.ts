@@ -1,0 +1,42 @@
+/**
+ * Which traces of a task the summarizer gets (issue 14, SPEC §5.1; TRACE_SELECTIONS in stage-types.ts):
+ * `random_success` (the default) one successful trace drawn with the seed, `all_success` every successful one,
+ * `first` the first trace as given, successful or not. Pure.
+ */
+import { WeftError } from '../errors.js';
+import { pick, randomFrom } from '../llm/seeded-random.js';
+import type { NewTrace } from '../store/traces.js';
+import { TRACE_SELECTIONS, type TraceSelection } from './stage-types.js';
+
+export function selectTraces<T extends NewTrace>(
+  traces: readonly T[],
+  selection: TraceSelection = 'random_success',
+  seed = 1,
+): T[] {
+  if (!(TRACE_SELECTIONS as readonly string[]).includes(selection)) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `unknown trace selection "${String(selection)}" (one of ${TRACE_SELECTIONS.join(', ')})`,
+      { location: { field: 'selection' } },
+    );
+  }
+  if (traces.length === 0) {
+    throw new WeftError('BAD_INPUT', 'no traces to summarize', { location: { field: 'traces' } });
+  }
+  if (selection === 'first') return [traces[0] as T];
+  const successful = traces.filter((trace) => trace.success);
+  if (successful.length === 0) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `${selection} needs a successful trace, and none of the ${traces.length} is (${traces
+        .slice(0, 3)
+        .map((trace) => `${trace.traceId}: ${trace.error ?? 'unsuccessful'}`)
+        .join('; ')}); use --selection first to summarize an unsuccessful one`,
+      { location: { field: 'selection' } },
+    );
+  }
+  if (selection === 'all_success') return successful;
+  // Seeded by the trace ids too, so the draw does not depend on the order they were given in.
+  const ordered = [...successful].sort((a, b) => (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0));
+  return [pick(randomFrom(seed, 'select-traces', ...ordered.map((trace) => trace.traceId)), ordered)];
+}

@@ -1,0 +1,199 @@
+/**
+ * The paper's single-stage baselines (issue 14, SPEC §5; `SolveAndBuild` in stage-types.ts): one agent with both
+ * tool sets at once — the business tools and the graph tools — solves the instance and builds the workflow in one
+ * conversation. ReAct (`mode: 'react'`) starts at once; P&E (`plan-execute`) first plans its steps (a JSON array of
+ * strings, parsed per SPEC §5.3), then works through them. Its business calls form the trace, recorded with the
+ * loop's hooks as the execute stage records them (tool, arguments redacted, ok, result or error, duration).
+ *
+ * Mixed tool invocation (the paper's MTI: business and graph tools used within one reasoning phase), counted here
+ * as: a business call made in a reply that also calls a graph tool, or made after any graph call. So building the
+ * graph only once the instance is solved counts nothing; interleaving, front-loading the graph, or going back to
+ * execution after starting the graph counts each business call concerned.
+ */
+import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { isWeftError, WeftError } from '../errors.js';
+import type { CallTag, ChatMessage } from '../llm/chat-model.js';
+import { generateStructured } from '../llm/structured-output.js';
+import { newRunId } from '../store/run-id.js';
+import type { NewTrace, TraceToolCall } from '../store/traces.js';
+import { redactToolArgs } from '../tools/redact-tool-args.js';
+import { runToolLoop } from '../tools/tool-loop.js';
+import { budgetedModel, StopLoop } from './budgeted-model.js';
+import { checkWorkflow } from './check-workflow.js';
+import { singleStageSystemPrompt, toolLines } from './distill-prompt.js';
+import { DEFAULT_DISTILL_MAX_STEPS, workflowName } from './distill-traces.js';
+import { createGraphBuilder, GRAPH_OPERATIONS } from './graph-builder.js';
+import { applyGraphCall, graphTools } from './graph-tools.js';
+import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.js';
+
+const stepsSchema = z.preprocess(
+  (value) =>
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { steps?: unknown }).steps)
+      ? (value as { steps: unknown }).steps
+      : value,
+  z.array(z.string().min(1)).min(1).max(200),
+);
+
+export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { readonly name?: string }) => {
+  const maxSteps = options.maxSteps ?? DEFAULT_DISTILL_MAX_STEPS;
+  if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) {
+    throw new WeftError('BAD_INPUT', `maxSteps must be an integer >= 1, got ${String(maxSteps)}`, {
+      location: { field: 'maxSteps' },
+    });
+  }
+  const clash = options.tools.find((tool) => (GRAPH_OPERATIONS as readonly string[]).includes(tool.name));
+  if (clash) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `the business tool "${clash.name}" (${clash.source}) has the name of a graph tool; the single-stage baselines need the two sets apart`,
+      { location: { field: 'tools' } },
+    );
+  }
+  const mode = options.mode ?? 'react';
+  const name = workflowName(options.name ?? options.taskKey);
+  const toolNames = options.tools.map((tool) => tool.name);
+  const builder = createGraphBuilder({ name, toolNames });
+  // The agent answers after `finish`: the loop is not stopped there, only at the deadline.
+  const model = budgetedModel(options.model, maxSteps, () => false);
+  const tag: CallTag = { purpose: 'distill', ...(options.taskKey ? { key: options.taskKey } : {}) };
+  const business = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const system = singleStageSystemPrompt(options.tools, options.input, mode);
+  const messages: ChatMessage[] = [
+    {
+      role: 'user',
+      content: [
+        'Task:',
+        options.task.trim(),
+        '',
+        `Input: ${JSON.stringify(options.input)}`,
+        '',
+        'Business tools:',
+        ...toolLines(options.tools),
+      ].join('\n'),
+    },
+  ];
+  const calls: TraceToolCall[] = [];
+  const kinds: { step: number; sequence: number; graph: boolean }[] = [];
+  let plan: string[] | undefined;
+  let answerText: string | undefined;
+  let error: string | undefined;
+  const signal = options.signal;
+
+  try {
+    if (mode === 'plan-execute') {
+      try {
+        const planned = await generateStructured(
+          model,
+          {
+            system: `${system}\n\nFirst plan: reply with only a JSON array of strings, one per step (the business calls to make, then the graph to build). Do not call tools now.`,
+            messages,
+            tag,
+          },
+          stepsSchema,
+          signal ? { signal } : {},
+        );
+        plan = planned.value;
+        messages.push(
+          { role: 'assistant', content: JSON.stringify(plan) },
+          { role: 'user', content: 'Now carry out the plan with the tools.' },
+        );
+      } catch (caught) {
+        if (!(isWeftError(caught) && caught.code === 'PARSE')) throw caught;
+        messages.push({ role: 'user', content: 'No usable plan came back; go on with the tools.' });
+      }
+    }
+    const applyGraph = applyGraphCall(builder);
+    const result = await runToolLoop({
+      model,
+      call: { system, messages, tag },
+      tools: [...options.tools, ...graphTools(builder)],
+      maxSteps: maxSteps + 1,
+      hooks: {
+        replay: (call) => {
+          const applied = applyGraph(call);
+          if (applied) kinds.push({ step: call.step, sequence: call.sequence, graph: true });
+          return applied;
+        },
+        onCallEnd: (call, outcome) => {
+          if (!business.has(call.name)) return;
+          kinds.push({ step: call.step, sequence: call.sequence, graph: false });
+          calls.push({
+            tool: call.name,
+            args: redactToolArgs(call.tool, call.args),
+            ok: outcome.ok,
+            ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+            durationMs: Math.round(outcome.durationMs),
+          });
+        },
+      },
+      ...(signal ? { signal } : {}),
+    });
+    answerText = result.text;
+  } catch (caught) {
+    if (caught instanceof StopLoop) error = `no final answer after ${maxSteps} model calls (the step limit)`;
+    else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
+      error = `the model failed: ${caught.message}`;
+    } else throw caught;
+  }
+
+  const answer = answerText === undefined ? undefined : answerValue(answerText);
+  const answered = answerText !== undefined && answerText.trim() !== '';
+  const correct = options.expected === undefined || isDeepStrictEqual(answer, options.expected);
+  if (answered && !correct && error === undefined) error = 'the answer differs from the expected one';
+  if (!answered && error === undefined) error = 'no final answer';
+  const usage = { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens };
+  const trace: NewTrace = {
+    // `t-` + a run id + two more random bytes: many instances can be solved in one second.
+    traceId: `t-${newRunId()}${randomBytes(2).toString('hex')}`,
+    task: options.task,
+    ...(options.taskKey ? { taskKey: options.taskKey } : {}),
+    mode,
+    model: options.model.id,
+    input: options.input,
+    ...(options.toolsPath ? { toolsPath: options.toolsPath } : {}),
+    ...(plan ? { plan } : {}),
+    calls,
+    ...(answer !== undefined ? { answer } : {}),
+    ...(options.expected !== undefined ? { expected: options.expected } : {}),
+    success: answered && correct,
+    ...(error !== undefined ? { error } : {}),
+    usage,
+  };
+  const workflow = builder.workflow;
+  const problems = await checkWorkflow(workflow, { toolNames });
+  const graphCalls = kinds.filter((kind) => kind.graph).length;
+  const distill: DistillResult = {
+    workflow,
+    finished: builder.finished,
+    problems,
+    valid: !problems.some((problem) => problem.severity === 'error'),
+    mixedCalls: mixedCalls(kinds),
+    graphCalls,
+    steps: model.calls,
+    usage,
+    ...(builder.finished ? {} : { error: error ?? 'the agent never called finish: no workflow was built' }),
+  };
+  return { trace, distill };
+};
+
+/** Business calls in a reply that also calls a graph tool, or after any graph call (see the file's comment). */
+export function mixedCalls(kinds: readonly { step: number; sequence: number; graph: boolean }[]): number {
+  const graphSteps = new Set(kinds.filter((kind) => kind.graph).map((kind) => kind.step));
+  const firstGraph = Math.min(...kinds.filter((kind) => kind.graph).map((kind) => kind.sequence));
+  return kinds.filter((kind) => !kind.graph && (graphSteps.has(kind.step) || kind.sequence > firstGraph)).length;
+}
+
+/** The answer as JSON when it parses as JSON, else its text. */
+function answerValue(text: string): unknown {
+  const trimmed = text.trim();
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return trimmed;
+  }
+}
