@@ -366,7 +366,8 @@ export {
   type SuiteTestCase,
 } from './distill/load-suite.js';
 export { openSuiteTools, type SuiteTools } from './distill/open-suite-tools.js';
-export { sameJson, summarizeVariant, type TaskEvaluation, type VariantSummary } from './distill/suite-metrics.js';
+export { sameJson } from './text/same-json.js';
+export { summarizeVariant, type TaskEvaluation, type VariantSummary } from './distill/suite-metrics.js';
 export { suiteStages } from './distill/suite-stages.js';
 // Distillation's summarize stage (issue 14): graph tools, distillTraces, the single-stage baselines, trace selection.
 export {

@@ -428,6 +428,8 @@ function buildProgram(
   // `weft distill TRACE_ID…` summarizes traces; `weft distill eval` runs a suite through every stage.
   const distillCommand = program
     .command('distill')
+    // `weft distill eval --model M`: the options after `eval` are eval's own, not the parent's of the same name.
+    .enablePositionalOptions()
     .description('summarize traces into an executable workflow with graph tools only (docs/design.md: Distillation)')
     .argument('[traceIds...]', 'the traces to summarize (see `weft traces`)')
     .option('--tools <file>', 'the business tools (described to the model, not callable)')

@@ -11,6 +11,7 @@ import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { hashString } from '../llm/seeded-random.js';
+import { sameJson } from '../text/same-json.js';
 import { checkWorkflow } from './check-workflow.js';
 import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';
@@ -26,7 +27,6 @@ import {
 import {
   NO_USAGE,
   type StageUsage,
-  sameJson,
   summarizeVariant,
   type TaskEvaluation,
   type TestCaseResult,

@@ -11,9 +11,9 @@
  * execution after starting the graph counts each business call concerned.
  */
 import { randomBytes } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { isWeftError, WeftError } from '../errors.js';
+import { sameJson } from '../text/same-json.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { newRunId } from '../store/run-id.js';
@@ -143,7 +143,7 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
 
   const answer = answerText === undefined ? undefined : answerValue(answerText);
   const answered = answerText !== undefined && answerText.trim() !== '';
-  const correct = options.expected === undefined || isDeepStrictEqual(answer, options.expected);
+  const correct = options.expected === undefined || sameJson(answer, options.expected);
   if (answered && !correct && error === undefined) error = 'the answer differs from the expected one';
   if (!answered && error === undefined) error = 'no final answer';
   const usage = { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens };

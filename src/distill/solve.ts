@@ -20,7 +20,7 @@ import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
 import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
 import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.js';
-import { canonicalJson } from '../text/canonical-json.js';
+import { sameJson } from '../text/same-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
 import type { SolveOptions } from './stage-types.js';
@@ -210,8 +210,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
     }
   }
 
-  const matches =
-    !answered || options.expected === undefined || canonicalJson(answer) === canonicalJson(options.expected);
+  const matches = !answered || options.expected === undefined || sameJson(answer, options.expected);
   if (answered && !matches) {
     error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
   }

@@ -87,26 +87,6 @@ export interface VariantSummary {
   readonly errors: number;
 }
 
-/** Exact match of JSON values (object key order does not matter; `1` and `1.0` are the same number). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    return a === undefined || b === undefined ? (a ?? null) === (b ?? null) : false;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((item, index) => sameJson(item, other[index]));
-  }
-  const left = Object.entries(a as Record<string, unknown>).filter(([, value]) => value !== undefined);
-  const right = b as Record<string, unknown>;
-  const rightKeys = Object.keys(right).filter((key) => right[key] !== undefined);
-  return (
-    left.length === rightKeys.length &&
-    left.every(([key, value]) => Object.hasOwn(right, key) && sameJson(value, right[key]))
-  );
-}
-
 /** Test-level numbers of one task from its case results. */
 export function testScore(
   cases: readonly TestCaseResult[],

@@ -101,22 +101,53 @@ describe('weft distill eval: bad input', () => {
     expect(result.stderr).toContain("the suite's tools need BUSINESS_API_URL, which is not set");
     expect(result.stderr.match(/is not set/g)?.length).toBe(2);
   });
+});
 
-  it('says the real stages are not built yet (until the integrator wires them)', async () => {
-    const result = await cli([
+describe('weft distill eval: the real stages with the sim model, offline end to end', () => {
+  const run = (model: string) =>
+    cli([
       'distill',
       'eval',
       '--suite',
       SUITE,
       '--task',
       'gcd',
+      '--task',
+      'fizzbuzz',
+      '--variant',
+      'all',
       '--model',
-      'sim:seed=1',
+      model,
       '--home',
       tempHome(),
+      '--json',
     ]);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('not built yet');
+
+  it('executes, distils and tests every variant: a faithful sim gives correct workflows that run with no model', async () => {
+    const result = await run('sim:seed=1');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.simulated).toBe(true);
+    expect(report.variants.map((variant: { variant: string }) => variant.variant)).toEqual([
+      'es-pe',
+      'es-react',
+      'react',
+      'pe',
+    ]);
+    for (const variant of report.variants) {
+      expect(variant).toMatchObject({ tasks: 2, correct: 2, executionCompleteness: 1, graphValidity: 1 });
+      expect(variant.execLlmCalls).toBe(0);
+      expect(variant.usage.calls).toBeGreaterThan(0);
+    }
+  });
+
+  it('a sim that errs on every graph call gives no correct workflow, and its business calls are counted as mixed', async () => {
+    const result = await run('sim:seed=1,mistake=1');
+    const report = JSON.parse(result.stdout);
+    const esPe = report.variants.find((variant: { variant: string }) => variant.variant === 'es-pe');
+    expect(esPe.correct).toBe(0);
+    expect(report.tasks.some((task: { mixedCalls: number }) => task.mixedCalls > 0)).toBe(true);
+    for (const variant of report.variants) expect(variant.execLlmCalls).toBe(0);
   });
 });
 

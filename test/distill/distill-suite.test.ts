@@ -8,7 +8,7 @@ import { type BusinessApi, startBusinessApi } from '../../examples/business-api/
 import { loadSuite, type Suite } from '../../src/distill/load-suite.js';
 import { openSuiteTools, type SuiteTools } from '../../src/distill/open-suite-tools.js';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
-import { sameJson } from '../../src/distill/suite-metrics.js';
+import { sameJson } from '../../src/text/same-json.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
 
 const SUITE = 'examples/distill-suite';
