@@ -1,0 +1,106 @@
+/**
+ * A worker's side of exec-case jobs (exec-case-job.ts): the workflow is read from Redis by its hash (the hash of
+ * what was read is checked), validated once per hash, and run with `runWorkflow` on the case's input with this
+ * worker's own tools. A case error is the job's result, never a job failure.
+ */
+import { createHash } from 'node:crypto';
+import { WeftError } from '../errors.js';
+import { parseExecutableWorkflow } from '../distill/read-workflow-file.js';
+import { runWorkflow } from '../distill/run-workflow.js';
+import type { ExecutableWorkflow } from '../distill/workflow.js';
+import type { Tool } from '../tools/tool.js';
+import { liveKey, toJobFailure } from './attempt-job.js';
+import { type ExecCaseJobData, type ExecCaseJobResult, workflowKey } from './exec-case-job.js';
+import { toolsForJob } from './job-tools.js';
+import type { RedisClient } from './load-queue.js';
+
+export interface ExecCaseContext {
+  readonly redis: RedisClient;
+  readonly queueName: string;
+  readonly workerId: string;
+  readonly tools: readonly Tool[] | undefined;
+  readonly signal?: AbortSignal;
+}
+
+/** Workflows by hash, validated; a worker serves one batch's workflow for thousands of jobs. */
+const workflows = new Map<string, Promise<ExecutableWorkflow>>();
+const MAX_CACHED_WORKFLOWS = 100;
+
+export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseContext): Promise<ExecCaseJobResult> {
+  const { redis, queueName, workerId } = context;
+  // No coordinator waits for this batch (it ended, or was killed): its result would be recorded nowhere.
+  if ((await redis.exists(liveKey(queueName, data.batchId))) === 0) return { cancelled: true, worker: workerId };
+  try {
+    const tools = data.tools.declarations.length > 0 ? toolsFor(data, context.tools) : [];
+    const workflow = await workflowFor(redis, queueName, data.workflowHash, tools);
+    const result = await runWorkflow(workflow, {
+      tools,
+      input: data.input,
+      ...(data.maxVisits !== undefined ? { maxVisits: data.maxVisits } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    return {
+      output: result.output === undefined ? null : result.output,
+      steps: result.steps,
+      toolCalls: result.toolCalls.length,
+      worker: workerId,
+    };
+  } catch (error) {
+    const field = error instanceof WeftError ? error.location?.field : undefined;
+    return { error: { ...toJobFailure(error), ...(field ? { field } : {}) }, worker: workerId };
+  }
+}
+
+function toolsFor(data: ExecCaseJobData, tools: readonly Tool[] | undefined): Tool[] {
+  try {
+    return toolsForJob(data.tools, tools);
+  } catch (error) {
+    if (!(error instanceof WeftError) || data.tools.path === undefined) throw error;
+    throw new WeftError('BAD_INPUT', `${error.message} (the batch's tools file: ${data.tools.path})`, {
+      location: { field: '--tools' },
+    });
+  }
+}
+
+function workflowFor(
+  redis: RedisClient,
+  queueName: string,
+  hash: string,
+  tools: readonly Tool[],
+): Promise<ExecutableWorkflow> {
+  let cached = workflows.get(hash);
+  if (!cached) {
+    cached = loadWorkflow(redis, queueName, hash, tools);
+    if (workflows.size >= MAX_CACHED_WORKFLOWS) workflows.clear();
+    workflows.set(hash, cached);
+    cached.catch(() => workflows.delete(hash));
+  }
+  return cached;
+}
+
+async function loadWorkflow(
+  redis: RedisClient,
+  queueName: string,
+  hash: string,
+  tools: readonly Tool[],
+): Promise<ExecutableWorkflow> {
+  const text = await redis.get(workflowKey(queueName, hash));
+  if (text === null) throw new WeftError('WORKFLOW', `the batch's workflow ${hash.slice(0, 12)}… is not in Redis`);
+  const actual = createHash('sha256').update(text).digest('hex');
+  if (actual !== hash)
+    throw new WeftError(
+      'WORKFLOW',
+      `the workflow stored under ${hash.slice(0, 12)}… has another hash (${actual.slice(0, 12)}…)`,
+    );
+  const { workflow, problems } = await parseExecutableWorkflow(text, undefined, {
+    toolNames: tools.map((tool) => tool.name),
+  });
+  if (!workflow) {
+    const first = problems.find((problem) => problem.severity === 'error');
+    throw new WeftError(
+      'WORKFLOW',
+      `the batch's workflow is not valid here: ${first?.path ?? ''} ${first?.message ?? ''}`,
+    );
+  }
+  return workflow;
+}
