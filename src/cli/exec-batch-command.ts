@@ -48,7 +48,8 @@ export interface ExecBatchFlags {
 /** Failing cases listed in the text summary; the rest are in `--out`. */
 const LISTED_FAILURES = 20;
 const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_WORKER_CONCURRENCY = 64;
+/** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
+const DEFAULT_WORKER_CONCURRENCY = 500;
 
 export async function execBatchCommand(
   file: string | undefined,

@@ -362,7 +362,7 @@ function buildProgram(
     .option('--tools <file>', 'the tools file of the tools it calls (not needed when it calls none)')
     .option('--input <json>', 'the input, a JSON object (default {})')
     .option('--inputs <file>', 'a batch: a JSONL file, one {"id", "input", "expected"?} per line')
-    .option('--concurrency <n>', 'batch: cases at once (default 8; 64 with --workers)')
+    .option('--concurrency <n>', 'batch: cases at once (default 8; 500 with --workers)')
     .option('--out <file>', 'batch: write every result there as it finishes (JSONL)')
     .option('--workers <redis-url>', 'batch: run the cases on `weft worker`s through BullMQ on this Redis')
     .option('--resume <batch>', 'continue a stopped batch: no case with a result runs again')

@@ -12,6 +12,7 @@
  * `rerunInterrupted`; it gets a result record `interrupted; not run again` (code INTERRUPTED), which a later
  * resume with `rerunInterrupted` replaces by running it.
  */
+import { setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
 import { canonicalJson } from '../text/canonical-json.js';
 import type { BatchCase } from './batch-cases.js';
@@ -137,6 +138,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
 
   const stop = new AbortController(); // cancels running cases once the drain time is over
+  // Every running case (and each of its tool calls) listens on it: as many as the concurrency, by design.
+  setMaxListeners(0, stop.signal);
   let stopping = options.signal?.aborted ?? false;
   let drainTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {

@@ -1,6 +1,6 @@
 /**
- * The exec-case job kind (issue 14): one case of a `weft exec --inputs` batch run by a `weft worker`. The job
- * carries the case (id, attempt, input), the hash of the workflow document and what tools it needs; the document
+ * The exec-case job kind (issue 14): cases of a `weft exec --inputs` batch run by a `weft worker`. The job
+ * carries a chunk of cases (id, attempt, input), the hash of the workflow document and what tools it needs; the document
  * itself is stored once per batch in Redis under its hash (`workflowKey`), so 100k jobs do not carry 100k
  * copies. A worker checks the hash of what it reads, validates the workflow once per hash, and runs it with its
  * own tools file (`weft worker --tools`, secrets in its own environment; never a file named by the job).
@@ -17,26 +17,37 @@ export interface ExecCaseJobData {
   readonly workflowHash: string;
   /** The tools the workflow calls, with their schemas (the worker's tools must match), and the batch's tools file. */
   readonly tools: Pick<JobTools, 'declarations'> & { readonly path?: string };
-  readonly caseId: string | number;
-  readonly attempt: number;
-  readonly input: Readonly<Record<string, unknown>>;
+  /**
+   * The cases, run one after another: a case is often well under a millisecond of work, less than a queue round
+   * trip, so cases travel in chunks (the coordinator's `chunkSize`).
+   */
+  readonly cases: readonly ExecCase[];
   readonly maxVisits?: number;
 }
 
+export interface ExecCase {
+  readonly id: string | number;
+  readonly attempt: number;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+export type ExecCaseOutcome =
+  | { readonly output: unknown; readonly steps: number; readonly toolCalls: number }
+  | { readonly error: JobFailure & { readonly field?: string } };
+
 export interface ExecCaseJobResult {
-  readonly output?: unknown;
-  readonly steps?: number;
-  readonly toolCalls?: number;
+  /** One per case, in the job's order. */
+  readonly results?: readonly ExecCaseOutcome[];
+  /** A failure of the whole job (its workflow or tools): every case gets it. */
   readonly error?: JobFailure & { readonly field?: string };
   /** Refused: the batch's coordinator is gone (no live key). */
   readonly cancelled?: boolean;
   readonly worker: string;
 }
 
-/** `batch:case:attempt` (BullMQ job ids hold at most two colons: the parts have theirs escaped). */
-export function execCaseJobId(batchId: string, caseKey: string, attempt: number): string {
-  const escapePart = (part: string) => part.replace(/%/g, '%25').replace(/:/g, '%3A');
-  return `${escapePart(batchId)}:${escapePart(caseKey)}:${attempt}`;
+/** `batch:chunk:1` (BullMQ job ids hold at most two colons: the batch id has none). */
+export function execCaseJobId(batchId: string, chunk: string): string {
+  return `${batchId}:${chunk}:1`;
 }
 
 export function workflowKey(queueName: string, hash: string): string {

@@ -1,11 +1,11 @@
 /**
- * The coordinator's side of a batch on workers (`weft exec --inputs … --workers redis://…`): each case becomes an
- * exec-case job; results come back through one QueueEvents listener (not one per job: a batch keeps many in
- * flight). While the batch runs the coordinator holds its live key, so a worker refuses jobs left behind by a
+ * The coordinator's side of a batch on workers (`weft exec --inputs … --workers redis://…`): cases are gathered
+ * into exec-case jobs of up to `chunkSize` (a case's start record is already in the batch log when it joins a
+ * chunk); results come back through one QueueEvents listener (not one per job: a batch keeps many in flight). While the batch runs the coordinator holds its live key, so a worker refuses jobs left behind by a
  * coordinator that died (a resume reports those cases interrupted, as in process). Workers started before or
  * after the batch take its jobs alike: they all listen on the same queue.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { WeftError } from '../errors.js';
 import type { CaseRun, CaseRunner } from '../distill/run-batch.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
@@ -13,6 +13,7 @@ import type { Tool } from '../tools/tool.js';
 import { DEFAULT_QUEUE_NAME, liveKey } from './attempt-job.js';
 import {
   EXEC_CASE_JOB,
+  type ExecCase,
   type ExecCaseJobData,
   type ExecCaseJobResult,
   execCaseJobId,
@@ -33,6 +34,10 @@ export interface ExecCaseQueueOptions {
   /** How long the batch's live key lasts without renewal (default 15 000 ms). */
   readonly leaseMs?: number;
   readonly field?: string;
+  /** Cases per job (default 25): a queue round trip costs more than a typical case. */
+  readonly chunkSize?: number;
+  /** How long a partly filled chunk waits for more cases before it is sent (default 5 ms). */
+  readonly lingerMs?: number;
 }
 
 export interface ExecCaseQueue {
@@ -42,6 +47,15 @@ export interface ExecCaseQueue {
 
 /** How long the stored workflow document and finished jobs are kept. */
 const KEEP_SECONDS = 24 * 3600;
+const DEFAULT_CHUNK_SIZE = 25;
+const DEFAULT_LINGER_MS = 5;
+
+/** A case waiting for its job: `settle` with the job's result and the case's index in it. */
+interface Waiter {
+  sent?: { readonly jobId: string; readonly index: number };
+  settle(result: ExecCaseJobResult, index: number): void;
+  fail(error: Error): void;
+}
 
 export async function createExecCaseQueue(options: ExecCaseQueueOptions): Promise<ExecCaseQueue> {
   const field = options.field ?? '--workers';
@@ -58,17 +72,28 @@ export async function createExecCaseQueue(options: ExecCaseQueueOptions): Promis
   marks.on('error', () => {}); // BullMQ's connections report the same outage
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
 
-  const pending = new Map<string, { resolve: (result: ExecCaseJobResult) => void; reject: (error: Error) => void }>();
-  events.on('completed', ({ jobId, returnvalue }) => pending.get(jobId)?.resolve(returnvalue as ExecCaseJobResult));
+  /** Jobs in flight, with the waiting case of each slot (undefined once that case gave up: its result is dropped). */
+  const inFlight = new Map<string, (Waiter | undefined)[]>();
+  const settleJob = (jobId: string, settle: (waiter: Waiter, index: number) => void) => {
+    const waiters = inFlight.get(jobId);
+    if (!waiters) return;
+    inFlight.delete(jobId);
+    waiters.forEach((waiter, index) => {
+      if (waiter) settle(waiter, index);
+    });
+  };
+  events.on('completed', ({ jobId, returnvalue }) =>
+    settleJob(jobId, (waiter, index) => waiter.settle(returnvalue as ExecCaseJobResult, index)),
+  );
   events.on('failed', ({ jobId, failedReason }) =>
-    pending
-      .get(jobId)
-      ?.reject(
+    settleJob(jobId, (waiter) =>
+      waiter.fail(
         new WeftError(
           'PROVIDER',
           `queue job ${jobId} failed on ${displayRedisUrl(options.redisUrl)}: ${failedReason ?? ''}`,
         ),
       ),
+    ),
   );
 
   const text = JSON.stringify(options.workflow);
@@ -91,81 +116,113 @@ export async function createExecCaseQueue(options: ExecCaseQueueOptions): Promis
   const timer = setInterval(() => void renew().catch(() => {}), Math.floor(leaseMs / 3));
   timer.unref();
 
-  const runCase: CaseRunner = async (item, attempt, signal): Promise<CaseRun> => {
-    if (signal.aborted) throw new WeftError('ABORTED', 'the batch was stopped');
-    const jobId = execCaseJobId(options.batchId, item.key, attempt);
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const lingerMs = options.lingerMs ?? DEFAULT_LINGER_MS;
+  /** Cases waiting for their chunk to be sent. */
+  let gathering: { item: ExecCase; waiter: Waiter }[] = [];
+  let lingerTimer: NodeJS.Timeout | undefined;
+  const send = () => {
+    if (lingerTimer) clearTimeout(lingerTimer);
+    lingerTimer = undefined;
+    const batch = gathering;
+    gathering = [];
+    if (batch.length === 0) return;
+    const jobId = execCaseJobId(options.batchId, `${process.pid}-${randomUUID()}`);
+    inFlight.set(
+      jobId,
+      batch.map((entry) => entry.waiter),
+    );
+    for (const [index, entry] of batch.entries()) entry.waiter.sent = { jobId, index };
     const data: ExecCaseJobData = {
       kind: EXEC_CASE_JOB,
       batchId: options.batchId,
       workflowHash,
       tools: { declarations, ...(options.toolsPath ? { path: options.toolsPath } : {}) },
-      caseId: item.id,
-      attempt,
-      input: item.input,
+      cases: batch.map((entry) => entry.item),
       ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
     };
-    const result = await new Promise<ExecCaseJobResult>((resolve, reject) => {
-      const settle = () => {
-        pending.delete(jobId);
-        signal.removeEventListener('abort', abort);
-      };
-      const abort = () => {
-        settle();
-        // Taken back if no worker has it yet; one that has it finishes and its result is not recorded.
-        void queue
-          .getJob(jobId)
-          .then(async (job) => {
-            if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove();
-          })
-          .catch(() => {});
-        reject(new WeftError('ABORTED', 'the batch was stopped'));
-      };
-      pending.set(jobId, {
-        resolve: (value) => {
-          settle();
-          resolve(value);
+    queue
+      .add(EXEC_CASE_JOB, data, {
+        jobId,
+        // A case error comes back as a result; BullMQ retries only a job whose worker died.
+        attempts: 2,
+        removeOnComplete: { age: KEEP_SECONDS, count: 1000 },
+        removeOnFail: { age: KEEP_SECONDS },
+      })
+      .catch((error: unknown) =>
+        settleJob(jobId, (waiter) =>
+          waiter.fail(
+            new WeftError(
+              'PROVIDER',
+              `cannot add job ${jobId} on ${displayRedisUrl(options.redisUrl)}: ${(error as Error).message}`,
+            ),
+          ),
+        ),
+      );
+  };
+
+  const runCase: CaseRunner = (item, attempt, signal): Promise<CaseRun> => {
+    if (signal.aborted) return Promise.reject(new WeftError('ABORTED', 'the batch was stopped'));
+    return new Promise<CaseRun>((resolve, reject) => {
+      const waiter: Waiter = {
+        settle: (result, index) => {
+          done();
+          if (result.cancelled) {
+            reject(new WeftError('ABORTED', `worker ${result.worker} refused the job: the batch was not live`));
+            return;
+          }
+          const failure =
+            result.error ??
+            (result.results?.[index] && 'error' in result.results[index] ? result.results[index].error : undefined);
+          if (failure) {
+            reject(
+              new WeftError(failure.code, failure.message, {
+                retryable: failure.retryable,
+                ...(failure.field ? { location: { field: failure.field } } : {}),
+              }),
+            );
+            return;
+          }
+          const outcome = result.results?.[index];
+          if (!outcome || !('output' in outcome)) {
+            reject(
+              new WeftError('INTERNAL', `job ${waiter.sent?.jobId} returned no result for case ${String(item.id)}`),
+            );
+            return;
+          }
+          resolve({ output: outcome.output, steps: outcome.steps, toolCalls: outcome.toolCalls });
         },
-        reject: (error) => {
-          settle();
+        fail: (error) => {
+          done();
           reject(error);
         },
-      });
+      };
+      const abort = () => {
+        // Still gathering: leave the chunk. Sent: the worker runs it anyway and its result is not recorded.
+        gathering = gathering.filter((entry) => entry.waiter !== waiter);
+        if (waiter.sent) {
+          const waiters = inFlight.get(waiter.sent.jobId);
+          if (waiters) waiters[waiter.sent.index] = undefined;
+        }
+        waiter.fail(new WeftError('ABORTED', 'the batch was stopped'));
+      };
+      const done = () => signal.removeEventListener('abort', abort);
       signal.addEventListener('abort', abort, { once: true });
-      queue
-        .add(EXEC_CASE_JOB, data, {
-          jobId,
-          // A case error comes back as a result; BullMQ retries only a job whose worker died.
-          attempts: 2,
-          removeOnComplete: { age: KEEP_SECONDS, count: 10_000 },
-          removeOnFail: { age: KEEP_SECONDS },
-        })
-        .catch((error: unknown) => {
-          pending
-            .get(jobId)
-            ?.reject(
-              new WeftError(
-                'PROVIDER',
-                `cannot add job ${jobId} on ${displayRedisUrl(options.redisUrl)}: ${(error as Error).message}`,
-              ),
-            );
-        });
+      gathering.push({ item: { id: item.id, attempt, input: item.input }, waiter });
+      if (gathering.length >= chunkSize) send();
+      else lingerTimer ??= setTimeout(send, lingerMs);
     });
-    if (result.cancelled)
-      throw new WeftError('ABORTED', `job ${jobId} was refused by worker ${result.worker}: the batch was not live`);
-    if (result.error) {
-      throw new WeftError(result.error.code, result.error.message, {
-        retryable: result.error.retryable,
-        ...(result.error.field ? { location: { field: result.error.field } } : {}),
-      });
-    }
-    return { output: result.output, steps: result.steps ?? 0, toolCalls: result.toolCalls ?? 0 };
   };
 
   return {
     runCase,
     async close() {
       clearInterval(timer);
-      for (const waiting of pending.values()) waiting.reject(new WeftError('ABORTED', 'the batch queue was closed'));
+      if (lingerTimer) clearTimeout(lingerTimer);
+      const closed = new WeftError('ABORTED', 'the batch queue was closed');
+      for (const { waiter } of gathering) waiter.fail(closed);
+      gathering = [];
+      for (const jobId of [...inFlight.keys()]) settleJob(jobId, (waiter) => waiter.fail(closed));
       await marks.del(liveKey(queueName, options.batchId)).catch(() => {});
       await Promise.allSettled([events.close(), queue.close(), marks.quit()]);
     },

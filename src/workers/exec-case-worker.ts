@@ -10,7 +10,7 @@ import { runWorkflow } from '../distill/run-workflow.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
 import type { Tool } from '../tools/tool.js';
 import { liveKey, toJobFailure } from './attempt-job.js';
-import { type ExecCaseJobData, type ExecCaseJobResult, workflowKey } from './exec-case-job.js';
+import { type ExecCaseJobData, type ExecCaseJobResult, type ExecCaseOutcome, workflowKey } from './exec-case-job.js';
 import { toolsForJob } from './job-tools.js';
 import type { RedisClient } from './load-queue.js';
 
@@ -28,27 +28,40 @@ const MAX_CACHED_WORKFLOWS = 100;
 
 export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseContext): Promise<ExecCaseJobResult> {
   const { redis, queueName, workerId } = context;
-  // No coordinator waits for this batch (it ended, or was killed): its result would be recorded nowhere.
+  // No coordinator waits for this batch (it ended, or was killed): its results would be recorded nowhere.
   if ((await redis.exists(liveKey(queueName, data.batchId))) === 0) return { cancelled: true, worker: workerId };
+  let tools: Tool[];
+  let workflow: ExecutableWorkflow;
   try {
-    const tools = data.tools.declarations.length > 0 ? toolsFor(data, context.tools) : [];
-    const workflow = await workflowFor(redis, queueName, data.workflowHash, tools);
-    const result = await runWorkflow(workflow, {
-      tools,
-      input: data.input,
-      ...(data.maxVisits !== undefined ? { maxVisits: data.maxVisits } : {}),
-      ...(context.signal ? { signal: context.signal } : {}),
-    });
-    return {
-      output: result.output === undefined ? null : result.output,
-      steps: result.steps,
-      toolCalls: result.toolCalls.length,
-      worker: workerId,
-    };
+    tools = data.tools.declarations.length > 0 ? toolsFor(data, context.tools) : [];
+    workflow = await workflowFor(redis, queueName, data.workflowHash, tools);
   } catch (error) {
-    const field = error instanceof WeftError ? error.location?.field : undefined;
-    return { error: { ...toJobFailure(error), ...(field ? { field } : {}) }, worker: workerId };
+    return { error: failureOf(error), worker: workerId };
   }
+  const results: ExecCaseOutcome[] = [];
+  for (const item of data.cases) {
+    try {
+      const result = await runWorkflow(workflow, {
+        tools,
+        input: item.input,
+        ...(data.maxVisits !== undefined ? { maxVisits: data.maxVisits } : {}),
+        ...(context.signal ? { signal: context.signal } : {}),
+      });
+      results.push({
+        output: result.output === undefined ? null : result.output,
+        steps: result.steps,
+        toolCalls: result.toolCalls.length,
+      });
+    } catch (error) {
+      results.push({ error: failureOf(error) });
+    }
+  }
+  return { results, worker: workerId };
+}
+
+function failureOf(error: unknown): NonNullable<ExecCaseJobResult['error']> {
+  const field = error instanceof WeftError ? error.location?.field : undefined;
+  return { ...toJobFailure(error), ...(field ? { field } : {}) };
 }
 
 function toolsFor(data: ExecCaseJobData, tools: readonly Tool[] | undefined): Tool[] {

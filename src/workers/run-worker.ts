@@ -129,8 +129,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       // A case of a `weft exec --inputs` batch (issue 14): no model, the workflow runs here.
       if (isExecCaseJob(job.data)) {
         const data = job.data;
-        const taskId = `case ${String(data.caseId)}`;
-        emit({ type: 'job-start', jobId, taskId, attempt: data.attempt });
+        const first = data.cases[0];
+        const taskId = `${data.cases.length} case(s) from ${String(first?.id)}`;
+        emit({ type: 'job-start', jobId, taskId, attempt: first?.attempt ?? 1 });
         const result = await runExecCaseJob(data, {
           redis: marks,
           queueName,
@@ -143,7 +144,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
           type: 'job-end',
           jobId,
           taskId,
-          attempt: data.attempt,
+          attempt: first?.attempt ?? 1,
           status: result.cancelled ? 'cancelled' : result.error ? 'failed' : 'completed',
           durationMs: Math.round(performance.now() - started),
           calls: 0,
