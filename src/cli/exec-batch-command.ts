@@ -85,6 +85,11 @@ export async function execBatchCommand(
       });
     if (flags.inputs === undefined)
       throw new WeftError('BAD_INPUT', '--inputs is missing', { location: { field: '--inputs' } });
+    // Results written over the cases or the workflow would destroy what the batch (and its resume) reads.
+    if (flags.out !== undefined && [resolve(flags.inputs), resolve(file)].includes(resolve(flags.out)))
+      throw new WeftError('BAD_INPUT', `--out ${flags.out} is the batch's own input; write the results elsewhere`, {
+        location: { field: '--out' },
+      });
     const [workflowHash, scan] = await Promise.all([hashFile(file).catch(() => ''), scanBatchCases(flags.inputs)]);
     manifest = {
       version: 1,
@@ -121,6 +126,10 @@ export async function execBatchCommand(
           ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
         })
       : undefined;
+    if (resuming && manifest.options.workers && !queue)
+      output.log(
+        `batch ${manifest.batchId} was started with --workers ${manifest.options.workers}; its remaining cases run in this process (give --workers URL to use workers)`,
+      );
     const progress = createBatchProgress(streams.stderr);
     let summary: BatchSummary;
     try {
@@ -134,7 +143,13 @@ export async function execBatchCommand(
         cases: () => readBatchCases(manifest.inputs.path),
         total: manifest.inputs.cases,
         runCase: queue ? queue.runCase : inProcess(workflow, tools),
-        concurrency: concurrencyFlag ?? manifest.options.concurrency,
+        concurrency:
+          concurrencyFlag ??
+          (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
+            ? queue
+              ? DEFAULT_WORKER_CONCURRENCY
+              : DEFAULT_CONCURRENCY
+            : manifest.options.concurrency),
         ...(manifest.options.out !== undefined ? { out: { path: manifest.options.out, append: resuming } } : {}),
         ...(flags.rerunInterrupted ? { rerunInterrupted: true } : {}),
         onProgress: progress.update,

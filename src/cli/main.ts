@@ -163,7 +163,9 @@ function buildProgram(
 
   program
     .command('worker')
-    .description('run subtasks that `weft run --workers` puts on a Redis queue, until SIGINT or SIGTERM')
+    .description(
+      'run subtasks that `weft run --workers` and cases that `weft exec --inputs --workers` put on a Redis queue, until SIGINT or SIGTERM',
+    )
     .option('--redis <url>', 'the Redis the coordinator uses, e.g. redis://127.0.0.1:6379')
     .option('--concurrency <N>', 'jobs at once (default 1)')
     .option('--queue <name>', 'queue name (default weft-subtasks)')

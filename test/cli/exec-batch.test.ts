@@ -4,7 +4,9 @@
  * run twice" is counted, not assumed.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -355,9 +357,34 @@ describe('weft exec --inputs (batches)', () => {
     expect(stray.stderr).toContain('--out is for a batch');
     const resumeWithFile = await cli(['exec', WORKFLOW, '--resume', 'b-x', '--home', home]);
     expect(resumeWithFile.code).toBe(2);
+    const overwrite = await cli([...batchArgs(home, inputs), '--out', inputs]);
+    expect(overwrite.code).toBe(2);
+    expect(overwrite.stderr).toContain("is the batch's own input");
+    expect(readFileSync(inputs, 'utf8')).toContain('"tag":"a"');
     const zero = await cli([...batchArgs(home, inputs), '--concurrency', '0']);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--concurrency');
+  });
+});
+
+describe('weft exec --inputs with its stdout closed', () => {
+  it('finishes the batch and records every result when the reader has gone (EPIPE)', async () => {
+    const home = tempHome();
+    const inputs = casesFile(home, [
+      { id: 1, input: { tag: 'a', n: 1 } },
+      { id: 2, input: { tag: 'b', n: 2 } },
+    ]);
+    const closed = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const stderr = new Capture();
+    const code = await main(batchArgs(home, inputs), { stdout: closed, stderr });
+    expect(code).toBe(0);
+    const [batchId] = readdirSync(join(home, 'batches'));
+    const log = readFileSync(join(home, 'batches', batchId as string, 'log.jsonl'), 'utf8');
+    expect(log.match(/"type":"result"/g)).toHaveLength(2);
   });
 });
 
