@@ -53,7 +53,8 @@ export async function scanBatchCases(file: string): Promise<CasesScan> {
   const firstLine = new Map<string, number>();
   let cases = 0;
   for await (const raw of rawLines(file, hash)) {
-    const read = readCaseLine(file, raw);
+    // Problems past the listed ones are counted without locating them (that parses the line again).
+    const read = readCaseLine(file, raw, issues.length < MAX_LISTED_ISSUES);
     if ('issues' in read) {
       problemCount += read.issues.length;
       if (issues.length < MAX_LISTED_ISSUES) issues.push(...read.issues.slice(0, MAX_LISTED_ISSUES - issues.length));
@@ -170,7 +171,11 @@ async function* rawLines(file: string, hash?: ReturnType<typeof createHash>): As
   }
 }
 
-function readCaseLine(file: string, raw: RawLine): { case?: BatchCase } | { issues: LocatedIssue[] } {
+function readCaseLine(file: string, raw: RawLine, locate = true): { case?: BatchCase } | { issues: LocatedIssue[] } {
+  const located = (text: string, problems: PathIssue[]): LocatedIssue[] =>
+    locate
+      ? lineIssues(file, raw.line, text, problems)
+      : problems.map(({ message }) => ({ file, line: raw.line, message }));
   const { line, text } = raw;
   if (text === undefined)
     return { issues: [{ file, line, message: `the line is longer than ${MAX_CASE_LINE_BYTES} bytes` }] };
@@ -185,7 +190,7 @@ function readCaseLine(file: string, raw: RawLine): { case?: BatchCase } | { issu
   const problems: PathIssue[] = [];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     problems.push({ path: [], message: `expected an object { id, input, expected? }, got ${describeValue(value)}` });
-    return { issues: lineIssues(file, line, text, problems) };
+    return { issues: located(text, problems) };
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
@@ -210,7 +215,7 @@ function readCaseLine(file: string, raw: RawLine): { case?: BatchCase } | { issu
   if (input === undefined) problems.push({ path: ['input'], message: 'missing "input" (an object; {} for none)' });
   else if (typeof input !== 'object' || input === null || Array.isArray(input))
     problems.push({ path: ['input'], message: `"input" must be an object, got ${describeValue(input)}` });
-  if (problems.length > 0) return { issues: lineIssues(file, line, text, problems) };
+  if (problems.length > 0) return { issues: located(text, problems) };
   return {
     case: {
       id: id as string | number,
