@@ -35,6 +35,12 @@ export interface CaseRun {
   readonly toolCalls: number;
 }
 
+/**
+ * Thrown by a case runner for a case that may have run partly somewhere it can no longer be asked about (a worker
+ * that died mid-case): recorded like a case found interrupted on a resume, and rerun only with `rerunInterrupted`.
+ */
+export class CaseInterrupted extends Error {}
+
 /** Runs one case; throws its error (a WeftError names the node and field). `attempt` is 1, or more on a rerun. */
 export type CaseRunner = (item: BatchCase, attempt: number, signal: AbortSignal) => Promise<CaseRun>;
 
@@ -180,7 +186,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       } catch (error) {
         // Cancelled by our own stop: left started without a result, so a resume reports it interrupted.
         if (stop.signal.aborted && isWeftError(error) && error.code === 'ABORTED') continue;
-        record(item, 'error', { error: batchErrorOf(error) });
+        if (error instanceof CaseInterrupted)
+          record(item, 'error', { interrupted: true, error: { code: 'INTERRUPTED', message: error.message } });
+        else record(item, 'error', { error: batchErrorOf(error) });
       }
     }
   };

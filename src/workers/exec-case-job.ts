@@ -33,7 +33,9 @@ export interface ExecCase {
 
 export type ExecCaseOutcome =
   | { readonly output: unknown; readonly steps: number; readonly toolCalls: number }
-  | { readonly error: JobFailure & { readonly field?: string } };
+  | { readonly error: JobFailure & { readonly field?: string } }
+  /** Started by an earlier attempt of this job whose worker died: it may have called tools, so not run again. */
+  | { readonly interrupted: true };
 
 export interface ExecCaseJobResult {
   /** One per case, in the job's order. */
@@ -48,6 +50,11 @@ export interface ExecCaseJobResult {
 /** `batch:chunk:1` (BullMQ job ids hold at most two colons: the batch id has none). */
 export function execCaseJobId(batchId: string, chunk: string): string {
   return `${batchId}:${chunk}:1`;
+}
+
+/** The cases of a job started so far (their indexes), kept across the job's attempts. */
+export function execCaseJournalKey(queueName: string, jobId: string): string {
+  return `weft:${queueName}:exec-journal:${jobId}`;
 }
 
 export function workflowKey(queueName: string, hash: string): string {

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { WeftError } from '../errors.js';
-import type { CaseRun, CaseRunner } from '../distill/run-batch.js';
+import { CaseInterrupted, type CaseRun, type CaseRunner } from '../distill/run-batch.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
 import type { Tool } from '../tools/tool.js';
 import { DEFAULT_QUEUE_NAME, liveKey } from './attempt-job.js';
@@ -184,6 +184,14 @@ export async function createExecCaseQueue(options: ExecCaseQueueOptions): Promis
             return;
           }
           const outcome = result.results?.[index];
+          if (outcome && 'interrupted' in outcome) {
+            reject(
+              new CaseInterrupted(
+                'interrupted: the worker running it stopped; not run again (it may have called tools)',
+              ),
+            );
+            return;
+          }
           if (!outcome || !('output' in outcome)) {
             reject(
               new WeftError('INTERNAL', `job ${waiter.sent?.jobId} returned no result for case ${String(item.id)}`),

@@ -10,7 +10,13 @@ import { runWorkflow } from '../distill/run-workflow.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
 import type { Tool } from '../tools/tool.js';
 import { liveKey, toJobFailure } from './attempt-job.js';
-import { type ExecCaseJobData, type ExecCaseJobResult, type ExecCaseOutcome, workflowKey } from './exec-case-job.js';
+import {
+  type ExecCaseJobData,
+  type ExecCaseJobResult,
+  type ExecCaseOutcome,
+  execCaseJournalKey,
+  workflowKey,
+} from './exec-case-job.js';
 import { toolsForJob } from './job-tools.js';
 import type { RedisClient } from './load-queue.js';
 
@@ -20,7 +26,11 @@ export interface ExecCaseContext {
   readonly workerId: string;
   readonly tools: readonly Tool[] | undefined;
   readonly signal?: AbortSignal;
+  /** The job's id: the key of its journal. */
+  readonly jobId?: string;
 }
+
+const JOURNAL_TTL_MS = 24 * 3600 * 1000;
 
 /** Workflows by hash, validated; a worker serves one batch's workflow for thousands of jobs. */
 const workflows = new Map<string, Promise<ExecutableWorkflow>>();
@@ -38,8 +48,25 @@ export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseCon
   } catch (error) {
     return { error: failureOf(error), worker: workerId };
   }
+  // A job retried after its worker died must not run a case twice: each case's index is journalled before it runs,
+  // and one the journal shows started is reported interrupted. Workflows whose tools are all idempotent skip this.
+  const journal =
+    data.tools.declarations.every((tool) => tool.idempotent === true) || context.jobId === undefined
+      ? undefined
+      : execCaseJournalKey(queueName, context.jobId);
+  const started = new Set(journal ? (await redis.lrange(journal, 0, -1)).map(Number) : []);
   const results: ExecCaseOutcome[] = [];
-  for (const item of data.cases) {
+  let expiring = false;
+  for (const [index, item] of data.cases.entries()) {
+    if (started.has(index)) {
+      results.push({ interrupted: true });
+      continue;
+    }
+    if (journal) {
+      await redis.rpush(journal, String(index));
+      if (!expiring) await redis.pexpire(journal, JOURNAL_TTL_MS);
+      expiring = true;
+    }
     try {
       const result = await runWorkflow(workflow, {
         tools,

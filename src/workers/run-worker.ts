@@ -137,6 +137,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
           queueName,
           workerId,
           tools: options.tools,
+          jobId,
           ...(jobSignal ? { signal: jobSignal } : {}),
         });
         if (!result.cancelled) jobs += 1;

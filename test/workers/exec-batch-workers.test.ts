@@ -7,7 +7,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
+import { liveKey } from '../../src/workers/attempt-job.js';
+import { execCaseJournalKey, workflowKey } from '../../src/workers/exec-case-job.js';
+import { runExecCaseJob } from '../../src/workers/exec-case-worker.js';
+import { loadQueueModules } from '../../src/workers/load-queue.js';
+import { redisOptions } from '../../src/workers/redis-url.js';
 import { runWorker, type WorkerEvent } from '../../src/workers/run-worker.js';
 import { cli, tempHome } from '../cli/cli-harness.js';
 import { startTestRedis } from './redis-server.js';
@@ -173,6 +179,51 @@ describe.skipIf(redis.url === undefined)('weft exec --inputs --workers', () => {
       await bare.stop();
     }
   }, 30_000);
+
+  it('a job run again after its worker died does not rerun the cases its journal shows started', async () => {
+    const { Redis } = await loadQueueModules();
+    const client = new Redis({ ...redisOptions(redis.url as string), maxRetriesPerRequest: 3 });
+    const home = tempHome();
+    const calls = join(home, 'calls.txt');
+    process.env['WEFT_TEST_CALLS'] = calls;
+    const tools = await loadToolsFile(TOOLS);
+    try {
+      const queueName = 'weft-journal-test';
+      const workflow = JSON.parse(readFileSync(WORKFLOW, 'utf8')) as unknown;
+      const text = JSON.stringify(workflow);
+      const hash = createHash('sha256').update(text).digest('hex');
+      await client.set(workflowKey(queueName, hash), text, 'EX', 60);
+      await client.set(liveKey(queueName, 'b-journal'), '1', 'EX', 60);
+      // The first attempt's worker had started case 0 (index 0 journalled) when it died.
+      await client.rpush(execCaseJournalKey(queueName, 'b-journal:chunk:1'), '0');
+      const declarations = tools.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.idempotent !== undefined ? { idempotent: tool.idempotent } : {}),
+      }));
+      const result = await runExecCaseJob(
+        {
+          kind: 'exec-case',
+          batchId: 'b-journal',
+          workflowHash: hash,
+          tools: { declarations },
+          cases: [
+            { id: 'j0', attempt: 1, input: { tag: 'j0', n: 1 } },
+            { id: 'j1', attempt: 1, input: { tag: 'j1', n: 2 } },
+          ],
+        },
+        { redis: client, queueName, workerId: 'test', tools: tools.tools, jobId: 'b-journal:chunk:1' },
+      );
+      expect(result.results).toEqual([{ interrupted: true }, { output: 4, steps: 5, toolCalls: 2 }]);
+      expect([...callCounts(calls).keys()]).toEqual(['j1']);
+      expect(await client.lrange(execCaseJournalKey(queueName, 'b-journal:chunk:1'), 0, -1)).toEqual(['0', '1']);
+    } finally {
+      delete process.env['WEFT_TEST_CALLS'];
+      await tools.close();
+      await client.quit();
+    }
+  });
 
   it('never prints the password of the redis URL', async () => {
     const home = tempHome();
