@@ -4,8 +4,10 @@
  * `owner.json` (the process running it, while it runs).
  *
  * Decisions:
- * - Records are written with a synchronous write to the file (no buffer in this process): a `start` is on disk
- *   (in the OS) before the case can call a tool, so a killed process leaves its running cases visibly started.
+ * - A `start` record is written with a synchronous write (no buffer in this process) before the case can call a
+ *   tool, so a killed process leaves its running cases visibly started. `result` records may wait for the next
+ *   start (one write for both) or a short timer: one lost to a kill leaves its case started without a result,
+ *   reported interrupted on the resume, never run twice.
  * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
  *   host is never judged gone (as for runs: run-owner.ts).
  * - A torn last line (the process died mid-write) is ignored when the log is read.
@@ -153,11 +155,19 @@ export async function acquireBatch(paths: BatchPaths, batchId: string): Promise<
   });
 }
 
-/** An append-only JSONL file written synchronously, record by record. */
+/**
+ * An append-only JSONL file. `append` writes at once (with whatever is pending before it, in one write);
+ * `appendLater` keeps the record until the next `append`, `flush` or `close`, or until enough are pending.
+ */
 export interface AppendLog {
   append(record: unknown): void;
+  appendLater(record: unknown): void;
+  flush(): void;
   close(): void;
 }
+
+/** Records kept by `appendLater` before they are written anyway. */
+const MAX_PENDING = 64;
 
 export function openAppendLog(path: string, { truncate = false }: { truncate?: boolean } = {}): AppendLog {
   const fd = openSync(
@@ -169,13 +179,33 @@ export function openAppendLog(path: string, { truncate = false }: { truncate?: b
     0o644,
   );
   let open = true;
+  let pending = '';
+  let count = 0;
+  const write = (text: string) => {
+    if (text !== '') writeSync(fd, text);
+  };
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    count = 0;
+    write(text);
+  };
   return {
     append(record) {
-      const text = `${JSON.stringify(record)}\n`;
-      writeSync(fd, text);
+      const text = `${pending}${JSON.stringify(record)}\n`;
+      pending = '';
+      count = 0;
+      write(text);
     },
+    appendLater(record) {
+      pending += `${JSON.stringify(record)}\n`;
+      if (++count >= MAX_PENDING) flush();
+    },
+    flush,
     close() {
-      if (open) closeSync(fd);
+      if (!open) return;
+      flush();
+      closeSync(fd);
       open = false;
     },
   };

@@ -28,6 +28,8 @@ import {
 
 export const DEFAULT_RESULT_LIMIT = 1000;
 export const DEFAULT_DRAIN_MS = 10_000;
+/** Results not followed by a start record are written after at most this long. */
+const FLUSH_MS = 200;
 
 export interface CaseRun {
   readonly output: unknown;
@@ -136,9 +138,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     if (previous !== undefined) bump(previous, -1);
     statuses.set(item.key, status);
     bump(status, 1);
-    log.append({ type: 'result', id: item.id, status, ...fields });
+    log.appendLater({ type: 'result', id: item.id, status, ...fields });
     const result = resultOf({ type: 'result', id: item.id, status, ...fields });
-    out?.append(result);
+    out?.appendLater(result);
     keep(item.key, result);
     progress();
   };
@@ -157,6 +159,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     drainTimer.unref?.();
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Results wait for the next start record (one write for both); this writes them when no case starts for a while.
+  const flusher = setInterval(() => {
+    log.flush();
+    out?.flush();
+  }, FLUSH_MS);
+  flusher.unref?.();
   let ranNow = 0;
   const iterator = options.cases()[Symbol.asyncIterator]();
   const worker = async () => {
@@ -197,6 +205,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     await Promise.all(Array.from({ length: options.concurrency }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    clearInterval(flusher);
     if (drainTimer) clearTimeout(drainTimer);
     await iterator.return?.();
     log.close();
