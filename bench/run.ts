@@ -3,6 +3,7 @@
  * only the named ones.
  */
 import { dialogBench } from './dialog.bench.js';
+import { distillBench } from './distill.bench.js';
 import { largeRunBench } from './large-run.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
 import { providerFaultsBench } from './provider-faults.bench.js';
@@ -29,6 +30,7 @@ const BENCHES: readonly Bench[] = [
   toolsBench,
   toolRunBench,
   dialogBench,
+  distillBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {

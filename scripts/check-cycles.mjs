@@ -70,7 +70,8 @@ const ALLOWED = {
   team: ['llm', 'graph', 'run', 'store', 'plan'],
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
-  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools'],
+  // …and (issue 14) exec-case jobs: a worker runs one case of a batch with distill's interpreter.
+  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools', 'distill'],
   // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm'],
   // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores

@@ -395,3 +395,25 @@ export {
   TRACE_SELECTIONS,
   type TraceSelection,
 } from './distill/stage-types.js';
+// Batches of cases through one workflow (`weft exec --inputs`): streamed, durable, resumable, on workers.
+export { type BatchCase, hashFile, readBatchCases, scanBatchCases } from './distill/batch-cases.js';
+export {
+  acquireBatch,
+  type BatchError,
+  type BatchManifest,
+  type BatchPaths,
+  batchPaths,
+  createBatchFolder,
+  newBatchId,
+  readBatchManifest,
+} from './distill/batch-store.js';
+export {
+  type BatchProgress,
+  type BatchResult,
+  type BatchSummary,
+  type CaseRun,
+  type CaseRunner,
+  runBatch,
+  type RunBatchOptions,
+} from './distill/run-batch.js';
+export { createExecCaseQueue, type ExecCaseQueue, type ExecCaseQueueOptions } from './workers/exec-case-queue.js';

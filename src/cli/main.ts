@@ -163,7 +163,9 @@ function buildProgram(
 
   program
     .command('worker')
-    .description('run subtasks that `weft run --workers` puts on a Redis queue, until SIGINT or SIGTERM')
+    .description(
+      'run subtasks that `weft run --workers` and cases that `weft exec --inputs --workers` put on a Redis queue, until SIGINT or SIGTERM',
+    )
     .option('--redis <url>', 'the Redis the coordinator uses, e.g. redis://127.0.0.1:6379')
     .option('--concurrency <N>', 'jobs at once (default 1)')
     .option('--queue <name>', 'queue name (default weft-subtasks)')
@@ -376,14 +378,41 @@ function buildProgram(
     );
   program
     .command('exec')
-    .description('run an executable workflow on one input, with no model')
-    .argument('<file>', 'the workflow (JSON or YAML)')
+    .description('run an executable workflow on one input, or on a batch of cases (--inputs), with no model')
+    .argument('[file]', 'the workflow (JSON or YAML)')
     .option('--tools <file>', 'the tools file of the tools it calls (not needed when it calls none)')
     .option('--input <json>', 'the input, a JSON object (default {})')
+    .option('--inputs <file>', 'a batch: a JSONL file, one {"id", "input", "expected"?} per line')
+    .option('--concurrency <n>', 'batch: cases at once (default 8; 500 with --workers)')
+    .option('--out <file>', 'batch: write every result there as it finishes (JSONL)')
+    .option('--workers <redis-url>', 'batch: run the cases on `weft worker`s through BullMQ on this Redis')
+    .option('--resume <batch>', 'continue a stopped batch: no case with a result runs again')
+    .option('--rerun-interrupted', 'with --resume: run again the cases that were interrupted while running')
+    .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
     .addOption(jsonOption)
-    .action(async (file: string, flags) =>
-      setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal)),
-    );
+    .action(async (file: string | undefined, flags) => {
+      if (flags.inputs !== undefined || flags.resume !== undefined) {
+        if (flags.input !== undefined)
+          throw new WeftError('BAD_INPUT', 'use --input for one case or --inputs for a batch, not both', {
+            location: { field: '--input' },
+          });
+        const batch = await import('./exec-batch-command.js');
+        setExit(await batch.execBatchCommand(file, flags, output, streams, signal));
+        return;
+      }
+      for (const flag of ['concurrency', 'out', 'workers', 'rerunInterrupted'] as const)
+        if (flags[flag] !== undefined)
+          throw new WeftError(
+            'BAD_INPUT',
+            `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for a batch (--inputs)`,
+            {
+              location: { field: `--${flag}` },
+            },
+          );
+      if (file === undefined)
+        throw new WeftError('BAD_INPUT', 'weft exec needs a workflow FILE', { location: { field: 'FILE' } });
+      setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal));
+    });
 
   program
     .command('solve')

@@ -1,7 +1,8 @@
 /**
  * Values of an executable workflow: `{% expr %}` strings are JSONata (the `jsonata` package, loaded on first use)
  * evaluated against `{ inputs, vars }`; objects and arrays are evaluated member by member; anything else is a
- * literal. Compiled expressions are cached per text.
+ * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`) skip
+ * JSONata's evaluator when the answer is certainly the same.
  */
 import { WeftError } from '../errors.js';
 import { expressionOf } from './workflow.js';
@@ -38,30 +39,112 @@ export interface Scope {
   readonly vars: Readonly<Record<string, unknown>>;
 }
 
-export async function evaluateValue(value: unknown, scope: Scope, where: string): Promise<unknown> {
-  const expression = expressionOf(value);
-  if (expression !== undefined) {
-    const compiled = await compileExpression(expression, where);
-    try {
-      return await compiled.evaluate(scope);
-    } catch (error) {
-      throw new WeftError('WORKFLOW', `${where}: {% ${expression} %} failed: ${messageOf(error)}`, {
-        location: { field: where },
-      });
-    }
+/** A value's evaluation, prepared once per value object (a workflow's values are the same objects for every case). */
+type Plan = (scope: Scope) => Promise<unknown>;
+const plans = new WeakMap<object, Plan>();
+
+/**
+ * Evaluates a value: an expression string, or an object/array evaluated member by member (in order), or a literal.
+ * `where` names the place in errors (`node add (args)`); one value object is always evaluated at the same place.
+ */
+export function evaluateValue(value: unknown, scope: Scope, where: string): Promise<unknown> {
+  if (typeof value === 'string') {
+    const expression = expressionOf(value);
+    return expression === undefined ? Promise.resolve(value) : evaluateExpression(expression, scope, where);
   }
+  if (value === null || typeof value !== 'object') return Promise.resolve(value);
+  let plan = plans.get(value);
+  if (!plan) {
+    plan = planOf(value, where);
+    plans.set(value, plan);
+  }
+  return plan(scope);
+}
+
+function planOf(value: object, where: string): Plan {
+  if (!hasExpression(value)) return async () => copyJson(value);
   if (Array.isArray(value)) {
-    return Promise.all(value.map((item, index) => evaluateValue(item, scope, `${where}[${index}]`)));
+    const items = value.map((item, index) => ({ item, where: `${where}[${index}]` }));
+    return async (scope) => {
+      const result: unknown[] = [];
+      for (const { item, where: at } of items) result.push(await evaluateValue(item, scope, at));
+      return result;
+    };
   }
-  if (value !== null && typeof value === 'object') {
-    const entries = await Promise.all(
-      Object.entries(value as Record<string, unknown>).map(
-        async ([key, item]) => [key, await evaluateValue(item, scope, `${where}.${key}`)] as const,
-      ),
-    );
+  const members = Object.entries(value as Record<string, unknown>).map(([key, item]) => ({
+    key,
+    item,
+    where: `${where}.${key}`,
+  }));
+  return async (scope) => {
+    const entries: [string, unknown][] = [];
+    for (const { key, item, where: at } of members) entries.push([key, await evaluateValue(item, scope, at)]);
+    // fromEntries: a key named `__proto__` stays a plain key.
     return Object.fromEntries(entries);
+  };
+}
+
+/** Evaluates `expression` (the text inside `{% %}`) against the scope. */
+export async function evaluateExpression(expression: string, scope: Scope, where: string): Promise<unknown> {
+  const path = pathOf(expression);
+  if (path) {
+    const found = lookup(scope, path);
+    if (found !== MISSING) return found;
   }
-  return value;
+  const compiled = cache.get(expression) ?? (await compileExpression(expression, where));
+  try {
+    return await compiled.evaluate(scope);
+  } catch (error) {
+    throw new WeftError('WORKFLOW', `${where}: {% ${expression} %} failed: ${messageOf(error)}`, {
+      location: { field: where },
+    });
+  }
+}
+
+/**
+ * The fast path for the commonest expressions, plain paths like `vars.item.sku`: a property walk instead of
+ * JSONata's evaluator. Only where the result is certainly JSONata's: every step an own property of a plain
+ * (non-array) object; anything else (arrays, which JSONata maps over; missing fields; primitives) goes to JSONata.
+ */
+const MISSING = Symbol('missing');
+const SIMPLE_PATH = /^(?:inputs|vars)(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const OPERATOR_WORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null']);
+const paths = new Map<string, readonly string[] | null>();
+
+function pathOf(expression: string): readonly string[] | null {
+  let path = paths.get(expression);
+  if (path === undefined) {
+    const steps = expression.split('.');
+    path = SIMPLE_PATH.test(expression) && !steps.some((step) => OPERATOR_WORDS.has(step)) ? steps : null;
+    if (paths.size > 10_000) paths.clear();
+    paths.set(expression, path);
+  }
+  return path;
+}
+
+function lookup(scope: Scope, path: readonly string[]): unknown {
+  let current: unknown = scope;
+  for (const step of path) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return MISSING;
+    if (!Object.hasOwn(current, step)) return MISSING;
+    current = (current as Record<string, unknown>)[step];
+  }
+  // JSONata returns arrays as sequences and treats functions its own way: leave those to it.
+  if (Array.isArray(current) || typeof current === 'function') return MISSING;
+  return current;
+}
+
+function hasExpression(value: unknown): boolean {
+  if (typeof value === 'string') return expressionOf(value) !== undefined;
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some(hasExpression);
+}
+
+/** A fresh copy of a literal (callers may keep or change what a case returns). */
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyJson(item)]));
 }
 
 function messageOf(error: unknown): string {

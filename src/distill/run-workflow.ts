@@ -2,13 +2,13 @@
  * Runs an executable workflow on one input with no model (issue 14): from `start`, node by node along the edges,
  * until an `end`. Tools run through `callTool` (validation, timeout, retries of idempotent tools). A tool error,
  * a JSONata error or the visit cap ends the run with a WeftError that names the node and field.
- * Status: the interpreter of issue 14 — the batch runner, `weft exec`, the checker and distillation are not built yet.
+ * Per workflow object, its maps and schema are built once (a batch runs one workflow over many cases).
  */
 import { WeftError } from '../errors.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { validateToolArgs } from '../tools/validate-args.js';
-import { evaluateValue } from './evaluate-value.js';
+import { evaluateExpression, evaluateValue } from './evaluate-value.js';
 import {
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,
@@ -40,33 +40,99 @@ export interface WorkflowRunResult {
   readonly llmCalls: 0;
 }
 
+/** What a case needs of its workflow, built once per workflow object, not once per case. */
+interface Prepared {
+  readonly nodes: ReadonlyMap<string, WorkflowNode>;
+  readonly outgoing: ReadonlyMap<string, readonly WorkflowEdge[]>;
+  readonly start: WorkflowNode | undefined;
+  /** One schema object, so ajv compiles it once (it caches by object). */
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
+  /** A condition's expression without its `{% %}` (which it may be written with or without). */
+  readonly conditions: ReadonlyMap<string, string>;
+  /** `node add (args)`: the names errors give, made once. */
+  readonly places: Map<string, string>;
+}
+
+const preparedWorkflows = new WeakMap<ExecutableWorkflow, Prepared>();
+const toolMaps = new WeakMap<readonly Tool[], ReadonlyMap<string, Tool>>();
+
+function prepare(workflow: ExecutableWorkflow): Prepared {
+  let prepared = preparedWorkflows.get(workflow);
+  if (prepared) return prepared;
+  const outgoing = new Map<string, WorkflowEdge[]>();
+  for (const edge of workflow.edges) {
+    const list = outgoing.get(edge.from);
+    if (list) list.push(edge);
+    else outgoing.set(edge.from, [edge]);
+  }
+  const conditions = new Map<string, string>();
+  for (const node of workflow.nodes)
+    if (node.kind === 'condition') conditions.set(node.id, expressionOf(node.expr) ?? node.expr);
+  prepared = {
+    nodes: new Map(workflow.nodes.map((node) => [node.id, node])),
+    outgoing,
+    start: workflow.nodes.find((node) => node.kind === 'start'),
+    ...(workflow.inputs
+      ? {
+          inputSchema: { type: 'object', properties: workflow.inputs, required: Object.keys(workflow.inputs) },
+        }
+      : {}),
+    conditions,
+    places: new Map(),
+  };
+  preparedWorkflows.set(workflow, prepared);
+  return prepared;
+}
+
+function toolMap(tools: readonly Tool[]): ReadonlyMap<string, Tool> {
+  let map = toolMaps.get(tools);
+  if (!map) {
+    map = new Map(tools.map((tool) => [tool.name, tool]));
+    toolMaps.set(tools, map);
+  }
+  return map;
+}
+
+const NO_TOOLS: readonly Tool[] = [];
+
 export async function runWorkflow(
   workflow: ExecutableWorkflow,
   options: RunWorkflowOptions,
 ): Promise<WorkflowRunResult> {
-  const nodes = new Map(workflow.nodes.map((node) => [node.id, node]));
-  const outgoing = new Map<string, WorkflowEdge[]>();
-  for (const edge of workflow.edges) outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), edge]);
-  const tools = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+  const { nodes, outgoing, start, inputSchema, conditions, places } = prepare(workflow);
+  const tools = toolMap(options.tools ?? NO_TOOLS);
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS;
   const vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const inputs = options.input;
   const toolCalls: WorkflowToolCall[] = [];
   let steps = 0;
-  if (workflow.inputs) {
+  if (inputSchema) {
     // The input is checked against `inputs` (each a JSON Schema) before anything runs.
-    const schema = { type: 'object', properties: workflow.inputs, required: Object.keys(workflow.inputs) };
     try {
-      await validateToolArgs({ name: 'input', inputSchema: schema }, inputs as JsonValue);
+      await validateToolArgs({ name: 'input', inputSchema }, inputs as JsonValue);
     } catch (error) {
       throw new WeftError('BAD_INPUT', (error as Error).message, { location: { field: 'input' }, cause: error });
     }
   }
-  const start = workflow.nodes.find((node) => node.kind === 'start');
   if (!start) throw new WeftError('WORKFLOW', 'the workflow has no start node', { location: { field: 'nodes' } });
 
-  const scope = () => ({ inputs, vars: { ...vars } });
-  const at = (node: WorkflowNode, field?: string) => `node ${node.id}${field ? ` (${field})` : ''}`;
+  // Expressions see a snapshot of the variables (a value like `{% vars %}` stored back into vars makes no cycle),
+  // made again only after a variable changed: most evaluations in a row see the same variables.
+  let snapshot: { inputs: unknown; vars: Record<string, unknown> } | undefined;
+  const scope = () => (snapshot ??= { inputs, vars: { ...vars } });
+  const assign = (name: string, value: unknown) => {
+    vars[name] = value;
+    snapshot = undefined;
+  };
+  const at = (node: WorkflowNode, field?: string) => {
+    const key = field ? `${node.id}\u0000${field}` : node.id;
+    let place = places.get(key);
+    if (place === undefined) {
+      place = `node ${node.id}${field ? ` (${field})` : ''}`;
+      places.set(key, place);
+    }
+    return place;
+  };
 
   /** Runs from `from` until an end (returns its output) or until the path reaches `stopAt` (returns undefined). */
   const walk = async (from: string, stopAt?: string): Promise<{ ended: boolean; output?: unknown }> => {
@@ -95,6 +161,7 @@ export async function runWorkflow(
         case 'set': {
           const values = (await evaluateValue(node.values, scope(), at(node, 'values'))) as Record<string, unknown>;
           Object.assign(vars, values);
+          snapshot = undefined;
           break;
         }
         case 'tool': {
@@ -112,12 +179,11 @@ export async function runWorkflow(
             });
           }
           toolCalls.push({ node: node.id, tool: node.tool, args, result: outcome.result });
-          if (node.out) vars[node.out] = outcome.result;
+          if (node.out) assign(node.out, outcome.result);
           break;
         }
         case 'condition': {
-          // `expr` may be written with or without the `{% %}` around it.
-          const value = await evaluateValue(`{% ${expressionOf(node.expr) ?? node.expr} %}`, scope(), at(node, 'expr'));
+          const value = await evaluateExpression(conditions.get(node.id) ?? node.expr, scope(), at(node, 'expr'));
           const chosen =
             edges.find((edge) => edge.when !== undefined && edge.when === value) ??
             edges.find((edge) => edge.default === true);
@@ -139,14 +205,14 @@ export async function runWorkflow(
           const name = node.as ?? 'item';
           const collected: unknown[] = [];
           for (const item of list) {
-            vars[name] = item;
+            assign(name, item);
             const inner = await walk(node.body, node.id);
             if (inner.ended) return inner;
             collected.push(
               node.result === undefined ? vars[name] : await evaluateValue(node.result, scope(), at(node, 'result')),
             );
           }
-          if (node.out) vars[node.out] = collected;
+          if (node.out) assign(node.out, collected);
           const next = edges.find((edge) => edge.to !== node.body);
           current = next?.to;
           if (current === undefined)

@@ -109,7 +109,10 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
 async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
   if (signal?.aborted) throw abortedError(signal);
   const controller = new AbortController();
-  const timeoutError = new WeftError('TIMEOUT', `${tool.name}: no result after ${timeoutMs} ms`, { retryable: true });
+  // Made when needed: an error captures a stack, which costs more than a fast tool's whole call.
+  let timeoutError: WeftError | undefined;
+  const timedOut = (): WeftError =>
+    (timeoutError ??= new WeftError('TIMEOUT', `${tool.name}: no result after ${timeoutMs} ms`, { retryable: true }));
   let rejectEarly: (error: unknown) => void = () => {};
   const early = new Promise<never>((_, reject) => {
     rejectEarly = reject;
@@ -122,15 +125,15 @@ async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signa
     timeoutMs === Number.POSITIVE_INFINITY
       ? undefined
       : setTimeout(() => {
-          controller.abort(timeoutError);
-          rejectEarly(timeoutError);
+          controller.abort(timedOut());
+          rejectEarly(timedOut());
         }, timeoutMs);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
     return await Promise.race([tool.call(args, { signal: controller.signal }), early]);
   } catch (error) {
     // A tool that rethrows its signal's abort after the deadline timed out; it did not fail on its own.
-    if (controller.signal.aborted && !signal?.aborted) throw timeoutError;
+    if (controller.signal.aborted && !signal?.aborted) throw timedOut();
     throw error;
   } finally {
     clearTimeout(timer);

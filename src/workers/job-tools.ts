@@ -26,7 +26,7 @@ import type { RedisClient } from './load-queue.js';
 const JOURNAL_TTL_MS = 24 * 3600 * 1000;
 
 /** The worker's tools for a job, in the job's order; BAD_INPUT when one is missing or declared differently. */
-export function toolsForJob(job: JobTools, tools: readonly Tool[] | undefined): Tool[] {
+export function toolsForJob(job: Pick<JobTools, 'declarations'>, tools: readonly Tool[] | undefined): Tool[] {
   const byName = new Map((tools ?? []).map((tool) => [tool.name, tool]));
   return job.declarations.map((declared) => {
     const tool = byName.get(declared.name);

@@ -23,6 +23,7 @@ export interface RedisOptions {
 
 export interface BullJob<Data, Result> {
   readonly id?: string;
+  readonly name: string;
   readonly data: Data;
   readonly returnvalue: Result;
   waitUntilFinished(events: BullQueueEvents, ttl?: number): Promise<Result>;
@@ -38,7 +39,15 @@ export interface BullQueue<Data, Result> {
   close(): Promise<void>;
 }
 
+/** What QueueEvents reports of a finished job (`returnvalue` already parsed from JSON). */
+export interface BullJobEventArgs {
+  readonly jobId: string;
+  readonly returnvalue?: unknown;
+  readonly failedReason?: string;
+}
+
 export interface BullQueueEvents {
+  on(event: 'completed' | 'failed', listener: (args: BullJobEventArgs) => void): unknown;
   waitUntilReady(): Promise<unknown>;
   setMaxListeners(count: number): unknown;
   close(): Promise<void>;

@@ -26,6 +26,8 @@ import type { Tool } from '../tools/tool.js';
 import { type ToolEventRecord, toolArgsRedactor } from '../run/run-tools.js';
 import { journalReplies, openJournal, toolsForJob, workerAttemptTools } from './job-tools.js';
 import { checkRedis, redisOptions } from './redis-url.js';
+import { isExecCaseJob } from './exec-case-job.js';
+import { runExecCaseJob } from './exec-case-worker.js';
 
 export type WorkerEvent =
   | { readonly type: 'worker-ready'; readonly worker: string; readonly queue: string; readonly concurrency: number }
@@ -122,9 +124,36 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
       _token?: string,
       jobSignal?: AbortSignal,
     ): Promise<AttemptJobResult> => {
-      const data = job.data;
       const jobId = job.id ?? '?';
       const started = performance.now();
+      // A case of a `weft exec --inputs` batch (issue 14): no model, the workflow runs here.
+      if (isExecCaseJob(job.data)) {
+        const data = job.data;
+        const first = data.cases[0];
+        const taskId = `${data.cases.length} case(s) from ${String(first?.id)}`;
+        emit({ type: 'job-start', jobId, taskId, attempt: first?.attempt ?? 1 });
+        const result = await runExecCaseJob(data, {
+          redis: marks,
+          queueName,
+          workerId,
+          tools: options.tools,
+          jobId,
+          ...(jobSignal ? { signal: jobSignal } : {}),
+        });
+        if (!result.cancelled) jobs += 1;
+        emit({
+          type: 'job-end',
+          jobId,
+          taskId,
+          attempt: first?.attempt ?? 1,
+          status: result.cancelled ? 'cancelled' : result.error ? 'failed' : 'completed',
+          durationMs: Math.round(performance.now() - started),
+          calls: 0,
+          ...(result.error ? { error: result.error.message } : {}),
+        });
+        return result as unknown as AttemptJobResult;
+      }
+      const data = job.data;
       const end = (
         status: Extract<WorkerEvent, { type: 'job-end' }>['status'],
         calls: readonly RemoteCall[],

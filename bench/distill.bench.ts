@@ -1,0 +1,247 @@
+/**
+ * Distillation (issue 14), `npm run bench -- distill`: what running a distilled workflow costs with no model.
+ * - Interpreter throughput: 10,000 cases of a 20-node workflow (bench/distill/order.workflow.json: a lookup, a
+ *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
+ *   exit) with in-process module tools: `runWorkflow` alone, one case after another, and the whole batch as
+ *   `weft exec --inputs` runs it (the batch log's start and result records, the results file, 8 at once).
+ * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
+ *   worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server on a free port; without one that part says why.
+ * Every case has a known expected output (computed here from the tools' own functions), so the figures count
+ * only correct runs.
+ *
+ * Other sections (the cost saved by distillation, bench/distill-cost.ts) join through `distillBenchSections`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readBatchCases, scanBatchCases } from '../src/distill/batch-cases.js';
+import { batchPaths } from '../src/distill/batch-store.js';
+import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
+import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
+import { runWorkflow } from '../src/distill/run-workflow.js';
+import type { ExecutableWorkflow } from '../src/distill/workflow.js';
+import { loadToolsFile } from '../src/tools/tools-file.js';
+import type { Tool } from '../src/tools/tool.js';
+import { createExecCaseQueue } from '../src/workers/exec-case-queue.js';
+import { startTestRedis } from '../test/workers/redis-server.js';
+import { orderOf, priceOf } from './distill/bench-tools.js';
+import type { Bench, BenchReport, ReportRow } from './report.js';
+
+const CASES = 10_000;
+const WARMUP = 1_000;
+const WORKER_COUNTS = [1, 2, 4] as const;
+/** Cases in flight on the workers' batches: 80 jobs of 25 cases, enough for 4 workers taking 16 each. */
+const IN_FLIGHT = 2000;
+const WORKFLOW = new URL('./distill/order.workflow.json', import.meta.url).pathname;
+const TOOLS = new URL('./distill/tools.yaml', import.meta.url).pathname;
+
+/** A further part of this bench's report (e.g. the cost saved by distillation), run after the throughput. */
+export interface DistillBenchSection {
+  readonly name: string;
+  run(): Promise<{ readonly rows: readonly ReportRow[]; readonly notes: readonly string[] }>;
+}
+
+/**
+ * The hook for other sections: `distillBenchSections.push({ name: 'cost saved', run: … })` from a module this
+ * file imports (bench/distill-cost.ts's `measureCostSaved()`, once it exists, wrapped into rows).
+ */
+export const distillBenchSections: DistillBenchSection[] = [];
+
+export const distillBench: Bench = {
+  name: 'distill',
+  async run(): Promise<BenchReport> {
+    const title = `Distilled workflows without a model: ${CASES.toLocaleString('en-US')} cases of a 20-node workflow with in-process module tools`;
+    const home = mkdtempSync(join(tmpdir(), 'weft-bench-distill-'));
+    const tools = await loadToolsFile(TOOLS);
+    try {
+      const { workflow } = await loadWorkflowFile(WORKFLOW, { toolNames: tools.tools.map((tool) => tool.name) });
+      const inputs = writeCases(home);
+      const interpreter = await timeInterpreter(workflow, tools.tools);
+      const batch = await timeBatch(home, 'in-process', inputs, inProcess(workflow, tools.tools), 8);
+      const rows: ReportRow[] = [
+        { label: 'runWorkflow alone, one case after another', value: interpreter.wall, unit: 'cases/s' },
+        {
+          label: 'batch in process (log, results file, 8 at once)',
+          value: batch.wall,
+          unit: 'cases/s',
+          goal: { comparison: '>=', target: 5000 },
+        },
+        { label: 'runWorkflow alone, per CPU second', value: interpreter.cpu, unit: 'cases/s' },
+        { label: 'batch in process, per CPU second', value: batch.cpu, unit: 'cases/s' },
+      ];
+      const notes = [
+        `${CASES.toLocaleString('en-US')} cases, each checked against its expected output; 17 node visits and 6 tool calls per case on average.`,
+        `Per CPU second: cases over this process's user+system time, which other load on the machine changes less than wall time (load average now ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores).`,
+      ];
+      const distributed = await timeWorkers(home, inputs, workflow, tools.tools);
+      rows.push(...distributed.rows);
+      notes.push(...distributed.notes);
+      for (const section of distillBenchSections) {
+        const part = await section.run();
+        rows.push(...part.rows);
+        notes.push(...part.notes.map((note) => `${section.name}: ${note}`));
+      }
+      return { title, rows, notes };
+    } finally {
+      await tools.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The cases file, with the output each case must give (the workflow's logic, recomputed from the tools). */
+function writeCases(home: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < CASES; i++) {
+    const input = { orderId: i, rounds: i % 4 };
+    lines.push(JSON.stringify({ id: i, input, expected: expectedOutput(input.orderId, input.rounds) }));
+  }
+  const file = join(home, 'cases.jsonl');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+function expectedOutput(orderId: number, rounds: number): unknown {
+  const order = orderOf(orderId);
+  if (order.items.length === 0) return { label: 'empty', total: 0, rounds: 0 };
+  const total = order.items.reduce((sum, item) => sum + priceOf(item.sku) * item.qty, 0);
+  const final = total > 100 ? Math.round(total * 90) / 100 : total;
+  const bonus = order.customer.tier === 'gold' ? 5 : order.customer.tier === 'silver' ? 2 : 0;
+  return { label: `${final.toFixed(2)}+${bonus}`, total: final, rounds };
+}
+
+function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
+  return async (item, _attempt, signal) => {
+    const run = await runWorkflow(workflow, { tools, input: item.input, signal });
+    return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
+  };
+}
+
+/** Cases per second of wall time, and per second of this process's CPU time (what other load on the machine does not change much). */
+interface Rate {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+async function timed(work: () => Promise<void>): Promise<Rate> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const wall = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { wall: CASES / wall, cpu: CASES / ((used.user + used.system) / 1e6) };
+}
+
+async function timeInterpreter(workflow: ExecutableWorkflow, tools: readonly Tool[]): Promise<Rate> {
+  const run = (i: number) => runWorkflow(workflow, { tools, input: { orderId: i, rounds: i % 4 } });
+  for (let i = 0; i < WARMUP; i++) await run(i);
+  return timed(async () => {
+    for (let i = 0; i < CASES; i++) await run(i);
+  });
+}
+
+/** Runs the whole batch as `weft exec --inputs` does; throws unless every case passed. */
+async function timeBatch(
+  home: string,
+  name: string,
+  inputs: string,
+  runCase: CaseRunner,
+  concurrency: number,
+): Promise<Rate> {
+  const scan = await scanBatchCases(inputs);
+  const batchId = `bench-${name}`;
+  const paths = batchPaths(home, batchId);
+  mkdirSync(paths.dir, { recursive: true });
+  let summary: Awaited<ReturnType<typeof runBatch>> | undefined;
+  const rate = await timed(async () => {
+    summary = await runBatch({
+      batchId,
+      paths,
+      cases: () => readBatchCases(inputs),
+      total: scan.cases,
+      runCase,
+      concurrency,
+      out: { path: join(paths.dir, 'results.jsonl'), append: false },
+    });
+  });
+  if (summary?.passed !== CASES)
+    throw new Error(
+      `batch ${name}: ${summary?.passed} of ${CASES} passed (${summary?.failed} failed, ${summary?.errors} errors): ${JSON.stringify(summary?.results.find((result) => !result.ok))}`,
+    );
+  return rate;
+}
+
+async function timeWorkers(
+  home: string,
+  inputs: string,
+  workflow: ExecutableWorkflow,
+  tools: readonly Tool[],
+): Promise<{ rows: ReportRow[]; notes: string[] }> {
+  const redis = await startTestRedis();
+  if (!redis.url) return { rows: [], notes: [`BullMQ workers skipped: ${redis.skipReason ?? 'no Redis'}`] };
+  try {
+    const rates = new Map<number, number>();
+    for (const count of WORKER_COUNTS)
+      rates.set(count, (await timeOnWorkers(redis.url, count, home, inputs, workflow, tools)).wall);
+    const one = rates.get(1) as number;
+    return {
+      rows: [
+        { label: 'batch on 1 BullMQ worker', value: one, unit: 'cases/s' },
+        ...WORKER_COUNTS.slice(1).map((count) => ({
+          label: `${count} workers / 1 worker`,
+          value: (rates.get(count) as number) / one,
+          unit: '×',
+        })),
+      ],
+      notes: [
+        `workers: ${WORKER_COUNTS.map((count) => `${count} → ${Math.round(rates.get(count) as number)} cases/s`).join(', ')}; each worker a process running 16 jobs at once, jobs of 25 cases, the coordinator keeping ${IN_FLIGHT} cases in flight.`,
+        `A case is a few hundred microseconds of work, less than a queue round trip (hence the chunks); workers pay off for cases that wait on slow tools. The ratios are bounded by this machine's ${availableParallelism()} cores, shared with Redis and the coordinator.`,
+      ],
+    };
+  } finally {
+    redis.stop();
+  }
+}
+
+async function timeOnWorkers(
+  redisUrl: string,
+  count: number,
+  home: string,
+  inputs: string,
+  workflow: ExecutableWorkflow,
+  tools: readonly Tool[],
+): Promise<Rate> {
+  const queueName = `weft-bench-distill-${process.pid}-${count}`;
+  const children: ChildProcess[] = [];
+  try {
+    const script = new URL('./distill-worker.ts', import.meta.url).pathname;
+    await Promise.all(
+      Array.from({ length: count }, () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, redisUrl, queueName, '16'], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        children.push(child);
+        return new Promise<void>((resolve, reject) => {
+          child.stdout?.on('data', (chunk: Buffer) => {
+            if (chunk.toString().includes('ready')) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`a bench worker exited (${code}) before it was ready`)));
+        });
+      }),
+    );
+    const queue = await createExecCaseQueue({ redisUrl, batchId: `bench-w${count}`, workflow, tools, queueName });
+    try {
+      return await timeBatch(home, `workers-${count}`, inputs, queue.runCase, IN_FLIGHT);
+    } finally {
+      await queue.close();
+    }
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(
+      children.map(
+        (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(0) : child.once('exit', resolve))),
+      ),
+    );
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH` (issue 14): a batch of cases through one
+ * workflow with no model, durable in `<home>/batches/<id>/` (docs/contracts.md), in this process or on BullMQ
+ * workers (`--workers redis://…`). Exit 0 when every case passed, 1 when some failed or erred, 2 on bad input,
+ * 130 when stopped (SIGINT/SIGTERM) with the command that resumes it.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import {
+  acquireBatch,
+  type BatchManifest,
+  type BatchResult,
+  type BatchSummary,
+  batchPaths,
+  createBatchFolder,
+  createExecCaseQueue,
+  type ExecutableWorkflow,
+  hashFile,
+  loadToolsFile,
+  loadWorkflowFile,
+  newBatchId,
+  readBatchCases,
+  readBatchManifest,
+  redactUrl,
+  runBatch,
+  runWorkflow,
+  scanBatchCases,
+  type CaseRunner,
+  type ToolSet,
+  WeftError,
+} from '../index.js';
+import { createBatchProgress } from './batch-progress.js';
+import { loadContext } from './context.js';
+import { integerFlag } from './flags.js';
+import type { Output, Streams } from './output.js';
+
+export interface ExecBatchFlags {
+  readonly tools?: string;
+  readonly inputs?: string;
+  readonly concurrency?: string;
+  readonly out?: string;
+  readonly workers?: string;
+  readonly resume?: string;
+  readonly rerunInterrupted?: boolean;
+  readonly home?: string;
+  readonly json?: boolean;
+}
+
+/** Failing cases listed in the text summary; the rest are in `--out`. */
+const LISTED_FAILURES = 20;
+const DEFAULT_CONCURRENCY = 8;
+/** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
+const DEFAULT_WORKER_CONCURRENCY = 500;
+
+export async function execBatchCommand(
+  file: string | undefined,
+  flags: ExecBatchFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+): Promise<number> {
+  const { home } = await loadContext(flags);
+  const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  let manifest: BatchManifest;
+  let resuming = false;
+  if (flags.resume !== undefined) {
+    if (file !== undefined || flags.inputs !== undefined)
+      throw new WeftError('BAD_INPUT', '--resume takes no FILE or --inputs: the batch resumes with its own', {
+        location: { field: '--resume' },
+      });
+    manifest = await readBatchManifest(home, flags.resume);
+    resuming = true;
+    await checkUnchanged(manifest);
+    if (flags.tools !== undefined && resolve(flags.tools) !== manifest.tools?.path)
+      throw new WeftError(
+        'BAD_INPUT',
+        `the batch was started with ${manifest.tools ? `--tools ${manifest.tools.path}` : 'no --tools'}`,
+        {
+          location: { field: '--tools' },
+        },
+      );
+  } else {
+    if (file === undefined)
+      throw new WeftError('BAD_INPUT', 'weft exec needs a workflow FILE (or --resume BATCH)', {
+        location: { field: 'FILE' },
+      });
+    if (flags.inputs === undefined)
+      throw new WeftError('BAD_INPUT', '--inputs is missing', { location: { field: '--inputs' } });
+    // Results written over the cases or the workflow would destroy what the batch (and its resume) reads.
+    if (flags.out !== undefined && [resolve(flags.inputs), resolve(file)].includes(resolve(flags.out)))
+      throw new WeftError('BAD_INPUT', `--out ${flags.out} is the batch's own input; write the results elsewhere`, {
+        location: { field: '--out' },
+      });
+    const [workflowHash, scan] = await Promise.all([hashFile(file).catch(() => ''), scanBatchCases(flags.inputs)]);
+    manifest = {
+      version: 1,
+      batchId: newBatchId(),
+      createdAt: new Date().toISOString(),
+      workflow: { path: resolve(file), sha256: workflowHash },
+      ...(flags.tools !== undefined ? { tools: { path: resolve(flags.tools) } } : {}),
+      inputs: { path: resolve(flags.inputs), sha256: scan.sha256, cases: scan.cases },
+      options: {
+        concurrency: concurrencyFlag ?? (flags.workers ? DEFAULT_WORKER_CONCURRENCY : DEFAULT_CONCURRENCY),
+        ...(flags.out !== undefined ? { out: resolve(flags.out) } : {}),
+        ...(flags.workers !== undefined ? { workers: redactUrl(flags.workers).display } : {}),
+      },
+    };
+  }
+  const tools: ToolSet | undefined = manifest.tools ? await openTools(manifest.tools.path, signal) : undefined;
+  try {
+    const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
+    const { workflow } = await loadWorkflowFile(manifest.workflow.path, { toolNames });
+    if (!resuming) {
+      // Hashed before it was read: a file that changed in between is caught by the resume's check, not here.
+      if (manifest.workflow.sha256 === '')
+        throw new WeftError('BAD_INPUT', `cannot read ${file}`, { location: { field: 'FILE' } });
+      await createBatchFolder(home, manifest);
+    }
+    const paths = batchPaths(home, manifest.batchId);
+    const release = await acquireBatch(paths, manifest.batchId);
+    const queue = flags.workers
+      ? await createExecCaseQueue({
+          redisUrl: flags.workers,
+          batchId: manifest.batchId,
+          workflow,
+          tools: tools?.tools ?? [],
+          ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
+        })
+      : undefined;
+    if (resuming && manifest.options.workers && !queue)
+      output.log(
+        `batch ${manifest.batchId} was started with --workers ${manifest.options.workers}; its remaining cases run in this process (give --workers URL to use workers)`,
+      );
+    const progress = createBatchProgress(streams.stderr);
+    let summary: BatchSummary;
+    try {
+      if (!output.json)
+        output.log(
+          `batch ${manifest.batchId}: ${manifest.inputs.cases} cases${resuming ? ' (resumed)' : ''}${queue ? ` on workers at ${redactUrl(flags.workers ?? '').display}` : ''}`,
+        );
+      summary = await runBatch({
+        batchId: manifest.batchId,
+        paths,
+        cases: () => readBatchCases(manifest.inputs.path),
+        total: manifest.inputs.cases,
+        runCase: queue ? queue.runCase : inProcess(workflow, tools),
+        concurrency:
+          concurrencyFlag ??
+          (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
+            ? queue
+              ? DEFAULT_WORKER_CONCURRENCY
+              : DEFAULT_CONCURRENCY
+            : manifest.options.concurrency),
+        ...(manifest.options.out !== undefined ? { out: { path: manifest.options.out, append: resuming } } : {}),
+        ...(flags.rerunInterrupted ? { rerunInterrupted: true } : {}),
+        onProgress: progress.update,
+        signal,
+      });
+    } finally {
+      progress.close();
+      await queue?.close();
+      await release();
+    }
+    report(summary, manifest, output);
+    if (summary.stopped && summary.notRun > 0) {
+      output.log(`resume with: weft exec --resume ${manifest.batchId}`);
+      return 130;
+    }
+    return summary.failed + summary.errors > 0 ? 1 : 0;
+  } finally {
+    await tools?.close();
+  }
+}
+
+function inProcess(workflow: ExecutableWorkflow, tools: ToolSet | undefined): CaseRunner {
+  const list = tools?.tools ?? [];
+  return async (item, _attempt, signal) => {
+    const result = await runWorkflow(workflow, { tools: list, input: item.input, signal });
+    return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
+  };
+}
+
+/** A resume runs the same workflow on the same cases: refused when either file changed since the batch started. */
+async function checkUnchanged(manifest: BatchManifest): Promise<void> {
+  const changed = async (path: string, sha256: string, what: string, field: string) => {
+    const now = await hashFile(path).catch(() => undefined);
+    if (now === undefined)
+      throw new WeftError('BAD_INPUT', `batch ${manifest.batchId}: its ${what} ${path} cannot be read any more`, {
+        location: { file: path, field },
+      });
+    if (now !== sha256)
+      throw new WeftError(
+        'BAD_INPUT',
+        `batch ${manifest.batchId}: its ${what} ${path} changed since the batch started (sha256 ${sha256.slice(0, 12)}…, now ${now.slice(0, 12)}…); start a new batch instead`,
+        { location: { file: path, field } },
+      );
+  };
+  await changed(manifest.workflow.path, manifest.workflow.sha256, 'workflow file', 'FILE');
+  await changed(manifest.inputs.path, manifest.inputs.sha256, 'cases file', '--inputs');
+}
+
+function report(summary: BatchSummary, manifest: BatchManifest, output: Output): void {
+  const out = manifest.options.out;
+  if (output.json) {
+    output.document({
+      batchId: summary.batchId,
+      cases: summary.cases,
+      passed: summary.passed,
+      failed: summary.failed,
+      errors: summary.errors,
+      ...(summary.notRun > 0 ? { notRun: summary.notRun } : {}),
+      results: summary.results,
+      ...(summary.resultsOmitted > 0
+        ? {
+            resultsOmitted: summary.resultsOmitted,
+            resultsNote: out
+              ? `${summary.resultsOmitted} results are only in ${out}`
+              : `${summary.resultsOmitted} results are not shown; use --out FILE to keep every result`,
+          }
+        : {}),
+      ...(out ? { out } : {}),
+    });
+    return;
+  }
+  output.text(
+    `batch ${summary.batchId}: ${summary.cases} cases, ${summary.passed} passed, ${summary.failed} failed, ${summary.errors} errors${summary.notRun > 0 ? `, ${summary.notRun} not run` : ''}${out ? ` (results in ${out})` : ''}`,
+  );
+  const failing = summary.results.filter((result) => !result.ok);
+  for (const result of failing.slice(0, LISTED_FAILURES)) output.text(`  ${describeFailure(result)}`);
+  const more = summary.failed + summary.errors - Math.min(failing.length, LISTED_FAILURES);
+  if (more > 0) output.text(`  … and ${more} more${out ? ` (see ${out})` : ' (use --out FILE to keep every result)'}`);
+}
+
+function describeFailure(result: BatchResult): string {
+  const id = JSON.stringify(result.id);
+  if (result.error) return `${id}: ${result.error.code}: ${result.error.message}`.slice(0, 500);
+  return `${id}: output ${JSON.stringify(result.output)?.slice(0, 200)} is not the expected one`;
+}
+
+async function openTools(path: string, signal: AbortSignal): Promise<ToolSet> {
+  const absolute = isAbsolute(path) ? path : resolve(path);
+  try {
+    return await loadToolsFile(absolute, { signal });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new WeftError('BAD_INPUT', `no tools file ${path}`, { location: { field: '--tools' } });
+    throw error;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * A batch's folder, `<home>/batches/<batchId>/` (docs/contracts.md): `batch.json` (what it was started with),
+ * `log.jsonl` (append-only: a `start` record per case written before it runs, a `result` record after) and
+ * `owner.json` (the process running it, while it runs).
+ *
+ * Decisions:
+ * - A `start` record is written with a synchronous write (no buffer in this process) before the case can call a
+ *   tool, so a killed process leaves its running cases visibly started. `result` records may wait for the next
+ *   start (one write for both) or a short timer: one lost to a kill leaves its case started without a result,
+ *   reported interrupted on the resume, never run twice.
+ * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
+ *   host is never judged gone (as for runs: run-owner.ts).
+ * - A torn last line (the process died mid-write) is ignored when the log is read.
+ */
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { WeftError } from '../errors.js';
+import { currentOwner, ownerState } from '../store/run-owner.js';
+
+export interface BatchManifest {
+  readonly version: 1;
+  readonly batchId: string;
+  readonly createdAt: string;
+  readonly workflow: { readonly path: string; readonly sha256: string };
+  readonly tools?: { readonly path: string };
+  readonly inputs: { readonly path: string; readonly sha256: string; readonly cases: number };
+  readonly options: {
+    readonly concurrency: number;
+    readonly maxVisits?: number;
+    readonly out?: string;
+    /** The redis URL of `--workers`, credentials redacted (a resume asks for the URL again). */
+    readonly workers?: string;
+  };
+}
+
+export interface BatchError {
+  readonly code: string;
+  readonly message: string;
+  /** Where in the workflow: e.g. `nodes.add`, `node add (args).a`. */
+  readonly field?: string;
+}
+
+export type CaseStatus = 'passed' | 'failed' | 'error';
+
+export type BatchLogRecord =
+  | { readonly type: 'start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
+  | {
+      readonly type: 'result';
+      readonly id: string | number;
+      readonly status: CaseStatus;
+      readonly output?: unknown;
+      readonly error?: BatchError;
+      /** Written for a case found started without a result: reported, not run again. */
+      readonly interrupted?: true;
+      readonly steps?: number;
+      readonly toolCalls?: number;
+    };
+
+const SAFE_BATCH_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+export interface BatchPaths {
+  readonly dir: string;
+  readonly manifest: string;
+  readonly log: string;
+  readonly owner: string;
+}
+
+export function batchPaths(home: string, batchId: string): BatchPaths {
+  if (!SAFE_BATCH_ID.test(batchId))
+    throw new WeftError(
+      'BAD_INPUT',
+      `Invalid batch id ${JSON.stringify(batchId)}: expected letters, digits, '.', '_' or '-'`,
+      {
+        location: { field: '--resume' },
+      },
+    );
+  const dir = join(home, 'batches', batchId);
+  return { dir, manifest: join(dir, 'batch.json'), log: join(dir, 'log.jsonl'), owner: join(dir, 'owner.json') };
+}
+
+/** `b-20261125-060830-3fa9c2`: sortable by time, unique enough for one home. */
+export function newBatchId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `b-${stamp}-${Math.random().toString(16).slice(2, 8)}`;
+}
+
+export async function createBatchFolder(home: string, manifest: BatchManifest): Promise<BatchPaths> {
+  const paths = batchPaths(home, manifest.batchId);
+  await mkdir(join(home, 'batches'), { recursive: true });
+  try {
+    await mkdir(paths.dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new WeftError('BAD_INPUT', `batch ${manifest.batchId} already exists`, { location: { field: '--inputs' } });
+    throw error;
+  }
+  // The folder was just made by this process (mkdir fails on an existing one): nothing can be planted in it.
+  await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
+  return paths;
+}
+
+export async function readBatchManifest(home: string, batchId: string): Promise<BatchManifest> {
+  const paths = batchPaths(home, batchId);
+  let text: string;
+  try {
+    text = await readFile(paths.manifest, 'utf8');
+  } catch {
+    throw new WeftError('BAD_INPUT', `no batch ${batchId} in ${join(home, 'batches')}`, {
+      location: { field: '--resume' },
+    });
+  }
+  const manifest = JSON.parse(text) as BatchManifest;
+  if (manifest.version !== 1 || manifest.batchId !== batchId)
+    throw new WeftError('BAD_INPUT', `${paths.manifest} is not a batch manifest of this version of Weft`, {
+      location: { file: paths.manifest },
+    });
+  return manifest;
+}
+
+/**
+ * Takes the batch for this process; BAD_INPUT when another live process has it. Returns the release function
+ * (removes the owner file).
+ */
+export async function acquireBatch(paths: BatchPaths, batchId: string): Promise<() => Promise<void>> {
+  const me = currentOwner();
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      await writeFile(paths.owner, `${JSON.stringify(me)}\n`, { flag: 'wx' });
+      return async () => {
+        await unlink(paths.owner).catch(() => {});
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let owner: { pid: number; host: string } | undefined;
+    try {
+      owner = JSON.parse(await readFile(paths.owner, 'utf8')) as { pid: number; host: string };
+    } catch {
+      owner = undefined; // torn or vanished: try again
+    }
+    if (owner && ownerState(owner) !== 'gone')
+      throw new WeftError(
+        'BAD_INPUT',
+        `batch ${batchId} is being run by process ${owner.pid} on ${owner.host}; wait for it to end (or stop it)`,
+        { location: { field: '--resume' } },
+      );
+    // Its owner is gone: take the batch over.
+    await unlink(paths.owner).catch(() => {});
+  }
+  throw new WeftError('BAD_INPUT', `batch ${batchId}: could not take its owner file ${paths.owner}`, {
+    location: { field: '--resume' },
+  });
+}
+
+/**
+ * An append-only JSONL file. `append` writes at once (with whatever is pending before it, in one write);
+ * `appendLater` keeps the record until the next `append`, `flush` or `close`, or until enough are pending.
+ */
+export interface AppendLog {
+  append(record: unknown): void;
+  appendLater(record: unknown): void;
+  flush(): void;
+  close(): void;
+}
+
+/** Records kept by `appendLater` before they are written anyway. */
+const MAX_PENDING = 64;
+
+export function openAppendLog(path: string, { truncate = false }: { truncate?: boolean } = {}): AppendLog {
+  const fd = openSync(
+    path,
+    constants.O_WRONLY |
+      constants.O_CREAT |
+      (truncate ? constants.O_TRUNC : constants.O_APPEND) |
+      (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
+  let open = true;
+  let pending = '';
+  let count = 0;
+  const write = (text: string) => {
+    if (text !== '') writeSync(fd, text);
+  };
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    count = 0;
+    write(text);
+  };
+  return {
+    append(record) {
+      const text = `${pending}${JSON.stringify(record)}\n`;
+      pending = '';
+      count = 0;
+      write(text);
+    },
+    appendLater(record) {
+      pending += `${JSON.stringify(record)}\n`;
+      if (++count >= MAX_PENDING) flush();
+    },
+    flush,
+    close() {
+      if (!open) return;
+      flush();
+      closeSync(fd);
+      open = false;
+    },
+  };
+}
+
+/** What the log says so far: the last result of each case and how many times each was started. */
+export interface BatchLogState {
+  /** Case key → final status; `interrupted` results are listed in `interrupted` too. */
+  readonly results: Map<string, CaseStatus>;
+  readonly interrupted: Set<string>;
+  /** Case key → starts recorded. */
+  readonly starts: Map<string, number>;
+}
+
+/** Reads the log record by record; `onResult` sees each case's result records in order. */
+export async function readBatchLog(
+  path: string,
+  onResult?: (record: Extract<BatchLogRecord, { type: 'result' }>) => void,
+): Promise<BatchLogState> {
+  const state: BatchLogState = { results: new Map(), interrupted: new Set(), starts: new Map() };
+  let stream: ReturnType<typeof createReadStream>;
+  try {
+    stream = createReadStream(path, { encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return state;
+    throw error;
+  }
+  for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+    if (line.trim() === '') continue;
+    let record: BatchLogRecord;
+    try {
+      record = JSON.parse(line) as BatchLogRecord;
+    } catch {
+      continue; // a torn last line
+    }
+    const key = String(record.id);
+    if (record.type === 'start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
+    else if (record.type === 'result') {
+      state.results.set(key, record.status);
+      if (record.interrupted) state.interrupted.add(key);
+      else state.interrupted.delete(key);
+      onResult?.(record);
+    }
+  }
+  return state;
+}
