@@ -5,6 +5,12 @@
  * Written against the suite harness's injected stages, so it runs with fakes today and with the real stages once
  * suite-stages.ts is wired. N instances are the task's test inputs, cycled.
  */
+import { fileURLToPath } from 'node:url';
+import { startBusinessApi } from '../examples/business-api/business-api.js';
+import { loadSuite } from '../src/distill/load-suite.js';
+import { openSuiteTools } from '../src/distill/open-suite-tools.js';
+import { simModel } from '../src/llm/sim-model.js';
+import type { ReportRow } from './report.js';
 import {
   countingModel,
   type EvaluateSuiteOptions,
@@ -20,6 +26,8 @@ import { sameJson } from '../src/text/same-json.js';
 import { suiteStages } from '../src/distill/suite-stages.js';
 import type { ChatModel, ChatResult } from '../src/llm/chat-model.js';
 import type { Tool } from '../src/tools/tool.js';
+
+const SUITE_DIR = fileURLToPath(new URL('../examples/distill-suite', import.meta.url));
 
 export interface CostSavedOptions {
   readonly tasks: readonly SuiteTask[];
@@ -147,4 +155,63 @@ export async function measureCostSaved(options: CostSavedOptions): Promise<CostS
       savedTokens: tokens(solveEach) - tokens(distilOnce),
     },
   };
+}
+
+/** Instances per task in `npm run bench -- distill`'s cost section. */
+const BENCH_INSTANCES = 50;
+
+/**
+ * The cost section of `npm run bench -- distill`: the whole shipped suite (examples/distill-suite, the business API
+ * started in this process) with the sim model, N instances per task solved one agent run each, against distilling
+ * once (ES-P&E) and running the workflow N times. Simulated: the sim's calls and estimated tokens, labelled so.
+ */
+export async function costSavedSection(): Promise<{ rows: ReportRow[]; notes: string[] }> {
+  const api = await startBusinessApi({ port: 0 });
+  const suite = await loadSuite(SUITE_DIR);
+  const tools = await openSuiteTools(suite.tasks, { env: { ...process.env, BUSINESS_API_URL: api.url } });
+  try {
+    const measured = await measureCostSaved({
+      tasks: suite.tasks,
+      model: simModel('seed=1'),
+      toolsFor: tools.toolsFor,
+      instances: BENCH_INSTANCES,
+    });
+    const { total } = measured;
+    const tokens = (usage: StageUsage) => usage.inputTokens + usage.outputTokens;
+    const instances = measured.tasks.reduce((sum, task) => sum + task.instances, 0);
+    const correct = measured.tasks.reduce((sum, task) => sum + task.execEach.correct, 0);
+    const failed = measured.tasks.filter((task) => task.error !== undefined);
+    return {
+      rows: [
+        { label: `model calls: solve each of ${instances} instances with the agent`, value: total.solveEach.calls },
+        {
+          label: 'model calls: distil once per task (execute on train inputs, summarize)',
+          value: total.distilOnce.calls,
+        },
+        { label: 'model calls: run the distilled workflows on every instance', value: total.execLlmCalls },
+        {
+          label: 'calls ratio: solve each / (distil once + exec each)',
+          value: total.solveEach.calls / Math.max(1, total.distilOnce.calls + total.execLlmCalls),
+          unit: 'x',
+        },
+        { label: 'tokens: solve each', value: tokens(total.solveEach) },
+        { label: 'tokens: distil once', value: tokens(total.distilOnce) },
+        {
+          label: 'tokens ratio: solve each / distil once',
+          value: tokens(total.solveEach) / Math.max(1, tokens(total.distilOnce)),
+          unit: 'x',
+        },
+        { label: 'instances the workflows answered exactly', value: correct / Math.max(1, instances), unit: 'share' },
+      ],
+      notes: [
+        `simulated (sim model, estimated tokens): ${suite.tasks.length} tasks of examples/distill-suite, ${BENCH_INSTANCES} instances each (their tests, cycled)`,
+        ...(failed.length > 0
+          ? [`distilling failed for ${failed.map((task) => `${task.task} (${task.error})`).join(', ')}`]
+          : []),
+      ],
+    };
+  } finally {
+    await tools.close();
+    await api.close();
+  }
 }

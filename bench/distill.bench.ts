@@ -9,12 +9,14 @@
  * Every case has a known expected output (computed here from the tools' own functions), so the figures count
  * only correct runs.
  *
- * Other sections (the cost saved by distillation, bench/distill-cost.ts) join through `distillBenchSections`.
+ * Then the cost saved by distillation (bench/distill-cost.ts): solving N instances with the agent against
+ * distilling once and running the workflow N times.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { costSavedSection } from './distill-cost.js';
 import { readBatchCases, scanBatchCases } from '../src/distill/batch-cases.js';
 import { batchPaths } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
@@ -35,18 +37,6 @@ const WORKER_COUNTS = [1, 2, 4] as const;
 const IN_FLIGHT = 2000;
 const WORKFLOW = new URL('./distill/order.workflow.json', import.meta.url).pathname;
 const TOOLS = new URL('./distill/tools.yaml', import.meta.url).pathname;
-
-/** A further part of this bench's report (e.g. the cost saved by distillation), run after the throughput. */
-export interface DistillBenchSection {
-  readonly name: string;
-  run(): Promise<{ readonly rows: readonly ReportRow[]; readonly notes: readonly string[] }>;
-}
-
-/**
- * The hook for other sections: `distillBenchSections.push({ name: 'cost saved', run: … })` from a module this
- * file imports (bench/distill-cost.ts's `measureCostSaved()`, once it exists, wrapped into rows).
- */
-export const distillBenchSections: DistillBenchSection[] = [];
 
 export const distillBench: Bench = {
   name: 'distill',
@@ -77,11 +67,9 @@ export const distillBench: Bench = {
       const distributed = await timeWorkers(home, inputs, workflow, tools.tools);
       rows.push(...distributed.rows);
       notes.push(...distributed.notes);
-      for (const section of distillBenchSections) {
-        const part = await section.run();
-        rows.push(...part.rows);
-        notes.push(...part.notes.map((note) => `${section.name}: ${note}`));
-      }
+      const cost = await costSavedSection();
+      rows.push(...cost.rows);
+      notes.push(...cost.notes.map((note) => `cost saved: ${note}`));
       return { title, rows, notes };
     } finally {
       await tools.close();
