@@ -53,6 +53,24 @@ describe('weft exec', () => {
     expect(JSON.parse(result.stdout)).toEqual({ output: 10, steps: 16, toolCalls: 4, llmCalls: 0 });
   });
 
+  it('constructs no model: a configured model that cannot be made does not matter to exec, one input or a batch', async () => {
+    // Any model made from this spec fails at once (the replies file is missing): `weft plan` shows it does.
+    const env = { WEFT_MODEL: `scripted:${join(scratch, 'no-such-replies.json')}` };
+    const planned = await cli(['plan', 'anything', '--home', join(scratch, 'home-plan')], env);
+    expect(planned.code).not.toBe(0);
+    const one = await cli(['exec', SUM, '--tools', `${DIR}/tools.yaml`, '--input', '{"n":3}', '--json'], env);
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ output: 6, llmCalls: 0 });
+    const cases = join(scratch, 'no-model-cases.jsonl');
+    writeFileSync(cases, '{"id":"a","input":{"n":2},"expected":3}\n{"id":"b","input":{"n":5},"expected":15}\n');
+    const batch = await cli(
+      ['exec', SUM, '--tools', `${DIR}/tools.yaml`, '--inputs', cases, '--home', join(scratch, 'home-batch'), '--json'],
+      env,
+    );
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(JSON.parse(batch.stdout)).toMatchObject({ cases: 2, passed: 2 });
+  });
+
   it('refuses input that breaks the inputs schema, and a broken workflow, with exit 2', async () => {
     const bad = await cli([
       'exec',
