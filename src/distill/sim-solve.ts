@@ -10,49 +10,14 @@
  * plan-execute's planning call gets the reference's tool nodes and conditions, in the order a walk from the start
  * meets them, as the plan. Deterministic: the same conversation always gets the same reply.
  */
-import type { ChatCall, ChatMessage } from '../llm/chat-model.js';
+import type { ChatCall } from '../llm/chat-model.js';
 import type { SimOptions } from '../llm/sim-options.js';
 import { nextToolCallNumber, toolCallId } from '../llm/tool-call-ids.js';
-import type { JsonValue, Tool } from '../tools/tool.js';
+import { clip } from '../text/clip.js';
 import type { DistillSimReply } from './distill-sim-reply.js';
-import { runWorkflow } from './run-workflow.js';
+import { recordedCalls, stepReference } from './replay-reference.js';
 import { isPlanningCall, readTaskInput } from './solve-prompts.js';
 import { expressionOf, type ExecutableWorkflow, type WorkflowNode } from './workflow.js';
-
-interface Recorded {
-  readonly name: string;
-  readonly content: string;
-  readonly isError: boolean;
-}
-
-/** The tool calls of the conversation that have a result, in the order they were made. */
-function recordedCalls(messages: readonly ChatMessage[]): Recorded[] {
-  const results = new Map<string, { content: string; isError: boolean }>();
-  for (const message of messages) {
-    if (message.role === 'tool')
-      results.set(message.toolCallId, { content: message.content, isError: message.isError === true });
-  }
-  const recorded: Recorded[] = [];
-  for (const message of messages) {
-    if (message.role !== 'assistant') continue;
-    for (const call of message.toolCalls ?? []) {
-      const result = results.get(call.id);
-      if (result) recorded.push({ name: call.name, ...result });
-    }
-  }
-  return recorded;
-}
-
-/** A tool message's content as the value the tool returned: JSON text parsed, any other text as the string. */
-function resultValue(content: string): JsonValue {
-  try {
-    return JSON.parse(content) as JsonValue;
-  } catch {
-    return content;
-  }
-}
-
-class Stop extends Error {}
 
 export async function simSolveReply(
   call: ChatCall,
@@ -66,49 +31,16 @@ export async function simSolveReply(
   if (isPlanningCall(call)) return { text: JSON.stringify(planOf(reference)) };
 
   const recorded = recordedCalls(call.messages);
-  const failed = recorded.find((entry) => entry.isError);
-  if (failed) {
-    // No brackets from the error's JSON: the reply must not parse as an answer.
-    return {
-      text: `I could not finish: the tool ${failed.name} failed: ${clip(failed.content.replace(/[[\]{}]/g, ' '))}`,
-    };
-  }
-
-  let position = 0;
-  let next: { name: string; args: JsonValue } | undefined;
-  let diverged: string | undefined;
-  const toolNames = new Set(reference.nodes.flatMap((node) => (node.kind === 'tool' ? [node.tool] : [])));
-  const tools: Tool[] = [...toolNames].map((name) => ({
-    name,
-    description: 'the sim replaying the conversation',
-    inputSchema: { type: 'object' },
-    source: 'sim',
-    async call(args: JsonValue): Promise<JsonValue> {
-      const entry = recorded[position];
-      if (entry === undefined) {
-        next = { name, args };
-        throw new Stop();
-      }
-      position += 1;
-      if (entry.name !== name) {
-        diverged = `call ${position} of the conversation was ${entry.name}, where the reference calls ${name}`;
-        throw new Stop();
-      }
-      return resultValue(entry.content);
-    },
-  }));
-
-  try {
-    const result = await runWorkflow(reference, { tools, input: input as Record<string, unknown> });
-    return { text: JSON.stringify(result.output ?? null) };
-  } catch (error) {
-    if (diverged !== undefined) return { text: `I could not follow the reference workflow: ${diverged}.` };
-    if (next === undefined) {
-      const message = error instanceof Error ? error.message : String(error);
-      return { text: `I could not finish: ${clip(message.replace(/[[\]{}]/g, ' '))}` };
-    }
-  }
-  const offered = call.toolChoice !== 'none' && (call.tools ?? []).some((tool) => tool.name === next?.name);
+  // No brackets from an error's JSON: the reply must not parse as an answer, so the trace is unsuccessful.
+  const unbracketed = (text: string) => flat(text.replace(/[[\]{}]/g, ' '));
+  const failedCall = recorded.find((entry) => entry.isError);
+  if (failedCall)
+    return { text: `I could not finish: the tool ${failedCall.name} failed: ${unbracketed(failedCall.content)}` };
+  const step = await stepReference(reference, input, recorded);
+  if (step.kind === 'failed') return { text: `I could not finish: ${unbracketed(step.reason)}` };
+  if (step.kind === 'done') return { text: JSON.stringify(step.output ?? null) };
+  const next = { name: step.tool, args: step.args };
+  const offered = call.toolChoice !== 'none' && (call.tools ?? []).some((tool) => tool.name === next.name);
   if (!offered) {
     return { text: `I could not finish: the next step needs the tool ${next.name}, which this call does not offer.` };
   }
@@ -152,7 +84,7 @@ function describeStep(node: WorkflowNode): string | undefined {
   }
 }
 
-function clip(text: string, limit = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
+/** One line of at most 200 characters. */
+function flat(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), 200);
 }

@@ -342,7 +342,7 @@ describe('the sim following a reference workflow', () => {
       { ...after[2]!, name: 'mul' },
     ];
     expect((await simSolveReply({ system, messages: wrong, tools }, sumToN, options)).text).toContain(
-      'call 1 of the conversation was mul, where the reference calls add',
+      'the conversation called mul where the reference calls add',
     );
     expect((await simSolveReply({ messages: [], tools }, sumToN, options)).text).toContain('no <task-input> block');
     expect(
