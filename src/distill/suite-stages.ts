@@ -6,7 +6,9 @@
  */
 import type { ChatModel } from '../llm/chat-model.js';
 import { distillTraces } from './distill-traces.js';
-import type { SuiteStages } from './evaluate-suite.js';
+import type { StageContext, SuiteStages } from './evaluate-suite.js';
+import type { TaskInput } from './load-suite.js';
+import type { JsonValue } from '../tools/tool.js';
 import { solveAndBuild } from './single-stage.js';
 import { solveTask } from './solve.js';
 import type { AgentStrategy, DistillVariant } from './stage-types.js';
@@ -19,38 +21,27 @@ export const SUITE_SOLVE_MAX_STEPS = 100;
 
 export function suiteStages(model: ChatModel, variant: DistillVariant): SuiteStages {
   const strategy: AgentStrategy = variant === 'es-react' || variant === 'react' ? 'react' : 'plan-execute';
+  // What the execute agent and the single-stage agent are given for one instance.
+  const instance = (input: TaskInput, expected: JsonValue | undefined, { task, tools, signal }: StageContext) => ({
+    model,
+    tools,
+    task: task.description,
+    input,
+    mode: strategy,
+    taskKey: task.name,
+    maxSteps: SUITE_SOLVE_MAX_STEPS,
+    ...(expected === undefined ? {} : { expected }),
+    ...(task.tools[0] === undefined ? {} : { toolsPath: task.tools[0] }),
+    signal,
+  });
   if (variant === 'react' || variant === 'pe') {
     return {
-      solveAndBuild: (input, expected, { task, tools, signal }) =>
-        solveAndBuild({
-          model,
-          tools,
-          task: task.description,
-          input,
-          mode: strategy,
-          taskKey: task.name,
-          name: task.name,
-          maxSteps: SUITE_SOLVE_MAX_STEPS,
-          ...(expected === undefined ? {} : { expected }),
-          ...(task.tools[0] === undefined ? {} : { toolsPath: task.tools[0] }),
-          signal,
-        }),
+      solveAndBuild: (input, expected, context) =>
+        solveAndBuild({ ...instance(input, expected, context), name: context.task.name }),
     };
   }
   return {
-    execute: (input, expected, { task, tools, signal }) =>
-      solveTask({
-        model,
-        tools,
-        task: task.description,
-        input,
-        mode: strategy,
-        taskKey: task.name,
-        maxSteps: SUITE_SOLVE_MAX_STEPS,
-        ...(expected === undefined ? {} : { expected }),
-        ...(task.tools[0] === undefined ? {} : { toolsPath: task.tools[0] }),
-        signal,
-      }),
+    execute: (input, expected, context) => solveTask(instance(input, expected, context)),
     summarize: (traces, { task, tools, signal }) =>
       distillTraces({ model, traces, tools, strategy, name: task.name, signal }),
   };
