@@ -14,7 +14,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
-import { canonicalJson } from '../text/canonical-json.js';
+import { sameJson } from '../text/same-json.js';
 import type { BatchCase } from './batch-cases.js';
 import {
   type AppendLog,
@@ -189,7 +189,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       try {
         const run = await options.runCase(item, attempt, stop.signal);
         const output = run.output === undefined ? null : run.output;
-        const ok = item.expected === undefined || canonicalJson(output) === canonicalJson(item.expected.value);
+        const ok = item.expected === undefined || sameJson(output, item.expected.value);
         record(item, ok ? 'passed' : 'failed', { output, steps: run.steps, toolCalls: run.toolCalls });
       } catch (error) {
         // Cancelled by our own stop: left started without a result, so a resume reports it interrupted.
