@@ -19,6 +19,7 @@ import { costOf } from '../llm/pricing.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
 import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
+import { MAX_TRACE_ARGS_CHARS, traceValue } from '../store/trace-value.js';
 import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.js';
 import { sameJson } from '../text/same-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
@@ -112,14 +113,18 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
 
   const hooks: ToolLoopHooks = {
     onCallEnd(call, outcome) {
-      const args = call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args;
+      // Bounded: a model's runaway arguments (or a tool's deep result) must not make the whole trace unstorable.
+      const args = traceValue(
+        call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args,
+        MAX_TRACE_ARGS_CHARS,
+      );
       calls.push({
         sequence: call.sequence + sequenceBase,
         call: {
           tool: call.name,
           args,
           ok: outcome.ok,
-          ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+          ...(outcome.ok ? { result: traceValue(outcome.result) } : { error: outcome.error }),
           durationMs: outcome.durationMs,
           ...(step !== undefined ? { step } : {}),
         },
@@ -174,7 +179,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       const result = await loop([{ role: 'user', content: REACT_START }]);
       messages = [...result.messages];
       const parsed = await parse(result.text, messages, ANSWER, 'answer');
-      if (parsed.ok) [answer, answered] = [parsed.value, true];
+      if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
       else error = parsed.error;
     } else {
       messages = [{ role: 'user', content: planRequest(options.tools) }];
@@ -194,7 +199,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
         const result = await loop([...messages, { role: 'user', content: FINAL_REQUEST }]);
         messages = [...result.messages];
         const parsed = await parse(result.text, messages, ANSWER, 'answer');
-        if (parsed.ok) [answer, answered] = [parsed.value, true];
+        if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
         else error = parsed.error;
       }
     }

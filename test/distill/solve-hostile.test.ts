@@ -1,0 +1,90 @@
+/** The execute stage against a runaway model and tool: whatever they send, the trace is still saved and read back. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTracesFile } from '../../src/distill/read-traces-file.js';
+import { solveTask } from '../../src/distill/solve.js';
+import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
+import { MAX_TRACE_VALUE_DEPTH } from '../../src/store/trace-value.js';
+import type { JsonValue, Tool } from '../../src/tools/tool.js';
+
+/** `{x: {x: … 1}}`, `levels` deep, built without recursion. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let level = 0; level < levels; level++) value = { x: value };
+  return value;
+}
+
+/** Each call answers with the next reply (the last one again past the end). */
+function replies(list: readonly Omit<ChatResult, 'usage' | 'model'>[]): ChatModel {
+  let index = 0;
+  return {
+    id: 'fake:runaway',
+    kind: 'real',
+    toolCalling: 'native',
+    async generate(): Promise<ChatResult> {
+      const reply = list[Math.min(index++, list.length - 1)] as Omit<ChatResult, 'usage' | 'model'>;
+      return { ...reply, usage: { inputTokens: 1, outputTokens: 1 }, model: 'fake' };
+    },
+  };
+}
+
+const echo: Tool = {
+  name: 'echo',
+  description: 'Returns a deeply nested value',
+  inputSchema: { type: 'object' },
+  source: 'test',
+  maxResultBytes: 1_000_000,
+  async call(): Promise<JsonValue> {
+    return nested(2_000) as JsonValue;
+  },
+};
+
+describe('solveTask with runaway values', () => {
+  it('keeps 5,000-level and 1 MB arguments, a deep result and a deep answer as text, so the trace is stored', async () => {
+    const model = replies([
+      {
+        text: '',
+        toolCalls: [
+          { id: 'c1', name: 'echo', args: nested(5_000) },
+          { id: 'c2', name: 'echo', args: { blob: 'x'.repeat(1_000_000) } },
+          { id: 'c3', name: 'echo', args: {} },
+        ],
+      },
+      { text: `${'['.repeat(3_000)}${']'.repeat(3_000)}` },
+    ]);
+    const trace = await solveTask({ model, tools: [echo], task: 'T', input: {} });
+    expect(trace.calls).toHaveLength(3);
+    expect(trace.calls[0]?.args).toBe(`[not kept: nested deeper than ${MAX_TRACE_VALUE_DEPTH} levels]`);
+    expect(trace.calls[1]?.args).toMatch(/^\{"blob":"x{10}.*… \[cut: 1,000,011 characters\]$/);
+    expect(String(trace.calls[1]?.args).length).toBeLessThan(100_100);
+    expect(trace.calls[2]?.result).toBe(`[not kept: nested deeper than ${MAX_TRACE_VALUE_DEPTH} levels]`);
+    expect(trace.answer).toBe(`[not kept: nested deeper than ${MAX_TRACE_VALUE_DEPTH} levels]`);
+
+    const folder = mkdtempSync(join(tmpdir(), 'weft-solve-hostile-'));
+    const store = openSqliteRunStore(join(folder, 'weft.db'));
+    try {
+      await store.saveTrace(trace);
+      const stored = await store.getTrace(trace.traceId);
+      expect(stored?.calls).toEqual(trace.calls);
+      // What `weft traces show --json` prints reads back for `weft distill --traces`.
+      const file = join(folder, 'trace.json');
+      writeFileSync(file, JSON.stringify({ traces: [stored] }));
+      expect((await readTracesFile(file)).map((read) => read.traceId)).toEqual([trace.traceId]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps values within the limits as they are', async () => {
+    const model = replies([
+      { text: '', toolCalls: [{ id: 'c1', name: 'echo', args: nested(MAX_TRACE_VALUE_DEPTH) }] },
+      { text: JSON.stringify(nested(MAX_TRACE_VALUE_DEPTH)) },
+    ]);
+    const trace = await solveTask({ model, tools: [echo], task: 'T', input: {} });
+    expect(trace.calls[0]?.args).toEqual(nested(MAX_TRACE_VALUE_DEPTH));
+    expect(trace.answer).toEqual(nested(MAX_TRACE_VALUE_DEPTH));
+  });
+});
