@@ -5,9 +5,7 @@
  * `finish` within `--max-steps`) goes to `<out without .json>.partial.json` with exit 1. `--model
  * sim:reference=FILE` makes the sim emit that workflow through the graph tools.
  */
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import {
   type AgentStrategy,
   DEFAULT_DISTILL_MAX_STEPS,
@@ -28,6 +26,7 @@ import {
 } from '../index.js';
 import { type CommonFlags, loadContext, loadModel, openExistingStore, requireValue, storePlace } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
+import { checkOutFile, writeOutFile } from './out-file.js';
 import type { Output } from './output.js';
 
 interface DistillFlags extends CommonFlags {
@@ -60,17 +59,13 @@ export async function distillCommand(
       location: { field: '<traceIds>' },
     });
   }
-  // Before any model call: a summary that cannot be written is work lost.
-  const folder = dirname(out);
-  if (!existsSync(folder) || !statSync(folder).isDirectory() || (existsSync(out) && statSync(out).isDirectory())) {
-    throw new WeftError(
-      'BAD_INPUT',
-      `cannot write ${out}: ${existsSync(out) ? 'it is a folder' : `no folder ${folder}`}`,
-      {
-        location: { field: '--out' },
-      },
-    );
-  }
+  // Before any model call: a summary that cannot be written is work lost, and the inputs must survive it.
+  const inputs = [
+    ...(flags.traces !== undefined ? [{ flag: '--traces', path: flags.traces }] : []),
+    { flag: '--tools', path: toolsPath },
+  ];
+  await checkOutFile(out, '--out', inputs);
+  await checkOutFile(partialPath(out), '--out', inputs);
   const context = await loadContext(flags);
   const traces =
     flags.traces !== undefined ? await readTracesFile(flags.traces) : await storedTraces(traceIds, context);
@@ -103,7 +98,7 @@ export async function distillCommand(
       signal,
     });
     const written = result.finished ? out : partialPath(out);
-    await writeFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`);
+    await writeOutFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`, '--out');
     const errors = result.problems.filter((problem) => problem.severity === 'error').length;
     if (output.json) {
       output.document({
