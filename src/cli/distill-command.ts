@@ -96,6 +96,8 @@ export async function distillCommand(
       strategy,
       maxSteps,
       signal,
+      // Ctrl-C or SIGTERM: the graph so far is written as the partial workflow, not lost.
+      keepOnAbort: true,
     });
     const written = result.finished ? out : partialPath(out);
     await writeOutFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`, '--out');

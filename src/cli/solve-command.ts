@@ -90,8 +90,11 @@ export async function solveCommand(
         ...(flags.taskKey !== undefined ? { taskKey: flags.taskKey } : {}),
         ...(expected !== undefined ? { expected } : {}),
         signal,
+        // Ctrl-C or SIGTERM: the calls made so far are saved as an unsuccessful trace, not lost.
+        keepOnAbort: true,
       });
       await store.saveTrace(trace);
+      if (signal.aborted) output.log(`weft solve: cancelled; the trace so far is saved as ${trace.traceId}`);
       if (output.json) {
         output.document({
           traceId: trace.traceId,

@@ -206,10 +206,9 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   } catch (failure) {
     if (failure instanceof DeadlineReached) {
       error = `no answer within ${maxSteps} model call${maxSteps === 1 ? '' : 's'} (the solve's limit; raise it with --max-steps)`;
-    } else if (isWeftError(failure) && failure.code === 'ABORTED') {
-      throw failure;
-    } else if (options.signal?.aborted) {
-      throw failure;
+    } else if ((isWeftError(failure) && failure.code === 'ABORTED') || options.signal?.aborted) {
+      if (!options.keepOnAbort) throw failure;
+      error = 'cancelled before an answer (the calls made so far are kept)';
     } else {
       error = `the solve failed: ${failure instanceof Error ? failure.message : String(failure)}`;
     }

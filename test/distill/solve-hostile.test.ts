@@ -3,8 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { distillTraces } from '../../src/distill/distill-traces.js';
 import { readTracesFile } from '../../src/distill/read-traces-file.js';
 import { solveTask } from '../../src/distill/solve.js';
+import { WeftError } from '../../src/errors.js';
 import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { MAX_TRACE_VALUE_DEPTH } from '../../src/store/trace-value.js';
@@ -86,5 +88,99 @@ describe('solveTask with runaway values', () => {
     const trace = await solveTask({ model, tools: [echo], task: 'T', input: {} });
     expect(trace.calls[0]?.args).toEqual(nested(MAX_TRACE_VALUE_DEPTH));
     expect(trace.answer).toEqual(nested(MAX_TRACE_VALUE_DEPTH));
+  });
+});
+
+/** Replies with `first`, then aborts `controller` on the next call (Ctrl-C while the model thinks). */
+function abortingModel(first: Omit<ChatResult, 'usage' | 'model'>, controller: AbortController): ChatModel {
+  let calls = 0;
+  return {
+    id: 'fake:interrupted',
+    kind: 'real',
+    toolCalling: 'native',
+    async generate(): Promise<ChatResult> {
+      if (calls++ === 0) return { ...first, usage: { inputTokens: 1, outputTokens: 1 }, model: 'fake' };
+      const reason = new WeftError('ABORTED', 'cancelled by the user');
+      controller.abort(reason);
+      throw reason;
+    },
+  };
+}
+
+const constant: Tool = {
+  name: 'constant',
+  description: 'Returns 7',
+  inputSchema: { type: 'object' },
+  source: 'test',
+  async call(): Promise<JsonValue> {
+    return 7;
+  },
+};
+
+describe('an abort during the stages', () => {
+  const toolCall = { text: '', toolCalls: [{ id: 'c1', name: 'constant', args: {} }] };
+
+  it('solveTask keeps the calls made so far with keepOnAbort, and throws the abort without it', async () => {
+    const kept = new AbortController();
+    const trace = await solveTask({
+      model: abortingModel(toolCall, kept),
+      tools: [constant],
+      task: 'T',
+      input: {},
+      signal: kept.signal,
+      keepOnAbort: true,
+    });
+    expect(trace.success).toBe(false);
+    expect(trace.error).toContain('cancelled');
+    expect(trace.calls.map((call) => [call.tool, call.result])).toEqual([['constant', 7]]);
+    const thrown = new AbortController();
+    await expect(
+      solveTask({
+        model: abortingModel(toolCall, thrown),
+        tools: [constant],
+        task: 'T',
+        input: {},
+        signal: thrown.signal,
+      }),
+    ).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('distillTraces returns the unfinished graph with keepOnAbort, and throws the abort without it', async () => {
+    const traces = [
+      {
+        traceId: 't-1',
+        task: 'T',
+        mode: 'react' as const,
+        model: 'm',
+        input: {},
+        calls: [],
+        answer: 7,
+        success: true,
+        usage: { calls: 1, inputTokens: 1, outputTokens: 1 },
+      },
+    ];
+    const start = { text: '', toolCalls: [{ id: 'g1', name: 'add_start', args: {} }] };
+    const kept = new AbortController();
+    const result = await distillTraces({
+      model: abortingModel(start, kept),
+      traces,
+      tools: [constant],
+      strategy: 'react',
+      signal: kept.signal,
+      keepOnAbort: true,
+    });
+    expect(result.finished).toBe(false);
+    expect(result.error).toContain('cancelled');
+    expect(result.workflow.nodes.map((node) => node.id)).toEqual(['start']);
+    const thrown = new AbortController();
+    await expect(
+      distillTraces({
+        model: abortingModel(start, thrown),
+        traces,
+        tools: [constant],
+        strategy: 'react',
+        signal: thrown.signal,
+      }),
+    ).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
