@@ -24,6 +24,7 @@ import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.j
 import { sameJson } from '../text/same-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
+import { scrubSecretValues, secretValuesOf } from './scrub-secret-values.js';
 import type { SolveOptions } from './stage-types.js';
 import { FINAL_REQUEST, planRequest, REACT_START, solveSystemPrompt, stepMessage } from './solve-prompts.js';
 
@@ -111,8 +112,11 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   let sequenceBase = 0;
   let plan: string[] | undefined;
 
+  // Values passed as secret arguments: kept out of the whole trace, not only out of those calls' arguments.
+  const secrets = new Set<string>();
   const hooks: ToolLoopHooks = {
     onCallEnd(call, outcome) {
+      if (call.tool) for (const secret of secretValuesOf(byName.get(call.name), call.args)) secrets.add(secret);
       // Bounded: a model's runaway arguments (or a tool's deep result) must not make the whole trace unstorable.
       const args = traceValue(
         call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args,
@@ -218,7 +222,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   if (answered && !matches) {
     error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
   }
-  return {
+  const trace: NewTrace = {
     traceId,
     task: options.task,
     ...(options.taskKey !== undefined ? { taskKey: options.taskKey } : {}),
@@ -238,6 +242,23 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       outputTokens: counter.outputTokens,
       ...(counter.costUsd > 0 ? { costUsd: counter.costUsd } : {}),
     },
+  };
+  if (secrets.size === 0) return trace;
+  const scrub = <T>(value: T): T => scrubSecretValues(value, secrets);
+  return {
+    ...trace,
+    task: scrub(trace.task),
+    input: scrub(trace.input),
+    ...(trace.plan !== undefined ? { plan: scrub(trace.plan) } : {}),
+    calls: trace.calls.map((call) => ({
+      ...call,
+      args: scrub(call.args),
+      ...(call.result !== undefined ? { result: scrub(call.result) } : {}),
+      ...(call.error !== undefined ? { error: scrub(call.error) } : {}),
+    })),
+    ...('answer' in trace ? { answer: scrub(trace.answer) } : {}),
+    ...(trace.expected !== undefined ? { expected: scrub(trace.expected) } : {}),
+    ...(trace.error !== undefined ? { error: scrub(trace.error) } : {}),
   };
 }
 

@@ -184,3 +184,50 @@ describe('an abort during the stages', () => {
     ).rejects.toMatchObject({ code: 'ABORTED' });
   });
 });
+
+describe('secret arguments', () => {
+  it('are redacted wherever the trace holds them: the input, an echoing result or error, other calls, the answer', async () => {
+    const verify: Tool = {
+      name: 'verify',
+      description: 'Checks a PIN',
+      inputSchema: { type: 'object', properties: { account: { type: 'string' }, pin: { type: 'string' } } },
+      secretArgs: ['pin'],
+      source: 'test',
+      async call(args): Promise<JsonValue> {
+        const { pin } = args as { pin: string };
+        if (pin !== '84210') throw new Error(`PIN ${pin} is wrong`);
+        return { ok: true, echo: `checked ${pin}`, short: 7 };
+      },
+    };
+    const note: Tool = { ...constant, name: 'note', inputSchema: { type: 'object' } };
+    const model = replies([
+      {
+        text: '',
+        toolCalls: [
+          { id: 'c1', name: 'verify', args: { account: 'A-1', pin: '11111' } },
+          { id: 'c2', name: 'verify', args: { account: 'A-1', pin: '84210' } },
+          { id: 'c3', name: 'note', args: { text: 'the pin 84210 worked' } },
+        ],
+      },
+      { text: '{"verified": true, "pin": "84210"}' },
+    ]);
+    const trace = await solveTask({
+      model,
+      tools: [verify, note],
+      task: 'Verify account A-1',
+      input: { account: 'A-1', pin: '84210' },
+    });
+    const text = JSON.stringify(trace);
+    expect(text).not.toContain('84210');
+    expect(text).not.toContain('11111');
+    expect(trace.input).toEqual({ account: 'A-1', pin: '[redacted]' });
+    expect(trace.calls.map((call) => call.error ?? call.result)).toEqual([
+      expect.stringContaining('PIN [redacted] is wrong'),
+      { ok: true, echo: 'checked [redacted]', short: 7 },
+      7,
+    ]);
+    expect(trace.calls[2]?.args).toEqual({ text: 'the pin [redacted] worked' });
+    expect(trace.answer).toEqual({ verified: true, pin: '[redacted]' });
+    expect(trace.calls.every((call) => typeof call.durationMs === 'number')).toBe(true);
+  });
+});
