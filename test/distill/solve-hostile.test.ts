@@ -231,3 +231,26 @@ describe('secret arguments', () => {
     expect(trace.calls.every((call) => typeof call.durationMs === 'number')).toBe(true);
   });
 });
+
+describe('a reply with many tool calls', () => {
+  it('runs 32 of 1,000 with a signal and no listener-leak warning on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const toolCalls = Array.from({ length: 1_000 }, (_, index) => ({ id: `c${index}`, name: 'constant', args: {} }));
+      const trace = await solveTask({
+        model: replies([{ text: '', toolCalls }, { text: '7' }]),
+        tools: [constant],
+        task: 'T',
+        input: {},
+        signal: new AbortController().signal,
+      });
+      expect(trace.calls).toHaveLength(32);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
