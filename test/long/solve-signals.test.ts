@@ -1,4 +1,7 @@
-/** `weft solve` stopped by SIGINT or SIGTERM mid-solve: the running tool call is waited for (a second signal quits at once), then the calls made so far are saved as an unsuccessful trace. */
+/**
+ * `weft solve` stopped by SIGINT or SIGTERM mid-solve: the running tool call is waited for (a second signal quits at
+ * once), then the calls made so far are saved as an unsuccessful trace.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
