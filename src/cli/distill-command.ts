@@ -9,7 +9,9 @@ import { existsSync } from 'node:fs';
 import {
   type AgentStrategy,
   DEFAULT_DISTILL_MAX_STEPS,
+  displayTraceId,
   distillTraces,
+  isTraceId,
   loadToolsFile,
   loadWorkflowFile,
   parseSimOptions,
@@ -53,6 +55,15 @@ export async function distillCommand(
   const maxSteps = integerFlag('max-steps', flags.maxSteps, { min: 1 }) ?? DEFAULT_DISTILL_MAX_STEPS;
   if (flags.traces !== undefined && traceIds.length > 0) {
     throw new WeftError('BAD_INPUT', 'give trace ids or --traces FILE, not both', { location: { field: '--traces' } });
+  }
+  const badId = traceIds.find((traceId) => !isTraceId(traceId));
+  if (badId !== undefined) {
+    // Checked before the store is opened; shown quoted and cut (an id is echoed to the terminal).
+    throw new WeftError(
+      'BAD_INPUT',
+      `${displayTraceId(badId)} is not a trace id: ids look like t-20260101-120000-1a2b3c4d (see weft traces)`,
+      { location: { field: '<traceIds>' } },
+    );
   }
   if (flags.traces === undefined && traceIds.length === 0) {
     throw new WeftError('BAD_INPUT', 'give the trace ids to summarize (see `weft traces`), or --traces FILE', {

@@ -72,4 +72,28 @@ describe('weft distill --out', () => {
     expect(statSync(target).mode & 0o777).toBe(0o640);
     expect(readdirSync(home).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
+
+  it('refuses a trace id that is not one before opening the store, quoted and cut, never echoed raw', async () => {
+    const { home } = setUp();
+    const distill = (id: string) =>
+      cli([
+        'distill',
+        id,
+        '--tools',
+        `${W}/tools.yaml`,
+        '--out',
+        join(home, 'w.json'),
+        '--home',
+        home,
+        '--model',
+        MODEL,
+      ]);
+    const escape = await distill('../../x\u001b[2J');
+    expect(escape.code).toBe(2);
+    expect(escape.stderr).not.toContain('\u001b');
+    expect(escape.stderr).toContain('"../../x\\u001b[2J" is not a trace id');
+    const long = await distill('a'.repeat(10_000));
+    expect(long.code).toBe(2);
+    expect(long.stderr.length).toBeLessThan(400);
+  });
 });
