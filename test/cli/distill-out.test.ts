@@ -88,10 +88,10 @@ describe('weft distill --out', () => {
         '--model',
         MODEL,
       ]);
-    const escape = await distill('../../x\u001b[2J');
-    expect(escape.code).toBe(2);
-    expect(escape.stderr).not.toContain('\u001b');
-    expect(escape.stderr).toContain('"../../x\\u001b[2J" is not a trace id');
+    const hostile = await distill('../../x\u001b[2J');
+    expect(hostile.code).toBe(2);
+    expect(hostile.stderr).not.toContain('\u001b');
+    expect(hostile.stderr).toContain('"../../x\\u001b[2J" is not a trace id');
     const long = await distill('a'.repeat(10_000));
     expect(long.code).toBe(2);
     expect(long.stderr.length).toBeLessThan(400);
