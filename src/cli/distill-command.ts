@@ -5,13 +5,13 @@
  * `finish` within `--max-steps`) goes to `<out without .json>.partial.json` with exit 1. `--model
  * sim:reference=FILE` makes the sim emit that workflow through the graph tools.
  */
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import {
   type AgentStrategy,
   DEFAULT_DISTILL_MAX_STEPS,
+  displayTraceId,
   distillTraces,
+  isTraceId,
   loadToolsFile,
   loadWorkflowFile,
   parseSimOptions,
@@ -28,6 +28,7 @@ import {
 } from '../index.js';
 import { type CommonFlags, loadContext, loadModel, openExistingStore, requireValue, storePlace } from './context.js';
 import { choiceFlag, integerFlag } from './flags.js';
+import { checkOutFile, writeOutFile } from './out-file.js';
 import type { Output } from './output.js';
 
 interface DistillFlags extends CommonFlags {
@@ -55,22 +56,27 @@ export async function distillCommand(
   if (flags.traces !== undefined && traceIds.length > 0) {
     throw new WeftError('BAD_INPUT', 'give trace ids or --traces FILE, not both', { location: { field: '--traces' } });
   }
+  const badId = traceIds.find((traceId) => !isTraceId(traceId));
+  if (badId !== undefined) {
+    // Checked before the store is opened; shown quoted and cut (an id is echoed to the terminal).
+    throw new WeftError(
+      'BAD_INPUT',
+      `${displayTraceId(badId)} is not a trace id: ids look like t-20260101-120000-1a2b3c4d (see weft traces)`,
+      { location: { field: '<traceIds>' } },
+    );
+  }
   if (flags.traces === undefined && traceIds.length === 0) {
     throw new WeftError('BAD_INPUT', 'give the trace ids to summarize (see `weft traces`), or --traces FILE', {
       location: { field: '<traceIds>' },
     });
   }
-  // Before any model call: a summary that cannot be written is work lost.
-  const folder = dirname(out);
-  if (!existsSync(folder) || !statSync(folder).isDirectory() || (existsSync(out) && statSync(out).isDirectory())) {
-    throw new WeftError(
-      'BAD_INPUT',
-      `cannot write ${out}: ${existsSync(out) ? 'it is a folder' : `no folder ${folder}`}`,
-      {
-        location: { field: '--out' },
-      },
-    );
-  }
+  // Before any model call: a summary that cannot be written is work lost, and the inputs must survive it.
+  const inputs = [
+    ...(flags.traces !== undefined ? [{ flag: '--traces', path: flags.traces }] : []),
+    { flag: '--tools', path: toolsPath },
+  ];
+  await checkOutFile(out, '--out', inputs);
+  await checkOutFile(partialPath(out), '--out', inputs);
   const context = await loadContext(flags);
   const traces =
     flags.traces !== undefined ? await readTracesFile(flags.traces) : await storedTraces(traceIds, context);
@@ -101,9 +107,11 @@ export async function distillCommand(
       strategy,
       maxSteps,
       signal,
+      // Ctrl-C or SIGTERM: the graph so far is written as the partial workflow, not lost.
+      keepOnAbort: true,
     });
     const written = result.finished ? out : partialPath(out);
-    await writeFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`);
+    await writeOutFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`, '--out');
     const errors = result.problems.filter((problem) => problem.severity === 'error').length;
     if (output.json) {
       output.document({

@@ -436,7 +436,7 @@ function buildProgram(
     .description('the execution traces in the store, newest first (weft solve, tool-using runs)')
     .option('--task <key>', 'only the traces of this task key')
     .option('--success', 'only successful traces')
-    .option('--limit <N>', 'at most this many')
+    .option('--limit <N>', 'at most this many (default: the newest 100)')
     .addOption(home)
     .addOption(store)
     .addOption(jsonOption)

@@ -42,6 +42,11 @@ export interface SolveFlags {
 const MODES: readonly AgentStrategy[] = ['react', 'plan-execute'];
 /** How much of a tool's arguments or result a listing shows. */
 const CLIP = 200;
+/**
+ * Traces `weft traces` lists without `--limit`: each is read whole (calls, results), so listing a store of 50,000
+ * of them ran out of memory after a minute and a half.
+ */
+export const DEFAULT_TRACES_LIMIT = 100;
 
 export async function solveCommand(
   taskArgument: string,
@@ -85,8 +90,11 @@ export async function solveCommand(
         ...(flags.taskKey !== undefined ? { taskKey: flags.taskKey } : {}),
         ...(expected !== undefined ? { expected } : {}),
         signal,
+        // Ctrl-C or SIGTERM: the calls made so far are saved as an unsuccessful trace, not lost.
+        keepOnAbort: true,
       });
       await store.saveTrace(trace);
+      if (signal.aborted) output.log(`weft solve: cancelled; the trace so far is saved as ${trace.traceId}`);
       if (output.json) {
         output.document({
           traceId: trace.traceId,
@@ -127,13 +135,16 @@ export async function tracesCommand(flags: TracesFlags, output: Output): Promise
   const context = await loadContext(flags);
   const runStore = await openExistingStore(context);
   try {
-    const traces = runStore
+    // One more than the default shows whether there are more.
+    const listed = runStore
       ? await traceStoreOf(runStore).listTraces({
           ...(flags.task !== undefined ? { taskKey: flags.task } : {}),
           ...(flags.success ? { success: true } : {}),
-          ...(limit !== undefined ? { limit } : {}),
+          limit: limit ?? DEFAULT_TRACES_LIMIT + 1,
         })
       : [];
+    const more = limit === undefined && listed.length > DEFAULT_TRACES_LIMIT;
+    const traces = more ? listed.slice(0, DEFAULT_TRACES_LIMIT) : listed;
     const rows = traces.map((trace) => ({
       traceId: trace.traceId,
       createdAt: trace.createdAt,
@@ -145,8 +156,10 @@ export async function tracesCommand(flags: TracesFlags, output: Output): Promise
       tokens: trace.usage.inputTokens + trace.usage.outputTokens,
       costUsd: trace.usage.costUsd ?? 0,
     }));
+    const moreNote = `the newest ${DEFAULT_TRACES_LIMIT} traces are listed; there are more (--limit N lists N)`;
     if (output.json) {
-      output.document({ traces: rows });
+      output.document({ traces: rows, ...(more ? { more: true } : {}) });
+      if (more) output.log(`weft traces: ${moreNote}`);
       return 0;
     }
     if (rows.length === 0) output.text(`no traces in ${storePlace(context)}`);
@@ -157,6 +170,7 @@ export async function tracesCommand(flags: TracesFlags, output: Output): Promise
         ),
       );
     }
+    if (more) output.log(`weft traces: ${moreNote}`);
     return 0;
   } finally {
     await runStore?.close();

@@ -98,14 +98,41 @@ export function singleStageSystemPrompt(
   ].join('\n');
 }
 
+/**
+ * Characters of trace lines in one prompt: 20 traces of 120 calls with 800-character values came to 4 MB, far past
+ * any model's context. A trace that would pass the budget is not shown (the first is always shown, cut to fit).
+ */
+export const MAX_TRACE_PROMPT_CHARS = 200_000;
+const MAX_TASK_CHARS = 20_000;
+
 /** The user message of the summarize stage: the task, the traces, the business tools. */
 export function distillUserPrompt(traces: readonly NewTrace[], tools: readonly Tool[]): string {
   const task = traces[0]?.task ?? '';
   const shownTraces = traces.slice(0, MAX_TRACES_SHOWN);
-  const lines = ['Task:', task.trim(), '', `Execution traces (${traces.length}):`];
-  shownTraces.forEach((trace, index) => lines.push('', ...traceLines(trace, index + 1)));
-  if (traces.length > shownTraces.length)
-    lines.push('', `… ${traces.length - shownTraces.length} more traces not shown`);
+  const lines = ['Task:', clip(task.trim(), MAX_TASK_CHARS), '', `Execution traces (${traces.length}):`];
+  let budget = MAX_TRACE_PROMPT_CHARS;
+  let shown = 0;
+  for (const [index, trace] of shownTraces.entries()) {
+    let block = traceLines(trace, index + 1);
+    let size = block.reduce((sum, line) => sum + line.length + 1, 0);
+    if (size > budget && shown > 0) break;
+    if (size > budget) {
+      // The first trace alone is too long: its first calls, then how many more.
+      const kept: string[] = [];
+      let used = 0;
+      for (const line of block) {
+        if (used + line.length + 1 > budget - 100) break;
+        kept.push(line);
+        used += line.length + 1;
+      }
+      block = [...kept, `  … the rest of this trace is not shown (${block.length - kept.length} lines)`];
+      size = used;
+    }
+    lines.push('', ...block);
+    budget -= size;
+    shown++;
+  }
+  if (traces.length > shown) lines.push('', `… ${traces.length - shown} more traces not shown`);
   lines.push('', 'Business tools (described only):', ...toolLines(tools));
   return lines.join('\n');
 }

@@ -148,6 +148,8 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
       if (caught.reason === 'deadline' && !builder.finished) {
         error = `no finish after ${maxSteps} model calls (the step limit); the graph is unfinished`;
       }
+    } else if (options.keepOnAbort && ((isWeftError(caught) && caught.code === 'ABORTED') || signal?.aborted)) {
+      error = 'cancelled before finish; the graph is unfinished';
     } else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
       // The model failed (a provider error after retries, a reply that never parsed): the partial graph is kept.
       error = `the model failed: ${caught.message}`;

@@ -8,7 +8,15 @@ import { WeftError } from '../errors.js';
 import { expressionOf } from './workflow.js';
 
 type Compiled = { evaluate(input: unknown): Promise<unknown> };
-type JsonataFactory = (expression: string) => Compiled;
+type JsonataFactory = (expression: string, options?: { timeout?: number; stack?: number }) => Compiled;
+
+/**
+ * JSONata's own guards, checked at every step of an evaluation: without them a model-made expression that recurses
+ * forever (`$f := function(){ $f() }`, a tail call JSONata runs as a loop) or exponentially hung `weft exec` and
+ * `weft distill eval` for good, with Ctrl-C unheard (the evaluation never yields to the event loop).
+ */
+export const EXPRESSION_TIME_LIMIT_MS = 5_000;
+export const EXPRESSION_MAX_DEPTH = 10_000;
 
 let factory: JsonataFactory | undefined;
 const cache = new Map<string, Compiled>();
@@ -23,7 +31,7 @@ export async function compileExpression(expression: string, where: string): Prom
   const hit = cache.get(expression);
   if (hit) return hit;
   try {
-    const compiled = (await jsonata())(expression);
+    const compiled = (await jsonata())(expression, { timeout: EXPRESSION_TIME_LIMIT_MS, stack: EXPRESSION_MAX_DEPTH });
     if (cache.size > 10_000) cache.clear();
     cache.set(expression, compiled);
     return compiled;

@@ -36,6 +36,8 @@ export function isGraphOperation(name: string): name is GraphOperation {
 // The same rules as the workflow file's (read-workflow-file.ts), so a finished graph always reads back.
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const VARIABLE = /^[A-Za-z_$][\w$]{0,63}$/;
+/** Whether `name` may name an input or a variable: `__proto__` would be dropped from the workflow file unnoticed. */
+const isVariableName = (name: string) => VARIABLE.test(name) && name !== '__proto__';
 /** Lines of the graph, problems and missing parts shown per report: the rest is counted, not listed. */
 const MAX_LINES = 200;
 const MAX_LINE_CHARS = 300;
@@ -400,7 +402,7 @@ function operate(
       if (!values || Object.keys(values).length === 0)
         throw new Refusal('"values" must be an object of variable: value');
       for (const name of Object.keys(values)) {
-        if (!VARIABLE.test(name))
+        if (!isVariableName(name))
           throw new Refusal(`"values" key "${clip(name, 60)}" is not a variable name (an identifier)`);
       }
       return addNode({ id: requiredId(args, 'id'), kind: 'set', values });
@@ -501,7 +503,8 @@ function addEdge(draft: GraphDraft, args: Record<string, unknown>): { draft: Gra
   };
   const notes = [`added edge ${edgeLine(edge)}`];
   if (typeof rawWhen === 'string' && typeof when === 'boolean') notes.push(`"when": "${rawWhen}" was read as ${when}`);
-  for (const id of [from, to]) if (!draft.nodes.some((node) => node.id === id)) notes.push(`no node "${id}" yet`);
+  for (const id of new Set([from, to]))
+    if (!draft.nodes.some((node) => node.id === id)) notes.push(`no node "${id}" yet`);
   return { draft: { ...draft, edges: [...draft.edges, edge] }, message: notes.join('; ') };
 }
 
@@ -550,7 +553,7 @@ function inputSchemas(value: unknown): Record<string, Record<string, unknown>> |
   }
   const inputs: Record<string, Record<string, unknown>> = {};
   for (const [name, schema] of Object.entries(value)) {
-    if (!VARIABLE.test(name)) throw new Refusal(`input name "${clip(name, 60)}" is not an identifier`);
+    if (!isVariableName(name)) throw new Refusal(`input name "${clip(name, 60)}" is not an identifier`);
     if (typeof schema === 'string') inputs[name] = { type: schema };
     else if (schema !== null && typeof schema === 'object' && !Array.isArray(schema)) {
       inputs[name] = schema as Record<string, unknown>;
@@ -583,7 +586,7 @@ function optionalVariable(args: Record<string, unknown>, key: string): string | 
   if (value === undefined) return undefined;
   // `vars.x` where the name `x` was meant.
   const name = typeof value === 'string' ? value.replace(/^vars\./, '') : value;
-  if (typeof name !== 'string' || !VARIABLE.test(name)) {
+  if (typeof name !== 'string' || !isVariableName(name)) {
     throw new Refusal(`"${key}" must be a variable name (an identifier), got ${describe(value)}`);
   }
   return name;

@@ -69,11 +69,14 @@ const taskDocument = z.strictObject({
   category: z.string().min(1).max(100).optional(),
   tools: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)], 'a tools file path (or a list)'),
   inputs: z.record(variable, z.record(z.string(), z.unknown(), 'a JSON Schema object')).optional(),
-  train: z.array(inputObject, 'a list of inputs').min(1, 'at least one train input').max(1_000),
+  train: z
+    .array(inputObject, 'a list of inputs')
+    .min(1, 'at least one train input')
+    .max(1_000, 'at most 1,000 train inputs'),
   tests: z
     .array(z.strictObject({ input: inputObject, expected: z.unknown() }), 'a list of { input, expected }')
     .min(1, 'at least one test case')
-    .max(10_000),
+    .max(10_000, 'at most 10,000 test cases'),
   reference: z.string().min(1).optional(),
 });
 

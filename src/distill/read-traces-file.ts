@@ -6,14 +6,29 @@
  */
 import { z } from 'zod';
 import { type LocatedIssue, WeftError } from '../errors.js';
+import { nestsDeeperThan } from '../store/trace-value.js';
 import { TRACE_MODES, type NewTrace } from '../store/traces.js';
 import { jsonLines } from '../text/json-lines.js';
-import { readStructuredSource } from '../text/read-structured-source.js';
+import { MAX_NESTING_DEPTH } from '../text/nesting-depth.js';
+import { looksLikeJson, readStructuredSource } from '../text/read-structured-source.js';
 import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
 import { readInputFile } from '../tools/read-input-file.js';
 
 export const MAX_TRACES_FILE_BYTES = 50_000_000;
 const MAX_REPORTED = 50;
+/** JSON traces files up to this size get lines and columns in their problems; larger ones name the field only. */
+const MAX_LOCATED_BYTES = 5_000_000;
+
+/** The value of JSON text, or undefined when it does not parse (the located reader says why). */
+function fastJson(text: string): { value: unknown } | undefined {
+  try {
+    const value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text) as unknown;
+    // Too deep for what reads a trace later (prompts, printing): the located reader refuses it, cheaply.
+    return nestsDeeperThan(value, MAX_NESTING_DEPTH) ? undefined : { value };
+  } catch {
+    return undefined;
+  }
+}
 
 const usage = z.looseObject({
   calls: z.number().int().nonnegative(),
@@ -83,9 +98,17 @@ export async function readTracesFile(file: string): Promise<NewTrace[]> {
       else check(line.value, [], () => ({ line: line.line, column: 1 }));
     }
   } else {
-    const source = readStructuredSource(text, file);
-    if ('issues' in source) issues.push(...source.issues);
-    else check(source.value, [], (path) => source.positionOf(path) ?? {});
+    const fast = looksLikeJson(text, file) ? fastJson(text) : undefined;
+    if (fast !== undefined) check(fast.value, [], () => ({}));
+    // Valid JSON is read with JSON.parse alone: locating fields builds a YAML tree of ~130 bytes per byte of text,
+    // which ran a 50 MB traces file out of memory. Problems get their lines from it only in a file small enough.
+    if (fast === undefined || (issues.length > 0 && text.length <= MAX_LOCATED_BYTES)) {
+      issues.length = 0;
+      traces.length = 0;
+      const source = readStructuredSource(text, file);
+      if ('issues' in source) issues.push(...source.issues);
+      else check(source.value, [], (path) => source.positionOf(path) ?? {});
+    }
   }
   if (issues.length > 0) {
     throw new WeftError('BAD_INPUT', `invalid traces file: ${issues.length} problem${issues.length === 1 ? '' : 's'}`, {

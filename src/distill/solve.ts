@@ -19,10 +19,12 @@ import { costOf } from '../llm/pricing.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
 import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
+import { MAX_TRACE_ARGS_CHARS, traceValue } from '../store/trace-value.js';
 import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.js';
 import { sameJson } from '../text/same-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
+import { scrubSecretValues, secretValuesOf } from './scrub-secret-values.js';
 import type { SolveOptions } from './stage-types.js';
 import { FINAL_REQUEST, planRequest, REACT_START, solveSystemPrompt, stepMessage } from './solve-prompts.js';
 
@@ -110,16 +112,23 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   let sequenceBase = 0;
   let plan: string[] | undefined;
 
+  // Values passed as secret arguments: kept out of the whole trace, not only out of those calls' arguments.
+  const secrets = new Set<string>();
   const hooks: ToolLoopHooks = {
     onCallEnd(call, outcome) {
-      const args = call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args;
+      if (call.tool) for (const secret of secretValuesOf(byName.get(call.name), call.args)) secrets.add(secret);
+      // Bounded: a model's runaway arguments (or a tool's deep result) must not make the whole trace unstorable.
+      const args = traceValue(
+        call.tool ? redactToolArgs(byName.get(call.name), call.args) : call.args,
+        MAX_TRACE_ARGS_CHARS,
+      );
       calls.push({
         sequence: call.sequence + sequenceBase,
         call: {
           tool: call.name,
           args,
           ok: outcome.ok,
-          ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+          ...(outcome.ok ? { result: traceValue(outcome.result) } : { error: outcome.error }),
           durationMs: outcome.durationMs,
           ...(step !== undefined ? { step } : {}),
         },
@@ -174,7 +183,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       const result = await loop([{ role: 'user', content: REACT_START }]);
       messages = [...result.messages];
       const parsed = await parse(result.text, messages, ANSWER, 'answer');
-      if (parsed.ok) [answer, answered] = [parsed.value, true];
+      if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
       else error = parsed.error;
     } else {
       messages = [{ role: 'user', content: planRequest(options.tools) }];
@@ -194,17 +203,16 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
         const result = await loop([...messages, { role: 'user', content: FINAL_REQUEST }]);
         messages = [...result.messages];
         const parsed = await parse(result.text, messages, ANSWER, 'answer');
-        if (parsed.ok) [answer, answered] = [parsed.value, true];
+        if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
         else error = parsed.error;
       }
     }
   } catch (failure) {
     if (failure instanceof DeadlineReached) {
       error = `no answer within ${maxSteps} model call${maxSteps === 1 ? '' : 's'} (the solve's limit; raise it with --max-steps)`;
-    } else if (isWeftError(failure) && failure.code === 'ABORTED') {
-      throw failure;
-    } else if (options.signal?.aborted) {
-      throw failure;
+    } else if ((isWeftError(failure) && failure.code === 'ABORTED') || options.signal?.aborted) {
+      if (!options.keepOnAbort) throw failure;
+      error = 'cancelled before an answer (the calls made so far are kept)';
     } else {
       error = `the solve failed: ${failure instanceof Error ? failure.message : String(failure)}`;
     }
@@ -214,7 +222,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   if (answered && !matches) {
     error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
   }
-  return {
+  const trace: NewTrace = {
     traceId,
     task: options.task,
     ...(options.taskKey !== undefined ? { taskKey: options.taskKey } : {}),
@@ -234,6 +242,23 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       outputTokens: counter.outputTokens,
       ...(counter.costUsd > 0 ? { costUsd: counter.costUsd } : {}),
     },
+  };
+  if (secrets.size === 0) return trace;
+  const scrub = <T>(value: T): T => scrubSecretValues(value, secrets);
+  return {
+    ...trace,
+    task: scrub(trace.task),
+    input: scrub(trace.input),
+    ...(trace.plan !== undefined ? { plan: scrub(trace.plan) } : {}),
+    calls: trace.calls.map((call) => ({
+      ...call,
+      args: scrub(call.args),
+      ...(call.result !== undefined ? { result: scrub(call.result) } : {}),
+      ...(call.error !== undefined ? { error: scrub(call.error) } : {}),
+    })),
+    ...('answer' in trace ? { answer: scrub(trace.answer) } : {}),
+    ...(trace.expected !== undefined ? { expected: scrub(trace.expected) } : {}),
+    ...(trace.error !== undefined ? { error: scrub(trace.error) } : {}),
   };
 }
 

@@ -37,6 +37,11 @@ export interface SolveOptions {
   readonly expected?: unknown;
   readonly toolsPath?: string;
   readonly signal?: AbortSignal;
+  /**
+   * When `signal` aborts: return the trace so far (unsuccessful, its error saying it was cancelled) instead of
+   * throwing, so the calls already made are not lost (`weft solve` on Ctrl-C). Default false: the abort is thrown.
+   */
+  readonly keepOnAbort?: boolean;
 }
 /** solve.ts: `solveTask(options: SolveOptions): Promise<NewTrace>` — the trace is returned, the caller saves it. */
 export type SolveTask = (options: SolveOptions) => Promise<NewTrace>;
@@ -54,6 +59,11 @@ export interface DistillOptions {
   /** Model calls before giving up without `finish` (a deadline). */
   readonly maxSteps?: number;
   readonly signal?: AbortSignal;
+  /**
+   * When `signal` aborts: return the graph so far (unfinished, its error saying it was cancelled) instead of
+   * throwing (`weft distill` on Ctrl-C writes it as the partial workflow). Default false: the abort is thrown.
+   */
+  readonly keepOnAbort?: boolean;
 }
 
 export interface DistillResult {

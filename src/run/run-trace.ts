@@ -3,6 +3,7 @@
  * from the run's log (pure): its tool calls in the order they started, each with the subtask that made it as the
  * step, and the run's result (its sink subtasks' outputs) as the answer. A run with no tool calls has no trace.
  */
+import { MAX_TRACE_ARGS_CHARS, traceValue } from '../store/trace-value.js';
 import type { NewTrace, TraceToolCall } from '../store/traces.js';
 import type { WeftEvent } from './events.js';
 import { runResult } from './run-result.js';
@@ -25,12 +26,12 @@ export function runTrace(source: RunTraceSource): NewTrace | undefined {
     const end = view.end;
     return {
       tool: view.name,
-      args: view.args,
+      args: traceValue(view.args, MAX_TRACE_ARGS_CHARS),
       ok: end?.ok ?? false,
       ...(end === undefined
         ? { error: 'the call did not finish (the run stopped during it)' }
         : end.ok
-          ? { result: end.result }
+          ? { result: traceValue(end.result) }
           : { error: end.error ?? 'failed' }),
       durationMs: end?.durationMs ?? 0,
       step: view.taskId,
@@ -69,7 +70,7 @@ export function runTrace(source: RunTraceSource): NewTrace | undefined {
 /** JSON when the whole result is JSON, else its text. */
 function answerOf(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return traceValue(JSON.parse(text));
   } catch {
     return text;
   }

@@ -8,6 +8,7 @@
  * failure of a tool (an error, a timeout) comes back to the model as an `isError` tool message and the loop goes
  * on. Only the caller's abort and a hook's refusal (a spent budget) end it with an exception.
  */
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
 import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
@@ -124,6 +125,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const declarations = options.tools.map(toolDeclaration);
   const hooks = options.hooks ?? {};
   const { signal } = options;
+  // Each of a reply's concurrent calls listens for the abort: up to MAX_TOOL_CALLS_PER_STEP at once is expected,
+  // not the leak Node warns about on stderr past 10.
+  if (signal && getMaxListeners(signal) < MAX_TOOL_CALLS_PER_STEP + 10)
+    setMaxListeners(MAX_TOOL_CALLS_PER_STEP + 10, signal);
   const messages: ChatMessage[] = [...options.call.messages];
   const records: ToolLoopRecord[] = [];
   const usage = { inputTokens: 0, outputTokens: 0 };

@@ -151,7 +151,7 @@ describe('weft distill', () => {
     expect(noFolder.stderr).toContain('no folder');
     const unknown = await cli([
       'distill',
-      't-nope',
+      't-20260101-000000-00000000',
       '--tools',
       `${W}/tools.yaml`,
       '--out',
@@ -162,6 +162,6 @@ describe('weft distill', () => {
       'sim:',
     ]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/No trace "t-nope"|does not keep traces/);
+    expect(unknown.stderr).toMatch(/No trace "t-20260101-000000-00000000"|does not keep traces/);
   });
 });
