@@ -10,9 +10,10 @@
  *   reported interrupted on the resume, never run twice.
  * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
  *   host is never judged gone (as for runs: run-owner.ts).
- * - A torn last line (the process died mid-write) is ignored when the log is read.
+ * - A torn last line (the process died mid-write) is ignored when the log is read, and ended with a line break
+ *   before anything is appended to it: else the next record would be glued to it and lost too.
  */
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -172,14 +173,14 @@ const MAX_PENDING = 64;
 export function openAppendLog(path: string, { truncate = false }: { truncate?: boolean } = {}): AppendLog {
   const fd = openSync(
     path,
-    constants.O_WRONLY |
+    (truncate ? constants.O_WRONLY | constants.O_TRUNC : constants.O_RDWR | constants.O_APPEND) |
       constants.O_CREAT |
-      (truncate ? constants.O_TRUNC : constants.O_APPEND) |
       (constants.O_NOFOLLOW ?? 0),
     0o644,
   );
   let open = true;
-  let pending = '';
+  // A torn last line is ended here, so the first record appended starts a line of its own.
+  let pending = truncate || endsLine(fd) ? '' : '\n';
   let count = 0;
   const write = (text: string) => {
     if (text !== '') writeSync(fd, text);
@@ -209,6 +210,15 @@ export function openAppendLog(path: string, { truncate = false }: { truncate?: b
       open = false;
     },
   };
+}
+
+/** Whether an open file is empty or ends with a line break. */
+function endsLine(fd: number): boolean {
+  const { size } = fstatSync(fd);
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 10;
 }
 
 /** What the log says so far: the last result of each case and how many times each was started. */
@@ -243,8 +253,9 @@ export async function readBatchLog(
     try {
       record = JSON.parse(line) as BatchLogRecord;
     } catch {
-      continue; // a torn last line
+      continue; // a torn line (the process died mid-write)
     }
+    if (typeof record !== 'object' || record === null) continue;
     const key = String(record.id);
     if (record.type === 'start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
     else if (record.type === 'result') {

@@ -6,7 +6,7 @@
  *
  * Memory: the cases stream from the file; what is kept is one status per case id (to count and to resume) and at
  * most `resultLimit` full results for the summary. Every result goes to `out` (JSONL, completion order) as it
- * finishes.
+ * finishes; a resume first writes `out` again from the log's results.
  *
  * A case found started without a result was interrupted: it may have called tools, so it is not run again unless
  * `rerunInterrupted`; it gets a result record `interrupted; not run again` (code INTERRUPTED), which a later
@@ -69,8 +69,11 @@ export interface RunBatchOptions {
   readonly total: number;
   readonly runCase: CaseRunner;
   readonly concurrency: number;
-  /** Results JSONL; `append` on a resume. */
-  readonly out?: { readonly path: string; readonly append: boolean };
+  /**
+   * Results JSONL, completion order. Written anew on every run from the log's results, then the new ones: a resume
+   * leaves it listing each result as the log has it.
+   */
+  readonly out?: { readonly path: string };
   readonly rerunInterrupted?: boolean;
   /** Full results kept for the summary (default 1000); the rest are only in `out`. */
   readonly resultLimit?: number;
@@ -105,10 +108,28 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const keep = (key: string, result: BatchResult) => {
     if (kept.has(key) || kept.size < limit) kept.set(key, result);
   };
-  const prior = await readBatchLog(options.paths.log, (record) => {
-    const key = String(record.id);
-    keep(key, resultOf(record));
-  });
+  let out: AppendLog | undefined;
+  try {
+    out = options.out ? openAppendLog(options.out.path, { truncate: true }) : undefined;
+  } catch (error) {
+    throw new WeftError('BAD_INPUT', `cannot write ${options.out?.path}: ${(error as Error).message}`, {
+      location: { field: '--out' },
+    });
+  }
+  let prior: Awaited<ReturnType<typeof readBatchLog>>;
+  try {
+    // The results file is written again from the log: a kill can lose results it had not written yet but the log
+    // had (the two files are written apart), and those cases are not run again.
+    prior = await readBatchLog(options.paths.log, (record) => {
+      const key = String(record.id);
+      const result = resultOf(record);
+      keep(key, result);
+      out?.appendLater(result);
+    });
+  } catch (error) {
+    out?.close();
+    throw error;
+  }
   const statuses = new Map(prior.results);
   const counts = { passed: 0, failed: 0, errors: 0 };
   const bump = (status: CaseStatus, by: number) => {
@@ -118,15 +139,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
   for (const status of statuses.values()) bump(status, 1);
 
-  const log = openAppendLog(options.paths.log);
-  let out: AppendLog | undefined;
+  let log: AppendLog;
   try {
-    out = options.out ? openAppendLog(options.out.path, { truncate: !options.out.append }) : undefined;
+    log = openAppendLog(options.paths.log);
   } catch (error) {
-    log.close();
-    throw new WeftError('BAD_INPUT', `cannot write ${options.out?.path}: ${(error as Error).message}`, {
-      location: { field: '--out' },
-    });
+    out?.close();
+    throw error;
   }
   const progress = () => options.onProgress?.({ done: statuses.size, total: options.total, ...counts });
   const record = (

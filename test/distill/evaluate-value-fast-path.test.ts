@@ -4,7 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { evaluateExpression } from '../../src/distill/evaluate-value.js';
 
 // The fast path for plain paths (`vars.a.b`) must answer exactly as JSONata does, on any data.
-const KEYS = ['a', 'b', 'x', '_1', 'item', 'length', 'constructor', '__proto__', 'toString', 'valueOf', 'and', 'function', 'null', 'true'];
+const KEYS = [
+  'a',
+  'b',
+  'x',
+  '_1',
+  'item',
+  'length',
+  'constructor',
+  '__proto__',
+  'toString',
+  'valueOf',
+  'and',
+  'function',
+  'null',
+  'true',
+];
 const key = fc.constantFrom(...KEYS);
 const json = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -53,7 +68,7 @@ describe('the plain-path fast path agrees with JSONata', () => {
           if (expected.ok && actual.ok) {
             expect(shape(actual.value)).toEqual(shape(expected.value));
             expect(actual.value).toEqual(expected.value);
-            if (typeof expected.value !== "object") expect(Object.is(actual.value, expected.value)).toBe(true);
+            if (typeof expected.value !== 'object') expect(Object.is(actual.value, expected.value)).toBe(true);
           }
         },
       ),

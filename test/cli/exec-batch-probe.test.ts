@@ -1,0 +1,106 @@
+/**
+ * Probes of `weft exec --inputs` (issue 14): what a kill leaves behind (a torn last log line, results written to
+ * the log but not yet to --out), --out at the batch's own files by another spelling, and workflows whose JSONata
+ * never ends.
+ */
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { batchPaths, readBatchLog } from '../../src/distill/batch-store.js';
+import { cli, tempHome } from './cli-harness.js';
+
+const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;
+const WORKFLOW = join(FIXTURES, 'batch.workflow.json');
+const TOOLS = join(FIXTURES, 'tools.yaml');
+
+function tenCases(home: string): string {
+  const file = join(home, 'cases.jsonl');
+  const lines = Array.from({ length: 10 }, (_, i) => JSON.stringify({ id: `c${i}`, input: { tag: `c${i}`, n: i } }));
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+const batchArgs = (home: string, inputs: string, ...more: string[]) => [
+  'exec',
+  WORKFLOW,
+  '--tools',
+  TOOLS,
+  '--inputs',
+  inputs,
+  '--home',
+  home,
+  ...more,
+];
+
+/** Keeps the records of c0-c5 only, as a kill after c5 would leave them. */
+function rewindLog(log: string, tail = ''): void {
+  const kept = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((line) => Number((JSON.parse(line) as { id: string }).id.slice(1)) < 6);
+  writeFileSync(log, `${kept.join('\n')}\n${tail}`);
+}
+
+describe('weft exec --resume after a kill', () => {
+  it('a torn last line of the log (killed mid-write) does not swallow the next record', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    const created = await cli(batchArgs(home, inputs, '--json', '--concurrency', '1'));
+    expect(created.code).toBe(0);
+    const { batchId } = JSON.parse(created.stdout) as { batchId: string };
+    const paths = batchPaths(home, batchId);
+    rewindLog(paths.log, '{"type":"start","id":"c6","att');
+    const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json']);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ passed: 10 });
+    // Every case run by the resume has its start record: a second kill would find them started, not run them again.
+    const state = await readBatchLog(paths.log);
+    for (const id of ['c6', 'c7', 'c8', 'c9']) expect(state.starts.get(id), id).toBe(1);
+    const lines = readFileSync(paths.log, 'utf8').trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('{"type":"start","id":"c6","att{'))).toEqual([]);
+  });
+
+  it('--out lists every result exactly once even when the kill lost results the log already had', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    const out = join(home, 'results.jsonl');
+    const created = await cli(batchArgs(home, inputs, '--json', '--concurrency', '1', '--out', out));
+    expect(created.code).toBe(0);
+    const { batchId } = JSON.parse(created.stdout) as { batchId: string };
+    rewindLog(batchPaths(home, batchId).log);
+    // The log had c0-c5's results; --out got only c0-c2 before the kill (its writes lag the log's), and a torn line.
+    const results = readFileSync(out, 'utf8').trim().split('\n');
+    writeFileSync(out, `${results.slice(0, 3).join('\n')}\n{"id":"c3","ou`);
+    const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json']);
+    expect(resumed.code).toBe(0);
+    const ids = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(ids.sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9']);
+  });
+});
+
+describe('weft exec --out at the wrong place', () => {
+  it('refuses --out at the cases file through a hard link or a symlink, and at a directory, before any batch starts', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    const before = readFileSync(inputs, 'utf8');
+    const hard = join(home, 'hard.jsonl');
+    linkSync(inputs, hard);
+    const soft = join(home, 'soft.jsonl');
+    symlinkSync(inputs, soft);
+    const spelled = join(home, '.', 'sub', '..', 'cases.jsonl');
+    mkdirSync(join(home, 'sub'));
+    for (const out of [hard, soft, spelled, join(home, 'sub'), join(home, 'missing', 'r.jsonl')]) {
+      const result = await cli(batchArgs(home, inputs, '--out', out));
+      expect(result.code, out).toBe(2);
+      expect(result.stderr, out).toMatch(/--out/);
+    }
+    expect(readFileSync(inputs, 'utf8')).toBe(before);
+    // No batch folder was left behind by the refused runs.
+    const listed = await cli(['exec', '--resume', 'nothing', '--home', home]);
+    expect(listed.code).toBe(2);
+    expect(() => readFileSync(join(home, 'batches'))).toThrow();
+  });
+});
