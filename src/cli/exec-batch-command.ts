@@ -113,23 +113,38 @@ export async function execBatchCommand(
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(manifest.workflow.path, { toolNames });
+    const openQueue = () =>
+      flags.workers
+        ? createExecCaseQueue({
+            redisUrl: flags.workers,
+            batchId: manifest.batchId,
+            workflow,
+            tools: tools?.tools ?? [],
+            ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
+          })
+        : Promise.resolve(undefined);
+    let queue: Awaited<ReturnType<typeof openQueue>>;
     if (!resuming) {
       // Hashed before it was read: a file that changed in between is caught by the resume's check, not here.
       if (manifest.workflow.sha256 === '')
         throw new WeftError('BAD_INPUT', `cannot read ${file}`, { location: { field: 'FILE' } });
-      await createBatchFolder(home, manifest);
+      // The workers first: a bad or unreachable Redis leaves no batch folder behind.
+      queue = await openQueue();
+      await createBatchFolder(home, manifest).catch(async (error: unknown) => {
+        await queue?.close();
+        throw error;
+      });
     }
     const paths = batchPaths(home, manifest.batchId);
-    const release = await acquireBatch(paths, manifest.batchId);
-    const queue = flags.workers
-      ? await createExecCaseQueue({
-          redisUrl: flags.workers,
-          batchId: manifest.batchId,
-          workflow,
-          tools: tools?.tools ?? [],
-          ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
-        })
-      : undefined;
+    const release = await acquireBatch(paths, manifest.batchId).catch(async (error: unknown) => {
+      await queue?.close();
+      throw error;
+    });
+    if (resuming)
+      queue = await openQueue().catch(async (error: unknown) => {
+        await release();
+        throw error;
+      });
     if (resuming && manifest.options.workers && !queue)
       output.log(
         `batch ${manifest.batchId} was started with --workers ${manifest.options.workers}; its remaining cases run in this process (give --workers URL to use workers)`,

@@ -3,7 +3,7 @@
  * the log but not yet to --out), --out at the batch's own files by another spelling, and workflows whose JSONata
  * never ends.
  */
-import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { batchPaths, readBatchLog } from '../../src/distill/batch-store.js';
@@ -102,5 +102,26 @@ describe('weft exec --out at the wrong place', () => {
     const listed = await cli(['exec', '--resume', 'nothing', '--home', home]);
     expect(listed.code).toBe(2);
     expect(() => readFileSync(join(home, 'batches'))).toThrow();
+  });
+});
+
+describe('weft exec --workers with a bad Redis URL', () => {
+  it('never shows the password, and leaves no batch folder behind', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    for (const url of [
+      'redis://user:s3cretpw@127.0.0.1:1',
+      'redis://u:s3cret%40pw@[::1',
+      'redis://u:s3cret/pw@127.0.0.1:6379',
+      'redis://u:s3cretpw@127.0.0.1:notaport',
+      'http://u:s3cretpw@127.0.0.1:1',
+      'redis://u:s3cretpw@127.0.0.1:1/db',
+    ]) {
+      const result = await cli(batchArgs(home, inputs, '--workers', url));
+      expect(result.code, url).toBe(2);
+      expect(result.stderr, url).toContain('--workers');
+      expect(`${result.stdout}${result.stderr}`, url).not.toMatch(/s3cret/);
+    }
+    expect(existsSync(join(home, 'batches')) ? readdirSync(join(home, 'batches')) : []).toEqual([]);
   });
 });
