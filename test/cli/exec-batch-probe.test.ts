@@ -125,3 +125,26 @@ describe('weft exec --workers with a bad Redis URL', () => {
     expect(existsSync(join(home, 'batches')) ? readdirSync(join(home, 'batches')) : []).toEqual([]);
   });
 });
+
+describe('cases files with odd bytes', () => {
+  it('refuses a line that is not UTF-8 (it was decoded into U+FFFD silently), and takes CRLF and a BOM', async () => {
+    const home = tempHome();
+    const bad = join(home, 'bad.jsonl');
+    writeFileSync(
+      bad,
+      Buffer.concat([
+        Buffer.from('{"id":1,"input":{"tag":"a","n":1}}\n{"id":2,"input":{"tag":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('","n":2}}\n'),
+      ]),
+    );
+    const refused = await cli(batchArgs(home, bad));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/bad\.jsonl:2.*not UTF-8/);
+    const odd = join(home, 'odd.jsonl');
+    writeFileSync(odd, '\uFEFF{"id":1,"input":{"tag":"é","n":1}}\r\n{"id":"1.0","input":{"tag":"b","n":2}}\r\n');
+    const taken = await cli(batchArgs(home, odd, '--json'));
+    expect(taken.code).toBe(0);
+    expect(JSON.parse(taken.stdout)).toMatchObject({ cases: 2, passed: 2 });
+  });
+});
