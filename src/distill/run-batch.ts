@@ -27,6 +27,14 @@ import {
 } from './batch-store.js';
 
 export const DEFAULT_RESULT_LIMIT = 1000;
+/**
+ * The largest output a case may have, in characters of JSON: a case's result is one line of the log and of `out`,
+ * and the summary holds many. (An expected value is on a cases line of at most MAX_CASE_LINE_BYTES.) Larger is the
+ * case's error OUTPUT_TOO_LARGE — a 20 MB output per case took 3.7 GB and ended the batch unrecorded.
+ */
+export const MAX_CASE_OUTPUT_CHARS = 1_000_000;
+/** Outputs kept for the summary stop at this many characters (the rest are in `out`), whatever `resultLimit`. */
+const RESULT_CHARS_BUDGET = 32_000_000;
 export const DEFAULT_DRAIN_MS = 10_000;
 /** Results not followed by a start record are written after at most this long. */
 const FLUSH_MS = 200;
@@ -75,7 +83,7 @@ export interface RunBatchOptions {
    */
   readonly out?: { readonly path: string };
   readonly rerunInterrupted?: boolean;
-  /** Full results kept for the summary (default 1000); the rest are only in `out`. */
+  /** Full results kept for the summary (default 1000, and outputs of at most 32M characters); the rest are only in `out`. */
   readonly resultLimit?: number;
   readonly onProgress?: (progress: BatchProgress) => void;
   /** Stops taking cases; running ones get `drainMs` to finish, then are cancelled and left unrecorded. */
@@ -105,8 +113,15 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       location: { field: '--concurrency' },
     });
   const kept = new Map<string, BatchResult>();
+  let keptChars = 0;
   const keep = (key: string, result: BatchResult) => {
-    if (kept.has(key) || kept.size < limit) kept.set(key, result);
+    if (kept.has(key)) {
+      kept.set(key, result);
+      return;
+    }
+    if (kept.size >= limit || keptChars >= RESULT_CHARS_BUDGET) return;
+    keptChars += JSON.stringify(result.output)?.length ?? 0;
+    kept.set(key, result);
   };
   let out: AppendLog | undefined;
   try {
@@ -207,6 +222,18 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       try {
         const run = await options.runCase(item, attempt, stop.signal);
         const output = run.output === undefined ? null : run.output;
+        const size = JSON.stringify(output)?.length ?? 0;
+        if (size > MAX_CASE_OUTPUT_CHARS) {
+          record(item, 'error', {
+            steps: run.steps,
+            toolCalls: run.toolCalls,
+            error: {
+              code: 'OUTPUT_TOO_LARGE',
+              message: `the output is ${size} characters of JSON; at most ${MAX_CASE_OUTPUT_CHARS} are recorded`,
+            },
+          });
+          continue;
+        }
         const ok = item.expected === undefined || canonicalJson(output) === canonicalJson(item.expected.value);
         record(item, ok ? 'passed' : 'failed', { output, steps: run.steps, toolCalls: run.toolCalls });
       } catch (error) {

@@ -148,3 +148,31 @@ describe('cases files with odd bytes', () => {
     expect(JSON.parse(taken.stdout)).toMatchObject({ cases: 2, passed: 2 });
   });
 });
+
+describe('a case whose output is huge', () => {
+  it('is the error OUTPUT_TOO_LARGE, not a line of megabytes in the log, --out and the summary', async () => {
+    const home = tempHome();
+    const workflow = join(home, 'huge.workflow.json');
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        name: 'huge',
+        inputs: { n: { type: 'integer' } },
+        nodes: [
+          { id: 'start', kind: 'start' },
+          { id: 'end', kind: 'end', output: "{% $pad('', inputs.n, 'x') %}" },
+        ],
+        edges: [{ from: 'start', to: 'end' }],
+      }),
+    );
+    const inputs = join(home, 'cases.jsonl');
+    writeFileSync(inputs, '{"id":"small","input":{"n":3}}\n{"id":"big","input":{"n":2000000}}\n');
+    const out = join(home, 'results.jsonl');
+    const result = await cli(['exec', workflow, '--inputs', inputs, '--home', home, '--out', out, '--json']);
+    expect(result.code).toBe(1);
+    const summary = JSON.parse(result.stdout) as { results: { id: string; error?: { code: string } }[] };
+    expect(summary.results.find((entry) => entry.id === 'big')?.error?.code).toBe('OUTPUT_TOO_LARGE');
+    expect(summary.results.find((entry) => entry.id === 'small')).toMatchObject({ output: 'xxx', ok: true });
+    expect(readFileSync(out, 'utf8').length).toBeLessThan(10_000);
+  });
+});

@@ -33,7 +33,7 @@ describe.skipIf(redis.url === undefined)('exec-case jobs a worker must not trust
     const queueName = `q-${Math.random().toString(16).slice(2)}`;
     try {
       const batchId = 'b-hostile';
-      await client.set(liveKey(queueName, batchId), '1');
+      await client.set(liveKey(queueName, batchId), '1', 'PX', 60_000);
       const job = (workflowHash: string): ExecCaseJobData => ({
         kind: 'exec-case',
         batchId,
@@ -44,7 +44,7 @@ describe.skipIf(redis.url === undefined)('exec-case jobs a worker must not trust
       const context = { redis: client, queueName, workerId: 'w1', tools: undefined };
       const honest = workflowText('{% 1 + 1 %}');
       const forged = workflowText('{% 6 * 7 %}');
-      await client.set(workflowKey(queueName, sha256(honest)), forged);
+      await client.set(workflowKey(queueName, sha256(honest)), forged, 'PX', 60_000);
       expect(await runExecCaseJob(job(sha256(honest)), context)).toMatchObject({
         error: { message: expect.stringContaining('has another hash') },
       });
@@ -52,11 +52,11 @@ describe.skipIf(redis.url === undefined)('exec-case jobs a worker must not trust
         error: { message: expect.stringContaining('is not in Redis') },
       });
       const invalid = JSON.stringify({ name: 'w', nodes: [{ id: '__proto__', kind: 'start' }], edges: [] });
-      await client.set(workflowKey(queueName, sha256(invalid)), invalid);
+      await client.set(workflowKey(queueName, sha256(invalid)), invalid, 'PX', 60_000);
       expect(await runExecCaseJob(job(sha256(invalid)), context)).toMatchObject({
         error: { message: expect.stringContaining('not valid here') },
       });
-      await client.set(workflowKey(queueName, sha256(honest)), honest);
+      await client.set(workflowKey(queueName, sha256(honest)), honest, 'PX', 60_000);
       expect(await runExecCaseJob(job(sha256(honest)), context)).toMatchObject({ results: [{ output: 2 }] });
     } finally {
       client.disconnect();
