@@ -51,6 +51,7 @@ const LISTED_FAILURES = 20;
 const DEFAULT_CONCURRENCY = 8;
 /** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
 const DEFAULT_WORKER_CONCURRENCY = 500;
+const MAX_CONCURRENCY = 10_000;
 
 export async function execBatchCommand(
   file: string | undefined,
@@ -61,6 +62,11 @@ export async function execBatchCommand(
 ): Promise<number> {
   const { home } = await loadContext(flags);
   const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  // Each unit is a loop awaiting the next case: a hundred million of them is memory, not speed.
+  if (concurrencyFlag !== undefined && concurrencyFlag > MAX_CONCURRENCY)
+    throw new WeftError('BAD_INPUT', `--concurrency expects at most ${MAX_CONCURRENCY}, got ${concurrencyFlag}`, {
+      location: { field: '--concurrency' },
+    });
   let manifest: BatchManifest;
   let resuming = false;
   if (flags.resume !== undefined) {

@@ -247,7 +247,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
   try {
     progress();
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    // No more loops than cases: the rest would only wait for an iterator that has nothing left.
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, Math.max(1, options.total)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     clearInterval(flusher);

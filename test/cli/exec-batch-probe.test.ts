@@ -176,3 +176,16 @@ describe('a case whose output is huge', () => {
     expect(readFileSync(out, 'utf8').length).toBeLessThan(10_000);
   });
 });
+
+describe('weft exec --concurrency out of range', () => {
+  it('refuses more than 10,000 (a hundred million ground the process for minutes) and takes one above the number of cases', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    const huge = await cli(batchArgs(home, inputs, '--concurrency', '100000000'));
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('--concurrency expects at most 10000');
+    const wide = await cli(batchArgs(home, inputs, '--concurrency', '10000', '--json'));
+    expect(wide.code).toBe(0);
+    expect(JSON.parse(wide.stdout)).toMatchObject({ cases: 10, passed: 10 });
+  });
+});
