@@ -18,6 +18,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { z } from 'zod';
 import { WeftError } from '../errors.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 
@@ -113,13 +114,40 @@ export async function readBatchManifest(home: string, batchId: string): Promise<
       location: { field: '--resume' },
     });
   }
-  const manifest = JSON.parse(text) as BatchManifest;
-  if (manifest.version !== 1 || manifest.batchId !== batchId)
-    throw new WeftError('BAD_INPUT', `${paths.manifest} is not a batch manifest of this version of Weft`, {
-      location: { file: paths.manifest },
-    });
-  return manifest;
+  // A damaged or hand-edited manifest is the user's input: a located refusal, not a TypeError deep in the resume.
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    value = { damaged: (error as Error).message };
+  }
+  const parsed = manifestSchema.safeParse(value);
+  if (!parsed.success || parsed.data.batchId !== batchId) {
+    const issue = parsed.success ? undefined : parsed.error.issues[0];
+    const why = issue ? `: ${issue.path.join('.') || 'the document'}: ${issue.message}` : `: it names another batch`;
+    throw new WeftError(
+      'BAD_INPUT',
+      `${paths.manifest} is not a batch manifest of this version of Weft, or it is damaged${why}`,
+      { location: { file: paths.manifest } },
+    );
+  }
+  return parsed.data as BatchManifest;
 }
+
+const manifestSchema = z.object({
+  version: z.literal(1),
+  batchId: z.string(),
+  createdAt: z.string(),
+  workflow: z.object({ path: z.string().min(1), sha256: z.string() }),
+  tools: z.object({ path: z.string().min(1) }).optional(),
+  inputs: z.object({ path: z.string().min(1), sha256: z.string(), cases: z.number().int().min(0) }),
+  options: z.object({
+    concurrency: z.number().int().min(1),
+    maxVisits: z.number().int().min(1).optional(),
+    out: z.string().min(1).optional(),
+    workers: z.string().optional(),
+  }),
+});
 
 /**
  * Takes the batch for this process; BAD_INPUT when another live process has it. Returns the release function

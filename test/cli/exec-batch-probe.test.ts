@@ -189,3 +189,20 @@ describe('weft exec --concurrency out of range', () => {
     expect(JSON.parse(wide.stdout)).toMatchObject({ cases: 10, passed: 10 });
   });
 });
+
+describe('weft exec --resume of a damaged batch', () => {
+  it('refuses a torn or incomplete batch.json with its path, not a stack trace', async () => {
+    const home = tempHome();
+    const inputs = tenCases(home);
+    const created = await cli(batchArgs(home, inputs, '--json'));
+    const { batchId } = JSON.parse(created.stdout) as { batchId: string };
+    const { manifest } = batchPaths(home, batchId);
+    for (const text of [`{"version":1,"batchId":"${batchId}"`, `{"version":1,"batchId":"${batchId}"}`, 'null']) {
+      writeFileSync(manifest, text);
+      const resumed = await cli(['exec', '--resume', batchId, '--home', home]);
+      expect(resumed.code, text).toBe(2);
+      expect(resumed.stderr, text).toContain('batch.json is not a batch manifest of this version of Weft');
+      expect(resumed.stderr, text).not.toMatch(/TypeError|SyntaxError| {4}at /);
+    }
+  });
+});
