@@ -150,7 +150,7 @@ async function timeBatch(
       total: scan.cases,
       runCase,
       concurrency,
-      out: { path: join(paths.dir, 'results.jsonl'), append: false },
+      out: { path: join(paths.dir, 'results.jsonl') },
     });
   });
   if (summary?.passed !== CASES)

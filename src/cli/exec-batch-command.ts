@@ -4,7 +4,8 @@
  * workers (`--workers redis://…`). Exit 0 when every case passed, 1 when some failed or erred, 2 on bad input,
  * 130 when stopped (SIGINT/SIGTERM) with the command that resumes it.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { lstat, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import {
   acquireBatch,
   type BatchManifest,
@@ -50,6 +51,7 @@ const LISTED_FAILURES = 20;
 const DEFAULT_CONCURRENCY = 8;
 /** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
 const DEFAULT_WORKER_CONCURRENCY = 500;
+const MAX_CONCURRENCY = 10_000;
 
 export async function execBatchCommand(
   file: string | undefined,
@@ -60,6 +62,11 @@ export async function execBatchCommand(
 ): Promise<number> {
   const { home } = await loadContext(flags);
   const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  // Each unit is a loop awaiting the next case: a hundred million of them is memory, not speed.
+  if (concurrencyFlag !== undefined && concurrencyFlag > MAX_CONCURRENCY)
+    throw new WeftError('BAD_INPUT', `--concurrency expects at most ${MAX_CONCURRENCY}, got ${concurrencyFlag}`, {
+      location: { field: '--concurrency' },
+    });
   let manifest: BatchManifest;
   let resuming = false;
   if (flags.resume !== undefined) {
@@ -70,6 +77,12 @@ export async function execBatchCommand(
     manifest = await readBatchManifest(home, flags.resume);
     resuming = true;
     await checkUnchanged(manifest);
+    if (manifest.options.out !== undefined)
+      await checkOutPath(manifest.options.out, [
+        manifest.inputs.path,
+        manifest.workflow.path,
+        ...(manifest.tools ? [manifest.tools.path] : []),
+      ]);
     if (flags.tools !== undefined && resolve(flags.tools) !== manifest.tools?.path)
       throw new WeftError(
         'BAD_INPUT',
@@ -85,11 +98,8 @@ export async function execBatchCommand(
       });
     if (flags.inputs === undefined)
       throw new WeftError('BAD_INPUT', '--inputs is missing', { location: { field: '--inputs' } });
-    // Results written over the cases or the workflow would destroy what the batch (and its resume) reads.
-    if (flags.out !== undefined && [resolve(flags.inputs), resolve(file)].includes(resolve(flags.out)))
-      throw new WeftError('BAD_INPUT', `--out ${flags.out} is the batch's own input; write the results elsewhere`, {
-        location: { field: '--out' },
-      });
+    if (flags.out !== undefined)
+      await checkOutPath(flags.out, [flags.inputs, file, ...(flags.tools !== undefined ? [flags.tools] : [])]);
     const [workflowHash, scan] = await Promise.all([hashFile(file).catch(() => ''), scanBatchCases(flags.inputs)]);
     manifest = {
       version: 1,
@@ -109,23 +119,38 @@ export async function execBatchCommand(
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(manifest.workflow.path, { toolNames });
+    const openQueue = () =>
+      flags.workers
+        ? createExecCaseQueue({
+            redisUrl: flags.workers,
+            batchId: manifest.batchId,
+            workflow,
+            tools: tools?.tools ?? [],
+            ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
+          })
+        : Promise.resolve(undefined);
+    let queue: Awaited<ReturnType<typeof openQueue>>;
     if (!resuming) {
       // Hashed before it was read: a file that changed in between is caught by the resume's check, not here.
       if (manifest.workflow.sha256 === '')
         throw new WeftError('BAD_INPUT', `cannot read ${file}`, { location: { field: 'FILE' } });
-      await createBatchFolder(home, manifest);
+      // The workers first: a bad or unreachable Redis leaves no batch folder behind.
+      queue = await openQueue();
+      await createBatchFolder(home, manifest).catch(async (error: unknown) => {
+        await queue?.close();
+        throw error;
+      });
     }
     const paths = batchPaths(home, manifest.batchId);
-    const release = await acquireBatch(paths, manifest.batchId);
-    const queue = flags.workers
-      ? await createExecCaseQueue({
-          redisUrl: flags.workers,
-          batchId: manifest.batchId,
-          workflow,
-          tools: tools?.tools ?? [],
-          ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
-        })
-      : undefined;
+    const release = await acquireBatch(paths, manifest.batchId).catch(async (error: unknown) => {
+      await queue?.close();
+      throw error;
+    });
+    if (resuming)
+      queue = await openQueue().catch(async (error: unknown) => {
+        await release();
+        throw error;
+      });
     if (resuming && manifest.options.workers && !queue)
       output.log(
         `batch ${manifest.batchId} was started with --workers ${manifest.options.workers}; its remaining cases run in this process (give --workers URL to use workers)`,
@@ -150,7 +175,7 @@ export async function execBatchCommand(
               ? DEFAULT_WORKER_CONCURRENCY
               : DEFAULT_CONCURRENCY
             : manifest.options.concurrency),
-        ...(manifest.options.out !== undefined ? { out: { path: manifest.options.out, append: resuming } } : {}),
+        ...(manifest.options.out !== undefined ? { out: { path: manifest.options.out } } : {}),
         ...(flags.rerunInterrupted ? { rerunInterrupted: true } : {}),
         onProgress: progress.update,
         signal,
@@ -177,6 +202,32 @@ function inProcess(workflow: ExecutableWorkflow, tools: ToolSet | undefined): Ca
     const result = await runWorkflow(workflow, { tools: list, input: item.input, signal });
     return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };
+}
+
+/**
+ * `--out` is truncated and written before any case runs: refused when it is a directory, a symbolic link (the
+ * results file is never written through one), or the same file as one the batch reads — by any spelling or hard
+ * link, so compared by device and inode — and when its folder does not exist. Checked before the batch folder is
+ * made, so a refused run leaves no batch behind.
+ */
+async function checkOutPath(out: string, inputs: readonly string[]): Promise<void> {
+  const refuse = (why: string) => {
+    throw new WeftError('BAD_INPUT', `--out ${out} ${why}`, { location: { field: '--out' } });
+  };
+  const info = await lstat(out).catch(() => undefined);
+  if (!info) {
+    const folder = await stat(dirname(resolve(out))).catch(() => undefined);
+    if (!folder?.isDirectory()) refuse('is in a folder that does not exist');
+    return;
+  }
+  if (info.isSymbolicLink()) refuse('is a symbolic link; give the path of the file itself');
+  if (info.isDirectory()) refuse('is a directory; give a file path for the results');
+  if (!info.isFile()) refuse('is not a regular file');
+  for (const path of inputs) {
+    const other = await stat(path).catch(() => undefined);
+    if (other && other.dev === info.dev && other.ino === info.ino)
+      refuse(`is the batch's own input ${path} (the results would destroy it); write the results elsewhere`);
+  }
 }
 
 /** A resume runs the same workflow on the same cases: refused when either file changed since the batch started. */

@@ -7,11 +7,13 @@
  * Decisions:
  * - `id` is a non-empty string or a whole number; `7` and `"7"` are the same id (results and the batch log key
  *   cases by the text), so the second is a duplicate.
- * - A line longer than MAX_CASE_LINE_BYTES, nesting deeper than MAX_NESTING_DEPTH or holding a NUL byte is a
- *   problem of that line, never a hang or a stack overflow.
+ * - A line longer than MAX_CASE_LINE_BYTES, nesting deeper than MAX_NESTING_DEPTH, holding a NUL byte or bytes
+ *   that are not UTF-8 (decoding would change them silently) is a problem of that line, never a hang or a stack
+ *   overflow.
  * - Only a regular file: a resume compares its hash, and a pipe cannot be read twice.
  */
 import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { type LocatedIssue, WeftError } from '../errors.js';
@@ -120,9 +122,11 @@ async function checkRegularFile(file: string): Promise<void> {
 
 interface RawLine {
   readonly line: number;
-  /** Undefined when the line was too long to keep. */
+  /** Undefined when the line was too long to keep, or not UTF-8. */
   readonly text?: string;
   readonly bytes: number;
+  /** The line's bytes are not UTF-8: decoding would silently turn them into U+FFFD. */
+  readonly notUtf8?: true;
 }
 
 /** The non-blank lines of a file, streamed; a line over the limit is reported by length without its text. */
@@ -140,6 +144,7 @@ async function* rawLines(file: string, hash?: ReturnType<typeof createHash>): As
     const wasTooLong = tooLong;
     tooLong = false;
     if (wasTooLong) return { line, bytes };
+    if (!isUtf8(buffer as Buffer)) return { line, bytes, notUtf8: true };
     let text = (buffer as Buffer).toString('utf8');
     if (line === 1 && text.startsWith('\uFEFF')) text = text.slice(1);
     if (text.endsWith('\r')) text = text.slice(0, -1);
@@ -177,6 +182,8 @@ function readCaseLine(file: string, raw: RawLine, locate = true): { case?: Batch
       ? lineIssues(file, raw.line, text, problems)
       : problems.map(({ message }) => ({ file, line: raw.line, message }));
   const { line, text } = raw;
+  if (raw.notUtf8)
+    return { issues: [{ file, line, message: 'the line is not UTF-8 text (bytes that are no character)' }] };
   if (text === undefined)
     return { issues: [{ file, line, message: `the line is longer than ${MAX_CASE_LINE_BYTES} bytes` }] };
   if (text.includes('\u0000'))

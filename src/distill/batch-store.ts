@@ -10,13 +10,15 @@
  *   reported interrupted on the resume, never run twice.
  * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
  *   host is never judged gone (as for runs: run-owner.ts).
- * - A torn last line (the process died mid-write) is ignored when the log is read.
+ * - A torn last line (the process died mid-write) is ignored when the log is read, and ended with a line break
+ *   before anything is appended to it: else the next record would be glued to it and lost too.
  */
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { z } from 'zod';
 import { WeftError } from '../errors.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 
@@ -112,13 +114,40 @@ export async function readBatchManifest(home: string, batchId: string): Promise<
       location: { field: '--resume' },
     });
   }
-  const manifest = JSON.parse(text) as BatchManifest;
-  if (manifest.version !== 1 || manifest.batchId !== batchId)
-    throw new WeftError('BAD_INPUT', `${paths.manifest} is not a batch manifest of this version of Weft`, {
-      location: { file: paths.manifest },
-    });
-  return manifest;
+  // A damaged or hand-edited manifest is the user's input: a located refusal, not a TypeError deep in the resume.
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    value = { damaged: (error as Error).message };
+  }
+  const parsed = manifestSchema.safeParse(value);
+  if (!parsed.success || parsed.data.batchId !== batchId) {
+    const issue = parsed.success ? undefined : parsed.error.issues[0];
+    const why = issue ? `: ${issue.path.join('.') || 'the document'}: ${issue.message}` : `: it names another batch`;
+    throw new WeftError(
+      'BAD_INPUT',
+      `${paths.manifest} is not a batch manifest of this version of Weft, or it is damaged${why}`,
+      { location: { file: paths.manifest } },
+    );
+  }
+  return parsed.data as BatchManifest;
 }
+
+const manifestSchema = z.object({
+  version: z.literal(1),
+  batchId: z.string(),
+  createdAt: z.string(),
+  workflow: z.object({ path: z.string().min(1), sha256: z.string() }),
+  tools: z.object({ path: z.string().min(1) }).optional(),
+  inputs: z.object({ path: z.string().min(1), sha256: z.string(), cases: z.number().int().min(0) }),
+  options: z.object({
+    concurrency: z.number().int().min(1),
+    maxVisits: z.number().int().min(1).optional(),
+    out: z.string().min(1).optional(),
+    workers: z.string().optional(),
+  }),
+});
 
 /**
  * Takes the batch for this process; BAD_INPUT when another live process has it. Returns the release function
@@ -172,14 +201,14 @@ const MAX_PENDING = 64;
 export function openAppendLog(path: string, { truncate = false }: { truncate?: boolean } = {}): AppendLog {
   const fd = openSync(
     path,
-    constants.O_WRONLY |
+    (truncate ? constants.O_WRONLY | constants.O_TRUNC : constants.O_RDWR | constants.O_APPEND) |
       constants.O_CREAT |
-      (truncate ? constants.O_TRUNC : constants.O_APPEND) |
       (constants.O_NOFOLLOW ?? 0),
     0o644,
   );
   let open = true;
-  let pending = '';
+  // A torn last line is ended here, so the first record appended starts a line of its own.
+  let pending = truncate || endsLine(fd) ? '' : '\n';
   let count = 0;
   const write = (text: string) => {
     if (text !== '') writeSync(fd, text);
@@ -209,6 +238,15 @@ export function openAppendLog(path: string, { truncate = false }: { truncate?: b
       open = false;
     },
   };
+}
+
+/** Whether an open file is empty or ends with a line break. */
+function endsLine(fd: number): boolean {
+  const { size } = fstatSync(fd);
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 10;
 }
 
 /** What the log says so far: the last result of each case and how many times each was started. */
@@ -243,8 +281,9 @@ export async function readBatchLog(
     try {
       record = JSON.parse(line) as BatchLogRecord;
     } catch {
-      continue; // a torn last line
+      continue; // a torn line (the process died mid-write)
     }
+    if (typeof record !== 'object' || record === null) continue;
     const key = String(record.id);
     if (record.type === 'start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
     else if (record.type === 'result') {

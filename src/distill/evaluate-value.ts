@@ -11,12 +11,14 @@ type Compiled = { evaluate(input: unknown): Promise<unknown> };
 type JsonataFactory = (expression: string, options?: { timeout?: number; stack?: number }) => Compiled;
 
 /**
- * JSONata's own guards, checked at every step of an evaluation: without them a model-made expression that recurses
- * forever (`$f := function(){ $f() }`, a tail call JSONata runs as a loop) or exponentially hung `weft exec` and
- * `weft distill eval` for good, with Ctrl-C unheard (the evaluation never yields to the event loop).
+ * How long one expression may evaluate, and how deep. JSONata evaluates through promises that are already
+ * resolved, so a never-ending expression (`$f := function($n){ $f($n) }`) starves the event loop: no timer, no
+ * signal handler, no other case runs again. Its own guardrails (checked on every step) are the only deadline that
+ * works; the visit cap counts nodes, not steps inside one expression.
  */
-export const EXPRESSION_TIME_LIMIT_MS = 5_000;
-export const EXPRESSION_MAX_DEPTH = 10_000;
+export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 10_000;
+/** JSONata's evaluation depth: about 3,000 levels of a non-tail-recursive function. */
+const EXPRESSION_DEPTH_LIMIT = 10_000;
 
 let factory: JsonataFactory | undefined;
 const cache = new Map<string, Compiled>();
@@ -26,14 +28,23 @@ async function jsonata(): Promise<JsonataFactory> {
   return factory;
 }
 
+/** The cache key: the limit is fixed when an expression is compiled. */
+const cacheKey = (expression: string, timeLimitMs: number) =>
+  timeLimitMs === DEFAULT_EXPRESSION_TIME_LIMIT_MS ? expression : `${timeLimitMs}\u0000${expression}`;
+
 /** Compiles an expression (cached); a syntax error is a WeftError naming `where`. */
-export async function compileExpression(expression: string, where: string): Promise<Compiled> {
-  const hit = cache.get(expression);
+export async function compileExpression(
+  expression: string,
+  where: string,
+  timeLimitMs: number = DEFAULT_EXPRESSION_TIME_LIMIT_MS,
+): Promise<Compiled> {
+  const key = cacheKey(expression, timeLimitMs);
+  const hit = cache.get(key);
   if (hit) return hit;
   try {
-    const compiled = (await jsonata())(expression, { timeout: EXPRESSION_TIME_LIMIT_MS, stack: EXPRESSION_MAX_DEPTH });
+    const compiled = (await jsonata())(expression, { timeout: timeLimitMs, stack: EXPRESSION_DEPTH_LIMIT });
     if (cache.size > 10_000) cache.clear();
-    cache.set(expression, compiled);
+    cache.set(key, compiled);
     return compiled;
   } catch (error) {
     throw new WeftError('WORKFLOW', `${where}: JSONata syntax error in {% ${expression} %}: ${messageOf(error)}`, {
@@ -48,17 +59,24 @@ export interface Scope {
 }
 
 /** A value's evaluation, prepared once per value object (a workflow's values are the same objects for every case). */
-type Plan = (scope: Scope) => Promise<unknown>;
+type Plan = (scope: Scope, timeLimitMs: number) => Promise<unknown>;
 const plans = new WeakMap<object, Plan>();
 
 /**
  * Evaluates a value: an expression string, or an object/array evaluated member by member (in order), or a literal.
  * `where` names the place in errors (`node add (args)`); one value object is always evaluated at the same place.
  */
-export function evaluateValue(value: unknown, scope: Scope, where: string): Promise<unknown> {
+export function evaluateValue(
+  value: unknown,
+  scope: Scope,
+  where: string,
+  timeLimitMs: number = DEFAULT_EXPRESSION_TIME_LIMIT_MS,
+): Promise<unknown> {
   if (typeof value === 'string') {
     const expression = expressionOf(value);
-    return expression === undefined ? Promise.resolve(value) : evaluateExpression(expression, scope, where);
+    return expression === undefined
+      ? Promise.resolve(value)
+      : evaluateExpression(expression, scope, where, timeLimitMs);
   }
   if (value === null || typeof value !== 'object') return Promise.resolve(value);
   let plan = plans.get(value);
@@ -66,16 +84,16 @@ export function evaluateValue(value: unknown, scope: Scope, where: string): Prom
     plan = planOf(value, where);
     plans.set(value, plan);
   }
-  return plan(scope);
+  return plan(scope, timeLimitMs);
 }
 
 function planOf(value: object, where: string): Plan {
   if (!hasExpression(value)) return async () => copyJson(value);
   if (Array.isArray(value)) {
     const items = value.map((item, index) => ({ item, where: `${where}[${index}]` }));
-    return async (scope) => {
+    return async (scope, timeLimitMs) => {
       const result: unknown[] = [];
-      for (const { item, where: at } of items) result.push(await evaluateValue(item, scope, at));
+      for (const { item, where: at } of items) result.push(await evaluateValue(item, scope, at, timeLimitMs));
       return result;
     };
   }
@@ -84,22 +102,29 @@ function planOf(value: object, where: string): Plan {
     item,
     where: `${where}.${key}`,
   }));
-  return async (scope) => {
+  return async (scope, timeLimitMs) => {
     const entries: [string, unknown][] = [];
-    for (const { key, item, where: at } of members) entries.push([key, await evaluateValue(item, scope, at)]);
+    for (const { key, item, where: at } of members)
+      entries.push([key, await evaluateValue(item, scope, at, timeLimitMs)]);
     // fromEntries: a key named `__proto__` stays a plain key.
     return Object.fromEntries(entries);
   };
 }
 
 /** Evaluates `expression` (the text inside `{% %}`) against the scope. */
-export async function evaluateExpression(expression: string, scope: Scope, where: string): Promise<unknown> {
+export async function evaluateExpression(
+  expression: string,
+  scope: Scope,
+  where: string,
+  timeLimitMs: number = DEFAULT_EXPRESSION_TIME_LIMIT_MS,
+): Promise<unknown> {
   const path = pathOf(expression);
   if (path) {
     const found = lookup(scope, path);
     if (found !== MISSING) return found;
   }
-  const compiled = cache.get(expression) ?? (await compileExpression(expression, where));
+  const compiled =
+    cache.get(cacheKey(expression, timeLimitMs)) ?? (await compileExpression(expression, where, timeLimitMs));
   try {
     return await compiled.evaluate(scope);
   } catch (error) {

@@ -76,11 +76,22 @@ export async function parseExecutableWorkflow(
     return { ...problem, ...(file ? { file } : {}), ...(position ?? {}), ...(field ? { path: field } : {}) };
   };
   const parsed = document.safeParse(source.value);
-  if (!parsed.success) {
+  const protoProblems = protoKeyPaths(source.value).map((path) =>
+    located(path, {
+      severity: 'error',
+      message: '"__proto__" cannot be a name here (it would be dropped without a word); rename it',
+    }),
+  );
+  if (!parsed.success || protoProblems.length > 0) {
     return {
-      problems: parsed.error.issues.map((issue) =>
-        located(issue.path as FieldPath, { severity: 'error', message: issue.message }),
-      ),
+      problems: [
+        ...protoProblems,
+        ...(parsed.success
+          ? []
+          : parsed.error.issues.map((issue) =>
+              located(issue.path as FieldPath, { severity: 'error', message: issue.message }),
+            )),
+      ],
     };
   }
   const workflow = parsed.data as ExecutableWorkflow;
@@ -117,6 +128,32 @@ export async function loadWorkflowFile(
     });
   }
   return result as ReadWorkflowResult & { workflow: ExecutableWorkflow };
+}
+
+/**
+ * Where the document has a key `__proto__` in a map that zod reads as a record (inputs and their schemas, a tool's
+ * args, a set's values): zod leaves such a key out of what it returns, so an input, argument or variable would
+ * vanish silently. (Inside literal values it is kept, as a plain key.)
+ */
+function protoKeyPaths(value: unknown): FieldPath[] {
+  const paths: FieldPath[] = [];
+  const isMap = (item: unknown): item is Record<string, unknown> =>
+    typeof item === 'object' && item !== null && !Array.isArray(item);
+  const check = (map: unknown, path: FieldPath) => {
+    if (isMap(map) && Object.hasOwn(map, '__proto__')) paths.push([...path, '__proto__']);
+  };
+  if (!isMap(value)) return paths;
+  const inputs = value['inputs'];
+  check(inputs, ['inputs']);
+  if (isMap(inputs)) for (const [name, schema] of Object.entries(inputs)) check(schema, ['inputs', name]);
+  const nodes = value['nodes'];
+  if (Array.isArray(nodes))
+    for (const [index, node] of nodes.entries()) {
+      if (!isMap(node)) continue;
+      check(node['args'], ['nodes', index, 'args']);
+      check(node['values'], ['nodes', index, 'values']);
+    }
+  return paths;
 }
 
 /** `nodes[3].args.a` → ['nodes', 3, 'args', 'a'] (the checker's paths back into field paths). */

@@ -6,7 +6,7 @@
  *
  * Memory: the cases stream from the file; what is kept is one status per case id (to count and to resume) and at
  * most `resultLimit` full results for the summary. Every result goes to `out` (JSONL, completion order) as it
- * finishes.
+ * finishes; a resume first writes `out` again from the log's results.
  *
  * A case found started without a result was interrupted: it may have called tools, so it is not run again unless
  * `rerunInterrupted`; it gets a result record `interrupted; not run again` (code INTERRUPTED), which a later
@@ -27,6 +27,14 @@ import {
 } from './batch-store.js';
 
 export const DEFAULT_RESULT_LIMIT = 1000;
+/**
+ * The largest output a case may have, in characters of JSON: a case's result is one line of the log and of `out`,
+ * and the summary holds many. (An expected value is on a cases line of at most MAX_CASE_LINE_BYTES.) Larger is the
+ * case's error OUTPUT_TOO_LARGE — a 20 MB output per case took 3.7 GB and ended the batch unrecorded.
+ */
+export const MAX_CASE_OUTPUT_CHARS = 1_000_000;
+/** Outputs kept for the summary stop at this many characters (the rest are in `out`), whatever `resultLimit`. */
+const RESULT_CHARS_BUDGET = 32_000_000;
 export const DEFAULT_DRAIN_MS = 10_000;
 /** Results not followed by a start record are written after at most this long. */
 const FLUSH_MS = 200;
@@ -69,10 +77,13 @@ export interface RunBatchOptions {
   readonly total: number;
   readonly runCase: CaseRunner;
   readonly concurrency: number;
-  /** Results JSONL; `append` on a resume. */
-  readonly out?: { readonly path: string; readonly append: boolean };
+  /**
+   * Results JSONL, completion order. Written anew on every run from the log's results, then the new ones: a resume
+   * leaves it listing each result as the log has it.
+   */
+  readonly out?: { readonly path: string };
   readonly rerunInterrupted?: boolean;
-  /** Full results kept for the summary (default 1000); the rest are only in `out`. */
+  /** Full results kept for the summary (default 1000, and outputs of at most 32M characters); the rest are only in `out`. */
   readonly resultLimit?: number;
   readonly onProgress?: (progress: BatchProgress) => void;
   /** Stops taking cases; running ones get `drainMs` to finish, then are cancelled and left unrecorded. */
@@ -102,13 +113,38 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       location: { field: '--concurrency' },
     });
   const kept = new Map<string, BatchResult>();
+  let keptChars = 0;
   const keep = (key: string, result: BatchResult) => {
-    if (kept.has(key) || kept.size < limit) kept.set(key, result);
+    if (kept.has(key)) {
+      kept.set(key, result);
+      return;
+    }
+    if (kept.size >= limit || keptChars >= RESULT_CHARS_BUDGET) return;
+    keptChars += JSON.stringify(result.output)?.length ?? 0;
+    kept.set(key, result);
   };
-  const prior = await readBatchLog(options.paths.log, (record) => {
-    const key = String(record.id);
-    keep(key, resultOf(record));
-  });
+  let out: AppendLog | undefined;
+  try {
+    out = options.out ? openAppendLog(options.out.path, { truncate: true }) : undefined;
+  } catch (error) {
+    throw new WeftError('BAD_INPUT', `cannot write ${options.out?.path}: ${(error as Error).message}`, {
+      location: { field: '--out' },
+    });
+  }
+  let prior: Awaited<ReturnType<typeof readBatchLog>>;
+  try {
+    // The results file is written again from the log: a kill can lose results it had not written yet but the log
+    // had (the two files are written apart), and those cases are not run again.
+    prior = await readBatchLog(options.paths.log, (record) => {
+      const key = String(record.id);
+      const result = resultOf(record);
+      keep(key, result);
+      out?.appendLater(result);
+    });
+  } catch (error) {
+    out?.close();
+    throw error;
+  }
   const statuses = new Map(prior.results);
   const counts = { passed: 0, failed: 0, errors: 0 };
   const bump = (status: CaseStatus, by: number) => {
@@ -118,15 +154,12 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
   for (const status of statuses.values()) bump(status, 1);
 
-  const log = openAppendLog(options.paths.log);
-  let out: AppendLog | undefined;
+  let log: AppendLog;
   try {
-    out = options.out ? openAppendLog(options.out.path, { truncate: !options.out.append }) : undefined;
+    log = openAppendLog(options.paths.log);
   } catch (error) {
-    log.close();
-    throw new WeftError('BAD_INPUT', `cannot write ${options.out?.path}: ${(error as Error).message}`, {
-      location: { field: '--out' },
-    });
+    out?.close();
+    throw error;
   }
   const progress = () => options.onProgress?.({ done: statuses.size, total: options.total, ...counts });
   const record = (
@@ -189,6 +222,18 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
       try {
         const run = await options.runCase(item, attempt, stop.signal);
         const output = run.output === undefined ? null : run.output;
+        const size = JSON.stringify(output)?.length ?? 0;
+        if (size > MAX_CASE_OUTPUT_CHARS) {
+          record(item, 'error', {
+            steps: run.steps,
+            toolCalls: run.toolCalls,
+            error: {
+              code: 'OUTPUT_TOO_LARGE',
+              message: `the output is ${size} characters of JSON; at most ${MAX_CASE_OUTPUT_CHARS} are recorded`,
+            },
+          });
+          continue;
+        }
         const ok = item.expected === undefined || sameJson(output, item.expected.value);
         record(item, ok ? 'passed' : 'failed', { output, steps: run.steps, toolCalls: run.toolCalls });
       } catch (error) {
@@ -202,7 +247,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
   try {
     progress();
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    // No more loops than cases: the rest would only wait for an iterator that has nothing left.
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, Math.max(1, options.total)) }, worker));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     clearInterval(flusher);

@@ -8,7 +8,7 @@ import { WeftError } from '../errors.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { validateToolArgs } from '../tools/validate-args.js';
-import { evaluateExpression, evaluateValue } from './evaluate-value.js';
+import { DEFAULT_EXPRESSION_TIME_LIMIT_MS, evaluateExpression, evaluateValue } from './evaluate-value.js';
 import {
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,
@@ -21,6 +21,8 @@ export interface RunWorkflowOptions {
   readonly tools?: readonly Tool[];
   readonly input: Readonly<Record<string, unknown>>;
   readonly maxVisits?: number;
+  /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
+  readonly expressionTimeLimitMs?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -102,6 +104,7 @@ export async function runWorkflow(
   const { nodes, outgoing, start, inputSchema, conditions, places } = prepare(workflow);
   const tools = toolMap(options.tools ?? NO_TOOLS);
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS;
+  const timeLimit = options.expressionTimeLimitMs ?? DEFAULT_EXPRESSION_TIME_LIMIT_MS;
   const vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const inputs = options.input;
   const toolCalls: WorkflowToolCall[] = [];
@@ -154,12 +157,18 @@ export async function runWorkflow(
         case 'end':
           return {
             ended: true,
-            output: node.output === undefined ? null : await evaluateValue(node.output, scope(), at(node, 'output')),
+            output:
+              node.output === undefined
+                ? null
+                : await evaluateValue(node.output, scope(), at(node, 'output'), timeLimit),
           };
         case 'start':
           break;
         case 'set': {
-          const values = (await evaluateValue(node.values, scope(), at(node, 'values'))) as Record<string, unknown>;
+          const values = (await evaluateValue(node.values, scope(), at(node, 'values'), timeLimit)) as Record<
+            string,
+            unknown
+          >;
           Object.assign(vars, values);
           snapshot = undefined;
           break;
@@ -170,7 +179,7 @@ export async function runWorkflow(
             throw new WeftError('WORKFLOW', `${at(node, 'tool')}: no tool named ${node.tool}`, {
               location: { field: `nodes.${node.id}.tool` },
             });
-          const args = await evaluateValue(node.args ?? {}, scope(), at(node, 'args'));
+          const args = await evaluateValue(node.args ?? {}, scope(), at(node, 'args'), timeLimit);
           const outcome = await callTool(tool, args as JsonValue, options.signal ? { signal: options.signal } : {});
           if (!outcome.ok) {
             throw new WeftError('WORKFLOW', `${at(node)}: tool ${node.tool} failed: ${outcome.error.message}`, {
@@ -183,7 +192,12 @@ export async function runWorkflow(
           break;
         }
         case 'condition': {
-          const value = await evaluateExpression(conditions.get(node.id) ?? node.expr, scope(), at(node, 'expr'));
+          const value = await evaluateExpression(
+            conditions.get(node.id) ?? node.expr,
+            scope(),
+            at(node, 'expr'),
+            timeLimit,
+          );
           const chosen =
             edges.find((edge) => edge.when !== undefined && edge.when === value) ??
             edges.find((edge) => edge.default === true);
@@ -200,7 +214,7 @@ export async function runWorkflow(
           continue;
         }
         case 'forEach': {
-          const items = await evaluateValue(node.items, scope(), at(node, 'items'));
+          const items = await evaluateValue(node.items, scope(), at(node, 'items'), timeLimit);
           const list = items === undefined ? [] : Array.isArray(items) ? items : [items];
           const name = node.as ?? 'item';
           const collected: unknown[] = [];
@@ -209,7 +223,9 @@ export async function runWorkflow(
             const inner = await walk(node.body, node.id);
             if (inner.ended) return inner;
             collected.push(
-              node.result === undefined ? vars[name] : await evaluateValue(node.result, scope(), at(node, 'result')),
+              node.result === undefined
+                ? vars[name]
+                : await evaluateValue(node.result, scope(), at(node, 'result'), timeLimit),
             );
           }
           if (node.out) assign(node.out, collected);

@@ -14,14 +14,22 @@ export function redisOptions(url: string, field = '--redis'): RedisOptions {
   try {
     parsed = new URL(url);
   } catch {
-    throw new WeftError('BAD_INPUT', `Expected a Redis URL like redis://127.0.0.1:6379, got ${JSON.stringify(url)}`, {
-      location: { field },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Expected a Redis URL like redis://127.0.0.1:6379, got ${JSON.stringify(displayRedisUrl(url))}`,
+      {
+        location: { field },
+      },
+    );
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new WeftError('BAD_INPUT', `Expected a redis:// or rediss:// URL, got ${JSON.stringify(url)}`, {
-      location: { field },
-    });
+    throw new WeftError(
+      'BAD_INPUT',
+      `Expected a redis:// or rediss:// URL, got ${JSON.stringify(displayRedisUrl(url))}`,
+      {
+        location: { field },
+      },
+    );
   }
   const db = parsed.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db))
@@ -49,7 +57,9 @@ export function displayRedisUrl(url: string): string {
     if (parsed.password) parsed.password = '***';
     return parsed.toString();
   } catch {
-    return url;
+    // Not a URL to the parser, but it may still hold a password, even one with `/` or `#` in it (not encoded):
+    // everything up to the last `@` goes.
+    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
   }
 }
 
