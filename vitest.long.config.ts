@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:long`: the sweeps too long for every `npm test` (crash points, exhaustive resume cuts). CI runs it
-// after `npm test`.
+// `npm run test:long`: the sweeps too long for every `npm test` (crash points, exhaustive resume cuts, signals to
+// child processes, the slowest end-to-end CLI runs), so that `npm test` stays under 3 minutes. CI runs it after
+// `npm test`.
 export default defineConfig({
   test: {
     include: ['test/long/**/*.test.ts'],

@@ -11,7 +11,7 @@ import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { deadPid } from '../cli/seed-home.js';
 import { startTestPostgres } from '../store/postgres-server.js';
-import { weft } from './weft-cli.js';
+import { weft } from '../e2e/weft-cli.js';
 
 const RESUMES = 4;
 

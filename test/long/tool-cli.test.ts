@@ -1,8 +1,8 @@
 /** `weft run --tools` end to end: a real CLI process, a real tools file, the order service counting requests. */
 import { describe, expect, it } from 'vitest';
 import { useOrderServer } from '../run/tool-fixtures.js';
-import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
-import { jsonDocument, weft } from './weft-cli.js';
+import { ORDERS_MODEL, orderRunFiles } from '../e2e/tool-cli-setup.js';
+import { jsonDocument, weft } from '../e2e/weft-cli.js';
 
 const server = useOrderServer();
 
