@@ -53,6 +53,7 @@ export type {
 } from './run/events.js';
 export { createMeter, meteredModel, type Budget, type Meter, type MeterOptions } from './run/metered-model.js';
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
+export { replaceFile, type ReplaceFileOptions } from './run/replace-file.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
 export type { AttemptOutcome, SubtaskAttempt } from './run/run-subtask.js';
 export type { ModelCheck, RoleKindContext, RoleKindEngine, RoleKindSetup } from './run/role-kind.js';

@@ -5,11 +5,10 @@
  * kept (the file it leads to is replaced); a link that loops or leads nowhere is refused up front. A pipe or a
  * device (`--out /dev/stdout`) is written as it is. Writing over one of the command's own input files is refused.
  */
-import { randomUUID } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { chmod, lstat, open, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { WeftError } from '../index.js';
+import type { Stats } from 'node:fs';
+import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { replaceFile, WeftError } from '../index.js';
 
 /** An input the out file must not be (`--traces`, `--tools`): what the flag is called and the path given. */
 export interface GuardedInput {
@@ -78,24 +77,12 @@ export async function writeOutFile(out: string, content: string, field: string):
     await writeFile(target, content);
     return;
   }
-  const temporary = join(dirname(target), `.${basename(target)}.${randomUUID()}.tmp`);
-  // O_EXCL: the temporary name is new; nothing planted there is written through.
-  const handle = await open(
-    temporary,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-    0o644,
-  );
   try {
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (existing) await chmod(temporary, existing.mode & 0o7777);
-    await rename(temporary, target);
+    await replaceFile(dirname(target), basename(target), content, {
+      sync: true,
+      ...(existing ? { mode: existing.mode & 0o7777 } : {}),
+    });
   } catch (error) {
-    await unlink(temporary).catch(() => {});
     refuse(field, `cannot write ${out}: ${(error as Error).message}`);
   }
 }

@@ -204,10 +204,12 @@ async function resolveTarget(
  * through). Without pinned folders the folder's real path is checked once more just before the rename.
  */
 async function writeInto(root: string, folder: HeldFolder, name: string, content: string): Promise<void> {
-  await replaceFile(folder.path, name, content, async () => {
-    if (!PINNED_FOLDERS && !isInside(root, await realpath(folder.path))) {
-      throw Object.assign(new Error('the folder moved outside the artifact folder'), { code: 'ESCAPED' });
-    }
+  await replaceFile(folder.path, name, content, {
+    beforeRename: async () => {
+      if (!PINNED_FOLDERS && !isInside(root, await realpath(folder.path))) {
+        throw Object.assign(new Error('the folder moved outside the artifact folder'), { code: 'ESCAPED' });
+      }
+    },
   });
 }
 

@@ -16,15 +16,23 @@ export function isTemporaryName(name: string): boolean {
   return name.startsWith('.') && name.endsWith('.tmp');
 }
 
+export interface ReplaceFileOptions {
+  /** Runs after the write and may refuse by throwing. */
+  readonly beforeRename?: () => Promise<void>;
+  /** The new file's permissions (default 0o644; e.g. those of the file it replaces). */
+  readonly mode?: number;
+  /** Flush the content to the disk before the rename (a user's file: a crash must not leave it empty). */
+  readonly sync?: boolean;
+}
+
 /**
- * Writes `content` as `<folder>/<name>`. `beforeRename` runs after the write and may refuse by throwing; on any
- * failure the temporary file is removed and the error rethrown.
+ * Writes `content` as `<folder>/<name>`. On any failure the temporary file is removed and the error rethrown.
  */
 export async function replaceFile(
   folder: string,
   name: string,
   content: string,
-  beforeRename?: () => Promise<void>,
+  options: ReplaceFileOptions = {},
 ): Promise<void> {
   const temporary = join(folder, `.weft-${randomUUID()}.tmp`);
   // O_EXCL: the temporary name is new; if anything is already there (a link included), fail rather than write through it.
@@ -36,10 +44,12 @@ export async function replaceFile(
   try {
     try {
       await handle.writeFile(content, 'utf8');
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      if (options.sync) await handle.sync();
     } finally {
       await handle.close();
     }
-    await beforeRename?.();
+    await options.beforeRename?.();
     await rename(temporary, join(folder, name));
   } catch (error) {
     await unlink(temporary).catch(() => {});
