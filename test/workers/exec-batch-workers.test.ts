@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
 import { liveKey } from '../../src/workers/attempt-job.js';
 import { execCaseJournalKey, workflowKey } from '../../src/workers/exec-case-job.js';
@@ -188,7 +188,8 @@ describe.skipIf(redis.url === undefined)('weft exec --inputs --workers', () => {
     process.env['WEFT_TEST_CALLS'] = calls;
     const tools = await loadToolsFile(TOOLS);
     try {
-      const queueName = 'weft-journal-test';
+      // A name of its own: the journal key outlives the test (24 h) in a Redis that CI keeps between runs.
+      const queueName = `weft-journal-test-${randomUUID()}`;
       const workflow = JSON.parse(readFileSync(WORKFLOW, 'utf8')) as unknown;
       const text = JSON.stringify(workflow);
       const hash = createHash('sha256').update(text).digest('hex');
