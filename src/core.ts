@@ -58,6 +58,7 @@ export type {
   StoredRunStatus,
 } from './store/run-store.js';
 export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
+export { newRunId } from './store/run-id.js';
 export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
 export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';
 export { selectRunsToPrune, type KeptRun, type RunsToPrune } from './store/select-runs-to-prune.js';

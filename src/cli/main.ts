@@ -195,6 +195,14 @@ function buildProgram(
     );
 
   program
+    .command('mcp')
+    .description('serve Weft to an MCP client over stdio: plan, run, status, show, exec; runs as weft://runs/{id}')
+    .addOption(model)
+    .addOption(store)
+    .addOption(home)
+    .action(async (flags) => setExit(await (await import('./mcp-command.js')).mcpCommand(flags, output, signal)));
+
+  program
     .command('runs')
     .description('list recorded runs, oldest first')
     .addOption(store)

@@ -15,6 +15,8 @@ import {
   toMermaid,
   WeftError,
   workflowFromJson,
+  type RunSummary,
+  type StoredRunStatus,
   type WeftEvent,
 } from '../index.js';
 import { teamOutcome } from './team-output.js';
@@ -61,9 +63,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       return 0;
     }
     const summary = summarizeRun(runId, events);
-    // A run with no run-end event did not finish: the process died or is still going.
-    const status = summary.status !== 'interrupted' || run.status === 'running' ? summary.status : run.status;
-    const shown = { ...summary, status, runDir: runPaths(context.home, runId).dir };
+    const shown = shownSummary(summary, run.status, context.home);
     if (flags.output !== undefined) return showOutput(shown, flags.output, output);
     if (output.json) {
       output.document(runJson(shown));
@@ -108,6 +108,17 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
   } finally {
     await store.close();
   }
+}
+
+/** A run's summary with the status `weft show` reports and its folder (for `--json`, and `weft mcp`'s documents). */
+export function shownSummary<S extends RunSummary>(
+  summary: S,
+  storedStatus: StoredRunStatus,
+  home: string,
+): S & { readonly runDir: string } {
+  // A run with no run-end event did not finish: the process died or is still going.
+  const status = summary.status !== 'interrupted' || storedStatus === 'running' ? summary.status : storedStatus;
+  return { ...summary, status, runDir: runPaths(home, summary.runId).dir };
 }
 
 /** `--output <subtask>`: the accepted output as it is (text), or with its subtask's status (JSON). */
