@@ -111,21 +111,26 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     {
       title: 'Start a run',
       description:
-        'Starts planning and executing a task in the server; returns its run id at once. Poll weft_status, read weft://runs/{id}. Progress notifications go to a progressToken when given.',
-      inputSchema: { task: z.string().min(1).max(100_000).describe('the task, in words') },
+        "Starts planning and executing a task in the server; returns its run id at once (poll weft_status, read weft://runs/{id}), or with wait: true when the run ends, sending progress notifications to the request's progressToken meanwhile.",
+      inputSchema: {
+        task: z.string().min(1).max(100_000).describe('the task, in words'),
+        wait: z.boolean().optional().describe('answer when the run ends instead of at once (default false)'),
+      },
     },
-    async ({ task }, extra) =>
+    async ({ task, wait }, extra) =>
       guarded(async () => {
         const runId = newRunId();
         const token = extra._meta?.progressToken;
-        let done = 0;
+        // Progress may only name a request still open (MCP): a run answered at once reports through weft_status.
+        let answered = false;
+        const ended = new Set<string>();
         let total = 0;
         const onEvent = (event: WeftEvent) => {
-          if (token === undefined) return;
+          if (token === undefined || answered) return;
           if (event.type === 'plan-chosen' || event.type === 'plan-update') {
             total = 'workflow' in event ? event.workflow.subtasks.length : total;
           } else if (event.type === 'task-end') {
-            done += 1;
+            ended.add(event.taskId);
           } else return;
           // Notifications after the client left are dropped: the run goes on and stays in the store.
           extra
@@ -133,7 +138,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
               method: 'notifications/progress',
               params: {
                 progressToken: token,
-                progress: done,
+                progress: ended.size,
                 ...(total > 0 ? { total } : {}),
                 message: event.type === 'task-end' ? `${event.taskId} ${event.status}` : `plan: ${total} subtasks`,
               },
@@ -158,7 +163,14 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         );
         running.set(runId, work);
         void work.finally(() => running.delete(runId));
-        return { runId, status: 'running' };
+        if (!wait) {
+          answered = true;
+          return { runId, status: 'running' };
+        }
+        await work;
+        answered = true;
+        const found = await runDocument(runId);
+        return { runId, status: found?.summary.status ?? 'interrupted' };
       }),
   );
 
