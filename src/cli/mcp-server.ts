@@ -247,7 +247,19 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
 
   server.registerResource(
     'run',
-    new ResourceTemplate('weft://runs/{id}', { list: undefined }),
+    new ResourceTemplate('weft://runs/{id}', {
+      // Newest first, at most 100: a client's resource picker, not an archive (`weft runs` lists them all).
+      list: async () => ({
+        resources: (await store.listRuns())
+          .slice(-100)
+          .reverse()
+          .map((run) => ({
+            uri: `weft://runs/${encodeURIComponent(run.runId)}`,
+            name: `${run.runId}: ${run.task.split('\n')[0]!.slice(0, 80)}`,
+            mimeType: 'application/json',
+          })),
+      }),
+    }),
     { title: 'A Weft run', description: 'The `weft show --json` document of a run', mimeType: 'application/json' },
     async (uri, variables) => {
       const id = Array.isArray(variables.id) ? variables.id[0] : variables.id;

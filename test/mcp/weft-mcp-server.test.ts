@@ -15,6 +15,8 @@ const DIR = 'test/fixtures/workflows';
 let home: string;
 let client: Client;
 let stderr = '';
+/** What the client could not parse or handle: stdout must carry nothing but the protocol. */
+const clientErrors: Error[] = [];
 
 function text(result: Awaited<ReturnType<Client['callTool']>>): string {
   const content = result.content as { type: string; text: string }[];
@@ -34,6 +36,7 @@ beforeAll(async () => {
     stderr += chunk.toString();
   });
   client = new Client({ name: 'weft-test', version: '1.0.0' });
+  client.onerror = (error) => clientErrors.push(error);
   await client.connect(transport);
 }, 30_000);
 
@@ -102,6 +105,9 @@ describe('weft mcp', () => {
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(state.subtasks);
 
+    const listed = await client.listResources();
+    expect(listed.resources.map((entry) => entry.uri)).toContain(`weft://runs/${runId}`);
+
     const shown = await client.callTool({ name: 'weft_show', arguments: { runId } });
     expect(JSON.parse(text(shown))).toEqual(document);
   });
@@ -136,5 +142,6 @@ describe('weft mcp', () => {
 
     const again = await client.listTools();
     expect(again.tools).toHaveLength(5);
+    expect(clientErrors).toEqual([]);
   });
 });
