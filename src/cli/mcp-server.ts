@@ -13,6 +13,7 @@ import {
   loadToolsFile,
   loadWorkflowFile,
   newRunId,
+  ownerState,
   planTask,
   runTask,
   runWorkflow,
@@ -152,7 +153,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           store,
           home: context.home,
           costOf,
-          signal,
+          // A client that cancels the request it waits on cancels the run; one answered at once cannot.
+          signal: wait ? AbortSignal.any([signal, extra.signal]) : signal,
           onEvent,
           createModel: modelMaker(context.config),
           roleKinds: defaultRoleKinds(),
@@ -186,8 +188,9 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const found = await runDocument(runId);
         if (!found) return { runId, status: 'running', subtasks: 0, completed: 0, failed: 0, calls: 0 };
         const { run, summary } = found;
-        // A run this process still drives is running even though its log has no run-end yet.
-        const status = running.has(runId) && run.status === 'running' ? 'running' : summary.status;
+        // A run this process (or another live one) still drives is running though its log has no run-end yet.
+        const live = running.has(runId) || ownerState(run.owner) === 'alive';
+        const status = run.status === 'running' && live ? 'running' : summary.status;
         const count = (wanted: string) => summary.tasks.filter((t) => t.status === wanted).length;
         return {
           runId,
