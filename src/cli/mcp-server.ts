@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   defaultRoleKinds,
+  formatError,
   isWeftError,
   loadToolsFile,
   loadWorkflowFile,
@@ -52,8 +53,9 @@ function jsonResult(value: unknown): CallToolResult {
 
 /** A failure as a tool error the client can show, never a crash of the server. */
 function errorResult(error: unknown): CallToolResult {
+  // formatError adds the place (file:line:column field) and the located issues, as the CLI prints them.
   const message = isWeftError(error)
-    ? `${error.code}: ${error.message}`
+    ? `${error.code}: ${formatError(error)}`
     : `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
   return { content: [{ type: 'text', text: message }], isError: true };
 }

@@ -138,6 +138,16 @@ describe('weft mcp', () => {
     const badArgs = await client.callTool({ name: 'weft_exec', arguments: { workflow: 42 } });
     expect(badArgs.isError).toBe(true);
 
+    // Deeply nested junk as the input: an answer (an error or not), and the server still serves.
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 1000; level++) deep = { n: deep };
+    const hostile = await client.callTool({
+      name: 'weft_exec',
+      arguments: { workflow: `${DIR}/sum-to-n.workflow.json`, tools: `${DIR}/tools.yaml`, input: deep as object },
+    });
+    expect(hostile.isError).toBe(true);
+    expect(text(hostile)).toContain('BAD_INPUT');
+
     await expect(client.readResource({ uri: 'weft://runs/no-such-run' })).rejects.toThrow(/No run "no-such-run"/);
 
     const again = await client.listTools();
