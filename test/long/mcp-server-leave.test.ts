@@ -36,7 +36,8 @@ describe('weft mcp, when the client leaves', () => {
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'weft_run', arguments: { task: 'tea' } } });
       // Junk on stdin is not the end of the conversation.
       child.stdin.write('\u0000\u00ff not json {{\n');
-      while (!out.includes('"id":2') && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!out.includes('"id":2') && child.exitCode === null)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       child.stdin.end();
       expect(await exited).toBe(0);
       const lines = out.trim().split('\n');
