@@ -128,6 +128,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         let answered = false;
         const ended = new Set<string>();
         let total = 0;
+        // MCP asks progress to increase with each notification: a retried subtask or a revised plan sends nothing.
+        let sent = -1;
         const onEvent = (event: WeftEvent) => {
           if (token === undefined || answered) return;
           if (event.type === 'plan-chosen' || event.type === 'plan-update') {
@@ -135,6 +137,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           } else if (event.type === 'task-end') {
             ended.add(event.taskId);
           } else return;
+          if (ended.size <= sent) return;
+          sent = ended.size;
           // Notifications after the client left are dropped: the run goes on and stays in the store.
           extra
             .sendNotification({

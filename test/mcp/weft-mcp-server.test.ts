@@ -125,6 +125,8 @@ describe('weft mcp', () => {
     const last = progress.at(-1)!;
     expect(last.total).toBeGreaterThan(0);
     expect(last.progress).toBe(last.total);
+    const values = progress.map((event) => event.progress);
+    expect(values).toEqual([...new Set(values)].sort((a, b) => a - b));
   });
 
   it('answers an unknown run, a bad workflow path and bad arguments with tool errors, and keeps serving', async () => {
