@@ -38,7 +38,12 @@ export interface WeftMcpServerOptions {
   readonly log: (line: string) => void;
   /** Weft's version, told to clients at initialization. */
   readonly version: string;
+  /** Runs going at once before weft_run refuses another (default MAX_RUNS_AT_ONCE). */
+  readonly maxRuns?: number;
 }
+
+/** A client looping on weft_run must not start runs without end: each holds model calls and memory. */
+export const MAX_RUNS_AT_ONCE = 8;
 
 export interface WeftMcpServer {
   readonly server: McpServer;
@@ -122,6 +127,14 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     },
     async ({ task, wait }, extra) =>
       guarded(async () => {
+        const maxRuns = options.maxRuns ?? MAX_RUNS_AT_ONCE;
+        if (running.size >= maxRuns) {
+          throw new WeftError(
+            'BAD_INPUT',
+            `${running.size} runs are going in this server (at most ${maxRuns}): wait for one to end (weft_status)`,
+            { location: { field: 'task' } },
+          );
+        }
         const runId = newRunId();
         const token = extra._meta?.progressToken;
         // Progress may only name a request still open (MCP): a run answered at once reports through weft_status.
