@@ -10,6 +10,7 @@
  * deadline: without an accepted `finish` the result is `finished: false` with the partial graph and an error.
  */
 import { z } from 'zod';
+import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
@@ -29,14 +30,8 @@ export const DEFAULT_DISTILL_MAX_STEPS = 40;
 export const MAX_FINISH_REPROMPTS = 3;
 
 /** ES-P&E's plan: one entry per node. `{ "nodes": [...] }` is accepted too. */
-export const graphPlanSchema = z.preprocess(
-  (value) =>
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Array.isArray((value as { nodes?: unknown }).nodes)
-      ? (value as { nodes: unknown }).nodes
-      : value,
+export const graphPlanSchema = listOrWrapped(
+  'nodes',
   z
     .array(
       z.looseObject({

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
 import { sameJson } from '../text/same-json.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
@@ -28,16 +29,7 @@ import { createGraphBuilder, GRAPH_OPERATIONS } from './graph-builder.js';
 import { applyGraphCall, graphTools } from './graph-tools.js';
 import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.js';
 
-const stepsSchema = z.preprocess(
-  (value) =>
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Array.isArray((value as { steps?: unknown }).steps)
-      ? (value as { steps: unknown }).steps
-      : value,
-  z.array(z.string().min(1)).min(1).max(200),
-);
+const stepsSchema = listOrWrapped('steps', z.array(z.string().min(1)).min(1).max(200));
 
 export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { readonly name?: string }) => {
   const maxSteps = options.maxSteps ?? DEFAULT_DISTILL_MAX_STEPS;
