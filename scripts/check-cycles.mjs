@@ -80,6 +80,8 @@ const ALLOWED = {
   // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval'],
+  // The dashboard (issue 15) reads what every engine records, and runs none of them.
+  ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
 // (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.

@@ -418,3 +418,15 @@ export {
   type RunBatchOptions,
 } from './distill/run-batch.js';
 export { createExecCaseQueue, type ExecCaseQueue, type ExecCaseQueueOptions } from './workers/exec-case-queue.js';
+
+// The dashboard (issue 15): `weft serve`'s server over a read-only view of the store.
+export { createDashboardApp, type DashboardOptions } from './ui/dashboard-app.js';
+export type { DashboardStore } from './ui/dashboard-store.js';
+export { lazyExistingStore, type LazyStore } from './ui/lazy-store.js';
+export {
+  DEFAULT_DASHBOARD_PORT,
+  isLoopbackHost,
+  startDashboard,
+  type RunningDashboard,
+  type StartDashboardOptions,
+} from './ui/serve-dashboard.js';

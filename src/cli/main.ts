@@ -203,6 +203,16 @@ function buildProgram(
     .action(async (flags) => setExit(await (await import('./mcp-command.js')).mcpCommand(flags, output, signal)));
 
   program
+    .command('serve')
+    .description('a live web dashboard of the runs in the store (read-only), on 127.0.0.1 with a token')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
+    .option('--host <host>', 'address to listen on; anything but loopback is reachable by others (default 127.0.0.1)')
+    .addOption(store)
+    .addOption(home)
+    .addOption(jsonOption)
+    .action(async (flags) => setExit(await (await import('./serve-command.js')).serveCommand(flags, output, signal)));
+
+  program
     .command('runs')
     .description('list recorded runs, oldest first')
     .addOption(store)

@@ -1,4 +1,4 @@
-import type { Subtask, Workflow } from './workflow.js';
+import type { Subtask } from './workflow.js';
 
 /** How one workflow became another, by subtask id. Each list keeps the order of the workflow it comes from. */
 export interface WorkflowDiff {
@@ -12,8 +12,14 @@ export interface WorkflowDiff {
   readonly rewired: string[];
 }
 
-export function diffWorkflows(before: Pick<Workflow, 'subtasks'>, after: Pick<Workflow, 'subtasks'>): WorkflowDiff {
-  const beforeById = new Map<string, Subtask>(before.subtasks.map((subtask) => [subtask.id, subtask]));
+/** What a diff compares: a plan version as stored (WorkflowJson) diffs as well as a parsed Workflow. */
+type DiffedSubtask = Pick<Subtask, 'id' | 'objective' | 'agent' | 'dependsOn'>;
+
+export function diffWorkflows(
+  before: { readonly subtasks: readonly DiffedSubtask[] },
+  after: { readonly subtasks: readonly DiffedSubtask[] },
+): WorkflowDiff {
+  const beforeById = new Map<string, DiffedSubtask>(before.subtasks.map((subtask) => [subtask.id, subtask]));
   const afterIds = new Set(after.subtasks.map((subtask) => subtask.id));
   const diff: WorkflowDiff = { added: [], removed: [], changed: [], rewired: [] };
   for (const subtask of after.subtasks) {

@@ -1,0 +1,58 @@
+/**
+ * The dashboard as a Hono app: security headers and the token on every request, the JSON API under /api/, and
+ * the page (one HTML shell whose scripts route by the URL's hash). Separate from the listening server so tests
+ * can call `app.request()` directly.
+ */
+import { Hono } from 'hono';
+import type { LivenessProbe } from '../store/run-owner.js';
+import type { DashboardStore } from './dashboard-store.js';
+import { embedJson } from './embed-json.js';
+import { registerRunRoutes } from './run-routes.js';
+import { securityHeaders } from './security-headers.js';
+import { tokenAuth } from './token-auth.js';
+import { loadWebAssets, type WebAsset } from './web-assets.js';
+
+export interface DashboardOptions {
+  readonly store: DashboardStore;
+  readonly token: string;
+  /** What the page shows as where the runs come from (the SQLite path, or the Postgres URL without password). */
+  readonly storeLabel?: string;
+  /** How often a live event stream asks the store for new events. Default 200 ms. */
+  readonly pollMs?: number;
+  /** A comment line on an idle event stream this often. Default 15 s. */
+  readonly heartbeatMs?: number;
+  readonly probe?: LivenessProbe;
+  /** The page's files; default the package's `web/`. */
+  readonly assets?: Map<string, WebAsset>;
+}
+
+export const DEFAULT_POLL_MS = 200;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+export function createDashboardApp(options: DashboardOptions): Hono {
+  const app = new Hono();
+  const assets = options.assets ?? loadWebAssets();
+  app.use('*', securityHeaders());
+  app.use('*', tokenAuth(options.token));
+  registerRunRoutes(app, {
+    store: options.store,
+    pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    ...(options.probe ? { probe: options.probe } : {}),
+  });
+  app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `No API route ${c.req.path}` } }, 404));
+  const boot = embedJson({ store: options.storeLabel ?? '' });
+  app.get('/', (c) => {
+    const shell = assets.get('/index.html');
+    if (!shell) return c.text('The dashboard page is missing from this install (web/index.html)', 500);
+    return c.html(shell.body.replace('{{BOOT_JSON}}', () => boot));
+  });
+  // Browsers ask for it unprompted; an empty answer keeps the console free of 404s.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+  app.get('*', (c) => {
+    const asset = c.req.path === '/index.html' ? undefined : assets.get(c.req.path);
+    if (!asset) return c.text('Not found', 404);
+    return c.body(asset.body, 200, { 'Content-Type': asset.type });
+  });
+  return app;
+}

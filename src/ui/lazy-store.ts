@@ -1,0 +1,37 @@
+/**
+ * A dashboard started before any run exists has no store to read: opening one would create it, and the dashboard
+ * never writes. This view tries to open the existing store on each request until there is one, and until then
+ * answers as an empty store would.
+ */
+import type { DashboardStore } from './dashboard-store.js';
+
+export interface LazyStore extends DashboardStore {
+  close(): Promise<void>;
+}
+
+export function lazyExistingStore(
+  open: () => Promise<(DashboardStore & { close(): Promise<void> }) | undefined>,
+): LazyStore {
+  let store: (DashboardStore & { close(): Promise<void> }) | undefined;
+  let opening: Promise<typeof store> | undefined;
+  let closed = false;
+  const current = async () => {
+    if (store || closed) return store;
+    opening ??= open().finally(() => {
+      opening = undefined;
+    });
+    store = await opening;
+    return store;
+  };
+  return {
+    listRuns: async () => (await current())?.listRuns() ?? [],
+    getRun: async (runId) => (await current())?.getRun(runId),
+    events: async (runId, afterSeq) => (await current())?.events(runId, afterSeq) ?? [],
+    planVersions: async (runId) => (await current())?.planVersions(runId) ?? [],
+    close: async () => {
+      closed = true;
+      await (await opening)?.close();
+      await store?.close();
+    },
+  };
+}

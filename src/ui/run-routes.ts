@@ -1,0 +1,165 @@
+/**
+ * The runs API: `GET /api/runs` (newest first, `?status=`, `?limit=`, `?offset=`), `GET /api/runs/:id`,
+ * `/api/runs/:id/layout?version=N`, `/api/runs/:id/tasks/:taskId`, `/api/runs/:id/plans` and the live
+ * `/api/runs/:id/events` (server-sent events). Read-only over the store.
+ */
+import type { Hono } from 'hono';
+import { diffWorkflows } from '../graph/diff-workflows.js';
+import type { WorkflowJson } from '../graph/workflow.js';
+import type { WeftEvent } from '../run/events.js';
+import { summarizeRun } from '../run/run-summary.js';
+import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
+import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
+import type { DashboardStore } from './dashboard-store.js';
+import { streamRunEvents } from './event-stream.js';
+import { layoutPlan, type PlanLayout } from './layout-plan.js';
+import { renderMarkdown } from './render-markdown.js';
+import { addToTally, emptyTally, type RunTally } from './run-tally.js';
+import { taskDetail } from './task-detail.js';
+
+export interface RunRoutesOptions {
+  readonly store: DashboardStore;
+  readonly pollMs: number;
+  readonly heartbeatMs: number;
+  readonly probe?: LivenessProbe;
+}
+
+/** The task text in lists is clipped; the run page shows it whole. */
+const LIST_TASK_CHARS = 300;
+const LAYOUT_CACHE = 16;
+
+export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
+  const { store } = options;
+  const tallies = new Map<string, { updatedAt: string; tally: RunTally }>();
+  const layouts = new Map<string, PlanLayout>();
+
+  const statusOf = (run: RunRecord): StoredRunStatus => effectiveStatus(run, options.probe);
+
+  app.get('/api/runs', async (c) => {
+    const status = c.req.query('status');
+    if (status !== undefined && status !== '' && !STORED_RUN_STATUSES.includes(status as StoredRunStatus))
+      return c.json(
+        { error: { code: 'BAD_INPUT', message: `status must be one of ${STORED_RUN_STATUSES.join(', ')}` } },
+        400,
+      );
+    const limit = boundedInteger(c.req.query('limit'), 100, 1, 1_000);
+    const offset = boundedInteger(c.req.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
+    const all = (await store.listRuns()).map((run) => ({ run, status: statusOf(run) })).reverse();
+    const matching = status ? all.filter((entry) => entry.status === status) : all;
+    const page = matching.slice(offset, offset + limit);
+    const runs = [];
+    for (const { run, status: shown } of page) {
+      let cached = tallies.get(run.runId);
+      if (!cached || cached.updatedAt !== run.updatedAt || shown === 'running') {
+        const tally = cached?.tally ?? emptyTally();
+        addToTally(tally, await store.events(run.runId, tally.lastSeq));
+        cached = { updatedAt: run.updatedAt, tally };
+        tallies.set(run.runId, cached);
+      }
+      const { lastSeq: _seq, ...numbers } = cached.tally;
+      runs.push({
+        runId: run.runId,
+        status: shown,
+        task: run.task.slice(0, LIST_TASK_CHARS),
+        model: run.model,
+        createdAt: run.createdAt,
+        updatedAt: run.updatedAt,
+        ...numbers,
+      });
+    }
+    return c.json({ total: matching.length, offset, runs });
+  });
+
+  app.get('/api/runs/:id', async (c) => {
+    const run = await store.getRun(c.req.param('id'));
+    if (!run) return notFound(c, `No run ${JSON.stringify(c.req.param('id'))}`);
+    const events = (await store.events(run.runId)).map((stored) => stored.event as WeftEvent);
+    const { workflow: _workflow, tasks, ...summary } = summarizeRun(run.runId, events);
+    const versions = (await store.planVersions(run.runId)).map((version) => ({
+      version: version.version,
+      cause: version.cause,
+      createdAt: version.createdAt,
+      subtasks: version.workflow.subtasks.length,
+    }));
+    return c.json({
+      run: { ...run, status: statusOf(run) },
+      summary: { ...summary, subtasks: tasks.length },
+      planVersions: versions,
+    });
+  });
+
+  app.get('/api/runs/:id/plans', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    const versions = await store.planVersions(runId);
+    return c.json({
+      versions: versions.map((version, index) => ({
+        version: version.version,
+        cause: version.cause,
+        createdAt: version.createdAt,
+        workflow: version.workflow,
+        ...(index > 0 ? { diff: diffWorkflows(versions[index - 1]!.workflow, version.workflow) } : {}),
+      })),
+    });
+  });
+
+  app.get('/api/runs/:id/layout', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    const versions = await store.planVersions(runId);
+    const wanted = c.req.query('version');
+    const version =
+      wanted === undefined || wanted === 'latest'
+        ? versions[versions.length - 1]
+        : versions.find((candidate) => String(candidate.version) === wanted);
+    if (!version) return notFound(c, versions.length === 0 ? 'The run has no plan yet' : `No plan version ${wanted}`);
+    const key = `${runId}\u0000${version.version}`;
+    let layout = layouts.get(key);
+    if (!layout) {
+      layout = layoutPlan(version.workflow);
+      layouts.set(key, layout);
+      if (layouts.size > LAYOUT_CACHE) layouts.delete(layouts.keys().next().value!);
+    }
+    return c.json({ version: version.version, subtasks: subtaskCards(version.workflow), layout });
+  });
+
+  app.get('/api/runs/:id/tasks/:taskId', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const detail = taskDetail(events, c.req.param('taskId'));
+    if (detail.objective === undefined && detail.attempts.length === 0)
+      return notFound(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);
+    return c.json({
+      ...detail,
+      attempts: detail.attempts.map((attempt) => ({
+        ...attempt,
+        ...(attempt.output !== undefined ? { outputHtml: renderMarkdown(attempt.output).html } : {}),
+      })),
+    });
+  });
+
+  app.get('/api/runs/:id/events', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    return streamRunEvents(c, store, runId, options);
+  });
+}
+
+function subtaskCards(workflow: WorkflowJson) {
+  return workflow.subtasks.map((subtask) => ({
+    id: subtask.id,
+    agent: subtask.agent,
+    objective: subtask.objective.slice(0, 500),
+    dependsOn: subtask.dependsOn,
+  }));
+}
+
+function notFound(c: { json: (body: unknown, status: 404) => Response }, message: string): Response {
+  return c.json({ error: { code: 'NOT_FOUND', message } }, 404);
+}
+
+function boundedInteger(value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || !/^\d+$/.test(value)) return fallback;
+  return Math.min(max, Math.max(min, Number(value)));
+}

@@ -1,0 +1,130 @@
+/**
+ * What the node panel shows for one subtask, folded from the run's events: each attempt with its agent, times,
+ * verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
+ */
+import type { WeftEvent } from '../run/events.js';
+
+export interface ToolCallView {
+  readonly sequence: number;
+  readonly name: string;
+  readonly args: unknown;
+  readonly at: number;
+  ok?: boolean;
+  result?: unknown;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface AttemptView {
+  readonly attempt: number;
+  readonly agent: string;
+  readonly clone: number;
+  readonly startMs: number;
+  endMs?: number;
+  status?: 'completed' | 'failed';
+  outcome?: string;
+  error?: string;
+  output?: string;
+  readonly verdicts: { verdict: string; reason: string }[];
+  readonly toolCalls: ToolCallView[];
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface TaskDetail {
+  readonly id: string;
+  readonly objective?: string;
+  readonly agent?: string;
+  readonly dependsOn: readonly string[];
+  readonly attempts: readonly AttemptView[];
+  readonly calls: number;
+  readonly costUsd: number;
+}
+
+export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDetail {
+  let subtask: { objective: string; agent: string; dependsOn: readonly string[] } | undefined;
+  const attempts = new Map<number, AttemptView>();
+  const toolCalls = new Map<string, ToolCallView>();
+  let calls = 0;
+  let costUsd = 0;
+  for (const event of events) {
+    switch (event.type) {
+      case 'plan-chosen':
+      case 'plan-update': {
+        const found = event.workflow.subtasks.find((candidate) => candidate.id === taskId);
+        if (found) subtask = found;
+        break;
+      }
+      case 'task-start':
+        if (event.taskId !== taskId) break;
+        attempts.set(event.attempt, {
+          attempt: event.attempt,
+          agent: event.agent,
+          clone: event.clone,
+          startMs: event.at,
+          verdicts: [],
+          toolCalls: [],
+          calls: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+        });
+        break;
+      case 'task-end': {
+        const attempt = event.taskId === taskId ? attempts.get(event.attempt) : undefined;
+        if (!attempt) break;
+        attempt.endMs = event.at;
+        attempt.status = event.status;
+        if (event.outcome !== undefined) attempt.outcome = event.outcome;
+        if (event.error !== undefined) attempt.error = event.error;
+        if (event.output !== undefined) attempt.output = event.output;
+        break;
+      }
+      case 'task-verify':
+        if (event.taskId === taskId)
+          attempts.get(event.attempt)?.verdicts.push({ verdict: event.verdict, reason: event.reason });
+        break;
+      case 'call': {
+        if (event.taskId !== taskId) break;
+        calls += 1;
+        costUsd += event.costUsd;
+        const attempt = event.attempt !== undefined ? attempts.get(event.attempt) : undefined;
+        if (!attempt) break;
+        attempt.calls += 1;
+        attempt.inputTokens += event.inputTokens;
+        attempt.outputTokens += event.outputTokens;
+        attempt.costUsd += event.costUsd;
+        break;
+      }
+      case 'tool-call': {
+        if (event.taskId !== taskId) break;
+        const view: ToolCallView = { sequence: event.sequence, name: event.name, args: event.args, at: event.at };
+        attempts.get(event.attempt)?.toolCalls.push(view);
+        toolCalls.set(`${event.attempt}/${event.sequence}`, view);
+        break;
+      }
+      case 'tool-result': {
+        if (event.taskId !== taskId) break;
+        const view = toolCalls.get(`${event.attempt}/${event.sequence}`);
+        if (!view) break;
+        view.ok = event.ok;
+        view.durationMs = event.durationMs;
+        if (event.result !== undefined) view.result = event.result;
+        if (event.error !== undefined) view.error = event.error;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return {
+    id: taskId,
+    ...(subtask ? { objective: subtask.objective, agent: subtask.agent } : {}),
+    dependsOn: subtask?.dependsOn ?? [],
+    attempts: [...attempts.values()].sort((a, b) => a.attempt - b.attempt),
+    calls,
+    costUsd,
+  };
+}

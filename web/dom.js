@@ -1,0 +1,81 @@
+// @ts-check
+/**
+ * Building DOM without HTML strings: text always goes in as text nodes, attributes through setAttribute, so
+ * nothing a run recorded (a task with `<script>`, a model's `<img onerror>`) can become markup.
+ */
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number | boolean | undefined | ((event: Event) => void)>} [props]
+ * @param {...(Node | string | number | null | undefined | false)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  setProps(element, props);
+  append(element, children);
+  return element;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number | boolean | undefined | ((event: Event) => void)>} [props]
+ * @param {...(Node | string | number | null | undefined | false)} children
+ * @returns {SVGElement}
+ */
+export function s(tag, props = {}, ...children) {
+  const element = /** @type {SVGElement} */ (document.createElementNS(SVG, tag));
+  setProps(element, props);
+  append(element, children);
+  return element;
+}
+
+/**
+ * @param {Element} element
+ * @param {Record<string, string | number | boolean | undefined | ((event: Event) => void)>} props
+ */
+function setProps(element, props) {
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === false) continue;
+    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
+    else if (/^on/i.test(name)) throw new Error(`refusing inline handler attribute ${name}`);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+}
+
+/**
+ * @param {Element} element
+ * @param {(Node | string | number | null | undefined | false)[]} children
+ */
+function append(element, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+  }
+}
+
+/** @param {Element} element */
+export function clear(element) {
+  while (element.firstChild) element.firstChild.remove();
+}
+
+/** @param {number} ms */
+export function duration(ms) {
+  if (!Number.isFinite(ms)) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** @param {number} usd */
+export function dollars(usd) {
+  return `$${usd.toFixed(usd < 0.01 && usd > 0 ? 5 : 4)}`;
+}
+
+/** @param {string} iso */
+export function when(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
