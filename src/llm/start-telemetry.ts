@@ -32,7 +32,10 @@ export interface TelemetryOptions {
   readonly exporter?: SpanExporter;
   /** Resource `service.name`; default OTEL_SERVICE_NAME, else `weft`. */
   readonly serviceName?: string;
-  /** Default 5,000 ms. */
+  /**
+   * How long an export, and stopping, may wait for the collector; default OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, else
+   * OTEL_EXPORTER_OTLP_TIMEOUT, else 5,000 ms.
+   */
   readonly flushTimeoutMs?: number;
 }
 
@@ -81,6 +84,15 @@ async function loadExporter(): Promise<typeof import('@opentelemetry/exporter-tr
   } catch (error) {
     throw new WeftError('MISSING_DEPENDENCY', OTEL_INSTALL_HINT, { cause: error });
   }
+}
+
+/** OTel's own timeout variables (milliseconds), when set to a positive number. */
+function envTimeout(): number | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
+    const value = Number(process.env[name]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value > 0) return value;
+  }
+  return undefined;
 }
 
 /** Whether some tracer provider (the application's, or ours) is registered with the API already. */
@@ -159,7 +171,7 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<Te
       'BAD_INPUT',
       "An OpenTelemetry tracer provider is already registered: Weft's spans go to it, and startTelemetry is not needed",
     );
-  const flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
+  const flushTimeoutMs = options.flushTimeoutMs ?? envTimeout() ?? DEFAULT_FLUSH_TIMEOUT_MS;
   if (!(Number.isFinite(flushTimeoutMs) && flushTimeoutMs > 0))
     throw new WeftError('BAD_INPUT', `Expected flushTimeoutMs > 0, got ${String(flushTimeoutMs)}`, {
       location: { field: 'flushTimeoutMs' },
