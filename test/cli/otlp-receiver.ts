@@ -26,7 +26,7 @@ export interface OtlpReceiver {
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
 type KeyValue = { key: string; value: AnyValue };
 
-function valueOf(value: AnyValue): string | number | boolean {
+function decodeValue(value: AnyValue): string | number | boolean {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
@@ -35,7 +35,7 @@ function valueOf(value: AnyValue): string | number | boolean {
 }
 
 function attributesOf(list: readonly KeyValue[] | undefined): Record<string, string | number | boolean> {
-  return Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+  return Object.fromEntries((list ?? []).map((kv) => [kv.key, decodeValue(kv.value)]));
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
