@@ -34,18 +34,6 @@ export type {
 export { withConcurrency, withResilience, withRetries, withTimeout } from './llm/resilient-model.js';
 export { DEFAULT_PRICES, costOf, mergePrices } from './llm/pricing.js';
 
-// Tracing (OpenTelemetry): spans go to whatever SDK is registered; startTelemetry registers one exporting over OTLP.
-export { setTelemetryContent, telemetryCapturesContent } from './llm/telemetry.js';
-export {
-  OTEL_INSTALL_HINT,
-  otlpTarget,
-  startTelemetry,
-  stopTelemetry,
-  type TelemetryHandle,
-  type TelemetryOptions,
-  type TelemetryStopResult,
-} from './llm/start-telemetry.js';
-
 // Stores: opening a home's run store (SQLite or Postgres), run folders, run liveness and pruning.
 export {
   describeStore,
