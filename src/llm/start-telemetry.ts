@@ -14,6 +14,9 @@ import { setTelemetryContent } from './telemetry.js';
 export const OTEL_INSTALL_HINT =
   'Tracing needs the OpenTelemetry SDK: npm install @opentelemetry/sdk-trace-node@^2.12.0 @opentelemetry/exporter-trace-otlp-http@~0.223.1';
 
+/** Spans waiting for export at most (OTEL_BSP_MAX_QUEUE_SIZE overrides). */
+export const DEFAULT_SPAN_QUEUE = 16_384;
+
 /** How long stopping waits for spans to reach the collector: a dead one must not hang the process's exit. */
 export const DEFAULT_FLUSH_TIMEOUT_MS = 5_000;
 
@@ -213,7 +216,12 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<Te
     .merge(resources.resourceFromAttributes({ 'service.name': 'weft' }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }))
     .merge(resources.resourceFromAttributes({ 'service.name': serviceName }));
-  const processor = new sdk.BatchSpanProcessor(exporter, { exportTimeoutMillis: flushTimeoutMs });
+  // A 1,000-subtask run makes 3,000 spans in about a second: the SDK's default queue (2,048) would drop some.
+  const queue = Number(process.env.OTEL_BSP_MAX_QUEUE_SIZE?.trim() || Number.NaN);
+  const processor = new sdk.BatchSpanProcessor(exporter, {
+    exportTimeoutMillis: flushTimeoutMs,
+    maxQueueSize: Number.isInteger(queue) && queue > 0 ? queue : DEFAULT_SPAN_QUEUE,
+  });
   const provider = new sdk.NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register();
   if (options.content !== undefined) setTelemetryContent(options.content);
