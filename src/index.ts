@@ -36,6 +36,7 @@ export {
   startTelemetry,
   stopTelemetry,
   type TelemetryHandle,
+  type TelemetryImporter,
   type TelemetryOptions,
   type TelemetryStopResult,
 } from './llm/start-telemetry.js';

@@ -40,6 +40,8 @@ export interface TelemetryOptions {
    * OTEL_EXPORTER_OTLP_TIMEOUT, else 5,000 ms.
    */
   readonly flushTimeoutMs?: number;
+  /** Loads the optional packages (default: `import()`); for tests. */
+  readonly importer?: TelemetryImporter;
 }
 
 export interface TelemetryStopResult {
@@ -68,9 +70,14 @@ interface SdkModules {
   readonly resources: typeof import('@opentelemetry/resources');
 }
 
-async function loadSdk(): Promise<SdkModules> {
+/** Imports an optional package; injectable so that tests can simulate its absence. */
+export type TelemetryImporter = (name: string) => Promise<unknown>;
+
+const defaultImporter: TelemetryImporter = (name) => import(name);
+
+async function loadSdk(importer: TelemetryImporter): Promise<SdkModules> {
   try {
-    const sdk = (await import(SDK_PACKAGE)) as typeof import('@opentelemetry/sdk-trace-node');
+    const sdk = (await importer(SDK_PACKAGE)) as typeof import('@opentelemetry/sdk-trace-node');
     // The resources package is the SDK's own dependency: resolved from it, whatever the install's layout.
     const require = createRequire(import.meta.url);
     const base = createRequire(require.resolve(SDK_PACKAGE)).resolve('@opentelemetry/sdk-trace-base');
@@ -81,9 +88,11 @@ async function loadSdk(): Promise<SdkModules> {
   }
 }
 
-async function loadExporter(): Promise<typeof import('@opentelemetry/exporter-trace-otlp-http')> {
+async function loadExporter(
+  importer: TelemetryImporter,
+): Promise<typeof import('@opentelemetry/exporter-trace-otlp-http')> {
   try {
-    return (await import(EXPORTER_PACKAGE)) as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    return (await importer(EXPORTER_PACKAGE)) as typeof import('@opentelemetry/exporter-trace-otlp-http');
   } catch (error) {
     throw new WeftError('MISSING_DEPENDENCY', OTEL_INSTALL_HINT, { cause: error });
   }
@@ -112,6 +121,8 @@ export interface OtlpTarget {
   readonly headers: Record<string, string>;
   /** The URL fit to print. */
   readonly display: string;
+  /** Credentials the URL held (user info, secret parameters): never in a message. */
+  readonly secrets: readonly string[];
 }
 
 /** The traces URL for an OTLP/HTTP endpoint (pure): `/v1/traces` added to a base URL, credentials moved out. */
@@ -145,9 +156,15 @@ export function otlpTarget(
   }
   if (!options.exact && !/\/v1\/traces\/?$/.test(url.pathname))
     url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`;
-  const shown = new URL(url);
-  shown.search = url.search === '' ? '' : '?…';
-  return { url: url.toString(), headers, display: shown.toString() };
+  // Query parameters may carry a key: shown as `?…`.
+  const shown = `${url.origin}${url.pathname}${url.search === '' ? '' : '?…'}`;
+  const password = decodeURIComponent(new URL(endpoint.trim()).password);
+  return {
+    url: url.toString(),
+    headers,
+    display: shown,
+    secrets: [...secrets, ...(password !== '' ? [password, headers.Authorization!.slice('Basic '.length)] : [])],
+  };
 }
 
 /** The endpoint from the options or the standard environment variables. */
@@ -180,11 +197,12 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<Te
       location: { field: 'flushTimeoutMs' },
     });
   const target = options.exporter ? undefined : resolveTarget(options);
-  const { sdk, resources } = await loadSdk();
+  const importer = options.importer ?? defaultImporter;
+  const { sdk, resources } = await loadSdk(importer);
   let inner: SpanExporter;
   if (options.exporter) inner = options.exporter;
   else {
-    const { OTLPTraceExporter } = await loadExporter();
+    const { OTLPTraceExporter } = await loadExporter(importer);
     inner = new OTLPTraceExporter({
       url: target!.url,
       headers: target!.headers,
@@ -194,7 +212,7 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<Te
     });
   }
   const counts = { exported: 0, failed: 0, error: undefined as string | undefined };
-  const { secrets } = options.endpoint ? redactUrl(options.endpoint) : { secrets: [] as string[] };
+  const secrets = target?.secrets ?? [];
   const exporter: SpanExporter = {
     export(spans, done) {
       inner.export(spans, (result) => {
