@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseWorkflow } from '../../src/graph/index.js';
 import type { Workflow } from '../../src/graph/workflow.js';
+import { loadScriptedModel } from '../../src/llm/scripted-model.js';
+import { defaultRoleKinds } from '../../src/role-kinds.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
 import { createModel } from '../../src/llm/resolve-model.js';
 import type { WeftEvent } from '../../src/run/events.js';
@@ -240,6 +245,37 @@ describe('OpenTelemetry spans of a run', () => {
     expect(planCalls.length).toBe(events.filter((event) => event.type === 'call' && event.purpose === 'plan').length);
     expect(planCalls.length).toBeGreaterThan(0);
     for (const span of planCalls) expect(parentOf(span)).toBe(idOf(root));
+  });
+
+  it("a team role's agents: their chat spans are children of the team subtask's attempt", async () => {
+    // The scenario of test/run/team-role.test.ts: subtask `days` is answered by a four-agent team.
+    const example = resolve('examples/team-workflow');
+    const planFile = join(example, 'plan.json');
+    const parsed = parseWorkflow(await readFile(planFile, 'utf8'), { file: planFile });
+    if (!parsed.ok) throw new Error('bad example plan');
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = mkdtempSync(join(tmpdir(), 'weft-otel-'));
+    const store = await openRunStore({ home });
+    const result = await runTask({
+      roleKinds: defaultRoleKinds(),
+      task: parsed.workflow.task,
+      plan: parsed.workflow,
+      planFile,
+      model: await loadScriptedModel(join(example, 'replies.json')),
+      store,
+      home,
+    });
+    await store.close();
+    await stopTelemetry();
+    expect(result.status).toBe('completed');
+    const days = exporter.spans.find(
+      (span) => span.name.startsWith('invoke_agent ') && span.attributes['weft.task.id'] === 'days',
+    )!;
+    expect(days.attributes['weft.role.kind']).toBe('team');
+    const answers = exporter.spans.filter((span) => span.attributes['weft.call.purpose'] === 'answer');
+    expect(answers).toHaveLength(8);
+    for (const span of answers) expect(parentOf(span)).toBe(idOf(days));
   });
 
   it('a resumed run gets a new invoke_workflow span (a new trace), marked resumed', async () => {
