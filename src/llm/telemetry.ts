@@ -40,15 +40,16 @@ function tracer() {
 /** The longest text one content part keeps: collectors refuse huge requests, and a prompt can hold whole outputs. */
 export const MAX_CONTENT_CHARS = 16_384;
 
-function clip(text: string): string {
-  return text.length <= MAX_CONTENT_CHARS
-    ? text
-    : `${text.slice(0, MAX_CONTENT_CHARS)}… [cut: ${text.length} characters]`;
+/** The longest content attribute (a whole conversation, its parts already cut); cut further, it is no longer JSON. */
+export const MAX_ATTRIBUTE_CHARS = 4 * MAX_CONTENT_CHARS;
+
+function clip(text: string, max = MAX_CONTENT_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [cut: ${text.length} characters]`;
 }
 
 function json(value: unknown): string {
   try {
-    return clip(JSON.stringify(value) ?? 'null');
+    return clip(JSON.stringify(value) ?? 'null', MAX_ATTRIBUTE_CHARS);
   } catch {
     return '"[not JSON]"';
   }
