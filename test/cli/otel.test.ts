@@ -151,6 +151,13 @@ describe('weft run --otel', () => {
     expect(content.stderr).toContain('--otel-content');
   });
 
+  it('weft resume takes --otel too (an unknown run: exit 2, tracing started and stopped)', async () => {
+    const home = tempHome();
+    const result = await cli(['resume', 'no-such-run', '--home', home, '--otel', receiver.url], NO_ENV);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`tracing to ${receiver.url}/v1/traces`);
+  });
+
   it('a bare --otel does not swallow the task that follows it', () => {
     expect(normalizeOtelFlag(['run', '--otel', 'write a report'])).toEqual(['run', '--otel=', 'write a report']);
     expect(normalizeOtelFlag(['run', '--otel', 'http://h:4318', 't'])).toEqual(['run', '--otel', 'http://h:4318', 't']);
