@@ -40,6 +40,9 @@ function tracer() {
 /** The longest text one content part keeps: collectors refuse huge requests, and a prompt can hold whole outputs. */
 export const MAX_CONTENT_CHARS = 16_384;
 
+/** The longest name or id a model gave that a span keeps (a tool's name, a tool call's id). */
+const MAX_NAME_CHARS = 200;
+
 /** The longest content attribute (a whole conversation, its parts already cut); cut further, it is no longer JSON. */
 export const MAX_ATTRIBUTE_CHARS = 4 * MAX_CONTENT_CHARS;
 
@@ -287,12 +290,14 @@ export interface ToolSpan {
 
 /** `execute_tool {tool}` for one tool call, a child of the active span (the attempt). */
 export function startToolSpan(info: ToolSpanInfo): ToolSpan {
-  const span = tracer().startSpan(`execute_tool ${info.name}`, {
+  // The name and id are the model's: a runaway one is cut, not copied whole into every span.
+  const name = clip(info.name, MAX_NAME_CHARS);
+  const span = tracer().startSpan(`execute_tool ${name}`, {
     kind: SpanKind.INTERNAL,
     attributes: {
       'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': info.name,
-      'gen_ai.tool.call.id': info.callId,
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': clip(info.callId, MAX_NAME_CHARS),
       'gen_ai.tool.type': 'function',
     },
   });

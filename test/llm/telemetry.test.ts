@@ -45,6 +45,11 @@ describe('span helpers', () => {
       chat.run(() => undefined);
       chat.fail(Object.assign(new Error('provider said no'), { code: 'PROVIDER' }));
       startToolSpan({ name: 't', callId: 'c1', args: cyclic }).end({ ok: true, result: deep });
+      startToolSpan({ name: 'n'.repeat(1_000_000), callId: 'i'.repeat(1_000_000), args: {} }).end({
+        ok: false,
+        error: 'no such tool',
+        code: 'BAD_CALL',
+      });
     });
     const chat = spans.find((span) => span.name === 'chat m')!;
     const input = JSON.parse(String(chat.attributes['gen_ai.input.messages'])) as { parts: { content: string }[] }[];
@@ -58,6 +63,9 @@ describe('span helpers', () => {
     const tool = spans.find((span) => span.name === 'execute_tool t')!;
     expect(tool.attributes['gen_ai.tool.call.arguments']).toBe('"[not JSON]"');
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('"[not JSON]"');
+    const runaway = spans.find((span) => span.attributes['error.type'] === 'BAD_CALL')!;
+    expect(runaway.name.length).toBeLessThan(300);
+    expect(String(runaway.attributes['gen_ai.tool.call.id']).length).toBeLessThan(300);
   });
 
   it('the provider of a model spec', () => {
