@@ -5,6 +5,7 @@
 import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';
 import { largeRunBench } from './large-run.bench.js';
+import { otelBench } from './otel.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
 import { providerFaultsBench } from './provider-faults.bench.js';
 import { formatReport, meetsGoal, type Bench } from './report.js';
@@ -31,6 +32,7 @@ const BENCHES: readonly Bench[] = [
   toolRunBench,
   dialogBench,
   distillBench,
+  otelBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {

@@ -28,6 +28,18 @@ export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
 export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
+// Tracing (OpenTelemetry): spans go to whatever SDK is registered; startTelemetry registers one exporting over OTLP.
+export { setTelemetryContent, telemetryCapturesContent } from './llm/telemetry.js';
+export {
+  OTEL_INSTALL_HINT,
+  otlpTarget,
+  startTelemetry,
+  stopTelemetry,
+  type TelemetryHandle,
+  type TelemetryImporter,
+  type TelemetryOptions,
+  type TelemetryStopResult,
+} from './llm/start-telemetry.js';
 export { boundedSchema, toGrammarSubset, type JsonSchema } from './llm/json-schema.js';
 
 // Planning: a task → candidate workflows; updates, merges and verification of a running plan.

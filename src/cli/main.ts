@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
+import { normalizeOtelFlag, startCliTelemetry, type StopCliTelemetry } from './otel.js';
 import { createOutput, type Output, type Streams } from './output.js';
 import { registerSimulateCommands } from './register-simulate-commands.js';
 import { registerTeamCommands } from './register-team-commands.js';
@@ -47,12 +48,19 @@ export async function main(
   // `--version` and the commands that do not plan.
   const strategies = wantsHelp(argv) ? (await import('../core.js')).updatePolicyNames() : undefined;
   const program = buildProgram(output, streams, controller.signal, (code) => (exitCode = code), strategies);
+  // Tracing (--otel, or OTEL_EXPORTER_OTLP_ENDPOINT) starts once the command is known, and is flushed before the
+  // command's exit code is returned: after a success, an error or a cancel alike.
+  let stopTelemetry: StopCliTelemetry | undefined;
+  program.hook('preAction', async (_program, command) => {
+    stopTelemetry = await startCliTelemetry(command.name(), command.opts(), output);
+  });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(normalizeOtelFlag(argv), { from: 'user' });
     return exitCode;
   } catch (error) {
     return reportError(error, output);
   } finally {
+    await stopTelemetry?.();
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);
   }
@@ -89,6 +97,11 @@ function buildProgram(
     'model spec, e.g. openai:gpt-4o-mini, ollama:llama3.1, scripted:replies.json, sim:seed=7',
   );
   const jsonOption = new Option('--json', 'print one JSON document on stdout');
+  const otel = new Option(
+    '--otel [url]',
+    'export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)',
+  );
+  const otelContent = new Option('--otel-content', 'with --otel: record prompts, replies and tool arguments in spans');
   const store = new Option(
     '--store <spec>',
     'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
@@ -139,6 +152,8 @@ function buildProgram(
     .option('--tools <file>', 'a tools file: roles that list tools call them in a bounded tool loop')
     .option('--max-tool-steps <N>', 'model calls per tool loop that may call tools (default 8)')
     .option('--max-tool-calls <N>', 'budget: tool calls')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(store)
     .addOption(home)
@@ -153,6 +168,8 @@ function buildProgram(
     .argument('<runId>')
     .option('--workers <url>', 'run the remaining subtasks on `weft worker` processes through this Redis')
     .option('--tools <file>', 'the tools file to load instead of the one the run was started with')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(store)
     .addOption(home)

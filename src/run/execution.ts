@@ -7,6 +7,7 @@
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import { activeTelemetryContext, startAttemptSpan, withTelemetryContext } from '../llm/telemetry.js';
 import { anySignal } from '../llm/timeout.js';
 import { proposeUpdate } from '../plan/update-plan.js';
 import type { RunStatus, StrategyName, WorkflowDiffSummary } from './events.js';
@@ -118,6 +119,8 @@ class Execution {
   private detach: () => void = () => {};
   /** What an update's calls listen to: a cancel or the deadline. */
   private readonly updateSignal: AbortSignal | undefined;
+  /** The run's trace context: attempts and updates start from callbacks, whose own context is not the run's. */
+  private readonly traceContext = activeTelemetryContext();
 
   constructor(private readonly options: ExecutionOptions) {
     this.config = checkRunConfig({
@@ -253,31 +256,50 @@ class Execution {
     this.options.emit(event);
     const runAttempt = this.runnerFor(request.role.kind);
     const handle = request.handle;
+    const span = startAttemptSpan(
+      { role: request.role.name, roleKind: request.role.kind, taskId: request.id, attempt: request.attempt },
+      this.traceContext,
+    );
     let tools: AttemptTools | undefined;
     try {
       tools = this.options.tools?.forAttempt(request.role, request.id, request.attempt);
     } catch (error) {
+      span.end({ error });
       this.track(
         Promise.resolve().then(() => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) })),
       );
       return;
     }
-    const work = runAttempt({
-      task: this.state.task,
-      id: request.id,
-      objective: request.objective,
-      role: request.role,
-      parents: request.parents,
-      attempt: request.attempt,
-      model: this.options.model,
-      verify: this.options.verify ?? RUN_DEFAULTS.verify,
-      mask: this.options.mask?.(request.id, request.attempt) ?? false,
-      signal: controller.signal,
-      ...(tools ? { tools } : {}),
-    }).then(
-      (outcome) => this.settle({ type: 'attempt-settled', handle, outcome }),
-      (error: unknown) => this.settle({ type: 'attempt-failed', handle, error: attemptError(error) }),
-    );
+    const work = span
+      .run(() =>
+        runAttempt({
+          task: this.state.task,
+          id: request.id,
+          objective: request.objective,
+          role: request.role,
+          parents: request.parents,
+          attempt: request.attempt,
+          model: this.options.model,
+          verify: this.options.verify ?? RUN_DEFAULTS.verify,
+          mask: this.options.mask?.(request.id, request.attempt) ?? false,
+          signal: controller.signal,
+          ...(tools ? { tools } : {}),
+        }),
+      )
+      .then(
+        (outcome) => {
+          span.end(
+            outcome.kind === 'verified'
+              ? { verdict: outcome.verdict, reason: outcome.reason }
+              : { verdict: 'blocked', reason: outcome.reason },
+          );
+          this.settle({ type: 'attempt-settled', handle, outcome });
+        },
+        (error: unknown) => {
+          span.end({ error });
+          this.settle({ type: 'attempt-failed', handle, error: attemptError(error) });
+        },
+      );
     this.track(work);
   }
 
@@ -293,14 +315,17 @@ class Execution {
     sequence: number,
   ): void {
     // The callbacks return promises where the old executor's async merge did, so the update ends in the same tick.
-    const work = proposeUpdate({
-      model: this.options.model,
-      workflow,
-      failed: failures,
-      candidates: this.options.updateCandidates ?? 1,
-      sequence,
-      ...(this.updateSignal ? { signal: this.updateSignal } : {}),
-    })
+    // Its model calls are children of the run's span, whichever attempt's callback started the update.
+    const work = withTelemetryContext(this.traceContext, () =>
+      proposeUpdate({
+        model: this.options.model,
+        workflow,
+        failed: failures,
+        candidates: this.options.updateCandidates ?? 1,
+        sequence,
+        ...(this.updateSignal ? { signal: this.updateSignal } : {}),
+      }),
+    )
       .then(
         async (result) => this.handle({ type: 'update-proposed', result }),
         (error: unknown) => {

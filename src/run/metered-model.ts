@@ -7,6 +7,7 @@
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec, requestedModelName } from '../llm/model-spec.js';
+import { startChatSpan, telemetryProvider } from '../llm/telemetry.js';
 import type { WeftEvent } from './events.js';
 
 export interface Budget {
@@ -246,9 +247,20 @@ export function meteredModel(
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
+      const span = startChatSpan({
+        // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
+        model: requestedModelName(model.id) ?? telemetryProvider(model.id),
+        provider: telemetryProvider(model.id),
+        purpose,
+        ...(taskId !== undefined ? { taskId } : {}),
+        ...(identity.attempt !== undefined ? { attempt: identity.attempt } : {}),
+        call,
+        ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),
+      });
       try {
-        const result = await model.generate(tagged, signal);
+        const result = await span.run(() => model.generate(tagged, signal));
         const costUsd = options.costOf(result, model.id);
+        span.succeed(result, costUsd, callModelName(model.id, result.model));
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
@@ -267,6 +279,7 @@ export function meteredModel(
         });
         return result;
       } catch (error) {
+        span.fail(error);
         options.emit({
           type: 'call',
           purpose,

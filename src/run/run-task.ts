@@ -12,6 +12,7 @@ import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { createModel } from '../llm/resolve-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
+import { traceRun } from '../llm/telemetry.js';
 import { anySignal } from '../llm/timeout.js';
 import { planTask } from '../plan/plan-task.js';
 import type { TeamOffer } from '../plan/team-offer.js';
@@ -220,8 +221,31 @@ export interface DriveOptions {
   readonly initial: RunBeginning;
 }
 
-/** Plans if needed, executes, and records everything: shared by new runs and resumed ones. */
-export async function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
+/**
+ * Plans if needed, executes, and records everything: shared by new runs and resumed ones. Traced as one
+ * `invoke_workflow` span (llm/telemetry.ts); a resumed run is a new span.
+ */
+export function driveRun(drive: DriveOptions): Promise<RunTaskResult> {
+  return traceRun(
+    {
+      runId: drive.runId,
+      task: drive.task,
+      strategy: resolveRunSettings(drive.settings).strategy,
+      resumed: drive.initial.kind === 'resume',
+    },
+    () => driveRunTraced(drive),
+    (result) => ({
+      status: result.status,
+      ...(result.reason !== undefined ? { reason: result.reason } : {}),
+      calls: result.calls,
+      inputTokens: result.tokens.input,
+      outputTokens: result.tokens.output,
+      costUsd: result.costUsd,
+    }),
+  );
+}
+
+async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
   const { runId, options } = drive;
   const settings = resolveRunSettings(drive.settings);
   const resumed = drive.initial.kind === 'resume' ? drive.initial.state : undefined;

@@ -11,7 +11,9 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
 import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
+import { startToolSpan } from '../llm/telemetry.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
+import { redactToolArgs } from './redact-tool-args.js';
 import type { JsonValue, Tool } from './tool.js';
 import { clip } from '../text/clip.js';
 
@@ -209,7 +211,16 @@ async function runOne(
   await hooks.admit?.(call);
   throwIfAborted(signal);
   await hooks.onCallStart?.(call);
-  const outcome = await outcomeOf(call, byName, callOptions, signal);
+  const span = startToolSpan({ name: call.name, callId: call.id, args: redactToolArgs(call.tool, call.args) });
+  let outcome: ToolLoopOutcome;
+  try {
+    outcome = await span.run(() => outcomeOf(call, byName, callOptions, signal));
+  } catch (error) {
+    // Only the caller's abort throws here.
+    span.end({ ok: false, error: error instanceof Error ? error.message : String(error), code: 'ABORTED' });
+    throw error;
+  }
+  span.end(outcome);
   await hooks.onCallEnd?.(call, outcome);
   return { call, outcome, replayed: false };
 }
