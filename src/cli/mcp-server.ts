@@ -1,7 +1,8 @@
 /**
- * `weft mcp`: Weft as an MCP server over stdio (issue 15). Tools plan a task, start a run in this process, report
- * its status, show its document and execute an executable workflow; each run is also a resource,
- * `weft://runs/{id}`. stdout carries only the protocol: every log goes to stderr. `weft_eval` is not built yet.
+ * `weft mcp`: Weft as an MCP server over stdio (issue 15). Tools plan a task, start a run in this process (with the
+ * options of `weft run`), report its status, show its document, cancel it, list recent runs, score a workflow with
+ * WorfEval and execute an executable workflow; each run is also a resource, `weft://runs/{id}`, which a client may
+ * subscribe to. stdout carries only the protocol: every log goes to stderr.
  */
 import { existsSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -9,13 +10,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   defaultRoleKinds,
+  effectiveStatus,
   formatError,
   isWeftError,
+  loadTeamOffers,
   loadToolsFile,
   loadWorkflowFile,
   newRunId,
   ownerState,
   planTask,
+  redactModelSpec,
   runTask,
   runWorkflow,
   summarizeRun,
@@ -23,9 +27,13 @@ import {
   WeftError,
   type RunStore,
   type WeftEvent,
+  type Workflow,
 } from '../index.js';
 import { type Context, modelMaker, type ModelContext, runNotFound } from './context.js';
-import { runJson } from './run-command.js';
+import { loadRunTools, type RunTools } from './load-run-tools.js';
+import { evalInputShape, mcpEval } from './mcp-eval.js';
+import { readPlan, runJson } from './run-command.js';
+import { type RunSettings, runSettingsOptions, runSettingsShape } from './run-settings.js';
 import { shownSummary } from './show-command.js';
 
 export interface WeftMcpServerOptions {
@@ -40,10 +48,29 @@ export interface WeftMcpServerOptions {
   readonly version: string;
   /** Runs going at once before weft_run refuses another (default MAX_RUNS_AT_ONCE). */
   readonly maxRuns?: number;
+  /** Environment for weft_eval's embedding similarities (API keys); default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** A client looping on weft_run must not start runs without end: each holds model calls and memory. */
 export const MAX_RUNS_AT_ONCE = 8;
+
+/** weft_runs answers at most this many runs (a client's overview, not an archive: `weft runs` lists them all). */
+export const MAX_LISTED_RUNS = 500;
+/** A task in a list of runs: its first line, clipped. */
+const LISTED_TASK_CHARS = 120;
+/** Resource subscriptions one client may hold. */
+const MAX_SUBSCRIPTIONS = 1000;
+
+const filePath = z.string().min(1).max(4096);
+
+/** A run this server started and drives. */
+interface OwnRun {
+  /** Settles when the run has ended and its record is final. */
+  readonly done: Promise<void>;
+  /** Cancels it (weft_cancel); finished work is kept. */
+  readonly stop: AbortController;
+}
 
 export interface WeftMcpServer {
   readonly server: McpServer;
@@ -76,11 +103,21 @@ async function guarded(work: () => Promise<unknown>): Promise<CallToolResult> {
 export async function createWeftMcpServer(options: WeftMcpServerOptions): Promise<WeftMcpServer> {
   // The SDK's server is heavy; only `weft mcp` loads it.
   const { McpServer, ResourceTemplate } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { SubscribeRequestSchema, UnsubscribeRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const { context, store, signal, log } = options;
   const { model, costOf } = options.model;
   const server = new McpServer({ name: 'weft', version: options.version });
   /** Runs started here and not yet ended: a status request may come before the run's record exists. */
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, OwnRun>();
+  /** Resource URIs the client subscribed to (one client per server: stdio). */
+  const subscribed = new Set<string>();
+
+  const runUri = (runId: string) => `weft://runs/${encodeURIComponent(runId)}`;
+  /** Tells a subscribed client that a run's resource changed (its status); dropped once the client has left. */
+  const runChanged = (runId: string) => {
+    const uri = runUri(runId);
+    if (subscribed.has(uri)) server.server.sendResourceUpdated({ uri }).catch(() => {});
+  };
 
   const runDocument = async (runId: string) => {
     const run = await store.getRun(runId);
@@ -110,7 +147,12 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           signal,
           ...(candidates !== undefined ? { candidates } : {}),
         });
-        return { model: model.id, chosen: result.chosenIndex, plan: toWorkflowJson(result.workflow) };
+        // A model spec may carry a URL with credentials.
+        return {
+          model: redactModelSpec(model.id),
+          chosen: result.chosenIndex,
+          plan: toWorkflowJson(result.workflow),
+        };
       }),
   );
 
@@ -119,22 +161,72 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     {
       title: 'Start a run',
       description:
-        "Starts planning and executing a task in the server; returns its run id at once (poll weft_status, read weft://runs/{id}), or with wait: true when the run ends, sending progress notifications to the request's progressToken meanwhile.",
+        "Starts planning and executing a task (or running a plan file) in the server, with `weft run`'s options; returns its run id at once (poll weft_status, read or subscribe to weft://runs/{id}, stop it with weft_cancel), or with wait: true when the run ends, sending progress notifications to the request's progressToken meanwhile.",
       inputSchema: {
-        task: z.string().min(1).max(100_000).describe('the task, in words'),
+        task: z.string().min(1).max(100_000).optional().describe('the task, in words (or give plan)'),
+        plan: filePath
+          .optional()
+          .describe('a plan file (JSON or YAML, e.g. from `weft plan --out`) to run instead of planning a task'),
         wait: z.boolean().optional().describe('answer when the run ends instead of at once (default false)'),
+        tools: filePath.optional().describe('a tools file: its tools are offered to the planner and the agents'),
+        teams: z.array(filePath).max(16).optional().describe('team files offered to the planner'),
+        verify: z.boolean().optional().describe("verify each subtask's output (default true)"),
+        ...runSettingsShape(),
       },
     },
-    async ({ task, wait }, extra) =>
+    async (args, extra) =>
       guarded(async () => {
+        const { task: givenTask, plan: planFile, wait, tools: toolsFile, teams: teamFiles, verify } = args;
+        const settings: RunSettings = {
+          ...(args.strategy !== undefined ? { strategy: args.strategy } : {}),
+          ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+          ...(args.candidates !== undefined ? { candidates: args.candidates } : {}),
+          ...(args.updateCandidates !== undefined ? { updateCandidates: args.updateCandidates } : {}),
+          ...(args.maxCalls !== undefined ? { maxCalls: args.maxCalls } : {}),
+          ...(args.maxTokens !== undefined ? { maxTokens: args.maxTokens } : {}),
+          ...(args.maxCostUsd !== undefined ? { maxCostUsd: args.maxCostUsd } : {}),
+          ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: args.timeoutSeconds } : {}),
+          ...(args.maxAttempts !== undefined ? { maxAttempts: args.maxAttempts } : {}),
+          ...(args.maxToolSteps !== undefined ? { maxToolSteps: args.maxToolSteps } : {}),
+          ...(args.maxToolCalls !== undefined ? { maxToolCalls: args.maxToolCalls } : {}),
+        };
         const maxRuns = options.maxRuns ?? MAX_RUNS_AT_ONCE;
         if (running.size >= maxRuns) {
           throw new WeftError(
             'BAD_INPUT',
-            `${running.size} runs are going in this server (at most ${maxRuns}): wait for one to end (weft_status)`,
+            `${running.size} runs are going in this server (at most ${maxRuns}): wait for one to end (weft_status) or cancel one (weft_cancel)`,
             { location: { field: 'task' } },
           );
         }
+        // The same rules as `weft run <task> --plan file --team file`, checked before anything is loaded.
+        if (givenTask === undefined && planFile === undefined) {
+          throw new WeftError('BAD_INPUT', 'give a task (in words) or a plan file', { location: { field: 'task' } });
+        }
+        if (givenTask !== undefined && planFile !== undefined) {
+          throw new WeftError('BAD_INPUT', 'give a task or a plan, not both: the plan carries its own task', {
+            location: { field: 'plan' },
+          });
+        }
+        if (planFile !== undefined && teamFiles !== undefined && teamFiles.length > 0) {
+          throw new WeftError(
+            'BAD_INPUT',
+            'teams are offered to the planner, and a plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
+            { location: { field: 'teams' } },
+          );
+        }
+        const plan: Workflow | undefined = planFile !== undefined ? await readPlan(planFile) : undefined;
+        const task = givenTask ?? plan!.task;
+        const teams =
+          teamFiles !== undefined && teamFiles.length > 0
+            ? await loadTeamOffers(teamFiles, process.cwd(), {
+                createModel: modelMaker(context.config),
+                runModel: model.id,
+              })
+            : undefined;
+        // A bad tools file is the client's input error, answered before any run exists; the tools close at its end.
+        const runTools: RunTools = await loadRunTools({ toolsFile, planFile }, signal);
+        const toolSet = runTools.toolSet;
+
         const runId = newRunId();
         const token = extra._meta?.progressToken;
         // Progress may only name a request still open (MCP): a run answered at once reports through weft_status.
@@ -144,6 +236,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         // MCP asks progress to increase with each notification: a retried subtask or a revised plan sends nothing.
         let sent = -1;
         const onEvent = (event: WeftEvent) => {
+          // The record exists from run-start on: a subscriber may read it now.
+          if (event.type === 'run-start') runChanged(runId);
           if (token === undefined || answered) return;
           if (event.type === 'plan-chosen' || event.type === 'plan-update') {
             total = 'workflow' in event ? event.workflow.subtasks.length : total;
@@ -165,30 +259,46 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
             })
             .catch(() => {});
         };
-        const work = runTask({
+        const stop = new AbortController();
+        // A client that cancels the request it waits on cancels the run; one answered at once, through weft_cancel.
+        const signals = [signal, stop.signal, ...(wait ? [extra.signal] : [])];
+        const done = runTask({
           task,
           runId,
           model,
           store,
           home: context.home,
           costOf,
-          // A client that cancels the request it waits on cancels the run; one answered at once cannot.
-          signal: wait ? AbortSignal.any([signal, extra.signal]) : signal,
+          signal: AbortSignal.any(signals),
           onEvent,
+          ...runSettingsOptions(settings),
+          ...(toolSet ? { tools: toolSet.tools } : {}),
+          ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
+          ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
+          ...(plan ? { plan, planFile: planFile! } : {}),
+          ...(teams ? { teams } : {}),
+          ...(verify === false ? { verify: false } : {}),
           createModel: modelMaker(context.config),
           roleKinds: defaultRoleKinds(),
           base: process.cwd(),
-        }).then(
-          (result) => log(`run ${runId}: ${result.status}`),
-          (error: unknown) => log(`run ${runId} failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
-        running.set(runId, work);
-        void work.finally(() => running.delete(runId));
+        })
+          .then(
+            (result) => log(`run ${runId}: ${result.status}`),
+            (error: unknown) => log(`run ${runId} failed: ${error instanceof Error ? error.message : String(error)}`),
+          )
+          .finally(async () => {
+            await toolSet?.close().catch(() => {});
+            running.delete(runId);
+            runChanged(runId);
+          });
+        running.set(runId, { done, stop });
+        // A client's resource list holds the new run.
+        server.server.sendResourceListChanged().catch(() => {});
         if (!wait) {
           answered = true;
           return { runId, status: 'running' };
         }
-        await work;
+        await done;
         answered = true;
         const found = await runDocument(runId);
         return { runId, status: found?.summary.status ?? 'interrupted' };
@@ -234,14 +344,94 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   );
 
   server.registerTool(
+    'weft_cancel',
+    {
+      title: 'Cancel a run',
+      description:
+        'Cancels a run this server started and answers once it has stopped: its finished subtasks are kept (`weft resume` can continue it).',
+      inputSchema: { runId: z.string().min(1).max(200) },
+    },
+    async ({ runId }) =>
+      guarded(async () => {
+        const own = running.get(runId);
+        if (!own) {
+          const run = await store.getRun(runId);
+          if (!run) throw runNotFound(runId, context);
+          const status = effectiveStatus(run);
+          if (status === 'running') {
+            const owner = run.owner ? ` (process ${run.owner.pid} on ${run.owner.host})` : '';
+            throw new WeftError(
+              'BAD_INPUT',
+              `run "${runId}" is driven by another process${owner}, not this server: stop it there`,
+              { location: { field: 'runId' } },
+            );
+          }
+          throw new WeftError('BAD_INPUT', `run "${runId}" has already ended (${status})`, {
+            location: { field: 'runId' },
+          });
+        }
+        own.stop.abort(new WeftError('ABORTED', 'cancelled by the MCP client (weft_cancel)'));
+        await own.done;
+        const found = await runDocument(runId);
+        return { runId, status: found?.summary.status ?? 'cancelled' };
+      }),
+  );
+
+  server.registerTool(
+    'weft_runs',
+    {
+      title: 'Recent runs',
+      description: 'The recorded runs, newest first: id, status, task (first line, clipped), created.',
+      inputSchema: {
+        limit: z.number().int().min(1).max(MAX_LISTED_RUNS).optional().describe('runs to list (default 20)'),
+        status: z
+          .enum(['running', 'completed', 'failed', 'cancelled', 'interrupted'])
+          .optional()
+          .describe('only runs with this status'),
+      },
+    },
+    async ({ limit, status }) =>
+      guarded(async () => {
+        const all = (await store.listRuns()).map((run) => ({
+          runId: run.runId,
+          // A run this server drives is running whatever the store's last word.
+          status: running.has(run.runId) ? 'running' : effectiveStatus(run),
+          task: clippedTask(run.task),
+          createdAt: run.createdAt,
+        }));
+        const matching = (status === undefined ? all : all.filter((run) => run.status === status)).reverse();
+        const runs = matching.slice(0, limit ?? 20);
+        return { runs, total: matching.length };
+      }),
+  );
+
+  server.registerTool(
+    'weft_eval',
+    {
+      title: 'Score a workflow (WorfEval)',
+      description:
+        'WorfEval scores (f1_chain, f1_graph, precision, recall) of a predicted workflow against a gold one, as `weft eval pred --gold gold`: each side inline (WorfBench text, or an executable workflow or Weft plan as a JSON object) or as a file. Or a WorfBench predictions file against its gold data (predictionsFile + goldFile), bounded.',
+      inputSchema: evalInputShape,
+    },
+    async (args, extra) =>
+      guarded(async () =>
+        mcpEval(args, {
+          home: context.home,
+          env: options.env ?? process.env,
+          signal: AbortSignal.any([signal, extra.signal]),
+        }),
+      ),
+  );
+
+  server.registerTool(
     'weft_exec',
     {
       title: 'Execute a workflow',
       description:
         'Runs an executable workflow file (JSON or YAML) on one input with its tools file; no model is called.',
       inputSchema: {
-        workflow: z.string().min(1).max(4096).describe('path of the workflow file'),
-        tools: z.string().min(1).max(4096).optional().describe('path of the tools file'),
+        workflow: filePath.describe('path of the workflow file'),
+        tools: filePath.optional().describe('path of the tools file'),
         input: z.record(z.string(), z.unknown()).optional().describe('the input object'),
       },
     },
@@ -276,13 +466,18 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           .slice(-100)
           .reverse()
           .map((run) => ({
-            uri: `weft://runs/${encodeURIComponent(run.runId)}`,
-            name: `${run.runId}: ${run.task.split('\n')[0]!.slice(0, 80)}`,
+            uri: runUri(run.runId),
+            name: `${run.runId}: ${clippedTask(run.task)}`,
             mimeType: 'application/json',
           })),
       }),
     }),
-    { title: 'A Weft run', description: 'The `weft show --json` document of a run', mimeType: 'application/json' },
+    {
+      title: 'A Weft run',
+      description:
+        'The `weft show --json` document of a run; a subscriber is told when the status of a run this server started changes',
+      mimeType: 'application/json',
+    },
     async (uri, variables) => {
       const id = Array.isArray(variables.id) ? variables.id[0] : variables.id;
       // A resource read has no isError: the SDK turns a throw into a protocol error with this message.
@@ -293,10 +488,38 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     },
   );
 
+  // Subscriptions (resources/subscribe): only runs' URIs, told when a run this server drives starts or ends. A run
+  // of another process is not watched (its changes would need polling the store); reading it still works.
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (!uri.startsWith('weft://runs/')) {
+      const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+      throw new McpError(ErrorCode.InvalidParams, `Not a Weft run's resource: ${uri.slice(0, 200)}`);
+    }
+    // Bounded: one URI per run a client cares about, not an unbounded set it can grow.
+    if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(uri)) {
+      const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+      throw new McpError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} subscriptions: unsubscribe first`);
+    }
+    subscribed.add(uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
   return {
     server,
     settled: async () => {
-      await Promise.all([...running.values()]);
+      await Promise.all([...running.values()].map((run) => run.done));
     },
   };
+}
+
+/** A task as a list shows it: its first line, clipped. */
+function clippedTask(task: string): string {
+  const line = task.split('\n')[0]!;
+  return line.length > LISTED_TASK_CHARS ? `${line.slice(0, LISTED_TASK_CHARS)}…` : line;
 }
