@@ -33,7 +33,7 @@ import { type Context, modelMaker, type ModelContext, runNotFound } from './cont
 import { loadRunTools, type RunTools } from './load-run-tools.js';
 import { evalInputShape, mcpEval } from './mcp-eval.js';
 import { readPlan, runJson } from './run-command.js';
-import { type RunSettings, runSettingsOptions, runSettingsShape } from './run-settings.js';
+import { type RunChoices, runChoicesOptions, runChoicesShape } from './run-choices.js';
 import { shownSummary } from './show-command.js';
 
 export interface WeftMcpServerOptions {
@@ -171,13 +171,13 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         tools: filePath.optional().describe('a tools file: its tools are offered to the planner and the agents'),
         teams: z.array(filePath).max(16).optional().describe('team files offered to the planner'),
         verify: z.boolean().optional().describe("verify each subtask's output (default true)"),
-        ...runSettingsShape(),
+        ...runChoicesShape(),
       },
     },
     async (args, extra) =>
       guarded(async () => {
         const { task: givenTask, plan: planFile, wait, tools: toolsFile, teams: teamFiles, verify } = args;
-        const settings: RunSettings = {
+        const choices: RunChoices = {
           ...(args.strategy !== undefined ? { strategy: args.strategy } : {}),
           ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
           ...(args.candidates !== undefined ? { candidates: args.candidates } : {}),
@@ -271,7 +271,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           costOf,
           signal: AbortSignal.any(signals),
           onEvent,
-          ...runSettingsOptions(settings),
+          ...runChoicesOptions(choices),
           ...(toolSet ? { tools: toolSet.tools } : {}),
           ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
           ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),

@@ -22,7 +22,7 @@ import { integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { readTask } from './read-task.js';
-import { runSettingsFromFlags, runSettingsOptions } from './run-settings.js';
+import { runChoicesFromFlags, runChoicesOptions } from './run-choices.js';
 
 export interface RunFlags {
   readonly plan?: string;
@@ -58,7 +58,7 @@ export async function runCommand(
   signal: AbortSignal,
 ): Promise<number> {
   // Validate every flag before any work starts.
-  const settings = runSettingsFromFlags({
+  const choices = runChoicesFromFlags({
     strategy: flags.strategy,
     concurrency: flags.concurrency,
     candidates: flags.candidates,
@@ -133,7 +133,7 @@ export async function runCommand(
       costOf,
       signal,
       onEvent: progress.onEvent,
-      ...runSettingsOptions(settings),
+      ...runChoicesOptions(choices),
       ...(toolSet ? { tools: toolSet.tools } : {}),
       ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
       ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),

@@ -14,7 +14,7 @@ type NumberBound = { readonly flag: string; readonly describe: string } & (
   | { readonly integer: false }
 );
 
-export const RUN_NUMBER_SETTINGS = {
+export const RUN_NUMBER_CHOICES = {
   concurrency: { flag: 'concurrency', integer: true, min: 1, describe: 'subtasks running at once' },
   candidates: { flag: 'candidates', integer: true, min: 1, describe: 'candidate plans to generate (default 3)' },
   updateCandidates: {
@@ -37,32 +37,32 @@ export const RUN_NUMBER_SETTINGS = {
   maxToolCalls: { flag: 'max-tool-calls', integer: true, min: 0, describe: 'budget: tool calls for the whole run' },
 } as const satisfies Record<string, NumberBound>;
 
-export type RunNumberSetting = keyof typeof RUN_NUMBER_SETTINGS;
+export type RunNumberChoice = keyof typeof RUN_NUMBER_CHOICES;
 
-export type RunSettings = { readonly strategy?: ExecutionStrategy } & {
-  readonly [K in RunNumberSetting]?: number;
+export type RunChoices = { readonly strategy?: ExecutionStrategy } & {
+  readonly [K in RunNumberChoice]?: number;
 };
 
-/** The settings from `weft run`'s (or `weft resume`'s) flag strings; a bad value is BAD_INPUT naming its flag. */
-export function runSettingsFromFlags(
-  flags: { readonly strategy?: string | undefined } & { readonly [K in RunNumberSetting]?: string | undefined },
-): RunSettings {
-  const settings: { strategy?: ExecutionStrategy } & { [K in RunNumberSetting]?: number } = {};
+/** The choices from `weft run`'s (or `weft resume`'s) flag strings; a bad value is BAD_INPUT naming its flag. */
+export function runChoicesFromFlags(
+  flags: { readonly strategy?: string | undefined } & { readonly [K in RunNumberChoice]?: string | undefined },
+): RunChoices {
+  const choices: { strategy?: ExecutionStrategy } & { [K in RunNumberChoice]?: number } = {};
   const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames());
-  if (strategy !== undefined) settings.strategy = strategy;
-  for (const [key, bound] of Object.entries(RUN_NUMBER_SETTINGS) as [RunNumberSetting, NumberBound][]) {
+  if (strategy !== undefined) choices.strategy = strategy;
+  for (const [key, bound] of Object.entries(RUN_NUMBER_CHOICES) as [RunNumberChoice, NumberBound][]) {
     const value = bound.integer
       ? integerFlag(bound.flag, flags[key], { min: bound.min })
       : numberFlag(bound.flag, flags[key], { positive: true });
-    if (value !== undefined) settings[key] = value;
+    if (value !== undefined) choices[key] = value;
   }
-  return settings;
+  return choices;
 }
 
-/** The same settings as a zod shape (an MCP tool's input schema): the bounds above, described for the client. */
-export function runSettingsShape() {
-  const number = (key: RunNumberSetting) => {
-    const bound: NumberBound = RUN_NUMBER_SETTINGS[key];
+/** The same choices as a zod shape (an MCP tool's input schema): the bounds above, described for the client. */
+export function runChoicesShape() {
+  const number = (key: RunNumberChoice) => {
+    const bound: NumberBound = RUN_NUMBER_CHOICES[key];
     return (bound.integer ? z.number().int().min(bound.min) : z.number().positive())
       .optional()
       .describe(bound.describe);
@@ -82,11 +82,11 @@ export function runSettingsShape() {
     maxAttempts: number('maxAttempts'),
     maxToolSteps: number('maxToolSteps'),
     maxToolCalls: number('maxToolCalls'),
-  } satisfies Record<'strategy' | RunNumberSetting, z.ZodType>;
+  } satisfies Record<'strategy' | RunNumberChoice, z.ZodType>;
 }
 
-/** The runTask options the settings stand for (a deadline is the budget's wall time). */
-export function runSettingsOptions(settings: RunSettings): {
+/** The runTask options the choices stand for (a deadline is the budget's wall time). */
+export function runChoicesOptions(choices: RunChoices): {
   strategy?: ExecutionStrategy;
   concurrency?: number;
   candidates?: number;
@@ -95,7 +95,7 @@ export function runSettingsOptions(settings: RunSettings): {
   maxToolSteps?: number;
   budget: Budget;
 } {
-  const { strategy, concurrency, candidates, updateCandidates, maxAttempts, maxToolSteps } = settings;
+  const { strategy, concurrency, candidates, updateCandidates, maxAttempts, maxToolSteps } = choices;
   return {
     ...(strategy !== undefined ? { strategy } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
@@ -104,11 +104,11 @@ export function runSettingsOptions(settings: RunSettings): {
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
     budget: {
-      ...(settings.maxCalls !== undefined ? { maxCalls: settings.maxCalls } : {}),
-      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-      ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
-      ...(settings.timeoutSeconds !== undefined ? { maxWallMs: settings.timeoutSeconds * 1000 } : {}),
-      ...(settings.maxToolCalls !== undefined ? { maxToolCalls: settings.maxToolCalls } : {}),
+      ...(choices.maxCalls !== undefined ? { maxCalls: choices.maxCalls } : {}),
+      ...(choices.maxTokens !== undefined ? { maxTokens: choices.maxTokens } : {}),
+      ...(choices.maxCostUsd !== undefined ? { maxCostUsd: choices.maxCostUsd } : {}),
+      ...(choices.timeoutSeconds !== undefined ? { maxWallMs: choices.timeoutSeconds * 1000 } : {}),
+      ...(choices.maxToolCalls !== undefined ? { maxToolCalls: choices.maxToolCalls } : {}),
     },
   };
 }
