@@ -208,7 +208,7 @@ function fromText(text: string, where: { field: string } | { file: string }): Wo
     field: 'field' in where ? where.field : issue.field,
     message: issue.message,
   }));
-  throw new WeftError('BAD_INPUT', `not usable WorfBench workflow text: ${issues[0]!.message}`, {
+  throw new WeftError('BAD_INPUT', 'not usable WorfBench workflow text', {
     location: 'file' in where ? { file: where.file } : { field: where.field },
     issues,
   });
@@ -226,7 +226,7 @@ async function fromObject(field: string, value: Record<string, unknown>): Promis
         field: problem.path !== undefined ? `${field}.${problem.path}` : field,
         message: problem.message,
       }));
-    throw new WeftError('BAD_INPUT', `${field}: invalid executable workflow`, { location: { field }, issues });
+    throw new WeftError('BAD_INPUT', 'invalid executable workflow', { location: { field }, issues });
   }
   if (!Object.hasOwn(value, 'subtasks')) {
     throw badArgument(
@@ -240,7 +240,7 @@ async function fromObject(field: string, value: Record<string, unknown>): Promis
       field: issue.field !== undefined ? `${field}.${issue.field}` : field,
       message: issue.message,
     }));
-    throw new WeftError('BAD_INPUT', `${field}: invalid Weft plan`, { location: { field }, issues });
+    throw new WeftError('BAD_INPUT', 'invalid Weft plan', { location: { field }, issues });
   }
   return { text: workflowToWorkflowText(parsed.workflow), from: 'plan' };
 }

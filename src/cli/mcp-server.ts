@@ -210,7 +210,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         if (planFile !== undefined && teamFiles !== undefined && teamFiles.length > 0) {
           throw new WeftError(
             'BAD_INPUT',
-            'teams are offered to the planner, and a plan skips planning: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
+            'a plan skips planning, so teams (offered to the planner) do not apply: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
             { location: { field: 'teams' } },
           );
         }
@@ -366,7 +366,9 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
               { location: { field: 'runId' } },
             );
           }
-          throw new WeftError('BAD_INPUT', `run "${runId}" has already ended (${status})`, {
+          // Interrupted: its process has gone, nothing drives it to cancel.
+          const state = status === 'interrupted' ? 'was interrupted (its process has gone)' : `has ended (${status})`;
+          throw new WeftError('BAD_INPUT', `run "${runId}" ${state}: nothing to cancel`, {
             location: { field: 'runId' },
           });
         }
