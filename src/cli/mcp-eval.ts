@@ -4,6 +4,7 @@
  * object) or as a file; or, bounded, a whole WorfBench predictions file against its gold data, as `weft eval
  * predictions.jsonl --gold dir` does. Every problem is a BAD_INPUT naming the argument (and the place inside it).
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -36,6 +37,8 @@ import {
 export const MAX_EVAL_TEXT_CHARS = 1_000_000;
 /** A predictions file scored in one call: WorfBench's whole test set is about 2,100 lines. */
 export const MAX_EVAL_PREDICTIONS = 10_000;
+/** Nesting of an inline workflow or plan, as for files (MAX_NESTING_DEPTH). */
+const MAX_INLINE_DEPTH = 100;
 const MAX_PREDICTIONS_FILE_BYTES = 100_000_000;
 /** Per-sample rows and skip reasons returned by default for a predictions file (the means cover them all). */
 const DEFAULT_LISTED_SAMPLES = 20;
@@ -216,6 +219,9 @@ function fromText(text: string, where: { field: string } | { file: string }): Wo
 
 /** An inline object: an executable workflow when it has `nodes`, else a Weft plan; problems name their field. */
 async function fromObject(field: string, value: Record<string, unknown>): Promise<ReadSide> {
+  // Readers recurse once per level: a hostile object would overflow the stack (files get the same limit).
+  if (nestsDeeperThan(value, MAX_INLINE_DEPTH))
+    throw badArgument(field, `nested deeper than ${MAX_INLINE_DEPTH} levels`);
   if (Object.hasOwn(value, 'nodes')) {
     const result = await parseExecutableWorkflow(JSON.stringify(value), undefined);
     if (result.workflow) return { text: workflowToWorfText(result.workflow), from: 'workflow' };
@@ -270,6 +276,13 @@ async function evalPredictionsFile(
       { location: { file, field: 'predictionsFile' } },
     );
   }
+  // A named pipe would block the read for ever (loadGold reads what it is given): refused, as the other files are.
+  const goldInfo = await stat(args.goldFile).catch(() => undefined);
+  if (goldInfo && !goldInfo.isFile() && !goldInfo.isDirectory()) {
+    throw new WeftError('BAD_INPUT', 'not a file or folder of WorfBench gold data', {
+      location: { file: args.goldFile, field: 'goldFile' },
+    });
+  }
   const records = await loadGold(args.goldFile);
   const similarity = await createSimilarity(args.similarity ?? 'lexical', {
     corpus: records.flatMap((record) => record.workflow.nodes),
@@ -298,6 +311,17 @@ async function evalPredictionsFile(
   } finally {
     await similarity.close?.();
   }
+}
+
+/** Whether collections in `value` nest deeper than `limit`; walked with an explicit stack, so any depth is safe. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { item: unknown; depth: number }[] = [{ item: value, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.item === null || typeof next.item !== 'object') continue;
+    if (next.depth >= limit) return true;
+    for (const child of Object.values(next.item)) pending.push({ item: child, depth: next.depth + 1 });
+  }
+  return false;
 }
 
 function badArgument(field: string, message: string): WeftError {

@@ -20,6 +20,7 @@ import {
   ownerState,
   planTask,
   redactModelSpec,
+  redactUrl,
   runTask,
   runWorkflow,
   summarizeRun,
@@ -89,7 +90,8 @@ function errorResult(error: unknown): CallToolResult {
   const message = isWeftError(error)
     ? `${error.code}: ${formatError(error)}`
     : `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
-  return { content: [{ type: 'text', text: message }], isError: true };
+  // A provider's message may quote the URL it could not reach, with a key in its query: never sent on.
+  return { content: [{ type: 'text', text: redactUrl(message).display }], isError: true };
 }
 
 async function guarded(work: () => Promise<unknown>): Promise<CallToolResult> {

@@ -98,6 +98,11 @@ describe('weft_eval, one pair', () => {
     expect(badWorkflow).toContain('predicted.nodes[0].kind');
     const badPlan = await callError(client, 'weft_eval', { predicted: GOLD_TEXT, gold: { task: 't', subtasks: 3 } });
     expect(badPlan).toContain('gold: invalid Weft plan');
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 100_000; level++) deep = { n: deep };
+    expect(await callError(client, 'weft_eval', { predicted: { nodes: [deep] }, gold: GOLD_TEXT })).toContain(
+      'predicted: nested deeper than 100 levels',
+    );
     expect(await callError(client, 'weft_eval', { predicted: GOLD_TEXT, gold: { steps: [] } })).toContain(
       'gold: expected WorfBench text, an executable workflow',
     );
@@ -112,7 +117,19 @@ describe('weft_eval, one pair', () => {
     expect(await callError(client, 'weft_eval', { predicted: 42, gold: GOLD_TEXT })).toContain('predicted');
     expect(
       await callError(client, 'weft_eval', { predicted: GOLD_TEXT, gold: GOLD_TEXT, similarity: 'bogus:thing' }),
-    ).toContain('BAD_INPUT');
+    ).toContain('BAD_INPUT: similarity: Invalid similarity spec');
+  });
+
+  it('never answers the credentials of an embedding server it could not reach', async () => {
+    for (const similarity of [
+      'openai-compatible:http://user:hunter2@127.0.0.1:9/v1#m',
+      'openai-compatible:http://127.0.0.1:9/v1?api_key=hunter2#m',
+      'openai-compatible:http://127.0.0.1:9/v1?key=hunter2#m',
+    ]) {
+      const answer = await callError(mcp.client, 'weft_eval', { predicted: GOLD_TEXT, gold: GOLD_TEXT, similarity });
+      expect(answer).toMatch(/^PROVIDER: /);
+      expect(answer).not.toContain('hunter2');
+    }
   });
 });
 
