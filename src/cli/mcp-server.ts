@@ -135,19 +135,37 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     'weft_plan',
     {
       title: 'Plan a task',
-      description: "Plans a task into a workflow of subtasks with Weft's planner; returns the chosen plan (JSON).",
+      description:
+        "Plans a task into a workflow of subtasks with Weft's planner, as `weft plan`; returns the chosen plan (JSON), which weft_run can run from a file.",
       inputSchema: {
         task: z.string().min(1).max(100_000).describe('the task, in words'),
         candidates: z.number().int().min(1).max(16).optional().describe('candidate plans to generate (default 1)'),
+        tools: filePath
+          .optional()
+          .describe("a tools file: its tools' names and descriptions are offered to the planner"),
+        teams: z.array(filePath).max(16).optional().describe('team files offered to the planner'),
       },
     },
-    async ({ task, candidates }) =>
+    async ({ task, candidates, tools: toolsFile, teams: teamFiles }) =>
       guarded(async () => {
+        const teams =
+          teamFiles !== undefined && teamFiles.length > 0
+            ? await loadTeamOffers(teamFiles, process.cwd(), {
+                createModel: modelMaker(context.config),
+                runModel: model.id,
+              })
+            : undefined;
+        // The planner needs only the tools' names and descriptions: the set is closed before planning.
+        const toolSet = toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal }) : undefined;
+        const offers = toolSet?.tools.map((tool) => ({ name: tool.name, description: tool.description }));
+        await toolSet?.close();
         const result = await planTask({
           task,
           model,
           signal,
           ...(candidates !== undefined ? { candidates } : {}),
+          ...(teams ? { teams } : {}),
+          ...(offers ? { tools: offers } : {}),
         });
         // A model spec may carry a URL with credentials.
         return {

@@ -21,6 +21,36 @@ interface Started {
   status: string;
 }
 
+describe('weft_plan options', () => {
+  it("offers a tools file's tools to the planner: a plan naming one is valid only with it", async () => {
+    const script = join(mcp.home, 'planner.json');
+    const answer = {
+      roles: [{ name: 'adder', prompt: 'You add numbers.', tools: ['add'] }],
+      subtasks: [{ id: 't1', objective: 'add 1 and 2', agent: 'adder', dependsOn: [] }],
+    };
+    writeFileSync(script, JSON.stringify({ replies: [{ text: JSON.stringify(answer), repeat: true }] }));
+    const scripted = await startMcp({ model: `scripted:${script}` });
+    try {
+      const planned = await callJson<{ plan: { roles: { name: string; tools?: string[] }[] } }>(
+        scripted.client,
+        'weft_plan',
+        { task: 'Add 1 and 2', tools: 'test/fixtures/workflows/tools.yaml' },
+      );
+      expect(planned.plan.roles).toContainEqual(expect.objectContaining({ name: 'adder', tools: ['add'] }));
+      // Without the tools file, "add" is no tool the planner was offered: every answer is refused.
+      expect(await callError(scripted.client, 'weft_plan', { task: 'Add 1 and 2' })).toContain('unknown tool "add"');
+      expect(
+        await callError(scripted.client, 'weft_plan', { task: 'Add', tools: join(mcp.home, 'no-tools.yaml') }),
+      ).toMatch(/BAD_INPUT: .*no-tools\.yaml/);
+      expect(
+        await callError(scripted.client, 'weft_plan', { task: 'Add', teams: [join(mcp.home, 'no-team.yaml')] }),
+      ).toMatch(/no-team\.yaml/);
+    } finally {
+      await scripted.close();
+    }
+  });
+});
+
 describe('weft_run options', () => {
   it("records the options it was given, as `weft run`'s flags would", async () => {
     const { runId, status } = await callJson<Started>(mcp.client, 'weft_run', {
