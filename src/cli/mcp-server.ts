@@ -139,7 +139,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         "Plans a task into a workflow of subtasks with Weft's planner, as `weft plan`; returns the chosen plan (JSON), which weft_run can run from a file.",
       inputSchema: {
         task: z.string().min(1).max(100_000).describe('the task, in words'),
-        candidates: z.number().int().min(1).max(16).optional().describe('candidate plans to generate (default 1)'),
+        candidates: z.number().int().min(1).max(16).optional().describe('candidate plans to generate (default 3)'),
         tools: filePath
           .optional()
           .describe("a tools file: its tools' names and descriptions are offered to the planner"),
