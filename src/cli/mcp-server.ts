@@ -255,9 +255,16 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         let total = 0;
         // MCP asks progress to increase with each notification: a retried subtask or a revised plan sends nothing.
         let sent = -1;
+        let markStarted = () => {};
+        const started = new Promise<undefined>((resolve) => {
+          markStarted = () => resolve(undefined);
+        });
         const onEvent = (event: WeftEvent) => {
           // The record exists from run-start on: a subscriber may read it now.
-          if (event.type === 'run-start') runChanged(runId);
+          if (event.type === 'run-start') {
+            markStarted();
+            runChanged(runId);
+          }
           if (token === undefined || answered) return;
           if (event.type === 'plan-chosen' || event.type === 'plan-update') {
             total = 'workflow' in event ? event.workflow.subtasks.length : total;
@@ -282,7 +289,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const stop = new AbortController();
         // A client that cancels the request it waits on cancels the run; one answered at once, through weft_cancel.
         const signals = [signal, stop.signal, ...(wait ? [extra.signal] : [])];
-        const done = runTask({
+        const work = runTask({
           task,
           runId,
           model,
@@ -301,10 +308,11 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           createModel: modelMaker(context.config),
           roleKinds: defaultRoleKinds(),
           base: process.cwd(),
-        })
+        });
+        const done = work
           .then(
             (result) => log(`run ${runId}: ${result.status}`),
-            (error: unknown) => log(`run ${runId} failed: ${error instanceof Error ? error.message : String(error)}`),
+            (error: unknown) => log(redactUrl(`run ${runId} failed: ${formatError(error)}`).display),
           )
           .finally(async () => {
             await toolSet?.close().catch(() => {});
@@ -312,6 +320,19 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
             runChanged(runId);
           });
         running.set(runId, { done, stop });
+        // A problem found before the run exists (a plan's role naming a tool that no tools file gives, a team file
+        // whose model cannot be made) is the client's input error: answered, not left in the server's log.
+        const early = await Promise.race([
+          started,
+          work.then(
+            () => undefined,
+            (error: unknown) => ({ error }),
+          ),
+        ]);
+        if (early) {
+          await done;
+          throw early.error;
+        }
         // A client's resource list holds the new run.
         server.server.sendResourceListChanged().catch(() => {});
         if (!wait) {

@@ -123,6 +123,23 @@ describe('weft_run options', () => {
     );
     expect(await bad({ teams: [join(mcp.home, 'no-team.yaml')] })).toMatch(/no-team\.yaml/);
     expect(await callError(client, 'weft_run', {})).toContain('task: give a task (in words) or a plan file');
-    expect((await mcp.store.listRuns()).length).toBe(before);
+    // Found by the run itself before it records anything: a role naming a tool no tools file gives.
+    const plan = join(mcp.home, 'tool-plan.json');
+    writeFileSync(
+      plan,
+      JSON.stringify({
+        task: 'Add 1 and 2',
+        roles: [{ name: 'adder', prompt: 'You add.', tools: ['add'] }],
+        subtasks: [{ id: 't1', objective: 'add 1 and 2', agent: 'adder' }],
+      }),
+    );
+    expect(await callError(client, 'weft_run', { plan })).toMatch(/"add"/);
+    const withTools = await callJson<Started>(client, 'weft_run', {
+      plan,
+      tools: 'test/fixtures/workflows/tools.yaml',
+      wait: true,
+    });
+    expect(withTools.status).toBe('completed');
+    expect((await mcp.store.listRuns()).length).toBe(before + 1);
   });
 });
