@@ -27,6 +27,7 @@ import {
   toWorkflowJson,
   WeftError,
   type RunStore,
+  type StoredRunStatus,
   type WeftEvent,
   type Workflow,
 } from '../index.js';
@@ -64,6 +65,12 @@ const LISTED_TASK_CHARS = 120;
 const MAX_SUBSCRIPTIONS = 1000;
 
 const filePath = z.string().min(1).max(4096);
+
+/** What weft_runs filters by: every status a stored run can show (the compiler checks the list against the type). */
+const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const satisfies readonly [
+  StoredRunStatus,
+  ...StoredRunStatus[],
+];
 
 /** A run this server started and drives. */
 interface OwnRun {
@@ -427,10 +434,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
       description: 'The recorded runs, newest first: id, status, task (first line, clipped), created.',
       inputSchema: {
         limit: z.number().int().min(1).max(MAX_LISTED_RUNS).optional().describe('runs to list (default 20)'),
-        status: z
-          .enum(['running', 'completed', 'failed', 'cancelled', 'interrupted'])
-          .optional()
-          .describe('only runs with this status'),
+        status: z.enum(RUN_STATUSES).optional().describe('only runs with this status'),
       },
     },
     async ({ limit, status }) =>

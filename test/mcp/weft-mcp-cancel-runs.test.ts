@@ -109,6 +109,19 @@ describe('weft_runs', () => {
 });
 
 describe('run resources', () => {
+  it('lists the newest 100 runs as resources, under the weft://runs/{id} template', async () => {
+    mcp = await startMcp();
+    for (let index = 0; index < 120; index++) {
+      await mcp.store.createRun({ runId: `run-${index}`, task: `task ${index}\nmore`, model: 'sim:', options: {} });
+    }
+    const { resources } = await mcp.client.listResources();
+    expect(resources).toHaveLength(100);
+    expect(resources[0]).toMatchObject({ uri: 'weft://runs/run-119', name: 'run-119: task 119' });
+    expect(resources.at(-1)!.uri).toBe('weft://runs/run-20');
+    const { resourceTemplates } = await mcp.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['weft://runs/{id}']);
+  });
+
   it('tells a subscribed client when a run starts and ends, and only for the runs it subscribed to', async () => {
     mcp = await startMcp({ model: 'sim:seed=3,tasks=3,latency=fixed(50)' });
     const { client } = mcp;
