@@ -112,7 +112,9 @@ async function guarded(work: () => Promise<unknown>): Promise<CallToolResult> {
 export async function createWeftMcpServer(options: WeftMcpServerOptions): Promise<WeftMcpServer> {
   // The SDK's server is heavy; only `weft mcp` loads it.
   const { McpServer, ResourceTemplate } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { SubscribeRequestSchema, UnsubscribeRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } = await import(
+    '@modelcontextprotocol/sdk/types.js'
+  );
   const { context, store, signal, log } = options;
   const { model, costOf } = options.model;
   const server = new McpServer({ name: 'weft', version: options.version });
@@ -540,13 +542,12 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
-    if (!uri.startsWith('weft://runs/')) {
-      const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
+    // A run id is short (newRunId; at most 200 characters in the tools' schemas).
+    if (!uri.startsWith('weft://runs/') || uri.length > 'weft://runs/'.length + 600) {
       throw new McpError(ErrorCode.InvalidParams, `Not a Weft run's resource: ${uri.slice(0, 200)}`);
     }
     // Bounded: one URI per run a client cares about, not an unbounded set it can grow.
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(uri)) {
-      const { McpError, ErrorCode } = await import('@modelcontextprotocol/sdk/types.js');
       throw new McpError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} subscriptions: unsubscribe first`);
     }
     subscribed.add(uri);
