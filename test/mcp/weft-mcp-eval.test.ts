@@ -76,6 +76,16 @@ describe('weft_eval, one pair', () => {
     const score = await callJson<PairScore>(mcp.client, 'weft_eval', { predicted: plan, gold: asText.gold.text });
     expect(score).toMatchObject({ f1_chain: 1, f1_graph: 1 });
     expect(score.predicted.steps).toBe((plan.subtasks as unknown[]).length);
+
+    // The same as files: a plan (`weft plan --out`) and WorfBench text.
+    const planFile = join(mcp.home, 'plan.json');
+    const textFile = join(mcp.home, 'gold.txt');
+    writeFileSync(planFile, JSON.stringify(plan));
+    writeFileSync(textFile, asText.gold.text);
+    const files = await callJson<PairScore>(mcp.client, 'weft_eval', { predictedFile: planFile, goldFile: textFile });
+    expect(files).toMatchObject({ f1_chain: 1, f1_graph: 1 });
+    expect(files.predicted).toMatchObject({ from: 'plan', file: planFile });
+    expect(files.gold).toMatchObject({ from: 'text', file: textFile });
   });
 
   it('answers bad input with a tool error that names the argument', async () => {
