@@ -50,6 +50,8 @@ export interface WeftMcpServerOptions {
   readonly version: string;
   /** Runs going at once before weft_run refuses another (default MAX_RUNS_AT_ONCE). */
   readonly maxRuns?: number;
+  /** How often subscribed runs are looked up in the store (default SUBSCRIPTION_POLL_MS). */
+  readonly pollMs?: number;
   /** Environment for weft_eval's embedding similarities (API keys); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -63,6 +65,9 @@ export const MAX_LISTED_RUNS = 500;
 const LISTED_TASK_CHARS = 120;
 /** Resource subscriptions one client may hold. */
 const MAX_SUBSCRIPTIONS = 1000;
+/** How often subscribed runs of other processes are looked up in the store. */
+export const SUBSCRIPTION_POLL_MS = 1000;
+const RUN_URI_PREFIX = 'weft://runs/';
 
 const filePath = z.string().min(1).max(4096);
 
@@ -120,15 +125,41 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   const server = new McpServer({ name: 'weft', version: options.version });
   /** Runs started here and not yet ended: a status request may come before the run's record exists. */
   const running = new Map<string, OwnRun>();
-  /** Resource URIs the client subscribed to (one client per server: stdio). */
-  const subscribed = new Set<string>();
+  /**
+   * Resource URIs the client subscribed to (one client per server: stdio), each with the run's status it was last
+   * told about (undefined: no record yet).
+   */
+  const subscribed = new Map<string, string | undefined>();
 
   const runUri = (runId: string) => `weft://runs/${encodeURIComponent(runId)}`;
-  /** Tells a subscribed client that a run's resource changed (its status); dropped once the client has left. */
-  const runChanged = (runId: string) => {
-    const uri = runUri(runId);
-    if (subscribed.has(uri)) server.server.sendResourceUpdated({ uri }).catch(() => {});
+  const statusOf = async (runId: string): Promise<string | undefined> => {
+    const run = await store.getRun(runId);
+    // A run this server drives is running whatever the store's last word.
+    return run === undefined ? undefined : running.has(runId) ? 'running' : effectiveStatus(run);
   };
+  /** Tells a subscribed client that a run's status changed; dropped once the client has left. */
+  const refresh = async (uri: string): Promise<void> => {
+    if (!subscribed.has(uri)) return;
+    const status = await statusOf(decodeURIComponent(uri.slice(RUN_URI_PREFIX.length)));
+    if (!subscribed.has(uri) || subscribed.get(uri) === status) return;
+    subscribed.set(uri, status);
+    await server.server.sendResourceUpdated({ uri });
+  };
+  const runChanged = (runId: string) => {
+    refresh(runUri(runId)).catch(() => {});
+  };
+  // Runs of other processes (a `weft run` in another terminal) change only in the store: looked at now and then,
+  // and only while the client subscribes to something.
+  let polling = false;
+  const poller = setInterval(() => {
+    if (polling || subscribed.size === 0) return;
+    polling = true;
+    void Promise.all([...subscribed.keys()].map((uri) => refresh(uri).catch(() => {}))).finally(() => {
+      polling = false;
+    });
+  }, options.pollMs ?? SUBSCRIPTION_POLL_MS);
+  poller.unref();
+  signal.addEventListener('abort', () => clearInterval(poller), { once: true });
 
   const runDocument = async (runId: string) => {
     const run = await store.getRun(runId);
@@ -523,8 +554,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     }),
     {
       title: 'A Weft run',
-      description:
-        'The `weft show --json` document of a run; a subscriber is told when the status of a run this server started changes',
+      description: 'The `weft show --json` document of a run; a subscriber is told when its status changes',
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -537,20 +567,20 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     },
   );
 
-  // Subscriptions (resources/subscribe): only runs' URIs, told when a run this server drives starts or ends. A run
-  // of another process is not watched (its changes would need polling the store); reading it still works.
+  // Subscriptions (resources/subscribe): only runs' URIs, told when the run's status changes: at once for a run this
+  // server drives, within SUBSCRIPTION_POLL_MS for one of another process.
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
     // A run id is short (newRunId; at most 200 characters in the tools' schemas).
-    if (!uri.startsWith('weft://runs/') || uri.length > 'weft://runs/'.length + 600) {
+    if (!uri.startsWith(RUN_URI_PREFIX) || uri.length > RUN_URI_PREFIX.length + 600) {
       throw new McpError(ErrorCode.InvalidParams, `Not a Weft run's resource: ${uri.slice(0, 200)}`);
     }
     // Bounded: one URI per run a client cares about, not an unbounded set it can grow.
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(uri)) {
       throw new McpError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} subscriptions: unsubscribe first`);
     }
-    subscribed.add(uri);
+    if (!subscribed.has(uri)) subscribed.set(uri, await statusOf(decodeURIComponent(uri.slice(RUN_URI_PREFIX.length))));
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {

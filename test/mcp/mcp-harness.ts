@@ -21,7 +21,9 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-export async function startMcp(options: { model?: string; maxRuns?: number } = {}): Promise<McpHarness> {
+export async function startMcp(
+  options: { model?: string; maxRuns?: number; pollMs?: number } = {},
+): Promise<McpHarness> {
   const home = mkdtempSync(join(tmpdir(), 'weft-mcp-test-'));
   const context = await loadContext({ home });
   const model = await loadModel(options.model ?? 'sim:seed=3,tasks=2', context.config);
@@ -35,6 +37,7 @@ export async function startMcp(options: { model?: string; maxRuns?: number } = {
     log: () => {},
     version: 'test',
     ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}),
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -156,4 +156,25 @@ describe('run resources', () => {
 
     await expect(client.subscribeResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/Not a Weft run/);
   });
+
+  it("tells a subscribed client when another process's run changes status in the store", async () => {
+    mcp = await startMcp({ pollMs: 20 });
+    const { client, store } = mcp;
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    const owner = { pid: process.ppid, host: hostname() };
+    for (const runId of ['theirs', 'unwatched']) {
+      await store.createRun({ runId, task: 'tea', model: 'sim:', options: {}, owner });
+    }
+    await client.subscribeResource({ uri: 'weft://runs/theirs' });
+    // Unchanged: nothing to tell, however often the store is looked at.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(updated).toEqual([]);
+    await store.setStatus('theirs', 'completed');
+    await store.setStatus('unwatched', 'completed');
+    for (let turn = 0; turn < 200 && updated.length === 0; turn++) await new Promise((r) => setTimeout(r, 10));
+    expect(updated).toEqual(['weft://runs/theirs']);
+  });
 });
