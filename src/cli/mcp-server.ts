@@ -159,7 +159,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     });
   }, options.pollMs ?? SUBSCRIPTION_POLL_MS);
   poller.unref();
-  signal.addEventListener('abort', () => clearInterval(poller), { once: true });
+  if (signal.aborted) clearInterval(poller);
+  else signal.addEventListener('abort', () => clearInterval(poller), { once: true });
 
   const runDocument = async (runId: string) => {
     const run = await store.getRun(runId);
