@@ -164,6 +164,7 @@ export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './to
 export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
 export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
 export { mergeToolSets } from './tools/merge-tool-sets.js';
+export { readInputFile } from './tools/read-input-file.js';
 export { defineTool, type ToolDefinition, type ToolExecuteContext } from './tools/define-tool.js';
 export { loadModuleTools, type ModuleToolsOptions } from './tools/module-tools.js';
 export { DEFAULT_MCP_START_TIMEOUT_MS, openMcpTools, type OpenMcpToolsOptions } from './tools/mcp-tools.js';
@@ -326,7 +327,12 @@ export { workflowListing } from './distill/workflow-listing.js';
 export { workflowMermaid } from './distill/workflow-mermaid.js';
 export { workflowDot } from './distill/workflow-dot.js';
 export { stepText, workflowToWorfText } from './distill/workflow-to-worf-text.js';
-export { compareWorkflows, MAX_SCORED_STEPS, type WorkflowComparison } from './distill/compare-workflows.js';
+export {
+  compareWorkflows,
+  compareWorkflowTexts,
+  MAX_SCORED_STEPS,
+  type WorkflowComparison,
+} from './distill/compare-workflows.js';
 export { type WorkflowFileKind, workflowFileKind } from './distill/workflow-file-kind.js';
 export {
   DEFAULT_MAX_VISITS,

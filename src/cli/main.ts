@@ -213,7 +213,9 @@ function buildProgram(
 
   program
     .command('mcp')
-    .description('serve Weft to an MCP client over stdio: plan, run, status, show, exec; runs as weft://runs/{id}')
+    .description(
+      'serve Weft to an MCP client over stdio: plan, run, status, show, cancel, runs, eval, exec; runs as weft://runs/{id}',
+    )
     .addOption(model)
     .addOption(store)
     .addOption(home)

@@ -2,7 +2,6 @@
 import { readFile } from 'node:fs/promises';
 import {
   defaultRoleKinds,
-  updatePolicyNames,
   createQueueRunner,
   loadTeamOffers,
   outputFileName,
@@ -10,7 +9,6 @@ import {
   runResult,
   runTask,
   WeftError,
-  type ExecutionStrategy,
   type QueueRunner,
   type RunSummary,
   type RunTaskResult,
@@ -20,10 +18,11 @@ import {
 } from '../index.js';
 import { loadRunTools } from './load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from './context.js';
-import { choiceFlag, integerFlag, numberFlag } from './flags.js';
+import { integerFlag, numberFlag } from './flags.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
 import { readTask } from './read-task.js';
+import { runChoicesFromFlags, runChoicesOptions } from './run-choices.js';
 
 export interface RunFlags {
   readonly plan?: string;
@@ -59,19 +58,21 @@ export async function runCommand(
   signal: AbortSignal,
 ): Promise<number> {
   // Validate every flag before any work starts.
-  const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames());
-  const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
-  const candidates = integerFlag('candidates', flags.candidates, { min: 1 });
-  const updateCandidates = integerFlag('update-candidates', flags.updateCandidates, { min: 1 });
-  const maxCalls = integerFlag('max-calls', flags.maxCalls, { min: 1 });
-  const maxTokens = integerFlag('max-tokens', flags.maxTokens, { min: 1 });
-  const maxCostUsd = numberFlag('max-cost', flags.maxCost, { positive: true });
-  const timeoutSeconds = numberFlag('timeout', flags.timeout, { positive: true });
+  const choices = runChoicesFromFlags({
+    strategy: flags.strategy,
+    concurrency: flags.concurrency,
+    candidates: flags.candidates,
+    updateCandidates: flags.updateCandidates,
+    maxCalls: flags.maxCalls,
+    maxTokens: flags.maxTokens,
+    maxCostUsd: flags.maxCost,
+    timeoutSeconds: flags.timeout,
+    maxAttempts: flags.maxAttempts,
+    maxToolSteps: flags.maxToolSteps,
+    maxToolCalls: flags.maxToolCalls,
+  });
   const maskProbability = numberFlag('inject-mask', flags.injectMask, { min: 0, max: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 });
-  const maxAttempts = integerFlag('max-attempts', flags.maxAttempts, { min: 1 });
-  const maxToolSteps = integerFlag('max-tool-steps', flags.maxToolSteps, { min: 1 });
-  const maxToolCalls = integerFlag('max-tool-calls', flags.maxToolCalls, { min: 0 });
   if (seed !== undefined && maskProbability === undefined) {
     throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
   }
@@ -131,28 +132,16 @@ export async function runCommand(
       home,
       costOf,
       signal,
-      ...(strategy !== undefined ? { strategy } : {}),
       onEvent: progress.onEvent,
-      budget: {
-        ...(maxCalls !== undefined ? { maxCalls } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-        ...(timeoutSeconds !== undefined ? { maxWallMs: timeoutSeconds * 1000 } : {}),
-        ...(maxToolCalls !== undefined ? { maxToolCalls } : {}),
-      },
+      ...runChoicesOptions(choices),
       ...(toolSet ? { tools: toolSet.tools } : {}),
       ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
       ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
-      ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
       createModel: modelMaker(config),
       roleKinds: defaultRoleKinds(),
       base: process.cwd(),
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      ...(candidates !== undefined ? { candidates } : {}),
-      ...(updateCandidates !== undefined ? { updateCandidates } : {}),
-      ...(maxAttempts !== undefined ? { maxAttempts } : {}),
       ...(flags.verify === false ? { verify: false } : {}),
       ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
@@ -242,7 +231,8 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   printResult(result, output);
 }
 
-async function readPlan(file: string): Promise<Workflow> {
+/** A plan file (`--plan`, weft_run's `plan`), validated; it may carry its own tools section. */
+export async function readPlan(file: string): Promise<Workflow> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

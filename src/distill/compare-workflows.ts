@@ -34,8 +34,19 @@ export async function compareWorkflows(
   similarity: Similarity,
   options: ScoreOptions & { readonly signal?: AbortSignal } = {},
 ): Promise<WorkflowComparison> {
-  const goldText = workflowToWorfText(gold);
-  const predictedText = workflowToWorfText(predicted);
+  return compareWorkflowTexts(workflowToWorfText(gold), workflowToWorfText(predicted), similarity, options);
+}
+
+/**
+ * The same for workflows already in WorfBench text (however they were written: a plan, WorfBench text, an
+ * executable workflow), with the same refusals.
+ */
+export async function compareWorkflowTexts(
+  goldText: WorkflowText,
+  predictedText: WorkflowText,
+  similarity: Similarity,
+  options: ScoreOptions & { readonly signal?: AbortSignal } = {},
+): Promise<WorkflowComparison> {
   for (const [field, text] of [
     ['gold', goldText],
     ['predicted', predictedText],

@@ -49,14 +49,23 @@ describe('weft mcp', () => {
   it('lists its tools with input schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'weft_cancel',
+      'weft_eval',
       'weft_exec',
       'weft_plan',
       'weft_run',
+      'weft_runs',
       'weft_show',
       'weft_status',
     ]);
     const exec = tools.find((tool) => tool.name === 'weft_exec')!;
     expect(exec.inputSchema.required).toEqual(['workflow']);
+    // weft run's options, as JSON Schema a client can check arguments against.
+    const run = tools.find((tool) => tool.name === 'weft_run')!;
+    expect(run.inputSchema.properties).toMatchObject({
+      maxCalls: { type: 'integer', minimum: 1 },
+      strategy: { enum: expect.arrayContaining(['on-failure', 'none']) },
+    });
   });
 
   it('executes a workflow with its tools and no model', async () => {
@@ -153,7 +162,7 @@ describe('weft mcp', () => {
     await expect(client.readResource({ uri: 'weft://runs/no-such-run' })).rejects.toThrow(/No run "no-such-run"/);
 
     const again = await client.listTools();
-    expect(again.tools).toHaveLength(5);
+    expect(again.tools).toHaveLength(8);
     expect(clientErrors).toEqual([]);
   });
 });

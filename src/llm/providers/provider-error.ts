@@ -4,7 +4,7 @@
  * the policy — what is retryable, how long to wait — lives here, once.
  */
 import { rewordError, WeftError } from '../../errors.js';
-import { scrubSecrets } from '../../text/redact-url.js';
+import { redactUrl, scrubSecrets } from '../../text/redact-url.js';
 
 export type ProviderFailure =
   | {
@@ -132,7 +132,8 @@ export function toWeftError(
       });
     }
     case 'connection': {
-      const where = context.baseURL ? ` at ${context.baseURL}` : '';
+      // A base URL may carry a key (`?api_key=…`, `user:key@`): the message names the server, never the key.
+      const where = context.baseURL ? ` at ${redactUrl(context.baseURL).display}` : '';
       const detail = failure.detail ? `: ${failure.detail}` : '';
       return new WeftError('PROVIDER', `${who}: could not connect${where}${detail}`, {
         cause: error,

@@ -142,6 +142,16 @@ describe('openai-compatible provider (recorded fixtures)', () => {
     expect(error.message).toContain('could not connect at http://127.0.0.1:11434/v1');
   });
 
+  it('names an unreachable server without the key its base URL carries', async () => {
+    const model = openai(unreachableFetch(), {
+      baseURL: 'http://127.0.0.1:11434/v1?key=hunter2',
+      providerName: 'Ollama',
+    });
+    const error = await rejection(model.generate(CALL));
+    expect(error.message).toContain('could not connect at http://127.0.0.1:11434/v1?key=***');
+    expect(error.message).not.toContain('hunter2');
+  });
+
   it('aborts mid-request with a non-retryable ABORTED error', async () => {
     const replay = replayFetch('openai/chat-completion-slow');
     const controller = new AbortController();
