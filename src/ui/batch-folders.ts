@@ -27,6 +27,7 @@ export const BATCH_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const MAX_MANIFEST_BYTES = 1_000_000;
 const MAX_OWNER_BYTES = 4_096;
 const INDEX_CACHE = 8;
+const GRAPH_CACHE = 8;
 
 const manifestSchema = z.object({
   version: z.literal(1),
@@ -72,6 +73,8 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
   const indexes = new Map<string, BatchLogIndex>();
   // One indexing at a time per batch: two requests extending one index at once would count lines twice.
   const queues = new Map<string, Promise<unknown>>();
+  // Laid-out graphs by the workflow file's sha256: the file is read and hashed on every look, laid out once.
+  const graphs = new Map<string, { layout: WorkflowLayout; name: string }>();
 
   const folderProblem = async (batchId: string): Promise<string | undefined> => {
     if (!BATCH_ID_PATTERN.test(batchId)) return 'not a batch id';
@@ -216,6 +219,8 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
           problem: `cannot read the workflow file ${manifest.workflow.path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}`,
         };
       }
+      const known = graphs.get(manifest.workflow.sha256);
+      if (known) return known;
       const parsed = await parseExecutableWorkflow(text, manifest.workflow.path);
       if (!parsed.workflow) {
         const first = parsed.problems.find((problem) => problem.severity === 'error');
@@ -223,7 +228,10 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
           problem: `the workflow file ${manifest.workflow.path} does not check${first ? `: ${first.path ?? ''} ${first.message}` : ''}`,
         };
       }
-      return { name: parsed.workflow.name, layout: layoutWorkflow(parsed.workflow) };
+      const graph = { name: parsed.workflow.name, layout: layoutWorkflow(parsed.workflow) };
+      graphs.set(manifest.workflow.sha256, graph);
+      if (graphs.size > GRAPH_CACHE) graphs.delete(graphs.keys().next().value!);
+      return graph;
     },
   };
 }

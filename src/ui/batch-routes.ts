@@ -9,7 +9,6 @@ import type { LivenessProbe } from '../store/run-owner.js';
 import { badInputReply, clippedJson, clipText, notFoundReply, queryInteger } from './api-replies.js';
 import { type IndexedStatus, orderedResults, readIndexedRecord } from './batch-log-index.js';
 import { batchFolders } from './batch-folders.js';
-import type { WorkflowLayout } from './layout-workflow.js';
 
 export interface BatchRoutesOptions {
   /** The Weft home whose `batches/` folder is shown; none: no batches. */
@@ -19,11 +18,9 @@ export interface BatchRoutesOptions {
 
 const RESULT_STATUSES: readonly IndexedStatus[] = ['passed', 'failed', 'error'];
 const OUTPUT_CHARS = 2_000;
-const GRAPH_CACHE = 8;
 
 export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): void {
   const folders = options.home === undefined ? undefined : batchFolders(options.home, options.probe);
-  const graphs = new Map<string, { layout: WorkflowLayout; name: string } | { problem: string }>();
 
   app.get('/api/batches', async (c) => {
     const limit = queryInteger(c.req.query('limit'), 50, 1, 200);
@@ -50,17 +47,7 @@ export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): voi
         return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
       return c.json({ batch: summary });
     }
-    // Keyed by the workflow's recorded hash: the same file read again gives the same graph.
-    const key = `${manifest.workflow.path}\u0000${manifest.workflow.sha256}`;
-    let graph = graphs.get(key);
-    if (!graph) {
-      graph = await folders.workflowGraph(manifest);
-      // A file that could not be read may be readable on the next look: only graphs are kept.
-      if ('layout' in graph) {
-        graphs.set(key, graph);
-        if (graphs.size > GRAPH_CACHE) graphs.delete(graphs.keys().next().value!);
-      }
-    }
+    const graph = await folders.workflowGraph(manifest);
     return c.json({
       batch: {
         ...summary,
