@@ -11,6 +11,7 @@ import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { newTraceId } from '../../src/store/traces.js';
 import { lazyExistingStore } from '../../src/ui/lazy-store.js';
 import { CHAT_MODEL, CHAT_PDL } from '../cli/chat-harness.js';
+import { GOLD_DIR } from '../eval/gold-path.js';
 import { cli, tempHome } from '../cli/cli-harness.js';
 import { dashboard, TOKEN } from './engine-helpers.js';
 import { createDashboardApp } from '../../src/ui/dashboard-app.js';
@@ -316,5 +317,79 @@ describe('dashboard: batches', () => {
     writeFileSync(workflow, '{"name": "other"}');
     const page = await get(`/api/batches/${batchId}`);
     expect(page.body.graph).toEqual({ problem: expect.stringMatching(/changed since the batch started/) });
+  });
+});
+
+describe('dashboard: eval reports', () => {
+  it('shows a weft eval --json report: per-scenario table and F1 histograms; broken files show their problem', async () => {
+    const home = tempHome();
+    const records = (JSON.parse(readFileSync(join(GOLD_DIR, 'os.json'), 'utf8')) as {
+      id: string;
+      conversations: { content: string }[];
+    }[]).slice(0, 6);
+    const predictions = join(home, 'predictions.jsonl');
+    writeFileSync(
+      predictions,
+      `${records
+        .map((record, index) => ({
+          id: record.id,
+          // Four right answers, two poor ones: the histogram has something in its first and last bins.
+          output: index < 4 ? record.conversations.at(-1)!.content : 'Node:\n1: do something else\nEdge: (START,1) (1,END)',
+        }))
+        .map((line) => JSON.stringify(line))
+        .join('\n')}\n`,
+    );
+    const evaluated = await cli(['eval', predictions, '--gold', join(GOLD_DIR, 'os.json'), '--json']);
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    const reports = join(home, 'reports');
+    mkdirSync(reports);
+    writeFileSync(join(reports, 'os.json'), evaluated.stdout);
+    writeFileSync(join(reports, 'broken.json'), '{"count": 3,\n  "f1_chain": ');
+    writeFileSync(join(reports, 'other.json'), '{"hello": "world"}');
+    const bad = JSON.parse(evaluated.stdout);
+    bad.byScenario = { os: { count: 6, f1_chain: 'high', f1_graph: 1 } };
+    writeFileSync(join(reports, 'bad-field.json'), JSON.stringify(bad, null, 2));
+    writeFileSync(join(reports, 'junk.json'), Buffer.from([0, 159, 146, 150, 0, 255]));
+    writeFileSync(join(reports, 'notes.txt'), 'not listed');
+    // weft bench worfbench keeps its scores.json under the home: found without --reports.
+    mkdirSync(join(home, 'bench', 'worfbench', 'sim-single'), { recursive: true });
+    writeFileSync(join(home, 'bench', 'worfbench', 'sim-single', 'scores.json'), evaluated.stdout);
+
+    const get = dashboard({ home, reports: [reports, join(home, 'missing.json')] });
+    const list = await get('/api/reports');
+    expect(list.status).toBe(200);
+    const byName = Object.fromEntries(
+      list.body.reports.map((report: { name: string; source: string }) => [`${report.source}:${report.name}`, report]),
+    );
+    expect(Object.keys(byName).sort()).toEqual([
+      'home:scores.json',
+      'reports:bad-field.json',
+      'reports:broken.json',
+      'reports:junk.json',
+      'reports:missing.json',
+      'reports:os.json',
+      'reports:other.json',
+    ]);
+    expect(byName['reports:os.json']).toMatchObject({ kind: 'worfeval' });
+    expect(byName['home:scores.json']).toMatchObject({ kind: 'worfeval' });
+    expect(byName['reports:broken.json'].problem).toMatch(/broken\.json:2:15: not JSON/);
+    expect(byName['reports:other.json'].problem).toMatch(/not a report Weft knows/);
+    expect(byName['reports:bad-field.json'].problem).toMatch(/bad-field\.json:\d+:\d+ byScenario\.os\.f1_chain: /);
+    expect(byName['reports:junk.json'].problem).toMatch(/binary/);
+    expect(byName['reports:missing.json'].problem).toMatch(/no such file/);
+
+    const shown = await get(`/api/reports/${byName['reports:os.json'].id}`);
+    expect(shown.status).toBe(200);
+    const scenarios = shown.body.report.tables.find((table: { title: string }) => table.title === 'By scenario');
+    expect(scenarios.columns).toEqual(['scenario', 'count', 'f1 chain', 'f1 graph']);
+    expect(scenarios.rows).toHaveLength(Object.keys(JSON.parse(evaluated.stdout).byScenario).length);
+    const [chain, graph] = shown.body.report.histograms[0].series;
+    expect(chain.counts.reduce((sum: number, count: number) => sum + count, 0)).toBe(6);
+    expect(chain.counts[9]).toBe(4);
+    expect(graph.counts[9]).toBe(4);
+    const broken = await get(`/api/reports/${byName['reports:broken.json'].id}`);
+    expect(broken.status).toBe(200);
+    expect(broken.body.problem).toMatch(/not JSON/);
+    expect((await get('/api/reports/0123456789abcdef')).status).toBe(404);
   });
 });
