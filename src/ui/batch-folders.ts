@@ -12,13 +12,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { MAX_WORKFLOW_FILE_BYTES, parseExecutableWorkflow } from '../distill/read-workflow-file.js';
 import { type LivenessProbe, ownerState } from '../store/run-owner.js';
-import {
-  type BatchLogIndex,
-  emptyLogIndex,
-  extendLogIndex,
-  type LogCounts,
-  logCounts,
-} from './batch-log-index.js';
+import { type BatchLogIndex, emptyLogIndex, extendLogIndex, type LogCounts, logCounts } from './batch-log-index.js';
 import { layoutWorkflow, type WorkflowLayout } from './layout-workflow.js';
 import { openRegularFile, readSmallFile } from './safe-batch-file.js';
 
@@ -64,7 +58,10 @@ export interface BatchFolders {
   list(): Promise<{ batchId: string; problem?: string }[]>;
   summary(batchId: string): Promise<BatchSummaryRow & { manifest?: ShownManifest }>;
   /** The log opened and indexed up to now; the caller closes the handle. */
-  withLog<T>(batchId: string, use: (log: { index: BatchLogIndex; handle: Awaited<ReturnType<typeof open>> } | undefined) => Promise<T>): Promise<T>;
+  withLog<T>(
+    batchId: string,
+    use: (log: { index: BatchLogIndex; handle: Awaited<ReturnType<typeof open>> } | undefined) => Promise<T>,
+  ): Promise<T>;
   workflowGraph(manifest: ShownManifest): Promise<{ layout: WorkflowLayout; name: string } | { problem: string }>;
 }
 
@@ -114,9 +111,11 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
     const previous = queues.get(batchId) ?? Promise.resolve();
     const next = previous.then(run, run);
     queues.set(batchId, next);
-    void next.finally(() => {
-      if (queues.get(batchId) === next) queues.delete(batchId);
-    }).catch(() => {});
+    void next
+      .finally(() => {
+        if (queues.get(batchId) === next) queues.delete(batchId);
+      })
+      .catch(() => {});
     return next;
   };
 
@@ -151,7 +150,9 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
         const parsed = manifestSchema.safeParse(JSON.parse(text));
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
-          throw new Error(`batch.json is not a batch manifest: ${issue?.path.join('.') || 'the document'}: ${issue?.message}`);
+          throw new Error(
+            `batch.json is not a batch manifest: ${issue?.path.join('.') || 'the document'}: ${issue?.message}`,
+          );
         }
         if (parsed.data.batchId !== batchId) throw new Error('batch.json names another batch');
         manifest = parsed.data;

@@ -106,7 +106,8 @@ export async function extendLogIndex(index: BatchLogIndex, handle: FileHandle): 
       // A whole line: [lineStart, position + newline).
       const lineEnd = position + newline;
       if (tooLong) index.unreadable++;
-      else if (partBytes > 0) grew = addLine(index, Buffer.concat(parts, partBytes), lineStart, lineEnd - lineStart) || grew;
+      else if (partBytes > 0)
+        grew = addLine(index, Buffer.concat(parts, partBytes), lineStart, lineEnd - lineStart) || grew;
       parts = [];
       partBytes = 0;
       tooLong = false;

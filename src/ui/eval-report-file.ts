@@ -154,7 +154,8 @@ export function readEvalReport(text: string, file: string): ReadReport {
     const issue = parsed.error.issues[0]!;
     return { problem: located(text, file, issue.path as FieldPath, issue.message) };
   };
-  if (has('byScenario', 'samples')) return check(worfeval, (data) => shownWorfeval(data, 'weft eval (WorfEval)', 'worfeval'));
+  if (has('byScenario', 'samples'))
+    return check(worfeval, (data) => shownWorfeval(data, 'weft eval (WorfEval)', 'worfeval'));
   if (has('planner', 'report')) return check(worfbench, shownWorfbench);
   if (has('gold', 'predicted', 'f1_chain')) return check(pair, shownPair);
   if (has('team', 'perItem')) return check(teamEval, shownTeamEval);
@@ -225,7 +226,12 @@ function shownWorfeval(data: z.infer<typeof worfeval>, title: string, kind: Repo
       capped(
         'Samples',
         ['id', 'scenario', 'f1 chain', 'f1 graph'],
-        data.samples.map((sample) => [sample.id, sample.scenario ?? null, round(sample.f1_chain), round(sample.f1_graph)]),
+        data.samples.map((sample) => [
+          sample.id,
+          sample.scenario ?? null,
+          round(sample.f1_chain),
+          round(sample.f1_graph),
+        ]),
       ),
     ],
     histograms: [
@@ -248,7 +254,13 @@ function shownWorfbench(data: z.infer<typeof worfbench>): ShownReport {
     ...(data.records !== undefined ? [{ label: 'records', value: data.records }] : []),
   ];
   if (!data.report)
-    return { kind: 'worfbench', title: 'weft bench worfbench (not scored: cancelled)', stats: head, tables: [], histograms: [] };
+    return {
+      kind: 'worfbench',
+      title: 'weft bench worfbench (not scored: cancelled)',
+      stats: head,
+      tables: [],
+      histograms: [],
+    };
   const inner = shownWorfeval(data.report, 'weft bench worfbench', 'worfbench');
   return { ...inner, stats: [...head, ...inner.stats] };
 }
@@ -312,7 +324,12 @@ function shownDialogEval(data: z.infer<typeof dialogEval>): ShownReport {
     round(summary.passRate),
     summary.toolTurns,
     ...(summary.toolTurns > 0
-      ? [round(summary.tool.f1), round(summary.params.precision), round(summary.params.recall), round(summary.params.f1)]
+      ? [
+          round(summary.tool.f1),
+          round(summary.params.precision),
+          round(summary.params.recall),
+          round(summary.params.f1),
+        ]
       : [null, null, null, null]),
   ];
   return {

@@ -53,7 +53,12 @@ export function layoutWorkflow(workflow: Pick<ExecutableWorkflow, 'nodes' | 'edg
   }
   const drawn = drawnEdges(workflow).filter((edge) => byId.has(edge.from) && byId.has(edge.to));
   drawn.forEach((edge, index) => {
-    graph.setEdge(edge.from, edge.to, edge.label ? { label: edge.label, width: 8 * edge.label.length, height: 14 } : {}, String(index));
+    graph.setEdge(
+      edge.from,
+      edge.to,
+      edge.label ? { label: edge.label, width: 8 * edge.label.length, height: 14 } : {},
+      String(index),
+    );
   });
   dagre.layout(graph);
   const nodes = workflow.nodes.map((node) => {

@@ -41,7 +41,9 @@ export function registerReportRoutes(app: Hono, options: ReportRoutesOptions): v
       handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return { problem: `${path}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}` };
+      return {
+        problem: `${path}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}`,
+      };
     }
     try {
       const info = await handle.stat();
@@ -54,7 +56,9 @@ export function registerReportRoutes(app: Hono, options: ReportRoutesOptions): v
       const bytes = Buffer.alloc(info.size);
       const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
       const text = bytes.subarray(0, bytesRead).toString('utf8');
-      const read = text.includes('\u0000') ? { problem: `${path}: binary, not a JSON report` } : readEvalReport(text, path);
+      const read = text.includes('\u0000')
+        ? { problem: `${path}: binary, not a JSON report` }
+        : readEvalReport(text, path);
       cache.delete(path);
       cache.set(path, { stamp, read });
       if (cache.size > CACHE) cache.delete(cache.keys().next().value!);

@@ -16,7 +16,8 @@ export async function openRegularFile(path: string): Promise<FileHandle | undefi
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new Error('it is a symbolic link; the dashboard does not follow links');
+    if (code === 'ELOOP' || code === 'EMLINK')
+      throw new Error('it is a symbolic link; the dashboard does not follow links');
     throw new Error(`cannot open it: ${code ?? (error as Error).message}`);
   }
   const info = await handle.stat();

@@ -52,7 +52,8 @@ export function registerSessionRoutes(app: Hono, options: SessionRoutesOptions):
     const sessionId = c.req.param('id');
     // An id no store could hold names no session: answered without a query.
     const session = isSessionId(sessionId) ? await store.getSession?.(sessionId) : undefined;
-    if (!session || !store.sessionEvents) return notFoundReply(c, `No session ${JSON.stringify(sessionId.slice(0, 200))}`);
+    if (!session || !store.sessionEvents)
+      return notFoundReply(c, `No session ${JSON.stringify(sessionId.slice(0, 200))}`);
     const events = (await store.sessionEvents(sessionId)).map((stored) => stored.event as SessionEvent);
     const start = events.find((event) => event.type === 'session-start');
     const { entries, totals } = transcriptOf(events);

@@ -21,6 +21,7 @@ export function dashboard(options: { store?: DashboardStore; home?: string; repo
     ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.reports ? { reports: options.reports } : {}),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON bodies of many shapes
   return async (path: string): Promise<{ status: number; body: any }> => {
     const response = await app.request(path, { headers: { Authorization: `Bearer ${TOKEN}` } });
     const text = await response.text();

@@ -63,7 +63,9 @@ describe('dashboard: sessions', () => {
     expect(JSON.parse(refund.args)).toEqual({ order_id: 'O-7' });
     expect(JSON.parse(refund.result)).toEqual({ refund_id: 'RF-O-7' });
     // The tool call sits between the user's turn and the bot's reply of the same turn.
-    const turn2 = page.body.entries.filter((entry: { turn: number }) => entry.turn === 2).map((e: { role: string }) => e.role);
+    const turn2 = page.body.entries
+      .filter((entry: { turn: number }) => entry.turn === 2)
+      .map((e: { role: string }) => e.role);
     expect(turn2.indexOf('user')).toBeLessThan(turn2.indexOf('tool'));
     expect(turn2.lastIndexOf('tool')).toBeLessThan(turn2.indexOf('bot'));
 
@@ -195,9 +197,12 @@ describe('dashboard: batches', () => {
       page.body.graph.layout.nodes.map((node: { id: string; kind: string }) => [node.id, node.kind]),
     );
     expect(kinds).toMatchObject({ start: 'start', sign: 'condition', broken: 'set', note: 'tool', done: 'end' });
-    const branch = page.body.graph.layout.edges.find((edge: { from: string; to: string }) => edge.from === 'sign' && edge.to === 'wait');
+    const branch = page.body.graph.layout.edges.find(
+      (edge: { from: string; to: string }) => edge.from === 'sign' && edge.to === 'wait',
+    );
     expect(branch).toMatchObject({ kind: 'branch', label: 'true' });
-    for (const node of page.body.graph.layout.nodes) expect(Number.isFinite(node.x) && Number.isFinite(node.y)).toBe(true);
+    for (const node of page.body.graph.layout.nodes)
+      expect(Number.isFinite(node.x) && Number.isFinite(node.y)).toBe(true);
 
     const results = await get(`/api/batches/${batchId}/results`);
     expect(results.body.total).toBe(4);
@@ -227,7 +232,12 @@ describe('dashboard: batches', () => {
       lines.push(
         JSON.stringify(
           index % 10 === 3
-            ? { type: 'result', id: `k${index}`, status: 'error', error: { code: 'TOOL', message: 'no', field: 'node note' } }
+            ? {
+                type: 'result',
+                id: `k${index}`,
+                status: 'error',
+                error: { code: 'TOOL', message: 'no', field: 'node note' },
+              }
             : { type: 'result', id: `k${index}`, status: 'passed', output: index },
         ),
       );
@@ -287,9 +297,18 @@ describe('dashboard: batches', () => {
     const list = await get('/api/batches');
     expect(list.status).toBe(200);
     const rows = Object.fromEntries(list.body.batches.map((row: { batchId: string }) => [row.batchId, row]));
-    expect(rows['b-20990101-000000-aaaaaa']).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/symbolic link/) });
-    expect(rows['b-20980101-000000-bbbbbb']).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/symbolic link/) });
-    expect(rows['b-20970101-000000-cccccc']).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/batch\.json/) });
+    expect(rows['b-20990101-000000-aaaaaa']).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringMatching(/symbolic link/),
+    });
+    expect(rows['b-20980101-000000-bbbbbb']).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringMatching(/symbolic link/),
+    });
+    expect(rows['b-20970101-000000-cccccc']).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringMatching(/batch\.json/),
+    });
     // The linked log is not read: no results.
     expect(rows['b-20960101-000000-dddddd']).toMatchObject({ results: 0, notRun: 4 });
     expect(rows[batchId]).toMatchObject({ status: 'finished', results: 4 });
@@ -299,7 +318,11 @@ describe('dashboard: batches', () => {
     expect(refused.body.batch).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/symbolic link/) });
     expect(refused.body.graph).toBeUndefined();
     expect((await get('/api/batches/b-20990101-000000-aaaaaa/results')).status).toBe(400);
-    expect((await get('/api/batches/b-20960101-000000-dddddd/results')).body).toEqual({ offset: 0, total: 0, results: [] });
+    expect((await get('/api/batches/b-20960101-000000-dddddd/results')).body).toEqual({
+      offset: 0,
+      total: 0,
+      results: [],
+    });
     // Nothing was written: no owner file (the lock) appeared anywhere.
     expect(existsSync(join(batchPaths(home, batchId).dir, 'owner.json'))).toBe(false);
   });
@@ -323,10 +346,12 @@ describe('dashboard: batches', () => {
 describe('dashboard: eval reports', () => {
   it('shows a weft eval --json report: per-scenario table and F1 histograms; broken files show their problem', async () => {
     const home = tempHome();
-    const records = (JSON.parse(readFileSync(join(GOLD_DIR, 'os.json'), 'utf8')) as {
-      id: string;
-      conversations: { content: string }[];
-    }[]).slice(0, 6);
+    const records = (
+      JSON.parse(readFileSync(join(GOLD_DIR, 'os.json'), 'utf8')) as {
+        id: string;
+        conversations: { content: string }[];
+      }[]
+    ).slice(0, 6);
     const predictions = join(home, 'predictions.jsonl');
     writeFileSync(
       predictions,
@@ -334,7 +359,8 @@ describe('dashboard: eval reports', () => {
         .map((record, index) => ({
           id: record.id,
           // Four right answers, two poor ones: the histogram has something in its first and last bins.
-          output: index < 4 ? record.conversations.at(-1)!.content : 'Node:\n1: do something else\nEdge: (START,1) (1,END)',
+          output:
+            index < 4 ? record.conversations.at(-1)!.content : 'Node:\n1: do something else\nEdge: (START,1) (1,END)',
         }))
         .map((line) => JSON.stringify(line))
         .join('\n')}\n`,

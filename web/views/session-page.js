@@ -1,0 +1,138 @@
+// @ts-check
+/**
+ * A session's transcript: user and bot turns, the bot's tool calls with their arguments and results, and the
+ * controllers' guidance and verdicts inline, in the order they happened; status, procedure and totals above.
+ */
+import { getJson } from '../api.js';
+import { clear, dollars, h, when } from '../dom.js';
+import { codeBlock, pager, stats } from './page-parts.js';
+
+const LIMIT = 500;
+
+/** @type {import('../routes.js').Page} */
+export async function renderSessionPage(main, [sessionId], signal) {
+  const id = sessionId ?? '';
+  let offset = 0;
+  const head = h('div');
+  const body = h('div', { class: 'transcript', id: 'transcript' });
+  main.append(head, body);
+  async function load() {
+    const data = await getJson(`/api/sessions/${encodeURIComponent(id)}?offset=${offset}&limit=${LIMIT}`, signal);
+    const { session, totals } = data;
+    clear(head);
+    head.append(
+      h(
+        'div',
+        { class: 'toolbar' },
+        h('a', { href: '#/sessions' }, '‹ sessions'),
+        h('h1', {}, session.procedure),
+        h('span', { class: `badge ${session.status}` }, session.status),
+      ),
+      stats([
+        ['session', session.sessionId],
+        ['model', session.model],
+        ['started', when(session.createdAt)],
+        ['turns', totals.turns],
+        ['tool calls', totals.toolCalls],
+        ['failed calls', totals.failedToolCalls],
+        ['refused by controllers', totals.rejections],
+        ['run without preconditions', totals.violationsExecuted],
+        ['model calls', totals.modelCalls],
+        ['tokens', (totals.inputTokens + totals.outputTokens).toLocaleString()],
+        ['cost', dollars(totals.costUsd)],
+      ]),
+      data.controllers.length > 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            `controllers: ${data.controllers.map((/** @type {any} */ c) => c.name).join(', ')}`,
+          )
+        : null,
+    );
+    clear(body);
+    let turn = -1;
+    for (const entry of data.entries) {
+      if (entry.turn !== turn && entry.role === 'user') {
+        turn = entry.turn;
+        body.append(h('div', { class: 'turn-mark muted' }, `turn ${turn}`));
+      }
+      body.append(entryView(entry));
+    }
+    if (data.entries.length === 0) body.append(h('p', { class: 'muted empty' }, 'Nothing said yet in this session.'));
+    body.append(
+      pager(offset, LIMIT, data.entriesTotal, (next) => {
+        offset = next;
+        void load();
+      }),
+    );
+  }
+  await load();
+}
+
+/** @param {any} entry */
+function entryView(entry) {
+  switch (entry.role) {
+    case 'user':
+      return h(
+        'div',
+        { class: 'msg user' },
+        h('span', { class: 'who' }, 'user'),
+        h('div', { class: 'text' }, entry.text),
+        entry.oow ? h('span', { class: 'tag' }, `out of workflow: ${entry.oow.category}/${entry.oow.subtype}`) : null,
+      );
+    case 'user-refused':
+      return h(
+        'div',
+        { class: 'msg user refused' },
+        h('span', { class: 'who' }, 'user'),
+        `(message refused: ${entry.reason})`,
+      );
+    case 'bot':
+      return h(
+        'div',
+        { class: 'msg bot' },
+        h('span', { class: 'who' }, 'bot'),
+        h('div', { class: 'text' }, entry.text),
+      );
+    case 'thought':
+      return h('div', { class: 'aside thought' }, h('span', { class: 'who' }, 'thought'), entry.text);
+    case 'guidance':
+      return h('div', { class: 'aside guidance' }, h('span', { class: 'who' }, entry.controller), entry.text);
+    case 'verdict':
+      return h(
+        'div',
+        { class: `aside verdict ${entry.accepted ? 'accept' : 'refuse'}` },
+        h('b', {}, entry.accepted ? '✓ accepted' : '✗ refused'),
+        ` ${entry.action} — ${entry.controller}`,
+        entry.reason ? h('div', { class: 'reason' }, entry.reason) : null,
+      );
+    case 'tool': {
+      const outcome =
+        entry.ok === undefined ? 'no result recorded' : entry.ok ? 'ok' : `error: ${entry.error ?? 'failed'}`;
+      return h(
+        'details',
+        { class: `tool-call ${entry.ok === false ? 'failed' : ''}` },
+        h(
+          'summary',
+          {},
+          h('b', {}, entry.name),
+          ' ',
+          h('span', { class: entry.ok === false ? 'error' : 'muted' }, outcome),
+          entry.preconditionsMet ? null : h('span', { class: 'tag warn' }, 'preconditions not met'),
+        ),
+        h('div', { class: 'label muted' }, 'arguments'),
+        codeBlock(entry.args),
+        entry.result !== undefined ? h('div', { class: 'label muted' }, 'result') : null,
+        entry.result !== undefined ? codeBlock(entry.result) : null,
+      );
+    }
+    case 'end':
+      return h(
+        'div',
+        { class: 'end muted' },
+        `session ended: ${entry.reason === 'user' ? 'the user left' : entry.reason === 'bot' ? 'the bot closed it' : entry.reason}`,
+      );
+    default:
+      return h('div', { class: 'muted' }, String(entry.role));
+  }
+}
