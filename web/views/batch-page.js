@@ -3,7 +3,7 @@
 import { getJson } from '../api.js';
 import { clear, h, when } from '../dom.js';
 import { baseName } from './batches-list.js';
-import { codeBlock, pager, stats, table } from './page-parts.js';
+import { codeBlock, pager, stats, table, put } from './page-parts.js';
 import { drawWorkflow } from './workflow-graph.js';
 
 const LIMIT = 50;
@@ -13,7 +13,8 @@ export async function renderBatchPage(main, [batchId], signal) {
   const id = encodeURIComponent(batchId ?? '');
   const data = await getJson(`/api/batches/${id}`, signal);
   const { batch, graph } = data;
-  main.append(
+  put(
+    main,
     h(
       'div',
       { class: 'toolbar' },
@@ -23,10 +24,11 @@ export async function renderBatchPage(main, [batchId], signal) {
     ),
   );
   if (batch.problem) {
-    main.append(h('p', { class: 'error' }, batch.problem));
+    put(main, h('p', { class: 'error' }, batch.problem));
     return;
   }
-  main.append(
+  put(
+    main,
     stats([
       ['workflow', baseName(batch.workflow)],
       ['cases', batch.cases],
@@ -66,14 +68,15 @@ export async function renderBatchPage(main, [batchId], signal) {
     ...['', 'passed', 'failed', 'error'].map((value) => h('option', { value }, value || 'all results')),
   );
   const holder = h('div');
-  main.append(h('div', { class: 'toolbar' }, h('h2', {}, 'Results'), select), holder);
+  put(main, h('div', { class: 'toolbar' }, h('h2', {}, 'Results'), select), holder);
   async function load() {
     const page = await getJson(
       `/api/batches/${id}/results?offset=${offset}&limit=${LIMIT}${status ? `&status=${status}` : ''}`,
       signal,
     );
     clear(holder);
-    holder.append(
+    put(
+      holder,
       table(
         ['case', 'status', 'output', 'error', 'steps', 'tool calls'],
         page.results.map((/** @type {any} */ row) => [

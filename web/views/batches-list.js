@@ -2,7 +2,7 @@
 /** Batches of `weft exec --inputs`: newest first, refreshed every 3 s so a running batch counts up. */
 import { getJson } from '../api.js';
 import { clear, h, when } from '../dom.js';
-import { pager, table } from './page-parts.js';
+import { pager, table, put } from './page-parts.js';
 
 const LIMIT = 50;
 const REFRESH_MS = 3000;
@@ -11,11 +11,12 @@ const REFRESH_MS = 3000;
 export async function renderBatchesList(main, _params, signal) {
   let offset = 0;
   const holder = h('div');
-  main.append(h('div', { class: 'toolbar' }, h('h1', {}, 'Batches')), holder);
+  put(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Batches')), holder);
   async function refresh() {
     const data = await getJson(`/api/batches?limit=${LIMIT}&offset=${offset}`, signal);
     clear(holder);
-    holder.append(
+    put(
+      holder,
       table(
         ['status', 'batch', 'workflow', 'cases', 'passed', 'failed', 'errors', 'not run', 'started'],
         data.batches.map((/** @type {any} */ batch) =>

@@ -75,3 +75,11 @@ export function codeBlock(text, className = 'code') {
 export function emptyState(message) {
   return h('p', { class: 'muted empty' }, message);
 }
+
+/**
+ * Appends children, leaving out null, undefined and false (the DOM's own append would write them as text).
+ * @param {Element} parent @param {...(Node | string | null | undefined | false)} children
+ */
+export function put(parent, ...children) {
+  for (const child of children) if (child !== null && child !== undefined && child !== false) parent.append(child);
+}

@@ -2,12 +2,13 @@
 /** Eval reports: the files given to `weft serve --reports` and the bench scores under the home, each checked. */
 import { getJson } from '../api.js';
 import { h } from '../dom.js';
-import { table } from './page-parts.js';
+import { table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */
 export async function renderReportsList(main, _params, signal) {
   const data = await getJson('/api/reports', signal);
-  main.append(
+  put(
+    main,
     h('div', { class: 'toolbar' }, h('h1', {}, 'Eval reports')),
     table(
       ['report', 'kind', 'numbers', 'file'],
@@ -16,9 +17,7 @@ export async function renderReportsList(main, _params, signal) {
         report.problem ? h('span', { class: 'badge failed' }, 'unreadable') : report.title,
         report.problem
           ? h('span', { class: 'error' }, report.problem)
-          : report.stats
-              .filter((/** @type {any} */ stat) => typeof stat.value === 'number')
-              .slice(0, 4)
+          : headline(report.stats)
               .map((/** @type {any} */ stat) => `${stat.label} ${stat.value}`)
               .join(' · '),
         h('span', { class: 'muted' }, report.path),
@@ -30,4 +29,11 @@ export async function renderReportsList(main, _params, signal) {
       },
     ),
   );
+}
+
+/** Up to four numbers, the scores first (f1, accuracy, rates), then counts. @param {any[]} stats */
+function headline(stats) {
+  const numbers = stats.filter((stat) => typeof stat.value === 'number');
+  const score = (/** @type {any} */ stat) => /f1|accuracy|rate/i.test(stat.label);
+  return [...numbers.filter(score), ...numbers.filter((stat) => !score(stat))].slice(0, 4);
 }

@@ -5,7 +5,7 @@
  */
 import { getJson } from '../api.js';
 import { clear, dollars, h, when } from '../dom.js';
-import { codeBlock, pager, stats } from './page-parts.js';
+import { codeBlock, pager, stats, put } from './page-parts.js';
 
 const LIMIT = 500;
 
@@ -15,12 +15,13 @@ export async function renderSessionPage(main, [sessionId], signal) {
   let offset = 0;
   const head = h('div');
   const body = h('div', { class: 'transcript', id: 'transcript' });
-  main.append(head, body);
+  put(main, head, body);
   async function load() {
     const data = await getJson(`/api/sessions/${encodeURIComponent(id)}?offset=${offset}&limit=${LIMIT}`, signal);
     const { session, totals } = data;
     clear(head);
-    head.append(
+    put(
+      head,
       h(
         'div',
         { class: 'toolbar' },
@@ -54,12 +55,13 @@ export async function renderSessionPage(main, [sessionId], signal) {
     for (const entry of data.entries) {
       if (entry.turn !== turn && entry.role === 'user') {
         turn = entry.turn;
-        body.append(h('div', { class: 'turn-mark muted' }, `turn ${turn}`));
+        put(body, h('div', { class: 'turn-mark muted' }, `turn ${turn}`));
       }
-      body.append(entryView(entry));
+      put(body, entryView(entry));
     }
-    if (data.entries.length === 0) body.append(h('p', { class: 'muted empty' }, 'Nothing said yet in this session.'));
-    body.append(
+    if (data.entries.length === 0) put(body, h('p', { class: 'muted empty' }, 'Nothing said yet in this session.'));
+    put(
+      body,
       pager(offset, LIMIT, data.entriesTotal, (next) => {
         offset = next;
         void load();
@@ -116,8 +118,13 @@ function entryView(entry) {
           'summary',
           {},
           h('b', {}, entry.name),
-          ' ',
-          h('span', { class: entry.ok === false ? 'error' : 'muted' }, outcome),
+          h('span', { class: 'muted' }, `(${oneLine(entry.args, 100)})`),
+          ' → ',
+          h(
+            'span',
+            { class: entry.ok === false ? 'error' : 'muted' },
+            entry.ok && entry.result !== undefined ? oneLine(entry.result, 100) : outcome,
+          ),
           entry.preconditionsMet ? null : h('span', { class: 'tag warn' }, 'preconditions not met'),
         ),
         h('div', { class: 'label muted' }, 'arguments'),
@@ -135,4 +142,10 @@ function entryView(entry) {
     default:
       return h('div', { class: 'muted' }, String(entry.role));
   }
+}
+
+/** JSON text on one line, cut: the summary of a tool call; the full text is inside. @param {string} text @param {number} length */
+function oneLine(text, length) {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
 }

@@ -2,7 +2,7 @@
 /** Sessions (procedures): newest first, refreshed every 3 s so a `weft chat` elsewhere appears. */
 import { getJson } from '../api.js';
 import { clear, h, when } from '../dom.js';
-import { pager, table } from './page-parts.js';
+import { pager, table, put } from './page-parts.js';
 
 const LIMIT = 100;
 const REFRESH_MS = 3000;
@@ -12,12 +12,13 @@ export async function renderSessionsList(main, _params, signal) {
   let offset = 0;
   const holder = h('div');
   const count = h('span', { class: 'muted' });
-  main.append(h('div', { class: 'toolbar' }, h('h1', {}, 'Sessions'), count), holder);
+  put(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Sessions'), count), holder);
   async function refresh() {
     const data = await getJson(`/api/sessions?limit=${LIMIT}&offset=${offset}`, signal);
     count.textContent = `${data.total} session${data.total === 1 ? '' : 's'}`;
     clear(holder);
-    holder.append(
+    put(
+      holder,
       table(
         ['status', 'session', 'procedure', 'turns', 'model', 'started', 'last activity'],
         data.sessions.map((/** @type {any} */ session) => [

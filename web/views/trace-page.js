@@ -2,12 +2,13 @@
 /** One trace: the task, its inputs, the tool calls in order with arguments and results, the answer. */
 import { getJson } from '../api.js';
 import { dollars, h, when } from '../dom.js';
-import { codeBlock, stats, table } from './page-parts.js';
+import { codeBlock, stats, table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */
 export async function renderTracePage(main, [traceId], signal) {
   const { trace } = await getJson(`/api/traces/${encodeURIComponent(traceId ?? '')}`, signal);
-  main.append(
+  put(
+    main,
     h(
       'div',
       { class: 'toolbar' },

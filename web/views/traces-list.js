@@ -2,7 +2,7 @@
 /** Execution traces (distillation): newest first, filter by success. */
 import { getJson } from '../api.js';
 import { clear, dollars, h, when } from '../dom.js';
-import { table } from './page-parts.js';
+import { table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */
 export async function renderTracesList(main, _params, signal) {
@@ -21,11 +21,12 @@ export async function renderTracesList(main, _params, signal) {
     h('option', { value: 'true' }, 'successful'),
     h('option', { value: 'false' }, 'unsuccessful'),
   );
-  main.append(h('div', { class: 'toolbar' }, h('h1', {}, 'Traces'), select), holder);
+  put(main, h('div', { class: 'toolbar' }, h('h1', {}, 'Traces'), select), holder);
   async function refresh() {
     const data = await getJson(`/api/traces?limit=200${success ? `&success=${success}` : ''}`, signal);
     clear(holder);
-    holder.append(
+    put(
+      holder,
       table(
         ['', 'trace', 'task', 'mode', 'model', 'tool calls', 'tokens', 'cost', 'when'],
         data.traces.map((/** @type {any} */ trace) => [

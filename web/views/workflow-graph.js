@@ -69,9 +69,9 @@ export function drawWorkflow(layout) {
         s(
           'text',
           { x: round ? w / 2 : 10, y: round ? hh / 2 + 4 : 19, class: 'id', 'text-anchor': round ? 'middle' : 'start' },
-          clip(round ? node.kind : `${node.kind} ${node.id}`, 28),
+          clip(round ? node.id : `${node.kind} ${node.id}`, round ? 10 : 28),
         ),
-        round ? null : s('text', { x: 10, y: 36, class: 'detail' }, clip(node.detail, 30)),
+        round ? null : s('text', { x: 10, y: 36, class: 'detail' }, clip(node.detail, 27)),
         s('title', {}, `${node.id} (${node.kind})${node.detail ? `\n${node.detail}` : ''}`),
       ),
     );
