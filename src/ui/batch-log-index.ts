@@ -92,7 +92,9 @@ export async function extendLogIndex(index: BatchLogIndex, handle: FileHandle): 
     for (;;) {
       const newline = chunk.indexOf(10, from);
       const end = newline === -1 || newline >= bytesRead ? bytesRead : newline;
-      if (!tooLong) {
+      // A line wholly inside this chunk is decoded in place; only a line across chunks is copied together.
+      const whole = end !== bytesRead && partBytes === 0 && !tooLong;
+      if (!tooLong && !whole) {
         if (partBytes + (end - from) > MAX_LOG_LINE_BYTES) {
           tooLong = true;
           parts = [];
@@ -106,8 +108,11 @@ export async function extendLogIndex(index: BatchLogIndex, handle: FileHandle): 
       // A whole line: [lineStart, position + newline).
       const lineEnd = position + newline;
       if (tooLong) index.unreadable++;
-      else if (partBytes > 0)
-        grew = addLine(index, Buffer.concat(parts, partBytes), lineStart, lineEnd - lineStart) || grew;
+      else if (whole) {
+        if (end - from > MAX_LOG_LINE_BYTES) index.unreadable++;
+        else grew = addLine(index, chunk.toString('utf8', from, end), lineStart, lineEnd - lineStart) || grew;
+      } else if (partBytes > 0)
+        grew = addLine(index, Buffer.concat(parts, partBytes).toString('utf8'), lineStart, lineEnd - lineStart) || grew;
       parts = [];
       partBytes = 0;
       tooLong = false;
@@ -122,8 +127,8 @@ export async function extendLogIndex(index: BatchLogIndex, handle: FileHandle): 
 }
 
 /** Adds one line; true when it was a result. */
-function addLine(index: BatchLogIndex, bytes: Buffer, offset: number, length: number): boolean {
-  const text = bytes.toString('utf8').trim();
+function addLine(index: BatchLogIndex, line: string, offset: number, length: number): boolean {
+  const text = line.trim();
   if (text === '') return false;
   let record: unknown;
   try {

@@ -1,6 +1,6 @@
 /**
  * The batches API (distillation, issue 14): `GET /api/batches` (newest first, paged), `GET /api/batches/:id` (the
- * manifest, counts and status, and the workflow's graph laid out by dagre), `GET /api/batches/:id/results`
+ * manifest, counts and status, and the workflow's graph laid out by dagre, unless `?graph=no`), `GET /api/batches/:id/results`
  * (`?offset=&limit=&status=passed|failed|error`, in completion order, outputs cut; errors with their node and
  * field). Reads `<home>/batches/` through batch-folders.ts; writes nothing, not even the lock.
  */
@@ -47,7 +47,8 @@ export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): voi
         return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
       return c.json({ batch: summary });
     }
-    const graph = await folders.workflowGraph(manifest);
+    // `?graph=no`: the page refreshing a running batch's numbers does not need the graph again.
+    const graph = c.req.query('graph') === 'no' ? undefined : await folders.workflowGraph(manifest);
     return c.json({
       batch: {
         ...summary,
@@ -55,7 +56,7 @@ export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): voi
         ...(manifest.tools ? { tools: manifest.tools.path } : {}),
         options: manifest.options,
       },
-      graph,
+      ...(graph ? { graph } : {}),
     });
   });
 

@@ -3,9 +3,12 @@
  * batches made by `weft exec --inputs` (in-process, the real code), traces saved through the SQLite store's
  * TraceStore; a 200,000-case log paged; symlinked and damaged batch folders refused.
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { batchPaths } from '../../src/distill/batch-store.js';
+import { MAX_LOG_LINE_BYTES } from '../../src/ui/batch-log-index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { newTraceId } from '../../src/store/traces.js';
@@ -215,6 +218,13 @@ describe('dashboard: batches', () => {
     const errors = await get(`/api/batches/${batchId}/results?status=error`);
     expect(errors.body.results.map((row: { status: string }) => row.status)).toEqual(['error', 'error']);
     expect((await get(`/api/batches/${batchId}/results?status=weird`)).status).toBe(400);
+    // A live process holding the batch (its owner file) makes it `running`; the dashboard only reads that file.
+    const owner = join(batchPaths(home, batchId).dir, 'owner.json');
+    writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname() }));
+    const running = await get(`/api/batches/${batchId}?graph=no`);
+    expect(running.body.batch.status).toBe('running');
+    expect(running.body.graph).toBeUndefined();
+    expect(readFileSync(owner, 'utf8')).toBe(JSON.stringify({ pid: process.pid, host: hostname() }));
     expect((await get('/api/batches/b-nope')).status).toBe(404);
     expect((await get('/api/batches/..')).status).toBe(404);
   });
@@ -242,13 +252,25 @@ describe('dashboard: batches', () => {
         ),
       );
     }
-    // A torn last line, as a kill mid-write leaves it.
-    appendFileSync(paths.log, `${lines.join('\n')}\n{"type":"result","id":"k-torn","sta`);
+    // A line too long to read (skipped and counted), then a torn last line, as a kill mid-write leaves it.
+    const huge = JSON.stringify({
+      type: 'result',
+      id: 'k-huge',
+      status: 'passed',
+      output: 'x'.repeat(MAX_LOG_LINE_BYTES),
+    });
+    appendFileSync(paths.log, `${lines.join('\n')}\n${huge}\n{"type":"result","id":"k-torn","sta`);
     const get = dashboard({ home });
     const started = performance.now();
     const summary = (await get('/api/batches')).body.batches[0];
     if (process.env.WEFT_MEASURE) console.log(`indexing ${total} cases: ${Math.round(performance.now() - started)} ms`);
-    expect(summary).toMatchObject({ results: total + 4, errors: total / 10 + 2, status: 'stopped', notRun: 1 });
+    expect(summary).toMatchObject({
+      results: total + 4,
+      errors: total / 10 + 2,
+      status: 'stopped',
+      notRun: 1,
+      unreadableLines: 1,
+    });
     const page = await get(`/api/batches/${batchId}/results?offset=100000&limit=3`);
     expect(page.body.total).toBe(total + 4);
     expect(page.body.results.map((row: { id: string }) => row.id)).toEqual(['k99996', 'k99997', 'k99998']);
@@ -286,7 +308,11 @@ describe('dashboard: batches', () => {
     const damaged = join(home, 'batches', 'b-20970101-000000-cccccc');
     mkdirSync(damaged);
     writeFileSync(join(damaged, 'batch.json'), '{"version": 1, "batchId": ');
-    // 4. A log that is a link, beside a good manifest.
+    // 4. A manifest that is a named pipe (nobody writes it: a blocking read would hang the server).
+    const piped = join(home, 'batches', 'b-20950101-000000-eeeeee');
+    mkdirSync(piped);
+    execFileSync('mkfifo', [join(piped, 'batch.json')]);
+    // 5. A log that is a link, beside a good manifest.
     const logLinked = join(home, 'batches', 'b-20960101-000000-dddddd');
     mkdirSync(logLinked);
     const manifest = JSON.parse(readFileSync(batchPaths(home, batchId).manifest, 'utf8'));

@@ -7,41 +7,49 @@ import { codeBlock, pager, stats, table, put } from './page-parts.js';
 import { drawWorkflow } from './workflow-graph.js';
 
 const LIMIT = 50;
+const REFRESH_MS = 3000;
 
 /** @type {import('../routes.js').Page} */
 export async function renderBatchPage(main, [batchId], signal) {
   const id = encodeURIComponent(batchId ?? '');
   const data = await getJson(`/api/batches/${id}`, signal);
   const { batch, graph } = data;
+  const badge = h('span', { class: `badge ${batch.status}` }, batch.status);
   put(
     main,
-    h(
-      'div',
-      { class: 'toolbar' },
-      h('a', { href: '#/batches' }, '‹ batches'),
-      h('h1', {}, batch.batchId),
-      h('span', { class: `badge ${batch.status}` }, batch.status),
-    ),
+    h('div', { class: 'toolbar' }, h('a', { href: '#/batches' }, '‹ batches'), h('h1', {}, batch.batchId), badge),
   );
   if (batch.problem) {
     put(main, h('p', { class: 'error' }, batch.problem));
     return;
   }
+  const numbers = h('div');
+  /** @param {any} shown */
+  const drawNumbers = (shown) => {
+    badge.className = `badge ${shown.status}`;
+    badge.textContent = shown.status;
+    clear(numbers);
+    put(
+      numbers,
+      stats([
+        ['workflow', baseName(shown.workflow)],
+        ['cases', shown.cases],
+        ['passed', shown.passed],
+        ['failed', shown.failed],
+        ['errors', shown.errors],
+        ['not run', shown.notRun],
+        ['interrupted', shown.interrupted || undefined],
+        ['running now', shown.status === 'running' ? shown.startedWithoutResult : undefined],
+        ['unreadable log lines', shown.unreadableLines || undefined],
+        ['started', when(shown.createdAt)],
+        ['concurrency', shown.options?.concurrency],
+      ]),
+    );
+  };
+  drawNumbers(batch);
   put(
     main,
-    stats([
-      ['workflow', baseName(batch.workflow)],
-      ['cases', batch.cases],
-      ['passed', batch.passed],
-      ['failed', batch.failed],
-      ['errors', batch.errors],
-      ['not run', batch.notRun],
-      ['interrupted', batch.interrupted || undefined],
-      ['running now', batch.status === 'running' ? batch.startedWithoutResult : undefined],
-      ['unreadable log lines', batch.unreadableLines || undefined],
-      ['started', when(batch.createdAt)],
-      ['concurrency', batch.options?.concurrency],
-    ]),
+    numbers,
     h(
       'p',
       { class: 'muted' },
@@ -110,4 +118,17 @@ export async function renderBatchPage(main, [batchId], signal) {
     );
   }
   await load();
+  // A running batch counts up without a reload; the graph is not asked for again.
+  let running = batch.status === 'running';
+  const timer = setInterval(() => {
+    if (!running) return;
+    void getJson(`/api/batches/${id}?graph=no`, signal)
+      .then(async (next) => {
+        running = next.batch.status === 'running';
+        drawNumbers(next.batch);
+        await load();
+      })
+      .catch(() => {});
+  }, REFRESH_MS);
+  signal.addEventListener('abort', () => clearInterval(timer));
 }
