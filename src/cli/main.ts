@@ -204,7 +204,9 @@ function buildProgram(
 
   program
     .command('serve')
-    .description('a live web dashboard of the runs in the store (read-only), on 127.0.0.1 with a token')
+    .description(
+      'a live web dashboard of the runs, sessions, batches, traces and eval reports (read-only), on 127.0.0.1 with a token',
+    )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
     .option('--host <host>', 'address to listen on; anything but loopback is reachable by others (default 127.0.0.1)')
     .option(

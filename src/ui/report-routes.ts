@@ -74,12 +74,15 @@ export function registerReportRoutes(app: Hono, options: ReportRoutesOptions): v
       if (found.length < MAX_REPORTS && !found.some((entry) => entry.path === path))
         found.push({ id: reportId(path), path, source });
     };
+    // The user named these files and folders: links in them are followed (load() still wants a regular file).
     for (const given of options.reports ?? []) {
       const path = resolve(given);
       const info = await stat(path).catch(() => undefined);
       if (info?.isDirectory()) {
         const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
-        for (const entry of entries.filter((item) => item.isFile() && item.name.endsWith('.json')).sort(byName))
+        for (const entry of entries
+          .filter((item) => (item.isFile() || item.isSymbolicLink()) && item.name.endsWith('.json'))
+          .sort(byName))
           add(join(path, entry.name), 'reports');
       } else add(path, 'reports'); // a missing file is listed with its problem, not dropped without a word
     }
