@@ -8,6 +8,7 @@ import { clear, dollars, h, when } from '../dom.js';
 import { codeBlock, pager, stats, put } from './page-parts.js';
 
 const LIMIT = 500;
+const REFRESH_MS = 3000;
 
 /** @type {import('../routes.js').Page} */
 export async function renderSessionPage(main, [sessionId], signal) {
@@ -16,9 +17,15 @@ export async function renderSessionPage(main, [sessionId], signal) {
   const head = h('div');
   const body = h('div', { class: 'transcript', id: 'transcript' });
   put(main, head, body);
+  let active = false;
+  let seen = -1;
   async function load() {
     const data = await getJson(`/api/sessions/${encodeURIComponent(id)}?offset=${offset}&limit=${LIMIT}`, signal);
     const { session, totals } = data;
+    active = session.status === 'active';
+    // Redrawn only when something was said, so an open <details> stays open while nothing changes.
+    if (data.entriesTotal === seen && seen !== -1) return;
+    seen = data.entriesTotal;
     clear(head);
     put(
       head,
@@ -64,11 +71,17 @@ export async function renderSessionPage(main, [sessionId], signal) {
       body,
       pager(offset, LIMIT, data.entriesTotal, (next) => {
         offset = next;
+        seen = -1;
         void load();
       }),
     );
   }
   await load();
+  // A chat going on in another terminal appears turn by turn.
+  const timer = setInterval(() => {
+    if (active) void load().catch(() => {});
+  }, REFRESH_MS);
+  signal.addEventListener('abort', () => clearInterval(timer));
 }
 
 /** @param {any} entry */
