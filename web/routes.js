@@ -1,7 +1,15 @@
 // @ts-check
 /** Which page each hash shows. Pages register here; the header's links are `navigation`. */
+import { renderBatchPage } from './views/batch-page.js';
+import { renderBatchesList } from './views/batches-list.js';
+import { renderReportPage } from './views/report-page.js';
+import { renderReportsList } from './views/reports-list.js';
 import { renderRunPage } from './views/run-page.js';
 import { renderRunsList } from './views/runs-list.js';
+import { renderSessionPage } from './views/session-page.js';
+import { renderSessionsList } from './views/sessions-list.js';
+import { renderTracePage } from './views/trace-page.js';
+import { renderTracesList } from './views/traces-list.js';
 
 /**
  * @typedef {(main: HTMLElement, params: string[], signal: AbortSignal) => Promise<void>} Page
@@ -10,7 +18,21 @@ import { renderRunsList } from './views/runs-list.js';
 export const routes = [
   { pattern: /^#\/runs\/?(?:\?.*)?$/, render: renderRunsList },
   { pattern: /^#\/runs\/([^/?]+)$/, render: renderRunPage },
+  { pattern: /^#\/sessions\/?$/, render: renderSessionsList },
+  { pattern: /^#\/sessions\/([^/?]+)$/, render: renderSessionPage },
+  { pattern: /^#\/batches\/?$/, render: renderBatchesList },
+  { pattern: /^#\/batches\/([^/?]+)$/, render: renderBatchPage },
+  { pattern: /^#\/traces\/?$/, render: renderTracesList },
+  { pattern: /^#\/traces\/([^/?]+)$/, render: renderTracePage },
+  { pattern: /^#\/reports\/?$/, render: renderReportsList },
+  { pattern: /^#\/reports\/([^/?]+)$/, render: renderReportPage },
 ];
 
 /** @type {[string, string][]} */
-export const navigation = [['Runs', '#/runs']];
+export const navigation = [
+  ['Runs', '#/runs'],
+  ['Sessions', '#/sessions'],
+  ['Batches', '#/batches'],
+  ['Traces', '#/traces'],
+  ['Reports', '#/reports'],
+];

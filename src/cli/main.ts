@@ -223,9 +223,17 @@ function buildProgram(
 
   program
     .command('serve')
-    .description('a live web dashboard of the runs in the store (read-only), on 127.0.0.1 with a token')
+    .description(
+      'a live web dashboard of the runs, sessions, batches, traces and eval reports (read-only), on 127.0.0.1 with a token',
+    )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
     .option('--host <host>', 'address to listen on; anything but loopback is reachable by others (default 127.0.0.1)')
+    .option(
+      '--reports <path>',
+      'an eval report (--json of weft eval, bench, team/dialog/distill eval) or a folder of them to show (repeatable)',
+      collect,
+      [],
+    )
     .addOption(store)
     .addOption(home)
     .addOption(jsonOption)

@@ -11,6 +11,8 @@ import type { Output } from './output.js';
 export interface ServeFlags extends CommonFlags {
   readonly port?: string;
   readonly host?: string;
+  /** Eval report files or folders to list on the reports page. */
+  readonly reports?: readonly string[];
 }
 
 export async function serveCommand(flags: ServeFlags, output: Output, signal: AbortSignal): Promise<number> {
@@ -22,7 +24,14 @@ export async function serveCommand(flags: ServeFlags, output: Output, signal: Ab
   const place = storePlace(context);
   const store = lazyExistingStore(() => openExistingStore(context));
   try {
-    const dashboard = await startDashboard({ store, host, port, storeLabel: place });
+    const dashboard = await startDashboard({
+      store,
+      host,
+      port,
+      storeLabel: place,
+      home: context.home,
+      ...(flags.reports && flags.reports.length > 0 ? { reports: flags.reports } : {}),
+    });
     if (!isLoopbackHost(host))
       output.log(
         `warning: serving on ${host}, not only this machine: anyone who can reach it and has the token can read every run`,

@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import type { LivenessProbe } from '../store/run-owner.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { embedJson } from './embed-json.js';
+import { registerEngineRoutes } from './engine-routes.js';
 import { registerRunRoutes } from './run-routes.js';
 import { securityHeaders } from './security-headers.js';
 import { tokenAuth } from './token-auth.js';
@@ -22,6 +23,10 @@ export interface DashboardOptions {
   /** A comment line on an idle event stream this often. Default 15 s. */
   readonly heartbeatMs?: number;
   readonly probe?: LivenessProbe;
+  /** The Weft home, for the batches and the bench scores under it (engine-routes.ts). */
+  readonly home?: string;
+  /** Eval report files or folders to list (`weft serve --reports`). */
+  readonly reports?: readonly string[];
   /** The page's files; default the package's `web/`. */
   readonly assets?: Map<string, WebAsset>;
 }
@@ -40,6 +45,7 @@ export function createDashboardApp(options: DashboardOptions): Hono {
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...(options.probe ? { probe: options.probe } : {}),
   });
+  registerEngineRoutes(app, options);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `No API route ${c.req.path}` } }, 404));
   const boot = embedJson({ store: options.storeLabel ?? '' });
   app.get('/', (c) => {

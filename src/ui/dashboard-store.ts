@@ -2,6 +2,16 @@
  * What the dashboard may ask of the store: reads only. The server is handed this narrowed view, so a write from a
  * dashboard route is a type error, not a convention (the issue: "the server reads the store but never writes it").
  */
+import type { SessionStore } from '../dialog/session-store.js';
 import type { RunStore } from '../store/run-store.js';
+import type { TraceStore } from '../store/traces.js';
 
-export type DashboardStore = Pick<RunStore, 'listRuns' | 'getRun' | 'events' | 'planVersions'>;
+/** The session reads (procedures, issue 13); both stores have them. */
+export type SessionReader = Pick<SessionStore, 'listSessions' | 'getSession' | 'sessionEvents'>;
+/** The trace reads (distillation, issue 14). */
+export type TraceReader = Pick<TraceStore, 'listTraces' | 'getTrace'>;
+
+/** Session and trace reads are optional: a store without them shows empty pages, not errors. */
+export type DashboardStore = Pick<RunStore, 'listRuns' | 'getRun' | 'events' | 'planVersions'> &
+  Partial<SessionReader> &
+  Partial<TraceReader>;

@@ -28,6 +28,11 @@ export function lazyExistingStore(
     getRun: async (runId) => (await current())?.getRun(runId),
     events: async (runId, afterSeq) => (await current())?.events(runId, afterSeq) ?? [],
     planVersions: async (runId) => (await current())?.planVersions(runId) ?? [],
+    listSessions: async () => (await current())?.listSessions?.() ?? [],
+    getSession: async (sessionId) => (await current())?.getSession?.(sessionId),
+    sessionEvents: async (sessionId, afterSeq) => (await current())?.sessionEvents?.(sessionId, afterSeq) ?? [],
+    listTraces: async (filter) => (await current())?.listTraces?.(filter) ?? [],
+    getTrace: async (traceId) => (await current())?.getTrace?.(traceId),
     close: async () => {
       closed = true;
       await (await opening)?.close();
