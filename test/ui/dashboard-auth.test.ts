@@ -144,7 +144,7 @@ describe('JSON embedded in the page', () => {
   it('the page shell carries the store label escaped', async () => {
     const dashboard = app(TOKEN, '/tmp/</script><script>window.__xss=1</script>');
     const html = await (await dashboard.request('/', { headers: { Cookie: cookie(TOKEN) } })).text();
-    const boot = /<script type="application\/json" id="boot">([^]*?)<\/script>/.exec(html);
+    const boot = /<script type="application\/json" id="boot">([\s\S]*?)<\/script>/.exec(html);
     expect(boot).not.toBeNull();
     expect(JSON.parse(boot![1]!)).toEqual({ store: '/tmp/</script><script>window.__xss=1</script>' });
     expect(html.match(/<script/g)).toHaveLength(2);
