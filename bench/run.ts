@@ -2,6 +2,7 @@
  * `npm run bench` runs every benchmark in sequence and prints one table each; `npm run bench -- scheduler` runs
  * only the named ones.
  */
+import { dashboardBench } from './dashboard.bench.js';
 import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';
 import { largeRunBench } from './large-run.bench.js';
@@ -31,6 +32,7 @@ const BENCHES: readonly Bench[] = [
   toolRunBench,
   dialogBench,
   distillBench,
+  dashboardBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {

@@ -30,6 +30,7 @@ if (skipReason) console.log(`[dashboard-live] skipping the browser tests: ${skip
 
 /** Eight subtasks on three levels; with this seed t5's first attempt fails verification and is retried. */
 const LIVE_MODEL = 'sim:seed=6,fail=0.15,tasks=8,latency=fixed(700)';
+const NODE_STATUSES = `[...document.querySelectorAll('#dag g.node')].map((node) => node.getAttribute('data-status'))`;
 const XSS_TASK = 'Summarise <script>window.__xss=1</script> and <img src=x onerror="window.__xss=1"> please';
 
 describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
@@ -75,19 +76,19 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     const page = await context.newPage();
     // Every message each EventSource delivers, before the page's own dedup by sequence: a server that sent an
     // event twice after a reconnect shows here even though the page would fold it once.
-    await page.addInitScript(() => {
-      const seen: string[] = [];
+    // (Strings, not functions: this file is typed for Node, without the DOM's types.)
+    await page.addInitScript(`{
+      const seen = [];
       let opened = 0;
-      const Native = window.EventSource;
-      class Counting extends Native {
-        constructor(url: string | URL, init?: EventSourceInit) {
+      class Counting extends window.EventSource {
+        constructor(url, init) {
           super(url, init);
           this.addEventListener('open', () => (opened += 1));
-          this.addEventListener('weft', (message) => seen.push((message as MessageEvent).lastEventId));
+          this.addEventListener('weft', (message) => seen.push(message.lastEventId));
         }
       }
       Object.assign(window, { EventSource: Counting, __sse: () => ({ seen, opened }) });
-    });
+    }`);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     (page as Page & { problems?: string[] }).problems = problems;
@@ -129,9 +130,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     // The token moved into a cookie: the address bar no longer shows it.
     expect(page.url()).not.toContain('token=');
     await page.locator('#runs tbody td.muted').getByText('No runs yet').waitFor();
-    await page.evaluate(() => {
-      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
-    });
+    await page.evaluate('window.__sameDocument = true');
 
     const exited = runInAnotherProcess('Write a launch plan for a small bakery', LIVE_MODEL);
     const row = page.locator('#runs tbody tr[data-run]');
@@ -143,9 +142,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     await root.waitFor();
     // Seen mid-run: a subtask not yet completed while others are…
     await page.locator('#dag g.node[data-status="completed"]').first().waitFor({ timeout: 60_000 });
-    const midRun = await page.evaluate(() =>
-      [...document.querySelectorAll('#dag g.node')].map((node) => node.getAttribute('data-status')),
-    );
+    const midRun = await page.evaluate<(string | null)[]>(NODE_STATUSES);
     expect(midRun.some((status) => status !== 'completed')).toBe(true);
     const barsMidRun = await page.locator('#gantt rect.bar').count();
     // t5's first output is sent back by the verifier (a new plan version) and tried again: a second bar, while
@@ -161,13 +158,11 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     // …then, with no reload, every node completed and the run too.
     expect(await exited).toBe(0);
     await page.locator('#run-page[data-status="completed"]').waitFor({ timeout: 30_000 });
-    const statuses = await page.evaluate(() =>
-      [...document.querySelectorAll('#dag g.node')].map((node) => node.getAttribute('data-status')),
-    );
+    const statuses = await page.evaluate<(string | null)[]>(NODE_STATUSES);
     expect(statuses).toHaveLength(8);
     expect(new Set(statuses)).toEqual(new Set(['completed']));
     expect(await page.locator('#gantt rect.bar').count()).toBeGreaterThan(barsMidRun);
-    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
     const expected = await storedEvents(runId);
     await page.locator(`#run-page[data-events="${expected}"]`).waitFor();
 
@@ -194,7 +189,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
       expect(response?.status(), path).toBe(401);
       expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     }
-    expect(await page.evaluate(() => document.body.textContent)).toContain('Missing or wrong token');
+    expect(await page.locator('body').textContent()).toContain('Missing or wrong token');
     // The right token, once: afterwards the cookie is enough, for the page and for its API calls.
     expect((await page.goto(dashboard.url))?.status()).toBe(200);
     expect((await page.goto(`${origin()}/api/runs`))?.status()).toBe(200);
@@ -220,8 +215,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     await page.locator('#dag g.node[data-id="t1"]').click();
     await page.locator('#node-panel[data-task="t1"] dd.objective').waitFor();
     expect(await page.locator('#node-panel dd.objective').textContent()).toContain('<img src=x onerror=');
-    expect(await page.evaluate(() => document.querySelectorAll('main script, main img').length)).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(await page.evaluate('typeof window.__xss')).toBe('undefined');
     expect(blocked).toEqual([]);
     await page.screenshot({ path: artifactPath('xss-run.png'), fullPage: true });
   }, 60_000);
@@ -263,9 +258,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     const expected = await storedEvents(runId);
     await page.locator(`#run-page[data-events="${expected}"]`).waitFor({ timeout: 10_000 });
     expect(expected).toBeGreaterThan(before);
-    const sse = await page.evaluate(() =>
-      (window as unknown as { __sse: () => { seen: string[]; opened: number } }).__sse(),
-    );
+    const sse = await page.evaluate<{ seen: string[]; opened: number }>('window.__sse()');
     // Two connections (the first dropped with the server), and every event exactly once across them.
     expect(sse.opened).toBeGreaterThanOrEqual(2);
     expect(sse.seen).toHaveLength(expected);

@@ -66,8 +66,12 @@ const weftMessages = (text: string) => parseSse(text).filter((message) => messag
 describe('SSE text', () => {
   it('one message per event: id = the sequence, event weft, one line of JSON', () => {
     const events: StoredEvent[] = [
-      { seq: 7, event: { type: 'log', message: 'two\nlines and </script>', at: 1 } as unknown as WeftEvent },
-      { seq: 8, event: { type: 'log', message: '\u2028\r', at: 2 } as unknown as WeftEvent },
+      {
+        runId: 'r',
+        seq: 7,
+        event: { type: 'log', message: 'two\nlines and </script>', at: 1 } as unknown as WeftEvent,
+      },
+      { runId: 'r', seq: 8, event: { type: 'log', message: '\u2028\r', at: 2 } as unknown as WeftEvent },
     ];
     const text = formatSseEvents(events);
     const messages = parseSse(text);
@@ -208,7 +212,7 @@ describe('the event stream over a real SQLite store', () => {
   it('a run that does not exist is 404, not an endless stream', async () => {
     const response = await app().request('/api/runs/no-such-run/events', { headers: AUTH });
     expect(response.status).toBe(404);
-    expect((await response.json()).error.code).toBe('NOT_FOUND');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 
   it('after a session of every route, the store was only read: no write method called, the SQLite files unchanged', async () => {
