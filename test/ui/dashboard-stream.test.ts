@@ -140,7 +140,8 @@ describe('the event stream over a real SQLite store', () => {
         return value.bind(target);
       },
     }) as DashboardStore;
-  });
+    // The first in-process CLI run imports the CLI: seconds on a busy machine.
+  }, 60_000);
 
   afterAll(async () => {
     await store?.close();
