@@ -127,6 +127,9 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     const page = await openPage();
     const response = await page.goto(dashboard.url);
     expect(response?.status()).toBe(200);
+    const csp = response?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe');
     // The token moved into a cookie: the address bar no longer shows it.
     expect(page.url()).not.toContain('token=');
     await page.locator('#runs tbody td.muted').getByText('No runs yet').waitFor();
