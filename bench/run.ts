@@ -21,6 +21,7 @@ import { worfevalBench } from './worfeval.bench.js';
 const BENCHES: readonly Bench[] = [
   schedulerBench,
   largeRunBench,
+  dashboardBench,
   persistedRunBench,
   strategiesBench,
   providerFaultsBench,
@@ -32,7 +33,6 @@ const BENCHES: readonly Bench[] = [
   toolRunBench,
   dialogBench,
   distillBench,
-  dashboardBench,
 ];
 
 async function main(names: readonly string[]): Promise<void> {
