@@ -1,7 +1,7 @@
 /**
  * `GET /api/runs/:id/events`: a run's events as server-sent events, live. The store is the only channel between
  * the process running the run and this server (it may be another process, or another machine on Postgres), so
- * the stream polls it for events after the last one sent. Each poll's events go out in one write.
+ * the stream polls it for events after the last one sent, a page of them per store read and per write.
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
@@ -29,12 +29,14 @@ export function streamRunEvents(c: Context, store: DashboardStore, runId: string
     await out.write(`retry: 1000\n\n`);
     let lastWrite = Date.now();
     while (open) {
-      const events = await store.events(runId, after);
+      // A page at a time: a 50,000-event log read at once blocked the server for seconds.
       const batch = options.batch ?? 2_000;
-      for (let start = 0; start < events.length && open; start += batch) {
-        const slice = events.slice(start, start + batch);
-        await out.write(formatSseEvents(slice));
-        after = slice[slice.length - 1]!.seq;
+      for (let full = true; full && open; ) {
+        const events = await store.events(runId, after, batch);
+        full = events.length === batch;
+        if (events.length === 0) break;
+        await out.write(formatSseEvents(events));
+        after = events[events.length - 1]!.seq;
         lastWrite = Date.now();
       }
       if (Date.now() - lastWrite >= options.heartbeatMs) {
