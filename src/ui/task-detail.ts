@@ -3,6 +3,7 @@
  * verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
  */
 import type { WeftEvent } from '../run/events.js';
+import { type TeamRunView, teamAgents } from './team-runs.js';
 
 export interface ToolCallView {
   readonly sequence: number;
@@ -12,6 +13,10 @@ export interface ToolCallView {
   ok?: boolean;
   result?: unknown;
   error?: string;
+  /** The result was cut before the agent saw it. */
+  truncated?: boolean;
+  /** TOOL, TIMEOUT or BAD_CALL when the call failed. */
+  code?: string;
   durationMs?: number;
 }
 
@@ -27,6 +32,8 @@ export interface AttemptView {
   output?: string;
   readonly verdicts: { verdict: string; reason: string }[];
   readonly toolCalls: ToolCallView[];
+  /** What the DyLAN team did, when the subtask's role is a team. */
+  team?: TeamRunView;
   calls: number;
   inputTokens: number;
   outputTokens: number;
@@ -105,6 +112,13 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         toolCalls.set(`${event.attempt}/${event.sequence}`, view);
         break;
       }
+      case 'team': {
+        const attempt = event.taskId === taskId ? attempts.get(event.attempt) : undefined;
+        if (!attempt) break;
+        const { type: _type, ...summary } = event;
+        attempt.team = { ...summary, agents: teamAgents(summary) };
+        break;
+      }
       case 'tool-result': {
         if (event.taskId !== taskId) break;
         const view = toolCalls.get(`${event.attempt}/${event.sequence}`);
@@ -113,6 +127,8 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         view.durationMs = event.durationMs;
         if (event.result !== undefined) view.result = event.result;
         if (event.error !== undefined) view.error = event.error;
+        if (event.truncated) view.truncated = true;
+        if (event.code !== undefined) view.code = event.code;
         break;
       }
       default:
