@@ -94,7 +94,8 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
           attempts.get(event.attempt)?.verdicts.push({ verdict: event.verdict, reason: event.reason });
         break;
       case 'call': {
-        if (event.taskId !== taskId) break;
+        // A team's agents and ranker call without a taskId; their key names the subtask (`<id>/team/<agent>/…`).
+        if (event.taskId !== taskId && !(event.taskId === undefined && event.key?.startsWith(`${taskId}/team/`))) break;
         calls += 1;
         costUsd += event.costUsd;
         const attempt = event.attempt !== undefined ? attempts.get(event.attempt) : undefined;

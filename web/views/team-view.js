@@ -138,30 +138,39 @@ export function importanceChart(agents) {
   return svg;
 }
 
-/** A row per step, a cell per agent of that layer. @param {any} team */
+/**
+ * The layers as a grid: a row per agent, a column per step, each cell the agent's answer at that step; an agent
+ * the reformation dropped has no answers after it.
+ * @param {any} team
+ */
 function layersTable(team) {
+  /** @type {string[]} */
+  const agents = [];
+  for (const layer of team.layers) for (const node of layer) if (!agents.includes(node.agent)) agents.push(node.agent);
+  const dropped = new Set(team.reformation?.dropped ?? []);
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'agent'),
+    ...team.layers.map((/** @type {any} */ _layer, /** @type {number} */ index) => h('th', {}, `step ${index + 1}`)),
+  );
   const body = h('tbody');
-  team.layers.forEach((/** @type {any[]} */ layer, /** @type {number} */ index) => {
-    body.append(
-      h(
-        'tr',
-        {},
-        h('th', {}, `step ${index + 1}`),
-        h(
-          'td',
-          {},
-          ...layer.map((node) =>
-            h(
-              'div',
-              { class: 'layer-node' },
-              h('b', {}, node.agent),
-              node.ratingsParsed ? '' : h('span', { class: 'muted' }, ' (ratings unreadable)'),
-              h('div', { class: 'team-answer' }, node.answer),
-            ),
-          ),
-        ),
-      ),
-    );
-  });
-  return h('table', { class: 'layers' }, body);
+  for (const agent of agents) {
+    const row = h('tr', { class: dropped.has(agent) ? 'dropped' : '' }, h('th', {}, agent));
+    team.layers.forEach((/** @type {any[]} */ layer) => {
+      const node = layer.find((candidate) => candidate.agent === agent);
+      row.append(
+        node
+          ? h(
+              'td',
+              { class: 'team-answer' },
+              node.answer,
+              node.ratingsParsed ? '' : h('div', { class: 'muted' }, '(ratings unreadable)'),
+            )
+          : h('td', { class: 'muted' }, dropped.has(agent) ? 'dropped' : '—'),
+      );
+    });
+    body.append(row);
+  }
+  return h('div', { class: 'layers-wrap' }, h('table', { class: 'layers' }, h('thead', {}, head), body));
 }
