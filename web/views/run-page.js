@@ -80,9 +80,15 @@ export async function renderRunPage(main, [runId], signal) {
     panelBox.append(panel);
   }
 
+  /** The newest version whose layout was asked for: renders during the fetch do not ask again. */
+  let requestedVersion = 0;
   async function drawVersion(/** @type {number} */ version) {
-    if (version === drawnVersion) return;
-    const data = await getJson(`${api}/layout?version=${version}`, signal);
+    if (version <= requestedVersion) return;
+    requestedVersion = version;
+    const data = await getJson(`${api}/layout?version=${version}`, signal).catch((error) => {
+      if (requestedVersion === version) requestedVersion = drawnVersion;
+      throw error;
+    });
     if (data.version < drawnVersion) return;
     drawnVersion = data.version;
     plansLink.textContent = planLinkText(data.version);
