@@ -5,6 +5,7 @@
  */
 import dagre from '@dagrejs/dagre';
 import type { WorkflowJson } from '../graph/workflow.js';
+import { layeredLayout } from './layered-layout.js';
 
 export interface LaidOutNode {
   readonly id: string;
@@ -34,7 +35,18 @@ export const NODE_HEIGHT = 44;
 /** Above this many subtasks, the fast ranker. */
 export const FAST_LAYOUT_ABOVE = 400;
 
+/** Above this many subtasks, no dagre at all: its dummy nodes for long edges exhaust the heap (layered-layout.ts). */
+export const LAYERED_LAYOUT_ABOVE = 2_000;
+
 export function layoutPlan(workflow: Pick<WorkflowJson, 'subtasks'>): PlanLayout {
+  if (workflow.subtasks.length > LAYERED_LAYOUT_ABOVE)
+    return layeredLayout(workflow, {
+      nodeWidth: NODE_WIDTH,
+      nodeHeight: NODE_HEIGHT,
+      rankSep: 36,
+      nodeSep: 8,
+      margin: 12,
+    });
   const graph = new dagre.graphlib.Graph();
   const large = workflow.subtasks.length > FAST_LAYOUT_ABOVE;
   graph.setGraph({
