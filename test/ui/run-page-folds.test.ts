@@ -33,7 +33,13 @@ describe('run fold', () => {
         type: 'plan-update',
         at: 4,
         version: 2,
-        workflow: { subtasks: [subtask('a'), subtask('b'), subtask('d', ['b'])] },
+        workflow: {
+          subtasks: [
+            { ...subtask('a'), status: 'completed' },
+            { ...subtask('b'), status: 'in progress' },
+            { ...subtask('d', ['b']), status: 'not started' },
+          ],
+        },
       },
     ]);
     expect(Object.fromEntries(statusCounts(state))).toEqual({
@@ -84,6 +90,36 @@ describe('run fold', () => {
       { type: 'task-end', at: 4, taskId: 'a', attempt: 2, status: 'completed' },
     ]);
     expect(healed.errors.size).toBe(0);
+  });
+
+  it('marks an attempt the verifier sent back as failed, and takes statuses from a new plan version', () => {
+    const state = fold([
+      { type: 'plan-chosen', at: 0, version: 1, workflow: { subtasks: [subtask('a'), subtask('b'), subtask('c')] } },
+      { type: 'task-start', at: 1, taskId: 'a', attempt: 1, agent: 'w' },
+      { type: 'task-end', at: 2, taskId: 'a', attempt: 1, status: 'completed' },
+      { type: 'task-verify', at: 2, taskId: 'a', attempt: 1, verdict: 'replan', reason: 'wrong' },
+      { type: 'task-start', at: 1, taskId: 'b', attempt: 1, agent: 'w' },
+      { type: 'task-end', at: 2, taskId: 'b', attempt: 1, status: 'completed' },
+      { type: 'task-verify', at: 2, taskId: 'b', attempt: 1, verdict: 'accept', reason: 'fine' },
+      { type: 'task-start', at: 3, taskId: 'c', attempt: 1, agent: 'w' },
+    ]);
+    expect(Object.fromEntries(state.subtasks)).toEqual({ a: 'failed', b: 'completed', c: 'in progress' });
+    expect(state.errors.get('a')).toBe('the verifier answered replan: wrong');
+    // The replan revises a (it starts over) and keeps b done; c's running attempt keeps its status.
+    foldEvent(state, 100, {
+      type: 'plan-update',
+      at: 4,
+      version: 2,
+      workflow: {
+        subtasks: [
+          { ...subtask('a'), status: 'not started' },
+          { ...subtask('b'), status: 'completed' },
+          { ...subtask('c'), status: 'in progress' },
+        ],
+      },
+    });
+    expect(Object.fromEntries(state.subtasks)).toEqual({ a: 'not started', b: 'completed', c: 'in progress' });
+    expect(state.errors.size).toBe(0);
   });
 
   it('drops an event seen again after a reconnect', () => {

@@ -63,7 +63,11 @@ export function foldEvent(fold, seq, event) {
       fold.plan = new Set();
       for (const subtask of event.workflow?.subtasks ?? []) {
         fold.plan.add(subtask.id);
-        if (!fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, 'not started');
+        // The version says which subtasks still count as done (a changed one starts over); as the run summary does,
+        // a running attempt keeps its status until it ends.
+        const status = subtask.status ?? 'not started';
+        if (status !== 'in progress' || !fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, status);
+        if (status !== 'failed') fold.errors.delete(subtask.id);
       }
       break;
     case 'task-start': {
@@ -92,10 +96,20 @@ export function foldEvent(fold, seq, event) {
       } else fold.errors.delete(event.taskId);
       break;
     }
-    case 'task-verify':
-      if (event.verdict === 'accept') fold.verdicts.delete(event.taskId);
-      else fold.verdicts.set(event.taskId, `${event.verdict}${event.reason ? `: ${event.reason}` : ''}`);
+    case 'task-verify': {
+      if (event.verdict === 'accept') {
+        fold.verdicts.delete(event.taskId);
+        break;
+      }
+      const verdict = `${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
+      fold.verdicts.set(event.taskId, verdict);
+      // The attempt ended but was sent back: not done. A retry's task-start or a new plan version says what next.
+      if (fold.subtasks.get(event.taskId) === 'completed') {
+        fold.subtasks.set(event.taskId, 'failed');
+        fold.errors.set(event.taskId, `the verifier answered ${verdict}`);
+      }
       break;
+    }
     case 'team':
       fold.teams += 1;
       break;

@@ -164,7 +164,7 @@ export async function renderRunPage(main, [runId], signal) {
 
   /** Why a run ended the way it did: the run's reason, and each failed subtask's. @param {string} status */
   function showReason(status) {
-    const failures = [...fold.errors].filter(([id]) => fold.plan.has(id));
+    const failures = [...fold.errors].filter(([id]) => fold.plan.has(id) && fold.subtasks.get(id) === 'failed');
     const why =
       fold.reason ??
       (status === 'interrupted'
