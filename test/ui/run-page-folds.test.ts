@@ -105,6 +105,8 @@ describe('run fold', () => {
     ]);
     expect(Object.fromEntries(state.subtasks)).toEqual({ a: 'failed', b: 'completed', c: 'in progress' });
     expect(state.errors.get('a')).toBe('the verifier answered replan: wrong');
+    expect(state.attempts.get('a')[0].outcome).toBe('rejected');
+    expect(state.attempts.get('b')[0].outcome).toBeUndefined();
     // The replan revises a (it starts over) and keeps b done; c's running attempt keeps its status.
     foldEvent(state, 100, {
       type: 'plan-update',

@@ -56,7 +56,7 @@ export function drawGantt(fold) {
           s(
             'title',
             {},
-            `${taskId} attempt ${bar.attempt} (${bar.agent}): ${duration(stop - bar.start)}${bar.outcome ? `, ${bar.outcome}` : ''}`,
+            `${taskId} attempt ${bar.attempt} (${bar.agent}): ${duration(stop - bar.start)}${bar.outcome ? `, ${bar.outcome === 'rejected' ? 'sent back by the verifier' : bar.outcome}` : ''}`,
           ),
         ),
       );

@@ -102,6 +102,8 @@ export function foldEvent(fold, seq, event) {
         break;
       }
       const verdict = `${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
+      const bar = fold.attempts.get(event.taskId)?.find((candidate) => candidate.attempt === event.attempt);
+      if (bar && bar.end !== undefined) bar.outcome = 'rejected';
       fold.verdicts.set(event.taskId, verdict);
       // The attempt ended but was sent back: not done. A retry's task-start or a new plan version says what next.
       if (fold.subtasks.get(event.taskId) === 'completed') {

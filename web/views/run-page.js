@@ -122,6 +122,10 @@ export async function renderRunPage(main, [runId], signal) {
     teamsLink.hidden = fold.teams === 0;
     teamsLink.textContent = `teams (${fold.teams})`;
     showReason(status);
+    if (!dag && status !== 'running' && fold.version === 0 && fold.events > 0) {
+      clear(graphBox);
+      graphBox.append(h('p', { class: 'muted' }, 'No plan was recorded for this run.'));
+    }
     // The counts, each with its colour swatch, double as the graph's legend.
     clear(counts);
     const byStatus = statusCounts(fold);
