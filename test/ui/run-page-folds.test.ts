@@ -1,7 +1,7 @@
 /** The run page's pure parts: the live fold (counts over the current plan, failure reasons), parallelism, plan diffs. */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: web/ is plain JS with JSDoc (checked by tsconfig.web.json), no declarations here.
-import { diffClasses, diffRows } from '../../web/views/plan-diff.js';
+import { diffClasses, diffRows, textChange } from '../../web/views/plan-diff.js';
 // @ts-expect-error: web/ is plain JS with JSDoc (checked by tsconfig.web.json), no declarations here.
 import { parallelism } from '../../web/views/parallelism.js';
 // @ts-expect-error: web/ is plain JS with JSDoc (checked by tsconfig.web.json), no declarations here.
@@ -192,5 +192,17 @@ describe('plan diff', () => {
       { kind: 'rewired', id: 'b', before: 'after a', after: 'after d' },
     ]);
     expect(diffRows(undefined, undefined, newer)).toEqual([]);
+  });
+
+  it('marks where a revised text differs', () => {
+    expect(textChange('do a (draft)', 'do a (revised)')).toEqual({
+      prefix: 'do a (',
+      removed: 'draft',
+      added: 'revised',
+      suffix: ')',
+    });
+    expect(textChange('abc', 'abc more')).toEqual({ prefix: 'abc', removed: '', added: ' more', suffix: '' });
+    // A repeated character is not counted in both the start and the end.
+    expect(textChange('aa', 'aaa')).toEqual({ prefix: 'aa', removed: '', added: 'a', suffix: '' });
   });
 });

@@ -68,3 +68,23 @@ function dependencies(subtask) {
   if (!subtask) return '';
   return subtask.dependsOn.length > 0 ? `after ${subtask.dependsOn.join(', ')}` : 'no dependencies';
 }
+
+/**
+ * Where two texts differ: the common start and end, and the middle each has in their place (empty when one only
+ * adds). Enough to mark a revised objective's new words without a full diff.
+ * @param {string} before @param {string} after
+ * @returns {{ prefix: string, removed: string, added: string, suffix: string }}
+ */
+export function textChange(before, after) {
+  let start = 0;
+  const shorter = Math.min(before.length, after.length);
+  while (start < shorter && before[start] === after[start]) start += 1;
+  let end = 0;
+  while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
+  return {
+    prefix: before.slice(0, start),
+    removed: before.slice(start, before.length - end),
+    added: after.slice(start, after.length - end),
+    suffix: before.slice(before.length - end),
+  };
+}

@@ -7,7 +7,7 @@
 import { getJson } from '../api.js';
 import { clear, h, when } from '../dom.js';
 import { createZoom, drawDag, legend } from './dag-view.js';
-import { diffClasses, diffRows } from './plan-diff.js';
+import { diffClasses, diffRows, textChange } from './plan-diff.js';
 
 const DIFF_LEGEND = /** @type {[string, string][]} */ ([
   ['diff-added', 'added'],
@@ -104,8 +104,7 @@ export async function renderPlanHistory(main, [runId], signal) {
                 { class: `diff-${row.kind}`, 'data-id': row.id },
                 h('td', {}, h('span', { class: `swatch diff-${row.kind}` }), row.kind),
                 h('td', {}, h('code', {}, row.id)),
-                h('td', { class: 'before' }, row.before ?? ''),
-                h('td', { class: 'after' }, row.after ?? ''),
+                ...changeCells(row.before ?? '', row.after ?? ''),
               ),
             ),
           ),
@@ -143,4 +142,14 @@ function summarize(diff) {
     .filter((kind) => diff[kind]?.length > 0)
     .map((kind) => `${diff[kind].length} ${kind}`);
   return parts.length > 0 ? parts.join(', ') : 'no changes';
+}
+
+/** The before and after cells with the differing middle marked (as text: del and ins elements around text nodes). */
+function changeCells(/** @type {string} */ before, /** @type {string} */ after) {
+  if (!before || !after) return [h('td', { class: 'before' }, before), h('td', { class: 'after' }, after)];
+  const change = textChange(before, after);
+  return [
+    h('td', { class: 'before' }, change.prefix, change.removed ? h('del', {}, change.removed) : '', change.suffix),
+    h('td', { class: 'after' }, change.prefix, change.added ? h('ins', {}, change.added) : '', change.suffix),
+  ];
 }
