@@ -8,6 +8,7 @@ import type { LivenessProbe } from '../store/run-owner.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { embedJson } from './embed-json.js';
 import { registerEngineRoutes } from './engine-routes.js';
+import { registerRunPageRoutes } from './run-page-routes.js';
 import { registerRunRoutes } from './run-routes.js';
 import { securityHeaders } from './security-headers.js';
 import { tokenAuth } from './token-auth.js';
@@ -46,6 +47,7 @@ export function createDashboardApp(options: DashboardOptions): Hono {
     ...(options.probe ? { probe: options.probe } : {}),
   });
   registerEngineRoutes(app, options);
+  registerRunPageRoutes(app, { store: options.store });
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `No API route ${c.req.path}` } }, 404));
   const boot = embedJson({ store: options.storeLabel ?? '' });
   app.get('/', (c) => {

@@ -3,6 +3,7 @@
  * verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
  */
 import type { WeftEvent } from '../run/events.js';
+import { type TeamRunView, teamAgents } from './team-runs.js';
 
 export interface ToolCallView {
   readonly sequence: number;
@@ -12,6 +13,10 @@ export interface ToolCallView {
   ok?: boolean;
   result?: unknown;
   error?: string;
+  /** The result was cut before the agent saw it. */
+  truncated?: boolean;
+  /** TOOL, TIMEOUT or BAD_CALL when the call failed. */
+  code?: string;
   durationMs?: number;
 }
 
@@ -27,6 +32,8 @@ export interface AttemptView {
   output?: string;
   readonly verdicts: { verdict: string; reason: string }[];
   readonly toolCalls: ToolCallView[];
+  /** What the DyLAN team did, when the subtask's role is a team. */
+  team?: TeamRunView;
   calls: number;
   inputTokens: number;
   outputTokens: number;
@@ -87,7 +94,8 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
           attempts.get(event.attempt)?.verdicts.push({ verdict: event.verdict, reason: event.reason });
         break;
       case 'call': {
-        if (event.taskId !== taskId) break;
+        // A team's agents and ranker call without a taskId; their key names the subtask (`<id>/team/<agent>/…`).
+        if (event.taskId !== taskId && !(event.taskId === undefined && event.key?.startsWith(`${taskId}/team/`))) break;
         calls += 1;
         costUsd += event.costUsd;
         const attempt = event.attempt !== undefined ? attempts.get(event.attempt) : undefined;
@@ -105,6 +113,13 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         toolCalls.set(`${event.attempt}/${event.sequence}`, view);
         break;
       }
+      case 'team': {
+        const attempt = event.taskId === taskId ? attempts.get(event.attempt) : undefined;
+        if (!attempt) break;
+        const { type: _type, ...summary } = event;
+        attempt.team = { ...summary, agents: teamAgents(summary) };
+        break;
+      }
       case 'tool-result': {
         if (event.taskId !== taskId) break;
         const view = toolCalls.get(`${event.attempt}/${event.sequence}`);
@@ -113,6 +128,8 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         view.durationMs = event.durationMs;
         if (event.result !== undefined) view.result = event.result;
         if (event.error !== undefined) view.error = event.error;
+        if (event.truncated) view.truncated = true;
+        if (event.code !== undefined) view.code = event.code;
         break;
       }
       default:

@@ -56,4 +56,11 @@ describe('layeredLayout', () => {
     expect(new Set(layout.nodes.map((node) => node.y)).size).toBe(1);
     expect(layout.width).toBeGreaterThan(count * 168);
   });
+  it('lays out a 10,000-deep chain without overflowing the stack, one column per link', () => {
+    const chain = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`s${i}`, i > 0 ? [`s${i - 1}`] : []]));
+    const layout = layeredLayout(plan(chain), OPTIONS);
+    const xs = layout.nodes.map((node) => node.x);
+    expect(new Set(xs).size).toBe(10_000);
+    expect(layout.nodes.find((node) => node.id === 's9999')!.x).toBe(Math.max(...xs));
+  });
 });

@@ -4,20 +4,23 @@
  * `data-id` and `data-status`; a status change only rewrites that attribute, so a 10,000-node plan animates
  * without redrawing.
  */
-import { s } from '../dom.js';
+import { h, s } from '../dom.js';
 
 /**
  * @param {{ layout: any, subtasks: any[] }} data
  * @param {(id: string) => void} onSelect
+ * @param {{ classes?: Map<string, string>, markerId?: string }} [options] extra classes per node (plan history's
+ *   diff); a marker id of its own when several graphs share a page
  * @returns {{ element: SVGElement, setStatus: (id: string, status: string) => void, select: (id: string | undefined) => void }}
  */
-export function drawDag(data, onSelect) {
+export function drawDag(data, onSelect, options = {}) {
+  const markerId = options.markerId ?? 'arrow';
   const { layout } = data;
   const width = Math.max(layout.width, 1);
   const height = Math.max(layout.height, 1);
   const svg = s('svg', {
     class: 'dag',
-    id: 'dag',
+    ...(options.markerId ? {} : { id: 'dag' }),
     viewBox: `0 0 ${width} ${height}`,
     width,
     height,
@@ -31,7 +34,7 @@ export function drawDag(data, onSelect) {
       s(
         'marker',
         {
-          id: 'arrow',
+          id: markerId,
           viewBox: '0 0 10 10',
           refX: 9,
           refY: 5,
@@ -49,7 +52,7 @@ export function drawDag(data, onSelect) {
       .map((/** @type {any} */ point, /** @type {number} */ index) => `${index ? 'L' : 'M'}${point.x},${point.y}`)
       .join(' ');
     edges.append(
-      s('path', { d, class: 'edge', 'marker-end': 'url(#arrow)', 'data-from': edge.from, 'data-to': edge.to }),
+      s('path', { d, class: 'edge', 'marker-end': `url(#${markerId})`, 'data-from': edge.from, 'data-to': edge.to }),
     );
   }
   svg.append(edges);
@@ -60,7 +63,7 @@ export function drawDag(data, onSelect) {
     const g = s(
       'g',
       {
-        class: 'node',
+        class: options.classes?.has(node.id) ? `node ${options.classes.get(node.id)}` : 'node',
         'data-id': node.id,
         'data-status': 'not started',
         transform: `translate(${node.x - node.width / 2},${node.y - node.height / 2})`,
@@ -104,4 +107,72 @@ export function drawDag(data, onSelect) {
 /** @param {string} text @param {number} length */
 function clip(text, length) {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+}
+
+/**
+ * Zoom for a drawn graph: fit to the box's width, 100 %, smaller and larger. The SVG keeps its viewBox and only its
+ * size changes, so the box scrolls; the scale survives a redraw (a new plan version keeps the user's zoom).
+ * @param {HTMLElement} box the scrolling container the graph is drawn in
+ */
+export function createZoom(box) {
+  let scale = 1;
+  /** Whether the user chose a scale; until then a large graph starts fitted to the width. */
+  let chosen = false;
+  /** @type {SVGElement | undefined} */
+  let svg;
+  let width = 1;
+  let height = 1;
+  const label = h('span', { class: 'zoom-level muted' }, '100%');
+  function apply() {
+    if (!svg) return;
+    svg.setAttribute('width', String(Math.max(1, Math.round(width * scale))));
+    svg.setAttribute('height', String(Math.max(1, Math.round(height * scale))));
+    label.textContent = `${Math.round(scale * 100)}%`;
+  }
+  function fitScale() {
+    const room = Math.max(box.clientWidth - 4, 100);
+    // Below 5 % a node is a pixel: scrolling a readable graph beats a fitted grey smear.
+    return Math.max(0.05, Math.min(1, room / width));
+  }
+  /** @param {number} next */
+  function set(next) {
+    chosen = true;
+    scale = Math.min(4, Math.max(0.05, next));
+    apply();
+  }
+  const element = h(
+    'div',
+    { class: 'zoom', role: 'group', 'aria-label': 'zoom' },
+    h('button', { type: 'button', class: 'zoom-fit', title: 'fit to width', onclick: () => set(fitScale()) }, 'fit'),
+    h('button', { type: 'button', class: 'zoom-out', title: 'smaller', onclick: () => set(scale / 1.25) }, '−'),
+    h('button', { type: 'button', class: 'zoom-in', title: 'larger', onclick: () => set(scale * 1.25) }, '+'),
+    h('button', { type: 'button', class: 'zoom-reset', title: 'actual size', onclick: () => set(1) }, '100%'),
+    label,
+  );
+  return {
+    element,
+    /** @param {SVGElement} drawn @param {{ width: number, height: number }} size */
+    attach(drawn, size) {
+      svg = drawn;
+      width = Math.max(size.width, 1);
+      height = Math.max(size.height, 1);
+      if (!chosen) scale = fitScale();
+      apply();
+    },
+    get scale() {
+      return scale;
+    },
+  };
+}
+
+/**
+ * The colour key of a graph: one swatch per class with its label.
+ * @param {[string, string][]} entries [class of the swatch, label]
+ */
+export function legend(entries) {
+  return h(
+    'ul',
+    { class: 'legend' },
+    ...entries.map(([swatch, text]) => h('li', {}, h('span', { class: `swatch ${swatch}` }), text)),
+  );
 }

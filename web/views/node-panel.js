@@ -6,6 +6,7 @@
  */
 import { getJson } from '../api.js';
 import { dollars, duration, h } from '../dom.js';
+import { drawTeam } from './team-view.js';
 
 /**
  * @param {string} runId
@@ -51,27 +52,10 @@ export async function nodePanel(runId, taskId, signal) {
       );
     if (attempt.toolCalls.length > 0) {
       const list = h('ol', { class: 'tool-calls' });
-      for (const call of attempt.toolCalls)
-        list.append(
-          h(
-            'li',
-            { class: call.ok === false ? 'failed' : '' },
-            h('code', {}, call.name),
-            ' ',
-            h('span', { class: 'args' }, clip(JSON.stringify(call.args))),
-            call.ok === undefined
-              ? ' …'
-              : call.ok
-                ? h(
-                    'div',
-                    { class: 'result' },
-                    clip(typeof call.result === 'string' ? call.result : JSON.stringify(call.result)),
-                  )
-                : h('div', { class: 'error' }, call.error ?? 'failed'),
-          ),
-        );
-      section.append(list);
+      for (const call of attempt.toolCalls) list.append(toolCall(call));
+      section.append(h('h4', {}, `tool calls (${attempt.toolCalls.length})`), list);
     }
+    if (attempt.team) section.append(h('h4', {}, 'team'), drawTeam(attempt.team));
     if (attempt.outputHtml !== undefined) {
       const output = h('div', { class: 'output markdown' });
       // The one place HTML is inserted: markdown-it's output with raw HTML disabled (see render-markdown.ts).
@@ -82,6 +66,38 @@ export async function nodePanel(runId, taskId, signal) {
     panel.append(section);
   }
   return panel;
+}
+
+/**
+ * A tool call with its arguments and its result (or error) as text, pretty-printed JSON when it is not a string.
+ * @param {any} call a ToolCallView (src/ui/task-detail.ts)
+ */
+function toolCall(call) {
+  const state =
+    call.ok === undefined ? 'running' : call.ok ? `ok${call.truncated ? ', truncated' : ''}` : (call.code ?? 'failed');
+  return h(
+    'li',
+    { class: call.ok === false ? 'failed' : '', 'data-tool': call.name },
+    h('code', {}, call.name),
+    h('span', { class: 'muted' }, ` ${state}${call.durationMs !== undefined ? ` · ${duration(call.durationMs)}` : ''}`),
+    h('pre', { class: 'args' }, clip(asText(call.args))),
+    call.ok === undefined
+      ? ''
+      : call.ok
+        ? h('pre', { class: 'result' }, clip(asText(call.result)))
+        : h('pre', { class: 'error' }, clip(call.error ?? 'failed')),
+  );
+}
+
+/** @param {unknown} value */
+function asText(value) {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? '';
+  } catch {
+    return String(value);
+  }
 }
 
 /** @param {string | undefined} text */

@@ -10,8 +10,13 @@
  * @typedef {{
  *   lastSeq: number, events: number, version: number, status: string, reason?: string, lastAt: number,
  *   calls: number, inputTokens: number, outputTokens: number, costUsd: number, toolCalls: number,
- *   subtasks: Map<string, string>, attempts: Map<string, AttemptBar[]>
+ *   subtasks: Map<string, string>, attempts: Map<string, AttemptBar[]>,
+ *   plan: Set<string>, errors: Map<string, string>, teams: number, verdicts: Map<string, string>
  * }} RunFold
+ * `errors` says why each subtask that is failed now failed (its error, or the verifier's verdict); `verdicts` holds
+ * each subtask's last verdict other than accept, for that.
+ * `subtasks` keeps the status of every subtask any plan version had (a later version may bring one back);
+ * `plan` is the current version's ids, which the counts and the graph show.
  */
 
 /** @returns {RunFold} */
@@ -29,6 +34,10 @@ export function emptyFold() {
     toolCalls: 0,
     subtasks: new Map(),
     attempts: new Map(),
+    plan: new Set(),
+    errors: new Map(),
+    teams: 0,
+    verdicts: new Map(),
   };
 }
 
@@ -51,8 +60,15 @@ export function foldEvent(fold, seq, event) {
     case 'plan-chosen':
     case 'plan-update':
       fold.version = event.version;
-      for (const subtask of event.workflow?.subtasks ?? [])
-        if (!fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, 'not started');
+      fold.plan = new Set();
+      for (const subtask of event.workflow?.subtasks ?? []) {
+        fold.plan.add(subtask.id);
+        // The version says which subtasks still count as done (a changed one starts over); as the run summary does,
+        // a running attempt keeps its status until it ends.
+        const status = subtask.status ?? 'not started';
+        if (status !== 'in progress' || !fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, status);
+        if (status !== 'failed') fold.errors.delete(subtask.id);
+      }
       break;
     case 'task-start': {
       fold.subtasks.set(event.taskId, 'in progress');
@@ -72,16 +88,41 @@ export function foldEvent(fold, seq, event) {
       }
       // A discarded attempt (the plan changed under it) says nothing about the subtask's own status.
       if (event.outcome !== 'discarded') fold.subtasks.set(event.taskId, event.status);
+      if (event.outcome === 'discarded') break;
+      if (event.status === 'failed') {
+        const verdict = fold.verdicts.get(event.taskId);
+        const why = event.error ? String(event.error) : verdict ? `the verifier answered ${verdict}` : 'failed';
+        fold.errors.set(event.taskId, why);
+      } else fold.errors.delete(event.taskId);
       break;
     }
+    case 'task-verify': {
+      if (event.verdict === 'accept') {
+        fold.verdicts.delete(event.taskId);
+        break;
+      }
+      const verdict = `${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
+      const bar = fold.attempts.get(event.taskId)?.find((candidate) => candidate.attempt === event.attempt);
+      if (bar && bar.end !== undefined) bar.outcome = 'rejected';
+      fold.verdicts.set(event.taskId, verdict);
+      // The attempt ended but was sent back: not done. A retry's task-start or a new plan version says what next.
+      if (fold.subtasks.get(event.taskId) === 'completed') {
+        fold.subtasks.set(event.taskId, 'failed');
+        fold.errors.set(event.taskId, `the verifier answered ${verdict}`);
+      }
+      break;
+    }
+    case 'team':
+      fold.teams += 1;
+      break;
+    case 'tool-call':
+      fold.toolCalls += 1;
+      break;
     case 'call':
       fold.calls += 1;
       fold.inputTokens += event.inputTokens ?? 0;
       fold.outputTokens += event.outputTokens ?? 0;
       fold.costUsd += event.costUsd ?? 0;
-      break;
-    case 'tool-call':
-      fold.toolCalls += 1;
       break;
     case 'run-end':
       fold.status = event.status;
@@ -91,4 +132,22 @@ export function foldEvent(fold, seq, event) {
       break;
   }
   return true;
+}
+
+/** The statuses a subtask node can have, in the order the legend and the counts show them. */
+export const STATUSES = /** @type {const} */ (['not started', 'in progress', 'completed', 'failed']);
+
+/**
+ * How many subtasks of the current plan are in each status (every status of STATUSES present, 0 when none).
+ * @param {RunFold} fold
+ * @returns {Map<string, number>}
+ */
+export function statusCounts(fold) {
+  /** @type {Map<string, number>} */
+  const counts = new Map(STATUSES.map((status) => [status, 0]));
+  for (const id of fold.plan) {
+    const status = fold.subtasks.get(id) ?? 'not started';
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+  }
+  return counts;
 }

@@ -1,33 +1,59 @@
 // @ts-check
 /**
- * One run, live: its totals, the plan's DAG coloured by status, the node panel, and the timeline of attempts. The
- * page folds the run's event stream (server-sent events; a dropped connection reconnects and resumes after the
- * last sequence). A new plan version fetches its layout and redraws the graph.
+ * One run, live: its totals and per-status counts, the plan's DAG coloured by status (zoomable, with a legend),
+ * the node panel, and the timeline of attempts. The page folds the run's event stream (server-sent events; a
+ * dropped connection reconnects and resumes after the last sequence). A new plan version fetches its layout and
+ * redraws the graph with the statuses kept. `?task=<id>` in the address opens that subtask's panel.
  */
 import { getJson } from '../api.js';
 import { clear, dollars, duration, h } from '../dom.js';
-import { drawDag } from './dag-view.js';
+import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
 import { nodePanel } from './node-panel.js';
-import { emptyFold, foldEvent } from './run-fold.js';
+import { emptyFold, foldEvent, statusCounts } from './run-fold.js';
+
+/** The task text shows this much until "show all". */
+const TASK_CLIP_CHARS = 400;
+const TASK_CLIP_LINES = 6;
+/** How many failed subtasks the reason box lists by name. */
+const MAX_FAILURES = 20;
+/** With no event for this long, ask the store again: a run whose process died stays `running` in the log. */
+const QUIET_RECHECK_MS = 5000;
 
 /** @type {import('../routes.js').Page} */
 export async function renderRunPage(main, [runId], signal) {
   if (!runId) throw new Error('No run id in the address');
-  const { run } = await getJson(`/api/runs/${encodeURIComponent(runId)}`, signal);
+  const api = `/api/runs/${encodeURIComponent(runId)}`;
+  const here = `#/runs/${encodeURIComponent(runId)}`;
+  const { run, planVersions } = await getJson(api, signal);
+  /** The store's status: `interrupted` (process gone) is known only from it, not from the events. */
+  let storedStatus = run.status;
   const fold = emptyFold();
   const stats = h('div', { class: 'stats', id: 'run-stats' });
+  const counts = h('div', { class: 'status-counts', id: 'status-counts' });
+  const reasonBox = h('div', { class: 'reason-box', id: 'run-reason', hidden: true });
   const badge = h('span', { class: `badge ${run.status}`, id: 'run-status' }, run.status);
   const graphBox = h('div', { class: 'graph-box' }, h('p', { class: 'muted' }, 'Waiting for a plan…'));
+  const zoom = createZoom(graphBox);
   const panelBox = h('aside', { class: 'panel-box' }, h('p', { class: 'muted' }, 'Click a subtask to see it.'));
   const ganttBox = h('div', { class: 'gantt-box' });
+  const plansLink = h('a', { href: `${here}/plans`, id: 'plans-link' }, planLinkText(planVersions.length));
+  const teamsLink = h('a', { href: `${here}/teams`, id: 'teams-link', hidden: true }, 'teams');
   const root = h(
     'div',
     { class: 'run-page', id: 'run-page', 'data-run': runId, 'data-events': 0 },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Run ', h('code', {}, runId)), badge),
-    h('pre', { class: 'task', id: 'run-task' }, run.task),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('h1', {}, 'Run ', h('code', {}, runId)),
+      badge,
+      h('nav', { class: 'run-links' }, plansLink, teamsLink),
+    ),
+    taskText(run.task),
     h('p', { class: 'muted' }, `model ${run.model} · started ${new Date(run.createdAt).toLocaleString()}`),
+    reasonBox,
     stats,
+    h('div', { class: 'graph-tools' }, counts, zoom.element),
     h('div', { class: 'split' }, graphBox, panelBox),
     h('h2', {}, 'Timeline'),
     ganttBox,
@@ -54,63 +80,145 @@ export async function renderRunPage(main, [runId], signal) {
     panelBox.append(panel);
   }
 
+  /** The newest version whose layout was asked for: renders during the fetch do not ask again. */
+  let requestedVersion = 0;
   async function drawVersion(/** @type {number} */ version) {
-    if (version === drawnVersion) return;
-    const data = await getJson(`/api/runs/${encodeURIComponent(runId ?? '')}/layout?version=${version}`, signal);
+    if (version <= requestedVersion) return;
+    requestedVersion = version;
+    const data = await getJson(`${api}/layout?version=${version}`, signal).catch((error) => {
+      if (requestedVersion === version) requestedVersion = drawnVersion;
+      throw error;
+    });
     if (data.version < drawnVersion) return;
     drawnVersion = data.version;
+    plansLink.textContent = planLinkText(data.version);
     dag = drawDag(data, (id) => void select(id).catch(() => {}));
     clear(graphBox);
     graphBox.append(dag.element);
+    zoom.attach(dag.element, data.layout);
+    // Statuses are the fold's, not the drawing's: a redrawn plan shows every subtask as it stands.
     for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
     if (selected) dag.select(selected);
   }
 
   let scheduled = false;
   let ganttDrawn = 0;
+  /** The timeline's peak of attempts running at once, as of its last redraw. */
+  let maxParallel = 0;
+  let lastEventAt = performance.now();
   /** @type {string | undefined} */
   let selectedStatus;
   function render() {
     scheduled = false;
     if (fold.version > drawnVersion) void drawVersion(fold.version).catch(() => {});
     if (dag) for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
-    badge.textContent = fold.status;
-    badge.className = `badge ${fold.status}`;
+    // The log's end wins; without one the store's status stands (interrupted: the process is gone).
+    const status = fold.status === 'running' && storedStatus !== 'running' ? storedStatus : fold.status;
+    badge.textContent = status;
+    badge.className = `badge ${status}`;
     root.setAttribute('data-events', String(fold.events));
     root.setAttribute('data-last-seq', String(fold.lastSeq));
-    root.setAttribute('data-status', fold.status);
+    root.setAttribute('data-status', status);
+    teamsLink.hidden = fold.teams === 0;
+    teamsLink.textContent = `teams (${fold.teams})`;
+    showReason(status);
+    if (!dag && status !== 'running' && fold.version === 0 && fold.events > 0) {
+      clear(graphBox);
+      graphBox.append(h('p', { class: 'muted' }, 'No plan was recorded for this run.'));
+    }
+    // The counts, each with its colour swatch, double as the graph's legend.
+    clear(counts);
+    const byStatus = statusCounts(fold);
+    for (const [name, count] of byStatus)
+      counts.append(
+        h(
+          'span',
+          { class: 'count', 'data-status': name },
+          h('span', { class: `swatch ${name.replace(' ', '-')}` }),
+          `${count} ${name}`,
+        ),
+      );
     clear(stats);
-    const done = [...fold.subtasks.values()].filter((status) => status === 'completed').length;
     stats.append(
-      stat('subtasks', `${done} / ${fold.subtasks.size} done`),
+      stat('subtasks', `${byStatus.get('completed') ?? 0} / ${fold.plan.size} done`),
       stat('plan', `v${fold.version}`),
       stat('elapsed', duration(fold.lastAt)),
       stat('calls', String(fold.calls)),
       stat('tokens', (fold.inputTokens + fold.outputTokens).toLocaleString()),
       stat('cost', dollars(fold.costUsd)),
       fold.toolCalls > 0 ? stat('tool calls', String(fold.toolCalls)) : '',
-      fold.reason ? stat('why', fold.reason) : '',
     );
     // The timeline is the costly redraw: at most twice a second.
     if (performance.now() - ganttDrawn >= 500 || fold.status !== 'running') {
       ganttDrawn = performance.now();
       clear(ganttBox);
       ganttBox.append(drawGantt(fold));
+      maxParallel = Number(ganttBox.firstElementChild?.getAttribute('data-max-parallel')) || 0;
     } else if (!scheduled) {
       scheduled = true;
       setTimeout(() => requestAnimationFrame(render), 500);
     }
-    const status = selected === undefined ? undefined : fold.subtasks.get(selected);
-    if (selected !== undefined && status !== selectedStatus) {
-      selectedStatus = status;
+    stats.append(stat('max parallel', String(maxParallel)));
+    const current = selected === undefined ? undefined : fold.subtasks.get(selected);
+    if (selected !== undefined && current !== selectedStatus) {
+      selectedStatus = current;
       void select(selected).catch(() => {});
     }
   }
 
-  const source = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
+  /** Why a run ended the way it did: the run's reason, and each failed subtask's. @param {string} status */
+  function showReason(status) {
+    const failures = [...fold.errors].filter(([id]) => fold.plan.has(id) && fold.subtasks.get(id) === 'failed');
+    const why =
+      fold.reason ??
+      (status === 'interrupted'
+        ? `The process that ran it has exited without finishing the run; weft resume ${runId} continues it.`
+        : undefined);
+    if (status === 'running' && failures.length === 0) {
+      reasonBox.hidden = true;
+      return;
+    }
+    if (!why && failures.length === 0) {
+      reasonBox.hidden = true;
+      return;
+    }
+    reasonBox.hidden = false;
+    reasonBox.className = `reason-box ${status}`;
+    clear(reasonBox);
+    if (why) reasonBox.append(h('p', { class: 'why' }, h('b', {}, `${status}: `), why));
+    if (failures.length > 0) {
+      const list = h('ul', { class: 'failures' });
+      for (const [id, error] of failures.slice(0, MAX_FAILURES))
+        list.append(
+          h(
+            'li',
+            {},
+            h(
+              'a',
+              {
+                href: `${here}?task=${encodeURIComponent(id)}`,
+                'data-task': id,
+                onclick: (/** @type {Event} */ event) => {
+                  event.preventDefault();
+                  void select(id).catch(() => {});
+                },
+              },
+              id,
+            ),
+            `: ${error.length > 300 ? `${error.slice(0, 299)}…` : error}`,
+          ),
+        );
+      if (failures.length > MAX_FAILURES)
+        list.append(h('li', { class: 'muted' }, `and ${failures.length - MAX_FAILURES} more`));
+      reasonBox.append(list);
+    }
+  }
+
+  const source = new EventSource(`${api}/events`);
   source.addEventListener('weft', (message) => {
     const event = /** @type {MessageEvent} */ (message);
     if (!foldEvent(fold, Number(event.lastEventId), JSON.parse(event.data))) return;
+    lastEventAt = performance.now();
     if (!scheduled) {
       scheduled = true;
       // Coalesce: a burst of thousands of events redraws once per frame, not once per event.
@@ -118,7 +226,49 @@ export async function renderRunPage(main, [runId], signal) {
     }
   });
   signal.addEventListener('abort', () => source.close());
+  const recheck = setInterval(() => {
+    if (fold.status !== 'running' || performance.now() - lastEventAt < QUIET_RECHECK_MS) return;
+    void getJson(api, signal)
+      .then((fresh) => {
+        if (fresh.run.status === storedStatus) return;
+        storedStatus = fresh.run.status;
+        render();
+      })
+      .catch(() => {});
+  }, QUIET_RECHECK_MS);
+  signal.addEventListener('abort', () => clearInterval(recheck));
   render();
+  const wanted = new URLSearchParams(location.hash.split('?')[1] ?? '').get('task');
+  if (wanted) void select(wanted).catch(() => {});
+}
+
+/** The task, clipped to a few lines with a button that shows the rest. @param {string} task */
+function taskText(task) {
+  const lines = task.split('\n');
+  const long = task.length > TASK_CLIP_CHARS || lines.length > TASK_CLIP_LINES;
+  const short = long ? `${lines.slice(0, TASK_CLIP_LINES).join('\n').slice(0, TASK_CLIP_CHARS)}…` : task;
+  const text = h('pre', { class: 'task', id: 'run-task' }, short);
+  if (!long) return text;
+  let open = false;
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      id: 'task-toggle',
+      onclick: () => {
+        open = !open;
+        text.textContent = open ? task : short;
+        button.textContent = open ? 'show less' : `show all (${task.length.toLocaleString()} characters)`;
+      },
+    },
+    `show all (${task.length.toLocaleString()} characters)`,
+  );
+  return h('div', { class: 'task-box' }, text, button);
+}
+
+/** @param {number} versions */
+function planLinkText(versions) {
+  return versions > 1 ? `plan history (${versions} versions)` : 'plan history';
 }
 
 /** @param {string} label @param {string} value */

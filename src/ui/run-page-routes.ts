@@ -1,0 +1,24 @@
+/**
+ * The run page's neighbours: `GET /api/runs/:id/teams` (what each team subtask's DyLAN team did: layers, who was
+ * kept or dropped, the ranker's reason, importance scores). Plan history reads `/api/runs/:id/plans` and
+ * `/api/runs/:id/layout?version=N` from run-routes.ts. Read-only over the store.
+ */
+import type { Hono } from 'hono';
+import type { WeftEvent } from '../run/events.js';
+import type { DashboardStore } from './dashboard-store.js';
+import { teamRuns } from './team-runs.js';
+
+export interface RunPageRoutesOptions {
+  readonly store: DashboardStore;
+}
+
+export function registerRunPageRoutes(app: Hono, options: RunPageRoutesOptions): void {
+  const { store } = options;
+  app.get('/api/runs/:id/teams', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await store.getRun(runId)))
+      return c.json({ error: { code: 'NOT_FOUND', message: `No run ${JSON.stringify(runId)}` } }, 404);
+    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    return c.json({ teams: teamRuns(events) });
+  });
+}
