@@ -57,3 +57,18 @@ describe('weft mcp: files that are not files', () => {
     }
   });
 });
+
+describe('weft mcp: resource URIs that name no run', () => {
+  it("subscribing or reading an empty, nested or badly encoded id is the client's error, not a slot nor a crash", async () => {
+    mcp = await startMcp();
+    for (const uri of ['weft://runs/', 'weft://runs/a/b', 'weft://runs/%E0%A4%A', 'weft://runs/../../etc/passwd']) {
+      await expect(mcp.client.subscribeResource({ uri }), uri).rejects.toThrow(/-32602.*Not a Weft run's resource/);
+    }
+    await expect(mcp.client.readResource({ uri: 'weft://runs/%E0%A4%A' })).rejects.toThrow(
+      /-32602.*Not a Weft run's resource/,
+    );
+    // An id that is one well-encoded segment is fine, known or not (a run that starts later is told about).
+    await expect(mcp.client.subscribeResource({ uri: 'weft://runs/not-yet' })).resolves.toEqual({});
+    await expect(mcp.client.subscribeResource({ uri: 'weft://runs/with%2Fslash' })).resolves.toEqual({});
+  });
+});
