@@ -262,7 +262,17 @@ async function evalPredictionsFile(
   }
   const file = args.predictionsFile!;
   if (args.goldFile === undefined) throw badArgument('goldFile', 'predictionsFile is scored against goldFile');
-  const read = parsePredictions(await readInputFile(file, 'predictions file', MAX_PREDICTIONS_FILE_BYTES), file);
+  const text = await readInputFile(file, 'predictions file', MAX_PREDICTIONS_FILE_BYTES);
+  // Counted before parsing: 100 MB of `{}` lines is 33 million records, whose parse ran the server out of memory.
+  const counted = nonBlankLines(text);
+  if (counted > MAX_EVAL_PREDICTIONS) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `${counted} prediction lines; weft_eval scores at most ${MAX_EVAL_PREDICTIONS} (\`weft eval\` takes any number)`,
+      { location: { file, field: 'predictionsFile' } },
+    );
+  }
+  const read = parsePredictions(text, file);
   const lines = read.predictions.length + read.skipped.length;
   if (lines === 0) {
     throw new WeftError('BAD_INPUT', 'no predictions: the file has no lines', {
@@ -311,6 +321,20 @@ async function evalPredictionsFile(
   } finally {
     await similarity.close?.();
   }
+}
+
+/** The lines of `text` holding more than white space (what a JSON Lines reader parses), without splitting it. */
+function nonBlankLines(text: string): number {
+  let count = 0;
+  let blank = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10) {
+      if (!blank) count += 1;
+      blank = true;
+    } else if (blank && code !== 32 && code !== 9 && code !== 13) blank = false;
+  }
+  return blank ? count : count + 1;
 }
 
 /** Whether collections in `value` nest deeper than `limit`; walked with an explicit stack, so any depth is safe. */

@@ -561,7 +561,10 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     async (uri, variables) => {
       const id = Array.isArray(variables.id) ? variables.id[0] : variables.id;
       // A resource read has no isError: the SDK turns a throw into a protocol error with this message.
-      const document = await showDocument(decodeURIComponent(id ?? ''));
+      const runId = decodedRunId(id ?? '');
+      if (runId === undefined)
+        throw new McpError(ErrorCode.InvalidParams, `Not a Weft run's resource: ${uri.href.slice(0, 200)}`);
+      const document = await showDocument(runId);
       return {
         contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(document, null, 2) }],
       };
@@ -573,15 +576,17 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
-    // A run id is short (newRunId; at most 200 characters in the tools' schemas).
-    if (!uri.startsWith(RUN_URI_PREFIX) || uri.length > RUN_URI_PREFIX.length + 600) {
+    // A run id is short (newRunId; at most 200 characters in the tools' schemas), one path segment, well encoded:
+    // anything else is no run a client could be told about, only a slot taken from its bounded set.
+    const id = uri.startsWith(RUN_URI_PREFIX) ? decodedRunId(uri.slice(RUN_URI_PREFIX.length)) : undefined;
+    if (id === undefined || uri.length > RUN_URI_PREFIX.length + 600) {
       throw new McpError(ErrorCode.InvalidParams, `Not a Weft run's resource: ${uri.slice(0, 200)}`);
     }
     // Bounded: one URI per run a client cares about, not an unbounded set it can grow.
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(uri)) {
       throw new McpError(ErrorCode.InvalidParams, `At most ${MAX_SUBSCRIPTIONS} subscriptions: unsubscribe first`);
     }
-    if (!subscribed.has(uri)) subscribed.set(uri, await statusOf(decodeURIComponent(uri.slice(RUN_URI_PREFIX.length))));
+    if (!subscribed.has(uri)) subscribed.set(uri, await statusOf(id));
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
@@ -595,6 +600,18 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
       await Promise.all([...running.values()].map((run) => run.done));
     },
   };
+}
+
+/** The run id of a resource URI's last part: undefined when empty, badly percent-encoded or more than one segment. */
+function decodedRunId(encoded: string): string | undefined {
+  if (encoded === '' || encoded.includes('/')) return undefined;
+  try {
+    const id = decodeURIComponent(encoded);
+    // An id holding `/` (encoded as %2F by runUri) is allowed: the store takes any id.
+    return id === '' ? undefined : id;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A task as a list shows it: its first line, clipped. */

@@ -1,11 +1,12 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
-import { readFile } from 'node:fs/promises';
 import {
   defaultRoleKinds,
   createQueueRunner,
   loadTeamOffers,
+  MAX_WORKFLOW_FILE_BYTES,
   outputFileName,
   parseWorkflow,
+  readInputFile,
   runResult,
   runTask,
   WeftError,
@@ -233,15 +234,8 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
 
 /** A plan file (`--plan`, weft_run's `plan`), validated; it may carry its own tools section. */
 export async function readPlan(file: string): Promise<Workflow> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new WeftError('BAD_INPUT', `Cannot read plan file: ${(error as Error).message}`, {
-      location: { file },
-      cause: error,
-    });
-  }
+  // Bounded, and only a regular file: weft_run's client names it, and /dev/zero or a pipe would never end.
+  const text = await readInputFile(file, 'plan file', MAX_WORKFLOW_FILE_BYTES);
   // A plan may carry its own tools section, which loadRunTools reads.
   const parsed = parseWorkflow(text, { file, sections: ['tools', 'allowHosts'] });
   if (!parsed.ok)

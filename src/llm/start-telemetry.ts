@@ -114,6 +114,9 @@ function providerRegistered(): boolean {
   return !(global instanceof ProxyTracerProvider) || global.getDelegate() !== new ProxyTracerProvider().getDelegate();
 }
 
+/** The shortest user or query value of an endpoint treated as a credential when scrubbing messages. */
+const MIN_SCRUBBED_CHARS = 4;
+
 export interface OtlpTarget {
   /** The URL spans are posted to, without user info. */
   readonly url: string;
@@ -130,7 +133,10 @@ export function otlpTarget(
   endpoint: string,
   options: { readonly exact?: boolean; readonly field?: string } = {},
 ): OtlpTarget {
-  const { display, secrets } = redactUrl(endpoint);
+  const redacted = redactUrl(endpoint);
+  const secrets = [...redacted.secrets];
+  // A user alone is often the key itself (`https://KEY@host`): the user info goes from every message, whole.
+  const display = redacted.display.replace(/^(\s*[a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i, '$1');
   let url: URL;
   try {
     url = new URL(endpoint.trim());
@@ -146,6 +152,21 @@ export function otlpTarget(
       { location: { field: options.field ?? 'endpoint' } },
     );
   }
+  // Every credential the URL holds, for scrubbing what the exporter or the collector says back (a reason phrase may
+  // quote the request's URL): the user, and any query parameter's value (they are printed as `?…` too).
+  // A value of a few characters (`?v=1`) is no credential, and scrubbing it would garble every message.
+  const keep = (value: string) => {
+    if (value.length < MIN_SCRUBBED_CHARS) return;
+    secrets.push(value);
+    try {
+      secrets.push(decodeURIComponent(value));
+    } catch {
+      // Not percent-encoded: the raw form is kept.
+    }
+  };
+  keep(url.username);
+  for (const part of url.search.slice(1).split('&')) keep(part.slice(part.indexOf('=') + 1));
+  for (const [, value] of url.searchParams) keep(value);
   const headers: Record<string, string> = {};
   if (url.username !== '' || url.password !== '') {
     const user = decodeURIComponent(url.username);
@@ -163,7 +184,11 @@ export function otlpTarget(
     url: url.toString(),
     headers,
     display: shown,
-    secrets: [...secrets, ...(password !== '' ? [password, headers.Authorization!.slice('Basic '.length)] : [])],
+    secrets: [
+      ...secrets,
+      ...(password !== '' ? [password] : []),
+      ...(headers.Authorization !== undefined ? [headers.Authorization.slice('Basic '.length)] : []),
+    ].filter((secret) => secret.length > 0),
   };
 }
 

@@ -13,7 +13,7 @@
  *   the reformation a silent no-op: refused, pointing at `reformAt: 0`. The engine still skips such a
  *   reformation at run time, so an optimised subset smaller than `keep` runs.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { WeftError, isWeftError, type LocatedIssue } from '../errors.js';
 import {
@@ -111,10 +111,18 @@ export function parseTeamFile(source: string, file?: string): TeamSpec {
   });
 }
 
+/** The largest team file read (a team is a few agents: this is far beyond any real one). */
+export const MAX_TEAM_FILE_BYTES = 1_000_000;
+
 /** Reads and validates a team file; a file that cannot be read is a BAD_INPUT naming it. */
 export async function loadTeamFile(path: string): Promise<TeamSpec> {
   let source: string;
   try {
+    // Only a bounded regular file: weft mcp's client names it, and /dev/zero or a pipe nobody writes would never end.
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('it is a folder'), { code: 'EISDIR' });
+    if (!info.isFile()) throw new Error('it is not a regular file');
+    if (info.size > MAX_TEAM_FILE_BYTES) throw new Error(`it is ${info.size} bytes; at most ${MAX_TEAM_FILE_BYTES}`);
     source = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -53,6 +53,29 @@ describe('otlpTarget', () => {
   });
 });
 
+describe('otlpTarget: credentials other than a password', () => {
+  it('a user alone (often the key itself) is never in an error message, and is scrubbed as a secret', () => {
+    for (const bad of ['ftp://KEYuser0@h/', 'http://KEYuser0@[bad', 'grpc://KEYuser0@h:4317']) {
+      expect(() => otlpTarget(bad, { field: '--otel' })).toThrow(/--otel|OTLP|Not a URL/);
+      try {
+        otlpTarget(bad);
+      } catch (error) {
+        expect((error as Error).message).not.toContain('KEYuser0');
+      }
+    }
+    const target = otlpTarget('http://KEYuser0@h:4318/');
+    expect(target.display).toBe('http://h:4318/v1/traces');
+    expect(target.secrets).toContain('KEYuser0');
+  });
+
+  it("every query value is a secret (any parameter's name may carry a key); a few characters are not", () => {
+    const target = otlpTarget('http://h:4318/?auth=S3cr%2Fet&sig=abcdef&v=1');
+    expect(target.display).toBe('http://h:4318/v1/traces?…');
+    expect(target.secrets).toEqual(expect.arrayContaining(['S3cr%2Fet', 'S3cr/et', 'abcdef']));
+    expect(target.secrets).not.toContain('1');
+  });
+});
+
 describe('startTelemetry', () => {
   it('without the optional SDK: MISSING_DEPENDENCY saying which npm install fixes it', async () => {
     const error = await rejection(
