@@ -13,6 +13,37 @@ export interface EventStreamOptions {
   readonly heartbeatMs: number;
   /** Events read from the store per poll, at most; a long log streams in several writes, not one huge read. */
   readonly batch?: number;
+  /** Counts the open streams, so the route can refuse one past its cap (streamGate). */
+  readonly gate?: StreamGate;
+}
+
+/**
+ * A cap on live event streams: each polls the store every pollMs, so a thousand of them (a script, a runaway tab)
+ * would keep the one thread and the store busy. A page opens one per run page; a few dozen is plenty.
+ */
+export interface StreamGate {
+  tryEnter(): boolean;
+  leave(): void;
+  readonly open: number;
+}
+
+export const MAX_EVENT_STREAMS = 64;
+
+export function streamGate(max: number = MAX_EVENT_STREAMS): StreamGate {
+  let open = 0;
+  return {
+    tryEnter: () => {
+      if (open >= max) return false;
+      open += 1;
+      return true;
+    },
+    leave: () => {
+      open = Math.max(0, open - 1);
+    },
+    get open() {
+      return open;
+    },
+  };
 }
 
 export function streamRunEvents(c: Context, store: DashboardStore, runId: string, options: EventStreamOptions) {
@@ -25,23 +56,34 @@ export function streamRunEvents(c: Context, store: DashboardStore, runId: string
     out.onAbort(() => {
       open = false;
     });
-    // Tells EventSource how long to wait before reconnecting after a dropped connection.
-    await out.write(`retry: 1000\n\n`);
-    let lastWrite = Date.now();
-    while (open) {
-      const events = await store.events(runId, after);
-      const batch = options.batch ?? 2_000;
-      for (let start = 0; start < events.length && open; start += batch) {
-        const slice = events.slice(start, start + batch);
-        await out.write(formatSseEvents(slice));
-        after = slice[slice.length - 1]!.seq;
-        lastWrite = Date.now();
+    try {
+      await follow();
+    } finally {
+      options.gate?.leave();
+    }
+
+    async function follow() {
+      // Tells EventSource how long to wait before reconnecting after a dropped connection.
+      await out.write(`retry: 1000\n\n`);
+      let lastWrite = Date.now();
+      while (open) {
+        const events = await store.events(runId, after);
+        const batch = options.batch ?? 2_000;
+        for (let start = 0; start < events.length && open; start += batch) {
+          const slice = events.slice(start, start + batch);
+          await out.write(formatSseEvents(slice));
+          after = slice[slice.length - 1]!.seq;
+          lastWrite = Date.now();
+        }
+        if (Date.now() - lastWrite >= options.heartbeatMs) {
+          // A run deleted meanwhile (`weft prune`) ends its stream: the browser's reconnect then gets a 404 and
+          // stops, instead of this loop polling an empty log forever.
+          if (!(await store.getRun(runId))) return;
+          await out.write(SSE_HEARTBEAT);
+          lastWrite = Date.now();
+        }
+        if (open) await out.sleep(options.pollMs);
       }
-      if (Date.now() - lastWrite >= options.heartbeatMs) {
-        await out.write(SSE_HEARTBEAT);
-        lastWrite = Date.now();
-      }
-      if (open) await out.sleep(options.pollMs);
     }
   });
 }

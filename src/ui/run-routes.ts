@@ -11,7 +11,7 @@ import { summarizeRun } from '../run/run-summary.js';
 import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
 import type { DashboardStore } from './dashboard-store.js';
-import { streamRunEvents } from './event-stream.js';
+import { streamGate, streamRunEvents } from './event-stream.js';
 import { layoutPlan, type PlanLayout } from './layout-plan.js';
 import { renderMarkdown } from './render-markdown.js';
 import { addToTally, emptyTally, type RunTally } from './run-tally.js';
@@ -22,6 +22,8 @@ export interface RunRoutesOptions {
   readonly pollMs: number;
   readonly heartbeatMs: number;
   readonly probe?: LivenessProbe;
+  /** Live event streams open at once, at most (event-stream.ts MAX_EVENT_STREAMS). */
+  readonly maxStreams?: number;
 }
 
 /** The task text in lists is clipped; the run page shows it whole. */
@@ -32,6 +34,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   const { store } = options;
   const tallies = new Map<string, { updatedAt: string; tally: RunTally }>();
   const layouts = new Map<string, PlanLayout>();
+  const gate = streamGate(options.maxStreams);
 
   const statusOf = (run: RunRecord): StoredRunStatus => effectiveStatus(run, options.probe);
 
@@ -142,7 +145,12 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
-    return streamRunEvents(c, store, runId, options);
+    if (!gate.tryEnter())
+      return c.json(
+        { error: { code: 'BUSY', message: `${gate.open} live event streams are open already; close some pages` } },
+        503,
+      );
+    return streamRunEvents(c, store, runId, { ...options, gate });
   });
 }
 
