@@ -97,7 +97,7 @@ describe('live event streams', () => {
     const third = await dashboard.request('/api/runs/r1/events', auth);
     expect(third.status).toBe(503);
     expect(third.headers.get('Content-Security-Policy')).toContain("default-src 'none'");
-    expect((await third.json()).error.code).toBe('BUSY');
+    expect(((await third.json()) as { error: { code: string } }).error.code).toBe('BUSY');
     await first.body!.cancel();
     await expect.poll(async () => (await dashboard.request('/api/runs/r1/events', auth)).status).toBe(200);
     await second.body!.cancel();
