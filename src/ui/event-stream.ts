@@ -46,44 +46,54 @@ export function streamGate(max: number = MAX_EVENT_STREAMS): StreamGate {
   };
 }
 
+/**
+ * A store read failing mid-stream (the run pruned: NOT_FOUND; the database gone) ends the stream without a stack
+ * trace on stderr per open page: the browser reconnects, and that request's getRun answers 404 or a JSON 500.
+ */
+async function quietEnd(): Promise<void> {}
+
 export function streamRunEvents(c: Context, store: DashboardStore, runId: string, options: EventStreamOptions) {
   let after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
   c.header('Content-Type', 'text/event-stream; charset=utf-8');
   c.header('Cache-Control', 'no-store');
   c.header('X-Accel-Buffering', 'no');
-  return stream(c, async (out) => {
-    let open = true;
-    out.onAbort(() => {
-      open = false;
-    });
-    try {
-      await follow();
-    } finally {
-      options.gate?.leave();
-    }
-
-    async function follow() {
-      // Tells EventSource how long to wait before reconnecting after a dropped connection.
-      await out.write(`retry: 1000\n\n`);
-      let lastWrite = Date.now();
-      while (open) {
-        const events = await store.events(runId, after);
-        const batch = options.batch ?? 2_000;
-        for (let start = 0; start < events.length && open; start += batch) {
-          const slice = events.slice(start, start + batch);
-          await out.write(formatSseEvents(slice));
-          after = slice[slice.length - 1]!.seq;
-          lastWrite = Date.now();
-        }
-        if (Date.now() - lastWrite >= options.heartbeatMs) {
-          // A run deleted meanwhile (`weft prune`) ends its stream: the browser's reconnect then gets a 404 and
-          // stops, instead of this loop polling an empty log forever.
-          if (!(await store.getRun(runId))) return;
-          await out.write(SSE_HEARTBEAT);
-          lastWrite = Date.now();
-        }
-        if (open) await out.sleep(options.pollMs);
+  return stream(
+    c,
+    async (out) => {
+      let open = true;
+      out.onAbort(() => {
+        open = false;
+      });
+      try {
+        await follow();
+      } finally {
+        options.gate?.leave();
       }
-    }
-  });
+
+      async function follow() {
+        // Tells EventSource how long to wait before reconnecting after a dropped connection.
+        await out.write(`retry: 1000\n\n`);
+        let lastWrite = Date.now();
+        while (open) {
+          const events = await store.events(runId, after);
+          const batch = options.batch ?? 2_000;
+          for (let start = 0; start < events.length && open; start += batch) {
+            const slice = events.slice(start, start + batch);
+            await out.write(formatSseEvents(slice));
+            after = slice[slice.length - 1]!.seq;
+            lastWrite = Date.now();
+          }
+          if (Date.now() - lastWrite >= options.heartbeatMs) {
+            // A run deleted meanwhile (`weft prune`) ends its stream: the browser's reconnect then gets a 404 and
+            // stops, instead of this loop polling an empty log forever.
+            if (!(await store.getRun(runId))) return;
+            await out.write(SSE_HEARTBEAT);
+            lastWrite = Date.now();
+          }
+          if (open) await out.sleep(options.pollMs);
+        }
+      }
+    },
+    quietEnd,
+  );
 }

@@ -3,7 +3,7 @@
  * every answer (401, 404, 500, 503, a stream) carries the security headers, a failing store is a JSON error, live
  * streams are capped and end when their run is deleted.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunRecord, StoredEvent } from '../../src/store/run-store.js';
 import { createDashboardApp } from '../../src/ui/dashboard-app.js';
 import type { DashboardStore } from '../../src/ui/dashboard-store.js';
@@ -121,5 +121,29 @@ describe('live event streams', () => {
     let done = false;
     while (!done) done = (await reader.read()).done;
     expect(done).toBe(true);
+  });
+});
+
+describe('a store read failing mid-stream', () => {
+  it('ends the stream without a stack trace on stderr', async () => {
+    const runs = new Map([['r1', run]]);
+    let reads = 0;
+    const store = storeWith(runs, {
+      events: async () => {
+        reads += 1;
+        if (reads > 1) throw new Error('No run "r1" (pruned)');
+        return [{ runId: 'r1', seq: 1, event: { type: 'run-start', at: 0 } }];
+      },
+    });
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const response = await app(store).request('/api/runs/r1/events', auth);
+      const text = await response.text();
+      expect(text).toContain('id: 1\n');
+      expect(reads).toBe(2);
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
   });
 });
