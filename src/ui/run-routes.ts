@@ -145,6 +145,10 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    // HEAD: the headers only. Hono answers HEAD by running the GET route and dropping the body without cancelling
+    // it, so a stream started here would poll the store forever, holding a place under the cap.
+    if (c.req.method === 'HEAD')
+      return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
     if (!gate.tryEnter())
       return c.json(
         { error: { code: 'BUSY', message: `${gate.open} live event streams are open already; close some pages` } },

@@ -147,3 +147,17 @@ describe('a store read failing mid-stream', () => {
     }
   });
 });
+
+describe('HEAD on a live event stream', () => {
+  it('answers the headers without starting a stream that would hold a place forever', async () => {
+    const dashboard = app(storeWith(new Map([['r1', run]])), { maxStreams: 1 });
+    for (let i = 0; i < 3; i++) {
+      const head = await dashboard.request('/api/runs/r1/events', { method: 'HEAD', ...auth });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('Content-Type')).toContain('text/event-stream');
+    }
+    const response = await dashboard.request('/api/runs/r1/events', auth);
+    expect(response.status).toBe(200);
+    await response.body!.cancel();
+  });
+});
