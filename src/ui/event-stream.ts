@@ -28,6 +28,8 @@ export interface StreamGate {
 }
 
 export const MAX_EVENT_STREAMS = 64;
+/** One write's text, at most (one event larger than this goes out alone). */
+export const MAX_WRITE_CHARS = 1_000_000;
 
 export function streamGate(max: number = MAX_EVENT_STREAMS): StreamGate {
   let open = 0;
@@ -77,10 +79,25 @@ export function streamRunEvents(c: Context, store: DashboardStore, runId: string
         while (open) {
           const events = await store.events(runId, after);
           const batch = options.batch ?? 2_000;
-          for (let start = 0; start < events.length && open; start += batch) {
-            const slice = events.slice(start, start + batch);
-            await out.write(formatSseEvents(slice));
-            after = slice[slice.length - 1]!.seq;
+          // Writes are cut by count and by size: 2,000 events with large outputs would otherwise be one string of
+          // hundreds of MB (past V8's string limit, the stream would fail on every reconnect at the same place).
+          let text = '';
+          let count = 0;
+          for (const stored of events) {
+            if (!open) break;
+            text += formatSseEvents([stored]);
+            count += 1;
+            if (count >= batch || text.length >= MAX_WRITE_CHARS) {
+              await out.write(text);
+              after = stored.seq;
+              lastWrite = Date.now();
+              text = '';
+              count = 0;
+            }
+          }
+          if (text !== '' && open) {
+            await out.write(text);
+            after = events[events.length - 1]!.seq;
             lastWrite = Date.now();
           }
           if (Date.now() - lastWrite >= options.heartbeatMs) {

@@ -161,3 +161,32 @@ describe('HEAD on a live event stream', () => {
     await response.body!.cancel();
   });
 });
+
+describe('a stream over large events', () => {
+  it('writes them in pieces of about a megabyte, every event once and in order', async () => {
+    const big = 'x'.repeat(100_000);
+    const events = Array.from({ length: 40 }, (_, index) => ({
+      runId: 'r1',
+      seq: index + 1,
+      event: { type: 'call', at: index, output: big },
+    }));
+    const store = storeWith(new Map([['r1', run]]), {
+      events: async (_runId, after = 0) => events.filter((stored) => stored.seq > after),
+    });
+    const response = await app(store).request('/api/runs/r1/events', auth);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let largest = 0;
+    while (!text.includes('id: 40\n')) {
+      const { value } = await reader.read();
+      largest = Math.max(largest, value!.byteLength);
+      text += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel();
+    expect(largest).toBeLessThan(1_200_000);
+    expect([...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]))).toEqual(
+      events.map((stored) => stored.seq),
+    );
+  });
+});
