@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // `npm test`.
 export default defineConfig({
   test: {
-    include: ['test/long/**/*.test.ts'],
+    include: ['test/long/**/*.test.ts', 'test/browser/**/*.test.ts'],
     testTimeout: 600_000,
     maxWorkers: 2,
   },

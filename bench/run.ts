@@ -2,6 +2,7 @@
  * `npm run bench` runs every benchmark in sequence and prints one table each; `npm run bench -- scheduler` runs
  * only the named ones.
  */
+import { dashboardBench } from './dashboard.bench.js';
 import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';
 import { largeRunBench } from './large-run.bench.js';
@@ -21,6 +22,7 @@ import { worfevalBench } from './worfeval.bench.js';
 const BENCHES: readonly Bench[] = [
   schedulerBench,
   largeRunBench,
+  dashboardBench,
   persistedRunBench,
   strategiesBench,
   providerFaultsBench,

@@ -72,6 +72,7 @@ import {
 import {
   checkOwner,
   checkStatus,
+  eventLimit,
   prepareEventBatch,
   prepareEvents,
   preparePlanVersion,
@@ -522,7 +523,7 @@ class PostgresStore implements PostgresRunStore {
       // events gives one row with a null seq, an unknown run none.
       events: `SELECT e.seq, e.data, e.blob_refs FROM ${s}.runs r
          LEFT JOIN ${s}.events e ON e.run_id = r.run_id AND e.seq > $2::double precision
-         WHERE r.run_id = $1 ORDER BY e.seq`,
+         WHERE r.run_id = $1 ORDER BY e.seq LIMIT $3::bigint`,
       insertPlan: `INSERT INTO ${s}.plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES ($1, $2, $3, $4, $5, $6)`,
       plans: `SELECT p.version, p.cause, p.created_at, p.data, p.blob_refs FROM ${s}.runs r
          LEFT JOIN ${s}.plan_versions p ON p.run_id = r.run_id
@@ -811,11 +812,16 @@ class PostgresStore implements PostgresRunStore {
     );
   }
 
-  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+  events(runId: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
     return this.use(`read the events of run ${runId}`, () =>
       // One snapshot for the events and their blobs, so a concurrent prune cannot take a blob in between.
       this.transaction(async (client) => {
-        const result = await client.query<DataRow & { seq: number | null }>(this.sql.events, [runId, afterSeq]);
+        // LIMIT NULL is Postgres's "no limit".
+        const result = await client.query<DataRow & { seq: number | null }>(this.sql.events, [
+          runId,
+          afterSeq,
+          eventLimit(limit) ?? null,
+        ]);
         if (result.rowCount === 0) throw this.notFound(runId);
         const rows = result.rows.filter((row): row is DataRow & { seq: number } => row.seq !== null);
         const refs = rows.map((row) => decodeRefs(row.blob_refs, `event ${row.seq} of run ${runId}`));

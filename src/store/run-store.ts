@@ -145,8 +145,11 @@ export interface RunStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** Oldest first. */
   listRuns(): Promise<RunRecord[]>;
-  /** Events with seq > afterSeq (default 0), in order. */
-  events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /**
+   * Events with seq > afterSeq (default 0), in order; at most `limit` of them when given (a reader of a long log
+   * — the dashboard's live stream — takes it in pages rather than in one read that blocks for seconds).
+   */
+  events(runId: string, afterSeq?: number, limit?: number): Promise<StoredEvent[]>;
   /** Lowest version first. */
   planVersions(runId: string): Promise<PlanVersion[]>;
   stats(): Promise<StoreStats>;

@@ -68,6 +68,7 @@ import {
 import {
   checkOwner,
   checkStatus,
+  eventLimit,
   prepareEventBatch,
   prepareEvents,
   preparePlanVersion,
@@ -432,8 +433,9 @@ class SqliteStore implements SqliteRunStore {
         'UPDATE runs SET last_seq = last_seq + ?, updated_at = ? WHERE run_id = ? RETURNING last_seq',
       ),
       insertEvent: db.prepare('INSERT INTO events (run_id, seq, type, at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)'),
-      events: db.prepare<[string, number], DataRow & { seq: number }>(
-        'SELECT seq, data, blob_refs FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
+      events: db.prepare<[string, number, number], DataRow & { seq: number }>(
+        // LIMIT -1 is SQLite's "no limit".
+        'SELECT seq, data, blob_refs FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
       ),
       insertPlan: db.prepare(
         'INSERT INTO plan_versions (run_id, version, cause, created_at, data, blob_refs) VALUES (?, ?, ?, ?, ?, ?)',
@@ -707,13 +709,13 @@ class SqliteStore implements SqliteRunStore {
     return this.use('list runs', () => this.statements.listRuns.all().map((row) => runRecordFromRow(row)));
   }
 
-  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+  events(runId: string, afterSeq = 0, limit?: number): Promise<StoredEvent[]> {
     return this.use(`read the events of run ${runId}`, () =>
       // One read transaction: the existence check and the rows come from the same snapshot.
       this.db.transaction(() => {
         this.requireRun(runId);
         const blob = this.blobReader();
-        return this.statements.events.all(runId, afterSeq).map((row): StoredEvent => {
+        return this.statements.events.all(runId, afterSeq, eventLimit(limit) ?? -1).map((row): StoredEvent => {
           const what = `event ${row.seq} of run ${runId}`;
           const event = inflate(row.data, decodeRefs(row.blob_refs, what), blob, what) as EventRecord;
           return { runId, seq: row.seq, event };

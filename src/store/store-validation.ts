@@ -132,3 +132,11 @@ export function checkStatus(status: StoredRunStatus): void {
     );
   }
 }
+
+/** A page size for `events`: a positive integer, or undefined for all of them. */
+export function eventLimit(limit: number | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new WeftError('STORE', `An events limit must be a positive integer, not ${String(limit)}`);
+  return limit;
+}

@@ -1,7 +1,8 @@
 /**
  * `GET /api/runs/:id/events`: a run's events as server-sent events, live. The store is the only channel between
  * the process running the run and this server (it may be another process, or another machine on Postgres), so
- * the stream polls it for events after the last one sent. Each poll's events go out in one write.
+ * the stream polls it for events after the last one sent, a page of them per store read, written in pieces of
+ * about a megabyte at most.
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
@@ -77,28 +78,30 @@ export function streamRunEvents(c: Context, store: DashboardStore, runId: string
         await out.write(`retry: 1000\n\n`);
         let lastWrite = Date.now();
         while (open) {
-          const events = await store.events(runId, after);
+          // A page at a time: a 50,000-event log read at once blocked the server for seconds.
           const batch = options.batch ?? 2_000;
-          // Writes are cut by count and by size: 2,000 events with large outputs would otherwise be one string of
-          // hundreds of MB (past V8's string limit, the stream would fail on every reconnect at the same place).
-          let text = '';
-          let count = 0;
-          for (const stored of events) {
-            if (!open) break;
-            text += formatSseEvents([stored]);
-            count += 1;
-            if (count >= batch || text.length >= MAX_WRITE_CHARS) {
-              await out.write(text);
-              after = stored.seq;
-              lastWrite = Date.now();
-              text = '';
-              count = 0;
+          for (let full = true; full && open; ) {
+            const events = await store.events(runId, after, batch);
+            full = events.length === batch;
+            if (events.length === 0) break;
+            // Writes are cut by size too: 2,000 events with large outputs would otherwise be one string of hundreds
+            // of MB (past V8's string limit, the stream would fail on every reconnect at the same place).
+            let text = '';
+            for (const stored of events) {
+              if (!open) return;
+              text += formatSseEvents([stored]);
+              if (text.length >= MAX_WRITE_CHARS) {
+                await out.write(text);
+                after = stored.seq;
+                lastWrite = Date.now();
+                text = '';
+              }
             }
-          }
-          if (text !== '' && open) {
-            await out.write(text);
-            after = events[events.length - 1]!.seq;
-            lastWrite = Date.now();
+            if (text !== '' && open) {
+              await out.write(text);
+              after = events[events.length - 1]!.seq;
+              lastWrite = Date.now();
+            }
           }
           if (Date.now() - lastWrite >= options.heartbeatMs) {
             // A run deleted meanwhile (`weft prune`) ends its stream: the browser's reconnect then gets a 404 and

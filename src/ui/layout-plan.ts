@@ -1,40 +1,31 @@
 /**
  * Positions for a plan's DAG, computed with dagre on the server; the page only draws them as SVG. dagre's default
  * ranker (network simplex) gives the tidiest layers but grows fast with size (1,000 nodes took 8.5 s here), so
- * large plans are ranked by longest path instead (10,000 nodes in under 10 s).
+ * larger plans are ranked by longest path instead, and the largest laid out without dagre (layered-layout.ts).
  */
 import dagre from '@dagrejs/dagre';
 import type { WorkflowJson } from '../graph/workflow.js';
+import { layeredLayout } from './layered-layout.js';
+import type { PlanLayout } from './plan-layout.js';
 
-export interface LaidOutNode {
-  readonly id: string;
-  readonly agent: string;
-  /** Centre of the box. */
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-}
-
-export interface LaidOutEdge {
-  readonly from: string;
-  readonly to: string;
-  readonly points: readonly { readonly x: number; readonly y: number }[];
-}
-
-export interface PlanLayout {
-  readonly width: number;
-  readonly height: number;
-  readonly nodes: readonly LaidOutNode[];
-  readonly edges: readonly LaidOutEdge[];
-}
+export type { LaidOutEdge, LaidOutNode, PlanLayout } from './plan-layout.js';
 
 export const NODE_WIDTH = 168;
 export const NODE_HEIGHT = 44;
 /** Above this many subtasks, the fast ranker. */
 export const FAST_LAYOUT_ABOVE = 400;
+/** Above this many, not dagre at all (its time grows much faster than the plan, see layered-layout.ts). */
+export const LAYERED_LAYOUT_ABOVE = 1_000;
 
 export function layoutPlan(workflow: Pick<WorkflowJson, 'subtasks'>): PlanLayout {
+  if (workflow.subtasks.length > LAYERED_LAYOUT_ABOVE)
+    return layeredLayout(workflow, {
+      nodeWidth: NODE_WIDTH,
+      nodeHeight: NODE_HEIGHT,
+      nodesep: 8,
+      ranksep: 36,
+      margin: 12,
+    });
   const graph = new dagre.graphlib.Graph();
   const large = workflow.subtasks.length > FAST_LAYOUT_ABOVE;
   graph.setGraph({

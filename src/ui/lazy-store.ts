@@ -26,7 +26,7 @@ export function lazyExistingStore(
   return {
     listRuns: async () => (await current())?.listRuns() ?? [],
     getRun: async (runId) => (await current())?.getRun(runId),
-    events: async (runId, afterSeq) => (await current())?.events(runId, afterSeq) ?? [],
+    events: async (runId, afterSeq, limit) => (await current())?.events(runId, afterSeq, limit) ?? [],
     planVersions: async (runId) => (await current())?.planVersions(runId) ?? [],
     listSessions: async () => (await current())?.listSessions?.() ?? [],
     getSession: async (sessionId) => (await current())?.getSession?.(sessionId),

@@ -12,7 +12,8 @@ import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { streamGate, streamRunEvents } from './event-stream.js';
-import { layoutPlan, type PlanLayout } from './layout-plan.js';
+import type { PlanLayout } from './layout-plan.js';
+import { layoutPlanOffThread } from './layout-off-thread.js';
 import { renderMarkdown } from './render-markdown.js';
 import { addToTally, emptyTally, type RunTally } from './run-tally.js';
 import { taskDetail } from './task-detail.js';
@@ -33,7 +34,8 @@ const LAYOUT_CACHE = 16;
 export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   const { store } = options;
   const tallies = new Map<string, { updatedAt: string; tally: RunTally }>();
-  const layouts = new Map<string, PlanLayout>();
+  // Promises, so two pages asking for a large plan's layout at once share one computation.
+  const layouts = new Map<string, Promise<PlanLayout>>();
   const gate = streamGate(options.maxStreams);
 
   const statusOf = (run: RunRecord): StoredRunStatus => effectiveStatus(run, options.probe);
@@ -119,11 +121,12 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
     const key = `${runId}\u0000${version.version}`;
     let layout = layouts.get(key);
     if (!layout) {
-      layout = layoutPlan(version.workflow);
+      layout = layoutPlanOffThread(version.workflow);
       layouts.set(key, layout);
+      layout.catch(() => layouts.delete(key));
       if (layouts.size > LAYOUT_CACHE) layouts.delete(layouts.keys().next().value!);
     }
-    return c.json({ version: version.version, subtasks: subtaskCards(version.workflow), layout });
+    return c.json({ version: version.version, subtasks: subtaskCards(version.workflow), layout: await layout });
   });
 
   app.get('/api/runs/:id/tasks/:taskId', async (c) => {

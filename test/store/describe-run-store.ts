@@ -181,6 +181,12 @@ export function describeRunStore(name: string, factory: RunStoreFactory): void {
         );
         expect((await store.events('r1', 3)).map((stored) => stored.seq)).toEqual([4, 5]);
         expect(await store.events('r1', 5)).toEqual([]);
+        // A page of the log: at most `limit` events after `afterSeq`.
+        expect((await store.events('r1', 1, 2)).map((stored) => stored.seq)).toEqual([2, 3]);
+        expect((await store.events('r1', 4, 10)).map((stored) => stored.seq)).toEqual([5]);
+        await expect(store.events('r1', 0, 0)).rejects.toMatchObject({ code: 'STORE' });
+        await expect(store.events('r1', 0, 1.5)).rejects.toMatchObject({ code: 'STORE' });
+        await expect(store.events('missing', 0, 2)).rejects.toMatchObject({ code: 'NOT_FOUND' });
         expect((await store.events('r1', 0)).map((stored) => stored.seq)).toEqual([1, 2, 3, 4, 5]);
       });
 
