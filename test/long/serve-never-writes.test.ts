@@ -1,7 +1,7 @@
 /**
- * `weft serve` as a user runs it, in a child process: with live event streams open, SIGINT and SIGTERM stop it
- * with exit 0 and end the streams; and a session of requests leaves the store and the home exactly as they were
- * (the same bytes in weft.db, no -wal/-shm or other new files).
+ * `weft serve` never writes: in a child process, a session of requests and live streams, then SIGINT, leaves the
+ * store and the home exactly as they were (the same bytes in weft.db, no -wal/-shm or other new files left).
+ * (serve-signals.test.ts covers the signals themselves.)
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -67,35 +67,31 @@ async function serve(home: string) {
 }
 
 describe('weft serve in a child process', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)(
-    '%s with streams open exits 0 and writes nothing',
-    async (signal) => {
-      const { home, runId } = homeWithRun();
-      const before = snapshot(home);
-      const { child, closed, base, auth } = await serve(home);
-      for (const path of ['/api/runs', `/api/runs/${runId}`, `/api/runs/${runId}/plans`, '/api/sessions', '/']) {
-        expect((await fetch(`${base}${path}`, { headers: auth })).status).toBe(200);
-      }
-      const streams = [];
-      for (let i = 0; i < 3; i++) {
-        const response = await fetch(`${base}/api/runs/${runId}/events`, { headers: auth });
-        const reader = response.body!.getReader();
-        await reader.read();
-        streams.push(reader);
-      }
-      child.kill(signal);
-      expect(await closed).toBe(0);
-      for (const reader of streams) {
-        // Each stream ends (done, or the connection dropped): none is left hanging.
-        await reader.read().then(
-          async function drain(result): Promise<void> {
-            if (!result.done) await reader.read().then(drain);
-          },
-          () => undefined,
-        );
-      }
-      expect(snapshot(home)).toEqual(before);
-    },
-    60_000,
-  );
+  it('a session of requests and streams, then SIGINT: exit 0, and the home is as it was', async () => {
+    const { home, runId } = homeWithRun();
+    const before = snapshot(home);
+    const { child, closed, base, auth } = await serve(home);
+    for (const path of ['/api/runs', `/api/runs/${runId}`, `/api/runs/${runId}/plans`, '/api/sessions', '/']) {
+      expect((await fetch(`${base}${path}`, { headers: auth })).status).toBe(200);
+    }
+    const streams = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${base}/api/runs/${runId}/events`, { headers: auth });
+      const reader = response.body!.getReader();
+      await reader.read();
+      streams.push(reader);
+    }
+    child.kill('SIGINT');
+    expect(await closed).toBe(0);
+    for (const reader of streams) {
+      // Each stream ends (done, or the connection dropped): none is left hanging.
+      await reader.read().then(
+        async function drain(result): Promise<void> {
+          if (!result.done) await reader.read().then(drain);
+        },
+        () => undefined,
+      );
+    }
+    expect(snapshot(home)).toEqual(before);
+  }, 60_000);
 });
