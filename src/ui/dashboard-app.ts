@@ -28,6 +28,8 @@ export interface DashboardOptions {
   readonly home?: string;
   /** Eval report files or folders to list (`weft serve --reports`). */
   readonly reports?: readonly string[];
+  /** Live event streams open at once, at most; past it a 503. Default MAX_EVENT_STREAMS (64). */
+  readonly maxStreams?: number;
   /** The page's files; default the package's `web/`. */
   readonly assets?: Map<string, WebAsset>;
 }
@@ -37,6 +39,14 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 
 export function createDashboardApp(options: DashboardOptions): Hono {
   const app = new Hono();
+  // A failing store read (a locked or damaged database, Postgres gone): the page gets JSON it can show, not
+  // Hono's plain text; no stack trace on the server's stderr per request.
+  app.onError((error, c) => {
+    const message = `The dashboard could not answer: ${error.message}`;
+    return c.req.path.startsWith('/api/')
+      ? c.json({ error: { code: 'INTERNAL', message } }, 500)
+      : c.text(message, 500);
+  });
   const assets = options.assets ?? loadWebAssets();
   app.use('*', securityHeaders());
   app.use('*', tokenAuth(options.token));
@@ -45,6 +55,7 @@ export function createDashboardApp(options: DashboardOptions): Hono {
     pollMs: options.pollMs ?? DEFAULT_POLL_MS,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.maxStreams !== undefined ? { maxStreams: options.maxStreams } : {}),
   });
   registerEngineRoutes(app, options);
   registerRunPageRoutes(app, { store: options.store });

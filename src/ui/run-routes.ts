@@ -11,7 +11,7 @@ import { summarizeRun } from '../run/run-summary.js';
 import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
 import type { DashboardStore } from './dashboard-store.js';
-import { streamRunEvents } from './event-stream.js';
+import { streamGate, streamRunEvents } from './event-stream.js';
 import type { PlanLayout } from './layout-plan.js';
 import { layoutPlanOffThread } from './layout-off-thread.js';
 import { renderMarkdown } from './render-markdown.js';
@@ -23,6 +23,8 @@ export interface RunRoutesOptions {
   readonly pollMs: number;
   readonly heartbeatMs: number;
   readonly probe?: LivenessProbe;
+  /** Live event streams open at once, at most (event-stream.ts MAX_EVENT_STREAMS). */
+  readonly maxStreams?: number;
 }
 
 /** The task text in lists is clipped; the run page shows it whole. */
@@ -34,6 +36,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   const tallies = new Map<string, { updatedAt: string; tally: RunTally }>();
   // Promises, so two pages asking for a large plan's layout at once share one computation.
   const layouts = new Map<string, Promise<PlanLayout>>();
+  const gate = streamGate(options.maxStreams);
 
   const statusOf = (run: RunRecord): StoredRunStatus => effectiveStatus(run, options.probe);
 
@@ -145,7 +148,16 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
-    return streamRunEvents(c, store, runId, options);
+    // HEAD: the headers only. Hono answers HEAD by running the GET route and dropping the body without cancelling
+    // it, so a stream started here would poll the store forever, holding a place under the cap.
+    if (c.req.method === 'HEAD')
+      return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
+    if (!gate.tryEnter())
+      return c.json(
+        { error: { code: 'BUSY', message: `${gate.open} live event streams are open already; close some pages` } },
+        503,
+      );
+    return streamRunEvents(c, store, runId, { ...options, gate });
   });
 }
 

@@ -33,7 +33,9 @@ export function tokenAuth(token: string): MiddlewareHandler {
       setCookie(c, cookieName, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
       if (c.req.method === 'GET' && !url.pathname.startsWith('/api/')) {
         url.searchParams.delete('token');
-        return c.redirect(`${url.pathname}${url.search}${url.hash}`, 303);
+        // One leading slash only: `//evil.com/?token=…` would otherwise redirect off-site (a protocol-relative URL).
+        const path = `/${url.pathname.replace(/^[/\\]+/, '')}`;
+        return c.redirect(`${path}${url.search}`, 303);
       }
       return next();
     }
