@@ -124,6 +124,20 @@ describe('run fold', () => {
     expect(state.errors.size).toBe(0);
   });
 
+  it('keeps a subtask running while its attempt is open, whatever a new plan version snapshot says', () => {
+    const state = fold([
+      { type: 'plan-chosen', at: 0, version: 1, workflow: { subtasks: [subtask('a')] } },
+      { type: 'task-start', at: 1, taskId: 'a', attempt: 1, agent: 'w' },
+      { type: 'task-end', at: 2, taskId: 'a', attempt: 1, status: 'failed', error: 'boom' },
+      { type: 'task-start', at: 3, taskId: 'a', attempt: 2, agent: 'w' },
+      // The version was snapshotted before the retry started, and says the old outcome.
+      { type: 'plan-update', at: 4, version: 2, workflow: { subtasks: [{ ...subtask('a'), status: 'completed' }] } },
+    ]);
+    expect(state.subtasks.get('a')).toBe('in progress');
+    foldEvent(state, 6, { type: 'task-end', at: 5, taskId: 'a', attempt: 2, status: 'completed', output: 'ok' });
+    expect(state.subtasks.get('a')).toBe('completed');
+  });
+
   it('drops an event seen again after a reconnect', () => {
     const state = emptyFold();
     expect(foldEvent(state, 1, { type: 'call', at: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.5 })).toBe(true);

@@ -66,7 +66,11 @@ export function foldEvent(fold, seq, event) {
         // The version says which subtasks still count as done (a changed one starts over); as the run summary does,
         // a running attempt keeps its status until it ends.
         const status = subtask.status ?? 'not started';
-        if (status !== 'in progress' || !fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, status);
+        // An attempt already started and not ended is running whatever the snapshot says: the snapshot was taken
+        // when the version was made, and the attempt's own task-end (or a discard) settles it.
+        const open = fold.attempts.get(subtask.id)?.some((bar) => bar.end === undefined) ?? false;
+        if (open) fold.subtasks.set(subtask.id, 'in progress');
+        else if (status !== 'in progress' || !fold.subtasks.has(subtask.id)) fold.subtasks.set(subtask.id, status);
         if (status !== 'failed') fold.errors.delete(subtask.id);
       }
       break;
