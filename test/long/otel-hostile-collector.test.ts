@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopTelemetry } from '../../src/llm/start-telemetry.js';
-import { cli, tempHome } from './cli-harness.js';
+import { cli, tempHome } from '../cli/cli-harness.js';
 
 const SIM = 'sim:seed=3,tasks=3';
 // OTel's standard timeout variable, shortened: the bounded wait is what is tested, not its default length.
