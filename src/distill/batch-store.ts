@@ -121,7 +121,7 @@ export async function readBatchManifest(home: string, batchId: string): Promise<
   } catch (error) {
     value = { damaged: (error as Error).message };
   }
-  const parsed = manifestSchema.safeParse(value);
+  const parsed = batchManifestSchema.safeParse(value);
   if (!parsed.success || parsed.data.batchId !== batchId) {
     const issue = parsed.success ? undefined : parsed.error.issues[0];
     const why = issue ? `: ${issue.path.join('.') || 'the document'}: ${issue.message}` : `: it names another batch`;
@@ -134,7 +134,8 @@ export async function readBatchManifest(home: string, batchId: string): Promise<
   return parsed.data as BatchManifest;
 }
 
-const manifestSchema = z.object({
+/** The manifest's shape; the dashboard reads manifests with it too. */
+export const batchManifestSchema = z.object({
   version: z.literal(1),
   batchId: z.string(),
   createdAt: z.string(),

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { batchManifestSchema } from '../distill/batch-store.js';
 import { MAX_WORKFLOW_FILE_BYTES, parseExecutableWorkflow } from '../distill/read-workflow-file.js';
 import { type LivenessProbe, ownerState } from '../store/run-owner.js';
 import { type BatchLogIndex, emptyLogIndex, extendLogIndex, type LogCounts, logCounts } from './batch-log-index.js';
@@ -23,21 +24,7 @@ const MAX_OWNER_BYTES = 4_096;
 const INDEX_CACHE = 8;
 const GRAPH_CACHE = 8;
 
-const manifestSchema = z.object({
-  version: z.literal(1),
-  batchId: z.string(),
-  createdAt: z.string(),
-  workflow: z.object({ path: z.string().min(1), sha256: z.string() }),
-  tools: z.object({ path: z.string().min(1) }).optional(),
-  inputs: z.object({ path: z.string().min(1), sha256: z.string(), cases: z.number().int().min(0) }),
-  options: z.object({
-    concurrency: z.number().int().min(1),
-    maxVisits: z.number().int().min(1).optional(),
-    out: z.string().optional(),
-    workers: z.string().optional(),
-  }),
-});
-export type ShownManifest = z.infer<typeof manifestSchema>;
+export type ShownManifest = z.infer<typeof batchManifestSchema>;
 
 /** `running`: a live process has it; `finished`: every case has a result; `stopped`: neither (a resume goes on). */
 export type BatchStatus = 'running' | 'finished' | 'stopped' | 'unreadable';
@@ -147,7 +134,7 @@ export function batchFolders(home: string, probe?: LivenessProbe): BatchFolders 
       try {
         const text = await readSmallFile(join(dir, 'batch.json'), MAX_MANIFEST_BYTES);
         if (text === undefined) throw new Error('it has no batch.json');
-        const parsed = manifestSchema.safeParse(JSON.parse(text));
+        const parsed = batchManifestSchema.safeParse(JSON.parse(text));
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
           throw new Error(

@@ -4,6 +4,7 @@
  * `data-id` and `data-status`; a status change only rewrites that attribute, so a 10,000-node plan animates
  * without redrawing.
  */
+import { arrowDefs, pathThrough } from './svg-parts.js';
 import { h, s } from '../dom.js';
 
 /**
@@ -27,30 +28,10 @@ export function drawDag(data, onSelect, options = {}) {
     role: 'img',
     'aria-label': 'plan graph',
   });
-  svg.append(
-    s(
-      'defs',
-      {},
-      s(
-        'marker',
-        {
-          id: markerId,
-          viewBox: '0 0 10 10',
-          refX: 9,
-          refY: 5,
-          markerWidth: 7,
-          markerHeight: 7,
-          orient: 'auto-start-reverse',
-        },
-        s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrowhead' }),
-      ),
-    ),
-  );
+  svg.append(arrowDefs(markerId));
   const edges = s('g', { class: 'edges' });
   for (const edge of layout.edges) {
-    const d = edge.points
-      .map((/** @type {any} */ point, /** @type {number} */ index) => `${index ? 'L' : 'M'}${point.x},${point.y}`)
-      .join(' ');
+    const d = pathThrough(edge.points);
     edges.append(
       s('path', { d, class: 'edge', 'marker-end': `url(#${markerId})`, 'data-from': edge.from, 'data-to': edge.to }),
     );

@@ -4,6 +4,7 @@
  * `<g class="wf-node" data-kind="…">` whose shape says its kind: start and end round, a condition a diamond, a set
  * a dashed box, a forEach a doubled box, a tool a plain box. Branch edges are dashed and labelled.
  */
+import { arrowDefs, pathThrough } from './svg-parts.js';
 import { s } from '../dom.js';
 
 /** @param {any} layout */
@@ -19,31 +20,11 @@ export function drawWorkflow(layout) {
     role: 'img',
     'aria-label': 'workflow graph',
   });
-  svg.append(
-    s(
-      'defs',
-      {},
-      s(
-        'marker',
-        {
-          id: 'wf-arrow',
-          viewBox: '0 0 10 10',
-          refX: 9,
-          refY: 5,
-          markerWidth: 7,
-          markerHeight: 7,
-          orient: 'auto-start-reverse',
-        },
-        s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrowhead' }),
-      ),
-    ),
-  );
+  svg.append(arrowDefs('wf-arrow'));
   const edges = s('g', { class: 'edges' });
   for (const edge of layout.edges) {
     if (edge.points.length === 0) continue;
-    const d = edge.points
-      .map((/** @type {any} */ point, /** @type {number} */ index) => `${index ? 'L' : 'M'}${point.x},${point.y}`)
-      .join(' ');
+    const d = pathThrough(edge.points);
     edges.append(s('path', { d, class: `wf-edge ${edge.kind}`, 'marker-end': 'url(#wf-arrow)' }));
     if (edge.label) {
       const middle = edge.points[Math.floor(edge.points.length / 2)];
