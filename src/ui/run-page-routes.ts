@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import type { WeftEvent } from '../run/events.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { teamRuns } from './team-runs.js';
+import { readRunEvents } from './read-run-events.js';
 
 export interface RunPageRoutesOptions {
   readonly store: DashboardStore;
@@ -18,7 +19,7 @@ export function registerRunPageRoutes(app: Hono, options: RunPageRoutesOptions):
     const runId = c.req.param('id');
     if (!(await store.getRun(runId)))
       return c.json({ error: { code: 'NOT_FOUND', message: `No run ${JSON.stringify(runId)}` } }, 404);
-    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
     return c.json({ teams: teamRuns(events) });
   });
 }

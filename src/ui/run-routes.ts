@@ -17,6 +17,7 @@ import { layoutPlanOffThread } from './layout-off-thread.js';
 import { renderMarkdown } from './render-markdown.js';
 import { addToTally, emptyTally, type RunTally } from './run-tally.js';
 import { taskDetail } from './task-detail.js';
+import { readRunEvents } from './read-run-events.js';
 
 export interface RunRoutesOptions {
   readonly store: DashboardStore;
@@ -57,7 +58,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
       let cached = tallies.get(run.runId);
       if (!cached || cached.updatedAt !== run.updatedAt || shown === 'running') {
         const tally = cached?.tally ?? emptyTally();
-        addToTally(tally, await store.events(run.runId, tally.lastSeq));
+        addToTally(tally, await readRunEvents(store, run.runId, tally.lastSeq));
         cached = { updatedAt: run.updatedAt, tally };
         tallies.set(run.runId, cached);
       }
@@ -78,7 +79,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id', async (c) => {
     const run = await store.getRun(c.req.param('id'));
     if (!run) return notFound(c, `No run ${JSON.stringify(c.req.param('id'))}`);
-    const events = (await store.events(run.runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, run.runId)).map((stored) => stored.event as WeftEvent);
     const { workflow: _workflow, tasks, ...summary } = summarizeRun(run.runId, events);
     const versions = (await store.planVersions(run.runId)).map((version) => ({
       version: version.version,
@@ -132,7 +133,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/tasks/:taskId', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
-    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
     const detail = taskDetail(events, c.req.param('taskId'));
     if (detail.objective === undefined && detail.attempts.length === 0)
       return notFound(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);
