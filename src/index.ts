@@ -441,6 +441,7 @@ export { createExecCaseQueue, type ExecCaseQueue, type ExecCaseQueueOptions } fr
 export { createDashboardApp, type DashboardOptions } from './ui/dashboard-app.js';
 export type { DashboardStore } from './ui/dashboard-store.js';
 export { lazyExistingStore, type LazyStore } from './ui/lazy-store.js';
+export { checkDashboardToken } from './ui/token-auth.js';
 export {
   DEFAULT_DASHBOARD_PORT,
   isLoopbackHost,

@@ -2,8 +2,9 @@
  * `weft serve`: the dashboard over the configured store until SIGINT/SIGTERM. Prints the URL with its token (the
  * one secret); `--json` prints `{ url, host, port, token, store }` once, for scripts. A host other than loopback
  * must be asked for and gets a warning: anyone who can reach it and learns the token reads every run.
+ * WEFT_DASHBOARD_TOKEN sets the token, so pages left open survive a restart; otherwise each start makes a new one.
  */
-import { isLoopbackHost, lazyExistingStore, startDashboard } from '../index.js';
+import { checkDashboardToken, isLoopbackHost, lazyExistingStore, startDashboard } from '../index.js';
 import { WeftError } from '../errors.js';
 import { type CommonFlags, loadContext, openExistingStore, storePlace } from './context.js';
 import type { Output } from './output.js';
@@ -20,6 +21,9 @@ export async function serveCommand(flags: ServeFlags, output: Output, signal: Ab
   const host = flags.host ?? '127.0.0.1';
   if (host.trim() === '')
     throw new WeftError('BAD_INPUT', '--host needs a host name or address', { location: { field: '--host' } });
+  // From the environment, not a flag: a command line is visible to every user of the machine (ps).
+  const chosen = process.env['WEFT_DASHBOARD_TOKEN'];
+  const token = chosen === undefined || chosen === '' ? undefined : checkDashboardToken(chosen);
   const context = await loadContext(flags);
   const place = storePlace(context);
   const store = lazyExistingStore(() => openExistingStore(context));
@@ -30,6 +34,7 @@ export async function serveCommand(flags: ServeFlags, output: Output, signal: Ab
       port,
       storeLabel: place,
       home: context.home,
+      ...(token !== undefined ? { token } : {}),
       ...(flags.reports && flags.reports.length > 0 ? { reports: flags.reports } : {}),
     });
     if (!isLoopbackHost(host))

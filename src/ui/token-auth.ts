@@ -8,9 +8,24 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { WeftError } from '../errors.js';
 
 export function newDashboardToken(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/**
+ * A token the user chose (WEFT_DASHBOARD_TOKEN), so that pages left open keep working across a restart of the
+ * server. It travels in URLs and cookies, so only URL-safe characters; long enough not to be guessed.
+ */
+export function checkDashboardToken(token: string, field = 'WEFT_DASHBOARD_TOKEN'): string {
+  if (!/^[A-Za-z0-9._~-]{24,256}$/.test(token))
+    throw new WeftError(
+      'BAD_INPUT',
+      `${field} must be 24 to 256 characters of A-Z, a-z, 0-9, '.', '_', '~' or '-' (it goes in URLs and cookies); got ${token.length} characters`,
+      { location: { field } },
+    );
+  return token;
 }
 
 export function tokenCookieName(token: string): string {

@@ -56,4 +56,14 @@ describe('weft serve flags', () => {
     expect(result.stderr).toContain('--host');
     expect(result.stderr).toContain('192.0.2.1');
   });
+
+  it.each(['short', 'has space in it and is long enough', 'é'.repeat(30), 'x'.repeat(257)])(
+    'WEFT_DASHBOARD_TOKEN %j is exit 2 naming it, never echoing it',
+    async (token) => {
+      const result = await cli(['serve', '--port', '0', '--home', tempHome()], { WEFT_DASHBOARD_TOKEN: token });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('WEFT_DASHBOARD_TOKEN must be 24 to 256 characters');
+      expect(result.stderr).not.toContain(token);
+    },
+  );
 });

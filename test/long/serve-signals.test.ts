@@ -20,12 +20,13 @@ interface Served {
   stderr(): string;
 }
 
-function serve(home: string, flags: string[]): Served {
+function serve(home: string, flags: string[], env: Record<string, string> = {}): Served {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--home', home, ...flags],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     },
   );
   children.push(child);
@@ -100,5 +101,23 @@ describe('weft serve, a real process', () => {
     expect(await served.exited).toEqual({ code: 0, signal: null });
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(home)).toEqual([]);
+  }, 120_000);
+
+  it('WEFT_DASHBOARD_TOKEN is the token: a restarted server accepts the cookie of the first', async () => {
+    const home = tempHome();
+    const token = 'a-chosen-token_0123456789.~';
+    const first = serve(home, ['--json'], { WEFT_DASHBOARD_TOKEN: token });
+    const document = JSON.parse(await first.firstLine) as { url: string; token: string };
+    expect(document.token).toBe(token);
+    const login = await fetch(document.url, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const second = serve(home, ['--json'], { WEFT_DASHBOARD_TOKEN: token });
+    const again = JSON.parse(await second.firstLine) as { url: string };
+    const { origin } = new URL(again.url);
+    expect((await fetch(`${origin}/api/runs`, { headers: { cookie } })).status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
   }, 120_000);
 });
