@@ -6,7 +6,7 @@
  * redraws the graph with the statuses kept. `?task=<id>` in the address opens that subtask's panel.
  */
 import { getJson } from '../api.js';
-import { clear, dollars, duration, h } from '../dom.js';
+import { clear, dollars, duration, h, showBidiControls } from '../dom.js';
 import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
 import { nodePanel } from './node-panel.js';
@@ -73,8 +73,17 @@ export async function renderRunPage(main, [runId], signal) {
     selectedStatus = fold.subtasks.get(id);
     dag?.select(id);
     panelRequest.abort();
-    panelRequest = new AbortController();
-    const panel = await nodePanel(runId ?? '', id, panelRequest.signal);
+    const request = new AbortController();
+    panelRequest = request;
+    /** @type {HTMLElement} */
+    let panel;
+    try {
+      panel = await nodePanel(runId ?? '', id, request.signal);
+    } catch (error) {
+      if (request.signal.aborted) return;
+      // Said in the panel: `?task=` naming no subtask (a stale link, a typo) used to leave the panel blank.
+      panel = h('p', { class: 'error', id: 'panel-error' }, error instanceof Error ? error.message : String(error));
+    }
     if (selected !== id) return;
     clear(panelBox);
     panelBox.append(panel);
@@ -257,7 +266,7 @@ function taskText(task) {
       id: 'task-toggle',
       onclick: () => {
         open = !open;
-        text.textContent = open ? task : short;
+        text.textContent = showBidiControls(open ? task : short);
         button.textContent = open ? 'show less' : `show all (${task.length.toLocaleString()} characters)`;
       },
     },
