@@ -167,6 +167,15 @@ describe.skipIf(skipReason !== undefined)('the dashboard probed in chromium', ()
     await page.locator(`#dag g.node[data-id="${ODD_TASK}"]`).focus();
     await page.keyboard.press('Enter');
     await page.locator(`#node-panel[data-task="${ODD_TASK}"]`).waitFor();
+    // Space opens one too, and does not scroll the page away from it.
+    await page.locator('#dag g.node[data-id="__proto__"]').focus();
+    const scrolled = await page.evaluate('window.scrollY');
+    await page.keyboard.press(' ');
+    await page.locator('#node-panel[data-task="__proto__"]').waitFor();
+    expect(await page.evaluate('window.scrollY')).toBe(scrolled);
+    // A `%` that starts no escape is taken as typed.
+    await page.goto(`${origin()}#/runs/100%`);
+    await expect.poll(() => page.locator('main .error').textContent()).toBe('No run "100%"');
     expect(problems).toEqual([]);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     // The `__proto__` subtask did not poison the server: its next answers are still right.
