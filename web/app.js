@@ -30,7 +30,7 @@ async function show() {
     const match = route.pattern.exec(hash);
     if (!match) continue;
     try {
-      await route.render(view, match.slice(1).map(decodeURIComponent), controller.signal);
+      await route.render(view, match.slice(1).map(decodeParam), controller.signal);
     } catch (error) {
       if (controller.signal.aborted) return;
       clear(view);
@@ -40,6 +40,15 @@ async function show() {
     return;
   }
   view.append(h('p', { class: 'error' }, `No page ${hash}`));
+}
+
+/** A hand-typed `%` that starts no escape (`#/runs/100%`) is the id as typed, not "URI malformed". @param {string} text */
+function decodeParam(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 window.addEventListener('hashchange', show);

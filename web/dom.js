@@ -52,8 +52,23 @@ function setProps(element, props) {
 function append(element, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+    element.append(
+      typeof child === 'string' ? showBidiControls(child) : typeof child === 'number' ? String(child) : child,
+    );
   }
+}
+
+/** Embedding, override and isolate controls: text that reorders what follows it. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Text with its bidirectional controls shown as `[U+202E]`: a model's `\u202E` inside a tool name or a task would
+ * otherwise reverse the text after it on the page (`ok · 5 ms` read as `sm 5 · ko`), the dashboard's own words
+ * included. Marks (U+200E, U+200F) reorder nothing beyond themselves and stay.
+ * @param {string} text
+ */
+export function showBidiControls(text) {
+  return text.replace(BIDI_CONTROLS, (control) => `[U+${control.charCodeAt(0).toString(16).toUpperCase()}]`);
 }
 
 /** @param {Element} element */

@@ -5,6 +5,7 @@
  */
 import dagre from '@dagrejs/dagre';
 import type { WorkflowJson } from '../graph/workflow.js';
+import { graphKeys } from './graph-keys.js';
 import { layeredLayout } from './layered-layout.js';
 import type { PlanLayout } from './plan-layout.js';
 
@@ -37,19 +38,26 @@ export function layoutPlan(workflow: Pick<WorkflowJson, 'subtasks'>): PlanLayout
     ...(large ? { ranker: 'longest-path' } : {}),
   });
   graph.setDefaultEdgeLabel(() => ({}));
-  const ids = new Set(workflow.subtasks.map((subtask) => subtask.id));
-  for (const subtask of workflow.subtasks) graph.setNode(subtask.id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  // dagre keys plain objects by node name, so a subtask named `__proto__` would write to Object.prototype of the
+  // whole server: it gets our own keys, never the plan's ids.
+  const keys = graphKeys(workflow.subtasks.map((subtask) => subtask.id));
+  for (const [, key] of keys) graph.setNode(key, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const subtask of workflow.subtasks)
-    for (const dependency of subtask.dependsOn) if (ids.has(dependency)) graph.setEdge(dependency, subtask.id);
+    for (const dependency of subtask.dependsOn) {
+      const from = keys.get(dependency);
+      if (from) graph.setEdge(from, keys.get(subtask.id)!);
+    }
   dagre.layout(graph);
+  const ids = new Map([...keys].map(([id, key]) => [key, id]));
   const agents = new Map(workflow.subtasks.map((subtask) => [subtask.id, subtask.agent]));
-  const nodes = graph.nodes().map((id: string) => {
-    const node = graph.node(id);
+  const nodes = graph.nodes().map((key: string) => {
+    const node = graph.node(key);
+    const id = ids.get(key) ?? '';
     return { id, agent: agents.get(id) ?? '', x: node.x, y: node.y, width: node.width, height: node.height };
   });
   const edges = graph.edges().map((edge: { v: string; w: string }) => ({
-    from: edge.v,
-    to: edge.w,
+    from: ids.get(edge.v) ?? '',
+    to: ids.get(edge.w) ?? '',
     points: ((graph.edge(edge).points ?? []) as { x: number; y: number }[]).map((point) => ({
       x: point.x,
       y: point.y,

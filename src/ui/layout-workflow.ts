@@ -7,6 +7,7 @@ import dagre from '@dagrejs/dagre';
 import type { DrawnEdgeKind } from '../distill/workflow-view.js';
 import { drawnEdges, nodeDetail } from '../distill/workflow-view.js';
 import type { ExecutableWorkflow, NodeKind } from '../distill/workflow.js';
+import { graphKeys } from './graph-keys.js';
 import { FAST_LAYOUT_ABOVE } from './layout-plan.js';
 
 export interface WorkflowLayout {
@@ -46,23 +47,24 @@ export function layoutWorkflow(workflow: Pick<ExecutableWorkflow, 'nodes' | 'edg
     marginy: 12,
     ...(large ? { ranker: 'longest-path' } : {}),
   });
-  const byId = new Map(workflow.nodes.map((node) => [node.id, node]));
+  // Our own keys for dagre, never the file's ids: dagre keys plain objects by name (`__proto__`, see layout-plan.ts).
+  const keys = graphKeys(workflow.nodes.map((node) => node.id));
   for (const node of workflow.nodes) {
     const round = node.kind === 'start' || node.kind === 'end';
-    graph.setNode(node.id, { width: round ? SMALL * 2 : WIDTH, height: round ? SMALL : HEIGHT });
+    graph.setNode(keys.get(node.id)!, { width: round ? SMALL * 2 : WIDTH, height: round ? SMALL : HEIGHT });
   }
-  const drawn = drawnEdges(workflow).filter((edge) => byId.has(edge.from) && byId.has(edge.to));
+  const drawn = drawnEdges(workflow).filter((edge) => keys.has(edge.from) && keys.has(edge.to));
   drawn.forEach((edge, index) => {
     graph.setEdge(
-      edge.from,
-      edge.to,
+      keys.get(edge.from)!,
+      keys.get(edge.to)!,
       edge.label ? { label: edge.label, width: 8 * edge.label.length, height: 14 } : {},
       String(index),
     );
   });
   dagre.layout(graph);
   const nodes = workflow.nodes.map((node) => {
-    const placed = graph.node(node.id);
+    const placed = graph.node(keys.get(node.id)!);
     return {
       id: node.id,
       kind: node.kind,
@@ -74,7 +76,9 @@ export function layoutWorkflow(workflow: Pick<ExecutableWorkflow, 'nodes' | 'edg
     };
   });
   const edges = drawn.map((edge, index) => {
-    const placed = graph.edge(edge.from, edge.to, String(index)) as { points?: { x: number; y: number }[] } | undefined;
+    const placed = graph.edge(keys.get(edge.from)!, keys.get(edge.to)!, String(index)) as
+      | { points?: { x: number; y: number }[] }
+      | undefined;
     return {
       from: edge.from,
       to: edge.to,

@@ -10,7 +10,14 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 /** Beyond this, the text is shown clipped: a 10 MB output would freeze the panel, not inform. */
 export const MARKDOWN_LIMIT = 200_000;
 
+/** Embedding, override and isolate controls: text that reorders what follows it (as web/dom.js shows them). */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
 export function renderMarkdown(text: string): { html: string; clipped: boolean } {
   const clipped = text.length > MARKDOWN_LIMIT;
-  return { html: markdown.render(clipped ? text.slice(0, MARKDOWN_LIMIT) : text), clipped };
+  const shown = (clipped ? text.slice(0, MARKDOWN_LIMIT) : text).replace(
+    BIDI_CONTROLS,
+    (control) => `[U+${control.charCodeAt(0).toString(16).toUpperCase()}]`,
+  );
+  return { html: markdown.render(shown), clipped };
 }

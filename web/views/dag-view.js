@@ -67,7 +67,10 @@ export function drawDag(data, onSelect, options = {}) {
   svg.addEventListener('keydown', (event) => {
     const target = /** @type {Element} */ (event.target).closest('g.node');
     const id = target?.getAttribute('data-id');
-    if (id && (event.key === 'Enter' || event.key === ' ')) onSelect(id);
+    if (!id || (event.key !== 'Enter' && event.key !== ' ')) return;
+    // Space would also scroll the page away from the node just opened.
+    event.preventDefault();
+    onSelect(id);
   });
   /** @type {SVGElement | undefined} */
   let selected;

@@ -6,9 +6,10 @@
  * redraws the graph with the statuses kept. `?task=<id>` in the address opens that subtask's panel.
  */
 import { getJson } from '../api.js';
-import { clear, dollars, duration, h } from '../dom.js';
+import { clear, dollars, duration, h, showBidiControls } from '../dom.js';
 import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
+import { openLiveStream } from './live-stream.js';
 import { nodePanel } from './node-panel.js';
 import { emptyFold, foldEvent, statusCounts } from './run-fold.js';
 
@@ -32,6 +33,8 @@ export async function renderRunPage(main, [runId], signal) {
   const stats = h('div', { class: 'stats', id: 'run-stats' });
   const counts = h('div', { class: 'status-counts', id: 'status-counts' });
   const reasonBox = h('div', { class: 'reason-box', id: 'run-reason', hidden: true });
+  /** Why the page is not live (stream refused, server away), hidden while it is. */
+  const streamNote = h('p', { class: 'stream-note', id: 'stream-note', role: 'status', hidden: true });
   const badge = h('span', { class: `badge ${run.status}`, id: 'run-status' }, run.status);
   const graphBox = h('div', { class: 'graph-box' }, h('p', { class: 'muted' }, 'Waiting for a plan…'));
   const zoom = createZoom(graphBox);
@@ -51,6 +54,7 @@ export async function renderRunPage(main, [runId], signal) {
     ),
     taskText(run.task),
     h('p', { class: 'muted' }, `model ${run.model} · started ${new Date(run.createdAt).toLocaleString()}`),
+    streamNote,
     reasonBox,
     stats,
     h('div', { class: 'graph-tools' }, counts, zoom.element),
@@ -73,8 +77,17 @@ export async function renderRunPage(main, [runId], signal) {
     selectedStatus = fold.subtasks.get(id);
     dag?.select(id);
     panelRequest.abort();
-    panelRequest = new AbortController();
-    const panel = await nodePanel(runId ?? '', id, panelRequest.signal);
+    const request = new AbortController();
+    panelRequest = request;
+    /** @type {HTMLElement} */
+    let panel;
+    try {
+      panel = await nodePanel(runId ?? '', id, request.signal);
+    } catch (error) {
+      if (request.signal.aborted) return;
+      // Said in the panel: `?task=` naming no subtask (a stale link, a typo) used to leave the panel blank.
+      panel = h('p', { class: 'error', id: 'panel-error' }, error instanceof Error ? error.message : String(error));
+    }
     if (selected !== id) return;
     clear(panelBox);
     panelBox.append(panel);
@@ -214,18 +227,24 @@ export async function renderRunPage(main, [runId], signal) {
     }
   }
 
-  const source = new EventSource(`${api}/events`);
-  source.addEventListener('weft', (message) => {
-    const event = /** @type {MessageEvent} */ (message);
-    if (!foldEvent(fold, Number(event.lastEventId), JSON.parse(event.data))) return;
-    lastEventAt = performance.now();
-    if (!scheduled) {
-      scheduled = true;
-      // Coalesce: a burst of thousands of events redraws once per frame, not once per event.
-      requestAnimationFrame(render);
-    }
+  openLiveStream(`${api}/events`, {
+    signal,
+    lastSeq: () => fold.lastSeq,
+    onEvent(event) {
+      if (!foldEvent(fold, Number(event.lastEventId), JSON.parse(event.data))) return;
+      lastEventAt = performance.now();
+      if (!scheduled) {
+        scheduled = true;
+        // Coalesce: a burst of thousands of events redraws once per frame, not once per event.
+        requestAnimationFrame(render);
+      }
+    },
+    onState({ state, message }) {
+      streamNote.hidden = state === 'live' || (state === 'reconnecting' && fold.status !== 'running');
+      streamNote.textContent = message;
+      streamNote.setAttribute('data-state', state);
+    },
   });
-  signal.addEventListener('abort', () => source.close());
   const recheck = setInterval(() => {
     if (fold.status !== 'running' || performance.now() - lastEventAt < QUIET_RECHECK_MS) return;
     void getJson(api, signal)
@@ -257,7 +276,7 @@ function taskText(task) {
       id: 'task-toggle',
       onclick: () => {
         open = !open;
-        text.textContent = open ? task : short;
+        text.textContent = showBidiControls(open ? task : short);
         button.textContent = open ? 'show less' : `show all (${task.length.toLocaleString()} characters)`;
       },
     },

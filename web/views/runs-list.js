@@ -42,8 +42,12 @@ export async function renderRunsList(main, _params, signal) {
       body,
     ),
   );
+  /** Numbers each refresh: an older answer that arrives after a newer one (the filter switched quickly) is dropped. */
+  let asked = 0;
   async function refresh() {
-    const data = await getJson(`/api/runs?limit=200${status ? `&status=${status}` : ''}`, signal);
+    const mine = ++asked;
+    const data = await getJson(`/api/runs?limit=200${status ? `&status=${encodeURIComponent(status)}` : ''}`, signal);
+    if (mine !== asked) return;
     clear(body);
     count.textContent = `${data.total} run${data.total === 1 ? '' : 's'}`;
     for (const run of data.runs) {
