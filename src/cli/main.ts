@@ -115,6 +115,8 @@ function buildProgram(
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)
@@ -216,6 +218,8 @@ function buildProgram(
     .description(
       'serve Weft to an MCP client over stdio: plan, run, status, show, cancel, runs, eval, exec; runs as weft://runs/{id}',
     )
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(store)
     .addOption(home)

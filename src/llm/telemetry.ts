@@ -136,6 +136,46 @@ export async function traceRun<T>(
   }
 }
 
+export interface AgentSpanInfo {
+  /** `gen_ai.agent.name`; the span is `invoke_agent {agent}`. */
+  readonly agent: string;
+  /** Further attributes (the command, its settings): never content. */
+  readonly attributes?: Attributes;
+  /** Attributes that are content (the task, a user's message): recorded only with the opt-in, each cut. */
+  readonly content?: Readonly<Record<string, string>>;
+}
+
+/**
+ * `invoke_agent {agent}` around work that is not a run: a command's planner, a solver, a chat turn. The model and
+ * tool calls made inside are its children; `ending` adds attributes from the result (totals, a verdict).
+ */
+export async function traceAgent<T>(
+  info: AgentSpanInfo,
+  work: () => Promise<T>,
+  ending?: (result: T) => Attributes,
+): Promise<T> {
+  const span = tracer().startSpan(`invoke_agent ${clip(info.agent, MAX_NAME_CHARS)}`, {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': clip(info.agent, MAX_NAME_CHARS),
+      ...info.attributes,
+    },
+  });
+  if (info.content && span.isRecording() && telemetryCapturesContent())
+    for (const [key, value] of Object.entries(info.content)) span.setAttribute(key, clip(value));
+  try {
+    const result = await context.with(trace.setSpan(context.active(), span), work);
+    if (ending) span.setAttributes(ending(result));
+    return result;
+  } catch (error) {
+    fail(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 export interface AttemptSpanInfo {
   readonly role: string;
   readonly roleKind: string;
