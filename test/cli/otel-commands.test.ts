@@ -173,3 +173,96 @@ describe('weft mcp traced', () => {
     }
   });
 });
+
+const W = 'test/fixtures/workflows';
+const REFERENCE = `${W}/sum-to-n.workflow.json`;
+
+/** The one root span, and every span of the collector in its trace by parent. */
+function tree(spans: readonly ReadableSpan[]) {
+  const roots = spans.filter((span) => parentOf(span) === undefined);
+  expect(roots).toHaveLength(1);
+  const root = roots[0]!;
+  const children = (span: ReadableSpan) => spans.filter((other) => parentOf(other) === span.spanContext().spanId);
+  return { root, children };
+}
+
+describe('weft solve and weft distill traced', () => {
+  it('solve: invoke_agent solver over a chat span per call and an execute_tool span per tool call', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const result = await cli(
+      [
+        'solve',
+        'Sum the numbers from 1 to n',
+        '--tools',
+        `${W}/tools.yaml`,
+        '--input',
+        '{"n":3}',
+        '--model',
+        `sim:reference=${REFERENCE}`,
+        '--expected',
+        '6',
+        '--home',
+        tempHome(),
+        '--json',
+      ],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const document = JSON.parse(result.stdout) as { traceId: string; calls: unknown[]; usage: { calls: number } };
+    const { root, children } = tree(exporter.spans);
+    expect(root.name).toBe('invoke_agent solver');
+    expect(root.attributes).toMatchObject({
+      'weft.command': 'solve',
+      'weft.trace.id': document.traceId,
+      'weft.solve.success': true,
+      'weft.calls': document.usage.calls,
+    });
+    const chats = exporter.spans.filter((span) => span.name.startsWith('chat '));
+    expect(chats).toHaveLength(document.usage.calls);
+    for (const chat of chats) expect(chat.attributes['weft.call.purpose']).toBe('solve');
+    const tools = exporter.spans.filter((span) => span.name.startsWith('execute_tool '));
+    expect(tools.map((span) => span.attributes['gen_ai.tool.name'])).toEqual(
+      (document.calls as { tool: string }[]).map((call) => call.tool),
+    );
+    // Everything is inside the solver's span.
+    expect(children(root).length).toBe(exporter.spans.length - 1);
+  });
+
+  it('distill: invoke_agent summarizer over its chat and graph-tool spans', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = tempHome();
+    const result = await cli(
+      [
+        'distill',
+        '--traces',
+        'test/fixtures/distill/sum-to-n.traces.jsonl',
+        '--tools',
+        `${W}/tools.yaml`,
+        '--out',
+        join(home, 'workflow.json'),
+        '--home',
+        home,
+        '--model',
+        `sim:reference=${REFERENCE}`,
+        '--json',
+      ],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const document = JSON.parse(result.stdout) as { steps: number; graphCalls: number };
+    const { root } = tree(exporter.spans);
+    expect(root.name).toBe('invoke_agent summarizer');
+    expect(root.attributes).toMatchObject({
+      'weft.command': 'distill',
+      'weft.distill.finished': true,
+      'weft.calls': document.steps,
+    });
+    expect(exporter.spans.filter((span) => span.name.startsWith('chat '))).toHaveLength(document.steps);
+    expect(exporter.spans.filter((span) => span.name.startsWith('execute_tool '))).toHaveLength(document.graphCalls);
+    for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
