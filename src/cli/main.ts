@@ -368,6 +368,8 @@ function buildProgram(
     .option('--no-post-controllers', 'controllers only guide the bot; none refuses an action (ablation)')
     .option('--no-controllers', 'no controllers at all (ablation)')
     .option('--max-actions <N>', 'decisions of the bot per user turn (default 5)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(store)

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
 import { createWeftMcpServer } from '../../src/cli/mcp-server.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
+import { CHAT_MODEL, CHAT_PDL } from './chat-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
@@ -264,5 +265,48 @@ describe('weft solve and weft distill traced', () => {
     expect(exporter.spans.filter((span) => span.name.startsWith('chat '))).toHaveLength(document.steps);
     expect(exporter.spans.filter((span) => span.name.startsWith('execute_tool '))).toHaveLength(document.graphCalls);
     for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
+
+describe('weft chat traced', () => {
+  it('each bot turn is an invoke_agent span of its own trace, its chat spans inside, tied by the session id', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter, content: true });
+    const home = tempHome();
+    const result = await cli(
+      ['chat', CHAT_PDL, '--model', CHAT_MODEL, '--home', home, '--json'],
+      { ...NO_ENV, WEFT_TEST_API_LOG: join(home, 'api.jsonl') },
+      'I want a refund\nemail: ada@example.com, order_id: O-7\n',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const document = JSON.parse(result.stdout) as { sessionId: string; turns: { turn: number }[] };
+    const roots = exporter.spans.filter((span) => parentOf(span) === undefined);
+    expect(roots).toHaveLength(document.turns.length);
+    expect(roots).toHaveLength(2);
+    expect(new Set(roots.map((span) => span.spanContext().traceId)).size).toBe(2);
+    for (const [i, root] of roots.entries()) {
+      expect(root.name).toMatch(/^invoke_agent /);
+      expect(root.attributes).toMatchObject({
+        'weft.command': 'chat',
+        'gen_ai.conversation.id': document.sessionId,
+        'weft.turn': document.turns[i]!.turn,
+      });
+      const chats = exporter.spans.filter(
+        (span) => span.name.startsWith('chat ') && span.spanContext().traceId === root.spanContext().traceId,
+      );
+      expect(chats.length).toBeGreaterThan(0);
+      for (const chat of chats) expect(chat.attributes['weft.call.purpose']).toBe('converse');
+    }
+    // The APIs the bot called, one execute_tool span each, inside the turns.
+    const tools = exporter.spans.filter((span) => span.name.startsWith('execute_tool '));
+    expect(tools.length).toBeGreaterThan(0);
+    for (const tool of tools)
+      expect(roots.map((root) => root.spanContext().traceId)).toContain(tool.spanContext().traceId);
+    // With the opt-in, each turn carries the user's message.
+    expect(roots.map((span) => span.attributes['weft.user.message'])).toEqual([
+      'I want a refund',
+      'email: ada@example.com, order_id: O-7',
+    ]);
   });
 });
