@@ -29,7 +29,13 @@ export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
 // Tracing (OpenTelemetry): spans go to whatever SDK is registered; startTelemetry registers one exporting over OTLP.
-export { setTelemetryContent, telemetryCapturesContent, traceAgent, type AgentSpanInfo } from './llm/telemetry.js';
+export {
+  setTelemetryContent,
+  telemetryCapturesContent,
+  traceAgent,
+  traceWorkflow,
+  type AgentSpanInfo,
+} from './llm/telemetry.js';
 export { tracedModel, type TracedModelOptions } from './llm/traced-model.js';
 export {
   OTEL_INSTALL_HINT,

@@ -52,7 +52,7 @@ export async function main(
   // command's exit code is returned: after a success, an error or a cancel alike.
   let stopTelemetry: StopCliTelemetry | undefined;
   program.hook('preAction', async (_program, command) => {
-    stopTelemetry = await startCliTelemetry(command.name(), command.opts(), output);
+    stopTelemetry = await startCliTelemetry(commandPath(command), command.opts(), output);
   });
   try {
     await program.parseAsync(normalizeOtelFlag(argv), { from: 'user' });
@@ -64,6 +64,13 @@ export async function main(
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);
   }
+}
+
+/** A subcommand with its parents' names (`team eval`), the program's own left out. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Whether commander will print help: a bare `weft`, `help`, or -h/--help anywhere. */

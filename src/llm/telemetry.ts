@@ -154,16 +154,44 @@ export async function traceAgent<T>(
   work: () => Promise<T>,
   ending?: (result: T) => Attributes,
 ): Promise<T> {
-  const span = tracer().startSpan(`invoke_agent ${clip(info.agent, MAX_NAME_CHARS)}`, {
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': clip(info.agent, MAX_NAME_CHARS),
-      ...info.attributes,
-    },
-  });
-  if (info.content && span.isRecording() && telemetryCapturesContent())
-    for (const [key, value] of Object.entries(info.content)) span.setAttribute(key, clip(value));
+  const agent = clip(info.agent, MAX_NAME_CHARS);
+  return traced(
+    `invoke_agent ${agent}`,
+    { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...info.attributes },
+    info.content,
+    work,
+    ending,
+  );
+}
+
+/**
+ * `invoke_workflow` around several agents' work that is not a run (a DyLAN team's question, a team's evaluation),
+ * as a run's span is named; `attributes` say which (`weft.command`, the team).
+ */
+export async function traceWorkflow<T>(
+  info: Omit<AgentSpanInfo, 'agent'>,
+  work: () => Promise<T>,
+  ending?: (result: T) => Attributes,
+): Promise<T> {
+  return traced(
+    'invoke_workflow',
+    { 'gen_ai.operation.name': 'invoke_workflow', ...info.attributes },
+    info.content,
+    work,
+    ending,
+  );
+}
+
+async function traced<T>(
+  name: string,
+  attributes: Attributes,
+  content: AgentSpanInfo['content'],
+  work: () => Promise<T>,
+  ending: ((result: T) => Attributes) | undefined,
+): Promise<T> {
+  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  if (content && span.isRecording() && telemetryCapturesContent())
+    for (const [key, value] of Object.entries(content)) span.setAttribute(key, clip(value));
   try {
     const result = await context.with(trace.setSpan(context.active(), span), work);
     if (ending) span.setAttributes(ending(result));

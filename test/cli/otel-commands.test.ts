@@ -310,3 +310,68 @@ describe('weft chat traced', () => {
     ]);
   });
 });
+
+describe('weft team traced', () => {
+  const teamFile = (dir: string) => {
+    const file = join(dir, 'team.yaml');
+    writeFileSync(
+      file,
+      'name: panel\nagents:\n  - name: alice\n    prompt: You are Alice.\n  - name: bob\n    prompt: You are Bob.\n  - name: carol\n    prompt: You are Carol.\n',
+    );
+    return file;
+  };
+
+  it('weft team: invoke_workflow, an invoke_agent span per agent step, every call a chat span', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = tempHome();
+    const result = await cli(
+      ['team', 'Pick a letter: a or b?', '--team', teamFile(home), '--model', 'sim:seed=2', '--home', home, '--json'],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const document = JSON.parse(result.stdout) as { calls: number; layers: { agent: string; step: number }[][] };
+    const { root, children } = tree(exporter.spans);
+    expect(root.name).toBe('invoke_workflow');
+    expect(root.attributes).toMatchObject({
+      'weft.command': 'team',
+      'weft.team': 'panel',
+      'weft.calls': document.calls,
+    });
+    const steps = children(root).filter((span) => span.name.startsWith('invoke_agent '));
+    expect(
+      steps.map((span) => [span.attributes['gen_ai.agent.name'], span.attributes['weft.team.step']]).sort(),
+    ).toEqual(
+      document.layers
+        .flat()
+        .map((node) => [node.agent, node.step])
+        .sort(),
+    );
+    expect(exporter.spans.filter((span) => span.name.startsWith('chat '))).toHaveLength(document.calls);
+    // An agent's calls are inside its step's span; the ranker's (if any) directly under the workflow.
+    for (const chat of exporter.spans.filter((span) => span.name.startsWith('chat ')))
+      expect([root, ...steps].map((span) => span.spanContext().spanId)).toContain(parentOf(chat));
+  });
+
+  it('weft team eval: one invoke_workflow over every item', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = tempHome();
+    const data = join(home, 'data.jsonl');
+    writeFileSync(
+      data,
+      '{"id":"q1","question":"a or b?","choices":["a","b"],"answer":"A"}\n{"id":"q2","question":"c or d?","choices":["c","d"],"answer":"B"}\n',
+    );
+    const result = await cli(
+      ['team', 'eval', '--team', teamFile(home), '--data', data, '--model', 'sim:seed=2', '--home', home, '--json'],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const { root } = tree(exporter.spans);
+    expect(root.attributes).toMatchObject({ 'weft.command': 'team eval', 'weft.items': 2 });
+    expect(exporter.spans.filter((span) => span.name.startsWith('invoke_agent ')).length).toBeGreaterThanOrEqual(6);
+    for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
