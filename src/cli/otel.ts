@@ -19,6 +19,8 @@ export const TRACED_COMMANDS: readonly string[] = [
   'team run',
   'team optimize',
   'team eval',
+  'simulate',
+  'dialog eval',
 ];
 
 export interface OtelFlags {

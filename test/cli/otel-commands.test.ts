@@ -375,3 +375,46 @@ describe('weft team traced', () => {
     for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
   });
 });
+
+describe('weft simulate traced', () => {
+  it('one invoke_workflow over the sessions: the bot, user and judge calls and the API calls inside', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = tempHome();
+    const result = await cli(
+      [
+        'simulate',
+        'test/fixtures/dialog/refund.pdl.yaml',
+        '--profiles',
+        'test/fixtures/dialog/refund-profiles.jsonl',
+        '--model',
+        'sim:seed=1',
+        '--user-model',
+        'sim:seed=2',
+        '--judge',
+        'sim:seed=3',
+        '--home',
+        home,
+        '--json',
+      ],
+      { ...NO_ENV, WEFT_TEST_API_LOG: join(home, 'api.jsonl') },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const { root } = tree(exporter.spans);
+    expect(root.name).toBe('invoke_workflow');
+    expect(root.attributes).toMatchObject({
+      'weft.command': 'simulate',
+      'weft.procedure': 'Refund',
+      'weft.sessions': 3,
+    });
+    const purposes = new Set(
+      exporter.spans
+        .filter((span) => span.name.startsWith('chat '))
+        .map((span) => span.attributes['weft.call.purpose']),
+    );
+    expect([...purposes].sort()).toEqual(['converse', 'judge', 'simulate-user']);
+    expect(exporter.spans.some((span) => span.name.startsWith('execute_tool '))).toBe(true);
+    for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
