@@ -198,6 +198,8 @@ function buildProgram(
     .option('--lock-ms <ms>', "job lock duration; a killed worker's job is retried after it (default 30000)")
     .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
     .option('--tools <file>', "the run's tools file, for subtasks whose roles call tools")
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)

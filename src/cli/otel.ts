@@ -21,6 +21,7 @@ export const TRACED_COMMANDS: readonly string[] = [
   'team eval',
   'simulate',
   'dialog eval',
+  'worker',
 ];
 
 export interface OtelFlags {

@@ -8,7 +8,7 @@ import { redactModelSpec, requestedModelName } from './model-spec.js';
 import { startChatSpan, telemetryProvider } from './telemetry.js';
 
 export interface TracedModelOptions {
-  /** USD for one call's usage (`weft.cost_usd`); 0 when not given. */
+  /** USD for one call's usage (`weft.cost_usd`); not recorded when not given. */
   readonly costOf?: (result: ChatResult, modelId?: string) => number;
   /** How the log shows tool arguments (secret ones redacted): content attributes show them the same way. */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
@@ -26,6 +26,10 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
         model: name,
         provider: telemetryProvider(model.id),
         purpose: call.tag?.purpose ?? 'other',
+        // A subtask's execute and verify calls (on a worker) name it, as a run's calls do.
+        ...((call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify') && call.tag.key !== undefined
+          ? { taskId: call.tag.key }
+          : {}),
         ...(call.tag?.attempt !== undefined ? { attempt: call.tag.attempt } : {}),
         call,
         ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),
@@ -34,7 +38,7 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
         const result = await span.run(() => model.generate(call, signal));
         span.succeed(
           result,
-          options.costOf?.(result, model.id) ?? 0,
+          options.costOf?.(result, model.id),
           requestedModelName(model.id) ?? redactModelSpec(result.model || model.id),
         );
         return result;
