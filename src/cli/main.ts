@@ -549,6 +549,8 @@ function buildProgram(
     .option('--selection <rule>', 'trace selection: random_success (default), all_success or first')
     .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
     .option('--home <dir>', 'Weft home (default ./.weft)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(jsonOption)
     .action(async (flags) =>
       setExit(await (await import('./distill-eval-command.js')).distillEvalCommand(flags, output, signal)),

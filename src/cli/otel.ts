@@ -22,6 +22,7 @@ export const TRACED_COMMANDS: readonly string[] = [
   'simulate',
   'dialog eval',
   'worker',
+  'distill eval',
 ];
 
 export interface OtelFlags {

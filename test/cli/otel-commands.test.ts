@@ -418,3 +418,44 @@ describe('weft simulate traced', () => {
     for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
   });
 });
+
+describe('weft distill eval traced', () => {
+  it('one invoke_workflow over the suite: the solve and distill stages inside', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const result = await cli(
+      [
+        'distill',
+        'eval',
+        '--suite',
+        'examples/distill-suite',
+        '--task',
+        'gcd',
+        '--variant',
+        'es-pe',
+        '--model',
+        'sim:seed=1',
+        '--home',
+        tempHome(),
+        '--json',
+      ],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const { root } = tree(exporter.spans);
+    expect(root.name).toBe('invoke_workflow');
+    expect(root.attributes).toMatchObject({
+      'weft.command': 'distill eval',
+      'weft.tasks': 1,
+      'weft.variants': 'es-pe',
+    });
+    const purposes = new Set(
+      exporter.spans
+        .filter((span) => span.name.startsWith('chat '))
+        .map((span) => span.attributes['weft.call.purpose']),
+    );
+    expect([...purposes].sort()).toEqual(['distill', 'solve']);
+    for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
