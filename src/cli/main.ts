@@ -316,6 +316,8 @@ function buildProgram(
       '--similarity <spec>',
       'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',
     )
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)

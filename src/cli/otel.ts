@@ -23,6 +23,7 @@ export const TRACED_COMMANDS: readonly string[] = [
   'dialog eval',
   'worker',
   'distill eval',
+  'bench worfbench',
 ];
 
 export interface OtelFlags {

@@ -4,7 +4,7 @@
  * Spans are collected in process by the Node SDK with an in-memory exporter; one `weft plan --otel` goes to a real
  * OTLP/HTTP receiver.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
 import { createWeftMcpServer } from '../../src/cli/mcp-server.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
+import { GOLD_DIR } from '../eval/gold-path.js';
 import { CHAT_MODEL, CHAT_PDL } from './chat-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
@@ -457,5 +458,27 @@ describe('weft distill eval traced', () => {
     );
     expect([...purposes].sort()).toEqual(['distill', 'solve']);
     for (const span of exporter.spans) expect(span.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+});
+
+describe('weft bench worfbench traced', () => {
+  it('one invoke_workflow over the records, a chat span per planning call', async () => {
+    const exporter = collector();
+    await startTelemetry({ exporter });
+    const home = tempHome();
+    const record = (JSON.parse(readFileSync(join(GOLD_DIR, 'wikihow.json'), 'utf8')) as unknown[]).slice(0, 2);
+    const data = join(home, 'gold.json');
+    writeFileSync(data, JSON.stringify(record));
+    const result = await cli(
+      ['bench', 'worfbench', '--data', data, '--model', 'sim:seed=1', '--home', home, '--json'],
+      NO_ENV,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await stopTelemetry();
+    const document = JSON.parse(result.stdout) as { calls: number };
+    const { root } = tree(exporter.spans);
+    expect(root.attributes).toMatchObject({ 'weft.command': 'bench worfbench', 'weft.items': 2 });
+    expect(exporter.spans.filter((span) => span.name.startsWith('chat '))).toHaveLength(document.calls);
+    expect(document.calls).toBeGreaterThan(0);
   });
 });
