@@ -29,7 +29,14 @@ export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
 // Tracing (OpenTelemetry): spans go to whatever SDK is registered; startTelemetry registers one exporting over OTLP.
-export { setTelemetryContent, telemetryCapturesContent } from './llm/telemetry.js';
+export {
+  setTelemetryContent,
+  telemetryCapturesContent,
+  traceAgent,
+  traceWorkflow,
+  type AgentSpanInfo,
+} from './llm/telemetry.js';
+export { tracedModel, type TracedModelOptions } from './llm/traced-model.js';
 export {
   OTEL_INSTALL_HINT,
   otlpTarget,
@@ -189,7 +196,7 @@ export {
   type ToolLoopRecord,
   type ToolLoopResult,
 } from './tools/tool-loop.js';
-export { checkRoleTools, redactToolArgs, type ToolReplay } from './run/run-tools.js';
+export { checkRoleTools, redactToolArgs, toolArgsRedactor, type ToolReplay } from './run/run-tools.js';
 
 // Conversational procedures (issue 13): sessions as the stores keep them.
 export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/session-store.js';

@@ -11,6 +11,8 @@ import {
   loadGold,
   redactModelSpec,
   runWorfbench,
+  traceWorkflow,
+  tracedModel,
   WeftError,
   type ChatModel,
   type WorfbenchPlanner,
@@ -60,7 +62,9 @@ export async function benchWorfbenchCommand(
 
   const { home, config } = await loadContext(flags);
   const records = await loadGold(data);
-  const { model } = await loadModel(flags.model, config);
+  const loaded = await loadModel(flags.model, config);
+  // With tracing on, a `chat` span per call, under one `invoke_workflow` span over the bench (below).
+  const model = tracedModel(loaded.model, { costOf: loaded.costOf });
   const k = candidates ?? DEFAULT_WORFBENCH_CANDIDATES;
   const outDir =
     flags.out ??
@@ -83,18 +87,24 @@ export async function benchWorfbenchCommand(
   const progress = progressReporter(streams.stderr);
   let result: WorfbenchRunResult;
   try {
-    result = await runWorfbench({
-      records,
-      model,
-      planner,
-      ...(planner === 'weft' ? { candidates: k } : {}),
-      concurrency,
-      outDir,
-      ...(limit !== undefined ? { limit } : {}),
-      similarity,
-      signal,
-      onProgress: progress.update,
-    });
+    result = await traceWorkflow(
+      {
+        attributes: { 'weft.command': 'bench worfbench', 'weft.bench.planner': planner, 'weft.items': records.length },
+      },
+      () =>
+        runWorfbench({
+          records,
+          model,
+          planner,
+          ...(planner === 'weft' ? { candidates: k } : {}),
+          concurrency,
+          outDir,
+          ...(limit !== undefined ? { limit } : {}),
+          similarity,
+          signal,
+          onProgress: progress.update,
+        }),
+    );
   } finally {
     progress.close();
     await similarity.close?.();

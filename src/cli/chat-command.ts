@@ -19,6 +19,9 @@ import {
   sessionStoreOf,
   transcriptOf,
   type TurnResult,
+  toolArgsRedactor,
+  traceAgent,
+  tracedModel,
   WeftError,
 } from '../index.js';
 import { loadContext, loadModel, openStore } from './context.js';
@@ -94,7 +97,12 @@ export async function chatCommand(
     const toolsFile = flags.tools ?? recordedOptions.toolsFile;
     const tools = await loadRunTools({ toolsFile, planFile: pdlPath }, signal);
     closeTools = () => tools.toolSet?.close() ?? Promise.resolve();
-    const { model } = await loadModel(flags.model ?? record?.model, context.config);
+    const loaded = await loadModel(flags.model ?? record?.model, context.config);
+    // With tracing on, a `chat` span per call (see `turn` below for the span around each bot turn).
+    const model = tracedModel(loaded.model, {
+      costOf: loaded.costOf,
+      redactToolArgs: toolArgsRedactor(tools.toolSet?.tools ?? []),
+    });
     if (model.kind !== 'real')
       output.log(`(${model.kind} model ${model.id}: replies are ${model.kind === 'sim' ? 'simulated' : 'scripted'})`);
     const verbose = flags.verbose === true;
@@ -109,6 +117,24 @@ export async function chatCommand(
       onEvent: eventPrinter(verbose, output),
     });
     const session = conversation;
+    // Each bot turn is an `invoke_agent {procedure}` span, a trace of its own; the session id ties them together.
+    const turn = (user: string | undefined, work: () => Promise<TurnResult>) =>
+      traceAgent(
+        {
+          agent: pdl.name,
+          attributes: {
+            'weft.command': 'chat',
+            'gen_ai.conversation.id': session.sessionId,
+          },
+          ...(user !== undefined ? { content: { 'weft.user.message': user } } : {}),
+        },
+        work,
+        (result) => ({
+          'weft.turn': session.state.turn,
+          'weft.tool_calls': result.events.filter((event) => event.type === 'tool-call').length,
+          'weft.session.ended': session.state.ended,
+        }),
+      );
     output.log(
       inertText(
         `${record ? 'resuming' : 'session'} ${session.sessionId} — ${pdl.name}${record ? ` (${record.turns} turns so far)` : ''}. /end ends it, /quit leaves it open.`,
@@ -130,7 +156,7 @@ export async function chatCommand(
     };
     if (session.pendingTurn && !session.state.ended) {
       output.log('finishing the turn that was cut short…');
-      show('(resumed turn)', await session.continueTurn({ signal }));
+      show('(resumed turn)', await turn(undefined, () => session.continueTurn({ signal })));
     }
     const interrupted = await readLines(input, output, signal, async (line) => {
       const text = line.trim();
@@ -146,7 +172,7 @@ export async function chatCommand(
       }
       // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
       if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
-      show(line, await session.send(line, { signal }));
+      show(line, await turn(line, () => session.send(line, { signal })));
       return session.state.ended ? 'stop' : 'go';
     });
     const state = session.state;

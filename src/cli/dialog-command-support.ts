@@ -1,6 +1,7 @@
 /** What `weft simulate` and `weft dialog eval` share: the procedure, its tools and controllers, the models. */
 import {
   loadPdlFile,
+  tracedModel,
   redactModelSpec,
   type ChatModel,
   type ChatResult,
@@ -32,7 +33,8 @@ export async function loadDialogModels(
     models.push({
       role,
       spec: spec ?? loaded.model.id,
-      model: loaded.model,
+      // With tracing on, a `chat` span per call (the same object prices its calls: costByModel finds it).
+      model: tracedModel(loaded.model, { costOf: loaded.costOf }),
       costOf: (result) => loaded.costOf(result, loaded.model.id),
     });
   }

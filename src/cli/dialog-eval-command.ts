@@ -3,7 +3,13 @@
  * forcing — the bot predicts each bot move of the reference sessions from the reference prefix, a judge compares
  * (SPEC §4.3). Tools are optional: only their declarations are used, and the PDL declares the ones missing.
  */
-import { evaluateTurns, loadReferenceSessions, type TurnEvalReport, type TurnSummary } from '../index.js';
+import {
+  evaluateTurns,
+  loadReferenceSessions,
+  traceWorkflow,
+  type TurnEvalReport,
+  type TurnSummary,
+} from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import {
   controllerModeOf,
@@ -59,23 +65,28 @@ export async function dialogEvalCommand(
     const progress = progressLogger('eval', output);
     let passed = 0;
     let judged = 0;
-    const report = await evaluateTurns(procedure.pdl, references, {
-      model: bot!,
-      judge: judge!,
-      ...(procedure.toolSet ? { tools: procedure.toolSet } : {}),
-      controllerMode,
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      costOf: costByModel(models),
-      signal,
-      onProgress: ({ done, total, turn }) => {
-        if (turn.error !== undefined) output.log(`eval: ${turn.session} move ${turn.index} failed: ${turn.error}`);
-        else {
-          judged += 1;
-          if (turn.consistent) passed += 1;
-        }
-        progress(done, total, `pass rate so far ${judged === 0 ? '–' : fixed(passed / judged)}`);
-      },
-    });
+    // With tracing on: one `invoke_workflow` span over every move (the bot's and the judge's calls inside).
+    const report = await traceWorkflow(
+      { attributes: { 'weft.command': 'dialog eval', 'weft.procedure': procedure.pdl.name, 'weft.moves': moves } },
+      () =>
+        evaluateTurns(procedure.pdl, references, {
+          model: bot!,
+          judge: judge!,
+          ...(procedure.toolSet ? { tools: procedure.toolSet } : {}),
+          controllerMode,
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          costOf: costByModel(models),
+          signal,
+          onProgress: ({ done, total, turn }) => {
+            if (turn.error !== undefined) output.log(`eval: ${turn.session} move ${turn.index} failed: ${turn.error}`);
+            else {
+              judged += 1;
+              if (turn.consistent) passed += 1;
+            }
+            progress(done, total, `pass rate so far ${judged === 0 ? '–' : fixed(passed / judged)}`);
+          },
+        }),
+    );
     if (report.cancelled)
       output.log(
         `eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} moves that finished`,

@@ -22,6 +22,9 @@ import {
   type TraceSelection,
   type TraceStore,
   type ToolSet,
+  toolArgsRedactor,
+  traceAgent,
+  tracedModel,
   WeftError,
   withDistillSim,
   type WorkflowProblem,
@@ -94,22 +97,42 @@ export async function distillCommand(
       },
     );
   }
-  const model = withDistillSim(
+  const simulated = withDistillSim(
     loaded.model,
     reference !== undefined ? (await loadWorkflowFile(reference)).workflow : undefined,
   );
   const tools = await openTools(toolsPath, signal);
+  // With tracing on: a `chat` span per call under one `invoke_agent summarizer` span, the graph tools' calls in it.
+  const model = tracedModel(simulated, { costOf: loaded.costOf, redactToolArgs: toolArgsRedactor(tools.tools) });
   try {
-    const result = await distillTraces({
-      model,
-      traces: selected,
-      tools: tools.tools,
-      strategy,
-      maxSteps,
-      signal,
-      // Ctrl-C or SIGTERM: the graph so far is written as the partial workflow, not lost.
-      keepOnAbort: true,
-    });
+    const result = await traceAgent(
+      {
+        agent: 'summarizer',
+        attributes: {
+          'weft.command': 'distill',
+          'weft.distill.traces': selected.length,
+          'weft.distill.strategy': strategy,
+        },
+      },
+      () =>
+        distillTraces({
+          model,
+          traces: selected,
+          tools: tools.tools,
+          strategy,
+          maxSteps,
+          signal,
+          // Ctrl-C or SIGTERM: the graph so far is written as the partial workflow, not lost.
+          keepOnAbort: true,
+        }),
+      (distilled) => ({
+        'weft.distill.finished': distilled.finished,
+        'weft.distill.valid': distilled.valid,
+        'weft.calls': distilled.usage.calls,
+        'gen_ai.usage.input_tokens': distilled.usage.inputTokens,
+        'gen_ai.usage.output_tokens': distilled.usage.outputTokens,
+      }),
+    );
     const written = result.finished ? out : partialPath(out);
     await writeOutFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`, '--out');
     const errors = result.problems.filter((problem) => problem.severity === 'error').length;

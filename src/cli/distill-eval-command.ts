@@ -15,6 +15,7 @@ import {
   type SuiteReport,
   type SuiteStagesFactory,
   suiteStages,
+  traceWorkflow,
   WeftError,
 } from '../index.js';
 import { loadContext, loadModel } from './context.js';
@@ -59,6 +60,7 @@ export async function distillEvalCommand(
   const suite = await loadSuite(flags.suite, { only: flags.task ?? [] });
   for (const warning of suite.warnings) output.log(`warning: ${place(warning)}${warning.message}`);
   const context = await loadContext(flags, env);
+  // Each call is a `chat` span (evaluateSuite makes them), under the span below when tracing.
   const { model, costOf } = await loadModel(flags.model, context.config, env);
   const stages = dependencies.stages ?? suiteStages;
   // Tools are opened before any model call: a bad file or an unset BUSINESS_API_URL stops here (exit 2).
@@ -71,21 +73,32 @@ export async function distillEvalCommand(
       `evaluating ${suite.tasks.length} ${suite.tasks.length === 1 ? 'task' : 'tasks'} × ${variants.join(', ')} with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}`,
     );
     const progress = progressLogger('distill eval', output);
-    const report = await evaluateSuite(suite.tasks, {
-      model,
-      stages,
-      variants: variants as (typeof SUITE_VARIANTS)[number][],
-      toolsFor: tools.toolsFor,
-      ...(selection !== undefined ? { selection } : {}),
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      costOf: (result) => costOf(result, model.id),
-      signal,
-      onProgress: ({ done, evaluation }) => {
-        if (evaluation.error !== undefined)
-          output.log(`distill eval: ${evaluation.task} (${evaluation.variant}) failed: ${evaluation.error}`);
-        progress(done, jobs, `${evaluation.task} (${evaluation.variant}) ${evaluation.passed}/${evaluation.tests}`);
+    // With tracing on: one `invoke_workflow` span over every task and variant.
+    const report = await traceWorkflow(
+      {
+        attributes: {
+          'weft.command': 'distill eval',
+          'weft.tasks': suite.tasks.length,
+          'weft.variants': variants.join(','),
+        },
       },
-    });
+      () =>
+        evaluateSuite(suite.tasks, {
+          model,
+          stages,
+          variants: variants as (typeof SUITE_VARIANTS)[number][],
+          toolsFor: tools.toolsFor,
+          ...(selection !== undefined ? { selection } : {}),
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          costOf: (result) => costOf(result, model.id),
+          signal,
+          onProgress: ({ done, evaluation }) => {
+            if (evaluation.error !== undefined)
+              output.log(`distill eval: ${evaluation.task} (${evaluation.variant}) failed: ${evaluation.error}`);
+            progress(done, jobs, `${evaluation.task} (${evaluation.variant}) ${evaluation.passed}/${evaluation.tests}`);
+          },
+        }),
+    );
     if (output.json) output.document(reportDocument(report, flags.suite, redactModelSpec(model.id)));
     else for (const line of formatSuiteReport(report)) output.text(line);
     if (report.cancelled)

@@ -52,7 +52,7 @@ export async function main(
   // command's exit code is returned: after a success, an error or a cancel alike.
   let stopTelemetry: StopCliTelemetry | undefined;
   program.hook('preAction', async (_program, command) => {
-    stopTelemetry = await startCliTelemetry(command.name(), command.opts(), output);
+    stopTelemetry = await startCliTelemetry(commandPath(command), command.opts(), output);
   });
   try {
     await program.parseAsync(normalizeOtelFlag(argv), { from: 'user' });
@@ -64,6 +64,13 @@ export async function main(
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);
   }
+}
+
+/** A subcommand with its parents' names (`team eval`), the program's own left out. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Whether commander will print help: a bare `weft`, `help`, or -h/--help anywhere. */
@@ -115,6 +122,8 @@ function buildProgram(
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)
@@ -189,6 +198,8 @@ function buildProgram(
     .option('--lock-ms <ms>', "job lock duration; a killed worker's job is retried after it (default 30000)")
     .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
     .option('--tools <file>', "the run's tools file, for subtasks whose roles call tools")
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)
@@ -216,6 +227,8 @@ function buildProgram(
     .description(
       'serve Weft to an MCP client over stdio: plan, run, status, show, cancel, runs, eval, exec; runs as weft://runs/{id}',
     )
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(store)
     .addOption(home)
@@ -303,6 +316,8 @@ function buildProgram(
       '--similarity <spec>',
       'lexical (default, offline), openai-compatible:<url>#<model>, openai:<model>, ollama:<model>, local:<path.gguf>',
     )
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(jsonOption)
@@ -364,6 +379,8 @@ function buildProgram(
     .option('--no-post-controllers', 'controllers only guide the bot; none refuses an action (ablation)')
     .option('--no-controllers', 'no controllers at all (ablation)')
     .option('--max-actions <N>', 'decisions of the bot per user turn (default 5)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(store)
@@ -469,6 +486,8 @@ function buildProgram(
     .option('--task-key <key>', 'groups the traces of one task (weft traces --task)')
     .option('--expected <json>', 'the answer it should give: the trace succeeds only when it does')
     .option('--max-steps <N>', 'model calls the agent may make (default 20)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(model)
     .addOption(home)
     .addOption(store)
@@ -514,6 +533,8 @@ function buildProgram(
     .option('--traces <file>', 'read the traces from a JSON/JSONL file (weft traces show --json) instead of the store')
     .option('--max-steps <n>', 'model calls before giving up without finish (default 40)')
     .option('--model <spec>', 'the summarizer (sim:reference=FILE emits that workflow)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(home)
     .addOption(store)
     .addOption(jsonOption)
@@ -530,6 +551,8 @@ function buildProgram(
     .option('--selection <rule>', 'trace selection: random_success (default), all_success or first')
     .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
     .option('--home <dir>', 'Weft home (default ./.weft)')
+    .addOption(otel)
+    .addOption(otelContent)
     .addOption(jsonOption)
     .action(async (flags) =>
       setExit(await (await import('./distill-eval-command.js')).distillEvalCommand(flags, output, signal)),

@@ -16,6 +16,8 @@ import {
   loadTeamOffers,
   loadToolsFile,
   loadWorkflowFile,
+  createMeter,
+  meteredModel,
   newRunId,
   ownerState,
   planTask,
@@ -25,6 +27,7 @@ import {
   runWorkflow,
   summarizeRun,
   toWorkflowJson,
+  traceAgent,
   WeftError,
   type RunStore,
   type StoredRunStatus,
@@ -200,14 +203,28 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const toolSet = toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal }) : undefined;
         const offers = toolSet?.tools.map((tool) => ({ name: tool.name, description: tool.description }));
         await toolSet?.close();
-        const result = await planTask({
-          task,
-          model,
-          signal,
-          ...(candidates !== undefined ? { candidates } : {}),
-          ...(teams ? { teams } : {}),
-          ...(offers ? { tools: offers } : {}),
-        });
+        // Metered for the `chat` spans (with --otel), under one `invoke_agent planner` span as `weft plan` makes.
+        const meter = createMeter();
+        const metered = meteredModel(model, { budget: {}, meter, now: () => 0, costOf, emit: () => {} });
+        const result = await traceAgent(
+          { agent: 'planner', attributes: { 'weft.command': 'mcp weft_plan' }, content: { 'weft.task': task } },
+          () =>
+            planTask({
+              task,
+              model: metered,
+              signal,
+              ...(candidates !== undefined ? { candidates } : {}),
+              ...(teams ? { teams } : {}),
+              ...(offers ? { tools: offers } : {}),
+            }),
+          (planned) => ({
+            'weft.plan.chosen': planned.chosenIndex,
+            'weft.calls': meter.calls,
+            'gen_ai.usage.input_tokens': meter.inputTokens,
+            'gen_ai.usage.output_tokens': meter.outputTokens,
+            'weft.cost_usd': meter.costUsd,
+          }),
+        );
         // A model spec may carry a URL with credentials.
         return {
           model: redactModelSpec(model.id),

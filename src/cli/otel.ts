@@ -6,8 +6,25 @@
 import { WeftError } from '../errors.js';
 import type { Output } from './output.js';
 
-/** The commands that trace (their runs make the spans); the others ignore the OTLP environment. */
-export const TRACED_COMMANDS: readonly string[] = ['run', 'resume'];
+/** The commands that trace, by their path (`team eval`); the others ignore the OTLP environment. */
+export const TRACED_COMMANDS: readonly string[] = [
+  'run',
+  'resume',
+  'plan',
+  'mcp',
+  'solve',
+  'distill',
+  'chat',
+  'team',
+  'team run',
+  'team optimize',
+  'team eval',
+  'simulate',
+  'dialog eval',
+  'worker',
+  'distill eval',
+  'bench worfbench',
+];
 
 export interface OtelFlags {
   /** `--otel` alone is `''` (normalizeOtelFlag): the endpoint from the environment or the default. */

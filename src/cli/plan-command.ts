@@ -15,6 +15,7 @@ import {
   redactModelSpec,
   toMermaid,
   toWorkflowJson,
+  traceAgent,
   WeftError,
   type PlanResult,
 } from '../index.js';
@@ -71,14 +72,29 @@ export async function planCommand(
     `planning with ${redactModelSpec(model.id)}${model.kind === 'real' ? '' : ` (${model.kind} model)`}, ${candidates} candidate(s)…`,
   );
   let worfbench: string | undefined;
-  let result: PlanResult;
-  if (format === 'worfbench') {
-    const planned = await planAsWorkflowText({ task, model: metered, candidates, signal });
-    result = planned.plan;
-    worfbench = planned.text;
-  } else {
-    result = await planTask({ task, model: metered, candidates, signal, ...(teams ? { teams } : {}) });
-  }
+  // With tracing on, one `invoke_agent planner` span holds the candidates' and repairs' `chat` spans.
+  const result: PlanResult = await traceAgent(
+    {
+      agent: 'planner',
+      attributes: { 'weft.command': 'plan', 'weft.candidates': candidates, 'weft.plan.format': format },
+      content: { 'weft.task': task },
+    },
+    async () => {
+      if (format !== 'worfbench')
+        return planTask({ task, model: metered, candidates, signal, ...(teams ? { teams } : {}) });
+      const planned = await planAsWorkflowText({ task, model: metered, candidates, signal });
+      worfbench = planned.text;
+      return planned.plan;
+    },
+    (planned) => ({
+      'weft.plan.chosen': planned.chosenIndex,
+      'weft.plan.subtasks': planned.workflow.subtasks.length,
+      'weft.calls': meter.calls,
+      'gen_ai.usage.input_tokens': meter.inputTokens,
+      'gen_ai.usage.output_tokens': meter.outputTokens,
+      'weft.cost_usd': meter.costUsd,
+    }),
+  );
   const plan = toWorkflowJson(result.workflow);
   if (flags.out) await writeFile(flags.out, `${JSON.stringify(plan, null, 2)}\n`);
   if (output.json) {

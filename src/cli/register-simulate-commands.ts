@@ -41,6 +41,11 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
       'with --keep-sessions: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
     )
     .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
+    .option(
+      '--otel [url]',
+      'export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)',
+    )
+    .option('--otel-content', 'with --otel: record prompts, replies and tool arguments in spans')
     .option('--json', 'print one JSON document on stdout')
     .action(async (file: string, flags: SimulateFlags) =>
       setExit(await (await import('./simulate-command.js')).simulateCommand(file, flags, output, signal)),
@@ -60,6 +65,11 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     .option('--concurrency <N>', 'moves at once (default 4)')
     .option('--no-controllers', 'no pre-decision guidance from the controllers')
     .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
+    .option(
+      '--otel [url]',
+      'export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)',
+    )
+    .option('--otel-content', 'with --otel: record prompts, replies and tool arguments in spans')
     .option('--json', 'print one JSON document on stdout')
     .action(async (file: string, flags: DialogEvalFlags) =>
       setExit(await (await import('./dialog-eval-command.js')).dialogEvalCommand(file, flags, output, signal)),

@@ -56,6 +56,11 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
         'run store: sqlite:<path> or postgres://… (default: $WEFT_STORE, the config, or SQLite in the home)',
       )
       .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')
+      .option(
+        '--otel [url]',
+        'export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)',
+      )
+      .option('--otel-content', 'with --otel: record prompts, replies and tool arguments in spans')
       .option('--json', 'print one JSON document on stdout');
   const ask = (command: Command, sub: boolean): Command =>
     common(

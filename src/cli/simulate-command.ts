@@ -13,6 +13,7 @@ import {
   type MetricsSummary,
   type SimulationReport,
   WeftError,
+  traceWorkflow,
 } from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import {
@@ -92,30 +93,35 @@ export async function simulateCommand(
     const progress = progressLogger('simulate', output);
     let successes = 0;
     let finished = 0;
-    const report = await simulateSessions(procedure.pdl, {
-      profiles,
-      model: bot!,
-      userModel: user!,
-      judge: judge!,
-      tools: procedure.toolSet?.tools ?? [],
-      controllerMode,
-      ...(oow !== undefined ? { oow } : {}),
-      ...(sessions !== undefined ? { sessions } : {}),
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      costOf: costByModel(models),
-      ...(store ? { store: sessionStoreOf(store) } : {}),
-      signal,
-      onProgress: ({ done, total: of, session }) => {
-        if (session.error !== undefined) output.log(`simulate: session ${session.id} failed: ${session.error}`);
-        else {
-          finished += 1;
-          if (session.success) successes += 1;
-        }
-        progress(done, of, `success so far ${finished === 0 ? '–' : fixed(successes / finished)}`);
-      },
-    });
+    // With tracing on: one `invoke_workflow` span over every session (bot, user and judge calls, API calls inside).
+    const report = await traceWorkflow(
+      { attributes: { 'weft.command': 'simulate', 'weft.procedure': procedure.pdl.name, 'weft.sessions': total } },
+      () =>
+        simulateSessions(procedure.pdl, {
+          profiles,
+          model: bot!,
+          userModel: user!,
+          judge: judge!,
+          tools: procedure.toolSet?.tools ?? [],
+          controllerMode,
+          ...(oow !== undefined ? { oow } : {}),
+          ...(sessions !== undefined ? { sessions } : {}),
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(maxTurns !== undefined ? { maxTurns } : {}),
+          ...(seed !== undefined ? { seed } : {}),
+          costOf: costByModel(models),
+          ...(store ? { store: sessionStoreOf(store) } : {}),
+          signal,
+          onProgress: ({ done, total: of, session }) => {
+            if (session.error !== undefined) output.log(`simulate: session ${session.id} failed: ${session.error}`);
+            else {
+              finished += 1;
+              if (session.success) successes += 1;
+            }
+            progress(done, of, `success so far ${finished === 0 ? '–' : fixed(successes / finished)}`);
+          },
+        }),
+    );
     if (report.cancelled)
       output.log(
         `simulate cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} sessions that finished`,

@@ -15,6 +15,9 @@ import {
   parseSimOptions,
   solveTask,
   TRACE_ID_PATTERN,
+  toolArgsRedactor,
+  traceAgent,
+  tracedModel,
   type TraceRecord,
   type TraceToolCall,
   traceStoreOf,
@@ -75,24 +78,47 @@ export async function solveCommand(
     const referencePath = loaded.model.kind === 'sim' ? parseSimOptions(loaded.model.id).reference : undefined;
     const reference =
       referencePath === undefined ? undefined : (await loadWorkflowFile(referencePath, { toolNames })).workflow;
-    const model = withDistillSim(loaded.model, reference);
+    // With tracing on: a `chat` span per call, under one `invoke_agent solver` span (tool calls make their own).
+    const model = tracedModel(withDistillSim(loaded.model, reference), {
+      costOf: loaded.costOf,
+      redactToolArgs: toolArgsRedactor(toolSet.tools),
+    });
     const store = traceStoreOf(await openStore(context));
     try {
       if (model.kind !== 'real') output.log(`model ${model.kind === 'sim' ? 'simulated' : 'scripted'}: not a real LLM`);
-      const trace = await solveTask({
-        model,
-        tools: toolSet.tools,
-        task,
-        input: input as Record<string, JsonValue>,
-        mode,
-        maxSteps,
-        toolsPath,
-        ...(flags.taskKey !== undefined ? { taskKey: flags.taskKey } : {}),
-        ...(expected !== undefined ? { expected } : {}),
-        signal,
-        // Ctrl-C or SIGTERM: the calls made so far are saved as an unsuccessful trace, not lost.
-        keepOnAbort: true,
-      });
+      const trace = await traceAgent(
+        {
+          agent: 'solver',
+          attributes: {
+            'weft.command': 'solve',
+            'weft.solve.mode': mode,
+            ...(flags.taskKey !== undefined ? { 'weft.task.key': flags.taskKey } : {}),
+          },
+          content: { 'weft.task': task },
+        },
+        () =>
+          solveTask({
+            model,
+            tools: toolSet.tools,
+            task,
+            input: input as Record<string, JsonValue>,
+            mode,
+            maxSteps,
+            toolsPath,
+            ...(flags.taskKey !== undefined ? { taskKey: flags.taskKey } : {}),
+            ...(expected !== undefined ? { expected } : {}),
+            signal,
+            // Ctrl-C or SIGTERM: the calls made so far are saved as an unsuccessful trace, not lost.
+            keepOnAbort: true,
+          }),
+        (solved) => ({
+          'weft.trace.id': solved.traceId,
+          'weft.solve.success': solved.success,
+          'weft.calls': solved.usage.calls,
+          'gen_ai.usage.input_tokens': solved.usage.inputTokens,
+          'gen_ai.usage.output_tokens': solved.usage.outputTokens,
+        }),
+      );
       await store.saveTrace(trace);
       if (signal.aborted) output.log(`weft solve: cancelled; the trace so far is saved as ${trace.traceId}`);
       if (output.json) {

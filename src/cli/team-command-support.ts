@@ -8,6 +8,8 @@ import {
   resolveModelSpec,
   selectStoredTeamMembers,
   SIM_RIGHT_ANSWER,
+  traceAgent,
+  tracedModel,
   WeftError,
   type BuiltTeam,
   type ChatModel,
@@ -119,9 +121,10 @@ export async function buildTeamWithModels(
   const kinds = new Map<string, ChatModel['kind']>();
   const built = await buildTeam(spec, {
     createModel: async (modelSpec) => {
-      const { model } = await loadModel(modelSpec, context.config, env);
+      const { model, costOf } = await loadModel(modelSpec, context.config, env);
       kinds.set(model.id, model.kind);
-      return model;
+      // With tracing on, a `chat` span per call (the agents' and the ranker's).
+      return tracedModel(model, { costOf });
     },
     ...(defaultModel !== undefined ? { defaultModel } : {}),
     file,
@@ -129,7 +132,21 @@ export async function buildTeamWithModels(
   });
   const use = (id: string): ModelUse => ({ model: redactModelSpec(id), kind: kinds.get(id) ?? 'real' });
   return {
-    built,
+    // With tracing on, each agent's response at each step is an `invoke_agent {agent}` span.
+    built: {
+      ...built,
+      agents: built.agents.map((agent) => ({
+        ...agent,
+        respond: (input, signal) =>
+          traceAgent(
+            {
+              agent: agent.name,
+              attributes: { 'weft.team.agent.kind': agent.kind, 'weft.team.step': input.step },
+            },
+            () => agent.respond(input, signal),
+          ),
+      })),
+    },
     models: {
       agents: Object.fromEntries(Object.entries(built.models).map(([agent, id]) => [agent, use(id)])),
       ranker: use(built.rankerModel),

@@ -21,7 +21,7 @@
  *   subcommand's name would be silently ignored: refused, saying where they go.
  */
 import { stat, readFile } from 'node:fs/promises';
-import { loadTeamFile, runTeam, WeftError, type TeamQuery } from '../index.js';
+import { loadTeamFile, runTeam, traceWorkflow, WeftError, type TeamQuery } from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
@@ -63,14 +63,24 @@ export async function teamCommand(
   const members = selection?.members ?? spec.agents.map((agent) => agent.name);
   const team = await buildTeamWithModels(subset(spec, members), teamFile, flags.model, context, seed, env);
   const query: TeamQuery = { question, kind: spec.answerKind ?? 'exact', taskType };
-  const result = await runTeam({
-    agents: team.built.agents,
-    ranker: team.built.ranker,
-    query,
-    ...runSettings(spec, maxSteps, seed),
-    ...(signal ? { signal } : {}),
-    onEvent: (event) => logTeamEvent(event, output),
-  });
+  // With tracing on: one `invoke_workflow` span, the agents' steps and the ranker's calls inside.
+  const result = await traceWorkflow(
+    { attributes: { 'weft.command': 'team', 'weft.team': spec.name }, content: { 'weft.task': question } },
+    () =>
+      runTeam({
+        agents: team.built.agents,
+        ranker: team.built.ranker,
+        query,
+        ...runSettings(spec, maxSteps, seed),
+        ...(signal ? { signal } : {}),
+        onEvent: (event) => logTeamEvent(event, output),
+      }),
+    (ran) => ({
+      'weft.calls': ran.calls,
+      'weft.team.stopped_at': ran.stoppedAt,
+      'weft.team.stop_reason': ran.stopReason,
+    }),
+  );
   const document = teamRunDocument(spec.name, result, team.models, selection?.selection);
   if (output.json) output.document(document);
   else for (const line of formatTeamRun(document)) output.text(line);

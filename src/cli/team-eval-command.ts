@@ -1,5 +1,13 @@
 /** `weft team eval --team team.yaml --data mc.jsonl`: accuracy and calls per query on a dataset with answers. */
-import { evaluateTeam, loadTeamFile, readTeamDataset, TEAM_DEFAULTS, teamQueryOf, type TeamQuery } from '../index.js';
+import {
+  evaluateTeam,
+  loadTeamFile,
+  readTeamDataset,
+  TEAM_DEFAULTS,
+  teamQueryOf,
+  traceWorkflow,
+  type TeamQuery,
+} from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
@@ -53,24 +61,33 @@ export async function teamEvalCommand(
   const progress = progressLogger('eval', output);
   let correct = 0;
   let failed = 0;
-  const evaluation = await evaluateTeam({
-    agents: team.built.agents,
-    ranker: team.built.ranker,
-    items,
-    options: runSettings(spec, maxSteps, seed),
-    ...(spec.answerKind !== undefined ? { answerKind: spec.answerKind } : {}),
-    taskType,
-    ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(signal ? { signal } : {}),
-    onProgress: ({ done, total, item }) => {
-      if (item.correct) correct++;
-      if (item.error !== undefined) {
-        failed++;
-        output.log(`eval: item ${item.id} failed: ${item.error}`);
-      }
-      progress(done, total, `accuracy so far ${(correct / done).toFixed(3)}${failed > 0 ? `, ${failed} failed` : ''}`);
-    },
-  });
+  // With tracing on: one `invoke_workflow` span over the whole evaluation.
+  const evaluation = await traceWorkflow(
+    { attributes: { 'weft.command': 'team eval', 'weft.team': spec.name, 'weft.items': items.length } },
+    () =>
+      evaluateTeam({
+        agents: team.built.agents,
+        ranker: team.built.ranker,
+        items,
+        options: runSettings(spec, maxSteps, seed),
+        ...(spec.answerKind !== undefined ? { answerKind: spec.answerKind } : {}),
+        taskType,
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(signal ? { signal } : {}),
+        onProgress: ({ done, total, item }) => {
+          if (item.correct) correct++;
+          if (item.error !== undefined) {
+            failed++;
+            output.log(`eval: item ${item.id} failed: ${item.error}`);
+          }
+          progress(
+            done,
+            total,
+            `accuracy so far ${(correct / done).toFixed(3)}${failed > 0 ? `, ${failed} failed` : ''}`,
+          );
+        },
+      }),
+  );
   const limit = (kind: TeamQuery['kind']) =>
     maxSteps ?? spec.maxSteps ?? (kind === 'code' ? TEAM_DEFAULTS.codeMaxSteps : TEAM_DEFAULTS.maxSteps);
   const byId = new Map(items.map((item) => [item.id, item]));

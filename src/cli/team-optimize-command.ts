@@ -9,6 +9,7 @@ import {
   teamSizeOf,
   WeftError,
   type TeamChoice,
+  traceWorkflow,
 } from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import { integerFlag } from './flags.js';
@@ -65,22 +66,27 @@ export async function teamOptimizeCommand(
   );
   const progress = progressLogger('optimize', output);
   let failed = 0;
-  const result = await optimizeTeam({
-    pool: team.built.agents,
-    queries: items.map((item) => teamQueryOf(item, spec.answerKind, taskType)),
-    k,
-    ranker: team.built.ranker,
-    run: runSettings(spec, undefined, seed),
-    ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(signal ? { signal } : {}),
-    onProgress: ({ done, total, index, error }) => {
-      if (error !== undefined) {
-        failed++;
-        output.log(`optimize: query ${items[index]!.id} failed: ${error}`);
-      }
-      progress(done, total, failed > 0 ? `${failed} failed` : undefined);
-    },
-  });
+  // With tracing on: one `invoke_workflow` span over the whole optimisation.
+  const result = await traceWorkflow(
+    { attributes: { 'weft.command': 'team optimize', 'weft.team': spec.name, 'weft.items': items.length } },
+    () =>
+      optimizeTeam({
+        pool: team.built.agents,
+        queries: items.map((item) => teamQueryOf(item, spec.answerKind, taskType)),
+        k,
+        ranker: team.built.ranker,
+        run: runSettings(spec, undefined, seed),
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(signal ? { signal } : {}),
+        onProgress: ({ done, total, index, error }) => {
+          if (error !== undefined) {
+            failed++;
+            output.log(`optimize: query ${items[index]!.id} failed: ${error}`);
+          }
+          progress(done, total, failed > 0 ? `${failed} failed` : undefined);
+        },
+      }),
+  );
 
   const finished = items.length - result.failed.length;
   let stored: { agent: string; importance: number; queries: number; mean: number }[] = [];

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { costOf } from '../llm/pricing.js';
+import { startToolSpan } from '../llm/telemetry.js';
 import { newRunId } from '../store/run-id.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
@@ -327,7 +328,10 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       ]);
       return;
     }
-    const outcome = await callTool(tool, action.args, signal ? { signal } : {});
+    // An `execute_tool` span (a child of the turn's, with tracing on), its arguments as the session records them.
+    const span = startToolSpan({ name: action.name, callId: action.callId, args: shownArgs(tool, action.args) });
+    const outcome = await span.run(() => callTool(tool, action.args, signal ? { signal } : {}));
+    span.end(outcome.ok ? outcome : { ok: false, error: outcome.error.message, code: outcome.error.code });
     await collect([
       outcome.ok
         ? {

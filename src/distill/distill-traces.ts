@@ -14,6 +14,7 @@ import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
+import { startToolSpan } from '../llm/telemetry.js';
 import type { ToolLoopHooks, ToolLoopOutcome } from '../tools/tool-loop.js';
 import { runToolLoop } from '../tools/tool-loop.js';
 import { clip } from '../text/clip.js';
@@ -104,7 +105,14 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
       replay: (call): Promise<ToolLoopOutcome> | ToolLoopOutcome | undefined => {
         if (call.tool) {
           graphCalls++;
-          return applyGraph(call);
+          const applied = applyGraph(call);
+          if (!applied) return undefined;
+          // Answered here rather than by the loop: the `execute_tool` span the loop would make is made here.
+          const span = startToolSpan({ name: call.name, callId: call.id, args: call.args });
+          return applied.then((outcome) => {
+            span.end(outcome);
+            return outcome;
+          });
         }
         // Business tools are not among this stage's tools: refused here with a message of their own, and counted.
         if (!business.has(call.name)) return undefined;

@@ -15,6 +15,7 @@ import { sameJson } from '../text/same-json.js';
 import { checkWorkflow } from './check-workflow.js';
 import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';
+import { tracedModel } from '../llm/traced-model.js';
 import type { SuiteTask, TaskInput } from './load-suite.js';
 import { runWorkflow } from './run-workflow.js';
 import {
@@ -133,7 +134,11 @@ export async function evaluateTask(
   options: EvaluateSuiteOptions,
   signal: AbortSignal,
 ): Promise<TaskEvaluation & { workflow?: ExecutableWorkflow }> {
-  const counted = countingModel(withDistillSim(options.model, task.reference), options.costOf);
+  // A `chat` span per call (a no-op without a tracing SDK), the sim's answers included: it follows the reference here.
+  const traced = tracedModel(withDistillSim(options.model, task.reference), {
+    ...(options.costOf ? { costOf: options.costOf } : {}),
+  });
+  const counted = countingModel(traced, options.costOf);
   const tools = options.toolsFor(task);
   const context: StageContext = { task, tools, signal };
   const base = {

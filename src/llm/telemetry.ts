@@ -80,6 +80,36 @@ export function withTelemetryContext<T>(parent: Context, work: () => T): T {
   return context.with(parent, work);
 }
 
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The active span as a W3C `traceparent` (`00-{trace id}-{span id}-{flags}`), for work that continues in another
+ * process (a `weft worker`'s job); undefined when no span is recording.
+ */
+export function activeTraceparent(): string | undefined {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * Runs `work` as a child of the span a `traceparent` names (another process's): spans made inside join that
+ * trace. Anything but a well-formed, valid `traceparent` (it comes from a queue) is ignored.
+ */
+export function withTraceparent<T>(traceparent: unknown, work: () => T): T {
+  const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
+  if (!match) return work();
+  const spanContext = {
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16) & 1,
+    isRemote: true,
+  };
+  if (!trace.isSpanContextValid(spanContext)) return work();
+  return context.with(trace.setSpanContext(context.active(), spanContext), work);
+}
+
 export interface RunSpanInfo {
   readonly runId: string;
   readonly task: string;
@@ -129,6 +159,74 @@ export async function traceRun<T>(
     return result;
   } catch (error) {
     span.setAttribute('weft.run.status', 'failed');
+    fail(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+export interface AgentSpanInfo {
+  /** `gen_ai.agent.name`; the span is `invoke_agent {agent}`. */
+  readonly agent: string;
+  /** Further attributes (the command, its settings): never content. */
+  readonly attributes?: Attributes;
+  /** Attributes that are content (the task, a user's message): recorded only with the opt-in, each cut. */
+  readonly content?: Readonly<Record<string, string>>;
+}
+
+/**
+ * `invoke_agent {agent}` around work that is not a run: a command's planner, a solver, a chat turn. The model and
+ * tool calls made inside are its children; `ending` adds attributes from the result (totals, a verdict).
+ */
+export async function traceAgent<T>(
+  info: AgentSpanInfo,
+  work: () => Promise<T>,
+  ending?: (result: T) => Attributes,
+): Promise<T> {
+  const agent = clip(info.agent, MAX_NAME_CHARS);
+  return traced(
+    `invoke_agent ${agent}`,
+    { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, ...info.attributes },
+    info.content,
+    work,
+    ending,
+  );
+}
+
+/**
+ * `invoke_workflow` around several agents' work that is not a run (a DyLAN team's question, a team's evaluation),
+ * as a run's span is named; `attributes` say which (`weft.command`, the team).
+ */
+export async function traceWorkflow<T>(
+  info: Omit<AgentSpanInfo, 'agent'>,
+  work: () => Promise<T>,
+  ending?: (result: T) => Attributes,
+): Promise<T> {
+  return traced(
+    'invoke_workflow',
+    { 'gen_ai.operation.name': 'invoke_workflow', ...info.attributes },
+    info.content,
+    work,
+    ending,
+  );
+}
+
+async function traced<T>(
+  name: string,
+  attributes: Attributes,
+  content: AgentSpanInfo['content'],
+  work: () => Promise<T>,
+  ending: ((result: T) => Attributes) | undefined,
+): Promise<T> {
+  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  if (content && span.isRecording() && telemetryCapturesContent())
+    for (const [key, value] of Object.entries(content)) span.setAttribute(key, clip(value));
+  try {
+    const result = await context.with(trace.setSpan(context.active(), span), work);
+    if (ending) span.setAttributes(ending(result));
+    return result;
+  } catch (error) {
     fail(span, error);
     throw error;
   } finally {
@@ -196,7 +294,8 @@ export interface ChatSpanInfo {
 
 export interface ChatSpan {
   run<T>(work: () => T): T;
-  succeed(result: ChatResult, costUsd: number, model: string): void;
+  /** `costUsd` undefined: not priced here (a worker's call, priced by its coordinator). */
+  succeed(result: ChatResult, costUsd: number | undefined, model: string): void;
   fail(error: unknown): void;
 }
 
@@ -229,7 +328,7 @@ export function startChatSpan(info: ChatSpanInfo): ChatSpan {
         'gen_ai.response.model': model,
         'gen_ai.usage.input_tokens': result.usage.inputTokens,
         'gen_ai.usage.output_tokens': result.usage.outputTokens,
-        'weft.cost_usd': costUsd,
+        ...(costUsd !== undefined ? { 'weft.cost_usd': costUsd } : {}),
       });
       if (content) span.setAttribute('gen_ai.output.messages', json([outputMessage(result, info)]));
       span.end();

@@ -19,6 +19,8 @@ export interface AttemptJobData extends Omit<SubtaskAttempt, 'model' | 'signal' 
   readonly modelSpec?: string;
   /** Replies this attempt already got before the coordinator resumed, as `[callKey, reply]`: not asked again. */
   readonly replay?: readonly (readonly [string, ChatResult])[];
+  /** The coordinator's attempt span (W3C traceparent), when it traces: the worker's `chat` spans join its trace. */
+  readonly traceparent?: string;
 }
 
 export interface JobFailure {

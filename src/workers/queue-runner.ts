@@ -18,6 +18,7 @@ import { WeftError } from '../errors.js';
 import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '../run/attempt-runner.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import { callKey } from '../run/metered-model.js';
+import { activeTraceparent } from '../llm/telemetry.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
 import type { ToolEventRecord } from '../run/run-tools.js';
 import {
@@ -135,6 +136,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
     const jobId = attemptJobId(runId, attempt.id, attempt.attempt);
     const modelSpec = options.modelSpec ?? context?.modelId;
     const replay = replayOf(context?.replay, attempt.id, attempt.attempt);
+    const traceparent = activeTraceparent();
     const data: AttemptJobData = {
       runId,
       task: attempt.task,
@@ -148,6 +150,8 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       ...(attempt.tools?.job ? { tools: attempt.tools.job } : {}),
       ...(modelSpec !== undefined ? { modelSpec } : {}),
       ...(replay.length > 0 ? { replay } : {}),
+      // Called inside the attempt's span: a tracing worker makes its calls' spans children of it.
+      ...(traceparent !== undefined ? { traceparent } : {}),
     };
     try {
       await hold(runId);

@@ -9,6 +9,8 @@ import { WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';
+import { withTraceparent } from '../llm/telemetry.js';
+import { tracedModel } from '../llm/traced-model.js';
 import type { RemoteCall } from '../run/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
 import {
@@ -199,34 +201,38 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         const journal = data.tools ? await openJournal(marks, journalKey(queueName, jobId)) : undefined;
         calls.push(...(journal?.calls ?? []));
         const replay = new Map([...(data.replay ?? []), ...journalReplies(journal?.calls ?? [])]);
-        const model = recordingModel(await modelFor(spec), calls, replay, {
+        // With tracing on, a `chat` span per call made here (not per replayed one), in the coordinator's trace.
+        const traced = tracedModel(await modelFor(spec), tools ? { redactToolArgs: toolArgsRedactor(tools) } : {});
+        const model = recordingModel(traced, calls, replay, {
           ...(tools ? { redactToolArgs: toolArgsRedactor(tools) } : {}),
           ...(journal ? { onCall: (call: RemoteCall) => journal.append({ call }) } : {}),
         });
-        const outcome = await runSubtask({
-          task: data.task,
-          id: data.id,
-          objective: data.objective,
-          role: data.role,
-          parents: data.parents,
-          attempt: data.attempt,
-          verify: data.verify,
-          mask: data.mask,
-          model,
-          signal,
-          ...(data.tools && tools && journal
-            ? {
-                tools: workerAttemptTools({
-                  taskId: data.id,
-                  attempt: data.attempt,
-                  job: data.tools,
-                  tools,
-                  journal,
-                  events: toolEvents,
-                }),
-              }
-            : {}),
-        });
+        const outcome = await withTraceparent(data.traceparent, () =>
+          runSubtask({
+            task: data.task,
+            id: data.id,
+            objective: data.objective,
+            role: data.role,
+            parents: data.parents,
+            attempt: data.attempt,
+            verify: data.verify,
+            mask: data.mask,
+            model,
+            signal,
+            ...(data.tools && tools && journal
+              ? {
+                  tools: workerAttemptTools({
+                    taskId: data.id,
+                    attempt: data.attempt,
+                    job: data.tools,
+                    tools,
+                    journal,
+                    events: toolEvents,
+                  }),
+                }
+              : {}),
+          }),
+        );
         end(outcome.kind === 'blocked' ? 'blocked' : 'completed', calls);
         return { outcome, calls, toolEvents, worker: workerId };
       } catch (error) {

@@ -1,0 +1,51 @@
+/**
+ * A model whose every call is a `chat {model}` span (llm/telemetry.ts), for the commands that call a model outside a
+ * run (`weft solve`, `distill`, `chat`, `team`, …): a run's calls get theirs from its meter. Without a registered
+ * SDK the spans are no-ops, so wrapping costs next to nothing.
+ */
+import type { ChatModel, ChatResult } from './chat-model.js';
+import { redactModelSpec, requestedModelName } from './model-spec.js';
+import { startChatSpan, telemetryProvider } from './telemetry.js';
+
+export interface TracedModelOptions {
+  /** USD for one call's usage (`weft.cost_usd`); not recorded when not given. */
+  readonly costOf?: (result: ChatResult, modelId?: string) => number;
+  /** How the log shows tool arguments (secret ones redacted): content attributes show them the same way. */
+  readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+}
+
+export function tracedModel(model: ChatModel, options: TracedModelOptions = {}): ChatModel {
+  // The name the provider is asked for; a spec without one (`sim:…`) by its provider, never its options or key.
+  const name = requestedModelName(model.id) ?? telemetryProvider(model.id);
+  return {
+    id: model.id,
+    kind: model.kind,
+    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
+    async generate(call, signal) {
+      const span = startChatSpan({
+        model: name,
+        provider: telemetryProvider(model.id),
+        purpose: call.tag?.purpose ?? 'other',
+        // A subtask's execute and verify calls (on a worker) name it, as a run's calls do.
+        ...((call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify') && call.tag.key !== undefined
+          ? { taskId: call.tag.key }
+          : {}),
+        ...(call.tag?.attempt !== undefined ? { attempt: call.tag.attempt } : {}),
+        call,
+        ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),
+      });
+      try {
+        const result = await span.run(() => model.generate(call, signal));
+        span.succeed(
+          result,
+          options.costOf?.(result, model.id),
+          requestedModelName(model.id) ?? redactModelSpec(result.model || model.id),
+        );
+        return result;
+      } catch (error) {
+        span.fail(error);
+        throw error;
+      }
+    },
+  };
+}
