@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { spanCollector as collector } from '../run/span-collector.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
 import { createWeftMcpServer } from '../../src/cli/mcp-server.js';
@@ -17,19 +18,6 @@ import { GOLD_DIR } from '../eval/gold-path.js';
 import { CHAT_MODEL, CHAT_PDL } from './chat-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
-
-/** A SpanExporter that keeps what it is given. */
-function collector(): SpanExporter & { spans: ReadableSpan[] } {
-  const spans: ReadableSpan[] = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-  };
-}
 
 afterEach(async () => {
   await stopTelemetry();

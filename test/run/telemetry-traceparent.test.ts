@@ -2,7 +2,7 @@
  * The W3C traceparent a job carries to a worker (llm/telemetry.ts): what the active span gives, and what a worker
  * accepts from a queue: only a well-formed, valid traceparent becomes the parent; junk is ignored.
  */
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { spanCollector as collector } from './span-collector.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
 import { activeTraceparent, traceAgent, withTraceparent } from '../../src/llm/telemetry.js';
@@ -10,18 +10,6 @@ import { activeTraceparent, traceAgent, withTraceparent } from '../../src/llm/te
 afterEach(async () => {
   await stopTelemetry();
 });
-
-function collector(): SpanExporter & { spans: ReadableSpan[] } {
-  const spans: ReadableSpan[] = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-  };
-}
 
 describe('traceparent', () => {
   it('is undefined without a recording span, and names the active span inside one', async () => {

@@ -6,7 +6,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { spanCollector as collector } from './span-collector.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -21,19 +22,6 @@ import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { Tool } from '../../src/tools/tool.js';
-
-/** A SpanExporter that keeps what it is given (the SDK's InMemorySpanExporter forgets it on shutdown). */
-function collector(): SpanExporter & { spans: ReadableSpan[] } {
-  const spans: ReadableSpan[] = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-  };
-}
 
 afterEach(async () => {
   await stopTelemetry();

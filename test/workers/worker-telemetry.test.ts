@@ -3,7 +3,7 @@
  * the worker's model calls become `chat` spans under that attempt, in the run's trace. Coordinator and worker run
  * in this process on a real Redis; the spans are collected by the SDK with an in-memory exporter.
  */
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { spanCollector as collector } from '../run/span-collector.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
 import { createModel } from '../../src/llm/resolve-model.js';
@@ -19,18 +19,6 @@ afterAll(() => redis.stop());
 afterEach(async () => {
   await stopTelemetry();
 });
-
-function collector(): SpanExporter & { spans: ReadableSpan[] } {
-  const spans: ReadableSpan[] = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-  };
-}
 
 describe.skipIf(redis.url === undefined)('tracing across workers', () => {
   it("the worker's calls are chat spans under the coordinator's attempt spans, in the run's trace", {
