@@ -137,7 +137,7 @@ export const dashboardBench: Bench = {
         notes: [
           `live: the page opened the run page ${((runEnd - liveStart) / 1000).toFixed(1)} s before the run's process ended; ${liveNodes} nodes drawn, ${liveCompleted} completed; ${(liveCpuMs / 1000).toFixed(1)} s server CPU in all (the run API's summary, the layout's JSON, the stream).`,
           `layout: ${layout.nodes.length} nodes, ${layout.edges.length} edges, ${(layoutBytes / 1e6).toFixed(1)} MB of JSON (layered-layout.ts above 1,000 subtasks; the server computes it in a worker thread).`,
-          "The longest event-loop block is the run API folding a page of events and summarising the run (reads are paged), not the layout.",
+          'The longest event-loop block is the run API folding a page of events and summarising the run (reads are paged), not the layout.',
           'The server, the run and chromium share this machine; "server CPU" is this process (the server and the bench, not the run or the browser).',
         ],
       };
