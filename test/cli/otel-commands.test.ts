@@ -6,18 +6,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { spanCollector as collector } from '../run/span-collector.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
-import { createWeftMcpServer } from '../../src/cli/mcp-server.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
 import { GOLD_DIR } from '../eval/gold-path.js';
 import { CHAT_MODEL, CHAT_PDL } from './chat-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
+import { startMcp } from '../mcp/mcp-harness.js';
 
 afterEach(async () => {
   await stopTelemetry();
@@ -109,22 +106,8 @@ describe('weft mcp traced', () => {
   it('weft_plan makes a planner span; each weft_run its own invoke_workflow trace', async () => {
     const exporter = collector();
     await startTelemetry({ exporter });
-    const context = await loadContext({ home: tempHome() }, {});
-    const model = await loadModel(SIM, context.config, {});
-    const store = await openStore(context);
-    const stop = new AbortController();
-    const { server, settled } = await createWeftMcpServer({
-      context,
-      model,
-      store,
-      signal: stop.signal,
-      log: () => {},
-      version: 'test',
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'test', version: '1' });
-    await client.connect(clientSide);
+    // The server's spans go to the exporter registered above.
+    const { client, close } = await startMcp({ model: SIM });
     try {
       const planned = await client.callTool({ name: 'weft_plan', arguments: { task: 'a report on tea' } });
       expect(planned.isError).toBeFalsy();
@@ -136,11 +119,7 @@ describe('weft mcp traced', () => {
         runIds.push((JSON.parse(text) as { runId: string }).runId);
       }
     } finally {
-      await client.close();
-      stop.abort();
-      await settled();
-      await server.close();
-      await store.close();
+      await close();
     }
     await stopTelemetry();
     const roots = exporter.spans.filter((span) => parentOf(span) === undefined);
