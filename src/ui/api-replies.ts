@@ -1,9 +1,14 @@
-/** The error bodies and query parsing shared by the dashboard's engine routes (sessions, traces, batches, reports). */
+/** The error bodies and query parsing shared by the dashboard's routes (runs, sessions, traces, batches, reports). */
 
 type JsonReply = { json: (body: unknown, status: 400 | 404) => Response };
 
 export function notFoundReply(c: JsonReply, message: string): Response {
   return c.json({ error: { code: 'NOT_FOUND', message } }, 404);
+}
+
+/** A run id the store does not know. */
+export function noRunReply(c: JsonReply, runId: string): Response {
+  return notFoundReply(c, `No run ${JSON.stringify(runId)}`);
 }
 
 export function badInputReply(c: JsonReply, message: string): Response {

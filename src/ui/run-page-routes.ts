@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono';
 import type { WeftEvent } from '../run/events.js';
+import { noRunReply } from './api-replies.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { teamRuns } from './team-runs.js';
 import { readRunEvents } from './read-run-events.js';
@@ -17,8 +18,7 @@ export function registerRunPageRoutes(app: Hono, options: RunPageRoutesOptions):
   const { store } = options;
   app.get('/api/runs/:id/teams', async (c) => {
     const runId = c.req.param('id');
-    if (!(await store.getRun(runId)))
-      return c.json({ error: { code: 'NOT_FOUND', message: `No run ${JSON.stringify(runId)}` } }, 404);
+    if (!(await store.getRun(runId))) return noRunReply(c, runId);
     const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
     return c.json({ teams: teamRuns(events) });
   });

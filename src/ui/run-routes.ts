@@ -10,6 +10,7 @@ import type { WeftEvent } from '../run/events.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
+import { badInputReply, noRunReply, notFoundReply } from './api-replies.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { streamGate, streamRunEvents } from './event-stream.js';
 import type { PlanLayout } from './layout-plan.js';
@@ -44,10 +45,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs', async (c) => {
     const status = c.req.query('status');
     if (status !== undefined && status !== '' && !STORED_RUN_STATUSES.includes(status as StoredRunStatus))
-      return c.json(
-        { error: { code: 'BAD_INPUT', message: `status must be one of ${STORED_RUN_STATUSES.join(', ')}` } },
-        400,
-      );
+      return badInputReply(c, `status must be one of ${STORED_RUN_STATUSES.join(', ')}`);
     const limit = boundedInteger(c.req.query('limit'), 100, 1, 1_000);
     const offset = boundedInteger(c.req.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
     const all = (await store.listRuns()).map((run) => ({ run, status: statusOf(run) })).reverse();
@@ -78,7 +76,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
 
   app.get('/api/runs/:id', async (c) => {
     const run = await store.getRun(c.req.param('id'));
-    if (!run) return notFound(c, `No run ${JSON.stringify(c.req.param('id'))}`);
+    if (!run) return noRunReply(c, c.req.param('id'));
     const events = (await readRunEvents(store, run.runId)).map((stored) => stored.event as WeftEvent);
     const { workflow: _workflow, tasks, ...summary } = summarizeRun(run.runId, events);
     const versions = (await store.planVersions(run.runId)).map((version) => ({
@@ -96,7 +94,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
 
   app.get('/api/runs/:id/plans', async (c) => {
     const runId = c.req.param('id');
-    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    if (!(await store.getRun(runId))) return noRunReply(c, runId);
     const versions = await store.planVersions(runId);
     return c.json({
       versions: versions.map((version, index) => ({
@@ -111,14 +109,15 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
 
   app.get('/api/runs/:id/layout', async (c) => {
     const runId = c.req.param('id');
-    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    if (!(await store.getRun(runId))) return noRunReply(c, runId);
     const versions = await store.planVersions(runId);
     const wanted = c.req.query('version');
     const version =
       wanted === undefined || wanted === 'latest'
         ? versions[versions.length - 1]
         : versions.find((candidate) => String(candidate.version) === wanted);
-    if (!version) return notFound(c, versions.length === 0 ? 'The run has no plan yet' : `No plan version ${wanted}`);
+    if (!version)
+      return notFoundReply(c, versions.length === 0 ? 'The run has no plan yet' : `No plan version ${wanted}`);
     const key = `${runId}\u0000${version.version}`;
     let layout = layouts.get(key);
     if (!layout) {
@@ -132,11 +131,11 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
 
   app.get('/api/runs/:id/tasks/:taskId', async (c) => {
     const runId = c.req.param('id');
-    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    if (!(await store.getRun(runId))) return noRunReply(c, runId);
     const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
     const detail = taskDetail(events, c.req.param('taskId'));
     if (detail.objective === undefined && detail.attempts.length === 0)
-      return notFound(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);
+      return notFoundReply(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);
     return c.json({
       ...detail,
       attempts: detail.attempts.map((attempt) => ({
@@ -148,7 +147,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
 
   app.get('/api/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
-    if (!(await store.getRun(runId))) return notFound(c, `No run ${JSON.stringify(runId)}`);
+    if (!(await store.getRun(runId))) return noRunReply(c, runId);
     // HEAD: the headers only. Hono answers HEAD by running the GET route and dropping the body without cancelling
     // it, so a stream started here would poll the store forever, holding a place under the cap.
     if (c.req.method === 'HEAD')
@@ -169,10 +168,6 @@ function subtaskCards(workflow: WorkflowJson) {
     objective: subtask.objective.slice(0, 500),
     dependsOn: subtask.dependsOn,
   }));
-}
-
-function notFound(c: { json: (body: unknown, status: 404) => Response }, message: string): Response {
-  return c.json({ error: { code: 'NOT_FOUND', message } }, 404);
 }
 
 function boundedInteger(value: string | undefined, fallback: number, min: number, max: number): number {
