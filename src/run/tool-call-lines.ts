@@ -17,6 +17,8 @@ export interface ToolCallView {
   readonly sequence: number;
   readonly name: string;
   readonly args: unknown;
+  /** When the call started (ms since the run started). */
+  readonly at: number;
   /** Undefined while the call runs (or when the process died during it). */
   readonly end?: Extract<WeftEvent, { type: 'tool-result' }>;
 }
@@ -34,6 +36,7 @@ export function toolCallViews(events: Iterable<WeftEvent>): ToolCallView[] {
         sequence: event.sequence,
         name: event.name,
         args: event.args,
+        at: event.at,
       });
     } else if (event.type === 'tool-result') {
       const index = byKey.get(JSON.stringify([event.taskId, event.attempt, event.sequence]));

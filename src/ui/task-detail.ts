@@ -3,6 +3,7 @@
  * verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
  */
 import type { WeftEvent } from '../run/events.js';
+import { toolCallViews } from '../run/tool-call-lines.js';
 import { type TeamRunView, teamAgents } from './team-runs.js';
 
 export interface ToolCallView {
@@ -10,14 +11,14 @@ export interface ToolCallView {
   readonly name: string;
   readonly args: unknown;
   readonly at: number;
-  ok?: boolean;
-  result?: unknown;
-  error?: string;
+  readonly ok?: boolean;
+  readonly result?: unknown;
+  readonly error?: string;
   /** The result was cut before the agent saw it. */
-  truncated?: boolean;
+  readonly truncated?: boolean;
   /** TOOL, TIMEOUT or BAD_CALL when the call failed. */
-  code?: string;
-  durationMs?: number;
+  readonly code?: string;
+  readonly durationMs?: number;
 }
 
 export interface AttemptView {
@@ -50,10 +51,9 @@ export interface TaskDetail {
   readonly costUsd: number;
 }
 
-export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDetail {
+export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDetail {
   let subtask: { objective: string; agent: string; dependsOn: readonly string[] } | undefined;
   const attempts = new Map<number, AttemptView>();
-  const toolCalls = new Map<string, ToolCallView>();
   let calls = 0;
   let costUsd = 0;
   for (const event of events) {
@@ -106,13 +106,6 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         attempt.costUsd += event.costUsd;
         break;
       }
-      case 'tool-call': {
-        if (event.taskId !== taskId) break;
-        const view: ToolCallView = { sequence: event.sequence, name: event.name, args: event.args, at: event.at };
-        attempts.get(event.attempt)?.toolCalls.push(view);
-        toolCalls.set(`${event.attempt}/${event.sequence}`, view);
-        break;
-      }
       case 'team': {
         const attempt = event.taskId === taskId ? attempts.get(event.attempt) : undefined;
         if (!attempt) break;
@@ -120,21 +113,30 @@ export function taskDetail(events: Iterable<WeftEvent>, taskId: string): TaskDet
         attempt.team = { ...summary, agents: teamAgents(summary) };
         break;
       }
-      case 'tool-result': {
-        if (event.taskId !== taskId) break;
-        const view = toolCalls.get(`${event.attempt}/${event.sequence}`);
-        if (!view) break;
-        view.ok = event.ok;
-        view.durationMs = event.durationMs;
-        if (event.result !== undefined) view.result = event.result;
-        if (event.error !== undefined) view.error = event.error;
-        if (event.truncated) view.truncated = true;
-        if (event.code !== undefined) view.code = event.code;
-        break;
-      }
       default:
         break;
     }
+  }
+  // Calls paired with their results by the run's own fold (`weft show` and report.md use it too).
+  for (const view of toolCallViews(events)) {
+    if (view.taskId !== taskId) continue;
+    const { end } = view;
+    attempts.get(view.attempt)?.toolCalls.push({
+      sequence: view.sequence,
+      name: view.name,
+      args: view.args,
+      at: view.at,
+      ...(end === undefined
+        ? {}
+        : {
+            ok: end.ok,
+            durationMs: end.durationMs,
+            ...(end.result !== undefined ? { result: end.result } : {}),
+            ...(end.error !== undefined ? { error: end.error } : {}),
+            ...(end.truncated ? { truncated: true } : {}),
+            ...(end.code !== undefined ? { code: end.code } : {}),
+          }),
+    });
   }
   return {
     id: taskId,
