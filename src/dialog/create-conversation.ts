@@ -8,10 +8,11 @@ import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { costOf } from '../llm/pricing.js';
 import { startToolSpan } from '../llm/telemetry.js';
 import { newRunId } from '../store/run-id.js';
+import { scrubSecrets } from '../text/redact-url.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
-import { REDACTED, redactToolArgs } from '../tools/redact-tool-args.js';
+import { REDACTED, redactToolArgs, secretArgValues } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { sessionTurnLimit } from './built-in-controllers.js';
 import {
@@ -352,7 +353,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             name: action.name,
             ok: false,
             // An API's error may quote what it was sent (`card 4111… declined`): the secrets are not kept.
-            error: scrubSecrets(outcome.error.message, tool, action.args),
+            error: scrubSecrets(outcome.error.message, secretArgValues(tool, action.args), REDACTED),
             ms: Math.round(outcome.durationMs),
           },
     ]);
@@ -473,20 +474,6 @@ function shownArgs(tool: Tool | undefined, args: JsonValue): JsonValue {
     return `${REDACTED} (not a JSON object)`;
   }
   return redactToolArgs(tool, args) as JsonValue;
-}
-
-/** The text with every secret argument's value (as sent) replaced by `[redacted]`. */
-function scrubSecrets(text: string, tool: Tool, args: JsonValue): string {
-  if (!tool.secretArgs?.length || args === null || typeof args !== 'object' || Array.isArray(args)) return text;
-  let shown = text;
-  for (const name of tool.secretArgs) {
-    const value = (args as Record<string, JsonValue>)[name];
-    if (value === undefined || value === null) continue;
-    const secret = typeof value === 'string' ? value : JSON.stringify(value);
-    // Shorter values (a 1-digit PIN) would blot out unrelated text; they are too short to be worth the noise.
-    if (secret.length >= 4) shown = shown.replaceAll(secret, REDACTED);
-  }
-  return shown;
 }
 
 function clipText(text: string): string {

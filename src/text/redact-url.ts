@@ -47,10 +47,11 @@ export function mayHaveRedactedCredentials(display: string): boolean {
   return /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]+@/i.test(display) || /[?&][^=&#\s]+=\*\*\*/.test(display);
 }
 
-/** `text` with each secret replaced by `***`. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
+/** `text` with each secret replaced by `***` (or `replacement`). */
+export function scrubSecrets(text: string, secrets: readonly string[], replacement = '***'): string {
   let result = text;
   // Longest first, so a secret containing another is removed whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) result = result.split(secret).join('***');
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length))
+    result = result.split(secret).join(replacement);
   return result;
 }

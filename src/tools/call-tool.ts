@@ -7,7 +7,8 @@ import { WeftError, isWeftError } from '../errors.js';
 import { type Limiter, createLimiter } from '../llm/concurrency.js';
 import { sleep } from '../llm/timeout.js';
 import type { JsonValue, Tool } from './tool.js';
-import { REDACTED } from './redact-tool-args.js';
+import { scrubSecrets } from '../text/redact-url.js';
+import { REDACTED, secretArgValues } from './redact-tool-args.js';
 import { validateToolArgs } from './validate-args.js';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -70,7 +71,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
   if (signal?.aborted) throw abortedError(signal);
 
   // A server's "bad token …" or a validator quoting a value must not carry a secret argument into the log and traces.
-  const secrets = secretValues(tool, args);
+  const secrets = secretArgValues(tool, args);
   try {
     await validateToolArgs(tool, args);
   } catch (error) {
@@ -145,32 +146,10 @@ async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signa
   }
 }
 
-/**
- * What the agent sees of a failure: a WeftError (TOOL unless it is a TIMEOUT), its message opening with the tool's
- * name. Retryable when the tool says so (`retryable: true` on what it threw) or it timed out.
- */
-/** The shortest secret argument value scrubbed from messages: scrubbing `1` would garble every one. */
-const MIN_SECRET_CHARS = 4;
-
-/** The values of a call's secret arguments as they may appear in a message (a string as is, anything else as JSON). */
-function secretValues(tool: Tool, args: JsonValue): string[] {
-  if (!tool.secretArgs?.length || args === null || typeof args !== 'object' || Array.isArray(args)) return [];
-  const values: string[] = [];
-  for (const name of tool.secretArgs) {
-    if (!Object.hasOwn(args, name)) continue;
-    const value = args[name];
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    if (text !== undefined && text.length >= MIN_SECRET_CHARS) values.push(text);
-  }
-  return values;
-}
-
 /** The error with each secret value replaced by `[redacted]`, as the log shows the arguments; no cause (it quotes them). */
 function withoutSecrets(error: WeftError, secrets: readonly string[]): WeftError {
   if (secrets.length === 0) return error;
-  let message = error.message;
-  // Longest first, so that a secret containing another goes whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) message = message.split(secret).join(REDACTED);
+  const message = scrubSecrets(error.message, secrets, REDACTED);
   if (message === error.message) return error;
   return new WeftError(error.code, message, {
     retryable: error.retryable,
@@ -178,6 +157,10 @@ function withoutSecrets(error: WeftError, secrets: readonly string[]): WeftError
   });
 }
 
+/**
+ * What the agent sees of a failure: a WeftError (TOOL unless it is a TIMEOUT), its message opening with the tool's
+ * name. Retryable when the tool says so (`retryable: true` on what it threw) or it timed out.
+ */
 function toolError(toolName: string, caught: unknown): WeftError {
   const message = thrownMessage(caught);
   const named = message.startsWith(`${toolName}:`) ? message : `${toolName}: ${message}`;
