@@ -152,14 +152,15 @@ const ROW_LABELS: Readonly<Record<(typeof OOW_GROUPS)[number], string>> = {
 export function formatSimulation(report: SimulationReport, models: Parameters<typeof dialogModelLines>[0]): string[] {
   const row = (label: string, summary: MetricsSummary): string[] =>
     summary.sessions === 0
-      ? [label, '0', ...Array.from({ length: 9 }, () => '–')]
+      ? [label, '0', ...Array.from({ length: 10 }, () => '–')]
       : [
           label,
           String(summary.sessions),
           fixed(summary.success),
           fixed(summary.progress),
-          fixed(summary.toolF1),
-          fixed(summary.toolF1Multiset),
+          orDash(summary.paper.toolF1),
+          orDash(summary.toolF1),
+          orDash(summary.toolF1Multiset),
           String(summary.violationsProposed),
           String(summary.violationsExecuted),
           String(summary.rejections),
@@ -174,7 +175,8 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
         'n',
         'success',
         'progress',
-        'tool F1',
+        'tool F1 (paper)',
+        'tool F1 (Weft)',
         'F1 multiset',
         'violations proposed',
         'executed',
@@ -184,8 +186,19 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
       ],
       [row('all', report), ...OOW_GROUPS.map((group) => row(ROW_LABELS[group], report.byOow[group]))],
     ),
+    'success and progress: the judge, as in the FlowAgent paper; tool F1 (paper): its authors\' protocol, micro-averaged over the APIs the bot proposed (refused ones too); tool F1 (Weft): the mean per session over the APIs called, and the same counting repeats (multiset)',
+    ...(report.paper.note ? [`tool F1 (paper): ${report.paper.note}`] : []),
+    ...(report.paper.toolF1 === null
+      ? []
+      : [
+          `tool (paper): precision ${fixed(report.paper.toolPrecision ?? 0)}, recall ${fixed(report.paper.toolRecall ?? 0)} over ${report.paper.toolSessions} ${report.paper.toolSessions === 1 ? 'session' : 'sessions'}`,
+        ]),
     `cost: $${report.costUsd.toFixed(4)}${report.errors > 0 ? `; ${report.errors} ${report.errors === 1 ? 'session' : 'sessions'} failed (left out of the means; see --json)` : ''}`,
     ...dialogModelLines(models),
   ];
   return lines;
+}
+
+function orDash(value: number | null): string {
+  return value === null ? '–' : fixed(value);
 }

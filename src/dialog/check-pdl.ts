@@ -105,7 +105,8 @@ function duplicates(pdl: Pdl, error: (path: FieldPath, message: string) => void)
   for (const section of ['slots', 'apis', 'answers'] as const) {
     const first = new Map<string, number>();
     const what = section === 'slots' ? 'slot' : section === 'apis' ? 'API' : 'answer';
-    pdl[section].forEach((entry, index) => {
+    const entries: readonly { readonly name: string; readonly label?: string }[] = pdl[section];
+    entries.forEach((entry, index) => {
       const earlier = first.get(entry.name);
       if (earlier === undefined) {
         first.set(entry.name, index);
@@ -113,7 +114,13 @@ function duplicates(pdl: Pdl, error: (path: FieldPath, message: string) => void)
       }
       const [, earlierIndex] = sourcePathOf(map, [section, earlier]);
       const also = `${SECTION_KEYS[section]}[${earlierIndex ?? earlier}]`;
-      error([section, index, 'name'], `duplicate ${what} name "${entry.name}" (also ${also})`);
+      const written = [entries[earlier]?.label ?? entries[earlier]?.name, entry.label ?? entry.name];
+      error(
+        [section, index, 'name'],
+        written[0] === written[1]
+          ? `duplicate ${what} name "${entry.name}" (also ${also})`
+          : `${what} names "${written[0]}" (${also}) and "${written[1]}" both map to "${entry.name}", the name the procedure calls them by`,
+      );
     });
   }
 }

@@ -15,7 +15,8 @@ import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { jsonLines } from '../text/json-lines.js';
 import { MAX_NESTING_DEPTH, nestingMessage } from '../text/nesting-depth.js';
-import type { FieldPath, PathIssue } from '../text/source-locator.js';
+import { readStructuredSource } from '../text/read-structured-source.js';
+import { type FieldPath, formatFieldPath, type PathIssue } from '../text/source-locator.js';
 import { readInputFile } from '../tools/read-input-file.js';
 
 export const MAX_JSONL_FILE_BYTES = 50_000_000;
@@ -25,8 +26,15 @@ const MAX_LISTED_ISSUES = 50;
 
 export type Problems = PathIssue[];
 
-/** Reads one line's object into a record, pushing problems with paths relative to the line's object. */
-export type RecordReader<T> = (record: Record<string, unknown>, problems: Problems) => T | undefined;
+/**
+ * Reads one record's object, pushing problems with paths relative to that object. `index` is the record's place
+ * among the file's records, from 0 (blank lines aside).
+ */
+export type RecordReader<T> = (
+  record: Record<string, unknown>,
+  problems: Problems,
+  position: { readonly index: number },
+) => T | undefined;
 
 export async function loadJsonlRecords<T extends { readonly id: string }>(
   file: string,
@@ -36,20 +44,88 @@ export async function loadJsonlRecords<T extends { readonly id: string }>(
   return parseJsonlRecords(await readInputFile(file, what, MAX_JSONL_FILE_BYTES), file, what, read);
 }
 
+/** The records of a JSON Lines file or of a JSON array (a file whose text starts with `[`), read alike. */
+export async function loadRecordsFile<T extends { readonly id: string }>(
+  file: string,
+  what: string,
+  read: RecordReader<T>,
+): Promise<(T & { readonly line: number })[]> {
+  return parseRecordsText(await readInputFile(file, what, MAX_JSONL_FILE_BYTES), file, what, read);
+}
+
+/** `parseJsonArrayRecords` when the text is a JSON array, else `parseJsonlRecords`. */
+export function parseRecordsText<T extends { readonly id: string }>(
+  text: string,
+  file: string,
+  what: string,
+  read: RecordReader<T>,
+): (T & { readonly line: number })[] {
+  // A line of JSON Lines is an object: a text opening with `[` can only be one array.
+  return /^\uFEFF?\s*\[/.test(text)
+    ? parseJsonArrayRecords(text, file, what, read)
+    : parseJsonlRecords(text, file, what, read);
+}
+
+/**
+ * The records of a JSON array, as the FlowAgent authors ship their profiles: one object an element, each problem
+ * located at its field (line and column in the file, the path from the element's index), all at once.
+ */
+export function parseJsonArrayRecords<T extends { readonly id: string }>(
+  text: string,
+  file: string,
+  what: string,
+  read: RecordReader<T>,
+): (T & { readonly line: number })[] {
+  refuseBinary(text, file, what, 'a JSON array');
+  const source = readStructuredSource(text, file.endsWith('.json') ? file : `${file}.json`);
+  if ('issues' in source)
+    throw new WeftError('BAD_INPUT', `invalid ${what}: ${source.issues[0]?.message ?? 'not JSON'}`, {
+      location: { file },
+      issues: source.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ ...issue, file })),
+    });
+  if (!Array.isArray(source.value))
+    throw new WeftError('BAD_INPUT', `the ${what} is not a JSON array`, { location: { file } });
+  const issues: LocatedIssue[] = [];
+  const records: (T & { line: number })[] = [];
+  const firstIndex = new Map<string, number>();
+  const locate = (index: number, problem: PathIssue): LocatedIssue => {
+    const path: FieldPath = [index, ...problem.path];
+    const at = source.positionOf(path) ?? source.positionOf([index]);
+    const field = formatFieldPath(path);
+    return { file, ...(at ?? {}), ...(field === undefined ? {} : { field }), message: problem.message };
+  };
+  source.value.forEach((value: unknown, index) => {
+    const problems: Problems = [];
+    let record: T | undefined;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      problems.push({ path: [], message: `expected an object, got ${describeValue(value)}` });
+    else record = read(value as Record<string, unknown>, problems, { index });
+    if (record && problems.length === 0) {
+      const first = firstIndex.get(record.id);
+      if (first !== undefined)
+        problems.push({ path: ['id'], message: `duplicate id "${record.id}" (first at [${first}])` });
+      else firstIndex.set(record.id, index);
+    }
+    if (problems.length > 0) {
+      issues.push(...problems.map((problem) => locate(index, problem)));
+      return;
+    }
+    if (record) records.push({ ...record, line: source.positionOf([index])?.line ?? 1 });
+  });
+  return settle(records, issues, file, what);
+}
+
 export function parseJsonlRecords<T extends { readonly id: string }>(
   text: string,
   file: string,
   what: string,
   read: RecordReader<T>,
 ): (T & { readonly line: number })[] {
-  const nul = text.indexOf('\u0000');
-  if (nul >= 0)
-    throw new WeftError('BAD_INPUT', `the ${what} holds binary data (a NUL byte); expected JSON Lines text`, {
-      location: { file },
-    });
+  refuseBinary(text, file, what, 'JSON Lines text');
   const issues: LocatedIssue[] = [];
   const records: (T & { line: number })[] = [];
   const firstLine = new Map<string, number>();
+  let index = 0;
   for (const entry of splitLines(text)) {
     const { line, text: lineText } = entry;
     if (Buffer.byteLength(lineText, 'utf8') > MAX_JSONL_LINE_BYTES) {
@@ -70,7 +146,7 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
     let record: T | undefined;
     if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
       problems.push({ path: [], message: `expected an object, got ${describeValue(parsed.value)}` });
-    else record = read(parsed.value as Record<string, unknown>, problems);
+    else record = read(parsed.value as Record<string, unknown>, problems, { index: index++ });
     if (record && problems.length === 0) {
       const first = firstLine.get(record.id);
       if (first !== undefined)
@@ -83,6 +159,18 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
     }
     if (record) records.push({ ...record, line });
   }
+  return settle(records, issues, file, what);
+}
+
+function refuseBinary(text: string, file: string, what: string, expected: string): void {
+  if (text.includes('\u0000'))
+    throw new WeftError('BAD_INPUT', `the ${what} holds binary data (a NUL byte); expected ${expected}`, {
+      location: { file },
+    });
+}
+
+/** The records, or one BAD_INPUT listing the problems (the first MAX_LISTED_ISSUES). */
+function settle<T>(records: T[], issues: readonly LocatedIssue[], file: string, what: string): T[] {
   if (issues.length > 0) {
     const n = issues.length;
     throw new WeftError(

@@ -17,6 +17,7 @@ import { describeValue, withArticle } from '../text/describe-value.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { findWideMap } from '../text/wide-maps.js';
 import { type FieldPath, formatFieldPath, type SourcePosition } from '../text/source-locator.js';
+import { callNameOf } from './call-name.js';
 import { checkPdl } from './check-pdl.js';
 import {
   BUILT_IN_ANSWERS,
@@ -152,6 +153,7 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
     const apiDesc = textField(entry.record, 'desc', entry.path, { report });
     apis.push({
       name: entry.name,
+      ...(entry.label === undefined ? {} : { label: entry.label }),
       ...(apiDesc === undefined ? {} : { desc: apiDesc }),
       request: nameList(entry.record.request, [...entry.path, 'request'], report),
       response: nameList(entry.record.response, [...entry.path, 'response'], report),
@@ -163,12 +165,17 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
   for (const entry of entries(record, 'answers', ANSWER_KEYS, report)) {
     const builtIn = (BUILT_IN_ANSWERS as readonly string[]).includes(entry.name);
     const answerDesc = textField(entry.record, 'desc', entry.path, { report });
-    if (answerDesc === undefined && !builtIn && entry.record.desc === undefined) {
+    // A free-text name says what the answer is for: it is its description when the file gives none.
+    if (answerDesc === undefined && !builtIn && entry.record.desc === undefined && entry.label === undefined) {
       warn(entry.path, `answer "${entry.name}" has no "desc": the bot has nothing to go on for it`);
     }
     answers.push({
       name: entry.name,
-      desc: answerDesc ?? (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
+      ...(entry.label === undefined ? {} : { label: entry.label }),
+      desc:
+        answerDesc ??
+        entry.label ??
+        (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
       precondition: precondition(entry, report),
     });
     sources.answers.push(entry.source);
@@ -300,7 +307,10 @@ function textField(
 }
 
 interface Entry {
+  /** The name the procedure calls it by. */
   readonly name: string;
+  /** The name as written, when it was free text. */
+  readonly label?: string;
   readonly record: Readonly<Record<string, unknown>>;
   readonly path: FieldPath;
   readonly source: PdlEntrySource;
@@ -351,20 +361,31 @@ function entries(
       return;
     }
     const namePath = typeof raw === 'string' ? path : [...path, 'name'];
-    if (name.length > MAX_PDL_NAME_LENGTH) {
-      report('error', namePath, `the name is ${name.length} characters long; at most ${MAX_PDL_NAME_LENGTH}`);
+    // APIs and answers may be named in free text, as the FlowAgent authors' files do ("Please provide necessary
+    // information"); the procedure calls them with each run of spaces as one `_`.
+    const called = section === 'slots' ? name : callNameOf(name);
+    if (called.length > MAX_PDL_NAME_LENGTH) {
+      report('error', namePath, `the name is ${called.length} characters long; at most ${MAX_PDL_NAME_LENGTH}`);
       return;
     }
-    if (!NAME_PATTERN.test(name)) {
+    if (!NAME_PATTERN.test(called)) {
       report(
         'error',
         namePath,
-        `${JSON.stringify(name)} is not a name: letters, digits and _, not starting with a digit (e.g. ${suggestName(name)})`,
+        section === 'slots'
+          ? `${JSON.stringify(name)} is not a name: letters, digits and _, not starting with a digit (e.g. ${suggestName(name)})`
+          : `${JSON.stringify(name)} is not a name: letters, digits, _ and spaces (each run of spaces is called as one _), not starting with a digit (e.g. ${suggestName(name)})`,
       );
       return;
     }
     const keys = fields.pre !== undefined && fields.precondition === undefined ? { precondition: 'pre' } : undefined;
-    found.push({ name, record: fields, path, source: { index, ...(keys ? { keys } : {}) } });
+    found.push({
+      name: called,
+      ...(called === name ? {} : { label: name.trim() }),
+      record: fields,
+      path,
+      source: { index, ...(keys ? { keys } : {}) },
+    });
   });
   return found;
 }
@@ -383,7 +404,8 @@ function precondition(entry: Entry, report: Report): string[] {
     report('error', [...path, 'pre'], 'both "precondition" and "pre" are given; keep one');
   }
   const key = record.precondition !== undefined ? 'precondition' : 'pre';
-  return nameList(record[key], [...path, key], report);
+  // An API named in free text may be named so here too.
+  return nameList(record[key], [...path, key], report).map(callNameOf);
 }
 
 const NONE = /^(?:none|null|nil|\[\s*\]|-)?$/i;

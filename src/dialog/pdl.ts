@@ -13,7 +13,13 @@ export interface PdlSlot {
 }
 
 export interface PdlApi {
+  /** The name the procedure calls it by and its tool's name: an identifier (see `label`). */
   readonly name: string;
+  /**
+   * The name as the file wrote it, when that was free text (`check availability`): `name` is then that text with
+   * each run of spaces as one `_`, which is how the FlowAgent authors' procedures call it (`API_check_availability`).
+   */
+  readonly label?: string;
   readonly desc?: string;
   /** Parameter names it takes (slots, or fields of earlier responses). */
   readonly request: readonly string[];
@@ -24,7 +30,10 @@ export interface PdlApi {
 }
 
 export interface PdlAnswer {
+  /** The name the procedure calls it by (`ANSWER_Please_provide_necessary_information`): an identifier. */
   readonly name: string;
+  /** The name as written, when it was free text (`Please provide necessary information`); see PdlApi.label. */
+  readonly label?: string;
   readonly desc: string;
   /** APIs that should have succeeded before this answer is given (guidance: the model is told, not refused). */
   readonly precondition: readonly string[];

@@ -32,6 +32,7 @@ import type { UserProfile } from './profiles.js';
 import {
   countSessionEvents,
   multisetScores,
+  paperSessionTool,
   setScores,
   summarizeByOow,
   summarizeSessions,
@@ -248,6 +249,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
 
   const events: readonly SessionEvent[] = conversation?.events ?? [];
   const counts = countSessionEvents(pdl, events);
+  const required = profile.requiredApis;
   const report: SessionReport = {
     id,
     profile: profile.id,
@@ -255,9 +257,11 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     success: judgement?.success ?? false,
     progress: judgement?.progress ?? 0,
     achieved: judgement?.achieved ?? [],
-    toolF1: judgement ? setScores(counts.calledApis, profile.requiredApis).f1 : 0,
-    toolF1Multiset: judgement ? multisetScores(counts.calledApis, profile.requiredApis).f1 : 0,
+    toolF1: judgement && required ? setScores(counts.calledApis, required).f1 : null,
+    toolF1Multiset: judgement && required ? multisetScores(counts.calledApis, required).f1 : null,
     calledApis: counts.calledApis,
+    proposedApis: counts.proposedApis,
+    paper: paperSessionTool(counts.proposedApis, required),
     violationsProposed: counts.violationsProposed,
     violationsExecuted: counts.violationsExecuted,
     rejections: counts.rejections,

@@ -38,6 +38,13 @@ export interface Tool {
   readonly maxResultBytes?: number;
   /** Milliseconds one call may take (default: callTool's). */
   readonly timeoutMs?: number;
+  /**
+   * Declared (a name, a description, schemas) with no endpoint behind it, as a FlowAgent tools spec declares its APIs:
+   * calling it fails. `--simulate-apis` replaces it with a simulated one.
+   */
+  readonly declaredOnly?: boolean;
+  /** Its answers come from a model, not from the API (simulated-api.ts): recorded and shown as simulated. */
+  readonly simulated?: boolean;
   /** Where it comes from, for `weft tools list` and errors: e.g. `http tools.yaml:12`, `mcp orders (stdio)`. */
   readonly source: string;
   call(args: JsonValue, context: ToolCallContext): Promise<JsonValue>;

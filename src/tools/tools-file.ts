@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source-locator.js';
 import { type McpOpener, openToolSources, problemsError } from './open-tool-sources.js';
+import { isFlowAgentToolsSpec, parseFlowAgentToolsSpec } from './flowagent-tools-spec.js';
 import { parseToolsSection, unknownKeyIssues } from './parse-tools-section.js';
 import { readInputFile } from './read-input-file.js';
 import type { ToolSet } from './tool.js';
@@ -38,9 +39,24 @@ export async function loadToolsFile(path: string, options: LoadToolsFileOptions 
   if ('issues' in read) throw problemsError(read.issues, 'invalid tools file', { file: path });
   const root = read.value;
   const locate = (at: FieldPath, message: string) => located(path, read.positionOf, at, message);
+  if (!options.embedded && isFlowAgentToolsSpec(root)) {
+    const spec = parseFlowAgentToolsSpec(root, path, read.positionOf);
+    if (spec.issues.length > 0)
+      throw problemsError(
+        spec.issues.map((issue) => locate(issue.path, issue.message)),
+        'invalid tools spec',
+        { file: path },
+      );
+    return { tools: spec.tools, close: async () => {} };
+  }
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw problemsError(
-      [locate([], 'a tools file is an object with "tools" (a list) and "allowHosts"')],
+      [
+        locate(
+          [],
+          'a tools file is an object with "tools" (a list) and "allowHosts", or a FlowAgent tools spec (a list of entries with "API")',
+        ),
+      ],
       'invalid tools file',
       { file: path },
     );
