@@ -84,6 +84,7 @@ async function runOnce(seed: number, strategy: ExecutionStrategy): Promise<RunSa
     worfbench: 0,
     solve: 0,
     distill: 0,
+    'simulate-api': 0,
     other: 0,
   };
   const model = countingModel(simModel(`latency=${LATENCY},seed=${seed}`), calls);

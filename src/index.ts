@@ -265,7 +265,28 @@ export {
   type ReferenceMessage,
   type ReferenceSession,
 } from './dialog/reference-sessions.js';
-export { drawOow, OOW_SUBTYPES, oowInstruction, oowLabel, parseOowLabel } from './dialog/oow.js';
+export {
+  drawOow,
+  drawOowTurn,
+  OOW_ASSIGNMENTS,
+  type OowAssignment,
+  type OowTurnPlan,
+  oowCategoryOf,
+  oowInstruction,
+  oowLabel,
+  parseOowLabel,
+} from './dialog/oow.js';
+export {
+  DEFAULT_OOW_TAXONOMY,
+  loadOowTaxonomy,
+  type OowCategoryDef,
+  type OowSubtype,
+  type OowTaxonomy,
+  oowCategoryId,
+  oowId,
+  PAPER_OOW_CATEGORIES,
+  parseOowTaxonomy,
+} from './dialog/oow-taxonomy.js';
 export {
   END_MARKER,
   simulateUserTurn,

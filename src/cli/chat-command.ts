@@ -34,6 +34,10 @@ export interface ChatFlags {
   readonly session?: string;
   readonly model?: string;
   readonly tools?: string;
+  /** Have a model answer every API without a tool (or with a declaration only). */
+  readonly simulateApis?: boolean;
+  /** The model that answers simulated APIs (default: the bot's). */
+  readonly apiModel?: string;
   readonly verbose?: boolean;
   /** commander's `--no-post-controllers` / `--no-controllers`. */
   readonly postControllers?: boolean;
@@ -93,7 +97,15 @@ export async function chatCommand(
     const pdlPath = file ?? record?.pdlPath;
     if (!pdlPath) throw new WeftError('BAD_INPUT', `session ${flags.session} has no procedure file recorded; give it`);
     const pdl = await loadPdlFile(pdlPath);
-    const recordedOptions = (record?.options ?? {}) as { toolsFile?: string; controllerMode?: ControllerMode };
+    const recordedOptions = (record?.options ?? {}) as {
+      toolsFile?: string;
+      controllerMode?: ControllerMode;
+      simulateApis?: boolean;
+      apiModel?: string;
+    };
+    // A resumed session answers its APIs as it did: simulated ones stay simulated, by the same model.
+    const simulateApis = flags.simulateApis === true || recordedOptions.simulateApis === true;
+    const apiModelSpec = flags.apiModel ?? recordedOptions.apiModel;
     const toolsFile = flags.tools ?? recordedOptions.toolsFile;
     const tools = await loadRunTools({ toolsFile, planFile: pdlPath }, signal);
     closeTools = () => tools.toolSet?.close() ?? Promise.resolve();
@@ -105,15 +117,28 @@ export async function chatCommand(
     });
     if (model.kind !== 'real')
       output.log(`(${model.kind} model ${model.id}: replies are ${model.kind === 'sim' ? 'simulated' : 'scripted'})`);
+    const apiModel =
+      apiModelSpec === undefined
+        ? undefined
+        : await loadModel(apiModelSpec, context.config).then((api) =>
+            tracedModel(api.model, { costOf: api.costOf }),
+          );
     const verbose = flags.verbose === true;
     conversation = await createConversation(pdl, {
       model,
       tools: tools.toolSet?.tools ?? [],
+      ...(simulateApis ? { simulateApis } : {}),
+      ...(apiModel ? { apiModel } : {}),
       controllerMode: record ? (recordedOptions.controllerMode ?? controllerMode) : controllerMode,
       ...(maxActionsPerTurn !== undefined ? { maxActionsPerTurn } : {}),
       store,
       ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
-      sessionOptions: { ...(toolsFile !== undefined ? { toolsFile: resolve(toolsFile) } : {}) },
+      sessionOptions: {
+        ...(toolsFile !== undefined ? { toolsFile: resolve(toolsFile) } : {}),
+        ...(simulateApis ? { simulateApis } : {}),
+        // As the bot's model is recorded: by the id of the model made from the spec.
+        ...(apiModel ? { apiModel: apiModel.id } : {}),
+      },
       onEvent: eventPrinter(verbose, output),
     });
     const session = conversation;
@@ -141,6 +166,13 @@ export async function chatCommand(
       ),
     );
     if (session.pdlChanged) output.log(`note: ${pdlPath} changed since the session started`);
+    const start = session.events.find((event) => event.type === 'session-start');
+    if (start?.type === 'session-start' && start.simulatedApis?.length)
+      output.log(
+        inertText(
+          `(simulated APIs, answered by ${start.apiModel ?? model.id}, not by the APIs: ${start.simulatedApis.join(', ')})`,
+        ),
+      );
     if (record && !output.json) {
       for (const entry of transcriptOf(session.events).entries) {
         const line = formatTranscriptEntry(entry, verbose);

@@ -375,6 +375,11 @@ function buildProgram(
     .argument('[file]', 'the procedure, FILE.pdl.yaml (optional with --session)')
     .option('--session <id>', 'take up a saved session again (after Ctrl-C or a crash)')
     .option('--tools <file>', "a tools file binding the procedure's APIs by name (besides its own tools: section)")
+    .option(
+      '--simulate-apis',
+      'a model answers every API that has no tool, or only a declaration (a FlowAgent tools spec); its calls are marked simulated',
+    )
+    .option('--api-model <spec>', "with --simulate-apis: the model that answers the APIs (default: the bot's)")
     .option('--verbose', 'show thoughts, API calls and controller verdicts (on stderr)')
     .option('--no-post-controllers', 'controllers only guide the bot; none refuses an action (ablation)')
     .option('--no-controllers', 'no controllers at all (ablation)')

@@ -22,13 +22,26 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     .argument('<file>', 'the procedure (*.pdl.yaml)')
     .option(
       '--profiles <file>',
-      'user profiles, JSONL {id, persona, details, needs, style, pattern, required_apis, goals}',
+      'user profiles, JSON Lines or a JSON array: {id, persona, details, needs, style, pattern, required_apis, goals}, or the FlowAgent authors\' {persona, user_details, user_needs, dialogue_style, interactive_pattern, required_apis?}',
     )
     .option('--model <spec>', `the bot's model, ${modelHelp}`)
     .option('--user-model <spec>', 'the model that plays the users')
     .option('--judge <spec>', 'the model that scores the sessions')
     .option('--tools <file>', "a tools file for the procedure's APIs (besides the file's own tools: section)")
+    .option(
+      '--simulate-apis',
+      'a model answers every API that has no tool, or only a declaration (a FlowAgent tools spec); its calls are marked simulated',
+    )
+    .option('--api-model <spec>', "with --simulate-apis: the model that answers the APIs (default: the bot's)")
     .option('--oow <P>', 'probability that a user turn is an out-of-workflow move (default 0)')
+    .option(
+      '--oow-taxonomy <file>',
+      'the kinds of out-of-workflow move, a YAML list of {name, description, types: [{name, description}]} as the FlowAgent authors ship it (default: the built-in 3 categories × 17 subtypes)',
+    )
+    .option(
+      '--oow-assignment <how>',
+      'per-turn (default: a category and subtype drawn each turn after the first) or per-profile (the FlowAgent authors\' code: one category per profile, any turn)',
+    )
     .option('--sessions <N>', 'sessions to run; profiles are cycled (default: one per profile)')
     .option('--concurrency <N>', 'sessions at once (default 4)')
     .option('--max-turns <N>', 'user turns per session at most (default 20)')

@@ -110,7 +110,7 @@ export async function showSessionCommand(
     const totals = transcript.totals;
     output.text('');
     output.text(
-      `${totals.turns} turns, ${totals.toolCalls} API calls (${totals.failedToolCalls} failed), ${totals.rejections} refused by controllers, ${totals.violationsExecuted} executed without their preconditions; ${totals.modelCalls} model calls, ${totals.inputTokens + totals.outputTokens} tokens, $${totals.costUsd.toFixed(4)}`,
+      `${totals.turns} turns, ${totals.toolCalls} API calls (${totals.failedToolCalls} failed${totals.simulatedToolCalls > 0 ? `, ${totals.simulatedToolCalls} simulated: answered by a model, not the API` : ''}), ${totals.rejections} refused by controllers, ${totals.violationsExecuted} executed without their preconditions; ${totals.modelCalls} model calls, ${totals.inputTokens + totals.outputTokens} tokens, $${totals.costUsd.toFixed(4)}`,
     );
     return 0;
   } finally {

@@ -5,10 +5,11 @@
  */
 import {
   checkProfileApis,
+  loadOowTaxonomy,
   loadProfiles,
   MAX_SESSIONS,
+  OOW_ASSIGNMENTS,
   sessionStoreOf,
-  OOW_GROUPS,
   simulateSessions,
   type MetricsSummary,
   type SimulationReport,
@@ -26,7 +27,7 @@ import {
   modelsDocument,
   table,
 } from './dialog-command-support.js';
-import { integerFlag, numberFlag } from './flags.js';
+import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output } from './output.js';
 import { progressLogger } from './team-command-support.js';
 
@@ -36,7 +37,11 @@ export interface SimulateFlags {
   readonly userModel?: string;
   readonly judge?: string;
   readonly tools?: string;
+  readonly simulateApis?: boolean;
+  readonly apiModel?: string;
   readonly oow?: string;
+  readonly oowTaxonomy?: string;
+  readonly oowAssignment?: string;
   readonly sessions?: string;
   readonly concurrency?: string;
   readonly maxTurns?: string;
@@ -64,6 +69,7 @@ export async function simulateCommand(
   const userModelSpec = requireValue(flags.userModel, '--user-model');
   const judgeSpec = requireValue(flags.judge, '--judge');
   const oow = numberFlag('oow', flags.oow, { min: 0, max: 1 });
+  const oowAssignment = choiceFlag('oow-assignment', flags.oowAssignment, OOW_ASSIGNMENTS);
   const sessions = integerFlag('sessions', flags.sessions, { min: 1 });
   if (sessions !== undefined && sessions > MAX_SESSIONS)
     throw new WeftError('BAD_INPUT', `--sessions expects at most ${MAX_SESSIONS}, got "${flags.sessions}"`, {
@@ -74,9 +80,19 @@ export async function simulateCommand(
   const seed = integerFlag('seed', flags.seed, { min: 0 });
   const controllerMode = controllerModeOf(flags);
   const context = await loadContext(flags, env);
-  const models = await loadDialogModels({ bot: flags.model, user: userModelSpec, judge: judgeSpec }, context, env);
-  const [bot, user, judge] = models.map((entry) => entry.model);
+  const models = await loadDialogModels(
+    {
+      bot: flags.model,
+      user: userModelSpec,
+      judge: judgeSpec,
+      ...(flags.apiModel !== undefined ? { api: flags.apiModel } : {}),
+    },
+    context,
+    env,
+  );
+  const [bot, user, judge, apiModel] = models.map((entry) => entry.model);
   const profiles = await loadProfiles(profilesFile);
+  const oowTaxonomy = flags.oowTaxonomy === undefined ? undefined : await loadOowTaxonomy(flags.oowTaxonomy);
   const procedure = await loadProcedure(file, { toolsFile: flags.tools }, signal);
   const store = flags.keepSessions
     ? await openStore(context).catch(async (error: unknown) => {
@@ -88,7 +104,7 @@ export async function simulateCommand(
     checkProfileApis(profiles, procedure.pdl, profilesFile);
     const total = sessions ?? profiles.length;
     output.log(
-      `simulating ${total} ${total === 1 ? 'session' : 'sessions'} of "${procedure.pdl.name}" with ${profiles.length} ${profiles.length === 1 ? 'profile' : 'profiles'}${oow ? `, out-of-workflow turns at ${oow}` : ''}${controllerMode === 'all' ? '' : controllerMode === 'none' ? ', no controllers' : ', no post-decision controllers'}`,
+      `simulating ${total} ${total === 1 ? 'session' : 'sessions'} of "${procedure.pdl.name}" with ${profiles.length} ${profiles.length === 1 ? 'profile' : 'profiles'}${oow ? `, out-of-workflow turns at ${oow} (${oowAssignment ?? 'per-turn'}${oowTaxonomy ? `, taxonomy ${oowTaxonomy.source}` : ''})` : ''}${controllerMode === 'all' ? '' : controllerMode === 'none' ? ', no controllers' : ', no post-decision controllers'}`,
     );
     const progress = progressLogger('simulate', output);
     let successes = 0;
@@ -103,8 +119,12 @@ export async function simulateCommand(
           userModel: user!,
           judge: judge!,
           tools: procedure.toolSet?.tools ?? [],
+          ...(flags.simulateApis ? { simulateApis: true } : {}),
+          ...(apiModel ? { apiModel } : {}),
           controllerMode,
           ...(oow !== undefined ? { oow } : {}),
+          ...(oowTaxonomy ? { oowTaxonomy } : {}),
+          ...(oowAssignment ? { oowAssignment } : {}),
           ...(sessions !== undefined ? { sessions } : {}),
           ...(concurrency !== undefined ? { concurrency } : {}),
           ...(maxTurns !== undefined ? { maxTurns } : {}),
@@ -142,12 +162,6 @@ export async function simulateCommand(
   }
 }
 
-const ROW_LABELS: Readonly<Record<(typeof OOW_GROUPS)[number], string>> = {
-  none: 'in-workflow',
-  intent_switching: 'intent switching',
-  procedure_jumping: 'procedure jumping',
-  irrelevant_answering: 'irrelevant answering',
-};
 
 export function formatSimulation(report: SimulationReport, models: Parameters<typeof dialogModelLines>[0]): string[] {
   const row = (label: string, summary: MetricsSummary): string[] =>
@@ -184,7 +198,10 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
         'turns',
         'calls',
       ],
-      [row('all', report), ...OOW_GROUPS.map((group) => row(ROW_LABELS[group], report.byOow[group]))],
+      [
+        row('all', report),
+        ...Object.entries(report.byOow).map(([group, summary]) => row(groupLabel(report, group), summary)),
+      ],
     ),
     'success and progress: the judge, as in the FlowAgent paper; tool F1 (paper): its authors\' protocol, micro-averaged over the APIs the bot proposed (refused ones too); tool F1 (Weft): the mean per session over the APIs called, and the same counting repeats (multiset)',
     ...(report.paper.note ? [`tool F1 (paper): ${report.paper.note}`] : []),
@@ -201,4 +218,10 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
 
 function orDash(value: number | null): string {
   return value === null ? '–' : fixed(value);
+}
+
+/** A byOow group's row label: `in-workflow`, or the category's name in lower case. */
+function groupLabel(report: SimulationReport, group: string): string {
+  if (group === 'none') return 'in-workflow';
+  return report.oowSetup.categories.find((category) => category.id === group)?.name.toLowerCase() ?? group;
 }

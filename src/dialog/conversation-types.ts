@@ -19,8 +19,15 @@ export { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_USER_MESSAGE_BYTES } from './conversa
 
 export interface ConversationOptions {
   readonly model: ChatModel;
-  /** The APIs' tools: every PDL API must have one of the same name. */
+  /**
+   * The APIs' tools: every PDL API must have one of the same name, unless `simulateApis` has a model answer the
+   * APIs that have none (or only a declaration, as a FlowAgent tools spec gives).
+   */
   readonly tools: ToolSet | readonly Tool[];
+  /** Turn every API without a tool, or with a declaration only, into a simulated one (tools/simulated-api.ts). */
+  readonly simulateApis?: boolean;
+  /** The model that answers simulated APIs (default: the bot's, `model`). */
+  readonly apiModel?: ChatModel;
   /** Extra controllers (a user's module); the built-in ones come from the PDL's `controllers:` settings. */
   readonly controllers?: readonly Controller[];
   /** `pre-only` = `--no-post-controllers`, `none` = `--no-controllers`. Default `all`. */

@@ -13,6 +13,7 @@ import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
 import { REDACTED, redactToolArgs, secretArgValues } from '../tools/redact-tool-args.js';
+import { type ApiSimulator, declarationOf, type SimulationUsage, simulatedTool } from '../tools/simulated-api.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { sessionTurnLimit } from './built-in-controllers.js';
 import {
@@ -30,7 +31,9 @@ import { succeededApis } from './dialog-state.js';
 import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
-import type { SessionEvent } from './session-events.js';
+import { judgeTranscript } from './judge-session.js';
+import { pdlApiDeclaration } from './pdl-api-declaration.js';
+import type { SessionEvent, SimulationRecord } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
 import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
@@ -50,7 +53,19 @@ export function newSessionId(date = new Date()): string {
 }
 
 export async function createConversation(pdl: Pdl, options: ConversationOptions): Promise<Conversation> {
-  const tools = bindTools(pdl, options.tools);
+  // A simulated API's model is shown the procedure and the conversation so far, read when it is called; the cost
+  // of each call is kept for its tool-result event.
+  let conversationText = (): string => '';
+  const lastSimulation: { usage?: SimulationUsage | undefined } = {};
+  const simulator: ApiSimulator = {
+    model: options.apiModel ?? options.model,
+    context: () => ({ procedure: procedureText(pdl), conversation: conversationText() }),
+    onUsage: (usage) => {
+      lastSimulation.usage = usage;
+    },
+  };
+  const tools = bindTools(pdl, options.tools, options.simulateApis === true, simulator);
+  const simulatedApis = tools.filter((tool) => tool.simulated).map((tool) => tool.name);
   const mode = options.controllerMode ?? 'all';
   const controllers = await procedureControllers(pdl, mode, options.controllers);
   const usePost = mode === 'all';
@@ -65,6 +80,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   const owner: RunOwner = options.owner ?? currentOwner();
   const fold = new SessionFold();
   const events: SessionEvent[] = [];
+  conversationText = () => judgeTranscript(events);
   let sessionId: string;
   let startedAt: number;
   let pdlChanged = false;
@@ -129,6 +145,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         pdlSha256: pdl.sha256,
         model: options.model.id,
         modelKind: options.model.kind,
+        ...(simulatedApis.length > 0 ? { simulatedApis, apiModel: simulator.model.id } : {}),
         controllers: controllers.map((controller) => ({
           name: controller.name,
           pre: controller.pre !== undefined,
@@ -312,6 +329,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         name: action.name,
         args: shownArgs(tool, action.args),
         preconditionsMet,
+        ...(tool?.simulated ? { simulated: true } : {}),
       },
     ]);
     if (!tool) {
@@ -331,8 +349,21 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     }
     // An `execute_tool` span (a child of the turn's, with tracing on), its arguments as the session records them.
     const span = startToolSpan({ name: action.name, callId: action.callId, args: shownArgs(tool, action.args) });
+    lastSimulation.usage = undefined;
     const outcome = await span.run(() => callTool(tool, action.args, signal ? { signal } : {}));
     span.end(outcome.ok ? outcome : { ok: false, error: outcome.error.message, code: outcome.error.code });
+    const simulation = lastSimulation.usage as SimulationUsage | undefined;
+    const simulated: { simulation?: SimulationRecord } = simulation
+      ? {
+          simulation: {
+            model: simulation.model,
+            calls: simulation.calls,
+            inputTokens: simulation.usage.inputTokens,
+            outputTokens: simulation.usage.outputTokens,
+            costUsd: costOf([simulator.model.id, simulation.model], simulation.usage),
+          },
+        }
+      : {};
     await collect([
       outcome.ok
         ? {
@@ -345,6 +376,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
               ? JSON.stringify(outcome.result)
               : outcome.result,
             ms: Math.round(outcome.durationMs),
+            ...simulated,
           }
         : {
             type: 'tool-result',
@@ -355,6 +387,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             // An API's error may quote what it was sent (`card 4111… declined`): the secrets are not kept.
             error: scrubSecrets(outcome.error.message, secretArgValues(tool, action.args), REDACTED),
             ms: Math.round(outcome.durationMs),
+            ...simulated,
           },
     ]);
   };
@@ -433,29 +466,55 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   return conversation;
 }
 
-/** The PDL's APIs as tools, in PDL order; every API needs a tool of its name. */
-function bindTools(pdl: Pdl, given: ConversationOptions['tools']): Tool[] {
+/**
+ * The PDL's APIs as tools, in PDL order. Every API needs a tool of its name; with `simulateApis`, one without (or
+ * with a declaration only) is answered by the simulator's model from the best declaration there is — the tools
+ * spec's, else the PDL's own. A `kind: simulated` tool is always answered so.
+ */
+function bindTools(
+  pdl: Pdl,
+  given: ConversationOptions['tools'],
+  simulateApis: boolean,
+  simulator: ApiSimulator,
+): Tool[] {
   const list =
     'tools' in given && !Array.isArray(given)
       ? (given as { tools: readonly Tool[] }).tools
       : (given as readonly Tool[]);
   const byName = new Map(list.map((tool) => [tool.name, tool]));
-  const unbound = pdl.apis.filter((api) => !byName.has(api.name));
+  const unbound = pdl.apis.filter((api) => {
+    const tool = byName.get(api.name);
+    return tool === undefined || (tool.declaredOnly === true && !simulateApis);
+  });
   if (unbound.length > 0) {
+    const declared = unbound.filter((api) => byName.get(api.name)?.declaredOnly);
     throw new WeftError(
       'BAD_INPUT',
-      `${unbound.length === 1 ? 'an API has' : `${unbound.length} APIs have`} no tool: ${unbound.map((api) => api.name).join(', ')} (give a tools file with --tools, or a tools: section in the PDL file)`,
+      `${unbound.length === 1 ? 'an API has' : `${unbound.length} APIs have`} no tool: ${unbound.map((api) => api.name).join(', ')} (give a tools file with --tools, or a tools: section in the PDL file; or --simulate-apis to have a model answer ${unbound.length === 1 ? 'it' : 'them'})`,
       {
         issues: unbound.map((api) => ({
           ...(pdl.file ? { file: pdl.file } : {}),
           field: `APIs[${pdl.apis.indexOf(api)}].name`,
-          message: `no tool named ${api.name}`,
+          message: declared.includes(api)
+            ? `${api.name} is only declared (${byName.get(api.name)?.source}): it has no endpoint`
+            : `no tool named ${api.name}`,
         })),
         ...(pdl.file ? { location: { file: pdl.file } } : {}),
       },
     );
   }
-  return pdl.apis.map((api) => byName.get(api.name) as Tool);
+  return pdl.apis.map((api) => {
+    const tool = byName.get(api.name);
+    if (tool && !tool.declaredOnly && !tool.simulated) return tool;
+    return simulatedTool(tool ? declarationOf(tool) : pdlApiDeclaration(pdl, api), simulator);
+  });
+}
+
+/** What a simulated API's model is told of the procedure. */
+function procedureText(pdl: Pdl): string {
+  return [`${pdl.name}: ${pdl.desc}`, ...(pdl.detailedDesc ? [pdl.detailedDesc] : []), pdl.procedure.trim()].join(
+    '\n',
+  );
 }
 
 function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {

@@ -1,67 +1,103 @@
 /**
- * Out-of-workflow (OOW) moves of simulated users (SPEC §4.3): the three categories of the FlowAgent evaluation,
- * each with two subtypes, and the instruction the user model reads on a turn chosen for one.
+ * Out-of-workflow (OOW) moves of simulated users: which user turns leave the procedure's expected flow, of which
+ * kind (a category and a subtype of the taxonomy, oow-taxonomy.ts), and the instruction the user model reads.
  *
- * The category is drawn at random from a seeded source on each user turn, independently (the paper's code used
- * the profile id mod 3, which ties a profile to one category forever). The instructions are ours.
+ * Two ways of choosing, both seeded (so a rerun repeats them):
+ * - `per-turn` (Weft's, the default): each user turn after the first (which opens the request: there is no flow to
+ *   leave yet) is an OOW move with probability P; its category and then its subtype are drawn uniformly and
+ *   independently per turn. The user model reads that one subtype's instruction.
+ * - `per-profile` (the FlowAgent authors' code): a profile keeps one category for the whole session (the profile's
+ *   place in its file modulo the number of categories), any user turn — the first included — is an OOW move with
+ *   probability P, and the user model reads the category with all its subtypes and picks the move itself; the turn
+ *   is tagged with the category alone.
  */
 import { bernoulli, pick, type RandomSource } from '../llm/seeded-random.js';
-import { OOW_CATEGORIES, type OowCategory, type OowTag } from './session-events.js';
+import {
+  DEFAULT_OOW_TAXONOMY,
+  type OowCategoryDef,
+  type OowTaxonomy,
+  oowCategoryId,
+  oowId,
+} from './oow-taxonomy.js';
+import type { OowTag } from './session-events.js';
 
-export const OOW_SUBTYPES: Readonly<Record<OowCategory, readonly string[]>> = {
-  intent_switching: ['detail_switching', 'cancellation'],
-  procedure_jumping: ['skip_ahead', 'go_back'],
-  irrelevant_answering: ['topic_shift', 'rhetorical_question'],
-};
+export const OOW_ASSIGNMENTS = ['per-turn', 'per-profile'] as const;
+export type OowAssignment = (typeof OOW_ASSIGNMENTS)[number];
 
-const INSTRUCTIONS: Readonly<Record<string, string>> = {
-  'intent_switching/detail_switching':
-    'In this message, change your mind about one detail you already gave (for example a different date, amount or ' +
-    'item) and give the new value. Keep the rest of your request as it was.',
-  'intent_switching/cancellation':
-    'In this message, say that you want to drop your request or undo what was just done. If the assistant asks ' +
-    'you to confirm, decide according to your profile whether you really want to stop.',
-  'procedure_jumping/skip_ahead':
-    'In this message, ask for the final result of your request straight away, as if the steps the assistant is ' +
-    'going through (checks, confirmations, questions) were unnecessary.',
-  'procedure_jumping/go_back':
-    'In this message, return to a step that is already behind you: ask to redo or re-check something the ' +
-    'assistant already handled earlier in the conversation.',
-  'irrelevant_answering/topic_shift':
-    'In this message, do not answer what the assistant asked. Talk about something unrelated to your request ' +
-    '(a question about the company, the weather, your day), then stop.',
-  'irrelevant_answering/rhetorical_question':
-    'In this message, answer the assistant with a rhetorical question or a remark that does not give the ' +
-    'information it asked for (for example "Why does this always take so long?").',
-};
-
-/** The tag as written in reports and reference sessions: `category/subtype`. */
+/** The tag as written in reports and reference sessions: `category/subtype`, or `category` alone. */
 export function oowLabel(tag: OowTag): string {
-  return `${tag.category}/${tag.subtype}`;
+  return tag.subtype === undefined ? tag.category : `${tag.category}/${tag.subtype}`;
+}
+
+/** The category of a taxonomy a tag names, if any. */
+export function oowCategoryOf(tag: OowTag, taxonomy: OowTaxonomy = DEFAULT_OOW_TAXONOMY): OowCategoryDef | undefined {
+  return taxonomy.categories.find((category) => category.id === tag.category);
 }
 
 /** The instruction a user model reads for a tag. */
-export function oowInstruction(tag: OowTag): string {
-  return INSTRUCTIONS[oowLabel(tag)] ?? `Make an out-of-workflow move of the kind "${oowLabel(tag)}".`;
+export function oowInstruction(tag: OowTag, taxonomy: OowTaxonomy = DEFAULT_OOW_TAXONOMY): string {
+  const category = oowCategoryOf(tag, taxonomy);
+  if (tag.subtype !== undefined) {
+    const subtype = category?.subtypes.find((candidate) => candidate.id === tag.subtype);
+    return subtype?.instruction ?? `In this message, make an out-of-workflow move of the kind "${oowLabel(tag)}".`;
+  }
+  if (!category) return `In this message, make an out-of-workflow move of the kind "${tag.category}".`;
+  const kinds = category.subtypes.map((kind) => `- ${kind.name}${kind.description ? `: ${kind.description}` : ''}`);
+  return [
+    `In this message, leave the expected flow of the conversation in a way of this kind — ${category.name}${category.description ? `: ${category.description}` : ''}`,
+    'Pick one of these moves:',
+    ...kinds,
+  ].join('\n');
 }
 
 /**
  * Whether this user turn is an out-of-workflow one (probability `probability`), and which: a category, then one
  * of its subtypes, uniformly. Always draws three numbers, so one turn's outcome does not shift the next turn's.
  */
-export function drawOow(random: RandomSource, probability: number): OowTag | undefined {
+export function drawOow(
+  random: RandomSource,
+  probability: number,
+  taxonomy: OowTaxonomy = DEFAULT_OOW_TAXONOMY,
+): OowTag | undefined {
   const inject = bernoulli(random, probability);
-  const category = pick(random, OOW_CATEGORIES);
-  const subtype = pick(random, OOW_SUBTYPES[category]);
-  return inject ? { category, subtype } : undefined;
+  const category = pick(random, taxonomy.categories);
+  const subtype = pick(random, category.subtypes);
+  return inject ? { category: category.id, subtype: subtype.id } : undefined;
+}
+
+export interface OowTurnPlan {
+  readonly probability: number;
+  readonly taxonomy?: OowTaxonomy;
+  readonly assignment?: OowAssignment;
+  /** The profile's place in its file, from 0 (per-profile assignment). */
+  readonly profileIndex: number;
+  /** The user turn, from 1. */
+  readonly turn: number;
+}
+
+/** This turn's out-of-workflow move under either assignment (see the head of this file), or none. */
+export function drawOowTurn(random: RandomSource, plan: OowTurnPlan): OowTag | undefined {
+  const taxonomy = plan.taxonomy ?? DEFAULT_OOW_TAXONOMY;
+  if (plan.assignment === 'per-profile') {
+    const inject = bernoulli(random, plan.probability);
+    const category = taxonomy.categories[plan.profileIndex % taxonomy.categories.length];
+    return inject && category ? { category: category.id } : undefined;
+  }
+  // Drawn on the first turn too, so turn n's draw is the same whatever happened before it.
+  const drawn = drawOow(random, plan.probability, taxonomy);
+  return plan.turn === 1 ? undefined : drawn;
 }
 
 /**
- * Reads `category/subtype` (reference sessions). Undefined when it names no known category; a subtype outside
- * ours is kept (other data sets name their own).
+ * Reads `category/subtype` or `category` (reference sessions), ids as a taxonomy makes them (`Detail Switching` →
+ * `detail_switching`; the authors' category names as the paper's ids). Undefined when it names nothing.
  */
 export function parseOowLabel(label: string): OowTag | undefined {
   const [category, subtype, ...rest] = label.split('/');
-  if (rest.length > 0 || !subtype || !(OOW_CATEGORIES as readonly string[]).includes(category ?? '')) return undefined;
-  return { category: category as OowCategory, subtype };
+  if (rest.length > 0 || category === undefined) return undefined;
+  const categoryId = oowCategoryId(category);
+  if (categoryId === '') return undefined;
+  if (subtype === undefined) return { category: categoryId };
+  const subtypeId = oowId(subtype);
+  return subtypeId === '' ? undefined : { category: categoryId, subtype: subtypeId };
 }

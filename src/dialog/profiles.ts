@@ -279,5 +279,7 @@ export function profileSpec(profile: UserProfile): DialogProfileSpec {
     needs: profile.needs,
     style: profile.style,
     pattern: profile.pattern,
+    // The authors' profiles describe a person, not the values a procedure asks for: their users make those up.
+    ...(profile.format === 'flowagent' ? { inventsDetails: true } : {}),
   };
 }

@@ -18,7 +18,8 @@ import {
   readString,
   type Problems,
 } from './load-jsonl-records.js';
-import { OOW_SUBTYPES, parseOowLabel } from './oow.js';
+import { describeValue } from '../text/describe-value.js';
+import { parseOowLabel } from './oow.js';
 
 export type ReferenceMessage =
   | { readonly role: 'user'; readonly content: string; readonly oow?: OowTag }
@@ -79,6 +80,8 @@ function readSession(record: Record<string, unknown>, problems: Problems): Omit<
   return { id, ...(profile !== undefined ? { profile } : {}), messages };
 }
 
+const OOW_EXAMPLE = 'intent_switching/detail_switching';
+
 function readMessage(value: unknown, path: (string | number)[], problems: Problems): ReferenceMessage | undefined {
   if (!isPlainObject(value)) {
     problems.push({ path, message: 'a message is an object with "role": "user" or "bot"' });
@@ -94,9 +97,7 @@ function readMessage(value: unknown, path: (string | number)[], problems: Proble
       if (!oow)
         problems.push({
           path: [...path, 'oow'],
-          message: `"oow" must be "category/subtype", one of ${Object.entries(OOW_SUBTYPES)
-            .flatMap(([category, subtypes]) => subtypes.map((subtype) => `${category}/${subtype}`))
-            .join(', ')}`,
+          message: `"oow" must be "category/subtype" or "category" (e.g. "${OOW_EXAMPLE}"), got ${describeValue(value.oow)}`,
         });
     }
     if (problems.length > before || content === undefined) return undefined;

@@ -5,12 +5,17 @@
  */
 import type { JsonValue } from '../tools/tool.js';
 
-/** Out-of-workflow categories of the paper (SPEC §4.3), with a subtype, e.g. `intent_switching/cancellation`. */
+/**
+ * The FlowAgent paper's three out-of-workflow categories, the built-in taxonomy's ids (oow-taxonomy.ts); a taxonomy
+ * file may name others.
+ */
 export const OOW_CATEGORIES = ['intent_switching', 'procedure_jumping', 'irrelevant_answering'] as const;
-export type OowCategory = (typeof OOW_CATEGORIES)[number];
+/** A category id of the taxonomy in use. */
+export type OowCategory = string;
+/** An out-of-workflow move: `intent_switching/detail_switching`, or a category alone (the paper's assignment). */
 export interface OowTag {
   readonly category: OowCategory;
-  readonly subtype: string;
+  readonly subtype?: string;
 }
 
 export type SessionEvent =
@@ -22,6 +27,9 @@ export type SessionEvent =
       readonly pdlSha256: string;
       readonly model: string;
       readonly modelKind: 'real' | 'scripted' | 'sim';
+      /** APIs a model answers in place of the API (`--simulate-apis`, `kind: simulated` tools), with that model. */
+      readonly simulatedApis?: readonly string[];
+      readonly apiModel?: string;
       /** Names of the active controllers, with the halves that run. */
       readonly controllers: readonly { readonly name: string; readonly pre: boolean; readonly post: boolean }[];
       readonly maxActionsPerTurn: number;
@@ -92,6 +100,8 @@ export type SessionEvent =
       readonly args: JsonValue;
       /** Whether the PDL preconditions of the API had all succeeded when it was called (false: a violation). */
       readonly preconditionsMet: boolean;
+      /** The API is simulated: a model answers it (`--simulate-apis`, a `kind: simulated` tool), not the API. */
+      readonly simulated?: boolean;
     }
   | {
       readonly type: 'tool-result';
@@ -103,6 +113,8 @@ export type SessionEvent =
       readonly result?: JsonValue;
       readonly error?: string;
       readonly ms: number;
+      /** For a simulated API: the model calls that answered it, with what they cost. */
+      readonly simulation?: SimulationRecord;
     }
   | { readonly type: 'bot-reply'; readonly at: number; readonly turn: number; readonly text: string }
   | {
@@ -118,3 +130,12 @@ export type SessionEvent =
   | { readonly type: 'session-end'; readonly at: number; readonly reason: 'user' | 'bot' | 'turn-limit' };
 
 export type SessionEventType = SessionEvent['type'];
+
+/** What answering one simulated API call cost. */
+export interface SimulationRecord {
+  readonly model: string;
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+}

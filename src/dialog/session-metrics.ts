@@ -25,7 +25,7 @@
  *   `errors` and left out of the means, since its judge never ran); violations and rejections are totals; turns
  *   and calls are means per finished session; cost is the total over every session.
  */
-import type { OowCategory, SessionEvent } from './session-events.js';
+import { OOW_CATEGORIES, type OowCategory, type SessionEvent } from './session-events.js';
 import type { Pdl } from './pdl.js';
 
 export interface Scores {
@@ -117,9 +117,9 @@ export interface SessionEventCounts {
   readonly rejections: number;
   /** User turns (messages the bot saw). */
   readonly turns: number;
-  /** The bot's model calls. */
+  /** The bot's model calls, and those that answered simulated APIs. */
   readonly modelCalls: number;
-  /** The bot's model cost, from its model-call events. */
+  /** Their cost, from the model-call events and the simulated tool results. */
   readonly costUsd: number;
 }
 
@@ -159,6 +159,11 @@ export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly Sess
         break;
       case 'tool-result':
         if (event.ok) succeeded.add(event.name);
+        // A simulated API's answer came from a model: its calls and cost are the session's.
+        if (event.simulation) {
+          modelCalls += event.simulation.calls;
+          costUsd += event.simulation.costUsd;
+        }
         break;
       default:
         break;
@@ -276,8 +281,10 @@ export interface MetricsSummary {
   readonly costUsd: number;
 }
 
-export const OOW_GROUPS = ['none', 'intent_switching', 'procedure_jumping', 'irrelevant_answering'] as const;
-export type OowGroup = (typeof OOW_GROUPS)[number];
+/** The groups of `byOow` with the built-in taxonomy: sessions without an out-of-workflow turn, then its categories. */
+export const OOW_GROUPS = ['none', ...OOW_CATEGORIES] as const;
+/** `none` or a category id. */
+export type OowGroup = string;
 
 export function summarizeSessions(sessions: readonly SessionReport[]): MetricsSummary {
   const finished = sessions.filter((session) => session.error === undefined);
@@ -352,22 +359,26 @@ function summarizePaper(finished: readonly SessionReport[], successRate: number,
 /** The category of an `oow` tag (`intent_switching/cancellation` → `intent_switching`). */
 function categoryOf(tag: string): OowCategory | undefined {
   const category = tag.split('/')[0];
-  return OOW_GROUPS.includes(category as OowGroup) && category !== 'none' ? (category as OowCategory) : undefined;
+  return category === undefined || category === '' || category === 'none' ? undefined : category;
 }
 
-/** A session counts under every category it had an injected turn of, and under `none` when it had none. */
-export function summarizeByOow(sessions: readonly SessionReport[]): Record<OowGroup, MetricsSummary> {
-  const groups = Object.fromEntries(OOW_GROUPS.map((group) => [group, [] as SessionReport[]])) as Record<
-    OowGroup,
-    SessionReport[]
-  >;
+/**
+ * A session counts under every category it had an injected turn of, and under `none` when it had none. Groups:
+ * `none`, then `categories` (the taxonomy's, default the paper's three), then any other category a session has.
+ */
+export function summarizeByOow(
+  sessions: readonly SessionReport[],
+  categories: readonly string[] = OOW_CATEGORIES,
+): Record<string, MetricsSummary> {
+  const groups = new Map<string, SessionReport[]>([['none', []], ...categories.map((c): [string, SessionReport[]] => [c, []])]);
   for (const session of sessions) {
-    const categories = new Set(session.oow.map(categoryOf).filter((c): c is OowCategory => c !== undefined));
-    if (categories.size === 0) groups.none.push(session);
-    for (const category of categories) groups[category].push(session);
+    const found = new Set(session.oow.map(categoryOf).filter((c): c is OowCategory => c !== undefined));
+    if (found.size === 0) groups.get('none')?.push(session);
+    for (const category of found) {
+      const group = groups.get(category) ?? [];
+      group.push(session);
+      groups.set(category, group);
+    }
   }
-  return Object.fromEntries(OOW_GROUPS.map((group) => [group, summarizeSessions(groups[group])])) as Record<
-    OowGroup,
-    MetricsSummary
-  >;
+  return Object.fromEntries([...groups].map(([group, members]) => [group, summarizeSessions(members)]));
 }

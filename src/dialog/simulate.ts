@@ -1,15 +1,15 @@
 /**
  * Session-level evaluation with simulated users (`weft simulate`, SPEC §4.3): each session is a conversation with
  * the procedure (createConversation, the bot model and the APIs' tools) in which a user model plays a profile until
- * it says [END] or the turn limit; with probability `oow` a user turn is an out-of-workflow move (category and
- * subtype drawn from a source seeded per session). A judge then scores the session (judge-session.ts) and the
- * session's events give tool F1, violations and rejections (session-metrics.ts).
+ * it says [END] or the turn limit; with probability `oow` a user turn is an out-of-workflow move (oow.ts: drawn per
+ * turn, or the FlowAgent authors' category per profile, from a source seeded per session). A judge then scores the
+ * session (judge-session.ts) and the session's events give tool F1 (the paper's and Weft's), violations and
+ * rejections (session-metrics.ts).
  *
  * Decisions:
  * - Sessions run with bounded concurrency; profiles are cycled when there are more sessions than profiles, and
  *   each session has its own id (`<profile>#<n>`) that keys the user model's and the judge's calls and the OOW
- *   draws, so the same seed gives the same sessions whatever order they finish in. The first user turn is never an
- *   out-of-workflow one (it opens the request; there is no flow to leave yet).
+ *   draws, so the same seed gives the same sessions whatever order they finish in.
  * - A session that fails (a model error the engine does not absorb, a judge that never answers usable JSON) is
  *   recorded with `error`; the batch goes on. What it did before failing still counts in the violation totals: an
  *   executed violation reached the API either way. A user error (a model that is not configured) stops the batch,
@@ -26,7 +26,8 @@ import type { Tool, ToolSet } from '../tools/tool.js';
 import type { Controller, ControllerMode } from './controller.js';
 import { createConversation, type Conversation } from './conversation.js';
 import { judgeSession } from './judge-session.js';
-import { drawOow, oowLabel } from './oow.js';
+import { drawOowTurn, OOW_ASSIGNMENTS, type OowAssignment, oowLabel } from './oow.js';
+import { DEFAULT_OOW_TAXONOMY, type OowTaxonomy } from './oow-taxonomy.js';
 import type { Pdl } from './pdl.js';
 import type { UserProfile } from './profiles.js';
 import {
@@ -56,12 +57,20 @@ export interface SimulateOptions {
   readonly userModel: ChatModel;
   readonly judge: ChatModel;
   readonly tools: ToolSet | readonly Tool[];
+  /** A model answers every API without a tool, or with a declaration only (createConversation's `simulateApis`). */
+  readonly simulateApis?: boolean;
+  /** The model that answers simulated APIs (default: the bot's). */
+  readonly apiModel?: ChatModel;
   /** Extra controllers (a user's module), as createConversation takes them. */
   readonly controllers?: readonly Controller[];
   /** `pre-only` = `--no-post-controllers`, `none` = `--no-controllers`. */
   readonly controllerMode?: ControllerMode;
   /** P(a user turn is an out-of-workflow move), in [0, 1]. Default 0. */
   readonly oow?: number;
+  /** The kinds of out-of-workflow move (default: the built-in 3 × 17, oow-taxonomy.ts). */
+  readonly oowTaxonomy?: OowTaxonomy;
+  /** `per-turn` (Weft's, default) or `per-profile` (the FlowAgent authors'): see oow.ts. */
+  readonly oowAssignment?: OowAssignment;
   /** Sessions to run (default: one per profile). */
   readonly sessions?: number;
   readonly concurrency?: number;
@@ -86,7 +95,16 @@ export interface SimulateProgress {
 export interface SimulationReport extends MetricsSummary {
   /** True when any model is a `sim:` or `scripted:` one: the numbers describe the simulation, not a model. */
   readonly simulated: boolean;
+  /** By out-of-workflow category: `none`, then the taxonomy's categories (see summarizeByOow). */
   readonly byOow: Readonly<Record<OowGroup, MetricsSummary>>;
+  /** How out-of-workflow turns were chosen. */
+  readonly oowSetup: {
+    readonly probability: number;
+    readonly assignment: OowAssignment;
+    /** `built-in` or the taxonomy file. */
+    readonly taxonomy: string;
+    readonly categories: readonly { readonly id: string; readonly name: string; readonly subtypes: number }[];
+  };
   readonly perSession: readonly SessionReport[];
   /** Set when the batch was cancelled: the report covers the sessions that finished. */
   readonly cancelled?: { readonly finished: number; readonly of: number };
@@ -108,6 +126,18 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     throw new WeftError('BAD_INPUT', `Expected oow to be a probability between 0 and 1, got ${oow}`, {
       location: { field: 'oow' },
     });
+  const taxonomy = options.oowTaxonomy ?? DEFAULT_OOW_TAXONOMY;
+  if (taxonomy.categories.length === 0 || taxonomy.categories.some((category) => category.subtypes.length === 0))
+    throw new WeftError('BAD_INPUT', 'the OOW taxonomy needs at least one category, each with a subtype', {
+      location: { field: 'oowTaxonomy' },
+    });
+  const assignment = options.oowAssignment ?? 'per-turn';
+  if (!(OOW_ASSIGNMENTS as readonly string[]).includes(assignment))
+    throw new WeftError(
+      'BAD_INPUT',
+      `Expected oowAssignment to be one of ${OOW_ASSIGNMENTS.join(', ')}, got ${String(assignment)}`,
+      { location: { field: 'oowAssignment' } },
+    );
 
   const stop = new AbortController();
   const signal = anySignal(options.signal, stop.signal);
@@ -122,7 +152,7 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     if (signal.aborted) return;
     const profile = options.profiles[index % options.profiles.length]!;
     const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;
-    const outcome = await runSession(pdl, options, { id, profile, maxTurns, seed, oow, signal });
+    const outcome = await runSession(pdl, options, { id, profile, maxTurns, seed, oow, taxonomy, assignment, signal });
     if ('fatal' in outcome) {
       if (!signal.aborted && !isAbortError(outcome.fatal)) {
         fatal ??= outcome.fatal;
@@ -155,8 +185,23 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
   const perSession = reports.sort((a, b) => a.index - b.index).map((entry) => entry.report);
   return {
     ...summarizeSessions(perSession),
-    simulated: [options.model, options.userModel, options.judge].some((model) => model.kind !== 'real'),
-    byOow: summarizeByOow(perSession),
+    simulated: [options.model, options.userModel, options.judge, ...(options.apiModel ? [options.apiModel] : [])].some(
+      (model) => model.kind !== 'real',
+    ),
+    byOow: summarizeByOow(
+      perSession,
+      taxonomy.categories.map((category) => category.id),
+    ),
+    oowSetup: {
+      probability: oow,
+      assignment,
+      taxonomy: taxonomy.source,
+      categories: taxonomy.categories.map((category) => ({
+        id: category.id,
+        name: category.name,
+        subtypes: category.subtypes.length,
+      })),
+    },
     perSession,
     ...(options.signal?.aborted ? { cancelled: { finished: perSession.length, of: total } } : {}),
   };
@@ -168,6 +213,8 @@ interface SessionPlan {
   readonly maxTurns: number;
   readonly seed: number;
   readonly oow: number;
+  readonly taxonomy: OowTaxonomy;
+  readonly assignment: OowAssignment;
   readonly signal: AbortSignal;
 }
 
@@ -191,6 +238,8 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     conversation = await createConversation(pdl, {
       model: options.model,
       tools: options.tools,
+      ...(options.simulateApis ? { simulateApis: true } : {}),
+      ...(options.apiModel ? { apiModel: options.apiModel } : {}),
       ...(options.controllers ? { controllers: options.controllers } : {}),
       ...(options.controllerMode ? { controllerMode: options.controllerMode } : {}),
       ...(options.store ? { store: options.store } : {}),
@@ -198,14 +247,17 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       signal,
     });
     for (let turn = 1; turn <= plan.maxTurns && ended === undefined; turn++) {
-      // The first message opens the request: there is no flow to leave yet (drawn anyway, so turn n's draw is the
-      // same whatever happened before it).
-      const drawn = drawOow(random, plan.oow);
-      const tag = turn === 1 ? undefined : drawn;
+      const tag = drawOowTurn(random, {
+        probability: plan.oow,
+        taxonomy: plan.taxonomy,
+        assignment: plan.assignment,
+        profileIndex: profile.index,
+        turn,
+      });
       const user = await simulateUserTurn(options.userModel, {
         profile,
         history,
-        ...(tag ? { oow: tag } : {}),
+        ...(tag ? { oow: tag, taxonomy: plan.taxonomy } : {}),
         key: id,
         signal,
       });

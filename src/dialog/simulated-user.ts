@@ -9,6 +9,7 @@ import { WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, DIALOG_TAGS, dialogBlock, type DialogOowSpec } from '../llm/dialog-prompt-tags.js';
 import { oowInstruction } from './oow.js';
+import type { OowTaxonomy } from './oow-taxonomy.js';
 import { profileSpec, type UserProfile } from './profiles.js';
 import type { OowTag } from './session-events.js';
 
@@ -25,6 +26,8 @@ export interface SimulatedUserTurnOptions {
   readonly history: readonly SimulatedExchange[];
   /** This turn is an out-of-workflow move of this kind. */
   readonly oow?: OowTag;
+  /** Where the move's instruction comes from (default: the built-in taxonomy). */
+  readonly taxonomy?: OowTaxonomy;
   /** The simulated session's id. */
   readonly key: string;
   readonly signal?: AbortSignal;
@@ -41,19 +44,27 @@ export interface SimulatedUserTurn {
 /** Shown as the bot's side before the conversation starts: providers need a user message to answer. */
 const OPENING = '(The assistant is ready. Write your first message.)';
 
-const ROLE = [
-  'You play a customer who contacts a company’s service assistant. Stay in character: the profile below says who',
-  'you are, what you know (details) and what you want (needs). Give a detail only when the assistant asks for it',
-  'or when it is natural to; never invent details that are not in your profile — say you do not know instead.',
-  'Talk the way your style and pattern say. Write only your next message to the assistant, as plain text: no',
-  'role labels, no quotes, no explanation.',
-  `When your needs are met, or you decide to give up or stop, answer exactly ${END_MARKER} and nothing else.`,
-].join('\n');
+const role = (invents: boolean): string =>
+  [
+    'You play a customer who contacts a company’s service assistant. Stay in character: the profile below says who',
+    'you are, what you know (details) and what you want (needs). Give a detail only when the assistant asks for it',
+    invents
+      ? 'or when it is natural to; when it asks for one your profile does not give, make up a plausible value that fits your needs, and keep to it.'
+      : 'or when it is natural to; never invent details that are not in your profile — say you do not know instead.',
+    'Talk the way your style and pattern say. Write only your next message to the assistant, as plain text: no',
+    'role labels, no quotes, no explanation.',
+    `When your needs are met, or you decide to give up or stop, answer exactly ${END_MARKER} and nothing else.`,
+  ].join('\n');
 
-export function simulatedUserSystemPrompt(profile: UserProfile, oow?: OowTag): string {
-  const parts = [ROLE, '', 'Your profile:', dialogBlock(DIALOG_TAGS.profile, profileSpec(profile))];
+export function simulatedUserSystemPrompt(profile: UserProfile, oow?: OowTag, taxonomy?: OowTaxonomy): string {
+  const spec = profileSpec(profile);
+  const parts = [role(spec.inventsDetails === true), '', 'Your profile:', dialogBlock(DIALOG_TAGS.profile, spec)];
   if (oow) {
-    const spec: DialogOowSpec = { category: oow.category, subtype: oow.subtype, instruction: oowInstruction(oow) };
+    const spec: DialogOowSpec = {
+      category: oow.category,
+      ...(oow.subtype === undefined ? {} : { subtype: oow.subtype }),
+      instruction: oowInstruction(oow, taxonomy),
+    };
     parts.push(
       '',
       'For this message only, leave the expected flow of the conversation as described here:',
@@ -79,7 +90,7 @@ export async function simulateUserTurn(
 ): Promise<SimulatedUserTurn> {
   const result = await model.generate(
     {
-      system: simulatedUserSystemPrompt(options.profile, options.oow),
+      system: simulatedUserSystemPrompt(options.profile, options.oow, options.taxonomy),
       messages: simulatedUserMessages(options.history),
       tag: { purpose: 'simulate-user', key: options.key },
     },

@@ -4,6 +4,7 @@
  */
 import { inertText } from '../text/inert-text.js';
 import type { JsonValue } from '../tools/tool.js';
+import { oowLabel } from './oow.js';
 import type { OowTag, SessionEvent } from './session-events.js';
 import { clip } from '../text/clip.js';
 
@@ -20,6 +21,8 @@ export type TranscriptEntry =
       readonly name: string;
       readonly args: JsonValue;
       readonly preconditionsMet: boolean;
+      /** A model answered it in place of the API. */
+      readonly simulated?: boolean;
       /** Absent while the call has no result (a crash mid-call, before a resume recorded it). */
       readonly ok?: boolean;
       readonly result?: JsonValue;
@@ -39,6 +42,8 @@ export interface SessionTotals {
   readonly turns: number;
   readonly toolCalls: number;
   readonly failedToolCalls: number;
+  /** API calls a model answered in place of the API (`--simulate-apis`). */
+  readonly simulatedToolCalls: number;
   readonly rejections: number;
   /** Tool calls executed while their PDL preconditions had not all succeeded. */
   readonly violationsExecuted: number;
@@ -59,6 +64,7 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
   let turns = 0;
   let toolCalls = 0;
   let failedToolCalls = 0;
+  let simulatedToolCalls = 0;
   let rejections = 0;
   let violationsExecuted = 0;
   let modelCalls = 0;
@@ -100,6 +106,7 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
       case 'tool-call':
         toolCalls++;
         if (!event.preconditionsMet) violationsExecuted++;
+        if (event.simulated) simulatedToolCalls++;
         calls.set(event.callId, entries.length);
         entries.push({
           turn: event.turn,
@@ -108,12 +115,20 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
           name: event.name,
           args: event.args,
           preconditionsMet: event.preconditionsMet,
+          ...(event.simulated ? { simulated: true } : {}),
         });
         break;
       case 'tool-result': {
         const index = calls.get(event.callId);
         const entry = index === undefined ? undefined : entries[index];
         if (!event.ok) failedToolCalls++;
+        // The model calls that answered a simulated API are model calls of the session too.
+        if (event.simulation) {
+          modelCalls += event.simulation.calls;
+          inputTokens += event.simulation.inputTokens;
+          outputTokens += event.simulation.outputTokens;
+          costUsd += event.simulation.costUsd;
+        }
         if (entry?.role === 'tool') {
           entries[index as number] = {
             ...entry,
@@ -140,6 +155,7 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
       turns,
       toolCalls,
       failedToolCalls,
+      simulatedToolCalls,
       rejections,
       violationsExecuted,
       modelCalls,
@@ -162,7 +178,7 @@ export function formatTranscriptEntry(entry: TranscriptEntry, verbose: boolean):
 function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined {
   switch (entry.role) {
     case 'user':
-      return `user> ${entry.text}${entry.oow ? `   [out of workflow: ${entry.oow.category}/${entry.oow.subtype}]` : ''}`;
+      return `user> ${entry.text}${entry.oow ? `   [out of workflow: ${oowLabel(entry.oow)}]` : ''}`;
     case 'user-refused':
       return `user> (message refused: ${entry.reason})`;
     case 'bot':
@@ -178,7 +194,7 @@ function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined
           : entry.ok
             ? clip(JSON.stringify(entry.result ?? null), verbose ? 2000 : 200)
             : `error: ${entry.error ?? 'failed'}`;
-      const flag = entry.preconditionsMet ? '' : ' [preconditions not met]';
+      const flag = `${entry.simulated ? ' [simulated]' : ''}${entry.preconditionsMet ? '' : ' [preconditions not met]'}`;
       return `  → ${entry.name}(${clip(JSON.stringify(entry.args), verbose ? 2000 : 200)})${flag} = ${outcome}`;
     }
     case 'verdict':
@@ -205,7 +221,7 @@ function eventLine(event: SessionEvent): string | undefined {
       return entry === undefined ? undefined : entryLine(entry, true);
     }
     case 'tool-call':
-      return `  → ${event.name}(${clip(JSON.stringify(event.args), 2000)})${event.preconditionsMet ? '' : ' [preconditions not met]'}`;
+      return `  → ${event.name}(${clip(JSON.stringify(event.args), 2000)})${event.simulated ? ' [simulated]' : ''}${event.preconditionsMet ? '' : ' [preconditions not met]'}`;
     case 'tool-result':
       return event.ok
         ? `  ← ${event.name} = ${clip(JSON.stringify(event.result ?? null), 2000)} (${event.ms} ms)`

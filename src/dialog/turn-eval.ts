@@ -29,6 +29,7 @@ import type { DialogState } from './dialog-state.js';
 import { SessionFold } from './fold-session.js';
 import { judgeTurn } from './judge-turn.js';
 import { oowLabel } from './oow.js';
+import { pdlApiDeclaration } from './pdl-api-declaration.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { ReferenceSession } from './reference-sessions.js';
@@ -332,24 +333,16 @@ function cut(text: string): string {
  * The APIs as tools in PDL order: the given tool of that name, else a declaration made from the PDL, which
  * refuses to run (teacher forcing never executes a call).
  */
-export function apiTools(pdl: Pick<Pdl, 'apis' | 'slots'>, given: ToolSet | readonly Tool[] | undefined): Tool[] {
+export function apiTools(
+  pdl: Pick<Pdl, 'apis' | 'slots' | 'file'>,
+  given: ToolSet | readonly Tool[] | undefined,
+): Tool[] {
   const list: readonly Tool[] = given === undefined ? [] : 'tools' in given ? given.tools : given;
   const byName = new Map(list.map((tool) => [tool.name, tool]));
-  const slotDesc = new Map(pdl.slots.map((slot) => [slot.name, slot.desc]));
   return pdl.apis.map(
     (api): Tool =>
       byName.get(api.name) ?? {
-        name: api.name,
-        description: api.desc ?? api.name,
-        inputSchema: {
-          type: 'object',
-          properties: Object.fromEntries(
-            api.request.map((parameter) => [
-              parameter,
-              slotDesc.has(parameter) ? { description: slotDesc.get(parameter) } : {},
-            ]),
-          ),
-        },
+        ...pdlApiDeclaration(pdl, api),
         source: 'PDL declaration (evaluation only)',
         call: async () => {
           throw new WeftError('TOOL', `${api.name} is only declared for turn-level evaluation; it is never called`);

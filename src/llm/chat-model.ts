@@ -66,6 +66,8 @@ export interface CallTag {
     | 'solve'
     /** Distillation's summarize stage: building a workflow from traces with graph tools only (`weft distill`). */
     | 'distill'
+    /** A model answering in place of an API that is only declared (`--simulate-apis`, a `kind: simulated` tool). */
+    | 'simulate-api'
     | 'other';
   readonly key?: string;
   readonly attempt?: number;

@@ -44,11 +44,18 @@ export interface DialogProfileSpec {
   readonly needs: readonly string[];
   readonly style: string;
   readonly pattern: string;
+  /**
+   * The user makes up a plausible value for a detail the profile does not give (the FlowAgent authors' profiles
+   * describe a person, not every value a procedure asks for); otherwise the user says it does not know.
+   */
+  readonly inventsDetails?: boolean;
 }
 
 export interface DialogOowSpec {
-  readonly category: 'intent_switching' | 'procedure_jumping' | 'irrelevant_answering';
-  readonly subtype: string;
+  /** A category id (`intent_switching`, `procedure_jumping`, `irrelevant_answering`, or a taxonomy file's). */
+  readonly category: string;
+  /** Absent when the user model picks the move among the category's kinds (the FlowAgent authors' assignment). */
+  readonly subtype?: string;
   /** The instruction a real user model reads. */
   readonly instruction: string;
 }

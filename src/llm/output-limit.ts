@@ -23,6 +23,7 @@ export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
   judge: 1024,
   solve: 4096,
   distill: 4096,
+  'simulate-api': 2048,
   other: 4096,
 });
 

@@ -60,16 +60,20 @@ export function readProfile(value: unknown): DialogProfileSpec | undefined {
     needs: strings(value['needs']),
     style: text(value['style']),
     pattern: text(value['pattern']),
+    ...(value['inventsDetails'] === true ? { inventsDetails: true } : {}),
   };
 }
 
 export function readOow(value: unknown): DialogOowSpec | undefined {
   if (!isRecord(value)) return undefined;
   const category = value['category'];
-  if (category !== 'intent_switching' && category !== 'procedure_jumping' && category !== 'irrelevant_answering') {
-    return undefined;
-  }
-  return { category, subtype: text(value['subtype']), instruction: text(value['instruction']) };
+  if (typeof category !== 'string' || category === '') return undefined;
+  const subtype = value['subtype'];
+  return {
+    category,
+    ...(typeof subtype === 'string' && subtype !== '' ? { subtype } : {}),
+    instruction: text(value['instruction']),
+  };
 }
 
 export function readGoals(value: unknown): DialogGoalSpec[] | undefined {

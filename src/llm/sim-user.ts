@@ -53,9 +53,42 @@ export function simUserReply(
   if (oow) return oowMove(oow, details, streams);
   const names = Object.keys(details);
   const asked = names.filter((name) => mentions(botMessage, name));
-  const given = asked.length > 0 ? asked : names;
-  if (given.length === 0) return 'I do not have any details to give.';
-  return `Sure. ${given.map((name) => formatDetail(name, details[name])).join(', ')}`;
+  // A profile that lets its user make details up (the FlowAgent authors') answers the names the bot asks for that
+  // it lacks, each with a value made from the name and kept for the rest of the session.
+  const invented = profile.inventsDetails ? inventedDetails(botMessage, details, messages, streams.detail) : {};
+  const given = asked.length > 0 || Object.keys(invented).length > 0 ? asked : names;
+  if (given.length === 0 && Object.keys(invented).length === 0) return 'I do not have any details to give.';
+  return `Sure. ${[
+    ...given.map((name) => formatDetail(name, details[name])),
+    ...Object.entries(invented).map(([name, value]) => formatDetail(name, value)),
+  ].join(', ')}`;
+}
+
+/** The snake_case names a bot's message asks for that the profile lacks, with made-up values (earlier ones kept). */
+function inventedDetails(
+  botMessage: string,
+  details: Record<string, unknown>,
+  messages: readonly ChatMessage[],
+  random: RandomSource,
+): Record<string, string> {
+  const known = new Set(Object.keys(details).map((name) => name.toLowerCase()));
+  const asked = [...new Set(botMessage.match(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? [])].filter(
+    (name) => !known.has(name),
+  );
+  const said = new Map<string, string>();
+  for (const message of messages)
+    if (message.role === 'assistant')
+      for (const [name, value] of readDetailPairs(message.content)) said.set(name.toLowerCase(), value);
+  return Object.fromEntries(
+    asked.slice(0, 20).map((name) => {
+      const initials = name
+        .split('_')
+        .map((part) => part[0] ?? '')
+        .join('')
+        .toUpperCase();
+      return [name, said.get(name) ?? `${initials}${100 + Math.floor(random() * 900)}`];
+    }),
+  );
 }
 
 function firstMessage(need: string | undefined): string {
@@ -81,9 +114,22 @@ function currentDetails(profile: DialogProfileSpec, messages: readonly ChatMessa
   return details;
 }
 
+/**
+ * Which of the three kinds of move a tag is: by its category when it is one of the paper's three, else by words
+ * in the category (a taxonomy file's own names), else a topic shift.
+ */
+function moveKind(oow: DialogOowSpec): 'intent_switching' | 'procedure_jumping' | 'irrelevant_answering' {
+  const category = oow.category.toLowerCase();
+  if (category === 'intent_switching' || category === 'procedure_jumping' || category === 'irrelevant_answering')
+    return category;
+  if (/intent|switch|cancel|chang|modif/.test(category)) return 'intent_switching';
+  if (/jump|skip|step|process|procedure|order/.test(category)) return 'procedure_jumping';
+  return 'irrelevant_answering';
+}
+
 function oowMove(oow: DialogOowSpec, details: Record<string, unknown>, streams: SimUserStreams): string {
-  const subtype = oow.subtype.toLowerCase();
-  switch (oow.category) {
+  const subtype = (oow.subtype ?? '').toLowerCase();
+  switch (moveKind(oow)) {
     case 'intent_switching': {
       const names = Object.keys(details);
       const move = /cancel|abort|quit|stop/.test(subtype)
@@ -98,7 +144,7 @@ function oowMove(oow: DialogOowSpec, details: Record<string, unknown>, streams: 
       return `Sorry, I gave you a wrong detail. ${formatDetail(name, changedValue(details[name]))}`;
     }
     case 'procedure_jumping': {
-      const move = /back|previous|return|revisit|earlier|redo/.test(subtype)
+      const move = /back|previous|return|revisit|earlier|redo|repet|initial|start/.test(subtype)
         ? 'back'
         : /skip|ahead|jump|forward|next/.test(subtype)
           ? 'skip'
@@ -108,7 +154,7 @@ function oowMove(oow: DialogOowSpec, details: Record<string, unknown>, streams: 
         : 'Wait, can we go back to the previous step first?';
     }
     case 'irrelevant_answering': {
-      const move = /rhetor/.test(subtype)
+      const move = /rhetor|counter/.test(subtype)
         ? 'rhetorical'
         : /topic|shift|unrelated|irrelevant|chit|small/.test(subtype)
           ? 'topic'

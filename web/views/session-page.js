@@ -43,6 +43,7 @@ export async function renderSessionPage(main, [sessionId], signal) {
         ['turns', totals.turns],
         ['tool calls', totals.toolCalls],
         ['failed calls', totals.failedToolCalls],
+        ...(totals.simulatedToolCalls > 0 ? [['simulated calls', totals.simulatedToolCalls]] : []),
         ['refused by controllers', totals.rejections],
         ['run without preconditions', totals.violationsExecuted],
         ['model calls', totals.modelCalls],
@@ -138,6 +139,9 @@ function entryView(entry) {
             { class: entry.ok === false ? 'error' : 'muted' },
             entry.ok && entry.result !== undefined ? oneLine(entry.result, 100) : outcome,
           ),
+          entry.simulated
+            ? h('span', { class: 'tag sim', title: 'answered by a model, not by the API' }, 'simulated')
+            : null,
           entry.preconditionsMet ? null : h('span', { class: 'tag warn' }, 'preconditions not met'),
         ),
         h('div', { class: 'label muted' }, 'arguments'),
