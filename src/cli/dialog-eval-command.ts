@@ -31,6 +31,8 @@ export interface DialogEvalFlags {
   readonly model?: string;
   readonly judge?: string;
   readonly tools?: string;
+  readonly simulateApis?: boolean;
+  readonly apiModel?: string;
   readonly concurrency?: string;
   /** false with `--no-controllers` (no pre-decision guidance). */
   readonly controllers?: boolean;
@@ -50,8 +52,12 @@ export async function dialogEvalCommand(
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const controllerMode = controllerModeOf(flags);
   const context = await loadContext(flags, env);
-  const models = await loadDialogModels({ bot: flags.model, judge: judgeSpec }, context, env);
-  const [bot, judge] = models.map((entry) => entry.model);
+  const models = await loadDialogModels(
+    { bot: flags.model, judge: judgeSpec, ...(flags.apiModel !== undefined ? { api: flags.apiModel } : {}) },
+    context,
+    env,
+  );
+  const [bot, judge, apiModel] = models.map((entry) => entry.model);
   const references = await loadReferenceSessions(referencesFile);
   const procedure = await loadProcedure(file, { toolsFile: flags.tools }, signal);
   try {
@@ -74,6 +80,8 @@ export async function dialogEvalCommand(
           judge: judge!,
           ...(procedure.toolSet ? { tools: procedure.toolSet } : {}),
           controllerMode,
+          ...(flags.simulateApis ? { simulateApis: true } : {}),
+          ...(apiModel ? { apiModel } : {}),
           ...(concurrency !== undefined ? { concurrency } : {}),
           costOf: costByModel(models),
           signal,
@@ -121,11 +129,43 @@ export function formatTurnEval(report: TurnEvalReport, models: readonly DialogMo
       score(summary.params.f1),
     ];
   };
+  const paper = report.paper;
+  const paperRow = (label: string, group: { turns: number; passRate: number; meanScore: number }, all: boolean) => [
+    label,
+    String(group.turns),
+    group.turns > 0 ? fixed(group.passRate) : '–',
+    group.turns > 0 ? group.meanScore.toFixed(2) : '–',
+    ...(all
+      ? [
+          fixed(paper.toolPrecision),
+          fixed(paper.toolRecall),
+          fixed(paper.toolF1),
+          fixed(paper.paramsPrecision),
+          fixed(paper.paramsRecall),
+          fixed(paper.paramsF1),
+        ]
+      : ['', '', '', '', '', '']),
+  ];
   return [
     ...(report.simulated ? ['simulated: the numbers describe a simulation with sim or scripted models'] : []),
+    ...(report.simulatedResults > 0
+      ? [
+          `${report.simulatedResults} reference API ${report.simulatedResults === 1 ? 'call was' : 'calls were'} answered by a simulated API (--simulate-apis)`,
+        ]
+      : []),
+    "Weft's protocol: pass = the judge finds the move consistent with the reference; a move is out of workflow when its turn began with an out-of-workflow message",
     ...table(
       ['turns', 'n', 'pass rate', 'tool turns', 'tool P', 'tool R', 'tool F1', 'param P', 'param R', 'param F1'],
       [row('all', report), row('in-workflow', report.byOow.none), row('out-of-workflow', report.byOow.oow)],
+    ),
+    "the FlowAgent paper's protocol: pass = a score of 9 or more out of 10; mean score over sessions; parameters compared as sets of values; only the move right after an out-of-workflow message is out of workflow",
+    ...table(
+      ['turns (paper)', 'n', 'pass rate', 'mean score', 'tool P', 'tool R', 'tool F1', 'param P', 'param R', 'param F1'],
+      [
+        paperRow('all', { turns: report.turns, passRate: paper.passRate, meanScore: paper.meanScore }, true),
+        paperRow('in-workflow', paper.iw, false),
+        paperRow('out-of-workflow', paper.oow, false),
+      ],
     ),
     `calls: ${report.calls}; cost: $${report.costUsd.toFixed(4)}${report.errors > 0 ? `; ${report.errors} ${report.errors === 1 ? 'move' : 'moves'} failed (left out; see --json)` : ''}`,
     ...dialogModelLines(models),

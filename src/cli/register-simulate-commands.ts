@@ -75,6 +75,11 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     .option('--model <spec>', `the bot's model, ${modelHelp}`)
     .option('--judge <spec>', 'the model that compares each move with the reference')
     .option('--tools <file>', "a tools file (only the tools' declarations are used; the PDL declares missing ones)")
+    .option(
+      '--simulate-apis',
+      'reference API calls recorded without an answer get one from a model (nothing is ever executed)',
+    )
+    .option('--api-model <spec>', "with --simulate-apis: the model that answers the APIs (default: the bot's)")
     .option('--concurrency <N>', 'moves at once (default 4)')
     .option('--no-controllers', 'no pre-decision guidance from the controllers')
     .option('--home <dir>', 'Weft home (default: $WEFT_HOME or ./.weft)')

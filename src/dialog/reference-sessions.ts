@@ -32,6 +32,8 @@ export type ReferenceMessage =
       /** What the API answered when it failed (`ok` false). */
       readonly error?: string;
       readonly ok: boolean;
+      /** The answer came from a simulated API (`weft dialog eval --simulate-apis`), not from the reference. */
+      readonly simulated?: boolean;
     }
   | { readonly role: 'bot'; readonly kind: 'reply'; readonly content: string };
 

@@ -1,8 +1,9 @@
 /**
- * Turn-level evaluation with teacher forcing (`weft dialog eval`, SPEC §4.3): for each bot move of each reference
- * session, the bot (proposeAction) gets the reference prefix — user messages, earlier bot replies, and earlier API
- * calls with their recorded results as tool messages — and proposes its next move; a judge (judge-turn.ts) says
- * whether it is consistent with the reference move. Numbers in turn-metrics.ts.
+ * Turn-level evaluation with teacher forcing (`weft dialog eval`): for each bot move of each reference session, the
+ * bot (proposeAction) gets the reference prefix — user messages, earlier bot replies, and earlier API calls with
+ * their recorded results as tool messages — and proposes its next move; a judge (judge-turn.ts) says whether it is
+ * consistent with the reference move and scores it 1–10. Numbers, by Weft's and the FlowAgent paper's protocols, in
+ * turn-metrics.ts.
  *
  * Decisions:
  * - Nothing is executed: recorded results stand in for the APIs. An API the tools do not provide is offered to the
@@ -30,10 +31,17 @@ import { SessionFold } from './fold-session.js';
 import { judgeTurn } from './judge-turn.js';
 import { oowLabel } from './oow.js';
 import { pdlApiDeclaration } from './pdl-api-declaration.js';
+import { simulateReferenceResults } from './simulate-reference-results.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { ReferenceSession } from './reference-sessions.js';
-import { summarizeTurns, type TurnReport, type TurnSummary } from './turn-metrics.js';
+import {
+  type PaperTurnSummary,
+  summarizePaperTurns,
+  summarizeTurns,
+  type TurnReport,
+  type TurnSummary,
+} from './turn-metrics.js';
 
 export const TURN_EVAL_DEFAULTS = Object.freeze({ concurrency: 4 });
 /** A context line longer than this is cut in the judge's prompt. */
@@ -49,6 +57,13 @@ export interface EvaluateTurnsOptions {
   readonly controllers?: readonly Controller[];
   /** `none` leaves out the pre-decision guidance (post-decision controllers never run here: nothing executes). */
   readonly controllerMode?: ControllerMode;
+  /**
+   * Reference API calls recorded without an answer get one from a simulated API first
+   * (simulate-reference-results.ts); without this they are shown to the bot as having answered null.
+   */
+  readonly simulateApis?: boolean;
+  /** The model that answers simulated APIs (default: the bot's). */
+  readonly apiModel?: ChatModel;
   readonly concurrency?: number;
   /** The cost of a call (default: free). */
   readonly costOf?: (result: ChatResult, model: ChatModel) => number;
@@ -61,12 +76,20 @@ export interface EvaluateTurnsOptions {
 }
 
 export interface TurnEvalReport extends TurnSummary {
+  /** Weft's attribution: a move is out of workflow when it answers a user message tagged so (the whole turn). */
   readonly byOow: { readonly none: TurnSummary; readonly oow: TurnSummary };
+  /**
+   * The paper's figures over every turn (TurnSummary's `paper`), and its in-workflow / out-of-workflow split, where
+   * only the move right after an out-of-workflow user message counts as out of workflow.
+   */
+  readonly paper: PaperTurnSummary & { readonly iw: PaperTurnGroup; readonly oow: PaperTurnGroup };
   readonly calls: number;
   readonly costUsd: number;
   /** True when the bot or the judge is a `sim:` or `scripted:` model. */
   readonly simulated: boolean;
   readonly perTurn: readonly TurnReport[];
+  /** Reference API calls whose answer a simulated API gave (`simulateApis`). */
+  readonly simulatedResults: number;
   readonly cancelled?: { readonly finished: number; readonly of: number };
 }
 
@@ -80,11 +103,20 @@ interface TurnCase {
   /** What the controllers read before this move. */
   readonly state: DialogState;
   readonly reference: DialogMoveSpec;
+  /** The message before this move is the out-of-workflow user message. */
+  readonly rightAfterOow: boolean;
+}
+
+/** A part of the turns by the paper's attribution. */
+export interface PaperTurnGroup {
+  readonly turns: number;
+  readonly passRate: number;
+  readonly meanScore: number;
 }
 
 export async function evaluateTurns(
   pdl: Pdl,
-  references: readonly ReferenceSession[],
+  given: readonly ReferenceSession[],
   options: EvaluateTurnsOptions,
 ): Promise<TurnEvalReport> {
   const concurrency = options.concurrency ?? TURN_EVAL_DEFAULTS.concurrency;
@@ -94,19 +126,39 @@ export async function evaluateTurns(
     });
   const tools = apiTools(pdl, options.tools);
   const controllers = await procedureControllers(pdl, options.controllerMode ?? 'all', options.controllers);
+  const costOf = options.costOf ?? (() => 0);
+  let calls = 0;
+  let costUsd = 0;
+  let references = given;
+  let simulatedResults = 0;
+  if (options.simulateApis) {
+    const apiModel = options.apiModel ?? options.model;
+    const filled = await simulateReferenceResults(
+      pdl,
+      given,
+      tools,
+      {
+        model: apiModel,
+        onUsage: (usage) => {
+          calls += usage.calls;
+          costUsd += costOf({ text: '', usage: usage.usage, model: usage.model }, apiModel);
+        },
+      },
+      options.signal,
+    );
+    references = filled.references;
+    simulatedResults = filled.simulated;
+  }
   // Cases are made as they are run, not all up front: each holds a copy of its prefix, so a session of n moves
   // would hold n prefixes (n² messages; 30,000 moves took gigabytes).
   const total = references.reduce(
     (sum, reference) => sum + reference.messages.filter((message) => message.role === 'bot').length,
     0,
   );
-  const costOf = options.costOf ?? (() => 0);
   const stop = new AbortController();
   const signal = anySignal(options.signal, stop.signal);
   setMaxListeners(0, signal);
   let fatal: unknown;
-  let calls = 0;
-  let costUsd = 0;
   const results: { order: number; turn: TurnReport }[] = [];
   const queue = new PQueue({ concurrency });
   const runOne = async (order: number, item: TurnCase): Promise<void> => {
@@ -143,6 +195,7 @@ export async function evaluateTurns(
         ...caseFields(item),
         prediction,
         consistent: verdict.consistent,
+        score: verdict.score,
         ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}),
       };
     } catch (error) {
@@ -185,15 +238,33 @@ export async function evaluateTurns(
   }
   if (fatal !== undefined) throw fatal;
   const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
+  const summary = summarizeTurns(judged);
+  const group = (turns: readonly TurnReport[]): PaperTurnGroup => {
+    const paper = summarizePaperTurns(turns);
+    return {
+      turns: turns.filter((turn) => turn.error === undefined).length,
+      passRate: paper.passRate,
+      meanScore: paper.meanScore,
+    };
+  };
   return {
-    ...summarizeTurns(judged),
+    ...summary,
+    paper: {
+      ...summary.paper,
+      iw: group(judged.filter((turn) => !turn.rightAfterOow)),
+      oow: group(judged.filter((turn) => turn.rightAfterOow)),
+    },
     byOow: {
       none: summarizeTurns(judged.filter((turn) => turn.oow === undefined)),
       oow: summarizeTurns(judged.filter((turn) => turn.oow !== undefined)),
     },
     calls,
     costUsd,
-    simulated: options.model.kind !== 'real' || options.judge.kind !== 'real',
+    simulated:
+      options.model.kind !== 'real' ||
+      options.judge.kind !== 'real' ||
+      (simulatedResults > 0 && (options.apiModel ?? options.model).kind !== 'real'),
+    simulatedResults,
     // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
     perTurn: judged.map((turn) => redactTurn(turn, tools)),
     ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: total } } : {}),
@@ -224,6 +295,7 @@ function caseFields(item: TurnCase): Omit<TurnReport, 'consistent'> {
     index: item.index,
     turn: item.turn,
     ...(item.oow !== undefined ? { oow: item.oow } : {}),
+    ...(item.rightAfterOow ? { rightAfterOow: true } : {}),
     reference: item.reference,
   };
 }
@@ -260,6 +332,7 @@ export function* iterateTurnCases(reference: ReferenceSession): Generator<TurnCa
       message.kind === 'tool'
         ? { kind: 'tool', name: message.tool, args: message.args }
         : { kind: 'reply', text: message.content };
+    const before = reference.messages[index - 1];
     yield {
       session: reference.id,
       index,
@@ -268,6 +341,7 @@ export function* iterateTurnCases(reference: ReferenceSession): Generator<TurnCa
       prefix: [...fold.history],
       state: fold.state,
       reference: move,
+      rightAfterOow: before?.role === 'user' && before.oow !== undefined,
     };
     if (message.kind === 'tool') {
       const callId = `ref_${index}`;

@@ -8,8 +8,10 @@
  *   failed). Then each goal's verdict flips with probability `noise`; success = every goal achieved (no goals: the
  *   rule for a goal without apis, flipped alike). Reply `{ "success", "achieved": [indices from 0], "reason" }`.
  * - Turn level (`<reference>` + `<prediction>`): consistent when both are tool calls of the same name, or both are
- *   replies (arguments and wording are not compared); flipped with probability `noise`. Reply
- *   `{ "consistent", "reason" }`.
+ *   replies (arguments and wording are not compared); flipped with probability `noise`. The paper's 1–10 score
+ *   follows the verdict: 10 for the same move to the letter (a reply's case and spacing aside), 9 for another
+ *   consistent one, 5 for an inconsistent move of the same kind, 3 for a call against a reply. Reply
+ *   `{ "consistent", "score", "reason" }`.
  *
  * The flips are seeded by the blocks' content (with the seed, key and attempt), so asking again about the same
  * session gives the same verdict, and sessions with different calls draw independently even without a key.
@@ -29,6 +31,8 @@ export interface SimSessionVerdict {
 
 export interface SimTurnVerdict {
   readonly consistent: boolean;
+  /** The FlowAgent paper's 1–10 score: 10 the same move to the letter, 9 consistent, 5 another call, 3 a call against a reply. */
+  readonly score: number;
   readonly reason: string;
 }
 
@@ -69,7 +73,15 @@ export function simTurnVerdict(
       ? prediction.kind === 'tool' && prediction.name === reference.name
       : prediction.kind === 'reply';
   const flip = bernoulli(streams(canonicalJson([reference, prediction]))(0), noise);
-  return { consistent: truth !== flip, reason: `sim judge: ${describeMove(reference)} vs ${describeMove(prediction)}` };
+  const consistent = truth !== flip;
+  const identical = canonicalJson(normalized(reference)) === canonicalJson(normalized(prediction));
+  const score = consistent ? (identical ? 10 : 9) : reference.kind === prediction.kind ? 5 : 3;
+  return { consistent, score, reason: `sim judge: ${describeMove(reference)} vs ${describeMove(prediction)}` };
+}
+
+/** A move with its reply text's case and spacing ignored. */
+function normalized(move: DialogMoveSpec): DialogMoveSpec {
+  return move.kind === 'reply' ? { kind: 'reply', text: move.text.trim().replace(/\s+/g, ' ').toLowerCase() } : move;
 }
 
 function describeMove(move: DialogMoveSpec): string {

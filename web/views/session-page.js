@@ -43,7 +43,9 @@ export async function renderSessionPage(main, [sessionId], signal) {
         ['turns', totals.turns],
         ['tool calls', totals.toolCalls],
         ['failed calls', totals.failedToolCalls],
-        ...(totals.simulatedToolCalls > 0 ? [['simulated calls', totals.simulatedToolCalls]] : []),
+        ...(totals.simulatedToolCalls > 0
+          ? [/** @type {[string, number]} */ (['simulated calls', totals.simulatedToolCalls])]
+          : []),
         ['refused by controllers', totals.rejections],
         ['run without preconditions', totals.violationsExecuted],
         ['model calls', totals.modelCalls],
