@@ -227,24 +227,28 @@ export function parseOowTaxonomy(text: string, file: string): OowTaxonomy {
       if (!entry) return;
       unknown(entry, CATEGORY_KEYS, path, issue);
       const name = readText(entry.name, [...path, 'name'], issue, true);
+      const id = name === undefined ? undefined : oowCategoryId(name);
+      if (id === '') issue([...path, 'name'], `${JSON.stringify(name)} has no letters or digits to make an id of`);
+      const earlier = id === undefined ? undefined : seen.get(id);
+      if (earlier !== undefined)
+        issue([...path, 'name'], `category "${name}" has the id "${id}" of category [${earlier}]`);
       const description = readText(entry.description, [...path, 'description'], issue, false) ?? '';
       const subtypes = readSubtypes(entry.types, [...path, 'types'], issue);
-      if (name === undefined) return;
-      const id = oowCategoryId(name);
-      if (id === '') return issue([...path, 'name'], `${JSON.stringify(name)} has no letters or digits to make an id of`);
-      const earlier = seen.get(id);
-      if (earlier !== undefined)
-        return issue([...path, 'name'], `category "${name}" has the id "${id}" of category [${earlier}]`);
+      if (name === undefined || id === undefined || id === '' || earlier !== undefined) return;
       seen.set(id, index);
       categories.push({ id, name, description, subtypes });
     });
   }
+  const [only] = issues;
+  if (issues.length === 1 && only) {
+    const { message, ...location } = only;
+    throw new WeftError('BAD_INPUT', message, { location });
+  }
   if (issues.length > 0)
-    throw new WeftError(
-      'BAD_INPUT',
-      `invalid OOW taxonomy file: ${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}`,
-      { location: { file }, issues: issues.slice(0, 50) },
-    );
+    throw new WeftError('BAD_INPUT', `invalid OOW taxonomy file: ${issues.length} problems`, {
+      location: { file },
+      issues: issues.slice(0, 50),
+    });
   return { categories, source: file };
 }
 

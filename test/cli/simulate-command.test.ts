@@ -99,7 +99,11 @@ describe('weft simulate', () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toContain('simulated');
-    expect(lines[1]).toMatch(/^sessions\s+n\s+success\s+progress\s+tool F1\s+F1 multiset/);
+    expect(lines[1]).toMatch(/^sessions\s+n\s+success\s+progress\s+tool F1 \(paper\)\s+tool F1 \(Weft\)\s+F1 multiset/);
+    // Each figure is named by its protocol.
+    expect(result.stdout).toContain(
+      "tool F1 (paper): its authors' protocol, micro-averaged over the APIs the bot proposed",
+    );
     for (const row of ['all', 'in-workflow', 'intent switching', 'procedure jumping', 'irrelevant answering'])
       expect(lines.some((line) => line.startsWith(row))).toBe(true);
     expect(result.stdout).toContain('sim:seed=1,violate=0.3 (sim model): bot');

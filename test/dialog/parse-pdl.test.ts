@@ -265,7 +265,7 @@ describe('parsePdl', () => {
     expect(lines(problems)).toEqual([
       'error 5:1 SLOTS: unknown key "SLOTS" (did you mean "SLOTs"?); allowed: Name, Desc, Detailed_desc, SLOTs, APIs, ANSWERs, Procedure, controllers, tools, allowHosts',
       'error 17:1 Name: expected text, got an array',
-      'error 11:5 APIs[1].name: "2fast" is not a name: letters, digits and _, not starting with a digit (e.g. _2fast)',
+      'error 11:5 APIs[1].name: "2fast" is not a name: letters, digits, _ and spaces (each run of spaces is called as one _), not starting with a digit (e.g. _2fast)',
       'error 12:5 APIs[2].name: missing required field "name"',
       'error 13:5 APIs[3]: expected an API (a map with "name"), got an array',
       'warning 10:18 APIs[0].request[1]: lists "a" twice',

@@ -42,6 +42,8 @@ describe('parseProfiles', () => {
         pattern: good.pattern,
         requiredApis: good.required_apis,
         goals: [{ goal: 'get a return label' }, { goal: 'get a refund', apis: ['create_return'] }],
+        index: 0,
+        format: 'weft',
         line: 1,
       },
       {
@@ -51,8 +53,9 @@ describe('parseProfiles', () => {
         needs: [],
         style: '',
         pattern: '',
-        requiredApis: [],
         goals: [{ goal: 'g' }],
+        index: 1,
+        format: 'weft',
         line: 3,
       },
     ]);

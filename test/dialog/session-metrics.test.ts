@@ -4,6 +4,9 @@ import type { SessionEvent } from '../../src/dialog/session-events.js';
 import {
   countSessionEvents,
   multisetScores,
+  paperScores,
+  paperSessionTool,
+  setCounts,
   scoresFromCounts,
   setScores,
   summarizeByOow,
@@ -161,6 +164,8 @@ describe('countSessionEvents', () => {
     ];
     expect(countSessionEvents(pdl, events)).toEqual({
       calledApis: ['check_order', 'refund', 'check_order'],
+      // Every proposal, refused ones included (c1 was refused, c5 proposed after the last call).
+      proposedApis: ['refund', 'check_order', 'refund', 'check_order', 'refund'],
       violationsProposed: 2,
       violationsExecuted: 1,
       rejections: 1,
@@ -170,6 +175,101 @@ describe('countSessionEvents', () => {
     });
   });
 });
+
+describe('the FlowAgent paper\'s session tool scores', () => {
+  it('per session: sets of proposed names against required_apis, 0 where a denominator is 0', () => {
+    expect(setCounts(['a', 'b', 'a', 'c'], ['a', 'b', 'd'])).toEqual({
+      truePositives: 2,
+      falsePositives: 1,
+      falseNegatives: 1,
+    });
+    // Nothing required, nothing proposed: the paper scores 0, Weft 1.
+    expect(paperSessionTool([], [])).toEqual({
+      truePositives: 0,
+      falsePositives: 0,
+      falseNegatives: 0,
+      toolPrecision: 0,
+      toolRecall: 0,
+      toolF1: 0,
+    });
+    expect(setScores([], []).f1).toBe(1);
+    // No required_apis in the profile: not computable, never a score.
+    expect(paperSessionTool(['a'], undefined)).toEqual({
+      toolPrecision: null,
+      toolRecall: null,
+      toolF1: null,
+      notComputable: 'the profile lists no required_apis: the tool scores cannot be computed',
+    });
+    expect(paperScores({ truePositives: 0, falsePositives: 2, falseNegatives: 0 })).toEqual({
+      precision: 0,
+      recall: 0,
+      f1: 0,
+    });
+  });
+
+  it('micro-averaged over sessions, beside Weft\'s macro mean over called APIs (computed by hand)', () => {
+    // A: required {a, b}, proposed a, b and c (c refused, never called), called a and b.
+    // B: required {a, b, d}, proposed and called a.
+    // C: nothing required (an explicit []), nothing proposed.
+    // D: the profile has no required_apis.
+    const reports = [
+      scored({ id: 'A', calledApis: ['a', 'b'], proposedApis: ['a', 'b', 'c'] }, ['a', 'b']),
+      scored({ id: 'B', calledApis: ['a'], proposedApis: ['a'] }, ['a', 'b', 'd']),
+      scored({ id: 'C' }, []),
+      scored({ id: 'D', calledApis: ['a'], proposedApis: ['a'] }, undefined),
+    ];
+    const summary = summarizeSessions(reports);
+    // Paper: TP = 2 + 1 + 0 = 3, FP = 1 + 0 + 0 = 1, FN = 0 + 2 + 0 = 2 (D left out).
+    expect(summary.paper.toolCounts).toEqual({ truePositives: 3, falsePositives: 1, falseNegatives: 2 });
+    expect(summary.paper.toolPrecision).toBeCloseTo(3 / 4, 12);
+    expect(summary.paper.toolRecall).toBeCloseTo(3 / 5, 12);
+    // 2 · 0.75 · 0.6 / 1.35
+    expect(summary.paper.toolF1).toBeCloseTo(2 / 3, 12);
+    expect(summary.paper.toolSessions).toBe(3);
+    expect(summary.paper.note).toBe(
+      '1 of 4 finished sessions left out of the tool scores: their profiles list no required_apis',
+    );
+    // Weft: per session over the called APIs — A 1, B (P 1, R 1/3) 0.5, C 1 (nothing asked, nothing done) — then
+    // the mean; D has none.
+    expect(reports.map((report) => report.toolF1)).toEqual([1, 0.5, 1, null]);
+    expect(summary.toolF1).toBeCloseTo(2.5 / 3, 12);
+    expect(summary.toolSessions).toBe(3);
+    // With no profile listing required_apis, neither protocol gives a tool score.
+    const none = summarizeSessions([reports[3]!]);
+    expect(none.toolF1).toBeNull();
+    expect(none.paper).toMatchObject({ toolF1: null, toolPrecision: null, toolRecall: null, toolSessions: 0 });
+    expect(none.paper.note).toMatch(/cannot be computed/);
+  });
+
+  it('counts the model calls and cost of simulated API answers as the session\'s', () => {
+    const counts = countSessionEvents(pdl, [
+      {
+        type: 'tool-result',
+        at: 0,
+        turn: 1,
+        callId: 'c',
+        name: 'check_order',
+        ok: true,
+        result: {},
+        ms: 1,
+        simulation: { model: 'm', calls: 2, inputTokens: 10, outputTokens: 3, costUsd: 0.5 },
+      },
+    ]);
+    expect(counts).toMatchObject({ modelCalls: 2, costUsd: 0.5 });
+  });
+});
+
+/** A report with the tool scores a session of these calls and this profile gets (both protocols). */
+function scored(overrides: Partial<SessionReport>, required: readonly string[] | undefined): SessionReport {
+  const called = overrides.calledApis ?? [];
+  const proposed = overrides.proposedApis ?? [];
+  return session({
+    ...overrides,
+    toolF1: required ? setScores(called, required).f1 : null,
+    toolF1Multiset: required ? multisetScores(called, required).f1 : null,
+    paper: paperSessionTool(proposed, required),
+  });
+}
 
 function session(overrides: Partial<SessionReport>): SessionReport {
   return {
@@ -182,6 +282,8 @@ function session(overrides: Partial<SessionReport>): SessionReport {
     toolF1: 1,
     toolF1Multiset: 1,
     calledApis: [],
+    proposedApis: [],
+    paper: paperSessionTool([], []),
     violationsProposed: 0,
     violationsExecuted: 0,
     rejections: 0,

@@ -78,6 +78,16 @@ describe('simulateSessions', () => {
         toolF1: 1,
         toolF1Multiset: 1,
         calledApis: ['find_customer', 'get_order', 'refund_order'],
+        // The refused early refund is a proposal: the paper's tool F1 counts it (a set: once).
+        proposedApis: ['refund_order', 'find_customer', 'get_order', 'refund_order'],
+        paper: {
+          truePositives: 3,
+          falsePositives: 0,
+          falseNegatives: 0,
+          toolPrecision: 1,
+          toolRecall: 1,
+          toolF1: 1,
+        },
         violationsProposed: 1,
         violationsExecuted: 0,
         rejections: 1,

@@ -32,11 +32,11 @@ describe('evaluateTurns', () => {
       { text: 'Sunny! Anything else?' },
     ]);
     const judge = scriptedModel([
-      { text: '{"consistent": true}' },
-      { text: '{"consistent": false}' },
-      { text: '{"consistent": true}' },
+      { text: '{"consistent": true, "score": 10}' },
+      { text: '{"consistent": false, "score": 4}' },
+      { text: '{"consistent": true, "score": 9}' },
       { text: 'not json' },
-      { text: '{"consistent": false, "reason": "did not lead back"}' },
+      { text: '{"consistent": false, "score": 3, "reason": "did not lead back"}' },
     ]);
     const report = await evaluateTurns(refundPdl(), references, { model: bot, judge, tools, concurrency: 1 });
     expect(calls).toEqual([]); // nothing is executed
@@ -54,6 +54,25 @@ describe('evaluateTurns', () => {
     expect(report.byOow.oow).toMatchObject({ turns: 1, passRate: 0, toolTurns: 0 });
     expect(report.byOow.none).toMatchObject({ turns: 3, toolTurns: 2 });
     expect(report.byOow.none.passRate).toBeCloseTo(2 / 3, 12);
+    // The paper's protocol over the same judgements, by hand: scores 10, 4, 9, 3 → 2 of 4 at 9 or more; one session,
+    // so the mean score is its mean, 26 / 4. Tools as above but counted the paper's way (no turn scores 0/0 here);
+    // parameters as value sets: {"a@x.io"} and {"O-1"} both match. Only the move right after the out-of-workflow
+    // message (index 5) is out of workflow.
+    expect(report.perTurn.map((turn) => turn.score)).toEqual([10, 4, 9, 3]);
+    expect(report.paper).toMatchObject({
+      passRate: 0.5,
+      meanScore: 6.5,
+      toolPrecision: 0.5,
+      toolRecall: 0.5,
+      toolF1: 0.5,
+      paramsPrecision: 1,
+      paramsRecall: 1,
+      paramsF1: 1,
+      oow: { turns: 1, passRate: 0, meanScore: 3 },
+    });
+    expect(report.paper.iw.turns).toBe(3);
+    expect(report.paper.iw.passRate).toBeCloseTo(2 / 3, 12);
+    expect(report.paper.iw.meanScore).toBeCloseTo(23 / 3, 12);
     // The second move's prefix holds the first call and its recorded result; the dependency controller's guidance
     // (refund_order not yet available) is in the prompt.
     const second = bot.calls[1]!;
@@ -77,7 +96,7 @@ describe('evaluateTurns', () => {
 
   it('declares APIs without tools from the PDL; a failing move is recorded; a user error stops', async () => {
     const bot = scriptedModel([{ text: 'ok' }]);
-    const judge = scriptedModel([{ text: '{"consistent": true}', repeat: true }]);
+    const judge = scriptedModel([{ text: '{"consistent": true, "score": 9}', repeat: true }]);
     const report = await evaluateTurns(refundPdl(), references, { model: bot, judge, concurrency: 1 });
     // The script has one reply: the other three moves fail with SCRIPT_EXHAUSTED and are left out.
     expect(report).toMatchObject({ turns: 1, errors: 3, passRate: 1 });
@@ -98,7 +117,7 @@ describe('evaluateTurns', () => {
     const { tools } = countingTools();
     const secret = tools.map((tool) => (tool.name === 'find_customer' ? { ...tool, secretArgs: ['email'] } : tool));
     const bot = scriptedModel([{ text: '', toolCalls: [{ name: 'find_customer', args: { email: 'wrong@x.io' } }] }]);
-    const judge = scriptedModel([{ text: '{"consistent": false}', repeat: true }]);
+    const judge = scriptedModel([{ text: '{"consistent": false, "score": 2}', repeat: true }]);
     const one = references.map((reference) => ({ ...reference, messages: reference.messages.slice(0, 2) }));
     const report = await evaluateTurns(refundPdl(), one, { model: bot, judge, tools: secret, concurrency: 1 });
     expect(report.perTurn[0]!.reference).toEqual({
@@ -131,7 +150,7 @@ describe('evaluateTurns against big input and zero-latency models', () => {
     );
 
   it('a timer (as Ctrl-C or SIGTERM would) stops the evaluation: the models never wait, the loop is not starved', async () => {
-    const instant = scriptedModel([{ text: '{"consistent": true}', repeat: true }]);
+    const instant = scriptedModel([{ text: '{"consistent": true, "score": 9}', repeat: true }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 0);
     const report = await evaluateTurns(refundPdl(), long(20_000), {
@@ -149,12 +168,12 @@ describe('evaluateTurns against big input and zero-latency models', () => {
     let judged = 0;
     const bot = scriptedModel([{ text: 'a', repeat: true }]);
     const judge = {
-      ...scriptedModel([{ text: '{"consistent": true}', repeat: true }]),
+      ...scriptedModel([{ text: '{"consistent": true, "score": 9}', repeat: true }]),
       kind: 'scripted' as const,
       async generate() {
         judged += 1;
         if (judged === 3) controller.abort();
-        return { text: '{"consistent": true}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' };
+        return { text: '{"consistent": true, "score": 9}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' };
       },
     };
     const references = long(30_000);
