@@ -120,9 +120,7 @@ export async function chatCommand(
     const apiModel =
       apiModelSpec === undefined
         ? undefined
-        : await loadModel(apiModelSpec, context.config).then((api) =>
-            tracedModel(api.model, { costOf: api.costOf }),
-          );
+        : await loadModel(apiModelSpec, context.config).then((api) => tracedModel(api.model, { costOf: api.costOf }));
     const verbose = flags.verbose === true;
     conversation = await createConversation(pdl, {
       model,

@@ -160,7 +160,18 @@ export function formatTurnEval(report: TurnEvalReport, models: readonly DialogMo
     ),
     "the FlowAgent paper's protocol: pass = a score of 9 or more out of 10; mean score over sessions; parameters compared as sets of values; only the move right after an out-of-workflow message is out of workflow",
     ...table(
-      ['turns (paper)', 'n', 'pass rate', 'mean score', 'tool P', 'tool R', 'tool F1', 'param P', 'param R', 'param F1'],
+      [
+        'turns (paper)',
+        'n',
+        'pass rate',
+        'mean score',
+        'tool P',
+        'tool R',
+        'tool F1',
+        'param P',
+        'param R',
+        'param F1',
+      ],
       [
         paperRow('all', { turns: report.turns, passRate: paper.passRate, meanScore: paper.meanScore }, true),
         paperRow('in-workflow', paper.iw, false),

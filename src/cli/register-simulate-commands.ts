@@ -22,7 +22,7 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     .argument('<file>', 'the procedure (*.pdl.yaml)')
     .option(
       '--profiles <file>',
-      'user profiles, JSON Lines or a JSON array: {id, persona, details, needs, style, pattern, required_apis, goals}, or the FlowAgent authors\' {persona, user_details, user_needs, dialogue_style, interactive_pattern, required_apis?}',
+      "user profiles, JSON Lines or a JSON array: {id, persona, details, needs, style, pattern, required_apis, goals}, or the FlowAgent authors' {persona, user_details, user_needs, dialogue_style, interactive_pattern, required_apis?}",
     )
     .option('--model <spec>', `the bot's model, ${modelHelp}`)
     .option('--user-model <spec>', 'the model that plays the users')
@@ -40,7 +40,7 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     )
     .option(
       '--oow-assignment <how>',
-      'per-turn (default: a category and subtype drawn each turn after the first) or per-profile (the FlowAgent authors\' code: one category per profile, any turn)',
+      "per-turn (default: a category and subtype drawn each turn after the first) or per-profile (the FlowAgent authors' code: one category per profile, any turn)",
     )
     .option('--sessions <N>', 'sessions to run; profiles are cycled (default: one per profile)')
     .option('--concurrency <N>', 'sessions at once (default 4)')

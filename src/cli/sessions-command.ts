@@ -80,6 +80,10 @@ export async function showSessionCommand(
     const transcript = transcriptOf(events);
     const start = events.find((event) => event.type === 'session-start');
     const modelKind = start?.type === 'session-start' ? start.modelKind : undefined;
+    const simulated =
+      start?.type === 'session-start' && start.simulatedApis?.length
+        ? { simulatedApis: start.simulatedApis, apiModel: start.apiModel ?? session.model }
+        : undefined;
     if (output.json) {
       output.document({
         sessionId,
@@ -87,6 +91,7 @@ export async function showSessionCommand(
         pdlPath: session.pdlPath,
         model: session.model,
         ...(modelKind ? { modelKind } : {}),
+        ...(simulated ?? {}),
         status: shownStatus(session),
         turns: session.turns,
         createdAt: session.createdAt,
@@ -102,6 +107,12 @@ export async function showSessionCommand(
         `model ${session.model}${modelKind && modelKind !== 'real' ? ` (${modelKind})` : ''}, started ${session.createdAt}`,
       ),
     );
+    if (simulated)
+      output.text(
+        inertText(
+          `simulated APIs (answered by ${simulated.apiModel}, not by the APIs): ${simulated.simulatedApis.join(', ')}`,
+        ),
+      );
     output.text('');
     for (const entry of transcript.entries) {
       const line = formatTranscriptEntry(entry, flags.verbose === true);

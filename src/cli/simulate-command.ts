@@ -162,7 +162,6 @@ export async function simulateCommand(
   }
 }
 
-
 export function formatSimulation(report: SimulationReport, models: Parameters<typeof dialogModelLines>[0]): string[] {
   const row = (label: string, summary: MetricsSummary): string[] =>
     summary.sessions === 0
@@ -203,7 +202,7 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
         ...Object.entries(report.byOow).map(([group, summary]) => row(groupLabel(report, group), summary)),
       ],
     ),
-    'success and progress: the judge, as in the FlowAgent paper; tool F1 (paper): its authors\' protocol, micro-averaged over the APIs the bot proposed (refused ones too); tool F1 (Weft): the mean per session over the APIs called, and the same counting repeats (multiset)',
+    "success and progress: the judge, as in the FlowAgent paper; tool F1 (paper): its authors' protocol, micro-averaged over the APIs the bot proposed (refused ones too); tool F1 (Weft): the mean per session over the APIs called, and the same counting repeats (multiset)",
     ...(report.paper.note ? [`tool F1 (paper): ${report.paper.note}`] : []),
     ...(report.paper.toolF1 === null
       ? []

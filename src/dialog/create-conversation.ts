@@ -512,9 +512,7 @@ function bindTools(
 
 /** What a simulated API's model is told of the procedure. */
 function procedureText(pdl: Pdl): string {
-  return [`${pdl.name}: ${pdl.desc}`, ...(pdl.detailedDesc ? [pdl.detailedDesc] : []), pdl.procedure.trim()].join(
-    '\n',
-  );
+  return [`${pdl.name}: ${pdl.desc}`, ...(pdl.detailedDesc ? [pdl.detailedDesc] : []), pdl.procedure.trim()].join('\n');
 }
 
 function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {

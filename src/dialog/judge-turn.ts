@@ -23,7 +23,13 @@ export interface TurnJudgement {
 const verdictSchema = z.object({
   consistent: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
   score: z
-    .union([z.number(), z.string().regex(/^\s*\d+(?:\.\d+)?\s*$/).transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*\d+(?:\.\d+)?\s*$/)
+        .transform(Number),
+    ])
     .pipe(z.number().min(1).max(10)),
   reason: judgeReasonSchema,
 });

@@ -148,7 +148,8 @@ export const DEFAULT_OOW_TAXONOMY: OowTaxonomy = Object.freeze({
     {
       id: 'irrelevant_answering',
       name: 'Irrelevant answering',
-      description: 'The user does not answer what was asked: a wrong, vague or partial answer, or something else entirely.',
+      description:
+        'The user does not answer what was asked: a wrong, vague or partial answer, or something else entirely.',
       subtypes: [
         subtype(
           'Incorrect response',
@@ -278,7 +279,8 @@ function readSubtypes(
     const id = oowId(name);
     if (id === '') return issue([...at, 'name'], `${JSON.stringify(name)} has no letters or digits to make an id of`);
     const earlier = seen.get(id);
-    if (earlier !== undefined) return issue([...at, 'name'], `subtype "${name}" has the id "${id}" of subtype [${earlier}]`);
+    if (earlier !== undefined)
+      return issue([...at, 'name'], `subtype "${name}" has the id "${id}" of subtype [${earlier}]`);
     seen.set(id, index);
     subtypes.push({
       id,
@@ -310,7 +312,10 @@ function unknown(
   for (const key of Object.keys(entry)) {
     if (allowed.includes(key)) continue;
     const guess = closestWord(key, allowed);
-    issue([...path, key], `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; allowed: ${allowed.join(', ')}`);
+    issue(
+      [...path, key],
+      `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; allowed: ${allowed.join(', ')}`,
+    );
   }
 }
 

@@ -12,13 +12,7 @@
  *   is tagged with the category alone.
  */
 import { bernoulli, pick, type RandomSource } from '../llm/seeded-random.js';
-import {
-  DEFAULT_OOW_TAXONOMY,
-  type OowCategoryDef,
-  type OowTaxonomy,
-  oowCategoryId,
-  oowId,
-} from './oow-taxonomy.js';
+import { DEFAULT_OOW_TAXONOMY, type OowCategoryDef, type OowTaxonomy, oowCategoryId, oowId } from './oow-taxonomy.js';
 import type { OowTag } from './session-events.js';
 
 export const OOW_ASSIGNMENTS = ['per-turn', 'per-profile'] as const;

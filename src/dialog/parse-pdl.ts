@@ -172,10 +172,7 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
     answers.push({
       name: entry.name,
       ...(entry.label === undefined ? {} : { label: entry.label }),
-      desc:
-        answerDesc ??
-        entry.label ??
-        (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
+      desc: answerDesc ?? entry.label ?? (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
       precondition: precondition(entry, report),
     });
     sources.answers.push(entry.source);

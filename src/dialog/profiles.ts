@@ -59,7 +59,13 @@ const FLOWAGENT_KEYS = [
   'goals',
 ] as const;
 /** Keys only a FlowAgent profile has: one of them makes a record one. */
-const FLOWAGENT_MARKERS = ['user_details', 'user_needs', 'dialogue_style', 'interactive_pattern', 'interaction_patterns'];
+const FLOWAGENT_MARKERS = [
+  'user_details',
+  'user_needs',
+  'dialogue_style',
+  'interactive_pattern',
+  'interaction_patterns',
+];
 const GOAL_KEYS = ['goal', 'apis'] as const;
 
 /** Profiles from a JSON Lines file or a JSON array, in Weft's format or the FlowAgent authors'. */

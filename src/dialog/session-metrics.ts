@@ -314,7 +314,11 @@ export function summarizeSessions(sessions: readonly SessionReport[]): MetricsSu
   };
 }
 
-function summarizePaper(finished: readonly SessionReport[], successRate: number, progress: number): PaperSessionSummary {
+function summarizePaper(
+  finished: readonly SessionReport[],
+  successRate: number,
+  progress: number,
+): PaperSessionSummary {
   const counted = finished.filter((session) => session.paper.toolF1 !== null);
   const toolCounts = sumCounts(
     counted.map((session) => ({
@@ -369,8 +373,11 @@ function categoryOf(tag: string): OowCategory | undefined {
 export function summarizeByOow(
   sessions: readonly SessionReport[],
   categories: readonly string[] = OOW_CATEGORIES,
-): Record<string, MetricsSummary> {
-  const groups = new Map<string, SessionReport[]>([['none', []], ...categories.map((c): [string, SessionReport[]] => [c, []])]);
+): OowSummaries {
+  const groups = new Map<string, SessionReport[]>([
+    ['none', []],
+    ...categories.map((c): [string, SessionReport[]] => [c, []]),
+  ]);
   for (const session of sessions) {
     const found = new Set(session.oow.map(categoryOf).filter((c): c is OowCategory => c !== undefined));
     if (found.size === 0) groups.get('none')?.push(session);
@@ -380,5 +387,13 @@ export function summarizeByOow(
       groups.set(category, group);
     }
   }
-  return Object.fromEntries([...groups].map(([group, members]) => [group, summarizeSessions(members)]));
+  return Object.fromEntries(
+    [...groups].map(([group, members]) => [group, summarizeSessions(members)]),
+  ) as unknown as OowSummaries;
+}
+
+/** `none` (sessions without an out-of-workflow turn), then one summary per category. */
+export interface OowSummaries {
+  readonly none: MetricsSummary;
+  readonly [category: string]: MetricsSummary;
 }

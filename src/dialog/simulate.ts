@@ -38,7 +38,7 @@ import {
   summarizeByOow,
   summarizeSessions,
   type MetricsSummary,
-  type OowGroup,
+  type OowSummaries,
   type SessionReport,
 } from './session-metrics.js';
 import type { SessionEvent } from './session-events.js';
@@ -96,7 +96,7 @@ export interface SimulationReport extends MetricsSummary {
   /** True when any model is a `sim:` or `scripted:` one: the numbers describe the simulation, not a model. */
   readonly simulated: boolean;
   /** By out-of-workflow category: `none`, then the taxonomy's categories (see summarizeByOow). */
-  readonly byOow: Readonly<Record<OowGroup, MetricsSummary>>;
+  readonly byOow: OowSummaries;
   /** How out-of-workflow turns were chosen. */
   readonly oowSetup: {
     readonly probability: number;

@@ -50,12 +50,12 @@ export function simApiReply(call: ChatCall, seed: number): { status: number; dat
   const random = randomFrom(seed, 'simulate-api', api.name, canonicalJson(args));
   const output = isRecord(api.output) ? api.output : undefined;
   if (!output) return { status: 200, data: { ok: true } };
-  return { status: 200, data: valueOf(output, random, 'result', 0) };
+  return { status: 200, data: simValue(output, random, 'result', 0) };
 }
 
 const MAX_DEPTH = 6;
 
-function valueOf(schema: Record<string, unknown>, random: RandomSource, name: string, depth: number): JsonValue {
+function simValue(schema: Record<string, unknown>, random: RandomSource, name: string, depth: number): JsonValue {
   if (schema.const !== undefined) return schema.const as JsonValue;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return pick(random, schema.enum) as JsonValue;
   const listed = listedValues(typeof schema.description === 'string' ? schema.description : '');
@@ -71,7 +71,7 @@ function valueOf(schema: Record<string, unknown>, random: RandomSource, name: st
       return random() < 0.5;
     case 'array': {
       const items = isRecord(schema.items) ? schema.items : {};
-      return [valueOf(items, random, name, depth + 1)];
+      return [simValue(items, random, name, depth + 1)];
     }
     case 'object':
     case undefined: {
@@ -80,7 +80,7 @@ function valueOf(schema: Record<string, unknown>, random: RandomSource, name: st
       return Object.fromEntries(
         Object.entries(properties).map(([key, property]) => [
           key,
-          valueOf(isRecord(property) ? property : {}, random, key, depth + 1),
+          simValue(isRecord(property) ? property : {}, random, key, depth + 1),
         ]),
       );
     }

@@ -66,7 +66,13 @@ const SYSTEM = [
 ].join('\n');
 
 const replySchema = z.object({
-  status: z.union([z.number().int(), z.string().regex(/^\d{3}$/).transform(Number)]),
+  status: z.union([
+    z.number().int(),
+    z
+      .string()
+      .regex(/^\d{3}$/)
+      .transform(Number),
+  ]),
   data: z.unknown().optional(),
 });
 
@@ -75,7 +81,11 @@ const replySchema = z.object({
  * declaration came from (a tools spec entry, a `kind: simulated` entry, a PDL's API).
  */
 export function simulatedTool(
-  declaration: ApiDeclaration & { readonly source: string; readonly timeoutMs?: number; readonly maxResultBytes?: number },
+  declaration: ApiDeclaration & {
+    readonly source: string;
+    readonly timeoutMs?: number;
+    readonly maxResultBytes?: number;
+  },
   simulator: ApiSimulator,
 ): Tool {
   const model = withApiSim(simulator.model);
@@ -117,7 +127,10 @@ export function simulatedTool(
             messages: [{ role: 'user', content: parts.join('\n') }],
             temperature: 0,
             // The same request keys the same draws of a seeded model: asked again, it answers the same.
-            tag: { purpose: 'simulate-api', key: `${declaration.name}#${hashString(canonicalJson(args)).toString(36)}` },
+            tag: {
+              purpose: 'simulate-api',
+              key: `${declaration.name}#${hashString(canonicalJson(args)).toString(36)}`,
+            },
           },
           replySchema,
           { maxRepairs: REPAIRS, select: 'last', signal },

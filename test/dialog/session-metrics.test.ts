@@ -176,7 +176,7 @@ describe('countSessionEvents', () => {
   });
 });
 
-describe('the FlowAgent paper\'s session tool scores', () => {
+describe("the FlowAgent paper's session tool scores", () => {
   it('per session: sets of proposed names against required_apis, 0 where a denominator is 0', () => {
     expect(setCounts(['a', 'b', 'a', 'c'], ['a', 'b', 'd'])).toEqual({
       truePositives: 2,
@@ -207,7 +207,7 @@ describe('the FlowAgent paper\'s session tool scores', () => {
     });
   });
 
-  it('micro-averaged over sessions, beside Weft\'s macro mean over called APIs (computed by hand)', () => {
+  it("micro-averaged over sessions, beside Weft's macro mean over called APIs (computed by hand)", () => {
     // A: required {a, b}, proposed a, b and c (c refused, never called), called a and b.
     // B: required {a, b, d}, proposed and called a.
     // C: nothing required (an explicit []), nothing proposed.
@@ -241,7 +241,7 @@ describe('the FlowAgent paper\'s session tool scores', () => {
     expect(none.paper.note).toMatch(/cannot be computed/);
   });
 
-  it('counts the model calls and cost of simulated API answers as the session\'s', () => {
+  it("counts the model calls and cost of simulated API answers as the session's", () => {
     const counts = countSessionEvents(pdl, [
       {
         type: 'tool-result',
@@ -347,8 +347,8 @@ describe('summaries', () => {
   it('a session counts once under each category it had an injected turn of, and under none when it had none', () => {
     const byOow = summarizeByOow(sessions);
     expect(byOow.none.sessions).toBe(1);
-    expect(byOow.intent_switching.sessions).toBe(2);
-    expect(byOow.procedure_jumping.sessions).toBe(1);
+    expect(byOow.intent_switching!.sessions).toBe(2);
+    expect(byOow.procedure_jumping!.sessions).toBe(1);
     expect(byOow.irrelevant_answering).toMatchObject({ sessions: 0, success: 0, progress: 0 });
     expect(byOow.intent_switching).toMatchObject({ errors: 1, success: 0, progress: 0.5, violationsExecuted: 3 });
   });

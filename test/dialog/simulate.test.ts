@@ -164,7 +164,7 @@ describe('simulateSessions', () => {
     expect(userCalls.filter((c) => readDialogBlock(c.system!, 'oow') !== undefined)).toHaveLength(injected);
     // Each session lands in the group of every category it had, or in none.
     for (const group of ['intent_switching', 'procedure_jumping', 'irrelevant_answering'] as const)
-      expect(report.byOow[group].sessions).toBe(
+      expect(report.byOow[group]!.sessions).toBe(
         report.perSession.filter((session) => session.oow.some((tag) => tag.startsWith(`${group}/`))).length,
       );
     expect(report.byOow.none.sessions).toBe(report.perSession.filter((session) => session.oow.length === 0).length);

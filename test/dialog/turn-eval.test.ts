@@ -189,3 +189,45 @@ describe('evaluateTurns against big input and zero-latency models', () => {
     expect(report.cancelled).toMatchObject({ of: 30_000 });
   });
 });
+
+describe('evaluateTurns with simulated APIs', () => {
+  it('a reference call recorded without an answer gets one from the API model; recorded ones keep theirs', async () => {
+    const unanswered = parseReferenceSessions(
+      JSON.stringify({
+        id: 'r2',
+        messages: [
+          { role: 'user', content: 'Refund O-1, I am a@x.io' },
+          { role: 'bot', tool: 'find_customer', args: { email: 'a@x.io' } },
+          { role: 'bot', tool: 'get_order', args: { order_id: 'O-1' }, result: { status: 'delivered' } },
+          { role: 'bot', content: 'Shall I refund it?' },
+        ],
+      }),
+      'r.jsonl',
+    );
+    const api = scriptedModel([{ text: '{"status": 200, "data": {"customer_id": "C-77"}}' }]);
+    const bot = scriptedModel([{ text: 'ok', repeat: true }]);
+    const judge = scriptedModel([{ text: '{"consistent": false, "score": 3}', repeat: true }]);
+    const report = await evaluateTurns(refundPdl(), unanswered, {
+      model: bot,
+      judge,
+      simulateApis: true,
+      apiModel: api,
+      concurrency: 1,
+    });
+    expect(report.simulatedResults).toBe(1);
+    expect(api.calls).toHaveLength(1);
+    expect(api.calls[0]!.messages[0]!.content).toContain('Customer: Refund O-1, I am a@x.io');
+    // The second move's prefix shows the simulated answer as the API's; the third's the recorded one too.
+    const prefix = JSON.stringify(bot.calls[1]!.messages);
+    expect(prefix).toContain('C-77');
+    expect(JSON.stringify(bot.calls[2]!.messages)).toContain('delivered');
+    expect(report.calls).toBe(1 + 3 + 3);
+    // Without the flag nothing is asked, and the call shows as having answered null.
+    const plain = await evaluateTurns(refundPdl(), unanswered, {
+      model: scriptedModel([{ text: 'ok', repeat: true }]),
+      judge,
+      concurrency: 1,
+    });
+    expect(plain.simulatedResults).toBe(0);
+  });
+});
