@@ -24,14 +24,13 @@ import {
 } from './controller.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
-import { missingPreconditions } from './dependency-controller.js';
 import { procedureControllers } from './procedure-controllers.js';
-import { succeededApis } from './dialog-state.js';
 import { SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import type { SessionEvent } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
+import { latestResults, unmetPreconditions } from './unmet-preconditions.js';
 import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
@@ -303,7 +302,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     signal: AbortSignal | undefined,
   ): Promise<void> => {
     const tool = tools.find((candidate) => candidate.name === action.name);
-    const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold)).length === 0;
+    const preconditionsMet = unmetPreconditions(pdl, action.name, latestResults(fold.calls)).length === 0;
     await collect([
       {
         type: 'tool-call',

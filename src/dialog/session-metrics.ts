@@ -7,16 +7,19 @@
  *   profile's `required_apis`. Over the SET of names as the paper does, and over the MULTISET, where each extra
  *   repeat of a call is a false positive (repeats cost the user time and the business money).
  * - Nothing predicted and nothing required is a perfect score (1); one side empty and the other not scores 0.
- * - A violation *proposed* is a tool decision whose PDL preconditions had not all returned successfully at that
- *   moment (whether a controller then refused it or not); *executed* is a tool-call event with
- *   `preconditionsMet: false` — what reached the API.
+ * - A violation *proposed* is a tool decision whose PDL preconditions did not all hold at that moment (whether a
+ *   controller then refused it or not), by the dependency controller's rule (unmet-preconditions.ts: the APIs
+ *   returned successfully, and result conditions hold for their latest successful results); *executed* is a
+ *   tool-call event with `preconditionsMet: false` — what reached the API.
  * - A rejection is a proposal (turn, attempt) that at least one controller refused.
  * - Aggregates: success and the F1s are means over the sessions that finished (a session with `error` is counted
  *   in `errors` and left out of the means, since its judge never ran); violations and rejections are totals;
  *   turns and calls are means per finished session; cost is the total over every session.
  */
+import type { JsonValue } from '../tools/tool.js';
 import type { OowCategory, SessionEvent } from './session-events.js';
 import type { Pdl } from './pdl.js';
+import { unmetPreconditions } from './unmet-preconditions.js';
 
 export interface Scores {
   readonly precision: number;
@@ -74,8 +77,8 @@ export interface SessionEventCounts {
 }
 
 export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly SessionEvent[]): SessionEventCounts {
-  const preconditions = new Map(pdl.apis.map((api) => [api.name, api.precondition]));
-  const succeeded = new Set<string>();
+  // The latest successful result of each API, as the dependency controller reads them.
+  const latest = new Map<string, JsonValue>();
   const calledApis: string[] = [];
   const rejected = new Set<string>();
   let violationsProposed = 0;
@@ -94,8 +97,7 @@ export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly Sess
         break;
       case 'decision': {
         if (event.action.kind !== 'tool') break;
-        const needs = preconditions.get(event.action.name) ?? [];
-        if (needs.some((name) => !succeeded.has(name))) violationsProposed += 1;
+        if (unmetPreconditions(pdl, event.action.name, latest).length > 0) violationsProposed += 1;
         break;
       }
       case 'verdict':
@@ -106,7 +108,7 @@ export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly Sess
         if (!event.preconditionsMet) violationsExecuted += 1;
         break;
       case 'tool-result':
-        if (event.ok) succeeded.add(event.name);
+        if (event.ok) latest.set(event.name, event.result ?? null);
         break;
       default:
         break;

@@ -33,6 +33,16 @@ export interface DialogApiSpec {
   readonly request: readonly string[];
   readonly response: readonly string[];
   readonly precondition: readonly string[];
+  /** Conditions on the preconditions' latest successful results (src/text/result-condition.ts); absent: none. */
+  readonly conditions?: readonly DialogConditionSpec[];
+}
+
+/** `api.field op value`: the field is a path into the result. */
+export interface DialogConditionSpec {
+  readonly api: string;
+  readonly field: readonly string[];
+  readonly op: '==' | '!=' | '<' | '<=' | '>' | '>=';
+  readonly value: string | number | boolean | null;
 }
 
 export interface DialogProfileSpec {
