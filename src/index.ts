@@ -235,7 +235,12 @@ export {
   parseResultCondition,
   type ResultCondition,
 } from './text/result-condition.js';
-export { DEFAULT_REPETITION_LIMIT, repetitionController } from './dialog/repetition-controller.js';
+export {
+  DEFAULT_REPETITION_LIMIT,
+  DEFAULT_REPETITION_RULE,
+  type RepetitionOptions,
+  repetitionController,
+} from './dialog/repetition-controller.js';
 export { DEFAULT_MAX_TURNS, sessionLengthController } from './dialog/session-length-controller.js';
 export { builtInControllers } from './dialog/built-in-controllers.js';
 export { loadControllerModules } from './dialog/load-controller-modules.js';

@@ -17,6 +17,11 @@ export type ProposedAction =
 export interface ControllerContext {
   readonly pdl: Pdl;
   readonly state: DialogState;
+  /**
+   * The APIs whose tools are idempotent (calling twice does no more than once). An API not in it — no tool, a tool
+   * that does not say so, or no set given — counts as not idempotent.
+   */
+  readonly idempotentApis?: ReadonlySet<string>;
 }
 
 export type Verdict = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };

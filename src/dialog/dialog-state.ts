@@ -15,6 +15,8 @@ export interface ApiCallRecord {
   readonly ok: boolean;
   readonly result?: JsonValue;
   readonly error?: string;
+  /** It failed in a way that leaves its effect unknown (interrupted, or timed out): it may have taken effect. */
+  readonly unknownOutcome?: true;
 }
 
 export interface ControllerDecisionRecord {
