@@ -68,7 +68,7 @@ function repetitionSetting(value: unknown, path: FieldPath, report: Report): Pdl
   const limit = switchOrLimit(rest, path, 'limit', MAX_REPETITION_LIMIT, report, ['rule']);
   if (rule === undefined || rule === null) return limit;
   if (!(REPETITION_RULES as readonly unknown[]).includes(rule)) {
-    report([...path, 'rule'], `expected ${REPETITION_RULES.join(', ')}, got ${shown(rule)}`);
+    report([...path, 'rule'], `expected safe, count or paper, got ${shown(rule)}`);
     return limit;
   }
   return { ...(typeof limit === 'object' ? limit : {}), rule: rule as RepetitionRule };
