@@ -1,5 +1,5 @@
 /**
- * The API dependency graph of a procedure (SPEC §4.1): an edge from each precondition to the API that needs it.
+ * The API dependency graph of a procedure: an edge from each precondition to the API that needs it.
  * The dependency controller reads it at run time, checkPdl finds its cycles, and `weft pdl show` draws it (a text
  * listing in dependency order, or Mermaid). Pure: no I/O.
  */

@@ -1,5 +1,5 @@
 /**
- * A procedure in PDL (issue 13, SPEC §4.1; docs/pdl.md): what `parsePdl` (parse-pdl.ts) makes of a `*.pdl.yaml`
+ * A procedure in PDL (the FlowAgent paper's format; docs/pdl.md): what `parsePdl` (parse-pdl.ts) makes of a `*.pdl.yaml`
  * file and what the conversation engine, the controllers and `weft pdl check/show` read. Plain data, no I/O.
  */
 import type { ResultCondition } from '../text/result-condition.js';

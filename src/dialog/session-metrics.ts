@@ -1,5 +1,5 @@
 /**
- * The numbers of `weft simulate` (SPEC §4.3), pure: tool precision/recall/F1 of one session, what its events say
+ * The numbers of `weft simulate` (docs/dialog-evaluation.md), pure: tool precision/recall/F1 of one session, what its events say
  * (violations, rejections, turns, calls), and the report's aggregation, overall and per out-of-workflow category.
  *
  * Decisions:

@@ -1,5 +1,5 @@
 /**
- * What the prompts of conversational procedures (src/dialog, issue 13) put inside tagged blocks, so that the `sim:`
+ * What the prompts of conversational procedures (src/dialog) put inside tagged blocks, so that the `sim:`
  * model can play the bot, the simulated user and the judge offline (sim-dialog.ts) from the same prompt a real
  * model reads. The dialog layer writes these blocks; the sim parses them. Each block is `<name>` + JSON + `</name>`.
  *

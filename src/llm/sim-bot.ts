@@ -1,5 +1,5 @@
 /**
- * The sim model as the bot of a conversational procedure (purpose `converse`, issue 13): from the `<apis>` block
+ * The sim model as the bot of a conversational procedure (purpose `converse`): from the `<apis>` block
  * (DialogApiSpec[]) and the conversation it makes the move a procedure-following bot would, or with probability
  * `violate` one that breaks the procedure, so the controllers have something to catch.
  *
