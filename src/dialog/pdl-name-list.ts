@@ -116,7 +116,7 @@ function splitOutsideQuotes(text: string): string[] {
     if (quote !== undefined) {
       if (char === '\\' && quote === '"') at++;
       else if (char === quote) quote = undefined;
-    } else if ((char === '"' || char === "'") && /[=<>]\s*$/.test(text.slice(start, at))) {
+    } else if ((char === '"' || char === "'") && afterOperator(text, at, start)) {
       // Only a condition's value (right after its operator) opens a string: a name list's own quotes (`'a', 'b'`)
       // are stripped later.
       quote = char;
@@ -127,4 +127,11 @@ function splitOutsideQuotes(text: string): string[] {
   }
   parts.push(text.slice(start));
   return parts;
+}
+
+/** Whether the last character before `at` (back to `start`, spaces skipped) ends an operator: `=`, `<` or `>`. */
+function afterOperator(text: string, at: number, start: number): boolean {
+  let back = at - 1;
+  while (back >= start && (text[back] === ' ' || text[back] === '\t')) back--;
+  return back >= start && (text[back] === '=' || text[back] === '<' || text[back] === '>');
 }
