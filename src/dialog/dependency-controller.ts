@@ -26,7 +26,7 @@ export function dependencyController(halves: { readonly pre?: boolean; readonly 
               .filter((entry) => entry.unmet.length > 0);
             if (blocked.length === 0) return undefined;
             const lines = blocked.map((entry) => `- ${entry.api} (${needs(entry.unmet).join('; ')})`);
-            return `These APIs are not available yet; do not call them until their preconditions have succeeded:\n${lines.join('\n')}`;
+            return `These APIs are not available yet; do not call them until what each needs holds:\n${lines.join('\n')}`;
           },
         }
       : {}),
