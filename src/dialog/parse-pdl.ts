@@ -167,10 +167,10 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
   for (const entry of entries(record, 'answers', ANSWER_KEYS, report)) {
     const builtIn = (BUILT_IN_ANSWERS as readonly string[]).includes(entry.name);
     const answerDesc = textField(entry.record, 'desc', entry.path, { report });
-    const pre = precondition(entry, report);
     if (answerDesc === undefined && !builtIn && entry.record.desc === undefined) {
       warn(entry.path, `answer "${entry.name}" has no "desc": the bot has nothing to go on for it`);
     }
+    const pre = precondition(entry, report);
     answers.push({
       name: entry.name,
       desc: answerDesc ?? (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
