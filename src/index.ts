@@ -224,8 +224,23 @@ export {
   type ProposedAction,
   type Verdict as ControllerVerdict,
 } from './dialog/controller.js';
-export { dependencyController, missingPreconditions } from './dialog/dependency-controller.js';
-export { DEFAULT_REPETITION_LIMIT, repetitionController } from './dialog/repetition-controller.js';
+export { dependencyController } from './dialog/dependency-controller.js';
+export { latestResults, type UnmetPrecondition, unmetPreconditions } from './dialog/unmet-preconditions.js';
+export {
+  CONDITION_OPERATORS,
+  type ConditionOperator,
+  type ConditionValue,
+  conditionText,
+  judgeCondition,
+  parseResultCondition,
+  type ResultCondition,
+} from './text/result-condition.js';
+export {
+  DEFAULT_REPETITION_LIMIT,
+  DEFAULT_REPETITION_RULE,
+  type RepetitionOptions,
+  repetitionController,
+} from './dialog/repetition-controller.js';
 export { DEFAULT_MAX_TURNS, sessionLengthController } from './dialog/session-length-controller.js';
 export { builtInControllers } from './dialog/built-in-controllers.js';
 export { loadControllerModules } from './dialog/load-controller-modules.js';
@@ -256,7 +271,10 @@ export {
   type PdlControllerSettings,
   type PdlProblem,
   type PdlReference,
+  type PdlResultCondition,
   type PdlSlot,
+  REPETITION_RULES,
+  type RepetitionRule,
 } from './dialog/pdl.js';
 export { checkProfileApis, loadProfiles, parseProfiles, type UserProfile } from './dialog/profiles.js';
 export {

@@ -1,16 +1,20 @@
 /**
- * The API dependency graph of a procedure (SPEC §4.1): an edge from each precondition to the API that needs it.
+ * The API dependency graph of a procedure: an edge from each precondition to the API that needs it.
  * The dependency controller reads it at run time, checkPdl finds its cycles, and `weft pdl show` draws it (a text
  * listing in dependency order, or Mermaid). Pure: no I/O.
  */
 import { escapeMermaidLabel } from '../text/graph-labels.js';
 import type { Pdl } from './pdl.js';
+import { conditionText } from '../text/result-condition.js';
 
 export interface ApiGraph {
   /** API names in file order (a repeated name once). */
   readonly apis: readonly string[];
-  /** `from` must have succeeded before `to` (from is in to's precondition); only between known APIs. */
-  readonly edges: readonly { readonly from: string; readonly to: string }[];
+  /**
+   * `from` must have succeeded before `to` (from is in to's precondition); only between known APIs. `conditions`:
+   * what `from`'s latest result must meet as well, written without the API (`is_air == "true"`).
+   */
+  readonly edges: readonly { readonly from: string; readonly to: string; readonly conditions?: readonly string[] }[];
   /** Every API after its preconditions, ties in file order; an API on a cycle comes where the cycle is broken. */
   readonly order: readonly string[];
   /** Each cycle once, as the APIs along it with the first repeated at the end: `[a, b, a]` = a needs b needs a. */
@@ -22,11 +26,26 @@ export function apiGraph(pdl: Pick<Pdl, 'apis'>): ApiGraph {
   const known = new Set(apis);
   // The first entry of a name is the one that counts (a duplicate is checkPdl's error).
   const needs = new Map<string, string[]>();
+  const conditions = new Map<string, NonNullable<Pdl['apis'][number]['conditions']>>();
   for (const api of pdl.apis) {
-    if (!needs.has(api.name)) needs.set(api.name, [...new Set(api.precondition.filter((name) => known.has(name)))]);
+    if (needs.has(api.name)) continue;
+    needs.set(api.name, [...new Set(api.precondition.filter((name) => known.has(name)))]);
+    conditions.set(api.name, api.conditions ?? []);
   }
-  const edges = apis.flatMap((to) => (needs.get(to) ?? []).map((from) => ({ from, to })));
+  const edges = apis.flatMap((to) =>
+    (needs.get(to) ?? []).map((from) => {
+      const on = edgeConditions(conditions.get(to) ?? [], from);
+      return on.length > 0 ? { from, to, conditions: on } : { from, to };
+    }),
+  );
   return { apis, edges, order: dependencyOrder(apis, needs), cycles: findCycles(apis, needs) };
+}
+
+/** The conditions among `conditions` on `api`'s result, written without the API. */
+function edgeConditions(conditions: NonNullable<Pdl['apis'][number]['conditions']>, api: string): string[] {
+  return conditions
+    .filter((condition) => condition.api === api)
+    .map((condition) => conditionText(condition, { withApi: false }));
 }
 
 /** The APIs `name` depends on, directly or through others (not itself unless on a cycle). */
@@ -153,10 +172,17 @@ export function pdlMermaid(pdl: Pick<Pdl, 'name' | 'apis' | 'answers'>): string 
   const answers = pdl.answers.filter((answer) => !answer.builtIn && answer.precondition.some((pre) => known.has(pre)));
   for (const answer of answers)
     lines.push(`  answer_${mermaidId(answer.name)}(["${escapeMermaidLabel(answer.name)}"])`);
-  for (const edge of graph.edges) lines.push(`  api_${mermaidId(edge.from)} --> api_${mermaidId(edge.to)}`);
+  // A condition on the result labels its arrow: `checkAvailability -- "is_air == true" --> book`.
+  for (const edge of graph.edges) {
+    const label = edge.conditions ? ` -- "${escapeMermaidLabel(edge.conditions.join(' and '))}" -->` : ' -->';
+    lines.push(`  api_${mermaidId(edge.from)}${label} api_${mermaidId(edge.to)}`);
+  }
   for (const answer of answers) {
     for (const pre of answer.precondition) {
-      if (known.has(pre)) lines.push(`  api_${mermaidId(pre)} -.-> answer_${mermaidId(answer.name)}`);
+      if (!known.has(pre)) continue;
+      const on = edgeConditions(answer.conditions ?? [], pre);
+      const label = on.length > 0 ? ` -. "${escapeMermaidLabel(on.join(' and '))}" .->` : ' -.->';
+      lines.push(`  api_${mermaidId(pre)}${label} answer_${mermaidId(answer.name)}`);
     }
   }
   return lines.join('\n');
@@ -174,7 +200,7 @@ export function pdlText(pdl: Pick<Pdl, 'name' | 'desc' | 'slots' | 'apis' | 'ans
     const api = byName.get(name)!;
     const returns = api.response.length > 0 ? ` → ${api.response.join(', ')}` : '';
     lines.push(`  ${at + 1}. ${name}(${api.request.join(', ')})${returns}`);
-    if (api.precondition.length > 0) lines.push(`       after: ${api.precondition.join(', ')}`);
+    if (api.precondition.length > 0) lines.push(`       after: ${preconditionLabels(api).join(', ')}`);
     if (api.desc) lines.push(`       ${clip(oneLine(api.desc), 100)}`);
   });
   for (const cycle of graph.cycles) lines.push(`  cycle: ${cycle.join(' → ')} (none of these can ever be called)`);
@@ -182,12 +208,24 @@ export function pdlText(pdl: Pick<Pdl, 'name' | 'desc' | 'slots' | 'apis' | 'ans
   for (const answer of pdl.answers) {
     const notes = [
       ...(answer.builtIn ? ['built in'] : []),
-      ...(answer.precondition.length > 0 ? [`after: ${answer.precondition.join(', ')}`] : []),
+      ...(answer.precondition.length > 0 ? [`after: ${preconditionLabels(answer).join(', ')}`] : []),
     ];
     lines.push(`  ${answer.name}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`);
     if (answer.desc && !answer.builtIn) lines.push(`       ${clip(oneLine(answer.desc), 100)}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * A precondition as people read it: the APIs named alone, then the conditions (`find_customer,
+ * checkAvailability.is_air == "true"`); an API with a condition is not named again.
+ */
+export function preconditionLabels(entry: Pick<Pdl['apis'][number], 'precondition' | 'conditions'>): string[] {
+  const conditioned = new Set((entry.conditions ?? []).map((condition) => condition.api));
+  return [
+    ...entry.precondition.filter((name) => !conditioned.has(name)),
+    ...(entry.conditions ?? []).map((condition) => conditionText(condition)),
+  ];
 }
 
 function oneLine(text: string): string {

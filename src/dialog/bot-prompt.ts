@@ -4,6 +4,7 @@
  * (llm/dialog-prompt-tags.ts), the rules of one action at a time, and the controllers' guidance for this decision.
  */
 import { DIALOG_TAGS, type DialogApiSpec, dialogBlock } from '../llm/dialog-prompt-tags.js';
+import { preconditionLabels } from './api-graph.js';
 import type { Pdl } from './pdl.js';
 
 export function botSystemPrompt(pdl: Pdl, guidance: readonly string[]): string {
@@ -20,11 +21,11 @@ export function botSystemPrompt(pdl: Pdl, guidance: readonly string[]): string {
     );
   }
   parts.push(
-    `APIs (call them as tools; an API may be called only after every API in its preconditions has succeeded):\n${pdl.apis
+    `APIs (call them as tools; an API may be called only after every API in its preconditions has succeeded, and a condition such as x.field == "value" holds for x's latest result):\n${pdl.apis
       .map(
         (api) =>
           `- ${api.name}(${api.request.join(', ')}) -> ${api.response.join(', ') || 'result'}${
-            api.precondition.length > 0 ? ` [preconditions: ${api.precondition.join(', ')}]` : ''
+            api.precondition.length > 0 ? ` [preconditions: ${preconditionLabels(api).join(', ')}]` : ''
           }${api.desc ? `: ${api.desc}` : ''}`,
       )
       .join('\n')}`,
@@ -34,7 +35,7 @@ export function botSystemPrompt(pdl: Pdl, guidance: readonly string[]): string {
       .map(
         (answer) =>
           `- ${answer.name}: ${answer.desc}${
-            answer.precondition.length > 0 ? ` (only after ${answer.precondition.join(', ')} succeeded)` : ''
+            answer.precondition.length > 0 ? ` (only after ${preconditionLabels(answer).join(', ')} succeeded)` : ''
           }`,
       )
       .join('\n')}`,
@@ -45,6 +46,7 @@ export function botSystemPrompt(pdl: Pdl, guidance: readonly string[]): string {
     request: api.request,
     response: api.response,
     precondition: api.precondition,
+    ...(api.conditions && api.conditions.length > 0 ? { conditions: api.conditions } : {}),
   }));
   parts.push(dialogBlock(DIALOG_TAGS.apis, apis));
   parts.push(

@@ -2,7 +2,7 @@
 import type { Controller } from './controller.js';
 import { dependencyController } from './dependency-controller.js';
 import type { PdlControllerSettings } from './pdl.js';
-import { DEFAULT_REPETITION_LIMIT, repetitionController } from './repetition-controller.js';
+import { repetitionController } from './repetition-controller.js';
 import { DEFAULT_MAX_TURNS, sessionLengthController } from './session-length-controller.js';
 
 export function builtInControllers(settings: PdlControllerSettings): Controller[] {
@@ -18,11 +18,7 @@ export function builtInControllers(settings: PdlControllerSettings): Controller[
   }
   const repetition = settings.repetition ?? true;
   if (repetition !== false) {
-    controllers.push(
-      repetitionController(
-        repetition === true ? DEFAULT_REPETITION_LIMIT : (repetition.limit ?? DEFAULT_REPETITION_LIMIT),
-      ),
-    );
+    controllers.push(repetitionController(repetition === true ? {} : repetition));
   }
   const maxTurns = sessionTurnLimit(settings);
   if (maxTurns !== undefined) controllers.push(sessionLengthController(maxTurns));

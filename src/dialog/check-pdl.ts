@@ -5,7 +5,8 @@
  * Errors: an unknown API or ANSWER named in the procedure or in a precondition (with a guess), a precondition cycle
  * (named: none of its APIs could ever be called), a name given twice (slots, APIs, answers), an API no tool binds
  * (when the tool names are given). Warnings: a request parameter that no slot, no response of an API it depends on
- * (directly or not) and nothing the procedure assigns before calling it provides.
+ * (directly or not) and nothing the procedure assigns before calling it provides; a result condition on a field
+ * its API does not list in `response`.
  */
 import { closestWord } from '../text/edit-distance.js';
 import type { FieldPath } from '../text/source-locator.js';
@@ -13,6 +14,7 @@ import { apiGraph, dependenciesOf } from './api-graph.js';
 import type { Pdl, PdlProblem } from './pdl.js';
 import { pdlProblemAt, pdlSourceOf, SECTION_KEYS, sourcePathOf } from './pdl-source-map.js';
 import { MAX_PDL_NAME_LENGTH } from './pdl-keys.js';
+import { conditionText } from '../text/result-condition.js';
 import { scanProcedure } from './scan-procedure.js';
 
 export interface CheckPdlOptions {
@@ -50,6 +52,8 @@ export function checkPdl(pdl: Pdl, options: CheckPdlOptions = {}): PdlProblem[] 
       }
     });
   });
+
+  problems.push(...conditionFieldProblems(pdl));
 
   for (const cycle of apiGraph(pdl).cycles) {
     const [first, second] = cycle;
@@ -97,6 +101,32 @@ export function checkPdl(pdl: Pdl, options: CheckPdlOptions = {}): PdlProblem[] 
   }
 
   problems.push(...unprovidedParameters(pdl));
+  return problems;
+}
+
+/** A condition on a field its API does not list in its `response`: a warning (results may hold more than listed). */
+function conditionFieldProblems(pdl: Pdl): PdlProblem[] {
+  const responses = new Map<string, readonly string[]>();
+  for (const api of pdl.apis) if (!responses.has(api.name)) responses.set(api.name, api.response);
+  const problems: PdlProblem[] = [];
+  for (const section of ['apis', 'answers'] as const) {
+    pdl[section].forEach((entry, index) => {
+      (entry.conditions ?? []).forEach((condition, at) => {
+        const response = responses.get(condition.api);
+        const [field = ''] = condition.field;
+        if (response === undefined || response.includes(field)) return;
+        const listed = response.length === 0 ? 'it lists none' : response.join(', ');
+        problems.push(
+          pdlProblemAt(
+            pdl,
+            'warning',
+            [section, index, 'conditions', at],
+            `the condition ${conditionText(condition)} reads "${field}", which is not in the response of ${condition.api} (${listed})${didYouMean(closestWord(field, [...response]))}`,
+          ),
+        );
+      });
+    });
+  }
   return problems;
 }
 

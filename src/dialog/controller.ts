@@ -1,5 +1,5 @@
 /**
- * Controllers (SPEC §4.2, paper Algorithm 1): small objects that steer the bot. Before each decision, `pre` may
+ * Controllers (the FlowAgent paper's Algorithm 1): small objects that steer the bot. Before each decision, `pre` may
  * return guidance that is added to the prompt (soft control); after it, `post` may reject the proposed action
  * with a reason the bot sees on its retry (hard control: a rejected tool call never reaches the API).
  * Built-in: dependency (dependency-controller.ts), repetition (repetition-controller.ts), session length
@@ -17,6 +17,11 @@ export type ProposedAction =
 export interface ControllerContext {
   readonly pdl: Pdl;
   readonly state: DialogState;
+  /**
+   * The APIs whose tools are idempotent (calling twice does no more than once). An API not in it — no tool, a tool
+   * that does not say so, or no set given — counts as not idempotent.
+   */
+  readonly idempotentApis?: ReadonlySet<string>;
 }
 
 export type Verdict = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };

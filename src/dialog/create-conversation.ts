@@ -25,16 +25,15 @@ import {
 } from './controller.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
-import { missingPreconditions } from './dependency-controller.js';
 import { procedureControllers } from './procedure-controllers.js';
-import { succeededApis } from './dialog-state.js';
-import { SessionFold } from './fold-session.js';
+import { INTERRUPTED_CALL, SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import { judgeTranscript } from './judge-session.js';
 import { pdlApiDeclaration } from './pdl-api-declaration.js';
 import type { SessionEvent, SimulationRecord } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
+import { latestResults, unmetPreconditions } from './unmet-preconditions.js';
 import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
@@ -44,8 +43,6 @@ type NewEvent = Distribute<SessionEvent>;
 const EXHAUSTED_REPLY =
   "I'm sorry, I could not finish that step just now. Could you tell me again what you need, or give me the details I asked for?";
 const MODEL_ERROR_REPLY = "I'm sorry, something went wrong on my side. Please say that again.";
-const INTERRUPTED_CALL =
-  'interrupted: Weft stopped while this call was running, so whether it took effect is unknown; it was not repeated (check with an API that reads the state before trying again)';
 
 /** `s-` + a run id's time and randomness, with two more random bytes (simulations start thousands a second). */
 export function newSessionId(date = new Date()): string {
@@ -66,6 +63,10 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   };
   const tools = bindTools(pdl, options.tools, options.simulateApis === true, simulator);
   const simulatedApis = tools.filter((tool) => tool.simulated).map((tool) => tool.name);
+  // What the repetition controller may let run twice: an API whose tool does not say so counts as not idempotent.
+  const idempotentApis: ReadonlySet<string> = new Set(
+    tools.filter((tool) => tool.idempotent === true).map((tool) => tool.name),
+  );
   const mode = options.controllerMode ?? 'all';
   const controllers = await procedureControllers(pdl, mode, options.controllers);
   const usePost = mode === 'all';
@@ -171,6 +172,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         name: call.name,
         ok: false,
         error: INTERRUPTED_CALL,
+        unknownOutcome: true as const,
         ms: 0,
       })),
     );
@@ -197,7 +199,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       attempt++;
       // One snapshot of the state per decision: what is recorded until the verdicts (guidance, the model call, the
       // decision) does not change it.
-      const context = { pdl, state: fold.state };
+      const context: ControllerContext = { pdl, state: fold.state, idempotentApis };
       const guidance: NewEvent[] = [];
       for (const controller of controllers) {
         const text = runPre(controller, context);
@@ -320,7 +322,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     signal: AbortSignal | undefined,
   ): Promise<void> => {
     const tool = tools.find((candidate) => candidate.name === action.name);
-    const preconditionsMet = missingPreconditions(pdl, action.name, succeededApis(fold)).length === 0;
+    const preconditionsMet = unmetPreconditions(pdl, action.name, latestResults(fold.calls)).length === 0;
     await collect([
       {
         type: 'tool-call',
@@ -386,6 +388,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             ok: false,
             // An API's error may quote what it was sent (`card 4111… declined`): the secrets are not kept.
             error: scrubSecrets(outcome.error.message, secretArgValues(tool, action.args), REDACTED),
+            // A call that timed out may still have reached the API and taken effect.
+            ...(outcome.error.code === 'TIMEOUT' ? { unknownOutcome: true as const } : {}),
             ms: Math.round(outcome.durationMs),
             ...simulated,
           },

@@ -1,5 +1,5 @@
 /**
- * What a conversation knows about itself (SPEC §4.2): the turn, the slots collected, every API call with its
+ * What a conversation knows about itself: the turn, the slots collected, every API call with its
  * outcome, and the controllers' decisions. The engine folds it from the session's events (fold-dialog-state.ts),
  * so a resumed session has the same state; controllers read it and never change it.
  */
@@ -15,6 +15,8 @@ export interface ApiCallRecord {
   readonly ok: boolean;
   readonly result?: JsonValue;
   readonly error?: string;
+  /** It failed in a way that leaves its effect unknown (interrupted, or timed out): it may have taken effect. */
+  readonly unknownOutcome?: true;
 }
 
 export interface ControllerDecisionRecord {

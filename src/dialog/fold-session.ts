@@ -9,6 +9,10 @@ import type { JsonValue } from '../tools/tool.js';
 import type { ApiCallRecord, ControllerDecisionRecord, DialogState } from './dialog-state.js';
 import type { SessionEvent } from './session-events.js';
 
+/** The error a call gets when a resume finds it started and never finished (its `tool-result` says `unknownOutcome`). */
+export const INTERRUPTED_CALL =
+  'interrupted: Weft stopped while this call was running, so whether it took effect is unknown; it was not repeated (check with an API that reads the state before trying again)';
+
 export interface FoldedSession {
   readonly state: DialogState;
   readonly history: readonly ChatMessage[];
@@ -73,6 +77,8 @@ export class SessionFold {
           ok: event.ok,
           ...(event.result === undefined ? {} : { result: event.result }),
           ...(event.error === undefined ? {} : { error: event.error }),
+          // Logs written before `unknownOutcome` existed say so by the interrupted call's error alone.
+          ...(event.unknownOutcome || (!event.ok && event.error === INTERRUPTED_CALL) ? { unknownOutcome: true } : {}),
         });
         if (event.ok && event.result !== null && typeof event.result === 'object' && !Array.isArray(event.result)) {
           Object.assign(this.slots, event.result);

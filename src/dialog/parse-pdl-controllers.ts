@@ -4,14 +4,14 @@
  *
  *   controllers:
  *     dependency: post          # true | false | pre | post | both
- *     repetition: { limit: 3 }  # true | false | { limit } (a number is short for { limit })
+ *     repetition: { limit: 3 }  # true | false | { limit, rule: safe | count | paper } (a number: { limit })
  *     sessionLength: 30         # true | false | { maxTurns } (a number is short for { maxTurns })
  *     modules: [{ path: ./my-controllers.js, export: strict, options: { … } }]
  */
 import { isAbsolute, resolve } from 'node:path';
 import { describeValue } from '../text/describe-value.js';
 import type { FieldPath } from '../text/source-locator.js';
-import type { PdlControllerModule, PdlControllerSettings } from './pdl.js';
+import { type PdlControllerModule, type PdlControllerSettings, REPETITION_RULES, type RepetitionRule } from './pdl.js';
 import { CONTROLLER_KEYS, CONTROLLER_MODULE_KEYS, unknownKeys } from './pdl-keys.js';
 
 /** Far above any real setting; a bigger number is a typo. */
@@ -50,7 +50,7 @@ export function parseControllerSettings(
       report([...path, 'dependency'], `expected true, false, pre, post or both, got ${shown(dependency)}`);
     }
   }
-  const repetition = switchOrLimit(value.repetition, [...path, 'repetition'], 'limit', MAX_REPETITION_LIMIT, report);
+  const repetition = repetitionSetting(value.repetition, [...path, 'repetition'], report);
   if (repetition !== undefined) settings.repetition = repetition;
   const length = switchOrLimit(value.sessionLength, [...path, 'sessionLength'], 'maxTurns', MAX_SESSION_TURNS, report);
   if (length !== undefined) settings.sessionLength = length;
@@ -59,13 +59,29 @@ export function parseControllerSettings(
   return settings;
 }
 
-/** `true`, `false`, `{ <key>: n }`, or `n` for `{ <key>: n }`. */
+/** `true`, `false`, `n`, or `{ limit?: n, rule?: safe | count | paper }`. */
+function repetitionSetting(value: unknown, path: FieldPath, report: Report): PdlControllerSettings['repetition'] {
+  if (!isRecord(value) || !Object.hasOwn(value, 'rule')) {
+    return switchOrLimit(value, path, 'limit', MAX_REPETITION_LIMIT, report, ['rule']);
+  }
+  const { rule, ...rest } = value;
+  const limit = switchOrLimit(rest, path, 'limit', MAX_REPETITION_LIMIT, report, ['rule']);
+  if (rule === undefined || rule === null) return limit;
+  if (!(REPETITION_RULES as readonly unknown[]).includes(rule)) {
+    report([...path, 'rule'], `expected safe, count or paper, got ${shown(rule)}`);
+    return limit;
+  }
+  return { ...(typeof limit === 'object' ? limit : {}), rule: rule as RepetitionRule };
+}
+
+/** `true`, `false`, `{ <key>: n }`, or `n` for `{ <key>: n }`; `also` are more keys the map may hold. */
 function switchOrLimit<Key extends string>(
   value: unknown,
   path: FieldPath,
   key: Key,
   max: number,
   report: Report,
+  also: readonly string[] = [],
 ): boolean | { readonly [K in Key]?: number } | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'boolean') return value;
@@ -83,7 +99,7 @@ function switchOrLimit<Key extends string>(
     report(path, `expected true, false or { ${key}: N }, got ${describeValue(value)}`);
     return undefined;
   }
-  for (const problem of unknownKeys(value, [key], path)) report(problem.path, problem.message);
+  for (const problem of unknownKeys(value, [key, ...also], path)) report(problem.path, problem.message);
   if (value[key] === undefined || value[key] === null) return {};
   const n = number(value[key], [...path, key]);
   return n === undefined ? undefined : ({ [key]: n } as { [K in Key]?: number });

@@ -31,6 +31,8 @@ import {
 import { ANSWER_KEYS, API_KEYS, MAX_PDL_NAME_LENGTH, PDL_KEYS, SLOT_KEYS, unknownKeys } from './pdl-keys.js';
 import { type PdlEntrySource, type PdlSection, rememberPdlSource, SECTION_KEYS } from './pdl-source-map.js';
 import { parseControllerSettings } from './parse-pdl-controllers.js';
+import { MAX_PDL_LIST_ITEMS, nameList } from './pdl-name-list.js';
+import { type ParsedPrecondition, parsePrecondition } from './parse-precondition.js';
 import { blankCommentsAndStrings, scanProcedure } from './scan-procedure.js';
 
 /** A procedure is a few KB; a bigger file is a mistake (or hostile), refused before it is read. */
@@ -39,8 +41,7 @@ export const MAX_PDL_FILE_BYTES = 2_000_000;
 export const MAX_MAP_KEYS = 1_000;
 /** Entries in one of SLOTs, APIs, ANSWERs. */
 export const MAX_PDL_ENTRIES = 500;
-/** Names in one request, response or precondition. */
-export const MAX_PDL_LIST_ITEMS = 200;
+export { MAX_PDL_LIST_ITEMS };
 /** Characters of the procedure text: a page or two in practice, and all of it goes into every bot prompt. */
 export const MAX_PROCEDURE_CHARS = 100_000;
 
@@ -151,15 +152,18 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
   const apis: PdlApi[] = [];
   for (const entry of entries(record, 'apis', API_KEYS, report)) {
     const apiDesc = textField(entry.record, 'desc', entry.path, { report });
+    const request = nameList(entry.record.request, [...entry.path, 'request'], report);
+    const response = nameList(entry.record.response, [...entry.path, 'response'], report);
+    const pre = precondition(entry, report);
     apis.push({
       name: entry.name,
       ...(entry.label === undefined ? {} : { label: entry.label }),
       ...(apiDesc === undefined ? {} : { desc: apiDesc }),
-      request: nameList(entry.record.request, [...entry.path, 'request'], report),
-      response: nameList(entry.record.response, [...entry.path, 'response'], report),
-      precondition: precondition(entry, report),
+      request,
+      response,
+      ...preconditionFields(pre),
     });
-    sources.apis.push(entry.source);
+    sources.apis.push(withItems(entry.source, pre));
   }
   const answers: PdlAnswer[] = [];
   for (const entry of entries(record, 'answers', ANSWER_KEYS, report)) {
@@ -169,13 +173,14 @@ export function parsePdl(text: string, options: ParsePdlOptions = {}): ParsedPdl
     if (answerDesc === undefined && !builtIn && entry.record.desc === undefined && entry.label === undefined) {
       warn(entry.path, `answer "${entry.name}" has no "desc": the bot has nothing to go on for it`);
     }
+    const pre = precondition(entry, report);
     answers.push({
       name: entry.name,
       ...(entry.label === undefined ? {} : { label: entry.label }),
       desc: answerDesc ?? entry.label ?? (builtIn ? BUILT_IN_DESCS[entry.name as keyof typeof BUILT_IN_DESCS] : ''),
-      precondition: precondition(entry, report),
+      ...preconditionFields(pre),
     });
-    sources.answers.push(entry.source);
+    sources.answers.push(withItems(entry.source, pre));
   }
   for (const builtIn of BUILT_IN_ANSWERS) {
     if (answers.some((answer) => answer.name === builtIn)) continue;
@@ -395,63 +400,27 @@ function suggestName(name: string): string {
   return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`;
 }
 
-function precondition(entry: Entry, report: Report): string[] {
+function precondition(entry: Entry, report: Report): ParsedPrecondition {
   const { record, path } = entry;
   if (record.pre !== undefined && record.precondition !== undefined) {
     report('error', [...path, 'pre'], 'both "precondition" and "pre" are given; keep one');
   }
   const key = record.precondition !== undefined ? 'precondition' : 'pre';
-  // An API named in free text may be named so here too.
-  return nameList(record[key], [...path, key], report).map(callNameOf);
+  // An API named in free text may be named so here too (parsePrecondition calls it by callNameOf).
+  return parsePrecondition(record[key], [...path, key], report);
 }
 
-const NONE = /^(?:none|null|nil|\[\s*\]|-)?$/i;
+/** The entry's source, with where its precondition's APIs and conditions stand in the file's list. */
+function withItems(source: PdlEntrySource, parsed: ParsedPrecondition): PdlEntrySource {
+  return { ...source, items: parsed.items };
+}
 
-/**
- * A list of names: a YAML list, a comma string (`"a, b"`, also `"[a, b]"` or `"['a', 'b']"`), a single name, or
- * none (`None`, null, `[]`). Repeated names are reported and kept once.
- */
-function nameList(value: unknown, path: FieldPath, report: Report): string[] {
-  if (value === undefined || value === null) return [];
-  let items: { name: unknown; path: FieldPath }[];
-  if (typeof value === 'string') {
-    const trimmed = value.trim();
-    if (NONE.test(trimmed)) return [];
-    const inner = trimmed.startsWith('[') && trimmed.endsWith(']') ? trimmed.slice(1, -1) : trimmed;
-    items = inner
-      .split(',')
-      .map((part) => part.trim().replace(/^['"‘’“”]|['"‘’“”]$/g, ''))
-      .filter((part) => part !== '')
-      .map((name) => ({ name, path }));
-  } else if (Array.isArray(value)) {
-    items = value.map((name: unknown, index) => ({ name, path: [...path, index] }));
-  } else {
-    report('error', path, `expected a list of names (or "a, b"), got ${describeValue(value)}`);
-    return [];
-  }
-  if (items.length > MAX_PDL_LIST_ITEMS) {
-    report('error', path, `lists ${items.length} names; at most ${MAX_PDL_LIST_ITEMS}`);
-    return [];
-  }
-  const names: string[] = [];
-  for (const item of items) {
-    if (typeof item.name !== 'string' || item.name.trim() === '') {
-      if (item.name !== null) report('error', item.path, `expected a name, got ${describeValue(item.name)}`);
-      continue;
-    }
-    const name = item.name.trim();
-    if (NONE.test(name)) continue;
-    if (name.length > MAX_PDL_NAME_LENGTH) {
-      report('error', item.path, `a name of ${name.length} characters; at most ${MAX_PDL_NAME_LENGTH}`);
-      continue;
-    }
-    if (names.includes(name)) {
-      report('warning', item.path, `lists "${name}" twice`);
-      continue;
-    }
-    names.push(name);
-  }
-  return names;
+/** The precondition's fields of an API or answer: `conditions` only when it has some. */
+function preconditionFields(parsed: ParsedPrecondition): Pick<PdlApi, 'precondition' | 'conditions'> {
+  return {
+    precondition: parsed.precondition,
+    ...(parsed.conditions.length > 0 ? { conditions: parsed.conditions } : {}),
+  };
 }
 
 /**

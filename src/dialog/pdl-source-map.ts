@@ -21,6 +21,11 @@ export interface PdlEntrySource {
   readonly index: number;
   /** Keys as the file spells them, by their canonical name (`precondition` → `pre`). */
   readonly keys?: Readonly<Record<string, string>>;
+  /**
+   * Where the items of the precondition stand in the file's list, by the Pdl's list (`precondition`, `conditions`):
+   * the two differ when conditions are mixed in or a name is listed twice; undefined for an item of a comma string.
+   */
+  readonly items?: Readonly<Record<string, readonly (number | undefined)[]>>;
 }
 
 export interface PdlSourceMap {
@@ -52,7 +57,15 @@ export function sourcePathOf(map: PdlSourceMap | undefined, path: FieldPath): Fi
   const entry = map ? map.entries[section][index] : { index };
   if (!entry) return [key];
   const out: (string | number)[] = [key, entry.index];
-  if (field !== undefined) out.push(entry.keys?.[String(field)] ?? field, ...rest);
+  if (field === undefined) return out;
+  // Conditions are written in the precondition's list.
+  const name = field === 'conditions' ? 'precondition' : String(field);
+  out.push(entry.keys?.[name] ?? (field === 'conditions' && map ? name : field));
+  const [item, ...deeper] = rest;
+  const items = map ? entry.items?.[String(field)] : undefined;
+  // An item of a comma string has no place of its own: the path keeps the Pdl's index, located at the string.
+  const at = typeof item === 'number' && items ? items[item] : undefined;
+  out.push(...(at === undefined ? rest : [at, ...deeper]));
   return out;
 }
 

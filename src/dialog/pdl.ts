@@ -1,7 +1,9 @@
 /**
- * A procedure in PDL (issue 13, SPEC §4.1; docs/pdl.md): what `parsePdl` (parse-pdl.ts) makes of a `*.pdl.yaml`
+ * A procedure in PDL (the FlowAgent paper's format; docs/pdl.md): what `parsePdl` (parse-pdl.ts) makes of a `*.pdl.yaml`
  * file and what the conversation engine, the controllers and `weft pdl check/show` read. Plain data, no I/O.
  */
+import type { ResultCondition } from '../text/result-condition.js';
+
 /** Answers every procedure has, whether it lists them or not. */
 export const BUILT_IN_ANSWERS = ['request_information', 'answer_out_of_workflow_questions'] as const;
 
@@ -25,9 +27,17 @@ export interface PdlApi {
   readonly request: readonly string[];
   /** Field names it returns. */
   readonly response: readonly string[];
-  /** APIs that must have returned successfully first (`precondition`, or `pre` in the wild). */
+  /**
+   * APIs that must have returned successfully first (`precondition`, or `pre` in the wild), the APIs of its
+   * `conditions` included.
+   */
   readonly precondition: readonly string[];
+  /** Conditions on those APIs' latest successful results (`check.is_air == "true"`); absent: none. */
+  readonly conditions?: readonly PdlResultCondition[];
 }
+
+/** A precondition on what an API returned, e.g. `checkAvailability.is_air == "true"` (text/result-condition.ts). */
+export type PdlResultCondition = ResultCondition;
 
 export interface PdlAnswer {
   /** The name the procedure calls it by (`ANSWER_Please_provide_necessary_information`): an identifier. */
@@ -37,6 +47,8 @@ export interface PdlAnswer {
   readonly desc: string;
   /** APIs that should have succeeded before this answer is given (guidance: the model is told, not refused). */
   readonly precondition: readonly string[];
+  /** Conditions on their results, as for an API (guidance too). */
+  readonly conditions?: readonly PdlResultCondition[];
   /** One of BUILT_IN_ANSWERS, added when the file does not list it. */
   readonly builtIn?: boolean;
 }
@@ -51,12 +63,24 @@ export interface PdlControllerModule {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * How the repetition controller judges a repeated call: `safe` (the default: a non-idempotent API never runs twice
+ * after a success or an unknown outcome, the rest up to `limit`), `count` (every API up to `limit`), `paper` (the
+ * FlowAgent paper's rule: only a call identical to the one just made is refused).
+ */
+export const REPETITION_RULES = ['safe', 'count', 'paper'] as const;
+export type RepetitionRule = (typeof REPETITION_RULES)[number];
+
 /** `controllers:` of a PDL file; everything optional, defaults in controller-settings.ts. */
 export interface PdlControllerSettings {
   /** false turns it off; `pre`/`post` keeps only that half. */
   readonly dependency?: boolean | 'pre' | 'post' | 'both';
-  /** Calls of one API with the same canonical arguments that are allowed; the next is refused (default 2). */
-  readonly repetition?: boolean | { readonly limit?: number };
+  /**
+   * Repeated calls (the same API, the same canonical arguments): `limit` of them are allowed (default 2), and under
+   * the default rule `safe` a call of an API that is not idempotent is never repeated after a success or an unknown
+   * outcome (repetition-controller.ts).
+   */
+  readonly repetition?: boolean | { readonly limit?: number; readonly rule?: RepetitionRule };
   /** Turns after which the bot is steered to close the conversation (default 20). */
   readonly sessionLength?: boolean | { readonly maxTurns?: number };
   readonly modules?: readonly PdlControllerModule[];

@@ -112,6 +112,11 @@ export type SessionEvent =
       readonly ok: boolean;
       readonly result?: JsonValue;
       readonly error?: string;
+      /**
+       * The call may or may not have taken effect: it was interrupted (Weft stopped while it ran; recorded on
+       * resume) or timed out. Such a call of an API that is not idempotent is not made again with the same arguments.
+       */
+      readonly unknownOutcome?: true;
       readonly ms: number;
       /** For a simulated API: the model calls that answered it, with what they cost. */
       readonly simulation?: SimulationRecord;

@@ -17,16 +17,19 @@
  *   `required_apis`, over the SET of names and over the MULTISET (each extra repeat a false positive: repeats cost
  *   the user time and the business money), averaged over the sessions (macro). Nothing called and nothing required
  *   is a perfect score (1): the bot did exactly what was asked. No `required_apis`: not computable (null).
- * - A violation *proposed* is a tool decision whose PDL preconditions had not all returned successfully at that
- *   moment (whether a controller then refused it or not); *executed* is a tool-call event with
- *   `preconditionsMet: false` — what reached the API. A rejection is a proposal (turn, attempt) that at least one
- *   controller refused.
+ * - A violation *proposed* is a tool decision whose PDL preconditions did not all hold at that moment (whether a
+ *   controller then refused it or not), by the dependency controller's rule (unmet-preconditions.ts: the APIs
+ *   returned successfully, and result conditions hold for their latest successful results); *executed* is a
+ *   tool-call event with `preconditionsMet: false` — what reached the API. A rejection is a proposal (turn,
+ *   attempt) that at least one controller refused.
  * - Aggregates: success and the F1s are means over the sessions that finished (a session with `error` is counted in
  *   `errors` and left out of the means, since its judge never ran); violations and rejections are totals; turns
  *   and calls are means per finished session; cost is the total over every session.
  */
+import type { JsonValue } from '../tools/tool.js';
 import { OOW_CATEGORIES, type OowCategory, type SessionEvent } from './session-events.js';
 import type { Pdl } from './pdl.js';
+import { unmetPreconditions } from './unmet-preconditions.js';
 
 export interface Scores {
   readonly precision: number;
@@ -124,8 +127,8 @@ export interface SessionEventCounts {
 }
 
 export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly SessionEvent[]): SessionEventCounts {
-  const preconditions = new Map(pdl.apis.map((api) => [api.name, api.precondition]));
-  const succeeded = new Set<string>();
+  // The latest successful result of each API, as the dependency controller reads them.
+  const latest = new Map<string, JsonValue>();
   const calledApis: string[] = [];
   const proposedApis: string[] = [];
   const rejected = new Set<string>();
@@ -146,8 +149,7 @@ export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly Sess
       case 'decision': {
         if (event.action.kind !== 'tool') break;
         proposedApis.push(event.action.name);
-        const needs = preconditions.get(event.action.name) ?? [];
-        if (needs.some((name) => !succeeded.has(name))) violationsProposed += 1;
+        if (unmetPreconditions(pdl, event.action.name, latest).length > 0) violationsProposed += 1;
         break;
       }
       case 'verdict':
@@ -158,7 +160,7 @@ export function countSessionEvents(pdl: Pick<Pdl, 'apis'>, events: readonly Sess
         if (!event.preconditionsMet) violationsExecuted += 1;
         break;
       case 'tool-result':
-        if (event.ok) succeeded.add(event.name);
+        if (event.ok) latest.set(event.name, event.result ?? null);
         // A simulated API's answer came from a model: its calls and cost are the session's.
         if (event.simulation) {
           modelCalls += event.simulation.calls;

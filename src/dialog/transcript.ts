@@ -27,6 +27,8 @@ export type TranscriptEntry =
       readonly ok?: boolean;
       readonly result?: JsonValue;
       readonly error?: string;
+      /** It may or may not have taken effect (interrupted, or timed out). */
+      readonly unknownOutcome?: true;
     }
   | {
       readonly turn: number;
@@ -135,6 +137,7 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
             ok: event.ok,
             ...(event.result === undefined ? {} : { result: event.result }),
             ...(event.error === undefined ? {} : { error: event.error }),
+            ...(event.unknownOutcome ? { unknownOutcome: true as const } : {}),
           };
         }
         break;

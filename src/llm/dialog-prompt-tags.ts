@@ -1,5 +1,5 @@
 /**
- * What the prompts of conversational procedures (src/dialog, issue 13) put inside tagged blocks, so that the `sim:`
+ * What the prompts of conversational procedures (src/dialog) put inside tagged blocks, so that the `sim:`
  * model can play the bot, the simulated user and the judge offline (sim-dialog.ts) from the same prompt a real
  * model reads. The dialog layer writes these blocks; the sim parses them. Each block is `<name>` + JSON + `</name>`.
  *
@@ -33,6 +33,16 @@ export interface DialogApiSpec {
   readonly request: readonly string[];
   readonly response: readonly string[];
   readonly precondition: readonly string[];
+  /** Conditions on the preconditions' latest successful results (src/text/result-condition.ts); absent: none. */
+  readonly conditions?: readonly DialogConditionSpec[];
+}
+
+/** `api.field op value`: the field is a path into the result. */
+export interface DialogConditionSpec {
+  readonly api: string;
+  readonly field: readonly string[];
+  readonly op: '==' | '!=' | '<' | '<=' | '>' | '>=';
+  readonly value: string | number | boolean | null;
 }
 
 export interface DialogProfileSpec {

@@ -1,11 +1,13 @@
 /**
- * The sim model as the bot of a conversational procedure (purpose `converse`, issue 13): from the `<apis>` block
+ * The sim model as the bot of a conversational procedure (purpose `converse`): from the `<apis>` block
  * (DialogApiSpec[]) and the conversation it makes the move a procedure-following bot would, or with probability
  * `violate` one that breaks the procedure, so the controllers have something to catch.
  *
  * What it knows: `name: value` / `name=value` pairs in the user's messages (sim-details.ts) and the top-level fields
  * of successful tool results, the later winning. A tool result is a failure when it is an error or its text starts
- * with `Refused` (a controller's refusal); an API has succeeded once any call of it did.
+ * with `Refused` (a controller's refusal); an API has succeeded once any call of it did. A precondition that is a
+ * condition on a result (`check.ok == true`, the `<apis>` entry's `conditions`) holds when the API's latest
+ * successful result meets it, judged as the dependency controller judges it (src/text/result-condition.ts).
  *
  * The compliant move: the first API in `<apis>` order that is one of the call's tools, whose preconditions have all
  * succeeded and that has not → a call with its request parameters from what it knows (only those the tool's input
@@ -17,6 +19,7 @@
  * random, with arguments from what it knows or else drawn from the schema (sim-tool-args.ts); when there is none, a
  * repeat of its last tool call with the same arguments; when there is none either, the compliant move.
  */
+import { judgeCondition } from '../text/result-condition.js';
 import { canonicalJson } from '../text/canonical-json.js';
 import type { ChatMessage, ToolDeclaration } from './chat-model.js';
 import type { DialogApiSpec } from './dialog-prompt-tags.js';
@@ -57,6 +60,8 @@ interface BotView {
   /** Lower-cased name → value. */
   readonly known: Map<string, unknown>;
   readonly succeeded: Set<string>;
+  /** The latest successful result of each API (parsed JSON, else the text). */
+  readonly latest: Map<string, unknown>;
   readonly calls: CallRecord[];
   /** Its own earlier replies (text of assistant messages). */
   readonly replies: string[];
@@ -131,7 +136,12 @@ function violationMove(
 }
 
 function preconditionsMet(api: DialogApiSpec, view: BotView): boolean {
-  return api.precondition.every((name) => view.succeeded.has(name));
+  return (
+    api.precondition.every((name) => view.succeeded.has(name)) &&
+    (api.conditions ?? []).every(
+      (condition) => view.latest.has(condition.api) && judgeCondition(condition, view.latest.get(condition.api)).holds,
+    )
+  );
 }
 
 /** The API's request parameters that its tool's schema has (all of them when the schema lists no properties). */
@@ -181,7 +191,7 @@ function closingReply(
 }
 
 function readConversation(messages: readonly ChatMessage[]): BotView {
-  const view: BotView = { known: new Map(), succeeded: new Set(), calls: [], replies: [] };
+  const view: BotView = { known: new Map(), succeeded: new Set(), latest: new Map(), calls: [], replies: [] };
   for (const message of messages) {
     switch (message.role) {
       case 'user':
@@ -200,6 +210,7 @@ function readConversation(messages: readonly ChatMessage[]): BotView {
         if (!ok) break;
         view.succeeded.add(call?.name ?? message.name);
         const result = parseJson(message.content);
+        view.latest.set(call?.name ?? message.name, result === undefined ? message.content : result);
         if (isRecord(result))
           for (const [name, value] of Object.entries(result)) view.known.set(name.toLowerCase(), value);
         break;

@@ -7,6 +7,7 @@ import type { ChatCall } from './chat-model.js';
 import {
   type DialogApiCallSpec,
   type DialogApiSpec,
+  type DialogConditionSpec,
   type DialogGoalSpec,
   type DialogMoveSpec,
   type DialogOowSpec,
@@ -45,10 +46,26 @@ export function readApis(value: unknown): DialogApiSpec[] | undefined {
             request: strings(entry['request']),
             response: strings(entry['response']),
             precondition: strings(entry['precondition']),
+            ...(Array.isArray(entry['conditions']) ? { conditions: readConditions(entry['conditions']) } : {}),
           },
         ]
       : [],
   );
+}
+
+const OPERATORS: readonly unknown[] = ['==', '!=', '<', '<=', '>', '>='];
+
+/** Conditions of an `<apis>` entry; one that does not fit is left out. */
+function readConditions(value: readonly unknown[]): DialogConditionSpec[] {
+  return value.filter(isRecord).flatMap((entry): DialogConditionSpec[] => {
+    const { api, field, op, value: expected } = entry;
+    const scalar =
+      expected === null || ['string', 'number', 'boolean'].includes(typeof expected)
+        ? (expected as DialogConditionSpec['value'])
+        : undefined;
+    if (typeof api !== 'string' || !Array.isArray(field) || !OPERATORS.includes(op) || scalar === undefined) return [];
+    return [{ api, field: strings(field), op: op as DialogConditionSpec['op'], value: scalar }];
+  });
 }
 
 export function readProfile(value: unknown): DialogProfileSpec | undefined {

@@ -193,4 +193,83 @@ describe('weft pdl show', () => {
       `  - ${PDL}/broken.pdl.yaml:35:3 Procedure: unknown API "refund_issued"; "refund_issued" is an answer: ANSWER.refund_issued(…)`,
     );
   });
+
+  it('draws conditions on results: in the text, as Mermaid edge labels, and in the JSON', async () => {
+    const file = `${PDL}/flight-conditions.pdl.yaml`;
+    const [check, text, mermaid, json] = await Promise.all([
+      weft(['pdl', 'check', file]),
+      weft(['pdl', 'show', file]),
+      weft(['pdl', 'show', file, '--mermaid']),
+      weft(['pdl', 'show', file, '--json']),
+    ]);
+    expect(check.stdout).toBe(`${file}: bindings not checked: no --tools and no tools: section\n${file}: ok\n`);
+    expect(text.stdout).toContain(
+      '  2. book(date, seats) → booking_id\n       after: checkAvailability.is_air == "true", checkAvailability.seats_left >= 1\n',
+    );
+    expect(text.stdout).toContain('  no_room  (after: checkAvailability.is_air == "false")');
+    expect(mermaid.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        '  api_checkAvailability -- "is_air == #34;true#34; and seats_left #62;= 1" --> api_book',
+        '  api_book -.-> answer_booked',
+        '  api_checkAvailability -. "is_air == #34;false#34;" .-> answer_no_room',
+      ]),
+    );
+    const document = jsonDocument(json) as {
+      apis: { name: string; precondition: string[]; conditions?: unknown[] }[];
+      edges: unknown[];
+    };
+    expect(document.apis[1]).toMatchObject({
+      name: 'book',
+      precondition: ['checkAvailability'],
+      conditions: [
+        { api: 'checkAvailability', field: ['is_air'], op: '==', value: 'true' },
+        { api: 'checkAvailability', field: ['seats_left'], op: '>=', value: 1 },
+      ],
+    });
+    expect(document.edges).toEqual([
+      { from: 'checkAvailability', to: 'book', conditions: ['is_air == "true"', 'seats_left >= 1'] },
+    ]);
+  });
+
+  it('check locates a bad condition and warns on a field the API does not return', async () => {
+    const file = join(scratch, 'bad-condition.pdl.yaml');
+    writeFileSync(
+      file,
+      [
+        'Name: N',
+        'Desc: D',
+        'APIs:',
+        '  - name: check',
+        '    response: [is_air]',
+        '  - name: go',
+        '    precondition:',
+        '      - check.is_air = true',
+        '      - check.is_ai == true',
+        'Procedure: API.go()',
+        '',
+      ].join('\n'),
+    );
+    const result = await weft(['pdl', 'check', file, '--json']);
+    expect(result.code).toBe(2);
+    const document = jsonDocument(result) as {
+      problems: { severity: string; line: number; column: number; path: string; message: string }[];
+    };
+    expect(document.problems).toEqual([
+      {
+        severity: 'error',
+        line: 8,
+        column: 9,
+        path: 'APIs[1].precondition[0]',
+        message: 'bad condition: "=" is not an operator; use ==, !=, <, <=, > or >=',
+      },
+      {
+        severity: 'warning',
+        line: 9,
+        column: 9,
+        path: 'APIs[1].precondition[1]',
+        message:
+          'the condition check.is_ai == true reads "is_ai", which is not in the response of check (is_air) (did you mean "is_air"?)',
+      },
+    ]);
+  });
 });

@@ -84,8 +84,8 @@ describe('createConversation', () => {
     expect(model.calls[0]?.system).toContain('<apis>');
   });
 
-  it('refuses the same API with the same arguments past the repetition limit (key order does not matter)', async () => {
-    const { tools, calls } = countingTools();
+  it('refuses the same idempotent API with the same arguments past the repetition limit (key order does not matter)', async () => {
+    const { tools, calls } = countingTools([], { idempotent: ['find_customer'] });
     const model = scriptedModel([
       call('find_customer', { email: 'a@x.io', x: 1 }),
       call('find_customer', { x: 1, email: 'a@x.io' }),

@@ -41,13 +41,18 @@ export interface CountingTools {
   readonly calls: { name: string; args: JsonValue }[];
 }
 
-export function countingTools(failing: readonly string[] = []): CountingTools {
+/** `idempotent` names the tools that say calling twice is calling once (none by default). */
+export function countingTools(
+  failing: readonly string[] = [],
+  options: { readonly idempotent?: readonly string[] } = {},
+): CountingTools {
   const calls: { name: string; args: JsonValue }[] = [];
   const make = (name: string, result: JsonValue): Tool => ({
     name,
     description: name,
     inputSchema: { type: 'object' },
     source: 'test',
+    ...(options.idempotent?.includes(name) ? { idempotent: true } : {}),
     async call(args) {
       calls.push({ name, args });
       if (failing.includes(name)) throw new WeftError('TOOL', `${name} failed on purpose`);

@@ -315,6 +315,33 @@ describe('sim bot (converse)', () => {
     expect(result.toolCalls).toBeUndefined();
   });
 
+  it('respects conditions on results: a "no" leaves the dependent API unavailable, a later "yes" opens it', async () => {
+    const apis: DialogApiSpec[] = [
+      ...APIS.slice(0, 2),
+      {
+        ...(APIS[2] as DialogApiSpec),
+        conditions: [{ api: 'get_order', field: ['status'], op: '==', value: 'delivered' }],
+      },
+    ];
+    const history = (status: string) => [
+      user('email: ada@example.com, order_id: A-1001, reason: broken'),
+      ...called('call_1', 'verify_identity', { email: 'ada@example.com', order_id: 'A-1001' }, '{"customer_id":"C"}'),
+      ...called('call_2', 'get_order', { order_id: 'A-1001' }, `{"status":"${status}","amount":3}`),
+    ];
+    const refusedToGo = await simModel().generate(converse(history('pending'), { system: botSystem(apis) }));
+    expect(refusedToGo.toolCalls).toBeUndefined();
+    expect(refusedToGo.text).toMatch(/^I have completed verify_identity and get_order/);
+    // violate=1 picks return_item: its condition does not hold, so it is the violation.
+    const violation = await simModel('violate=1').generate(converse(history('pending'), { system: botSystem(apis) }));
+    expect(violation.toolCalls?.[0]?.name).toBe('return_item');
+    const after = [
+      ...history('pending'),
+      ...called('call_3', 'get_order', { order_id: 'A-1001', again: true }, '{"status":"delivered","amount":3}'),
+    ];
+    const compliant = await simModel().generate(converse(after, { system: botSystem(apis) }));
+    expect(compliant.toolCalls?.[0]).toMatchObject({ name: 'return_item', args: { order_id: 'A-1001', amount: 3 } });
+  });
+
   it('a retry after a rejection (another attempt) draws anew', async () => {
     const model = simModel('violate=0.5,seed=4');
     const outcomes = new Set<string>();
