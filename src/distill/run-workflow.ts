@@ -24,6 +24,8 @@ export interface RunWorkflowOptions {
   /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
   readonly expressionTimeLimitMs?: number;
   readonly signal?: AbortSignal;
+  /** Told of each node visit before the node runs (a workflow tool names where its deadline stopped it). */
+  readonly onVisit?: (node: string) => void;
 }
 
 export interface WorkflowToolCall {
@@ -147,6 +149,7 @@ export async function runWorkflow(
       if (!node)
         throw new WeftError('WORKFLOW', `an edge leads to unknown node ${current}`, { location: { field: 'edges' } });
       steps++;
+      options.onVisit?.(node.id);
       if (steps > maxVisits) {
         throw new WeftError('WORKFLOW', `${at(node)}: more than ${maxVisits} node visits; a loop does not end`, {
           location: { field: `nodes.${node.id}` },
