@@ -55,27 +55,34 @@ export const openWorkflowTools: WorkflowToolsOpener = async (sources, context) =
   };
   try {
     const read = await Promise.all(sources.map((source) => readEntryWorkflow(source, issues, at)));
+    // Every name the section gives, an entry with problems of its own included: a call to it is not reported too.
+    const siblingNames = new Map(context.siblings.map((tool) => [tool.name, tool.source]));
+    const sectionNames = new Set(siblingNames.keys());
     const entries: (Entry | undefined)[] = [];
     for (const [index, source] of sources.entries()) {
       const workflow = read[index];
+      const name = source.spec.name ?? (workflow ? toolNameOfWorkflow(workflow.name) : undefined);
+      if (name !== undefined) {
+        const clash = duplicateOf(name, siblingNames, sources, index, read);
+        if (clash !== undefined) {
+          at(
+            source,
+            source.spec.name !== undefined ? ['name'] : ['file'],
+            `duplicate tool name "${name}": ${sourceText(source)} and ${clash} both give it`,
+          );
+          entries.push(undefined);
+          continue;
+        }
+        sectionNames.add(name);
+      }
       if (!workflow) {
         entries.push(undefined);
         continue;
       }
-      const name = source.spec.name ?? toolNameOfWorkflow(workflow.name);
       if (name === undefined) {
         at(source, [], `the workflow's name ${JSON.stringify(workflow.name)} makes no tool name: give one in "name"`);
       }
-      const inputs = Object.keys(workflow.inputs ?? {});
-      source.spec.secretArgs?.forEach((arg, argIndex) => {
-        if (!inputs.includes(arg)) {
-          at(
-            source,
-            ['secretArgs', argIndex],
-            `"${arg}" is not an input of the workflow (${inputs.length > 0 ? `its inputs: ${inputs.join(', ')}` : 'it has none'})`,
-          );
-        }
-      });
+      checkSecretArgs(source, workflow, at);
       const own = source.spec.toolsFile
         ? await openOwnTools(source, context, { nested, reported, issues, at })
         : undefined;
@@ -84,87 +91,152 @@ export const openWorkflowTools: WorkflowToolsOpener = async (sources, context) =
         usable ? { source, workflow, name, calls: workflowCalls(workflow), ...(own ? { own } : {}) } : undefined,
       );
     }
+    // The section's workflow tools, whichever tools each calls itself: the others may call them.
     const section = new Map<string, Entry>();
-    for (const entry of entries) if (entry && !entry.own) section.set(entry.name, entry);
-    const sectionTools: Tool[] = [...context.siblings];
-    const sectionNames = [...context.siblings.map((tool) => tool.name), ...section.keys()];
+    for (const entry of entries) if (entry) section.set(entry.name, entry);
 
+    const complete = new Set<Entry>();
     for (const entry of entries) {
-      if (!entry) continue;
-      const { own, source, workflow } = entry;
       // Which names a section gives is not known while some of its tools failed to open.
-      if (!own && context.sectionHasProblems) continue;
-      const names = own ? own.tools.map((tool) => tool.name) : sectionNames;
-      const from = own ? `the tools file ${source.spec.toolsFile!.display}` : 'this tools section';
-      for (const call of entry.calls) {
-        if (names.includes(call.tool)) continue;
-        const byLower = new Map(names.map((name) => [name.toLowerCase(), name]));
-        const guess = closestWord(call.tool, [...byLower.keys()]);
-        at(
-          source,
-          own ? ['tools'] : ['file'],
-          `workflow "${workflow.name}" calls tool "${call.tool}" (node ${call.node}), which ${from} does not give${guess === undefined ? '' : ` (did you mean "${byLower.get(guess)}"?)`}`,
-        );
+      if (!entry || (!entry.own && context.sectionHasProblems)) continue;
+      if (checkCalls(entry, entry.own ? new Set(entry.own.tools.map((tool) => tool.name)) : sectionNames, at)) {
+        complete.add(entry);
       }
     }
+    const cyclic = new Set<Entry>();
     for (const [entry, cycle] of callCycles(section)) {
+      cyclic.add(entry);
       at(
         entry.source,
         entry.source.spec.name !== undefined ? ['name'] : ['file'],
         `workflow tool "${entry.name}" would call itself: ${cycle.join(' → ')}`,
       );
     }
-    if (issues.length > 0 || context.sectionHasProblems) return { tools: sources.map(() => undefined), issues, close };
 
-    const built = new Map<Entry, Tool>();
-    // Depth first, so that a workflow calling another of the section's knows whether that one is idempotent.
-    const build = (entry: Entry): Tool => {
-      const done = built.get(entry);
-      if (done) return done;
-      const { source, workflow, own } = entry;
-      const available = new Map((own ? own.tools : context.siblings).map((tool) => [tool.name, tool]));
-      const notIdempotent = entry.calls.find((call) => {
-        const sibling = own ? undefined : section.get(call.tool);
-        const tool = sibling ? build(sibling) : available.get(call.tool);
-        return tool?.idempotent !== true;
-      });
-      if (source.spec.idempotent === true && notIdempotent) {
+    // A workflow is idempotent when every tool it calls is; `idempotent: true` over one that is not is refused.
+    const siblingTools = new Map(context.siblings.map((tool) => [tool.name, tool]));
+    const firstNotIdempotent = new Map<Entry, { node: string; tool: string } | null>();
+    const notIdempotentCall = (entry: Entry): { node: string; tool: string } | null => {
+      const known = firstNotIdempotent.get(entry);
+      if (known !== undefined) return known;
+      firstNotIdempotent.set(entry, null); // cycles are reported above; this only ends the recursion
+      const tools = entry.own ? new Map(entry.own.tools.map((tool) => [tool.name, tool])) : siblingTools;
+      const found =
+        entry.calls.find((call) => {
+          const workflowTool = entry.own ? undefined : section.get(call.tool);
+          if (workflowTool)
+            return workflowTool.source.spec.idempotent === false || notIdempotentCall(workflowTool) !== null;
+          return tools.get(call.tool)?.idempotent !== true;
+        }) ?? null;
+      firstNotIdempotent.set(entry, found);
+      return found;
+    };
+    for (const entry of complete) {
+      const call = cyclic.has(entry) ? null : notIdempotentCall(entry);
+      if (entry.source.spec.idempotent === true && call) {
         at(
-          source,
+          entry.source,
           ['idempotent'],
-          `workflow "${workflow.name}" calls ${notIdempotent.tool} (node ${notIdempotent.node}), which is not idempotent: a retry or a resumed run would call it again`,
+          `workflow "${entry.workflow.name}" calls ${call.tool} (node ${call.node}), which is not idempotent: a retry or a resumed run would call it again`,
         );
       }
-      const { spec } = source;
-      const tool = createWorkflowTool(workflow, {
-        name: entry.name,
-        ...(spec.description !== undefined ? { description: spec.description } : {}),
-        tools: own ? own.tools : sectionTools,
-        source: `workflow ${spec.shownFile} (${shownLocation(source.location)})`,
-        file: spec.shownFile,
-        ...(spec.toolsFile ? { toolsFile: spec.toolsFile.shown } : {}),
-        idempotent: spec.idempotent ?? notIdempotent === undefined,
-        ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
-        ...(spec.maxVisits !== undefined ? { maxVisits: spec.maxVisits } : {}),
-        ...(spec.secretArgs ? { secretArgs: spec.secretArgs } : {}),
-        ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
-        ...(spec.maxResultBytes !== undefined ? { maxResultBytes: spec.maxResultBytes } : {}),
-      });
-      built.set(entry, tool);
-      return tool;
-    };
-    const tools = entries.map((entry) => (entry ? build(entry) : undefined));
-    // The section's workflow tools call each other through the same array: complete it before any runs.
-    for (const entry of section.values()) {
-      const tool = built.get(entry);
-      if (tool) sectionTools.push(tool);
     }
+    if (issues.length > 0 || context.sectionHasProblems) return { tools: sources.map(() => undefined), issues, close };
+
+    // The section's workflow tools call each other through this array: it is complete before any of them runs.
+    const sectionTools: Tool[] = [...context.siblings];
+    const tools = entries.map((entry) => {
+      if (!entry) return undefined;
+      const tool = makeTool(entry, entry.own ? entry.own.tools : sectionTools, notIdempotentCall(entry) === null);
+      sectionTools.push(tool);
+      return tool;
+    });
     return { tools, issues, close } satisfies OpenedWorkflowTools;
   } catch (error) {
     await close();
     throw error;
   }
 };
+
+function sourceText(source: WorkflowToolSource): string {
+  return `workflow ${source.spec.shownFile} (${shownLocation(source.location)})`;
+}
+
+/** What else gives `name`: a sibling tool, or an earlier workflow entry; undefined when nothing does. */
+function duplicateOf(
+  name: string,
+  siblings: ReadonlyMap<string, string>,
+  sources: readonly WorkflowToolSource[],
+  index: number,
+  read: readonly (ExecutableWorkflow | undefined)[],
+): string | undefined {
+  const sibling = siblings.get(name);
+  if (sibling !== undefined) return sibling;
+  for (let earlier = 0; earlier < index; earlier++) {
+    const source = sources[earlier]!;
+    const workflow = read[earlier];
+    const earlierName = source.spec.name ?? (workflow ? toolNameOfWorkflow(workflow.name) : undefined);
+    if (earlierName === name) return sourceText(source);
+  }
+  return undefined;
+}
+
+function checkSecretArgs(
+  source: WorkflowToolSource,
+  workflow: ExecutableWorkflow,
+  at: (source: WorkflowToolSource, field: FieldPath, message: string) => void,
+): void {
+  const inputs = Object.keys(workflow.inputs ?? {});
+  source.spec.secretArgs?.forEach((arg, index) => {
+    if (inputs.includes(arg)) return;
+    at(
+      source,
+      ['secretArgs', index],
+      `"${arg}" is not an input of the workflow (${inputs.length > 0 ? `its inputs: ${inputs.join(', ')}` : 'it has none'})`,
+    );
+  });
+}
+
+/** Reports each tool the workflow calls that `names` lacks, with a guess; true when it lacks none. */
+function checkCalls(
+  entry: Entry,
+  names: ReadonlySet<string>,
+  at: (source: WorkflowToolSource, field: FieldPath, message: string) => void,
+): boolean {
+  const { own, source, workflow } = entry;
+  const from = own ? `the tools file ${source.spec.toolsFile!.display}` : 'this tools section';
+  const byLower = new Map([...names].map((name) => [name.toLowerCase(), name]));
+  let complete = true;
+  for (const call of entry.calls) {
+    if (names.has(call.tool)) continue;
+    complete = false;
+    const guess = closestWord(call.tool, [...byLower.keys()]);
+    at(
+      source,
+      own ? ['tools'] : ['file'],
+      `workflow "${workflow.name}" calls tool "${call.tool}" (node ${call.node}), which ${from} does not give${guess === undefined ? '' : ` (did you mean "${byLower.get(guess)}"?)`}`,
+    );
+  }
+  return complete;
+}
+
+function makeTool(entry: Entry, tools: readonly Tool[], allIdempotent: boolean): Tool {
+  const { spec } = entry.source;
+  return createWorkflowTool(entry.workflow, {
+    name: entry.name,
+    ...(spec.description !== undefined ? { description: spec.description } : {}),
+    tools,
+    source: sourceText(entry.source),
+    file: spec.shownFile,
+    ...(spec.toolsFile ? { toolsFile: spec.toolsFile.shown } : {}),
+    idempotent: spec.idempotent ?? allIdempotent,
+    ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+    ...(spec.maxVisits !== undefined ? { maxVisits: spec.maxVisits } : {}),
+    ...(spec.secretArgs ? { secretArgs: spec.secretArgs } : {}),
+    ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
+    ...(spec.maxResultBytes !== undefined ? { maxResultBytes: spec.maxResultBytes } : {}),
+  });
+}
 
 /** The workflow of an entry, or undefined with its problems reported (located in the workflow file). */
 async function readEntryWorkflow(
@@ -260,9 +332,9 @@ async function openOwnTools(
 
 /** Each section workflow tool on a call cycle, with one cycle through it (`a → b → a`). */
 function callCycles(section: ReadonlyMap<string, Entry>): [Entry, string[]][] {
-  const next = (entry: Entry): string[] => [
-    ...new Set(entry.calls.map((call) => call.tool).filter((tool) => section.has(tool))),
-  ];
+  // A workflow with its own tools file calls none of the section's tools.
+  const next = (entry: Entry): string[] =>
+    entry.own ? [] : [...new Set(entry.calls.map((call) => call.tool).filter((tool) => section.has(tool)))];
   const found: [Entry, string[]][] = [];
   for (const [name, entry] of section) {
     // Breadth first from its callees, so the cycle reported is a shortest one.

@@ -99,6 +99,14 @@ function toolMap(tools: readonly Tool[]): ReadonlyMap<string, Tool> {
 
 const NO_TOOLS: readonly Tool[] = [];
 
+/**
+ * Node visits between two yields to the event loop. Expressions evaluate through promises that are already
+ * resolved, so a loop of set and condition nodes would otherwise never let a timer fire: a deadline, or the abort
+ * it signals, would wait for the visit cap.
+ */
+const VISITS_PER_YIELD = 100;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export async function runWorkflow(
   workflow: ExecutableWorkflow,
   options: RunWorkflowOptions,
@@ -144,6 +152,7 @@ export async function runWorkflow(
     let current: string | undefined = from;
     while (current !== undefined) {
       if (current === stopAt) return { ended: false };
+      if (steps % VISITS_PER_YIELD === VISITS_PER_YIELD - 1) await yieldToEventLoop();
       if (options.signal?.aborted) throw new WeftError('ABORTED', 'the workflow run was cancelled');
       const node = nodes.get(current);
       if (!node)
