@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatError, WeftError } from '../../src/errors.js';
+import { formatError, type WeftError } from '../../src/errors.js';
 import { loadToolsFile } from '../../src/load-tools-file.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import type { Tool, ToolSet } from '../../src/tools/tool.js';
@@ -377,7 +377,9 @@ describe('workflow tools', () => {
       }),
     );
     const ok = await loadToolsFile(freshFile(`tools:\n  - kind: workflow\n    file: ${odd}\n`));
-    expect(ok.tools.map((tool) => [tool.name, tool.description])).toEqual([['Price_EUR', 'Runs the workflow "  Price  (EUR) ".']]);
+    expect(ok.tools.map((tool) => [tool.name, tool.description])).toEqual([
+      ['Price_EUR', 'Runs the workflow "  Price  (EUR) ".'],
+    ]);
     expect(await callTool(ok.tools[0]!, {})).toMatchObject({ ok: true, result: 1 });
     await ok.close();
     const file = freshFile(`tools:\n  - kind: workflow\n    file: ${none}\n`);

@@ -107,15 +107,7 @@ describe('examples/workflow-tools', () => {
 
   it("weft chat: a procedure's API is a workflow tool of its own tools: section; the session records the calls", async () => {
     const chat = await weft(
-      [
-        'chat',
-        `${DIR}/basket.pdl.yaml`,
-        '--model',
-        `scripted:${DIR}/chat-replies.json`,
-        '--home',
-        home,
-        '--json',
-      ],
+      ['chat', `${DIR}/basket.pdl.yaml`, '--model', `scripted:${DIR}/chat-replies.json`, '--home', home, '--json'],
       {},
       '2 × MUG-02 and 1 × LAMP-3, please\n1 × NOPE-9\n',
     );
