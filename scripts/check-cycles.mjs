@@ -88,7 +88,7 @@ const ALLOWED = {
 // The public API: index.ts, and core.ts (its light part, `weft/core`, which index.ts re-exports).
 const PUBLIC_ENTRIES = ['index.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's
-// start-up, may import them. Other top-level files (index.ts, role-kinds.ts) assemble layers and sit above them.
+// start-up, may import them. Other top-level files (index.ts, role-kinds.ts, load-tools-file.ts) assemble layers and sit above them.
 const TOP_LEAVES = ['errors.ts', 'run-defaults.ts'].map((name) => join(root, name));
 const CLIENTS = ['cli'];
 const layerOf = (file) => {

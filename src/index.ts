@@ -167,9 +167,11 @@ export { inertText } from './text/inert-text.js';
 
 // Tools (issue 12): http, module and mcp tools under one contract; tools files and `tools:` sections; one call with
 // validation, timeout, concurrency cap, retries and a result cap.
-export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet } from './tools/tool.js';
+export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet, WorkflowToolInfo } from './tools/tool.js';
 export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
-export { loadToolsFile, type LoadToolsFileOptions } from './tools/tools-file.js';
+// The tools layer's loaders with every kind, workflow entries included (their interpreter sits above tools).
+export { loadToolsFile, openToolSources } from './load-tools-file.js';
+export type { LoadToolsFileOptions } from './tools/tools-file.js';
 export { mergeToolSets } from './tools/merge-tool-sets.js';
 export { readInputFile } from './tools/read-input-file.js';
 export { defineTool, type ToolDefinition, type ToolExecuteContext } from './tools/define-tool.js';
@@ -181,7 +183,13 @@ export {
   type ParseToolsSectionInput,
 } from './tools/parse-tools-section.js';
 export type { ToolSourceSpec } from './tools/tool-entry-fields.js';
-export { openToolSources, type McpOpener, type OpenToolSourcesOptions } from './tools/open-tool-sources.js';
+export type { McpOpener, OpenToolSourcesOptions } from './tools/open-tool-sources.js';
+export type {
+  OpenedWorkflowTools,
+  WorkflowToolSource,
+  WorkflowToolsContext,
+  WorkflowToolsOpener,
+} from './tools/workflow-tools-opener.js';
 export type { McpServerConfig, McpTransportConfig } from './tools/mcp-config.js';
 // The tool loop and tool calls in runs.
 export {
@@ -370,6 +378,15 @@ export {
   type WorkflowToolCall,
 } from './distill/run-workflow.js';
 export { workflowListing } from './distill/workflow-listing.js';
+// A distilled workflow as a tool (`kind: workflow` in a tools file).
+export {
+  createWorkflowTool,
+  DEFAULT_WORKFLOW_TOOL_TIMEOUT_MS,
+  toolNameOfWorkflow,
+  workflowInputSchema,
+  type WorkflowToolOptions,
+} from './distill/workflow-tool.js';
+export { MAX_TOOLS_FILE_NESTING, openWorkflowTools } from './distill/open-workflow-tools.js';
 export { workflowMermaid } from './distill/workflow-mermaid.js';
 export { workflowDot } from './distill/workflow-dot.js';
 export { stepText, workflowToWorfText } from './distill/workflow-to-worf-text.js';

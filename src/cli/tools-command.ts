@@ -1,6 +1,6 @@
 /**
- * `weft tools list` and `weft tools call` (issue 12): what a tools file provides, and one call by hand, for
- * debugging a tools file. A call goes through `callTool` as an agent's would (validation, timeout, retries for
+ * `weft tools list` and `weft tools call`: what a tools file provides (a workflow tool with its workflow, the tools
+ * it calls and its limits), and one call by hand, for debugging a tools file. A call goes through `callTool` as an agent's would (validation, timeout, retries for
  * idempotent tools, result cap). Bad arguments exit 2 naming the argument; a tool error exits 1 with the error.
  */
 import { existsSync } from 'node:fs';
@@ -13,6 +13,7 @@ import {
   type ToolSchema,
   type ToolSet,
   WeftError,
+  type WorkflowToolInfo,
 } from '../index.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
@@ -42,6 +43,7 @@ export async function toolsListCommand(flags: ToolsFlags, output: Output, signal
       output.text(`${tool.name}  ${tool.source}${tool.idempotent ? '  (idempotent)' : ''}`);
       output.text(`  ${tool.description.replace(/\s+/g, ' ').trim()}`);
       for (const line of argumentLines(tool.inputSchema, tool.secretArgs ?? [])) output.text(`    ${line}`);
+      if (tool.workflow) output.text(`  ${workflowLine(tool.workflow)}`);
     }
     return 0;
   } finally {
@@ -159,7 +161,15 @@ function describeTool(tool: Tool): Record<string, unknown> {
     ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
     ...(tool.concurrency !== undefined ? { concurrency: tool.concurrency } : {}),
     ...(tool.maxResultBytes !== undefined ? { maxResultBytes: tool.maxResultBytes } : {}),
+    ...(tool.workflow ? { kind: 'workflow', workflow: tool.workflow } : {}),
   };
+}
+
+/** `workflow sum_to_n: calls add, multiply (from kit.tools.yaml); deadline 120000 ms, at most 10000 node visits`. */
+function workflowLine(workflow: WorkflowToolInfo): string {
+  const calls = workflow.calls.length === 0 ? 'calls no tools' : `calls ${workflow.calls.join(', ')}`;
+  const from = workflow.toolsFile === undefined ? '' : ` (from ${workflow.toolsFile})`;
+  return `workflow ${workflow.name}: ${calls}${from}; deadline ${workflow.timeoutMs} ms, at most ${workflow.maxVisits} node visits`;
 }
 
 /** `email: string (required) — The customer's email`, one per top-level argument. */

@@ -7,6 +7,7 @@ import { WeftError } from '../errors.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import { loadToolsFile } from '../tools/tools-file.js';
 import type { SuiteTask } from './load-suite.js';
+import { openWorkflowTools } from './open-workflow-tools.js';
 
 export interface SuiteTools {
   readonly toolsFor: (task: SuiteTask) => readonly Tool[];
@@ -25,7 +26,7 @@ export async function openSuiteTools(
   const failures: WeftError[] = [];
   for (const file of files) {
     try {
-      opened.set(file, await loadToolsFile(file, options));
+      opened.set(file, await loadToolsFile(file, { ...options, openWorkflows: openWorkflowTools }));
     } catch (error) {
       if (!(error instanceof WeftError)) {
         await close();

@@ -24,6 +24,8 @@ export interface RunWorkflowOptions {
   /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
   readonly expressionTimeLimitMs?: number;
   readonly signal?: AbortSignal;
+  /** Told of each node visit before the node runs (a workflow tool names where its deadline stopped it). */
+  readonly onVisit?: (node: string) => void;
 }
 
 export interface WorkflowToolCall {
@@ -97,6 +99,14 @@ function toolMap(tools: readonly Tool[]): ReadonlyMap<string, Tool> {
 
 const NO_TOOLS: readonly Tool[] = [];
 
+/**
+ * Node visits between two yields to the event loop. Expressions evaluate through promises that are already
+ * resolved, so a loop of set and condition nodes would otherwise never let a timer fire: a deadline, or the abort
+ * it signals, would wait for the visit cap.
+ */
+const VISITS_PER_YIELD = 100;
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export async function runWorkflow(
   workflow: ExecutableWorkflow,
   options: RunWorkflowOptions,
@@ -142,11 +152,13 @@ export async function runWorkflow(
     let current: string | undefined = from;
     while (current !== undefined) {
       if (current === stopAt) return { ended: false };
+      if (steps % VISITS_PER_YIELD === VISITS_PER_YIELD - 1) await yieldToEventLoop();
       if (options.signal?.aborted) throw new WeftError('ABORTED', 'the workflow run was cancelled');
       const node = nodes.get(current);
       if (!node)
         throw new WeftError('WORKFLOW', `an edge leads to unknown node ${current}`, { location: { field: 'edges' } });
       steps++;
+      options.onVisit?.(node.id);
       if (steps > maxVisits) {
         throw new WeftError('WORKFLOW', `${at(node)}: more than ${maxVisits} node visits; a loop does not end`, {
           location: { field: `nodes.${node.id}` },

@@ -1,8 +1,9 @@
 /**
  * Opening the sources of a checked `tools:` section (parse-tools-section.ts) into one ToolSet: http tools are
- * built, modules imported, MCP servers started. Every problem is reported at once, located at the entry that has
- * it (a module without the export it names, an MCP command that does not exist, a tool name two sources give);
- * whatever was opened before a problem is closed again.
+ * built, modules imported, MCP servers started, and then workflow entries opened by the workflow interpreter's
+ * opener (they call the others). Every problem is reported at once, located at the entry that has it (a module
+ * without the export it names, an MCP command that does not exist, a tool name two sources give, a workflow that
+ * does not check); whatever was opened before a problem is closed again.
  */
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import type { McpServerConfig } from './mcp-config.js';
 import type { OpenMcpToolsOptions } from './mcp-tools.js';
 import type { ToolSourceSpec } from './tool-entry-fields.js';
 import type { Tool, ToolSet } from './tool.js';
+import type { WorkflowToolSource, WorkflowToolsContext, WorkflowToolsOpener } from './workflow-tools-opener.js';
 
 export type McpOpener = (config: McpServerConfig, options: OpenMcpToolsOptions) => Promise<ToolSet>;
 
@@ -32,6 +34,15 @@ export interface OpenToolSourcesOptions {
   readonly earlierIssues?: readonly LocatedIssue[];
   /** The document the sources come from, named by the error. */
   readonly file?: string;
+  /**
+   * Opens `workflow` entries (the library's loadToolsFile gives the workflow interpreter's opener); without it,
+   * each such entry is a problem.
+   */
+  readonly openWorkflows?: WorkflowToolsOpener;
+  /** The tools files being loaded, outermost first (absolute), for workflow entries' cycle check. */
+  readonly within?: readonly string[];
+  /** Loads a tools file a workflow entry names in `tools:` (loadToolsFile gives it). */
+  readonly openToolsFile?: WorkflowToolsContext['openToolsFile'];
 }
 
 interface Opened {
@@ -47,7 +58,9 @@ export async function openToolSources(
   const at = (source: ToolSourceSpec, path: FieldPath, message: string): void => {
     issues.push({ ...source.locate(path), message });
   };
-  const outcomes = await Promise.allSettled(sources.map((source) => openSource(source, options)));
+  const workflowSources = sources.filter((source): source is WorkflowToolSource => source.kind === 'workflow');
+  const plainSources = sources.filter((source) => source.kind !== 'workflow');
+  const outcomes = await Promise.allSettled(plainSources.map((source) => openSource(source, options)));
   // The caller gave up (Ctrl-C, SIGTERM): that is no problem of the file, and not exit 2.
   const aborted = outcomes.find(
     (outcome) => outcome.status === 'rejected' && isWeftError(outcome.reason) && outcome.reason.code === 'ABORTED',
@@ -58,10 +71,18 @@ export async function openToolSources(
   }
   const opened: Opened[] = [];
   outcomes.forEach((outcome, index) => {
-    const source = sources[index]!;
+    const source = plainSources[index]!;
     if (outcome.status === 'fulfilled') opened.push({ source, set: outcome.value });
     else reportFailure(source, outcome.reason, at);
   });
+  if (workflowSources.length > 0) {
+    try {
+      opened.push(...(await openWorkflowSources(workflowSources, opened, issues, options)));
+    } catch (error) {
+      await closeAll(opened.map((entry) => entry.set))();
+      throw error;
+    }
+  }
 
   // Names unique across sources: a model calls a tool by name only.
   const origins = new Map<string, { tool: Tool; source: ToolSourceSpec }>();
@@ -72,7 +93,9 @@ export async function openToolSources(
       if (earlier) {
         at(
           source,
-          source.kind === 'http' ? [...source.path, 'name'] : source.path,
+          source.kind === 'http' || (source.kind === 'workflow' && source.spec.name !== undefined)
+            ? [...source.path, 'name']
+            : source.path,
           `duplicate tool name "${tool.name}": ${tool.source} and ${earlier.tool.source} (${formatFieldPath(earlier.source.path)}) both give it`,
         );
         continue;
@@ -89,9 +112,56 @@ export async function openToolSources(
   return { tools, close };
 }
 
-/** One BAD_INPUT listing located problems in source order. */
+/**
+ * The workflow entries, opened once the other sources are (a workflow calls them): each as a one-tool set, the
+ * first also closing what the workflows' own tools files opened. Their problems join `issues`.
+ */
+async function openWorkflowSources(
+  sources: readonly WorkflowToolSource[],
+  opened: readonly Opened[],
+  issues: LocatedIssue[],
+  options: OpenToolSourcesOptions,
+): Promise<Opened[]> {
+  if (!options.openWorkflows) {
+    for (const source of sources) {
+      issues.push({
+        ...source.locate([...source.path, 'kind']),
+        message: "workflow tools need the workflow interpreter: open this file with the weft package's loadToolsFile",
+      });
+    }
+    return [];
+  }
+  const result = await options.openWorkflows(sources, {
+    siblings: opened.flatMap((entry) => entry.set.tools),
+    sectionHasProblems: issues.length > 0,
+    within: options.within ?? [],
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.openToolsFile ? { openToolsFile: options.openToolsFile } : {}),
+  });
+  issues.push(...result.issues);
+  const noClose = async (): Promise<void> => {};
+  const built: Opened[] = [];
+  result.tools.forEach((tool, index) => {
+    if (tool) built.push({ source: sources[index]!, set: { tools: [tool], close: noClose } });
+  });
+  // The nested tools files are closed with the section, whether or not any workflow tool came out of them.
+  built.push({ source: sources[0]!, set: { tools: [], close: () => result.close() } });
+  return built;
+}
+
+/**
+ * One BAD_INPUT listing located problems in source order: by file (in the order files first appear: a workflow
+ * entry's own file after the tools file naming it), then by line and column.
+ */
 export function problemsError(issues: readonly LocatedIssue[], what: string, location?: SourceLocation): WeftError {
-  const sorted = [...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  const fileRank = new Map<string | undefined, number>();
+  for (const issue of issues) if (!fileRank.has(issue.file)) fileRank.set(issue.file, fileRank.size);
+  const sorted = [...issues].sort(
+    (a, b) =>
+      fileRank.get(a.file)! - fileRank.get(b.file)! ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
+  );
   const n = sorted.length;
   return new WeftError('BAD_INPUT', `${what}: ${n} ${n === 1 ? 'problem' : 'problems'}`, {
     issues: sorted,
@@ -116,6 +186,7 @@ async function openSource(source: ToolSourceSpec, options: OpenToolSourcesOption
       ...(source.exports ? { exports: source.exports } : {}),
     });
   }
+  if (source.kind === 'workflow') throw new WeftError('INTERNAL', 'workflow entries are opened by openWorkflows');
   const { transport } = source.config;
   if (transport.type === 'stdio' && !(await commandExists(transport.command, transport.cwd))) {
     throw new CommandMissing(transport.command);

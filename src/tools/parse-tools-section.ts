@@ -3,7 +3,7 @@
  * into tool sources, or located problems, all of them at once. Pure apart from reading `env`: modules are imported
  * and MCP servers started later (open-tool-sources.ts), so a plan parser can check its section synchronously.
  *
- * The section's container holds `tools` (a list of http, module and mcp entries) and `allowHosts` (the hosts its
+ * The section's container holds `tools` (a list of http, module, mcp and workflow entries) and `allowHosts` (the hosts its
  * http tools and MCP servers over HTTP may reach). Decisions:
  * - An http tool needs its host on `allowHosts`; a file without the list reaches no host (the error says what to add).
  * - `${env:NAME}` references are allowed in URLs, header values, MCP `env`, `args` and `headers`: resolved here,
@@ -19,11 +19,12 @@ import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source
 import { type AllowedHost, parseAllowedHost } from './allow-hosts.js';
 import { parseHttpEntry } from './parse-http-entry.js';
 import { parseMcpEntry } from './parse-mcp-entry.js';
+import { parseWorkflowEntry } from './parse-workflow-entry.js';
 import { type EntryContext, Fields, type Issue, type SourceBase, type ToolSourceSpec } from './tool-entry-fields.js';
 
 /** Entries in one `tools:` list. */
 export const MAX_TOOL_ENTRIES = 500;
-export const TOOL_KINDS = ['http', 'module', 'mcp'] as const;
+export const TOOL_KINDS = ['http', 'module', 'mcp', 'workflow'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 const FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
@@ -59,6 +60,19 @@ const FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
     'timeoutMs',
     'maxResultBytes',
   ],
+  workflow: [
+    'kind',
+    'name',
+    'description',
+    'file',
+    'tools',
+    'timeoutMs',
+    'maxVisits',
+    'idempotent',
+    'secretArgs',
+    'concurrency',
+    'maxResultBytes',
+  ],
 };
 
 /** Words people write for a field, mapped to it (lower case keys). */
@@ -72,6 +86,13 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
   querystring: 'query',
   endpoint: 'url',
   file: 'path',
+  path: 'file',
+  workflow: 'file',
+  uses: 'tools',
+  toolsfile: 'tools',
+  tools_file: 'tools',
+  max_visits: 'maxVisits',
+  visits: 'maxVisits',
   module: 'path',
   export: 'exports',
   timeout: 'timeoutMs',
@@ -89,7 +110,14 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
   allow_hosts: 'allowHosts',
 };
 
-const KIND_ALIASES: Readonly<Record<string, ToolKind>> = { rest: 'http', api: 'http', js: 'module', esm: 'module' };
+const KIND_ALIASES: Readonly<Record<string, ToolKind>> = {
+  rest: 'http',
+  api: 'http',
+  js: 'module',
+  esm: 'module',
+  flow: 'workflow',
+  distilled: 'workflow',
+};
 
 export interface ParseToolsSectionInput {
   /** The `tools` value. */
@@ -135,7 +163,7 @@ export function parseToolsSection(input: ParseToolsSectionInput): ParsedToolsSec
     issue(
       listPath,
       input.tools === undefined
-        ? 'missing required field "tools" (a list of http, module and mcp entries)'
+        ? 'missing required field "tools" (a list of http, module, mcp and workflow entries)'
         : `expected a list of tool entries, got ${describeValue(input.tools)}`,
     );
     return { sources, issues };
@@ -161,7 +189,11 @@ export function parseToolsSection(input: ParseToolsSectionInput): ParsedToolsSec
     // Names are compared as written, so an entry with other problems still reveals a duplicate.
     const record = (entry ?? {}) as Record<string, unknown>;
     const [seen, label] =
-      record.kind === 'http' ? [names, 'tool'] : record.kind === 'mcp' ? [servers, 'MCP server'] : [undefined, ''];
+      record.kind === 'http' || record.kind === 'workflow'
+        ? [names, 'tool']
+        : record.kind === 'mcp'
+          ? [servers, 'MCP server']
+          : [undefined, ''];
     if (seen && typeof record.name === 'string') {
       const earlier = seen.get(record.name);
       if (earlier) {
@@ -245,7 +277,9 @@ function parseEntry(entry: unknown, index: number, path: FieldPath, context: Ent
       ? parseHttpEntry(fields, base, context)
       : kind === 'module'
         ? parseModule(fields, base, context)
-        : parseMcpEntry(fields, base, context);
+        : kind === 'mcp'
+          ? parseMcpEntry(fields, base, context)
+          : parseWorkflowEntry(fields, base, context);
   return context.issueCount() === before ? source : undefined;
 }
 

@@ -37,7 +37,34 @@ export type ToolSourceSpec =
       readonly shownPath: string;
       readonly exports?: readonly string[];
     })
-  | (SourceBase & { readonly kind: 'mcp'; readonly config: McpServerConfig });
+  | (SourceBase & { readonly kind: 'mcp'; readonly config: McpServerConfig })
+  | (SourceBase & { readonly kind: 'workflow'; readonly spec: WorkflowToolSpec });
+
+/**
+ * A `workflow` entry as checked (parse-workflow-entry.ts): a distilled workflow file offered as a tool. It is opened
+ * by a WorkflowToolsOpener (open-tool-sources.ts), since the interpreter sits above the tools layer.
+ */
+export interface WorkflowToolSpec {
+  /** The tool's name; default: derived from the workflow's own name. */
+  readonly name?: string;
+  /** Default: the workflow's own description. */
+  readonly description?: string;
+  /** The workflow file, absolute. */
+  readonly workflowPath: string;
+  /** As the entry writes it (`file:`). */
+  readonly shownFile: string;
+  /** How locations name the workflow file: beside the document's name as the user gave it. */
+  readonly displayFile: string;
+  /** The tools file whose tools the workflow calls; without it, the other tools of the same section. */
+  readonly toolsFile?: { readonly path: string; readonly shown: string; readonly display: string };
+  /** The deadline of one whole run of the workflow. */
+  readonly timeoutMs?: number;
+  readonly maxVisits?: number;
+  readonly idempotent?: boolean;
+  readonly secretArgs?: readonly string[];
+  readonly concurrency?: number;
+  readonly maxResultBytes?: number;
+}
 
 export type Issue = (path: FieldPath, message: string) => void;
 

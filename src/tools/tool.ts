@@ -47,7 +47,25 @@ export interface Tool {
   readonly simulated?: boolean;
   /** Where it comes from, for `weft tools list` and errors: e.g. `http tools.yaml:12`, `mcp orders (stdio)`. */
   readonly source: string;
+  /** Set for a workflow tool (a `workflow` entry): what `weft tools list` shows of it. */
+  readonly workflow?: WorkflowToolInfo;
   call(args: JsonValue, context: ToolCallContext): Promise<JsonValue>;
+}
+
+/** What a workflow tool runs: a distilled workflow, with no model, calling other tools. */
+export interface WorkflowToolInfo {
+  /** The workflow file, as the entry names it. */
+  readonly file: string;
+  /** The workflow's own name. */
+  readonly name: string;
+  /** The tools its nodes call, each once, in node order. */
+  readonly calls: readonly string[];
+  /** The tools file those come from, as the entry names it; absent: the other tools of its own section. */
+  readonly toolsFile?: string;
+  /** The deadline of one whole run. */
+  readonly timeoutMs: number;
+  /** Node visits one run may make. */
+  readonly maxVisits: number;
 }
 
 /** The tools one file, plan or procedure provides, with what must be released when Weft ends (MCP servers). */

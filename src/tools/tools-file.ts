@@ -1,6 +1,6 @@
 /**
  * A tools file (`--tools tools.yaml`, issue 12): YAML or JSON holding `allowHosts` and a `tools:` list of http,
- * module and mcp entries (parse-tools-section.ts), loaded into one ToolSet. Every problem of the file is reported
+ * module, mcp and workflow entries (parse-tools-section.ts), loaded into one ToolSet. Every problem of the file is reported
  * at once, as one BAD_INPUT whose issues name file, line, column and field. Relative paths resolve against the
  * file's folder.
  */
@@ -12,6 +12,7 @@ import { isFlowAgentToolsSpec, parseFlowAgentToolsSpec } from './flowagent-tools
 import { parseToolsSection, unknownKeyIssues } from './parse-tools-section.js';
 import { readInputFile } from './read-input-file.js';
 import type { ToolSet } from './tool.js';
+import type { WorkflowToolsOpener } from './workflow-tools-opener.js';
 
 /** A tools file is a few KB; a larger one is a mistake (or hostile), refused before it is read. */
 export const MAX_TOOLS_FILE_BYTES = 5_000_000;
@@ -30,6 +31,13 @@ export interface LoadToolsFileOptions {
    * are not ours to check, and a document without `tools` gives an empty set.
    */
   readonly embedded?: boolean;
+  /**
+   * Opens `workflow` entries: the workflow interpreter's opener. The library's own `loadToolsFile` (the package's
+   * entry point) gives it; this layer's alone cannot run workflows, and reports such entries as problems.
+   */
+  readonly openWorkflows?: WorkflowToolsOpener;
+  /** The tools files whose workflow entries led to this one, outermost first (absolute): set by nested loads. */
+  readonly within?: readonly string[];
 }
 
 /** Loads every source the file lists into one ToolSet (names unique across sources). Throws BAD_INPUT, located. */
@@ -76,8 +84,12 @@ export async function loadToolsFile(path: string, options: LoadToolsFileOptions 
     baseDir: dirname(resolve(path)),
     ...(options.env ? { env: options.env } : {}),
   });
+  const within = [...(options.within ?? []), resolve(path)];
   // Modules are imported and MCP commands looked for even when the file has other problems: all are reported at once.
   return openToolSources(parsed.sources, {
+    within,
+    openToolsFile: (nested) => loadToolsFile(nested, { ...options, embedded: false, within }),
+    ...(options.openWorkflows ? { openWorkflows: options.openWorkflows } : {}),
     what: 'invalid tools file',
     file: path,
     earlierIssues: [...keyIssues, ...parsed.issues],

@@ -1,0 +1,23 @@
+/**
+ * The library's loadToolsFile and openToolSources: the tools layer's, with every tool kind. `workflow` entries run
+ * in the workflow interpreter, which sits above the tools layer (it calls tools), so its opener is plugged in here,
+ * at the top, as role-kinds.ts does for role kinds.
+ */
+import { openWorkflowTools } from './distill/open-workflow-tools.js';
+import { openToolSources as openToolSourcesOfLayer, type OpenToolSourcesOptions } from './tools/open-tool-sources.js';
+import type { ToolSet } from './tools/tool.js';
+import type { ToolSourceSpec } from './tools/tool-entry-fields.js';
+import { type LoadToolsFileOptions, loadToolsFile as loadToolsFileOfLayer } from './tools/tools-file.js';
+
+/** Loads every source a tools file (or a document's `tools:` section) lists into one ToolSet; see tools/tools-file.ts. */
+export function loadToolsFile(path: string, options: LoadToolsFileOptions = {}): Promise<ToolSet> {
+  return loadToolsFileOfLayer(path, { openWorkflows: openWorkflowTools, ...options });
+}
+
+/** Opens a checked section's sources into one ToolSet; see tools/open-tool-sources.ts. */
+export function openToolSources(
+  sources: readonly ToolSourceSpec[],
+  options: OpenToolSourcesOptions = {},
+): Promise<ToolSet> {
+  return openToolSourcesOfLayer(sources, { openWorkflows: openWorkflowTools, ...options });
+}
