@@ -76,7 +76,8 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       if (!summary.workflow) throw new WeftError('NOT_FOUND', `Run "${runId}" has no plan yet`);
       // summary.workflow carries each subtask's final status, so the colours are how the run ended.
       const workflow = workflowFromJson(summary.workflow);
-      output.text((flags.mermaid ? toMermaid(workflow, { statuses: true }) : toDot(workflow)).trimEnd());
+      const warned = new Set(summary.tasks.filter((task) => toolFailureWarning(task) !== undefined).map((t) => t.id));
+      output.text((flags.mermaid ? toMermaid(workflow, { statuses: true, warned }) : toDot(workflow)).trimEnd());
       return 0;
     }
     // The JSON document has no `running`; the text can say that the run's process is still at work.

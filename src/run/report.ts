@@ -7,7 +7,7 @@ import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import { outputFileName } from '../store/run-paths.js';
 import type { TeamSummary, WeftEvent, WorkflowDiffSummary } from './events.js';
-import { TOOL_FAILURE_MARK, toolCallCount, toolFailureWarning } from './tool-call-count.js';
+import { TOOL_FAILURE_MARK, toolFailureWarning } from './tool-call-count.js';
 import { toolCallLine, toolCallViews } from './tool-call-lines.js';
 import { runResult } from './run-result.js';
 import type { RunSummary } from './run-summary.js';
@@ -42,7 +42,7 @@ export function renderReport(input: ReportInput): string {
     `- Model: ${modelLabel}`,
     `- Plan version: ${summary.planVersion}`,
     `- Makespan: ${(summary.makespanMs / 1000).toFixed(2)} s`,
-    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; ${toolCallCount(summary.toolCalls, summary.toolCallsFailed)}` : ''}`,
+    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; tool calls: ${summary.toolCalls}${summary.toolCallsFailed > 0 ? ` (${summary.toolCallsFailed} failed)` : ''}` : ''}`,
     '',
     '## Task',
     '',
@@ -50,11 +50,12 @@ export function renderReport(input: ReportInput): string {
     '',
   ];
   if (input.workflow) {
+    const warned = new Set(summary.tasks.filter((task) => toolFailureWarning(task) !== undefined).map((t) => t.id));
     lines.push(
       '## Final plan',
       '',
       '```mermaid',
-      toMermaid(input.workflow, { statuses: true, maxLabelLength: 60 }).trimEnd(),
+      toMermaid(input.workflow, { statuses: true, maxLabelLength: 60, warned }).trimEnd(),
       '```',
       '',
     );
