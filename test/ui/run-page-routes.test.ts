@@ -206,5 +206,13 @@ describe('tool calls in the node panel', () => {
     // The subtask's counts over its attempts, as `weft show --json` gives them.
     expect(detail.toolCalls).toBe(calls.length);
     expect(detail.toolCallsFailed).toBe(calls.filter((call) => call.ok === false).length);
+    // The runs list tallies the same run's calls (sum is its only subtask with tools).
+    const { runs } = await getJson<{ runs: { runId: string; toolCalls: number; toolCallsFailed: number }[] }>(
+      '/api/runs',
+    );
+    expect(runs.find((run) => run.runId === ids.tools)).toMatchObject({
+      toolCalls: detail.toolCalls,
+      toolCallsFailed: detail.toolCallsFailed,
+    });
   });
 });
