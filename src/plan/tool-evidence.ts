@@ -1,8 +1,9 @@
 /**
- * What the verifier is shown of an attempt's tool calls (docs/algorithms.md#verification): each call with its
- * arguments as the run's log keeps them (secret ones redacted) and its result or error, so that an output claiming
- * what the calls do not show (a refund that failed, an order never placed) can be rejected. Pure and bounded: long
- * values are cut with a note, and past a number of calls or characters the rest is left out, saying how many.
+ * What the verifier is shown of an attempt's tool calls (docs/algorithms.md#what-the-verifier-is-shown-of-tool-calls):
+ * each call with its arguments as the run's log keeps them (secret ones redacted) and its result or error, so that
+ * an output claiming what the calls do not show (a refund that failed, an order never placed) can be rejected. Pure
+ * and bounded: long values are cut with a note, and past a number of calls or characters the rest is left out,
+ * saying how many.
  */
 import { clip } from './prompts.js';
 
@@ -74,8 +75,8 @@ function chooseShown(calls: readonly ToolEvidenceCall[]): { call: ToolEvidenceCa
 }
 
 function renderCall(call: ToolEvidenceCall): string {
-  const name = escapeText(clip(call.name, MAX_NAME_CHARS)).replace(/"/g, '&quot;').replace(/\s+/g, ' ');
-  const status = call.ok ? 'ok' : `failed" code="${escapeText(call.code ?? 'TOOL')}`;
+  const name = attribute(clip(call.name, MAX_NAME_CHARS));
+  const status = call.ok ? 'ok' : `failed" code="${attribute(call.code ?? 'TOOL')}`;
   const args = `<arguments>${escapeText(clip(json(call.args), MAX_EVIDENCE_ARGS_CHARS))}</arguments>`;
   const end = call.ok
     ? `<result>${escapeText(clip(typeof call.result === 'string' ? call.result : json(call.result ?? null), MAX_EVIDENCE_RESULT_CHARS))}${call.truncated ? '\n…[the tool cut this result before the agent saw it]' : ''}</result>`
@@ -93,6 +94,11 @@ function json(value: unknown): string {
 
 function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+}
+
+/** An attribute's value: escaped text on one line, without a quote that would end it. */
+function attribute(text: string): string {
+  return escapeText(text).replace(/"/g, '&quot;').replace(/\s+/g, ' ');
 }
 
 function count(n: number, noun: string): string {

@@ -1,8 +1,8 @@
 /**
- * The verifier's evidence of one attempt (docs/algorithms.md#verification), built from the same records the run's
- * log keeps for its tool calls (`tool-call` with redacted arguments, `tool-result`), so that a resumed run, whose
- * calls are replayed from the log, and a queue worker, whose calls come from its journal, show the verifier what an
- * attempt run in one go shows it. Pure.
+ * The verifier's evidence of one attempt (docs/algorithms.md#what-the-verifier-is-shown-of-tool-calls), built from
+ * the same records the run's log keeps for its tool calls (`tool-call` with redacted arguments, `tool-result`), so
+ * that a resumed run, whose calls are replayed from the log, and a queue worker, whose calls come from its journal,
+ * show the verifier what an attempt run in one go shows it. Pure.
  */
 import type { ToolEvidenceCall } from '../plan/tool-evidence.js';
 import type { ToolLoopRecord } from '../tools/tool-loop.js';

@@ -1,8 +1,8 @@
 /**
  * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs
- * (docs/algorithms.md#execution), then the result is double-checked, against the attempt's tool calls when its role
- * has tools (docs/algorithms.md#verification). Fault injection ("masking",
- * docs/algorithms.md#fault-injection) replaces the result with "none" before the check and before any child can see it.
+ * (docs/algorithms.md#execution), then the result is double-checked (docs/algorithms.md#verification), against the
+ * attempt's tool calls when its role has tools. Fault injection ("masking", docs/algorithms.md#fault-injection)
+ * replaces the result with "none" before the check and before any child can see it.
  */
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
