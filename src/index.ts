@@ -211,6 +211,7 @@ export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/sess
 export { SESSION_ID_PATTERN } from './store/sessions.js';
 export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';
+export { TOOL_FAILURE_MARK, toolCallCount, toolFailureWarning } from './run/tool-call-count.js';
 
 // Conversational procedures (FlowAgent, issue 13): a PDL procedure as a conversation, its controllers and sessions.
 export {

@@ -2,7 +2,7 @@
  * The live view of a run. On a TTY it redraws one line per subtask (state, attempts) under a header with calls
  * and cost; elsewhere it prints one plain line per notable event. Both read the same events as the store.
  */
-import { type Fates, foldFate, type SubtaskFate, type WeftEvent } from '../index.js';
+import { type Fates, foldFate, type SubtaskFate, TOOL_FAILURE_MARK, toolCallCount, type WeftEvent } from '../index.js';
 import { teamOutcome } from './team-output.js';
 
 /**
@@ -102,6 +102,9 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   let state = 'planning…';
   let calls = 0;
   let toolCalls = 0;
+  let toolCallsFailed = 0;
+  /** Failed tool calls by subtask: a completed row with some is marked. */
+  const failedTools = new Map<string, number>();
   /** The tool call each subtask is waiting on, shown on its row. */
   const runningTools = new Map<string, string>();
   let costUsd = 0;
@@ -111,15 +114,17 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
     timer = undefined;
     const width = Math.max(40, (stream.columns ?? 100) - 1);
     const lines = [
-      `run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls${toolCalls > 0 ? ` · ${toolCalls} tool calls` : ''} · $${costUsd.toFixed(4)} · ${model}`,
+      `run ${runId}${version ? ` · plan v${version}` : ''} · ${state} · ${calls} calls${toolCalls > 0 ? ` · ${toolCallCount(toolCalls, toolCallsFailed)}` : ''} · $${costUsd.toFixed(4)} · ${model}`,
     ];
     for (const { id, agent } of subtasks) {
       const fate = fates.get(id);
       const shown = rowState(fate);
       const attempts = Math.max(fate?.started ?? 0, fate?.ended ?? 0);
       const tool = shown === 'running' ? runningTools.get(id) : undefined;
+      const failed = failedTools.get(id) ?? 0;
+      const marked = shown === 'completed' && failed > 0;
       lines.push(
-        `  ${symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}${tool ? ` · tool ${tool}` : ''}`,
+        `  ${marked ? TOOL_FAILURE_MARK : symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}${tool ? ` · tool ${tool}` : ''}${failed > 0 ? ` · ${failed} tool call${failed === 1 ? '' : 's'} failed` : ''}`,
       );
     }
     const text = lines.map((line) => line.slice(0, width)).join('\n');
@@ -153,6 +158,10 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
           break;
         case 'tool-result':
           runningTools.delete(event.taskId);
+          if (!event.ok) {
+            toolCallsFailed += 1;
+            failedTools.set(event.taskId, (failedTools.get(event.taskId) ?? 0) + 1);
+          }
           break;
         case 'run-end':
           state = `${event.status}${event.reason ? `: ${event.reason}` : ''}`;

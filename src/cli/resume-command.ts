@@ -4,6 +4,7 @@ import {
   createQueueRunner,
   mayHaveRedactedCredentials,
   resumeRun,
+  toolCallCount,
   WeftError,
   type ToolSet,
 } from '../index.js';
@@ -11,7 +12,7 @@ import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './co
 import { loadRunTools } from './load-run-tools.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
-import { printResult, runJson } from './run-command.js';
+import { printResult, printToolWarnings, runJson } from './run-command.js';
 
 export interface ResumeFlags {
   readonly model?: string;
@@ -77,8 +78,9 @@ export async function resumeCommand(
     else {
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
       output.text(
-        `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all${result.toolCalls > 0 ? `, ${result.toolCalls} tool calls` : ''}`,
+        `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all${result.toolCalls > 0 ? `, ${toolCallCount(result.toolCalls, result.toolCallsFailed)}` : ''}`,
       );
+      printToolWarnings(result, output);
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }

@@ -9,6 +9,9 @@ import {
   readInputFile,
   runResult,
   runTask,
+  TOOL_FAILURE_MARK,
+  toolCallCount,
+  toolFailureWarning,
   WeftError,
   type QueueRunner,
   type RunSummary,
@@ -189,6 +192,7 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
     tokens: { input: summary.tokens.input, output: summary.tokens.output },
     costUsd: summary.costUsd,
     toolCalls: summary.toolCalls,
+    toolCallsFailed: summary.toolCallsFailed,
     tasks: summary.tasks.map((t) => ({
       id: t.id,
       status: t.status,
@@ -196,6 +200,8 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
       startMs: t.startMs,
       endMs: t.endMs,
       dependsOn: [...t.dependsOn],
+      toolCalls: t.toolCalls,
+      toolCallsFailed: t.toolCallsFailed,
       output: t.output ?? null,
       outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
       ...(t.reason !== undefined ? { reason: t.reason } : {}),
@@ -225,11 +231,25 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   );
   for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5))
     output.text(`failed ${task.id}: ${task.reason}`);
+  printToolWarnings(result, output);
   output.text(
-    `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}${result.toolCalls > 0 ? `, ${result.toolCalls} tool calls` : ''}`,
+    `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}${result.toolCalls > 0 ? `, ${toolCallCount(result.toolCalls, result.toolCallsFailed)}` : ''}`,
   );
   output.text(`report: ${result.runDir}/report.md`);
   printResult(result, output);
+}
+
+/**
+ * The subtasks that completed although some of their tool calls failed (`weft run`, `weft resume`): their outputs
+ * may claim what a failed call did not do, so they are named, like failed ones (at most 5; `weft show` has all).
+ */
+export function printToolWarnings(summary: RunSummary, output: Output): void {
+  const marked = summary.tasks.flatMap((task) => {
+    const warning = toolFailureWarning(task);
+    return warning === undefined ? [] : [`${TOOL_FAILURE_MARK} ${task.id}: completed, but ${warning}`];
+  });
+  for (const line of marked.slice(0, 5)) output.text(line);
+  if (marked.length > 5) output.text(`${TOOL_FAILURE_MARK} and ${marked.length - 5} more (weft show ${summary.runId})`);
 }
 
 /** A plan file (`--plan`, weft_run's `plan`), validated; it may carry its own tools section. */

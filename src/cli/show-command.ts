@@ -13,6 +13,9 @@ import {
   toolCallLine,
   toolCallViews,
   toMermaid,
+  TOOL_FAILURE_MARK,
+  toolCallCount,
+  toolFailureWarning,
   WeftError,
   workflowFromJson,
   type RunSummary,
@@ -73,7 +76,8 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
       if (!summary.workflow) throw new WeftError('NOT_FOUND', `Run "${runId}" has no plan yet`);
       // summary.workflow carries each subtask's final status, so the colours are how the run ended.
       const workflow = workflowFromJson(summary.workflow);
-      output.text((flags.mermaid ? toMermaid(workflow, { statuses: true }) : toDot(workflow)).trimEnd());
+      const warned = new Set(summary.tasks.filter((task) => toolFailureWarning(task) !== undefined).map((t) => t.id));
+      output.text((flags.mermaid ? toMermaid(workflow, { statuses: true, warned }) : toDot(workflow)).trimEnd());
       return 0;
     }
     // The JSON document has no `running`; the text can say that the run's process is still at work.
@@ -83,16 +87,20 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     );
     output.text(`task: ${run.task.split('\n')[0]}`);
     output.text(
-      `model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; ${summary.toolCalls} tool calls` : ''}`,
+      `model: ${run.model}; plan v${summary.planVersion}; ${(summary.makespanMs / 1000).toFixed(2)} s; ${summary.calls} calls; $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; ${toolCallCount(summary.toolCalls, summary.toolCallsFailed)}` : ''}`,
     );
     const toolViews = toolCallViews(events);
     // The last team attempt of each subtask, shown under it (report.md has the layers).
     const teams = new Map(events.flatMap((event) => (event.type === 'team' ? [[event.taskId, event] as const] : [])));
     for (const task of summary.tasks) {
+      const warning = toolFailureWarning(task);
+      const status = warning === undefined ? task.status : `${task.status} ${TOOL_FAILURE_MARK}`;
       output.text(
-        `  ${task.id.padEnd(12)} ${task.status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`,
+        `  ${task.id.padEnd(12)} ${status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`,
       );
       if (task.reason !== undefined) output.text(`  ${''.padEnd(12)} why: ${task.reason}`);
+      if (warning !== undefined)
+        output.text(`  ${''.padEnd(12)} ${TOOL_FAILURE_MARK} ${warning}: check its output against them`);
       const team = teams.get(task.id);
       if (team) {
         output.text(`  ${''.padEnd(12)} team ${team.team} (${team.members.join(', ')}): ${teamOutcome(team)}`);

@@ -9,7 +9,14 @@ export interface MermaidOptions {
   readonly statuses?: boolean;
   /** Cut objectives longer than this many characters (with an ellipsis); default: no limit. */
   readonly maxLabelLength?: number;
+  /**
+   * Subtasks to mark with `⚠` and, with `statuses`, draw amber rather than by status: the run's summaries use it for
+   * subtasks that completed although some of their tool calls failed.
+   */
+  readonly warned?: ReadonlySet<string>;
 }
+
+const WARNED_CLASS = { name: 'warned', style: 'fill:#fff7c2,stroke:#8a5a00,stroke-dasharray:5 3' };
 
 const STATUS_CLASSES: Record<SubtaskStatus, { name: string; style: string }> = {
   'not started': { name: 'notStarted', style: 'fill:#f4f4f4,stroke:#9e9e9e' },
@@ -22,8 +29,9 @@ const STATUS_CLASSES: Record<SubtaskStatus, { name: string; style: string }> = {
 export function toMermaid(workflow: Pick<Workflow, 'subtasks'>, options: MermaidOptions = {}): string {
   const lines = ['flowchart TD'];
   for (const subtask of workflow.subtasks) {
+    const mark = options.warned?.has(subtask.id) ? '⚠ ' : '';
     lines.push(
-      `  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${subtask.id}: ${shorten(subtask.objective, options.maxLabelLength)}`)}"]`,
+      `  ${graphNodeId(subtask.id)}["${escapeMermaidLabel(`${mark}${subtask.id}: ${shorten(subtask.objective, options.maxLabelLength)}`)}"]`,
     );
   }
   for (const subtask of workflow.subtasks) {
@@ -31,12 +39,17 @@ export function toMermaid(workflow: Pick<Workflow, 'subtasks'>, options: Mermaid
       lines.push(`  ${graphNodeId(dependency)} --> ${graphNodeId(subtask.id)}`);
   }
   if (options.statuses) {
-    const used = new Set(workflow.subtasks.map((subtask) => subtask.status));
+    const warned = (id: string) => options.warned?.has(id) === true;
+    const used = new Set(workflow.subtasks.filter((subtask) => !warned(subtask.id)).map((subtask) => subtask.status));
     for (const [status, { name, style }] of Object.entries(STATUS_CLASSES)) {
       if (used.has(status as SubtaskStatus)) lines.push(`  classDef ${name} ${style}`);
     }
+    if (workflow.subtasks.some((subtask) => warned(subtask.id)))
+      lines.push(`  classDef ${WARNED_CLASS.name} ${WARNED_CLASS.style}`);
     for (const subtask of workflow.subtasks)
-      lines.push(`  class ${graphNodeId(subtask.id)} ${STATUS_CLASSES[subtask.status].name}`);
+      lines.push(
+        `  class ${graphNodeId(subtask.id)} ${warned(subtask.id) ? WARNED_CLASS.name : STATUS_CLASSES[subtask.status].name}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

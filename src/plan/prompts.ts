@@ -71,10 +71,23 @@ Be strict about the objective's explicit requirements and lenient about style.
 Answer with JSON only: {"verdict": "accept" | "retry" | "replan", "reason": "..."}
 - accept: the objective is met.
 - retry: the result is wrong or incomplete, and running the same subtask again could fix it.
-- replan: the plan itself must change (a missing prerequisite, a wrong decomposition, an input that is missing).`;
+- replan: the plan itself must change (a missing prerequisite, a wrong decomposition, an input that is missing).
 
-export function verifyPrompt(task: string, objective: string, output: string): string {
-  return `<task>\n${task}\n</task>\n\n<objective>\n${objective}\n</objective>\n\n<output>\n${clip(output)}\n</output>\n\nDoes the output meet the objective? Answer with the JSON object only.`;
+When the prompt lists the agent's tool calls (<tool-calls>), they are the evidence of what it did. Never accept an
+output that claims what the calls do not show: the success of a call that failed, an action no call made, a value
+no result holds. Say which call in the reason.`;
+
+/**
+ * `toolCalls`: the section of tool-evidence.ts listing the attempt's tool calls, for a role with tools; '' for a
+ * role without.
+ */
+export function verifyPrompt(task: string, objective: string, output: string, toolCalls = ''): string {
+  const evidence = toolCalls === '' ? '' : `${toolCalls}\n\n`;
+  const question =
+    toolCalls === ''
+      ? 'Does the output meet the objective?'
+      : 'Does the output meet the objective, and do the tool calls bear out everything it claims was done?';
+  return `<task>\n${task}\n</task>\n\n<objective>\n${objective}\n</objective>\n\n<output>\n${clip(output)}\n</output>\n\n${evidence}${question} Answer with the JSON object only.`;
 }
 
 export const INSPECTOR_SYSTEM = `You are Weft's inspector. You revise a running workflow so that the task still gets done.

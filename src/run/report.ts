@@ -7,6 +7,7 @@ import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import { outputFileName } from '../store/run-paths.js';
 import type { TeamSummary, WeftEvent, WorkflowDiffSummary } from './events.js';
+import { TOOL_FAILURE_MARK, toolFailureWarning } from './tool-call-count.js';
 import { toolCallLine, toolCallViews } from './tool-call-lines.js';
 import { runResult } from './run-result.js';
 import type { RunSummary } from './run-summary.js';
@@ -41,7 +42,7 @@ export function renderReport(input: ReportInput): string {
     `- Model: ${modelLabel}`,
     `- Plan version: ${summary.planVersion}`,
     `- Makespan: ${(summary.makespanMs / 1000).toFixed(2)} s`,
-    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; tool calls: ${summary.toolCalls}` : ''}`,
+    `- Calls: ${summary.calls}; tokens: ${summary.tokens.input} in, ${summary.tokens.output} out; cost: $${summary.costUsd.toFixed(4)}${summary.toolCalls > 0 ? `; tool calls: ${summary.toolCalls}${summary.toolCallsFailed > 0 ? ` (${summary.toolCallsFailed} failed)` : ''}` : ''}`,
     '',
     '## Task',
     '',
@@ -49,28 +50,42 @@ export function renderReport(input: ReportInput): string {
     '',
   ];
   if (input.workflow) {
+    const warned = new Set(summary.tasks.filter((task) => toolFailureWarning(task) !== undefined).map((t) => t.id));
     lines.push(
       '## Final plan',
       '',
       '```mermaid',
-      toMermaid(input.workflow, { statuses: true, maxLabelLength: 60 }).trimEnd(),
+      toMermaid(input.workflow, { statuses: true, maxLabelLength: 60, warned }).trimEnd(),
       '```',
       '',
     );
   }
+  // The tool calls column only for runs that made some: a run without tools keeps the table it always had.
+  const tools = summary.toolCalls > 0;
   lines.push(
     '## Subtasks',
     '',
-    '| id | agent | status | attempts | start (s) | end (s) | objective |',
-    '|---|---|---|---|---|---|---|',
+    `| id | agent | status | attempts |${tools ? ' tool calls |' : ''} start (s) | end (s) | objective |`,
+    `|---|---|---|---|${tools ? '---|' : ''}---|---|---|`,
   );
   const agents = new Map(input.workflow?.subtasks.map((s) => [s.id, s]) ?? []);
+  const warnings: string[] = [];
   for (const task of summary.tasks) {
     const subtask = agents.get(task.id);
+    const warning = toolFailureWarning(task);
+    if (warning !== undefined) warnings.push(`- ${TOOL_FAILURE_MARK} ${cell(task.id)} completed, but ${warning}.`);
+    const calls = task.toolCallsFailed > 0 ? `${task.toolCalls} (${task.toolCallsFailed} failed)` : `${task.toolCalls}`;
     lines.push(
-      `| ${cell(task.id)} | ${cell(subtask?.agent ?? '')} | ${task.status} | ${task.attempts} | ${seconds(task.startMs)} | ${seconds(task.endMs)} | ${cell(subtask?.objective ?? '')} |`,
+      `| ${cell(task.id)} | ${cell(subtask?.agent ?? '')} | ${task.status}${warning !== undefined ? ` ${TOOL_FAILURE_MARK}` : ''} | ${task.attempts} |${tools ? ` ${calls} |` : ''} ${seconds(task.startMs)} | ${seconds(task.endMs)} | ${cell(subtask?.objective ?? '')} |`,
     );
   }
+  if (warnings.length > 0)
+    lines.push(
+      '',
+      ...warnings,
+      '',
+      'Their outputs may claim what a failed call did not do: check them against the tool calls below.',
+    );
   lines.push(...renderOutputs(summary));
   lines.push('', '## Plan versions', '');
   for (const version of input.versions) {

@@ -1,14 +1,17 @@
 /**
  * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs
- * (docs/algorithms.md#execution), then the result is double-checked. Fault injection ("masking",
- * docs/algorithms.md#fault-injection) replaces the result with "none" before the check and before any child can see it.
+ * (docs/algorithms.md#execution), then the result is double-checked (docs/algorithms.md#verification), against the
+ * attempt's tool calls when its role has tools. Fault injection ("masking", docs/algorithms.md#fault-injection)
+ * replaces the result with "none" before the check and before any child can see it.
  */
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { AGENT_SYSTEM_SUFFIX, executePrompt, type ParentOutput } from '../plan/prompts.js';
+import type { ToolEvidenceCall } from '../plan/tool-evidence.js';
 import { verifySubtask } from '../plan/verify-subtask.js';
 import { WeftError } from '../errors.js';
 import { runToolLoop } from '../tools/tool-loop.js';
+import { attemptEvidence } from './attempt-evidence.js';
 import type { Verdict } from './events.js';
 import type { AttemptTools } from './run-tools.js';
 
@@ -51,6 +54,7 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
     tag: { purpose: 'execute' as const, key: attempt.id, attempt: attempt.attempt },
   };
   let text: string;
+  let toolCalls: ToolEvidenceCall[] | undefined;
   if (attempt.role.tools && attempt.role.tools.length > 0) {
     if (!attempt.tools) {
       throw new WeftError(
@@ -68,6 +72,7 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
       signal: attempt.signal,
     });
     text = loop.text;
+    toolCalls = attemptEvidence(attempt.id, attempt.attempt, loop.calls);
   } else {
     text = (await attempt.model.generate(call, attempt.signal)).text;
   }
@@ -76,11 +81,18 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
   if (blocked)
     return { kind: 'blocked', output: result.text, reason: blocked[1]?.trim() || 'the agent cannot proceed' };
 
-  return verifyOutput(attempt, result.text);
+  return verifyOutput(attempt, result.text, toolCalls);
 }
 
-/** Verifies what an attempt produced (masked first under fault injection); shared by agents and teams. */
-export async function verifyOutput(attempt: SubtaskAttempt, produced: string): Promise<AttemptOutcome> {
+/**
+ * Verifies what an attempt produced (masked first under fault injection); shared by agents and teams. `toolCalls`:
+ * the attempt's tool calls, for a role with tools.
+ */
+export async function verifyOutput(
+  attempt: SubtaskAttempt,
+  produced: string,
+  toolCalls?: readonly ToolEvidenceCall[],
+): Promise<AttemptOutcome> {
   const output = attempt.mask ? MASKED_OUTPUT : produced;
   if (!attempt.verify)
     return { kind: 'verified', output, masked: attempt.mask, verdict: 'accept', reason: 'verification disabled' };
@@ -91,6 +103,7 @@ export async function verifyOutput(attempt: SubtaskAttempt, produced: string): P
     objective: attempt.objective,
     output,
     attempt: attempt.attempt,
+    ...(toolCalls ? { toolCalls } : {}),
     signal: attempt.signal,
   });
   return { kind: 'verified', output, masked: attempt.mask, verdict: verdict.verdict, reason: verdict.reason };

@@ -17,6 +17,9 @@ export interface TaskSummary {
   readonly reason?: string;
   /** The accepted output, present only for a completed subtask (the JSON documents print it as `output`). */
   readonly output?: string;
+  /** Tool calls its attempts made (all of them), and how many of those failed (an error result). */
+  readonly toolCalls: number;
+  readonly toolCallsFailed: number;
 }
 
 export interface RunSummary {
@@ -27,8 +30,10 @@ export interface RunSummary {
   readonly calls: number;
   readonly tokens: { readonly input: number; readonly output: number };
   readonly costUsd: number;
-  /** Tool calls the run's agents made (issue 12). */
+  /** Tool calls the run's agents made. */
   readonly toolCalls: number;
+  /** Of those, the ones that ended in an error (the tool failed, timed out, or the call was malformed). */
+  readonly toolCallsFailed: number;
   readonly tasks: readonly TaskSummary[];
 }
 
@@ -50,6 +55,15 @@ export function summarizeRun(
   let output = 0;
   let costUsd = 0;
   let toolCalls = 0;
+  let toolCallsFailed = 0;
+  /** Per subtask id: [tool calls, failed ones]. */
+  const toolsOf = new Map<string, [number, number]>();
+  const countTool = (taskId: string, failed: boolean) => {
+    const counts = toolsOf.get(taskId) ?? [0, 0];
+    if (failed) counts[1] += 1;
+    else counts[0] += 1;
+    toolsOf.set(taskId, counts);
+  };
   const fates: Fates = new Map();
   for (const event of events) {
     makespanMs = Math.max(makespanMs, event.at);
@@ -69,6 +83,13 @@ export function summarizeRun(
         break;
       case 'tool-call':
         toolCalls += 1;
+        countTool(event.taskId, false);
+        break;
+      case 'tool-result':
+        if (!event.ok) {
+          toolCallsFailed += 1;
+          countTool(event.taskId, true);
+        }
         break;
       case 'run-end':
         status = event.status === 'running' ? 'interrupted' : event.status;
@@ -85,6 +106,7 @@ export function summarizeRun(
     const settled: SubtaskStatus = task.status === 'in progress' && status !== 'interrupted' ? 'failed' : task.status;
     const output = settled === 'completed' ? task.output : undefined;
     const reason = settled === 'failed' ? summaryReason(task) : undefined;
+    const [taskToolCalls, taskToolCallsFailed] = toolsOf.get(subtask.id) ?? [0, 0];
     return {
       id: subtask.id,
       status: settled,
@@ -92,6 +114,8 @@ export function summarizeRun(
       startMs: task.startMs,
       endMs: task.endMs,
       dependsOn: subtask.dependsOn,
+      toolCalls: taskToolCalls,
+      toolCallsFailed: taskToolCallsFailed,
       ...(output !== undefined ? { output } : {}),
       ...(reason !== undefined ? { reason } : {}),
     };
@@ -119,6 +143,7 @@ export function summarizeRun(
     tokens: { input, output },
     costUsd: Math.round(costUsd * 1e6) / 1e6,
     toolCalls,
+    toolCallsFailed,
     tasks: tasksSummary,
     workflow: final,
     ...(reason !== undefined ? { reason } : {}),

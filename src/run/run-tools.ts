@@ -306,23 +306,37 @@ export function attemptToolHooks(options: AttemptToolHooksOptions): ToolLoopHook
       );
     },
     ...(options.admit ? { admit: options.admit } : {}),
-    onCallStart: (call) =>
-      options.record({
-        type: 'tool-call',
-        taskId,
-        attempt,
-        sequence: call.sequence,
-        step: call.step,
-        callId: call.id,
-        name: call.name,
-        args: redactToolArgs(call.tool, call.args),
-        ...(call.tool?.idempotent ? { idempotent: true } : {}),
-      }),
-    onCallEnd: (call, outcome) => options.record(resultEvent(taskId, attempt, call, outcome)),
+    onCallStart: (call) => options.record(toolCallRecord(taskId, attempt, call)),
+    onCallEnd: (call, outcome) => options.record(toolResultRecord(taskId, attempt, call, outcome)),
   };
 }
 
-function resultEvent(taskId: string, attempt: number, call: ToolLoopCall, outcome: ToolLoopOutcome): ToolEventRecord {
+/** The `tool-call` record of a call, as the log keeps it: its secret arguments redacted. */
+export function toolCallRecord(
+  taskId: string,
+  attempt: number,
+  call: ToolLoopCall,
+): Extract<ToolEventRecord, { type: 'tool-call' }> {
+  return {
+    type: 'tool-call',
+    taskId,
+    attempt,
+    sequence: call.sequence,
+    step: call.step,
+    callId: call.id,
+    name: call.name,
+    args: redactToolArgs(call.tool, call.args),
+    ...(call.tool?.idempotent ? { idempotent: true } : {}),
+  };
+}
+
+/** The `tool-result` record of a call's outcome. */
+export function toolResultRecord(
+  taskId: string,
+  attempt: number,
+  call: Pick<ToolLoopCall, 'sequence' | 'name'>,
+  outcome: ToolLoopOutcome,
+): Extract<ToolEventRecord, { type: 'tool-result' }> {
   const base = { type: 'tool-result' as const, taskId, attempt, sequence: call.sequence, name: call.name };
   return outcome.ok
     ? {

@@ -13,6 +13,8 @@ export interface RunTally {
   costUsd: number;
   subtasks: number;
   toolCalls: number;
+  /** Tool calls that ended in an error (`tool-result` with `ok: false`). */
+  toolCallsFailed: number;
 }
 
 export function emptyTally(): RunTally {
@@ -25,6 +27,7 @@ export function emptyTally(): RunTally {
     costUsd: 0,
     subtasks: 0,
     toolCalls: 0,
+    toolCallsFailed: 0,
   };
 }
 
@@ -39,6 +42,7 @@ export function addToTally(tally: RunTally, events: readonly StoredEvent[]): Run
       tally.outputTokens += numberOr0(record['outputTokens']);
       tally.costUsd += numberOr0(record['costUsd']);
     } else if (record.type === 'tool-call') tally.toolCalls += 1;
+    else if (record.type === 'tool-result' && record['ok'] === false) tally.toolCallsFailed += 1;
     else if (record.type === 'plan-chosen' || record.type === 'plan-update') {
       const workflow = record['workflow'] as { subtasks?: unknown[] } | undefined;
       tally.subtasks = Array.isArray(workflow?.subtasks) ? workflow.subtasks.length : tally.subtasks;

@@ -49,6 +49,9 @@ export interface TaskDetail {
   readonly attempts: readonly AttemptView[];
   readonly calls: number;
   readonly costUsd: number;
+  /** Tool calls over all attempts, and the failed ones among them (as `weft show --json` counts them). */
+  readonly toolCalls: number;
+  readonly toolCallsFailed: number;
 }
 
 export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDetail {
@@ -118,9 +121,13 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
     }
   }
   // Calls paired with their results by the run's own fold (`weft show` and report.md use it too).
+  let toolCalls = 0;
+  let toolCallsFailed = 0;
   for (const view of toolCallViews(events)) {
     if (view.taskId !== taskId) continue;
     const { end } = view;
+    toolCalls += 1;
+    if (end?.ok === false) toolCallsFailed += 1;
     attempts.get(view.attempt)?.toolCalls.push({
       sequence: view.sequence,
       name: view.name,
@@ -145,5 +152,7 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
     attempts: [...attempts.values()].sort((a, b) => a.attempt - b.attempt),
     calls,
     costUsd,
+    toolCalls,
+    toolCallsFailed,
   };
 }

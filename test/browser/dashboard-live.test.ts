@@ -1,8 +1,9 @@
 /**
  * The dashboard in a real browser (chromium driven by playwright-core), over a real SQLite store: a run started
  * in another process after the page is open appears and animates without a reload; a node's panel shows its
- * objective and output; the token guards pages and API; model text stays inert; the live stream resumes after
- * the server goes away and comes back, with no event twice. Screenshots go to test-artifacts/; with
+ * objective and output; a subtask that completed with failed tool calls is marked, not green; the token guards
+ * pages and API; model text stays inert; the live stream resumes after the server goes away and comes back, with
+ * no event twice. Screenshots go to test-artifacts/; with
  * WEFT_UPDATE_SCREENSHOT=1 the run page is also written to docs/dashboard.png (the README shows it).
  * In npm run test:long (a browser, a child process and a few live runs: about 30 s).
  */
@@ -15,7 +16,9 @@ import { openExistingRunStore, openRunStore } from '../../src/store/open-store.j
 import type { RunStore } from '../../src/store/run-store.js';
 import { lazyExistingStore, type LazyStore } from '../../src/ui/lazy-store.js';
 import { type RunningDashboard, startDashboard } from '../../src/ui/serve-dashboard.js';
+import { runTask } from '../../src/run/run-task.js';
 import { cli, tempHome } from '../cli/cli-harness.js';
+import { CARD, PLAN, recordedScriptedModel, refundTool } from '../run/refund-fixtures.js';
 import {
   ARTIFACTS,
   artifactPath,
@@ -222,6 +225,50 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     expect(await page.evaluate('typeof window.__xss')).toBe('undefined');
     expect(blocked).toEqual([]);
     await page.screenshot({ path: artifactPath('xss-run.png'), fullPage: true });
+  }, 60_000);
+
+  it('a subtask that completed with failed tool calls is drawn amber with a mark and its count, not green', async () => {
+    // The refund of refund-fixtures.ts, unverified: its call fails (HTTP 409) and the subtask completes anyway.
+    const writer = await openRunStore({ home });
+    const result = await runTask({
+      task: PLAN.task,
+      plan: PLAN,
+      model: await recordedScriptedModel(home),
+      store: writer,
+      home,
+      tools: [refundTool()],
+      verify: false,
+    });
+    await writer.close();
+    expect(result).toMatchObject({ status: 'completed', toolCallsFailed: 1 });
+    const page = await openPage();
+    await page.goto(dashboard.url);
+    await page.goto(`${origin()}/#/runs/${result.runId}`);
+    await page.locator('#run-page[data-status="completed"]').waitFor({ timeout: 30_000 });
+    const node = page.locator('#dag g.node[data-id="refund"][data-status="completed"][data-tool-failures="1"]');
+    await node.waitFor();
+    expect(await node.locator('g.tool-warn text').textContent()).toBe('⚠ 1');
+    expect(await node.locator('title').textContent()).toBe('refund: 1 failed tool call');
+    const fill = await page.evaluate<string>(
+      `getComputedStyle(document.querySelector('#dag g.node[data-id="refund"] > rect')).fill`,
+    );
+    // Not --done-bg (#e3f3e4), the plain green of a completed subtask: --warn-bg (#fff7c2).
+    expect(fill).toBe('rgb(255, 247, 194)');
+    expect(await page.locator('#status-counts [data-status="tool-failures"]').textContent()).toBe(
+      '⚠ 1 completed with failed tool calls',
+    );
+    expect(await page.locator('#run-stats').textContent()).toContain('tool calls1 (1 failed)');
+    await node.click();
+    const panel = page.locator('#node-panel[data-task="refund"]');
+    await panel.waitFor();
+    expect(await panel.locator('dd.tool-count.warn').textContent()).toBe(
+      '⚠ 1 (1 failed: check the output against them)',
+    );
+    expect(await panel.locator('h4').first().textContent()).toBe('tool calls (1, 1 failed)');
+    expect(await panel.locator('.tool-calls li.failed pre.error').textContent()).toContain('HTTP 409');
+    expect(await panel.textContent()).not.toContain(CARD);
+    await page.screenshot({ path: artifactPath('tool-failures.png'), fullPage: true });
+    expect((page as Page & { problems?: string[] }).problems).toEqual([]);
   }, 60_000);
 
   it('the live stream resumes after the server goes away and comes back, with no event twice', async () => {

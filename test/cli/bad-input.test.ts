@@ -173,6 +173,7 @@ describe('the commands, end to end with the sim model', () => {
       'tasks',
       'tokens',
       'toolCalls',
+      'toolCallsFailed',
     ]);
     expect(document.status).toBe('completed');
     expect(document.tasks).toHaveLength(5);
@@ -185,6 +186,8 @@ describe('the commands, end to end with the sim model', () => {
       'outputFile',
       'startMs',
       'status',
+      'toolCalls',
+      'toolCallsFailed',
     ]);
     const show = await cli(['show', document.runId, '--home', home, '--json']);
     expect(show.code).toBe(0);

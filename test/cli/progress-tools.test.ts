@@ -77,9 +77,19 @@ const events: WeftEvent[] = [
 describe('tool calls in the progress views', () => {
   it('the live view counts them and shows the tool a running subtask waits on', () => {
     const lines = output(events, true);
-    expect(lines[0]).toContain('3 tool calls');
+    expect(lines[0]).toContain('3 tool calls (1 failed)');
     expect(lines.find((line) => line.includes(' a clerk'))).toMatch(/running · tool get_order$/);
-    expect(lines.find((line) => line.includes(' b clerk'))).not.toContain('tool');
+    // b waits on no tool; its failed call is counted on its row.
+    expect(lines.find((line) => line.includes(' b clerk'))).toMatch(/^ {2}▶ b clerk running · 1 tool call failed$/);
+  });
+
+  it('the live view marks a subtask that completed although one of its tool calls failed', () => {
+    const done: WeftEvent[] = [
+      { type: 'task-end', at: 7, taskId: 'b', attempt: 1, status: 'completed', output: 'refunded' },
+      { type: 'task-verify', at: 8, taskId: 'b', attempt: 1, verdict: 'accept', reason: 'ok' },
+    ];
+    const lines = output([...events, ...done], true);
+    expect(lines.find((line) => line.includes(' b clerk'))).toBe('  ⚠ b clerk completed · 1 tool call failed');
   });
 
   it('the plain view prints one line per finished call, errors with their code', () => {

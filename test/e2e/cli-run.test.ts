@@ -47,6 +47,7 @@ describe('weft run --json (scripted Gobang)', () => {
       'tasks',
       'tokens',
       'toolCalls',
+      'toolCallsFailed',
     ]);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);
@@ -73,6 +74,8 @@ describe('weft run --json (scripted Gobang)', () => {
         'outputFile',
         'startMs',
         'status',
+        'toolCalls',
+        'toolCallsFailed',
       ]);
       expect(task.status, task.id).toBe('completed');
       expect(task.startMs, task.id).toEqual(expect.any(Number));

@@ -66,6 +66,7 @@ describe('weft run --plan with a team role', () => {
       'tasks',
       'tokens',
       'toolCalls',
+      'toolCallsFailed',
     ]);
     expect(document.status).toBe('completed');
     // facts: execute + verify; days: 4 agents × 2 steps + verify.
@@ -85,6 +86,8 @@ describe('weft run --plan with a team role', () => {
         'outputFile',
         'startMs',
         'status',
+        'toolCalls',
+        'toolCallsFailed',
       ]);
   });
 

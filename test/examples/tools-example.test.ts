@@ -57,5 +57,40 @@ describe('examples/tools', () => {
     expect(report).not.toContain('"postal_code":"20500"');
     // One heading per subtask attempt, although the two first subtasks' calls interleave in the log.
     expect(report.match(/^### policy \(attempt 1\)$/gm)).toHaveLength(1);
+    expect(summary.toolCallsFailed).toBe(0);
+  });
+
+  it('run again against the same API, the refund calls fail: the summaries count them and mark the refund', async () => {
+    const run = await weft(
+      [
+        'run',
+        '--plan',
+        'examples/tools/plan.yaml',
+        '--tools',
+        'examples/tools/tools.yaml',
+        '--model',
+        'scripted:examples/tools/replies.json',
+        '--home',
+        home,
+      ],
+      { BUSINESS_API_URL: api.url },
+    );
+    // The example's scripted verifier accepts every output (a real model is shown the failed calls and can
+    // reject the claim: test/run/verify-evidence.test.ts); what the run did is still plain in its summary.
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('⚠ refund: completed, but 3 of its 3 tool calls failed');
+    expect(run.stdout).toContain('8 tool calls (3 failed)');
+    const runId = /^run (\S+):/m.exec(run.stdout)?.[1] ?? '';
+    const shown = jsonDocument(await weft(['show', runId, '--home', home, '--json']));
+    expect(shown.toolCallsFailed).toBe(3);
+    expect(shown.tasks).toMatchObject([
+      { id: 'policy', toolCalls: 2, toolCallsFailed: 0 },
+      { id: 'identify', toolCalls: 3, toolCallsFailed: 0 },
+      { id: 'refund', toolCalls: 3, toolCallsFailed: 3 },
+      { id: 'reply', toolCalls: 0, toolCallsFailed: 0 },
+    ]);
+    const report = readFileSync(join(String(shown.runDir), 'report.md'), 'utf8');
+    expect(report).toContain('| refund | refunds_agent | completed ⚠ | 1 | 3 (3 failed) |');
+    expect(report).toContain('create_return: HTTP 422');
   });
 });

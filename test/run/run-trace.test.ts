@@ -129,6 +129,7 @@ describe('traces of runs', () => {
         tokens: { input: 5, output: 1 },
         costUsd: 0,
         toolCalls: 1,
+        toolCallsFailed: 0,
         tasks: [],
       },
       events: [

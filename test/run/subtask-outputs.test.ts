@@ -170,9 +170,21 @@ describe('report.md outputs', () => {
         startMs: 0,
         endMs: 1,
         dependsOn: [],
+        toolCalls: 0,
+        toolCallsFailed: 0,
         output: 'has ```js\ncode\n``` inside',
       },
-      { id: 'c', status: 'completed' as const, attempts: 1, startMs: 1, endMs: 2, dependsOn: ['a/b'], output: long },
+      {
+        id: 'c',
+        status: 'completed' as const,
+        attempts: 1,
+        startMs: 1,
+        endMs: 2,
+        dependsOn: ['a/b'],
+        toolCalls: 0,
+        toolCallsFailed: 0,
+        output: long,
+      },
     ];
     const report = renderReport({
       summary: {
@@ -184,6 +196,7 @@ describe('report.md outputs', () => {
         tokens: { input: 0, output: 0 },
         costUsd: 0,
         toolCalls: 0,
+        toolCallsFailed: 0,
         tasks,
       },
       workflow: undefined,

@@ -5,7 +5,7 @@ import { diffClasses, diffRows, textChange } from '../../web/views/plan-diff.js'
 // @ts-expect-error: web/ is plain JS with JSDoc (checked by tsconfig.web.json), no declarations here.
 import { parallelism } from '../../web/views/parallelism.js';
 // @ts-expect-error: web/ is plain JS with JSDoc (checked by tsconfig.web.json), no declarations here.
-import { emptyFold, foldEvent, statusCounts } from '../../web/views/run-fold.js';
+import { completedWithToolFailures, emptyFold, foldEvent, statusCounts } from '../../web/views/run-fold.js';
 
 const subtask = (id: string, dependsOn: string[] = [], objective = `do ${id}`, agent = 'w') => ({
   id,
@@ -51,6 +51,51 @@ describe('run fold', () => {
     expect([...state.plan]).toEqual(['a', 'b', 'd']);
     expect(state.subtasks.get('a')).toBe('completed');
     expect(state.version).toBe(2);
+  });
+
+  it('counts failed tool calls per subtask and names the completed subtasks that have some', () => {
+    const call = (taskId: string, attempt: number, sequence: number) => ({
+      type: 'tool-call',
+      at: 1,
+      taskId,
+      attempt,
+      sequence,
+      name: 'refund',
+      args: {},
+    });
+    const end = (taskId: string, attempt: number, sequence: number, ok: boolean) => ({
+      type: 'tool-result',
+      at: 2,
+      taskId,
+      attempt,
+      sequence,
+      name: 'refund',
+      ok,
+      ...(ok ? { result: 'done' } : { error: 'HTTP 409', code: 'TOOL' }),
+      durationMs: 1,
+    });
+    const state = fold([
+      { type: 'plan-chosen', at: 0, version: 1, workflow: { subtasks: [subtask('a'), subtask('b'), subtask('c')] } },
+      { type: 'task-start', at: 1, taskId: 'a', attempt: 1, agent: 'w' },
+      call('a', 1, 0),
+      end('a', 1, 0, false),
+      call('a', 1, 1),
+      end('a', 1, 1, true),
+      { type: 'task-end', at: 3, taskId: 'a', attempt: 1, status: 'completed' },
+      { type: 'task-start', at: 1, taskId: 'b', attempt: 1, agent: 'w' },
+      call('b', 1, 0),
+      end('b', 1, 0, false),
+      { type: 'task-end', at: 3, taskId: 'b', attempt: 1, status: 'failed', error: 'boom' },
+      { type: 'task-start', at: 1, taskId: 'c', attempt: 1, agent: 'w' },
+      call('c', 1, 0),
+      end('c', 1, 0, true),
+      { type: 'task-end', at: 3, taskId: 'c', attempt: 1, status: 'completed' },
+    ]);
+    expect(state.toolCalls).toBe(4);
+    expect(state.toolCallsFailed).toBe(2);
+    expect(Object.fromEntries(state.toolFailures)).toEqual({ a: 1, b: 1 });
+    // b failed (its own status says so); c's calls all succeeded: only a is marked.
+    expect(Object.fromEntries(completedWithToolFailures(state))).toEqual({ a: 1 });
   });
 
   it('says why a subtask failed: its error, or the verifier verdict; a later success clears it', () => {

@@ -50,6 +50,8 @@ type TeamsBody = { teams: { taskId: string; runs: TeamRun[] }[] };
 type TaskBody = {
   objective?: string;
   calls: number;
+  toolCalls: number;
+  toolCallsFailed: number;
   attempts: {
     calls: number;
     team?: TeamRun;
@@ -201,5 +203,16 @@ describe('tool calls in the node panel', () => {
     // toolbadargs makes some arguments break the schema: the tool refuses them, and the error is shown.
     expect(calls.some((call) => !call.ok && call.error?.includes('must be'))).toBe(true);
     expect(calls.some((call) => call.ok)).toBe(true);
+    // The subtask's counts over its attempts, as `weft show --json` gives them.
+    expect(detail.toolCalls).toBe(calls.length);
+    expect(detail.toolCallsFailed).toBe(calls.filter((call) => call.ok === false).length);
+    // The runs list tallies the same run's calls (sum is its only subtask with tools).
+    const { runs } = await getJson<{ runs: { runId: string; toolCalls: number; toolCallsFailed: number }[] }>(
+      '/api/runs',
+    );
+    expect(runs.find((run) => run.runId === ids.tools)).toMatchObject({
+      toolCalls: detail.toolCalls,
+      toolCallsFailed: detail.toolCallsFailed,
+    });
   });
 });

@@ -2,7 +2,8 @@
 /**
  * The plan's DAG as SVG, from positions the server computed with dagre. Each node is a `<g class="node">` with
  * `data-id` and `data-status`; a status change only rewrites that attribute, so a 10,000-node plan animates
- * without redrawing.
+ * without redrawing. A node whose tool calls failed gets `data-tool-failures` and a `⚠ N` badge: a completed one
+ * is then drawn amber, not green, since its output may claim what a failed call did not do.
  */
 import { arrowDefs, pathThrough } from './svg-parts.js';
 import { h, s } from '../dom.js';
@@ -12,7 +13,8 @@ import { h, s } from '../dom.js';
  * @param {(id: string) => void} onSelect
  * @param {{ classes?: Map<string, string>, markerId?: string }} [options] extra classes per node (plan history's
  *   diff); a marker id of its own when several graphs share a page
- * @returns {{ element: SVGElement, setStatus: (id: string, status: string) => void, select: (id: string | undefined) => void }}
+ * @returns {{ element: SVGElement, setStatus: (id: string, status: string) => void,
+ *   setToolFailures: (id: string, count: number) => void, select: (id: string | undefined) => void }}
  */
 export function drawDag(data, onSelect, options = {}) {
   const markerId = options.markerId ?? 'arrow';
@@ -39,6 +41,8 @@ export function drawDag(data, onSelect, options = {}) {
   svg.append(edges);
   /** @type {Map<string, SVGElement>} */
   const nodes = new Map();
+  /** Each node's width, for placing its badge. @type {Map<string, number>} */
+  const widths = new Map();
   const group = s('g', { class: 'nodes' });
   for (const node of layout.nodes) {
     const g = s(
@@ -56,6 +60,7 @@ export function drawDag(data, onSelect, options = {}) {
       s('title', {}, node.id),
     );
     nodes.set(node.id, g);
+    widths.set(node.id, node.width);
     group.append(g);
   }
   svg.append(group);
@@ -79,6 +84,30 @@ export function drawDag(data, onSelect, options = {}) {
     setStatus(id, status) {
       const g = nodes.get(id);
       if (g && g.getAttribute('data-status') !== status) g.setAttribute('data-status', status);
+    },
+    setToolFailures(id, count) {
+      const g = nodes.get(id);
+      if (!g || g.getAttribute('data-tool-failures') === (count > 0 ? String(count) : null)) return;
+      g.querySelector('g.tool-warn')?.remove();
+      const title = g.querySelector('title');
+      if (count <= 0) {
+        g.removeAttribute('data-tool-failures');
+        if (title) title.textContent = id;
+        return;
+      }
+      const label = `${count} failed tool call${count === 1 ? '' : 's'}`;
+      g.setAttribute('data-tool-failures', String(count));
+      if (title) title.textContent = `${id}: ${label}`;
+      // On the node's top right corner, over its border: the id and agent lines keep their room.
+      const width = widths.get(id) ?? 0;
+      g.append(
+        s(
+          'g',
+          { class: 'tool-warn', transform: `translate(${width - 34},-8)`, 'aria-label': label },
+          s('rect', { width: 40, height: 16, rx: 8 }),
+          s('text', { x: 20, y: 12, 'text-anchor': 'middle' }, `⚠ ${count > 99 ? '99+' : count}`),
+        ),
+      );
     },
     select(id) {
       selected?.classList.remove('selected');

@@ -31,6 +31,18 @@ export async function nodePanel(runId, taskId, signal) {
       h('dd', {}, detail.dependsOn.join(', ') || '—'),
       h('dt', {}, 'calls'),
       h('dd', { class: 'calls' }, `${detail.calls} (${dollars(detail.costUsd)})`),
+      ...(detail.toolCalls > 0
+        ? [
+            h('dt', {}, 'tool calls'),
+            h(
+              'dd',
+              { class: detail.toolCallsFailed > 0 ? 'tool-count warn' : 'tool-count' },
+              detail.toolCallsFailed > 0
+                ? `⚠ ${detail.toolCalls} (${detail.toolCallsFailed} failed: check the output against them)`
+                : String(detail.toolCalls),
+            ),
+          ]
+        : []),
     ),
   );
   if (detail.attempts.length === 0) panel.append(h('p', { class: 'muted' }, 'Not started yet.'));
@@ -53,7 +65,11 @@ export async function nodePanel(runId, taskId, signal) {
     if (attempt.toolCalls.length > 0) {
       const list = h('ol', { class: 'tool-calls' });
       for (const call of attempt.toolCalls) list.append(toolCall(call));
-      section.append(h('h4', {}, `tool calls (${attempt.toolCalls.length})`), list);
+      const failed = attempt.toolCalls.filter((/** @type {any} */ call) => call.ok === false).length;
+      section.append(
+        h('h4', {}, `tool calls (${attempt.toolCalls.length}${failed > 0 ? `, ${failed} failed` : ''})`),
+        list,
+      );
     }
     if (attempt.team) section.append(h('h4', {}, 'team'), drawTeam(attempt.team));
     if (attempt.outputHtml !== undefined) {

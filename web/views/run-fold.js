@@ -10,6 +10,7 @@
  * @typedef {{
  *   lastSeq: number, events: number, version: number, status: string, reason?: string, lastAt: number,
  *   calls: number, inputTokens: number, outputTokens: number, costUsd: number, toolCalls: number,
+ *   toolCallsFailed: number, toolFailures: Map<string, number>,
  *   subtasks: Map<string, string>, attempts: Map<string, AttemptBar[]>,
  *   plan: Set<string>, errors: Map<string, string>, teams: number, verdicts: Map<string, string>
  * }} RunFold
@@ -17,6 +18,8 @@
  * each subtask's last verdict other than accept, for that.
  * `subtasks` keeps the status of every subtask any plan version had (a later version may bring one back);
  * `plan` is the current version's ids, which the counts and the graph show.
+ * `toolFailures` counts each subtask's failed tool calls over all its attempts (as `weft show` does): a completed
+ * subtask with some is marked, since its output may claim what a failed call did not do.
  */
 
 /** @returns {RunFold} */
@@ -32,6 +35,8 @@ export function emptyFold() {
     outputTokens: 0,
     costUsd: 0,
     toolCalls: 0,
+    toolCallsFailed: 0,
+    toolFailures: new Map(),
     subtasks: new Map(),
     attempts: new Map(),
     plan: new Set(),
@@ -122,6 +127,12 @@ export function foldEvent(fold, seq, event) {
     case 'tool-call':
       fold.toolCalls += 1;
       break;
+    case 'tool-result':
+      if (event.ok === false) {
+        fold.toolCallsFailed += 1;
+        fold.toolFailures.set(event.taskId, (fold.toolFailures.get(event.taskId) ?? 0) + 1);
+      }
+      break;
     case 'call':
       fold.calls += 1;
       fold.inputTokens += event.inputTokens ?? 0;
@@ -136,6 +147,21 @@ export function foldEvent(fold, seq, event) {
       break;
   }
   return true;
+}
+
+/**
+ * The subtasks of the current plan that completed with failed tool calls, with how many failed.
+ * @param {RunFold} fold
+ * @returns {Map<string, number>}
+ */
+export function completedWithToolFailures(fold) {
+  /** @type {Map<string, number>} */
+  const marked = new Map();
+  for (const id of fold.plan) {
+    const failed = fold.toolFailures.get(id) ?? 0;
+    if (failed > 0 && fold.subtasks.get(id) === 'completed') marked.set(id, failed);
+  }
+  return marked;
 }
 
 /** The statuses a subtask node can have, in the order the legend and the counts show them. */

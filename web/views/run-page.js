@@ -11,7 +11,7 @@ import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
 import { openLiveStream } from './live-stream.js';
 import { nodePanel } from './node-panel.js';
-import { emptyFold, foldEvent, statusCounts } from './run-fold.js';
+import { completedWithToolFailures, emptyFold, foldEvent, statusCounts } from './run-fold.js';
 
 /** The task text shows this much until "show all". */
 const TASK_CLIP_CHARS = 400;
@@ -111,6 +111,7 @@ export async function renderRunPage(main, [runId], signal) {
     zoom.attach(dag.element, data.layout);
     // Statuses are the fold's, not the drawing's: a redrawn plan shows every subtask as it stands.
     for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
+    for (const [id, count] of fold.toolFailures) dag.setToolFailures(id, count);
     if (selected) dag.select(selected);
   }
 
@@ -124,7 +125,10 @@ export async function renderRunPage(main, [runId], signal) {
   function render() {
     scheduled = false;
     if (fold.version > drawnVersion) void drawVersion(fold.version).catch(() => {});
-    if (dag) for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
+    if (dag) {
+      for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
+      for (const [id, count] of fold.toolFailures) dag.setToolFailures(id, count);
+    }
     // The log's end wins; without one the store's status stands (interrupted: the process is gone).
     const status = fold.status === 'running' && storedStatus !== 'running' ? storedStatus : fold.status;
     badge.textContent = status;
@@ -151,6 +155,20 @@ export async function renderRunPage(main, [runId], signal) {
           `${count} ${name}`,
         ),
       );
+    const marked = completedWithToolFailures(fold);
+    if (marked.size > 0)
+      counts.append(
+        h(
+          'span',
+          {
+            class: 'count',
+            'data-status': 'tool-failures',
+            title: `completed although some of their tool calls failed: ${[...marked.keys()].join(', ')}`,
+          },
+          h('span', { class: 'swatch tool-failures' }),
+          `⚠ ${marked.size} completed with failed tool calls`,
+        ),
+      );
     clear(stats);
     stats.append(
       stat('subtasks', `${byStatus.get('completed') ?? 0} / ${fold.plan.size} done`),
@@ -159,7 +177,12 @@ export async function renderRunPage(main, [runId], signal) {
       stat('calls', String(fold.calls)),
       stat('tokens', (fold.inputTokens + fold.outputTokens).toLocaleString()),
       stat('cost', dollars(fold.costUsd)),
-      fold.toolCalls > 0 ? stat('tool calls', String(fold.toolCalls)) : '',
+      fold.toolCalls > 0
+        ? stat(
+            'tool calls',
+            fold.toolCallsFailed > 0 ? `${fold.toolCalls} (${fold.toolCallsFailed} failed)` : String(fold.toolCalls),
+          )
+        : '',
     );
     // The timeline is the costly redraw: at most twice a second.
     if (performance.now() - ganttDrawn >= 500 || fold.status !== 'running') {
