@@ -153,7 +153,7 @@ describe('solveTask, react', () => {
     expect(trace.success).toBe(false);
     expect(trace).not.toHaveProperty('answer');
     expect(trace.usage.calls).toBe(3);
-    expect(trace.error).toMatch(/^the answer could not be parsed as JSON: .*the last reply: "no idea"$/);
+    expect(trace.error).toMatch(/^the answer could not be read: no final answer found.*the last reply: "no idea"$/);
   });
 
   it('ends unsuccessful at the deadline when the model never answers', async () => {
@@ -270,7 +270,7 @@ describe('solveTask, plan-execute', () => {
     const model = replies([{ text: '{"plan": "just add"}' }]);
     const trace = await solveTask({ model, tools: math.tools, task: 'T', input: {}, mode: 'plan-execute' });
     expect(trace.success).toBe(false);
-    expect(trace.error).toMatch(/^the plan could not be parsed as JSON: the JSON does not match the expected shape/);
+    expect(trace.error).toMatch(/^the plan could not be read: the JSON does not match the expected shape/);
     expect(trace.usage.calls).toBe(3);
   });
 });
