@@ -450,6 +450,10 @@ function buildProgram(
     .option('--workers <redis-url>', 'batch: run the cases on `weft worker`s through BullMQ on this Redis')
     .option('--resume <batch>', 'continue a stopped batch: no case with a result runs again')
     .option('--rerun-interrupted', 'with --resume: run again the cases that were interrupted while running')
+    .option(
+      '--max-visits <n>',
+      'node visits a case may make before it is stopped (default 10000; loops count each pass)',
+    )
     .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {
