@@ -547,12 +547,15 @@ function buildProgram(
     );
   distillCommand
     .command('eval')
-    .description('execute, distil and test each task of a suite; a table per variant (SPEC §5.2 metrics)')
+    .description("execute, distil and test each task of a suite; a table per variant (the FlowMind paper's metrics)")
     .requiredOption('--suite <dir>', 'a folder of <task>/task.yaml (examples/distill-suite)')
     .option('--model <spec>', 'the model of both stages (sim runs offline)')
     .option('--variant <name>', 'es-pe (default), es-react, react, pe or all')
     .option('--task <name>', 'only this task (repeatable)', collect, [])
     .option('--selection <rule>', 'trace selection: random_success (default), all_success, all or first')
+    .option('--rollouts <n>', 'traces the execute stage makes per train input (default 1, at most 100)')
+    .option('--max-visits <n>', 'node visits a workflow may make per test case (default 10000)')
+    .option('--out <dir>', "a new or empty folder: keep each task run's workflow, traces and case results there")
     .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
     .option('--home <dir>', 'Weft home (default ./.weft)')
     .addOption(otel)

@@ -1,5 +1,5 @@
 /**
- * The execute stage (issue 14, SPEC §5.1): an agent solves one concrete instance of a task with business tools
+ * The execute stage of FlowMind's execute-summarize pipeline: an agent solves one concrete instance of a task with business tools
  * only, and what it did becomes a trace (store/traces.ts) — returned, not saved; the caller saves it.
  *
  * - `react`: one bounded tool loop (tools/tool-loop.ts) from the task and the inputs, ending in the answer.
@@ -100,12 +100,21 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       location: { field: 'input' },
     });
   }
+  if (options.rollout !== undefined && !(Number.isSafeInteger(options.rollout) && options.rollout >= 1)) {
+    throw new WeftError('BAD_INPUT', `Expected rollout to be a whole number from 1, got ${String(options.rollout)}`, {
+      location: { field: 'rollout' },
+    });
+  }
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();
   const counter: Counter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const model = countingModel(options.model, maxSteps, counter);
   const calls: { sequence: number; call: TraceToolCall }[] = [];
-  const tag = { purpose: 'solve' as const, key: options.taskKey ?? traceId };
+  const tag = {
+    purpose: 'solve' as const,
+    key: options.taskKey ?? traceId,
+    ...(options.rollout !== undefined ? { attempt: options.rollout } : {}),
+  };
   const system = solveSystemPrompt(options.task, options.input);
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   let step: number | undefined;

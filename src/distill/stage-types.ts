@@ -38,6 +38,12 @@ export interface SolveOptions {
   /** Model calls the agent may make (a deadline: the trace ends unsuccessful past it). */
   readonly maxSteps?: number;
   readonly taskKey?: string;
+  /**
+   * Which rollout of this input this solve is (from 1; `weft distill eval --rollouts N` solves each train input N
+   * times). It goes into each call's tag as `attempt`, so a seeded sim model rolls out differently each time; a
+   * real model differs by its own sampling.
+   */
+  readonly rollout?: number;
   readonly expected?: unknown;
   readonly toolsPath?: string;
   readonly signal?: AbortSignal;

@@ -251,6 +251,114 @@ describe('evaluateSuite', () => {
   });
 });
 
+describe('evaluateSuite: rollouts, the all selection and the WorfEval column', () => {
+  it('makes N traces per train input, each told its rollout; an input is solved when one of its rollouts is', async () => {
+    const seen: [string, number | undefined][] = [];
+    let summarized: readonly NewTrace[] = [];
+    const stages: SuiteStagesFactory = (model, variant) => {
+      const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+      return {
+        ...inner,
+        execute: async (input, expected, context) => {
+          seen.push([JSON.stringify(input), context.rollout]);
+          const made = await inner.execute!(input, expected, context);
+          // sum-to-n: only the second rollout of the first input and none of the second input succeed.
+          const n = (input as { n: number }).n;
+          return { ...made, traceId: `t-${n}-${context.rollout}`, success: n === 3 && context.rollout === 2 };
+        },
+        summarize: async (traces, context) => {
+          summarized = traces;
+          return inner.summarize!(traces, context);
+        },
+      };
+    };
+    const sumToN = tasks.filter((task) => task.name === 'sum-to-n');
+    const report = await evaluateSuite(sumToN, { ...base(), stages, rollouts: 3, selection: 'all' });
+    expect(seen).toEqual([
+      ['{"n":3}', 1],
+      ['{"n":3}', 2],
+      ['{"n":3}', 3],
+      ['{"n":5}', 1],
+      ['{"n":5}', 2],
+      ['{"n":5}', 3],
+    ]);
+    expect(report.tasks[0]).toMatchObject({
+      trainInputs: 2,
+      rollouts: 3,
+      solvedInputs: 1,
+      trainTraces: 6,
+      successfulTraces: 1,
+      executionComplete: false,
+    });
+    // `all`: the summarizer got every trace, the failed ones too, and the report names them.
+    expect(summarized.map((trace) => trace.traceId)).toEqual(['t-3-1', 't-3-2', 't-3-3', 't-5-1', 't-5-2', 't-5-3']);
+    expect(report.tasks[0]?.selectedTraces).toEqual(summarized.map((trace) => trace.traceId));
+    expect(report.variants[0]?.traceSuccessRate).toBeCloseTo(1 / 6);
+    // One success per input is enough for execution completeness.
+    const once = await evaluateSuite(sumToN, {
+      ...base(),
+      rollouts: 2,
+      stages: (model, variant) => {
+        const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+        return {
+          ...inner,
+          execute: async (input, expected, context) => ({
+            ...(await inner.execute!(input, expected, context)),
+            success: context.rollout === 2,
+          }),
+        };
+      },
+    });
+    expect(once.tasks[0]).toMatchObject({ solvedInputs: 2, executionComplete: true, successfulTraces: 2 });
+    expect(once.variants[0]).toMatchObject({ executionCompleteness: 1, traceSuccessRate: 0.5 });
+    await expect(evaluateSuite(sumToN, { ...base(), stages, rollouts: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'rollouts' },
+    });
+  });
+
+  it('scores each workflow against the reference with WorfEval: 1 for the reference itself, less for a wrong graph', async () => {
+    const wrong = (task: SuiteTask): ExecutableWorkflow => {
+      const reference = task.reference!;
+      // The first tool node calls another tool: a different step, so a graph that matches less.
+      const tool = reference.nodes.find((node) => node.kind === 'tool')!;
+      return {
+        ...reference,
+        nodes: reference.nodes.map((node) => (node === tool ? { ...node, tool: 'format_text' } : node)),
+      };
+    };
+    const exact = await evaluateSuite(tasks, { ...base(), stages: fakeStages((task) => distilled(task.reference!)) });
+    for (const task of exact.tasks) expect(task.worf, task.task).toEqual({ f1_chain: 1, f1_graph: 1 });
+    expect(exact.variants[0]?.worf).toEqual({ scored: 4, f1_chain: 1, f1_graph: 1 });
+    const off = await evaluateSuite(tasks, { ...base(), stages: fakeStages((task) => distilled(wrong(task))) });
+    for (const task of off.tasks) {
+      expect(task.worf, task.task).toBeDefined();
+      expect(task.worf!.f1_graph, task.task).toBeLessThan(1);
+    }
+    expect(off.variants[0]!.worf!.f1_graph).toBeLessThan(1);
+    // A task whose stage threw has no workflow: it matches nothing.
+    const failing = await evaluateSuite(tasks.slice(0, 1), {
+      ...base(),
+      stages: (model, variant) => ({
+        ...fakeStages((task) => distilled(task.reference!))(model, variant),
+        summarize: async () => {
+          throw new Error('the summarizer broke');
+        },
+      }),
+    });
+    expect(failing.tasks[0]).toMatchObject({ error: 'the summarizer broke', worf: { f1_chain: 0, f1_graph: 0 } });
+    // Without a reference there is no score, and the variant's mean leaves the task out.
+    const unreferenced = tasks.slice(0, 1).map((task) => ({ ...task, reference: undefined }));
+    const none = await evaluateSuite(unreferenced, {
+      ...base(),
+      stages: fakeStages(() => distilled(tasks[0]!.reference!)),
+    });
+    expect(none.tasks[0]?.worf).toBeUndefined();
+    expect(none.variants[0]?.worf).toBeNull();
+    expect(formatSuiteReport(none).join('\n')).toMatch(/f1 chain/);
+  });
+});
+
 describe('suite metrics', () => {
   it('compares outputs as JSON, key order aside', () => {
     expect(sameJson({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);

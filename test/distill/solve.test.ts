@@ -312,6 +312,32 @@ describe('the sim following a reference workflow', () => {
     expect(zero).toMatchObject({ answer: 0, calls: [], success: true, usage: { calls: 1 } });
   });
 
+  it('with solvefail, rollouts of one input differ (the rollout is the tag attempt) and each is reproducible', async () => {
+    const model = withDistillSim(await createModel('sim:seed=3,solvefail=0.25'), sumToN);
+    const rollout = (n: number) =>
+      solveTask({ model, tools: math.tools, task: 'T', taskKey: 'sum', input: { n: 4 }, expected: 10, rollout: n });
+    const first: boolean[] = [];
+    for (let n = 1; n <= 12; n++) first.push((await rollout(n)).success);
+    expect(first).toContain(true);
+    expect(first).toContain(false);
+    const again: boolean[] = [];
+    for (let n = 1; n <= 12; n++) again.push((await rollout(n)).success);
+    expect(again).toEqual(first);
+    const failed = await rollout(first.indexOf(false) + 1);
+    expect(failed.error).toContain('I lost track after');
+    // Without solvefail every rollout follows the reference.
+    const faithful = await sim();
+    for (let n = 1; n <= 4; n++)
+      expect(
+        (await solveTask({ model: faithful, tools: math.tools, task: 'T', input: { n: 4 }, expected: 10, rollout: n }))
+          .success,
+      ).toBe(true);
+    await expect(solveTask({ model, tools: [], task: 'T', input: {}, rollout: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'rollout' },
+    });
+  });
+
   it('says it could not finish after a tool error, and the trace is unsuccessful', async () => {
     const brokenAdd: Tool = { ...failing, name: 'add' };
     const trace = await solveTask({ model: await sim(), tools: [brokenAdd], task: 'T', input: { n: 2 }, maxSteps: 10 });
