@@ -1,5 +1,5 @@
 /**
- * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH` (issue 14): a batch of cases through one
+ * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH`: a batch of cases through one
  * workflow with no model, durable in `<home>/batches/<id>/` (docs/contracts.md), in this process or on BullMQ
  * workers (`--workers redis://…`). Exit 0 when every case passed, 1 when some failed or erred, 2 on bad input,
  * 130 when stopped (SIGINT/SIGTERM) with the command that resumes it.

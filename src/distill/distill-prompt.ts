@@ -1,5 +1,5 @@
 /**
- * The prompts of the summarize stage and of the single-stage baselines (issue 14): the workflow format and its
+ * The prompts of the summarize stage and of the single-stage baselines: the workflow format and its
  * expression rules, the traces (each call with its arguments and result or error, clipped), the business tools as
  * text (names, descriptions, schemas: described, not callable in the summarize stage), and how to finish.
  *
