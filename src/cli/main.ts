@@ -417,7 +417,7 @@ function buildProgram(
 
   const workflowCommand = program
     .command('workflow')
-    .description('executable workflows (distilled, no model at run time; docs/design.md: in progress)');
+    .description('executable workflows (distilled, no model at run time; docs/workflows.md)');
   workflowCommand
     .command('check')
     .description('every problem of a workflow file, located (exit 2 on errors, 0 with only warnings)')

@@ -5,7 +5,12 @@
  * calls are counted per stage, and any made while the workflow runs show up as exec-time LLM calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateSuite, type SuiteStages, type SuiteStagesFactory } from '../../src/distill/evaluate-suite.js';
+import {
+  evaluateSuite,
+  type SuiteStages,
+  type SuiteStagesFactory,
+  type TaskRun,
+} from '../../src/distill/evaluate-suite.js';
 import { formatSuiteReport } from '../../src/distill/format-suite-report.js';
 import { loadSuite, type SuiteTask } from '../../src/distill/load-suite.js';
 import { openSuiteTools, type SuiteTools } from '../../src/distill/open-suite-tools.js';
@@ -315,6 +320,34 @@ describe('evaluateSuite: rollouts, the all selection and the WorfEval column', (
       code: 'BAD_INPUT',
       location: { field: 'rollouts' },
     });
+  });
+
+  it('hands each finished task run to onTaskRun with its workflow and traces; a hand-off that throws stops the suite', async () => {
+    const runs: TaskRun[] = [];
+    await evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 1,
+      stages: fakeStages((task) => distilled(task.reference!)),
+      onTaskRun: async (run) => void runs.push(run),
+    });
+    expect(runs.map((run) => run.task.name)).toEqual(NAMES);
+    expect(runs[0]).toMatchObject({ workflow: tasks[0]!.reference, evaluation: { task: 'sum-to-n', correct: true } });
+    expect(runs[0]?.traces).toHaveLength(2);
+    expect(runs[0]?.selected).toHaveLength(1);
+    let started = 0;
+    const failing = evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 1,
+      stages: fakeStages((task) => {
+        started += 1;
+        return distilled(task.reference!);
+      }),
+      onTaskRun: async () => {
+        throw new Error('disk full');
+      },
+    });
+    await expect(failing).rejects.toThrow('disk full');
+    expect(started).toBe(1);
   });
 
   it('scores each workflow against the reference with WorfEval: 1 for the reference itself, less for a wrong graph', async () => {
