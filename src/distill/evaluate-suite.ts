@@ -323,13 +323,15 @@ export async function runSuiteTask(
 
 /**
  * The harness's trace selection: the rule as given (select-traces.ts, seeded by the task's name), but a task whose
- * train traces all failed still gets summarized from its first trace, as the paper does (its quadrant analysis has
- * correct workflows from failed executions); execution completeness reports the failure.
+ * train traces all failed is still summarized from its first trace under the rules that need a successful one
+ * (`random_success`, `all_success`), as the paper does (its quadrant analysis has correct workflows from failed
+ * executions); `all` and `first` take failed traces anyway. Execution completeness reports the failure.
  */
 export function selectSuiteTraces(traces: readonly NewTrace[], selection: TraceSelection, seed: string): NewTrace[] {
   if (traces.length === 0) return [];
-  const anySuccess = traces.some((trace) => trace.success);
-  return selectTraces(traces, anySuccess ? selection : 'first', hashString(seed));
+  const needsSuccess = selection === 'random_success' || selection === 'all_success';
+  const rule = needsSuccess && !traces.some((trace) => trace.success) ? 'first' : selection;
+  return selectTraces(traces, rule, hashString(seed));
 }
 
 /**

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   evaluateSuite,
+  selectSuiteTraces,
   type SuiteStages,
   type SuiteStagesFactory,
   type TaskRun,
@@ -348,6 +349,16 @@ describe('evaluateSuite: rollouts, the all selection and the WorfEval column', (
     });
     await expect(failing).rejects.toThrow('disk full');
     expect(started).toBe(1);
+  });
+
+  it('falls back to the first trace only for the rules that need a success; all and first take failed traces', () => {
+    const failedTraces = [1, 2, 3].map((n) => ({ ...trace(tasks[0]!, { n }, false), traceId: `t-${n}` }));
+    const ids = (selection: 'random_success' | 'all_success' | 'all' | 'first') =>
+      selectSuiteTraces(failedTraces, selection, 'sum-to-n').map((chosen) => chosen.traceId);
+    expect(ids('random_success')).toEqual(['t-1']);
+    expect(ids('all_success')).toEqual(['t-1']);
+    expect(ids('all')).toEqual(['t-1', 't-2', 't-3']);
+    expect(ids('first')).toEqual(['t-1']);
   });
 
   it('scores each workflow against the reference with WorfEval: 1 for the reference itself, less for a wrong graph', async () => {
