@@ -14,7 +14,7 @@ import type { ReportRow } from './report.js';
 import {
   countingModel,
   type EvaluateSuiteOptions,
-  evaluateTask,
+  runSuiteTask,
   type SuiteStagesFactory,
 } from '../src/distill/evaluate-suite.js';
 import { withDistillSim } from '../src/distill/distill-sim.js';
@@ -100,13 +100,14 @@ export async function measureCostSaved(options: CostSavedOptions): Promise<CostS
       toolsFor: options.toolsFor,
       ...(options.costOf ? { costOf: options.costOf } : {}),
     };
-    const distilled = await evaluateTask(task, variant, harness, signal);
+    const made = await runSuiteTask(task, variant, harness, signal);
+    const distilled = made.evaluation;
     const execEach = { llmCalls: 0, correct: 0, errors: 0, ms: 0 };
-    if (distilled.workflow && distilled.graphValid) {
+    if (made.workflow && distilled.graphValid) {
       const started = performance.now();
       for (const test of cases) {
         try {
-          const run = await runWorkflow(distilled.workflow, { tools, input: test.input, signal });
+          const run = await runWorkflow(made.workflow, { tools, input: test.input, signal });
           execEach.llmCalls += run.llmCalls;
           if (sameJson(run.output, test.expected)) execEach.correct += 1;
         } catch {

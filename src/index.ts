@@ -432,8 +432,11 @@ export {
   evaluateSuite,
   type EvaluateSuiteOptions,
   evaluateTask,
+  MAX_ROLLOUTS,
+  runSuiteTask,
   selectSuiteTraces,
   type StageContext,
+  type TaskRun,
   SUITE_SELECTIONS,
   SUITE_VARIANTS,
   type SuiteReport,
@@ -452,6 +455,8 @@ export { openSuiteTools, type SuiteTools } from './distill/open-suite-tools.js';
 export { sameJson } from './text/same-json.js';
 export { summarizeVariant, type TaskEvaluation, type VariantSummary } from './distill/suite-metrics.js';
 export { suiteStages } from './distill/suite-stages.js';
+export { scoreAgainstReference, type WorfColumn } from './distill/score-against-reference.js';
+export { type FinalAnswer, parseFinalAnswer } from './distill/final-answer.js';
 // Distillation's summarize stage (issue 14): graph tools, distillTraces, the single-stage baselines, trace selection.
 export {
   applyGraphOperation,

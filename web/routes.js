@@ -3,6 +3,7 @@
 import { renderBatchPage } from './views/batch-page.js';
 import { renderBatchesList } from './views/batches-list.js';
 import { renderPlanHistory } from './views/plan-history.js';
+import { renderReportFilePage } from './views/report-file-page.js';
 import { renderReportPage } from './views/report-page.js';
 import { renderReportsList } from './views/reports-list.js';
 import { renderRunPage } from './views/run-page.js';
@@ -30,6 +31,7 @@ export const routes = [
   { pattern: /^#\/traces\/([^/?]+)$/, render: renderTracePage },
   { pattern: /^#\/reports\/?$/, render: renderReportsList },
   { pattern: /^#\/reports\/([^/?]+)$/, render: renderReportPage },
+  { pattern: /^#\/reports\/([^/?]+)\/file\/([^/?]+)$/, render: renderReportFilePage },
 ];
 
 /** @type {[string, string][]} */

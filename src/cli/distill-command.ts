@@ -1,5 +1,5 @@
 /**
- * `weft distill TRACE_ID... --tools T --model M --out workflow.json` (issue 14): the summarize stage. The traces come
+ * `weft distill TRACE_ID... --tools T --model M --out workflow.json`: the summarize stage. The traces come
  * from the store, or from `--traces FILE` (what `weft traces show --json` prints); `--selection` picks among them;
  * the model gets only the graph tools. A finished workflow is written to `--out`; an unfinished one (no accepted
  * `finish` within `--max-steps`) goes to `<out without .json>.partial.json` with exit 1. `--model

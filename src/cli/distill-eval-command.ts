@@ -1,11 +1,14 @@
 /**
- * `weft distill eval --suite DIR --model M [--variant V|all] [--task NAME…] [--concurrency N] [--json]` (issue 14,
- * SPEC §5.2): for each task of the suite, execute on its train inputs, summarize the traces into a workflow, run the
- * workflow on the held-out tests with no model, and report per task and overall. Bad suites, tools files and flags
- * are exit 2 before any model call; Ctrl-C gives the report of the tasks that finished.
+ * `weft distill eval --suite DIR --model M [--variant V|all] [--task NAME…] [--selection R] [--rollouts N]
+ * [--max-visits N] [--concurrency N] [--out DIR] [--json]`: for each task of the suite, execute on its train
+ * inputs, summarize the traces into a workflow, run the workflow on the held-out tests with no model, score it
+ * against the task's reference with WorfEval, and report per task and overall; `--out` keeps every task run's
+ * workflow, traces and case results (eval-out-folder.ts). Bad suites, tools files, flags and `--out` folders are
+ * exit 2 before any model call; Ctrl-C gives the report of the tasks that finished.
  */
 import {
   evaluateSuite,
+  MAX_ROLLOUTS,
   formatSuiteReport,
   loadSuite,
   openSuiteTools,
@@ -19,6 +22,7 @@ import {
   WeftError,
 } from '../index.js';
 import { loadContext, loadModel } from './context.js';
+import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from './eval-out-folder.js';
 import { choiceFlag, integerFlag } from './flags.js';
 import type { Output } from './output.js';
 import { progressLogger } from './team-command-support.js';
@@ -29,6 +33,9 @@ export interface DistillEvalFlags {
   readonly variant?: string;
   readonly task?: readonly string[];
   readonly selection?: string;
+  readonly rollouts?: string;
+  readonly maxVisits?: string;
+  readonly out?: string;
   readonly concurrency?: string;
   readonly home?: string;
   readonly json?: boolean;
@@ -57,6 +64,12 @@ export async function distillEvalCommand(
         );
   const selection = choiceFlag('selection', flags.selection, SUITE_SELECTIONS);
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  const rollouts = integerFlag('rollouts', flags.rollouts, { min: 1 });
+  if (rollouts !== undefined && rollouts > MAX_ROLLOUTS)
+    throw new WeftError('BAD_INPUT', `--rollouts expects at most ${MAX_ROLLOUTS}, got ${rollouts}`, {
+      location: { field: '--rollouts' },
+    });
+  const maxVisits = integerFlag('max-visits', flags.maxVisits, { min: 1 });
   const suite = await loadSuite(flags.suite, { only: flags.task ?? [] });
   for (const warning of suite.warnings) output.log(`warning: ${place(warning)}${warning.message}`);
   const context = await loadContext(flags, env);
@@ -65,7 +78,12 @@ export async function distillEvalCommand(
   const stages = dependencies.stages ?? suiteStages;
   // Tools are opened before any model call: a bad file or an unset BUSINESS_API_URL stops here (exit 2).
   const tools = await openSuiteTools(suite.tasks, { env, signal });
+  const out = flags.out;
+  // Keyed by variant and task: the report names each task run's files.
+  const files = new Map<string, TaskRunFiles>();
   try {
+    // Before any model call: a folder that cannot take the results is work lost.
+    if (out !== undefined) await prepareEvalFolder(out);
     // The stages are made once up front so that a variant whose stages are missing fails here, not once per task.
     for (const variant of variants) stages(model, variant as (typeof SUITE_VARIANTS)[number]);
     const jobs = suite.tasks.length * variants.length;
@@ -90,8 +108,16 @@ export async function distillEvalCommand(
           toolsFor: tools.toolsFor,
           ...(selection !== undefined ? { selection } : {}),
           ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(rollouts !== undefined ? { rollouts } : {}),
+          ...(maxVisits !== undefined ? { maxVisits } : {}),
           costOf: (result) => costOf(result, model.id),
           signal,
+          ...(out !== undefined
+            ? {
+                onTaskRun: async (run) =>
+                  void files.set(fileKey(run.evaluation.variant, run.task.name), await writeTaskRun(out, run)),
+              }
+            : {}),
           onProgress: ({ done, evaluation }) => {
             if (evaluation.error !== undefined)
               output.log(`distill eval: ${evaluation.task} (${evaluation.variant}) failed: ${evaluation.error}`);
@@ -99,8 +125,21 @@ export async function distillEvalCommand(
           },
         }),
     );
-    if (output.json) output.document(reportDocument(report, flags.suite, redactModelSpec(model.id)));
-    else for (const line of formatSuiteReport(report)) output.text(line);
+    const document = reportDocument(report, {
+      suite: flags.suite,
+      model: redactModelSpec(model.id),
+      selection: selection ?? 'random_success',
+      rollouts: rollouts ?? 1,
+      ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...(out !== undefined ? { out } : {}),
+      files,
+    });
+    if (out !== undefined) await writeEvalReport(out, document);
+    if (output.json) output.document(document);
+    else {
+      for (const line of formatSuiteReport(report)) output.text(line);
+      if (out !== undefined) output.text(`wrote ${out}/report.json and each task run's files under ${out}/tasks`);
+    }
     if (report.cancelled)
       output.log(
         `distill eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} task runs that finished`,
@@ -111,17 +150,33 @@ export async function distillEvalCommand(
   }
 }
 
-/** The report without the workflows (a `--json` reader wants the numbers; the workflows can be large). */
-function reportDocument(report: SuiteReport, suite: string, model: string) {
+/** The --json report (and --out's report.json): the numbers, the settings, and with --out each task run's files. */
+function reportDocument(
+  report: SuiteReport,
+  settings: {
+    readonly suite: string;
+    readonly model: string;
+    readonly selection: string;
+    readonly rollouts: number;
+    readonly maxVisits?: number;
+    readonly out?: string;
+    readonly files: ReadonlyMap<string, TaskRunFiles>;
+  },
+) {
+  const { files, ...shown } = settings;
   return {
-    suite,
-    model,
+    ...shown,
     simulated: report.simulated,
     variants: report.variants,
-    tasks: report.tasks.map(({ workflow: _workflow, ...task }) => task),
+    tasks: report.tasks.map((task) => {
+      const written = files.get(fileKey(task.variant, task.task));
+      return written ? { ...task, files: written } : task;
+    }),
     ...(report.cancelled ? { cancelled: report.cancelled } : {}),
   };
 }
+
+const fileKey = (variant: string, task: string) => `${variant}\u0000${task}`;
 
 function place(issue: { file?: string; line?: number; column?: number; field?: string }): string {
   const where = issue.file

@@ -1,5 +1,5 @@
 /**
- * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH` (issue 14): a batch of cases through one
+ * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH`: a batch of cases through one
  * workflow with no model, durable in `<home>/batches/<id>/` (docs/contracts.md), in this process or on BullMQ
  * workers (`--workers redis://…`). Exit 0 when every case passed, 1 when some failed or erred, 2 on bad input,
  * 130 when stopped (SIGINT/SIGTERM) with the command that resumes it.
@@ -14,6 +14,7 @@ import {
   batchPaths,
   createBatchFolder,
   createExecCaseQueue,
+  DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,
   hashFile,
   loadToolsFile,
@@ -42,6 +43,7 @@ export interface ExecBatchFlags {
   readonly workers?: string;
   readonly resume?: string;
   readonly rerunInterrupted?: boolean;
+  readonly maxVisits?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -67,6 +69,7 @@ export async function execBatchCommand(
     throw new WeftError('BAD_INPUT', `--concurrency expects at most ${MAX_CONCURRENCY}, got ${concurrencyFlag}`, {
       location: { field: '--concurrency' },
     });
+  const maxVisitsFlag = integerFlag('max-visits', flags.maxVisits, { min: 1 });
   let manifest: BatchManifest;
   let resuming = false;
   if (flags.resume !== undefined) {
@@ -76,6 +79,12 @@ export async function execBatchCommand(
       });
     manifest = await readBatchManifest(home, flags.resume);
     resuming = true;
+    // A batch keeps the cap it started with: its cases are judged alike.
+    const started = manifest.options.maxVisits ?? DEFAULT_MAX_VISITS;
+    if (maxVisitsFlag !== undefined && maxVisitsFlag !== started)
+      throw new WeftError('BAD_INPUT', `the batch was started with --max-visits ${started}`, {
+        location: { field: '--max-visits' },
+      });
     await checkUnchanged(manifest);
     if (manifest.options.out !== undefined)
       await checkOutPath(manifest.options.out, [
@@ -110,6 +119,7 @@ export async function execBatchCommand(
       inputs: { path: resolve(flags.inputs), sha256: scan.sha256, cases: scan.cases },
       options: {
         concurrency: concurrencyFlag ?? (flags.workers ? DEFAULT_WORKER_CONCURRENCY : DEFAULT_CONCURRENCY),
+        ...(maxVisitsFlag !== undefined ? { maxVisits: maxVisitsFlag } : {}),
         ...(flags.out !== undefined ? { out: resolve(flags.out) } : {}),
         ...(flags.workers !== undefined ? { workers: redactUrl(flags.workers).display } : {}),
       },
@@ -127,6 +137,7 @@ export async function execBatchCommand(
             workflow,
             tools: tools?.tools ?? [],
             ...(manifest.tools ? { toolsPath: manifest.tools.path } : {}),
+            ...(manifest.options.maxVisits !== undefined ? { maxVisits: manifest.options.maxVisits } : {}),
           })
         : Promise.resolve(undefined);
     let queue: Awaited<ReturnType<typeof openQueue>>;
@@ -167,7 +178,7 @@ export async function execBatchCommand(
         paths,
         cases: () => readBatchCases(manifest.inputs.path),
         total: manifest.inputs.cases,
-        runCase: queue ? queue.runCase : inProcess(workflow, tools),
+        runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits),
         concurrency:
           concurrencyFlag ??
           (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
@@ -196,10 +207,19 @@ export async function execBatchCommand(
   }
 }
 
-function inProcess(workflow: ExecutableWorkflow, tools: ToolSet | undefined): CaseRunner {
+function inProcess(
+  workflow: ExecutableWorkflow,
+  tools: ToolSet | undefined,
+  maxVisits: number | undefined,
+): CaseRunner {
   const list = tools?.tools ?? [];
   return async (item, _attempt, signal) => {
-    const result = await runWorkflow(workflow, { tools: list, input: item.input, signal });
+    const result = await runWorkflow(workflow, {
+      tools: list,
+      input: item.input,
+      signal,
+      ...(maxVisits !== undefined ? { maxVisits } : {}),
+    });
     return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };
 }

@@ -422,7 +422,7 @@ function buildProgram(
 
   const workflowCommand = program
     .command('workflow')
-    .description('executable workflows (distilled, no model at run time; docs/design.md: in progress)');
+    .description('executable workflows (distilled, no model at run time; docs/workflows.md)');
   workflowCommand
     .command('check')
     .description('every problem of a workflow file, located (exit 2 on errors, 0 with only warnings)')
@@ -455,6 +455,10 @@ function buildProgram(
     .option('--workers <redis-url>', 'batch: run the cases on `weft worker`s through BullMQ on this Redis')
     .option('--resume <batch>', 'continue a stopped batch: no case with a result runs again')
     .option('--rerun-interrupted', 'with --resume: run again the cases that were interrupted while running')
+    .option(
+      '--max-visits <n>',
+      'node visits a case may make before it is stopped (default 10000; loops count each pass)',
+    )
     .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {
@@ -533,7 +537,7 @@ function buildProgram(
     .option('--tools <file>', 'the business tools (described to the model, not callable)')
     .option('--out <file>', 'where to write the workflow (an unfinished one goes to <out>.partial.json, exit 1)')
     .option('--strategy <strategy>', 'plan-execute (plan the graph first, the default) or react')
-    .option('--selection <selection>', 'random_success (default), all_success or first')
+    .option('--selection <selection>', 'random_success (default), all_success, all or first')
     .option('--seed <n>', 'the seed of random_success (default 1)')
     .option('--traces <file>', 'read the traces from a JSON/JSONL file (weft traces show --json) instead of the store')
     .option('--max-steps <n>', 'model calls before giving up without finish (default 40)')
@@ -548,12 +552,15 @@ function buildProgram(
     );
   distillCommand
     .command('eval')
-    .description('execute, distil and test each task of a suite; a table per variant (SPEC §5.2 metrics)')
+    .description("execute, distil and test each task of a suite; a table per variant (the FlowMind paper's metrics)")
     .requiredOption('--suite <dir>', 'a folder of <task>/task.yaml (examples/distill-suite)')
     .option('--model <spec>', 'the model of both stages (sim runs offline)')
     .option('--variant <name>', 'es-pe (default), es-react, react, pe or all')
     .option('--task <name>', 'only this task (repeatable)', collect, [])
-    .option('--selection <rule>', 'trace selection: random_success (default), all_success or first')
+    .option('--selection <rule>', 'trace selection: random_success (default), all_success, all or first')
+    .option('--rollouts <n>', 'traces the execute stage makes per train input (default 1, at most 100)')
+    .option('--max-visits <n>', 'node visits a workflow may make per test case (default 10000)')
+    .option('--out <dir>', "a new or empty folder: keep each task run's workflow, traces and case results there")
     .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
     .option('--home <dir>', 'Weft home (default ./.weft)')
     .addOption(otel)

@@ -1,7 +1,7 @@
 /**
- * `weft workflow check FILE`, `weft workflow show FILE` and `weft exec FILE --input JSON` (issue 14): check an
+ * `weft workflow check FILE`, `weft workflow show FILE` and `weft exec FILE --input JSON [--max-visits N]`: check an
  * executable workflow with every problem located, draw it (text, Mermaid, DOT, WorfBench text), and run it on one
- * input with no model. The batch mode of `weft exec` and distillation are not built yet.
+ * input with no model. The batch mode of `weft exec` is exec-batch-command.ts.
  */
 import { existsSync } from 'node:fs';
 import {
@@ -19,6 +19,7 @@ import {
   type WorkflowProblem,
   workflowToWorfText,
 } from '../index.js';
+import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
 
 interface WorkflowFlags {
@@ -93,16 +94,22 @@ export async function workflowShowCommand(file: string, flags: WorkflowShowFlags
 
 export async function execCommand(
   file: string,
-  flags: WorkflowFlags & { readonly input?: string },
+  flags: WorkflowFlags & { readonly input?: string; readonly maxVisits?: string },
   output: Output,
   signal: AbortSignal,
 ): Promise<number> {
   const input = parseInput(flags.input);
+  const maxVisits = integerFlag('max-visits', flags.maxVisits, { min: 1 });
   const tools = await openTools(flags.tools, signal);
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(file, { toolNames });
-    const result = await runWorkflow(workflow, { tools: tools?.tools ?? [], input, signal });
+    const result = await runWorkflow(workflow, {
+      tools: tools?.tools ?? [],
+      input,
+      signal,
+      ...(maxVisits !== undefined ? { maxVisits } : {}),
+    });
     if (output.json)
       output.document({ output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 });
     else {

@@ -1,9 +1,8 @@
 /**
- * Structural checks of an executable workflow (issue 14): what `weft workflow check` will report, all at once.
+ * Structural checks of an executable workflow: what `weft workflow check` reports, all at once.
  * Pure apart from compiling JSONata expressions (syntax errors are problems too). Located by document path and node
  * id; a file reader adds line and column. Variables: a `vars.x` an expression reads must be assigned on every path
  * that reaches it (an error when no path assigns it, a warning when only some do).
- * Status (issue 14, in progress): not yet wired to a CLI command; the document parser with located errors is to come.
  */
 import { compileExpression } from './evaluate-value.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * The prompts of the summarize stage and of the single-stage baselines (issue 14): the workflow format and its
+ * The prompts of the summarize stage and of the single-stage baselines: the workflow format and its
  * expression rules, the traces (each call with its arguments and result or error, clipped), the business tools as
  * text (names, descriptions, schemas: described, not callable in the summarize stage), and how to finish.
  *
@@ -85,7 +85,8 @@ export function singleStageSystemPrompt(
     mode === 'plan-execute'
       ? 'Plan first, then carry out your plan step by step.'
       : 'Think, call a tool, read its result, and go on.',
-    'When the workflow is finished, answer the task for this input in plain text without calling a tool.',
+    // Asked as the execute stage asks (solve-prompts.ts), and read by the same parser (final-answer.ts).
+    'When the workflow is finished, answer the task for this input without calling a tool: end with the final answer as JSON, a JSON value on its own or inside a ```json block.',
     '',
     FORMAT,
     '',

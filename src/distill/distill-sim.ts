@@ -1,5 +1,5 @@
 /**
- * The `sim:` model's two roles in distillation (issue 14), so the whole pipeline runs offline: in the execute stage
+ * The `sim:` model's two roles in distillation, so the whole pipeline runs offline: in the execute stage
  * (purpose `solve`) it follows a reference workflow, making that workflow's tool calls one reply at a time and
  * answering its output (sim-solve.ts); in the summarize stage (purpose `distill`) it emits the reference graph
  * through the graph tools, each call carrying a mistake with probability `mistake` (sim-summarize.ts). Every other

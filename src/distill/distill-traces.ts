@@ -1,7 +1,7 @@
 /**
- * The summarize stage (issue 14, SPEC §5.1): from one or more traces, a model builds an executable workflow with the
+ * The summarize stage of FlowMind's execute-summarize pipeline: from one or more traces, a model builds an executable workflow with the
  * graph tools only (graph-tools.ts). ES-P&E (`plan-execute`, the default) first asks for a plan of the graph (a JSON
- * list of nodes, parsed per SPEC §5.3: plain → extract → repair → re-prompt), then runs the building loop; ES-ReAct
+ * list of nodes, read robustly: plain → extract → repair → re-prompt), then runs the building loop; ES-ReAct
  * (`react`) builds at once.
  *
  * A business tool the model calls here is refused (an error result saying only graph tools work now) and counted:

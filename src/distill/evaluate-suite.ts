@@ -1,10 +1,12 @@
 /**
- * The distillation harness (issue 14, SPEC §5.2; `weft distill eval`): for each task and variant, execute on the
- * task's train inputs, select traces, summarize them into a workflow (or, for the single-stage baselines, solve and
- * build at once), then run the workflow on the held-out tests with `runWorkflow` — no model — and score it. The
+ * The distillation harness (`weft distill eval`, the FlowMind paper's protocol): for each task and variant, execute
+ * on the task's train inputs (`rollouts` traces each), select traces, summarize them into a workflow (or, for the
+ * single-stage baselines, solve and build at once), then run the workflow on the held-out tests with `runWorkflow`
+ * — no model — and score it, black-box (its outputs) and white-box (WorfEval against the task's reference). The
  * stages are injected (`SuiteStagesFactory`), so the harness is tested with fake stages and the real ones plug in
- * from suite-stages.ts. A stage that throws fails its task, never the suite. Tasks run concurrently (bounded);
- * on abort the tasks that finished make a partial report.
+ * from suite-stages.ts. A stage that throws fails its task, never the suite. Tasks run concurrently (bounded); each
+ * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
+ * starts in its place; on abort the tasks that finished make a partial report.
  */
 import PQueue from 'p-queue';
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -12,12 +14,14 @@ import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { hashString } from '../llm/seeded-random.js';
 import { sameJson } from '../text/same-json.js';
+import { WeftError } from '../errors.js';
 import { checkWorkflow } from './check-workflow.js';
 import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';
 import { tracedModel } from '../llm/traced-model.js';
 import type { SuiteTask, TaskInput } from './load-suite.js';
 import { runWorkflow } from './run-workflow.js';
+import { scoreAgainstReference } from './score-against-reference.js';
 import {
   DISTILL_VARIANTS,
   type DistillResult,
@@ -47,6 +51,8 @@ export interface StageContext {
   /** The task's business tools. */
   readonly tools: readonly Tool[];
   readonly signal: AbortSignal;
+  /** The execute stage: which rollout of this input (from 1). */
+  readonly rollout?: number;
 }
 
 /**
@@ -80,39 +86,79 @@ export interface EvaluateSuiteOptions {
   readonly concurrency?: number;
   /** The price of a model call (default 0). */
   readonly costOf?: (result: ChatResult) => number;
-  /** Node visits per test case. */
+  /** Traces per train input in the execute stage (default 1, at most MAX_ROLLOUTS); the baselines make one. */
+  readonly rollouts?: number;
+  /** Node visits per test case (and per reference run that works out a train answer). */
   readonly maxVisits?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Called with each finished task run, awaited before the run counts as done (`weft distill eval --out` writes
+   * its files here). If it throws, no new task run starts and evaluateSuite rejects with that error once the runs
+   * in flight have ended.
+   */
+  readonly onTaskRun?: (run: TaskRun) => Promise<void>;
   readonly onProgress?: (event: { done: number; total: number; evaluation: TaskEvaluation }) => void;
 }
+
+/** One task under one variant, with what it made: for inspection, not for the numbers. */
+export interface TaskRun {
+  readonly task: SuiteTask;
+  readonly evaluation: TaskEvaluation;
+  /** The workflow the stage built (whole when `finished`, else the partial graph); absent when a stage threw first. */
+  readonly workflow?: ExecutableWorkflow;
+  /** Every trace of the execute stage (every rollout of every train input), or the baseline's one. */
+  readonly traces: readonly NewTrace[];
+  /** The traces the summarizer got (ES variants). */
+  readonly selected?: readonly NewTrace[];
+}
+
+export const MAX_ROLLOUTS = 100;
 
 export interface SuiteReport {
   readonly simulated: boolean;
   readonly variants: readonly VariantSummary[];
-  readonly tasks: readonly (TaskEvaluation & { readonly workflow?: ExecutableWorkflow })[];
+  readonly tasks: readonly TaskEvaluation[];
   /** Set when the run was aborted: the report covers the jobs that finished. */
   readonly cancelled?: { readonly finished: number; readonly of: number };
 }
 
 export async function evaluateSuite(tasks: readonly SuiteTask[], options: EvaluateSuiteOptions): Promise<SuiteReport> {
+  const rollouts = options.rollouts ?? 1;
+  if (!(Number.isSafeInteger(rollouts) && rollouts >= 1 && rollouts <= MAX_ROLLOUTS)) {
+    throw new WeftError(
+      'BAD_INPUT',
+      `rollouts must be a whole number from 1 to ${MAX_ROLLOUTS}, got ${String(rollouts)}`,
+      {
+        location: { field: 'rollouts' },
+      },
+    );
+  }
   const signal = options.signal ?? new AbortController().signal;
   const jobs = options.variants.flatMap((variant) => tasks.map((task) => ({ variant, task })));
-  const results = new Map<number, TaskEvaluation & { workflow?: ExecutableWorkflow }>();
+  const results = new Map<number, TaskEvaluation>();
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? DEFAULT_SUITE_CONCURRENCY) });
   let done = 0;
+  let handOffError: { error: unknown } | undefined;
   await Promise.all(
     jobs.map((job, index) =>
       queue.add(async () => {
-        if (signal.aborted) return;
-        const evaluation = await evaluateTask(job.task, job.variant, options, signal);
+        if (signal.aborted || handOffError) return;
+        const run = await runSuiteTask(job.task, job.variant, options, signal);
         // A job that was in flight at the abort may have been cut short: left out rather than counted as failed.
         if (signal.aborted) return;
-        results.set(index, evaluation);
+        try {
+          await options.onTaskRun?.(run);
+        } catch (error) {
+          handOffError ??= { error };
+          return;
+        }
+        results.set(index, run.evaluation);
         done += 1;
-        options.onProgress?.({ done, total: jobs.length, evaluation });
+        options.onProgress?.({ done, total: jobs.length, evaluation: run.evaluation });
       }),
     ),
   );
+  if (handOffError) throw handOffError.error;
   const finished = [...results.entries()].sort(([a], [b]) => a - b).map(([, evaluation]) => evaluation);
   return {
     simulated: options.model.kind !== 'real',
@@ -127,13 +173,23 @@ export async function evaluateSuite(tasks: readonly SuiteTask[], options: Evalua
   };
 }
 
-/** One task under one variant; never throws (a failing stage is recorded in `error`). */
+/** One task under one variant: its evaluation alone (see runSuiteTask for what it made too). Never throws. */
 export async function evaluateTask(
   task: SuiteTask,
   variant: DistillVariant,
   options: EvaluateSuiteOptions,
   signal: AbortSignal,
-): Promise<TaskEvaluation & { workflow?: ExecutableWorkflow }> {
+): Promise<TaskEvaluation> {
+  return (await runSuiteTask(task, variant, options, signal)).evaluation;
+}
+
+/** One task under one variant, with its workflow and traces; never throws (a failing stage is recorded in `error`). */
+export async function runSuiteTask(
+  task: SuiteTask,
+  variant: DistillVariant,
+  options: EvaluateSuiteOptions,
+  signal: AbortSignal,
+): Promise<TaskRun> {
   // A `chat` span per call (a no-op without a tracing SDK), the sim's answers included: it follows the reference here.
   const traced = tracedModel(withDistillSim(options.model, task.reference), {
     ...(options.costOf ? { costOf: options.costOf } : {}),
@@ -141,45 +197,87 @@ export async function evaluateTask(
   const counted = countingModel(traced, options.costOf);
   const tools = options.toolsFor(task);
   const context: StageContext = { task, tools, signal };
-  const base = {
-    task: task.name,
-    ...(task.category !== undefined ? { category: task.category } : {}),
-    variant,
-  };
-  const traces: NewTrace[] = [];
-  let distill: DistillResult | undefined;
   const baseline = variant === 'react' || variant === 'pe';
+  const inputs = baseline ? task.train.slice(0, 1) : task.train;
+  const rollouts = baseline ? 1 : (options.rollouts ?? 1);
+  const maxVisits = options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {};
+  const traces: NewTrace[] = [];
+  // The train input each trace solved (its index in `inputs`).
+  const inputOf: number[] = [];
+  let selected: NewTrace[] | undefined;
+  let distill: DistillResult | undefined;
   // The train answers are worked out before any stage runs (the reference needs no model).
   const answers: (JsonValue | undefined)[] = [];
-  for (const input of baseline ? task.train.slice(0, 1) : task.train)
-    answers.push(await referenceAnswer(task, input, tools, signal));
+  for (const input of inputs) answers.push(await referenceAnswer(task, input, tools, signal, maxVisits));
+  const facts = () => {
+    const solved = new Set(inputOf.filter((_, index) => traces[index]?.success));
+    return {
+      task: task.name,
+      ...(task.category !== undefined ? { category: task.category } : {}),
+      variant,
+      trainInputs: inputs.length,
+      rollouts,
+      solvedInputs: solved.size,
+      trainTraces: traces.length,
+      successfulTraces: traces.filter((trace) => trace.success).length,
+      executionComplete: inputs.length > 0 && solved.size === inputs.length,
+      ...(selected ? { selectedTraces: selected.map((trace) => trace.traceId) } : {}),
+    };
+  };
+  const worfOf = async (workflow: ExecutableWorkflow | undefined) => {
+    if (!task.reference) return {};
+    const scored = await scoreAgainstReference(task.reference, workflow, signal).catch((error: unknown) => ({
+      error: (error as Error).message,
+    }));
+    return 'error' in scored ? { worfError: scored.error } : { worf: scored };
+  };
   try {
     const stages = options.stages(counted.model, variant);
     if (baseline) {
       // The single-stage baseline solves one instance and builds the workflow while doing so.
       const solveAndBuild = need(stages.solveAndBuild, 'solveAndBuild', variant);
-      const first = task.train[0] as TaskInput;
-      const built = await solveAndBuild(first, answers[0], context);
+      const built = await solveAndBuild(inputs[0] as TaskInput, answers[0], context);
       traces.push(built.trace);
+      inputOf.push(0);
       distill = built.distill;
     } else {
       const execute = need(stages.execute, 'execute', variant);
       const summarize = need(stages.summarize, 'summarize', variant);
-      for (const [index, input] of task.train.entries()) traces.push(await execute(input, answers[index], context));
-      const chosen = (options.select ?? selectSuiteTraces)(traces, options.selection ?? 'random_success', task.name);
-      if (chosen.length === 0) throw new Error('no successful train trace to summarize');
-      distill = await summarize(chosen, context);
+      for (const [index, input] of inputs.entries()) {
+        for (let rollout = 1; rollout <= rollouts; rollout++) {
+          traces.push(await execute(input, answers[index], { ...context, rollout }));
+          inputOf.push(index);
+        }
+      }
+      selected = (options.select ?? selectSuiteTraces)(traces, options.selection ?? 'random_success', task.name);
+      if (selected.length === 0) throw new Error('no successful train trace to summarize');
+      distill = await summarize(selected, context);
     }
   } catch (error) {
-    return failed(
-      base,
-      baseline ? 1 : task.train.length,
+    const evaluation: TaskEvaluation = {
+      ...facts(),
+      finished: false,
+      graphValid: false,
+      graphErrors: [],
+      mixedCalls: distill?.mixedCalls ?? 0,
+      graphCalls: distill?.graphCalls ?? 0,
+      tests: task.tests.length,
+      passed: 0,
+      passRate: 0,
+      correct: false,
+      cases: [],
+      execLlmCalls: 0,
+      usage: counted.usage(),
+      ...(await worfOf(distill?.workflow)),
+      error: (error as Error).message ?? String(error),
+    };
+    return {
       task,
+      evaluation,
       traces,
-      distill,
-      counted.usage(),
-      (error as Error).message ?? String(error),
-    );
+      ...(selected ? { selected } : {}),
+      ...(distill ? { workflow: distill.workflow } : {}),
+    };
   }
   const problems = await checkWorkflow(distill.workflow, { toolNames: tools.map((tool) => tool.name) }).catch(
     (error: unknown) => [{ severity: 'error' as const, message: (error as Error).message }],
@@ -194,12 +292,7 @@ export async function evaluateTask(
     for (const [index, test] of task.tests.entries()) {
       if (signal.aborted) break;
       try {
-        const run = await runWorkflow(distill.workflow, {
-          tools,
-          input: test.input,
-          signal,
-          ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
-        });
+        const run = await runWorkflow(distill.workflow, { tools, input: test.input, signal, ...maxVisits });
         execLlmCalls += run.llmCalls;
         cases.push({ index, ok: sameJson(run.output, test.expected), output: run.output });
       } catch (error) {
@@ -208,12 +301,8 @@ export async function evaluateTask(
     }
   }
   execLlmCalls += counted.usage().calls - stagesUsage.calls;
-  const successful = traces.filter((trace) => trace.success).length;
-  return {
-    ...base,
-    trainTraces: traces.length,
-    successfulTraces: successful,
-    executionComplete: traces.length > 0 && successful === traces.length,
+  const evaluation: TaskEvaluation = {
+    ...facts(),
     finished: distill.finished,
     graphValid,
     graphErrors: [
@@ -227,19 +316,22 @@ export async function evaluateTask(
     cases,
     execLlmCalls,
     usage: stagesUsage,
-    workflow: distill.workflow,
+    ...(await worfOf(distill.workflow)),
   };
+  return { task, evaluation, traces, ...(selected ? { selected } : {}), workflow: distill.workflow };
 }
 
 /**
  * The harness's trace selection: the rule as given (select-traces.ts, seeded by the task's name), but a task whose
- * train traces all failed still gets summarized from its first trace, as the paper does (its quadrant analysis has
- * correct workflows from failed executions); execution completeness reports the failure.
+ * train traces all failed is still summarized from its first trace under the rules that need a successful one
+ * (`random_success`, `all_success`), as the paper does (its quadrant analysis has correct workflows from failed
+ * executions); `all` and `first` take failed traces anyway. Execution completeness reports the failure.
  */
 export function selectSuiteTraces(traces: readonly NewTrace[], selection: TraceSelection, seed: string): NewTrace[] {
   if (traces.length === 0) return [];
-  const anySuccess = traces.some((trace) => trace.success);
-  return selectTraces(traces, anySuccess ? selection : 'first', hashString(seed));
+  const needsSuccess = selection === 'random_success' || selection === 'all_success';
+  const rule = needsSuccess && !traces.some((trace) => trace.success) ? 'first' : selection;
+  return selectTraces(traces, rule, hashString(seed));
 }
 
 /**
@@ -251,10 +343,11 @@ async function referenceAnswer(
   input: TaskInput,
   tools: readonly Tool[],
   signal: AbortSignal,
+  maxVisits: { maxVisits?: number },
 ): Promise<JsonValue | undefined> {
   if (!task.reference) return undefined;
   try {
-    return (await runWorkflow(task.reference, { tools, input, signal })).output as JsonValue;
+    return (await runWorkflow(task.reference, { tools, input, signal, ...maxVisits })).output as JsonValue;
   } catch {
     return undefined;
   }
@@ -263,37 +356,6 @@ async function referenceAnswer(
 function need<T>(stage: T | undefined, name: string, variant: DistillVariant): T {
   if (stage === undefined) throw new Error(`the ${variant} variant has no ${name} stage`);
   return stage;
-}
-
-function failed(
-  base: Pick<TaskEvaluation, 'task' | 'category' | 'variant'>,
-  expectedTraces: number,
-  task: SuiteTask,
-  traces: readonly NewTrace[],
-  distill: DistillResult | undefined,
-  usage: StageUsage,
-  error: string,
-): TaskEvaluation {
-  const successful = traces.filter((trace) => trace.success).length;
-  return {
-    ...base,
-    trainTraces: traces.length,
-    successfulTraces: successful,
-    executionComplete: successful === expectedTraces,
-    finished: false,
-    graphValid: false,
-    graphErrors: [],
-    mixedCalls: distill?.mixedCalls ?? 0,
-    graphCalls: distill?.graphCalls ?? 0,
-    tests: task.tests.length,
-    passed: 0,
-    passRate: 0,
-    correct: false,
-    cases: [],
-    execLlmCalls: 0,
-    usage,
-    error,
-  };
 }
 
 function describeProblem(problem: { path?: string; node?: string; message: string }): string {

@@ -1,11 +1,12 @@
 /**
  * The text of `weft distill eval`: a table per variant (one row per task, then the overall row), then the
- * variants side by side. Pure.
+ * variants side by side. The f1 columns are WorfEval against each task's reference (`-` without one). Pure.
  */
 import type { SuiteReport } from './evaluate-suite.js';
 import type { TaskEvaluation, VariantSummary } from './suite-metrics.js';
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+const f1 = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(3));
 const yes = (value: boolean) => (value ? 'yes' : 'no');
 
 export function formatSuiteReport(report: SuiteReport): string[] {
@@ -18,6 +19,8 @@ export function formatSuiteReport(report: SuiteReport): string[] {
     lines.push(...table(TASK_HEADER, [...rows, overallRow(summary)]));
     for (const task of report.tasks.filter((entry) => entry.variant === summary.variant && entry.error !== undefined))
       lines.push(`  ${task.task}: failed: ${task.error}`);
+    for (const task of report.tasks.filter((entry) => entry.variant === summary.variant && entry.worfError))
+      lines.push(`  ${task.task}: no WorfEval score: ${task.worfError}`);
   }
   lines.push('', 'overall');
   lines.push(
@@ -28,9 +31,12 @@ export function formatSuiteReport(report: SuiteReport): string[] {
         'CRate',
         'TRate',
         'exec compl',
+        'traces ok',
         'graph valid',
         'both',
         'mixed',
+        'f1 chain',
+        'f1 graph',
         'exec LLM',
         'calls',
         'tokens',
@@ -42,9 +48,12 @@ export function formatSuiteReport(report: SuiteReport): string[] {
         percent(summary.caseRate),
         percent(summary.testPassRate),
         percent(summary.executionCompleteness),
+        percent(summary.traceSuccessRate),
         percent(summary.graphValidity),
         percent(summary.both),
         percent(summary.mixedCallRate),
+        f1(summary.worf?.f1_chain),
+        f1(summary.worf?.f1_graph),
         String(summary.execLlmCalls),
         String(summary.usage.calls),
         String(summary.usage.inputTokens + summary.usage.outputTokens),
@@ -57,16 +66,32 @@ export function formatSuiteReport(report: SuiteReport): string[] {
   return lines;
 }
 
-const TASK_HEADER = ['task', 'correct', 'tests', 'exec', 'valid', 'mixed', 'exec LLM', 'calls', 'tokens'];
+const TASK_HEADER = [
+  'task',
+  'correct',
+  'tests',
+  'solved',
+  'traces ok',
+  'valid',
+  'mixed',
+  'f1 chain',
+  'f1 graph',
+  'exec LLM',
+  'calls',
+  'tokens',
+];
 
 function taskRow(task: TaskEvaluation): string[] {
   return [
     task.task,
     task.error !== undefined ? 'error' : yes(task.correct),
     `${task.passed}/${task.tests}`,
+    `${task.solvedInputs}/${task.trainInputs}`,
     `${task.successfulTraces}/${task.trainTraces}`,
     yes(task.graphValid),
     String(task.mixedCalls),
+    f1(task.worf?.f1_chain),
+    f1(task.worf?.f1_graph),
     String(task.execLlmCalls),
     String(task.usage.calls),
     String(task.usage.inputTokens + task.usage.outputTokens),
@@ -79,8 +104,11 @@ function overallRow(summary: VariantSummary): string[] {
     `${summary.correct}/${summary.tasks}`,
     `${summary.passed}/${summary.tests}`,
     percent(summary.executionCompleteness),
+    percent(summary.traceSuccessRate),
     percent(summary.graphValidity),
     String(summary.mixedCalls),
+    f1(summary.worf?.f1_chain),
+    f1(summary.worf?.f1_graph),
     String(summary.execLlmCalls),
     String(summary.usage.calls),
     String(summary.usage.inputTokens + summary.usage.outputTokens),

@@ -1,5 +1,5 @@
 /**
- * The workflow under construction in distillation's summarize stage (issue 14, SPEC §5.1), and the operations a
+ * The workflow under construction in distillation's summarize stage, and the operations a
  * model builds it with: one per node kind, edges, removals to fix a mistake, and `finish`. Pure apart from the
  * JSONata compile of the check: every operation validates its own arguments, changes a copy, and reports the graph
  * so far (compact lines), `checkWorkflow`'s problems and what is still missing, so the model can go on. graph-tools.ts

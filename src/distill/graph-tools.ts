@@ -1,5 +1,5 @@
 /**
- * The graph builder's operations as tools (issue 14, SPEC §5.1): what the summarize stage offers a model, and all it
+ * The graph builder's operations as tools: what the summarize stage offers a model, and all it
  * offers. They run through `runToolLoop` like any tool: a refused operation is an error result the model reads
  * (with what is still missing), an accepted one returns the graph so far. The names are documented in
  * docs/design.md ("Distillation").

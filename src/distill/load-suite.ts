@@ -1,5 +1,5 @@
 /**
- * An evaluation suite for distillation (issue 14, `weft distill eval --suite DIR`): one folder per task,
+ * An evaluation suite for distillation (`weft distill eval --suite DIR`): one folder per task,
  * `DIR/<task>/task.yaml` holding the task in words, its tools file(s), its input schema, train inputs (what the
  * execute stage solves) and held-out tests (`{ input, expected }`, what the distilled workflow is judged on), and
  * optionally a reference workflow (`reference.workflow.json` beside it unless `reference` names another file).

@@ -1,5 +1,5 @@
 /**
- * Traces from a file for `weft distill --traces FILE` (issue 14): what `weft traces show --json` prints — one trace
+ * Traces from a file for `weft distill --traces FILE`: what `weft traces show --json` prints — one trace
  * object, `{ "trace": {...} }`, `{ "traces": [...] }` or an array of them — as JSON (or YAML), or JSON Lines (one
  * of those a line, `.jsonl`). Every problem is located (file, line, column, field) and reported at once as one
  * BAD_INPUT; files past MAX_TRACES_FILE_BYTES, folders and pipes are refused before reading.

@@ -1,7 +1,8 @@
 /**
- * Runs an executable workflow on one input with no model (issue 14): from `start`, node by node along the edges,
- * until an `end`. Tools run through `callTool` (validation, timeout, retries of idempotent tools). A tool error,
- * a JSONata error or the visit cap ends the run with a WeftError that names the node and field.
+ * Runs an executable workflow on one input with no model: from `start`, node by node along the edges, until an
+ * `end`. Tools run through `callTool` (validation, timeout, retries of idempotent tools). A tool error, a JSONata
+ * error or the visit cap (`maxVisits`, default DEFAULT_MAX_VISITS) ends the run with a WeftError that names the
+ * node and field.
  * Per workflow object, its maps and schema are built once (a batch runs one workflow over many cases).
  */
 import { WeftError } from '../errors.js';
@@ -20,6 +21,10 @@ import {
 export interface RunWorkflowOptions {
   readonly tools?: readonly Tool[];
   readonly input: Readonly<Record<string, unknown>>;
+  /**
+   * Node visits the run may make (default DEFAULT_MAX_VISITS): a deadline counted in steps, so that a loop that
+   * never ends stops; a long but finite loop needs a higher cap (`weft exec --max-visits`).
+   */
   readonly maxVisits?: number;
   /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
   readonly expressionTimeLimitMs?: number;
@@ -114,6 +119,11 @@ export async function runWorkflow(
   const { nodes, outgoing, start, inputSchema, conditions, places } = prepare(workflow);
   const tools = toolMap(options.tools ?? NO_TOOLS);
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS;
+  if (!(Number.isSafeInteger(maxVisits) && maxVisits >= 1)) {
+    throw new WeftError('BAD_INPUT', `maxVisits must be a whole number from 1, got ${String(maxVisits)}`, {
+      location: { field: 'maxVisits' },
+    });
+  }
   const timeLimit = options.expressionTimeLimitMs ?? DEFAULT_EXPRESSION_TIME_LIMIT_MS;
   const vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const inputs = options.input;
@@ -160,7 +170,7 @@ export async function runWorkflow(
       steps++;
       options.onVisit?.(node.id);
       if (steps > maxVisits) {
-        throw new WeftError('WORKFLOW', `${at(node)}: more than ${maxVisits} node visits; a loop does not end`, {
+        throw new WeftError('WORKFLOW', visitCapMessage(node.id, maxVisits), {
           location: { field: `nodes.${node.id}` },
         });
       }
@@ -261,4 +271,9 @@ export async function runWorkflow(
   const result = await walk(start.id);
   if (!result.ended) throw new WeftError('WORKFLOW', 'the run reached no end node', { location: { field: 'edges' } });
   return { output: result.output, steps, toolCalls, llmCalls: 0 };
+}
+
+/** What a run stopped by the visit cap says: the cap, the node, and that the loop may well be finite. */
+export function visitCapMessage(node: string, maxVisits: number): string {
+  return `node ${node}: stopped at the visit cap of ${maxVisits} node visits (maxVisits) on reaching this node; a loop here may never end, or it is a long finite loop: raise the cap with --max-visits N`;
 }

@@ -1,5 +1,5 @@
 /**
- * A solve's secret values kept out of its trace (issue 14). A tool's `secretArgs` are redacted in that call's
+ * A solve's secret values kept out of its trace. A tool's `secretArgs` are redacted in that call's
  * arguments, but the same value also sits in the instance's input (where the agent read it), and can come back in
  * a tool's result or error, the answer or another call's arguments: the trace is shown by `weft traces show`, sent
  * to the summarizer, and written to files. Every string holding a value the agent passed as a secret argument has

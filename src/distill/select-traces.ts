@@ -1,7 +1,7 @@
 /**
- * Which traces of a task the summarizer gets (issue 14, SPEC §5.1; TRACE_SELECTIONS in stage-types.ts):
- * `random_success` (the default) one successful trace drawn with the seed, `all_success` every successful one,
- * `first` the first trace as given, successful or not. Pure.
+ * Which traces of a task the summarizer gets (TRACE_SELECTIONS in stage-types.ts): `random_success` (the default)
+ * one successful trace drawn with the seed, `all_success` every successful one, `all` every trace as given,
+ * successful or not (the FlowMind paper's three rules), `first` the first trace as given, successful or not. Pure.
  */
 import { WeftError } from '../errors.js';
 import { pick, randomFrom } from '../llm/seeded-random.js';
@@ -24,6 +24,8 @@ export function selectTraces<T extends NewTrace>(
     throw new WeftError('BAD_INPUT', 'no traces to summarize', { location: { field: 'traces' } });
   }
   if (selection === 'first') return [traces[0] as T];
+  // Failed traces too: the summarizer sees what went wrong as well as what worked.
+  if (selection === 'all') return [...traces];
   const successful = traces.filter((trace) => trace.success);
   if (successful.length === 0) {
     throw new WeftError(
@@ -31,7 +33,7 @@ export function selectTraces<T extends NewTrace>(
       `${selection} needs a successful trace, and none of the ${traces.length} is (${traces
         .slice(0, 3)
         .map((trace) => `${trace.traceId}: ${trace.error ?? 'unsuccessful'}`)
-        .join('; ')}); use --selection first to summarize an unsuccessful one`,
+        .join('; ')}); use --selection first or all to summarize unsuccessful ones`,
       { location: { field: 'selection' } },
     );
   }

@@ -23,8 +23,9 @@ export async function simSingleStageReply(
   reference: ExecutableWorkflow,
   options: SimOptions,
 ): Promise<DistillSimReply> {
+  const planning = (call.tools ?? []).length === 0 && !call.messages.some((message) => message.role === 'assistant');
   // P&E's planning call offers no tools: the plan is the reference's tool calls, then the graph.
-  if ((call.tools ?? []).length === 0) {
+  if (planning) {
     const steps = reference.nodes.flatMap((node) =>
       node.kind === 'tool' ? [`call ${node.tool} with ${JSON.stringify(node.args ?? {})}`] : [],
     );
@@ -45,5 +46,7 @@ export async function simSingleStageReply(
     step.kind === 'done'
       ? JSON.stringify(step.output)
       : `sim: could not solve the instance as the reference does (${step.kind === 'call' ? `no call of ${step.tool} was made` : step.reason})`;
+  // A re-prompt for an answer that could not be read (no tools offered, after the conversation): the same again.
+  if ((call.tools ?? []).length === 0) return { text: answer };
   return simSummarizeReply(call, reference, options, { executed: step.consumed, answer });
 }

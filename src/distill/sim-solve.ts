@@ -8,9 +8,13 @@
  * output as JSON. A tool error in the conversation, a conversation that called other tools than the reference
  * would, or a workflow that fails, gives a reply saying it could not finish (no JSON: the trace is unsuccessful).
  * plan-execute's planning call gets the reference's tool nodes and conditions, in the order a walk from the start
- * meets them, as the plan. Deterministic: the same conversation always gets the same reply.
+ * meets them, as the plan. With `solvefail=P`, each reply gives up the instance instead with probability P, drawn
+ * from the seed, the call's key and attempt (the rollout: `weft distill eval --rollouts`), the input and the
+ * number of calls made so far, so rollouts of one input differ and a rollout that gave up stays given up.
+ * Deterministic: the same conversation always gets the same reply.
  */
 import type { ChatCall } from '../llm/chat-model.js';
+import { bernoulli, randomFrom } from '../llm/seeded-random.js';
 import type { SimOptions } from '../llm/sim-options.js';
 import { nextToolCallNumber, toolCallId } from '../llm/tool-call-ids.js';
 import { clip } from '../text/clip.js';
@@ -22,7 +26,7 @@ import { expressionOf, type ExecutableWorkflow, type WorkflowNode } from './work
 export async function simSolveReply(
   call: ChatCall,
   reference: ExecutableWorkflow,
-  _options: SimOptions,
+  options: SimOptions,
 ): Promise<DistillSimReply> {
   const input = readTaskInput(call);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -36,6 +40,13 @@ export async function simSolveReply(
   const failedCall = recorded.find((entry) => entry.isError);
   if (failedCall)
     return { text: `I could not finish: the tool ${failedCall.name} failed: ${unbracketed(failedCall.content)}` };
+  if (options.solvefail > 0) {
+    const draw = randomFrom(options.seed, 'solvefail', call.tag?.key, call.tag?.attempt, JSON.stringify(input));
+    // One draw per position in the conversation: the same conversation gets the same verdict.
+    for (let position = 0; position < recorded.length; position++) draw();
+    if (bernoulli(draw, options.solvefail))
+      return { text: `I could not finish: I lost track after ${recorded.length} tool calls (simulated, solvefail)` };
+  }
   const step = await stepReference(reference, input, recorded);
   if (step.kind === 'failed') return { text: `I could not finish: ${unbracketed(step.reason)}` };
   if (step.kind === 'done') return { text: JSON.stringify(step.output ?? null) };

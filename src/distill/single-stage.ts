@@ -1,9 +1,11 @@
 /**
- * The paper's single-stage baselines (issue 14, SPEC §5; `SolveAndBuild` in stage-types.ts): one agent with both
- * tool sets at once — the business tools and the graph tools — solves the instance and builds the workflow in one
- * conversation. ReAct (`mode: 'react'`) starts at once; P&E (`plan-execute`) first plans its steps (a JSON array of
- * strings, parsed per SPEC §5.3), then works through them. Its business calls form the trace, recorded with the
- * loop's hooks as the execute stage records them (tool, arguments redacted, ok, result or error, duration).
+ * The FlowMind paper's single-stage baselines (`SolveAndBuild` in stage-types.ts): one agent with both tool sets at
+ * once — the business tools and the graph tools — solves the instance and builds the workflow in one conversation.
+ * ReAct (`mode: 'react'`) starts at once; P&E (`plan-execute`) first plans its steps (a JSON array of strings, read
+ * robustly: plain, extracted from prose, repaired, re-prompted), then works through them. Its business calls form
+ * the trace, recorded with the loop's hooks as the execute stage records them (tool, arguments redacted, ok, result
+ * or error, duration). Its final answer is read exactly as the execute stage reads its own (final-answer.ts, with
+ * the same bounded re-prompt), so that the baselines and the ES variants are compared on the method alone.
  *
  * Mixed tool invocation (the paper's MTI: business and graph tools used within one reasoning phase), counted here
  * as: a business call made in a reply that also calls a graph tool, or made after any graph call. So building the
@@ -16,7 +18,7 @@ import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
 import { sameJson } from '../text/same-json.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
-import { generateStructured } from '../llm/structured-output.js';
+import { generateStructured, repairPrompt } from '../llm/structured-output.js';
 import { newRunId } from '../store/run-id.js';
 import type { NewTrace, TraceToolCall } from '../store/traces.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
@@ -25,8 +27,10 @@ import { budgetedModel, StopLoop } from './budgeted-model.js';
 import { checkWorkflow } from './check-workflow.js';
 import { singleStageSystemPrompt, toolLines } from './distill-prompt.js';
 import { DEFAULT_DISTILL_MAX_STEPS, workflowName } from './distill-traces.js';
+import { parseFinalAnswer, readWithRepairs } from './final-answer.js';
 import { createGraphBuilder, GRAPH_OPERATIONS } from './graph-builder.js';
 import { applyGraphCall, graphTools } from './graph-tools.js';
+import { SOLVE_MAX_REPAIRS } from './solve.js';
 import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.js';
 
 const stepsSchema = listOrWrapped('steps', z.array(z.string().min(1)).min(1).max(200));
@@ -72,7 +76,8 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
   const calls: TraceToolCall[] = [];
   const kinds: { step: number; sequence: number; graph: boolean }[] = [];
   let plan: string[] | undefined;
-  let answerText: string | undefined;
+  let answer: unknown;
+  let answered = false;
   let error: string | undefined;
   const signal = options.signal;
 
@@ -125,7 +130,22 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
       },
       ...(signal ? { signal } : {}),
     });
-    answerText = result.text;
+    let conversation: ChatMessage[] = [...result.messages];
+    const read = await readWithRepairs(
+      result.text,
+      parseFinalAnswer,
+      async (problem) => {
+        // The same re-prompt, without tools, as the execute stage's (solve.ts).
+        const asked: ChatMessage[] = [...conversation, { role: 'user', content: repairPrompt(problem) }];
+        const reply = await model.generate({ system, messages: asked, tag }, signal);
+        conversation = [...asked, { role: 'assistant', content: reply.text }];
+        return reply.text;
+      },
+      SOLVE_MAX_REPAIRS,
+    );
+    if (read.ok) answer = read.value;
+    else error = `the answer could not be read: ${read.error}; the last reply: ${clipJson(read.reply)}`;
+    answered = read.ok;
   } catch (caught) {
     if (caught instanceof StopLoop) error = `no final answer after ${maxSteps} model calls (the step limit)`;
     else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
@@ -133,10 +153,9 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
     } else throw caught;
   }
 
-  const answer = answerText === undefined ? undefined : answerValue(answerText);
-  const answered = answerText !== undefined && answerText.trim() !== '';
   const correct = options.expected === undefined || sameJson(answer, options.expected);
-  if (answered && !correct && error === undefined) error = 'the answer differs from the expected one';
+  if (answered && !correct && error === undefined)
+    error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
   if (!answered && error === undefined) error = 'no final answer';
   const usage = { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens };
   const trace: NewTrace = {
@@ -180,12 +199,7 @@ export function mixedCalls(kinds: readonly { step: number; sequence: number; gra
   return kinds.filter((kind) => !kind.graph && (graphSteps.has(kind.step) || kind.sequence > firstGraph)).length;
 }
 
-/** The answer as JSON when it parses as JSON, else its text. */
-function answerValue(text: string): unknown {
-  const trimmed = text.trim();
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return trimmed;
-  }
+function clipJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -1,13 +1,14 @@
 /**
- * The execute stage (issue 14, SPEC §5.1): an agent solves one concrete instance of a task with business tools
+ * The execute stage of FlowMind's execute-summarize pipeline: an agent solves one concrete instance of a task with business tools
  * only, and what it did becomes a trace (store/traces.ts) — returned, not saved; the caller saves it.
  *
  * - `react`: one bounded tool loop (tools/tool-loop.ts) from the task and the inputs, ending in the answer.
  * - `plan-execute`: a planning call (the plan as a JSON list of steps), then each step as a user message of the
  *   same conversation with its own tool loop, then a request for the final answer.
  *
- * Answers and plans are parsed as SPEC §5.3 says (llm/structured-output.ts: plain JSON, extracted from mixed text,
- * repaired; then a bounded re-prompt with the parse error); no JSON mode is forced. `maxSteps` bounds the model
+ * The final answer is read by final-answer.ts (the parser every variant of the comparison shares: JSON, JSON in a
+ * fence or in prose, a scalar after "the answer is"), the plan as JSON (plain, extracted from mixed text,
+ * repaired); either is re-prompted with the error a bounded number of times; no JSON mode is forced. `maxSteps` bounds the model
  * calls of the whole solve, re-prompts included: it is a deadline, past which the trace ends unsuccessful with an
  * error that says so. A model or provider failure ends the trace the same way; only an abort is thrown.
  */
@@ -24,6 +25,7 @@ import { newTraceId, type NewTrace, type TraceToolCall } from '../store/traces.j
 import { sameJson } from '../text/same-json.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
+import { parseFinalAnswer, readWithRepairs } from './final-answer.js';
 import { scrubSecretValues, secretValuesOf } from './scrub-secret-values.js';
 import type { SolveOptions } from './stage-types.js';
 import { FINAL_REQUEST, planRequest, REACT_START, solveSystemPrompt, stepMessage } from './solve-prompts.js';
@@ -35,7 +37,6 @@ export const SOLVE_MAX_REPAIRS = 2;
 /** Steps of a plan that are carried out; a longer plan is cut (a runaway reply must not mean a runaway solve). */
 export const MAX_PLAN_STEPS = 50;
 
-const ANSWER = z.unknown();
 const PLAN = z.array(z.string().min(1)).min(1);
 
 /** How deeply an input may nest: what a store keeps (MAX_STORED_DEPTH), less the levels of the trace around it. */
@@ -99,12 +100,21 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       location: { field: 'input' },
     });
   }
+  if (options.rollout !== undefined && !(Number.isSafeInteger(options.rollout) && options.rollout >= 1)) {
+    throw new WeftError('BAD_INPUT', `Expected rollout to be a whole number from 1, got ${String(options.rollout)}`, {
+      location: { field: 'rollout' },
+    });
+  }
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();
   const counter: Counter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const model = countingModel(options.model, maxSteps, counter);
   const calls: { sequence: number; call: TraceToolCall }[] = [];
-  const tag = { purpose: 'solve' as const, key: options.taskKey ?? traceId };
+  const tag = {
+    purpose: 'solve' as const,
+    key: options.taskKey ?? traceId,
+    ...(options.rollout !== undefined ? { attempt: options.rollout } : {}),
+  };
   const system = solveSystemPrompt(options.task, options.input);
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   let step: number | undefined;
@@ -150,29 +160,35 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
     });
   };
 
-  /** Parses `text` with `schema`, re-prompting (without tools) with the parse error a bounded number of times. */
+  /** Reads `text` with `read`, re-prompting (without tools) with the error a bounded number of times. */
   const parse = async <T>(
     text: string,
     messages: ChatMessage[],
-    schema: z.ZodType<T>,
+    read: (reply: string) => { ok: true; value: T } | { ok: false; error: string },
     what: string,
   ): Promise<{ ok: true; value: T } | { ok: false; error: string }> => {
-    let reply = text;
-    for (let repairs = 0; ; repairs++) {
-      const outcome = lastJsonValue(reply, schema);
-      if (outcome.ok) return outcome;
-      if (repairs === SOLVE_MAX_REPAIRS) {
-        return {
-          ok: false,
-          error: `the ${what} could not be parsed as JSON: ${outcome.error}; the last reply: ${clipJson(reply)}`,
-        };
-      }
-      messages.push({ role: 'user', content: repairPrompt(outcome.error) });
-      const result = await model.generate({ system, messages: [...messages], tag }, options.signal);
-      messages.push({ role: 'assistant', content: result.text });
-      reply = result.text;
-    }
+    const outcome = await readWithRepairs(
+      text,
+      read,
+      async (problem) => {
+        messages.push({ role: 'user', content: repairPrompt(problem) });
+        const result = await model.generate({ system, messages: [...messages], tag }, options.signal);
+        messages.push({ role: 'assistant', content: result.text });
+        return result.text;
+      },
+      SOLVE_MAX_REPAIRS,
+    );
+    if (outcome.ok) return outcome;
+    return {
+      ok: false,
+      error: `the ${what} could not be read: ${outcome.error}; the last reply: ${clipJson(outcome.reply)}`,
+    };
   };
+  const readAnswer = (reply: string) => {
+    const parsed = parseFinalAnswer(reply);
+    return parsed.ok ? { ok: true as const, value: parsed.value } : parsed;
+  };
+  const readPlan = (reply: string) => lastJsonValue(reply, PLAN);
 
   let answer: unknown;
   let answered = false;
@@ -182,14 +198,14 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
     if (mode === 'react') {
       const result = await loop([{ role: 'user', content: REACT_START }]);
       messages = [...result.messages];
-      const parsed = await parse(result.text, messages, ANSWER, 'answer');
+      const parsed = await parse(result.text, messages, readAnswer, 'answer');
       if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
       else error = parsed.error;
     } else {
       messages = [{ role: 'user', content: planRequest(options.tools) }];
       const first = await model.generate({ system, messages: [...messages], tag }, options.signal);
       messages.push({ role: 'assistant', content: first.text });
-      const parsedPlan = await parse(first.text, messages, PLAN, 'plan');
+      const parsedPlan = await parse(first.text, messages, readPlan, 'plan');
       if (!parsedPlan.ok) {
         error = parsedPlan.error;
       } else {
@@ -202,7 +218,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
         step = plan.length;
         const result = await loop([...messages, { role: 'user', content: FINAL_REQUEST }]);
         messages = [...result.messages];
-        const parsed = await parse(result.text, messages, ANSWER, 'answer');
+        const parsed = await parse(result.text, messages, readAnswer, 'answer');
         if (parsed.ok) [answer, answered] = [traceValue(parsed.value), true];
         else error = parsed.error;
       }

@@ -1,5 +1,5 @@
 /**
- * The contracts between distillation's parts (issue 14, SPEC §5): the execute stage (`solveTask`, solve.ts), the
+ * The contracts between distillation's parts (the FlowMind paper's execute-summarize pipeline): the execute stage (`solveTask`, solve.ts), the
  * summarize stage (`distillTraces`, distill-traces.ts), the single-stage baselines (`solveAndBuild`,
  * single-stage.ts) and the suite harness that strings them together (`weft distill eval`). Types only.
  */
@@ -19,9 +19,13 @@ export type AgentStrategy = 'react' | 'plan-execute';
 export type DistillVariant = 'es-pe' | 'es-react' | 'react' | 'pe';
 export const DISTILL_VARIANTS: readonly DistillVariant[] = ['es-pe', 'es-react', 'react', 'pe'];
 
-/** Which traces of a task the summarizer gets (default `random_success`: one successful trace, drawn with a seed). */
-export type TraceSelection = 'random_success' | 'all_success' | 'first';
-export const TRACE_SELECTIONS: readonly TraceSelection[] = ['random_success', 'all_success', 'first'];
+/**
+ * Which traces of a task the summarizer gets: the FlowMind paper's three rules — `random_success` (the default: one
+ * successful trace, drawn with a seed), `all_success` (every successful one), `all` (every trace, successful or
+ * not) — and Weft's `first` (the first trace as given).
+ */
+export type TraceSelection = 'random_success' | 'all_success' | 'all' | 'first';
+export const TRACE_SELECTIONS: readonly TraceSelection[] = ['random_success', 'all_success', 'all', 'first'];
 
 export interface SolveOptions {
   readonly model: ChatModel;
@@ -34,6 +38,12 @@ export interface SolveOptions {
   /** Model calls the agent may make (a deadline: the trace ends unsuccessful past it). */
   readonly maxSteps?: number;
   readonly taskKey?: string;
+  /**
+   * Which rollout of this input this solve is (from 1; `weft distill eval --rollouts N` solves each train input N
+   * times). It goes into each call's tag as `attempt`, so a seeded sim model rolls out differently each time; a
+   * real model differs by its own sampling.
+   */
+  readonly rollout?: number;
   readonly expected?: unknown;
   readonly toolsPath?: string;
   readonly signal?: AbortSignal;

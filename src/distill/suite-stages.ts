@@ -1,5 +1,5 @@
 /**
- * The real stages behind `weft distill eval` (issue 14): for the ES variants the execute stage (`solveTask`) and
+ * The real stages behind `weft distill eval`: for the ES variants the execute stage (`solveTask`) and
  * the summarize stage (`distillTraces`), each with the variant's strategy (ES-P&E plans in both stages, as the
  * paper's default does); for the baselines `react` and `pe`, `solveAndBuild` (one agent, both tool sets).
  * `model` is already the task's model: counted by the harness, and following the task's reference when it is sim.
@@ -41,7 +41,11 @@ export function suiteStages(model: ChatModel, variant: DistillVariant): SuiteSta
     };
   }
   return {
-    execute: (input, expected, context) => solveTask(instance(input, expected, context)),
+    execute: (input, expected, context) =>
+      solveTask({
+        ...instance(input, expected, context),
+        ...(context.rollout !== undefined ? { rollout: context.rollout } : {}),
+      }),
     summarize: (traces, { task, tools, signal }) =>
       distillTraces({ model, traces, tools, strategy, name: task.name, signal }),
   };

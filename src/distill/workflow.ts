@@ -1,8 +1,8 @@
 /**
- * Executable workflows (issue 14, SPEC §5.2): what FlowMind distils a solved task into, and what runs on new inputs
- * with no model at all. A JSON (or YAML) document of nodes and edges; values are literal JSON or JSONata
- * expressions inside `{% … %}` (the convention of AWS Step Functions) that see `inputs` and `vars`. The format is
- * fixed by the issue: extend, do not rename. Plain data, no I/O.
+ * Executable workflows: what FlowMind distils a solved task into, and what runs on new inputs with no model at all.
+ * A JSON (or YAML) document of nodes and edges; values are literal JSON or JSONata expressions inside `{% … %}`
+ * (the convention of AWS Step Functions) that see `inputs` and `vars`. The format is a contract (docs/workflows.md):
+ * extend, do not rename. Plain data, no I/O.
  */
 
 export const NODE_KINDS = ['start', 'end', 'tool', 'condition', 'set', 'forEach'] as const;

@@ -28,6 +28,8 @@
  * |          | (sim-judge.ts)                                    |            |
  * | mistake  | distillation summarizer: P(each graph-building    | 0          |
  * |          | call carries a mistake) (distill/sim-summarize.ts)|            |
+ * | solvefail| distillation execute stage: P(a reply gives up the | 0          |
+ * |          | instance), drawn per rollout (distill/sim-solve.ts)|            |
  * | reference| optional: a workflow file (JSON or YAML) that the | —          |
  * |          | sim follows when it solves or distils (issue 14)  |            |
  *
@@ -69,6 +71,11 @@ export interface SimOptions {
   /** Distillation summarizer (purpose `distill`): P(a graph-building call carries a mistake). */
   readonly mistake: number;
   /**
+   * Distillation execute stage (purpose `solve`): P(a reply gives up the instance instead of its next step), drawn
+   * by the call's key and attempt (the rollout), so rollouts of one input differ.
+   */
+  readonly solvefail: number;
+  /**
    * A reference workflow file the sim follows in the execute (`solve`) and summarize (`distill`) stages of
    * distillation (distill/distill-sim.ts); relative to the working folder. The distillation harness can hand the
    * sim a reference in code instead.
@@ -92,6 +99,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = Object.freeze<SimOptions>({
   violate: 0,
   noise: 0,
   mistake: 0,
+  solvefail: 0,
 });
 
 const KEYS = [
@@ -112,6 +120,7 @@ const KEYS = [
   'violate',
   'noise',
   'mistake',
+  'solvefail',
   'reference',
 ] as const;
 type SimKey = (typeof KEYS)[number];
@@ -151,6 +160,7 @@ export function validateSimOptions(options: SimOptions): SimOptions {
     'violate',
     'noise',
     'mistake',
+    'solvefail',
   ] as const;
   for (const key of probabilities) {
     checkProbability(key, options[key]);
@@ -203,7 +213,7 @@ export function formatSimOptions(options: SimOptions): string {
   if (options.clock !== DEFAULT_SIM_OPTIONS.clock) parts.push(`clock=${options.clock}`);
   if (options.answers !== undefined) parts.push(`answers=${options.answers}`);
   // Tool and dialog options too, so ids of models that never call tools or converse stay as they were.
-  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs', 'violate', 'noise', 'mistake'] as const) {
+  for (const key of ['toolcalls', 'toolwrong', 'toolbadargs', 'violate', 'noise', 'mistake', 'solvefail'] as const) {
     if (options[key] !== DEFAULT_SIM_OPTIONS[key]) parts.push(`${key}=${options[key]}`);
   }
   if (options.reference !== undefined) parts.push(`reference=${options.reference}`);
@@ -284,6 +294,7 @@ function assignOption(
     case 'violate':
     case 'noise':
     case 'mistake':
+    case 'solvefail':
       options[key] = parseNumber(key, value);
       return;
     case 'toolcalls':

@@ -12,10 +12,13 @@ import { formatFieldPath, positionAtOffset, type FieldPath } from '../text/sourc
 
 export type ReportKind = 'worfeval' | 'worfbench' | 'workflow-pair' | 'team-eval' | 'dialog-eval' | 'distill-eval';
 
+/** A table cell: a value, or a link to a file the report keeps (relative to the report's folder). */
+export type ReportCell = string | number | null | { readonly text: string; readonly file: string };
+
 export interface ReportTable {
   readonly title: string;
   readonly columns: readonly string[];
-  readonly rows: readonly (readonly (string | number | null)[])[];
+  readonly rows: readonly (readonly ReportCell[])[];
   /** Rows left out (a table shows at most MAX_ROWS). */
   readonly more?: number;
 }
@@ -34,6 +37,11 @@ export interface ShownReport {
   readonly stats: readonly { readonly label: string; readonly value: string | number }[];
   readonly tables: readonly ReportTable[];
   readonly histograms: readonly ReportHistogram[];
+  /**
+   * The files the report links (paths relative to its folder: `weft distill eval --out`'s workflows, traces and
+   * results); the dashboard serves these and no other file (report-routes.ts).
+   */
+  readonly files?: readonly string[];
 }
 
 export type ReadReport = { readonly report: ShownReport } | { readonly problem: string };
@@ -98,6 +106,23 @@ const dialogEval = turnSummary.extend({
   costUsd: num.optional(),
   simulated: z.boolean().optional(),
 });
+/**
+ * A file a report links: relative, forward slashes, no `.` or `..` part, nothing a path could use to leave the
+ * report's folder.
+ */
+const linkedFile = z
+  .string()
+  .max(1_000)
+  .refine(
+    (path) =>
+      path !== '' &&
+      !path.startsWith('/') &&
+      !/[\\\u0000:]/.test(path) &&
+      path.split('/').every((part) => part !== '' && part !== '.' && part !== '..'),
+    "a path inside the report's folder (relative, with / and no . or .. part)",
+  );
+const worfColumn = z.looseObject({ f1_chain: num, f1_graph: num });
+
 const distillEval = z.looseObject({
   suite: z.string(),
   model: z.string().optional(),
@@ -112,6 +137,7 @@ const distillEval = z.looseObject({
       testPassRate: num,
       executionCompleteness: num.optional(),
       graphValidity: num.optional(),
+      worf: worfColumn.nullable().optional(),
       errors: num.optional(),
     }),
   ),
@@ -124,6 +150,8 @@ const distillEval = z.looseObject({
       passRate: num,
       correct: z.boolean(),
       graphValid: z.boolean().optional(),
+      worf: worfColumn.optional(),
+      files: z.record(z.string(), linkedFile).optional(),
       error: z.string().optional(),
     }),
   ),
@@ -191,7 +219,7 @@ export function histogram(values: Iterable<number>, bins = HISTOGRAM_BINS): numb
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-function capped(title: string, columns: string[], rows: (string | number | null)[][]): ReportTable {
+function capped(title: string, columns: string[], rows: ReportCell[][]): ReportTable {
   return {
     title,
     columns,
@@ -352,7 +380,19 @@ function shownDialogEval(data: z.infer<typeof dialogEval>): ShownReport {
   };
 }
 
+/** The files a distill eval's task run links, in the order its Tasks table shows them. */
+const LINKED = [
+  ['workflow', 'workflow'],
+  ['traces', 'traces'],
+  ['selectedTraces', 'selected'],
+  ['results', 'results'],
+  ['summary', 'summary'],
+] as const;
+
 function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
+  const f1 = (value: number | undefined) => (value === undefined ? null : round(value));
+  const linked = data.tasks.some((task) => task.files !== undefined);
+  const files = [...new Set(data.tasks.flatMap((task) => Object.values(task.files ?? {})))];
   return {
     kind: 'distill-eval',
     title: 'weft distill eval',
@@ -360,7 +400,7 @@ function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
     tables: [
       capped(
         'Variants',
-        ['variant', 'tasks', 'correct', 'CRate', 'tests', 'passed', 'TRate', 'errors'],
+        ['variant', 'tasks', 'correct', 'CRate', 'tests', 'passed', 'TRate', 'f1 chain', 'f1 graph', 'errors'],
         data.variants.map((variant) => [
           variant.variant,
           variant.tasks,
@@ -369,12 +409,24 @@ function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
           variant.tests,
           variant.passed,
           round(variant.testPassRate),
+          f1(variant.worf?.f1_chain),
+          f1(variant.worf?.f1_graph),
           variant.errors ?? null,
         ]),
       ),
       capped(
         'Tasks',
-        ['task', 'variant', 'tests', 'passed', 'pass rate', 'correct'],
+        [
+          'task',
+          'variant',
+          'tests',
+          'passed',
+          'pass rate',
+          'correct',
+          'f1 chain',
+          'f1 graph',
+          ...(linked ? LINKED.map(([, label]) => label) : []),
+        ],
         data.tasks.map((task) => [
           task.task,
           task.variant,
@@ -382,6 +434,14 @@ function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
           task.passed,
           round(task.passRate),
           task.error !== undefined ? `error: ${short(task.error)}` : task.correct ? 'yes' : 'no',
+          f1(task.worf?.f1_chain),
+          f1(task.worf?.f1_graph),
+          ...(linked
+            ? LINKED.map(([key, label]) => {
+                const file = task.files?.[key];
+                return file === undefined ? null : { text: label, file };
+              })
+            : []),
         ]),
       ),
     ],
@@ -395,6 +455,7 @@ function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
         })),
       },
     ],
+    ...(files.length > 0 ? { files } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * The eval reports API: `GET /api/reports` (every report found, with its kind and headline numbers, or the problem
- * that keeps it from showing) and `GET /api/reports/:id` (its tables and histograms). Where reports come from
+ * that keeps it from showing), `GET /api/reports/:id` (its tables and histograms) and `GET
+ * /api/reports/:id/file?path=P` (a file the report links, e.g. a distilled workflow kept by `weft distill eval
+ * --out`: only a file the report lists, read from inside its folder, report-linked-file.ts). Where reports come from
  * (docs/contracts.md#eval-reports-in-the-dashboard): the files and folders given to `weft serve --reports` (a
  * folder: its `*.json` files, one level down), and `weft bench worfbench`'s `scores.json` under the home's
  * `bench/worfbench/*` folders. Reads only; a file is read at most MAX_REPORT_BYTES, and parsed again only when its
@@ -11,8 +13,9 @@ import { constants } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Hono } from 'hono';
-import { notFoundReply } from './api-replies.js';
+import { badInputReply, notFoundReply } from './api-replies.js';
 import { type ReadReport, readEvalReport } from './eval-report-file.js';
+import { readLinkedFile } from './report-linked-file.js';
 
 export interface ReportRoutesOptions {
   /** Report files, or folders of them (`weft serve --reports`). */
@@ -119,6 +122,19 @@ export function registerReportRoutes(app: Hono, options: ReportRoutesOptions): v
     if (!entry) return notFoundReply(c, `No report ${JSON.stringify(c.req.param('id').slice(0, 100))}`);
     const read = await load(entry.path);
     return c.json({ id: entry.id, path: entry.path, source: entry.source, ...read });
+  });
+
+  app.get('/api/reports/:id/file', async (c) => {
+    const entry = (await find()).find((candidate) => candidate.id === c.req.param('id'));
+    if (!entry) return notFoundReply(c, `No report ${JSON.stringify(c.req.param('id').slice(0, 100))}`);
+    const path = c.req.query('path') ?? '';
+    const read = await load(entry.path);
+    // Only what the report links: nothing else in its folder is served, whatever the path.
+    if (!('report' in read) || !(read.report.files ?? []).includes(path))
+      return notFoundReply(c, `The report links no file ${JSON.stringify(path.slice(0, 200))}`);
+    const file = await readLinkedFile(entry.path, path);
+    if ('problem' in file) return badInputReply(c, file.problem);
+    return c.json({ id: entry.id, report: entry.path, path, ...file });
   });
 }
 

@@ -2,13 +2,15 @@
  * `weft distill eval`: its bad-input paths through the CLI's main in-process (exit 2, located), the stages not built
  * yet, and a whole run with fake stages through the command itself (table and --json).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distillEvalCommand } from '../../src/cli/distill-eval-command.js';
 import type { Output } from '../../src/cli/output.js';
 import type { SuiteStagesFactory } from '../../src/distill/evaluate-suite.js';
+import { readTracesFile } from '../../src/distill/read-traces-file.js';
+import { readEvalReport } from '../../src/ui/eval-report-file.js';
 import { cli, tempHome } from './cli-harness.js';
 
 const SUITE = 'examples/distill-suite';
@@ -210,5 +212,144 @@ describe('weft distill eval: a run with fake stages', () => {
     expect(document.variants[0]).toMatchObject({ correct: 2, execLlmCalls: 0 });
     expect(document.tasks.map((task) => task.task)).toEqual(['gcd', 'fizzbuzz']);
     expect(document.tasks[0]).not.toHaveProperty('workflow');
+  });
+});
+
+describe('weft distill eval: --out, --rollouts and --max-visits', () => {
+  const scratch = () => mkdtempSync(join(tmpdir(), 'weft-distill-out-'));
+  const evalArgs = (...more: string[]) => [
+    'distill',
+    'eval',
+    '--suite',
+    SUITE,
+    '--task',
+    'gcd',
+    '--model',
+    'sim:seed=1',
+    '--home',
+    tempHome(),
+    ...more,
+  ];
+
+  it('--out keeps each task run: workflow, traces and tests that weft exec and weft distill read again, and results', async () => {
+    const out = join(scratch(), 'run');
+    const result = await cli(evalArgs('--variant', 'all', '--out', out, '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const document = JSON.parse(result.stdout);
+    expect(document).toMatchObject({ out, selection: 'random_success', rollouts: 1 });
+    // report.json is the --json document, and the dashboard reads it as a distill eval report.
+    const saved = readFileSync(join(out, 'report.json'), 'utf8');
+    expect(JSON.parse(saved)).toEqual(document);
+    expect(readEvalReport(saved, 'report.json')).toMatchObject({ report: { kind: 'distill-eval' } });
+    const esPe = document.tasks.find((task: { variant: string }) => task.variant === 'es-pe');
+    expect(esPe.files).toEqual({
+      summary: 'tasks/gcd/es-pe/summary.json',
+      workflow: 'tasks/gcd/es-pe/workflow.json',
+      traces: 'tasks/gcd/es-pe/traces.jsonl',
+      selectedTraces: 'tasks/gcd/es-pe/selected-traces.jsonl',
+      tests: 'tasks/gcd/es-pe/tests.jsonl',
+      results: 'tasks/gcd/es-pe/results.jsonl',
+    });
+    const react = document.tasks.find((task: { variant: string }) => task.variant === 'react');
+    expect(react.files.selectedTraces).toBeUndefined();
+    const at = (file: string) => join(out, file);
+    const traces = await readTracesFile(at(esPe.files.traces));
+    expect(traces).toHaveLength(2);
+    expect(traces.every((trace) => trace.success && trace.taskKey === 'gcd')).toBe(true);
+    expect((await readTracesFile(at(esPe.files.selectedTraces))).map((trace) => trace.traceId)).toEqual(
+      esPe.selectedTraces,
+    );
+    const results = readFileSync(at(esPe.files.results), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(results[0]).toEqual({ id: 0, input: { a: 12, b: 18 }, expected: 6, ok: true, actual: 6 });
+    const summary = JSON.parse(readFileSync(at(esPe.files.summary), 'utf8'));
+    expect(summary).toMatchObject({ task: 'gcd', variant: 'es-pe', correct: true, worf: { f1_chain: 1, f1_graph: 1 } });
+    // Run again by hand: the workflow on the tests, and the summarize stage on the selected traces.
+    const exec = await cli([
+      'exec',
+      at(esPe.files.workflow),
+      '--tools',
+      summary.tools[0],
+      '--inputs',
+      at(esPe.files.tests),
+      '--home',
+      tempHome(),
+      '--json',
+    ]);
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(JSON.parse(exec.stdout)).toMatchObject({ cases: 5, passed: 5 });
+    const again = await cli([
+      'distill',
+      '--traces',
+      at(esPe.files.selectedTraces),
+      '--tools',
+      summary.tools[0],
+      '--model',
+      `sim:reference=${at(esPe.files.workflow)}`,
+      '--out',
+      join(out, '..', 'again.workflow.json'),
+      '--home',
+      tempHome(),
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('keeps a failing task run inspectable: the wrong outputs and errors per test', async () => {
+    const out = join(scratch(), 'failing');
+    const result = await cli(evalArgs('--model', 'sim:seed=1,mistake=1', '--out', out, '--json'));
+    expect(result.code).toBe(0);
+    const [task] = JSON.parse(result.stdout).tasks;
+    expect(task.correct).toBe(false);
+    const results = readFileSync(join(out, task.files.results), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(results).toHaveLength(5);
+    for (const entry of results)
+      expect(entry).toMatchObject({ ok: false, input: expect.any(Object), expected: expect.any(Number) });
+    // The graph never got an accepted finish: it is kept as the partial workflow, and its tests say why they did not run.
+    expect(task.finished).toBe(false);
+    expect(task.files.workflow).toBe('tasks/gcd/es-pe/workflow.partial.json');
+    expect(readFileSync(join(out, task.files.workflow), 'utf8')).toContain('"nodes"');
+    expect(results[0].error).toBe('not run: the workflow is invalid');
+  });
+
+  it('refuses a non-empty or non-folder --out, and bad --rollouts or --max-visits, with exit 2 before any model call', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    const full = await cli(evalArgs('--out', dir));
+    expect(full.code).toBe(2);
+    expect(full.stderr).toContain('is not empty');
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+    const file = await cli(evalArgs('--out', join(dir, 'notes.txt')));
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain('is not a folder');
+    for (const [flag, value, message] of [
+      ['--rollouts', '0', '--rollouts expects an integer >= 1'],
+      ['--rollouts', '101', '--rollouts expects at most 100'],
+      ['--rollouts', 'three', '--rollouts expects an integer >= 1'],
+      ['--max-visits', '0', '--max-visits expects an integer >= 1'],
+    ] as const) {
+      const bad = await cli(evalArgs(flag, value));
+      expect(bad.code, `${flag} ${value}`).toBe(2);
+      expect(bad.stderr).toContain(message);
+    }
+  });
+
+  it('--rollouts N makes N traces per train input; --max-visits caps every test run', async () => {
+    const rolled = await cli(evalArgs('--model', 'sim:seed=2,solvefail=0.3', '--rollouts', '4', '--json'));
+    const report = JSON.parse(rolled.stdout);
+    expect(report.rollouts).toBe(4);
+    expect(report.tasks[0]).toMatchObject({ trainInputs: 2, rollouts: 4, trainTraces: 8 });
+    expect(report.variants[0].traceSuccessRate).toBeGreaterThan(0);
+    expect(report.variants[0].traceSuccessRate).toBeLessThan(1);
+    const capped = await cli(evalArgs('--max-visits', '5', '--json'));
+    const task = JSON.parse(capped.stdout).tasks[0];
+    expect(task.correct).toBe(false);
+    expect(task.cases.some((entry: { error?: string }) => entry.error?.includes('visit cap of 5 node visits'))).toBe(
+      true,
+    );
   });
 });

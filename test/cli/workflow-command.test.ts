@@ -90,6 +90,55 @@ describe('weft exec', () => {
   });
 });
 
+describe('weft exec --max-visits', () => {
+  const tools = `${DIR}/tools.yaml`;
+  it('stops a long finite loop at the cap, naming the cap, the node and the flag; a higher cap lets it finish', async () => {
+    const low = await cli(['exec', SUM, '--tools', tools, '--input', '{"n":60}', '--max-visits', '50', '--json']);
+    expect(low.code).not.toBe(0);
+    const error = JSON.parse(low.stdout).error as { message: string; field?: string };
+    expect(error.message).toMatch(/^node \S+: stopped at the visit cap of 50 node visits/);
+    expect(error.message).toContain('a long finite loop: raise the cap with --max-visits');
+    const high = await cli(['exec', SUM, '--tools', tools, '--input', '{"n":60}', '--max-visits', '1000', '--json']);
+    expect(high.code, high.stderr).toBe(0);
+    expect(JSON.parse(high.stdout)).toMatchObject({ output: 1830 });
+  });
+
+  it('applies to a batch, is kept for its resume, and a bad value is exit 2 naming the flag', async () => {
+    const cases = join(scratch, 'visit-cases.jsonl');
+    writeFileSync(
+      cases,
+      '{"id":"short","input":{"n":2},"expected":3}\n{"id":"long","input":{"n":60},"expected":1830}\n',
+    );
+    const home = join(scratch, 'home-visits');
+    const batch = await cli([
+      'exec',
+      SUM,
+      '--tools',
+      tools,
+      '--inputs',
+      cases,
+      '--max-visits',
+      '50',
+      '--home',
+      home,
+      '--json',
+    ]);
+    expect(batch.code).toBe(1);
+    const summary = JSON.parse(batch.stdout);
+    expect(summary).toMatchObject({ cases: 2, passed: 1, errors: 1 });
+    const long = summary.results.find((result: { id: string }) => result.id === 'long');
+    expect(long.error.message).toContain('visit cap of 50');
+    const other = await cli(['exec', '--resume', summary.batchId, '--max-visits', '99', '--home', home]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('the batch was started with --max-visits 50');
+    for (const value of ['0', 'many', '1.5']) {
+      const bad = await cli(['exec', SUM, '--tools', tools, '--input', '{"n":2}', '--max-visits', value]);
+      expect(bad.code, value).toBe(2);
+      expect(bad.stderr, value).toContain('--max-visits expects an integer >= 1');
+    }
+  });
+});
+
 describe('the every-kind fixture', () => {
   it('is a valid workflow that runs each branch', async () => {
     const check = await cli(['workflow', 'check', EVERY, '--tools', `${DIR}/tools.yaml`]);

@@ -5,7 +5,13 @@
  * calls are counted per stage, and any made while the workflow runs show up as exec-time LLM calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateSuite, type SuiteStages, type SuiteStagesFactory } from '../../src/distill/evaluate-suite.js';
+import {
+  evaluateSuite,
+  selectSuiteTraces,
+  type SuiteStages,
+  type SuiteStagesFactory,
+  type TaskRun,
+} from '../../src/distill/evaluate-suite.js';
 import { formatSuiteReport } from '../../src/distill/format-suite-report.js';
 import { loadSuite, type SuiteTask } from '../../src/distill/load-suite.js';
 import { openSuiteTools, type SuiteTools } from '../../src/distill/open-suite-tools.js';
@@ -248,6 +254,152 @@ describe('evaluateSuite', () => {
     // One job at a time in the order asked for (sum-to-n, palindrome, …): the abort came during palindrome, which is left out.
     expect(report.tasks.map((task) => task.task)).toEqual(['sum-to-n']);
     expect(formatSuiteReport(report).at(-1)).toBe('cancelled: the report covers 1 of 4 task runs');
+  });
+});
+
+describe('evaluateSuite: rollouts, the all selection and the WorfEval column', () => {
+  it('makes N traces per train input, each told its rollout; an input is solved when one of its rollouts is', async () => {
+    const seen: [string, number | undefined][] = [];
+    let summarized: readonly NewTrace[] = [];
+    const stages: SuiteStagesFactory = (model, variant) => {
+      const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+      return {
+        ...inner,
+        execute: async (input, expected, context) => {
+          seen.push([JSON.stringify(input), context.rollout]);
+          const made = await inner.execute!(input, expected, context);
+          // sum-to-n: only the second rollout of the first input and none of the second input succeed.
+          const n = (input as { n: number }).n;
+          return { ...made, traceId: `t-${n}-${context.rollout}`, success: n === 3 && context.rollout === 2 };
+        },
+        summarize: async (traces, context) => {
+          summarized = traces;
+          return inner.summarize!(traces, context);
+        },
+      };
+    };
+    const sumToN = tasks.filter((task) => task.name === 'sum-to-n');
+    const report = await evaluateSuite(sumToN, { ...base(), stages, rollouts: 3, selection: 'all' });
+    expect(seen).toEqual([
+      ['{"n":3}', 1],
+      ['{"n":3}', 2],
+      ['{"n":3}', 3],
+      ['{"n":5}', 1],
+      ['{"n":5}', 2],
+      ['{"n":5}', 3],
+    ]);
+    expect(report.tasks[0]).toMatchObject({
+      trainInputs: 2,
+      rollouts: 3,
+      solvedInputs: 1,
+      trainTraces: 6,
+      successfulTraces: 1,
+      executionComplete: false,
+    });
+    // `all`: the summarizer got every trace, the failed ones too, and the report names them.
+    expect(summarized.map((trace) => trace.traceId)).toEqual(['t-3-1', 't-3-2', 't-3-3', 't-5-1', 't-5-2', 't-5-3']);
+    expect(report.tasks[0]?.selectedTraces).toEqual(summarized.map((trace) => trace.traceId));
+    expect(report.variants[0]?.traceSuccessRate).toBeCloseTo(1 / 6);
+    // One success per input is enough for execution completeness.
+    const once = await evaluateSuite(sumToN, {
+      ...base(),
+      rollouts: 2,
+      stages: (model, variant) => {
+        const inner = fakeStages((task) => distilled(task.reference!))(model, variant);
+        return {
+          ...inner,
+          execute: async (input, expected, context) => ({
+            ...(await inner.execute!(input, expected, context)),
+            success: context.rollout === 2,
+          }),
+        };
+      },
+    });
+    expect(once.tasks[0]).toMatchObject({ solvedInputs: 2, executionComplete: true, successfulTraces: 2 });
+    expect(once.variants[0]).toMatchObject({ executionCompleteness: 1, traceSuccessRate: 0.5 });
+    await expect(evaluateSuite(sumToN, { ...base(), stages, rollouts: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'rollouts' },
+    });
+  });
+
+  it('hands each finished task run to onTaskRun with its workflow and traces; a hand-off that throws stops the suite', async () => {
+    const runs: TaskRun[] = [];
+    await evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 1,
+      stages: fakeStages((task) => distilled(task.reference!)),
+      onTaskRun: async (run) => void runs.push(run),
+    });
+    expect(runs.map((run) => run.task.name)).toEqual(NAMES);
+    expect(runs[0]).toMatchObject({ workflow: tasks[0]!.reference, evaluation: { task: 'sum-to-n', correct: true } });
+    expect(runs[0]?.traces).toHaveLength(2);
+    expect(runs[0]?.selected).toHaveLength(1);
+    let started = 0;
+    const failing = evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 1,
+      stages: fakeStages((task) => {
+        started += 1;
+        return distilled(task.reference!);
+      }),
+      onTaskRun: async () => {
+        throw new Error('disk full');
+      },
+    });
+    await expect(failing).rejects.toThrow('disk full');
+    expect(started).toBe(1);
+  });
+
+  it('falls back to the first trace only for the rules that need a success; all and first take failed traces', () => {
+    const failedTraces = [1, 2, 3].map((n) => ({ ...trace(tasks[0]!, { n }, false), traceId: `t-${n}` }));
+    const ids = (selection: 'random_success' | 'all_success' | 'all' | 'first') =>
+      selectSuiteTraces(failedTraces, selection, 'sum-to-n').map((chosen) => chosen.traceId);
+    expect(ids('random_success')).toEqual(['t-1']);
+    expect(ids('all_success')).toEqual(['t-1']);
+    expect(ids('all')).toEqual(['t-1', 't-2', 't-3']);
+    expect(ids('first')).toEqual(['t-1']);
+  });
+
+  it('scores each workflow against the reference with WorfEval: 1 for the reference itself, less for a wrong graph', async () => {
+    const wrong = (task: SuiteTask): ExecutableWorkflow => {
+      const reference = task.reference!;
+      // The first tool node calls another tool: a different step, so a graph that matches less.
+      const tool = reference.nodes.find((node) => node.kind === 'tool')!;
+      return {
+        ...reference,
+        nodes: reference.nodes.map((node) => (node === tool ? { ...node, tool: 'format_text' } : node)),
+      };
+    };
+    const exact = await evaluateSuite(tasks, { ...base(), stages: fakeStages((task) => distilled(task.reference!)) });
+    for (const task of exact.tasks) expect(task.worf, task.task).toEqual({ f1_chain: 1, f1_graph: 1 });
+    expect(exact.variants[0]?.worf).toEqual({ scored: 4, f1_chain: 1, f1_graph: 1 });
+    const off = await evaluateSuite(tasks, { ...base(), stages: fakeStages((task) => distilled(wrong(task))) });
+    for (const task of off.tasks) {
+      expect(task.worf, task.task).toBeDefined();
+      expect(task.worf!.f1_graph, task.task).toBeLessThan(1);
+    }
+    expect(off.variants[0]!.worf!.f1_graph).toBeLessThan(1);
+    // A task whose stage threw has no workflow: it matches nothing.
+    const failing = await evaluateSuite(tasks.slice(0, 1), {
+      ...base(),
+      stages: (model, variant) => ({
+        ...fakeStages((task) => distilled(task.reference!))(model, variant),
+        summarize: async () => {
+          throw new Error('the summarizer broke');
+        },
+      }),
+    });
+    expect(failing.tasks[0]).toMatchObject({ error: 'the summarizer broke', worf: { f1_chain: 0, f1_graph: 0 } });
+    // Without a reference there is no score, and the variant's mean leaves the task out.
+    const unreferenced = tasks.slice(0, 1).map((task) => ({ ...task, reference: undefined }));
+    const none = await evaluateSuite(unreferenced, {
+      ...base(),
+      stages: fakeStages(() => distilled(tasks[0]!.reference!)),
+    });
+    expect(none.tasks[0]?.worf).toBeUndefined();
+    expect(none.variants[0]?.worf).toBeNull();
+    expect(formatSuiteReport(none).join('\n')).toMatch(/f1 chain/);
   });
 });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { WeftError } from '../../src/errors.js';
 import { describe, expect, it } from 'vitest';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
@@ -82,9 +83,22 @@ describe('runWorkflow (issue 14 interpreter)', () => {
       ...sumToN,
       nodes: sumToN.nodes.map((node) => (node.id === 'next' ? { id: 'next', kind: 'set', values: { i: 0 } } : node)),
     };
-    await expect(runWorkflow(forever, { tools: [add], input: { n: 3 }, maxVisits: 100 })).rejects.toMatchObject({
+    const stopped = await runWorkflow(forever, { tools: [add], input: { n: 3 }, maxVisits: 100 }).catch(
+      (error: unknown) => error as WeftError,
+    );
+    expect(stopped).toMatchObject({ code: 'WORKFLOW', location: { field: expect.stringMatching(/^nodes\./) } });
+    // The cap and the node are named, and a long finite loop is given as a possible cause, with the flag.
+    const node = (stopped as WeftError).location?.field?.slice('nodes.'.length);
+    expect((stopped as WeftError).message).toContain(`node ${node}: stopped at the visit cap of 100 node visits`);
+    expect((stopped as WeftError).message).toContain('a long finite loop: raise the cap with --max-visits');
+    // A long finite loop: stopped under a low cap, finished under a higher one.
+    await expect(runWorkflow(sumToN, { tools: [add], input: { n: 60 }, maxVisits: 100 })).rejects.toMatchObject({
       code: 'WORKFLOW',
-      message: expect.stringContaining('more than 100 node visits'),
+    });
+    expect((await runWorkflow(sumToN, { tools: [add], input: { n: 60 }, maxVisits: 1_000 })).output).toBe(1830);
+    await expect(runWorkflow(sumToN, { tools: [add], input: { n: 3 }, maxVisits: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'maxVisits' },
     });
     const badExpr: ExecutableWorkflow = {
       ...sumToN,

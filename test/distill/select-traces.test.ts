@@ -1,4 +1,4 @@
-/** Trace selection (issue 14): random_success, all_success, first. */
+/** Trace selection: random_success, all_success, all (the FlowMind paper's rules) and first. */
 import { describe, expect, it } from 'vitest';
 import { selectTraces } from '../../src/distill/select-traces.js';
 import type { NewTrace } from '../../src/store/traces.js';
@@ -19,6 +19,11 @@ const traces = [trace('t-a', false), trace('t-b', true), trace('t-c', true), tra
 describe('selectTraces', () => {
   it('first takes the first trace, successful or not', () => {
     expect(selectTraces(traces, 'first').map((t) => t.traceId)).toEqual(['t-a']);
+  });
+
+  it('all takes every trace in order, failed ones included, and needs no successful one', () => {
+    expect(selectTraces(traces, 'all').map((t) => t.traceId)).toEqual(['t-a', 't-b', 't-c', 't-d']);
+    expect(selectTraces([trace('t-x', false)], 'all').map((t) => t.traceId)).toEqual(['t-x']);
   });
 
   it('all_success takes every successful trace in order', () => {

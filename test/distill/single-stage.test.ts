@@ -65,12 +65,12 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
         ],
       },
       { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] },
-      { text: 'I forgot the graph: 3' },
+      { text: 'I forgot the graph. The answer is 3.' },
     ];
     const { trace, distill } = await solveAndBuild({ ...task, model: scriptedModel(replies), mode: 'plan-execute' });
     expect(trace.plan).toEqual(['add 0 and 1', 'build the graph', 'add 1 and 2']);
     expect(trace.calls).toHaveLength(2);
-    expect(trace.success).toBe(true);
+    expect(trace).toMatchObject({ answer: 3, success: true });
     expect(distill).toMatchObject({ finished: false, mixedCalls: 2, graphCalls: 1 });
     expect(distill.error).toContain('never called finish');
   });

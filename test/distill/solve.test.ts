@@ -153,7 +153,7 @@ describe('solveTask, react', () => {
     expect(trace.success).toBe(false);
     expect(trace).not.toHaveProperty('answer');
     expect(trace.usage.calls).toBe(3);
-    expect(trace.error).toMatch(/^the answer could not be parsed as JSON: .*the last reply: "no idea"$/);
+    expect(trace.error).toMatch(/^the answer could not be read: no final answer found.*the last reply: "no idea"$/);
   });
 
   it('ends unsuccessful at the deadline when the model never answers', async () => {
@@ -270,7 +270,7 @@ describe('solveTask, plan-execute', () => {
     const model = replies([{ text: '{"plan": "just add"}' }]);
     const trace = await solveTask({ model, tools: math.tools, task: 'T', input: {}, mode: 'plan-execute' });
     expect(trace.success).toBe(false);
-    expect(trace.error).toMatch(/^the plan could not be parsed as JSON: the JSON does not match the expected shape/);
+    expect(trace.error).toMatch(/^the plan could not be read: the JSON does not match the expected shape/);
     expect(trace.usage.calls).toBe(3);
   });
 });
@@ -310,6 +310,32 @@ describe('the sim following a reference workflow', () => {
     expect(a.calls.map((call) => call.args)).toEqual(b.calls.map((call) => call.args));
     const zero = await solveTask({ model: await sim(), tools: math.tools, task: 'T', input: { n: 0 } });
     expect(zero).toMatchObject({ answer: 0, calls: [], success: true, usage: { calls: 1 } });
+  });
+
+  it('with solvefail, rollouts of one input differ (the rollout is the tag attempt) and each is reproducible', async () => {
+    const model = withDistillSim(await createModel('sim:seed=3,solvefail=0.25'), sumToN);
+    const rollout = (n: number) =>
+      solveTask({ model, tools: math.tools, task: 'T', taskKey: 'sum', input: { n: 4 }, expected: 10, rollout: n });
+    const first: boolean[] = [];
+    for (let n = 1; n <= 12; n++) first.push((await rollout(n)).success);
+    expect(first).toContain(true);
+    expect(first).toContain(false);
+    const again: boolean[] = [];
+    for (let n = 1; n <= 12; n++) again.push((await rollout(n)).success);
+    expect(again).toEqual(first);
+    const failed = await rollout(first.indexOf(false) + 1);
+    expect(failed.error).toContain('I lost track after');
+    // Without solvefail every rollout follows the reference.
+    const faithful = await sim();
+    for (let n = 1; n <= 4; n++)
+      expect(
+        (await solveTask({ model: faithful, tools: math.tools, task: 'T', input: { n: 4 }, expected: 10, rollout: n }))
+          .success,
+      ).toBe(true);
+    await expect(solveTask({ model, tools: [], task: 'T', input: {}, rollout: 0 })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      location: { field: 'rollout' },
+    });
   });
 
   it('says it could not finish after a tool error, and the trace is unsuccessful', async () => {

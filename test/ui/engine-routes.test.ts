@@ -4,7 +4,17 @@
  * TraceStore; a 200,000-case log paged; symlinked and damaged batch folders refused.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { batchPaths } from '../../src/distill/batch-store.js';
@@ -443,5 +453,86 @@ describe('dashboard: eval reports', () => {
     expect(broken.status).toBe(200);
     expect(broken.body.problem).toMatch(/not JSON/);
     expect((await get('/api/reports/0123456789abcdef')).status).toBe(404);
+  });
+
+  it("links a distill eval's kept files (weft distill eval --out) and serves only those, from inside its folder", async () => {
+    const home = tempHome();
+    const out = join(home, 'distilled');
+    const evaluated = await cli([
+      'distill',
+      'eval',
+      '--suite',
+      'examples/distill-suite',
+      '--task',
+      'gcd',
+      '--model',
+      'sim:seed=1',
+      '--out',
+      out,
+      '--home',
+      home,
+      '--json',
+    ]);
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    const get = dashboard({ reports: [out] });
+    const [listed] = (await get('/api/reports')).body.reports;
+    expect(listed).toMatchObject({ name: 'report.json', kind: 'distill-eval' });
+    const shown = await get(`/api/reports/${listed.id}`);
+    const tasks = shown.body.report.tables.find((table: { title: string }) => table.title === 'Tasks');
+    expect(tasks.columns).toEqual([
+      'task',
+      'variant',
+      'tests',
+      'passed',
+      'pass rate',
+      'correct',
+      'f1 chain',
+      'f1 graph',
+      'workflow',
+      'traces',
+      'selected',
+      'results',
+      'summary',
+    ]);
+    expect(tasks.rows[0].slice(6)).toEqual([
+      1,
+      1,
+      { text: 'workflow', file: 'tasks/gcd/es-pe/workflow.json' },
+      { text: 'traces', file: 'tasks/gcd/es-pe/traces.jsonl' },
+      { text: 'selected', file: 'tasks/gcd/es-pe/selected-traces.jsonl' },
+      { text: 'results', file: 'tasks/gcd/es-pe/results.jsonl' },
+      { text: 'summary', file: 'tasks/gcd/es-pe/summary.json' },
+    ]);
+    const file = (path: string) => get(`/api/reports/${listed.id}/file?path=${encodeURIComponent(path)}`);
+    const workflow = await file('tasks/gcd/es-pe/workflow.json');
+    expect(workflow.status).toBe(200);
+    expect(workflow.body).toMatchObject({ path: 'tasks/gcd/es-pe/workflow.json', truncated: false });
+    expect(JSON.parse(workflow.body.text).nodes.length).toBeGreaterThan(0);
+    // Nothing the report does not link, whatever the path says.
+    for (const path of ['tasks/gcd/es-pe/./workflow.json', '../report.json', '/etc/passwd', 'report.json'])
+      expect((await file(path)).status, path).toBe(404);
+    // A folder on the way, or the file, that became a symbolic link is refused, not followed.
+    const elsewhere = join(home, 'elsewhere');
+    mkdirSync(join(elsewhere, 'es-pe'), { recursive: true });
+    writeFileSync(join(elsewhere, 'es-pe', 'results.jsonl'), 'secret\n');
+    const task = join(out, 'tasks', 'gcd');
+    renameSync(task, join(home, 'moved'));
+    symlinkSync(elsewhere, task);
+    const viaLink = await file('tasks/gcd/es-pe/results.jsonl');
+    expect(viaLink.status).toBe(400);
+    expect(viaLink.body.error.message).toContain('symbolic link');
+    rmSync(task);
+    renameSync(join(home, 'moved'), task);
+    rmSync(join(task, 'es-pe', 'traces.jsonl'));
+    symlinkSync(join(elsewhere, 'es-pe', 'results.jsonl'), join(task, 'es-pe', 'traces.jsonl'));
+    const linkedFile = await file('tasks/gcd/es-pe/traces.jsonl');
+    expect(linkedFile.status).toBe(400);
+    expect(linkedFile.body.error.message).toContain('symbolic link');
+    // A report whose links leave its folder is not shown at all.
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    report.tasks[0].files.results = '../../outside.jsonl';
+    writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 2));
+    const planted = (await get('/api/reports')).body.reports[0];
+    expect(planted.problem).toMatch(/tasks\[0\]\.files\.results: a path inside the report's folder/);
   });
 });
