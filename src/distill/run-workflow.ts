@@ -275,5 +275,5 @@ export async function runWorkflow(
 
 /** What a run stopped by the visit cap says: the cap, the node, and that the loop may well be finite. */
 export function visitCapMessage(node: string, maxVisits: number): string {
-  return `node ${node}: stopped at the visit cap of ${maxVisits} node visits (maxVisits) on reaching this node; a loop here may never end, or it is a long finite loop: raise the cap with --max-visits N`;
+  return `node ${node}: stopped at the visit cap of ${maxVisits} node visits (maxVisits) on reaching this node; a loop here may never end, or it is a long finite loop: raise the cap (--max-visits N on the command line, maxVisits in a tools file or the library)`;
 }

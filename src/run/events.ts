@@ -112,6 +112,8 @@ export type WeftEvent =
       name: string;
       args: unknown;
       idempotent?: boolean;
+      /** A model answered it in place of the API (a `kind: simulated` tool). */
+      simulated?: boolean;
     }
   /** How a tool call ended: its result as the agent saw it (`truncated` when cut), or its error. */
   | {

@@ -46,6 +46,7 @@ import { summarizeRun, type RunSummary } from './run-summary.js';
 import { runTrace } from './run-trace.js';
 import { SubtaskOutputs } from './subtask-outputs.js';
 import { startDeadline } from './deadline.js';
+import { bindSimulatedTools } from '../tools/simulated-api.js';
 import type { Tool } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_STEPS } from '../tools/tool-loop.js';
 import { checkRoleTools, RunTools, toolArgsRedactor } from './run-tools.js';
@@ -283,10 +284,12 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
     { budget, meter, now, costOf, emit, redactToolArgs: redactArgs, ...(resumed ? { replay: resumed.replay } : {}) },
     gate,
   );
+  // A `kind: simulated` tool is answered by the run's model, through its meter: counted, budgeted, replayed.
+  const boundTools = bindSimulatedTools(toolList, { model });
   const runTools =
     toolList.length > 0
       ? new RunTools({
-          tools: toolList,
+          tools: boundTools,
           maxSteps: settings.maxToolSteps ?? DEFAULT_MAX_TOOL_STEPS,
           ...(budget.maxToolCalls !== undefined ? { maxToolCalls: budget.maxToolCalls } : {}),
           emit,

@@ -327,6 +327,7 @@ export function toolCallRecord(
     name: call.name,
     args: redactToolArgs(call.tool, call.args),
     ...(call.tool?.idempotent ? { idempotent: true } : {}),
+    ...(call.tool?.simulated ? { simulated: true } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export interface ToolCallView {
   readonly args: unknown;
   /** When the call started (ms since the run started). */
   readonly at: number;
+  /** A model answered it in place of the API (a `kind: simulated` tool). */
+  readonly simulated?: boolean;
   /** Undefined while the call runs (or when the process died during it). */
   readonly end?: Extract<WeftEvent, { type: 'tool-result' }>;
 }
@@ -37,6 +39,7 @@ export function toolCallViews(events: Iterable<WeftEvent>): ToolCallView[] {
         name: event.name,
         args: event.args,
         at: event.at,
+        ...(event.simulated ? { simulated: true } : {}),
       });
     } else if (event.type === 'tool-result') {
       const index = byKey.get(JSON.stringify([event.taskId, event.attempt, event.sequence]));
@@ -48,7 +51,7 @@ export function toolCallViews(events: Iterable<WeftEvent>): ToolCallView[] {
 
 /** `search_orders {"q":"lamp"} → ok 12 ms: [{"id":7,…` */
 export function toolCallLine(view: ToolCallView): string {
-  const head = `${clip(oneLine(view.name), MAX_NAME)} ${clip(oneLine(json(view.args)), MAX_ARGS)}`;
+  const head = `${clip(oneLine(view.name), MAX_NAME)}${view.simulated ? ' [simulated]' : ''} ${clip(oneLine(json(view.args)), MAX_ARGS)}`;
   const end = view.end;
   if (!end) return `${head} → no result recorded`;
   const took = `${Math.round(end.durationMs)} ms`;

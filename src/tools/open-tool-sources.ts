@@ -93,7 +93,9 @@ export async function openToolSources(
       if (earlier) {
         at(
           source,
-          source.kind === 'http' || (source.kind === 'workflow' && source.spec.name !== undefined)
+          source.kind === 'http' ||
+            source.kind === 'simulated' ||
+            (source.kind === 'workflow' && source.spec.name !== undefined)
             ? [...source.path, 'name']
             : source.path,
           `duplicate tool name "${tool.name}": ${tool.source} and ${earlier.tool.source} (${formatFieldPath(earlier.source.path)}) both give it`,
@@ -187,6 +189,7 @@ async function openSource(source: ToolSourceSpec, options: OpenToolSourcesOption
     });
   }
   if (source.kind === 'workflow') throw new WeftError('INTERNAL', 'workflow entries are opened by openWorkflows');
+  if (source.kind === 'simulated') return { tools: [unboundSimulatedTool(source)], close: async () => {} };
   const { transport } = source.config;
   if (transport.type === 'stdio' && !(await commandExists(transport.command, transport.cwd))) {
     throw new CommandMissing(transport.command);
@@ -236,4 +239,24 @@ export async function commandExists(command: string, cwd: string | undefined): P
   const folders = (process.env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
   for (const folder of folders) if (await executable(resolve(folder, command))) return true;
   return false;
+}
+
+/**
+ * A `simulated` entry before its model is bound (bindSimulatedTools in runs, bindTools in conversations): declared,
+ * marked simulated, and refusing to be called.
+ */
+function unboundSimulatedTool(source: Extract<ToolSourceSpec, { kind: 'simulated' }>): Tool {
+  const where = `simulated ${source.location.file ?? 'tools'}${source.location.line ? `:${source.location.line}` : ''}`;
+  return {
+    ...source.spec,
+    idempotent: false,
+    simulated: true,
+    source: where,
+    async call() {
+      throw new WeftError(
+        'TOOL',
+        `${source.spec.name} is simulated (${where}) but no model was given to answer it; run it through weft run, chat or simulate, which answer it with their model`,
+      );
+    },
+  };
 }

@@ -213,7 +213,8 @@ function parseUrlTemplate(
   return { parts: resolved, args, display, ...(basicAuth !== undefined ? { basicAuth } : {}) };
 }
 
-function parseInputSchema(fields: Fields): ToolSchema | undefined {
+/** `input`: a JSON Schema of `type: object` (default: no arguments), checked by ajv. */
+export function parseInputSchema(fields: Fields): ToolSchema | undefined {
   const value = fields.record.input;
   if (value === undefined) return { type: 'object', properties: {}, additionalProperties: false };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -249,7 +250,7 @@ let ajvs: { draft07: AjvLike; draft2020: AjvLike } | undefined;
  * Why ajv cannot compile the schema, or undefined. Loaded on first use and synchronously (ajv is CommonJS), so the
  * section can be checked inside a synchronous parser.
  */
-function schemaProblem(schema: ToolSchema): string | undefined {
+export function schemaProblem(schema: ToolSchema): string | undefined {
   if (!ajvs) {
     const require = createRequire(import.meta.url);
     const load = (id: string): AjvLike => {

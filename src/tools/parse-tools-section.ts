@@ -3,7 +3,7 @@
  * into tool sources, or located problems, all of them at once. Pure apart from reading `env`: modules are imported
  * and MCP servers started later (open-tool-sources.ts), so a plan parser can check its section synchronously.
  *
- * The section's container holds `tools` (a list of http, module, mcp and workflow entries) and `allowHosts` (the hosts its
+ * The section's container holds `tools` (a list of http, module, mcp, workflow and simulated entries) and `allowHosts` (the hosts its
  * http tools and MCP servers over HTTP may reach). Decisions:
  * - An http tool needs its host on `allowHosts`; a file without the list reaches no host (the error says what to add).
  * - `${env:NAME}` references are allowed in URLs, header values, MCP `env`, `args` and `headers`: resolved here,
@@ -19,12 +19,13 @@ import { type FieldPath, formatFieldPath, type PositionOf } from '../text/source
 import { type AllowedHost, parseAllowedHost } from './allow-hosts.js';
 import { parseHttpEntry } from './parse-http-entry.js';
 import { parseMcpEntry } from './parse-mcp-entry.js';
+import { parseSimulatedEntry } from './parse-simulated-entry.js';
 import { parseWorkflowEntry } from './parse-workflow-entry.js';
 import { type EntryContext, Fields, type Issue, type SourceBase, type ToolSourceSpec } from './tool-entry-fields.js';
 
 /** Entries in one `tools:` list. */
 export const MAX_TOOL_ENTRIES = 500;
-export const TOOL_KINDS = ['http', 'module', 'mcp', 'workflow'] as const;
+export const TOOL_KINDS = ['http', 'module', 'mcp', 'workflow', 'simulated'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
 const FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
@@ -60,6 +61,7 @@ const FIELDS: Readonly<Record<ToolKind, readonly string[]>> = {
     'timeoutMs',
     'maxResultBytes',
   ],
+  simulated: ['kind', 'name', 'description', 'input', 'output', 'timeoutMs', 'maxResultBytes'],
   workflow: [
     'kind',
     'name',
@@ -117,6 +119,10 @@ const KIND_ALIASES: Readonly<Record<string, ToolKind>> = {
   esm: 'module',
   flow: 'workflow',
   distilled: 'workflow',
+  simulate: 'simulated',
+  mock: 'simulated',
+  fake: 'simulated',
+  llm: 'simulated',
 };
 
 export interface ParseToolsSectionInput {
@@ -279,7 +285,9 @@ function parseEntry(entry: unknown, index: number, path: FieldPath, context: Ent
         ? parseModule(fields, base, context)
         : kind === 'mcp'
           ? parseMcpEntry(fields, base, context)
-          : parseWorkflowEntry(fields, base, context);
+          : kind === 'simulated'
+            ? parseSimulatedEntry(fields, base)
+            : parseWorkflowEntry(fields, base, context);
   return context.issueCount() === before ? source : undefined;
 }
 

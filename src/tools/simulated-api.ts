@@ -156,18 +156,16 @@ export function simulatedTool(
 }
 
 /**
- * Every tool that is only declared (a tools spec's APIs) or is of kind `simulated`, made to answer through
- * `simulator`; the others as they are. `only` limits it to some names.
+ * The tools with every `kind: simulated` one answered through `simulator` — and, with `declared`, every tool that is
+ * only declared (a tools spec's APIs: `--simulate-apis`); the others as they are.
  */
-export function simulateDeclaredTools(
+export function bindSimulatedTools(
   tools: readonly Tool[],
   simulator: ApiSimulator,
-  only?: ReadonlySet<string>,
+  options: { readonly declared?: boolean } = {},
 ): Tool[] {
   return tools.map((tool) =>
-    (tool.declaredOnly || tool.simulated) && (only === undefined || only.has(tool.name))
-      ? simulatedTool(declarationOf(tool), simulator)
-      : tool,
+    tool.simulated || (options.declared && tool.declaredOnly) ? simulatedTool(declarationOf(tool), simulator) : tool,
   );
 }
 

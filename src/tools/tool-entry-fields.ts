@@ -38,7 +38,18 @@ export type ToolSourceSpec =
       readonly exports?: readonly string[];
     })
   | (SourceBase & { readonly kind: 'mcp'; readonly config: McpServerConfig })
-  | (SourceBase & { readonly kind: 'workflow'; readonly spec: WorkflowToolSpec });
+  | (SourceBase & { readonly kind: 'workflow'; readonly spec: WorkflowToolSpec })
+  | (SourceBase & { readonly kind: 'simulated'; readonly spec: SimulatedToolSpec });
+
+/** A `simulated` entry as checked (parse-simulated-entry.ts): an API a model answers from this declaration. */
+export interface SimulatedToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly timeoutMs?: number;
+  readonly maxResultBytes?: number;
+}
 
 /**
  * A `workflow` entry as checked (parse-workflow-entry.ts): a distilled workflow file offered as a tool. It is opened

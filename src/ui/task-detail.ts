@@ -11,6 +11,8 @@ export interface ToolCallView {
   readonly name: string;
   readonly args: unknown;
   readonly at: number;
+  /** A model answered it in place of the API (a `kind: simulated` tool). */
+  readonly simulated?: boolean;
   readonly ok?: boolean;
   readonly result?: unknown;
   readonly error?: string;
@@ -133,6 +135,7 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
       name: view.name,
       args: view.args,
       at: view.at,
+      ...(view.simulated ? { simulated: true } : {}),
       ...(end === undefined
         ? {}
         : {

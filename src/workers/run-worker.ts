@@ -24,6 +24,7 @@ import {
 } from './attempt-job.js';
 import { loadQueueModules, type BullJob } from './load-queue.js';
 import { recordingModel } from './recording-model.js';
+import { bindSimulatedTools } from '../tools/simulated-api.js';
 import type { Tool } from '../tools/tool.js';
 import { type ToolEventRecord, toolArgsRedactor } from '../run/run-tools.js';
 import { journalReplies, openJournal, toolsForJob, workerAttemptTools } from './job-tools.js';
@@ -207,6 +208,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
           ...(tools ? { redactToolArgs: toolArgsRedactor(tools) } : {}),
           ...(journal ? { onCall: (call: RemoteCall) => journal.append({ call }) } : {}),
         });
+        // A `kind: simulated` tool is answered by the job's model, as it is in the coordinator's process.
+        const answered = tools ? bindSimulatedTools(tools, { model }) : undefined;
         const outcome = await withTraceparent(data.traceparent, () =>
           runSubtask({
             task: data.task,
@@ -225,7 +228,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
                     taskId: data.id,
                     attempt: data.attempt,
                     job: data.tools,
-                    tools,
+                    tools: answered ?? tools,
                     journal,
                     events: toolEvents,
                   }),

@@ -97,7 +97,7 @@ describe('weft exec --max-visits', () => {
     expect(low.code).not.toBe(0);
     const error = JSON.parse(low.stdout).error as { message: string; field?: string };
     expect(error.message).toMatch(/^node \S+: stopped at the visit cap of 50 node visits/);
-    expect(error.message).toContain('a long finite loop: raise the cap with --max-visits');
+    expect(error.message).toContain('a long finite loop: raise the cap (--max-visits N on the command line');
     const high = await cli(['exec', SUM, '--tools', tools, '--input', '{"n":60}', '--max-visits', '1000', '--json']);
     expect(high.code, high.stderr).toBe(0);
     expect(JSON.parse(high.stdout)).toMatchObject({ output: 1830 });

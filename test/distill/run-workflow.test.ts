@@ -90,7 +90,9 @@ describe('runWorkflow (issue 14 interpreter)', () => {
     // The cap and the node are named, and a long finite loop is given as a possible cause, with the flag.
     const node = (stopped as WeftError).location?.field?.slice('nodes.'.length);
     expect((stopped as WeftError).message).toContain(`node ${node}: stopped at the visit cap of 100 node visits`);
-    expect((stopped as WeftError).message).toContain('a long finite loop: raise the cap with --max-visits');
+    expect((stopped as WeftError).message).toContain(
+      'a long finite loop: raise the cap (--max-visits N on the command line',
+    );
     // A long finite loop: stopped under a low cap, finished under a higher one.
     await expect(runWorkflow(sumToN, { tools: [add], input: { n: 60 }, maxVisits: 100 })).rejects.toMatchObject({
       code: 'WORKFLOW',

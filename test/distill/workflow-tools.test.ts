@@ -121,7 +121,8 @@ describe('workflow tools', () => {
       // Its visit cap holds: n = 1000 needs about 3,000 visits.
       const capped = await callTool(addUpTo, { n: 1000 });
       expect(capped.ok).toBe(false);
-      if (!capped.ok) expect(capped.error.message).toMatch(/^add_up_to: node \w+: more than 2000 node visits/);
+      if (!capped.ok)
+        expect(capped.error.message).toMatch(/^add_up_to: node \w+: stopped at the visit cap of 2000 node visits/);
     } finally {
       await set.close();
     }

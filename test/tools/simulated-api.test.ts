@@ -4,7 +4,7 @@ import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { simModel } from '../../src/llm/sim-model.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import { declaredTool } from '../../src/tools/flowagent-tools-spec.js';
-import { simulateDeclaredTools, simulatedTool } from '../../src/tools/simulated-api.js';
+import { bindSimulatedTools, simulatedTool } from '../../src/tools/simulated-api.js';
 
 const declaration = {
   name: 'checkRooms',
@@ -93,11 +93,12 @@ describe('simulatedTool', () => {
   });
 });
 
-describe('simulateDeclaredTools', () => {
+describe('bindSimulatedTools', () => {
   it('answers declared tools through the model and leaves real ones as they are', async () => {
     const declared = declaredTool(declaration);
     const real = { ...declared, name: 'real', declaredOnly: false, call: async () => 'real answer' };
-    const [simulated, kept] = simulateDeclaredTools([declared, real], { model: simModel('seed=1') });
+    const [simulated, kept] = bindSimulatedTools([declared, real], { model: simModel('seed=1') }, { declared: true });
+    expect(bindSimulatedTools([declared], { model: simModel('seed=1') })[0]).toBe(declared);
     expect(simulated!.simulated).toBe(true);
     expect(kept).toBe(real);
     await expect(declared.call({}, { signal: new AbortController().signal })).rejects.toBeInstanceOf(WeftError);

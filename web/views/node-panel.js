@@ -95,6 +95,7 @@ function toolCall(call) {
     'li',
     { class: call.ok === false ? 'failed' : '', 'data-tool': call.name },
     h('code', {}, call.name),
+    call.simulated ? h('span', { class: 'tag sim', title: 'answered by a model, not by the API' }, 'simulated') : '',
     h('span', { class: 'muted' }, ` ${state}${call.durationMs !== undefined ? ` · ${duration(call.durationMs)}` : ''}`),
     h('pre', { class: 'args' }, clip(asText(call.args))),
     call.ok === undefined
