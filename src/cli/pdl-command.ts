@@ -40,9 +40,15 @@ export async function pdlCheckCommand(
   const parsed = parsePdl(await readPdlText(file), { file });
   const problems = [...parsed.problems];
   let skipped: string | undefined;
+  let answeredByModel: { declared: string[]; simulated: string[] } = { declared: [], simulated: [] };
   if (parsed.pdl) {
     const bindings = await bindingTools(parsed.pdl, file, flags.tools, problems, signal);
     skipped = bindings.skipped;
+    const apis = new Set(parsed.pdl.apis.map((api) => api.name));
+    answeredByModel = {
+      declared: (bindings.declared ?? []).filter((name) => apis.has(name)),
+      simulated: (bindings.simulated ?? []).filter((name) => apis.has(name)),
+    };
     problems.push(...checkPdl(parsed.pdl, bindings.names ? { toolNames: bindings.names } : {}));
   }
   // By file (the PDL's first), then by place: the order an editor walks them in.
@@ -70,6 +76,8 @@ export async function pdlCheckCommand(
         message,
       })),
       bindingsChecked: skipped === undefined,
+      declaredOnly: answeredByModel.declared,
+      simulated: answeredByModel.simulated,
     });
   } else {
     for (const problem of sorted) {
@@ -82,6 +90,12 @@ export async function pdlCheckCommand(
       output.text(`${where}: ${problem.severity}: ${problem.message}`);
     }
     if (skipped !== undefined) output.text(`${file}: bindings not checked: ${skipped}`);
+    if (answeredByModel.declared.length > 0)
+      output.text(
+        `${file}: declared without an endpoint (chat and simulate need --simulate-apis for them): ${answeredByModel.declared.join(', ')}`,
+      );
+    if (answeredByModel.simulated.length > 0)
+      output.text(`${file}: simulated (answered by a model): ${answeredByModel.simulated.join(', ')}`);
     output.text(
       errors + warnings === 0 ? `${file}: ok` : `${file}: ${count(errors, 'error')}, ${count(warnings, 'warning')}`,
     );
@@ -121,6 +135,9 @@ function count(n: number, what: string): string {
 interface Bindings {
   /** The tools APIs may bind to; undefined when there are none to check against. */
   readonly names?: readonly string[];
+  /** Of those, the ones a model answers: declared only (a tools spec's APIs) or `kind: simulated`. */
+  readonly declared?: readonly string[];
+  readonly simulated?: readonly string[];
   /** Why bindings were not checked. */
   readonly skipped?: string;
 }
@@ -146,6 +163,8 @@ async function bindingTools(
     ...(pdl.hasTools ? [{ path: file, embedded: true, label: `the tools: section of ${file}` }] : []),
   ];
   const names = new Map<string, string>();
+  const declared: string[] = [];
+  const simulated: string[] = [];
   let failed = false;
   for (const source of sources) {
     try {
@@ -162,6 +181,8 @@ async function bindingTools(
             });
           } else {
             names.set(tool.name, source.label);
+            if (tool.declaredOnly) declared.push(tool.name);
+            else if (tool.simulated) simulated.push(tool.name);
           }
         }
       } finally {
@@ -183,5 +204,5 @@ async function bindingTools(
     }
   }
   if (failed) return { skipped: 'the tools could not all be opened' };
-  return { names: [...names.keys()] };
+  return { names: [...names.keys()], declared, simulated };
 }

@@ -99,6 +99,8 @@ describe('weft pdl check', () => {
     expect(jsonDocument(calculator)).toEqual({
       ok: false,
       bindingsChecked: true,
+      declaredOnly: [],
+      simulated: [],
       problems: [
         {
           severity: 'error',

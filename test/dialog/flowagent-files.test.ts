@@ -99,6 +99,17 @@ describe('the PDL file', () => {
     const result = await weft(['pdl', 'check', PDL, '--tools', TOOLS]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`${PDL}: ok`);
+    // It says which APIs only a model can answer.
+    expect(result.stdout).toContain(
+      `${PDL}: declared without an endpoint (chat and simulate need --simulate-apis for them): checkRooms, bookRoom`,
+    );
+    const json = jsonDocument(await weft(['pdl', 'check', PDL, '--tools', TOOLS, '--json']));
+    expect(json).toMatchObject({
+      ok: true,
+      bindingsChecked: true,
+      declaredOnly: ['checkRooms', 'bookRoom'],
+      simulated: [],
+    });
   });
 });
 
