@@ -119,6 +119,8 @@ describe('weft pdl check', () => {
     expect(jsonDocument(badTools)).toEqual({
       ok: false,
       bindingsChecked: false,
+      declaredOnly: [],
+      simulated: [],
       problems: [
         {
           severity: 'error',
