@@ -173,6 +173,15 @@ export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/ca
 export { loadToolsFile, openToolSources } from './load-tools-file.js';
 export type { LoadToolsFileOptions } from './tools/tools-file.js';
 export { mergeToolSets } from './tools/merge-tool-sets.js';
+export {
+  type ApiDeclaration,
+  type ApiSimulator,
+  bindSimulatedTools,
+  declarationOf,
+  type SimulationUsage,
+  simulatedTool,
+} from './tools/simulated-api.js';
+export { declaredTool, isFlowAgentToolsSpec, parseFlowAgentToolsSpec } from './tools/flowagent-tools-spec.js';
 export { readInputFile } from './tools/read-input-file.js';
 export { defineTool, type ToolDefinition, type ToolExecuteContext } from './tools/define-tool.js';
 export { loadModuleTools, type ModuleToolsOptions } from './tools/module-tools.js';
@@ -325,10 +334,19 @@ export { judgeSession, type JudgeSessionOptions, type SessionJudgement } from '.
 export { judgeTurn, type JudgeTurnOptions, type TurnJudgement } from './dialog/judge-turn.js';
 export {
   countSessionEvents,
+  type MatchCounts,
   multisetScores,
+  NO_REQUIRED_APIS,
   OOW_GROUPS,
+  type OowSummaries,
+  type PaperSessionSummary,
+  type PaperSessionTool,
+  paperScores,
+  paperSessionTool,
   scoresFromCounts,
+  setCounts,
   setScores,
+  sumCounts,
   summarizeByOow,
   summarizeSessions,
   type MetricsSummary,
@@ -345,11 +363,23 @@ export {
   type SimulateProgress,
   type SimulationReport,
 } from './dialog/simulate.js';
-export { paramPairs, summarizeTurns, type TurnReport, type TurnSummary } from './dialog/turn-metrics.js';
+export {
+  PAPER_PASS_SCORE,
+  type PaperTurnSummary,
+  paramPairs,
+  paramValues,
+  summarizePaperTurns,
+  summarizeTurns,
+  type TurnReport,
+  type TurnSummary,
+} from './dialog/turn-metrics.js';
+export { simulateReferenceResults } from './dialog/simulate-reference-results.js';
+export { callNameOf } from './dialog/call-name.js';
 export {
   evaluateTurns,
   TURN_EVAL_DEFAULTS,
   type EvaluateTurnsOptions,
+  type PaperTurnGroup,
   type TurnEvalReport,
 } from './dialog/turn-eval.js';
 export {
