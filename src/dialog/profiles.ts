@@ -99,18 +99,11 @@ function readProfile(
   const requiredApis = readRequiredApis(record.required_apis, problems);
   const goals = readGoals(record.goals, problems);
   if (problems.length > before || id === undefined || persona === undefined) return undefined;
-  return {
-    id,
-    persona,
-    details,
-    needs,
-    style,
-    pattern,
-    ...(requiredApis === undefined ? {} : { requiredApis }),
-    goals,
-    index,
-    format: 'weft',
-  };
+  return { id, persona, details, needs, style, pattern, ...withRequired(requiredApis), goals, index, format: 'weft' };
+}
+
+function withRequired(requiredApis: string[] | undefined): { requiredApis?: string[] } {
+  return requiredApis === undefined ? {} : { requiredApis };
 }
 
 /** A FlowAgent profile mapped onto Weft's (see the head of this file). */
@@ -146,18 +139,8 @@ function readFlowAgentProfile(
       });
   }
   if (problems.length > before || id === undefined || persona === undefined) return undefined;
-  return {
-    id,
-    persona,
-    details,
-    needs,
-    style,
-    pattern,
-    ...(requiredApis === undefined ? {} : { requiredApis }),
-    goals,
-    index,
-    format: 'flowagent',
-  };
+  const format = 'flowagent';
+  return { id, persona, details, needs, style, pattern, ...withRequired(requiredApis), goals, index, format };
 }
 
 /** `required_apis`, with free-text names called as the procedure calls them; undefined when absent. */

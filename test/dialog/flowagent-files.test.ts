@@ -22,6 +22,8 @@ const TOOLS = `${DIR}/tools/000.yaml`;
 const PROFILES = `${DIR}/user_profile/000.json`;
 const OOW = `${DIR}/meta/oow.yaml`;
 const SIM = ['--model', 'sim:seed=1', '--user-model', 'sim:seed=2', '--judge', 'sim:seed=3'];
+/** `weft simulate` of the fixtures, its APIs simulated, by the sim models. */
+const SIMULATE = ['simulate', PDL, '--tools', TOOLS, '--profiles', PROFILES, ...SIM, '--simulate-apis'];
 const scratch = mkdtempSync(join(tmpdir(), 'weft-flowagent-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -247,14 +249,7 @@ describe('a whole simulated session of the procedure, offline', () => {
     const home = join(scratch, 'simulate');
     const result = await weft(
       [
-        'simulate',
-        PDL,
-        '--tools',
-        TOOLS,
-        '--profiles',
-        PROFILES,
-        ...SIM,
-        '--simulate-apis',
+        ...SIMULATE,
         '--oow',
         '0.4',
         '--oow-taxonomy',
@@ -318,9 +313,8 @@ describe('a whole simulated session of the procedure, offline', () => {
 
   it('per profile, any turn may be out of workflow, the first included', async () => {
     const home = join(scratch, 'first-turn');
-    const args = ['simulate', PDL, '--tools', TOOLS, '--profiles', PROFILES, ...SIM, '--simulate-apis'];
     const options = ['--oow', '1', '--oow-taxonomy', OOW, '--oow-assignment', 'per-profile', '--keep-sessions'];
-    const result = await weft([...args, ...options, '--max-turns', '2', '--json'], { WEFT_HOME: home });
+    const result = await weft([...SIMULATE, ...options, '--max-turns', '2', '--json'], { WEFT_HOME: home });
     expect(result.code, result.stderr).toBe(0);
     for (const session of jsonDocument(result).perSession as { sessionId: string }[]) {
       const shown = jsonDocument(await weft(['show-session', session.sessionId, '--json'], { WEFT_HOME: home }));
@@ -333,24 +327,8 @@ describe('a whole simulated session of the procedure, offline', () => {
 
   it('the same seeds give the same sessions, simulated answers included', async () => {
     const run = async () =>
-      jsonDocument(
-        await weft(
-          [
-            'simulate',
-            PDL,
-            '--tools',
-            TOOLS,
-            '--profiles',
-            PROFILES,
-            ...SIM,
-            '--simulate-apis',
-            '--oow',
-            '0.4',
-            '--json',
-          ],
-          { WEFT_HOME: join(scratch, 'twice') },
-        ),
-      ).perSession;
+      jsonDocument(await weft([...SIMULATE, '--oow', '0.4', '--json'], { WEFT_HOME: join(scratch, 'twice') }))
+        .perSession;
     expect(await run()).toEqual(await run());
   });
 
