@@ -159,6 +159,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard probed in chromium', ()
     expect(await panel.locator('.tool-calls code').first().textContent()).toContain('<img src=x onerror=');
     // A bidi override in a tool's name does not reverse the page's own words after it.
     expect(await panel.locator('.tool-calls li').first().textContent()).toContain('[U+202E]evil ok');
+    // The reason box fills when the run's end reaches the page, which may come after its panel.
+    await page.locator('#run-reason:not([hidden])').waitFor();
     expect(await page.locator('#run-reason').textContent()).toContain('<script>window.__xss=1</script>');
     // Markdown: no javascript: link survives, the heading's tags are text.
     expect(await panel.locator('.output a[href^="javascript"], .output img').count()).toBe(0);
