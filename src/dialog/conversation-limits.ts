@@ -1,4 +1,4 @@
-/** Limits of a conversation (issue 13), apart so that checks and the engine share them without a cycle. */
+/** Limits of a conversation, apart so that checks and the engine share them without a cycle. */
 
 /** Decisions the bot may make in one user turn (tool calls and rejected proposals count), as the paper's code. */
 export const DEFAULT_MAX_ACTIONS_PER_TURN = 5;

@@ -1,5 +1,5 @@
 /**
- * The types of a conversation with a procedure (issue 13, SPEC §4.2): `createConversation(pdl, options)`
+ * The types of a conversation with a procedure: `createConversation(pdl, options)`
  * (create-conversation.ts) gives an object whose
  * `send(userMessage)` runs one user turn of paper Algorithm 1 — pre-decision controllers' guidance → the bot
  * chooses an API call or a reply → post-decision controllers may reject it (the bot retries with the reason) →

@@ -1,3 +1,3 @@
-/** A conversation with a procedure (issue 13): the engine and its types, as the public API exports them. */
+/** A conversation with a procedure: the engine and its types, as the public API exports them. */
 export { createConversation, newSessionId } from './create-conversation.js';
 export * from './conversation-types.js';

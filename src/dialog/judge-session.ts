@@ -1,9 +1,9 @@
 /**
- * The session judge of `weft simulate` (SPEC §4.3): after a simulated session, a model (purpose `judge`) reads
+ * The session judge of `weft simulate`: after a simulated session, a model (purpose `judge`) reads
  * the user's goals (`<goals>`), the API calls with whether they succeeded (`<api-calls>`) and the transcript, and
  * says whether the session succeeded and which goals were achieved. Task progress = achieved / goals.
  *
- * The reply is parsed as SPEC §5.3 says (structured-output.ts): JSON taken from mixed text or a fence, repaired
+ * The reply is parsed as every structured reply is (structured-output.ts, docs/algorithms.md#parsing-model-output): JSON taken from mixed text or a fence, repaired
  * when broken, validated with zod; when that fails the judge is asked once more, shown its error. No provider
  * JSON mode is forced. Goal indices are 0-based, as the `<goals>` array is; out-of-range, fractional and repeated
  * ones are dropped; a reason that is not a string is dropped, a long one cut.

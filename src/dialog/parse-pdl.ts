@@ -1,5 +1,5 @@
 /**
- * Reading a PDL file (`*.pdl.yaml`, SPEC §4.1, docs/pdl.md) into a Pdl, with every problem of its shape located
+ * Reading a PDL file (`*.pdl.yaml`, docs/pdl.md) into a Pdl, with every problem of its shape located
  * (file, line, column, path) and reported at once. What the names mean together — unknown APIs, cycles, duplicates,
  * bindings — is checkPdl's (check-pdl.ts); `loadPdlFile` runs both and refuses a file with errors.
  *

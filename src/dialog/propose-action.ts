@@ -1,5 +1,5 @@
 /**
- * One decision of the bot (SPEC §4.2): given the procedure, the conversation so far and the controllers' guidance,
+ * One decision of the bot: given the procedure, the conversation so far and the controllers' guidance,
  * the model proposes either an API call or a reply to the user. The engine (conversation.ts) calls it once per
  * attempt; turn-level evaluation (`weft dialog eval`) calls it on each prefix of a reference session.
  * Native tool calls where the model has them; models without go through the prompted fallback, which createModel

@@ -1,5 +1,5 @@
 /**
- * Reference sessions for turn-level evaluation (`weft dialog eval --references R.jsonl`, SPEC §4.3): one a line,
+ * Reference sessions for turn-level evaluation (`weft dialog eval --references R.jsonl`): one a line,
  * `{ id, profile?, messages: [ { role: "user", content, oow?: "category/subtype" }
  *                            | { role: "bot", tool, args, result?, error?, ok? } | { role: "bot", content } ] }`.
  *

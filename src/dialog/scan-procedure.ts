@@ -1,5 +1,5 @@
 /**
- * The procedure text of a PDL file (Python-like pseudocode mixed with prose, SPEC §4.1) scanned for what it names:
+ * The procedure text of a PDL file (Python-like pseudocode mixed with prose) scanned for what it names:
  * every call `API.x(...)`, `API_x(...)`, `ANSWER.y(...)`, `ANSWER_y(...)` (and a bare `x(...)` when `x` is a known
  * API or answer, as the paper's own examples write), with the names assigned from it and passed to it, and every
  * name the procedure assigns. Pure; offsets are into the text given, the caller maps them into its file.

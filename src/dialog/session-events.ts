@@ -1,5 +1,5 @@
 /**
- * What a conversation records (issue 13): every user message, controller guidance and verdict, model call, tool
+ * What a conversation records: every user message, controller guidance and verdict, model call, tool
  * call and reply is an event in the session's log (SessionStore), in order. The state (dialog-state.ts), the
  * transcript (`weft show-session`) and a resume are folds of it. `at` is milliseconds since the session started.
  */

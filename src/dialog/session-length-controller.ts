@@ -1,5 +1,5 @@
 /**
- * Conversation length (SPEC §4.2): past `maxTurns` user turns the bot is steered to close the conversation (soft
+ * Conversation length: past `maxTurns` user turns the bot is steered to close the conversation (soft
  * guidance); the engine ends the session after the reply of the turn past the limit.
  */
 import type { Controller } from './controller.js';

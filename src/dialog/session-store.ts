@@ -1,5 +1,5 @@
 /**
- * Where conversations with procedures are kept (issue 13). The dialog engine owns this contract apart from the core
+ * Where conversations with procedures are kept. The dialog engine owns this contract apart from the core
  * RunStore, as the team engine owns TeamScoreStore: the SQLite and the Postgres store implement both
  * (store/sessions.ts has the shared types). test/store/describe-run-store.ts checks the behaviour for both:
  * - Event values must be plain JSON (as for runs); a bad value is a WeftError('STORE') naming the field, and

@@ -1,5 +1,5 @@
 /**
- * Session-level evaluation with simulated users (`weft simulate`, SPEC §4.3): each session is a conversation with
+ * Session-level evaluation with simulated users (`weft simulate`): each session is a conversation with
  * the procedure (createConversation, the bot model and the APIs' tools) in which a user model plays a profile until
  * it says [END] or the turn limit; with probability `oow` a user turn is an out-of-workflow move (oow.ts: drawn per
  * turn, or the FlowAgent authors' category per profile, from a source seeded per session). A judge then scores the

@@ -1,5 +1,5 @@
 /**
- * One turn of a simulated user (SPEC §4.3): a model (purpose `simulate-user`, key = the simulated session's id)
+ * One turn of a simulated user: a model (purpose `simulate-user`, key = the simulated session's id)
  * plays a profile — its `<profile>` block in the system prompt — and, on a turn chosen for an out-of-workflow move,
  * reads the `<oow>` block with that move's instruction. It sees the conversation with the roles flipped: the bot's
  * replies are the `user` messages of its call and its own earlier messages are `assistant` ones. It ends the

@@ -1,5 +1,5 @@
 /**
- * Whether a proposed tool call's arguments are too large or too deep to run and record (issue 13, bad input from
+ * Whether a proposed tool call's arguments are too large or too deep to run and record (bad input from
  * the model). Depth is measured before anything serialises the value, so a value nested a million deep costs
  * at most MAX_TOOL_ARGS_DEPTH levels of recursion.
  */

@@ -1,6 +1,6 @@
 /**
  * Which user messages the bot is given: a message that is empty, too large, or binary junk is refused politely
- * with a reason, and the session goes on unchanged (issue 13, "Bad input").
+ * with a reason, and the session goes on unchanged.
  */
 import { MAX_USER_MESSAGE_BYTES } from './conversation-limits.js';
 

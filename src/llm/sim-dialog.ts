@@ -1,5 +1,5 @@
 /**
- * The sim model's three roles in conversational procedures (issue 13), chosen by the call's purpose: `converse`
+ * The sim model's three roles in conversational procedures, chosen by the call's purpose: `converse`
  * the bot (sim-bot.ts), `simulate-user` the user (sim-user.ts), `judge` the judge (sim-judge.ts). Each reads the
  * tagged blocks of dialog-prompt-tags.ts: the bot's `<apis>` and the user's `<profile>`/`<oow>` from the system
  * prompt only (the messages are the other side's words), the judge's from the system prompt or else the last user

@@ -1,5 +1,5 @@
 /**
- * The sim model as a judge (purpose `judge`, issue 13), with each verdict flipped with probability `noise`, so an
+ * The sim model as a judge (purpose `judge`), with each verdict flipped with probability `noise`, so an
  * evaluation can be run against a judge of known error.
  *
  * - Session level (`<goals>` + `<api-calls>`): a goal with `apis` is achieved when every one of them has a

@@ -30,7 +30,7 @@
  *   fragment of the task text (so a lexical similarity gives partial credit), and a random DAG with edges
  *   only from lower to higher numbers, START before every node without a parent and END after every node
  *   without a child. `badjson` replaces it by a reply cut inside its `Node:` header (no usable workflow).
- * - `converse`, `simulate-user`, `judge` (conversational procedures, issue 13): the bot, the simulated user and the
+ * - `converse`, `simulate-user`, `judge` (conversational procedures): the bot, the simulated user and the
  *   judge, from the blocks of src/llm/dialog-prompt-tags.ts (sim-dialog.ts); `violate` and `noise` are theirs.
  *   They answer tools themselves (the bot calls what the procedure allows, `toolcalls` does not apply);
  *   `badjson` cuts a judge's JSON reply like the other structured replies.

@@ -31,7 +31,7 @@
  * | solvefail| distillation execute stage: P(a reply gives up the | 0          |
  * |          | instance), drawn per rollout (distill/sim-solve.ts)|            |
  * | reference| optional: a workflow file (JSON or YAML) that the | —          |
- * |          | sim follows when it solves or distils (issue 14)  |            |
+ * |          | sim follows when it solves or distils             |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
  * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.

@@ -1,5 +1,5 @@
 /**
- * The sim model as a simulated user (purpose `simulate-user`, issue 13), playing the `<profile>` of its system
+ * The sim model as a simulated user (purpose `simulate-user`), playing the `<profile>` of its system
  * prompt. Its call's `user` messages are the bot's; its own earlier messages are the `assistant` ones.
  *
  * - Before it has said anything: its first need (`needs[0]`) in a sentence.

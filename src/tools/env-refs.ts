@@ -1,5 +1,5 @@
 /**
- * `${env:NAME}` references in a tools file (issue 12): secrets (tokens, passwords) are named in the file and read
+ * `${env:NAME}` references in a tools file: secrets (tokens, passwords) are named in the file and read
  * from the environment when the file is loaded. The resolved values are secrets: callers keep them out of
  * `source`, listings, logs and errors (they show the text with its references unresolved).
  */

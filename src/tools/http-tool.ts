@@ -1,5 +1,5 @@
 /**
- * HTTP tools (issue 12): a tools file's `kind: http` entry, after parsing (parse-tools-section.ts), as a Tool.
+ * HTTP tools: a tools file's `kind: http` entry, after parsing (parse-tools-section.ts), as a Tool.
  * Arguments fill the URL template percent-encoded (an argument never changes the host or adds a path segment), the
  * query and a JSON body; the response is bounded while it is read; a non-2xx answer is a TOOL error the agent sees
  * (`HTTP 404: <short body>`, retryable for 429 and 5xx); redirects are followed by hand, only to allowed hosts.

@@ -1,5 +1,5 @@
 /**
- * What a tools file says about one MCP server (issue 12), after parsing: the contract between the tools file
+ * What a tools file says about one MCP server, after parsing: the contract between the tools file
  * (tools-file.ts, which parses and locates errors) and the MCP client (mcp-tools.ts, which connects).
  * `${env:NAME}` references are already resolved here; the resolved values are secrets and are never printed.
  */

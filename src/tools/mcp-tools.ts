@@ -1,5 +1,5 @@
 /**
- * Tools from a Model Context Protocol server (issue 12), over stdio (a process Weft starts) or Streamable HTTP.
+ * Tools from a Model Context Protocol server, over stdio (a process Weft starts) or Streamable HTTP.
  * The server's tools are listed once at start-up (every page); each becomes a Tool whose `call` is the server's
  * `tools/call` under callTool's signal. The SDK (@modelcontextprotocol/sdk) loads on first use only.
  *

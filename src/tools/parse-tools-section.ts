@@ -1,5 +1,5 @@
 /**
- * A `tools:` section (issue 12), in a tools file or embedded in another document (a plan, a PDL file): checked
+ * A `tools:` section, in a tools file or embedded in another document (a plan, a PDL file): checked
  * into tool sources, or located problems, all of them at once. Pure apart from reading `env`: modules are imported
  * and MCP servers started later (open-tool-sources.ts), so a plan parser can check its section synchronously.
  *

@@ -1,5 +1,5 @@
 /**
- * The bounded tool loop (issue 12): a model is offered tools, its tool calls run through `callTool`, their results
+ * The bounded tool loop: a model is offered tools, its tool calls run through `callTool`, their results
  * go back to it as `tool` messages, until it answers without tool calls or the step limit is reached. Generic on
  * purpose: subtasks of tool-using roles, conversational procedures and FlowMind's execute stage share it; what
  * each records, replays or refuses goes through the hooks.

@@ -1,5 +1,5 @@
 /**
- * The tool contract (issue 12): one shape for every source (http, module, mcp) and every user (agents in runs,
+ * The tool contract: one shape for every source (http, module, mcp) and every user (agents in runs,
  * conversational procedures, distilled workflows). A tool's arguments are validated against `inputSchema` before
  * `call` runs (validate-args.ts); `callTool` (call-tool.ts) adds the timeout, the concurrency cap, the retries of
  * idempotent tools and the size cap on results.

@@ -1,5 +1,5 @@
 /**
- * A tools file (`--tools tools.yaml`, issue 12): YAML or JSON holding `allowHosts` and a `tools:` list of http,
+ * A tools file (`--tools tools.yaml`): YAML or JSON holding `allowHosts` and a `tools:` list of http,
  * module, mcp and workflow entries (parse-tools-section.ts), loaded into one ToolSet. Every problem of the file is reported
  * at once, as one BAD_INPUT whose issues name file, line, column and field. Relative paths resolve against the
  * file's folder.

@@ -71,6 +71,9 @@ export function registerSessionRoutes(app: Hono, options: SessionRoutesOptions):
         updatedAt: session.updatedAt,
       },
       controllers: start?.type === 'session-start' ? start.controllers : [],
+      ...(start?.type === 'session-start' && start.simulatedApis?.length
+        ? { simulatedApis: start.simulatedApis, apiModel: start.apiModel ?? session.model }
+        : {}),
       totals,
       entriesTotal: entries.length,
       offset,
@@ -89,6 +92,7 @@ function shownEntry(entry: TranscriptEntry) {
         name: entry.name,
         args: clippedJson(entry.args),
         preconditionsMet: entry.preconditionsMet,
+        ...(entry.simulated ? { simulated: true } : {}),
         ...(entry.ok === undefined ? {} : { ok: entry.ok }),
         ...(entry.result === undefined ? {} : { result: clippedJson(entry.result) }),
         ...(entry.error === undefined ? {} : { error: clipText(entry.error, TEXT_CHARS) }),

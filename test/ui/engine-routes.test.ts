@@ -98,6 +98,37 @@ describe('dashboard: sessions', () => {
     }
   });
 
+  it('marks simulated API calls, and names the simulated APIs and their model', async () => {
+    const home = tempHome();
+    const F = 'test/fixtures/flowagent';
+    const chat = await cli(
+      [
+        'chat',
+        `${F}/pdl/000.yaml`,
+        '--tools',
+        `${F}/tools/000.yaml`,
+        '--simulate-apis',
+        '--model',
+        'sim:seed=4',
+        '--json',
+      ],
+      { WEFT_HOME: home },
+      'hotel_code: H-LIS-01, check_in: 2031-03-03\n/end\n',
+    );
+    expect(chat.code, chat.stderr).toBe(0);
+    const sessionId = JSON.parse(chat.stdout).sessionId as string;
+    const store = openSqliteRunStore(join(home, 'weft.db'));
+    stores.push(store);
+    const page = await dashboard({ store, home })(`/api/sessions/${sessionId}`);
+    expect(page.body).toMatchObject({
+      simulatedApis: ['checkRooms', 'bookRoom'],
+      apiModel: expect.stringMatching(/^sim:/),
+      totals: { simulatedToolCalls: 1 },
+    });
+    const call = page.body.entries.find((entry: { role: string }) => entry.role === 'tool');
+    expect(call).toMatchObject({ name: 'checkRooms', simulated: true, ok: true });
+  });
+
   it('answers as an empty store before any store exists, and needs the token', async () => {
     const home = tempHome();
     const store = lazyExistingStore(async () => undefined);

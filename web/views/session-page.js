@@ -59,6 +59,13 @@ export async function renderSessionPage(main, [sessionId], signal) {
             `controllers: ${data.controllers.map((/** @type {any} */ c) => c.name).join(', ')}`,
           )
         : null,
+      data.simulatedApis
+        ? h(
+            'p',
+            { class: 'muted', id: 'simulated-apis' },
+            `simulated APIs, answered by ${data.apiModel} and not by the APIs: ${data.simulatedApis.join(', ')}`,
+          )
+        : null,
     );
     clear(body);
     let turn = -1;
