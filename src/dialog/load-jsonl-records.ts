@@ -15,8 +15,10 @@ import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { jsonLines } from '../text/json-lines.js';
 import { MAX_NESTING_DEPTH, nestingMessage } from '../text/nesting-depth.js';
+import { jsonArrayElementLines } from '../text/json-array-lines.js';
+import { findJsonSyntaxError } from '../text/json-syntax.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
-import { type FieldPath, formatFieldPath, type PathIssue } from '../text/source-locator.js';
+import { type FieldPath, formatFieldPath, type PathIssue, positionAtOffset } from '../text/source-locator.js';
 import { readInputFile } from '../tools/read-input-file.js';
 
 export const MAX_JSONL_FILE_BYTES = 50_000_000;
@@ -77,24 +79,23 @@ export function parseJsonArrayRecords<T extends { readonly id: string }>(
   read: RecordReader<T>,
 ): (T & { readonly line: number })[] {
   refuseBinary(text, file, what, 'a JSON array');
-  const source = readStructuredSource(text, file.endsWith('.json') ? file : `${file}.json`);
-  if ('issues' in source)
-    throw new WeftError('BAD_INPUT', `invalid ${what}: ${source.issues[0]?.message ?? 'not JSON'}`, {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const syntax = findJsonSyntaxError(body);
+  if (syntax) {
+    const { line, column } = positionAtOffset(body, syntax.offset);
+    throw new WeftError('BAD_INPUT', `invalid ${what}: invalid JSON: ${syntax.message}`, {
       location: { file },
-      issues: source.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({ ...issue, file })),
+      issues: [{ file, line, column, message: `invalid JSON: ${syntax.message}` }],
     });
-  if (!Array.isArray(source.value))
+  }
+  const value: unknown = JSON.parse(body);
+  if (!Array.isArray(value))
     throw new WeftError('BAD_INPUT', `the ${what} is not a JSON array`, { location: { file } });
-  const issues: LocatedIssue[] = [];
-  const records: (T & { line: number })[] = [];
+  const issues: PathIssue[] = [];
+  const problemsAt: number[] = [];
+  const records: { record: T; index: number }[] = [];
   const firstIndex = new Map<string, number>();
-  const locate = (index: number, problem: PathIssue): LocatedIssue => {
-    const path: FieldPath = [index, ...problem.path];
-    const at = source.positionOf(path) ?? source.positionOf([index]);
-    const field = formatFieldPath(path);
-    return { file, ...(at ?? {}), ...(field === undefined ? {} : { field }), message: problem.message };
-  };
-  source.value.forEach((value: unknown, index) => {
+  value.forEach((value: unknown, index) => {
     const problems: Problems = [];
     let record: T | undefined;
     if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -107,13 +108,39 @@ export function parseJsonArrayRecords<T extends { readonly id: string }>(
       else firstIndex.set(record.id, index);
     }
     if (problems.length > 0) {
-      issues.push(...problems.map((problem) => locate(index, problem)));
+      for (const problem of problems) {
+        issues.push({ ...problem, path: [index, ...problem.path] });
+        problemsAt.push(index);
+      }
       return;
     }
-    if (record) records.push({ ...record, line: source.positionOf([index])?.line ?? 1 });
+    if (record) records.push({ record, index });
   });
-  return settle(records, issues, file, what);
+  // A parse that keeps every field's position is slow and large for a big file: the records' lines come from a light
+  // scan, and fields are located (column and all) only for problems in a file of a size a person edits.
+  const lines = jsonArrayElementLines(body);
+  const located =
+    issues.length > 0 && body.length <= MAX_LOCATED_ARRAY_CHARS
+      ? readStructuredSource(body, `${file}.json`)
+      : undefined;
+  const positionOf = located && 'positionOf' in located ? located.positionOf : () => undefined;
+  const placed = issues.slice(0, MAX_LISTED_ISSUES + 1).map((issue, n): LocatedIssue => {
+    const at = positionOf(issue.path) ?? { line: lines[problemsAt[n] ?? 0] ?? 1 };
+    const field = formatFieldPath(issue.path);
+    return { file, ...at, ...(field === undefined ? {} : { field }), message: issue.message };
+  });
+  if (issues.length > placed.length)
+    placed.push(...issues.slice(placed.length).map((issue) => ({ file, message: issue.message })));
+  return settle(
+    records.map(({ record, index }) => ({ ...record, line: lines[index] ?? 1 })),
+    placed,
+    file,
+    what,
+  );
 }
+
+/** A JSON array larger than this is read without the positions of its fields (a problem then names its path). */
+const MAX_LOCATED_ARRAY_CHARS = 2_000_000;
 
 export function parseJsonlRecords<T extends { readonly id: string }>(
   text: string,

@@ -12,6 +12,7 @@
  * `irrelevant_answering`, `Process Jumping` → `procedure_jumping`.
  */
 import { WeftError, type LocatedIssue } from '../errors.js';
+import { clip } from '../text/clip.js';
 import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
@@ -229,7 +230,8 @@ export function parseOowTaxonomy(text: string, file: string): OowTaxonomy {
       unknown(entry, CATEGORY_KEYS, path, issue);
       const name = readText(entry.name, [...path, 'name'], issue, true);
       const id = name === undefined ? undefined : oowCategoryId(name);
-      if (id === '') issue([...path, 'name'], `${JSON.stringify(name)} has no letters or digits to make an id of`);
+      if (id === '')
+        issue([...path, 'name'], `${JSON.stringify(clip(name ?? '', 100))} has no letters or digits to make an id of`);
       const earlier = id === undefined ? undefined : seen.get(id);
       if (earlier !== undefined)
         issue([...path, 'name'], `category "${name}" has the id "${id}" of category [${earlier}]`);
@@ -277,7 +279,8 @@ function readSubtypes(
     const description = readText(entry.description, [...at, 'description'], issue, false) ?? '';
     if (name === undefined) return;
     const id = oowId(name);
-    if (id === '') return issue([...at, 'name'], `${JSON.stringify(name)} has no letters or digits to make an id of`);
+    if (id === '')
+      return issue([...at, 'name'], `${JSON.stringify(clip(name, 100))} has no letters or digits to make an id of`);
     const earlier = seen.get(id);
     if (earlier !== undefined)
       return issue([...at, 'name'], `subtype "${name}" has the id "${id}" of subtype [${earlier}]`);

@@ -17,6 +17,7 @@ import { describeValue, withArticle } from '../text/describe-value.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { findWideMap } from '../text/wide-maps.js';
 import { type FieldPath, formatFieldPath, type SourcePosition } from '../text/source-locator.js';
+import { clip } from '../text/clip.js';
 import { callNameOf } from './call-name.js';
 import { checkPdl } from './check-pdl.js';
 import {
@@ -375,8 +376,8 @@ function entries(
         'error',
         namePath,
         section === 'slots'
-          ? `${JSON.stringify(name)} is not a name: letters, digits and _, not starting with a digit (e.g. ${suggestName(name)})`
-          : `${JSON.stringify(name)} is not a name: letters, digits, _ and spaces (each run of spaces is called as one _), not starting with a digit (e.g. ${suggestName(name)})`,
+          ? `${JSON.stringify(clip(name, 100))} is not a name: letters, digits and _, not starting with a digit (e.g. ${clip(suggestName(name), 100)})`
+          : `${JSON.stringify(clip(name, 100))} is not a name: letters, digits, _ and spaces (each run of spaces is called as one _), not starting with a digit (e.g. ${clip(suggestName(name), 100)})`,
       );
       return;
     }

@@ -16,6 +16,7 @@
  * problem, all of them at once.
  */
 import { WeftError } from '../errors.js';
+import { clip } from '../text/clip.js';
 import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import type { FieldPath, PositionOf } from '../text/source-locator.js';
@@ -109,7 +110,7 @@ export function parseFlowAgentToolsSpec(
     if (!TOOL_NAME_PATTERN.test(name)) {
       issue(
         [...path, 'API'],
-        `${JSON.stringify(raw)} cannot be a tool name: 1-64 letters, digits, _ or - (spaces become _)`,
+        `${JSON.stringify(clip(raw, 100))} cannot be a tool name: 1-64 letters, digits, _ or - (spaces become _)`,
       );
       return;
     }
