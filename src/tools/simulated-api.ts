@@ -31,6 +31,13 @@ export interface ApiDeclaration {
   readonly outputSchema?: ToolSchema;
 }
 
+/** A declaration with where it comes from and the limits its entry sets. */
+export interface DeclaredApi extends ApiDeclaration {
+  readonly source: string;
+  readonly timeoutMs?: number;
+  readonly maxResultBytes?: number;
+}
+
 /** What a simulated call cost: the caller records it beside the call (calls, tokens, money). */
 export interface SimulationUsage {
   /** The model as it answered. */
@@ -80,14 +87,7 @@ const replySchema = z.object({
  * A tool that calls `simulator.model` in place of the API `declaration` declares. `source` says where the
  * declaration came from (a tools spec entry, a `kind: simulated` entry, a PDL's API).
  */
-export function simulatedTool(
-  declaration: ApiDeclaration & {
-    readonly source: string;
-    readonly timeoutMs?: number;
-    readonly maxResultBytes?: number;
-  },
-  simulator: ApiSimulator,
-): Tool {
+export function simulatedTool(declaration: DeclaredApi, simulator: ApiSimulator): Tool {
   const model = withApiSim(simulator.model);
   return {
     name: declaration.name,
@@ -169,14 +169,16 @@ export function bindSimulatedTools(
   );
 }
 
-/** What a declared or simulated tool says of itself, for simulatedTool. */
-export function declarationOf(tool: Tool): ApiDeclaration & { source: string } {
+/** What a declared or simulated tool says of itself, for simulatedTool: the entry's limits kept. */
+export function declarationOf(tool: Tool): DeclaredApi {
   const source = tool.source.replace(/, simulated by .*$/, '').replace(/ \(declared, no endpoint\)$/, '');
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
+    ...(tool.maxResultBytes !== undefined ? { maxResultBytes: tool.maxResultBytes } : {}),
     source,
   };
 }

@@ -15,6 +15,7 @@ import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { loadToolsFile } from '../../src/load-tools-file.js';
 import { formatError, WeftError } from '../../src/errors.js';
+import { bindSimulatedTools } from '../../src/tools/simulated-api.js';
 
 const TOOLS = 'test/fixtures/simulated-tools/tools.yaml';
 
@@ -82,6 +83,17 @@ describe('a simulated tool in a run', () => {
       expect(shown.stdout).toContain('check_rooms [simulated] {"hotel":"H-LIS","day":"Monday"} → ok');
     } finally {
       await store.close();
+      await tools.close();
+    }
+  });
+
+  it("keeps its entry's limits once a model is bound to it", async () => {
+    const tools = await loadToolsFile(TOOLS);
+    try {
+      const [bound] = bindSimulatedTools(tools.tools, { model: await createModel('sim:seed=1') });
+      expect(bound).toMatchObject({ simulated: true, timeoutMs: 20_000, maxResultBytes: 5_000 });
+      expect(bound!.call).not.toBe(tools.tools[0]!.call);
+    } finally {
       await tools.close();
     }
   });
