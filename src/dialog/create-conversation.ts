@@ -13,7 +13,7 @@ import { currentOwner, ownerState } from '../store/run-owner.js';
 import type { RunOwner } from '../store/run-store.js';
 import { callTool } from '../tools/call-tool.js';
 import { REDACTED, redactToolArgs, secretArgValues } from '../tools/redact-tool-args.js';
-import { type ApiSimulator, declarationOf, type SimulationUsage, simulatedTool } from '../tools/simulated-api.js';
+import { type ApiSimulator, type SimulationUsage, simulatedTool } from '../tools/simulated-api.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { sessionTurnLimit } from './built-in-controllers.js';
 import {
@@ -30,7 +30,8 @@ import { INTERRUPTED_CALL, SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
 import { judgeTranscript } from './judge-session.js';
-import { pdlApiDeclaration } from './pdl-api-declaration.js';
+import { simulationDeclaration } from './pdl-api-declaration.js';
+import { procedureText } from './procedure-text.js';
 import type { SessionEvent, SimulationRecord } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
 import { latestResults, unmetPreconditions } from './unmet-preconditions.js';
@@ -510,13 +511,8 @@ function bindTools(
   return pdl.apis.map((api) => {
     const tool = byName.get(api.name);
     if (tool && !tool.declaredOnly && !tool.simulated) return tool;
-    return simulatedTool(tool ? declarationOf(tool) : pdlApiDeclaration(pdl, api), simulator);
+    return simulatedTool(simulationDeclaration(pdl, api, tool), simulator);
   });
-}
-
-/** What a simulated API's model is told of the procedure. */
-function procedureText(pdl: Pdl): string {
-  return [`${pdl.name}: ${pdl.desc}`, ...(pdl.detailedDesc ? [pdl.detailedDesc] : []), pdl.procedure.trim()].join('\n');
 }
 
 function logged(action: ProposedAction, tools: readonly Tool[]): Extract<SessionEvent, { type: 'decision' }>['action'] {

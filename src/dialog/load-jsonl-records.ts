@@ -92,29 +92,13 @@ export function parseJsonArrayRecords<T extends { readonly id: string }>(
   if (!Array.isArray(value))
     throw new WeftError('BAD_INPUT', `the ${what} is not a JSON array`, { location: { file } });
   const issues: PathIssue[] = [];
-  const problemsAt: number[] = [];
   const records: { record: T; index: number }[] = [];
-  const firstIndex = new Map<string, number>();
-  value.forEach((value: unknown, index) => {
-    const problems: Problems = [];
-    let record: T | undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      problems.push({ path: [], message: `expected an object, got ${describeValue(value)}` });
-    else record = read(value as Record<string, unknown>, problems, { index });
-    if (record && problems.length === 0) {
-      const first = firstIndex.get(record.id);
-      if (first !== undefined)
-        problems.push({ path: ['id'], message: `duplicate id "${record.id}" (first at [${first}])` });
-      else firstIndex.set(record.id, index);
-    }
-    if (problems.length > 0) {
-      for (const problem of problems) {
-        issues.push({ ...problem, path: [index, ...problem.path] });
-        problemsAt.push(index);
-      }
-      return;
-    }
-    if (record) records.push({ record, index });
+  const seen = new Map<string, string>();
+  value.forEach((element: unknown, index) => {
+    const { record, problems } = readRecord(element, read, index, seen, `at [${index}]`);
+    if (problems.length > 0)
+      issues.push(...problems.map((problem) => ({ ...problem, path: [index, ...problem.path] })));
+    else if (record) records.push({ record, index });
   });
   // A parse that keeps every field's position is slow and large for a big file: the records' lines come from a light
   // scan, and fields are located (column and all) only for problems in a file of a size a person edits.
@@ -124,8 +108,9 @@ export function parseJsonArrayRecords<T extends { readonly id: string }>(
       ? readStructuredSource(body, `${file}.json`)
       : undefined;
   const positionOf = located && 'positionOf' in located ? located.positionOf : () => undefined;
-  const placed = issues.slice(0, MAX_LISTED_ISSUES + 1).map((issue, n): LocatedIssue => {
-    const at = positionOf(issue.path) ?? { line: lines[problemsAt[n] ?? 0] ?? 1 };
+  const placed = issues.slice(0, MAX_LISTED_ISSUES + 1).map((issue): LocatedIssue => {
+    // Every path starts with its element's index.
+    const at = positionOf(issue.path) ?? { line: lines[Number(issue.path[0])] ?? 1 };
     const field = formatFieldPath(issue.path);
     return { file, ...at, ...(field === undefined ? {} : { field }), message: issue.message };
   });
@@ -151,7 +136,7 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
   refuseBinary(text, file, what, 'JSON Lines text');
   const issues: LocatedIssue[] = [];
   const records: (T & { line: number })[] = [];
-  const firstLine = new Map<string, number>();
+  const seen = new Map<string, string>();
   let index = 0;
   for (const entry of splitLines(text)) {
     const { line, text: lineText } = entry;
@@ -169,17 +154,9 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
       issues.push({ file, line, message: nestingMessage() });
       continue;
     }
-    const problems: Problems = [];
-    let record: T | undefined;
-    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value))
-      problems.push({ path: [], message: `expected an object, got ${describeValue(parsed.value)}` });
-    else record = read(parsed.value as Record<string, unknown>, problems, { index: index++ });
-    if (record && problems.length === 0) {
-      const first = firstLine.get(record.id);
-      if (first !== undefined)
-        problems.push({ path: ['id'], message: `duplicate id "${record.id}" (first on line ${first})` });
-      else firstLine.set(record.id, line);
-    }
+    const { record, problems } = readRecord(parsed.value, read, index, seen, `on line ${line}`);
+    // Objects are numbered whether or not they read well, as an array's elements are.
+    if (isPlainObject(parsed.value)) index++;
     if (problems.length > 0) {
       issues.push(...lineIssues(file, line, lineText, problems));
       continue;
@@ -187,6 +164,31 @@ export function parseJsonlRecords<T extends { readonly id: string }>(
     if (record) records.push({ ...record, line });
   }
   return settle(records, issues, file, what);
+}
+
+/**
+ * One record read, with its problems (paths relative to it): an object handed to `read`, then its id checked
+ * against the earlier ones (`seen`: id → where it was first, said as `where` is).
+ */
+function readRecord<T extends { readonly id: string }>(
+  value: unknown,
+  read: RecordReader<T>,
+  index: number,
+  seen: Map<string, string>,
+  where: string,
+): { record?: T; problems: Problems } {
+  const problems: Problems = [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push({ path: [], message: `expected an object, got ${describeValue(value)}` });
+    return { problems };
+  }
+  const record = read(value as Record<string, unknown>, problems, { index });
+  if (record && problems.length === 0) {
+    const first = seen.get(record.id);
+    if (first !== undefined) problems.push({ path: ['id'], message: `duplicate id "${record.id}" (first ${first})` });
+    else seen.set(record.id, where);
+  }
+  return { ...(record ? { record } : {}), problems };
 }
 
 function refuseBinary(text: string, file: string, what: string, expected: string): void {

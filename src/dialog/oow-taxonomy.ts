@@ -14,9 +14,9 @@
 import { WeftError, type LocatedIssue } from '../errors.js';
 import { clip } from '../text/clip.js';
 import { describeValue } from '../text/describe-value.js';
-import { closestWord } from '../text/edit-distance.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
 import { type FieldPath, formatFieldPath } from '../text/source-locator.js';
+import { unknownKeyIssues } from '../tools/parse-tools-section.js';
 import { readInputFile } from '../tools/read-input-file.js';
 
 export interface OowSubtype {
@@ -227,7 +227,7 @@ export function parseOowTaxonomy(text: string, file: string): OowTaxonomy {
       const path: FieldPath = [index];
       const entry = record(raw, path, 'a category ({name, description, types})', issue);
       if (!entry) return;
-      unknown(entry, CATEGORY_KEYS, path, issue);
+      for (const problem of unknownKeyIssues(entry, CATEGORY_KEYS, path, 'key')) issue(problem.path, problem.message);
       const name = readText(entry.name, [...path, 'name'], issue, true);
       const id = name === undefined ? undefined : oowCategoryId(name);
       if (id === '')
@@ -274,7 +274,7 @@ function readSubtypes(
     const at: FieldPath = [...path, index];
     const entry = record(raw, at, 'a subtype ({name, description})', issue);
     if (!entry) return;
-    unknown(entry, SUBTYPE_KEYS, at, issue);
+    for (const problem of unknownKeyIssues(entry, SUBTYPE_KEYS, at, 'key')) issue(problem.path, problem.message);
     const name = readText(entry.name, [...at, 'name'], issue, true);
     const description = readText(entry.description, [...at, 'description'], issue, false) ?? '';
     if (name === undefined) return;
@@ -304,22 +304,6 @@ function record(
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   issue(path, `expected ${what}, got ${describeValue(value)}`);
   return undefined;
-}
-
-function unknown(
-  entry: Record<string, unknown>,
-  allowed: readonly string[],
-  path: FieldPath,
-  issue: (path: FieldPath, message: string) => void,
-): void {
-  for (const key of Object.keys(entry)) {
-    if (allowed.includes(key)) continue;
-    const guess = closestWord(key, allowed);
-    issue(
-      [...path, key],
-      `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}; allowed: ${allowed.join(', ')}`,
-    );
-  }
 }
 
 function readText(

@@ -9,7 +9,8 @@ import { callTool } from '../tools/call-tool.js';
 import { type ApiSimulator, simulatedTool } from '../tools/simulated-api.js';
 import type { Tool } from '../tools/tool.js';
 import type { Pdl } from './pdl.js';
-import { pdlApiDeclaration } from './pdl-api-declaration.js';
+import { simulationDeclaration } from './pdl-api-declaration.js';
+import { procedureText } from './procedure-text.js';
 import type { ReferenceMessage, ReferenceSession } from './reference-sessions.js';
 
 export interface FilledReferences {
@@ -26,7 +27,7 @@ export async function simulateReferenceResults(
   signal?: AbortSignal,
 ): Promise<FilledReferences> {
   let simulated = 0;
-  const declared = new Map(tools.map((tool) => [tool.name, tool]));
+  const declarations = new Map(tools.map((tool) => [tool.name, tool]));
   const filled: ReferenceSession[] = [];
   for (const reference of references) {
     const messages: ReferenceMessage[] = [];
@@ -42,30 +43,16 @@ export async function simulateReferenceResults(
         continue;
       }
       const api = pdl.apis.find((candidate) => candidate.name === message.tool);
-      const given = declared.get(message.tool);
-      const declaration = given ?? (api ? { ...pdlApiDeclaration(pdl, api) } : undefined);
-      if (!declaration) {
+      if (!api) {
         messages.push({ ...message, ok: false, error: `no API named ${message.tool} (simulated)`, simulated: true });
         simulated += 1;
         continue;
       }
       const prefix = [...messages];
-      const tool = simulatedTool(
-        {
-          name: declaration.name,
-          description: declaration.description,
-          inputSchema: declaration.inputSchema,
-          ...(declaration.outputSchema ? { outputSchema: declaration.outputSchema } : {}),
-          source: declaration.source,
-        },
-        {
-          ...simulator,
-          context: () => ({
-            procedure: `${pdl.name}: ${pdl.desc}\n${pdl.procedure}`,
-            conversation: transcript(prefix),
-          }),
-        },
-      );
+      const tool = simulatedTool(simulationDeclaration(pdl, api, declarations.get(api.name)), {
+        ...simulator,
+        context: () => ({ procedure: procedureText(pdl), conversation: transcript(prefix) }),
+      });
       const outcome = await callTool(tool, message.args, signal ? { signal } : {});
       simulated += 1;
       messages.push(

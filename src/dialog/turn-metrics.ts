@@ -140,33 +140,18 @@ export function summarizePaperTurns(turns: readonly TurnReport[]): PaperTurnSumm
 
 export function summarizeTurns(turns: readonly TurnReport[]): TurnSummary {
   const judged = turns.filter((turn) => turn.error === undefined);
-  const tool = { tp: 0, fp: 0, fn: 0 };
-  const params = { tp: 0, fp: 0, fn: 0 };
-  let toolTurns = 0;
-  for (const turn of judged) {
-    const reference = turn.reference.kind === 'tool' ? turn.reference.name : undefined;
-    const predicted = turn.prediction?.kind === 'tool' ? turn.prediction.name : undefined;
-    if (reference === undefined && predicted === undefined) continue;
-    toolTurns += 1;
-    if (reference !== undefined && reference === predicted) tool.tp += 1;
-    else {
-      if (predicted !== undefined) tool.fp += 1;
-      if (reference !== undefined) tool.fn += 1;
-    }
-    const expected = new Set(paramPairs(turn.reference));
-    const got = new Set(paramPairs(turn.prediction));
-    const hits = [...got].filter((pair) => expected.has(pair)).length;
-    params.tp += hits;
-    params.fp += got.size - hits;
-    params.fn += expected.size - hits;
-  }
+  // Weft counts tool names as the paper does (a reply against a reply adds nothing either way); it differs in its
+  // convention for no tool turn at all, and in comparing parameters as name=value pairs.
+  const paper = summarizePaperTurns(judged);
+  const tool = paper.toolCounts;
+  const params = sumCounts(judged.map((turn) => setCounts(paramPairs(turn.prediction), paramPairs(turn.reference))));
   return {
     turns: judged.length,
     errors: turns.length - judged.length,
     passRate: judged.length === 0 ? 0 : judged.filter((turn) => turn.consistent).length / judged.length,
-    toolTurns,
-    tool: scoresFromCounts(tool.tp, tool.fp, tool.fn),
-    params: scoresFromCounts(params.tp, params.fp, params.fn),
-    paper: summarizePaperTurns(judged),
+    toolTurns: judged.filter((turn) => turn.reference.kind === 'tool' || turn.prediction?.kind === 'tool').length,
+    tool: scoresFromCounts(tool.truePositives, tool.falsePositives, tool.falseNegatives),
+    params: scoresFromCounts(params.truePositives, params.falsePositives, params.falseNegatives),
+    paper,
   };
 }

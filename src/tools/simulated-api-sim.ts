@@ -12,6 +12,7 @@
  * this tool's prompt, which the model layer has no business knowing. Every other call goes to the model it wraps.
  */
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import { readDialogBlock } from '../llm/dialog-prompt-tags.js';
 import { integerSample, pick, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { parseSimOptions } from '../llm/sim-options.js';
 import { estimateUsage } from '../llm/token-estimate.js';
@@ -42,8 +43,8 @@ export function withApiSim(model: ChatModel): ChatModel {
 /** The sim's answer to one simulated call. */
 export function simApiReply(call: ChatCall, seed: number): { status: number; data: JsonValue } {
   const prompt = call.messages.findLast((message) => message.role === 'user')?.content ?? '';
-  const api = readBlock(prompt, TAGS.api);
-  const request = readBlock(prompt, TAGS.request);
+  const api = readDialogBlock(prompt, TAGS.api);
+  const request = readDialogBlock(prompt, TAGS.request);
   if (!isRecord(api) || typeof api.name !== 'string')
     return { status: 500, data: 'sim: the prompt has no readable <simulated-api> block' };
   const args = isRecord(request) ? (request.args ?? {}) : {};
@@ -100,18 +101,6 @@ function listedValues(description: string): string[] {
     .map((value) => value.trim().replace(/^['"]|['"]$/g, ''))
     .filter((value) => value !== '')
     .slice(0, 50);
-}
-
-function readBlock(text: string, tag: string): unknown {
-  const start = text.lastIndexOf(`<${tag}>`);
-  if (start < 0) return undefined;
-  const end = text.indexOf(`</${tag}>`, start);
-  if (end < 0) return undefined;
-  try {
-    return JSON.parse(text.slice(start + tag.length + 2, end));
-  } catch {
-    return undefined;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

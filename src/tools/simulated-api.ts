@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { WeftError } from '../errors.js';
 import type { ChatModel, Usage } from '../llm/chat-model.js';
+import { dialogBlock } from '../llm/dialog-prompt-tags.js';
 import { hashString } from '../llm/seeded-random.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { canonicalJson } from '../text/canonical-json.js';
@@ -106,7 +107,7 @@ export function simulatedTool(declaration: DeclaredApi, simulator: ApiSimulator)
         ...(context.procedure ? ['The procedure the API serves:', cutHead(context.procedure), ''] : []),
         ...(context.conversation ? ['The conversation so far:', cutTail(context.conversation), ''] : []),
         'The API:',
-        block(SIMULATED_API_TAGS.api, {
+        dialogBlock(SIMULATED_API_TAGS.api, {
           name: declaration.name,
           description: declaration.description,
           input: declaration.inputSchema,
@@ -114,7 +115,7 @@ export function simulatedTool(declaration: DeclaredApi, simulator: ApiSimulator)
         }),
         '',
         'The request it received:',
-        block(SIMULATED_API_TAGS.request, { name: declaration.name, args }),
+        dialogBlock(SIMULATED_API_TAGS.request, { name: declaration.name, args }),
         '',
         'Your answer, as JSON:',
       ];
@@ -181,11 +182,6 @@ export function declarationOf(tool: Tool): DeclaredApi {
     ...(tool.maxResultBytes !== undefined ? { maxResultBytes: tool.maxResultBytes } : {}),
     source,
   };
-}
-
-/** `<tag>JSON</tag>`, with `<` in values escaped so no value can close the block. */
-function block(tag: string, value: unknown): string {
-  return `<${tag}>\n${JSON.stringify(value, null, 1).replaceAll('<', '\\u003c')}\n</${tag}>`;
 }
 
 function cutHead(text: string): string {
