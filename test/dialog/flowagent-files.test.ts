@@ -15,6 +15,7 @@ import { checkPdl } from '../../src/dialog/check-pdl.js';
 import { loadProfiles, parseProfiles } from '../../src/dialog/profiles.js';
 import { loadOowTaxonomy } from '../../src/dialog/oow-taxonomy.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
+import { thrownError } from './thrown-error.js';
 
 const DIR = 'test/fixtures/flowagent';
 const PDL = `${DIR}/pdl/000.yaml`;
@@ -26,16 +27,6 @@ const SIM = ['--model', 'sim:seed=1', '--user-model', 'sim:seed=2', '--judge', '
 const SIMULATE = ['simulate', PDL, '--tools', TOOLS, '--profiles', PROFILES, ...SIM, '--simulate-apis'];
 const scratch = mkdtempSync(join(tmpdir(), 'weft-flowagent-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function rejection(run: () => unknown): WeftError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof WeftError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('the PDL file', () => {
   it('reads free-text answer names, called with spaces as underscores, their text as their description', async () => {
@@ -220,7 +211,7 @@ describe('the profiles', () => {
       null,
       1,
     );
-    expect(formatError(rejection(() => parseProfiles(text, 'p.json')))).toBe(
+    expect(formatError(thrownError(() => parseProfiles(text, 'p.json')))).toBe(
       [
         'p.json: invalid profiles file: 5 problems',
         '  - p.json:5:3 [0].dialog_style: unknown field "dialog_style" (did you mean "dialogue_style"?); allowed fields: id, persona, user_details, user_needs, dialogue_style, interactive_pattern, interaction_patterns, required_apis, goals',

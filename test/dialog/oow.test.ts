@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatError, WeftError } from '../../src/errors.js';
+import { formatError } from '../../src/errors.js';
+import { thrownError } from './thrown-error.js';
 import { drawOow, drawOowTurn, oowInstruction, oowLabel, parseOowLabel } from '../../src/dialog/oow.js';
 import { DEFAULT_OOW_TAXONOMY, oowCategoryId, parseOowTaxonomy } from '../../src/dialog/oow-taxonomy.js';
 import { OOW_CATEGORIES, type OowTag } from '../../src/dialog/session-events.js';
@@ -144,14 +145,7 @@ describe('parseOowTaxonomy', () => {
       '    - 3', // 8
       '- just text', // 9
     ].join('\n');
-    let caught: unknown;
-    try {
-      parseOowTaxonomy(text, 'bad.yaml');
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(WeftError);
-    expect(formatError(caught as WeftError)).toBe(
+    expect(formatError(thrownError(() => parseOowTaxonomy(text, 'bad.yaml')))).toBe(
       [
         'bad.yaml: invalid OOW taxonomy file: 6 problems',
         '  - bad.yaml:2:3 [0].descripton: unknown key "descripton" (did you mean "description"?); allowed: name, description, types',

@@ -3,20 +3,11 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatError, WeftError } from '../../src/errors.js';
+import { formatError } from '../../src/errors.js';
 import { MAX_JSONL_LINE_BYTES } from '../../src/dialog/load-jsonl-records.js';
 import { checkProfileApis, loadProfiles, parseProfiles } from '../../src/dialog/profiles.js';
 import type { Pdl } from '../../src/dialog/pdl.js';
-
-function rejection(run: () => unknown): WeftError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof WeftError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { thrownError } from './thrown-error.js';
 
 const good = {
   id: 'p1',
@@ -71,7 +62,7 @@ describe('parseProfiles', () => {
       '{"id": "p5", "persona": "x", "goals": ["g"],',
       '[1, 2]',
     ];
-    const error = rejection(() => parseProfiles(lines.join('\n'), 'p.jsonl'));
+    const error = thrownError(() => parseProfiles(lines.join('\n'), 'p.jsonl'));
     expect(error.code).toBe('BAD_INPUT');
     expect(formatError(error)).toBe(
       [
@@ -90,21 +81,21 @@ describe('parseProfiles', () => {
   });
 
   it('refuses binary junk, an over-long line and deep nesting without hanging', () => {
-    expect(formatError(rejection(() => parseProfiles('\u0000\u0001\u0002PNG', 'p.jsonl')))).toContain(
+    expect(formatError(thrownError(() => parseProfiles('\u0000\u0001\u0002PNG', 'p.jsonl')))).toContain(
       'holds binary data',
     );
     const long = JSON.stringify({ ...good, persona: 'x'.repeat(MAX_JSONL_LINE_BYTES) });
-    expect(formatError(rejection(() => parseProfiles(long, 'p.jsonl')))).toContain(
+    expect(formatError(thrownError(() => parseProfiles(long, 'p.jsonl')))).toContain(
       `p.jsonl:1: the line is longer than ${MAX_JSONL_LINE_BYTES} bytes`,
     );
     const deep = `{"id": "d", "persona": "x", "goals": ["g"], "details": {"a": ${'['.repeat(50_000)}${']'.repeat(50_000)}}}`;
-    expect(formatError(rejection(() => parseProfiles(deep, 'p.jsonl')))).toContain(
+    expect(formatError(thrownError(() => parseProfiles(deep, 'p.jsonl')))).toContain(
       'p.jsonl:1: nested deeper than 100 levels',
     );
   });
 
   it('refuses an empty file', () => {
-    expect(formatError(rejection(() => parseProfiles('\n\n', 'p.jsonl')))).toBe(
+    expect(formatError(thrownError(() => parseProfiles('\n\n', 'p.jsonl')))).toBe(
       'p.jsonl: the profiles file has no records',
     );
   });
@@ -161,7 +152,7 @@ describe('checkProfileApis', () => {
       ].join('\n'),
       'p.jsonl',
     );
-    const error = rejection(() => checkProfileApis(profiles, pdl, 'p.jsonl'));
+    const error = thrownError(() => checkProfileApis(profiles, pdl, 'p.jsonl'));
     expect(formatError(error)).toBe(
       [
         'p.jsonl: the profiles name 2 APIs the procedure does not have',

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatError, WeftError } from '../../src/errors.js';
+import { formatError } from '../../src/errors.js';
 import { parseReferenceSessions } from '../../src/dialog/reference-sessions.js';
 import { turnCases } from '../../src/dialog/turn-eval.js';
-
-function rejection(text: string): WeftError {
-  try {
-    parseReferenceSessions(text, 'r.jsonl');
-  } catch (error) {
-    if (error instanceof WeftError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+import { thrownError } from './thrown-error.js';
 
 const session = {
   id: 'r1',
@@ -26,6 +17,9 @@ const session = {
     { role: 'bot', tool: 'create_return', args: { order_id: 'A-1', reason: 'broken' }, ok: false, result: 'no stock' },
   ],
 };
+
+/** What parsing `text` as a reference sessions file throws. */
+const referenceError = (text: string) => thrownError(() => parseReferenceSessions(text, 'r.jsonl'));
 
 describe('parseReferenceSessions', () => {
   it('reads user messages with OOW tags, tool moves (args default {}, ok default true) and replies', () => {
@@ -78,7 +72,7 @@ describe('parseReferenceSessions', () => {
       }),
       JSON.stringify({ id: 'b', mesages: [] }),
     ];
-    expect(formatError(rejection(lines.join('\n')))).toBe(
+    expect(formatError(referenceError(lines.join('\n')))).toBe(
       [
         'r.jsonl: invalid reference sessions file: 8 problems',
         '  - r.jsonl:1:11 messages: the session has no bot move to evaluate',
@@ -140,7 +134,7 @@ describe('failed calls in references', () => {
       isError: true,
     });
     expect(
-      formatError(rejection('{"id": "r", "messages": [{"role": "bot", "tool": "x", "ok": true, "error": "no"}]}')),
+      formatError(referenceError('{"id": "r", "messages": [{"role": "bot", "tool": "x", "ok": true, "error": "no"}]}')),
     ).toContain('messages[0].error: a call with "ok": true has no "error"');
   });
 });

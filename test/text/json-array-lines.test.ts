@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatError, WeftError } from '../../src/errors.js';
+import { formatError } from '../../src/errors.js';
+import { thrownError } from '../dialog/thrown-error.js';
 import { parseProfiles } from '../../src/dialog/profiles.js';
 import { jsonArrayElementLines } from '../../src/text/json-array-lines.js';
 
@@ -19,14 +20,7 @@ describe('a JSON array of profiles too large to locate every field', () => {
     many[11_000] = { persona: 'p', user_needs: 'n', dialog_style: 'typo' } as never;
     const text = `[\n${many.map((entry) => JSON.stringify(entry)).join(',\n')}\n]`;
     expect(text.length).toBeGreaterThan(2_000_000);
-    let caught: unknown;
-    try {
-      parseProfiles(text, 'big.json');
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(WeftError);
-    expect(formatError(caught as WeftError)).toContain(
+    expect(formatError(thrownError(() => parseProfiles(text, 'big.json')))).toContain(
       'big.json:11002 [11000].dialog_style: unknown field "dialog_style"',
     );
     many[11_000] = profile;
