@@ -165,7 +165,7 @@ export { closestWord } from './text/edit-distance.js';
 export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
 export { inertText } from './text/inert-text.js';
 
-// Tools (issue 12): http, module and mcp tools under one contract; tools files and `tools:` sections; one call with
+// Tools: http, module and mcp tools under one contract; tools files and `tools:` sections; one call with
 // validation, timeout, concurrency cap, retries and a result cap.
 export type { JsonValue, Tool, ToolCallContext, ToolSchema, ToolSet, WorkflowToolInfo } from './tools/tool.js';
 export { callTool, type CallToolOptions, type ToolCallOutcome } from './tools/call-tool.js';
@@ -215,14 +215,14 @@ export {
 } from './tools/tool-loop.js';
 export { checkRoleTools, redactToolArgs, toolArgsRedactor, type ToolReplay } from './run/run-tools.js';
 
-// Conversational procedures (issue 13): sessions as the stores keep them.
+// Conversational procedures: sessions as the stores keep them.
 export { isSessionStore, sessionStoreOf, type SessionStore } from './dialog/session-store.js';
 export { SESSION_ID_PATTERN } from './store/sessions.js';
 export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export { toolCallLine, toolCallViews, type ToolCallView } from './run/tool-call-lines.js';
 export { TOOL_FAILURE_MARK, toolCallCount, toolFailureWarning } from './run/tool-call-count.js';
 
-// Conversational procedures (FlowAgent, issue 13): a PDL procedure as a conversation, its controllers and sessions.
+// Conversational procedures (FlowAgent): a PDL procedure as a conversation, its controllers and sessions.
 export {
   createConversation,
   DEFAULT_MAX_ACTIONS_PER_TURN,
@@ -279,7 +279,7 @@ export {
   type Transcript,
   type TranscriptEntry,
 } from './dialog/transcript.js';
-// Procedures in PDL (issue 13, docs/pdl.md): reading, checking and drawing `*.pdl.yaml` files.
+// Procedures in PDL (docs/pdl.md): reading, checking and drawing `*.pdl.yaml` files.
 export {
   BUILT_IN_ANSWERS,
   type Pdl,
@@ -393,7 +393,7 @@ export {
 export { checkPdl, type CheckPdlOptions } from './dialog/check-pdl.js';
 export { type ApiGraph, apiGraph, dependenciesOf, pdlMermaid, pdlText } from './dialog/api-graph.js';
 
-// Executable workflows (FlowMind, issue 14, in progress): the format, its checker and its interpreter.
+// Executable workflows (FlowMind): the format, its checker and its interpreter.
 export { checkWorkflow, type CheckWorkflowOptions } from './distill/check-workflow.js';
 export {
   checkWorkflowFile,
@@ -436,7 +436,7 @@ export {
   type WorkflowNode,
   type WorkflowProblem,
 } from './distill/workflow.js';
-// FlowMind's execute stage (issue 14): solving one instance with business tools into a trace, and the stores' traces.
+// FlowMind's execute stage: solving one instance with business tools into a trace, and the stores' traces.
 export { DEFAULT_SOLVE_MAX_STEPS, solveTask } from './distill/solve.js';
 export { withDistillSim } from './distill/distill-sim.js';
 export {
@@ -487,7 +487,7 @@ export { summarizeVariant, type TaskEvaluation, type VariantSummary } from './di
 export { suiteStages } from './distill/suite-stages.js';
 export { scoreAgainstReference, type WorfColumn } from './distill/score-against-reference.js';
 export { type FinalAnswer, parseFinalAnswer } from './distill/final-answer.js';
-// Distillation's summarize stage (issue 14): graph tools, distillTraces, the single-stage baselines, trace selection.
+// Distillation's summarize stage: graph tools, distillTraces, the single-stage baselines, trace selection.
 export {
   applyGraphOperation,
   createGraphBuilder,
@@ -536,7 +536,7 @@ export {
 } from './distill/run-batch.js';
 export { createExecCaseQueue, type ExecCaseQueue, type ExecCaseQueueOptions } from './workers/exec-case-queue.js';
 
-// The dashboard (issue 15): `weft serve`'s server over a read-only view of the store.
+// The dashboard: `weft serve`'s server over a read-only view of the store.
 export { createDashboardApp, type DashboardOptions } from './ui/dashboard-app.js';
 export type { DashboardStore } from './ui/dashboard-store.js';
 export { lazyExistingStore, type LazyStore } from './ui/lazy-store.js';

@@ -1,5 +1,5 @@
 /**
- * `weft chat` (issue 13): talk to a procedure. Interactive on a terminal (readline), or one user message a line
+ * `weft chat`: talk to a procedure. Interactive on a terminal (readline), or one user message a line
  * from stdin for scripts and tests. Every turn is recorded in the store as it happens, so Ctrl-C, SIGTERM, a
  * closed stdin or a crash lose nothing: `weft chat --session ID` takes the session up again, finishing a turn that
  * was cut short without repeating a recorded API call.

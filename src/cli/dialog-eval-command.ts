@@ -1,7 +1,7 @@
 /**
  * `weft dialog eval FILE.pdl.yaml --references R.jsonl --model M --judge J`: turn-level evaluation with teacher
  * forcing — the bot predicts each bot move of the reference sessions from the reference prefix, a judge compares
- * (SPEC §4.3). Tools are optional: only their declarations are used, and the PDL declares the ones missing.
+ * (docs/dialog-evaluation.md). Tools are optional: only their declarations are used, and the PDL declares the ones missing.
  */
 import {
   evaluateTurns,

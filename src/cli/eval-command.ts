@@ -3,7 +3,7 @@
  * gold. The similarity's name is printed first, so a lexical score is never mistaken for the paper's
  * embedding-based one. Exit 0 whenever the evaluation ran (skipped lines included), 2 on bad input (a file without
  * a single prediction line included). `weft eval pred.workflow.json --gold ref.workflow.json`: the same scores for
- * one executable workflow against a reference one (issue 14), both read as WorfBench text.
+ * one executable workflow against a reference one, both read as WorfBench text.
  */
 import { join } from 'node:path';
 import {

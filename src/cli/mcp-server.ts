@@ -1,5 +1,5 @@
 /**
- * `weft mcp`: Weft as an MCP server over stdio (issue 15). Tools plan a task, start a run in this process (with the
+ * `weft mcp`: Weft as an MCP server over stdio. Tools plan a task, start a run in this process (with the
  * options of `weft run`), report its status, show its document, cancel it, list recent runs, score a workflow with
  * WorfEval and execute an executable workflow; each run is also a resource, `weft://runs/{id}`, which a client may
  * subscribe to. stdout carries only the protocol: every log goes to stderr.

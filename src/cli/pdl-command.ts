@@ -1,5 +1,5 @@
 /**
- * `weft pdl check FILE` and `weft pdl show FILE` (issue 13): a procedure's problems, located, all at once; and its
+ * `weft pdl check FILE` and `weft pdl show FILE`: a procedure's problems, located, all at once; and its
  * API dependency graph, as text or Mermaid. Check exits 2 on errors and 0 with only warnings.
  *
  * Bindings (every API needs a tool of its name) are checked against the tools of `--tools` and of the file's own

@@ -1,5 +1,5 @@
 /**
- * `weft simulate` and `weft dialog eval`: the evaluation of conversational procedures (SPEC §4.3). Light on
+ * `weft simulate` and `weft dialog eval`: the evaluation of conversational procedures (docs/dialog-evaluation.md). Light on
  * purpose, like the other registrations: each command's module loads when it runs.
  */
 import type { Command } from 'commander';

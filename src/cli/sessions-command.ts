@@ -1,5 +1,5 @@
 /**
- * `weft sessions` and `weft show-session ID` (issue 13): the conversations kept in the store, and one as a
+ * `weft sessions` and `weft show-session ID`: the conversations kept in the store, and one as a
  * transcript with its tool calls and controller verdicts. An open session whose chat process is still running on
  * this host is shown `active`. Reading never creates a store.
  */

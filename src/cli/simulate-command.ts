@@ -1,7 +1,7 @@
 /**
  * `weft simulate FILE.pdl.yaml --profiles P.jsonl --model M --user-model U --judge J`: simulated users talk to the
  * procedure's bot, a judge scores each session; the report compares in-workflow sessions with each out-of-workflow
- * category (SPEC §4.3).
+ * category (docs/dialog-evaluation.md).
  */
 import {
   checkProfileApis,

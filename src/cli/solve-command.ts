@@ -1,5 +1,5 @@
 /**
- * `weft solve TASK --tools T --input JSON --model M` (issue 14, the execute stage): an agent solves one instance
+ * `weft solve TASK --tools T --input JSON --model M` (FlowMind's execute stage): an agent solves one instance
  * with business tools only; its trace is saved in the store and printed. `weft traces` lists the traces and
  * `weft traces show ID` prints one. `--model sim:reference=FILE` follows that workflow offline (the same prompts a
  * real model gets). Exit 1 when the solve did not succeed (no answer, or not the `--expected` one).

@@ -1,5 +1,5 @@
 /**
- * Weft's own planner in WorfBench's form (issue 4: `weft plan --format worfbench`): K candidate plans, the most
+ * Weft's own planner in WorfBench's form (`weft plan --format worfbench`): K candidate plans, the most
  * parallel chosen (ties: the least complex, docs/algorithms.md#planning), converted to a node chain and edges.
  */
 import type { ChatModel } from '../llm/chat-model.js';

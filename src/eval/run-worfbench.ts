@@ -1,5 +1,5 @@
 /**
- * The WorfBench benchmark runner (issue 4): asks a model for a workflow for each gold record, either with the
+ * The WorfBench benchmark runner: asks a model for a workflow for each gold record, either with the
  * single-shot two-shot prompt or with Weft's K-candidate planner, writes each prediction as it finishes,
  * resumes where an earlier run stopped, then scores everything with WorfEval.
  *

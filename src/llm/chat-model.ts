@@ -3,7 +3,7 @@
  */
 
 /**
- * A tool as a model is offered it (issue 12): what native tool calling sends (OpenAI's `tools`, Anthropic's
+ * A tool as a model is offered it: what native tool calling sends (OpenAI's `tools`, Anthropic's
  * `tools`) and what the prompted fallback writes into the prompt for models without native tools.
  */
 export interface ToolDeclaration {
@@ -56,13 +56,13 @@ export interface CallTag {
     | 'rank'
     | 'answer'
     | 'worfbench'
-    /** The bot of a conversational procedure deciding its next action (issue 13). */
+    /** The bot of a conversational procedure deciding its next action. */
     | 'converse'
     /** A simulated user playing a profile (`weft simulate`). */
     | 'simulate-user'
     /** A judge scoring a session or a turn (`weft simulate`, `weft dialog eval`). */
     | 'judge'
-    /** Distillation's execute stage: an agent solving one instance with business tools (issue 14, `weft solve`). */
+    /** Distillation's execute stage: an agent solving one instance with business tools (`weft solve`). */
     | 'solve'
     /** Distillation's summarize stage: building a workflow from traces with graph tools only (`weft distill`). */
     | 'distill'

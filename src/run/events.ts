@@ -92,7 +92,7 @@ export type WeftEvent =
       costUsd: number;
       durationMs: number;
       text?: string;
-      /** The tools the model asked to call (issue 12): replayed with `text` on resume. */
+      /** The tools the model asked to call: replayed with `text` on resume. */
       toolCalls?: { id: string; name: string; args: unknown }[];
       error?: string;
     }

@@ -1,5 +1,5 @@
 /**
- * Tools inside a run (issue 12): which tools a role's agent gets, and the tool loop's hooks that make each call an
+ * Tools inside a run: which tools a role's agent gets, and the tool loop's hooks that make each call an
  * event in the run's log. A call's `tool-call` event is durable before the tool runs (write-ahead), and its
  * `tool-result` follows; a resume replays recorded results, re-issues a started call without a result only for an
  * idempotent tool, and otherwise fails the subtask rather than risk a side effect twice. `--max-tool-calls` is

@@ -1,5 +1,5 @@
 /**
- * The execution trace of a run whose roles called tools (issue 14: "a tool-using `weft run` also yields traces"),
+ * The execution trace of a run whose roles called tools (a tool-using `weft run` also yields traces),
  * from the run's log (pure): its tool calls in the order they started, each with the subtask that made it as the
  * step, and the run's result (its sink subtasks' outputs) as the answer. A run with no tool calls has no trace.
  */

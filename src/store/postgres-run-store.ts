@@ -15,10 +15,10 @@
  * - Locks are always taken in one order (the run's row, then blob rows sorted by hash) so writers cannot deadlock.
  *   `deleteRuns` locks its runs' rows, then the blobs table against writers (SHARE ROW EXCLUSIVE: readers go on)
  *   so that no blob it collects is being referenced by a transaction it cannot see yet.
- * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
+ * - Conversations with procedures live in `sessions` and `session_events`, apart from runs: their events
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them. Appends lock the session's
  *   row (`UPDATE … RETURNING last_seq`), as for runs.
- * - Execution traces (issue 14) live in `traces`, one row each, the whole record as JSON text, also apart from runs.
+ * - Execution traces live in `traces`, one row each, the whole record as JSON text, also apart from runs.
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
@@ -163,7 +163,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (team, task_type)
   );
   `,
-  // 4: conversations with procedures (issue 13) and their event logs; they belong to no run.
+  // 4: conversations with procedures and their event logs; they belong to no run.
   (s) => `
   CREATE TABLE ${s}.sessions (
     session_id text PRIMARY KEY,
@@ -190,7 +190,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
-  // 5: execution traces (issue 14): written once, whole; the columns are what `listTraces` filters and sorts on.
+  // 5: execution traces: written once, whole; the columns are what `listTraces` filters and sorts on.
   (s) => `
   CREATE TABLE ${s}.traces (
     trace_id   text PRIMARY KEY,

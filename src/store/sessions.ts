@@ -1,5 +1,5 @@
 /**
- * Conversations with procedures (issue 13) as the stores keep them: a session row and its append-only event log,
+ * Conversations with procedures as the stores keep them: a session row and its append-only event log,
  * beside runs and apart from them (`weft runs` and `weft prune` do not see sessions). The dialog engine owns the
  * contract (dialog/session-store.ts) and the event vocabulary (dialog/session-events.ts); this file has the types
  * and the checks both stores share. Events are plain JSON, checked like run events (json-blobs.ts), and kept whole:

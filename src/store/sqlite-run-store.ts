@@ -7,9 +7,9 @@
  * - One transaction per event batch; seq numbers come from `runs.last_seq` inside that (immediate) transaction,
  *   so two processes appending to one run still get a gap-free, duplicate-free log.
  * - Strings over 4 KiB are stored once in `blobs` keyed by sha256 (see json-blobs.ts).
- * - Conversations with procedures (issue 13) live in `sessions` and `session_events`, apart from runs: their events
+ * - Conversations with procedures live in `sessions` and `session_events`, apart from runs: their events
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them.
- * - Execution traces (issue 14) live in `traces`, one row each, the whole record as JSON, also apart from runs.
+ * - Execution traces live in `traces`, one row each, the whole record as JSON, also apart from runs.
  * - The schema version is `PRAGMA user_version`, the file is tagged with `PRAGMA application_id` ('WEFT').
  *   A newer schema is refused; an existing file is checked (header, tag, `PRAGMA quick_check`) on a read-only
  *   connection before anything writes to it, and a file that is not a Weft database, or is damaged, is reported
@@ -167,7 +167,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (team, task_type)
   ) WITHOUT ROWID;
   `,
-  // 5: conversations with procedures (issue 13) and their event logs; they belong to no run.
+  // 5: conversations with procedures and their event logs; they belong to no run.
   `
   CREATE TABLE sessions (
     session_id TEXT PRIMARY KEY NOT NULL,
@@ -193,7 +193,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, seq)
   );
   `,
-  // 6: execution traces (issue 14): written once, whole; the columns are what `listTraces` filters and sorts on.
+  // 6: execution traces: written once, whole; the columns are what `listTraces` filters and sorts on.
   `
   CREATE TABLE traces (
     trace_id   TEXT PRIMARY KEY NOT NULL,

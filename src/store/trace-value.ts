@@ -1,5 +1,5 @@
 /**
- * A value a model or a tool produced, as a trace keeps it (issue 14). A model can send tool arguments (or an
+ * A value a model or a tool produced, as a trace keeps it. A model can send tool arguments (or an
  * answer) of any size and depth, and a tool's result can nest as deep as its byte limit allows: kept whole, a
  * 5,000-level argument made the whole trace unstorable (json-blobs.ts refuses past 512 levels), and a trace nested
  * past 100 levels could not be read back by `weft distill --traces` (input files nest at most 100 levels). Such a

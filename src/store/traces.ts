@@ -1,5 +1,5 @@
 /**
- * Execution traces (issue 14, SPEC §5.1) as the stores keep them: what an agent did to solve one concrete instance
+ * Execution traces (FlowMind's execute stage) as the stores keep them: what an agent did to solve one concrete instance
  * of a task with business tools (`weft solve`, or a tool-using `weft run`) — its tool calls with arguments, results
  * and errors, and its final answer. `weft distill` summarizes one or more of them into a workflow. A trace is written
  * once, whole, when the agent has finished (or failed); it is never changed after. Kept apart from runs: `weft runs`

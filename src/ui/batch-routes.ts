@@ -1,5 +1,5 @@
 /**
- * The batches API (distillation, issue 14): `GET /api/batches` (newest first, paged), `GET /api/batches/:id` (the
+ * The batches API (distillation): `GET /api/batches` (newest first, paged), `GET /api/batches/:id` (the
  * manifest, counts and status, and the workflow's graph laid out by dagre, unless `?graph=no`), `GET /api/batches/:id/results`
  * (`?offset=&limit=&status=passed|failed|error`, in completion order, outputs cut; errors with their node and
  * field). Reads `<home>/batches/` through batch-folders.ts; writes nothing, not even the lock.

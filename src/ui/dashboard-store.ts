@@ -6,9 +6,9 @@ import type { SessionStore } from '../dialog/session-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { TraceStore } from '../store/traces.js';
 
-/** The session reads (procedures, issue 13); both stores have them. */
+/** The session reads (procedures); both stores have them. */
 export type SessionReader = Pick<SessionStore, 'listSessions' | 'getSession' | 'sessionEvents'>;
-/** The trace reads (distillation, issue 14). */
+/** The trace reads (distillation). */
 export type TraceReader = Pick<TraceStore, 'listTraces' | 'getTrace'>;
 
 /** Session and trace reads are optional: a store without them shows empty pages, not errors. */

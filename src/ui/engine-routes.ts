@@ -1,5 +1,5 @@
 /**
- * The dashboard's pages for the engines other than runs (issue 15): sessions (procedures), traces and batches
+ * The dashboard's pages for the engines other than runs: sessions (procedures), traces and batches
  * (distillation) and eval reports, registered in one call so the app file stays small.
  */
 import type { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The sessions API (procedures, issue 13): `GET /api/sessions` (newest first) and `GET /api/sessions/:id` (the
+ * The sessions API (procedures): `GET /api/sessions` (newest first) and `GET /api/sessions/:id` (the
  * record, its totals and the transcript — user and bot turns, tool calls with their arguments and results, the
  * controllers' verdicts and guidance — paged by `?offset=&limit=` over the entries). Read-only over the store.
  */

@@ -1,5 +1,5 @@
 /**
- * The traces API (distillation, issue 14): `GET /api/traces` (newest first, `?task=`, `?success=true|false`,
+ * The traces API (distillation): `GET /api/traces` (newest first, `?task=`, `?success=true|false`,
  * `?limit=`, at most 1,000; `more` when there are more) and `GET /api/traces/:id` (the trace with its tool calls,
  * long values cut). Read-only over the store.
  */

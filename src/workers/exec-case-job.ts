@@ -1,5 +1,5 @@
 /**
- * The exec-case job kind (issue 14): cases of a `weft exec --inputs` batch run by a `weft worker`. The job
+ * The exec-case job kind: cases of a `weft exec --inputs` batch run by a `weft worker`. The job
  * carries a chunk of cases (id, attempt, input), the hash of the workflow document and what tools it needs; the document
  * itself is stored once per batch in Redis under its hash (`workflowKey`), so 100k jobs do not carry 100k
  * copies. A worker checks the hash of what it reads, validates the workflow once per hash, and runs it with its

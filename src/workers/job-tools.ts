@@ -1,5 +1,5 @@
 /**
- * The worker's side of tool-using subtasks (issue 12): the job names its tools by declaration; the worker runs them
+ * The worker's side of tool-using subtasks: the job names its tools by declaration; the worker runs them
  * from its own tools file (`weft worker --tools FILE`, secrets in its own environment) and refuses a job whose tools
  * it lacks or whose schemas differ. Each tool call is journalled in Redis before it runs (journalKey), like the
  * run's log does in process, so a job run again after its worker died replays what is recorded and never repeats a

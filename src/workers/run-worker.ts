@@ -129,7 +129,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
     ): Promise<AttemptJobResult> => {
       const jobId = job.id ?? '?';
       const started = performance.now();
-      // A case of a `weft exec --inputs` batch (issue 14): no model, the workflow runs here.
+      // A case of a `weft exec --inputs` batch: no model, the workflow runs here.
       if (isExecCaseJob(job.data)) {
         const data = job.data;
         const first = data.cases[0];
