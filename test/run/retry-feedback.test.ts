@@ -16,6 +16,8 @@ import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { EventRecord } from '../../src/store/run-store.js';
+import { diamond, run } from './execution-harness.js';
+import { testModel } from './test-model.js';
 
 const REASON = 'the haiku has four lines, not three';
 const FIRST_DRAFT = 'draft one: autumn moon / over the quiet pond / a frog / jumps';
@@ -184,5 +186,31 @@ describe('what an agent sees besides its objective', () => {
     await runTask({ task: PLAN.task, plan: workflowFromJson(PLAN), model, store, home, runId: 'r', neededBy: false });
     await store.close();
     expect(executePrompts(model, 'poem').get(1)).not.toContain('<needed-by>');
+  });
+});
+
+describe('the inspector of a run', () => {
+  it("is shown the failed subtask's own output, live and after a resume", async () => {
+    const model = testModel({
+      execute: (key) => (key === 'b' ? 'BROKEN-B-OUTPUT' : `out ${key}`),
+      verify: (key, attempt) =>
+        key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'b lacks the nav bar' } : { verdict: 'accept' },
+    });
+    const { events, promise } = run(diamond(), { model });
+    await promise;
+    const update = model.calls.find((call) => call.tag?.purpose === 'update')!;
+    const failure = section(update.messages[0]!.content, 'failed-outputs')!;
+    expect(failure).toContain('BROKEN-B-OUTPUT');
+    expect(failure).toContain('b lacks the nav bar');
+
+    // A log cut before the repair round: the resume asks the inspector about the same failure, output and all.
+    const verdict = events.findIndex(
+      (e) => e.type === 'task-verify' && (e as { verdict: string }).verdict === 'replan',
+    );
+    const header: WeftEvent[] = [{ type: 'plan-chosen', at: 0, version: 1, index: 0, workflow: diamond() }];
+    const log = [...header, ...events.slice(0, verdict + 1).map((e, at) => ({ ...e, at }) as WeftEvent)];
+    expect(foldForResume(log).failures).toStrictEqual([
+      { id: 'b', reason: 'b lacks the nav bar', output: 'BROKEN-B-OUTPUT' },
+    ]);
   });
 });
