@@ -7,7 +7,13 @@ import { workflowFromJson } from '../../src/graph/index.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import { foldEarlierAttempts, newEarlierAttemptsFold } from '../../src/run/earlier-attempts.js';
 import type { WeftEvent } from '../../src/run/events.js';
-import { createRunState, step, type RunCommand, type RunState } from '../../src/run/run-state.js';
+import {
+  createRunState,
+  step,
+  type EventWithoutTime,
+  type RunCommand,
+  type RunState,
+} from '../../src/run/run-state.js';
 import { updatePolicy } from '../../src/run/update-policies.js';
 
 const plan = (objective: string): WorkflowJson => ({
@@ -15,14 +21,14 @@ const plan = (objective: string): WorkflowJson => ({
   subtasks: [{ id: 'a', objective, agent: 'x', dependsOn: [] }],
 });
 
-function fold(events: readonly Omit<WeftEvent, 'at'>[]) {
+function fold(events: readonly EventWithoutTime[]) {
   const state = newEarlierAttemptsFold();
   for (const event of events) foldEarlierAttempts(state, { ...event, at: 0 } as WeftEvent);
   return state.earlier.get('a');
 }
 
 describe('the fold of earlier attempts', () => {
-  const retried: Omit<WeftEvent, 'at'>[] = [
+  const retried: EventWithoutTime[] = [
     { type: 'plan-chosen', version: 1, index: 0, workflow: plan('A') },
     { type: 'task-start', taskId: 'a', attempt: 1, agent: 'x', clone: 0 },
     { type: 'task-end', taskId: 'a', attempt: 1, status: 'completed', output: 'first' },
@@ -65,8 +71,8 @@ describe('the fold of earlier attempts', () => {
       cause: 'c',
       diff: { added: [], removed: [], changed: [], rewired: [] },
     };
-    expect(fold([...retried, { ...same, workflow: plan('A') } as Omit<WeftEvent, 'at'>])?.shown).toHaveLength(1);
-    expect(fold([...retried, { ...same, workflow: plan('B') } as Omit<WeftEvent, 'at'>])).toBeUndefined();
+    expect(fold([...retried, { ...same, workflow: plan('A') } as EventWithoutTime])?.shown).toHaveLength(1);
+    expect(fold([...retried, { ...same, workflow: plan('B') } as EventWithoutTime])).toBeUndefined();
   });
 });
 

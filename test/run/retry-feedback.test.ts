@@ -122,7 +122,7 @@ describe('a retried attempt', () => {
     const start = events[0] as Extract<WeftEvent, { type: 'run-start' }>;
     await crashed.createRun({ runId: 'r', task: PLAN.task, model: start.model, options: start.options });
     await crashed.appendEvents('r', cut as unknown as EventRecord[]);
-    for (const version of versions) await crashed.savePlanVersion({ runId: 'r', ...version });
+    for (const version of versions) await crashed.savePlanVersion({ ...version, runId: 'r' });
     const model = poetModel();
     const resumed = await resumeRun({ runId: 'r', model, store: crashed, home: crashedHome });
     await crashed.close();
@@ -205,7 +205,7 @@ describe('the inspector of a run', () => {
 
     // A log cut before the repair round: the resume asks the inspector about the same failure, output and all.
     const verdict = events.findIndex(
-      (e) => e.type === 'task-verify' && (e as { verdict: string }).verdict === 'replan',
+      (e) => e.type === 'task-verify' && (e as unknown as { verdict: string }).verdict === 'replan',
     );
     const header: WeftEvent[] = [{ type: 'plan-chosen', at: 0, version: 1, index: 0, workflow: diamond() }];
     const log = [...header, ...events.slice(0, verdict + 1).map((e, at) => ({ ...e, at }) as WeftEvent)];

@@ -124,8 +124,9 @@ describe('the reducer', () => {
           for (const event of whole.events)
             if (event.type === 'task-start') told.set(`${event.taskId}#${event.attempt}`, event.feedback);
           for (const event of resumed.events) {
-            const key = event.type === 'task-start' ? `${event.taskId}#${event.attempt}` : undefined;
-            if (key !== undefined && told.has(key)) expect([key, event.feedback]).toStrictEqual([key, told.get(key)]);
+            if (event.type !== 'task-start') continue;
+            const key = `${event.taskId}#${event.attempt}`;
+            if (told.has(key)) expect([key, event.feedback]).toStrictEqual([key, told.get(key)]);
           }
         },
       ),
