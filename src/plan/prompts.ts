@@ -224,7 +224,7 @@ export function workflowForPrompt(workflow: Workflow): WorkflowJson {
 export interface FailureReport {
   readonly id: string;
   readonly reason: string;
-  /** The failed attempt's output (whole: the prompt cuts it). */
+  /** The failed attempt's whole output (the prompt cuts it, saying how much it cut). */
   readonly output?: string;
 }
 

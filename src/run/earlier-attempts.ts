@@ -42,10 +42,12 @@ export interface EarlierAttemptsFold {
   readonly earlier: Map<string, EarlierAttempts>;
   /** An attempt's output until its verdict. */
   readonly pending: Map<string, { readonly attempt: number; readonly output: string }>;
+  /** The whole output of each subtask's latest attempt that was not accepted (what the inspector is shown). */
+  readonly lastRejected: Map<string, { readonly attempt: number; readonly output: string }>;
 }
 
 export function newEarlierAttemptsFold(): EarlierAttemptsFold {
-  return { objectives: new Map(), earlier: new Map(), pending: new Map() };
+  return { objectives: new Map(), earlier: new Map(), pending: new Map(), lastRejected: new Map() };
 }
 
 /** Folds one event; events that say nothing of attempts are ignored. */
@@ -57,13 +59,13 @@ export function foldEarlierAttempts(fold: EarlierAttemptsFold, event: WeftEvent)
       const kept = new Set<string>();
       for (const subtask of event.workflow.subtasks) {
         kept.add(subtask.id);
-        if (fold.objectives.get(subtask.id) !== subtask.objective) fold.earlier.delete(subtask.id);
+        if (fold.objectives.get(subtask.id) !== subtask.objective) forget(fold, subtask.id);
         fold.objectives.set(subtask.id, subtask.objective);
       }
       for (const id of [...fold.objectives.keys()]) {
         if (kept.has(id)) continue;
         fold.objectives.delete(id);
-        fold.earlier.delete(id);
+        forget(fold, id);
       }
       break;
     }
@@ -98,6 +100,12 @@ export function foldEarlierAttempts(fold: EarlierAttemptsFold, event: WeftEvent)
   }
 }
 
+function forget(fold: EarlierAttemptsFold, id: string): void {
+  fold.earlier.delete(id);
+  fold.lastRejected.delete(id);
+}
+
 function add(fold: EarlierAttemptsFold, id: string, entry: EarlierAttempt): void {
   fold.earlier.set(id, withEarlierAttempt(fold.earlier.get(id) ?? NO_EARLIER_ATTEMPTS, entry));
+  fold.lastRejected.set(id, { attempt: entry.attempt, output: entry.output });
 }

@@ -8,12 +8,7 @@ import type { ChatResult } from '../llm/chat-model.js';
 import type { RunStatus, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { callKey, type Meter } from './metered-model.js';
 import type { FailureReport } from '../plan/prompts.js';
-import {
-  foldEarlierAttempts,
-  newEarlierAttemptsFold,
-  NO_EARLIER_ATTEMPTS,
-  type EarlierAttempts,
-} from './earlier-attempts.js';
+import { foldEarlierAttempts, newEarlierAttemptsFold, type EarlierAttempts } from './earlier-attempts.js';
 import { fateOf, foldFate, resumeReason, type Fates } from './subtask-fate.js';
 import type { RunSettings } from './run-settings.js';
 import { foldToolReplay, type ToolReplay } from './run-tools.js';
@@ -157,9 +152,9 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
         .filter((s) => s.status === 'failed')
         .map((s): FailureReport => {
           const fate = fateOf(fates, s.id);
-          // The failed attempt's output is the latest earlier attempt's when that is the attempt that ended last
-          // (an attempt that ended in an error has none).
-          const last = (earlier.earlier.get(s.id) ?? NO_EARLIER_ATTEMPTS).shown.at(-1);
+          // The failed attempt's output is the latest rejected one when that is the attempt that ended last (an
+          // attempt that ended in an error has none).
+          const last = earlier.lastRejected.get(s.id);
           return {
             id: s.id,
             reason: resumeReason(fate),

@@ -38,7 +38,7 @@ import type { UpdatePolicy } from './update-policy.js';
 
 export type EventWithoutTime = WeftEvent extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never;
 
-/** A failure waiting for the inspector, with the failed attempt's output (cut) when it produced one. */
+/** A failure waiting for the inspector, with the failed attempt's whole output when it produced one. */
 type Failure = FailureReport;
 
 interface TaskState extends ReadyNode {
@@ -467,7 +467,7 @@ function settleOutcome(
       event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', output: outcome.output, error },
     });
     remember(task, { attempt, verdict: 'blocked', output: outcome.output, reason: error });
-    fail(state, task, `the agent cannot proceed: ${outcome.reason}`, lastOutput(task));
+    fail(state, task, `the agent cannot proceed: ${outcome.reason}`, outcome.output);
     return;
   }
   commands.push({
@@ -496,17 +496,12 @@ function settleOutcome(
     task.status = 'not started';
     state.ready.push(task.id);
   } else {
-    fail(state, task, outcome.reason || `verification answered ${outcome.verdict}`, lastOutput(task));
+    fail(state, task, outcome.reason || `verification answered ${outcome.verdict}`, outcome.output);
   }
 }
 
 function remember(task: TaskState, entry: Parameters<typeof withEarlierAttempt>[1]): void {
   task.earlier = withEarlierAttempt(task.earlier, entry);
-}
-
-/** The output (cut) of the attempt just remembered: what the inspector is shown of the failure. */
-function lastOutput(task: TaskState): string | undefined {
-  return task.earlier.shown.at(-1)?.output;
 }
 
 function settleError(

@@ -192,16 +192,18 @@ describe('what an agent sees besides its objective', () => {
 describe('the inspector of a run', () => {
   it("is shown the failed subtask's own output, live and after a resume", async () => {
     const model = testModel({
-      execute: (key) => (key === 'b' ? 'BROKEN-B-OUTPUT' : `out ${key}`),
+      execute: (key) => (key === 'b' ? `BROKEN-B-OUTPUT ${'z'.repeat(3_000)}` : `out ${key}`),
       verify: (key, attempt) =>
         key === 'b' && attempt === 1 ? { verdict: 'replan', reason: 'b lacks the nav bar' } : { verdict: 'accept' },
     });
-    const { events, promise } = run(diamond(), { model });
+    const { events, promise } = run(diamond(), { model, runId: 'r1' });
     await promise;
     const update = model.calls.find((call) => call.tag?.purpose === 'update')!;
     const failure = section(update.messages[0]!.content, 'failed-outputs')!;
     expect(failure).toContain('BROKEN-B-OUTPUT');
     expect(failure).toContain('b lacks the nav bar');
+    // Cut once, counting from the whole output (16 + 3,000 characters, 2,000 shown), with where to read the rest.
+    expect(failure).toContain('[1016 more characters cut (whole output: weft show r1 --attempts b)]');
 
     // A log cut before the repair round: the resume asks the inspector about the same failure, output and all.
     const verdict = events.findIndex(
@@ -210,7 +212,7 @@ describe('the inspector of a run', () => {
     const header: WeftEvent[] = [{ type: 'plan-chosen', at: 0, version: 1, index: 0, workflow: diamond() }];
     const log = [...header, ...events.slice(0, verdict + 1).map((e, at) => ({ ...e, at }) as WeftEvent)];
     expect(foldForResume(log).failures).toStrictEqual([
-      { id: 'b', reason: 'b lacks the nav bar', output: 'BROKEN-B-OUTPUT' },
+      { id: 'b', reason: 'b lacks the nav bar', output: `BROKEN-B-OUTPUT ${'z'.repeat(3_000)}` },
     ]);
   });
 });
