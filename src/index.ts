@@ -82,7 +82,7 @@ export { createTeamRoleKind, TEAM_ROLE_KIND } from './team/team-role-kind.js';
 export { isTeamScoreStore, teamScoreStoreOf, type TeamScoreStore } from './team/team-score-store.js';
 
 // Showing a run: its summary, result, report and plan history, folded from its events.
-export { summarizeRun, type RunSummary, type TaskSummary } from './run/run-summary.js';
+export { summarizeRun, type RetryFeedback, type RunSummary, type TaskSummary } from './run/run-summary.js';
 export { fateOf, foldFate, type Fates, type SubtaskFate } from './run/subtask-fate.js';
 export { runResult, type RunResult } from './run/run-result.js';
 export { renderReport, type ReportInput } from './run/report.js';
@@ -542,6 +542,7 @@ export { createDashboardApp, type DashboardOptions } from './ui/dashboard-app.js
 export type { DashboardStore } from './ui/dashboard-store.js';
 export { lazyExistingStore, type LazyStore } from './ui/lazy-store.js';
 export { checkDashboardToken } from './ui/token-auth.js';
+export { taskDetail, type AttemptView, type TaskDetail } from './ui/task-detail.js';
 export {
   DEFAULT_DASHBOARD_PORT,
   isLoopbackHost,

@@ -7,6 +7,11 @@ export const RUN_DEFAULTS = {
   candidates: 3,
   maxAttempts: 3,
   verify: true,
+  /** Flow's prompt scope (docs/algorithms.md#prompt-scope): each part on by default. */
+  retryFeedback: true,
+  plannerScope: true,
+  neededBy: true,
+  minimalUpdates: true,
   /** Plan updates that repair failures, per run. */
   maxUpdates: 20,
 } as const;

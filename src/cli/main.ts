@@ -122,6 +122,7 @@ function buildProgram(
     .option('--out <file>', 'write the chosen plan (for `weft run --plan`)')
     .option('--format <format>', 'text (default), json (the chosen plan) or worfbench (node chain + edges)')
     .option('--team <file>', 'offer this DyLAN team file to the planner as an agent (repeatable)', collect, [])
+    .option('--no-planner-scope', 'do not ask for implementation-only subtasks with an output format each')
     .addOption(otel)
     .addOption(otelContent)
     .addOption(model)
@@ -151,6 +152,10 @@ function buildProgram(
     .option('--timeout <S>', 'budget: wall time in seconds')
     .option('--max-attempts <N>', `starts per subtask before giving it up (default ${RUN_DEFAULTS.maxAttempts})`)
     .option('--no-verify', 'skip the per-subtask double-check')
+    .option('--no-retry-feedback', "do not tell a retry its earlier attempts and the verifier's reasons")
+    .option('--no-planner-scope', 'do not ask the planner for implementation-only subtasks with an output format each')
+    .option('--no-needed-by', 'do not show an agent the objectives of the subtasks that need its result')
+    .option('--no-minimal-updates', 'do not ask the inspector for the smallest change the failures require')
     .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
     .option('--seed <S>', 'seed for --inject-mask')
     .option(
@@ -215,6 +220,10 @@ function buildProgram(
     .option('--dot', 'print the final plan as Graphviz DOT')
     .option('--history', 'replay how the plan changed: each version, its cause, its diff and its candidates')
     .option('--output <subtask>', "print that subtask's accepted output (the whole of it; report.md may cut it)")
+    .option(
+      '--attempts <subtask>',
+      'print each attempt of that subtask: what a retry was told, its whole output (accepted or not) and its verdict',
+    )
     .addOption(store)
     .addOption(home)
     .addOption(jsonOption)

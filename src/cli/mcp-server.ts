@@ -249,6 +249,22 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         tools: filePath.optional().describe('a tools file: its tools are offered to the planner and the agents'),
         teams: z.array(filePath).max(16).optional().describe('team files offered to the planner'),
         verify: z.boolean().optional().describe("verify each subtask's output (default true)"),
+        retryFeedback: z
+          .boolean()
+          .optional()
+          .describe("tell a retry its earlier attempts and the verifier's reasons (default true)"),
+        plannerScope: z
+          .boolean()
+          .optional()
+          .describe('ask the planner for implementation-only subtasks with an output format each (default true)'),
+        neededBy: z
+          .boolean()
+          .optional()
+          .describe('show each agent the objectives of the subtasks that need its result (default true)'),
+        minimalUpdates: z
+          .boolean()
+          .optional()
+          .describe('ask the inspector for the smallest change the failures require (default true)'),
         ...runChoicesShape(),
       },
     },
@@ -363,6 +379,10 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           ...(plan ? { plan, planFile: planFile! } : {}),
           ...(teams ? { teams } : {}),
           ...(verify === false ? { verify: false } : {}),
+          ...(args.retryFeedback === false ? { retryFeedback: false } : {}),
+          ...(args.plannerScope === false ? { plannerScope: false } : {}),
+          ...(args.neededBy === false ? { neededBy: false } : {}),
+          ...(args.minimalUpdates === false ? { minimalUpdates: false } : {}),
           createModel: modelMaker(context.config),
           roleKinds: defaultRoleKinds(),
           base: process.cwd(),

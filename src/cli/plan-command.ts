@@ -32,6 +32,8 @@ export interface PlanFlags {
   readonly format?: string;
   /** Team files offered to the planner (repeatable). */
   readonly team?: readonly string[];
+  /** `--no-planner-scope`: false when given (docs/algorithms.md#prompt-scope). */
+  readonly plannerScope?: boolean;
   readonly json?: boolean;
 }
 
@@ -51,6 +53,13 @@ export async function planCommand(
       'BAD_INPUT',
       '--team does not apply to --format worfbench: WorfBench workflows are single actions, not agents',
       { location: { field: '--team' } },
+    );
+  }
+  if (format === 'worfbench' && flags.plannerScope === false) {
+    throw new WeftError(
+      'BAD_INPUT',
+      "--no-planner-scope does not apply to --format worfbench: WorfBench's prompt has no scope rules to turn off",
+      { location: { field: '--no-planner-scope' } },
     );
   }
   const { config } = await loadContext(flags);
@@ -81,7 +90,14 @@ export async function planCommand(
     },
     async () => {
       if (format !== 'worfbench')
-        return planTask({ task, model: metered, candidates, signal, ...(teams ? { teams } : {}) });
+        return planTask({
+          task,
+          model: metered,
+          candidates,
+          signal,
+          ...(teams ? { teams } : {}),
+          ...(flags.plannerScope === false ? { scope: false } : {}),
+        });
       const planned = await planAsWorkflowText({ task, model: metered, candidates, signal });
       worfbench = planned.text;
       return planned.plan;

@@ -44,6 +44,11 @@ export interface RunFlags {
   readonly seed?: string;
   readonly maxAttempts?: string;
   readonly verify?: boolean;
+  /** `--no-…` flags of Flow's prompt scope (docs/algorithms.md#prompt-scope): false when given. */
+  readonly retryFeedback?: boolean;
+  readonly plannerScope?: boolean;
+  readonly neededBy?: boolean;
+  readonly minimalUpdates?: boolean;
   readonly workers?: string;
   /** Team files offered to the planner (repeatable). */
   readonly team?: readonly string[];
@@ -147,6 +152,10 @@ export async function runCommand(
       roleKinds: defaultRoleKinds(),
       base: process.cwd(),
       ...(flags.verify === false ? { verify: false } : {}),
+      ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
+      ...(flags.plannerScope === false ? { plannerScope: false } : {}),
+      ...(flags.neededBy === false ? { neededBy: false } : {}),
+      ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
       ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
@@ -205,6 +214,9 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
       output: t.output ?? null,
       outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
       ...(t.reason !== undefined ? { reason: t.reason } : {}),
+      ...(t.retries !== undefined
+        ? { retries: t.retries.map((r) => ({ attempt: r.attempt, feedback: [...r.feedback] })) }
+        : {}),
     })),
     ...(summary.runDir !== undefined ? { runDir: summary.runDir } : {}),
     result: result ? { from: [...result.from], text: result.text, missing: [...result.missing] } : null,

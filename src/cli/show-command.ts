@@ -1,6 +1,7 @@
 /**
  * `weft show <runId>`: a recorded run, as a summary, Mermaid, DOT or the `weft run --json` document; `--history`
- * replays how its plan changed; `--output <subtask>` prints one subtask's accepted output.
+ * replays how its plan changed; `--output <subtask>` prints one subtask's accepted output; `--attempts <subtask>` prints
+ * each of its attempts: what a retry was told of the earlier ones, its output (accepted or not) and its verdict.
  */
 import {
   formatPlanHistory,
@@ -9,6 +10,7 @@ import {
   planHistory,
   runPaths,
   summarizeRun,
+  taskDetail,
   toDot,
   toolCallLine,
   toolCallViews,
@@ -18,6 +20,7 @@ import {
   toolFailureWarning,
   WeftError,
   workflowFromJson,
+  type RetryFeedback,
   type RunSummary,
   type StoredRunStatus,
   type WeftEvent,
@@ -34,11 +37,13 @@ export interface ShowFlags {
   readonly history?: boolean;
   /** A subtask id: print its accepted output. */
   readonly output?: string;
+  /** A subtask id: print every attempt with what it was told, its output and its verdict. */
+  readonly attempts?: string;
   readonly json?: boolean;
 }
 
 export async function showCommand(runId: string, flags: ShowFlags, output: Output): Promise<number> {
-  const views = (['mermaid', 'dot', 'history', 'output'] as const).filter(
+  const views = (['mermaid', 'dot', 'history', 'output', 'attempts'] as const).filter(
     (view) => flags[view] !== undefined && flags[view] !== false,
   );
   if (views.length > 1) {
@@ -68,6 +73,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     const summary = summarizeRun(runId, events);
     const shown = shownSummary(summary, run.status, context.home);
     if (flags.output !== undefined) return showOutput(shown, flags.output, output);
+    if (flags.attempts !== undefined) return showAttempts(shown, events, flags.attempts, output);
     if (output.json) {
       output.document(runJson(shown));
       return 0;
@@ -99,6 +105,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
         `  ${task.id.padEnd(12)} ${status.padEnd(12)} attempts ${task.attempts}${task.dependsOn.length ? `  after ${task.dependsOn.join(', ')}` : ''}`,
       );
       if (task.reason !== undefined) output.text(`  ${''.padEnd(12)} why: ${task.reason}`);
+      for (const retry of task.retries ?? []) output.text(`  ${''.padEnd(12)} ${retryLine(retry)}`);
       if (warning !== undefined)
         output.text(`  ${''.padEnd(12)} ${TOOL_FAILURE_MARK} ${warning}: check its output against them`);
       const team = teams.get(task.id);
@@ -129,21 +136,74 @@ export function shownSummary<S extends RunSummary>(
   return { ...summary, status, runDir: runPaths(home, summary.runId).dir };
 }
 
+/** One retry and what it was told, on one line: `retry 2 was told: #1 retry: the list lacks item 3`. */
+function retryLine(retry: RetryFeedback): string {
+  const told = retry.feedback.map((entry) => `#${entry.attempt} ${entry.verdict}: ${oneLine(entry.reason, 160)}`);
+  return `retry ${retry.attempt} was told: ${told.join('; ')}`;
+}
+
+function oneLine(text: string, limit: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim() || '(no reason given)';
+  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
+}
+
+/** The subtask named by `--output` or `--attempts`, or BAD_INPUT listing the run's subtasks. */
+function knownTask(summary: RunSummary, id: string, flag: string): RunSummary['tasks'][number] {
+  const task = summary.tasks.find((candidate) => candidate.id === id);
+  if (task) return task;
+  const known = summary.tasks.map((candidate) => candidate.id);
+  throw new WeftError(
+    'BAD_INPUT',
+    `Run "${summary.runId}" has no subtask "${id}"; its subtasks are ${known.length > 0 ? known.join(', ') : '(none: no plan was recorded)'}`,
+    { location: { field: flag } },
+  );
+}
+
+/**
+ * `--attempts <subtask>`: every attempt, in order, with what a retry was told, how it ended, its verdicts and its
+ * whole output (the inspector's prompt points here for a failed output it cut).
+ */
+function showAttempts(summary: RunSummary, events: readonly WeftEvent[], id: string, output: Output): number {
+  const task = knownTask(summary, id, '--attempts');
+  const detail = taskDetail(events, id);
+  const attempts = detail.attempts.map((attempt) => ({
+    attempt: attempt.attempt,
+    agent: attempt.agent,
+    feedback: [...(attempt.feedback ?? [])],
+    status: attempt.status ?? 'running',
+    ...(attempt.outcome !== undefined ? { outcome: attempt.outcome } : {}),
+    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+    verdicts: attempt.verdicts.map((verdict) => ({ ...verdict })),
+    output: attempt.output ?? null,
+  }));
+  if (output.json) {
+    output.document({ runId: summary.runId, id, status: task.status, attempts });
+    return 0;
+  }
+  output.text(`subtask ${id} of run ${summary.runId}: ${task.status}, ${attempts.length} attempt(s)`);
+  for (const attempt of attempts) {
+    output.text('');
+    output.text(`attempt ${attempt.attempt} (${attempt.agent}): ${attempt.outcome ?? attempt.status}`);
+    for (const entry of attempt.feedback)
+      output.text(`  told of attempt ${entry.attempt} (${entry.verdict}): ${oneLine(entry.reason, 400)}`);
+    if (attempt.error !== undefined) output.text(`  error: ${attempt.error}`);
+    for (const verdict of attempt.verdicts)
+      output.text(`  verdict: ${verdict.verdict}: ${oneLine(verdict.reason, 400)}`);
+    if (attempt.output !== null) {
+      output.text('  output:');
+      output.text(attempt.output.replace(/\n$/, ''));
+    }
+  }
+  return 0;
+}
+
 /** `--output <subtask>`: the accepted output as it is (text), or with its subtask's status (JSON). */
 function showOutput(
   summary: ReturnType<typeof summarizeRun> & { readonly runDir: string },
   id: string,
   output: Output,
 ): number {
-  const task = summary.tasks.find((candidate) => candidate.id === id);
-  if (!task) {
-    const known = summary.tasks.map((candidate) => candidate.id);
-    throw new WeftError(
-      'BAD_INPUT',
-      `Run "${summary.runId}" has no subtask "${id}"; its subtasks are ${known.length > 0 ? known.join(', ') : '(none: no plan was recorded)'}`,
-      { location: { field: '--output' } },
-    );
-  }
+  const task = knownTask(summary, id, '--output');
   if (output.json) {
     output.document({
       runId: summary.runId,

@@ -22,6 +22,9 @@ export const MAX_PROMPT_LENGTH = 10_000;
 /** A subtask's objective. */
 export const MAX_OBJECTIVE_LENGTH = 10_000;
 
+/** A subtask's output format ("Python code", "Markdown", …). */
+export const MAX_OUTPUT_FORMAT_LENGTH = 500;
+
 /** The agents of one team (DyLAN's own teams have 4 to 7; every agent answers at every step). */
 export const MAX_TEAM_AGENTS = 32;
 

@@ -82,6 +82,7 @@ function copySubtask(subtask: Subtask): Subtask & { dependsOn: string[] } {
     status: subtask.status,
     ...(subtask.output === undefined ? {} : { output: subtask.output }),
     attempts: subtask.attempts,
+    ...(subtask.outputFormat === undefined ? {} : { outputFormat: subtask.outputFormat }),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   MAX_NAME_LENGTH,
   MAX_ROLE_TOOLS,
   MAX_OBJECTIVE_LENGTH,
+  MAX_OUTPUT_FORMAT_LENGTH,
   MAX_PROMPT_LENGTH,
   nonEmptyText,
 } from './limits.js';
@@ -39,6 +40,7 @@ export const subtaskSchema = z.strictObject({
     .default('not started'),
   output: z.string().optional(),
   attempts: z.number().int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).default(0),
+  outputFormat: text(MAX_OUTPUT_FORMAT_LENGTH).optional(),
 });
 
 export const workflowSchema = z.strictObject({

@@ -21,6 +21,8 @@ export interface Subtask {
   readonly output?: string;
   /** How many times the subtask has been started. */
   readonly attempts: number;
+  /** The form its result should take ("Python code", "Markdown", …), shown to its agent. Optional. */
+  readonly outputFormat?: string;
 }
 
 /**
@@ -71,5 +73,6 @@ export interface WorkflowJson {
     status?: SubtaskStatus;
     output?: string;
     attempts?: number;
+    outputFormat?: string;
   }[];
 }

@@ -9,7 +9,8 @@
  * branches are disjoint (`{}` has no `subtasks`), so its `oneOf` means the same as zod's `anyOf`. node-llama-cpp
  * also generates every listed property whether required or not, which is why the roles here carry no `kind`
  * or `team`: a team is the user's to give, never the model's (team-offer.ts), and a grammar would otherwise make
- * a model write them.
+ * a model write them. A subtask's `outputFormat` is listed (optional): the planner's scope rules ask for it, and a
+ * grammar that always writes it costs a few tokens and misleads nothing.
  */
 import { z } from 'zod';
 import { toGrammarSubset, type JsonSchema } from '../llm/json-schema.js';
@@ -25,6 +26,7 @@ export const canonicalSubtaskAnswer = z.strictObject({
   objective: text,
   agent: text,
   dependsOn: z.array(text),
+  outputFormat: text.optional(),
 });
 export const canonicalPlanAnswer = z.strictObject({
   roles: z.array(canonicalRoleAnswer).optional(),

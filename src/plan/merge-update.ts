@@ -35,9 +35,18 @@ function mergeSubtask(
     readonly objective: string;
     readonly agent: string;
     readonly dependsOn: readonly string[];
+    readonly outputFormat?: string;
   },
 ): SubtaskJson {
-  const base = { id: next.id, objective: next.objective, agent: next.agent, dependsOn: [...next.dependsOn] };
+  // A revision that leaves a kept subtask's output format out keeps the one it had.
+  const outputFormat = next.outputFormat ?? old?.outputFormat;
+  const base = {
+    id: next.id,
+    objective: next.objective,
+    agent: next.agent,
+    dependsOn: [...next.dependsOn],
+    ...(outputFormat !== undefined ? { outputFormat } : {}),
+  };
   if (!old) return { ...base, status: 'not started', attempts: 0 };
   const unchanged = old.objective === next.objective;
   if (unchanged && old.status === 'completed') {

@@ -8,6 +8,7 @@ import {
   MAX_ID_LENGTH,
   MAX_NAME_LENGTH,
   MAX_OBJECTIVE_LENGTH,
+  MAX_OUTPUT_FORMAT_LENGTH,
   MAX_PLANNED_SUBTASKS,
   MAX_PROMPT_LENGTH,
   MAX_ROLE_TOOLS,
@@ -34,6 +35,12 @@ const subtaskAnswer = z.preprocess(
     }
     if (record.agent === undefined && typeof record.role === 'string') record.agent = record.role;
     delete record.role;
+    // The Flow authors' planner writes `output_format`.
+    if (record.outputFormat === undefined && record.output_format !== undefined)
+      record.outputFormat = record.output_format;
+    delete record.output_format;
+    // An empty format says nothing: the same as none.
+    if (typeof record.outputFormat === 'string' && record.outputFormat.trim() === '') delete record.outputFormat;
     return record;
   },
   z.object({
@@ -41,6 +48,7 @@ const subtaskAnswer = z.preprocess(
     objective: bounded(MAX_OBJECTIVE_LENGTH).min(1),
     agent: bounded(MAX_NAME_LENGTH).min(1),
     dependsOn: z.array(id).default([]),
+    outputFormat: bounded(MAX_OUTPUT_FORMAT_LENGTH).optional(),
   }),
 );
 

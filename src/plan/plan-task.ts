@@ -10,7 +10,7 @@ import { generateStructured } from '../llm/structured-output.js';
 import { planAnswerJsonSchema } from './answer-schemas.js';
 import { rethrowFatal } from './rethrow-fatal.js';
 import { planAnswerSchema, type PlanAnswer } from './plan-schemas.js';
-import { PLANNER_SYSTEM, planPrompt } from './prompts.js';
+import { plannerSystem, planPrompt } from './prompts.js';
 import { checkTeamOffers, teamsPromptSection, type TeamOffer } from './team-offer.js';
 import { toolsPromptSection, withOfferedTools, type ToolOffer } from './tool-offer.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
@@ -38,6 +38,11 @@ export interface PlanOptions {
   readonly teams?: readonly TeamOffer[];
   /** Tools the planner may give roles (tool-offer.ts); without any, roles it gives tools are refused. */
   readonly tools?: readonly ToolOffer[];
+  /**
+   * The authors' scope rules (docs/algorithms.md#prompt-scope): implementation subtasks only, each with an output
+   * format. Default true.
+   */
+  readonly scope?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -55,7 +60,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
       generateStructured(
         options.model,
         {
-          system: PLANNER_SYSTEM,
+          system: plannerSystem(options.scope ?? true),
           messages: [
             { role: 'user', content: planPrompt(options.task, teamsPromptSection(teams), toolsPromptSection(tools)) },
           ],
@@ -144,6 +149,7 @@ export function answerToJson(
       objective: s.objective,
       agent: s.agent,
       dependsOn: [...s.dependsOn],
+      ...(s.outputFormat !== undefined ? { outputFormat: s.outputFormat } : {}),
     })),
   };
 }

@@ -31,6 +31,27 @@ Answer with JSON only, in this shape:
  "subtasks": [{"id": "t1", "objective": "...", "agent": "coder", "dependsOn": []}]}`;
 
 /**
+ * The planner's scope rules (docs/algorithms.md#prompt-scope), restating the Flow authors' planning prompt: subtasks
+ * build the deliverable, because checking and correcting are the verifier's and the retries' work, and each
+ * subtask names the form its result takes.
+ */
+export const PLANNER_SCOPE_RULES = `
+
+Scope:
+- Every subtask produces part of the deliverable (code, text, data, a design). Do not plan subtasks that only
+  test, debug, review, deploy or monitor, nor separate planning or analysis phases: each result is checked and,
+  if wrong, redone by the system itself.
+- Keep integration simple: one subtask that puts parts together, not a chain of them.
+- Give each subtask an "outputFormat": the form its result takes (for example "Python code", "Markdown",
+  "JSON", "HTML file index.html", "plain text").
+Then each subtask reads: {"id": "t1", "objective": "...", "agent": "coder", "dependsOn": [], "outputFormat": "Python code"}`;
+
+/** The planner's system prompt, with the scope rules unless `scope` is false. */
+export function plannerSystem(scope = true): string {
+  return scope ? `${PLANNER_SYSTEM}${PLANNER_SCOPE_RULES}` : PLANNER_SYSTEM;
+}
+
+/**
  * `teams`: the section of team-offer.ts listing agent teams the planner may use, or ''. `tools`: the section of
  * tool-offer.ts listing the tools roles may be given, or ''.
  */
@@ -55,14 +76,76 @@ export interface ParentOutput {
   readonly output: string;
 }
 
-export function executePrompt(task: string, objective: string, parents: readonly ParentOutput[]): string {
+/** One earlier attempt at a subtask that was not accepted, and why (docs/algorithms.md#retries-that-learn). */
+export interface EarlierAttempt {
+  readonly attempt: number;
+  /** The verifier's verdict, or `blocked` when the agent said it cannot proceed. */
+  readonly verdict: 'retry' | 'replan' | 'blocked';
+  /** What the attempt produced, already cut to MAX_EARLIER_OUTPUT_CHARS. */
+  readonly output: string;
+  readonly reason: string;
+}
+
+/** What an attempt is told besides its objective and inputs; every part optional (docs/algorithms.md#execution). */
+export interface ExecuteContext {
+  /** The latest earlier attempts, oldest first (at most MAX_EARLIER_ATTEMPTS). */
+  readonly earlier?: readonly EarlierAttempt[];
+  /** How many attempts before `earlier` were left out. */
+  readonly earlierLeftOut?: number;
+  /** The subtasks that take this one's output as an input. */
+  readonly neededBy?: readonly { readonly id: string; readonly objective: string }[];
+  /** The form the result should take (the plan's `outputFormat`). */
+  readonly outputFormat?: string;
+}
+
+/** A retry is shown at most this many earlier attempts (the latest), each output cut to this many characters. */
+export const MAX_EARLIER_ATTEMPTS = 3;
+export const MAX_EARLIER_OUTPUT_CHARS = 2_000;
+
+/**
+ * The agent's prompt. The extra sections sit in tags of their own, never inside `<objective>`, so scripted replies
+ * and readers keyed on the objective are not misled by the text of other subtasks or earlier attempts.
+ */
+export function executePrompt(
+  task: string,
+  objective: string,
+  parents: readonly ParentOutput[],
+  context: ExecuteContext = {},
+): string {
   const inputs =
     parents.length === 0
       ? '<inputs>none: this subtask has no prerequisites</inputs>'
       : `<inputs>\n${parents
           .map((p) => `<input from="${p.id}" objective="${escapeAttribute(p.objective)}">\n${clip(p.output)}\n</input>`)
           .join('\n')}\n</inputs>`;
-  return `<task>\n${task}\n</task>\n\n<objective>\n${objective}\n</objective>\n\n${inputs}\n\nCarry out the objective.`;
+  const sections = [`<task>\n${task}\n</task>`, `<objective>\n${objective}\n</objective>`];
+  if (context.outputFormat !== undefined && context.outputFormat.trim() !== '')
+    sections.push(`<output-format>${context.outputFormat}</output-format>`);
+  sections.push(inputs);
+  const neededBy = context.neededBy ?? [];
+  if (neededBy.length > 0)
+    sections.push(
+      `<needed-by>\nYour result is an input to these subtasks; make it complete enough for them:\n${neededBy
+        .map((child) => `- ${child.id}: ${child.objective}`)
+        .join('\n')}\n</needed-by>`,
+    );
+  const earlier = context.earlier ?? [];
+  if (earlier.length > 0) sections.push(earlierSection(earlier, context.earlierLeftOut ?? 0));
+  sections.push(
+    earlier.length > 0
+      ? 'Carry out the objective again: fix what the feedback on the earlier attempts points out, and answer with the whole result, not only the changes.'
+      : 'Carry out the objective.',
+  );
+  return sections.join('\n\n');
+}
+
+function earlierSection(earlier: readonly EarlierAttempt[], leftOut: number): string {
+  const note = leftOut > 0 ? `(${leftOut} earlier attempt${leftOut === 1 ? '' : 's'} left out)\n` : '';
+  const attempts = earlier.map(
+    (entry) =>
+      `<attempt n="${entry.attempt}" verdict="${entry.verdict}">\n<result>\n${entry.output}\n</result>\n<feedback>${entry.reason || 'no reason given'}</feedback>\n</attempt>`,
+  );
+  return `<previous-attempts>\nThis subtask was attempted before and not accepted.\n${note}${attempts.join('\n')}\n</previous-attempts>`;
 }
 
 export const VERIFIER_SYSTEM = `You are Weft's verifier. You double-check one subtask's result against its objective and the overall task.
@@ -102,6 +185,24 @@ Keep the ids of subtasks you keep. Roles of kind "team" are agent teams the user
 to them, but not redefine them.`;
 
 /**
+ * The inspector's rules for minimal changes (docs/algorithms.md#prompt-scope), restating the Flow authors' update
+ * prompt: change conservatively, and never add the kinds of subtasks the planner may not plan either.
+ */
+export const INSPECTOR_MINIMAL_RULES = `
+
+Change as little as possible:
+- Change only what the failures require; keep completed work and the structure of the workflow.
+- A failed subtask usually needs a clearer or simpler objective, or a prerequisite it lacked; do not split
+  simple subtasks into smaller ones.
+- Do not add subtasks that only test, debug, review, deploy or monitor: results are checked and redone by the
+  system itself.`;
+
+/** The inspector's system prompt, with the minimal-change rules unless `minimal` is false. */
+export function inspectorSystem(minimal = true): string {
+  return minimal ? `${INSPECTOR_SYSTEM}${INSPECTOR_MINIMAL_RULES}` : INSPECTOR_SYSTEM;
+}
+
+/**
  * The workflow without bulky outputs (docs/algorithms.md#plan-updates: the inspector does not need the `data` fields).
  */
 export function workflowForPrompt(workflow: Workflow): WorkflowJson {
@@ -114,14 +215,30 @@ export function workflowForPrompt(workflow: Workflow): WorkflowJson {
       agent: s.agent,
       dependsOn: [...s.dependsOn],
       status: s.status,
+      ...(s.outputFormat !== undefined ? { outputFormat: s.outputFormat } : {}),
     })),
   };
 }
 
+/** A failure the inspector is asked to repair: the verifier's (or the error's) reason, and the last output if any. */
+export interface FailureReport {
+  readonly id: string;
+  readonly reason: string;
+  /** The failed attempt's whole output (the prompt cuts it, saying how much it cut). */
+  readonly output?: string;
+}
+
+/** A failed output shown to the inspector is cut to this many characters; the note says where the rest is. */
+export const MAX_FAILED_OUTPUT_CHARS = 2_000;
+
+/**
+ * `runId` lets the note point at `weft show RUN --attempts ID`, where the whole failed output can be read.
+ */
 export function updatePrompt(
   workflow: Workflow,
-  failed: readonly { id: string; reason: string }[],
+  failed: readonly FailureReport[],
   completedOutputs: readonly ParentOutput[],
+  runId?: string,
 ): string {
   const completed =
     completedOutputs.length === 0
@@ -138,8 +255,25 @@ export function updatePrompt(
     failed.length > 0
       ? `<reasons>\n${reasons}\n</reasons>`
       : '<reasons>no failures; review the plan against the results so far</reasons>',
+    ...(failed.length > 0 ? [failedOutputs(failed, runId)] : []),
+    `<statuses>\n${workflow.subtasks.map((s) => `- ${s.id}: ${s.status}`).join('\n')}\n</statuses>`,
     'Revise the workflow if needed. Answer with the JSON object only ({} for no change).',
   ].join('\n\n');
+}
+
+/** What each failed subtask last produced, so the inspector sees the failure itself and not only its verdict. */
+function failedOutputs(failed: readonly FailureReport[], runId: string | undefined): string {
+  const entries = failed.map((f) => {
+    if (f.output === undefined)
+      return `<failure id="${f.id}">\n<reason>${f.reason}</reason>\n<last-output>none: the attempt ended without a result</last-output>\n</failure>`;
+    const cut = f.output.length > MAX_FAILED_OUTPUT_CHARS;
+    const where = runId === undefined ? '' : ` (whole output: weft show ${runId} --attempts ${f.id})`;
+    const shown = cut
+      ? `${f.output.slice(0, MAX_FAILED_OUTPUT_CHARS)}\n…[${f.output.length - MAX_FAILED_OUTPUT_CHARS} more characters cut${where}]`
+      : f.output;
+    return `<failure id="${f.id}">\n<reason>${f.reason}</reason>\n<last-output>\n${shown}\n</last-output>\n</failure>`;
+  });
+  return `<failed-outputs>\n${entries.join('\n')}\n</failed-outputs>`;
 }
 
 function escapeAttribute(text: string): string {

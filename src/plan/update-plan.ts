@@ -11,13 +11,18 @@ import { rethrowFatal } from './rethrow-fatal.js';
 import { mergeUpdate } from './merge-update.js';
 import type { PlanCandidate } from './plan-task.js';
 import { updateAnswerSchema } from './plan-schemas.js';
-import { INSPECTOR_SYSTEM, updatePrompt, type ParentOutput } from './prompts.js';
+import { inspectorSystem, updatePrompt, type FailureReport, type ParentOutput } from './prompts.js';
 
 export interface UpdateOptions {
   readonly model: ChatModel;
   readonly workflow: Workflow;
-  readonly failed: readonly { id: string; reason: string }[];
+  /** The failures to repair, each with its last output when it had one (the inspector sees it). */
+  readonly failed: readonly FailureReport[];
   readonly candidates?: number;
+  /** Ask for the smallest change the failures require (default true; docs/algorithms.md#prompt-scope). */
+  readonly minimal?: boolean;
+  /** The run's id, for the prompt's pointer to a whole failed output. */
+  readonly runId?: string;
   /** Distinguishes successive updates for seeded models. */
   readonly sequence: number;
   readonly signal?: AbortSignal;
@@ -42,13 +47,14 @@ export async function proposeUpdate(options: UpdateOptions): Promise<UpdateResul
   const completed: ParentOutput[] = options.workflow.subtasks
     .filter((s) => s.status === 'completed' && s.output !== undefined)
     .map((s) => ({ id: s.id, objective: s.objective, output: s.output ?? '' }));
-  const prompt = updatePrompt(options.workflow, options.failed, completed);
+  const prompt = updatePrompt(options.workflow, options.failed, completed, options.runId);
+  const system = inspectorSystem(options.minimal ?? true);
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, index) =>
       generateStructured(
         options.model,
         {
-          system: INSPECTOR_SYSTEM,
+          system,
           messages: [{ role: 'user', content: prompt }],
           json: { name: 'update', schema: updateAnswerJsonSchema },
           temperature: count > 1 ? 0.7 : 0.2,

@@ -23,6 +23,13 @@ export interface CandidateSummary {
 
 export type Verdict = 'accept' | 'retry' | 'replan';
 
+/** One earlier attempt as a retry was told of it: its verdict (`blocked`: it could not proceed) and the reason. */
+export interface AttemptFeedback {
+  readonly attempt: number;
+  readonly verdict: string;
+  readonly reason: string;
+}
+
 export type WeftEvent =
   | {
       type: 'run-start';
@@ -50,7 +57,19 @@ export type WeftEvent =
       chosen?: number;
     }
   | { type: 'plan-chosen'; at: number; version: number; index: number; workflow: WorkflowJson }
-  | { type: 'task-start'; at: number; taskId: string; attempt: number; agent: string; clone: number }
+  /**
+   * `feedback`: for a retry, what it was told of the earlier attempts that were not accepted (latest last; their
+   * outputs are in their `task-end` events). Absent on a first attempt and when retry feedback is off.
+   */
+  | {
+      type: 'task-start';
+      at: number;
+      taskId: string;
+      attempt: number;
+      agent: string;
+      clone: number;
+      feedback?: AttemptFeedback[];
+    }
   /**
    * `outcome` marks ends that are not the subtask's own failure: `discarded` (a plan update replaced it),
    * `aborted` (the run was cancelled), `refused` (the budget refused its call).

@@ -9,7 +9,9 @@ import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { activeTelemetryContext, startAttemptSpan, withTelemetryContext } from '../llm/telemetry.js';
 import { anySignal } from '../llm/timeout.js';
+import type { FailureReport } from '../plan/prompts.js';
 import { proposeUpdate } from '../plan/update-plan.js';
+import type { EarlierAttempts } from './earlier-attempts.js';
 import type { RunStatus, StrategyName, WorkflowDiffSummary } from './events.js';
 import { runSubtask, type AttemptOutcome, type SubtaskAttempt } from './run-subtask.js';
 import type { AttemptRunner } from './attempt-runner.js';
@@ -50,6 +52,14 @@ export interface ExecutionOptions {
   readonly updateCandidates?: number;
   /** Double-check each result (default true). */
   readonly verify?: boolean;
+  /** Tell a retry its earlier attempts and the verifier's reasons (default true). */
+  readonly retryFeedback?: boolean;
+  /** Show each agent the objectives of the subtasks that need its result (default true). */
+  readonly neededBy?: boolean;
+  /** Ask the inspector for the smallest change the failures require (default true). */
+  readonly minimalUpdates?: boolean;
+  /** The run's id: the inspector's prompt points at `weft show <runId> --attempts <subtask>` for a whole output. */
+  readonly runId?: string;
   /** Fault injection: whether this attempt's output is replaced by "none". */
   readonly mask?: (taskId: string, attempt: number) => boolean;
   readonly signal?: AbortSignal;
@@ -76,7 +86,9 @@ export interface ExecutionOptions {
    */
   readonly durability?: { pending(): boolean; sync(): Promise<void> };
   /** Failures recorded before a resume whose repair had not been applied yet. */
-  readonly failures?: readonly { id: string; reason: string }[];
+  readonly failures?: readonly FailureReport[];
+  /** Each subtask's earlier attempts, folded from the log by a resume. */
+  readonly earlier?: ReadonlyMap<string, EarlierAttempts>;
   /** Inspector rounds finished before a resume, and how many of them were repairs. */
   readonly rounds?: { readonly updates: number; readonly repairs: number };
   /** Runs one attempt (default `runSubtask`, in-process); a distributed run puts it on a queue instead. */
@@ -129,6 +141,8 @@ class Execution {
       maxAttempts: options.maxAttempts ?? RUN_DEFAULTS.maxAttempts,
       maxUpdates: options.maxUpdates ?? RUN_DEFAULTS.maxUpdates,
       durable: options.durability !== undefined,
+      ...(options.retryFeedback === false ? { retryFeedback: false } : {}),
+      ...(options.neededBy === false ? { neededBy: false } : {}),
     });
     this.updateSignal = anySignal(options.signal, options.deadline);
   }
@@ -143,6 +157,7 @@ class Execution {
         ...(options.version !== undefined ? { version: options.version } : {}),
         ...(options.failures ? { failures: options.failures } : {}),
         ...(options.rounds ? { rounds: options.rounds } : {}),
+        ...(options.earlier ? { earlier: options.earlier } : {}),
       });
       this.state = created.state;
       this.perform(created.commands);
@@ -279,6 +294,7 @@ class Execution {
           role: request.role,
           parents: request.parents,
           attempt: request.attempt,
+          context: request.context,
           model: this.options.model,
           verify: this.options.verify ?? RUN_DEFAULTS.verify,
           mask: this.options.mask?.(request.id, request.attempt) ?? false,
@@ -309,11 +325,7 @@ class Execution {
     this.pump();
   }
 
-  private proposeUpdate(
-    workflow: Workflow,
-    failures: readonly { id: string; reason: string }[],
-    sequence: number,
-  ): void {
+  private proposeUpdate(workflow: Workflow, failures: readonly FailureReport[], sequence: number): void {
     // The callbacks return promises where the old executor's async merge did, so the update ends in the same tick.
     // Its model calls are children of the run's span, whichever attempt's callback started the update.
     const work = withTelemetryContext(this.traceContext, () =>
@@ -323,6 +335,8 @@ class Execution {
         failed: failures,
         candidates: this.options.updateCandidates ?? 1,
         sequence,
+        ...(this.options.minimalUpdates === false ? { minimal: false } : {}),
+        ...(this.options.runId !== undefined ? { runId: this.options.runId } : {}),
         ...(this.updateSignal ? { signal: this.updateSignal } : {}),
       }),
     )

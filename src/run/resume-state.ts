@@ -7,6 +7,8 @@ import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import type { RunStatus, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { callKey, type Meter } from './metered-model.js';
+import type { FailureReport } from '../plan/prompts.js';
+import { foldEarlierAttempts, newEarlierAttemptsFold, type EarlierAttempts } from './earlier-attempts.js';
 import { fateOf, foldFate, resumeReason, type Fates } from './subtask-fate.js';
 import type { RunSettings } from './run-settings.js';
 import { foldToolReplay, type ToolReplay } from './run-tools.js';
@@ -19,8 +21,10 @@ export interface ResumeState {
   /** The latest plan version with each subtask's state as the log left it; undefined when planning never finished. */
   readonly workflow: WorkflowJson | undefined;
   readonly version: number;
-  /** Failures recorded after the latest plan version, waiting for a repair. */
-  readonly failures: readonly { id: string; reason: string }[];
+  /** Failures recorded after the latest plan version, waiting for a repair (with the failed output, cut). */
+  readonly failures: readonly FailureReport[];
+  /** Each subtask's earlier attempts that were not accepted: what its next attempt is told. */
+  readonly earlier: ReadonlyMap<string, EarlierAttempts>;
   /** Recorded replies by `callKey`. */
   readonly replay: ReadonlyMap<string, ChatResult>;
   /** What earlier parts of the run spent (calls that failed count as calls). */
@@ -53,10 +57,12 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   const artifacts: { taskId: string; path: string; bytes: number }[] = [];
   const refused: { taskId: string; path: string; reason: string }[] = [];
   const rounds = { updates: 0, repairs: 0 };
+  const earlier = newEarlierAttemptsFold();
   for (const event of events) {
     lastAt = Math.max(lastAt, event.at);
     // Each subtask's fate is the shared fold's; this switch adds what only a resume needs.
     foldFate(fates, event);
+    foldEarlierAttempts(earlier, event);
     switch (event.type) {
       case 'run-start':
         runId = event.runId;
@@ -144,7 +150,17 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
   const failures = resumed
     ? resumed.subtasks
         .filter((s) => s.status === 'failed')
-        .map((s) => ({ id: s.id, reason: resumeReason(fateOf(fates, s.id)) }))
+        .map((s): FailureReport => {
+          const fate = fateOf(fates, s.id);
+          // The failed attempt's output is the latest rejected one when that is the attempt that ended last (an
+          // attempt that ended in an error has none).
+          const last = earlier.lastRejected.get(s.id);
+          return {
+            id: s.id,
+            reason: resumeReason(fate),
+            ...(last !== undefined && last.attempt === fate.ended ? { output: last.output } : {}),
+          };
+        })
     : [];
   return {
     runId,
@@ -154,6 +170,7 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
     workflow: resumed,
     version,
     failures,
+    earlier: earlier.earlier,
     replay,
     spent,
     lastAt,

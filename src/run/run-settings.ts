@@ -29,6 +29,16 @@ export interface RunSettings {
   readonly toolsFile?: string;
   /** The plan file whose own `tools:` section the run used (absolute), loaded again by a resume. */
   readonly planToolsFile?: string;
+  /**
+   * Flow's prompt scope as the authors' code has it (docs/algorithms.md#prompt-scope), each on unless false: a retry
+   * is told its earlier attempts and the verifier's reasons; the planner plans implementation subtasks only, each
+   * with an output format; agents see the objectives of the subtasks that need their result; the inspector is asked
+   * for minimal changes. A run recorded before these existed resumes with them on.
+   */
+  readonly retryFeedback?: boolean;
+  readonly plannerScope?: boolean;
+  readonly neededBy?: boolean;
+  readonly minimalUpdates?: boolean;
 }
 
 /** RunSettings with every default filled in. */
@@ -46,6 +56,10 @@ export interface ResolvedRunSettings extends RunSettings {
   readonly maxAttempts: number;
   readonly verify: boolean;
   readonly budget: Budget;
+  readonly retryFeedback: boolean;
+  readonly plannerScope: boolean;
+  readonly neededBy: boolean;
+  readonly minimalUpdates: boolean;
 }
 
 export { RUN_DEFAULTS };
@@ -64,5 +78,9 @@ export function resolveRunSettings(partial: RunSettings = {}): ResolvedRunSettin
     maxAttempts: partial.maxAttempts ?? RUN_DEFAULTS.maxAttempts,
     verify: partial.verify ?? RUN_DEFAULTS.verify,
     budget: partial.budget ?? {},
+    retryFeedback: partial.retryFeedback ?? RUN_DEFAULTS.retryFeedback,
+    plannerScope: partial.plannerScope ?? RUN_DEFAULTS.plannerScope,
+    neededBy: partial.neededBy ?? RUN_DEFAULTS.neededBy,
+    minimalUpdates: partial.minimalUpdates ?? RUN_DEFAULTS.minimalUpdates,
   };
 }

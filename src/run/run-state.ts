@@ -21,22 +21,34 @@ import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
 import { completeNode, linkNodes, type ReadyNode } from '../graph/ready-queue.js';
 import type { Role, SubtaskStatus, Workflow } from '../graph/workflow.js';
 import { mergeUpdate } from '../plan/merge-update.js';
+import type { ExecuteContext, FailureReport } from '../plan/prompts.js';
 import type { UpdateResult } from '../plan/update-plan.js';
 import { candidateSummary } from './candidate-summary.js';
 import { ClonePool } from './clone-pool.js';
+import {
+  blockedReason,
+  feedbackOf,
+  NO_EARLIER_ATTEMPTS,
+  withEarlierAttempt,
+  type EarlierAttempts,
+} from './earlier-attempts.js';
 import type { WeftEvent, WorkflowDiffSummary } from './events.js';
 import type { AttemptOutcome } from './run-subtask.js';
 import type { UpdatePolicy } from './update-policy.js';
 
 export type EventWithoutTime = WeftEvent extends infer E ? (E extends WeftEvent ? Omit<E, 'at'> : never) : never;
 
-type Failure = { readonly id: string; readonly reason: string };
+/** A failure waiting for the inspector, with the failed attempt's whole output when it produced one. */
+type Failure = FailureReport;
 
 interface TaskState extends ReadyNode {
   objective: string;
   agent: string;
   output: string | undefined;
+  outputFormat: string | undefined;
   attempts: number;
+  /** The attempts under this objective that were not accepted: what the next attempt is told. */
+  earlier: EarlierAttempts;
   /** Bumped when the subtask is discarded or replaced, so a late result of the old run is ignored. */
   generation: number;
   /** The running attempt's handle (the interpreter's abort controller), if one runs. */
@@ -53,6 +65,10 @@ export interface RunConfig {
   readonly maxUpdates: number;
   /** Whether the interpreter must make the log durable before a start (write-ahead). */
   readonly durable: boolean;
+  /** Tell a retry its earlier attempts and the verifier's reasons (default true; docs/algorithms.md). */
+  readonly retryFeedback?: boolean;
+  /** Show an agent the objectives of the subtasks that need its result (default true). */
+  readonly neededBy?: boolean;
 }
 
 export interface RunState {
@@ -118,6 +134,8 @@ export interface AttemptRequest {
   readonly role: Role;
   readonly parents: readonly { id: string; objective: string; output: string }[];
   readonly attempt: number;
+  /** Earlier attempts, the children's objectives and the output format, as the config allows. */
+  readonly context: ExecuteContext;
 }
 
 export type RunCommand =
@@ -149,6 +167,8 @@ export interface InitialRun {
   /** Failures recorded before a resume whose repair had not been applied yet. */
   readonly failures?: readonly Failure[];
   readonly rounds?: { readonly updates: number; readonly repairs: number };
+  /** Each subtask's earlier attempts as the log tells them (resume-state.ts), so a resumed retry is told the same. */
+  readonly earlier?: ReadonlyMap<string, EarlierAttempts>;
 }
 
 /** Throws BAD_INPUT for limits no run can have; returns `config`. */
@@ -206,10 +226,11 @@ export function createRunState(config: RunConfig, initial: InitialRun): { state:
       ),
     },
     commands,
+    initial.earlier,
   );
   for (const failure of initial.failures ?? []) {
     const task = state.tasks.get(failure.id);
-    if (task?.status === 'failed') fail(state, task, failure.reason);
+    if (task?.status === 'failed') fail(state, task, failure.reason, failure.output);
   }
   return { state, commands };
 }
@@ -366,10 +387,36 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
     const parent = state.tasks.get(id)!;
     return { id, objective: parent.objective, output: parent.output ?? '' };
   });
+  const earlier = state.config.retryFeedback === false ? NO_EARLIER_ATTEMPTS : task.earlier;
+  const neededBy =
+    state.config.neededBy === false
+      ? []
+      : task.children.map((id) => ({ id, objective: state.tasks.get(id)!.objective }));
+  const context: ExecuteContext = {
+    ...(earlier.shown.length > 0 ? { earlier: earlier.shown, earlierLeftOut: earlier.leftOut } : {}),
+    ...(neededBy.length > 0 ? { neededBy } : {}),
+    ...(task.outputFormat !== undefined ? { outputFormat: task.outputFormat } : {}),
+  };
   commands.push({
     type: 'start-attempt',
-    request: { handle: task.handle, id: task.id, objective: task.objective, role, parents, attempt: task.attempts },
-    event: { type: 'task-start', taskId: task.id, attempt: task.attempts, agent: task.agent, clone: task.clone },
+    request: {
+      handle: task.handle,
+      id: task.id,
+      objective: task.objective,
+      role,
+      parents,
+      attempt: task.attempts,
+      context,
+    },
+    event: {
+      type: 'task-start',
+      taskId: task.id,
+      attempt: task.attempts,
+      agent: task.agent,
+      clone: task.clone,
+      // What this attempt is told of the earlier ones: in the log, so `weft show` and a resume know it.
+      ...(earlier.shown.length > 0 ? { feedback: feedbackOf(earlier) } : {}),
+    },
   });
 }
 
@@ -414,18 +461,13 @@ function settleOutcome(
   commands: RunCommand[],
 ): void {
   if (outcome.kind === 'blocked') {
+    const error = blockedReason(outcome.reason);
     commands.push({
       type: 'emit',
-      event: {
-        type: 'task-end',
-        taskId: task.id,
-        attempt,
-        status: 'failed',
-        output: outcome.output,
-        error: `cannot proceed: ${outcome.reason}`,
-      },
+      event: { type: 'task-end', taskId: task.id, attempt, status: 'failed', output: outcome.output, error },
     });
-    fail(state, task, `the agent cannot proceed: ${outcome.reason}`);
+    remember(task, { attempt, verdict: 'blocked', output: outcome.output, reason: error });
+    fail(state, task, `the agent cannot proceed: ${outcome.reason}`, outcome.output);
     return;
   }
   commands.push({
@@ -447,12 +489,19 @@ function settleOutcome(
     task.output = outcome.output;
     completeNode(task, state.tasks, state.ready);
     commands.push({ type: 'accepted', taskId: task.id, output: outcome.output });
-  } else if (outcome.verdict === 'retry' && task.attempts < state.config.maxAttempts) {
+    return;
+  }
+  remember(task, { attempt, verdict: outcome.verdict, output: outcome.output, reason: outcome.reason });
+  if (outcome.verdict === 'retry' && task.attempts < state.config.maxAttempts) {
     task.status = 'not started';
     state.ready.push(task.id);
   } else {
-    fail(state, task, outcome.reason || `verification answered ${outcome.verdict}`);
+    fail(state, task, outcome.reason || `verification answered ${outcome.verdict}`, outcome.output);
   }
+}
+
+function remember(task: TaskState, entry: Parameters<typeof withEarlierAttempt>[1]): void {
+  task.earlier = withEarlierAttempt(task.earlier, entry);
 }
 
 function settleError(
@@ -487,14 +536,14 @@ function settleError(
   fail(state, task, error.message);
 }
 
-function fail(state: RunState, task: TaskState, reason: string): void {
+function fail(state: RunState, task: TaskState, reason: string, output?: string): void {
   task.status = 'failed';
   if (!state.config.policy.updates) return;
   if (state.repairs >= state.config.maxUpdates) {
     state.unrepaired.push(task.id);
     return;
   }
-  state.pendingFailures.push({ id: task.id, reason });
+  state.pendingFailures.push({ id: task.id, reason, ...(output !== undefined ? { output } : {}) });
   requestUpdate(state, 'repair');
 }
 
@@ -578,7 +627,13 @@ function applyUpdate(
   commands.push({ type: 'save-plan-version', version: state.version, workflow: next, cause, diff: summary });
 }
 
-function load(state: RunState, workflow: Workflow, commands: RunCommand[]): void {
+/** `earlier`: each subtask's earlier attempts when the run starts (a resume's); later loads keep the live ones. */
+function load(
+  state: RunState,
+  workflow: Workflow,
+  commands: RunCommand[],
+  earlier?: ReadonlyMap<string, EarlierAttempts>,
+): void {
   const previous = state.tasks;
   state.tasks = new Map();
   state.order = workflow.subtasks.map((s) => s.id);
@@ -589,6 +644,7 @@ function load(state: RunState, workflow: Workflow, commands: RunCommand[]): void
     if (keepRunning && old) {
       old.dependsOn = [...subtask.dependsOn];
       old.agent = subtask.agent;
+      old.outputFormat = subtask.outputFormat;
       old.children = [];
       state.tasks.set(subtask.id, old);
       continue;
@@ -603,7 +659,11 @@ function load(state: RunState, workflow: Workflow, commands: RunCommand[]): void
       children: [],
       status,
       output: status === 'completed' ? subtask.output : undefined,
+      outputFormat: subtask.outputFormat,
       attempts: subtask.attempts,
+      // A changed objective is a new subtask: what went wrong under the old one does not apply.
+      earlier:
+        old && old.objective === subtask.objective ? old.earlier : (earlier?.get(subtask.id) ?? NO_EARLIER_ATTEMPTS),
       pendingParents: 0,
       generation: (old?.generation ?? 0) + 1,
       handle: undefined,
@@ -640,6 +700,7 @@ export function snapshot(state: RunState): Workflow {
         status: s.status,
         attempts: s.attempts,
         ...(s.output !== undefined ? { output: s.output } : {}),
+        ...(s.outputFormat !== undefined ? { outputFormat: s.outputFormat } : {}),
       };
     }),
   };

@@ -1,12 +1,13 @@
 /**
- * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs
- * (docs/algorithms.md#execution), then the result is double-checked (docs/algorithms.md#verification), against the
+ * One attempt at one subtask: the agent sees the task, its objective and its parents' outputs, and (in tags of
+ * their own) its output format, the objectives of the subtasks that need its result and, on a retry, its earlier
+ * attempts with the verifier's reasons (docs/algorithms.md#execution), then the result is double-checked (docs/algorithms.md#verification), against the
  * attempt's tool calls when its role has tools. Fault injection ("masking", docs/algorithms.md#fault-injection)
  * replaces the result with "none" before the check and before any child can see it.
  */
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { AGENT_SYSTEM_SUFFIX, executePrompt, type ParentOutput } from '../plan/prompts.js';
+import { AGENT_SYSTEM_SUFFIX, executePrompt, type ExecuteContext, type ParentOutput } from '../plan/prompts.js';
 import type { ToolEvidenceCall } from '../plan/tool-evidence.js';
 import { verifySubtask } from '../plan/verify-subtask.js';
 import { WeftError } from '../errors.js';
@@ -27,6 +28,8 @@ export interface SubtaskAttempt {
   readonly role: Role;
   readonly parents: readonly ParentOutput[];
   readonly attempt: number;
+  /** What else the agent is told: earlier attempts and their feedback, the children's objectives, the format. */
+  readonly context?: ExecuteContext;
   readonly model: ChatModel;
   readonly verify: boolean;
   /** Decides, for this attempt, whether the output is masked. */
@@ -50,7 +53,12 @@ export type AttemptOutcome =
 export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcome> {
   const call = {
     system: `${attempt.role.prompt}${AGENT_SYSTEM_SUFFIX}`,
-    messages: [{ role: 'user' as const, content: executePrompt(attempt.task, attempt.objective, attempt.parents) }],
+    messages: [
+      {
+        role: 'user' as const,
+        content: executePrompt(attempt.task, attempt.objective, attempt.parents, attempt.context),
+      },
+    ],
     tag: { purpose: 'execute' as const, key: attempt.id, attempt: attempt.attempt },
   };
   let text: string;

@@ -3,7 +3,7 @@
  * live run and `weft show` agree by construction.
  */
 import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
-import type { RunStatus, WeftEvent } from './events.js';
+import type { AttemptFeedback, RunStatus, WeftEvent } from './events.js';
 import { fateOf, foldFate, summaryReason, type Fates } from './subtask-fate.js';
 
 export interface TaskSummary {
@@ -20,6 +20,14 @@ export interface TaskSummary {
   /** Tool calls its attempts made (all of them), and how many of those failed (an error result). */
   readonly toolCalls: number;
   readonly toolCallsFailed: number;
+  /** Each retry that was told of earlier attempts, and what it was told (their verdicts and reasons). */
+  readonly retries?: readonly RetryFeedback[];
+}
+
+/** What one retry was told (docs/algorithms.md#retries-that-learn). */
+export interface RetryFeedback {
+  readonly attempt: number;
+  readonly feedback: readonly AttemptFeedback[];
 }
 
 export interface RunSummary {
@@ -65,6 +73,8 @@ export function summarizeRun(
     toolsOf.set(taskId, counts);
   };
   const fates: Fates = new Map();
+  /** Per subtask id, per attempt: what the attempt was told (a resumed attempt's start repeats its own). */
+  const told = new Map<string, Map<number, readonly AttemptFeedback[]>>();
   for (const event of events) {
     makespanMs = Math.max(makespanMs, event.at);
     // Each subtask's fate is the shared fold's (the same one resume reads); this switch adds the run's totals.
@@ -80,6 +90,13 @@ export function summarizeRun(
         input += event.inputTokens;
         output += event.outputTokens;
         costUsd += event.costUsd;
+        break;
+      case 'task-start':
+        if (event.feedback && event.feedback.length > 0) {
+          const byAttempt = told.get(event.taskId) ?? new Map<number, readonly AttemptFeedback[]>();
+          byAttempt.set(event.attempt, event.feedback);
+          told.set(event.taskId, byAttempt);
+        }
         break;
       case 'tool-call':
         toolCalls += 1;
@@ -107,6 +124,9 @@ export function summarizeRun(
     const output = settled === 'completed' ? task.output : undefined;
     const reason = settled === 'failed' ? summaryReason(task) : undefined;
     const [taskToolCalls, taskToolCallsFailed] = toolsOf.get(subtask.id) ?? [0, 0];
+    const retries = [...(told.get(subtask.id) ?? new Map<number, readonly AttemptFeedback[]>())]
+      .sort(([a], [b]) => a - b)
+      .map(([attempt, feedback]) => ({ attempt, feedback }));
     return {
       id: subtask.id,
       status: settled,
@@ -118,6 +138,7 @@ export function summarizeRun(
       toolCallsFailed: taskToolCallsFailed,
       ...(output !== undefined ? { output } : {}),
       ...(reason !== undefined ? { reason } : {}),
+      ...(retries.length > 0 ? { retries } : {}),
     };
   });
   const byId = new Map(tasksSummary.map((task) => [task.id, task]));

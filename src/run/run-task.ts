@@ -67,6 +67,11 @@ export interface RunTaskOptions {
   /** Candidate revisions per plan update (default: `candidates`). */
   readonly updateCandidates?: number;
   readonly verify?: boolean;
+  /** Flow's prompt scope (docs/algorithms.md#prompt-scope); each on unless false. See RunSettings. */
+  readonly retryFeedback?: boolean;
+  readonly plannerScope?: boolean;
+  readonly neededBy?: boolean;
+  readonly minimalUpdates?: boolean;
   /**
    * Fault injection (docs/algorithms.md#fault-injection): each subtask's first result is replaced by "none" with this
    * probability.
@@ -174,6 +179,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     plan: options.plan ? 'given' : 'generated',
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.verify !== undefined ? { verify: options.verify } : {}),
+    ...(options.retryFeedback !== undefined ? { retryFeedback: options.retryFeedback } : {}),
+    ...(options.plannerScope !== undefined ? { plannerScope: options.plannerScope } : {}),
+    ...(options.neededBy !== undefined ? { neededBy: options.neededBy } : {}),
+    ...(options.minimalUpdates !== undefined ? { minimalUpdates: options.minimalUpdates } : {}),
     ...(options.injectMask ? { injectMask: options.injectMask } : {}),
     ...(teamBase !== undefined ? { teamBase } : {}),
     ...(options.teams && options.teams.length > 0 ? { teams: options.teams } : {}),
@@ -364,6 +373,7 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
           ...options,
           task: drive.task,
           candidates: settings.candidates,
+          plannerScope: settings.plannerScope,
           ...(settings.teams ? { teams: settings.teams } : {}),
           ...(planSignal ? { signal: planSignal } : {}),
         },
@@ -382,6 +392,10 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
       maxAttempts: settings.maxAttempts,
       updateCandidates: settings.updateCandidates,
       verify: settings.verify,
+      retryFeedback: settings.retryFeedback,
+      neededBy: settings.neededBy,
+      minimalUpdates: settings.minimalUpdates,
+      runId,
       ...(mask
         ? {
             mask: (taskId: string, attempt: number) =>
@@ -390,7 +404,7 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
         : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(deadline.signal ? { deadline: deadline.signal } : {}),
-      ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds } : {}),
+      ...(resumed ? { failures: resumed.failures, rounds: resumed.rounds, earlier: resumed.earlier } : {}),
       durability: log,
       emit,
       ...(runAttempt ? { runAttempt } : {}),
@@ -510,6 +524,7 @@ async function plan(
     task: options.task,
     model,
     candidates: options.candidates,
+    ...(options.plannerScope === false ? { scope: false } : {}),
     ...(options.teams ? { teams: options.teams } : {}),
     ...(options.tools && options.tools.length > 0
       ? { tools: options.tools.map((tool) => ({ name: tool.name, description: tool.description })) }

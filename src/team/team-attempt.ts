@@ -136,7 +136,7 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
     // Trimmed like `--task-type`, so "math " in a plan and `--task-type math` share their scores.
     const taskType = attempt.role.taskType?.trim() ?? WORKFLOW_TEAM_TASK_TYPE;
     const query: TeamQuery = {
-      question: executePrompt(attempt.task, attempt.objective, attempt.parents),
+      question: executePrompt(attempt.task, attempt.objective, attempt.parents, attempt.context),
       kind: spec.answerKind ?? 'text',
       taskType,
     };

@@ -1,8 +1,8 @@
 /**
  * What the node panel shows for one subtask, folded from the run's events: each attempt with its agent, times,
- * verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
+ * what a retry was told of the earlier attempts, verdicts, tool calls, model calls and cost, and how it ended. Pure; the route renders the output as Markdown.
  */
-import type { WeftEvent } from '../run/events.js';
+import type { AttemptFeedback, WeftEvent } from '../run/events.js';
 import { toolCallViews } from '../run/tool-call-lines.js';
 import { type TeamRunView, teamAgents } from './team-runs.js';
 
@@ -28,6 +28,8 @@ export interface AttemptView {
   readonly agent: string;
   readonly clone: number;
   readonly startMs: number;
+  /** A retry: what it was told of the earlier attempts (verdict and reason of each). */
+  readonly feedback?: readonly AttemptFeedback[];
   endMs?: number;
   status?: 'completed' | 'failed';
   outcome?: string;
@@ -47,6 +49,8 @@ export interface TaskDetail {
   readonly id: string;
   readonly objective?: string;
   readonly agent?: string;
+  /** The output format the plan asks of it, when it names one. */
+  readonly outputFormat?: string;
   readonly dependsOn: readonly string[];
   readonly attempts: readonly AttemptView[];
   readonly calls: number;
@@ -57,7 +61,9 @@ export interface TaskDetail {
 }
 
 export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDetail {
-  let subtask: { objective: string; agent: string; dependsOn: readonly string[] } | undefined;
+  let subtask:
+    | { objective: string; agent: string; dependsOn: readonly string[]; outputFormat?: string | undefined }
+    | undefined;
   const attempts = new Map<number, AttemptView>();
   let calls = 0;
   let costUsd = 0;
@@ -76,6 +82,7 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
           agent: event.agent,
           clone: event.clone,
           startMs: event.at,
+          ...(event.feedback && event.feedback.length > 0 ? { feedback: event.feedback } : {}),
           verdicts: [],
           toolCalls: [],
           calls: 0,
@@ -151,6 +158,7 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
   return {
     id: taskId,
     ...(subtask ? { objective: subtask.objective, agent: subtask.agent } : {}),
+    ...(subtask?.outputFormat !== undefined ? { outputFormat: subtask.outputFormat } : {}),
     dependsOn: subtask?.dependsOn ?? [],
     attempts: [...attempts.values()].sort((a, b) => a.attempt - b.attempt),
     calls,

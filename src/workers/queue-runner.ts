@@ -145,6 +145,7 @@ export async function createQueueRunner(options: QueueRunnerOptions): Promise<Qu
       role: attempt.role,
       parents: attempt.parents,
       attempt: attempt.attempt,
+      ...(attempt.context ? { context: attempt.context } : {}),
       verify: attempt.verify,
       mask: attempt.mask,
       ...(attempt.tools?.job ? { tools: attempt.tools.job } : {}),

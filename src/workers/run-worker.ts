@@ -218,6 +218,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
             role: data.role,
             parents: data.parents,
             attempt: data.attempt,
+            ...(data.context ? { context: data.context } : {}),
             verify: data.verify,
             mask: data.mask,
             model,

@@ -301,7 +301,7 @@ describe('parseWorkflow: shape rules, located by line, column and field', () => 
         column: 49,
         field: 'subtasks[0].depends_on',
         message:
-          'unknown field "depends_on"; expected one of: id, objective, agent, dependsOn, status, output, attempts',
+          'unknown field "depends_on"; expected one of: id, objective, agent, dependsOn, status, output, attempts, outputFormat',
       },
     ]);
   });
@@ -444,7 +444,7 @@ describe('parseWorkflow: graph rules', () => {
       '3:13 subtasks[0].objective: must not be empty',
       '3:50 subtasks[0].dependsOn[0]: unknown dependency "zz"',
       '4:6 subtasks[1].id: duplicate id "a", also used at subtasks[0].id (line 3)',
-      '4:37 subtasks[1].colour: unknown field "colour"; expected one of: id, objective, agent, dependsOn, status, output, attempts',
+      '4:37 subtasks[1].colour: unknown field "colour"; expected one of: id, objective, agent, dependsOn, status, output, attempts, outputFormat',
     ]);
   });
 });

@@ -167,7 +167,13 @@ describe('answer JSON Schemas', () => {
           type: 'array',
           items: {
             type: 'object',
-            properties: { id: text, objective: text, agent: text, dependsOn: { type: 'array', items: text } },
+            properties: {
+              id: text,
+              objective: text,
+              agent: text,
+              dependsOn: { type: 'array', items: text },
+              outputFormat: text,
+            },
             required: ['id', 'objective', 'agent', 'dependsOn'],
             additionalProperties: false,
           },

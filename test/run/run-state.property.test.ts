@@ -99,6 +99,7 @@ describe('the reducer', () => {
               version: folded.version,
               failures: folded.failures,
               rounds: folded.rounds,
+              earlier: folded.earlier,
             },
             fates,
             picks: laterOrder,
@@ -117,6 +118,16 @@ describe('the reducer', () => {
               .workflow?.subtasks.filter((s) => s.status === 'completed')
               .map((s) => [s.id, s.output]);
           expect(accepted(resumed.events)).toStrictEqual(accepted(whole.events));
+          // Every attempt is told of its earlier ones what the uninterrupted run told it, resumed or not (the fold of
+          // the log gives back what the reducer held).
+          const told = new Map<string, unknown>();
+          for (const event of whole.events)
+            if (event.type === 'task-start') told.set(`${event.taskId}#${event.attempt}`, event.feedback);
+          for (const event of resumed.events) {
+            if (event.type !== 'task-start') continue;
+            const key = `${event.taskId}#${event.attempt}`;
+            if (told.has(key)) expect([key, event.feedback]).toStrictEqual([key, told.get(key)]);
+          }
         },
       ),
       { numRuns: 300 },

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * What a clicked node shows: objective, role, each attempt with its verdicts, tool calls, model calls and cost, and
- * the output as Markdown. The output HTML comes from the server's markdown-it with raw HTML off (inert); every
+ * What a clicked node shows: objective, role, each attempt with what a retry was told, its verdicts, tool calls,
+ * model calls and cost, and the output as Markdown. The output HTML comes from the server's markdown-it with raw HTML off (inert); every
  * other value goes in as text.
  */
 import { getJson } from '../api.js';
@@ -25,6 +25,9 @@ export async function nodePanel(runId, taskId, signal) {
       {},
       h('dt', {}, 'objective'),
       h('dd', { class: 'objective' }, detail.objective ?? '(not in the plan any more)'),
+      ...(detail.outputFormat
+        ? [h('dt', {}, 'output format'), h('dd', { class: 'output-format' }, detail.outputFormat)]
+        : []),
       h('dt', {}, 'role'),
       h('dd', { class: 'role' }, detail.agent ?? ''),
       h('dt', {}, 'after'),
@@ -57,6 +60,13 @@ export async function nodePanel(runId, taskId, signal) {
         `${attempt.agent}${attempt.clone ? ` (clone ${attempt.clone})` : ''} · ${attempt.endMs !== undefined ? duration(attempt.endMs - attempt.startMs) : 'running'} · ${attempt.calls} calls · ${(attempt.inputTokens + attempt.outputTokens).toLocaleString()} tokens · ${dollars(attempt.costUsd)}`,
       ),
     );
+    if (attempt.feedback && attempt.feedback.length > 0) {
+      // What this retry was told: the verifier's reasons for the earlier attempts (their outputs are above).
+      const told = h('ul', { class: 'retry-feedback' });
+      for (const entry of attempt.feedback)
+        told.append(h('li', {}, h('b', {}, `attempt ${entry.attempt} (${entry.verdict})`), ` ${entry.reason}`));
+      section.append(h('h4', {}, 'told of earlier attempts'), told);
+    }
     if (attempt.error) section.append(h('p', { class: 'error' }, attempt.error));
     for (const verdict of attempt.verdicts)
       section.append(
