@@ -3,6 +3,9 @@
  * dashboard read the same events. `at` is milliseconds since the run started.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
+import type { DiscardedWork } from '../plan/merge-update.js';
+
+export type { DiscardedWork };
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -74,6 +77,8 @@ export type WeftEvent =
       cause: string;
       diff: WorkflowDiffSummary;
       workflow: WorkflowJson;
+      /** Completed or running subtasks whose work this version discarded, and why; absent when none. */
+      rerun?: readonly DiscardedWork[];
     }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
   | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }

@@ -41,6 +41,7 @@ import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
 import { recordPlanVersion } from './record-plan-version.js';
+import { planHistory } from './plan-history.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { runTrace } from './run-trace.js';
@@ -457,6 +458,7 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
       refused,
       teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
       toolEvents: log.events.filter((event) => event.type === 'tool-call' || event.type === 'tool-result'),
+      history: planHistory(log.events, []),
     }),
   );
   // A store without traces skips this; a trace that cannot be saved does not change how the run ended.
