@@ -182,6 +182,24 @@ export function planHistory(
   return { versions: result, changes: changeMeasure(result), updatesWithoutChange };
 }
 
+/** The change measure of a run's plan versions, oldest first (the run summary's `planChanges`). */
+export function planChangesOf(workflows: readonly Pick<WorkflowJson, 'subtasks'>[]): ChangeMeasure | null {
+  let previous: readonly HistorySubtask[] | undefined;
+  const versions = workflows.map((workflow) => {
+    const subtasks = workflow.subtasks.map(({ id, objective, agent, dependsOn }) => ({
+      id,
+      objective,
+      agent,
+      dependsOn,
+    }));
+    const changedRatio =
+      previous === undefined ? null : changedCount(diffSubtasks(previous, subtasks)) / Math.max(1, previous.length);
+    previous = subtasks;
+    return { subtasks, changedRatio };
+  });
+  return changeMeasure(versions);
+}
+
 /** Added, removed and modified subtasks (a subtask both changed and rewired counts once). */
 export function changedCount(diff: PlanVersionDiff): number {
   const modified = new Set([...diff.changed.map((change) => change.id), ...diff.rewired.map((wiring) => wiring.id)]);
@@ -192,7 +210,9 @@ export function changedCount(diff: PlanVersionDiff): number {
  * The paper counts the subtasks of the plan chosen before execution that were updated by the end of the run, over
  * that plan's size; the mean per update is Weft's finer view of the same thing.
  */
-function changeMeasure(versions: readonly PlanHistoryVersion[]): ChangeMeasure | null {
+function changeMeasure(
+  versions: readonly Pick<PlanHistoryVersion, 'subtasks' | 'changedRatio'>[],
+): ChangeMeasure | null {
   const first = versions[0];
   if (!first) return null;
   const initial = new Map(first.subtasks.map((subtask) => [subtask.id, subtask]));

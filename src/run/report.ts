@@ -119,6 +119,19 @@ export function renderReport(input: ReportInput): string {
         `mean changed ratio per update: ${measure.meanUpdateRatio === null ? '-' : percent(measure.meanUpdateRatio)}.`,
     );
   }
+  if (summary.taskCheck) {
+    // Judged apart from the run's verifier (docs/algorithms.md#fault-injection).
+    lines.push('', '## Task check', '', `Task success: **${summary.taskCheck.passed ? 'yes' : 'no'}**`, '');
+    for (const check of summary.taskCheck.checks) {
+      const exit =
+        check.exitCode === undefined ? '' : check.exitCode === null ? ', no exit status' : `, exit ${check.exitCode}`;
+      lines.push(
+        `- ${check.method} ${cell(check.by)}: ${check.passed ? 'passed' : 'failed'}${exit}${check.timedOut ? ', stopped at its deadline' : ''}`,
+      );
+      if (check.detail.trim() !== '')
+        lines.push('', '~~~~text', check.detail.trimEnd().replace(/^~~~~/gm, '\\~~~~'), '~~~~', '');
+    }
+  }
   if (input.artifacts.length > 0 || input.refused.length > 0) {
     lines.push('', '## Artifacts', '');
     for (const artifact of input.artifacts)

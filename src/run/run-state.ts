@@ -436,7 +436,9 @@ function settleOutcome(
       attempt,
       status: 'completed',
       output: outcome.output,
-      ...(outcome.masked ? { masked: true } : {}),
+      ...(outcome.masked
+        ? { masked: true, ...(outcome.produced !== undefined ? { produced: outcome.produced } : {}) }
+        : {}),
     },
   });
   commands.push({
