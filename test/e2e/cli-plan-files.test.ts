@@ -65,7 +65,7 @@ describe('examples/plans', () => {
 
 describe('fault injection (examples/sim-fault.md)', () => {
   // Task success is judged by a check of the run's outputs, apart from the run's verifier.
-  const check = ['--check', `node ${join(process.cwd(), 'test/fixtures/checks/sound-sim-outputs.mjs')}`];
+  const check = ['--check', `node ${join(process.cwd(), 'examples/sim-fault-check.mjs')}`];
 
   it('without updates, every subtask is accepted and the task still fails its check', async () => {
     const result = await runPlan(
