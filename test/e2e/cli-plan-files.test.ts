@@ -122,5 +122,8 @@ describe('fault injection (examples/sim-fault.md)', () => {
     const shown = await weft(['show', run.runId as string, '--history', '--home', home]);
     expect(shown.stdout).toMatch(/changed ratio \d+ %/);
     expect(shown.stdout).toMatch(/changed: 4 of the 4 initial subtasks \(100 %\)/);
+    const plain = await weft(['show', run.runId as string, '--home', home]);
+    expect(plain.stdout).toMatch(/plan changed: 4 of 4 initial subtasks \(changed ratio 100 %\)/);
+    expect(plain.stdout).toMatch(/task check \(command node .*sim-fault-check\.mjs\): passed — 4 outputs sound/);
   }, 60_000);
 });

@@ -13,11 +13,12 @@ import type { ChatModel } from '../../src/llm/chat-model.js';
 import { runCheckCommand } from '../../src/run/check-command.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { judgeTaskPrompt, readJudgeVerdict } from '../../src/run/judge-task.js';
+import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
 import { diamond } from './execution-harness.js';
-import { testModel } from './test-model.js';
+import { deferred, testModel } from './test-model.js';
 
 const stores: RunStore[] = [];
 afterEach(async () => {
@@ -169,6 +170,35 @@ describe('a run with task checks', () => {
     expect(report).toContain('## Task check');
     expect(report).toContain('Task success: **no**');
     expect(report).toContain('- judge scripted:judge: failed');
+  });
+
+  it('checks nothing when cancelled, and a resume runs the recorded check at its end', async () => {
+    const { home, store } = await setup();
+    const controller = new AbortController();
+    const hang = deferred<string>();
+    const cancelled = await runTask({
+      task: 'diamond',
+      model: testModel({
+        execute: (key) => (key === 'd' ? hang.promise : `out ${key}`),
+      }),
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      signal: controller.signal,
+      taskCheck: { command: 'exit 0', timeoutMs: 30_000 },
+      onEvent: (event) => {
+        if (event.type === 'task-start' && event.taskId === 'd') queueMicrotask(() => controller.abort());
+      },
+    });
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.taskCheck).toBeUndefined();
+    const resumed = await resumeRun({ runId: cancelled.runId, model: testModel(), store, home });
+    expect(resumed.status).toBe('completed');
+    expect(resumed.taskCheck).toEqual({
+      passed: true,
+      checks: [{ method: 'command', by: 'exit 0', passed: true, detail: '', exitCode: 0, timedOut: false }],
+    });
   });
 
   it('refuses a check with neither a command nor a judge, before any run exists', async () => {
