@@ -2,7 +2,14 @@
  * No stale work after a plan change (docs/algorithms.md#plan-updates): a completed subtask that an update gives a new
  * parent runs again after it, the plan-update event says why, and a resume reads the same from the log.
  */
+import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { workflowFromJson } from '../../src/graph/index.js';
+import { runTask } from '../../src/run/run-task.js';
+import { openRunStore } from '../../src/store/open-store.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { planHistory, formatPlanHistory } from '../../src/run/plan-history.js';
@@ -81,5 +88,32 @@ describe('a completed subtask whose dependencies an update changed', () => {
     const header = resumed.workflow?.subtasks.find((s) => s.id === 'header');
     expect(header?.status).toBe('not started');
     expect(header?.output).toBeUndefined();
+  });
+
+  it('report.md names what runs again and why, with the changed ratio of each version', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'weft-stale-'));
+    const store = await openRunStore({ home });
+    try {
+      const result = await runTask({
+        task: page.task,
+        model: staleWorkModel(),
+        store,
+        home,
+        plan: workflowFromJson(page),
+        candidates: 1,
+      });
+      expect(result.status).toBe('completed');
+      const report = await readFile(join(result.runDir, 'report.md'), 'utf8');
+      // v2 added data and rewired header: 2 of the 2 subtasks of v1.
+      expect(report).toMatch(
+        /- v2: page: the header lacks the data — added data; rewired header \(changed ratio 100 %\)/,
+      );
+      expect(report).toContain('  - header runs again: dependencies changed: +data');
+      expect(report).toContain(
+        'Changed: 1 of the 2 subtasks of the first plan (50 %); mean changed ratio per update: 100 %.',
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
