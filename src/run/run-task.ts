@@ -137,7 +137,8 @@ function taskCheckSettings(check: NonNullable<RunTaskOptions['taskCheck']>): Tas
     });
   return {
     ...(check.command !== undefined ? { command: check.command } : {}),
-    ...(check.judgeModel !== undefined ? { judgeModel: check.judgeModel } : {}),
+    // Recorded without a password in its URL, like the run's model; the run itself uses the spec as given.
+    ...(check.judgeModel !== undefined ? { judgeModel: redactModelSpec(check.judgeModel) } : {}),
     timeoutMs,
   };
 }
@@ -466,8 +467,9 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
     await outputFiles.settle(
       sofar.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])),
     );
+    const judgeModel = options.taskCheck?.judgeModel;
     await runTaskChecks({
-      settings: settings.taskCheck,
+      settings: { ...settings.taskCheck, ...(judgeModel !== undefined ? { judgeModel } : {}) },
       task: drive.task,
       result: runResult(sofar.tasks)?.text ?? '',
       runDir: paths.dir,

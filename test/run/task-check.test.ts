@@ -201,6 +201,34 @@ describe('a run with task checks', () => {
     });
   });
 
+  it('records the judge spec without the password of its URL, and calls the judge with the spec as given', async () => {
+    const { home, store } = await setup();
+    const spec = 'openai-compatible:http://user:SECRET@127.0.0.1:9/v1#judge';
+    const asked: string[] = [];
+    const result = await runTask({
+      task: 'diamond',
+      model: testModel(),
+      store,
+      home,
+      plan: workflowFromJson(diamond()),
+      candidates: 1,
+      createModel: async (given) => {
+        asked.push(given);
+        return {
+          id: given,
+          kind: 'scripted',
+          generate: async () => ({ text: '{"success": true}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' }),
+        };
+      },
+      taskCheck: { judgeModel: spec, timeoutMs: 30_000 },
+    });
+    expect(asked).toEqual([spec]);
+    expect(result.taskCheck?.passed).toBe(true);
+    const events = await store.events(result.runId);
+    expect(JSON.stringify(events)).not.toContain('SECRET');
+    expect(JSON.stringify(await store.getRun(result.runId))).not.toContain('SECRET');
+  });
+
   it('refuses a check with neither a command nor a judge, before any run exists', async () => {
     const { home, store } = await setup();
     await expect(
