@@ -156,8 +156,17 @@ function buildProgram(
     .option('--no-planner-scope', 'do not ask the planner for implementation-only subtasks with an output format each')
     .option('--no-needed-by', 'do not show an agent the objectives of the subtasks that need its result')
     .option('--no-minimal-updates', 'do not ask the inspector for the smallest change the failures require')
-    .option('--inject-mask <P>', 'fault injection: replace each first result by "none" with probability P')
+    .option(
+      '--inject-mask <P>',
+      'fault injection: hand "none" instead of each first result to the children, with probability P',
+    )
     .option('--seed <S>', 'seed for --inject-mask')
+    .option(
+      '--check <command>',
+      'task success: run this shell command in the artifacts folder after the run (exit 0 = success)',
+    )
+    .option('--judge-model <spec>', 'task success: ask this model whether the result accomplishes the task')
+    .option('--check-timeout <S>', 'deadline of each check in seconds (default 120)')
     .option(
       '--workers <url>',
       'run subtasks on `weft worker` processes through BullMQ on this Redis, e.g. redis://127.0.0.1:6379',

@@ -12,7 +12,7 @@ import { loadContext, loadModel, openStore, modelMaker, runNotFound } from './co
 import { loadRunTools } from './load-run-tools.js';
 import type { Output, Streams } from './output.js';
 import { createProgressView } from './progress.js';
-import { printResult, printToolWarnings, runJson } from './run-command.js';
+import { printResult, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
 
 export interface ResumeFlags {
   readonly model?: string;
@@ -81,6 +81,7 @@ export async function resumeCommand(
         `plan v${result.planVersion}, ${result.tasks.filter((t) => t.status === 'completed').length}/${result.tasks.length} subtasks completed; ${result.calls} calls in all${result.toolCalls > 0 ? `, ${toolCallCount(result.toolCalls, result.toolCallsFailed)}` : ''}`,
       );
       printToolWarnings(result, output);
+      printTaskMeasures(result, output);
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }

@@ -56,6 +56,11 @@ export interface RunFlags {
   readonly tools?: string;
   readonly maxToolSteps?: string;
   readonly maxToolCalls?: string;
+  /** A shell command run in the artifacts folder after the run: exit 0 = task success. */
+  readonly check?: string;
+  readonly checkTimeout?: string;
+  /** A model (spec) that judges task success from the result. */
+  readonly judgeModel?: string;
   readonly json?: boolean;
 }
 
@@ -85,6 +90,7 @@ export async function runCommand(
   if (seed !== undefined && maskProbability === undefined) {
     throw new WeftError('BAD_INPUT', '--seed only applies with --inject-mask', { location: { field: '--seed' } });
   }
+  const taskCheck = taskCheckFromFlags(flags);
   const plan = flags.plan ? await readPlan(flags.plan) : undefined;
   if (!taskArgument && !plan)
     throw new WeftError('BAD_INPUT', 'Give a task (in words or as a file), or a plan with --plan', {
@@ -158,6 +164,7 @@ export async function runCommand(
       ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
       ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
+      ...(taskCheck ? { taskCheck } : {}),
     });
   } finally {
     progress.close();
@@ -190,6 +197,29 @@ export interface RunJson extends Omit<RunSummary, 'tasks'> {
  * The docs/contracts.md `weft run --json` shape, extended (never renamed): each task's `output` and `outputFile`
  * (relative to `runDir`), and the run's `result`.
  */
+/** `--check`, `--judge-model` and `--check-timeout`, validated; undefined when no check was asked for. */
+function taskCheckFromFlags(
+  flags: Pick<RunFlags, 'check' | 'checkTimeout' | 'judgeModel'>,
+): { command?: string; judgeModel?: string; timeoutMs?: number } | undefined {
+  const seconds = numberFlag('check-timeout', flags.checkTimeout, { positive: true });
+  if (flags.check === undefined && flags.judgeModel === undefined) {
+    if (seconds !== undefined)
+      throw new WeftError('BAD_INPUT', '--check-timeout only applies with --check or --judge-model', {
+        location: { field: '--check-timeout' },
+      });
+    return undefined;
+  }
+  if (flags.check !== undefined && flags.check.trim() === '')
+    throw new WeftError('BAD_INPUT', '--check needs a command', { location: { field: '--check' } });
+  if (flags.judgeModel !== undefined && flags.judgeModel.trim() === '')
+    throw new WeftError('BAD_INPUT', '--judge-model needs a model spec', { location: { field: '--judge-model' } });
+  return {
+    ...(flags.check !== undefined ? { command: flags.check } : {}),
+    ...(flags.judgeModel !== undefined ? { judgeModel: flags.judgeModel } : {}),
+    ...(seconds !== undefined ? { timeoutMs: Math.round(seconds * 1000) } : {}),
+  };
+}
+
 export function runJson(summary: RunSummary & { readonly runDir?: string }): RunJson {
   const result = runResult(summary.tasks);
   return {
@@ -220,6 +250,8 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
     })),
     ...(summary.runDir !== undefined ? { runDir: summary.runDir } : {}),
     result: result ? { from: [...result.from], text: result.text, missing: [...result.missing] } : null,
+    ...(summary.planChanges ? { planChanges: summary.planChanges } : {}),
+    ...(summary.taskCheck ? { taskCheck: summary.taskCheck } : {}),
   };
 }
 
@@ -244,11 +276,29 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   for (const task of result.tasks.filter((t) => t.reason !== undefined).slice(0, 5))
     output.text(`failed ${task.id}: ${task.reason}`);
   printToolWarnings(result, output);
+  printTaskMeasures(result, output);
   output.text(
     `${result.calls} calls, ${result.tokens.input + result.tokens.output} tokens, $${result.costUsd.toFixed(4)}${result.toolCalls > 0 ? `, ${toolCallCount(result.toolCalls, result.toolCallsFailed)}` : ''}`,
   );
   output.text(`report: ${result.runDir}/report.md`);
   printResult(result, output);
+}
+
+/** The independent checks of task success and how much the plan changed (`weft run`, `weft resume`, `weft show`). */
+export function printTaskMeasures(summary: RunSummary, output: Output): void {
+  const changes = summary.planChanges;
+  if (changes) {
+    const mean = changes.meanUpdateRatio === null ? '-' : `${(changes.meanUpdateRatio * 100).toFixed(0)} %`;
+    output.text(
+      `plan changed: ${changes.changedSubtasks} of ${changes.initialSubtasks} initial subtasks (changed ratio ${(changes.changedRatio * 100).toFixed(0)} %), mean per update ${mean}`,
+    );
+  }
+  for (const check of summary.taskCheck?.checks ?? []) {
+    const detail = check.detail.trim().split('\n').slice(-3).join(' | ');
+    output.text(
+      `task check (${check.method} ${check.by}): ${check.passed ? 'passed' : 'FAILED'}${detail ? ` — ${detail.length > 300 ? `${detail.slice(0, 299)}…` : detail}` : ''}`,
+    );
+  }
 }
 
 /**

@@ -28,7 +28,7 @@ import {
 import { teamOutcome } from './team-output.js';
 import { loadContext, openExistingStore, runNotFound } from './context.js';
 import type { Output } from './output.js';
-import { printResult, runJson } from './run-command.js';
+import { printResult, printTaskMeasures, runJson } from './run-command.js';
 
 export interface ShowFlags {
   readonly home?: string;
@@ -118,6 +118,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
     if (summary.tasks.some((task) => task.output !== undefined)) {
       output.text(`outputs: ${shown.runDir}/outputs/ (one subtask: weft show ${runId} --output <subtask>)`);
     }
+    printTaskMeasures(summary, output);
     printResult(summary, output);
     return 0;
   } finally {

@@ -12,11 +12,13 @@
  * - `plan`: the task in `<task>…</task>` → `{"roles":[{name,prompt}],"subtasks":[{id,objective,agent,dependsOn}]}`,
  *   a random valid DAG with ids `t1…tn` (n from `tasks`), edges only from lower to higher ids; with `width`,
  *   levels of at most `width` subtasks.
- * - `execute` → `sim output for <key> (attempt <attempt>)`.
+ * - `execute` → `sim output for <key> (attempt <attempt>)`, followed by ` [missing input from a, b]` naming the
+ *   parents (`<input from="a">` blocks) whose output is `none` or itself names a missing input.
  * - `verify`: the output under review in `<output>…</output>` → `replan` ("output is missing") when it is
  *   empty or `none`; else `replan` with probability `fail`; else `accept`.
- * - `update`: the workflow JSON in `<workflow>…</workflow>`, ids to repair in `<failed>a, b</failed>` →
- *   the same subtasks with each failed objective suffixed ` (revised)` (once), or `{}` when none failed.
+ * - `update`: the workflow JSON in `<workflow>…</workflow>`, ids to repair in `<failed>a, b</failed>` and the
+ *   completed results in `<result id="a">` blocks → the same subtasks with the objective of each failed one and of
+ *   each whose result is `none` suffixed ` (revised)` (once), or `{}` when there is none.
  * - `answer` (a DyLAN team member, see sim-team.ts; the peers shown are read from the prompt in the layout of
  *   src/team/team-prompts.ts) → `{"answer","reasoning"}`, plus `"ratings"` (1–5 per peer) when peers are shown.
  *   The answer is right with probability `accuracy`, else `wrong-<1..3>` (right: the literal `correct`, or with
@@ -216,11 +218,11 @@ function simReply(
     case 'plan':
       return JSON.stringify(simPlan(tagContent(call, 'task') ?? '', options, stream('plan')));
     case 'execute':
-      return `sim output for ${tag.key ?? 'task'} (attempt ${tag.attempt ?? 1})`;
+      return simExecute(tag, userText(call));
     case 'verify':
       return JSON.stringify(simVerdict(tagContent(call, 'output', true), options.fail, stream('fail')));
     case 'update':
-      return JSON.stringify(simUpdate(tagContent(call, 'workflow'), tagContent(call, 'failed')));
+      return JSON.stringify(simUpdate(tagContent(call, 'workflow'), tagContent(call, 'failed'), userText(call)));
     case 'answer':
       return JSON.stringify(simTeamReply(userText(call), options, stream, answerKey));
     case 'rank': {
@@ -394,13 +396,37 @@ function simVerdict(
   return { verdict: 'accept', reason: 'meets the objective' };
 }
 
-function simUpdate(workflowText: string | undefined, failedText: string | undefined): object {
+/** A parent's output that says its work is missing: the mask itself, or work built on a masked input. */
+const MISSING_INPUT = 'missing input from';
+const INPUT_BLOCK = /<input from="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/input>/g;
+const RESULT_BLOCK = /<result id="([^"]*)">\n([\s\S]*?)\n<\/result>/g;
+
+/**
+ * The agent carries on with what it is given, as the Flow paper observes of a masked input: a parent output of
+ * `none` (or one that was itself built on such) is named in the reply, so an independent check can tell.
+ */
+function simExecute(tag: CallTag, prompt: string): string {
+  const reply = `sim output for ${tag.key ?? 'task'} (attempt ${tag.attempt ?? 1})`;
+  const missing = [...prompt.matchAll(INPUT_BLOCK)]
+    .filter(([, , output]) => output!.trim() === 'none' || output!.includes(MISSING_INPUT))
+    .map(([, id]) => id!);
+  return missing.length === 0 ? reply : `${reply} [${MISSING_INPUT} ${missing.join(', ')}]`;
+}
+
+/** Whether a sim run's outputs are all sound: none is masked or built on a masked input (the bench's check). */
+export function simOutputSound(output: string | undefined): boolean {
+  return output !== undefined && output.trim() !== 'none' && output.trim() !== '' && !output.includes(MISSING_INPUT);
+}
+
+function simUpdate(workflowText: string | undefined, failedText: string | undefined, prompt: string): object {
   const failed = new Set(
     (failedText ?? '')
       .split(',')
       .map((id) => id.trim())
       .filter((id) => id !== ''),
   );
+  // A review that sees a completed result of `none` revises that subtask, so it runs again (and what it feeds, too).
+  for (const [, id, output] of prompt.matchAll(RESULT_BLOCK)) if (output!.trim() === 'none') failed.add(id!);
   if (failed.size === 0 || workflowText === undefined) return {};
   const parsed = parseJsonLoose(workflowText);
   if (!parsed.ok) return {};

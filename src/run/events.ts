@@ -3,6 +3,9 @@
  * dashboard read the same events. `at` is milliseconds since the run started.
  */
 import type { WorkflowJson } from '../graph/workflow.js';
+import type { DiscardedWork } from '../plan/merge-update.js';
+
+export type { DiscardedWork };
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -82,7 +85,9 @@ export type WeftEvent =
       status: 'completed' | 'failed';
       output?: string;
       error?: string;
+      /** Fault injection handed "none" on instead of the attempt's result; `produced` is what the agent wrote. */
       masked?: boolean;
+      produced?: string;
       outcome?: 'discarded' | 'aborted' | 'refused';
     }
   | { type: 'task-verify'; at: number; taskId: string; attempt: number; verdict: Verdict; reason: string }
@@ -93,6 +98,25 @@ export type WeftEvent =
       cause: string;
       diff: WorkflowDiffSummary;
       workflow: WorkflowJson;
+      /** Completed or running subtasks whose work this version discarded, and why; absent when none. */
+      rerun?: readonly DiscardedWork[];
+    }
+  /**
+   * A check of the finished run that is independent of its verifier (docs/algorithms.md#fault-injection): the user's
+   * command on the artifacts folder, or a judge model. `detail` is the command's output tail or the judge's reason.
+   */
+  | {
+      type: 'task-check';
+      at: number;
+      method: 'command' | 'judge';
+      passed: boolean;
+      detail: string;
+      /** The command, or the judge model's spec (without secrets). */
+      by: string;
+      exitCode?: number | null;
+      timedOut?: boolean;
+      /** Characters of the command's output dropped to keep `detail` bounded. */
+      droppedChars?: number;
     }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
   | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }

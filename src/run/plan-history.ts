@@ -9,7 +9,7 @@
  */
 import type { WorkflowJson } from '../graph/workflow.js';
 import type { PlanVersion } from '../store/run-store.js';
-import type { CandidateSummary, WeftEvent } from './events.js';
+import type { CandidateSummary, DiscardedWork, WeftEvent } from './events.js';
 
 export interface HistorySubtask {
   readonly id: string;
@@ -57,10 +57,31 @@ export interface PlanHistoryVersion {
   readonly candidates?: readonly CandidateSummary[];
   /** The index of the chosen candidate among `candidates`, when the log says (runs recorded before update rounds logged it do not). */
   readonly chosen?: number;
+  /** Completed or running subtasks whose work this version discarded, and why (from its `plan-update` event). */
+  readonly rerun?: readonly DiscardedWork[];
+  /**
+   * Subtasks this version added, removed or modified (objective, agent or dependencies) over the previous version's
+   * size; null for the first version.
+   */
+  readonly changedRatio: number | null;
+}
+
+/** The Flow paper's update measure (Table 5), over the whole run; docs/algorithms.md#changed-ratio. */
+export interface ChangeMeasure {
+  /** Subtasks in the first version (the chosen plan, before execution). */
+  readonly initialSubtasks: number;
+  /** Subtasks of the first version that a later version modified or removed. */
+  readonly changedSubtasks: number;
+  /** changedSubtasks / initialSubtasks (0 for an empty plan). */
+  readonly changedRatio: number;
+  /** The mean of the versions' `changedRatio` over the updates; null when the plan never changed. */
+  readonly meanUpdateRatio: number | null;
 }
 
 export interface PlanHistory {
   readonly versions: readonly PlanHistoryVersion[];
+  /** Null when no plan was recorded. */
+  readonly changes: ChangeMeasure | null;
   /** Rounds of update candidates that produced no new version (the revision changed nothing, or was ignored). */
   readonly updatesWithoutChange: number;
 }
@@ -72,6 +93,7 @@ interface VersionSource {
   atMs?: number;
   candidates?: CandidateSummary[];
   chosen?: number;
+  rerun?: readonly DiscardedWork[];
 }
 
 export function planHistory(
@@ -115,6 +137,7 @@ export function planHistory(
         if (first) entry.atMs = event.at;
         entry.workflow ??= event.workflow;
         entry.cause ??= event.type === 'plan-update' ? event.cause : 'initial plan';
+        if (event.type === 'plan-update' && event.rerun && event.rerun.length > 0) entry.rerun ??= event.rerun;
         const purpose = event.type === 'plan-chosen' ? 'plan' : 'update';
         if (first && pending?.purpose === purpose) {
           entry.candidates = pending.candidates;
@@ -141,19 +164,77 @@ export function planHistory(
       agent,
       dependsOn: [...dependsOn],
     }));
+    const diff = previous === undefined ? null : diffSubtasks(previous, subtasks);
     result.push({
       version,
       cause: entry.cause ?? '',
       createdAt: entry.createdAt ?? null,
       atMs: entry.atMs ?? null,
-      diff: previous === undefined ? null : diffSubtasks(previous, subtasks),
+      diff,
       subtasks,
       ...(entry.candidates ? { candidates: entry.candidates } : {}),
       ...(entry.chosen !== undefined ? { chosen: entry.chosen } : {}),
+      ...(entry.rerun ? { rerun: entry.rerun } : {}),
+      changedRatio: diff === null || previous === undefined ? null : changedCount(diff) / Math.max(1, previous.length),
     });
     previous = subtasks;
   }
-  return { versions: result, updatesWithoutChange };
+  return { versions: result, changes: changeMeasure(result), updatesWithoutChange };
+}
+
+/** The change measure of a run's plan versions, oldest first (the run summary's `planChanges`). */
+export function planChangesOf(workflows: readonly Pick<WorkflowJson, 'subtasks'>[]): ChangeMeasure | null {
+  let previous: readonly HistorySubtask[] | undefined;
+  const versions = workflows.map((workflow) => {
+    const subtasks = workflow.subtasks.map(({ id, objective, agent, dependsOn }) => ({
+      id,
+      objective,
+      agent,
+      dependsOn,
+    }));
+    const changedRatio =
+      previous === undefined ? null : changedCount(diffSubtasks(previous, subtasks)) / Math.max(1, previous.length);
+    previous = subtasks;
+    return { subtasks, changedRatio };
+  });
+  return changeMeasure(versions);
+}
+
+/** Added, removed and modified subtasks (a subtask both changed and rewired counts once). */
+export function changedCount(diff: PlanVersionDiff): number {
+  const modified = new Set([...diff.changed.map((change) => change.id), ...diff.rewired.map((wiring) => wiring.id)]);
+  return diff.added.length + diff.removed.length + modified.size;
+}
+
+/**
+ * The paper counts the subtasks of the plan chosen before execution that were updated by the end of the run, over
+ * that plan's size; the mean per update is Weft's finer view of the same thing.
+ */
+function changeMeasure(
+  versions: readonly Pick<PlanHistoryVersion, 'subtasks' | 'changedRatio'>[],
+): ChangeMeasure | null {
+  const first = versions[0];
+  if (!first) return null;
+  const initial = new Map(first.subtasks.map((subtask) => [subtask.id, subtask]));
+  const touched = new Set<string>();
+  for (const version of versions.slice(1)) {
+    const now = new Map(version.subtasks.map((subtask) => [subtask.id, subtask]));
+    for (const [id, original] of initial) {
+      const current = now.get(id);
+      if (!current || !sameSubtask(original, current)) touched.add(id);
+    }
+  }
+  const ratios = versions.flatMap((version) => (version.changedRatio === null ? [] : [version.changedRatio]));
+  return {
+    initialSubtasks: initial.size,
+    changedSubtasks: touched.size,
+    changedRatio: initial.size === 0 ? 0 : touched.size / initial.size,
+    meanUpdateRatio: ratios.length === 0 ? null : ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length,
+  };
+}
+
+function sameSubtask(left: HistorySubtask, right: HistorySubtask): boolean {
+  return left.objective === right.objective && left.agent === right.agent && sameSet(left.dependsOn, right.dependsOn);
 }
 
 /** Like graph's diffWorkflows, with the old and new values of what changed. */
@@ -205,6 +286,7 @@ export function formatPlanHistory(history: PlanHistory): string {
     if (version.diff === null) {
       lines.push(`  ${version.subtasks.length} subtask${version.subtasks.length === 1 ? '' : 's'}:`);
       for (const subtask of version.subtasks) lines.push(`    ${describeSubtask(subtask)}`);
+      lines.push(...rerunLines(version));
       continue;
     }
     const { added, removed, changed, rewired } = version.diff;
@@ -221,6 +303,15 @@ export function formatPlanHistory(history: PlanHistory): string {
     }
     for (const wiring of rewired)
       lines.push(`  ↻ ${wiring.id}: after ${list(wiring.dependsOn.from)} → after ${list(wiring.dependsOn.to)}`);
+    lines.push(...rerunLines(version));
+    if (version.changedRatio !== null) lines.push(`  changed ratio ${percent(version.changedRatio)}`);
+  }
+  const changes = history.changes;
+  if (changes && history.versions.length > 1) {
+    lines.push(
+      `changed: ${changes.changedSubtasks} of the ${changes.initialSubtasks} initial subtasks (${percent(changes.changedRatio)}); ` +
+        `mean changed ratio per update ${changes.meanUpdateRatio === null ? '-' : percent(changes.meanUpdateRatio)}`,
+    );
   }
   if (history.updatesWithoutChange > 0) {
     const rounds = history.updatesWithoutChange;
@@ -241,6 +332,14 @@ function formatCandidate(candidate: CandidateSummary, chosen: boolean): string {
 function describeSubtask(subtask: HistorySubtask): string {
   const after = subtask.dependsOn.length > 0 ? ` after ${subtask.dependsOn.join(', ')}` : '';
   return `${subtask.id} [${subtask.agent}]${after}: ${oneLine(subtask.objective)}`;
+}
+
+function rerunLines(version: PlanHistoryVersion): string[] {
+  return (version.rerun ?? []).map((work) => `  ⟲ ${work.id} runs again: ${oneLine(work.reason)}`);
+}
+
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)} %`;
 }
 
 function list(ids: readonly string[]): string {

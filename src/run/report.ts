@@ -9,6 +9,7 @@ import { outputFileName } from '../store/run-paths.js';
 import type { TeamSummary, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { TOOL_FAILURE_MARK, toolFailureWarning } from './tool-call-count.js';
 import { toolCallLine, toolCallViews } from './tool-call-lines.js';
+import type { PlanHistory } from './plan-history.js';
 import { runResult } from './run-result.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -29,6 +30,8 @@ export interface ReportInput {
   readonly teams?: readonly TeamSummary[];
   /** The run's `tool-call` and `tool-result` events, in order. */
   readonly toolEvents?: readonly WeftEvent[];
+  /** The plan history from the log: what each version made run again and its changed ratio. */
+  readonly history?: PlanHistory;
 }
 
 export function renderReport(input: ReportInput): string {
@@ -87,6 +90,7 @@ export function renderReport(input: ReportInput): string {
       'Their outputs may claim what a failed call did not do: check them against the tool calls below.',
     );
   lines.push(...renderOutputs(summary));
+  const history = input.history;
   lines.push('', '## Plan versions', '');
   for (const version of input.versions) {
     const diff = version.diff;
@@ -100,7 +104,33 @@ export function renderReport(input: ReportInput): string {
           .filter(Boolean)
           .join('; ')
       : '';
-    lines.push(`- v${version.version}: ${version.cause}${changes ? ` — ${changes}` : ''}`);
+    const recorded = history?.versions.find((entry) => entry.version === version.version);
+    const ratio = recorded?.changedRatio;
+    lines.push(
+      `- v${version.version}: ${version.cause}${changes ? ` — ${changes}` : ''}${ratio != null ? ` (changed ratio ${percent(ratio)})` : ''}`,
+    );
+    for (const work of recorded?.rerun ?? []) lines.push(`  - ${work.id} runs again: ${work.reason}`);
+  }
+  const measure = history?.changes;
+  if (measure && input.versions.length > 1) {
+    lines.push(
+      '',
+      `Changed: ${measure.changedSubtasks} of the ${measure.initialSubtasks} subtasks of the first plan (${percent(measure.changedRatio)}); ` +
+        `mean changed ratio per update: ${measure.meanUpdateRatio === null ? '-' : percent(measure.meanUpdateRatio)}.`,
+    );
+  }
+  if (summary.taskCheck) {
+    // Judged apart from the run's verifier (docs/algorithms.md#fault-injection).
+    lines.push('', '## Task check', '', `Task success: **${summary.taskCheck.passed ? 'yes' : 'no'}**`, '');
+    for (const check of summary.taskCheck.checks) {
+      const exit =
+        check.exitCode === undefined ? '' : check.exitCode === null ? ', no exit status' : `, exit ${check.exitCode}`;
+      lines.push(
+        `- ${check.method} ${cell(check.by)}: ${check.passed ? 'passed' : 'failed'}${exit}${check.timedOut ? ', stopped at its deadline' : ''}`,
+      );
+      if (check.detail.trim() !== '')
+        lines.push('', '~~~~text', check.detail.trimEnd().replace(/^~~~~/gm, '\\~~~~'), '~~~~', '');
+    }
   }
   if (input.artifacts.length > 0 || input.refused.length > 0) {
     lines.push('', '## Artifacts', '');
@@ -115,6 +145,10 @@ export function renderReport(input: ReportInput): string {
 }
 
 /** Every tool call, under its subtask and attempt (arguments as logged: secret ones redacted). */
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)} %`;
+}
+
 function renderToolCalls(events: readonly WeftEvent[]): string[] {
   const lines = ['## Tool calls'];
   // Subtasks run at once, so their calls interleave in the log: one heading per attempt, in order of first call.

@@ -29,6 +29,7 @@ export interface ResumeRunOptions
     | 'updateCandidates'
     | 'verify'
     | 'injectMask'
+    | 'taskCheck'
     | 'maxToolSteps'
   > {
   readonly runId: string;

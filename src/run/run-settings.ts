@@ -39,6 +39,17 @@ export interface RunSettings {
   readonly plannerScope?: boolean;
   readonly neededBy?: boolean;
   readonly minimalUpdates?: boolean;
+  /** How the finished run's task success is judged, independently of its verifier (`--check`, `--judge-model`). */
+  readonly taskCheck?: TaskCheckSettings;
+}
+
+export interface TaskCheckSettings {
+  /** A shell command run in the artifacts folder: exit status 0 means the task succeeded. */
+  readonly command?: string;
+  /** A model spec (without secrets) asked whether the result accomplishes the task. */
+  readonly judgeModel?: string;
+  /** The deadline of each check, in ms. */
+  readonly timeoutMs: number;
 }
 
 /** RunSettings with every default filled in. */

@@ -478,7 +478,9 @@ function settleOutcome(
       attempt,
       status: 'completed',
       output: outcome.output,
-      ...(outcome.masked ? { masked: true } : {}),
+      ...(outcome.masked
+        ? { masked: true, ...(outcome.produced !== undefined ? { produced: outcome.produced } : {}) }
+        : {}),
     },
   });
   commands.push({
@@ -604,7 +606,9 @@ function applyUpdate(
   state.pendingFailures = state.pendingFailures.filter((failure) => state.tasks.get(failure.id)?.status === 'failed');
   if (state.pendingFailures.length === 0) state.repairRequested = false;
   const diff = diffWorkflows(live, next);
-  const changed = diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length > 0;
+  const discarded = merged.rerun;
+  const changed =
+    diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length + discarded.length > 0;
   if (!changed) return;
   state.version += 1;
   const cause =
@@ -619,7 +623,15 @@ function applyUpdate(
   };
   commands.push({
     type: 'emit',
-    event: { type: 'plan-update', version: state.version, cause, diff: summary, workflow: toWorkflowJson(next) },
+    event: {
+      type: 'plan-update',
+      version: state.version,
+      cause,
+      diff: summary,
+      workflow: toWorkflowJson(next),
+      // The statuses in `workflow` already say what runs again (resume folds them); this says why.
+      ...(discarded.length > 0 ? { rerun: discarded.map((work) => ({ id: work.id, reason: work.reason })) } : {}),
+    },
   });
   // The round ends here, with its revision merged and logged. Saving the version is bookkeeping that must not
   // hold the round open: failures arriving during the save would wait for a later round, so how many failures a

@@ -3,7 +3,8 @@
  * their own) its output format, the objectives of the subtasks that need its result and, on a retry, its earlier
  * attempts with the verifier's reasons (docs/algorithms.md#execution), then the result is double-checked (docs/algorithms.md#verification), against the
  * attempt's tool calls when its role has tools. Fault injection ("masking", docs/algorithms.md#fault-injection)
- * replaces the result with "none" before the check and before any child can see it.
+ * replaces the result with "none" after the check and before any child can read it, as the Flow paper describes:
+ * the subtask's own verifier judges what the agent produced, and the fault shows only downstream.
  */
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
@@ -44,6 +45,8 @@ export type AttemptOutcome =
       readonly kind: 'verified';
       readonly output: string;
       readonly masked: boolean;
+      /** What the agent produced, when fault injection handed "none" on in its place (kept for the record). */
+      readonly produced?: string;
       readonly verdict: Verdict;
       readonly reason: string;
     }
@@ -93,8 +96,9 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
 }
 
 /**
- * Verifies what an attempt produced (masked first under fault injection); shared by agents and teams. `toolCalls`:
- * the attempt's tool calls, for a role with tools.
+ * Verifies what an attempt produced; shared by agents and teams. Under fault injection the verifier still sees what
+ * was produced, and the outcome carries "none" in its place: that is what the run records and the children read.
+ * `toolCalls`: the attempt's tool calls, for a role with tools.
  */
 export async function verifyOutput(
   attempt: SubtaskAttempt,
@@ -102,17 +106,18 @@ export async function verifyOutput(
   toolCalls?: readonly ToolEvidenceCall[],
 ): Promise<AttemptOutcome> {
   const output = attempt.mask ? MASKED_OUTPUT : produced;
+  const masked = attempt.mask ? { masked: true, produced } : { masked: false };
   if (!attempt.verify)
-    return { kind: 'verified', output, masked: attempt.mask, verdict: 'accept', reason: 'verification disabled' };
+    return { kind: 'verified', output, ...masked, verdict: 'accept', reason: 'verification disabled' };
   const verdict = await verifySubtask({
     model: attempt.model,
     task: attempt.task,
     subtaskId: attempt.id,
     objective: attempt.objective,
-    output,
+    output: produced,
     attempt: attempt.attempt,
     ...(toolCalls ? { toolCalls } : {}),
     signal: attempt.signal,
   });
-  return { kind: 'verified', output, masked: attempt.mask, verdict: verdict.verdict, reason: verdict.reason };
+  return { kind: 'verified', output, ...masked, verdict: verdict.verdict, reason: verdict.reason };
 }

@@ -4,6 +4,7 @@
  */
 import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
 import type { AttemptFeedback, RunStatus, WeftEvent } from './events.js';
+import { planChangesOf, type ChangeMeasure } from './plan-history.js';
 import { fateOf, foldFate, summaryReason, type Fates } from './subtask-fate.js';
 
 export interface TaskSummary {
@@ -43,6 +44,23 @@ export interface RunSummary {
   /** Of those, the ones that ended in an error (the tool failed, timed out, or the call was malformed). */
   readonly toolCallsFailed: number;
   readonly tasks: readonly TaskSummary[];
+  /** How much the plan changed (the Flow paper's changed ratio); present once the plan changed at least once. */
+  readonly planChanges?: ChangeMeasure;
+  /** The checks of task success that are independent of the verifier (`--check`, `--judge-model`), when run. */
+  readonly taskCheck?: TaskCheckSummary;
+}
+
+export interface TaskCheckSummary {
+  /** Every check passed. */
+  readonly passed: boolean;
+  readonly checks: readonly {
+    readonly method: 'command' | 'judge';
+    readonly by: string;
+    readonly passed: boolean;
+    readonly detail: string;
+    readonly exitCode?: number | null;
+    readonly timedOut?: boolean;
+  }[];
 }
 
 /**
@@ -75,6 +93,8 @@ export function summarizeRun(
   const fates: Fates = new Map();
   /** Per subtask id, per attempt: what the attempt was told (a resumed attempt's start repeats its own). */
   const told = new Map<string, Map<number, readonly AttemptFeedback[]>>();
+  const versionWorkflows = new Map<number, WorkflowJson>();
+  const checks: TaskCheckSummary['checks'][number][] = [];
   for (const event of events) {
     makespanMs = Math.max(makespanMs, event.at);
     // Each subtask's fate is the shared fold's (the same one resume reads); this switch adds the run's totals.
@@ -84,7 +104,23 @@ export function summarizeRun(
       case 'plan-update':
         workflow = event.workflow;
         planVersion = event.version;
+        // A resumed run may announce a version again; the first announcement is the version.
+        if (!versionWorkflows.has(event.version)) versionWorkflows.set(event.version, event.workflow);
         break;
+      case 'task-check': {
+        // A resumed run checks again at its end: the latest check of each kind counts.
+        const kept = checks.filter((check) => check.method !== event.method);
+        checks.length = 0;
+        checks.push(...kept, {
+          method: event.method,
+          by: event.by,
+          passed: event.passed,
+          detail: event.detail,
+          ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
+          ...(event.timedOut !== undefined ? { timedOut: event.timedOut } : {}),
+        });
+        break;
+      }
       case 'call':
         calls += 1;
         input += event.inputTokens;
@@ -155,6 +191,8 @@ export function summarizeRun(
       };
     }),
   };
+  const ordered = [...versionWorkflows.keys()].sort((left, right) => left - right);
+  const planChanges = ordered.length > 1 ? planChangesOf(ordered.map((v) => versionWorkflows.get(v)!)) : null;
   return {
     runId,
     status,
@@ -166,6 +204,8 @@ export function summarizeRun(
     toolCalls,
     toolCallsFailed,
     tasks: tasksSummary,
+    ...(planChanges ? { planChanges } : {}),
+    ...(checks.length > 0 ? { taskCheck: { passed: checks.every((check) => check.passed), checks } } : {}),
     workflow: final,
     ...(reason !== undefined ? { reason } : {}),
   };

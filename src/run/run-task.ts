@@ -19,7 +19,7 @@ import type { TeamOffer } from '../plan/team-offer.js';
 import type { RunStore } from '../store/run-store.js';
 import { isTraceStore, newTraceId } from '../store/traces.js';
 import type { ResumeState } from './resume-state.js';
-import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { resolveRunSettings, type RunSettings, type TaskCheckSettings } from './run-settings.js';
 import { newRunId } from '../store/run-id.js';
 import { currentOwner } from '../store/run-owner.js';
 import { runPaths } from '../store/run-paths.js';
@@ -41,6 +41,9 @@ import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
 import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
 import { recordPlanVersion } from './record-plan-version.js';
+import { planHistory } from './plan-history.js';
+import { runResult } from './run-result.js';
+import { runTaskChecks } from './task-check.js';
 import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { runTrace } from './run-trace.js';
@@ -116,6 +119,33 @@ export interface RunTaskOptions {
   readonly toolsFile?: string;
   /** The plan file whose `tools:` section gave some of `tools`, recorded likewise. */
   readonly planToolsFile?: string;
+  /**
+   * Task success judged apart from the verifier once the run is done (docs/algorithms.md#fault-injection): a shell
+   * command run in the artifacts folder (exit 0 = success) and/or a judge model; each with a deadline (default 120 s).
+   */
+  readonly taskCheck?: { readonly command?: string; readonly judgeModel?: string; readonly timeoutMs?: number };
+}
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 120_000;
+
+function taskCheckSettings(check: NonNullable<RunTaskOptions['taskCheck']>): TaskCheckSettings {
+  const timeoutMs = check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+    throw new WeftError('BAD_INPUT', `Expected a check timeout > 0 ms, got ${timeoutMs}`, {
+      location: { field: 'taskCheck.timeoutMs' },
+    });
+  if (check.command !== undefined && check.command.trim() === '')
+    throw new WeftError('BAD_INPUT', 'The check command is empty', { location: { field: 'taskCheck.command' } });
+  if (check.command === undefined && check.judgeModel === undefined)
+    throw new WeftError('BAD_INPUT', 'A task check needs a command or a judge model', {
+      location: { field: 'taskCheck' },
+    });
+  return {
+    ...(check.command !== undefined ? { command: check.command } : {}),
+    // Recorded without a password in its URL, like the run's model; the run itself uses the spec as given.
+    ...(check.judgeModel !== undefined ? { judgeModel: redactModelSpec(check.judgeModel) } : {}),
+    timeoutMs,
+  };
 }
 
 export interface RunTaskResult extends RunSummary {
@@ -189,6 +219,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     ...(options.maxToolSteps !== undefined ? { maxToolSteps: options.maxToolSteps } : {}),
     ...(options.toolsFile !== undefined ? { toolsFile: options.toolsFile } : {}),
     ...(options.planToolsFile !== undefined ? { planToolsFile: options.planToolsFile } : {}),
+    ...(options.taskCheck ? { taskCheck: taskCheckSettings(options.taskCheck) } : {}),
   });
   // The spec as stored and shown: a key in its base URL is never written down (resume asks for --model again).
   await options.store.createRun({
@@ -443,6 +474,26 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
     }
   }
   deadline.clear();
+  // Task success, judged apart from the run's verifier, on what the run left (not for a cancelled run).
+  if (settings.taskCheck && status !== 'cancelled' && !options.signal?.aborted) {
+    const sofar = summarizeRun(runId, log.events);
+    // The check reads the run folder as the run leaves it: outputs/ holds the accepted outputs and nothing stale.
+    await outputFiles.settle(
+      sofar.tasks.flatMap((task) => (task.output !== undefined ? [{ id: task.id, output: task.output }] : [])),
+    );
+    const judgeModel = options.taskCheck?.judgeModel;
+    await runTaskChecks({
+      settings: { ...settings.taskCheck, ...(judgeModel !== undefined ? { judgeModel } : {}) },
+      task: drive.task,
+      result: runResult(sofar.tasks)?.text ?? '',
+      runDir: paths.dir,
+      artifactsDir: paths.artifacts,
+      artifacts: artifacts.map((artifact) => artifact.path),
+      createModel: modelMakerOf(options),
+      ...(options.signal ? { signal: options.signal } : {}),
+      emit,
+    });
+  }
   emit({
     type: 'budget',
     calls: meter.calls,
@@ -471,6 +522,7 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
       refused,
       teams: log.events.flatMap((event) => (event.type === 'team' ? [event] : [])),
       toolEvents: log.events.filter((event) => event.type === 'tool-call' || event.type === 'tool-result'),
+      history: planHistory(log.events, []),
     }),
   );
   // A store without traces skips this; a trace that cannot be saved does not change how the run ended.

@@ -120,6 +120,18 @@ describe('bad input exits with code 2 and a located message', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { field: flag } } });
   });
 
+  it.each([
+    [['--check', 'true', '--check-timeout', '0'], '--check-timeout'],
+    [['--check-timeout', '5'], '--check-timeout'],
+    [['--check', '  '], '--check'],
+    [['--judge-model', ''], '--judge-model'],
+  ])('a bad task check %j', async (flags, field) => {
+    const home = tempHome();
+    const result = await cli(['run', 'write a poem', '--model', 'sim:seed=1', '--home', home, ...flags, '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'BAD_INPUT', location: { field } } });
+  });
+
   it('an unknown option', async () => {
     const result = await cli(['run', 'x y', '--frobnicate']);
     expect(result.code).toBe(2);

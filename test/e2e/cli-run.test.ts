@@ -39,6 +39,8 @@ describe('weft run --json (scripted Gobang)', () => {
       'calls',
       'costUsd',
       'makespanMs',
+      // Present because the plan changed once (docs/algorithms.md#changed-ratio).
+      'planChanges',
       'planVersion',
       'result',
       'runDir',
@@ -51,6 +53,14 @@ describe('weft run --json (scripted Gobang)', () => {
     ]);
     expect(run.status).toBe('completed');
     expect(run.planVersion).toBe(2);
+    expect(Object.keys(run.planChanges as object).sort()).toEqual([
+      'changedRatio',
+      'changedSubtasks',
+      'initialSubtasks',
+      'meanUpdateRatio',
+    ]);
+    const changes = run.planChanges as { changedRatio: number; changedSubtasks: number; initialSubtasks: number };
+    expect(changes.changedRatio).toBe(changes.changedSubtasks / changes.initialSubtasks);
     expect(run.runId).toEqual(expect.any(String));
     expect(run.makespanMs).toEqual(expect.any(Number));
     expect(run.calls).toBe(20);

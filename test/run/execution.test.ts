@@ -167,21 +167,53 @@ describe('execute', () => {
     expect(model.count('update')).toBeGreaterThanOrEqual(3);
   });
 
-  it('a masked result is caught by verification and repaired before children see it', async () => {
-    const model = testModel({
-      verify: (_key, _attempt, call) =>
-        call.messages[0]!.content.includes('<output>\nnone\n</output>')
-          ? { verdict: 'replan', reason: 'output is missing' }
-          : { verdict: 'accept' },
-    });
+  it('a masked result is judged as produced by its verifier, and reaches the children as "none"', async () => {
+    // The Flow paper masks an output "before passing it to the next agent": the subtask's own check sees the real
+    // output, so nothing fails and, without a review, the children build on "none".
+    const model = testModel();
     const { events, promise } = run(diamond(), { model, mask: (id, attempt) => id === 'a' && attempt === 1 });
     const result = await promise;
     expect(result.status).toBe('completed');
-    expect(starts(events, 'a')).toHaveLength(2);
+    expect(starts(events, 'a')).toHaveLength(1);
+    const verifyPrompt = model.calls.find((c) => c.tag?.purpose === 'verify' && c.tag.key === 'a')!.messages[0]!
+      .content;
+    expect(verifyPrompt).toContain('<output>\noutput of a\n</output>');
     const childPrompt = model.calls.find((c) => c.tag?.purpose === 'execute' && c.tag.key === 'b')!.messages[0]!
       .content;
-    expect(childPrompt).toContain('output of a');
-    expect(childPrompt).not.toMatch(/<input from="a"[^>]*>\nnone\n/);
+    expect(childPrompt).toMatch(/<input from="a"[^>]*>\nnone\n/);
+    // The record keeps what the agent wrote beside the mask.
+    expect(
+      events.find((e) => e.type === 'task-end' && (e as unknown as { taskId: string }).taskId === 'a'),
+    ).toMatchObject({
+      output: 'none',
+      masked: true,
+      produced: 'output of a',
+    });
+  });
+
+  it('a review that revises a masked subtask reruns it and every subtask that read its "none"', async () => {
+    const model = testModel({
+      update: (call) => {
+        const prompt = call.messages[0]!.content;
+        if (!/<result id="a">\nnone\n<\/result>/.test(prompt)) return {};
+        return { subtasks: diamond().subtasks.map((s) => (s.id === 'a' ? { ...s, objective: 'do a again' } : s)) };
+      },
+    });
+    const { events, promise } = run(diamond(), {
+      model,
+      strategy: 'concurrent',
+      mask: (id, attempt) => id === 'a' && attempt === 1,
+    });
+    const result = await promise;
+    expect(result.status).toBe('completed');
+    expect(starts(events, 'a')).toHaveLength(2);
+    // Nothing accepted at the end was computed from the mask.
+    for (const subtask of result.workflow.subtasks) expect(subtask.output, subtask.id).not.toBe('none');
+    for (const call of model.calls.filter((c) => c.tag?.purpose === 'execute')) {
+      const accepted = result.workflow.subtasks.find((s) => s.id === call.tag?.key);
+      if (accepted?.attempts === call.tag?.attempt && call.tag?.key !== 'a')
+        expect(call.messages[0]!.content, call.tag?.key).not.toMatch(/<input from="a"[^>]*>\nnone\n/);
+    }
   });
 
   it('stops before a call that would break the budget and keeps what finished', async () => {
@@ -275,19 +307,16 @@ describe('execute: the repair limit', () => {
   });
 
   it('routine reviews of the concurrent strategy do not use up the repair limit', async () => {
-    // 60 completions trigger routine reviews; the three masked failures still get repaired.
+    // 60 completions trigger routine reviews; the three failures still get repaired.
+    const failing = new Set(['t5', 't30', 't59']);
     const model = testModel({
-      verify: (_key, _attempt, call) =>
-        call.messages[0]!.content.includes('<output>\nnone\n</output>')
-          ? { verdict: 'replan', reason: 'missing' }
-          : { verdict: 'accept' },
+      verify: (key, attempt) =>
+        attempt === 1 && failing.has(key) ? { verdict: 'replan', reason: 'missing' } : { verdict: 'accept' },
     });
-    const masked = new Set(['t5', 't30', 't59']);
     const { promise } = run(wide(60), {
       model,
       strategy: 'concurrent',
       maxUpdates: 5,
-      mask: (id, attempt) => attempt === 1 && masked.has(id),
     });
     const result = await promise;
     expect(result.status).toBe('completed');

@@ -175,7 +175,7 @@ describe('planHistory', () => {
   });
 
   it('is empty for a run without a plan', () => {
-    expect(planHistory([], [])).toEqual({ versions: [], updatesWithoutChange: 0 });
+    expect(planHistory([], [])).toEqual({ versions: [], changes: null, updatesWithoutChange: 0 });
     expect(formatPlanHistory(planHistory([], []))).toBe('no plan recorded');
   });
 
@@ -205,12 +205,18 @@ describe('formatPlanHistory', () => {
       '     #2 3 subtasks, 2 levels, parallelism 1.500, dep.complexity 0.500',
       '  ~ board: "Draw the board" → "Draw the board with a canvas"',
       '  ↻ tests: after board → after board, rules',
+      // board changed and tests rewired, of 3 subtasks.
+      '  changed ratio 67 %',
       'v3: concurrent review (at 0.04 s)',
       '  candidates:',
       '     #1 3 subtasks, 2 levels, parallelism 1.500, dep.complexity 0.500',
       '  + check [tester] after rules: Check the win rule',
       '  - tests',
       '  ~ board: agent coder → designer',
+      // check added, tests removed, board reassigned, of the 3 subtasks of v2.
+      '  changed ratio 100 %',
+      // Of v1's board, rules and tests, only rules was never touched; (2/3 + 3/3) / 2 per update.
+      'changed: 2 of the 3 initial subtasks (67 %); mean changed ratio per update 83 %',
       '1 update round left the plan unchanged',
     ]);
   });
@@ -225,6 +231,7 @@ describe('formatPlanHistory', () => {
           atMs: null,
           diff: null,
           subtasks: [{ id: 'a', objective: `line one\nline two ${'x'.repeat(300)}`, agent: 'w', dependsOn: [] }],
+          changedRatio: null,
         },
         {
           version: 2,
@@ -233,6 +240,7 @@ describe('formatPlanHistory', () => {
           atMs: null,
           diff: { added: [], removed: [], changed: [], rewired: [] },
           subtasks: [],
+          changedRatio: null,
         },
         {
           version: 3,
@@ -241,8 +249,10 @@ describe('formatPlanHistory', () => {
           atMs: null,
           diff: { added: [], removed: [], changed: [], rewired: [{ id: 'a', dependsOn: { from: [], to: ['b'] } }] },
           subtasks: [],
+          changedRatio: null,
         },
       ],
+      changes: null,
       updatesWithoutChange: 0,
     });
     const lines = text.split('\n');
