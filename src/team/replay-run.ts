@@ -1,0 +1,203 @@
+/**
+ * Runs a recorded DyLAN run's queries through Weft's team engine with the replay model and compares, query by
+ * query, what Weft did with what the recording says the authors' code did (docs/teams.md#replaying-recorded-runs).
+ *
+ * The engine is set up as the authors' MMLU runs were: at most `recording.rounds` (3) layers, early stop on, the
+ * reformation after step 2 keeping 2 agents for teams of more than three agents and none otherwise (their code
+ * ranks only then).
+ *
+ * What is compared, per query:
+ * - replies: Weft's calls (agents plus the ranker) against the authors' count (recordedReplies);
+ * - the answer: Weft's final answer against the authors' final answer, derived from the recorded replies with
+ *   their reading (undefined when their last layer is tied: their tie goes to the first of a random order that
+ *   is not recorded); correctness is known for Weft only where it gives the authors' answer or the authors were
+ *   right (then the correct answer is theirs);
+ * - importance: the largest difference between Weft's I(t, a) and the recorded per-node importance.
+ * A query whose replay needs a reply the recording lacks is reported with the located error, not thrown.
+ */
+import { isAbortError } from '../errors.js';
+import { extractChoiceAsDylan } from './extract-answer.js';
+import { runTeam, type RunTeamOptions } from './run-team.js';
+import {
+  createReplayAgents,
+  createReplayModel,
+  createReplayRanker,
+  NO_OPTION_AS_DYLAN,
+  replayAgentNames,
+  replayQueries,
+  type ReplayReading,
+} from './replay-model.js';
+import { answeredIn, recordedReplies, type DylanRecording, type RecordedQuery } from './replay-recording.js';
+
+export interface ReplayOptions {
+  readonly reading?: ReplayReading;
+  /** Agent names (the team's roles); default `agent-1` … `agent-N`. */
+  readonly roles?: readonly string[];
+  /** Further engine options (e.g. how early stop is checked), passed on to runTeam. */
+  readonly engine?: Partial<Pick<RunTeamOptions, 'earlyStop' | 'seed'>> & Record<string, unknown>;
+  readonly signal?: AbortSignal;
+}
+
+export interface ReplayedQuery {
+  readonly line: number;
+  readonly recordedReplies: number;
+  /** Undefined when the replay failed. */
+  readonly weftReplies?: number;
+  /** The authors' final answer by their reading; undefined when their last layer was tied. */
+  readonly recordedAnswer?: string;
+  readonly recordedCorrect?: boolean;
+  readonly weftAnswer?: string;
+  /** True/false where known (see the header); undefined otherwise. */
+  readonly weftCorrect?: boolean;
+  /** Largest |Weft − recorded| node importance; undefined without figures or when the replay failed. */
+  readonly importanceGap?: number;
+  /** Weft's per-node importance in the recording's layout (agent a at round r: index r·N + a). */
+  readonly weftImportance?: readonly number[];
+  /** Why the replay failed (a located message). */
+  readonly error?: string;
+}
+
+export interface ReplayReport {
+  readonly file: string;
+  readonly subject: string;
+  readonly agents: number;
+  readonly reading: ReplayReading;
+  readonly queries: readonly ReplayedQuery[];
+}
+
+export async function replayRecording(recording: DylanRecording, options: ReplayOptions = {}): Promise<ReplayReport> {
+  const reading = options.reading ?? 'authors';
+  const names = replayAgentNames(recording, options.roles);
+  const model = createReplayModel(recording, names);
+  const agents = createReplayAgents(model, names, reading);
+  const ranker = createReplayRanker(recording, names);
+  const queries = replayQueries(recording);
+  const results: ReplayedQuery[] = [];
+  for (const [index, query] of queries.entries()) {
+    const recorded = recording.queries[index]!;
+    const correct = recording.figures?.correct[index];
+    const recordedAnswer = authorsFinalAnswer(recorded);
+    const base = {
+      line: recorded.line,
+      recordedReplies: recordedReplies(recorded, recording.agents),
+      ...(recordedAnswer !== undefined ? { recordedAnswer } : {}),
+      ...(correct !== undefined ? { recordedCorrect: correct } : {}),
+    };
+    try {
+      const result = await runTeam({
+        ...options.engine,
+        agents,
+        ranker,
+        query,
+        maxSteps: recording.rounds,
+        reformAt: recording.agents > 3 ? 2 : 0,
+        keep: 2,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const weftImportance = Array.from({ length: recording.agents * recording.rounds }, (_, node) => {
+        const layer = result.importanceByLayer[Math.floor(node / recording.agents)];
+        return layer?.[names[node % recording.agents]!] ?? 0;
+      });
+      const row = recording.figures?.importance[index];
+      const weftCorrect =
+        correct === undefined || recordedAnswer === undefined
+          ? undefined
+          : result.answer === recordedAnswer
+            ? correct
+            : correct
+              ? false
+              : undefined;
+      results.push({
+        ...base,
+        weftReplies: result.calls,
+        weftAnswer: result.answer,
+        ...(weftCorrect !== undefined ? { weftCorrect } : {}),
+        weftImportance,
+        ...(row
+          ? { importanceGap: Math.max(...row.map((value, node) => Math.abs(value - weftImportance[node]!))) }
+          : {}),
+      });
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      results.push({ ...base, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { file: recording.file, subject: recording.subject, agents: recording.agents, reading, queries: results };
+}
+
+/**
+ * The authors' final answer of a query by their reading: the answers of its last answered round; the one more
+ * than floor(2/3·k) of them share (their consensus), else the most frequent; undefined on a tie for the most.
+ * A reply with no answer counts as NO_OPTION_AS_DYLAN (their code compares `None == None` as agreeing).
+ */
+export function authorsFinalAnswer(query: RecordedQuery): string | undefined {
+  for (let round = query.replies[0]!.length - 1; round >= 0; round--) {
+    const answered = answeredIn(query, round);
+    if (answered.length === 0) continue;
+    const counts = new Map<string, number>();
+    for (const agent of answered) {
+      const answer = extractChoiceAsDylan(query.replies[agent]![round]!) || NO_OPTION_AS_DYLAN;
+      counts.set(answer, (counts.get(answer) ?? 0) + 1);
+    }
+    const best = Math.max(...counts.values());
+    const top = [...counts].filter(([, count]) => count === best);
+    return top.length === 1 ? top[0]![0] : undefined;
+  }
+  return undefined;
+}
+
+/** Per-report totals for a table: queries, replayed, count matches, replies per query both ways. */
+export interface ReplaySummary {
+  readonly queries: number;
+  readonly replayed: number;
+  readonly failed: number;
+  readonly countMatches: number;
+  /** Lines (with the file) whose reply count differs, or that failed. */
+  readonly countMismatches: readonly {
+    readonly file: string;
+    readonly line: number;
+    readonly recorded: number;
+    readonly weft?: number;
+    readonly error?: string;
+  }[];
+  /** Over all queries of the recordings. */
+  readonly recordedRepliesPerQuery: number;
+  /** Over the replayed queries only, and the authors' figure over the same queries. */
+  readonly weftRepliesPerQuery: number;
+  readonly recordedRepliesPerReplayedQuery: number;
+  readonly answersAgree: number;
+  readonly answersComparable: number;
+  readonly importanceWithin1e9: number;
+  readonly importanceCompared: number;
+}
+
+export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummary {
+  const all = reports.flatMap((report) => report.queries.map((query) => ({ file: report.file, query })));
+  const replayed = all.filter((entry) => entry.query.weftReplies !== undefined);
+  const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+  const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : sum(values) / values.length);
+  const comparable = replayed.filter((entry) => entry.query.recordedAnswer !== undefined);
+  const withImportance = replayed.filter((entry) => entry.query.importanceGap !== undefined);
+  return {
+    queries: all.length,
+    replayed: replayed.length,
+    failed: all.length - replayed.length,
+    countMatches: replayed.filter((entry) => entry.query.weftReplies === entry.query.recordedReplies).length,
+    countMismatches: all
+      .filter((entry) => entry.query.weftReplies !== entry.query.recordedReplies)
+      .map(({ file, query }) => ({
+        file,
+        line: query.line,
+        recorded: query.recordedReplies,
+        ...(query.weftReplies !== undefined ? { weft: query.weftReplies } : {}),
+        ...(query.error !== undefined ? { error: query.error } : {}),
+      })),
+    recordedRepliesPerQuery: mean(all.map((entry) => entry.query.recordedReplies)),
+    weftRepliesPerQuery: mean(replayed.map((entry) => entry.query.weftReplies!)),
+    recordedRepliesPerReplayedQuery: mean(replayed.map((entry) => entry.query.recordedReplies)),
+    answersAgree: comparable.filter((entry) => entry.query.weftAnswer === entry.query.recordedAnswer).length,
+    answersComparable: comparable.length,
+    importanceWithin1e9: withImportance.filter((entry) => entry.query.importanceGap! < 1e-9).length,
+    importanceCompared: withImportance.length,
+  };
+}
