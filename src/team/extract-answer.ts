@@ -98,8 +98,8 @@ function extractChoice(text: string, choices: readonly string[] | undefined): st
   const whole = toChoiceLetter(text, choices);
   if (whole) return whole;
   // `A) Alveoli` as the last option named: the DyLAN authors' fallback form, kept to a letter standing alone
-  // (not the end of a word, not a bracketed aside) so `(see Figure 2b)` does not read as B.
-  const closed = [...text.matchAll(/(?<![A-Za-z0-9(])([A-Z])\)/g)]
+  // (not the end of a word, a bracketed aside or `N/A`) so `(see Figure 2b)` and `(N/A)` do not read as B or A.
+  const closed = [...text.matchAll(/(?<![A-Za-z0-9(/])([A-Z])\)/g)]
     .map((m) => m[1]!)
     .filter((letter) => isLabel(letter, choices));
   return closed.at(-1) ?? '';

@@ -15,7 +15,7 @@
  * - importance: the largest difference between Weft's I(t, a) and the recorded per-node importance.
  * A query whose replay needs a reply the recording lacks is reported with the located error, not thrown.
  */
-import { isAbortError } from '../errors.js';
+import { isAbortError, isWeftError } from '../errors.js';
 import { extractChoiceAsDylan } from './extract-answer.js';
 import { runTeam, type RunTeamOptions } from './run-team.js';
 import {
@@ -34,7 +34,9 @@ export interface ReplayOptions {
   /** Agent names (the team's roles); default `agent-1` … `agent-N`. */
   readonly roles?: readonly string[];
   /** Further engine options (e.g. how early stop is checked), passed on to runTeam. */
-  readonly engine?: Partial<Pick<RunTeamOptions, 'earlyStop' | 'seed'>> & Record<string, unknown>;
+  readonly engine?: Partial<
+    Omit<RunTeamOptions, 'agents' | 'query' | 'ranker' | 'maxSteps' | 'reformAt' | 'keep' | 'signal'>
+  >;
   readonly signal?: AbortSignal;
 }
 
@@ -55,6 +57,8 @@ export interface ReplayedQuery {
   readonly weftImportance?: readonly number[];
   /** Why the replay failed (a located message). */
   readonly error?: string;
+  /** When it failed for a reply the recording lacks: which (`agent 4 (Lawyer) round 1`). */
+  readonly missingReply?: string;
 }
 
 export interface ReplayReport {
@@ -119,7 +123,12 @@ export async function replayRecording(recording: DylanRecording, options: Replay
       });
     } catch (error) {
       if (isAbortError(error)) throw error;
-      results.push({ ...base, error: error instanceof Error ? error.message : String(error) });
+      const missing = isWeftError(error) && error.code === 'SCRIPT_EXHAUSTED' ? error.location?.field : undefined;
+      results.push({
+        ...base,
+        error: error instanceof Error ? error.message : String(error),
+        ...(missing !== undefined ? { missingReply: missing } : {}),
+      });
     }
   }
   return { file: recording.file, subject: recording.subject, agents: recording.agents, reading, queries: results };
@@ -159,6 +168,7 @@ export interface ReplaySummary {
     readonly recorded: number;
     readonly weft?: number;
     readonly error?: string;
+    readonly missingReply?: string;
   }[];
   /** Over all queries of the recordings. */
   readonly recordedRepliesPerQuery: number;
@@ -191,6 +201,7 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
         recorded: query.recordedReplies,
         ...(query.weftReplies !== undefined ? { weft: query.weftReplies } : {}),
         ...(query.error !== undefined ? { error: query.error } : {}),
+        ...(query.missingReply !== undefined ? { missingReply: query.missingReply } : {}),
       })),
     recordedRepliesPerQuery: mean(all.map((entry) => entry.query.recordedReplies)),
     weftRepliesPerQuery: mean(replayed.map((entry) => entry.query.weftReplies!)),

@@ -1,0 +1,168 @@
+/**
+ * Weft's DyLAN team engine on real model text: the DyLAN authors' recorded MMLU runs (GPT-3.5 replies of their
+ * teams of 2, 3, 4 and 7 agents) replayed through it (docs/teams.md#replaying-recorded-runs). Per team and
+ * overall: replies per query by Weft and by the authors' runs, query-by-query count matches, agreeing final
+ * answers, and mean importance beside the authors' figures.
+ *
+ * Reads the authors' `exp/MMLU` folder from WEFT_DYLAN_EXP; without it the bench says so and reports nothing.
+ * Get a copy with `git archive HEAD exp/MMLU | tar -x -C /tmp/dylan` in a clone of their repository and set
+ * WEFT_DYLAN_EXP=/tmp/dylan/exp/MMLU.
+ *
+ * Recordings whose `.txt` disagrees with their `.json` are left out and counted. Agent names are the roles the
+ * authors' team optimisation picked, inferred from the seven-agent run of the same subject (topRoles).
+ */
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { listRecordedTeams, readDylanRecording } from '../src/team/replay-files.js';
+import { DYLAN_MMLU_ROLES, topRoles, type DylanRecording } from '../src/team/replay-recording.js';
+import { replayRecording, summarizeReplays, type ReplayReport } from '../src/team/replay-run.js';
+import type { ReplayReading } from '../src/team/replay-model.js';
+import type { Bench, BenchReport, ReportRow } from './report.js';
+
+const SHOWN_MISMATCHES = 8;
+
+export const dylanReplayBench: Bench = {
+  name: 'dylan-replay',
+  async run(): Promise<BenchReport> {
+    const title = "DyLAN: the authors' recorded MMLU runs replayed through Weft's team engine";
+    const expDir = process.env.WEFT_DYLAN_EXP;
+    if (!expDir || !existsSync(expDir)) {
+      const reason = expDir
+        ? `skipped: WEFT_DYLAN_EXP=${expDir} does not exist`
+        : "skipped: set WEFT_DYLAN_EXP to the DyLAN authors' exp/MMLU folder";
+      console.log(reason);
+      return { title, rows: [], notes: [reason] };
+    }
+    const teams = listRecordedTeams(expDir);
+    const sevenDir = teams.find((team) => team.agents === 7)?.dir;
+    const rows: ReportRow[] = [];
+    const cells: string[][] = [];
+    const notes: string[] = [];
+    const everything: Record<ReplayReading, ReplayReport[]> = { authors: [], weft: [] };
+    for (const team of teams) {
+      const recordings = team.files.map(readDylanRecording);
+      const consistent = recordings.filter((recording) => recording.issues.length === 0);
+      const left = recordings.filter((recording) => recording.issues.length > 0);
+      if (left.length > 0)
+        notes.push(
+          `${team.agents} agents: ${left.length} recording(s) left out, their .txt disagrees with their .json (e.g. ${left[0]!.issues[0]!.message})`,
+        );
+      for (const reading of ['authors', 'weft'] as const) {
+        const reports: ReplayReport[] = [];
+        for (const recording of consistent)
+          reports.push(await replayRecording(recording, { reading, roles: rolesOf(recording, sevenDir) }));
+        everything[reading].push(...reports);
+        cells.push(tableRow(`${team.agents} agents`, reading, reports, recordings.length, consistent.length));
+        if (reading === 'authors') {
+          const summary = summarizeReplays(reports);
+          rows.push({
+            label: `${team.agents} agents, authors' reading: queries whose reply count differs or fails`,
+            value: summary.countMismatches.length,
+            ...(team.agents === 2 ? { goal: { comparison: '<=' as const, target: 0 } } : {}),
+          });
+          notes.push(...mismatchNotes(team.agents, summary.countMismatches));
+          notes.push(importanceNote(team.agents, consistent, reports));
+        }
+      }
+    }
+    for (const reading of ['authors', 'weft'] as const)
+      cells.push(tableRow('overall', reading, everything[reading], Number.NaN, Number.NaN));
+    notes.push(
+      "Reading: 'authors' reads each reply's answer with the authors' rule (last (X), else last X)); 'weft' with Weft's extractAnswer.",
+      'A failed query needs a reply the recording lacks: the authors stop as soon as an answer makes a consensus, today the engine completes the layer first.',
+      "Importance differs where a node's ratings are given in the authors' shuffled order of its peers (not recorded) or read differently (their N/A = 0, Weft's clamp to 1-5).",
+    );
+    return {
+      title,
+      rows,
+      table: {
+        header: [
+          'team',
+          'reading',
+          'files used',
+          'queries',
+          'replayed',
+          'authors replies/q',
+          'same queries',
+          'Weft replies/q',
+          'count match',
+          'answers agree',
+          'importance match',
+        ],
+        cells,
+      },
+      notes,
+    };
+  },
+};
+
+/** The team's roles for a recording of N < 7 agents: the top N of the seven-agent run of its subject. */
+function rolesOf(recording: DylanRecording, sevenDir: string | undefined): readonly string[] | undefined {
+  if (recording.agents === DYLAN_MMLU_ROLES.length) return DYLAN_MMLU_ROLES;
+  if (!sevenDir) return undefined;
+  const seven = join(sevenDir, `${recording.subject}_${DYLAN_MMLU_ROLES.length}${recording.rounds}.json`);
+  if (!existsSync(seven)) return undefined;
+  const figures = readDylanRecording(seven).figures;
+  return figures ? topRoles(figures.meanImportance, recording.agents) : undefined;
+}
+
+function tableRow(
+  team: string,
+  reading: ReplayReading,
+  reports: readonly ReplayReport[],
+  files: number,
+  used: number,
+): string[] {
+  const s = summarizeReplays(reports);
+  return [
+    team,
+    reading,
+    Number.isNaN(files) ? '' : `${used}/${files}`,
+    String(s.queries),
+    String(s.replayed),
+    s.recordedRepliesPerQuery.toFixed(3),
+    s.recordedRepliesPerReplayedQuery.toFixed(3),
+    s.weftRepliesPerQuery.toFixed(3),
+    `${s.countMatches}/${s.replayed}`,
+    `${s.answersAgree}/${s.answersComparable}`,
+    `${s.importanceWithin1e9}/${s.importanceCompared}`,
+  ];
+}
+
+function mismatchNotes(agents: number, mismatches: ReturnType<typeof summarizeReplays>['countMismatches']): string[] {
+  if (mismatches.length === 0) return [`${agents} agents: every query's reply count matches the authors' run`];
+  const failed = mismatches.filter((m) => m.error !== undefined).length;
+  return [
+    `${agents} agents: ${mismatches.length} query(ies) differ (${failed} failed for a missing reply), first ${Math.min(SHOWN_MISMATCHES, mismatches.length)}:`,
+    ...mismatches
+      .slice(0, SHOWN_MISMATCHES)
+      .map(
+        (m) =>
+          `  ${basename(m.file)}:${m.line} authors ${m.recorded}, Weft ${m.weft ?? (m.missingReply ? `needs the unrecorded reply of ${m.missingReply}` : `failed: ${m.error}`)}`,
+      ),
+  ];
+}
+
+/** Mean importance per agent (summed over rounds), Weft beside the authors', over the replayed queries. */
+function importanceNote(
+  agents: number,
+  recordings: readonly DylanRecording[],
+  reports: readonly ReplayReport[],
+): string {
+  const weft = Array.from({ length: agents }, () => 0);
+  const authors = Array.from({ length: agents }, () => 0);
+  let n = 0;
+  reports.forEach((report, index) => {
+    const figures = recordings[index]!.figures!;
+    report.queries.forEach((query, q) => {
+      if (!query.weftImportance) return;
+      n++;
+      query.weftImportance.forEach((value, node) => {
+        weft[node % agents]! += value;
+        authors[node % agents]! += figures.importance[q]![node]!;
+      });
+    });
+  });
+  const show = (values: number[]): string => values.map((v) => (n === 0 ? 0 : v / n).toFixed(3)).join(' ');
+  return `${agents} agents: mean importance per agent column over ${n} replayed queries, authors ${show(authors)} | Weft ${show(weft)}`;
+}

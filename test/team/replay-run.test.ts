@@ -1,0 +1,150 @@
+/**
+ * The DyLAN authors' recorded MMLU runs (test/fixtures/dylan-mmlu, a few queries per team) replayed through
+ * Weft's team engine.
+ */
+import { describe, expect, it } from 'vitest';
+import { WeftError } from '../../src/errors.js';
+import { answerKey } from '../../src/team/llm-agent.js';
+import { readDylanRecording } from '../../src/team/replay-files.js';
+import {
+  createReplayModel,
+  createReplayRanker,
+  NO_OPTION_AS_DYLAN,
+  replayAgentNames,
+  replayQueries,
+} from '../../src/team/replay-model.js';
+import { recordedReplies } from '../../src/team/replay-recording.js';
+import { authorsFinalAnswer, replayRecording, summarizeReplays } from '../../src/team/replay-run.js';
+
+const fixture = (path: string): string => new URL(`../fixtures/dylan-mmlu/${path}`, import.meta.url).pathname;
+const two = readDylanRecording(fixture('mmlu_optimal7_2/business_ethics_test_23.json'));
+const three = readDylanRecording(fixture('mmlu_optimal7_3/abstract_algebra_test_33.json'));
+const four = readDylanRecording(fixture('mmlu_optimal7_4/abstract_algebra_test_43.json'));
+const seven = readDylanRecording(fixture('mmlu_optimal7_7/anatomy_test_73.json'));
+
+async function rejection(promise: Promise<unknown>): Promise<WeftError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WeftError) return error;
+    throw error;
+  }
+  throw new Error('expected a WeftError');
+}
+
+describe('the replay model', () => {
+  const names = replayAgentNames(two);
+  const model = createReplayModel(two, names);
+  const queries = replayQueries(two);
+  const call = (agent: string, step: number, query: number) =>
+    model.generate({
+      messages: [{ role: 'user', content: 'ignored' }],
+      tag: { purpose: 'answer', key: answerKey(agent, step, queries[query]!) },
+    });
+
+  it('answers by agent, round and query, whatever order the calls come in', async () => {
+    const second = await call('agent-2', 2, 2);
+    const first = await call('agent-1', 1, 0);
+    expect(second.text).toBe(two.queries[2]!.replies[1]![1]);
+    expect(first.text).toBe(two.queries[0]!.replies[0]![0]);
+  });
+
+  it('fails with the file, the query line, the agent and the round when the recording has no reply', async () => {
+    const error = await rejection(call('agent-1', 2, 0));
+    expect(error.code).toBe('SCRIPT_EXHAUSTED');
+    expect(error.location).toEqual({ file: two.file, line: 1, field: 'agent 1 (agent-1) round 2' });
+  });
+
+  it('refuses ranker calls and calls it cannot place, instead of inventing text', async () => {
+    const rank = await rejection(
+      model.generate({ messages: [{ role: 'user', content: 'rank' }], tag: { purpose: 'rank', key: 'rank/q-1' } }),
+    );
+    expect(rank.message).toContain('no ranker text');
+    const unknown = await rejection(call('agent-9', 1, 0));
+    expect(unknown.code).toBe('SCRIPT_EXHAUSTED');
+  });
+
+  it('replays the reformation as the agents that answered in round 3, at the cost of one call', async () => {
+    const fourNames = replayAgentNames(four);
+    const ranker = createReplayRanker(four, fourNames);
+    const query = replayQueries(four)[3]!;
+    const responses = fourNames.map((agent) => ({ agent, answer: 'A', text: '' }));
+    const ranked = await ranker.rank(query, responses, 2);
+    const expected = four.queries[3]!.replies.flatMap((rounds, agent) =>
+      rounds[2] !== null ? [fourNames[agent]!] : [],
+    );
+    expect(ranked.ranking).toEqual(expected);
+    expect(ranked.calls).toBe(1);
+    const never = await rejection(ranker.rank(replayQueries(four)[0]!, responses, 2));
+    expect(never.location).toEqual({ file: four.file, line: 1, field: 'ranker' });
+  });
+});
+
+describe('replaying the recorded runs through the engine', () => {
+  it("two agents: every query takes exactly the authors' number of replies, and the .txt total", async () => {
+    const report = await replayRecording(two);
+    expect(report.queries.map((q) => q.weftReplies)).toEqual([2, 2, 4, 6]);
+    expect(report.queries.map((q) => q.recordedReplies)).toEqual([2, 2, 4, 6]);
+    const total = report.queries.reduce((sum, q) => sum + (q.weftReplies ?? 0), 0);
+    expect(total).toBe(two.figures!.totalReplies);
+    expect(summarizeReplays([report]).countMismatches).toEqual([]);
+  });
+
+  it("two agents: Weft's answers are the authors' and right where the .txt says theirs were", async () => {
+    const report = await replayRecording(two);
+    // Line 2: both replies name no option; the authors' code stops on that "consensus" (None == None).
+    expect(report.queries.map((q) => q.weftAnswer)).toEqual(['D', NO_OPTION_AS_DYLAN, 'C', 'C']);
+    expect(report.queries.map((q) => q.recordedAnswer)).toEqual(['D', NO_OPTION_AS_DYLAN, 'C', undefined]);
+    expect(report.queries[0]!.weftCorrect).toBe(true);
+    expect(report.queries.slice(1, 3).map((q) => q.weftCorrect)).toEqual([false, false]);
+    // Line 4 ends in a tie the authors broke by an order their recording does not keep.
+    expect(report.queries[3]!.weftCorrect).toBeUndefined();
+    // Round 1 only: importance is 1/2 each, as recorded.
+    expect(report.queries[0]!.importanceGap).toBe(0);
+  });
+
+  it("Weft's own reading cannot stop on two replies that name no option, and says which reply it lacks", async () => {
+    const report = await replayRecording(two, { reading: 'weft' });
+    expect(report.queries[1]!.weftReplies).toBeUndefined();
+    expect(report.queries[1]!.missingReply).toBe('agent 1 (agent-1) round 2');
+    expect(report.queries[1]!.error).toContain(`${two.file}:2`);
+  });
+
+  it("three agents: every query takes exactly the authors' number of replies", async () => {
+    const report = await replayRecording(three);
+    expect(report.queries.map((q) => q.weftReplies)).toEqual([3, 6, 9]);
+    expect(report.queries.reduce((sum, q) => sum + q.weftReplies!, 0)).toBe(three.figures!.totalReplies);
+    expect(report.queries.map((q) => q.weftAnswer)).toEqual(
+      report.queries.map((q) => authorsFinalAnswer(three.queries[q.line - 1]!)),
+    );
+  });
+
+  it('four agents: the queries that did not stop mid-layer replay exactly, ranker call included', async () => {
+    const report = await replayRecording(four);
+    // Lines 1, 3 and 4: round 1 complete; rounds 1–2 complete; rounds 1–2, the ranker and two kept agents.
+    expect([0, 2, 3].map((index) => report.queries[index]!.weftReplies)).toEqual([4, 8, 11]);
+    expect([0, 2, 3].map((index) => recordedReplies(four.queries[index]!, 4))).toEqual([4, 8, 11]);
+  });
+
+  // Needs early stop checked after each answer, one call at a time (the authors' rule): today the engine
+  // completes a layer before it checks for consensus, so it asks for replies the authors never requested.
+  it.skip("four agents: a query the authors stopped after three agreeing answers replays exactly (needs the engine's per-answer early stop)", async () => {
+    const report = await replayRecording(four);
+    expect(report.queries.map((q) => q.weftReplies)).toEqual(four.queries.map((q) => recordedReplies(q, 4)));
+  });
+
+  it('four agents today: the queries stopped mid-layer fail, naming the reply they lack', async () => {
+    const report = await replayRecording(four);
+    expect(report.queries[1]!.weftReplies).toBeUndefined();
+    expect(report.queries[1]!.missingReply).toMatch(/^agent \d \(agent-\d\) round 2$/);
+    expect(report.queries[4]!.weftReplies).toBeUndefined();
+    expect(report.queries[4]!.missingReply).toMatch(/^agent \d \(agent-\d\) round 1$/);
+  });
+
+  it('seven agents: the query that ran all three rounds replays exactly (7 + 7 + ranker + 2)', async () => {
+    const report = await replayRecording(seven);
+    expect(report.queries[1]!.weftReplies).toBe(17);
+    expect(report.queries[1]!.recordedReplies).toBe(17);
+    expect(report.queries[0]!.missingReply).toMatch(/round 1$/);
+  });
+});
