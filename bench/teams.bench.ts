@@ -1,6 +1,7 @@
 /**
- * DyLAN teams (issue 5, docs/algorithms.md#dylan-teams) under `sim:` agents: accuracy and API calls per query of a
- * single agent (the best one), a fixed 4-agent debate (4 steps, no early stop, no ranker: 16 calls), DyLAN, and DyLAN
+ * DyLAN teams (docs/algorithms.md#dylan-teams) under `sim:` agents: accuracy and API calls per query of a single
+ * agent (the best one), a fixed 4-agent debate (4 steps, no early stop, no ranker: 16 calls), DyLAN with the consensus
+ * checked after each answer (the authors' code, the default) and after each whole layer, side by side, and DyLAN
  * without early stop and without reformation.
  *
  * The agents are sim models with per-agent accuracy (sim-team.ts: own answer right with probability `accuracy`,
@@ -29,12 +30,19 @@ const MAX_STEPS = 4;
 const QUERIES = 100;
 const TEAM_SEEDS = [1, 2, 3, 4, 5] as const;
 
-export type TeamMethod = 'single' | 'debate' | 'dylan' | 'dylan-no-early-stop' | 'dylan-no-reformation';
+export type TeamMethod =
+  | 'single'
+  | 'debate'
+  | 'dylan'
+  | 'dylan-layer-stop'
+  | 'dylan-no-early-stop'
+  | 'dylan-no-reformation';
 
 export const METHOD_LABELS: Record<TeamMethod, string> = {
   single: 'single agent (the best, accuracy 0.75)',
   debate: 'fixed 4-agent debate (4 steps, no early stop, no ranker)',
-  dylan: 'DyLAN (early stop + reformation at step 3, keep 2)',
+  dylan: 'DyLAN (early stop checked per answer + reformation at step 3, keep 2)',
+  'dylan-layer-stop': 'DyLAN, early stop checked per layer',
   'dylan-no-early-stop': 'DyLAN without early stop',
   'dylan-no-reformation': 'DyLAN without reformation',
 };
@@ -125,11 +133,12 @@ export async function runMethod(
   }
   const settings = {
     debate: { earlyStop: false, reformAt: 0 },
-    dylan: {},
+    dylan: { stopCheck: 'answer' as const },
+    'dylan-layer-stop': { stopCheck: 'layer' as const },
     'dylan-no-early-stop': { earlyStop: false },
     'dylan-no-reformation': { reformAt: 0 },
   }[method];
-  const usesRanker = method === 'dylan' || method === 'dylan-no-early-stop';
+  const usesRanker = method === 'dylan' || method === 'dylan-layer-stop' || method === 'dylan-no-early-stop';
   const result: TeamResult = await runTeam({
     agents: team.agents,
     query,
@@ -157,9 +166,11 @@ export const teamsBench: Bench = {
     const queries = generatedQueries(QUERIES);
     const outcomes = new Map<TeamMethod, QueryOutcome[]>(METHODS.map((method) => [method, []]));
     for (const seed of TEAM_SEEDS) {
-      const team = simTeam(seed);
-      for (const query of queries) {
-        for (const method of METHODS) outcomes.get(method)!.push(await runMethod(method, team, query, seed));
+      // A fresh team per method: sim models number repeated calls with the same tag, so a team shared across
+      // methods would answer a later method's calls with later draws and break the common random numbers.
+      for (const method of METHODS) {
+        const team = simTeam(seed);
+        for (const query of queries) outcomes.get(method)!.push(await runMethod(method, team, query, seed));
       }
     }
     const dylanRuns = outcomes.get('dylan')!;
@@ -170,6 +181,7 @@ export const teamsBench: Bench = {
     const summaries = new Map(METHODS.map((method) => [method, summarizeOutcomes(outcomes.get(method)!)]));
     const debate = summaries.get('debate')!;
     const dylan = summaries.get('dylan')!;
+    const perLayer = summaries.get('dylan-layer-stop')!;
     const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
     return {
       title: `DyLAN teams under sim agents: ${QUERIES} generated queries × ${TEAM_SEEDS.length} team seeds, agent accuracy ${TEAM_AGENTS.map((a) => a.accuracy).join(' / ')}`,
@@ -179,6 +191,12 @@ export const teamsBench: Bench = {
           value: dylan.callsPerQuery,
           goal: { comparison: '<', target: debate.callsPerQuery },
         },
+        {
+          label: 'DyLAN calls per query, consensus checked per answer (goal: at most per layer)',
+          value: dylan.callsPerQuery,
+          goal: { comparison: '<=', target: perLayer.callsPerQuery },
+        },
+        { label: 'DyLAN calls per query, consensus checked per layer', value: perLayer.callsPerQuery },
         {
           label: "DyLAN accuracy (goal: at least the debate's − 0.01)",
           value: dylan.accuracy,
@@ -214,6 +232,7 @@ export const teamsBench: Bench = {
         `Mean DyLAN importance per query: ${[...importance].map(([agent, total]) => `${agent} ${(total / dylanRuns.length).toFixed(3)}`).join(', ')} (sums to the number of layers).`,
         'Sim agents redraw their own answer at every step (they remember only what the prompt shows), so the two agents left after a reformation often split at step 4,',
         'and a 2-agent tie goes to the ranker\'s first choice, made on the previous step\'s answers: that is why "without early stop" loses accuracy here; early stop usually ends the run before the reformation.',
+        `Calls per query with the consensus checked after each answer (agents called one at a time, as the authors' code): ${dylan.callsPerQuery.toFixed(2)}; after each whole layer (agents called at once): ${perLayer.callsPerQuery.toFixed(2)}. The answers and stop steps are the same; a layer checked per answer can end before its last agent is called.`,
         'These numbers measure the team engine on a simulated model, not any language model.',
       ],
     };

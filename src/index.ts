@@ -98,7 +98,8 @@ export { createQueueRunner, type QueueRunner, type QueueRunnerOptions } from './
 export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEvent } from './workers/run-worker.js';
 
 // Teams (DyLAN): run a team on a query, evaluate it on a dataset, optimise its members; team files and datasets.
-export type { TeamAgentSpec, TeamQuery, TeamResult, TeamSpec } from './team/team.js';
+export type { StopCheck, TeamAgentSpec, TeamQuery, TeamResult, TeamSpec } from './team/team.js';
+export { STOP_CHECKS } from './team/team.js';
 export type { TeamEvent, TeamEventType } from './team/team-events.js';
 export { TEAM_DEFAULTS, runTeam, type RunTeamOptions } from './team/run-team.js';
 export { buildTeam, type BuildTeamOptions, type BuiltTeam } from './team/build-team.js';

@@ -61,6 +61,10 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
         'export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)',
       )
       .option('--otel-content', 'with --otel: record prompts, replies and tool arguments in spans')
+      .option(
+        '--stop-check <when>',
+        "when consensus is checked: answer (after each answer, agents called one at a time, as the authors' code) or layer (after each whole layer, agents called at once); default: the team file's, else answer",
+      )
       .option('--json', 'print one JSON document on stdout');
   const ask = (command: Command, sub: boolean): Command =>
     common(

@@ -8,11 +8,13 @@ import {
   resolveModelSpec,
   selectStoredTeamMembers,
   SIM_RIGHT_ANSWER,
+  STOP_CHECKS,
   traceAgent,
   tracedModel,
   WeftError,
   type BuiltTeam,
   type ChatModel,
+  type StopCheck,
   type TeamEvent,
   type TeamSelection,
   type TeamSpec,
@@ -33,6 +35,8 @@ export interface TeamCommonFlags {
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
+  /** `answer` or `layer`: when consensus is checked. */
+  readonly stopCheck?: string;
 }
 
 export interface TeamFlags extends TeamCommonFlags {
@@ -158,12 +162,32 @@ export function optionalNumber<K extends string>(key: K, value: number | undefin
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }
 
+/** `--stop-check answer|layer`; undefined when not given (the team file's, else the engine's default). */
+export function stopCheckFlag(value: string | undefined): StopCheck | undefined {
+  if (value === undefined) return undefined;
+  const found = STOP_CHECKS.find((check) => check === value.trim());
+  if (found === undefined)
+    throw new WeftError(
+      'BAD_INPUT',
+      `--stop-check must be ${STOP_CHECKS.join(' or ')}, got ${JSON.stringify(value)}: answer checks consensus after each answer (the authors' code), layer after each whole layer`,
+      { location: { field: '--stop-check' } },
+    );
+  return found;
+}
+
 /** The engine settings a team file and the flags give (unset ones keep the engine's defaults). */
-export function runSettings(spec: TeamSpec, maxSteps: number | undefined, seed: number) {
+export function runSettings(
+  spec: TeamSpec,
+  maxSteps: number | undefined,
+  seed: number,
+  stopCheck: StopCheck | undefined = undefined,
+) {
+  const check = stopCheck ?? spec.stopCheck;
   return {
     ...optionalNumber('maxSteps', maxSteps ?? spec.maxSteps),
     ...optionalNumber('reformAt', spec.reformAt),
     ...optionalNumber('keep', spec.keep),
+    ...(check === undefined ? {} : { stopCheck: check }),
     seed,
   };
 }

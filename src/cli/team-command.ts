@@ -32,6 +32,7 @@ import {
   buildTeamWithModels,
   logTeamEvent,
   runSettings,
+  stopCheckFlag,
   selectMembers,
   subset,
   taskTypeFlag,
@@ -49,6 +50,7 @@ export async function teamCommand(
   const maxSteps = integerFlag('max-steps', flags.maxSteps, { min: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 }) ?? 0;
   const taskType = taskTypeFlag(flags.taskType);
+  const stopCheck = stopCheckFlag(flags.stopCheck);
   if (argument === undefined) {
     throw new WeftError(
       'BAD_INPUT',
@@ -71,7 +73,7 @@ export async function teamCommand(
         agents: team.built.agents,
         ranker: team.built.ranker,
         query,
-        ...runSettings(spec, maxSteps, seed),
+        ...runSettings(spec, maxSteps, seed, stopCheck),
         ...(signal ? { signal } : {}),
         onEvent: (event) => logTeamEvent(event, output),
       }),

@@ -17,6 +17,7 @@ import {
   buildTeamWithModels,
   progressLogger,
   runSettings,
+  stopCheckFlag,
   selectMembers,
   simDatasetWarning,
   subset,
@@ -41,6 +42,7 @@ export async function teamEvalCommand(
   const maxSteps = integerFlag('max-steps', flags.maxSteps, { min: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 }) ?? 0;
   const taskType = taskTypeFlag(flags.taskType);
+  const stopCheck = stopCheckFlag(flags.stopCheck);
   const context = await loadContext(flags, env);
   const spec = await loadTeamFile(teamFile);
   const { items } = await readTeamDataset(dataFile);
@@ -69,7 +71,7 @@ export async function teamEvalCommand(
         agents: team.built.agents,
         ranker: team.built.ranker,
         items,
-        options: runSettings(spec, maxSteps, seed),
+        options: runSettings(spec, maxSteps, seed, stopCheck),
         ...(spec.answerKind !== undefined ? { answerKind: spec.answerKind } : {}),
         taskType,
         ...(concurrency !== undefined ? { concurrency } : {}),

@@ -20,6 +20,7 @@ import {
   buildTeamWithModels,
   progressLogger,
   runSettings,
+  stopCheckFlag,
   simDatasetWarning,
   taskTypeFlag,
 } from './team-command-support.js';
@@ -46,6 +47,7 @@ export async function teamOptimizeCommand(
   const taskType = taskTypeFlag(flags.taskType);
   const seed = integerFlag('seed', flags.seed, { min: 0 }) ?? 0;
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
+  const stopCheck = stopCheckFlag(flags.stopCheck);
   const context = await loadContext(flags, env);
   const spec = await loadTeamFile(poolFile);
   if (k > spec.agents.length) {
@@ -75,7 +77,7 @@ export async function teamOptimizeCommand(
         queries: items.map((item) => teamQueryOf(item, spec.answerKind, taskType)),
         k,
         ranker: team.built.ranker,
-        run: runSettings(spec, undefined, seed),
+        run: runSettings(spec, undefined, seed, stopCheck),
         ...(concurrency !== undefined ? { concurrency } : {}),
         ...(signal ? { signal } : {}),
         onProgress: ({ done, total, index, error }) => {

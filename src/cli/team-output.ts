@@ -22,6 +22,8 @@ export interface TeamRunDocument {
   readonly answer: string;
   readonly stoppedAt: number;
   readonly stopReason: TeamResult['stopReason'];
+  /** When consensus was checked: after each answer, or after each whole layer. */
+  readonly stopCheck: TeamResult['stopCheck'];
   readonly layers: TeamResult['layers'];
   readonly reformation: TeamResult['reformation'] | null;
   /** The final layer's tie and how it was broken, or null when the majority decided alone. */
@@ -47,6 +49,7 @@ export function teamRunDocument(
     answer: result.answer,
     stoppedAt: result.stoppedAt,
     stopReason: result.stopReason,
+    stopCheck: result.stopCheck,
     layers: result.layers,
     reformation: result.reformation ?? null,
     tie: result.tie ?? null,
@@ -87,7 +90,7 @@ export function formatTeamRun(document: TeamRunDocument): string[] {
   lines.push(`answer: ${document.answer === '' ? '(none)' : document.answer}`);
   lines.push(
     document.stopReason === 'consensus'
-      ? `stopped at step ${document.stoppedAt}: consensus (more than 2/3 of the layer agree)`
+      ? `stopped at step ${document.stoppedAt}: consensus (more than 2/3 of the layer agree, checked ${document.stopCheck === 'answer' ? 'after each answer' : 'after the whole layer'})`
       : `stopped at step ${document.stoppedAt}: the step limit, without consensus; the answer is the last layer's ${document.tie ? 'first tied answer' : 'majority'}`,
   );
   // A tie is not a majority: say which answers tied and what chose among them.

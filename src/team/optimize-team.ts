@@ -20,7 +20,10 @@ import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
 
 /** How each query is run: the engine's options other than the team and the query. */
-export type TeamRunSettings = Pick<RunTeamOptions, 'maxSteps' | 'reformAt' | 'keep' | 'earlyStop' | 'seed'>;
+export type TeamRunSettings = Pick<
+  RunTeamOptions,
+  'maxSteps' | 'reformAt' | 'keep' | 'earlyStop' | 'seed' | 'stopCheck'
+>;
 
 export interface OptimizeTeamOptions {
   readonly pool: readonly TeamAgent[];

@@ -29,7 +29,7 @@ import { describeTypeMismatch, valueAt } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import { formatFieldPath, type FieldPath, type PathIssue, type PositionOf } from '../text/source-locator.js';
 import { readStructuredSource } from '../text/read-structured-source.js';
-import type { TeamAgentSpec, TeamSpec, TeamToolName } from './team.js';
+import { STOP_CHECKS, type TeamAgentSpec, type TeamSpec, type TeamToolName } from './team.js';
 
 export const TEAM_TOOLS = ['code-runner'] as const satisfies readonly TeamToolName[];
 
@@ -66,6 +66,7 @@ const teamSchema = z.strictObject({
   answerKind: z
     .enum(['choice', 'exact', 'text', 'code'], { error: 'must be one of: choice, exact, text, code' })
     .optional(),
+  stopCheck: z.enum(STOP_CHECKS, { error: `must be one of: ${STOP_CHECKS.join(', ')}` }).optional(),
   agents: z
     .array(agentSchema)
     .min(1, { error: 'must list at least one agent' })
@@ -91,6 +92,7 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
   top_k: 'keep',
   k: 'keep',
   answer_kind: 'answerKind',
+  stop_check: 'stopCheck',
   about: 'description',
   summary: 'description',
   kind: 'answerKind',
@@ -328,5 +330,6 @@ function buildSpec(input: TeamInput): TeamSpec {
     ...(input.reformAt === undefined ? {} : { reformAt: input.reformAt }),
     ...(input.keep === undefined ? {} : { keep: input.keep }),
     ...(input.answerKind === undefined ? {} : { answerKind: input.answerKind }),
+    ...(input.stopCheck === undefined ? {} : { stopCheck: input.stopCheck }),
   };
 }

@@ -4,17 +4,21 @@
  * Importance Scores.
  *
  * Decisions (documented here because the paper leaves them open):
- * - Peers: a node at step t > 1 sees every node of layer t−1 that is still active, its own agent's previous
- *   response included (DyLAN's full bipartite edges between adjacent layers; the prompt marks its own). Its
- *   `ratings` are aligned with exactly that list, so the importance of layer t−1 flows back to every node of it.
+ * - Peers (edges): a node at step t > 1 sees every node of layer t−1, its own agent's previous response included
+ *   (DyLAN's full bipartite edges between adjacent layers; the prompt marks its own). After the reformation at
+ *   step t the kept agents at t+1 read every answer of step t, dropped agents' included (the paper's Eq. 7 and the
+ *   authors' code); from t+1 on only kept agents have nodes, so kept reads kept. Its `ratings` are aligned with
+ *   exactly that list, so importance flows back along the same edges to every node of layer t−1.
  * - Shuffling: each node's peers are shuffled by a generator seeded from (seed, question, step, agent), so the
  *   order does not depend on timing, and differs across questions (no fixed positional bias over a dataset).
- * - Nodes of one layer run concurrently; the layer keeps the agents' order — input order, and after a
- *   reformation the ranker's order of the kept agents — and events are emitted in that order once the layer is
- *   complete.
- * - Early stop: after a layer, when more than 2/3 of its nodes form one agreeing group (an empty answer agrees
- *   with nothing). Every agent answers in layer 1, so the rule "never before each agent answered once" allows
- *   step 1; code never stops before step 3.
+ * - Early stop, `stopCheck: 'answer'` (default, as the authors' code): a layer's agents are called one at a time
+ *   in an order shuffled by (seed, question, step); once more than ⌊2N/3⌋ of its N agents have answered, the
+ *   answers so far are checked after each answer, and the run stops when more than 2/3 of N agree (an empty
+ *   answer agrees with nothing). So 4 agents can stop after 3 calls. Layer 1 is checked too (each agent that was
+ *   called answered once); code never stops before step 3.
+ * - Early stop, `stopCheck: 'layer'`: a layer's nodes run concurrently and the check runs once all answered.
+ * - Either way a layer is stored in the agents' order — input order, after a reformation the ranker's order of the
+ *   kept agents — not in call order; with `answer` the last layer holds only the agents called before the stop.
  * - Reformation after step `reformAt` when the run goes on and more than `keep` agents are active. A ranking
  *   that names too few active agents falls back to the majority-agreement order, visibly (event, count, reason).
  *   Without a ranker the fallback order is used and reported the same way. `kept` is in the ranker's order, and
@@ -38,12 +42,14 @@ import { importanceScores } from './importance.js';
 import { NEUTRAL_RATING } from './llm-agent.js';
 import { explainedFallback, type RankResult, type Ranker } from './llm-ranker.js';
 import { isConsensus, largestAgreeingGroup, majorityAnswer } from './majority-answer.js';
+import { STOP_CHECKS } from './team.js';
 import type {
   AgentInput,
   AgentResponse,
   FinalTie,
   PeerResponse,
   Reformation,
+  StopCheck,
   TeamAgent,
   TeamNode,
   TeamQuery,
@@ -68,7 +74,9 @@ export interface RunTeamOptions {
   readonly keep?: number;
   /** Stop on consensus; default true. */
   readonly earlyStop?: boolean;
-  /** Seeds the peers' shuffle; default 0. */
+  /** When consensus is checked: after each answer (default, the authors' code) or after each whole layer. */
+  readonly stopCheck?: StopCheck;
+  /** Seeds the peers' shuffle and, with `stopCheck: 'answer'`, the order of a layer's calls; default 0. */
   readonly seed?: number | string;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: TeamEvent) => void;
@@ -81,7 +89,8 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
   const keep = options.keep ?? TEAM_DEFAULTS.keep;
   const earlyStop = options.earlyStop ?? true;
   const seed = options.seed ?? 0;
-  validateOptions(agents, maxSteps, reformAt, keep);
+  const stopCheck = options.stopCheck ?? 'answer';
+  validateOptions(agents, maxSteps, reformAt, keep, stopCheck);
   const emit = (event: TeamEvent): void => options.onEvent?.(event);
   const minStopStep = query.kind === 'code' ? TEAM_DEFAULTS.codeMinStopStep : 1;
 
@@ -93,62 +102,97 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
   let reformation: Reformation | undefined;
   let stopReason: TeamResult['stopReason'] = 'max-steps';
 
-  for (let step = 1; step <= maxSteps; step++) {
-    throwIfAborted(signal);
-    emit({ type: 'layer-start', step, agents: active.map((a) => a.name) });
-    const activeNames = new Set(active.map((a) => a.name));
-    const previous: PeerResponse[] = (layers.at(-1) ?? [])
-      .filter((node) => activeNames.has(node.agent))
-      .map((node) => ({ agent: node.agent, answer: node.answer, text: node.text }));
-
-    const outcomes = await Promise.all(
-      active.map(async (agent) => {
-        const peers = shuffled(randomFrom(seed, 'peers', query.question, step, agent.name), previous);
-        const response = await respondOrExplain(agent, { query, step, peers }, signal);
-        return { agent, peers, response };
-      }),
-    );
-
-    const layer: TeamNode[] = [];
-    for (const { agent, peers, response } of outcomes) {
-      const ratings = checkedRatings(response, peers.length);
-      calls += response.calls;
-      const node: TeamNode = {
-        step,
-        agent: agent.name,
-        answer: response.answer,
-        text: response.text,
-        peers: peers.map((p) => p.agent),
-        ratings: ratings.values,
-        ratingsParsed: ratings.fallback === undefined,
-        ...(response.tests ? { tests: response.tests } : {}),
-      };
-      layer.push(node);
-      emit({ type: 'node', node, calls: response.calls });
-      if (ratings.fallback !== undefined) {
-        ratingFallbacks++;
-        emit({ type: 'rating-fallback', step, agent: agent.name, reason: ratings.fallback });
-      }
+  const record = (
+    step: number,
+    agent: TeamAgent,
+    peers: readonly PeerResponse[],
+    response: AgentResponse,
+  ): TeamNode => {
+    const ratings = checkedRatings(response, peers.length);
+    calls += response.calls;
+    const node: TeamNode = {
+      step,
+      agent: agent.name,
+      answer: response.answer,
+      text: response.text,
+      peers: peers.map((p) => p.agent),
+      ratings: ratings.values,
+      ratingsParsed: ratings.fallback === undefined,
+      ...(response.tests ? { tests: response.tests } : {}),
+    };
+    emit({ type: 'node', node, calls: response.calls });
+    if (ratings.fallback !== undefined) {
+      ratingFallbacks++;
+      emit({ type: 'rating-fallback', step, agent: agent.name, reason: ratings.fallback });
     }
-    layers.push(layer);
-
+    return node;
+  };
+  /** The consensus check over the nodes answered so far, against the layer's size; emitted, true to stop. */
+  const check = (step: number, answered: readonly TeamNode[], size: number): boolean => {
     const group = largestAgreeingGroup(
-      layer.map((n) => n.answer),
+      answered.map((n) => n.answer),
       query.kind,
     );
-    const groupAnswer = group.length > 0 ? layer[group[0]!]!.answer : '';
+    const groupAnswer = group.length > 0 ? answered[group[0]!]!.answer : '';
     const agreeing = groupAnswer.trim() === '' ? 0 : group.length;
-    const consensus = isConsensus(agreeing, layer.length);
+    const consensus = isConsensus(agreeing, size);
     const stop = consensus && earlyStop && step >= minStopStep;
     emit({
       type: 'consensus-check',
       step,
       agreeing,
-      of: layer.length,
+      of: size,
+      answered: answered.length,
       answer: groupAnswer,
       stop,
-      reason: consensusReason(consensus, earlyStop, step, minStopStep, agreeing, layer.length),
+      reason: consensusReason(consensus, earlyStop, step, minStopStep, agreeing, answered.length, size),
     });
+    return stop;
+  };
+
+  for (let step = 1; step <= maxSteps; step++) {
+    throwIfAborted(signal);
+    emit({ type: 'layer-start', step, agents: active.map((a) => a.name) });
+    // Every node of the previous layer, whether or not its agent was kept: after a reformation the kept agents
+    // read every answer of the reformation step (DyLAN's Eq. 7), and only kept agents' nodes exist after it.
+    const previous: PeerResponse[] = (layers.at(-1) ?? []).map((node) => ({
+      agent: node.agent,
+      answer: node.answer,
+      text: node.text,
+    }));
+    const peersOf = (agent: TeamAgent): PeerResponse[] =>
+      shuffled(randomFrom(seed, 'peers', query.question, step, agent.name), previous);
+
+    let layer: TeamNode[];
+    let stop = false;
+    if (stopCheck === 'layer') {
+      const outcomes = await Promise.all(
+        active.map(async (agent) => {
+          const peers = peersOf(agent);
+          return { agent, peers, response: await respondOrExplain(agent, { query, step, peers }, signal) };
+        }),
+      );
+      layer = outcomes.map(({ agent, peers, response }) => record(step, agent, peers, response));
+      stop = check(step, layer, layer.length);
+    } else {
+      // One call at a time in a seeded shuffled order; a check after each answer once more than ⌊2N/3⌋ answered
+      // (fewer cannot reach consensus), so a layer can end before all its agents were called.
+      const order = shuffled(randomFrom(seed, 'order', query.question, step), active);
+      const answered: TeamNode[] = [];
+      for (const agent of order) {
+        throwIfAborted(signal);
+        const peers = peersOf(agent);
+        answered.push(record(step, agent, peers, await respondOrExplain(agent, { query, step, peers }, signal)));
+        if (answered.length > Math.floor((2 * active.length) / 3) && check(step, answered, active.length)) {
+          stop = true;
+          break;
+        }
+      }
+      // Stored in the agents' order (team file, or ranker after a reformation), which breaks ties (see header).
+      const position = new Map(active.map((agent, index) => [agent.name, index]));
+      layer = answered.sort((x, y) => position.get(x.agent)! - position.get(y.agent)!);
+    }
+    layers.push(layer);
     if (stop) {
       stopReason = 'consensus';
       break;
@@ -193,6 +237,7 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     answer,
     stoppedAt,
     stopReason,
+    stopCheck,
     layers,
     ...(reformation ? { reformation } : {}),
     ...(tie ? { tie } : {}),
@@ -296,16 +341,23 @@ function consensusReason(
   step: number,
   minStep: number,
   agreeing: number,
+  answered: number,
   n: number,
 ): string {
-  const count = `${agreeing} of ${n} agree`;
+  const count = `${agreeing} of ${n} agree${answered < n ? ` (${answered} answered)` : ''}`;
   if (!consensus) return `${count}; more than 2/3 needed`;
   if (!earlyStop) return `${count} (consensus), but early stop is off`;
   if (step < minStep) return `${count} (consensus), but code answers do not stop before step ${minStep}`;
   return `${count}: consensus (more than 2/3)`;
 }
 
-function validateOptions(agents: readonly TeamAgent[], maxSteps: number, reformAt: number, keep: number): void {
+function validateOptions(
+  agents: readonly TeamAgent[],
+  maxSteps: number,
+  reformAt: number,
+  keep: number,
+  stopCheck: StopCheck,
+): void {
   const bad = (field: string, message: string): WeftError =>
     new WeftError('BAD_INPUT', `team: ${field} ${message}`, { location: { field } });
   if (agents.length === 0) throw bad('agents', 'must name at least one agent');
@@ -322,4 +374,6 @@ function validateOptions(agents: readonly TeamAgent[], maxSteps: number, reformA
   if (!Number.isInteger(reformAt) || reformAt < 0)
     throw bad('reformAt', `must be an integer >= 0 (0 = never), got ${String(reformAt)}`);
   if (!Number.isInteger(keep) || keep < 1) throw bad('keep', `must be an integer >= 1, got ${String(keep)}`);
+  if (!(STOP_CHECKS as readonly string[]).includes(stopCheck))
+    throw bad('stopCheck', `must be one of ${STOP_CHECKS.join(', ')}, got ${JSON.stringify(stopCheck)}`);
 }

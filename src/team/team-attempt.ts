@@ -174,6 +174,7 @@ export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemp
       ...(spec.maxSteps !== undefined ? { maxSteps: spec.maxSteps } : {}),
       ...(spec.reformAt !== undefined ? { reformAt: spec.reformAt } : {}),
       ...(spec.keep !== undefined ? { keep: spec.keep } : {}),
+      ...(spec.stopCheck !== undefined ? { stopCheck: spec.stopCheck } : {}),
       seed: attempt.id,
       signal: attempt.signal,
     });

@@ -12,6 +12,16 @@ export type TeamAgentKind = 'llm' | 'tool';
 
 export type TeamToolName = 'code-runner';
 
+/**
+ * When the 2/3 consensus of early stopping is checked (docs/teams.md#early-stopping). `answer`: a layer's agents are
+ * called one at a time in a seeded shuffled order and the check runs after each answer once more than ⌊2N/3⌋ of
+ * the layer's N agents have answered, as the authors' code does. `layer`: the layer's calls run at once and the
+ * check runs when all have answered (at most the same number of calls, never fewer).
+ */
+export type StopCheck = 'answer' | 'layer';
+
+export const STOP_CHECKS = ['answer', 'layer'] as const satisfies readonly StopCheck[];
+
 /** One agent of a team file. */
 export interface TeamAgentSpec {
   /** Unique within the team. */
@@ -41,6 +51,8 @@ export interface TeamSpec {
   readonly keep?: number;
   /** How answers are compared. Default `choice` when a query has choices, else `exact`. */
   readonly answerKind?: AnswerKind;
+  /** When consensus is checked. Default `answer`. */
+  readonly stopCheck?: StopCheck;
 }
 
 /** What a team is asked. */
@@ -129,6 +141,8 @@ export interface TeamResult {
   readonly answer: string;
   readonly stoppedAt: number;
   readonly stopReason: 'consensus' | 'max-steps';
+  /** When consensus was checked; with `answer` the last layer holds only the agents called before the stop. */
+  readonly stopCheck: StopCheck;
   readonly layers: readonly (readonly TeamNode[])[];
   readonly reformation?: Reformation;
   /** Set when the final answer won a tie (shown as "tie, broken by …" rather than "majority"). */

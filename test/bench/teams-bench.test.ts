@@ -38,19 +38,30 @@ describe('teams bench helpers', () => {
     expect(queries.every((q) => q.kind === 'exact')).toBe(true);
   });
 
-  it('the methods cost what they should: 1 call, a 16-call debate, 15 without early stop, fewer with it', async () => {
-    const team = simTeam(1);
+  it('the methods cost what they should: 1 call, a 16-call debate, 15 without early stop, fewer with it, fewest per answer', async () => {
+    // One team per method, as the bench does (sim models number repeated calls with the same tag).
+    const teams = new Map<string, ReturnType<typeof simTeam>>();
+    const teamFor = (method: string) => teams.get(method) ?? teams.set(method, simTeam(1)).get(method)!;
     const queries = generatedQueries(20);
+    let saved = 0;
     for (const query of queries) {
-      expect((await runMethod('single', team, query, 1)).calls).toBe(1);
-      const debate = await runMethod('debate', team, query, 1);
+      expect((await runMethod('single', teamFor('single'), query, 1)).calls).toBe(1);
+      const debate = await runMethod('debate', teamFor('debate'), query, 1);
       expect(debate).toMatchObject({ calls: 16, stoppedAt: 4, earlyStop: false });
       // Reformation after step 3 keeps 2: 4 + 4 + 4 + 1 ranker call + 2.
-      expect((await runMethod('dylan-no-early-stop', team, query, 1)).calls).toBe(15);
-      const dylan = await runMethod('dylan', team, query, 1);
-      expect(dylan.calls).toBeLessThanOrEqual(15);
-      expect(dylan.calls).toBe(dylan.stoppedAt <= 3 ? 4 * dylan.stoppedAt : 15);
+      expect((await runMethod('dylan-no-early-stop', teamFor('dylan-no-early-stop'), query, 1)).calls).toBe(15);
+      const perLayer = await runMethod('dylan-layer-stop', teamFor('dylan-layer-stop'), query, 1);
+      expect(perLayer.calls).toBe(perLayer.stoppedAt <= 3 ? 4 * perLayer.stoppedAt : 15);
+      // Per answer: the same stop step and answer; a stopping layer may end one call early (3 of 4 agree).
+      const dylan = await runMethod('dylan', teamFor('dylan'), query, 1);
+      expect(dylan.stoppedAt).toBe(perLayer.stoppedAt);
+      expect(dylan.right).toBe(perLayer.right);
+      expect(perLayer.calls - dylan.calls).toBeGreaterThanOrEqual(0);
+      expect(perLayer.calls - dylan.calls).toBeLessThanOrEqual(1);
+      saved += perLayer.calls - dylan.calls;
     }
+    // Over 20 queries the per-answer check saved calls somewhere.
+    expect(saved).toBeGreaterThan(0);
   });
 
   it('is deterministic: the same team seed gives the same outcomes', async () => {

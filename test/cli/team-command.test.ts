@@ -83,7 +83,18 @@ describe('weft team <question>', () => {
       carol: [step('41'), step('42', even)],
       dave: [step('40'), step('40', even)],
     });
-    const result = await cli(['team', 'What is six times seven?', '--team', team, '--home', home, '--json']);
+    // Checked per layer: all four answer at step 2 before the check.
+    const result = await cli([
+      'team',
+      'What is six times seven?',
+      '--team',
+      team,
+      '--home',
+      home,
+      '--stop-check',
+      'layer',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as TeamDocument;
     expect(Object.keys(document).sort()).toEqual(
@@ -92,6 +103,7 @@ describe('weft team <question>', () => {
         'answer',
         'stoppedAt',
         'stopReason',
+        'stopCheck',
         'layers',
         'reformation',
         'tie',
@@ -109,6 +121,7 @@ describe('weft team <question>', () => {
       answer: '42',
       stoppedAt: 2,
       stopReason: 'consensus',
+      stopCheck: 'layer',
       reformation: null,
       calls: 8,
       ratingFallbacks: 0,
@@ -241,6 +254,9 @@ describe('weft team optimize', () => {
       '4',
       '--home',
       home,
+      // Per layer: every agent answers every query (per answer, the fifth might not be called).
+      '--stop-check',
+      'layer',
       '--json',
     ]);
     expect(result.code).toBe(0);
@@ -292,7 +308,7 @@ describe('weft team optimize', () => {
     }
 
     const asked = JSON.parse(
-      (await cli(['team', 'What now?', '--team', pool, '--home', home, '--json'])).stdout,
+      (await cli(['team', 'What now?', '--team', pool, '--home', home, '--stop-check', 'layer', '--json'])).stdout,
     ) as TeamDocument;
     expect(asked.selection).toMatchObject({ optimized: true, leftOut: ['novice'] });
     expect(asked.selection!.reason).toContain('novice (mean 0.000 over 5 queries)');
@@ -305,22 +321,64 @@ describe('weft team optimize', () => {
     expect(text.stdout).not.toContain('✔');
 
     const whole = JSON.parse(
-      (await cli(['team', 'What now?', '--team', pool, '--home', home, '--no-optimized', '--json'])).stdout,
+      (
+        await cli([
+          'team',
+          'What now?',
+          '--team',
+          pool,
+          '--home',
+          home,
+          '--stop-check',
+          'layer',
+          '--no-optimized',
+          '--json',
+        ])
+      ).stdout,
     ) as TeamDocument;
     expect(whole.selection).toBeNull();
     expect(whole.layers[0]!).toHaveLength(5);
 
     // Another task type has no scores: the whole team runs.
     const other = JSON.parse(
-      (await cli(['team', 'What now?', '--team', pool, '--home', home, '--task-type', 'math', '--json'])).stdout,
+      (
+        await cli([
+          'team',
+          'What now?',
+          '--team',
+          pool,
+          '--home',
+          home,
+          '--stop-check',
+          'layer',
+          '--task-type',
+          'math',
+          '--json',
+        ])
+      ).stdout,
     ) as TeamDocument;
     expect(other.selection).toMatchObject({ optimized: false });
     expect(other.layers[0]!).toHaveLength(5);
 
     // A second optimisation adds to the stored totals.
     const again = JSON.parse(
-      (await cli(['team', 'optimize', '--team', pool, '--queries', sample, '--k', '4', '--home', home, '--json']))
-        .stdout,
+      (
+        await cli([
+          'team',
+          'optimize',
+          '--team',
+          pool,
+          '--queries',
+          sample,
+          '--k',
+          '4',
+          '--home',
+          home,
+          '--stop-check',
+          'layer',
+          '--json',
+        ])
+      ).stdout,
     ) as typeof document;
     expect(again.stored.find((score) => score.agent === 'analyst')).toEqual({
       agent: 'analyst',
@@ -343,6 +401,8 @@ describe('weft team optimize', () => {
       '2',
       '--home',
       home,
+      '--stop-check',
+      'layer',
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
@@ -583,8 +643,9 @@ describe('weft team eval', () => {
       accuracy: 0.75,
       correct: 3,
       total: 4,
-      calls: 16,
-      callsPerQuery: 4,
+      // Per answer (the default): three agreeing answers of four stop each query.
+      calls: 12,
+      callsPerQuery: 3,
       earlyStops: 4,
       earlyStopRate: 1,
       meanStop: 1,
@@ -600,7 +661,23 @@ describe('weft team eval', () => {
 
     const text = await cli(['team', 'eval', '--team', team, '--data', data, '--home', home]);
     expect(text.stdout).toContain('accuracy        0.7500  (3/4)');
-    expect(text.stdout).toContain('calls per query 4.00');
+    expect(text.stdout).toContain('calls per query 3.00');
+    const layered = await cli([
+      'team',
+      'eval',
+      '--team',
+      team,
+      '--data',
+      data,
+      '--home',
+      home,
+      '--stop-check',
+      'layer',
+    ]);
+    expect(layered.stdout).toContain('calls per query 4.00');
+    const bad = await cli(['team', 'eval', '--team', team, '--data', data, '--home', home, '--stop-check', 'never']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--stop-check must be answer or layer, got "never"');
     expect(text.stdout).toContain('early stop      100.0 %');
     expect(text.stdout).toContain('3: answered "correct", expected "something else"');
   });
@@ -695,6 +772,10 @@ describe('the shipped team examples, offline (sim answers=: the gold answers kno
       '4',
       '--home',
       home,
+      // Per answer, only the agents called before consensus score in the stopping layer; over these 8 queries
+      // that leaves the 0.6 and the 0.4 agent within noise of each other, so the ranking is checked per layer.
+      '--stop-check',
+      'layer',
       '--json',
     ]);
     expect(result.code).toBe(0);

@@ -45,7 +45,12 @@ function team(delay?: (question: string) => number): TeamAgent[] {
 
 describe('evaluateTeam', () => {
   it('measures accuracy, calls per query and early stops on hand-computed items', async () => {
-    const result = await evaluateTeam({ agents: team(), items, options: { maxSteps: 2, reformAt: 0 } });
+    // Checked per layer, so every layer makes all four calls; per answer below.
+    const result = await evaluateTeam({
+      agents: team(),
+      items,
+      options: { maxSteps: 2, reformAt: 0, stopCheck: 'layer' },
+    });
     expect(result).toStrictEqual({
       accuracy: 0.75,
       correct: 3,
@@ -64,6 +69,17 @@ describe('evaluateTeam', () => {
         { id: 'i4', answer: '42.0', expected: '42', correct: true, calls: 4, stoppedAt: 1, stopReason: 'consensus' },
       ],
     });
+    // Checked per answer (the default): where all four agree, the third answer already makes 3 of 4.
+    const perAnswer = await evaluateTeam({ agents: team(), items, options: { maxSteps: 2, reformAt: 0 } });
+    // (b's "b" may come first in i1 when a was not called: compared in upper case.)
+    expect(perAnswer.perItem.map((item) => [item.id, item.calls, item.answer.toUpperCase()])).toStrictEqual([
+      ['i1', 3, 'B'],
+      ['i2', 8, 'C'],
+      ['i3', perAnswer.perItem[2]!.calls, 'D'],
+      ['i4', 3, '42.0'],
+    ]);
+    // i3 (a says B, the others D) stops after 3 calls when a is called last, else after 4.
+    expect([3, 4]).toContain(perAnswer.perItem[2]!.calls);
   });
 
   it('keeps the dataset order when items finish out of order, and reports progress', async () => {
@@ -114,7 +130,11 @@ describe('evaluateTeam', () => {
         return { answer: 'B', text: 'B', ratings: input.peers.map(() => 3), ratingsParsed: true, calls: 1 };
       },
     };
-    const result = await evaluateTeam({ agents: [...team(), flaky], items, options: { maxSteps: 1 } });
+    const result = await evaluateTeam({
+      agents: [...team(), flaky],
+      items,
+      options: { maxSteps: 1, stopCheck: 'layer' },
+    });
     expect(result).toMatchObject({ total: 4, failed: 1, correct: 3 });
     expect(result.perItem[2]).toMatchObject({
       id: 'i3',

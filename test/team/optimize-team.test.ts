@@ -108,10 +108,12 @@ describe('optimizeTeam', () => {
     });
     expect(ranked).toStrictEqual([['gamma', 'alpha', 'delta', 'beta']]);
     expect(result.perQuery[0]).toMatchObject({ stoppedAt: 2, calls: 4 + 1 + 2 });
-    // Layer 2 has only alpha and beta, rating each other 5 and 3: alpha ½ + 5/8, beta ½ + 3/8; the dropped get 0.
-    expect(result.scores.alpha!.total).toBeCloseTo(1.125, 12);
-    expect(result.scores.beta!.total).toBeCloseTo(0.875, 12);
-    expect(result.scores.gamma!.total).toBe(0);
+    // Layer 2 has only alpha and beta (½ each), and they read all four step-1 answers, rating them 5, 3, 1, 1
+    // (/10): alpha ½ + .5 = 1, beta ½ + .3 = .8; the dropped gamma and delta .1 each from step 1.
+    expect(result.scores.alpha!.total).toBeCloseTo(1, 12);
+    expect(result.scores.beta!.total).toBeCloseTo(0.8, 12);
+    expect(result.scores.gamma!.total).toBeCloseTo(0.1, 12);
+    expect(result.scores.delta!.total).toBeCloseTo(0.1, 12);
     expect(result.chosen).toStrictEqual(['alpha', 'beta']);
   });
 

@@ -110,7 +110,7 @@ describe('parseTeamFile: bad files give one BAD_INPUT with every problem located
   it('gives no suggestion when nothing is close', () => {
     const [issue] = issuesOf('name: t\nzzzzzzzz: 1\nagents:\n  - name: a\n    prompt: p\n');
     expect(issue!.message).toBe(
-      'unknown field "zzzzzzzz"; allowed fields: name, description, model, maxSteps, reformAt, keep, answerKind, agents',
+      'unknown field "zzzzzzzz"; allowed fields: name, description, model, maxSteps, reformAt, keep, answerKind, stopCheck, agents',
     );
   });
 

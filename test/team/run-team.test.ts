@@ -3,6 +3,7 @@ import { WeftError, isAbortError } from '../../src/errors.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { createLlmAgent } from '../../src/team/llm-agent.js';
 import { createLlmRanker } from '../../src/team/llm-ranker.js';
+import { optimizeTeam } from '../../src/team/optimize-team.js';
 import { runTeam, type Ranker } from '../../src/team/run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from '../../src/team/team.js';
 import type { TeamEvent } from '../../src/team/team-events.js';
@@ -44,9 +45,16 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
   it("stops at step 2 by consensus with the three agents' answer, and scores importance as computed by hand", async () => {
     const agents = scriptedAgents(table);
     const events: TeamEvent[] = [];
-    const result = await runTeam({ agents, query: choiceQuery, seed: 7, onEvent: (e) => events.push(e) });
+    const result = await runTeam({
+      agents,
+      query: choiceQuery,
+      seed: 7,
+      stopCheck: 'layer',
+      onEvent: (e) => events.push(e),
+    });
 
     expect(result.stopReason).toBe('consensus');
+    expect(result.stopCheck).toBe('layer');
     expect(result.stoppedAt).toBe(2);
     expect(result.answer).toBe('B');
     expect(result.calls).toBe(8);
@@ -103,9 +111,9 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
     const checks = events.filter(
       (e): e is Extract<TeamEvent, { type: 'consensus-check' }> => e.type === 'consensus-check',
     );
-    expect(checks.map((c) => [c.agreeing, c.of, c.stop])).toEqual([
-      [1, 4, false],
-      [3, 4, true],
+    expect(checks.map((c) => [c.agreeing, c.answered, c.of, c.stop])).toEqual([
+      [1, 4, 4, false],
+      [3, 4, 4, true],
     ]);
     expect(checks[1]!.answer).toBe('B');
   });
@@ -125,8 +133,155 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
     expect(result.stoppedAt).toBe(4);
     expect(result.stopReason).toBe('max-steps');
     expect(result.calls).toBe(16);
-    const check = events.find((e) => e.type === 'consensus-check' && e.step === 2);
-    expect(check).toMatchObject({ agreeing: 3, stop: false, reason: expect.stringContaining('early stop is off') });
+    // The last check of step 2, after all four answered.
+    const check = events.filter((e) => e.type === 'consensus-check' && e.step === 2).at(-1);
+    expect(check).toMatchObject({
+      agreeing: 3,
+      answered: 4,
+      stop: false,
+      reason: expect.stringContaining('early stop is off'),
+    });
+  });
+});
+
+describe("runTeam: early stop per answer (the authors' code) and per layer", () => {
+  // All four agree at step 1.
+  const agreeing: ScriptTable = { alice: ['B'], bob: ['B'], carol: ['B'], dave: ['B'] };
+
+  it('per answer: stops after 3 calls, once more than ⌊2·4/3⌋ = 2 agents answered and 3 of 4 agree', async () => {
+    const agents = scriptedAgents(agreeing);
+    const events: TeamEvent[] = [];
+    const result = await runTeam({ agents, query: choiceQuery, seed: 3, onEvent: (e) => events.push(e) });
+    expect(result.stopCheck).toBe('answer');
+    expect(result.stopReason).toBe('consensus');
+    expect(result.stoppedAt).toBe(1);
+    expect(result.calls).toBe(3);
+    expect(result.answer).toBe('B');
+    expect(agents.filter((agent) => agent.inputs.length === 1)).toHaveLength(3);
+    // The last layer holds the three that answered, in team order; each agrees → ⅓ each, the fourth has no node.
+    const called = events.flatMap((e) => (e.type === 'node' ? [e.node.agent] : []));
+    expect(result.layers[0]!.map((n) => n.agent)).toEqual(
+      ['alice', 'bob', 'carol', 'dave'].filter((name) => called.includes(name)),
+    );
+    for (const name of called) expect(result.importance[name]).toBeCloseTo(1 / 3, 12);
+    // One check, after the third answer: 3 of 4 agree (3 > ⌊8/3⌋ = 2).
+    const checks = events.filter((e) => e.type === 'consensus-check');
+    expect(checks).toEqual([
+      {
+        type: 'consensus-check',
+        step: 1,
+        agreeing: 3,
+        of: 4,
+        answered: 3,
+        answer: 'B',
+        stop: true,
+        reason: '3 of 4 agree (3 answered): consensus (more than 2/3)',
+      },
+    ]);
+    expect(events.at(-1)).toEqual({ type: 'stop', step: 1, reason: 'consensus', answer: 'B', calls: 3 });
+  });
+
+  it('per layer: the same team makes all 4 calls before it checks', async () => {
+    const agents = scriptedAgents(agreeing);
+    const result = await runTeam({ agents, query: choiceQuery, seed: 3, stopCheck: 'layer' });
+    expect(result.stopCheck).toBe('layer');
+    expect(result.stopReason).toBe('consensus');
+    expect(result.calls).toBe(4);
+    expect(result.layers[0]!.map((n) => n.agent)).toEqual(['alice', 'bob', 'carol', 'dave']);
+  });
+
+  it('per answer: calls one agent at a time, in an order that follows the seed, not the team file', async () => {
+    const orders = new Map<number, string[]>();
+    for (const seed of [0, 1, 2, 3, 4, 5]) {
+      let running = 0;
+      let most = 0;
+      const order: string[] = [];
+      const agents = scriptedAgents({
+        alice: [{ answer: 'A', delayMs: 3 }],
+        bob: [{ answer: 'B', delayMs: 1 }],
+        carol: [{ answer: 'C', delayMs: 2 }],
+        dave: [{ answer: 'D' }],
+      }).map((agent) => ({
+        ...agent,
+        async respond(input: Parameters<TeamAgent['respond']>[0], signal?: AbortSignal) {
+          running++;
+          most = Math.max(most, running);
+          order.push(agent.name);
+          try {
+            return await agent.respond(input, signal);
+          } finally {
+            running--;
+          }
+        },
+      }));
+      const result = await runTeam({ agents, query: choiceQuery, seed, maxSteps: 1 });
+      expect(most).toBe(1);
+      expect(result.calls).toBe(4);
+      orders.set(seed, order);
+      // The same seed gives the same order.
+      const again: string[] = [];
+      await runTeam({
+        agents: scriptedAgents({ alice: ['A'], bob: ['B'], carol: ['C'], dave: ['D'] }).map((agent) => ({
+          ...agent,
+          respond: (input: Parameters<TeamAgent['respond']>[0]) => {
+            again.push(agent.name);
+            return agent.respond(input);
+          },
+        })),
+        query: choiceQuery,
+        seed,
+        maxSteps: 1,
+      });
+      expect(again).toEqual(order);
+    }
+    expect(new Set([...orders.values()].map((order) => order.join())).size).toBeGreaterThan(1);
+  });
+
+  it('per answer with a dissenter: 3 calls when it is called last, else 4; per layer always 4', async () => {
+    const table: ScriptTable = { alice: ['B'], bob: ['B'], carol: ['C'], dave: ['B'] };
+    const seen = new Set<number>();
+    for (let seed = 0; seed < 20; seed++) {
+      const events: TeamEvent[] = [];
+      const result = await runTeam({
+        agents: scriptedAgents(table),
+        query: choiceQuery,
+        seed,
+        maxSteps: 1,
+        onEvent: (e) => events.push(e),
+      });
+      const called = events.flatMap((e) => (e.type === 'node' ? [e.node.agent] : []));
+      const carolLast = called.indexOf('carol') === 3 || !called.includes('carol');
+      expect(result.calls).toBe(carolLast ? 3 : 4);
+      expect(result.stopReason).toBe('consensus');
+      seen.add(result.calls);
+      const layered = await runTeam({ agents: scriptedAgents(table), query: choiceQuery, seed, stopCheck: 'layer' });
+      expect(layered.calls).toBe(4);
+    }
+    // Both cases occur over these seeds.
+    expect([...seen].sort()).toEqual([3, 4]);
+  });
+
+  it('after a reformation to 2, checks once both kept agents answered', async () => {
+    const table: ScriptTable = {
+      a: ['1', '2', '3', '9'],
+      b: ['4', '5', '6', '9'],
+      c: ['7', '8', '10'],
+      d: ['11', '12', '13'],
+    };
+    const { ranker } = scriptedRanker('{"ranking": ["b", "a"]}');
+    const events: TeamEvent[] = [];
+    const result = await runTeam({
+      agents: scriptedAgents(table),
+      query: exactQuery,
+      ranker,
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.stoppedAt).toBe(4);
+    expect(result.stopReason).toBe('consensus');
+    // 4 + 4 + 4 agents, 1 ranker, 2 kept agents.
+    expect(result.calls).toBe(15);
+    const step4 = events.filter((e) => e.type === 'consensus-check' && e.step === 4);
+    expect(step4).toMatchObject([{ agreeing: 2, of: 2, answered: 2, stop: true }]);
   });
 });
 
@@ -136,13 +291,14 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
       '42',
       { answer: '42', ratings: { algebraist: 5, geometer: 1, guesser: 1, skeptic: 3 } },
       { answer: '42', ratings: { algebraist: 4, geometer: 4, guesser: 1, skeptic: 1 } },
-      { answer: '42', ratings: { algebraist: 3, geometer: 1 } },
+      // Step 4 after the reformation: the kept agents rate every step-3 answer, the dropped agents' too.
+      { answer: '42', ratings: { algebraist: 3, geometer: 1, guesser: 5, skeptic: 1 } },
     ],
     geometer: [
       '41',
       { answer: '42', ratings: { algebraist: 1, geometer: 1, guesser: 1, skeptic: 1 } },
       { answer: '42', ratings: { algebraist: 2, geometer: 2, guesser: 2, skeptic: 2 } },
-      { answer: '42.0', ratings: { algebraist: 1, geometer: 1 } },
+      { answer: '42.0', ratings: { algebraist: 1, geometer: 1, guesser: 1, skeptic: 1 } },
     ],
     guesser: [
       '7',
@@ -183,45 +339,50 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
       ['algebraist', 'geometer', 'guesser', 'skeptic'],
       ['geometer', 'algebraist'],
     ]);
-    // After the reformation the kept agents see only each other's step-3 responses.
-    expect([...agents[0]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer']);
-    expect([...agents[1]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer']);
+    // After the reformation the kept agents read every step-3 response, the dropped agents' too (Eq. 7).
+    expect([...agents[0]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer', 'guesser', 'skeptic']);
+    expect([...agents[1]!.peersAt(4)].sort()).toEqual(['algebraist', 'geometer', 'guesser', 'skeptic']);
     expect(agents[2]!.inputs).toHaveLength(3);
     // The ranker read every step-3 response.
     const rankPrompt = model.calls[0]!.messages[0]!.content;
-    for (const line of ['Answer: 42', 'Answer: 8', 'Answer: 13', '"guesser"', exactQuery.question])
+    for (const line of ['Answer: 42', 'Answer: 8', 'Answer: 13', exactQuery.question])
       expect(rankPrompt).toContain(line);
     expect(model.calls[0]!.tag?.purpose).toBe('rank');
 
-    // Layer 4: both agree → 1/2 each.
-    // Step-4 ratings of layer 3: algebraist 3,1 → .75/.25; geometer 1,1 → .5/.5
-    //   I(3, alg) = .5·.75 + .5·.5 = .625   I(3, geo) = .5·.25 + .5·.5 = .375   guesser, skeptic 0
-    // Step-3 ratings of layer 2 (alg, geo, gue, ske): algebraist 4,4,1,1 /10; geometer 2,2,2,2 /8 (others carry 0)
-    //   I(2, alg) = I(2, geo) = .625·.4 + .375·.25 = .34375   I(2, gue) = I(2, ske) = .625·.1 + .375·.25 = .15625
+    // Eq. 7 by hand, backwards along the edges each node was shown.
+    // Layer 4: both kept agents agree with 42 → ½ each.
+    // Step-4 ratings of layer 3 (alg, geo, gue, ske): algebraist 3,1,5,1 /10 → .3, .1, .5, .1; geometer 1,1,1,1 → .25
+    //   I(3, alg) = .5·.3 + .5·.25 = .275   I(3, geo) = .5·.1 + .5·.25 = .175
+    //   I(3, gue) = .5·.5 + .5·.25 = .375   I(3, ske) = .5·.1 + .5·.25 = .175        (sum 1)
+    //   (with kept→kept edges only, guesser and skeptic would get 0 here)
+    // Step-3 ratings of layer 2: algebraist 4,4,1,1 /10; geometer 2,2,2,2 /8; guesser 1,1,5,1 /8; skeptic 1,1,1,1 /4
+    //   I(2, alg) = .275·.4 + .175·.25 + .375·.125 + .175·.25 = .11 + .04375 + .046875 + .04375 = .244375 = I(2, geo)
+    //   I(2, gue) = .275·.1 + .175·.25 + .375·.625 + .175·.25 = .0275 + .04375 + .234375 + .04375 = .349375
+    //   I(2, ske) = .275·.1 + .175·.25 + .375·.125 + .175·.25 = .0275 + .04375 + .046875 + .04375 = .161875
     // Step-2 ratings of layer 1: alg 5,1,1,3 /10; geo 1,1,1,1 /4; gue 1,1,1,5 /8; ske 2,2,2,2 /8
-    //   I(1, alg) = .34375·.5 + .34375·.25 + .15625·.125 + .15625·.25 = .31640625
-    //   I(1, geo) = .34375·.1 + .34375·.25 + .15625·.125 + .15625·.25 = .17890625 = I(1, gue)
-    //   I(1, ske) = .34375·.3 + .34375·.25 + .15625·.625 + .15625·.25 = .32578125
+    //   I(1, alg) = .244375·.5 + .244375·.25 + .349375·.125 + .161875·.25 = .267421875
+    //   I(1, geo) = .244375·.1 + .244375·.25 + .349375·.125 + .161875·.25 = .169671875 = I(1, gue)
+    //   I(1, ske) = .244375·.3 + .244375·.25 + .349375·.625 + .161875·.25 = .393234375
     expectScores(result.importanceByLayer[3]!, { algebraist: 0.5, geometer: 0.5 });
-    expectScores(result.importanceByLayer[2]!, { algebraist: 0.625, geometer: 0.375, guesser: 0, skeptic: 0 });
+    expectScores(result.importanceByLayer[2]!, { algebraist: 0.275, geometer: 0.175, guesser: 0.375, skeptic: 0.175 });
     expectScores(result.importanceByLayer[1]!, {
-      algebraist: 0.34375,
-      geometer: 0.34375,
-      guesser: 0.15625,
-      skeptic: 0.15625,
+      algebraist: 0.244375,
+      geometer: 0.244375,
+      guesser: 0.349375,
+      skeptic: 0.161875,
     });
     expectScores(result.importanceByLayer[0]!, {
-      algebraist: 0.31640625,
-      geometer: 0.17890625,
-      guesser: 0.17890625,
-      skeptic: 0.32578125,
+      algebraist: 0.267421875,
+      geometer: 0.169671875,
+      guesser: 0.169671875,
+      skeptic: 0.393234375,
     });
-    // Dropped agents keep what they earned before the reformation.
+    // Dropped agents keep what they earned, at the reformation step included.
     expectScores(result.importance, {
-      algebraist: 1.78515625,
-      geometer: 1.39765625,
-      guesser: 0.33515625,
-      skeptic: 0.48203125,
+      algebraist: 1.286796875,
+      geometer: 1.089046875,
+      guesser: 0.894046875,
+      skeptic: 0.730109375,
     });
     expectLayersSumToOne(result);
 
@@ -234,6 +395,20 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
       agents: ['geometer', 'algebraist'],
     });
     expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42.0', calls: 15 });
+  });
+
+  it('optimises the team by those scores: the dropped guesser, well rated at the reformation step, is chosen', async () => {
+    // Totals from the test above (Eq. 7 by hand): algebraist 1.286796875, geometer 1.089046875,
+    // guesser .894046875, skeptic .730109375 → the top 3 are algebraist, geometer, guesser.
+    // With kept→kept edges after the reformation, guesser and skeptic would earn nothing at step 3 and their
+    // totals would be .33515625 and .48203125: skeptic would have been chosen instead.
+    const { ranker } = scriptedRanker('{"ranking": ["geometer", "algebraist"]}');
+    const result = await optimizeTeam({ pool: scriptedAgents(table), queries: [exactQuery], k: 3, ranker });
+    expect(result.chosen).toEqual(['algebraist', 'geometer', 'guesser']);
+    expect(result.dropped).toEqual(['skeptic']);
+    expect(result.scores.guesser!.total).toBeCloseTo(0.894046875, 12);
+    expect(result.scores.skeptic!.total).toBeCloseTo(0.730109375, 12);
+    expect(result.calls).toBe(15);
   });
 
   it('falls back visibly when the ranker reply cannot be parsed: majority agreers kept, counted, reason given', async () => {
@@ -311,14 +486,14 @@ describe('runTeam: nobody agrees', () => {
     expect(result.answer).toBe('34');
     expect(result.tie).toEqual({ answers: ['34', '33'], brokenBy: 'ranker order' });
     expect(result.calls).toBe(15);
-    // Equal ratings everywhere. Layer 4: only skeptic agrees with 34 → 1. Skeptic's step-4 ratings of (guesser,
-    // skeptic) are equal → layer 3: .5 each, the dropped 0. Layer 2: two nodes of .5 rate four peers equally → .25 each.
-    // Layer 1: four nodes of .25 rate four peers equally → .25 each.
+    // Equal ratings everywhere. Layer 4: only skeptic agrees with 34 → 1. Skeptic rates all four step-3 answers
+    // equally (the kept agents read the dropped agents' answers too) → layer 3: .25 each. Layers 2 and 1: nodes
+    // rate four peers equally → .25 each.
     expectScores(result.importanceByLayer[3]!, { guesser: 0, skeptic: 1 });
-    expectScores(result.importanceByLayer[2]!, { algebraist: 0, geometer: 0, guesser: 0.5, skeptic: 0.5 });
+    expectScores(result.importanceByLayer[2]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
     expectScores(result.importanceByLayer[1]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
     expectScores(result.importanceByLayer[0]!, { algebraist: 0.25, geometer: 0.25, guesser: 0.25, skeptic: 0.25 });
-    expectScores(result.importance, { algebraist: 0.5, geometer: 0.5, guesser: 1, skeptic: 2 });
+    expectScores(result.importance, { algebraist: 0.75, geometer: 0.75, guesser: 0.75, skeptic: 1.75 });
     expectLayersSumToOne(result);
   });
 
@@ -567,10 +742,16 @@ describe('runTeam: code', () => {
     expect(result.calls).toBe(9);
     // Two of four write the same wrong code at every step; the tested code wins the vote anyway.
     expect(result.answer).toBe(good);
-    expect(events.filter((e) => e.type === 'consensus-check').map((e) => (e as { stop: boolean }).stop)).toEqual([
-      false,
-      false,
-      false,
+    // Checked after the 3rd and the 4th answer of each layer; none may stop.
+    expect(
+      events.filter((e) => e.type === 'consensus-check').map((e) => [e.step, (e as { stop: boolean }).stop]),
+    ).toEqual([
+      [1, false],
+      [1, false],
+      [2, false],
+      [2, false],
+      [3, false],
+      [3, false],
     ]);
     expectScores(result.importanceByLayer[2]!, { w1: 0, w2: 0, w3: 0.5, runner: 0.5 });
   });
