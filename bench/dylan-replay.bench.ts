@@ -55,11 +55,22 @@ export const dylanReplayBench: Bench = {
         cells.push(tableRow(`${team.agents} agents`, reading, reports, recordings.length, consistent.length));
         if (reading === 'authors') {
           const summary = summarizeReplays(reports);
-          rows.push({
-            label: `${team.agents} agents, authors' reading: queries whose reply count differs or fails`,
-            value: summary.countMismatches.length,
-            ...(team.agents === 2 ? { goal: { comparison: '<=' as const, target: 0 } } : {}),
-          });
+          rows.push(
+            {
+              label: `${team.agents} agents, authors' reading: queries whose reply count differs or fails`,
+              value: summary.countMismatches.length,
+              ...(team.agents === 2 ? { goal: { comparison: '<=' as const, target: 0 } } : {}),
+            },
+            {
+              label: `${team.agents} agents, authors' reading: of ${summary.orderFree} order-free queries, count differs`,
+              value: summary.orderFree - summary.orderFreeMatches,
+            },
+            {
+              label: `${team.agents} agents, authors' reading: queries no call order of the authors' explains`,
+              value: summary.notSameUpToOrder,
+              goal: { comparison: '<=' as const, target: 0 },
+            },
+          );
           notes.push(...mismatchNotes(team.agents, summary.countMismatches));
           notes.push(importanceNote(team.agents, consistent, reports));
         }
@@ -69,7 +80,7 @@ export const dylanReplayBench: Bench = {
       cells.push(tableRow('overall', reading, everything[reading], Number.NaN, Number.NaN));
     notes.push(
       "Reading: 'authors' reads each reply's answer with the authors' rule (last (X), else last X)); 'weft' with Weft's extractAnswer.",
-      'A failed query needs a reply the recording lacks: the authors stop as soon as an answer makes a consensus, today the engine completes the layer first.',
+      "A failed query needs a reply the recording lacks: Weft's seeded call order within a layer reached an agent the authors' run, in its own random order, never called before it stopped.",
       "Importance differs where a node's ratings are given in the authors' shuffled order of its peers (not recorded) or read differently (their N/A = 0, Weft's clamp to 1-5).",
     );
     return {
@@ -132,14 +143,14 @@ function tableRow(
 function mismatchNotes(agents: number, mismatches: ReturnType<typeof summarizeReplays>['countMismatches']): string[] {
   if (mismatches.length === 0) return [`${agents} agents: every query's reply count matches the authors' run`];
   const failed = mismatches.filter((m) => m.error !== undefined).length;
+  const ordered = mismatches.filter((m) => !m.orderFree).length;
+  const shown = [...mismatches].sort((a, b) => Number(b.orderFree) - Number(a.orderFree)).slice(0, SHOWN_MISMATCHES);
   return [
-    `${agents} agents: ${mismatches.length} query(ies) differ (${failed} failed for a missing reply), first ${Math.min(SHOWN_MISMATCHES, mismatches.length)}:`,
-    ...mismatches
-      .slice(0, SHOWN_MISMATCHES)
-      .map(
-        (m) =>
-          `  ${basename(m.file)}:${m.line} authors ${m.recorded}, Weft ${m.weft ?? (m.missingReply ? `needs the unrecorded reply of ${m.missingReply}` : `failed: ${m.error}`)}`,
-      ),
+    `${agents} agents: ${mismatches.length} query(ies) differ (${failed} failed for a missing reply; ${ordered} stopped on a consensus before round 3, where the count depends on the unrecorded call order), first ${shown.length}:`,
+    ...shown.map(
+      (m) =>
+        `  ${basename(m.file)}:${m.line}${m.orderFree ? ' (order-free)' : ''}${m.keptByRanker !== undefined && m.keptByRanker < 2 ? ` (the authors' ranker kept ${m.keptByRanker} agent: its two picks mapped to one agent; Weft needs 2 distinct and falls back)` : ''} authors ${m.recorded}, Weft ${m.weft ?? (m.missingReply ? `needs the unrecorded reply of ${m.missingReply}` : `failed: ${m.error}`)}`,
+    ),
   ];
 }
 

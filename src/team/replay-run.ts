@@ -27,7 +27,7 @@ import {
   replayQueries,
   type ReplayReading,
 } from './replay-model.js';
-import { answeredIn, recordedReplies, type DylanRecording, type RecordedQuery } from './replay-recording.js';
+import { answeredIn, rankerRan, recordedReplies, type DylanRecording, type RecordedQuery } from './replay-recording.js';
 
 export interface ReplayOptions {
   readonly reading?: ReplayReading;
@@ -43,8 +43,22 @@ export interface ReplayOptions {
 export interface ReplayedQuery {
   readonly line: number;
   readonly recordedReplies: number;
+  /** True when the authors' reply count does not depend on their call order (see `countIsOrderFree`). */
+  readonly orderFree: boolean;
+  /** The last round (1-based) the authors' run called an agent in. */
+  readonly recordedStopRound: number;
+  /** Agents the authors' ranker kept (those with a round-3 reply), when it ran. */
+  readonly keptByRanker?: number;
   /** Undefined when the replay failed. */
   readonly weftReplies?: number;
+  /** The round Weft stopped in, or the round of the reply it lacked. */
+  readonly weftStopRound?: number;
+  /**
+   * True when what Weft did is what some order of the calls within a layer gives under the authors' rule: it
+   * stopped in the authors' stopping round after no more calls than they made, or it lacked a reply of that
+   * round (its order reached an agent theirs never called).
+   */
+  readonly sameUpToOrder: boolean;
   /** The authors' final answer by their reading; undefined when their last layer was tied. */
   readonly recordedAnswer?: string;
   readonly recordedCorrect?: boolean;
@@ -84,6 +98,9 @@ export async function replayRecording(recording: DylanRecording, options: Replay
     const base = {
       line: recorded.line,
       recordedReplies: recordedReplies(recorded, recording.agents),
+      orderFree: countIsOrderFree(recorded, recording.agents),
+      recordedStopRound: stopRound(recorded),
+      ...(rankerRan(recorded, recording.agents) ? { keptByRanker: answeredIn(recorded, 2).length } : {}),
       ...(recordedAnswer !== undefined ? { recordedAnswer } : {}),
       ...(correct !== undefined ? { recordedCorrect: correct } : {}),
     };
@@ -114,6 +131,8 @@ export async function replayRecording(recording: DylanRecording, options: Replay
       results.push({
         ...base,
         weftReplies: result.calls,
+        weftStopRound: result.stoppedAt,
+        sameUpToOrder: result.stoppedAt === base.recordedStopRound && result.calls <= base.recordedReplies,
         weftAnswer: result.answer,
         ...(weftCorrect !== undefined ? { weftCorrect } : {}),
         weftImportance,
@@ -124,10 +143,13 @@ export async function replayRecording(recording: DylanRecording, options: Replay
     } catch (error) {
       if (isAbortError(error)) throw error;
       const missing = isWeftError(error) && error.code === 'SCRIPT_EXHAUSTED' ? error.location?.field : undefined;
+      const round = Number(/round (\d+)$/.exec(missing ?? '')?.[1] ?? Number.NaN);
       results.push({
         ...base,
         error: error instanceof Error ? error.message : String(error),
         ...(missing !== undefined ? { missingReply: missing } : {}),
+        ...(Number.isFinite(round) ? { weftStopRound: round } : {}),
+        sameUpToOrder: round === base.recordedStopRound,
       });
     }
   }
@@ -155,17 +177,47 @@ export function authorsFinalAnswer(query: RecordedQuery): string | undefined {
   return undefined;
 }
 
+/** The last round (1-based) with a recorded reply. */
+export function stopRound(query: RecordedQuery): number {
+  let last = 0;
+  query.replies.forEach((rounds) =>
+    rounds.forEach((reply, round) => {
+      if (reply !== null) last = Math.max(last, round + 1);
+    }),
+  );
+  return last;
+}
+
+/**
+ * Whether a query's reply count is the same for every order of the calls within a layer. With at most three
+ * agents the consensus is first checked once all have answered, so yes. With more, a layer that stopped on a
+ * consensus could have stopped sooner (its agreeing answers first) or later (another order) — only a query that
+ * never stopped before round 3 is order-free: its full layers had no consensus in any order, and round 3 has the
+ * two agents the ranker kept, checked once both answered. The authors' order within a layer is a random
+ * shuffle that their recording does not keep, so only order-free counts can be matched exactly.
+ */
+export function countIsOrderFree(query: RecordedQuery, agents: number): boolean {
+  return agents <= 3 || rankerRan(query, agents);
+}
+
 /** Per-report totals for a table: queries, replayed, count matches, replies per query both ways. */
 export interface ReplaySummary {
   readonly queries: number;
   readonly replayed: number;
   readonly failed: number;
   readonly countMatches: number;
+  /** Queries whose count does not depend on call order, and how many of them Weft matched exactly. */
+  readonly orderFree: number;
+  readonly orderFreeMatches: number;
+  /** Queries where Weft did what no order of the authors' calls gives (see `ReplayedQuery.sameUpToOrder`). */
+  readonly notSameUpToOrder: number;
   /** Lines (with the file) whose reply count differs, or that failed. */
   readonly countMismatches: readonly {
     readonly file: string;
     readonly line: number;
     readonly recorded: number;
+    readonly orderFree: boolean;
+    readonly keptByRanker?: number;
     readonly weft?: number;
     readonly error?: string;
     readonly missingReply?: string;
@@ -193,12 +245,19 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
     replayed: replayed.length,
     failed: all.length - replayed.length,
     countMatches: replayed.filter((entry) => entry.query.weftReplies === entry.query.recordedReplies).length,
+    orderFree: all.filter((entry) => entry.query.orderFree).length,
+    notSameUpToOrder: all.filter((entry) => !entry.query.sameUpToOrder).length,
+    orderFreeMatches: all.filter(
+      (entry) => entry.query.orderFree && entry.query.weftReplies === entry.query.recordedReplies,
+    ).length,
     countMismatches: all
       .filter((entry) => entry.query.weftReplies !== entry.query.recordedReplies)
       .map(({ file, query }) => ({
         file,
         line: query.line,
         recorded: query.recordedReplies,
+        orderFree: query.orderFree,
+        ...(query.keptByRanker !== undefined ? { keptByRanker: query.keptByRanker } : {}),
         ...(query.weftReplies !== undefined ? { weft: query.weftReplies } : {}),
         ...(query.error !== undefined ? { error: query.error } : {}),
         ...(query.missingReply !== undefined ? { missingReply: query.missingReply } : {}),
