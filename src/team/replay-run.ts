@@ -2,9 +2,12 @@
  * Runs a recorded DyLAN run's queries through Weft's team engine with the replay model and compares, query by
  * query, what Weft did with what the recording says the authors' code did (docs/teams.md#replaying-recorded-runs).
  *
- * The engine is set up as the authors' MMLU runs were: at most `recording.rounds` (3) layers, early stop on, the
- * reformation after step 2 keeping 2 agents for teams of more than three agents and none otherwise (their code
- * ranks only then).
+ * The engine is set up as the authors' MMLU runs were: at most `recording.rounds` (3) layers, the reformation
+ * after step 2 keeping 2 agents for teams of more than three agents and none otherwise (their code ranks only
+ * then); early stop as the engine's default (checked after each answer, as their code does) unless `engine`
+ * says otherwise. Their order of calls within a layer is not recorded, so counts are compared exactly only
+ * where that order cannot matter (`countIsOrderFree`), and otherwise checked against every order
+ * (`sameUpToOrder`).
  *
  * What is compared, per query:
  * - replies: Weft's calls (agents plus the ranker) against the authors' count (recordedReplies);
