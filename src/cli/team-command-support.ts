@@ -45,7 +45,7 @@ export interface TeamFlags extends TeamCommonFlags {
   readonly optimized?: boolean;
 }
 
-/** One stderr line per layer and per reformation, so a slow team shows where it is. */
+/** One stderr line per consensus check and per reformation, so a slow team shows where it is. */
 export function logTeamEvent(event: TeamEvent, output: Pick<Output, 'log'>): void {
   if (event.type === 'consensus-check') output.log(`step ${event.step}: ${event.reason}`);
   else if (event.type === 'reformation')

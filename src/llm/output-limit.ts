@@ -15,7 +15,8 @@ export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
   execute: 8192,
   verify: 1024,
   update: 4096,
-  rank: 1024,
+  // The team ranker reasons step by step over every solution before its choice (as DyLAN's prompts ask).
+  rank: 2048,
   answer: 2048,
   worfbench: 2048,
   converse: 2048,

@@ -23,8 +23,8 @@
  *   `answers=<dataset>` the question's gold answer from that key, see sim-answer-key.ts); a wrong agent that sees peers
  *   takes their majority answer with probability `follow`. With options shown it answers with a letter: the
  *   option `correct` is the right one.
- * - `rank` (the team's listwise ranker): the `[k] agent "name"` blocks of the prompt →
- *   `{"ranking":[names…]}`, the agents with right answers first with probability `accuracy`.
+ * - `rank` (the team's listwise ranker): the anonymous `Solution k:` blocks of the prompt →
+ *   `{"ranking":[numbers…]}`, the agents with right answers first with probability `accuracy`.
  * - `worfbench` (src/eval's WorfBench prompt): the task and its action list are the last user message →
  *   a workflow text (`Node:` lines `k: text`, then `Edge: (START,1) …`): n nodes (from `tasks`), each a
  *   fragment of the task text (so a lexical similarity gives partial credit), and a random DAG with edges
@@ -226,7 +226,10 @@ function simReply(
     case 'rank': {
       const prompt = readTeamPrompt(userText(call));
       return JSON.stringify({
-        ranking: simRanking(prompt.responses, options.accuracy, stream('rank'), rightAnswer(prompt, answerKey)),
+        // The solutions are numbered and anonymous: the ranking is their numbers.
+        ranking: simRanking(prompt.responses, options.accuracy, stream('rank'), rightAnswer(prompt, answerKey)).map(
+          Number,
+        ),
       });
     }
     case 'worfbench': {

@@ -16,7 +16,7 @@
  * key's option; the team reads it as its letter), and peers' letters are read back as option texts.
  *
  * The prompts are read in the layout src/team/team-prompts.ts documents (peers as `Response k:` blocks with an
- * `Answer:` line; the ranker's `[k] agent "name"` blocks). Pure: the random sources are passed in, so
+ * `Answer:` line; the ranker's anonymous `Solution k:` blocks). Pure: the random sources are passed in, so
  * sim-model.ts keeps its determinism per tag.
  */
 import { bernoulli, integerSample, pick, shuffled, type RandomSource } from './seeded-random.js';
@@ -117,13 +117,13 @@ export interface SimTeamPrompt {
   /** The text of the `Question:` block, without its options. */
   readonly question: string;
   readonly options: ReadonlyMap<string, string>;
-  /** Each listed response's heading (`Response 2:` → `2`, `[1] agent "x"` → `x`) and its answer as option text. */
+  /** Each listed response's heading (`Response 2:` → `2`, `Solution 3:` → `3`) and its answer as option text. */
   readonly responses: readonly { readonly id: string; readonly answer: string }[];
 }
 
 const OPTION_LINE = /^\(([A-Z])\) (.*)$/;
 const PEER_HEADING = /^Response (\d+)(?: \(your previous response\))?:$/;
-const RANKED_HEADING = /^\[(\d+)\] agent ("(?:[^"\\]|\\.)*")$/;
+const RANKED_HEADING = /^Solution (\d+):$/;
 
 /** Reads options and responses from a team agent's or ranker's prompt; lines that fit no block are skipped. */
 export function readTeamPrompt(text: string): SimTeamPrompt {
@@ -157,7 +157,7 @@ const AFTER_QUESTION = [
   '\n\nOptions:\n',
   "\n\nThe team's latest responses to this question",
   '\n\nAnswer the question.',
-  '\n\nResponses (in random order):',
+  '\n\nSolutions to rank (in random order):',
 ];
 
 function questionOf(text: string): string {
@@ -171,13 +171,7 @@ function questionOf(text: string): string {
 function headingId(line: string): string | undefined {
   const peer = PEER_HEADING.exec(line);
   if (peer) return peer[1]!;
-  const ranked = RANKED_HEADING.exec(line);
-  if (!ranked) return undefined;
-  try {
-    return JSON.parse(ranked[2]!) as string;
-  } catch {
-    return undefined;
-  }
+  return RANKED_HEADING.exec(line)?.[1];
 }
 
 /** The `Answer:` of a block: on its line, or the ``` fence below it; `(none given)` is no answer. */

@@ -1,6 +1,7 @@
 /**
  * An LLM team member (docs/algorithms.md#temporal-feed-forward-network and #importance-scores): one model call per
- * response, answering and rating the peers it was shown in the same call. Replies are read leniently — JSON first, then
+ * response, answering in free text and rating the peers it was shown in the same call. Replies are read leniently —
+ * a JSON answer object first (the form Weft asked for before), then the answer form the prompt asks for and other
  * answer patterns in the text — and never re-prompted: each response costs exactly one call, and unreadable ratings are
  * replaced by equal weights with `ratingsParsed: false` (counted by the engine), not guessed.
  */
@@ -31,8 +32,8 @@ export function createLlmAgent(options: LlmAgentOptions): TeamAgent {
       const result = await model.generate(
         {
           system,
+          // Free text, not JSON: the agents reason at length and end with the answer (team-prompts.ts).
           messages: [{ role: 'user', content: agentUserPrompt(input, name) }],
-          json: { name: 'team_answer' },
           tag: { purpose: 'answer', key: answerKey(name, input.step, input.query), attempt: 1 },
         },
         signal,
@@ -73,7 +74,9 @@ export function readAgentReply(text: string, query: AnswerQuery, peerCount: numb
     if (typeof reasoning === 'string' && reasoning.trim() !== '') passedOn = reasoning.trim();
     rawRatings = object.ratings ?? object.scores;
   }
-  if (answer === '') answer = extractAnswer(text, query);
+  // The `[[4, 2]]` ratings are not part of the answer (text answers run to the end, exact ones may fall back to
+  // the last line); code keeps them, as a fenced block is read whole and may hold such a list.
+  if (answer === '') answer = extractAnswer(query.kind === 'code' ? text : text.replace(PAPER_RATINGS, ' '), query);
   if (rawRatings === undefined) rawRatings = ratingsInText(text, values);
   const ratings = readRatings(rawRatings, peerCount);
   return {
@@ -83,6 +86,9 @@ export function readAgentReply(text: string, query: AnswerQuery, peerCount: numb
     ratingsParsed: ratings !== undefined,
   };
 }
+
+/** The ratings in the DyLAN prompts' form, `[[4, 2, 5]]`. */
+const PAPER_RATINGS = /\[\[\s*[-\d.\s,]*?\s*\]\]/g;
 
 /** `peerCount` ratings clamped to 1–5, or undefined when they are not there. `[[…]]` is unwrapped. */
 export function readRatings(raw: unknown, peerCount: number): number[] | undefined {

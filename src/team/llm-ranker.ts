@@ -1,6 +1,8 @@
 /**
  * The listwise LLM ranker of agent team reformation (docs/algorithms.md#team-reformation): one call that reads the
- * current responses (shuffled, seeded, against positional bias) and names the best agents. A reply that cannot be
+ * current responses anonymously (shuffled, seeded, against positional bias; numbered, without agent names, so a
+ * name cannot sway it), reasons in free text and ends with the numbers of the best, which are mapped back to the
+ * agents here by the order shown. A reply that cannot be
  * used — no ranking, an unknown agent, fewer than `keep` agents, a failed call — falls back visibly to
  * `fallbackRanking` with `fallback: true` and the reason; it is never silently random.
  */
@@ -45,7 +47,6 @@ export function createLlmRanker(model: ChatModel, options: LlmRankerOptions = {}
           {
             system: RANKER_SYSTEM_PROMPT,
             messages: [{ role: 'user', content: rankerUserPrompt(query, shown, keep) }],
-            json: { name: 'team_ranking' },
             tag: { purpose: 'rank', key: `rank/q-${hashString(query.question).toString(36)}`, attempt: 1 },
           },
           signal,

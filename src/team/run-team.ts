@@ -76,6 +76,12 @@ export interface RunTeamOptions {
   readonly earlyStop?: boolean;
   /** When consensus is checked: after each answer (default, the authors' code) or after each whole layer. */
   readonly stopCheck?: StopCheck;
+  /**
+   * With `stopCheck: 'answer'`: the order a layer's agents are called in, instead of the seeded shuffle (e.g. to
+   * replay a recorded run in its recorded order). Given the step and the active agents' names in layer order, it
+   * must return the same names in any order; anything else rejects the run with BAD_INPUT.
+   */
+  readonly callOrder?: (step: number, agents: readonly string[]) => readonly string[];
   /** Seeds the peers' shuffle and, with `stopCheck: 'answer'`, the order of a layer's calls; default 0. */
   readonly seed?: number | string;
   readonly signal?: AbortSignal;
@@ -177,7 +183,16 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     } else {
       // One call at a time in a seeded shuffled order; a check after each answer once more than ⌊2N/3⌋ answered
       // (fewer cannot reach consensus), so a layer can end before all its agents were called.
-      const order = shuffled(randomFrom(seed, 'order', query.question, step), active);
+      const order = options.callOrder
+        ? orderedBy(
+            options.callOrder(
+              step,
+              active.map((a) => a.name),
+            ),
+            active,
+            step,
+          )
+        : shuffled(randomFrom(seed, 'order', query.question, step), active);
       const answered: TeamNode[] = [];
       for (const agent of order) {
         throwIfAborted(signal);
@@ -270,6 +285,19 @@ async function respondOrExplain(
     // Not Weft's own error: a bug in an agent (a tool, a test double) rather than a provider's answer.
     throw new WeftError('INTERNAL', message, { cause: error });
   }
+}
+
+/** The active agents in the order `callOrder` gave, which must name each of them exactly once. */
+function orderedBy(names: readonly string[], active: readonly TeamAgent[], step: number): TeamAgent[] {
+  const byName = new Map(active.map((agent) => [agent.name, agent]));
+  const ordered = [...new Set(names)].flatMap((name) => byName.get(name) ?? []);
+  if (names.length !== active.length || ordered.length !== active.length)
+    throw new WeftError(
+      'BAD_INPUT',
+      `team: callOrder at step ${step} must name each of ${JSON.stringify([...byName.keys()])} once, got ${JSON.stringify(names)}`,
+      { location: { field: 'callOrder' } },
+    );
+  return ordered;
 }
 
 /** The ratings a node keeps, or equal weights and why. */

@@ -221,7 +221,7 @@ describe('sim team helpers', () => {
       '```',
       'Reasoning: code',
       '',
-      '[4] agent "quote\\"d"',
+      'Solution 4:',
       'Answer: A',
     ].join('\n');
     expect(readTeamPrompt(text)).toEqual({
@@ -234,7 +234,7 @@ describe('sim team helpers', () => {
         { id: '1', answer: 'wrong-1' },
         { id: '2', answer: '' },
         { id: '3', answer: 'line one\nline two' },
-        { id: 'quote"d', answer: 'correct' },
+        { id: '4', answer: 'correct' },
       ],
     });
   });

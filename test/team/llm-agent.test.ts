@@ -33,10 +33,39 @@ describe('createLlmAgent', () => {
     const call = model.calls[0]!;
     expect(call.system).toContain('You are a careful physicist.');
     const prompt = call.messages[0]!.content;
-    for (const part of [choiceQuery.question, '(A) Mars', '(B) Jupiter', '(C) Venus', '"answer"'])
+    // Free-text reasoning, ended by the answer in a fixed form; no JSON asked, and nothing to score yet.
+    for (const part of [
+      choiceQuery.question,
+      '(A) Mars',
+      '(B) Jupiter',
+      '(C) Venus',
+      'Explain your reasoning thoroughly',
+      'end your reply with a last line `Answer: (X)`',
+    ])
       expect(prompt).toContain(part);
-    expect(prompt).not.toContain('rate');
+    expect(prompt).not.toContain('score');
+    expect(prompt).not.toContain('JSON');
+    expect(call.json).toBeUndefined();
     expect(call.tag).toEqual({ purpose: 'answer', key: answerKey('physicist', 1, choiceQuery), attempt: 1 });
+  });
+
+  it('reads a free-text reply in the asked form: the answer at the end, the [[…]] scores before it', async () => {
+    const reply = [
+      'Response 1 argues from temperature, which says nothing about size. Response 2 is mine and still holds.',
+      'Response 3 agrees with me. Scores: [[1, 5, 4]]',
+      'Jupiter is by far the most massive and largest planet.',
+      'Answer: (B)',
+    ].join('\n');
+    const model = scriptedModel([{ text: reply }]);
+    const agent = createLlmAgent({ name: 'physicist', prompt: 'You are a careful physicist.', model });
+    const response = await agent.respond({ query: choiceQuery, step: 2, peers });
+    expect(response).toEqual({ answer: 'B', text: reply, ratings: [1, 5, 4], ratingsParsed: true, calls: 1 });
+  });
+
+  it('does not take the [[…]] scores for an exact answer when no answer line follows them', () => {
+    const reply = 'Six sevens are forty-two.\n42\n[[3, 4]]';
+    expect(readAgentReply(reply, { kind: 'exact' }, 2)).toMatchObject({ answer: '42', ratings: [3, 4] });
+    expect(readAgentReply('Answer: Paris\n[[5, 1]]', { kind: 'text' }, 2)).toMatchObject({ answer: 'Paris' });
   });
 
   it('shows the peers in the order given, marks its own, and asks for the ratings in the same call', async () => {
@@ -54,9 +83,10 @@ describe('createLlmAgent', () => {
     expect(prompt).toContain('Response 1:\nAnswer: C\nReasoning: Venus is hot, so it must be big.');
     expect(prompt).toContain('Response 2 (your previous response):\nAnswer: B');
     expect(prompt).toContain(
-      'rate each of the 3 responses above from 1 (poor) to 5 (excellent), in the order they are listed',
+      'score each of the 3 responses above from 1 (poor) to 5 (excellent), in the order they are listed',
     );
-    expect(prompt).toContain('"ratings": [<3 integers from 1 to 5>]');
+    expect(prompt).toContain('e.g. [[4, 2, 5]], before your answer');
+    expect(prompt).toContain('examine your own solution and the others step by step');
     expect(model.calls[0]!.tag?.key).toBe(answerKey('physicist', 2, choiceQuery));
   });
 

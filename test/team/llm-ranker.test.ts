@@ -13,13 +13,15 @@ const responses: PeerResponse[] = [
   { agent: 'skeptic', answer: '13', text: 'unlucky' },
 ];
 
-/** The agents in the order the ranker's prompt shows them. */
+/** The agents in the order the ranker's prompt shows them, known by their (distinct) texts: no names are shown. */
 function shownOrder(prompt: string): string[] {
-  return [...prompt.matchAll(/^\[(\d+)\] agent "([^"]+)"$/gm)].map((m) => m[2]!);
+  return [...prompt.matchAll(/^Solution (\d+):\nAnswer: .*\nReasoning: (.*)$/gm)].map(
+    (m) => responses.find((r) => r.text === m[2])!.agent,
+  );
 }
 
 describe('createLlmRanker', () => {
-  it('asks once with the question, every response and the number to keep, and reads names', async () => {
+  it('asks once with the question, every response anonymously and the number to keep, and reads names', async () => {
     const model = scriptedModel([{ text: '{"ranking": ["geometer", "algebraist", "skeptic"]}' }]);
     const result = await createLlmRanker(model).rank(query, responses, 2);
     expect(result).toEqual({
@@ -34,9 +36,13 @@ describe('createLlmRanker', () => {
     const prompt = call.messages[0]!.content;
     expect(prompt).toContain(query.question);
     for (const r of responses) {
-      expect(prompt).toContain(`agent "${r.agent}"\nAnswer: ${r.answer}\nReasoning: ${r.text}`);
+      expect(prompt).toContain(`\nAnswer: ${r.answer}\nReasoning: ${r.text}`);
+      // Anonymous: no agent is named.
+      expect(prompt).not.toContain(r.agent);
     }
-    expect(prompt).toContain('name at least the best 2');
+    expect(prompt).toContain('Choose the best 2 of these 4 solutions. Think it through step by step');
+    expect(prompt).toContain('the numbers of the best 2, best first, in square brackets, e.g. [1, 2].');
+    expect(call.json).toBeUndefined();
     expect([...shownOrder(prompt)].sort()).toEqual(responses.map((r) => r.agent).sort());
   });
 
@@ -55,6 +61,18 @@ describe('createLlmRanker', () => {
       orders.add(shownOrder(model.calls.at(-1)!.messages[0]!.content).join());
     }
     expect(orders.size).toBeGreaterThan(1);
+  });
+
+  it('maps the numbers ending a free-text, step-by-step reply back to the agents shown', async () => {
+    const reply = [
+      'Solution 1 and solution 3 disagree. Let me check each step.',
+      'Solution [2] multiplies correctly; so does solution 4, more briefly. Solution 1 guesses.',
+      'The best two: [4, 2]',
+    ].join('\n');
+    const model = scriptedModel([{ text: reply }]);
+    const result = await createLlmRanker(model).rank(query, responses, 2);
+    const shown = shownOrder(model.calls[0]!.messages[0]!.content);
+    expect(result).toMatchObject({ ranking: [shown[3], shown[1]], fallback: false });
   });
 
   it('falls back visibly on a reply without a ranking', async () => {

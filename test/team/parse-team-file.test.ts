@@ -87,6 +87,16 @@ describe('parseTeamFile: valid files', () => {
 });
 
 describe('parseTeamFile: bad files give one BAD_INPUT with every problem located', () => {
+  it('reads stopCheck, suggests it for stop_check, and names a bad value with its line and field', () => {
+    const agents = 'agents:\n  - name: a\n    prompt: p\n';
+    expect(parseTeamFile(`name: t\nstopCheck: layer\n${agents}`, 'team.yaml').stopCheck).toBe('layer');
+    expect(parseTeamFile(`name: t\nstopCheck: answer\n${agents}`, 'team.yaml').stopCheck).toBe('answer');
+    expect(issuesOf(`name: t\nstop_check: answer\n${agents}`)[0]!.message).toContain('stopCheck');
+    expect(parseTeamFile(`name: t\n${agents}`, 'team.yaml').stopCheck).toBeUndefined();
+    const [issue] = issuesOf(`name: t\nstopCheck: never\n${agents}`);
+    expect(issue).toMatchObject({ line: 2, field: 'stopCheck', message: 'must be one of: answer, layer' });
+  });
+
   it('names an unknown field with its line, column and field, and suggests the nearest known one', () => {
     const issues = issuesOf('name: t\nmaxStep: 3\nagents:\n  - name: a\n    promt: You are careful.\n');
     expect(issues).toHaveLength(3);

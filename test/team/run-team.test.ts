@@ -237,6 +237,36 @@ describe("runTeam: early stop per answer (the authors' code) and per layer", () 
     expect(new Set([...orders.values()].map((order) => order.join())).size).toBeGreaterThan(1);
   });
 
+  it('per answer follows a given call order, and rejects one that does not name each agent once', async () => {
+    const table: ScriptTable = { alice: ['B'], bob: ['B'], carol: ['C'], dave: ['B'] };
+    const events: TeamEvent[] = [];
+    // carol last: alice, bob and dave agree after 3 calls.
+    const last = await runTeam({
+      agents: scriptedAgents(table),
+      query: choiceQuery,
+      callOrder: () => ['dave', 'bob', 'alice', 'carol'],
+      onEvent: (e) => events.push(e),
+    });
+    expect(events.flatMap((e) => (e.type === 'node' ? [e.node.agent] : []))).toEqual(['dave', 'bob', 'alice']);
+    expect(last.calls).toBe(3);
+    expect(last.layers[0]!.map((n) => n.agent)).toEqual(['alice', 'bob', 'dave']);
+    // carol first: the fourth answer is needed.
+    const first = await runTeam({
+      agents: scriptedAgents(table),
+      query: choiceQuery,
+      callOrder: () => ['carol', 'dave', 'bob', 'alice'],
+    });
+    expect(first.calls).toBe(4);
+    for (const bad of [
+      ['alice', 'bob', 'carol'],
+      ['alice', 'bob', 'carol', 'carol'],
+      ['alice', 'bob', 'carol', 'eve'],
+    ])
+      await expect(
+        runTeam({ agents: scriptedAgents(table), query: choiceQuery, callOrder: () => bad }),
+      ).rejects.toMatchObject({ code: 'BAD_INPUT', location: { field: 'callOrder' } });
+  });
+
   it('per answer with a dissenter: 3 calls when it is called last, else 4; per layer always 4', async () => {
     const table: ScriptTable = { alice: ['B'], bob: ['B'], carol: ['C'], dave: ['B'] };
     const seen = new Set<number>();
