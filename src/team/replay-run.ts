@@ -19,7 +19,8 @@
  * A query whose replay needs a reply the recording lacks is reported with the located error, not thrown.
  */
 import { isAbortError, isWeftError } from '../errors.js';
-import { extractChoiceAsDylan } from './extract-answer.js';
+import { normaliseAnswer } from './answers-agree.js';
+import { type AnswerQuery, extractAnswer, extractChoiceAsDylan } from './extract-answer.js';
 import { runTeam, type RunTeamOptions } from './run-team.js';
 import {
   createReplayAgents,
@@ -34,6 +35,11 @@ import { answeredIn, rankerRan, recordedReplies, type DylanRecording, type Recor
 
 export interface ReplayOptions {
   readonly reading?: ReplayReading;
+  /**
+   * `recorded` (default): each layer's calls in an order consistent with the recording (`recordedCallOrder`);
+   * `engine`: the engine's own seeded order.
+   */
+  readonly order?: 'recorded' | 'engine';
   /** Agent names (the team's roles); default `agent-1` … `agent-N`. */
   readonly roles?: readonly string[];
   /** Further engine options (e.g. how early stop is checked), passed on to runTeam. */
@@ -83,11 +89,13 @@ export interface ReplayReport {
   readonly subject: string;
   readonly agents: number;
   readonly reading: ReplayReading;
+  readonly order: 'recorded' | 'engine';
   readonly queries: readonly ReplayedQuery[];
 }
 
 export async function replayRecording(recording: DylanRecording, options: ReplayOptions = {}): Promise<ReplayReport> {
   const reading = options.reading ?? 'authors';
+  const order = options.order ?? 'recorded';
   const names = replayAgentNames(recording, options.roles);
   const model = createReplayModel(recording, names);
   const agents = createReplayAgents(model, names, reading);
@@ -116,6 +124,7 @@ export async function replayRecording(recording: DylanRecording, options: Replay
         maxSteps: recording.rounds,
         reformAt: recording.agents > 3 ? 2 : 0,
         keep: 2,
+        ...(order === 'recorded' ? { callOrder: recordedCallOrder(recorded, names, reading, query) } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
       const weftImportance = Array.from({ length: recording.agents * recording.rounds }, (_, node) => {
@@ -156,7 +165,14 @@ export async function replayRecording(recording: DylanRecording, options: Replay
       });
     }
   }
-  return { file: recording.file, subject: recording.subject, agents: recording.agents, reading, queries: results };
+  return {
+    file: recording.file,
+    subject: recording.subject,
+    agents: recording.agents,
+    reading,
+    order,
+    queries: results,
+  };
 }
 
 /**
@@ -178,6 +194,42 @@ export function authorsFinalAnswer(query: RecordedQuery): string | undefined {
     return top.length === 1 ? top[0]![0] : undefined;
   }
   return undefined;
+}
+
+/**
+ * An order of a layer's calls consistent with the recording, for the engine's `callOrder`: first the agents the
+ * authors called in that round — those outside the round's largest agreeing group first, the group last — then
+ * the agents they never called. The authors' own order (a random shuffle) is not recorded, but any order of
+ * this shape gives their count: their run stopped at the first answer that made a consensus, so the last agent
+ * they called belongs to the group and the answers before it had no consensus; calling the group last reaches
+ * the consensus at that same answer, and never earlier. Answers are read as the replay's agents read them.
+ */
+export function recordedCallOrder(
+  recorded: RecordedQuery,
+  names: readonly string[],
+  reading: ReplayReading,
+  query: AnswerQuery,
+): (step: number, agents: readonly string[]) => string[] {
+  return (step, agents) => {
+    const round = step - 1;
+    const answerOf = (name: string): string | undefined => {
+      const reply = recorded.replies[names.indexOf(name)]?.[round] ?? null;
+      if (reply === null) return undefined;
+      return reading === 'authors'
+        ? extractChoiceAsDylan(reply) || NO_OPTION_AS_DYLAN
+        : normaliseAnswer(extractAnswer(reply, query), query.kind);
+    };
+    const called = agents.filter((name) => answerOf(name) !== undefined);
+    const counts = new Map<string, number>();
+    for (const name of called) counts.set(answerOf(name)!, (counts.get(answerOf(name)!) ?? 0) + 1);
+    const largest = Math.max(0, ...counts.values());
+    const group = [...counts].find(([, count]) => count === largest)?.[0];
+    return [
+      ...called.filter((name) => answerOf(name) !== group),
+      ...called.filter((name) => answerOf(name) === group),
+      ...agents.filter((name) => answerOf(name) === undefined),
+    ];
+  };
 }
 
 /** The last round (1-based) with a recorded reply. */

@@ -13,8 +13,7 @@ import {
   replayAgentNames,
   replayQueries,
 } from '../../src/team/replay-model.js';
-import { recordedReplies } from '../../src/team/replay-recording.js';
-import { authorsFinalAnswer, replayRecording, summarizeReplays } from '../../src/team/replay-run.js';
+import { authorsFinalAnswer, recordedCallOrder, replayRecording, summarizeReplays } from '../../src/team/replay-run.js';
 
 const fixture = (path: string): string => new URL(`../fixtures/dylan-mmlu/${path}`, import.meta.url).pathname;
 const two = readDylanRecording(fixture('mmlu_optimal7_2/business_ethics_test_23.json'));
@@ -119,43 +118,64 @@ describe('replaying the recorded runs through the engine', () => {
     );
   });
 
-  it('four agents, checked per layer: the queries whose layers the authors completed replay exactly', async () => {
-    const report = await replayRecording(four, { engine: { stopCheck: 'layer' } });
+  it.each([
+    ['four', four, [4, 7, 8, 11, 3]],
+    ['seven', seven, [5, 17, 7]],
+  ])(
+    "%s agents, in an order consistent with the recording: every query takes exactly the authors' replies",
+    async (_, recording, counts) => {
+      const report = await replayRecording(recording);
+      expect(report.order).toBe('recorded');
+      expect(report.queries.map((q) => q.weftReplies)).toEqual(counts);
+      expect(report.queries.map((q) => q.recordedReplies)).toEqual(counts);
+      expect(counts.reduce((a, b) => a + b, 0)).toBe(recording.figures!.totalReplies);
+      // Answers agree wherever the authors' is determined.
+      for (const q of report.queries) if (q.recordedAnswer !== undefined) expect(q.weftAnswer).toBe(q.recordedAnswer);
+    },
+  );
+
+  it('recordedCallOrder puts the stopping consensus last and the agents never called after it', () => {
+    const names = replayAgentNames(four);
+    const order = recordedCallOrder(four.queries[4]!, names, 'authors', replayQueries(four)[4]!)(1, names);
+    const called = four.queries[4]!.replies.flatMap((rounds, agent) => (rounds[0] !== null ? [names[agent]!] : []));
+    // Line 5: three agreeing answers in round 1, the fourth agent never called.
+    expect(order.slice(0, 3).sort()).toEqual([...called].sort());
+    expect(order).toHaveLength(4);
+    expect(called).not.toContain(order[3]);
+  });
+
+  it("four agents in the engine's own order, checked per layer: the layers the authors completed replay exactly", async () => {
+    const report = await replayRecording(four, { order: 'engine', engine: { stopCheck: 'layer' } });
     // Lines 1, 3 and 4: round 1 complete; rounds 1–2 complete; rounds 1–2, the ranker and two kept agents.
     expect([0, 2, 3].map((index) => report.queries[index]!.weftReplies)).toEqual([4, 8, 11]);
-    expect([0, 2, 3].map((index) => recordedReplies(four.queries[index]!, 4))).toEqual([4, 8, 11]);
     // Lines 2 and 5 stopped mid-layer: a whole layer needs replies the authors never asked for.
     expect(report.queries[1]!.missingReply).toMatch(/^agent \d \(agent-\d\) round 2$/);
     expect(report.queries[4]!.missingReply).toMatch(/^agent \d \(agent-\d\) round 1$/);
   });
 
-  it('four agents, checked per answer (the default): the order-free query matches exactly', async () => {
-    const report = await replayRecording(four);
+  it("four agents in the engine's own order, checked per answer: the order-free query matches exactly", async () => {
+    const report = await replayRecording(four, { order: 'engine' });
     expect(report.queries.map((q) => q.orderFree)).toEqual([false, false, false, true, false]);
     expect(report.queries[3]!.weftReplies).toBe(11);
     expect(report.queries[3]!.keptByRanker).toBe(2);
   });
 
-  // The authors call a layer's agents in a random order their recording does not keep, so a count that depends
-  // on the order can only be checked against every order: Weft stops in the authors' stopping round after no
-  // more calls, or its order reaches, in that round, an agent the authors never called.
+  // In its own seeded order the engine can only be checked against every order of the authors' calls: it stops
+  // in the authors' stopping round after no more calls, or its order reaches, in that round, an agent the
+  // authors never called.
   it.each([
     ['four', four],
     ['seven', seven],
-  ])("%s agents, per answer: every query is what some order of the authors' calls gives", async (_, recording) => {
-    const report = await replayRecording(recording);
-    for (const query of report.queries) {
-      expect(query.sameUpToOrder).toBe(true);
-      expect(query.weftStopRound).toBe(query.recordedStopRound);
-      if (query.weftReplies !== undefined) expect(query.weftReplies).toBeLessThanOrEqual(query.recordedReplies);
-      else expect(query.missingReply).toMatch(new RegExp(`round ${query.recordedStopRound}$`));
-    }
-  });
-
-  it('seven agents: the query that ran all three rounds replays exactly (7 + 7 + ranker + 2)', async () => {
-    const report = await replayRecording(seven);
-    expect(report.queries[1]!.orderFree).toBe(true);
-    expect(report.queries[1]!.weftReplies).toBe(17);
-    expect(report.queries[1]!.recordedReplies).toBe(17);
-  });
+  ])(
+    "%s agents in the engine's own order: every query is what some order of the authors' calls gives",
+    async (_, recording) => {
+      const report = await replayRecording(recording, { order: 'engine' });
+      for (const query of report.queries) {
+        expect(query.sameUpToOrder).toBe(true);
+        expect(query.weftStopRound).toBe(query.recordedStopRound);
+        if (query.weftReplies !== undefined) expect(query.weftReplies).toBeLessThanOrEqual(query.recordedReplies);
+        else expect(query.missingReply).toMatch(new RegExp(`round ${query.recordedStopRound}$`));
+      }
+    },
+  );
 });
