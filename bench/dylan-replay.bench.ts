@@ -8,7 +8,10 @@
  * Get a copy with `git archive HEAD exp/MMLU | tar -x -C /tmp/dylan` in a clone of their repository and set
  * WEFT_DYLAN_EXP=/tmp/dylan/exp/MMLU.
  *
- * Recordings whose `.txt` disagrees with their `.json` are left out and counted. Agent names are the roles the
+ * Three replays per team: the authors' answer reading in an order of calls consistent with the recording
+ * (every count should match), the same in the engine's own seeded order (checked against every order of the
+ * authors' calls), and Weft's own answer reading. Recordings whose `.txt` disagrees with their `.json` are left
+ * out and counted. Agent names are the roles the
  * authors' team optimisation picked, inferred from the seven-agent run of the same subject (topRoles).
  */
 import { existsSync } from 'node:fs';
