@@ -44,7 +44,7 @@ export interface ReplayOptions {
   readonly roles?: readonly string[];
   /** Further engine options (e.g. how early stop is checked), passed on to runTeam. */
   readonly engine?: Partial<
-    Omit<RunTeamOptions, 'agents' | 'query' | 'ranker' | 'maxSteps' | 'reformAt' | 'keep' | 'signal'>
+    Omit<RunTeamOptions, 'agents' | 'query' | 'ranker' | 'maxSteps' | 'reformAt' | 'keep' | 'signal' | 'callOrder'>
   >;
   readonly signal?: AbortSignal;
 }
