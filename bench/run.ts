@@ -5,6 +5,7 @@
 import { dashboardBench } from './dashboard.bench.js';
 import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';
+import { dylanReplayBench } from './dylan-replay.bench.js';
 import { largeRunBench } from './large-run.bench.js';
 import { otelBench } from './otel.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
@@ -30,6 +31,7 @@ const BENCHES: readonly Bench[] = [
   workersBench,
   worfevalBench,
   teamsBench,
+  dylanReplayBench,
   toolsBench,
   toolRunBench,
   dialogBench,

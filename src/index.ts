@@ -119,6 +119,15 @@ export {
   type TeamEvaluation,
 } from './team/evaluate-team.js';
 export { optimizeTeam, type OptimizeTeamOptions, type OptimizeTeamResult } from './team/optimize-team.js';
+export { readDylanRecording, listRecordedTeams } from './team/replay-files.js';
+export { parseDylanRecording, type DylanRecording } from './team/replay-recording.js';
+export {
+  replayRecording,
+  summarizeReplays,
+  type ReplayOptions,
+  type ReplayReport,
+  type ReplaySummary,
+} from './team/replay-run.js';
 
 // Evaluation (WorfEval, WorfBench): workflow text, scoring against gold, prediction files and the benchmark runner.
 export type { EdgeSource, EdgeTarget, WorkflowText } from './eval/workflow-text.js';

@@ -37,8 +37,9 @@ export function toChoiceLetter(answer: string, choices: readonly string[] | unde
  * The answer in a free-text reply, by kind:
  * - `choice`: the last `\boxed{…}` (`\boxed{\text{B}}` too), then the last `answer is (B)` / `Answer: B` /
  *   `**Answer**: B`, then the last `(B)` or a `(B` ending a line (the paper's "last `(X`" rule, kept to line ends
- *   so an aside like `(A quick note…` is not read as A), then the whole reply as a letter or an option's text;
- *   `''` when none names an option.
+ *   so an aside like `(A quick note…` is not read as A), then the whole reply as a letter or an option's text,
+ *   then the last letter standing alone before `)` (`… is A) Alveoli.`); `''` when none names an option.
+ *   `answer to the question is …` counts as an answer statement.
  * - `exact`: the last `\boxed{…}`, else the answer statement (`Answer: …`, `the answer is …`) that comes last
  *   in the text — by position, not by pattern, so an early `one answer: the area` loses to a later `So the answer
  *   is 12` — else the last non-empty line; math delimiters (`$…$`, `\(…\)`) are removed.
@@ -80,7 +81,12 @@ function extractChoice(text: string, choices: readonly string[] | undefined): st
   }
   // Upper-case letters, or any letter in brackets: "the answer is a matter of…" must not read as A.
   // `\**` after "Answer" admits Markdown bold: `**Answer**: B`.
-  const stated = [...text.matchAll(/\b[Aa]nswer\**(?:\s+is)?\s*[:：]?\s*\**\s*(?:\(([A-Za-z])\)|([A-Z])(?![A-Za-z]))/g)]
+  // `the answer to the question is A)` and `the answer for this question is (B)` too.
+  const stated = [
+    ...text.matchAll(
+      /\b[Aa]nswer\**(?:\s+(?:to|for)\s+(?:the|this)\s+question)?(?:\s+is)?\s*[:：]?\s*\**\s*(?:\(([A-Za-z])\)|([A-Z])(?![A-Za-z]))/g,
+    ),
+  ]
     .map((m) => (m[1] ?? m[2]!).toUpperCase())
     .filter((letter) => isLabel(letter, choices));
   if (stated.length > 0) return stated.at(-1)!;
@@ -89,7 +95,56 @@ function extractChoice(text: string, choices: readonly string[] | undefined): st
     .map((m) => m[1]!)
     .filter((letter) => isLabel(letter, choices));
   if (bracketed.length > 0) return bracketed.at(-1)!;
-  return toChoiceLetter(text, choices);
+  const whole = toChoiceLetter(text, choices);
+  if (whole) return whole;
+  // `A) Alveoli` as the last option named: the DyLAN authors' fallback form, kept to a letter standing alone
+  // (not the end of a word, a bracketed aside or `N/A`) so `(see Figure 2b)` and `(N/A)` do not read as B or A.
+  const closed = [...text.matchAll(/(?<![A-Za-z0-9(/])([A-Z])\)/g)]
+    .map((m) => m[1]!)
+    .filter((letter) => isLabel(letter, choices));
+  return closed.at(-1) ?? '';
+}
+
+/**
+ * The option letter as the DyLAN authors' MMLU code reads it: the last `(X)` with X one of A–D in either case,
+ * else the last `X)`; `''` when neither occurs. Kept exactly (not Weft's reading) so that a recorded run replays
+ * with the stops its authors' code made (docs/teams.md#replaying-recorded-runs). Note that it reads `(b)` in
+ * `see (b) below` and the `d)` ending `and)`; Weft's own reading (`extractAnswer`) does not.
+ */
+export function extractChoiceAsDylan(text: string): string {
+  const bracketed = [...text.matchAll(/\(([ABCDabcd])\)/g)].at(-1);
+  if (bracketed) return bracketed[1]!.toUpperCase();
+  const closed = [...text.matchAll(/([ABCDabcd])\)/g)].at(-1);
+  return closed ? closed[1]!.toUpperCase() : '';
+}
+
+/**
+ * Ratings as the DyLAN authors' code reads them: the last `[[…]]` (shortest match, so `[[5, 5], [4, 3]]` reads
+ * `5, 5], [4, 3`), spaces removed, split at commas, each item an integer or 0 (`N/A`, `-`, `4.5` all give 0).
+ * `[]` when there is no `[[`. Compare `readAgentReply` (llm-agent.ts), Weft's own reading.
+ */
+export function ratingsAsDylan(text: string): number[] {
+  const last = [...text.matchAll(/\[\[(.*?)\]\]/g)].at(-1);
+  if (!last) return [];
+  return last[1]!
+    .replace(/ /g, '')
+    .split(',')
+    .map((item) => (/^[-+]?\d+$/.test(item.trim()) ? Number.parseInt(item, 10) : 0));
+}
+
+/**
+ * The authors' edge weights from ratings (DyLAN §3.4 as their code computes it): a rating r in 1–5 gives r/5,
+ * above 5 gives 1, 0 or less gives 0; a list of the wrong length gives all 0; then normalised to sum 1, or equal
+ * weights when the sum is 0.
+ */
+export function edgeWeightsAsDylan(ratings: readonly number[], peerCount: number): number[] {
+  if (peerCount === 0) return [];
+  const raw =
+    ratings.length === peerCount
+      ? ratings.map((r) => (r > 5 ? 1 : r > 0 ? r / 5 : 0))
+      : Array.from({ length: peerCount }, () => 0);
+  const sum = raw.reduce((a, b) => a + b, 0);
+  return sum > 0 ? raw.map((w) => w / sum) : raw.map(() => 1 / peerCount);
 }
 
 /** `Answer: …` to the end of the line, and `the answer is …` to the end of the sentence. */
