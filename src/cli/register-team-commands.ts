@@ -8,6 +8,7 @@ import type { Output } from './output.js';
 import type { TeamFlags } from './team-command-support.js';
 import type { TeamEvalFlags } from './team-eval-command.js';
 import type { TeamOptimizeFlags } from './team-optimize-command.js';
+import type { TeamReplayFlags } from './team-replay-command.js';
 
 export interface TeamCommandContext {
   readonly output: Output;
@@ -37,7 +38,7 @@ export function rejectParentOptions(command: Command): void {
 }
 
 /**
- * Registers `weft team [question]` with its subcommands `run`, `optimize` and `eval`. A parent command with an
+ * Registers `weft team [question]` with its subcommands `run`, `optimize`, `eval` and `replay`. A parent command with an
  * argument and subcommands needs positional options, or commander hands a subcommand's `--team` to the parent:
  * options therefore go after the subcommand's name (`weft team optimize --team pool.yaml`), and the root
  * program's own options (only --help and --version) before any command name.
@@ -82,7 +83,7 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
   const team = ask(
     program
       .command('team')
-      .description('ask a DyLAN agent team a question (subcommands: run, optimize, eval)')
+      .description('ask a DyLAN agent team a question (subcommands: run, optimize, eval, replay)')
       .enablePositionalOptions()
       .argument('[question]', 'the question in words, or a file that holds it'),
     false,
@@ -125,4 +126,32 @@ export function registerTeamCommands(program: Command, context: TeamCommandConte
     rejectParentOptions(command);
     setExit(await (await import('./team-eval-command.js')).teamEvalCommand(flags, output, signal));
   });
+  team
+    .command('replay')
+    .description(
+      "replay the DyLAN authors' recorded runs (real model replies) through the team engine and compare replies per query, answers and importance with their figures",
+    )
+    .argument(
+      '<path>',
+      "a recording (<subject>_<N>3.json, its .txt beside it), a folder of them, or the authors' exp/MMLU folder",
+    )
+    .option(
+      '--reading <how>',
+      "how answers are read from the replies: authors (their rule, default) or weft (Weft's own)",
+    )
+    .option(
+      '--order <how>',
+      "a layer's call order: recorded (consistent with the recording, default) or engine (Weft's own seeded order)",
+    )
+    .option('--stop-check <when>', 'when consensus is checked: answer (default) or layer')
+    .option('--mismatches <N>', `differing queries listed per team in the text report (default 10)`)
+    .option('--json', 'print one JSON document on stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  weft team replay test/fixtures/dylan-mmlu/mmlu_optimal7_2/business_ethics_test_23.json\n  weft team replay path/to/DyLAN/exp/MMLU --json',
+    )
+    .action(async (path: string, flags: TeamReplayFlags, command: Command) => {
+      rejectParentOptions(command);
+      setExit(await (await import('./team-replay-command.js')).teamReplayCommand(path, flags, output, signal));
+    });
 }
