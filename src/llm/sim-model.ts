@@ -241,6 +241,18 @@ function simReply(
         : text;
     }
     default:
+      // A judge of a finished run (weft run --judge-model sim:) judges the result as the strategies bench's check
+      // does: sound unless a "none" or a missing input reached it.
+      if (tag.key === 'task-check') {
+        const result = tagContent(call, 'result', true);
+        // A result of several final subtasks comes as `## id` sections: each must be sound.
+        const parts = (result === '(no result)' ? '' : (result ?? '')).split(/^## .*$/m).filter((p) => p.trim() !== '');
+        const success = parts.length > 0 && parts.every((part) => simOutputSound(part));
+        return JSON.stringify({
+          success,
+          reason: success ? 'the result is complete' : 'the result is missing or built on a missing input',
+        });
+      }
       return 'sim reply';
   }
 }
