@@ -4,7 +4,7 @@
  * depends on (directly or not) runs again: completed work keeps its output and a running subtask keeps running, even
  * when it is reassigned to another role. Anything else would keep an output computed from inputs the new plan no
  * longer gives it (no stale work). Failed subtasks that stay in the plan run again. Changed or new subtasks start
- * afresh. `rerun` names the completed or running subtasks whose work the merge discarded, and why.
+ * afresh. `discarded` names the completed or running subtasks whose work the merge discarded, and why.
  */
 import { copyRole, parseWorkflow, topologicalOrder } from '../graph/index.js';
 import type { LocatedIssue } from '../errors.js';
@@ -17,7 +17,7 @@ export interface DiscardedWork {
 }
 
 export type MergeResult =
-  | { ok: true; workflow: Workflow; rerun: readonly DiscardedWork[] }
+  | { ok: true; workflow: Workflow; discarded: readonly DiscardedWork[] }
   | { ok: false; issues: readonly LocatedIssue[] };
 
 /** `proposed` undefined means the inspector answered `{}`: keep the graph, rerun what failed. */
@@ -43,26 +43,26 @@ export function mergeUpdate(
   const reasons = new Map(merged.flatMap((m) => (m.discarded ? [[m.subtask.id, m.discarded] as const] : [])));
   const byId = new Map(parsed.workflow.subtasks.map((s) => [s.id, s]));
   const restarted = new Set(parsed.workflow.subtasks.filter((s) => s.status === 'not started').map((s) => s.id));
-  const discarded = new Set<string>();
+  const lostInput = new Set<string>();
   for (const id of topologicalOrder(parsed.workflow)) {
     const subtask = byId.get(id)!;
     if (restarted.has(id) || subtask.status === 'failed') continue;
     const parent = subtask.dependsOn.find((dependency) => restarted.has(dependency));
     if (parent === undefined) continue;
     restarted.add(id);
-    discarded.add(id);
+    lostInput.add(id);
     reasons.set(id, `depends on ${parent}, which runs again`);
   }
   const subtasks = parsed.workflow.subtasks.map((subtask) => {
-    if (!discarded.has(subtask.id)) return subtask;
+    if (!lostInput.has(subtask.id)) return subtask;
     const { output: _stale, ...rest } = subtask;
     return { ...rest, status: 'not started' as const };
   });
-  const rerun = subtasks.flatMap((s) => {
+  const discarded = subtasks.flatMap((s) => {
     const reason = reasons.get(s.id);
     return reason === undefined ? [] : [{ id: s.id, reason }];
   });
-  return { ok: true, workflow: { ...parsed.workflow, subtasks }, rerun };
+  return { ok: true, workflow: { ...parsed.workflow, subtasks }, discarded };
 }
 
 type SubtaskJson = WorkflowJson['subtasks'][number];

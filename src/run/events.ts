@@ -99,7 +99,7 @@ export type WeftEvent =
       diff: WorkflowDiffSummary;
       workflow: WorkflowJson;
       /** Completed or running subtasks whose work this version discarded, and why; absent when none. */
-      rerun?: readonly DiscardedWork[];
+      discarded?: readonly DiscardedWork[];
     }
   /**
    * A check of the finished run that is independent of its verifier (docs/algorithms.md#fault-injection): the user's

@@ -58,7 +58,7 @@ export interface PlanHistoryVersion {
   /** The index of the chosen candidate among `candidates`, when the log says (runs recorded before update rounds logged it do not). */
   readonly chosen?: number;
   /** Completed or running subtasks whose work this version discarded, and why (from its `plan-update` event). */
-  readonly rerun?: readonly DiscardedWork[];
+  readonly discarded?: readonly DiscardedWork[];
   /**
    * Subtasks this version added, removed or modified (objective, agent or dependencies) over the previous version's
    * size; null for the first version.
@@ -93,7 +93,7 @@ interface VersionSource {
   atMs?: number;
   candidates?: CandidateSummary[];
   chosen?: number;
-  rerun?: readonly DiscardedWork[];
+  discarded?: readonly DiscardedWork[];
 }
 
 export function planHistory(
@@ -137,7 +137,8 @@ export function planHistory(
         if (first) entry.atMs = event.at;
         entry.workflow ??= event.workflow;
         entry.cause ??= event.type === 'plan-update' ? event.cause : 'initial plan';
-        if (event.type === 'plan-update' && event.rerun && event.rerun.length > 0) entry.rerun ??= event.rerun;
+        if (event.type === 'plan-update' && event.discarded && event.discarded.length > 0)
+          entry.discarded ??= event.discarded;
         const purpose = event.type === 'plan-chosen' ? 'plan' : 'update';
         if (first && pending?.purpose === purpose) {
           entry.candidates = pending.candidates;
@@ -174,7 +175,7 @@ export function planHistory(
       subtasks,
       ...(entry.candidates ? { candidates: entry.candidates } : {}),
       ...(entry.chosen !== undefined ? { chosen: entry.chosen } : {}),
-      ...(entry.rerun ? { rerun: entry.rerun } : {}),
+      ...(entry.discarded ? { discarded: entry.discarded } : {}),
       changedRatio: diff === null || previous === undefined ? null : changedCount(diff) / Math.max(1, previous.length),
     });
     previous = subtasks;
@@ -286,7 +287,7 @@ export function formatPlanHistory(history: PlanHistory): string {
     if (version.diff === null) {
       lines.push(`  ${version.subtasks.length} subtask${version.subtasks.length === 1 ? '' : 's'}:`);
       for (const subtask of version.subtasks) lines.push(`    ${describeSubtask(subtask)}`);
-      lines.push(...rerunLines(version));
+      lines.push(...discardedLines(version));
       continue;
     }
     const { added, removed, changed, rewired } = version.diff;
@@ -303,7 +304,7 @@ export function formatPlanHistory(history: PlanHistory): string {
     }
     for (const wiring of rewired)
       lines.push(`  ↻ ${wiring.id}: after ${list(wiring.dependsOn.from)} → after ${list(wiring.dependsOn.to)}`);
-    lines.push(...rerunLines(version));
+    lines.push(...discardedLines(version));
     if (version.changedRatio !== null) lines.push(`  changed ratio ${percent(version.changedRatio)}`);
   }
   const changes = history.changes;
@@ -334,8 +335,8 @@ function describeSubtask(subtask: HistorySubtask): string {
   return `${subtask.id} [${subtask.agent}]${after}: ${oneLine(subtask.objective)}`;
 }
 
-function rerunLines(version: PlanHistoryVersion): string[] {
-  return (version.rerun ?? []).map((work) => `  ⟲ ${work.id} runs again: ${oneLine(work.reason)}`);
+function discardedLines(version: PlanHistoryVersion): string[] {
+  return (version.discarded ?? []).map((work) => `  ⟲ ${work.id} runs again: ${oneLine(work.reason)}`);
 }
 
 function percent(ratio: number): string {

@@ -109,7 +109,7 @@ export function renderReport(input: ReportInput): string {
     lines.push(
       `- v${version.version}: ${version.cause}${changes ? ` — ${changes}` : ''}${ratio != null ? ` (changed ratio ${percent(ratio)})` : ''}`,
     );
-    for (const work of recorded?.rerun ?? []) lines.push(`  - ${work.id} runs again: ${work.reason}`);
+    for (const work of recorded?.discarded ?? []) lines.push(`  - ${work.id} runs again: ${work.reason}`);
   }
   const measure = history?.changes;
   if (measure && input.versions.length > 1) {

@@ -606,7 +606,7 @@ function applyUpdate(
   state.pendingFailures = state.pendingFailures.filter((failure) => state.tasks.get(failure.id)?.status === 'failed');
   if (state.pendingFailures.length === 0) state.repairRequested = false;
   const diff = diffWorkflows(live, next);
-  const discarded = merged.rerun;
+  const discarded = merged.discarded;
   const changed =
     diff.added.length + diff.removed.length + diff.changed.length + diff.rewired.length + discarded.length > 0;
   if (!changed) return;
@@ -630,7 +630,7 @@ function applyUpdate(
       diff: summary,
       workflow: toWorkflowJson(next),
       // The statuses in `workflow` already say what runs again (resume folds them); this says why.
-      ...(discarded.length > 0 ? { rerun: discarded.map((work) => ({ id: work.id, reason: work.reason })) } : {}),
+      ...(discarded.length > 0 ? { discarded: discarded.map((work) => ({ id: work.id, reason: work.reason })) } : {}),
     },
   });
   // The round ends here, with its revision merged and logged. Saving the version is bookkeeping that must not

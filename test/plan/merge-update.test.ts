@@ -13,7 +13,7 @@ type Proposed = Pick<WorkflowJson, 'subtasks'>;
 function merged(current: WorkflowJson, proposed: Proposed | undefined) {
   const result = mergeUpdate(workflowFromJson(current), proposed);
   if (!result.ok) throw new Error(result.issues.map((issue) => issue.message).join('; '));
-  return { byId: new Map(result.workflow.subtasks.map((s) => [s.id, s])), rerun: result.rerun };
+  return { byId: new Map(result.workflow.subtasks.map((s) => [s.id, s])), rerun: result.discarded };
 }
 
 const live: WorkflowJson = {
@@ -175,15 +175,15 @@ describe('mergeUpdate on random plans and revisions', () => {
           expect(subtask.objective).toBe(before.get(subtask.id)?.objective);
           if (subtask.status === 'completed') expect(subtask.output).toBe(before.get(subtask.id)?.output);
         }
-        // Nothing valid is thrown away: work lost is exactly what `rerun` names, each with a reason.
+        // Nothing valid is thrown away: work lost is exactly what `discarded` names, each with a reason.
         const lost = result.workflow.subtasks
           .filter((s) => {
             const old = before.get(s.id)?.status;
             return (old === 'completed' || old === 'in progress') && s.status === 'not started';
           })
           .map((s) => s.id);
-        expect(result.rerun.map((work) => work.id)).toEqual(lost);
-        for (const work of result.rerun) {
+        expect(result.discarded.map((work) => work.id)).toEqual(lost);
+        for (const work of result.discarded) {
           const old = before.get(work.id)!;
           const now = after.get(work.id)!;
           const rewired = dependencyChange(old.dependsOn, now.dependsOn);

@@ -74,7 +74,7 @@ describe('a completed subtask whose dependencies an update changed', () => {
     expect(secondHeader).toBeGreaterThan(dataEnd);
     expect(result.workflow.subtasks.find((s) => s.id === 'header')?.output).toBe('header 2 built on the data');
     const update = events.find((e) => e.type === 'plan-update') as Extract<WeftEvent, { type: 'plan-update' }>;
-    expect(update.rerun).toEqual([{ id: 'header', reason: 'dependencies changed: +data' }]);
+    expect(update.discarded).toEqual([{ id: 'header', reason: 'dependencies changed: +data' }]);
     expect(update.workflow.subtasks.find((s) => s.id === 'header')).toMatchObject({ status: 'not started' });
 
     // The history shows the reason.
