@@ -1,21 +1,12 @@
-/**
- * The wall-time budget is a deadline, not only a check before each call: when it passes, the calls in flight are
- * aborted and the run ends `failed` with the budget's reason (issue 10, item 14).
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { runTask } from '../../src/run/run-task.js';
-import { openRunStore } from '../../src/store/open-store.js';
-import type { RunStore } from '../../src/store/run-store.js';
+import { tempStores } from './temp-store.js';
 
-const stores: RunStore[] = [];
-afterEach(async () => {
+const setup = tempStores('deadline');
+afterEach(() => {
   vi.useRealTimers();
-  for (const store of stores.splice(0)) await store.close();
 });
 
 /** The deadline's timer is faked, so it fires exactly when the test says: once the calls are in flight. */
@@ -24,13 +15,6 @@ const WALL_MS = 60_000;
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
   expect(condition()).toBe(true);
-}
-
-async function setup() {
-  const home = mkdtempSync(join(tmpdir(), 'weft-deadline-'));
-  const store = await openRunStore({ home });
-  stores.push(store);
-  return { home, store };
 }
 
 /** A model whose calls of `purpose` never answer: they end only when their signal aborts. */

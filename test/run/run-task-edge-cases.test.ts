@@ -1,33 +1,16 @@
-/**
- * Edge cases of runTask, the run summary and the event log found in review, through the SQLite store in a
- * temporary home.
- */
-import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { WeftEvent } from '../../src/run/events.js';
 import { runTask, type RunTaskOptions } from '../../src/run/run-task.js';
 import { summarizeRun } from '../../src/run/run-summary.js';
-import { openRunStore } from '../../src/store/open-store.js';
-import type { RunStore } from '../../src/store/run-store.js';
 import { deferred, testModel } from './test-model.js';
+import { tempStores } from './temp-store.js';
 import { diamond, tick } from './execution-harness.js';
 
-const stores: RunStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-
-async function setup() {
-  const home = mkdtempSync(join(tmpdir(), 'weft-review-'));
-  const store = await openRunStore({ home });
-  stores.push(store);
-  return { home, store };
-}
+const setup = tempStores('review');
 
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { ChatModel } from '../../src/llm/chat-model.js';
 import { runCheckCommand } from '../../src/run/check-command.js';
@@ -15,22 +15,11 @@ import type { WeftEvent } from '../../src/run/events.js';
 import { judgeTaskPrompt, readJudgeVerdict } from '../../src/run/judge-task.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
-import { openRunStore } from '../../src/store/open-store.js';
-import type { RunStore } from '../../src/store/run-store.js';
+import { tempStores } from './temp-store.js';
 import { diamond } from './execution-harness.js';
 import { deferred, testModel } from './test-model.js';
 
-const stores: RunStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-
-async function setup() {
-  const home = mkdtempSync(join(tmpdir(), 'weft-check-'));
-  const store = await openRunStore({ home });
-  stores.push(store);
-  return { home, store };
-}
+const setup = tempStores('check');
 
 describe('runCheckCommand', () => {
   const cwd = tmpdir();
