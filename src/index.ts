@@ -8,6 +8,10 @@
 export { MAX_REPORTED_ISSUES, WeftError, formatError, isAbortError, isUserError, isWeftError } from './errors.js';
 export type { LocatedIssue, SourceLocation, WeftErrorCode } from './errors.js';
 
+// The engines' runtime: running N things at a time, and the one check for integer options (the CLI's flags too).
+export { boundedMap, type BoundedMapOptions } from './runtime/bounded-map.js';
+export { integerOption, type IntegerRange } from './runtime/integer-option.js';
+
 // Workflow graphs: model, validation, ordering, metrics, diff and export (pure).
 export * from './graph/index.js';
 

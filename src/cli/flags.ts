@@ -1,20 +1,20 @@
 /** Flag parsing shared by the commands: every bad value is a BAD_INPUT naming the flag. */
-import { WeftError } from '../index.js';
+import { integerOption, WeftError } from '../index.js';
 
+/** The engines' integer check (integerOption), on the flag's text, naming the flag and quoting what was typed. */
 export function integerFlag(
   name: string,
   value: string | undefined,
-  { min = 0 }: { min?: number } = {},
+  { min = 0, max }: { min?: number; max?: number } = {},
 ): number | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  const parsed = Number(trimmed);
-  if (trimmed === '' || !Number.isInteger(parsed) || parsed < min) {
-    throw new WeftError('BAD_INPUT', `--${name} expects an integer >= ${min}, got "${value}"`, {
-      location: { field: `--${name}` },
-    });
-  }
-  return parsed;
+  return integerOption(
+    trimmed === '' ? Number.NaN : Number(trimmed),
+    `--${name}`,
+    { min, ...(max !== undefined ? { max } : {}) },
+    `"${value}"`,
+  );
 }
 
 export function numberFlag(
