@@ -19,7 +19,8 @@
 import { isAbortError } from '../errors.js';
 import { answersAgree } from './answers-agree.js';
 import { runCandidate, type SandboxLimits } from './code-runner.js';
-import { runAll, type TeamRunSettings } from './optimize-team.js';
+import { boundedMap } from '../runtime/bounded-map.js';
+import type { TeamRunSettings } from './optimize-team.js';
 import { runTeam, type Ranker } from './run-team.js';
 import { teamQueryOf, type TeamDatasetItem } from './team-dataset.js';
 import type { AnswerKind, TeamAgent, TeamResult } from './team.js';
@@ -88,11 +89,12 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
   // Kept as they finish, so that a cancelled evaluation still reports what it measured.
   const finishedByIndex = new Map<number, { result?: TeamResult; evaluated: EvaluatedItem }>();
   let cancelled: TeamEvaluation['cancelled'];
-  const results = await runAll(
+  let done = 0;
+  const results = await boundedMap(
     items,
-    options.concurrency ?? 4,
-    options.signal,
-    async (item, signal): Promise<{ result?: TeamResult; evaluated: EvaluatedItem }> => {
+    { concurrency: options.concurrency ?? 4, ...(options.signal ? { signal: options.signal } : {}) },
+    async (item, signal, index): Promise<{ result?: TeamResult; evaluated: EvaluatedItem }> => {
+      let outcome: { result?: TeamResult; evaluated: EvaluatedItem };
       try {
         const query = teamQueryOf(item, answerKind, taskType);
         const result = await runTeam({ ...options.options, agents, query, ...(ranker ? { ranker } : {}), signal });
@@ -102,15 +104,14 @@ export async function evaluateTeam(options: EvaluateTeamOptions): Promise<TeamEv
                 report.total > 0 ? { passed: report.passed, total: report.total } : undefined,
               )
             : undefined;
-        return { result, evaluated: evaluated(item, query.kind, result, tests) };
+        outcome = { result, evaluated: evaluated(item, query.kind, result, tests) };
       } catch (error) {
         if (isAbortError(error) || signal.aborted) throw error;
-        return { evaluated: failedItem(item, error) };
+        outcome = { evaluated: failedItem(item, error) };
       }
-    },
-    (done, index, outcome) => {
       finishedByIndex.set(index, outcome);
-      options.onProgress?.({ done, total: items.length, item: outcome.evaluated });
+      options.onProgress?.({ done: ++done, total: items.length, item: outcome.evaluated });
+      return outcome;
     },
   ).catch((error: unknown) => {
     if (!(isAbortError(error) || options.signal?.aborted)) throw error;

@@ -13,9 +13,8 @@
  *   the scores (means are over the finished queries); the others go on, so one bad call does not lose the
  *   finished work. With no finished query nothing is chosen. Aborts are never recorded: they stop the run.
  */
-import { setMaxListeners } from 'node:events';
 import { WeftError, isAbortError } from '../errors.js';
-import { createLimiter } from '../llm/concurrency.js';
+import { boundedMap } from '../runtime/bounded-map.js';
 import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
 
@@ -99,24 +98,29 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
   if (queries.length === 0)
     throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
 
-  const outcomes = await runAll(
+  let done = 0;
+  const outcomes = await boundedMap(
     queries,
-    options.concurrency ?? 4,
-    signal,
-    (query, querySignal) =>
-      runTeam({ ...options.run, agents: pool, query, ...(ranker ? { ranker } : {}), signal: querySignal }).catch(
-        (error: unknown): { error: string } => {
-          if (isAbortError(error) || querySignal.aborted) throw error;
-          return { error: error instanceof Error ? error.message : String(error) };
-        },
-      ),
-    (done, index, outcome) =>
+    { concurrency: options.concurrency ?? 4, ...(signal ? { signal } : {}) },
+    async (query, querySignal, index) => {
+      const outcome = await runTeam({
+        ...options.run,
+        agents: pool,
+        query,
+        ...(ranker ? { ranker } : {}),
+        signal: querySignal,
+      }).catch((error: unknown): { error: string } => {
+        if (isAbortError(error) || querySignal.aborted) throw error;
+        return { error: error instanceof Error ? error.message : String(error) };
+      });
       options.onProgress?.({
-        done,
+        done: ++done,
         total: queries.length,
         index,
         ...('error' in outcome ? { error: outcome.error } : { result: outcome }),
-      }),
+      });
+      return outcome;
+    },
   );
   const failed = outcomes.flatMap((outcome, index) => ('error' in outcome ? [{ index, error: outcome.error }] : []));
   const finished = outcomes.flatMap((outcome, index) =>
@@ -163,48 +167,4 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
       importance: result.importance,
     })),
   };
-}
-
-/**
- * Runs `work` on every item, `concurrency` at a time, and returns the results in the items' order. The first
- * failure aborts the others (through the signal they get) and is rethrown; the caller's abort stops all.
- */
-export async function runAll<Item, Result>(
-  items: readonly Item[],
-  concurrency: number,
-  signal: AbortSignal | undefined,
-  work: (item: Item, signal: AbortSignal) => Promise<Result>,
-  onDone?: (done: number, index: number, result: Result) => void,
-): Promise<Result[]> {
-  const limiter = createLimiter(concurrency);
-  const controller = new AbortController();
-  // Every call in flight listens on this one signal; more than 10 at once is expected, not a leak.
-  setMaxListeners(0, controller.signal);
-  const stop = (): void => controller.abort(signal?.reason);
-  if (signal?.aborted) stop();
-  else signal?.addEventListener('abort', stop, { once: true });
-  let done = 0;
-  let firstError: { error: unknown } | undefined;
-  try {
-    const settled = await Promise.allSettled(
-      items.map((item, index) =>
-        limiter
-          .run(async () => {
-            const result = await work(item, controller.signal);
-            onDone?.(++done, index, result);
-            return result;
-          }, controller.signal)
-          .catch((error: unknown) => {
-            // The first failure is the cause; the aborts it triggers in the others are not.
-            firstError ??= { error };
-            controller.abort(error);
-            throw error;
-          }),
-      ),
-    );
-    if (firstError) throw firstError.error;
-    return settled.map((outcome) => (outcome as PromiseFulfilledResult<Result>).value);
-  } finally {
-    signal?.removeEventListener('abort', stop);
-  }
 }

@@ -82,6 +82,16 @@ describe('evaluateTeam', () => {
     expect([3, 4]).toContain(perAnswer.perItem[2]!.calls);
   });
 
+  it('rejects a bad concurrency with BAD_INPUT naming the field, as every engine does', async () => {
+    await expect(
+      evaluateTeam({ agents: team(() => 0), items, options: { maxSteps: 2, reformAt: 0 }, concurrency: 0 }),
+    ).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'concurrency expects an integer >= 1, got 0',
+      location: { field: 'concurrency' },
+    });
+  });
+
   it('keeps the dataset order when items finish out of order, and reports progress', async () => {
     const delays: Record<string, number> = { one: 40, two: 0, three: 25, four: 5 };
     const progress: [number, string][] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WeftError, isAbortError } from '../../src/errors.js';
-import { optimizeTeam, runAll } from '../../src/team/optimize-team.js';
+import { optimizeTeam } from '../../src/team/optimize-team.js';
 import type { Ranker } from '../../src/team/run-team.js';
 import type { TeamAgent, TeamQuery } from '../../src/team/team.js';
 
@@ -171,6 +171,19 @@ describe('optimizeTeam', () => {
     expect(result.failed.map((failure) => failure.index)).toStrictEqual([0, 1]);
   });
 
+  it.each([0, 1.5])(
+    'rejects concurrency %s with BAD_INPUT naming the field, before any query runs',
+    async (concurrency) => {
+      const agents = pool();
+      await expect(optimizeTeam({ pool: agents, queries: [q1], k: 2, concurrency })).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: `concurrency expects an integer >= 1, got ${concurrency}`,
+        location: { field: 'concurrency' },
+      });
+      expect(agents.every((agent) => agent.questions.length === 0)).toBe(true);
+    },
+  );
+
   it('stops with the abort error when aborted, recording nothing', async () => {
     const controller = new AbortController();
     const slow: TeamAgent = {
@@ -204,38 +217,5 @@ describe('optimizeTeam', () => {
       [1, 2, 0],
       [2, 2, 1],
     ]);
-  });
-});
-
-describe('runAll', () => {
-  it("keeps the items' order whatever the completion order, with at most `concurrency` running", async () => {
-    let running = 0;
-    let peak = 0;
-    const results = await runAll([30, 5, 20, 1], 2, undefined, async (ms) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      running--;
-      return ms * 2;
-    });
-    expect(results).toStrictEqual([60, 10, 40, 2]);
-    expect(peak).toBe(2);
-  });
-
-  it('rethrows the first failure and aborts the others', async () => {
-    const aborted: number[] = [];
-    const failure = new Error('provider down');
-    const error = await runAll([0, 1, 2], 3, undefined, (item, signal) =>
-      item === 1
-        ? Promise.reject(failure)
-        : new Promise((_, reject) =>
-            signal.addEventListener('abort', () => {
-              aborted.push(item);
-              reject(new Error('aborted'));
-            }),
-          ),
-    ).catch((e: unknown) => e);
-    expect(error).toBe(failure);
-    expect(aborted.sort()).toStrictEqual([0, 2]);
   });
 });
