@@ -15,13 +15,12 @@
  *   executed violation reached the API either way. A user error (a model that is not configured) stops the batch,
  *   since every session would fail the same way; an abort stops it and the report says `cancelled`.
  */
-import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
-import { anySignal } from '../llm/timeout.js';
+import { boundedMap } from '../runtime/bounded-map.js';
+import { integerOption } from '../runtime/integer-option.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import type { Controller, ControllerMode } from './controller.js';
 import { createConversation, type Conversation } from './conversation.js';
@@ -113,14 +112,14 @@ export interface SimulationReport extends MetricsSummary {
 export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Promise<SimulationReport> {
   if (options.profiles.length === 0)
     throw new WeftError('BAD_INPUT', 'no profiles to simulate', { location: { field: 'profiles' } });
-  const total = integerOption(options.sessions ?? options.profiles.length, 'sessions', 1);
+  const total = integerOption(options.sessions ?? options.profiles.length, 'sessions', { min: 1 });
   if (total > MAX_SESSIONS)
     throw new WeftError('BAD_INPUT', `Expected at most ${MAX_SESSIONS} sessions, got ${total}`, {
       location: { field: 'sessions' },
     });
-  const concurrency = integerOption(options.concurrency ?? SIMULATE_DEFAULTS.concurrency, 'concurrency', 1);
-  const maxTurns = integerOption(options.maxTurns ?? SIMULATE_DEFAULTS.maxTurns, 'maxTurns', 1);
-  const seed = integerOption(options.seed ?? SIMULATE_DEFAULTS.seed, 'seed', 0);
+  const concurrency = integerOption(options.concurrency ?? SIMULATE_DEFAULTS.concurrency, 'concurrency', { min: 1 });
+  const maxTurns = integerOption(options.maxTurns ?? SIMULATE_DEFAULTS.maxTurns, 'maxTurns', { min: 1 });
+  const seed = integerOption(options.seed ?? SIMULATE_DEFAULTS.seed, 'seed', { min: 0 });
   const oow = options.oow ?? SIMULATE_DEFAULTS.oow;
   if (!(Number.isFinite(oow) && oow >= 0 && oow <= 1))
     throw new WeftError('BAD_INPUT', `Expected oow to be a probability between 0 and 1, got ${oow}`, {
@@ -139,13 +138,8 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
       { location: { field: 'oowAssignment' } },
     );
 
-  const stop = new AbortController();
-  const signal = anySignal(options.signal, stop.signal);
-  setMaxListeners(0, signal);
-  let fatal: unknown;
   const reports: { index: number; report: SessionReport }[] = [];
-  const queue = new PQueue({ concurrency });
-  const runOne = async (index: number): Promise<void> => {
+  const runOne = async (index: number, signal: AbortSignal): Promise<void> => {
     // Zero-latency models (sim, scripted) never wait on I/O: without this, a batch runs in one stretch of promise
     // callbacks, and Ctrl-C, SIGTERM and timers are handled only after the last session.
     await yieldToEventLoop();
@@ -154,34 +148,23 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;
     const outcome = await runSession(pdl, options, { id, profile, maxTurns, seed, oow, taxonomy, assignment, signal });
     if ('fatal' in outcome) {
-      if (!signal.aborted && !isAbortError(outcome.fatal)) {
-        fatal ??= outcome.fatal;
-        stop.abort(outcome.fatal);
-      }
+      // A user error stops the batch (the bounded map aborts the other sessions); an abort is the batch's own.
+      if (!signal.aborted && !isAbortError(outcome.fatal)) throw outcome.fatal;
       return;
     }
     reports.push({ index, report: outcome.report });
     options.onProgress?.({ done: reports.length, total, session: outcome.report });
   };
-  const onAbort = () => queue.clear();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    for (let index = 0; index < total && !signal.aborted; index++) {
-      // Queued lazily: a batch of 100,000 sessions holds a few queued tasks, not 100,000 closures.
-      await queue.onSizeLessThan(concurrency);
-      if (signal.aborted) break;
-      queue
-        .add(() => runOne(index))
-        .catch((caught: unknown) => {
-          fatal ??= caught;
-          stop.abort(caught);
-        });
-    }
-    await queue.onIdle();
-  } finally {
-    signal.removeEventListener('abort', onAbort);
+  // Indices made as slots free up: a batch of 100,000 sessions holds a few pending tasks, not 100,000 closures.
+  function* indices(): Generator<number> {
+    for (let index = 0; index < total; index++) yield index;
   }
-  if (fatal !== undefined) throw fatal;
+  try {
+    await boundedMap(indices(), { concurrency, ...(options.signal ? { signal: options.signal } : {}) }, runOne);
+  } catch (error) {
+    // Cancelled: the report covers the sessions that finished.
+    if (!(options.signal?.aborted && isAbortError(error))) throw error;
+  }
   const perSession = reports.sort((a, b) => a.index - b.index).map((entry) => entry.report);
   return {
     ...summarizeSessions(perSession),
@@ -365,12 +348,4 @@ function endReason(events: readonly SessionEvent[]): NonNullable<SessionReport['
     if (event.type === 'session-end') return event.reason;
   }
   return 'bot';
-}
-
-function integerOption(value: number, field: string, min: number): number {
-  if (!(Number.isInteger(value) && value >= min))
-    throw new WeftError('BAD_INPUT', `Expected ${field} to be an integer >= ${min}, got ${value}`, {
-      location: { field },
-    });
-  return value;
 }

@@ -335,4 +335,20 @@ describe('simulateSessions', () => {
     await expect(simulateSessions(refundPdl(), { ...base, profiles: [] })).rejects.toThrow('no profiles');
     expect(model.calls).toHaveLength(0);
   });
+
+  it.each([0, 2.5])(
+    'rejects concurrency %s with BAD_INPUT naming the field, as every engine does',
+    async (concurrency) => {
+      const { tools } = countingTools();
+      const model = functionModel(() => '[END]');
+      await expect(
+        simulateSessions(refundPdl(), { profiles, model, userModel: model, judge: model, tools, concurrency }),
+      ).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: `concurrency expects an integer >= 1, got ${concurrency}`,
+        location: { field: 'concurrency' },
+      });
+      expect(model.calls).toHaveLength(0);
+    },
+  );
 });
