@@ -15,13 +15,12 @@
  *   live turn (the move is the first attempt of its step: no refusal feedback). Post-decision controllers do not
  *   run: a refusal would need a retry, and the reference move is one decision.
  */
-import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
-import { anySignal } from '../llm/timeout.js';
+import { boundedMap } from '../runtime/bounded-map.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
 import { procedureControllers } from './procedure-controllers.js';
@@ -119,11 +118,7 @@ export async function evaluateTurns(
   given: readonly ReferenceSession[],
   options: EvaluateTurnsOptions,
 ): Promise<TurnEvalReport> {
-  const concurrency = options.concurrency ?? TURN_EVAL_DEFAULTS.concurrency;
-  if (!(Number.isInteger(concurrency) && concurrency >= 1))
-    throw new WeftError('BAD_INPUT', `Expected concurrency to be an integer >= 1, got ${concurrency}`, {
-      location: { field: 'concurrency' },
-    });
+  const concurrency = integerOption(options.concurrency ?? TURN_EVAL_DEFAULTS.concurrency, 'concurrency', { min: 1 });
   const tools = apiTools(pdl, options.tools);
   const controllers = await procedureControllers(pdl, options.controllerMode ?? 'all', options.controllers);
   const costOf = options.costOf ?? (() => 0);
@@ -155,13 +150,8 @@ export async function evaluateTurns(
     (sum, reference) => sum + reference.messages.filter((message) => message.role === 'bot').length,
     0,
   );
-  const stop = new AbortController();
-  const signal = anySignal(options.signal, stop.signal);
-  setMaxListeners(0, signal);
-  let fatal: unknown;
   const results: { order: number; turn: TurnReport }[] = [];
-  const queue = new PQueue({ concurrency });
-  const runOne = async (order: number, item: TurnCase): Promise<void> => {
+  const runOne = async (item: TurnCase, signal: AbortSignal, order: number): Promise<void> => {
     // Zero-latency models never wait on I/O: without this, Ctrl-C and SIGTERM are handled only after the last turn.
     await yieldToEventLoop();
     if (signal.aborted) return;
@@ -200,11 +190,8 @@ export async function evaluateTurns(
       };
     } catch (error) {
       if (signal.aborted || isAbortError(error)) return;
-      if (isUserError(error)) {
-        fatal ??= error;
-        stop.abort(error);
-        return;
-      }
+      // A user error (a model that is not configured) stops the evaluation: the bounded map aborts the others.
+      if (isUserError(error)) throw error;
       turn = {
         ...caseFields(item),
         ...(prediction ? { prediction } : {}),
@@ -215,28 +202,15 @@ export async function evaluateTurns(
     results.push({ order, turn });
     options.onProgress?.({ done: results.length, total, turn });
   };
-  const onAbort = () => queue.clear();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    let order = 0;
-    dispatch: for (const reference of references) {
-      for (const item of iterateTurnCases(reference)) {
-        await queue.onSizeLessThan(concurrency);
-        if (signal.aborted) break dispatch;
-        const position = order++;
-        queue
-          .add(() => runOne(position, item))
-          .catch((caught: unknown) => {
-            fatal ??= caught;
-            stop.abort(caught);
-          });
-      }
-    }
-    await queue.onIdle();
-  } finally {
-    signal.removeEventListener('abort', onAbort);
+  function* cases(): Generator<TurnCase> {
+    for (const reference of references) yield* iterateTurnCases(reference);
   }
-  if (fatal !== undefined) throw fatal;
+  try {
+    await boundedMap(cases(), { concurrency, ...(options.signal ? { signal: options.signal } : {}) }, runOne);
+  } catch (error) {
+    // Cancelled: the report covers the turns that finished.
+    if (!(options.signal?.aborted && isAbortError(error))) throw error;
+  }
   const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
   const summary = summarizeTurns(judged);
   const group = (turns: readonly TurnReport[]): PaperTurnGroup => {

@@ -113,6 +113,24 @@ describe('evaluateTurns', () => {
     await expect(evaluateTurns(refundPdl(), references, { model: unconfigured, judge })).rejects.toThrow('no key');
   });
 
+  it.each([0, 1.5])('rejects concurrency %s with BAD_INPUT naming the field, before any call', async (concurrency) => {
+    const bot = scriptedModel([]);
+    const judge = scriptedModel([]);
+    let calls = 0;
+    const counting = {
+      ...bot,
+      generate: (...args: Parameters<typeof bot.generate>) => (calls++, bot.generate(...args)),
+    };
+    await expect(evaluateTurns(refundPdl(), references, { model: counting, judge, concurrency })).rejects.toMatchObject(
+      {
+        code: 'BAD_INPUT',
+        message: `concurrency expects an integer >= 1, got ${concurrency}`,
+        location: { field: 'concurrency' },
+      },
+    );
+    expect(calls).toBe(0);
+  });
+
   it("shows a tool's secret arguments redacted in the report, and scores them with their real values", async () => {
     const { tools } = countingTools();
     const secret = tools.map((tool) => (tool.name === 'find_customer' ? { ...tool, secretArgs: ['email'] } : tool));
