@@ -9,10 +9,8 @@
  * record is written as that record's result (empty output, `error`); an abort writes nothing for the records in
  * flight; a user error (bad configuration) stops the run, since every other record would fail the same way.
  */
-import { setMaxListeners } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import PQueue from 'p-queue';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { countedModel } from './counted-model.js';
@@ -28,7 +26,8 @@ import { scoreWithSimilarity } from './score-workflow.js';
 import type { Similarity } from './similarity.js';
 import { worfbenchCall } from './worfbench-prompt.js';
 import { redactModelSpec } from '../llm/model-spec.js';
-import { anySignal } from '../llm/timeout.js';
+import { boundedMap } from '../runtime/bounded-map.js';
+import { integerOption } from '../runtime/integer-option.js';
 
 export type WorfbenchPlanner = 'single' | 'weft';
 
@@ -92,13 +91,9 @@ export interface WorfbenchRunResult {
 export const DEFAULT_WORFBENCH_CANDIDATES = 3;
 
 export async function runWorfbench(options: RunWorfbenchOptions): Promise<WorfbenchRunResult> {
-  const concurrency = positiveInteger(options.concurrency, 'concurrency');
-  const candidates = positiveInteger(options.candidates ?? DEFAULT_WORFBENCH_CANDIDATES, 'candidates');
-  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 0)) {
-    throw new WeftError('BAD_INPUT', `Expected limit to be an integer >= 0, got ${options.limit}`, {
-      location: { field: 'limit' },
-    });
-  }
+  const concurrency = integerOption(options.concurrency, 'concurrency', { min: 1 });
+  const candidates = integerOption(options.candidates ?? DEFAULT_WORFBENCH_CANDIDATES, 'candidates', { min: 1 });
+  if (options.limit !== undefined) integerOption(options.limit, 'limit', { min: 0 });
   const selected = options.limit === undefined ? options.records : options.records.slice(0, options.limit);
   await mkdir(options.outDir, { recursive: true });
   await claimOutDir(options.outDir, {
@@ -110,13 +105,6 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
   const todo = selected.filter((record) => !writer.existing.has(record.id));
   const resumed = selected.length - todo.length;
 
-  // Stops the queue on Ctrl-C and on an error that no other record can get past (a bad model configuration).
-  const stop = new AbortController();
-  const signal = anySignal(options.signal, stop.signal);
-  // Every call in flight listens to it (K per record with the weft planner): the queue bounds them, not Node's
-  // default of 10 listeners.
-  setMaxListeners(0, signal);
-  let fatal: unknown;
   const written: PredictionLine[] = [];
   const live = options.similarity.kind === 'lexical' ? { f1Chain: 0, f1Graph: 0, count: 0 } : undefined;
   let errors = 0;
@@ -142,8 +130,9 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     });
   };
 
-  const queue = new PQueue({ concurrency });
-  const generateOne = async (record: GoldRecord): Promise<void> => {
+  // Run by the bounded map, which stops on Ctrl-C and on an error no other record can get past (a bad model
+  // configuration), and whose signal every call in flight listens to (K per record with the weft planner).
+  const generateOne = async (record: GoldRecord, signal: AbortSignal): Promise<void> => {
     if (signal.aborted) return;
     const counted = countedModel(options.model, record.id);
     const begin = performance.now();
@@ -162,11 +151,7 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     outputTokens += counted.count.outputTokens;
     // An abort is not an answer: the record stays unwritten and a rerun does it.
     if (failure && (signal.aborted || isAbortError(failure.error))) return;
-    if (failure && isUserError(failure.error)) {
-      fatal ??= failure.error;
-      stop.abort(failure.error);
-      return;
-    }
+    if (failure && isUserError(failure.error)) throw failure.error;
     const error = failure
       ? failure.error instanceof Error
         ? failure.error.message
@@ -189,22 +174,12 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     if (error !== undefined) errors += 1;
     report();
   };
-  const onAbort = () => queue.clear();
-  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    for (const record of todo) {
-      queue
-        .add(() => generateOne(record))
-        .catch((caught: unknown) => {
-          fatal ??= caught;
-          stop.abort(caught);
-        });
-    }
-    await queue.onIdle();
-  } finally {
-    signal.removeEventListener('abort', onAbort);
+    await boundedMap(todo, { concurrency, ...(options.signal ? { signal: options.signal } : {}) }, generateOne);
+  } catch (error) {
+    // Cancelled: what finished is written; the result says cancelled and nothing is scored.
+    if (!(options.signal?.aborted && isAbortError(error))) throw error;
   }
-  if (fatal !== undefined) throw fatal;
 
   const byId = new Map<string, PredictionLine>(writer.existing);
   for (const line of written) byId.set(line.id, line);
@@ -304,11 +279,4 @@ async function claimOutDir(outDir: string, meta: BenchMeta): Promise<void> {
       );
     }
   }
-}
-
-function positiveInteger(value: number, field: string): number {
-  if (!(Number.isInteger(value) && value >= 1)) {
-    throw new WeftError('BAD_INPUT', `Expected ${field} to be an integer >= 1, got ${value}`, { location: { field } });
-  }
-  return value;
 }

@@ -261,6 +261,18 @@ describe('failures', () => {
       location: { field: 'limit' },
     });
   });
+
+  it.each([0, 2.5])('rejects concurrency %s as every engine does, before any call or file', async (concurrency) => {
+    const model = spying(goldModel(sample));
+    const outDir = join(temporaryDir(), 'out');
+    await expect(runWorfbench(options({ model, outDir, concurrency }))).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: `concurrency expects an integer >= 1, got ${concurrency}`,
+      location: { field: 'concurrency' },
+    });
+    expect(model.tags).toHaveLength(0);
+    expect(existsSync(outDir)).toBe(false);
+  });
 });
 
 /** Records every call's tag on the way to the model. */
