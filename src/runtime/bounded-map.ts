@@ -39,7 +39,8 @@ export async function boundedMap<Item, Result>(
   const caller = options.signal;
   const stop = new AbortController();
   // Every call in flight listens on this one signal (and often passes it on): many listeners are expected.
-  setMaxListeners(0, stop.signal);
+  // Infinity, not 0: Node 20's getMaxListeners throws on an AbortSignal set to 0, and the tool loop reads it.
+  setMaxListeners(Number.POSITIVE_INFINITY, stop.signal);
   let fatal: { error: unknown } | undefined;
   const queue = new PQueue({ concurrency });
   const onCallerAbort = (): void => stop.abort(caller?.reason);

@@ -190,3 +190,15 @@ describe('boundedMap', () => {
     },
   );
 });
+
+describe("boundedMap's signal", () => {
+  it('takes many listeners without a warning, and can be read and raised by the code it is passed to', async () => {
+    const { getMaxListeners, setMaxListeners } = await import('node:events');
+    const limits = await boundedMap([1], { concurrency: 1 }, async (_item, signal) => {
+      const before = getMaxListeners(signal);
+      setMaxListeners(50, signal);
+      return before;
+    });
+    expect(limits).toStrictEqual([Number.POSITIVE_INFINITY]);
+  });
+});
