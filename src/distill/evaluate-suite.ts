@@ -8,13 +8,14 @@
  * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
  * starts in its place; on abort the tasks that finished make a partial report.
  */
-import PQueue from 'p-queue';
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { hashString } from '../llm/seeded-random.js';
 import { sameJson } from '../text/same-json.js';
-import { WeftError } from '../errors.js';
+import { isAbortError } from '../errors.js';
+import { boundedMap } from '../runtime/bounded-map.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { checkWorkflow } from './check-workflow.js';
 import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';
@@ -93,8 +94,8 @@ export interface EvaluateSuiteOptions {
   readonly signal?: AbortSignal;
   /**
    * Called with each finished task run, awaited before the run counts as done (`weft distill eval --out` writes
-   * its files here). If it throws, no new task run starts and evaluateSuite rejects with that error once the runs
-   * in flight have ended.
+   * its files here). If it throws, no new task run starts, the runs in flight are aborted, and evaluateSuite rejects
+   * with that error once they have ended.
    */
   readonly onTaskRun?: (run: TaskRun) => Promise<void>;
   readonly onProgress?: (event: { done: number; total: number; evaluation: TaskEvaluation }) => void;
@@ -123,42 +124,31 @@ export interface SuiteReport {
 }
 
 export async function evaluateSuite(tasks: readonly SuiteTask[], options: EvaluateSuiteOptions): Promise<SuiteReport> {
-  const rollouts = options.rollouts ?? 1;
-  if (!(Number.isSafeInteger(rollouts) && rollouts >= 1 && rollouts <= MAX_ROLLOUTS)) {
-    throw new WeftError(
-      'BAD_INPUT',
-      `rollouts must be a whole number from 1 to ${MAX_ROLLOUTS}, got ${String(rollouts)}`,
-      {
-        location: { field: 'rollouts' },
-      },
-    );
-  }
-  const signal = options.signal ?? new AbortController().signal;
+  integerOption(options.rollouts ?? 1, 'rollouts', { min: 1, max: MAX_ROLLOUTS });
+  // Rejected like every engine's, not quietly turned into 1.
+  const concurrency = integerOption(options.concurrency ?? DEFAULT_SUITE_CONCURRENCY, 'concurrency', { min: 1 });
   const jobs = options.variants.flatMap((variant) => tasks.map((task) => ({ variant, task })));
   const results = new Map<number, TaskEvaluation>();
-  const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? DEFAULT_SUITE_CONCURRENCY) });
   let done = 0;
-  let handOffError: { error: unknown } | undefined;
-  await Promise.all(
-    jobs.map((job, index) =>
-      queue.add(async () => {
-        if (signal.aborted || handOffError) return;
+  try {
+    // A hand-off that throws is fatal: the bounded map aborts the runs in flight, starts no more and throws it.
+    await boundedMap(
+      jobs,
+      { concurrency, ...(options.signal ? { signal: options.signal } : {}) },
+      async (job, signal, index) => {
         const run = await runSuiteTask(job.task, job.variant, options, signal);
         // A job that was in flight at the abort may have been cut short: left out rather than counted as failed.
         if (signal.aborted) return;
-        try {
-          await options.onTaskRun?.(run);
-        } catch (error) {
-          handOffError ??= { error };
-          return;
-        }
+        await options.onTaskRun?.(run);
         results.set(index, run.evaluation);
         done += 1;
         options.onProgress?.({ done, total: jobs.length, evaluation: run.evaluation });
-      }),
-    ),
-  );
-  if (handOffError) throw handOffError.error;
+      },
+    );
+  } catch (error) {
+    // Cancelled: the tasks that finished make a partial report.
+    if (!(options.signal?.aborted && isAbortError(error))) throw error;
+  }
   const finished = [...results.entries()].sort(([a], [b]) => a - b).map(([, evaluation]) => evaluation);
   return {
     simulated: options.model.kind !== 'real',

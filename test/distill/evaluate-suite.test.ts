@@ -243,6 +243,23 @@ describe('evaluateSuite', () => {
     expect(report.tasks[0]?.usage.calls).toBe(3);
   });
 
+  it.each([0, -2, 1.5])(
+    'rejects concurrency %s as every engine does (never quietly runs one at a time), before any stage',
+    async (concurrency) => {
+      let started = 0;
+      const stages = fakeStages((task) => {
+        started += 1;
+        return distilled(task.reference!);
+      });
+      await expect(evaluateSuite(tasks, { ...base(), concurrency, stages })).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        message: `concurrency expects an integer >= 1, got ${concurrency}`,
+        location: { field: 'concurrency' },
+      });
+      expect(started).toBe(0);
+    },
+  );
+
   it('stops on abort and reports the tasks that finished', async () => {
     const controller = new AbortController();
     const stages = fakeStages((task) => {
