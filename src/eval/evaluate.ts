@@ -3,6 +3,8 @@
  * are averaged overall, by scenario and by source. A prediction that cannot be scored (unknown or repeated id,
  * unusable workflow text) is skipped with a located reason; the evaluation itself never stops for one.
  */
+import { boundedMap } from '../runtime/bounded-map.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { compareGroups, scenarioGroupOf } from './scenarios.js';
 import type { EvalReport, GroupScore, SampleReport } from './eval-report.js';
 import type { GoldRecord } from './gold-data.js';
@@ -104,16 +106,20 @@ export async function evaluatePredictions(input: EvaluateInput): Promise<EvalRep
     await similarity.matrix([...texts], [], signal);
   }
 
-  const samples = await mapWithConcurrency(
+  // Rejected like every engine's concurrency (never quietly turned into 1), before any sample is scored.
+  const concurrency = integerOption(input.concurrency ?? DEFAULT_EVAL_CONCURRENCY, 'concurrency', { min: 1 });
+  // Aborted before scoring: the caller's own reason, as it gave it.
+  signal?.throwIfAborted();
+  let done = 0;
+  const samples = await boundedMap(
     jobs,
-    input.concurrency ?? DEFAULT_EVAL_CONCURRENCY,
-    signal,
-    async (job): Promise<SampleReport> => {
+    { concurrency, ...(signal ? { signal } : {}) },
+    async (job, jobSignal): Promise<SampleReport> => {
       const score = await scoreWithSimilarity(job.gold.workflow, job.workflow, similarity, {
         ...options,
-        ...(signal ? { signal } : {}),
+        signal: jobSignal,
       });
-      return {
+      const sample: SampleReport = {
         id: job.prediction.id,
         f1_chain: score.f1_chain,
         f1_graph: score.f1_graph,
@@ -131,8 +137,9 @@ export async function evaluatePredictions(input: EvaluateInput): Promise<EvalRep
         source: job.gold.source,
         line: job.prediction.line,
       };
+      input.onProgress?.(++done, jobs.length);
+      return sample;
     },
-    input.onProgress,
   );
 
   skips.sort((a, b) => a.line - b.line);
@@ -199,35 +206,4 @@ function sum(samples: readonly SampleReport[], key: 'f1_chain' | 'f1_graph'): nu
 
 function mean(samples: readonly SampleReport[], key: 'f1_chain' | 'f1_graph'): number {
   return samples.length === 0 ? 0 : sum(samples, key) / samples.length;
-}
-
-/** `map` with at most `limit` calls in flight; results in input order. Stops at the first error or abort. */
-async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  map: (item: T) => Promise<R>,
-  onProgress?: (done: number, total: number) => void,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let done = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      signal?.throwIfAborted();
-      const index = next++;
-      try {
-        results[index] = await map(items[index] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-      done++;
-      onProgress?.(done, items.length);
-    }
-  };
-  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker);
-  await Promise.all(workers);
-  return results;
 }

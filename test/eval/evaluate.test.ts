@@ -206,6 +206,22 @@ describe('evaluatePredictions', () => {
     expect(lenient).toMatchObject({ f1_graph: 1, beta: 0.5, maxOrders: 3 });
   });
 
+  it.each([0, 2.5])('rejects concurrency %s as every engine does, before scoring anything', async (concurrency) => {
+    let calls = 0;
+    const counting = similarityFromFunction('counting', (a, b) => (calls++, a === b ? 1 : 0));
+    const predictions = [{ id: os[0]!.id, output: os[0]!.answer, line: 1 }];
+    // A good concurrency scores, and so asks the similarity: the count below can tell.
+    await evaluatePredictions({ gold, predictions, similarity: counting, concurrency: 1 });
+    expect(calls).toBeGreaterThan(0);
+    calls = 0;
+    await expect(evaluatePredictions({ gold, predictions, similarity: counting, concurrency })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: `concurrency expects an integer >= 1, got ${concurrency}`,
+      location: { field: 'concurrency' },
+    });
+    expect(calls).toBe(0);
+  });
+
   it('stops when aborted', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));

@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { isAbortError, WeftError } from '../../src/errors.js';
 import { boundedMap } from '../../src/runtime/bounded-map.js';
@@ -193,7 +194,6 @@ describe('boundedMap', () => {
 
 describe("boundedMap's signal", () => {
   it('takes many listeners without a warning, and can be read and raised by the code it is passed to', async () => {
-    const { getMaxListeners, setMaxListeners } = await import('node:events');
     const limits = await boundedMap([1], { concurrency: 1 }, async (_item, signal) => {
       const before = getMaxListeners(signal);
       setMaxListeners(50, signal);
