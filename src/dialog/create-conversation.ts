@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { costOf } from '../llm/pricing.js';
 import { startToolSpan } from '../llm/telemetry.js';
 import { newRunId } from '../store/run-id.js';
@@ -72,11 +73,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   const controllers = await procedureControllers(pdl, mode, options.controllers);
   const usePost = mode === 'all';
   const maxActions = options.maxActionsPerTurn ?? DEFAULT_MAX_ACTIONS_PER_TURN;
-  if (!Number.isInteger(maxActions) || maxActions < 1 || maxActions > 100) {
-    throw new WeftError('BAD_INPUT', `maxActionsPerTurn must be an integer from 1 to 100, got ${maxActions}`, {
-      location: { field: 'maxActionsPerTurn' },
-    });
-  }
+  integerOption(maxActions, 'maxActionsPerTurn', { min: 1, max: 100 });
   const turnLimit = mode === 'none' ? undefined : sessionTurnLimit(pdl.controllers);
   const { store } = options;
   const owner: RunOwner = options.owner ?? currentOwner();

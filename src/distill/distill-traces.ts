@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { startToolSpan } from '../llm/telemetry.js';
@@ -56,11 +57,7 @@ export type GraphPlan = z.infer<typeof graphPlanSchema>;
 
 export async function distillTraces(options: DistillOptions): Promise<DistillResult> {
   const maxSteps = options.maxSteps ?? DEFAULT_DISTILL_MAX_STEPS;
-  if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) {
-    throw new WeftError('BAD_INPUT', `maxSteps must be an integer >= 1, got ${String(maxSteps)}`, {
-      location: { field: 'maxSteps' },
-    });
-  }
+  integerOption(maxSteps, 'maxSteps', { min: 1 });
   if (options.traces.length === 0) {
     throw new WeftError('BAD_INPUT', 'no traces to summarize', { location: { field: 'traces' } });
   }

@@ -14,6 +14,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { sameJson } from '../text/same-json.js';
 import type { BatchCase } from './batch-cases.js';
 import {
@@ -108,10 +109,7 @@ export interface BatchSummary {
 
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const limit = options.resultLimit ?? DEFAULT_RESULT_LIMIT;
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
-    throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${options.concurrency}`, {
-      location: { field: '--concurrency' },
-    });
+  integerOption(options.concurrency, '--concurrency', { min: 1 });
   const kept = new Map<string, BatchResult>();
   let keptChars = 0;
   const keep = (key: string, result: BatchResult) => {

@@ -6,6 +6,7 @@
  * Per workflow object, its maps and schema are built once (a batch runs one workflow over many cases).
  */
 import { WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { validateToolArgs } from '../tools/validate-args.js';
@@ -119,11 +120,7 @@ export async function runWorkflow(
   const { nodes, outgoing, start, inputSchema, conditions, places } = prepare(workflow);
   const tools = toolMap(options.tools ?? NO_TOOLS);
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS;
-  if (!(Number.isSafeInteger(maxVisits) && maxVisits >= 1)) {
-    throw new WeftError('BAD_INPUT', `maxVisits must be a whole number from 1, got ${String(maxVisits)}`, {
-      location: { field: 'maxVisits' },
-    });
-  }
+  integerOption(maxVisits, 'maxVisits', { min: 1 });
   const timeLimit = options.expressionTimeLimitMs ?? DEFAULT_EXPRESSION_TIME_LIMIT_MS;
   const vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const inputs = options.input;

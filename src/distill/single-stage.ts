@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { sameJson } from '../text/same-json.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured, repairPrompt } from '../llm/structured-output.js';
@@ -37,11 +38,7 @@ const stepsSchema = listOrWrapped('steps', z.array(z.string().min(1)).min(1).max
 
 export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { readonly name?: string }) => {
   const maxSteps = options.maxSteps ?? DEFAULT_DISTILL_MAX_STEPS;
-  if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) {
-    throw new WeftError('BAD_INPUT', `maxSteps must be an integer >= 1, got ${String(maxSteps)}`, {
-      location: { field: 'maxSteps' },
-    });
-  }
+  integerOption(maxSteps, 'maxSteps', { min: 1 });
   const clash = options.tools.find((tool) => (GRAPH_OPERATIONS as readonly string[]).includes(tool.name));
   if (clash) {
     throw new WeftError(

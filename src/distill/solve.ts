@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { WeftError, isWeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { costOf } from '../llm/pricing.js';
@@ -86,11 +87,7 @@ function countingModel(model: ChatModel, maxSteps: number, counter: Counter): Ch
 
 export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   const maxSteps = options.maxSteps ?? DEFAULT_SOLVE_MAX_STEPS;
-  if (!(Number.isSafeInteger(maxSteps) && maxSteps >= 1)) {
-    throw new WeftError('BAD_INPUT', `Expected maxSteps to be a whole number from 1, got ${String(maxSteps)}`, {
-      location: { field: 'maxSteps' },
-    });
-  }
+  integerOption(maxSteps, 'maxSteps', { min: 1 });
   if (typeof options.input !== 'object' || options.input === null || Array.isArray(options.input)) {
     throw new WeftError('BAD_INPUT', 'The input must be a JSON object', { location: { field: 'input' } });
   }

@@ -5,6 +5,7 @@
  * and only the rest is sent to the model, in batches.
  */
 import { isAbortError, WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { throwIfAborted } from '../llm/timeout.js';
 import { unitCosine, unitVector } from './cosine.js';
 import type { EmbeddingCache } from './embedding-cache.js';
@@ -48,11 +49,7 @@ interface Claim {
 
 export function createEmbeddingSimilarity(options: EmbeddingSimilarityOptions): EmbeddingSimilarity {
   const batchSize = options.batchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new WeftError('BAD_INPUT', `The embedding batch size must be an integer >= 1, got ${String(batchSize)}`, {
-      location: { field: 'batchSize' },
-    });
-  }
+  integerOption(batchSize, 'batchSize', { min: 1 });
   const { name, cache } = options;
   // Promises, so that concurrent calls asking for the same text share one embedding.
   const known = new Map<string, Promise<Unit>>();

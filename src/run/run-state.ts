@@ -17,6 +17,7 @@
  * .test.ts) ties the two: a log cut anywhere, folded and continued here, ends as the uninterrupted run.
  */
 import { WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
 import { completeNode, linkNodes, type ReadyNode } from '../graph/ready-queue.js';
 import type { Role, SubtaskStatus, Workflow } from '../graph/workflow.js';
@@ -177,10 +178,7 @@ export function checkRunConfig(config: RunConfig): RunConfig {
     throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${config.concurrency}`, {
       location: { field: 'concurrency' },
     });
-  if (!Number.isInteger(config.maxAttempts) || config.maxAttempts < 1)
-    throw new WeftError('BAD_INPUT', `Expected maxAttempts >= 1, got ${config.maxAttempts}`, {
-      location: { field: 'maxAttempts' },
-    });
+  integerOption(config.maxAttempts, 'maxAttempts', { min: 1 });
   return config;
 }
 

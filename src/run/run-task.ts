@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAbortError, WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { toWorkflowJson } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
@@ -543,18 +544,9 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
 
 /** The tool options' ranges, before any run exists. */
 function checkToolOptions(options: Pick<RunTaskOptions, 'maxToolSteps' | 'budget' | 'tools'>): void {
-  const steps = options.maxToolSteps;
-  if (steps !== undefined && !(Number.isInteger(steps) && steps >= 1)) {
-    throw new WeftError('BAD_INPUT', `Expected maxToolSteps >= 1 (an integer), got ${String(steps)}`, {
-      location: { field: 'maxToolSteps' },
-    });
-  }
+  if (options.maxToolSteps !== undefined) integerOption(options.maxToolSteps, 'maxToolSteps', { min: 1 });
   const calls = options.budget?.maxToolCalls;
-  if (calls !== undefined && !(Number.isInteger(calls) && calls >= 0)) {
-    throw new WeftError('BAD_INPUT', `Expected maxToolCalls >= 0 (an integer), got ${String(calls)}`, {
-      location: { field: 'maxToolCalls' },
-    });
-  }
+  if (calls !== undefined) integerOption(calls, 'maxToolCalls', { min: 0 });
   const seen = new Set<string>();
   for (const tool of options.tools ?? []) {
     if (seen.has(tool.name))

@@ -4,6 +4,7 @@
  * agent sees and can recover from, not an exception; only the caller's own abort throws.
  */
 import { WeftError, isWeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import { type Limiter, createLimiter } from '../llm/concurrency.js';
 import { sleep } from '../llm/timeout.js';
 import type { JsonValue, Tool } from './tool.js';
@@ -62,11 +63,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
   const maxResultBytes = options.maxResultBytes ?? tool.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   checkPositive('timeoutMs', timeoutMs, true);
   checkPositive('maxResultBytes', maxResultBytes, false);
-  if (!(Number.isInteger(retries) && retries >= 0)) {
-    throw new WeftError('BAD_INPUT', `Expected retries >= 0 (an integer), got ${String(retries)}`, {
-      location: { field: 'retries' },
-    });
-  }
+  integerOption(retries, 'retries', { min: 0 });
   const elapsed = (): number => performance.now() - started;
   if (signal?.aborted) throw abortedError(signal);
 

@@ -10,6 +10,7 @@
  */
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { startToolSpan } from '../llm/telemetry.js';
 import { type CallToolOptions, callTool } from './call-tool.js';
@@ -106,11 +107,7 @@ export function toolDeclaration(tool: Tool): ToolDeclaration {
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_TOOL_STEPS;
-  if (!(Number.isInteger(maxSteps) && maxSteps >= 1)) {
-    throw new WeftError('BAD_INPUT', `Expected maxSteps >= 1 (an integer), got ${String(maxSteps)}`, {
-      location: { field: 'maxSteps' },
-    });
-  }
+  integerOption(maxSteps, 'maxSteps', { min: 1 });
   const byName = new Map<string, Tool>();
   for (const tool of options.tools) {
     if (byName.has(tool.name)) {

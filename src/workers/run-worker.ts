@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';
@@ -84,10 +85,7 @@ export interface RunWorkerResult {
 
 export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerResult> {
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${concurrency}`, {
-      location: { field: '--concurrency' },
-    });
+  integerOption(concurrency, '--concurrency', { min: 1 });
   const lockDuration = positive(options.lockDurationMs ?? 30_000, 'lockDurationMs');
   const stalledInterval = positive(options.stalledIntervalMs ?? 30_000, 'stalledIntervalMs');
   const watchMs = positive(options.watchMs ?? 1000, 'watchMs');
