@@ -1,6 +1,6 @@
 /**
- * The one way the engines run N things at a time (team optimisation and evaluation, session simulation, turn
- * evaluation, the WorfBench runner, the distillation suite).
+ * The one way the engines run N independent things at a time (team optimisation and evaluation, session
+ * simulation, turn evaluation, the WorfBench runner, WorfEval's samples, the distillation suite).
  *
  * `boundedMap(items, { concurrency, signal }, fn)`:
  * - At most `concurrency` calls of `fn` run at once (an integer >= 1, checked by integerOption: a BAD_INPUT naming
@@ -14,7 +14,8 @@
  *   that must not stop the others is `fn`'s to catch and return as a value (each engine decides what is fatal).
  * - The caller's `signal` cancels the same way; the map then throws the abort error (abortErrorOf), so a caller that
  *   reports partial work keeps its finished items as they finish and catches the abort.
- * - Nothing is left running when it returns or throws, and no promise it makes is left to reject unhandled.
+ * - Nothing is left running when it returns or throws, and no promise it makes is left to reject unhandled. A call
+ *   must end once its signal aborts (every engine's calls do): the map waits for it.
  */
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';

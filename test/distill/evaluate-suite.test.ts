@@ -368,6 +368,35 @@ describe('evaluateSuite: rollouts, the all selection and the WorfEval column', (
     expect(started).toBe(1);
   });
 
+  it('a hand-off that throws aborts the task runs in flight and starts no more', async () => {
+    const inner = fakeStages((task) => distilled(task.reference!))(fakeModel(), 'es-pe');
+    const executed: string[] = [];
+    let abortedInFlight = false;
+    const failing = evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 2,
+      stages: () => ({
+        ...inner,
+        execute: async (input, expected, context) => {
+          executed.push(context.task.name);
+          if (context.task.name === 'palindrome' && !context.signal.aborted) {
+            // Ends only when aborted: without the abort the suite would never settle.
+            await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+            abortedInFlight = true;
+          }
+          return inner.execute!(input, expected, context);
+        },
+      }),
+      onTaskRun: async () => {
+        throw new Error('disk full');
+      },
+    });
+    await expect(failing).rejects.toThrow('disk full');
+    expect(abortedInFlight).toBe(true);
+    // The two in flight, never the third and fourth tasks.
+    expect([...new Set(executed)].sort()).toStrictEqual(['palindrome', 'sum-to-n']);
+  });
+
   it('falls back to the first trace only for the rules that need a success; all and first take failed traces', () => {
     const failedTraces = [1, 2, 3].map((n) => ({ ...trace(tasks[0]!, { n }, false), traceId: `t-${n}` }));
     const ids = (selection: 'random_success' | 'all_success' | 'all' | 'first') =>
