@@ -60,28 +60,30 @@ const ALLOWED = {
   graph: [],
   llm: [],
   store: ['graph'],
+  // The engine runtime beneath the engines: metering, budgets and deadlines of model calls.
+  runtime: ['llm', 'store'],
   plan: ['graph', 'llm'],
   // Role kinds other than `llm` (teams, …) plug in from the top (src/role-kinds.ts): run never imports them.
-  run: ['graph', 'llm', 'store', 'plan', 'tools'],
+  run: ['graph', 'llm', 'store', 'plan', 'tools', 'runtime'],
   // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.
-  eval: ['graph', 'llm', 'plan'],
+  eval: ['graph', 'llm', 'plan', 'runtime'],
   // DyLAN teams: agents are models (llm); the team role kind implements run's RoleKindEngine, runs its subtasks
   // with the planner's prompt (plan) and keeps its scores in the stores (store's team-scores types).
-  team: ['llm', 'graph', 'run', 'store', 'plan'],
+  team: ['llm', 'graph', 'run', 'store', 'plan', 'runtime'],
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
   // …and (issue 14) exec-case jobs: a worker runs one case of a batch with distill's interpreter.
-  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools', 'distill'],
+  workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools', 'distill', 'runtime'],
   // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm'],
   // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores
   // (store's session types).
-  dialog: ['llm', 'store', 'tools'],
+  dialog: ['llm', 'store', 'tools', 'runtime'],
   // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
-  distill: ['graph', 'llm', 'store', 'tools', 'eval'],
+  distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
   // The dashboard (issue 15) reads what every engine records, and runs none of them.
-  ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools'],
+  ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
 // (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
