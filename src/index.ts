@@ -70,7 +70,23 @@ export type {
   WeftEvent,
   WeftEventType,
 } from './run/events.js';
-export { budgetGate, createMeter, type Budget, type BudgetGate, type Meter } from './runtime/budget.js';
+export {
+  budgetGate,
+  createMeter,
+  type Budget,
+  type BudgetGate,
+  type Meter,
+  type ModelBudgetName,
+} from './runtime/budget.js';
+export {
+  checkBudget,
+  createBudgetScope,
+  type BatchBudgetReport,
+  type BudgetScope,
+  type BudgetScopeOptions,
+  type BudgetStop,
+  type BudgetUsage,
+} from './runtime/budget-scope.js';
 export { meteredModel, type MeterOptions } from './runtime/metered-model.js';
 export { startDeadline, type Deadline } from './runtime/deadline.js';
 export type { BudgetEvent, CallEvent } from './runtime/meter-events.js';

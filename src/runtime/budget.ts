@@ -25,16 +25,29 @@ export function createMeter(): Meter {
   return { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
 }
 
+/** The budgets a model call is checked against (tool calls are a run's own). */
+export type ModelBudgetName = 'maxCalls' | 'maxTokens' | 'maxCostUsd' | 'maxWallMs';
+
+/** Which budget the next call would break, and why, or undefined when it may go ahead. */
+export function spentBudget(
+  budget: Budget,
+  meter: Meter,
+  elapsedMs: number,
+): { readonly budget: ModelBudgetName; readonly exceeded: string } | undefined {
+  if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls)
+    return { budget: 'maxCalls', exceeded: `call budget of ${budget.maxCalls} reached` };
+  if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens)
+    return { budget: 'maxTokens', exceeded: `token budget of ${budget.maxTokens} reached` };
+  if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd)
+    return { budget: 'maxCostUsd', exceeded: `cost budget of $${budget.maxCostUsd} reached` };
+  if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs)
+    return { budget: 'maxWallMs', exceeded: wallTimeExceeded(budget.maxWallMs) };
+  return undefined;
+}
+
 /** Why the next call would break the budget, or undefined when it may go ahead. */
 export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number): string | undefined {
-  if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls)
-    return `call budget of ${budget.maxCalls} reached`;
-  if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens)
-    return `token budget of ${budget.maxTokens} reached`;
-  if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd)
-    return `cost budget of $${budget.maxCostUsd} reached`;
-  if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs) return wallTimeExceeded(budget.maxWallMs);
-  return undefined;
+  return spentBudget(budget, meter, elapsedMs)?.exceeded;
 }
 
 /** What a spent wall-time budget reports (in `budget` events and, prefixed, as the run's reason). */
