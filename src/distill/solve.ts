@@ -92,6 +92,8 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
     {
       ...meterOptions,
       costOf: (result, modelId) => costOf([modelId ?? options.model.id, result.model], result.usage),
+      // The caller's model is traced already (the CLI's tracedModel).
+      trace: false,
     },
     {
       admit() {

@@ -154,6 +154,8 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
       meter,
       now: () => 0,
       costOf: () => 0,
+      // The caller's model is traced already (the CLI's tracedModel).
+      trace: false,
     });
     const begin = performance.now();
     let output = '';

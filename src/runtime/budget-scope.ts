@@ -134,6 +134,8 @@ export function createBudgetScope(options: BudgetScopeOptions): BudgetScope {
           budget,
           meter,
           now,
+          // The engines' callers trace their models themselves (the CLI's tracedModel).
+          trace: false,
           costOf: (result, modelId) =>
             costOf ? costOf(result) : priceOf([modelId ?? model.id, result.model], result.usage),
         },

@@ -6,7 +6,7 @@
  */
 import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec, requestedModelName } from '../llm/model-spec.js';
-import { startChatSpan, telemetryProvider } from '../llm/telemetry.js';
+import { type ChatSpan, startChatSpan, telemetryProvider } from '../llm/telemetry.js';
 import { budgetGate, type Budget, type BudgetGate, type Meter } from './budget.js';
 import type { MeterEmit } from './meter-events.js';
 
@@ -26,6 +26,11 @@ export interface MeterOptions {
   readonly replay?: ReadonlyMap<string, ChatResult>;
   /** The arguments of a tool call as the log records them (secret ones redacted); default as they are. */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+  /**
+   * Whether each call opens a `chat` span (default true: a run's model is traced here). False where the caller's
+   * model is already traced (the CLI's `tracedModel`), so a call is not traced twice.
+   */
+  readonly trace?: boolean;
 }
 
 /** A reply's tool calls as a `call` event records them. */
@@ -147,6 +152,11 @@ export function callModelName(modelId: string, reported?: string): string {
   return requestedModelName(modelId) ?? reported ?? redactModelSpec(modelId);
 }
 
+/** A span that records nothing, for a meter whose calls are traced elsewhere. */
+function untracedSpan(): ChatSpan {
+  return { run: (work) => work(), succeed() {}, fail() {} };
+}
+
 export function meteredModel(
   model: ChatModel,
   options: MeterOptions,
@@ -166,7 +176,7 @@ export function meteredModel(
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
-      const span = startChatSpan({
+      const span = (options.trace === false ? untracedSpan : startChatSpan)({
         // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
         model: requestedModelName(model.id) ?? telemetryProvider(model.id),
         provider: telemetryProvider(model.id),
