@@ -60,9 +60,10 @@ const ALLOWED = {
   graph: [],
   llm: [],
   store: ['graph'],
-  plan: ['graph', 'llm'],
-  // The engines' shared runtime (the bounded map, the integer option check): it sits under every engine.
+  // The engines' shared runtime beneath them: metering, budgets and deadlines of model calls, the bounded map, the
+  // integer option check.
   runtime: ['llm', 'store'],
+  plan: ['graph', 'llm'],
   // Role kinds other than `llm` (teams, …) plug in from the top (src/role-kinds.ts): run never imports them.
   run: ['graph', 'llm', 'store', 'plan', 'tools', 'runtime'],
   // WorfEval scores graphs; its benchmark runner asks Weft's planner (`planTask`) for workflows.

@@ -74,7 +74,26 @@ export type {
   WeftEvent,
   WeftEventType,
 } from './run/events.js';
-export { createMeter, meteredModel, type Budget, type Meter, type MeterOptions } from './run/metered-model.js';
+export {
+  budgetGate,
+  createMeter,
+  type Budget,
+  type BudgetGate,
+  type Meter,
+  type ModelBudgetName,
+} from './runtime/budget.js';
+export {
+  checkBudget,
+  createBudgetScope,
+  type BatchBudgetReport,
+  type BudgetScope,
+  type BudgetScopeOptions,
+  type BudgetStop,
+  type BudgetUsage,
+} from './runtime/budget-scope.js';
+export { meteredModel, type MeterOptions } from './runtime/metered-model.js';
+export { startDeadline, type Deadline } from './runtime/deadline.js';
+export type { BudgetEvent, CallEvent } from './runtime/meter-events.js';
 export { extractArtifacts, writeArtifacts } from './run/artifacts.js';
 export { replaceFile, type ReplaceFileOptions } from './run/replace-file.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';

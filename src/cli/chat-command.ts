@@ -23,9 +23,12 @@ import {
   traceAgent,
   tracedModel,
   WeftError,
+  formatError,
+  isWeftError,
 } from '../index.js';
 import { loadContext, loadModel, openStore } from './context.js';
 import { integerFlag } from './flags.js';
+import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
 import { loadRunTools } from './load-run-tools.js';
 import { sessionIdArgument } from './session-id-argument.js';
 import type { Output } from './output.js';
@@ -43,6 +46,11 @@ export interface ChatFlags {
   readonly postControllers?: boolean;
   readonly controllers?: boolean;
   readonly maxActions?: string;
+  /** The budgets, as `weft run` takes them: the bot's calls and the simulated APIs' count. */
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
@@ -82,6 +90,7 @@ export async function chatCommand(
       location: { field: '--max-actions' },
     });
   }
+  const budget = budgetFromFlags(flags);
   const context = await loadContext(flags);
   const runStore = await openStore(context);
   const store = sessionStoreOf(runStore);
@@ -130,6 +139,7 @@ export async function chatCommand(
       controllerMode: record ? (recordedOptions.controllerMode ?? controllerMode) : controllerMode,
       ...(maxActionsPerTurn !== undefined ? { maxActionsPerTurn } : {}),
       store,
+      ...(budget ? { budget, budgetFields: BUDGET_FLAG_FIELDS } : {}),
       ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
       sessionOptions: {
         ...(toolsFile !== undefined ? { toolsFile: resolve(toolsFile) } : {}),
@@ -184,28 +194,44 @@ export async function chatCommand(
       turns.push({ turn: session.state.turn, user, reply: result.reply, toolCalls, rejections });
       output.text(inertText(`bot> ${result.reply}`));
     };
-    if (session.pendingTurn && !session.state.ended) {
-      output.log('finishing the turn that was cut short…');
-      show('(resumed turn)', await turn(undefined, () => session.continueTurn({ signal })));
+    // The deadline ends the chat even while it waits for the user's next line.
+    const budgetSignal = session.budget?.signal;
+    const lineSignal = budgetSignal ? AbortSignal.any([signal, budgetSignal]) : signal;
+    let interrupted: boolean;
+    try {
+      if (session.pendingTurn && !session.state.ended) {
+        output.log('finishing the turn that was cut short…');
+        show('(resumed turn)', await turn(undefined, () => session.continueTurn({ signal })));
+      }
+      interrupted = await readLines(input, output, lineSignal, async (line) => {
+        const text = line.trim();
+        if (text === '/quit') return 'stop';
+        if (text === '/end' || text === '[END]') {
+          await session.end('user');
+          return 'stop';
+        }
+        if (text === '') return 'go';
+        if (session.state.ended) {
+          output.log('this session has ended; start a new one with weft chat FILE');
+          return 'stop';
+        }
+        // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
+        if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
+        show(line, await turn(line, () => session.send(line, { signal })));
+        return session.state.ended ? 'stop' : 'go';
+      });
+    } catch (error) {
+      if (!(isWeftError(error) && error.code === 'BUDGET' && session.budget?.stop())) throw error;
+      interrupted = false;
     }
-    const interrupted = await readLines(input, output, signal, async (line) => {
-      const text = line.trim();
-      if (text === '/quit') return 'stop';
-      if (text === '/end' || text === '[END]') {
-        await session.end('user');
-        return 'stop';
-      }
-      if (text === '') return 'go';
-      if (session.state.ended) {
-        output.log('this session has ended; start a new one with weft chat FILE');
-        return 'stop';
-      }
-      // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
-      if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
-      show(line, await turn(line, () => session.send(line, { signal })));
-      return session.state.ended ? 'stop' : 'go';
-    });
     const state = session.state;
+    const spent = signal.aborted ? undefined : session.budget?.stop();
+    if (spent) {
+      interrupted = false;
+      // Spent while waiting for a line (the deadline): recorded here; a spent turn recorded it already.
+      await session.markBudgetStop();
+    }
+    const budgetError = spent ? session.budget?.error() : undefined;
     if (output.json) {
       output.document({
         sessionId: session.sessionId,
@@ -214,7 +240,20 @@ export async function chatCommand(
         interrupted,
         turns,
         totals: transcriptOf(session.events).totals,
+        ...(budget && session.budget
+          ? { budget: { limits: budget, usage: session.budget.usage(), ...(spent ? { stopped: spent } : {}) } }
+          : {}),
+        ...(budgetError
+          ? { error: { code: budgetError.code, message: budgetError.message, location: budgetError.location } }
+          : {}),
       });
+    }
+    if (budgetError) {
+      output.log(`weft: ${formatError(budgetError)}`);
+      output.log(
+        `session ${session.sessionId} stopped by the budget and saved; go on with a larger one: weft chat --session ${session.sessionId} ${spent?.field} …`,
+      );
+      return 1;
     }
     if (!state.ended)
       output.log(`session ${session.sessionId} saved; resume with: weft chat --session ${session.sessionId}`);

@@ -9,6 +9,7 @@ import {
   traceWorkflow,
   type TurnEvalReport,
   type TurnSummary,
+  formatError,
 } from '../index.js';
 import { loadContext, requireValue } from './context.js';
 import {
@@ -24,6 +25,8 @@ import {
 } from './dialog-command-support.js';
 import { integerFlag } from './flags.js';
 import type { Output } from './output.js';
+import { budgetErrorJson, budgetStopError } from './budget-stop.js';
+import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
 import { progressLogger } from './team-command-support.js';
 
 export interface DialogEvalFlags {
@@ -36,6 +39,11 @@ export interface DialogEvalFlags {
   readonly concurrency?: string;
   /** false with `--no-controllers` (no pre-decision guidance). */
   readonly controllers?: boolean;
+  /** The budgets, as `weft run` takes them, for the whole batch (every model's calls count). */
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -51,6 +59,7 @@ export async function dialogEvalCommand(
   const judgeSpec = requireValue(flags.judge, '--judge');
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 });
   const controllerMode = controllerModeOf(flags);
+  const budget = budgetFromFlags(flags);
   const context = await loadContext(flags, env);
   const models = await loadDialogModels(
     { bot: flags.model, judge: judgeSpec, ...(flags.apiModel !== undefined ? { api: flags.apiModel } : {}) },
@@ -84,6 +93,7 @@ export async function dialogEvalCommand(
           ...(apiModel ? { apiModel } : {}),
           ...(concurrency !== undefined ? { concurrency } : {}),
           costOf: costByModel(models),
+          ...(budget ? { budget, budgetFields: BUDGET_FLAG_FIELDS } : {}),
           signal,
           onProgress: ({ done, total, turn }) => {
             if (turn.error !== undefined) output.log(`eval: ${turn.session} move ${turn.index} failed: ${turn.error}`);
@@ -99,13 +109,25 @@ export async function dialogEvalCommand(
       output.log(
         `eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} moves that finished`,
       );
+    const budgetError = budgetStopError(report.budget?.stopped);
+    if (budgetError && report.budget?.stopped) {
+      const { finished, of, unfinished } = report.budget.stopped;
+      output.log(
+        `eval stopped by the budget: the report covers the ${finished} of ${of} moves that finished${unfinished.length > 0 ? `; cut short: ${unfinished.join(', ')}` : ''}`,
+      );
+    }
     if (output.json)
       output.document({
         procedure: procedure.pdl.name,
         models: modelsDocument(models),
         ...report,
+        ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}),
       });
     else for (const line of formatTurnEval(report, models)) output.text(line);
+    if (budgetError) {
+      output.log(`weft: ${formatError(budgetError)}`);
+      return 1;
+    }
     return report.cancelled || report.errors > 0 ? 1 : 0;
   } finally {
     await procedure.toolSet?.close();

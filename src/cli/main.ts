@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
+import { addBudgetOptions } from './budget-options.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
 import { normalizeOtelFlag, startCliTelemetry, type StopCliTelemetry } from './otel.js';
 import { createOutput, type Output, type Streams } from './output.js';
@@ -132,8 +133,7 @@ function buildProgram(
       setExit(await (await import('./plan-command.js')).planCommand(task, flags, output, signal)),
     );
 
-  program
-    .command('run')
+  addBudgetOptions(program.command('run'))
     .description('plan and run a task (or run a given plan), verifying and repairing as it goes')
     .argument('[task]', 'the task in words, or a file that holds it (not with --plan: a plan carries its task)')
     .option('--plan <file>', 'run this workflow (JSON or YAML) instead of planning')
@@ -146,10 +146,6 @@ function buildProgram(
     .option('--concurrency <N>', 'at most N subtasks at once')
     .option('--candidates <K>', `candidate plans (default ${RUN_DEFAULTS.candidates})`)
     .option('--update-candidates <K>', 'candidate revisions per plan update (default: --candidates)')
-    .option('--max-calls <N>', 'budget: model calls')
-    .option('--max-tokens <N>', 'budget: tokens')
-    .option('--max-cost <USD>', 'budget: cost in US dollars')
-    .option('--timeout <S>', 'budget: wall time in seconds')
     .option('--max-attempts <N>', `starts per subtask before giving it up (default ${RUN_DEFAULTS.maxAttempts})`)
     .option('--no-verify', 'skip the per-subtask double-check')
     .option('--no-retry-feedback', "do not tell a retry its earlier attempts and the verifier's reasons")
@@ -387,8 +383,7 @@ function buildProgram(
     .action(async (file: string, flags) =>
       setExit(await (await import('./pdl-command.js')).pdlShowCommand(file, flags, output)),
     );
-  program
-    .command('chat')
+  addBudgetOptions(program.command('chat'))
     .description('talk to a procedure (a PDL file): interactive, or one message a line from stdin')
     .argument('[file]', 'the procedure, FILE.pdl.yaml (optional with --session)')
     .option('--session <id>', 'take up a saved session again (after Ctrl-C or a crash)')

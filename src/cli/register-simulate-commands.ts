@@ -3,6 +3,7 @@
  * purpose, like the other registrations: each command's module loads when it runs.
  */
 import type { Command } from 'commander';
+import { addBudgetOptions } from './budget-options.js';
 import type { DialogEvalFlags } from './dialog-eval-command.js';
 import type { Output } from './output.js';
 import type { SimulateFlags } from './simulate-command.js';
@@ -16,8 +17,7 @@ export interface SimulateCommandContext {
 export function registerSimulateCommands(program: Command, context: SimulateCommandContext): void {
   const { output, signal, setExit } = context;
   const modelHelp = 'e.g. openai:gpt-4o-mini, ollama:llama3.1, sim:seed=7';
-  program
-    .command('simulate')
+  addBudgetOptions(program.command('simulate'))
     .description('simulated users talk to a procedure; a judge scores each session (in-workflow vs out-of-workflow)')
     .argument('<file>', 'the procedure (*.pdl.yaml)')
     .option(
@@ -65,8 +65,7 @@ export function registerSimulateCommands(program: Command, context: SimulateComm
     );
 
   const dialog = program.command('dialog').description('conversational procedures: evaluation');
-  dialog
-    .command('eval')
+  addBudgetOptions(dialog.command('eval'))
     .description(
       "turn-level evaluation: the bot predicts each reference move from the reference's prefix; a judge compares",
     )

@@ -50,13 +50,64 @@ export function runChoicesFromFlags(
   const choices: { strategy?: ExecutionStrategy } & { [K in RunNumberChoice]?: number } = {};
   const strategy = choiceFlag<ExecutionStrategy>('strategy', flags.strategy, updatePolicyNames());
   if (strategy !== undefined) choices.strategy = strategy;
-  for (const [key, bound] of Object.entries(RUN_NUMBER_CHOICES) as [RunNumberChoice, NumberBound][]) {
-    const value = bound.integer
-      ? integerFlag(bound.flag, flags[key], { min: bound.min })
-      : numberFlag(bound.flag, flags[key], { positive: true });
+  for (const key of Object.keys(RUN_NUMBER_CHOICES) as RunNumberChoice[]) {
+    const value = runNumberFlag(key, flags[key]);
     if (value !== undefined) choices[key] = value;
   }
   return choices;
+}
+
+/** One knob's flag string against its bounds; a bad value is BAD_INPUT naming the flag. */
+function runNumberFlag(key: RunNumberChoice, text: string | undefined): number | undefined {
+  const bound: NumberBound = RUN_NUMBER_CHOICES[key];
+  return bound.integer
+    ? integerFlag(bound.flag, text, { min: bound.min })
+    : numberFlag(bound.flag, text, { positive: true });
+}
+
+/** The budget knobs every engine's command takes (`weft run`, `weft chat`, `weft simulate`, `weft dialog eval`). */
+export const BUDGET_CHOICES = ['maxCalls', 'maxTokens', 'maxCostUsd', 'timeoutSeconds'] as const;
+
+/** How a command names each model budget in its errors and `--json`: by its flag. */
+export const BUDGET_FLAG_FIELDS = {
+  maxCalls: `--${RUN_NUMBER_CHOICES.maxCalls.flag}`,
+  maxTokens: `--${RUN_NUMBER_CHOICES.maxTokens.flag}`,
+  maxCostUsd: `--${RUN_NUMBER_CHOICES.maxCostUsd.flag}`,
+  maxWallMs: `--${RUN_NUMBER_CHOICES.timeoutSeconds.flag}`,
+} as const;
+
+/**
+ * `--max-calls`, `--max-tokens`, `--max-cost` and `--timeout` as a Budget, parsed as `weft run` parses them;
+ * undefined when none is given.
+ */
+export function budgetFromFlags(flags: {
+  readonly maxCalls?: string | undefined;
+  readonly maxTokens?: string | undefined;
+  readonly maxCost?: string | undefined;
+  readonly timeout?: string | undefined;
+}): Budget | undefined {
+  const choices: { [K in (typeof BUDGET_CHOICES)[number]]?: number } = {};
+  const texts = {
+    maxCalls: flags.maxCalls,
+    maxTokens: flags.maxTokens,
+    maxCostUsd: flags.maxCost,
+    timeoutSeconds: flags.timeout,
+  };
+  for (const key of BUDGET_CHOICES) {
+    const value = runNumberFlag(key, texts[key]);
+    if (value !== undefined) choices[key] = value;
+  }
+  const budget = budgetOf(choices);
+  return Object.keys(budget).length > 0 ? budget : undefined;
+}
+
+function budgetOf(choices: { readonly [K in RunNumberChoice]?: number }): Budget {
+  return {
+    ...(choices.maxCalls !== undefined ? { maxCalls: choices.maxCalls } : {}),
+    ...(choices.maxTokens !== undefined ? { maxTokens: choices.maxTokens } : {}),
+    ...(choices.maxCostUsd !== undefined ? { maxCostUsd: choices.maxCostUsd } : {}),
+    ...(choices.timeoutSeconds !== undefined ? { maxWallMs: choices.timeoutSeconds * 1000 } : {}),
+  };
 }
 
 /** The same choices as a zod shape (an MCP tool's input schema): the bounds above, described for the client. */
@@ -104,10 +155,7 @@ export function runChoicesOptions(choices: RunChoices): {
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
     budget: {
-      ...(choices.maxCalls !== undefined ? { maxCalls: choices.maxCalls } : {}),
-      ...(choices.maxTokens !== undefined ? { maxTokens: choices.maxTokens } : {}),
-      ...(choices.maxCostUsd !== undefined ? { maxCostUsd: choices.maxCostUsd } : {}),
-      ...(choices.timeoutSeconds !== undefined ? { maxWallMs: choices.timeoutSeconds * 1000 } : {}),
+      ...budgetOf(choices),
       ...(choices.maxToolCalls !== undefined ? { maxToolCalls: choices.maxToolCalls } : {}),
     },
   };

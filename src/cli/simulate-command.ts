@@ -15,6 +15,7 @@ import {
   type SimulationReport,
   WeftError,
   traceWorkflow,
+  formatError,
 } from '../index.js';
 import { loadContext, openStore, requireValue } from './context.js';
 import {
@@ -29,6 +30,8 @@ import {
 } from './dialog-command-support.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 import type { Output } from './output.js';
+import { budgetErrorJson, budgetStopError } from './budget-stop.js';
+import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
 import { progressLogger } from './team-command-support.js';
 
 export interface SimulateFlags {
@@ -53,6 +56,11 @@ export interface SimulateFlags {
   /** Keep every session in the store (`weft show-session ID`). */
   readonly keepSessions?: boolean;
   readonly store?: string;
+  /** The budgets, as `weft run` takes them, for the whole batch (every model's calls count). */
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -79,6 +87,7 @@ export async function simulateCommand(
   const maxTurns = integerFlag('max-turns', flags.maxTurns, { min: 1 });
   const seed = integerFlag('seed', flags.seed, { min: 0 });
   const controllerMode = controllerModeOf(flags);
+  const budget = budgetFromFlags(flags);
   const context = await loadContext(flags, env);
   const models = await loadDialogModels(
     {
@@ -130,6 +139,7 @@ export async function simulateCommand(
           ...(maxTurns !== undefined ? { maxTurns } : {}),
           ...(seed !== undefined ? { seed } : {}),
           costOf: costByModel(models),
+          ...(budget ? { budget, budgetFields: BUDGET_FLAG_FIELDS } : {}),
           ...(store ? { store: sessionStoreOf(store) } : {}),
           signal,
           onProgress: ({ done, total: of, session }) => {
@@ -146,6 +156,13 @@ export async function simulateCommand(
       output.log(
         `simulate cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} sessions that finished`,
       );
+    const budgetError = budgetStopError(report.budget?.stopped);
+    if (budgetError && report.budget?.stopped) {
+      const { finished, of, unfinished } = report.budget.stopped;
+      output.log(
+        `simulate stopped by the budget: the report covers the ${finished} of ${of} sessions that finished${unfinished.length > 0 ? `; cut short: ${unfinished.join(', ')}` : ''}`,
+      );
+    }
     if (output.json)
       output.document({
         procedure: procedure.pdl.name,
@@ -153,8 +170,13 @@ export async function simulateCommand(
         oow: oow ?? 0,
         models: modelsDocument(models),
         ...report,
+        ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}),
       });
     else for (const line of formatSimulation(report, models)) output.text(line);
+    if (budgetError) {
+      output.log(`weft: ${formatError(budgetError)}`);
+      return 1;
+    }
     return report.cancelled || report.errors > 0 ? 1 : 0;
   } finally {
     await procedure.toolSet?.close();

@@ -7,6 +7,8 @@
  * the events it recorded. Sessions are durable when a SessionStore is given (resume with `sessionId`).
  */
 import type { ChatModel } from '../llm/chat-model.js';
+import type { Budget, ModelBudgetName } from '../runtime/budget.js';
+import type { BudgetScope } from '../runtime/budget-scope.js';
 import type { RunOwner } from '../store/run-store.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import type { Controller, ControllerMode } from './controller.js';
@@ -46,6 +48,20 @@ export interface ConversationOptions {
   readonly seedKey?: string;
   /** The process holding the session (default: this one). */
   readonly owner?: RunOwner;
+  /**
+   * Calls, tokens, cost (USD) and wall time the conversation may spend: the bot's calls and the simulated APIs'
+   * count. A resumed session counts on from the calls its log records; its wall time starts again. When one is
+   * spent, the turn stops (a call in flight at the deadline is aborted), a `budget-stop` event is recorded, the
+   * session stays open with the turn pending, and `send` throws WeftError BUDGET naming the budget.
+   */
+  readonly budget?: Budget;
+  /** How the caller names each budget in that error (`--max-calls`); default `budget.maxCalls` and so on. */
+  readonly budgetFields?: Partial<Record<ModelBudgetName, string>>;
+  /**
+   * A budget shared with other work (a batch of simulated sessions), instead of `budget`: its models are charged
+   * to it, and the caller closes it.
+   */
+  readonly budgetScope?: BudgetScope;
   /** Called with each event as it is recorded (the CLI's `--verbose` view, a web service's stream). */
   readonly onEvent?: (event: SessionEvent) => void;
   readonly signal?: AbortSignal;
@@ -79,6 +95,13 @@ export interface Conversation {
   send(userMessage: string, options?: SendOptions): Promise<TurnResult>;
   /** Finishes a pending turn (see `pendingTurn`): the bot goes on from where the log ends, repeating no API call. */
   continueTurn(options?: Pick<SendOptions, 'signal'>): Promise<TurnResult>;
+  /** The conversation's budget (its own or the shared one), when it has one: its usage, its deadline's signal. */
+  readonly budget: BudgetScope | undefined;
+  /**
+   * Records that the budget stopped the session (`budget-stop`), once, when it is spent: for a budget spent outside
+   * a turn (a simulated user's or the judge's call). `send` and `continueTurn` do it themselves.
+   */
+  markBudgetStop(): Promise<void>;
   /** Marks the session ended (the user left); idempotent. */
   end(reason?: 'user' | 'bot' | 'turn-limit'): Promise<void>;
   /** Lets go of the session (its owner) without ending it, so `weft chat --session ID` can take it up again. */

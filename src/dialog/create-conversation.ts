@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
 import { costOf } from '../llm/pricing.js';
+import { anySignal } from '../llm/timeout.js';
+import { checkBudget, createBudgetScope } from '../runtime/budget-scope.js';
 import { startToolSpan } from '../llm/telemetry.js';
 import { newRunId } from '../store/run-id.js';
 import { scrubSecrets } from '../text/redact-url.js';
@@ -26,6 +28,7 @@ import {
 } from './controller.js';
 import { DEFAULT_MAX_ACTIONS_PER_TURN, MAX_BOT_TEXT_CHARS, MAX_TOOL_RESULT_DEPTH } from './conversation-limits.js';
 import type { Conversation, ConversationOptions, SendOptions, TurnResult } from './conversation-types.js';
+import type { BudgetScope } from '../runtime/budget-scope.js';
 import { procedureControllers } from './procedure-controllers.js';
 import { INTERRUPTED_CALL, SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
@@ -37,6 +40,7 @@ import type { SessionEvent, SimulationRecord } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
 import { latestResults, unmetPreconditions } from './unmet-preconditions.js';
 import { refuseUserMessage, wellFormedMessage } from './user-message-check.js';
+import { transcriptOf } from './transcript.js';
 
 type Distribute<E> = E extends SessionEvent ? Omit<E, 'at'> : never;
 type NewEvent = Distribute<SessionEvent>;
@@ -52,12 +56,33 @@ export function newSessionId(date = new Date()): string {
 }
 
 export async function createConversation(pdl: Pdl, options: ConversationOptions): Promise<Conversation> {
+  if (options.budget && !options.budgetScope) checkBudget(options.budget, options.budgetFields);
+  const ownScope =
+    options.budget && !options.budgetScope
+      ? createBudgetScope({ budget: options.budget, ...(options.budgetFields ? { fields: options.budgetFields } : {}) })
+      : undefined;
+  try {
+    return await startConversation(pdl, options, ownScope);
+  } catch (error) {
+    ownScope?.close();
+    throw error;
+  }
+}
+
+async function startConversation(
+  pdl: Pdl,
+  options: ConversationOptions,
+  ownScope: BudgetScope | undefined,
+): Promise<Conversation> {
+  // The bot's and the simulated APIs' calls are charged to the budget, the conversation's own or a shared one.
+  const scope = options.budgetScope ?? ownScope;
+  const botModel = scope ? scope.metered(options.model) : options.model;
   // A simulated API's model is shown the procedure and the conversation so far, read when it is called; the cost
   // of each call is kept for its tool-result event.
   let conversationText = (): string => '';
   const lastSimulation: { usage?: SimulationUsage | undefined } = {};
   const simulator: ApiSimulator = {
-    model: options.apiModel ?? options.model,
+    model: scope ? scope.metered(options.apiModel ?? options.model) : (options.apiModel ?? options.model),
     context: () => ({ procedure: procedureText(pdl), conversation: conversationText() }),
     onUsage: (usage) => {
       lastSimulation.usage = usage;
@@ -108,6 +133,14 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     }
     const start = events.find((event) => event.type === 'session-start');
     pdlChanged = start?.type === 'session-start' && start.pdlSha256 !== pdl.sha256;
+    // The budget counts on from what the session's log records (the bot's calls and the simulated APIs').
+    const used = transcriptOf(events).totals;
+    scope?.charge({
+      calls: used.modelCalls,
+      inputTokens: used.inputTokens,
+      outputTokens: used.outputTokens,
+      costUsd: used.costUsd,
+    });
   } else {
     sessionId = newSessionId();
     startedAt = Date.now();
@@ -178,6 +211,43 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
   if (options.sessionId !== undefined) await settleUnfinished();
 
   let busy = false;
+  let stopRecorded = false;
+
+  const markBudgetStop = async (): Promise<void> => {
+    const stop = scope?.stop();
+    if (!stop || stopRecorded) return;
+    stopRecorded = true;
+    await record([
+      {
+        type: 'budget-stop',
+        turn: fold.turn,
+        budget: stop.budget,
+        field: stop.field,
+        exceeded: stop.exceeded,
+        calls: stop.usage.calls,
+        inputTokens: stop.usage.tokens.input,
+        outputTokens: stop.usage.tokens.output,
+        costUsd: stop.usage.costUsd,
+        elapsedMs: stop.usage.elapsedMs,
+      },
+    ]);
+    if (store) await store.setSessionProgress(sessionId, { status: 'open', turns: fold.turn });
+  };
+
+  /**
+   * Runs a turn under the budget: the deadline aborts its calls and API calls in flight, and a spent budget is
+   * recorded and thrown as its located BUDGET error (a cancel by the caller stays a cancel).
+   */
+  const budgeted = async (turnEvents: SessionEvent[], callerSignal: AbortSignal | undefined): Promise<TurnResult> => {
+    try {
+      return await runTurn(turnEvents, anySignal(callerSignal, scope?.signal));
+    } catch (error) {
+      const spent = callerSignal?.aborted ? undefined : scope?.error();
+      if (!spent) throw error;
+      await markBudgetStop();
+      throw spent;
+    }
+  };
 
   const runTurn = async (turnEvents: SessionEvent[], signal: AbortSignal | undefined): Promise<TurnResult> => {
     const turn = fold.turn;
@@ -208,7 +278,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       let decision: Awaited<ReturnType<typeof proposeAction>>;
       try {
         decision = await proposeAction(pdl, [...fold.history], {
-          model: options.model,
+          model: botModel,
           tools,
           guidance: [...guidance.map((event) => (event.type === 'guidance' ? event.text : '')), ...feedback],
           key: options.seedKey ?? sessionId,
@@ -218,6 +288,8 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
         });
       } catch (error) {
         if (isAbortError(error) || (isWeftError(error) && error.code === 'ABORTED')) throw error;
+        // A spent budget stops the turn (send records it); it is not the model failing.
+        if (scope?.stop()) throw error;
         await collect([
           {
             type: 'model-call',
@@ -300,6 +372,9 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       }
       await executeCall(action, turn, collect, signal);
       actions++;
+      // The simulated API's model spent the budget, or the deadline cut the call short: the turn stops here.
+      const spent = scope?.error();
+      if (spent) throw spent;
     }
     const exhausted = reply === undefined && !failed;
     const text = reply ?? (failed ? MODEL_ERROR_REPLY : EXHAUSTED_REPLY);
@@ -418,9 +493,17 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       return fold.pendingTurn;
     },
     pdlChanged,
+    budget: scope,
+    markBudgetStop,
     send(userMessage, sendOptions: SendOptions = {}) {
       return guard(async () => {
         if (fold.ended) throw new WeftError('BAD_INPUT', `session ${sessionId} has ended; start a new one`);
+        // A spent budget takes no new message: the caller was told, and keeps it.
+        const spent = scope?.error();
+        if (spent) {
+          await markBudgetStop();
+          throw spent;
+        }
         if (fold.pendingTurn) {
           throw new WeftError(
             'BAD_INPUT',
@@ -441,7 +524,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
             ...(sendOptions.oow ? { oow: sendOptions.oow } : {}),
           },
         ]);
-        const result = await runTurn(turnEvents, sendOptions.signal ?? options.signal);
+        const result = await budgeted(turnEvents, sendOptions.signal ?? options.signal);
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;
@@ -450,7 +533,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
     continueTurn(sendOptions = {}) {
       return guard(async () => {
         if (!fold.pendingTurn) throw new WeftError('BAD_INPUT', `session ${sessionId} has no turn waiting for a reply`);
-        const result = await runTurn(await settleUnfinished(), sendOptions.signal ?? options.signal);
+        const result = await budgeted(await settleUnfinished(), sendOptions.signal ?? options.signal);
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;
@@ -462,6 +545,7 @@ export async function createConversation(pdl: Pdl, options: ConversationOptions)
       if (store) await store.setSessionProgress(sessionId, { status: 'ended', turns: fold.turn });
     },
     async close() {
+      ownScope?.close();
       if (store) await store.releaseSession(sessionId, owner);
     },
   };

@@ -132,7 +132,25 @@ export type SessionEvent =
       /** true when the action limit was reached without a reply (the bot then apologised). */
       readonly exhausted: boolean;
     }
-  | { readonly type: 'session-end'; readonly at: number; readonly reason: 'user' | 'bot' | 'turn-limit' };
+  | { readonly type: 'session-end'; readonly at: number; readonly reason: 'user' | 'bot' | 'turn-limit' }
+  /**
+   * A budget (calls, tokens, cost, wall time) stopped the session here; it stays open, and a turn cut short is
+   * pending (`weft chat --session ID` with a larger budget goes on). `field` names the budget as it was given
+   * (`--max-calls`, `budget.maxCalls`); the usage is the budget's, which for `weft simulate` is the whole batch's.
+   */
+  | {
+      readonly type: 'budget-stop';
+      readonly at: number;
+      readonly turn: number;
+      readonly budget: 'maxCalls' | 'maxTokens' | 'maxCostUsd' | 'maxWallMs';
+      readonly field: string;
+      readonly exceeded: string;
+      readonly calls: number;
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+      readonly costUsd: number;
+      readonly elapsedMs: number;
+    };
 
 export type SessionEventType = SessionEvent['type'];
 

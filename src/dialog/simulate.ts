@@ -21,6 +21,8 @@ import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { integerOption } from '../runtime/integer-option.js';
+import type { Budget, ModelBudgetName } from '../runtime/budget.js';
+import { checkBudget, createBudgetScope, type BatchBudgetReport, type BudgetScope } from '../runtime/budget-scope.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import type { Controller, ControllerMode } from './controller.js';
 import { createConversation, type Conversation } from './conversation.js';
@@ -81,6 +83,16 @@ export interface SimulateOptions {
   readonly store?: SessionStore;
   /** The cost of a user-model or judge call (the bot's is in its model-call events). Default: free. */
   readonly costOf?: (result: ChatResult, model: ChatModel) => number;
+  /**
+   * Calls, tokens, cost (USD) and wall time the whole batch may spend: the bot's, the simulated APIs', the
+   * simulated users' and the judge's calls all count. When one is spent the batch starts no more sessions, the
+   * sessions under way stop at their next call (at the deadline, their calls in flight are aborted) and are kept
+   * open in the store, marked by a `budget-stop` event; the report covers the sessions that finished and says
+   * which budget stopped it (`budget.stopped`).
+   */
+  readonly budget?: Budget;
+  /** How the caller names each budget (`--max-calls`); default `budget.maxCalls` and so on. */
+  readonly budgetFields?: Partial<Record<ModelBudgetName, string>>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: SimulateProgress) => void;
 }
@@ -107,6 +119,8 @@ export interface SimulationReport extends MetricsSummary {
   readonly perSession: readonly SessionReport[];
   /** Set when the batch was cancelled: the report covers the sessions that finished. */
   readonly cancelled?: { readonly finished: number; readonly of: number };
+  /** With a budget: the limits, what the batch used, and whether it stopped the batch. */
+  readonly budget?: BatchBudgetReport;
 }
 
 export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Promise<SimulationReport> {
@@ -138,6 +152,16 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
       { location: { field: 'oowAssignment' } },
     );
 
+  if (options.budget) checkBudget(options.budget, options.budgetFields);
+
+  // One budget for the batch: every model of every session is charged to it.
+  const scope = options.budget
+    ? createBudgetScope({ budget: options.budget, ...(options.budgetFields ? { fields: options.budgetFields } : {}) })
+    : undefined;
+  const costOf = options.costOf ?? (() => 0);
+  const charged = (model: ChatModel) => (scope ? scope.metered(model, (result) => costOf(result, model)) : model);
+  const models: SessionModels = { userModel: charged(options.userModel), judge: charged(options.judge), scope };
+  const unfinished: string[] = [];
   const reports: { index: number; report: SessionReport }[] = [];
   const runOne = async (index: number, signal: AbortSignal): Promise<void> => {
     // Zero-latency models (sim, scripted) never wait on I/O: without this, a batch runs in one stretch of promise
@@ -146,7 +170,21 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     if (signal.aborted) return;
     const profile = options.profiles[index % options.profiles.length]!;
     const id = `${profile.id}#${Math.floor(index / options.profiles.length) + 1}`;
-    const outcome = await runSession(pdl, options, { id, profile, maxTurns, seed, oow, taxonomy, assignment, signal });
+    if (scope?.stop()) return;
+    const outcome = await runSession(pdl, options, models, {
+      id,
+      profile,
+      maxTurns,
+      seed,
+      oow,
+      taxonomy,
+      assignment,
+      signal,
+    });
+    if ('unfinished' in outcome) {
+      unfinished.push(outcome.unfinished);
+      return;
+    }
     if ('fatal' in outcome) {
       // A user error stops the batch (the bounded map aborts the other sessions); an abort is the batch's own.
       if (!signal.aborted && !isAbortError(outcome.fatal)) throw outcome.fatal;
@@ -156,16 +194,20 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     options.onProgress?.({ done: reports.length, total, session: outcome.report });
   };
   // Indices made as slots free up: a batch of 100,000 sessions holds a few pending tasks, not 100,000 closures.
+  // A spent budget ends the supply: no session starts after it.
   function* indices(): Generator<number> {
-    for (let index = 0; index < total; index++) yield index;
+    for (let index = 0; index < total && !scope?.stop(); index++) yield index;
   }
   try {
     await boundedMap(indices(), { concurrency, ...(options.signal ? { signal: options.signal } : {}) }, runOne);
   } catch (error) {
     // Cancelled: the report covers the sessions that finished.
     if (!(options.signal?.aborted && isAbortError(error))) throw error;
+  } finally {
+    scope?.close();
   }
   const perSession = reports.sort((a, b) => a.index - b.index).map((entry) => entry.report);
+  const spent = scope?.stop();
   return {
     ...summarizeSessions(perSession),
     simulated: [options.model, options.userModel, options.judge, ...(options.apiModel ? [options.apiModel] : [])].some(
@@ -187,7 +229,25 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     },
     perSession,
     ...(options.signal?.aborted ? { cancelled: { finished: perSession.length, of: total } } : {}),
+    ...(scope && options.budget
+      ? {
+          budget: {
+            limits: options.budget,
+            usage: scope.usage(),
+            ...(spent
+              ? { stopped: { ...spent, finished: perSession.length, of: total, unfinished: unfinished.sort() } }
+              : {}),
+          },
+        }
+      : {}),
   };
+}
+
+/** The models a session shares with the batch: the user model and the judge charged to its budget, if any. */
+interface SessionModels {
+  readonly userModel: ChatModel;
+  readonly judge: ChatModel;
+  readonly scope: BudgetScope | undefined;
 }
 
 interface SessionPlan {
@@ -201,9 +261,18 @@ interface SessionPlan {
   readonly signal: AbortSignal;
 }
 
-type SessionOutcome = { readonly report: SessionReport } | { readonly fatal: unknown };
+type SessionOutcome =
+  | { readonly report: SessionReport }
+  | { readonly fatal: unknown }
+  /** The budget stopped it: the session's id (its store id when kept). */
+  | { readonly unfinished: string };
 
-async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan): Promise<SessionOutcome> {
+async function runSession(
+  pdl: Pdl,
+  options: SimulateOptions,
+  models: SessionModels,
+  plan: SessionPlan,
+): Promise<SessionOutcome> {
   const { id, profile, signal } = plan;
   const random = randomFrom(plan.seed, 'oow', id);
   const costOf = options.costOf ?? (() => 0);
@@ -226,6 +295,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
       ...(options.controllers ? { controllers: options.controllers } : {}),
       ...(options.controllerMode ? { controllerMode: options.controllerMode } : {}),
       ...(options.store ? { store: options.store } : {}),
+      ...(models.scope ? { budgetScope: models.scope } : {}),
       seedKey: id,
       signal,
     });
@@ -237,7 +307,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
         profileIndex: profile.index,
         turn,
       });
-      const user = await simulateUserTurn(options.userModel, {
+      const user = await simulateUserTurn(models.userModel, {
         profile,
         history,
         ...(tag ? { oow: tag, taxonomy: plan.taxonomy } : {}),
@@ -264,7 +334,7 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     }
     ended ??= 'turn-limit';
     await conversation.end(ended);
-    judgement = await judgeSession(options.judge, {
+    judgement = await judgeSession(models.judge, {
       goals: profile.goals,
       events: conversation.events,
       key: id,
@@ -274,6 +344,12 @@ async function runSession(pdl: Pdl, options: SimulateOptions, plan: SessionPlan)
     judgeCost = costOf(judgement.result, options.judge);
   } catch (error) {
     failure = error;
+    // A spent budget stops the session where it is: kept open and marked so (the bot's or an API's call recorded
+    // it already; a user's or the judge's is marked here), not judged.
+    if (!signal.aborted && models.scope?.stop()) {
+      await conversation?.markBudgetStop().catch(() => undefined);
+      return { unfinished: conversation && options.store ? conversation.sessionId : id };
+    }
     // A kept session that failed is closed as the user leaving, so it is not listed as open forever.
     if (!signal.aborted && !isAbortError(error)) await conversation?.end('user').catch(() => undefined);
   } finally {

@@ -38,7 +38,9 @@ export type TranscriptEntry =
       readonly accepted: boolean;
       readonly reason?: string;
     }
-  | { readonly turn: number; readonly role: 'end'; readonly reason: string };
+  | { readonly turn: number; readonly role: 'end'; readonly reason: string }
+  /** A budget stopped the session (it can go on with a larger one). */
+  | { readonly turn: number; readonly role: 'budget'; readonly exceeded: string; readonly field: string };
 
 export interface SessionTotals {
   readonly turns: number;
@@ -148,6 +150,9 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
       case 'session-end':
         entries.push({ turn: turns, role: 'end', reason: event.reason });
         break;
+      case 'budget-stop':
+        entries.push({ turn: event.turn, role: 'budget', exceeded: event.exceeded, field: event.field });
+        break;
       default:
         break;
     }
@@ -205,6 +210,8 @@ function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined
       return `  ✗ ${entry.controller} refused ${entry.action}: ${entry.reason ?? ''}`;
     case 'end':
       return `(session ended: ${entry.reason === 'user' ? 'the user left' : entry.reason === 'bot' ? 'the bot closed it' : 'turn limit'})`;
+    case 'budget':
+      return `(stopped by the budget: ${entry.exceeded} (${entry.field}); the session is open and can go on with a larger one)`;
   }
 }
 

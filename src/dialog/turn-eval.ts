@@ -21,6 +21,8 @@ import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { integerOption } from '../runtime/integer-option.js';
+import type { Budget, ModelBudgetName } from '../runtime/budget.js';
+import { checkBudget, createBudgetScope, type BatchBudgetReport, type BudgetScope } from '../runtime/budget-scope.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
 import { procedureControllers } from './procedure-controllers.js';
@@ -66,6 +68,15 @@ export interface EvaluateTurnsOptions {
   readonly concurrency?: number;
   /** The cost of a call (default: free). */
   readonly costOf?: (result: ChatResult, model: ChatModel) => number;
+  /**
+   * Calls, tokens, cost (USD) and wall time the whole evaluation may spend: the bot's, the judge's and the
+   * simulated APIs' calls count. When one is spent no more moves start, the moves under way stop at their next call
+   * (at the deadline, calls in flight are aborted), and the report covers the moves that finished
+   * (`budget.stopped` names the budget and the moves cut short).
+   */
+  readonly budget?: Budget;
+  /** How the caller names each budget (`--max-calls`); default `budget.maxCalls` and so on. */
+  readonly budgetFields?: Partial<Record<ModelBudgetName, string>>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: {
     readonly done: number;
@@ -90,6 +101,8 @@ export interface TurnEvalReport extends TurnSummary {
   /** Reference API calls whose answer a simulated API gave (`simulateApis`). */
   readonly simulatedResults: number;
   readonly cancelled?: { readonly finished: number; readonly of: number };
+  /** With a budget: the limits, what the evaluation used, and whether it stopped it. */
+  readonly budget?: BatchBudgetReport;
 }
 
 /** One bot move to predict: the prefix before it and the reference move. */
@@ -119,30 +132,66 @@ export async function evaluateTurns(
   options: EvaluateTurnsOptions,
 ): Promise<TurnEvalReport> {
   const concurrency = integerOption(options.concurrency ?? TURN_EVAL_DEFAULTS.concurrency, 'concurrency', { min: 1 });
+  if (options.budget) checkBudget(options.budget, options.budgetFields);
   const tools = apiTools(pdl, options.tools);
   const controllers = await procedureControllers(pdl, options.controllerMode ?? 'all', options.controllers);
   const costOf = options.costOf ?? (() => 0);
+  const scope = options.budget
+    ? createBudgetScope({ budget: options.budget, ...(options.budgetFields ? { fields: options.budgetFields } : {}) })
+    : undefined;
+  try {
+    return await evaluateUnderBudget(pdl, given, options, { tools, controllers, concurrency, costOf, scope });
+  } finally {
+    scope?.close();
+  }
+}
+
+interface EvaluationSetup {
+  readonly tools: Tool[];
+  readonly controllers: readonly Controller[];
+  readonly concurrency: number;
+  readonly costOf: (result: ChatResult, model: ChatModel) => number;
+  readonly scope: BudgetScope | undefined;
+}
+
+async function evaluateUnderBudget(
+  pdl: Pdl,
+  given: readonly ReferenceSession[],
+  options: EvaluateTurnsOptions,
+  setup: EvaluationSetup,
+): Promise<TurnEvalReport> {
+  const { tools, controllers, concurrency, costOf, scope } = setup;
+  // Every model's calls are charged to the budget, priced as the report prices them.
+  const charged = (model: ChatModel) => (scope ? scope.metered(model, (result) => costOf(result, model)) : model);
+  const bot = charged(options.model);
+  const judge = charged(options.judge);
+  const unfinished: string[] = [];
   let calls = 0;
   let costUsd = 0;
   let references = given;
   let simulatedResults = 0;
   if (options.simulateApis) {
     const apiModel = options.apiModel ?? options.model;
-    const filled = await simulateReferenceResults(
-      pdl,
-      given,
-      tools,
-      {
-        model: apiModel,
-        onUsage: (usage) => {
-          calls += usage.calls;
-          costUsd += costOf({ text: '', usage: usage.usage, model: usage.model }, apiModel);
+    try {
+      const filled = await simulateReferenceResults(
+        pdl,
+        given,
+        tools,
+        {
+          model: charged(apiModel),
+          onUsage: (usage) => {
+            calls += usage.calls;
+            costUsd += costOf({ text: '', usage: usage.usage, model: usage.model }, apiModel);
+          },
         },
-      },
-      options.signal,
-    );
-    references = filled.references;
-    simulatedResults = filled.simulated;
+        options.signal,
+      );
+      references = filled.references;
+      simulatedResults = filled.simulated;
+    } catch (error) {
+      // The budget was spent answering the reference calls: no move starts, and the report says why.
+      if (!scope?.stop() || options.signal?.aborted) throw error;
+    }
   }
   // Cases are made as they are run, not all up front: each holds a copy of its prefix, so a session of n moves
   // would hold n prefixes (n² messages; 30,000 moves took gigabytes).
@@ -154,12 +203,12 @@ export async function evaluateTurns(
   const runOne = async (item: TurnCase, signal: AbortSignal, order: number): Promise<void> => {
     // Zero-latency models never wait on I/O: without this, Ctrl-C and SIGTERM are handled only after the last turn.
     await yieldToEventLoop();
-    if (signal.aborted) return;
+    if (signal.aborted || scope?.stop()) return;
     let prediction: DialogMoveSpec | undefined;
     let turn: TurnReport;
     try {
       const decision = await proposeAction(pdl, item.prefix, {
-        model: options.model,
+        model: bot,
         tools,
         guidance: controllers.flatMap((controller) => controller.pre?.({ pdl, state: item.state }) || []),
         key: `${item.session}/${item.index}`,
@@ -172,7 +221,7 @@ export async function evaluateTurns(
         decision.action.kind === 'tool'
           ? { kind: 'tool', name: decision.action.name, args: decision.action.args }
           : { kind: 'reply', text: decision.action.text };
-      const verdict = await judgeTurn(options.judge, {
+      const verdict = await judgeTurn(judge, {
         context: contextText(item.prefix),
         reference: item.reference,
         prediction,
@@ -189,7 +238,13 @@ export async function evaluateTurns(
         ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}),
       };
     } catch (error) {
-      if (signal.aborted || isAbortError(error)) return;
+      if (signal.aborted) return;
+      // A spent budget cuts the move short: left out, and named in the report.
+      if (scope?.stop()) {
+        unfinished.push(`${item.session}/${item.index}`);
+        return;
+      }
+      if (isAbortError(error)) return;
       // A user error (a model that is not configured) stops the evaluation: the bounded map aborts the others.
       if (isUserError(error)) throw error;
       turn = {
@@ -202,8 +257,14 @@ export async function evaluateTurns(
     results.push({ order, turn });
     options.onProgress?.({ done: results.length, total, turn });
   };
+  // A spent budget ends the supply: no move starts after it.
   function* cases(): Generator<TurnCase> {
-    for (const reference of references) yield* iterateTurnCases(reference);
+    for (const reference of references) {
+      for (const item of iterateTurnCases(reference)) {
+        if (scope?.stop()) return;
+        yield item;
+      }
+    }
   }
   try {
     await boundedMap(cases(), { concurrency, ...(options.signal ? { signal: options.signal } : {}) }, runOne);
@@ -211,6 +272,7 @@ export async function evaluateTurns(
     // Cancelled: the report covers the turns that finished.
     if (!(options.signal?.aborted && isAbortError(error))) throw error;
   }
+  const spent = scope?.stop();
   const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
   const summary = summarizeTurns(judged);
   const group = (turns: readonly TurnReport[]): PaperTurnGroup => {
@@ -242,6 +304,17 @@ export async function evaluateTurns(
     // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
     perTurn: judged.map((turn) => redactTurn(turn, tools)),
     ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: total } } : {}),
+    ...(scope && options.budget
+      ? {
+          budget: {
+            limits: options.budget,
+            usage: scope.usage(),
+            ...(spent
+              ? { stopped: { ...spent, finished: judged.length, of: total, unfinished: unfinished.sort() } }
+              : {}),
+          },
+        }
+      : {}),
   };
 }
 

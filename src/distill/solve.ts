@@ -15,9 +15,11 @@
 import { z } from 'zod';
 import { WeftError, isWeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
-import type { ChatCall, ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatMessage } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { costOf } from '../llm/pricing.js';
+import { budgetGate, createMeter } from '../runtime/budget.js';
+import { meteredModel } from '../runtime/metered-model.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
 import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
@@ -57,34 +59,6 @@ function nestingOf(value: unknown): number {
   return deepest;
 }
 
-/** Thrown by the counting model past the last allowed call; caught below, never seen by callers. */
-class DeadlineReached extends Error {}
-
-interface Counter {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-/** The model as the solve uses it: counts calls, tokens and cost, and refuses a call past `maxSteps`. */
-function countingModel(model: ChatModel, maxSteps: number, counter: Counter): ChatModel {
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      if (counter.calls >= maxSteps) throw new DeadlineReached();
-      counter.calls += 1;
-      const result = await model.generate(call, signal);
-      counter.inputTokens += result.usage.inputTokens;
-      counter.outputTokens += result.usage.outputTokens;
-      counter.costUsd += costOf([model.id, result.model], result.usage);
-      return result;
-    },
-  };
-}
-
 export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   const maxSteps = options.maxSteps ?? DEFAULT_SOLVE_MAX_STEPS;
   integerOption(maxSteps, 'maxSteps', { min: 1 });
@@ -104,8 +78,31 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   }
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();
-  const counter: Counter = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-  const model = countingModel(options.model, maxSteps, counter);
+  // The step limit is a call budget: the runtime meter refuses the call past it with WeftError BUDGET.
+  // Its own refusal is told apart from a BUDGET error of a model further down (a caller's budget).
+  const counter = createMeter();
+  const meterOptions = { budget: { maxCalls: maxSteps }, meter: counter, now: () => 0 };
+  const stepGate = budgetGate(meterOptions);
+  let stepLimitHit = false;
+  const model = meteredModel(
+    options.model,
+    {
+      ...meterOptions,
+      costOf: (result, modelId) => costOf([modelId ?? options.model.id, result.model], result.usage),
+      // The caller's model is traced already (the CLI's tracedModel).
+      trace: false,
+    },
+    {
+      admit() {
+        try {
+          stepGate.admit();
+        } catch (refused) {
+          stepLimitHit = true;
+          throw refused;
+        }
+      },
+    },
+  );
   const calls: { sequence: number; call: TraceToolCall }[] = [];
   const tag = {
     purpose: 'solve' as const,
@@ -221,7 +218,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       }
     }
   } catch (failure) {
-    if (failure instanceof DeadlineReached) {
+    if (stepLimitHit) {
       error = `no answer within ${maxSteps} model call${maxSteps === 1 ? '' : 's'} (the solve's limit; raise it with --max-steps)`;
     } else if ((isWeftError(failure) && failure.code === 'ABORTED') || options.signal?.aborted) {
       if (!options.keepOnAbort) throw failure;

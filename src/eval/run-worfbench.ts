@@ -13,7 +13,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import { countedModel } from './counted-model.js';
+import { createMeter } from '../runtime/budget.js';
+import { meteredModel } from '../runtime/metered-model.js';
+import { recordScopedModel } from './record-scoped-model.js';
 import type { EvalReport } from './eval-report.js';
 import { evaluatePredictions } from './evaluate.js';
 import type { GoldRecord } from './gold-data.js';
@@ -134,21 +136,30 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
   // configuration), and whose signal every call in flight listens to (K per record with the weft planner).
   const generateOne = async (record: GoldRecord, signal: AbortSignal): Promise<void> => {
     if (signal.aborted) return;
-    const counted = countedModel(options.model, record.id);
+    // Counting is metering without a limit: the K-candidate planner costs K calls a record, the baseline one.
+    const meter = createMeter();
+    const counted = meteredModel(recordScopedModel(options.model, record.id), {
+      budget: {},
+      meter,
+      now: () => 0,
+      costOf: () => 0,
+      // The caller's model is traced already (the CLI's tracedModel).
+      trace: false,
+    });
     const begin = performance.now();
     let output = '';
     let failure: { error: unknown } | undefined;
     try {
       output =
         options.planner === 'single'
-          ? (await counted.model.generate(worfbenchCall(record), signal)).text
-          : (await planAsWorkflowText({ task: record.task, model: counted.model, candidates, signal })).text;
+          ? (await counted.generate(worfbenchCall(record), signal)).text
+          : (await planAsWorkflowText({ task: record.task, model: counted, candidates, signal })).text;
     } catch (caught) {
       failure = { error: caught };
     }
-    calls += counted.count.calls;
-    inputTokens += counted.count.inputTokens;
-    outputTokens += counted.count.outputTokens;
+    calls += meter.calls;
+    inputTokens += meter.inputTokens;
+    outputTokens += meter.outputTokens;
     // An abort is not an answer: the record stays unwritten and a rerun does it.
     if (failure && (signal.aborted || isAbortError(failure.error))) return;
     if (failure && isUserError(failure.error)) throw failure.error;
@@ -162,8 +173,8 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
       output,
       planner: options.planner,
       model: redactModelSpec(options.model.id),
-      calls: counted.count.calls,
-      tokens: { input: counted.count.inputTokens, output: counted.count.outputTokens },
+      calls: meter.calls,
+      tokens: { input: meter.inputTokens, output: meter.outputTokens },
       durationMs: Math.round(performance.now() - begin),
       ...(error !== undefined ? { error } : {}),
     };

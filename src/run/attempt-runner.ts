@@ -4,7 +4,8 @@
  * `recordCall`, so they count in the run's calls, tokens, cost and budgets like local ones.
  */
 import type { ChatResult } from '../llm/chat-model.js';
-import type { BudgetGate, RemoteCall } from './metered-model.js';
+import type { BudgetGate } from '../runtime/budget.js';
+import type { RemoteCall } from '../runtime/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from './run-subtask.js';
 
 export type AttemptRunner = (attempt: SubtaskAttempt) => Promise<AttemptOutcome>;

@@ -4,8 +4,9 @@
  */
 import type { WorkflowJson } from '../graph/workflow.js';
 import type { DiscardedWork } from '../plan/merge-update.js';
+import type { BudgetEvent, CallEvent } from '../runtime/meter-events.js';
 
-export type { DiscardedWork };
+export type { BudgetEvent, CallEvent, DiscardedWork };
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -120,25 +121,8 @@ export type WeftEvent =
     }
   | { type: 'artifact'; at: number; taskId: string; path: string; bytes: number }
   | { type: 'artifact-refused'; at: number; taskId: string; path: string; reason: string }
-  /** One model call. `key`/`attempt`/`sequence` identify it for replay on resume; `text` is the reply. */
-  | {
-      type: 'call';
-      at: number;
-      taskId?: string;
-      purpose: string;
-      key?: string;
-      attempt?: number;
-      sequence?: number;
-      model: string;
-      inputTokens: number;
-      outputTokens: number;
-      costUsd: number;
-      durationMs: number;
-      text?: string;
-      /** The tools the model asked to call: replayed with `text` on resume. */
-      toolCalls?: { id: string; name: string; args: unknown }[];
-      error?: string;
-    }
+  /** One model call (runtime/meter-events.ts). */
+  | CallEvent
   /**
    * A tool call of a subtask's tool loop, durable before the tool runs. `sequence` numbers the calls of one attempt
    * (from 0) and identifies it for replay; `args` has the tool's secret arguments redacted.
@@ -178,14 +162,7 @@ export type WeftEvent =
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
   /** A subtask run by a DyLAN team (team/team-attempt.ts): what the team did, before its `task-end`. */
   | ({ type: 'team'; at: number } & TeamSummary)
-  | {
-      type: 'budget';
-      at: number;
-      calls: number;
-      tokens: { input: number; output: number };
-      costUsd: number;
-      exceeded?: string;
-    }
+  | BudgetEvent
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
 
 export type WeftEventType = WeftEvent['type'];

@@ -64,7 +64,7 @@ export interface ExecutionOptions {
   readonly mask?: (taskId: string, attempt: number) => boolean;
   readonly signal?: AbortSignal;
   /**
-   * The wall-time budget's deadline (deadline.ts): when it aborts, running attempts and updates are aborted and the
+   * The wall-time budget's deadline (runtime/deadline.ts): when it aborts, running attempts and updates are aborted and the
    * run ends `failed` with its reason (a cancel through `signal` ends it `cancelled`).
    */
   readonly deadline?: AbortSignal;

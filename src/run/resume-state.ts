@@ -6,7 +6,8 @@
 import type { SubtaskStatus, WorkflowJson } from '../graph/workflow.js';
 import type { ChatResult } from '../llm/chat-model.js';
 import type { RunStatus, WeftEvent, WorkflowDiffSummary } from './events.js';
-import { callKey, type Meter } from './metered-model.js';
+import type { Meter } from '../runtime/budget.js';
+import { callKey } from '../runtime/metered-model.js';
 import type { FailureReport } from '../plan/prompts.js';
 import { foldEarlierAttempts, newEarlierAttemptsFold, type EarlierAttempts } from './earlier-attempts.js';
 import { fateOf, foldFate, resumeReason, type Fates } from './subtask-fate.js';

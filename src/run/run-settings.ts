@@ -5,7 +5,7 @@
  */
 import type { ExecutionStrategy } from './execution.js';
 import type { TeamOffer } from '../plan/team-offer.js';
-import type { Budget } from './metered-model.js';
+import type { Budget } from '../runtime/budget.js';
 import { RUN_DEFAULTS } from '../run-defaults.js';
 
 /** How a run was started, recorded in its `run-start` event so that a resume continues it the same way. */

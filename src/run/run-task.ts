@@ -40,7 +40,8 @@ import {
 } from './role-kind.js';
 import { extractArtifacts } from './extract-artifacts.js';
 import type { AttemptRunnerFactory } from './attempt-runner.js';
-import { budgetGate, createMeter, meteredModel, recordRemoteCall, type Budget } from './metered-model.js';
+import { budgetGate, createMeter, type Budget } from '../runtime/budget.js';
+import { meteredModel, recordRemoteCall } from '../runtime/metered-model.js';
 import { recordPlanVersion } from './record-plan-version.js';
 import { planHistory } from './plan-history.js';
 import { runResult } from './run-result.js';
@@ -49,7 +50,7 @@ import { renderReport } from './report.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
 import { runTrace } from './run-trace.js';
 import { SubtaskOutputs } from './subtask-outputs.js';
-import { startDeadline } from './deadline.js';
+import { startDeadline } from '../runtime/deadline.js';
 import { bindSimulatedTools } from '../tools/simulated-api.js';
 import type { Tool } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_STEPS } from '../tools/tool-loop.js';

@@ -3,7 +3,7 @@
  * (the outcome or a failure, plus every model call it made so the coordinator can record and charge them).
  */
 import type { ChatResult } from '../llm/chat-model.js';
-import type { RemoteCall } from '../run/metered-model.js';
+import type { RemoteCall } from '../runtime/metered-model.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
 import type { JobTools, ToolEventRecord } from '../run/run-tools.js';
 import { WeftError, isWeftError, type WeftErrorCode } from '../errors.js';

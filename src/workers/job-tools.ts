@@ -8,7 +8,7 @@
 import { canonicalJson } from '../text/canonical-json.js';
 import { WeftError } from '../errors.js';
 import type { ChatResult } from '../llm/chat-model.js';
-import { callKey, type RemoteCall } from '../run/metered-model.js';
+import { callKey, type RemoteCall } from '../runtime/metered-model.js';
 import type { AttemptTools } from '../run/run-tools.js';
 import {
   attemptReplay,

@@ -17,7 +17,7 @@
 import { WeftError } from '../errors.js';
 import type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from '../run/attempt-runner.js';
 import type { ChatResult } from '../llm/chat-model.js';
-import { callKey } from '../run/metered-model.js';
+import { callKey } from '../runtime/metered-model.js';
 import { activeTraceparent } from '../llm/telemetry.js';
 import type { AttemptOutcome, SubtaskAttempt } from '../run/run-subtask.js';
 import type { ToolEventRecord } from '../run/run-tools.js';

@@ -3,7 +3,7 @@
  * attempt) exactly as the coordinator's metered model numbers them (the `sim:` model seeds on that number).
  */
 import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
-import { callModelName, callSequencer, recordedToolCalls, type RemoteCall } from '../run/metered-model.js';
+import { callModelName, callSequencer, recordedToolCalls, type RemoteCall } from '../runtime/metered-model.js';
 
 export interface RecordingOptions {
   /** The arguments of tool calls as recorded (secret ones redacted). */

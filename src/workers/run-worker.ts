@@ -12,7 +12,7 @@ import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';
 import { withTraceparent } from '../llm/telemetry.js';
 import { tracedModel } from '../llm/traced-model.js';
-import type { RemoteCall } from '../run/metered-model.js';
+import type { RemoteCall } from '../runtime/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
 import {
   cancelKey,

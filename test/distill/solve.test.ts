@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WeftError } from '../../src/errors.js';
 import { withDistillSim } from '../../src/distill/distill-sim.js';
 import { simSolveReply } from '../../src/distill/sim-solve.js';
 import { solveTask } from '../../src/distill/solve.js';
@@ -108,7 +109,8 @@ describe('solveTask, react', () => {
       { tool: 'add', args: { a: 1, b: 2 }, ok: true, result: 3 },
     ]);
     const first = model.calls[0] as ChatCall;
-    expect(first.tag).toEqual({ purpose: 'solve', key: 'sum_to_n' });
+    // The runtime meter numbers the calls (`sequence`), as a run's log does.
+    expect(first.tag).toEqual({ purpose: 'solve', key: 'sum_to_n', sequence: 0 });
     expect(first.system).toContain('Sum 1..n');
     expect(readTaskInput(first)).toEqual({ n: 2 });
     expect(first.tools?.map((tool) => tool.name)).toEqual(['add']);
@@ -144,7 +146,7 @@ describe('solveTask, react', () => {
       content: expect.stringContaining('could not be used'),
     });
     expect(second.messages.at(-2)).toEqual({ role: 'assistant', content: 'The total is three.' });
-    expect(second.tag).toEqual({ purpose: 'solve', key: trace.traceId });
+    expect(second.tag).toEqual({ purpose: 'solve', key: trace.traceId, sequence: 1 });
   });
 
   it('gives up after the bounded re-prompts, with the last reply in the error', async () => {
@@ -166,6 +168,20 @@ describe('solveTask, react', () => {
     // Three tool steps, then the forced answer without tools (whose tool calls are not run).
     expect(trace.calls).toHaveLength(3);
     expect((model.calls[3] as ChatCall).toolChoice).toBe('none');
+  });
+
+  it("tells a caller's spent budget from its own step limit", async () => {
+    // A model that refuses like a budget further down (a run's or a conversation's meter).
+    const model: ChatModel = {
+      id: 'fake:spent',
+      kind: 'real',
+      async generate() {
+        throw new WeftError('BUDGET', 'Budget exhausted: call budget of 1 reached');
+      },
+    };
+    const trace = await solveTask({ model, tools: [], task: 'T', input: {}, maxSteps: 4 });
+    expect(trace.success).toBe(false);
+    expect(trace.error).toBe('the solve failed: Budget exhausted: call budget of 1 reached');
   });
 
   it('records tool errors and secret arguments redacted; a wrong answer is unsuccessful', async () => {

@@ -3,7 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
-import { createMeter, meteredModel } from '../../src/run/metered-model.js';
+import { createMeter } from '../../src/runtime/budget.js';
+import { meteredModel } from '../../src/runtime/metered-model.js';
 import { deferred, testModel } from './test-model.js';
 import { diamond, run, starts, tick } from './execution-harness.js';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import type { WorkflowJson } from '../../src/graph/workflow.js';
 import type { WeftEvent } from '../../src/run/events.js';
-import { createMeter, meteredModel } from '../../src/run/metered-model.js';
+import { createMeter } from '../../src/runtime/budget.js';
+import { meteredModel } from '../../src/runtime/metered-model.js';
 import { deferred, testModel } from './test-model.js';
 import { diamond, run, starts } from './execution-harness.js';
 

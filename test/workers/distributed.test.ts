@@ -15,7 +15,7 @@ import { WeftError, isWeftError } from '../../src/errors.js';
 import { workflowFromJson, type WorkflowJson } from '../../src/graph/index.js';
 import { createModel } from '../../src/llm/resolve-model.js';
 import type { WeftEvent } from '../../src/run/events.js';
-import type { RemoteCall } from '../../src/run/metered-model.js';
+import type { RemoteCall } from '../../src/runtime/metered-model.js';
 import { runTask } from '../../src/run/run-task.js';
 import type { SubtaskAttempt } from '../../src/run/run-subtask.js';
 import { main } from '../../src/cli/main.js';

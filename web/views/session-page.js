@@ -165,6 +165,8 @@ function entryView(entry) {
         { class: 'end muted' },
         `session ended: ${entry.reason === 'user' ? 'the user left' : entry.reason === 'bot' ? 'the bot closed it' : entry.reason}`,
       );
+    case 'budget':
+      return h('div', { class: 'end muted' }, `stopped by the budget: ${entry.exceeded} (${entry.field})`);
     default:
       return h('div', { class: 'muted' }, String(entry.role));
   }

@@ -4,7 +4,7 @@
  * aborts them when the time passes, and the run ends `failed` with the budget's reason.
  */
 import { WeftError } from '../errors.js';
-import { wallTimeExceeded, type RunBudgetGate } from './metered-model.js';
+import { wallTimeExceeded, type RunBudgetGate } from './budget.js';
 
 export interface Deadline {
   /** Aborts (reason: WeftError ABORTED carrying `reason`) when the deadline passes; never without a wall budget. */

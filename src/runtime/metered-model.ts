@@ -1,30 +1,14 @@
 /**
- * Wraps the run's model: checks every budget before each call (docs/algorithms.md#budgets) and
- * records each call as a `call` event with its reply, usage and cost. Calls are numbered per (purpose, key,
+ * Wraps an engine's model: checks every budget before each call (docs/algorithms.md#budgets) and
+ * records each call as a `call` event with its reply, usage and cost. Without a budget it only counts. Calls are numbered per (purpose, key,
  * attempt); a resumed run passes the recorded replies as `replay`, and a call found there is answered from the
  * log: never repeated, never charged twice.
  */
-import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec, requestedModelName } from '../llm/model-spec.js';
-import { startChatSpan, telemetryProvider } from '../llm/telemetry.js';
-import type { WeftEvent } from './events.js';
-
-export interface Budget {
-  readonly maxCalls?: number;
-  readonly maxTokens?: number;
-  readonly maxCostUsd?: number;
-  readonly maxWallMs?: number;
-  /** Tool calls the run may make (checked before each tool call; run-tools.ts). */
-  readonly maxToolCalls?: number;
-}
-
-export interface Meter {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
+import { type ChatSpan, startChatSpan, telemetryProvider } from '../llm/telemetry.js';
+import { budgetGate, type Budget, type BudgetGate, type Meter } from './budget.js';
+import type { MeterEmit } from './meter-events.js';
 
 export interface MeterOptions {
   readonly budget: Budget;
@@ -36,17 +20,17 @@ export interface MeterOptions {
    * elsewhere, whose `result.model` is then the model the spec asked for).
    */
   readonly costOf: (result: ChatResult, modelId?: string) => number;
-  readonly emit: (
-    event: Extract<WeftEvent, { type: 'call' | 'budget' }> extends infer E
-      ? E extends WeftEvent
-        ? Omit<E, 'at'>
-        : never
-      : never,
-  ) => void;
+  /** Receives each call and the spending of a budget; absent = counting only. */
+  readonly emit?: MeterEmit;
   /** Recorded replies by `callKey`, from an earlier part of the same run. */
   readonly replay?: ReadonlyMap<string, ChatResult>;
   /** The arguments of a tool call as the log records them (secret ones redacted); default as they are. */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+  /**
+   * Whether each call opens a `chat` span (default true: a run's model is traced here). False where the caller's
+   * model is already traced (the CLI's `tracedModel`), so a call is not traced twice.
+   */
+  readonly trace?: boolean;
 }
 
 /** A reply's tool calls as a `call` event records them. */
@@ -109,66 +93,6 @@ export function callSequencer(): (call: ChatCall) => CallIdentity {
   };
 }
 
-export function createMeter(): Meter {
-  return { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-}
-
-/** Why the next call would break the budget, or undefined when it may go ahead. */
-export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number): string | undefined {
-  if (budget.maxCalls !== undefined && meter.calls >= budget.maxCalls)
-    return `call budget of ${budget.maxCalls} reached`;
-  if (budget.maxTokens !== undefined && meter.inputTokens + meter.outputTokens >= budget.maxTokens)
-    return `token budget of ${budget.maxTokens} reached`;
-  if (budget.maxCostUsd !== undefined && meter.costUsd >= budget.maxCostUsd)
-    return `cost budget of $${budget.maxCostUsd} reached`;
-  if (budget.maxWallMs !== undefined && elapsedMs >= budget.maxWallMs) return wallTimeExceeded(budget.maxWallMs);
-  return undefined;
-}
-
-/** What a spent wall-time budget reports (in `budget` events and, prefixed, as the run's reason). */
-export function wallTimeExceeded(maxWallMs: number): string {
-  return `wall-time budget of ${maxWallMs / 1000}s reached`;
-}
-
-/**
- * The budget check before a call, shared by the in-process model and work sent elsewhere (a queue): throws
- * WeftError('BUDGET') once the budget is spent, and emits the `budget` event that says so only once.
- */
-export interface BudgetGate {
-  admit(): void;
-}
-
-/** The run's own gate can also refuse from outside a call: the deadline (deadline.ts) reports through it. */
-export interface RunBudgetGate extends BudgetGate {
-  /** Reports `exceeded` (the `budget` event, once per gate like `admit`) and returns the error that says so. */
-  refuse(exceeded: string): WeftError;
-}
-
-export function budgetGate(options: Pick<MeterOptions, 'budget' | 'meter' | 'now' | 'emit'>): RunBudgetGate {
-  const { meter } = options;
-  let reported = false;
-  const refuse = (exceeded: string) => {
-    if (!reported) {
-      reported = true;
-      options.emit({
-        type: 'budget',
-        calls: meter.calls,
-        tokens: { input: meter.inputTokens, output: meter.outputTokens },
-        costUsd: meter.costUsd,
-        exceeded,
-      });
-    }
-    return new WeftError('BUDGET', `Budget exhausted: ${exceeded}`);
-  };
-  return {
-    admit() {
-      const exceeded = budgetExceeded(options.budget, meter, options.now());
-      if (exceeded) throw refuse(exceeded);
-    },
-    refuse,
-  };
-}
-
 /** A call made elsewhere (e.g. by a queue worker), as it is reported back to the run. */
 export interface RemoteCall {
   readonly purpose: NonNullable<ChatCall['tag']>['purpose'];
@@ -201,7 +125,7 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
   meter.outputTokens += call.outputTokens;
   meter.costUsd += costUsd;
   const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
-  options.emit({
+  options.emit?.({
     type: 'call',
     purpose: call.purpose,
     model: call.model,
@@ -228,6 +152,11 @@ export function callModelName(modelId: string, reported?: string): string {
   return requestedModelName(modelId) ?? reported ?? redactModelSpec(modelId);
 }
 
+/** A span that records nothing, for a meter whose calls are traced elsewhere. */
+function untracedSpan(): ChatSpan {
+  return { run: (work) => work(), succeed() {}, fail() {} };
+}
+
 export function meteredModel(
   model: ChatModel,
   options: MeterOptions,
@@ -247,7 +176,7 @@ export function meteredModel(
       meter.calls += 1;
       const started = options.now();
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
-      const span = startChatSpan({
+      const span = (options.trace === false ? untracedSpan : startChatSpan)({
         // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
         model: requestedModelName(model.id) ?? telemetryProvider(model.id),
         provider: telemetryProvider(model.id),
@@ -264,7 +193,7 @@ export function meteredModel(
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
-        options.emit({
+        options.emit?.({
           type: 'call',
           purpose,
           model: callModelName(model.id, result.model),
@@ -280,7 +209,7 @@ export function meteredModel(
         return result;
       } catch (error) {
         span.fail(error);
-        options.emit({
+        options.emit?.({
           type: 'call',
           purpose,
           model: callModelName(model.id),
