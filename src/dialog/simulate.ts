@@ -22,7 +22,13 @@ import { randomFrom } from '../llm/seeded-random.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { integerOption } from '../runtime/integer-option.js';
 import type { Budget, ModelBudgetName } from '../runtime/budget.js';
-import { checkBudget, createBudgetScope, type BatchBudgetReport, type BudgetScope } from '../runtime/budget-scope.js';
+import {
+  batchBudgetReport,
+  checkBudget,
+  createBudgetScope,
+  type BatchBudgetReport,
+  type BudgetScope,
+} from '../runtime/budget-scope.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import type { Controller, ControllerMode } from './controller.js';
 import { createConversation, type Conversation } from './conversation.js';
@@ -207,7 +213,7 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     scope?.close();
   }
   const perSession = reports.sort((a, b) => a.index - b.index).map((entry) => entry.report);
-  const spent = scope?.stop();
+  const budget = batchBudgetReport(scope, options.budget, { finished: perSession.length, of: total, unfinished });
   return {
     ...summarizeSessions(perSession),
     simulated: [options.model, options.userModel, options.judge, ...(options.apiModel ? [options.apiModel] : [])].some(
@@ -229,17 +235,7 @@ export async function simulateSessions(pdl: Pdl, options: SimulateOptions): Prom
     },
     perSession,
     ...(options.signal?.aborted ? { cancelled: { finished: perSession.length, of: total } } : {}),
-    ...(scope && options.budget
-      ? {
-          budget: {
-            limits: options.budget,
-            usage: scope.usage(),
-            ...(spent
-              ? { stopped: { ...spent, finished: perSession.length, of: total, unfinished: unfinished.sort() } }
-              : {}),
-          },
-        }
-      : {}),
+    ...(budget ? { budget } : {}),
   };
 }
 

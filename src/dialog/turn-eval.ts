@@ -22,7 +22,13 @@ import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { integerOption } from '../runtime/integer-option.js';
 import type { Budget, ModelBudgetName } from '../runtime/budget.js';
-import { checkBudget, createBudgetScope, type BatchBudgetReport, type BudgetScope } from '../runtime/budget-scope.js';
+import {
+  batchBudgetReport,
+  checkBudget,
+  createBudgetScope,
+  type BatchBudgetReport,
+  type BudgetScope,
+} from '../runtime/budget-scope.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import type { JsonValue, Tool, ToolSet } from '../tools/tool.js';
 import { procedureControllers } from './procedure-controllers.js';
@@ -272,8 +278,8 @@ async function evaluateUnderBudget(
     // Cancelled: the report covers the turns that finished.
     if (!(options.signal?.aborted && isAbortError(error))) throw error;
   }
-  const spent = scope?.stop();
   const judged = results.sort((a, b) => a.order - b.order).map((entry) => entry.turn);
+  const budget = batchBudgetReport(scope, options.budget, { finished: judged.length, of: total, unfinished });
   const summary = summarizeTurns(judged);
   const group = (turns: readonly TurnReport[]): PaperTurnGroup => {
     const paper = summarizePaperTurns(turns);
@@ -304,17 +310,7 @@ async function evaluateUnderBudget(
     // Scored with the real values; shown with the tools' secret arguments redacted, as session logs show them.
     perTurn: judged.map((turn) => redactTurn(turn, tools)),
     ...(options.signal?.aborted ? { cancelled: { finished: judged.length, of: total } } : {}),
-    ...(scope && options.budget
-      ? {
-          budget: {
-            limits: options.budget,
-            usage: scope.usage(),
-            ...(spent
-              ? { stopped: { ...spent, finished: judged.length, of: total, unfinished: unfinished.sort() } }
-              : {}),
-          },
-        }
-      : {}),
+    ...(budget ? { budget } : {}),
   };
 }
 

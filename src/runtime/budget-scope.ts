@@ -49,6 +49,24 @@ export interface BatchBudgetReport {
   };
 }
 
+/**
+ * A batch's budget report: the limits, what was used and, when a budget stopped the batch, which one and the
+ * items it cut short. Undefined without a budget.
+ */
+export function batchBudgetReport(
+  scope: BudgetScope | undefined,
+  limits: Budget | undefined,
+  progress: { readonly finished: number; readonly of: number; readonly unfinished: readonly string[] },
+): BatchBudgetReport | undefined {
+  if (!scope || !limits) return undefined;
+  const spent = scope.stop();
+  return {
+    limits,
+    usage: scope.usage(),
+    ...(spent ? { stopped: { ...spent, ...progress, unfinished: [...progress.unfinished].sort() } } : {}),
+  };
+}
+
 export interface BudgetScopeOptions {
   readonly budget: Budget;
   /** How the caller names each budget in its errors; default `budget.<name>`. */

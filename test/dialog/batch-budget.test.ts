@@ -17,6 +17,7 @@ import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.j
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
+import { hangingModel } from '../runtime/budget-test-helpers.js';
 
 const scratch: string[] = [];
 afterEach(() => {
@@ -162,25 +163,7 @@ describe('a simulate batch with a budget', () => {
 
   it('at the deadline, aborts the call in flight and reports the time budget', async () => {
     const { tools } = countingTools();
-    let started = 0;
-    let aborted = 0;
-    const hanging: ChatModel = {
-      id: 'test:hanging',
-      kind: 'scripted',
-      generate(_call, signal): Promise<ChatResult> {
-        started += 1;
-        return new Promise((_resolve, reject) =>
-          signal?.addEventListener(
-            'abort',
-            () => {
-              aborted += 1;
-              reject(signal.reason);
-            },
-            { once: true },
-          ),
-        );
-      },
-    };
+    const hanging = hangingModel();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const running = simulateSessions(refundPdl(), {
       profiles: profiles.slice(0, 1),
@@ -192,11 +175,11 @@ describe('a simulate batch with a budget', () => {
       budget: { maxWallMs: 10_000 },
       budgetFields: { maxWallMs: '--timeout' },
     });
-    for (let i = 0; i < 1_000 && started < 2; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(started).toBe(2);
+    for (let i = 0; i < 1_000 && hanging.started < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(hanging.started).toBe(2);
     vi.advanceTimersByTime(10_000);
     const report = await running;
-    expect(aborted).toBe(2);
+    expect(hanging.aborted).toBe(2);
     expect(report.perSession).toEqual([]);
     expect(report.budget?.stopped).toMatchObject({
       budget: 'maxWallMs',

@@ -11,12 +11,12 @@ import { createConversation } from '../../src/dialog/conversation.js';
 import type { SessionEvent } from '../../src/dialog/session-events.js';
 import { type SessionStore, sessionStoreOf } from '../../src/dialog/session-store.js';
 import { transcriptOf } from '../../src/dialog/transcript.js';
-import { isWeftError } from '../../src/errors.js';
-import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import type { ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { RunStore } from '../../src/store/run-store.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
+import { hangingModel, refusal } from '../runtime/budget-test-helpers.js';
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ name, args }] });
 
@@ -33,19 +33,6 @@ afterEach(async () => {
   await store.close();
   rmSync(home, { recursive: true, force: true });
 });
-
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; field?: string }> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isWeftError(error)) throw new Error(`expected a WeftError, got ${String(error)}`);
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.location?.field ? { field: error.location.field } : {}),
-  };
-}
 
 async function storedEvents(sessionId: string): Promise<SessionEvent[]> {
   return (await sessions.sessionEvents(sessionId)).map((stored) => stored.event as SessionEvent);
@@ -195,25 +182,7 @@ describe('a conversation with a budget', () => {
 
   it('aborts the call in flight at the deadline and stops the turn', async () => {
     const { tools } = countingTools();
-    let started = 0;
-    let aborted = 0;
-    const hanging: ChatModel = {
-      id: 'test:hanging',
-      kind: 'scripted',
-      generate(_call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-        started += 1;
-        return new Promise((_resolve, reject) =>
-          signal?.addEventListener(
-            'abort',
-            () => {
-              aborted += 1;
-              reject(signal.reason);
-            },
-            { once: true },
-          ),
-        );
-      },
-    };
+    const hanging = hangingModel();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const conversation = await createConversation(refundPdl(), {
       model: hanging,
@@ -223,15 +192,15 @@ describe('a conversation with a budget', () => {
       budgetFields: { maxWallMs: '--timeout' },
     });
     const turn = refusal(conversation.send('hello'));
-    for (let i = 0; i < 1_000 && started === 0; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(started).toBe(1);
+    for (let i = 0; i < 1_000 && hanging.started === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(hanging.started).toBe(1);
     vi.advanceTimersByTime(30_000);
     expect(await turn).toEqual({
       code: 'BUDGET',
       message: 'Budget exhausted: wall-time budget of 30s reached',
       field: '--timeout',
     });
-    expect(aborted).toBe(1);
+    expect(hanging.aborted).toBe(1);
     const events = await storedEvents(conversation.sessionId);
     // The user's message is kept; the turn has no reply (it is pending), and the stop is recorded last.
     const types = events.map((event) => event.type);

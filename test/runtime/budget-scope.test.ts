@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isWeftError } from '../../src/errors.js';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { checkBudget, createBudgetScope } from '../../src/runtime/budget-scope.js';
+import { refusal } from './budget-test-helpers.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -50,19 +51,6 @@ function hanging(): ChatModel & { started: number; aborted: number } {
 }
 
 const CALL: ChatCall = { messages: [{ role: 'user', content: 'hi' }] };
-
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string; field?: string }> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isWeftError(error)) throw new Error(`expected a WeftError, got ${String(error)}`);
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.location?.field ? { field: error.location.field } : {}),
-  };
-}
 
 describe('a budget scope', () => {
   it('charges every model it wraps to one call budget and names the spent budget as the caller does', async () => {
