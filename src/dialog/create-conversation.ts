@@ -570,7 +570,7 @@ function bindTools(
   const byName = new Map(list.map((tool) => [tool.name, tool]));
   const unbound = pdl.apis.filter((api) => {
     const tool = byName.get(api.name);
-    return tool === undefined || (tool.declaredOnly === true && !simulateApis);
+    return !simulateApis && (tool === undefined || tool.declaredOnly === true);
   });
   if (unbound.length > 0) {
     const declared = unbound.filter((api) => byName.get(api.name)?.declaredOnly);
