@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createModel, openRunStore, planTask, pruneRuns, runTask, summarizeRun, type WeftEvent } from '../src/index.js';
+import { createModel, openRunStore, planTask, pruneRuns, runEvents, runTask, summarizeRun } from '../src/index.js';
 
 const task = 'Write a short guide to brewing tea';
 const home = await mkdtemp(join(tmpdir(), 'weft-example-'));
@@ -30,7 +30,7 @@ try {
     );
 
     // Show: the summary is a fold of the stored events, the same one `weft show` prints.
-    const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, result.runId);
     const summary = summarizeRun(result.runId, events);
     console.log(
       `stored summary: ${summary.status}, plan version ${summary.planVersion}, ${summary.tasks.length} subtasks`,

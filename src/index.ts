@@ -74,6 +74,7 @@ export type {
   WeftEvent,
   WeftEventType,
 } from './run/events.js';
+export { runEvents } from './run/run-events.js';
 export {
   budgetGate,
   createMeter,

@@ -33,6 +33,7 @@ import {
   type StoredRunStatus,
   type WeftEvent,
   type Workflow,
+  runEvents,
 } from '../index.js';
 import { type Context, modelMaker, type ModelContext, runNotFound } from './context.js';
 import { loadRunTools, type RunTools } from './load-run-tools.js';
@@ -171,7 +172,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
       if (running.has(runId)) return undefined;
       throw runNotFound(runId, context);
     }
-    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, runId);
     return { run, summary: shownSummary(summarizeRun(runId, events), run.status, context.home) };
   };
 

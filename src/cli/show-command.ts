@@ -24,6 +24,7 @@ import {
   type RunSummary,
   type StoredRunStatus,
   type WeftEvent,
+  runEvents,
 } from '../index.js';
 import { teamOutcome } from './team-output.js';
 import { loadContext, openExistingStore, runNotFound } from './context.js';
@@ -58,7 +59,7 @@ export async function showCommand(runId: string, flags: ShowFlags, output: Outpu
   try {
     const run = await store.getRun(runId);
     if (!run) throw runNotFound(runId, context);
-    const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, runId);
     if (flags.history) {
       const history = planHistory(events, await store.planVersions(runId));
       if (output.json) {

@@ -6,7 +6,6 @@
 import { WeftError } from '../errors.js';
 import { workflowFromJson } from '../graph/index.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
-import type { WeftEvent } from './events.js';
 import { recordPlanVersion } from './record-plan-version.js';
 import { foldForResume, type ResumeState } from './resume-state.js';
 import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
@@ -14,6 +13,7 @@ import { checkRoleTools } from './run-tools.js';
 import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
 import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
 import { redactModelSpec } from '../llm/model-spec.js';
+import { runEvents } from './run-events.js';
 
 export interface ResumeRunOptions
   extends Omit<
@@ -71,7 +71,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
   let settings: ResolvedRunSettings;
   let workflow: ReturnType<typeof workflowFromJson> | undefined;
   try {
-    state = foldForResume((await options.store.events(options.runId)).map((stored) => stored.event as WeftEvent));
+    state = foldForResume(await runEvents(options.store, options.runId));
     settings = resolveRunSettings((state.runId === options.runId ? state.settings : run.options) as RunSettings);
     if (settings.plan === 'given' && !state.workflow) {
       // Written before any work, so only a process killed at its very start gets here.

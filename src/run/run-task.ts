@@ -55,6 +55,7 @@ import { bindSimulatedTools } from '../tools/simulated-api.js';
 import type { Tool } from '../tools/tool.js';
 import { DEFAULT_MAX_TOOL_STEPS } from '../tools/tool-loop.js';
 import { checkRoleTools, RunTools, toolArgsRedactor } from './run-tools.js';
+import { runEvents } from './run-events.js';
 
 export interface RunTaskOptions {
   readonly task: string;
@@ -305,7 +306,7 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
     runId,
     now,
     options.onEvent,
-    resumed ? await storedEvents(options.store, runId) : [],
+    resumed ? await runEvents(options.store, runId) : [],
   );
   const emit = (event: Parameters<EventLog['emit']>[0]) => log.emit(event);
   drive.start(emit);
@@ -554,10 +555,6 @@ function checkToolOptions(options: Pick<RunTaskOptions, 'maxToolSteps' | 'budget
       throw new WeftError('BAD_INPUT', `Two tools are named "${tool.name}"`, { location: { field: 'tools' } });
     seen.add(tool.name);
   }
-}
-
-async function storedEvents(store: RunStore, runId: string): Promise<WeftEvent[]> {
-  return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
 }
 
 async function plan(

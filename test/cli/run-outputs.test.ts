@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
 import { outputFileName } from '../../src/store/run-paths.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { cli, tempHome } from './cli-harness.js';
 import { cancelledSimRun } from './seed-home.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 interface RunDocument {
   runId: string;
@@ -19,7 +19,7 @@ interface RunDocument {
 /** The accepted output of each subtask, read straight from the event log (the source of truth). */
 async function acceptedOutputs(home: string, runId: string): Promise<Map<string, string>> {
   const store = await openRunStore({ home });
-  const events = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, runId);
   await store.close();
   const pending = new Map<string, string>();
   const accepted = new Map<string, string>();

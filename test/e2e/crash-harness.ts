@@ -15,6 +15,7 @@ import type { WeftEvent } from '../../src/run/events.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask, type RunTaskResult } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 export const TASK = 'write a report in ten parts';
 export const SIM = 'sim:seed=33,latency=lognormal(3.6,0.4),tasks=10,fail=0.2,badjson=0.1,clock=virtual';
@@ -100,7 +101,7 @@ export async function crashSweep(points: number): Promise<void> {
       const runs = await store.listRuns();
       if (runs.length === 0) continue; // killed before the run was recorded: nothing to resume, nothing lost
       const runId = runs[0]!.runId;
-      const before = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+      const before = await runEvents(store, runId);
       const finished = runs[0]!.status !== 'running';
       if (!finished) interrupted += 1;
       const result = finished
@@ -111,7 +112,7 @@ export async function crashSweep(points: number): Promise<void> {
               { cause: error },
             );
           });
-      const after = (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+      const after = await runEvents(store, runId);
 
       // No output lost: every subtask accepted before the crash is completed at the end with the same output.
       const acceptedBefore = acceptedOutputs(before);

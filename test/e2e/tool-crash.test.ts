@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { WeftEvent } from '../../src/run/events.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { useOrderServer } from '../run/tool-fixtures.js';
 import { ORDERS_MODEL, orderRunFiles } from './tool-cli-setup.js';
 import { jsonDocument, ROOT, weft } from './weft-cli.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const server = useOrderServer();
 
@@ -67,7 +67,7 @@ async function killAndResume(route: string) {
   const resumed = await weft(['resume', run!.runId, '--home', files.home, '--json']);
   const document = jsonDocument(resumed);
   const reopened = await openRunStore({ home: files.home });
-  const events = (await reopened.events(run!.runId)).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(reopened, run!.runId);
   await reopened.close();
   const tasks = document.tasks as { id: string; status: string; output: string | null; reason?: string }[];
   return { document, tasks, events, atKill };

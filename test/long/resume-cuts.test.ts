@@ -25,6 +25,7 @@ import {
   SIM,
   TASK,
 } from '../e2e/crash-harness.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const course = (result: RunTaskResult) => ({
   status: result.status,
@@ -47,7 +48,7 @@ async function reference(sim: string) {
     },
   });
   const result = await runTask({ task: TASK, model: await createModel(sim), store: recording, home, runId: 'ref' });
-  const events = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, 'ref');
   const versions = await store.planVersions('ref');
   await store.close();
   return { result, events, versions, boundaries: boundaries.filter((cut) => cut < events.length) };
@@ -77,7 +78,7 @@ async function resumeAt(sim: string, ref: Awaited<ReturnType<typeof reference>>,
       });
     }
     const result = await resumeRun({ runId: 'ref', model: await createModel(sim), store, home });
-    const after = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
+    const after = await runEvents(store, 'ref');
     return { result, after };
   } finally {
     await store.close();

@@ -12,6 +12,7 @@ import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { runPaths } from '../../src/store/run-paths.js';
 import type { EventRecord, PlanVersion } from '../../src/store/run-store.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const SIM = 'sim:seed=5,tasks=6,fail=0.3';
 const TASK = 'write a guide in six parts';
@@ -20,7 +21,7 @@ async function referenceRun() {
   const home = mkdtempSync(join(tmpdir(), 'weft-ref-'));
   const store = await openRunStore({ home });
   const result = await runTask({ task: TASK, model: await createModel(SIM), store, home, runId: 'ref' });
-  const events = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, 'ref');
   const versions = await store.planVersions('ref');
   await store.close();
   return { result, events, versions };
@@ -97,7 +98,7 @@ describe('resume across an inspector round that changed nothing', () => {
       home: home0,
       runId: 'ref',
     });
-    const events = (await store0.events('ref')).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store0, 'ref');
     const versions = await store0.planVersions('ref');
     await store0.close();
     const rounds = events.flatMap((event, index) =>
@@ -117,7 +118,7 @@ describe('resume across an inspector round that changed nothing', () => {
     expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual(
       reference.tasks.map((t) => [t.id, t.status, t.attempts]),
     );
-    const after = (await store.events('ref')).map((stored) => stored.event as WeftEvent).slice(noChange! + 1);
+    const after = (await runEvents(store, 'ref')).slice(noChange! + 1);
     expect(after.filter((event) => event.type === 'call' && event.purpose === 'update')).toEqual([]);
     await store.close();
   });

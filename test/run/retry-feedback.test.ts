@@ -18,6 +18,7 @@ import { openRunStore } from '../../src/store/open-store.js';
 import type { EventRecord } from '../../src/store/run-store.js';
 import { diamond, run } from './execution-harness.js';
 import { testModel } from './test-model.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const REASON = 'the haiku has four lines, not three';
 const FIRST_DRAFT = 'draft one: autumn moon / over the quiet pond / a frog / jumps';
@@ -59,7 +60,7 @@ function section(prompt: string, tag: string): string | undefined {
 async function storedEvents(home: string, runId: string): Promise<WeftEvent[]> {
   const store = await openRunStore({ home });
   try {
-    return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+    return await runEvents(store, runId);
   } finally {
     await store.close();
   }
@@ -104,7 +105,7 @@ describe('a retried attempt', () => {
     const home = mkdtempSync(join(tmpdir(), 'weft-retry-ref-'));
     const store = await openRunStore({ home });
     await runTask({ task: PLAN.task, plan: workflowFromJson(PLAN), model: poetModel(), store, home, runId: 'r' });
-    const events = (await store.events('r')).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, 'r');
     const versions = await store.planVersions('r');
     await store.close();
     const verdict = events.findIndex((e) => e.type === 'task-verify' && e.taskId === 'poem' && e.verdict === 'retry');

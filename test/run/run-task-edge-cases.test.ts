@@ -9,6 +9,7 @@ import { summarizeRun } from '../../src/run/run-summary.js';
 import { deferred, testModel } from './test-model.js';
 import { tempStores } from './temp-store.js';
 import { diamond, tick } from './execution-harness.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const setup = tempStores('review');
 
@@ -115,7 +116,7 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
     const result = await promise;
     expect(result.status).toBe('cancelled');
     expect(result.planVersion).toBe(0);
-    const stored = (await store.events('r-plan-abort')).map((e) => e.event as WeftEvent);
+    const stored = await runEvents(store, 'r-plan-abort');
     expect(stored.at(-1)!.type).toBe('run-end');
     expect((await store.getRun('r-plan-abort'))!.status).toBe('cancelled');
   });
@@ -152,7 +153,7 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
     slow.resolve('late c');
     await tick();
     expect(result.status).toBe('completed');
-    const stored = (await store.events('r-order')).map((e) => e.event as WeftEvent);
+    const stored = await runEvents(store, 'r-order');
     expect(stored).toEqual(seen);
     expect(stored.some((e) => e.type === 'task-end' && e.error === 'discarded by a plan update')).toBe(true);
     expect(stored.at(-1)!.type).toBe('run-end');

@@ -12,6 +12,7 @@ import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { EventRecord } from '../../src/store/run-store.js';
 import { type OrderServer, orderModel, orderPlan, orderTools, startOrderServer } from './tool-fixtures.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 let server: OrderServer;
 beforeEach(async () => {
@@ -24,7 +25,7 @@ afterEach(async () => {
 const home = () => mkdtempSync(join(tmpdir(), 'weft-tools-'));
 
 async function eventsOf(store: Awaited<ReturnType<typeof openRunStore>>, runId: string): Promise<WeftEvent[]> {
-  return (await store.events(runId)).map((stored) => stored.event as WeftEvent);
+  return await runEvents(store, runId);
 }
 
 async function referenceRun(options: { strategy?: 'none' } = {}, subtasks = ['a', 'b']) {

@@ -10,12 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { cli as weft } from '../cli/cli-harness.js';
 import type { Workflow } from '../../src/graph/workflow.js';
 import { createModel } from '../../src/llm/resolve-model.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { loadToolsFile } from '../../src/load-tools-file.js';
 import { formatError, WeftError } from '../../src/errors.js';
 import { bindSimulatedTools } from '../../src/tools/simulated-api.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const TOOLS = 'test/fixtures/simulated-tools/tools.yaml';
 
@@ -69,7 +69,7 @@ describe('a simulated tool in a run', () => {
         strategy: 'none',
       });
       expect(result.status).toBe('completed');
-      const events = (await store.events('sim')).map((stored) => stored.event as WeftEvent);
+      const events = await runEvents(store, 'sim');
       const call = events.find((event) => event.type === 'tool-call');
       expect(call).toMatchObject({ name: 'check_rooms', simulated: true, args: { hotel: 'H-LIS', day: 'Monday' } });
       expect(events.find((event) => event.type === 'tool-result')).toMatchObject({

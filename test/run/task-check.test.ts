@@ -11,13 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { ChatModel } from '../../src/llm/chat-model.js';
 import { runCheckCommand } from '../../src/run/check-command.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { judgeTaskPrompt, readJudgeVerdict } from '../../src/run/judge-task.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
 import { tempStores } from './temp-store.js';
 import { diamond } from './execution-harness.js';
 import { deferred, testModel } from './test-model.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const setup = tempStores('check');
 
@@ -148,7 +148,7 @@ describe('a run with task checks', () => {
       { method: 'judge', by: 'scripted:judge', passed: false, detail: 'the page has no footer' },
     ]);
     expect(judged[0]).toContain('<result>\nthe final page\n</result>');
-    const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, result.runId);
     const checks = events.filter((event) => event.type === 'task-check');
     expect(checks).toHaveLength(2);
     // Recorded before the run ends, so a reader of the log sees them with the run.

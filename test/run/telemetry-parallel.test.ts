@@ -11,9 +11,9 @@ import { afterEach, expect, it } from 'vitest';
 import type { Workflow } from '../../src/graph/workflow.js';
 import { createModel } from '../../src/llm/resolve-model.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 afterEach(async () => {
   await stopTelemetry();
@@ -60,7 +60,7 @@ it('50 parallel subtasks with retries and plan updates: one ended span per attem
     concurrency: 50,
     strategy: 'on-failure',
   });
-  const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, result.runId);
   await store.close();
   const stopped = await stopTelemetry();
   expect(stopped?.failed).toBe(0);

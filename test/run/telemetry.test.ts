@@ -17,11 +17,11 @@ import { loadScriptedModel } from '../../src/llm/scripted-model.js';
 import { defaultRoleKinds } from '../../src/role-kinds.js';
 import { startTelemetry, stopTelemetry } from '../../src/llm/start-telemetry.js';
 import { createModel } from '../../src/llm/resolve-model.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { resumeRun } from '../../src/run/resume-run.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { Tool } from '../../src/tools/tool.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 afterEach(async () => {
   await stopTelemetry();
@@ -88,7 +88,7 @@ async function tracedRun(options: { content?: boolean; model?: string; plan?: bo
     home,
     tools: [lookup],
   });
-  const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, result.runId);
   await store.close();
   const stopped = await stopTelemetry();
   return { result, events, spans: exporter.spans, stopped, home };

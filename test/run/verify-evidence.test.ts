@@ -20,6 +20,7 @@ import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { EventRecord } from '../../src/store/run-store.js';
 import { CARD, PLAN, REJECTION, recordedScriptedModel, refundTool, verifierPrompts } from './refund-fixtures.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 async function refundRun() {
   const dir = mkdtempSync(join(tmpdir(), 'weft-evidence-'));
@@ -36,7 +37,7 @@ async function refundRun() {
     tools: [tool],
     strategy: 'none',
   });
-  const events = (await store.events('ref')).map((stored) => stored.event as WeftEvent);
+  const events = await runEvents(store, 'ref');
   await store.close();
   return { dir, model, tool, result, events };
 }

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatCall } from '../../src/llm/chat-model.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { createQueueRunner } from '../../src/workers/queue-runner.js';
 import { runWorker } from '../../src/workers/run-worker.js';
 import { CARD, PLAN, REJECTION, recordedScriptedModel, refundTool, verifierPrompts } from '../run/refund-fixtures.js';
 import { startTestRedis } from './redis-server.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const redis = await startTestRedis();
 afterAll(() => redis.stop());
@@ -48,7 +48,7 @@ async function refundRun(queue?: string) {
       tools: [tool],
       ...(runner ? { attemptRunner: runner.attemptRunner } : {}),
     });
-    const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, result.runId);
     return { result, events, calls: queue ? workerCalls : model.calls, tool };
   } finally {
     stop.abort();

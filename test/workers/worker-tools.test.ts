@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createModel } from '../../src/llm/resolve-model.js';
-import type { WeftEvent } from '../../src/run/events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import type { Tool } from '../../src/tools/tool.js';
@@ -18,6 +17,7 @@ import { ORDERS_MODEL, orderRunFiles } from '../e2e/tool-cli-setup.js';
 import { ROOT } from '../e2e/weft-cli.js';
 import { orderPlan, useOrderServer } from '../run/tool-fixtures.js';
 import { startTestRedis } from './redis-server.js';
+import { runEvents } from '../../src/run/run-events.js';
 
 const redis = await startTestRedis();
 afterAll(() => redis.stop());
@@ -48,7 +48,7 @@ async function runOnQueue(queue: string, workerTools: readonly Tool[] | undefine
       tools: set.tools,
       attemptRunner: runner.attemptRunner,
     });
-    const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+    const events = await runEvents(store, result.runId);
     return { result, events };
   } finally {
     stop.abort();
@@ -156,7 +156,7 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
       expect(a.status).toBe('failed');
       expect(a.reason).toContain('tool call create_order (#1 of subtask a, attempt 1) may have run; not repeated');
       // The dead worker's journalled start reached the run's log with the second worker's result.
-      const events = (await store.events(result.runId)).map((stored) => stored.event as WeftEvent);
+      const events = await runEvents(store, result.runId);
       expect(events.filter((e) => e.type === 'tool-call' && e.name === 'create_order')).toHaveLength(1);
     } finally {
       first.kill('SIGKILL');
