@@ -2,7 +2,8 @@
  * Wraps a worker's model so every call of one job is recorded for the coordinator, numbered per (purpose, key,
  * attempt) exactly as the coordinator's metered model numbers them (the `sim:` model seeds on that number).
  */
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import { callModelName, callSequencer, recordedToolCalls, type RemoteCall } from '../runtime/metered-model.js';
 
 export interface RecordingOptions {
@@ -20,18 +21,15 @@ export function recordingModel(
   recording: RecordingOptions = {},
 ): ChatModel {
   const identify = callSequencer();
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       const { purpose, identity: numbered, tagged, key } = identify(call);
       const recorded = replay.get(key);
       if (recorded) return recorded;
       const identity = { purpose, ...numbered };
       const started = performance.now();
       try {
-        const result = await model.generate(tagged, signal);
+        const result = await next(tagged, signal);
         const recorded: RemoteCall = {
           ...identity,
           text: result.text,
@@ -56,5 +54,5 @@ export function recordingModel(
         throw error;
       }
     },
-  };
+  });
 }
