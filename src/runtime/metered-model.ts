@@ -7,6 +7,7 @@
 import type { CallTag, ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec, requestedModelName } from '../llm/model-spec.js';
 import { type ChatSpan, startChatSpan, telemetryProvider } from '../llm/telemetry.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import { budgetGate, type Budget, type BudgetGate, type Meter } from './budget.js';
 import type { MeterEmit } from './meter-events.js';
 
@@ -164,11 +165,8 @@ export function meteredModel(
 ): ChatModel {
   const { meter } = options;
   const identify = callSequencer();
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       const { purpose, identity, tagged, key } = identify(call);
       const recorded = options.replay?.get(key);
       if (recorded) return recorded;
@@ -187,7 +185,7 @@ export function meteredModel(
         ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),
       });
       try {
-        const result = await span.run(() => model.generate(tagged, signal));
+        const result = await span.run(() => next(tagged, signal));
         const costUsd = options.costOf(result, model.id);
         span.succeed(result, costUsd, callModelName(model.id, result.model));
         meter.inputTokens += result.usage.inputTokens;
@@ -224,5 +222,5 @@ export function meteredModel(
         throw error;
       }
     },
-  };
+  });
 }
