@@ -6,6 +6,7 @@
 import type { ChatModel, ChatResult } from './chat-model.js';
 import { redactModelSpec, requestedModelName } from './model-spec.js';
 import { startChatSpan, telemetryProvider } from './telemetry.js';
+import { wrapModel } from './wrap-model.js';
 
 export interface TracedModelOptions {
   /** USD for one call's usage (`weft.cost_usd`); not recorded when not given. */
@@ -17,11 +18,8 @@ export interface TracedModelOptions {
 export function tracedModel(model: ChatModel, options: TracedModelOptions = {}): ChatModel {
   // The name the provider is asked for; a spec without one (`sim:…`) by its provider, never its options or key.
   const name = requestedModelName(model.id) ?? telemetryProvider(model.id);
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call, signal) {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       const span = startChatSpan({
         model: name,
         provider: telemetryProvider(model.id),
@@ -35,7 +33,7 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
         ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),
       });
       try {
-        const result = await span.run(() => model.generate(call, signal));
+        const result = await span.run(() => next(call, signal));
         span.succeed(
           result,
           options.costOf?.(result, model.id),
@@ -47,5 +45,5 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
         throw error;
       }
     },
-  };
+  });
 }
