@@ -4,6 +4,7 @@
  * A limit the caller set on the call itself wins.
  */
 import type { CallTag, ChatModel } from './chat-model.js';
+import { wrapModel } from './wrap-model.js';
 
 export type CallPurpose = CallTag['purpose'];
 
@@ -47,13 +48,10 @@ export function outputTokenLimits(setting: OutputTokenSetting | undefined): Outp
 }
 
 export function withOutputLimit(model: ChatModel, limits: OutputTokenLimits = DEFAULT_MAX_OUTPUT_TOKENS): ChatModel {
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    generate(call, signal) {
-      if (call.maxTokens !== undefined) return model.generate(call, signal);
-      return model.generate({ ...call, maxTokens: limits[call.tag?.purpose ?? 'other'] }, signal);
+  return wrapModel(model, {
+    transformCall(call) {
+      if (call.maxTokens !== undefined) return call;
+      return { ...call, maxTokens: limits[call.tag?.purpose ?? 'other'] };
     },
-  };
+  });
 }
