@@ -5,6 +5,7 @@
 import PQueue from 'p-queue';
 import { WeftError, isAbortError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
+import { wrapModel } from './wrap-model.js';
 import { abortErrorOf } from './timeout.js';
 
 export interface Limiter {
@@ -48,12 +49,9 @@ export function createLimiter(concurrency: number): Limiter {
 /** At most `limit` calls of this model at once; pass a `Limiter` to share one between models. */
 export function withConcurrency(model: ChatModel, limit: number | Limiter): ChatModel {
   const limiter = typeof limit === 'number' ? createLimiter(limit) : limit;
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    generate(call, signal) {
-      return limiter.run(() => model.generate(call, signal), signal);
+  return wrapModel(model, {
+    wrapGenerate({ call, signal, next }) {
+      return limiter.run(() => next(call, signal), signal);
     },
-  };
+  });
 }
