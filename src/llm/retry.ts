@@ -8,6 +8,7 @@
 import { WeftError, isAbortError, isWeftError, rewordError, type WeftErrorCode } from '../errors.js';
 import type { ChatCall, ChatModel } from './chat-model.js';
 import { abortErrorOf, sleep as abortableSleep } from './timeout.js';
+import { wrapModel } from './wrap-model.js';
 
 export interface RetryInfo {
   /** The attempt that failed, from 1. */
@@ -65,15 +66,12 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
   checkNonNegative('maxDelayMs', maxDelayMs);
   const wait = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call, signal) {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       for (let attempt = 1; ; attempt++) {
         if (signal?.aborted) throw abortErrorOf(signal);
         try {
-          return await model.generate(attempt === 1 ? call : retryOf(call, attempt - 1), signal);
+          return await next(attempt === 1 ? call : retryOf(call, attempt - 1), signal);
         } catch (error) {
           if (signal?.aborted) throw isAbortError(error) ? error : abortErrorOf(signal);
           if (!shouldRetry(error, signal)) throw error;
@@ -84,7 +82,7 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
         }
       }
     },
-  };
+  });
 }
 
 function retryOf(call: ChatCall, retry: number): ChatCall {
