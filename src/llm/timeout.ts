@@ -4,6 +4,7 @@
  */
 import { WeftError, isAbortError } from '../errors.js';
 import type { ChatModel } from './chat-model.js';
+import { wrapModel } from './wrap-model.js';
 
 /** The error to throw for an aborted signal: its reason when that is an abort error, else `ABORTED`. */
 export function abortErrorOf(signal: AbortSignal): Error {
@@ -56,11 +57,8 @@ export function withTimeout(model: ChatModel, ms: number): ChatModel {
       location: { field: 'timeoutMs' },
     });
   }
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call, signal) {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       throwIfAborted(signal);
       const controller = new AbortController();
       const timeoutError = new WeftError('TIMEOUT', `The model call took longer than ${ms} ms`, { retryable: true });
@@ -80,7 +78,7 @@ export function withTimeout(model: ChatModel, ms: number): ChatModel {
       }, ms);
       signal?.addEventListener('abort', onCallerAbort, { once: true });
       try {
-        return await Promise.race([model.generate(call, controller.signal), early]);
+        return await Promise.race([next(call, controller.signal), early]);
       } catch (error) {
         if (signal?.aborted) throw abortErrorOf(signal);
         if (timedOut) throw timeoutError;
@@ -90,5 +88,5 @@ export function withTimeout(model: ChatModel, ms: number): ChatModel {
         signal?.removeEventListener('abort', onCallerAbort);
       }
     },
-  };
+  });
 }
