@@ -21,6 +21,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { WeftError, isWeftError } from '../errors.js';
 import type { Role } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import { executePrompt } from '../plan/prompts.js';
 import { buildTeam } from './build-team.js';
 import { loadTeamFile } from './parse-team-file.js';
@@ -113,20 +114,17 @@ export function teamScopedModel(
   attempt: number,
   onResult?: (result: ChatResult) => void,
 ): ChatModel {
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call, signal) {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       const tag = call.tag ?? { purpose: 'other' as const };
-      const result = await model.generate(
+      const result = await next(
         { ...call, tag: { ...tag, key: `${subtaskId}/team/${tag.key ?? tag.purpose}`, attempt } },
         signal,
       );
       onResult?.(result);
       return result;
     },
-  };
+  });
 }
 
 export function createTeamAttemptRunner(context: TeamAttemptContext): TeamAttemptRunner {
