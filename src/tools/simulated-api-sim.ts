@@ -11,7 +11,8 @@
  * It lives beside the simulated tool, not in src/llm, as the distillation sim lives beside distillation: it knows
  * this tool's prompt, which the model layer has no business knowing. Every other call goes to the model it wraps.
  */
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatCall, ChatModel } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import { readDialogBlock } from '../llm/dialog-prompt-tags.js';
 import { integerSample, pick, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { parseSimOptions } from '../llm/sim-options.js';
@@ -27,17 +28,14 @@ const TAGS = SIMULATED_API_TAGS;
 export function withApiSim(model: ChatModel): ChatModel {
   if (model.kind !== 'sim') return model;
   const { seed } = parseSimOptions(model.id);
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      if (call.tag?.purpose !== 'simulate-api') return model.generate(call, signal);
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
+      if (call.tag?.purpose !== 'simulate-api') return next(call, signal);
       signal?.throwIfAborted();
       const text = JSON.stringify(simApiReply(call, seed));
       return { text, usage: estimateUsage(call, text), model: model.id };
     },
-  };
+  });
 }
 
 /** The sim's answer to one simulated call. */
