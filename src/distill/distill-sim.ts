@@ -10,7 +10,8 @@
  * `reference=FILE` option (`weft solve --model sim:reference=w.json`). Without one, a solve or distill call gets a
  * plain answer that says so. Replies are labelled simulated by the model's kind, as every sim reply is.
  */
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import { parseSimOptions, type SimOptions } from '../llm/sim-options.js';
 import { estimateUsage } from '../llm/token-estimate.js';
 import type { ExecutableWorkflow } from './workflow.js';
@@ -27,13 +28,10 @@ import { simSummarizeReply } from './sim-summarize.js';
 export function withDistillSim(model: ChatModel, reference: ExecutableWorkflow | undefined): ChatModel {
   if (model.kind !== 'sim') return model;
   const options: SimOptions = parseSimOptions(model.id);
-  return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+  return wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
       const purpose = call.tag?.purpose;
-      if (purpose !== 'solve' && purpose !== 'distill') return model.generate(call, signal);
+      if (purpose !== 'solve' && purpose !== 'distill') return next(call, signal);
       signal?.throwIfAborted();
       const reply =
         reference === undefined
@@ -50,5 +48,5 @@ export function withDistillSim(model: ChatModel, reference: ExecutableWorkflow |
         model: model.id,
       };
     },
-  };
+  });
 }
