@@ -8,7 +8,8 @@
  * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
  * starts in its place; on abort the tasks that finished make a partial report.
  */
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatModel, ChatResult } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { hashString } from '../llm/seeded-random.js';
@@ -361,12 +362,9 @@ export function countingModel(
   let usage: StageUsage = NO_USAGE;
   return {
     usage: () => usage,
-    model: {
-      id: model.id,
-      kind: model.kind,
-      ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-      async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-        const result = await model.generate(call, signal);
+    model: wrapModel(model, {
+      async wrapGenerate({ call, signal, next }) {
+        const result = await next(call, signal);
         usage = {
           calls: usage.calls + 1,
           inputTokens: usage.inputTokens + result.usage.inputTokens,
@@ -375,6 +373,6 @@ export function countingModel(
         };
         return result;
       },
-    },
+    }),
   };
 }
