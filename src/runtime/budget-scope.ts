@@ -5,9 +5,10 @@
  * signal aborts the calls in flight, and a call cut short by it fails with the budget's error, not as a cancel.
  */
 import { WeftError } from '../errors.js';
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { costOf as priceOf } from '../llm/pricing.js';
 import { anySignal } from '../llm/timeout.js';
+import { wrapModel } from '../llm/wrap-model.js';
 import {
   budgetGate,
   createMeter,
@@ -168,20 +169,17 @@ export function createBudgetScope(options: BudgetScopeOptions): BudgetScope {
           },
         },
       );
-      return {
-        id: model.id,
-        kind: model.kind,
-        ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
-        async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+      return wrapModel(inner, {
+        async wrapGenerate({ call, signal, next }) {
           try {
-            return await inner.generate(call, anySignal(signal, deadline.signal));
+            return await next(call, anySignal(signal, deadline.signal));
           } catch (caught) {
             // Cut short by the deadline (not by the caller's own cancel): the budget's error, not an abort.
             const spentError = signal?.aborted ? undefined : deadline.reason() !== undefined ? error() : undefined;
             throw spentError ?? caught;
           }
         },
-      };
+      });
     },
     charge(used) {
       meter.calls += used.calls;
