@@ -17,10 +17,11 @@
  * per tool with that tool's argument schema); servers without a grammar ignore it.
  */
 import { z } from 'zod';
-import type { ChatCall, ChatModel, ChatResult, ToolCallRequest, ToolDeclaration } from './chat-model.js';
+import type { ChatCall, ChatModel, ToolCallRequest, ToolDeclaration } from './chat-model.js';
 import { DEFAULT_MAX_REPAIRS, generateStructured } from './structured-output.js';
 import { renderToolMessages } from './render-tool-messages.js';
 import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
+import { wrapModel } from './wrap-model.js';
 
 export interface PromptedToolsOptions {
   /** Re-prompts after a reply that is not a valid tool call or answer (default 2, so at most 3 calls). */
@@ -38,22 +39,20 @@ export type PromptedReply =
  */
 export function withPromptedTools(model: ChatModel, options: PromptedToolsOptions = {}): ChatModel {
   const maxRepairs = options.maxRepairs ?? DEFAULT_MAX_REPAIRS;
-  return {
-    id: model.id,
-    kind: model.kind,
+  return wrapModel(model, {
     toolCalling: 'prompted',
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
+    async wrapGenerate({ call, signal, next }) {
       const tools = call.toolChoice === 'none' ? [] : (call.tools ?? []);
       const { tools: _tools, toolChoice: _choice, ...rest } = call;
       const hasToolMessages = call.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls));
-      if (tools.length === 0 && !hasToolMessages) return model.generate(rest, signal);
+      if (tools.length === 0 && !hasToolMessages) return next(rest, signal);
 
       const required = call.toolChoice === 'required';
       const inner: ChatCall = {
         ...rest,
         messages: renderToolMessages(call.messages, tools.length > 0 ? required : undefined),
       };
-      if (tools.length === 0) return model.generate(inner, signal);
+      if (tools.length === 0) return next(inner, signal);
 
       const structured = await generateStructured(
         model,
@@ -77,7 +76,7 @@ export function withPromptedTools(model: ChatModel, options: PromptedToolsOption
       };
       return { text: '', toolCalls: [toolCall], ...base };
     },
-  };
+  });
 }
 
 /** The system prompt's part that offers the tools and fixes the answer format. */
