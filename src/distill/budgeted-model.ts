@@ -4,7 +4,8 @@
  * comes out of `runToolLoop` or `generateStructured`. So `maxSteps` is an exact deadline, and no call is spent after
  * an accepted `finish`.
  */
-import type { ChatCall, ChatModel, ChatResult } from '../llm/chat-model.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { wrapModel } from '../llm/wrap-model.js';
 
 export class StopLoop extends Error {
   constructor(readonly reason: 'deadline' | 'finished') {
@@ -22,10 +23,20 @@ export function budgetedModel(model: ChatModel, maxCalls: number, stopped: () =>
   let calls = 0;
   let inputTokens = 0;
   let outputTokens = 0;
+  const counted = wrapModel(model, {
+    async wrapGenerate({ call, signal, next }) {
+      if (stopped()) throw new StopLoop('finished');
+      if (calls >= maxCalls) throw new StopLoop('deadline');
+      calls++;
+      const result = await next(call, signal);
+      inputTokens += result.usage.inputTokens;
+      outputTokens += result.usage.outputTokens;
+      return result;
+    },
+  });
+  // The wrapped model's generate does not use `this`, so spreading it keeps it working.
   return {
-    id: model.id,
-    kind: model.kind,
-    ...(model.toolCalling ? { toolCalling: model.toolCalling } : {}),
+    ...counted,
     get calls() {
       return calls;
     },
@@ -34,15 +45,6 @@ export function budgetedModel(model: ChatModel, maxCalls: number, stopped: () =>
     },
     get outputTokens() {
       return outputTokens;
-    },
-    async generate(call: ChatCall, signal?: AbortSignal): Promise<ChatResult> {
-      if (stopped()) throw new StopLoop('finished');
-      if (calls >= maxCalls) throw new StopLoop('deadline');
-      calls++;
-      const result = await model.generate(call, signal);
-      inputTokens += result.usage.inputTokens;
-      outputTokens += result.usage.outputTokens;
-      return result;
     },
   };
 }
