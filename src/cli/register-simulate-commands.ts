@@ -4,17 +4,11 @@
  */
 import type { Command } from 'commander';
 import { addBudgetOptions } from './budget-options.js';
+import type { CommandContext } from './command-context.js';
 import type { DialogEvalFlags } from './dialog-eval-command.js';
-import type { Output } from './output.js';
 import type { SimulateFlags } from './simulate-command.js';
 
-export interface SimulateCommandContext {
-  readonly output: Output;
-  readonly signal: AbortSignal;
-  readonly setExit: (code: number) => void;
-}
-
-export function registerSimulateCommands(program: Command, context: SimulateCommandContext): void {
+export function registerSimulateCommands(program: Command, context: CommandContext): void {
   const { output, signal, setExit } = context;
   const modelHelp = 'e.g. openai:gpt-4o-mini, ollama:llama3.1, sim:seed=7';
   addBudgetOptions(program.command('simulate'))

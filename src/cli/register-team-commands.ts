@@ -4,17 +4,11 @@
  */
 import type { Command } from 'commander';
 import { WeftError } from '../errors.js';
-import type { Output } from './output.js';
+import type { CommandContext } from './command-context.js';
 import type { TeamFlags } from './team-command-support.js';
 import type { TeamEvalFlags } from './team-eval-command.js';
 import type { TeamOptimizeFlags } from './team-optimize-command.js';
 import type { TeamReplayFlags } from './team-replay-command.js';
-
-export interface TeamCommandContext {
-  readonly output: Output;
-  readonly signal: AbortSignal;
-  readonly setExit: (code: number) => void;
-}
 
 /**
  * Options given to `team` before a subcommand's name belong to `team` and would be ignored by the subcommand:
@@ -43,7 +37,7 @@ export function rejectParentOptions(command: Command): void {
  * options therefore go after the subcommand's name (`weft team optimize --team pool.yaml`), and the root
  * program's own options (only --help and --version) before any command name.
  */
-export function registerTeamCommands(program: Command, context: TeamCommandContext): void {
+export function registerTeamCommands(program: Command, context: CommandContext): void {
   const { output, signal, setExit } = context;
   program.enablePositionalOptions();
   const common = (command: Command): Command =>
