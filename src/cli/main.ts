@@ -9,15 +9,15 @@ import { tolerateClosedPipe } from './closed-pipe.js';
 import type { CommandContext } from './command-context.js';
 import { normalizeOtelFlag, startCliTelemetry, type StopCliTelemetry } from './otel.js';
 import { createOutput, type Output, type Streams } from './output.js';
-import { registerDialogCommands } from './register-dialog-commands.js';
-import { registerDistillCommands } from './register-distill-commands.js';
-import { registerEvalCommands } from './register-eval-commands.js';
-import { registerMcpCommand } from './register-mcp-command.js';
-import { registerRunCommands } from './register-run-commands.js';
-import { registerSimulateCommands } from './register-simulate-commands.js';
-import { registerStoreCommands } from './register-store-commands.js';
-import { registerTeamCommands } from './register-team-commands.js';
-import { registerToolsCommands } from './register-tools-commands.js';
+import { registerDialogCommands } from './dialog/register-dialog-commands.js';
+import { registerDistillCommands } from './distill/register-distill-commands.js';
+import { registerEvalCommands } from './eval/register-eval-commands.js';
+import { registerMcpCommand } from './mcp/register-mcp-command.js';
+import { registerRunCommands } from './run/register-run-commands.js';
+import { registerSimulateCommands } from './dialog/register-simulate-commands.js';
+import { registerStoreCommands } from './run/register-store-commands.js';
+import { registerTeamCommands } from './team/register-team-commands.js';
+import { registerToolsCommands } from './tools/register-tools-commands.js';
 
 export async function main(
   argv: readonly string[],
