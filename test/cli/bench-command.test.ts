@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { modelSlug, progressLine, progressReporter } from '../../src/cli/bench-command.js';
+import { modelSlug, progressLine, progressReporter } from '../../src/cli/eval/bench-command.js';
 import { GOLD_DIR as GOLD } from '../eval/gold-path.js';
 import { cli, tempHome } from './cli-harness.js';
 

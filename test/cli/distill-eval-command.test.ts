@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { distillEvalCommand } from '../../src/cli/distill-eval-command.js';
+import { distillEvalCommand } from '../../src/cli/distill/distill-eval-command.js';
 import type { Output } from '../../src/cli/output.js';
 import type { SuiteStagesFactory } from '../../src/distill/evaluate-suite.js';
 import { readTracesFile } from '../../src/distill/read-traces-file.js';

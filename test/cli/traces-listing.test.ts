@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TRACES_LIMIT } from '../../src/cli/solve-command.js';
+import { DEFAULT_TRACES_LIMIT } from '../../src/cli/distill/solve-command.js';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { newTraceId } from '../../src/store/traces.js';
 import { cli } from './cli-harness.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runJson } from '../../src/cli/run-command.js';
+import { runJson } from '../../src/cli/run/run-command.js';
 import type { Workflow } from '../../src/graph/workflow.js';
 import type { ChatCall, ChatModel } from '../../src/llm/chat-model.js';
 import { createModel } from '../../src/llm/resolve-model.js';
