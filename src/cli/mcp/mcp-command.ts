@@ -9,7 +9,7 @@ import { type CommonFlags, loadContext, loadModel, openStore } from '../context.
 import { createWeftMcpServer } from './mcp-server.js';
 import type { Output } from '../output.js';
 
-const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
 export async function mcpCommand(flags: CommonFlags, output: Output, signal: AbortSignal): Promise<number> {
   const context = await loadContext(flags);
