@@ -25,7 +25,7 @@ import {
 } from './dialog-command-support.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { budgetErrorJson, budgetStopError } from '../budget-stop.js';
+import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team-command-support.js';
 
@@ -109,13 +109,7 @@ export async function dialogEvalCommand(
       output.log(
         `eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} moves that finished`,
       );
-    const budgetError = budgetStopError(report.budget?.stopped);
-    if (budgetError && report.budget?.stopped) {
-      const { finished, of, unfinished } = report.budget.stopped;
-      output.log(
-        `eval stopped by the budget: the report covers the ${finished} of ${of} moves that finished${unfinished.length > 0 ? `; cut short: ${unfinished.join(', ')}` : ''}`,
-      );
-    }
+    const budgetError = reportBudgetStop(report.budget, output, 'eval', 'moves');
     if (output.json)
       output.document({
         procedure: procedure.pdl.name,

@@ -30,7 +30,7 @@ import {
 } from './dialog-command-support.js';
 import { choiceFlag, integerFlag, numberFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { budgetErrorJson, budgetStopError } from '../budget-stop.js';
+import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team-command-support.js';
 
@@ -156,13 +156,7 @@ export async function simulateCommand(
       output.log(
         `simulate cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} sessions that finished`,
       );
-    const budgetError = budgetStopError(report.budget?.stopped);
-    if (budgetError && report.budget?.stopped) {
-      const { finished, of, unfinished } = report.budget.stopped;
-      output.log(
-        `simulate stopped by the budget: the report covers the ${finished} of ${of} sessions that finished${unfinished.length > 0 ? `; cut short: ${unfinished.join(', ')}` : ''}`,
-      );
-    }
+    const budgetError = reportBudgetStop(report.budget, output, 'simulate', 'sessions');
     if (output.json)
       output.document({
         procedure: procedure.pdl.name,
