@@ -12,8 +12,13 @@ afterEach(() => {
 /** The deadline's timer is faked, so it fires exactly when the test says: once the calls are in flight. */
 const WALL_MS = 60_000;
 
+/**
+ * Waits for the run to reach `condition`, an event-loop turn at a time. The run's file and store work goes through
+ * the thread pool, which on a loaded machine can take far more than 10,000 turns (CI failed so once): the bound is
+ * there only so that a run that never gets there fails the test instead of hanging it.
+ */
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 2_000_000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
   expect(condition()).toBe(true);
 }
 
