@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // What `import 'weft'` registers: the sim model's responders of the engines (test/sim-responders.setup.ts).
+    setupFiles: ['test/sim-responders.setup.ts'],
     // The long sweeps run with `npm run test:long` (vitest.long.config.ts).
     exclude: ['test/long/**', 'test/browser/**', '**/node_modules/**'],
     testTimeout: 30_000,

@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/long/**/*.test.ts', 'test/browser/**/*.test.ts'],
+    // What `import 'weft'` registers: the sim model's responders of the engines (test/sim-responders.setup.ts).
+    setupFiles: ['test/sim-responders.setup.ts'],
     testTimeout: 600_000,
     maxWorkers: 2,
   },

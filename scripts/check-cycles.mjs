@@ -58,6 +58,8 @@ const LEAVES = ['text'];
 const ALLOWED = {
   text: [],
   graph: [],
+  // The models layer names no engine: not by import (an engine's prompts and its `sim:` responders live with the
+  // engine, see the sim rule below), so run, plan, team, dialog, distill, eval, tools, workers, ui and cli are all out.
   llm: [],
   store: ['graph'],
   // The engines' shared runtime beneath them: metering, budgets and deadlines of model calls, the bounded map, the
@@ -125,6 +127,55 @@ for (const [file, targets] of graph) {
 for (const leaf of TOP_LEAVES) {
   for (const target of graph.get(leaf) ?? [])
     violations.push(`${relative(process.cwd(), leaf)} is a leaf and imports ${relative(process.cwd(), target)}`);
+}
+// The `sim:` model in src/llm keeps only the seeded mechanics (latency, faults, clock, tool calls, the responder
+// registry); what it answers to an engine's call is that engine's responder, next to the engine's prompts. So a
+// src/llm/sim-*.ts file must be one of the generic ones, and none of them may name an engine's purpose in code.
+const GENERIC_SIM_FILES = new Set([
+  'sim-model.ts',
+  'sim-options.ts',
+  'sim-responders.ts',
+  'sim-call-text.ts',
+  'sim-bad-json.ts',
+  'sim-answer-key.ts',
+  'sim-tool-args.ts',
+]);
+const ENGINE_PURPOSES = new Set([
+  'plan',
+  'execute',
+  'verify',
+  'update',
+  'rank',
+  'answer',
+  'worfbench',
+  'converse',
+  'simulate-user',
+  'judge',
+  'solve',
+  'distill',
+  'simulate-api',
+]);
+for (const file of files) {
+  const rel = relative(root, file).split(/[\\/]/);
+  if (rel.length !== 2 || rel[0] !== 'llm' || !rel[1].startsWith('sim-')) continue;
+  const where = relative(process.cwd(), file);
+  if (!GENERIC_SIM_FILES.has(rel[1])) {
+    violations.push(
+      `${where}: src/llm holds only the sim model's generic parts (${[...GENERIC_SIM_FILES].join(', ')}); an engine's sim responder lives with the engine and registers through src/sim-responders.ts`,
+    );
+    continue;
+  }
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const literals = [];
+  const walk = (node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) literals.push(node.text);
+    ts.forEachChild(node, walk);
+  };
+  walk(source);
+  for (const text of literals.filter((literal) => ENGINE_PURPOSES.has(literal)))
+    violations.push(
+      `${where} names the engine purpose '${text}': what the sim answers to it belongs in that engine's responder`,
+    );
 }
 for (const violation of violations) console.error(`layering: ${violation}`);
 

@@ -15,6 +15,7 @@ export type {
   ToolDeclaration,
   Usage,
 } from './llm/chat-model.js';
+export { CALL_PURPOSES, type KnownCallPurpose } from './llm/chat-model.js';
 export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
 export {
   MODEL_PROVIDERS,

@@ -29,7 +29,16 @@ export {
 } from './llm/scripted-model.js';
 export { withPromptedTools, type PromptedToolsOptions } from './llm/prompted-tools.js';
 export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
-export { SIM_RIGHT_ANSWER } from './llm/sim-team.js';
+// What the sim model answers, per call purpose: each engine's responders, registered on import (sim-responders.ts).
+export {
+  registerSimResponder,
+  simResponderPurposes,
+  type SimCallContext,
+  type SimReply,
+  type SimResponder,
+} from './llm/sim-responders.js';
+export { BUILTIN_SIM_RESPONDERS, registerBuiltinSimResponders } from './sim-responders.js';
+export { SIM_RIGHT_ANSWER } from './team/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type CallPurpose, type OutputTokenSetting } from './llm/output-limit.js';
 export { generateStructured } from './llm/structured-output.js';
 // Tracing (OpenTelemetry): spans go to whatever SDK is registered; startTelemetry registers one exporting over OTLP.

@@ -51,3 +51,38 @@ describe('check-cycles: the CLI is a client of the public API', () => {
     expect(stderr).toContain('src/cli may import from src/ only src/index.ts (the public API)');
   });
 });
+
+describe('check-cycles: the models layer knows no engine', () => {
+  const models = {
+    'llm/chat-model.ts': 'export const x = 1;\n',
+    'llm/sim-model.ts': "export const fallback = 'other';\n",
+    'run/run-task.ts': 'export const runTask = 1;\n',
+  };
+
+  it('accepts the generic sim files when they name no engine purpose', () => {
+    expect(check(tree(models))).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('refuses llm/ importing an engine', () => {
+    const { code, stderr } = check(
+      tree({ ...models, 'llm/sim-model.ts': "import { runTask } from '../run/run-task.js';\n" }),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('sim-model.ts (llm) imports');
+  });
+
+  it('refuses an engine-specific sim file in llm/, naming where responders belong', () => {
+    const { code, stderr } = check(tree({ ...models, 'llm/sim-team.ts': 'export const team = 1;\n' }));
+    expect(code).toBe(1);
+    expect(stderr).toContain("sim-team.ts: src/llm holds only the sim model's generic parts");
+    expect(stderr).toContain('src/sim-responders.ts');
+  });
+
+  it("refuses a generic sim file that switches on an engine's purpose", () => {
+    const { code, stderr } = check(
+      tree({ ...models, 'llm/sim-model.ts': "export const reply = (p: string) => (p === 'plan' ? '{}' : '');\n" }),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain("sim-model.ts names the engine purpose 'plan'");
+  });
+});

@@ -7,10 +7,10 @@ import {
   type DialogOowSpec,
   type DialogProfileSpec,
   dialogBlock,
-} from '../../src/llm/dialog-prompt-tags.js';
-import { readDetailPairs, formatDetail } from '../../src/llm/sim-details.js';
+} from '../../src/dialog/dialog-prompt-tags.js';
+import { readDetailPairs, formatDetail } from '../../src/dialog/sim-details.js';
 import { simModel, type SimModel } from '../../src/llm/sim-model.js';
-import { changedValue } from '../../src/llm/sim-user.js';
+import { changedValue } from '../../src/dialog/sim-user.js';
 
 // An order return: identify the customer, look the order up, then return it.
 const APIS: DialogApiSpec[] = [

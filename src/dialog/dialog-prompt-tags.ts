@@ -1,7 +1,8 @@
 /**
  * What the prompts of conversational procedures (src/dialog) put inside tagged blocks, so that the `sim:`
  * model can play the bot, the simulated user and the judge offline (sim-dialog.ts) from the same prompt a real
- * model reads. The dialog layer writes these blocks; the sim parses them. Each block is `<name>` + JSON + `</name>`.
+ * model reads. The dialog layer writes these blocks; the sim parses them. Each block is `<name>` + JSON + `</name>`
+ * (src/text/json-block.ts, under the names `dialogBlock` and `readDialogBlock` here).
  *
  * - purpose `converse` (the bot): the system prompt has `<apis>` (DialogApiSpec[]); the APIs themselves are the
  *   call's `tools`; users' messages carry the details the bot needs.
@@ -14,6 +15,8 @@
  * - purpose `judge`, turn level: `<reference>` and `<prediction>` (DialogMoveSpec each); the reply is JSON
  *   `{ "consistent": bool, "reason": "..." }`.
  */
+
+export { jsonBlock as dialogBlock, readJsonBlock as readDialogBlock } from '../text/json-block.js';
 
 export const DIALOG_TAGS = {
   apis: 'apis',
@@ -84,25 +87,3 @@ export interface DialogApiCallSpec {
 export type DialogMoveSpec =
   | { readonly kind: 'tool'; readonly name: string; readonly args: unknown }
   | { readonly kind: 'reply'; readonly text: string };
-
-/**
- * `<name>JSON</name>`, with every `<` inside the JSON written `\u003c` (the same string once parsed), so a value —
- * a user's message, a bot's reply — can neither close the block early nor open a look-alike block after it.
- */
-export function dialogBlock(name: string, value: unknown): string {
-  return `<${name}>\n${JSON.stringify(value, null, 1).replaceAll('<', '\\u003c')}\n</${name}>`;
-}
-
-/** The JSON of the last `<name>` block in a text, or undefined when there is none or it does not parse. */
-export function readDialogBlock(text: string, name: string): unknown {
-  const open = `<${name}>`;
-  const start = text.lastIndexOf(open);
-  if (start < 0) return undefined;
-  const end = text.indexOf(`</${name}>`, start + open.length);
-  if (end < 0) return undefined;
-  try {
-    return JSON.parse(text.slice(start + open.length, end));
-  } catch {
-    return undefined;
-  }
-}

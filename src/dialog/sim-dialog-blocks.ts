@@ -3,7 +3,7 @@
  * fit are left out, missing lists are empty) but never trusting a shape, so a block a prompt got wrong gives
  * `undefined` and the sim answers plainly instead of throwing.
  */
-import type { ChatCall } from './chat-model.js';
+import type { ChatCall } from '../llm/chat-model.js';
 import {
   type DialogApiCallSpec,
   type DialogApiSpec,

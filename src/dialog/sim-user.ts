@@ -13,9 +13,9 @@
  *   mentions, as `name: value` pairs; all of them when it mentions none. A value it changed in an earlier
  *   message stays changed.
  */
-import type { ChatMessage } from './chat-model.js';
+import type { ChatMessage } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, type DialogOowSpec, type DialogProfileSpec } from './dialog-prompt-tags.js';
-import { pick, type RandomSource } from './seeded-random.js';
+import { pick, type RandomSource } from '../llm/seeded-random.js';
 import { asksForSomething, formatDetail, readDetailPairs, saysCannotHelp } from './sim-details.js';
 
 export interface SimUserStreams {

@@ -9,11 +9,12 @@
  * Seeding: the bot's and user's draws come from `(seed, purpose, tag.key, tag.attempt, the number of messages, the
  * decision)`, so the same conversation gets the same move after a resume, and a retry after a controller's
  * rejection (another attempt) draws anew; the dialog layer should make the key the session id and turn. The
- * judge's from `(seed, judge, key, attempt, the blocks' content)` (sim-judge.ts).
+ * judge's from `(seed, judge, key, attempt, the blocks' content)` (sim-judge.ts). The three answer tools themselves
+ * (the bot's calls follow the procedure, not `toolcalls`); `badjson` cuts a judge's JSON reply inside its first key.
  */
-import type { ChatCall, ToolCallRequest } from './chat-model.js';
+import type { ChatCall, ToolCallRequest } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, DIALOG_TAGS } from './dialog-prompt-tags.js';
-import { hashString, randomFrom, type RandomSource } from './seeded-random.js';
+import { hashString, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { simBotMove } from './sim-bot.js';
 import {
   promptBlock,
@@ -25,16 +26,32 @@ import {
   readProfile,
   systemBlock,
 } from './sim-dialog-blocks.js';
-import type { SimOptions } from './sim-options.js';
+import type { SimOptions } from '../llm/sim-options.js';
+import { simMaybeBadJson } from '../llm/sim-bad-json.js';
+import type { SimResponder } from '../llm/sim-responders.js';
 import { simSessionVerdict, simTurnVerdict, type JudgeStreams } from './sim-judge.js';
 import { simUserReply } from './sim-user.js';
-import { nextToolCallNumber, toolCallId } from './tool-call-ids.js';
+import { nextToolCallNumber, toolCallId } from '../llm/tool-call-ids.js';
 
 export type SimDialogPurpose = 'converse' | 'simulate-user' | 'judge';
 
-export function isSimDialogPurpose(purpose: string): purpose is SimDialogPurpose {
-  return purpose === 'converse' || purpose === 'simulate-user' || purpose === 'judge';
+function dialogResponder(purpose: SimDialogPurpose): SimResponder {
+  return {
+    answersTools: true,
+    respond: (context) => {
+      const reply = simDialogReply(purpose, context.call, context.options);
+      if (reply.toolCalls !== undefined) return reply;
+      return purpose === 'judge' ? simMaybeBadJson(reply.text, context) : reply.text;
+    },
+  };
 }
+
+/** The conversation simulator's responders by purpose (src/sim-responders.ts registers them). */
+export const dialogSimResponders: Readonly<Record<string, SimResponder>> = Object.freeze({
+  converse: dialogResponder('converse'),
+  'simulate-user': dialogResponder('simulate-user'),
+  judge: dialogResponder('judge'),
+});
 
 export interface SimDialogReply {
   readonly text: string;

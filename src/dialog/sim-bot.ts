@@ -21,12 +21,12 @@
  */
 import { judgeCondition } from '../text/result-condition.js';
 import { canonicalJson } from '../text/canonical-json.js';
-import type { ChatMessage, ToolDeclaration } from './chat-model.js';
+import type { ChatMessage, ToolDeclaration } from '../llm/chat-model.js';
 import type { DialogApiSpec } from './dialog-prompt-tags.js';
-import { bernoulli, pick, type RandomSource } from './seeded-random.js';
+import { bernoulli, pick, type RandomSource } from '../llm/seeded-random.js';
 import { isRecord } from './sim-dialog-blocks.js';
 import { asksForSomething, coerceToSchema, formatDetail, listWords, readDetailPairs } from './sim-details.js';
-import { simToolArgs } from './sim-tool-args.js';
+import { simToolArgs } from '../llm/sim-tool-args.js';
 
 /** One move of a dialog role: a reply, or (the bot) a tool call with an empty reply. */
 export interface SimDialogMove {

@@ -18,7 +18,7 @@
  */
 import { canonicalJson } from '../text/canonical-json.js';
 import type { DialogApiCallSpec, DialogGoalSpec, DialogMoveSpec } from './dialog-prompt-tags.js';
-import { bernoulli, type RandomSource } from './seeded-random.js';
+import { bernoulli, type RandomSource } from '../llm/seeded-random.js';
 
 /** The noise draws for a verdict about `content` (the blocks, canonical JSON): one source per goal index. */
 export type JudgeStreams = (content: string) => (index: number) => RandomSource;

@@ -3,7 +3,7 @@
  * the peers it was shown ('answer'), and a ranker's listwise order of the agents ('rank').
  *
  * The sim knows no truth of its own: the right answer is the literal `correct` (datasets for sim benchmarks use
- * it), unless an answer key (`answers=`, sim-answer-key.ts) gives the question's gold answer; wrong answers are
+ * it), unless an answer key (`answers=`, src/llm/sim-answer-key.ts) gives the question's gold answer; wrong answers are
  * `wrong-1` … `wrong-3`. Skill is one number, `accuracy`:
  * - an agent's own answer is right with probability `accuracy`;
  * - a wrong agent that sees peers follows their majority with probability `follow` (so consensus can form,
@@ -17,9 +17,9 @@
  *
  * The prompts are read in the layout src/team/team-prompts.ts documents (peers as `Response k:` blocks with an
  * `Answer:` line; the ranker's anonymous `Solution k:` blocks). Pure: the random sources are passed in, so
- * sim-model.ts keeps its determinism per tag.
+ * the sim model keeps its determinism per tag.
  */
-import { bernoulli, integerSample, pick, shuffled, type RandomSource } from './seeded-random.js';
+import { bernoulli, integerSample, pick, shuffled, type RandomSource } from '../llm/seeded-random.js';
 
 export const SIM_RIGHT_ANSWER = 'correct';
 export const SIM_WRONG_ANSWERS = ['wrong-1', 'wrong-2', 'wrong-3'] as const;

@@ -3,7 +3,7 @@ import type { ChatCall } from '../../src/llm/chat-model.js';
 import { mulberry32 } from '../../src/llm/seeded-random.js';
 import { simModel } from '../../src/llm/sim-model.js';
 import { parseSimOptions } from '../../src/llm/sim-options.js';
-import { majorityAnswer, readTeamPrompt, simRanking, simTeamAnswer } from '../../src/llm/sim-team.js';
+import { majorityAnswer, readTeamPrompt, simRanking, simTeamAnswer } from '../../src/team/sim-team.js';
 import { createLlmAgent, readAgentReply } from '../../src/team/llm-agent.js';
 import { parseRanking } from '../../src/team/llm-ranker.js';
 import type { AgentInput, PeerResponse, TeamQuery } from '../../src/team/team.js';
