@@ -193,7 +193,7 @@ export function runSettings(
 }
 
 /**
- * The sim model knows no truths: its right answer is the literal `correct` (sim-team.ts). On items none of whose
+ * The sim model knows no truths: its right answer is the literal `correct` (src/team/sim-team.ts). On items none of whose
  * right answers is `correct`, a sim agent can never be right, so say so rather than let 0 % (or a ranking) look
  * like a result. For `optimize` without answers: sim importance follows the sim settings, not the questions.
  */
