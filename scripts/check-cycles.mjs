@@ -83,6 +83,9 @@ const ALLOWED = {
   // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
+  // The store conformance suites of `weft/test` check the stores' contracts: runs (store), team scores (team),
+  // sessions (dialog).
+  testing: ['graph', 'store', 'team', 'dialog'],
   // The dashboard (issue 15) reads what every engine records, and runs none of them.
   ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
