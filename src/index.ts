@@ -50,7 +50,7 @@ export type {
   WeftEvent,
   WeftEventType,
 } from './run/events.js';
-export { runEvents } from './run/run-events.js';
+export { runEventPage, runEvents } from './run/run-events.js';
 export { summarizeRun, type RetryFeedback, type RunSummary, type TaskSummary } from './run/run-summary.js';
 export { runResult, type RunResult } from './run/run-result.js';
 export { renderReport, type ReportInput } from './run/report.js';
@@ -122,6 +122,7 @@ export type { Pdl, PdlApi, PdlProblem, PdlSlot } from './dialog/pdl.js';
 export { loadPdlFile, parsePdl, type ParsedPdl, type ParsePdlOptions } from './dialog/parse-pdl.js';
 export { checkPdl, type CheckPdlOptions } from './dialog/check-pdl.js';
 export { sessionStoreOf, type SessionStore } from './dialog/session-store.js';
+export { readSessionEvents } from './dialog/read-session-events.js';
 export type { NewSession, SessionRecord, SessionStatus, StoredSessionEvent } from './store/sessions.js';
 export type { SessionEvent, SessionEventType } from './dialog/session-events.js';
 export { transcriptOf, type SessionTotals, type Transcript, type TranscriptEntry } from './dialog/transcript.js';
