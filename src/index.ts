@@ -37,7 +37,13 @@ export type { ModelCheck, RoleKindContext, RoleKindEngine, RoleKindSetup } from 
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';
 export { defaultRoleKinds } from './role-kinds.js';
 export type { Budget, ModelBudgetName } from './runtime/budget.js';
-export type { BudgetStop, BudgetUsage } from './runtime/budget-scope.js';
+export {
+  createBudgetScope,
+  type BudgetScope,
+  type BudgetScopeOptions,
+  type BudgetStop,
+  type BudgetUsage,
+} from './runtime/budget-scope.js';
 
 // A run's events (typed, as the store keeps them) and what is shown of a run: summary, result, report, plan history.
 export type {

@@ -30,3 +30,4 @@ export {
   type SessionStoreLocation,
 } from './testing/describe-session-store.js';
 export { describeTraceStore, type TraceStoreFactory, type TraceStoreLocation } from './testing/describe-trace-store.js';
+// Suites of further store contracts (a batch store's, …) are added here, one src/testing file each.

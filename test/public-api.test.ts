@@ -27,6 +27,7 @@ const WEFT_API = [
   'checkPdl',
   'checkWorkflow',
   'costOf',
+  'createBudgetScope',
   'createConversation',
   'createModel',
   'createQueueRunner',
