@@ -95,8 +95,8 @@ const ALLOWED = {
 // be exported from internal.ts. (src/test.ts, `weft/test`, is for users' tests, not for the CLI.)
 const PUBLIC_ENTRIES = ['index.ts', 'internal.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's
-// start-up, may import them. Other top-level files (index.ts, internal.ts,
-// test.ts, role-kinds.ts, load-tools-file.ts) assemble layers and sit above them.
+// start-up, may import them. Other top-level files (index.ts, internal.ts, test.ts, role-kinds.ts,
+// load-tools-file.ts) assemble layers and sit above them.
 const TOP_LEAVES = ['errors.ts', 'run-defaults.ts'].map((name) => join(root, name));
 const CLIENTS = ['cli'];
 const layerOf = (file) => {
