@@ -85,15 +85,20 @@ const ALLOWED = {
   // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
+  // The store conformance suites of `weft/test` check the stores' contracts: runs (store), team scores (team),
+  // sessions (dialog).
+  testing: ['graph', 'store', 'team', 'dialog'],
   // The dashboard (issue 15) reads what every engine records, and runs none of them.
   ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
-// The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
-// (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
-// The public API: index.ts, and core.ts (its light part, `weft/core`, which index.ts re-exports).
-const PUBLIC_ENTRIES = ['index.ts', 'core.ts'].map((name) => join(root, name));
+// The CLI is a client of the library: from the rest of src/ it may import only the package's entries, src/index.ts
+// (`weft`, the library API), src/internal.ts (`weft/internal`: what the CLI and its MCP server need beyond it) and
+// src/core.ts (`weft/core`, the light part the CLI's fast commands import alone). What it needs and they lack is to
+// be exported from internal.ts. (src/test.ts, `weft/test`, is for users' tests, not for the CLI.)
+const PUBLIC_ENTRIES = ['index.ts', 'internal.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's
-// start-up, may import them. Other top-level files (index.ts, role-kinds.ts, load-tools-file.ts) assemble layers and sit above them.
+// start-up, may import them. Other top-level files (index.ts, internal.ts, test.ts, role-kinds.ts,
+// load-tools-file.ts) assemble layers and sit above them.
 const TOP_LEAVES = ['errors.ts', 'run-defaults.ts'].map((name) => join(root, name));
 const CLIENTS = ['cli'];
 const layerOf = (file) => {
@@ -107,7 +112,7 @@ for (const [file, targets] of graph) {
     for (const target of targets) {
       if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || layerOf(target) === layer) continue;
       violations.push(
-        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/index.ts`,
+        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts, the leaves (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/internal.ts`,
       );
     }
     continue;

@@ -1,5 +1,5 @@
 /** How a command reports a batch that a budget stopped: the located BUDGET error, for stderr and for `--json`. */
-import { type BatchBudgetReport, type BudgetStop, WeftError } from '../index.js';
+import { type BatchBudgetReport, type BudgetStop, WeftError } from '../internal.js';
 import type { Output } from './output.js';
 
 export function budgetStopError(stopped: BudgetStop | undefined): WeftError | undefined {

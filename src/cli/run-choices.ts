@@ -5,7 +5,7 @@
  * same runTask options.
  */
 import { z } from 'zod';
-import { updatePolicyNames, type Budget, type ExecutionStrategy } from '../index.js';
+import { updatePolicyNames, type Budget, type ExecutionStrategy } from '../internal.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
 
 /** A numeric knob: its flag's name, and whether it is an integer with a minimum or any number > 0. */

@@ -18,7 +18,7 @@ import {
   type TeamEvent,
   type TeamSelection,
   type TeamSpec,
-} from '../index.js';
+} from '../internal.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
 import type { ModelUse, TeamModels } from './team-output.js';

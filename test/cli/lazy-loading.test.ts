@@ -95,4 +95,10 @@ describe('start-up loads only what it uses', () => {
     expect(packages.size).toBeGreaterThan(0);
     for (const name of [...HEAVY, 'yaml']) expect(packages).not.toContain(name);
   });
+
+  it('importing weft/test does not load vitest (an optional peer: the suites take the test functions)', async () => {
+    const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/test.ts'))})`]);
+    expect(packages.size).toBeGreaterThan(0);
+    for (const name of ['vitest', ...HEAVY]) expect(packages).not.toContain(name);
+  });
 });

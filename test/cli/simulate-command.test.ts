@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSessionEvents } from '../../src/dialog/read-session-events.js';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { jsonDocument } from '../e2e/weft-cli.js';
@@ -158,7 +159,7 @@ describe('weft simulate', () => {
     try {
       for (const session of sessions) {
         expect(session.sessionId).toMatch(/^s-/);
-        const events = (await store.sessionEvents(session.sessionId)).map((stored) => stored.event as { type: string });
+        const events = await readSessionEvents(store, session.sessionId);
         expect(events.filter((event) => event.type === 'user-message')).toHaveLength(session.turns);
         expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(session.calledApis.length);
         expect(events.at(-1)?.type).toBe('session-end');

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runEvents } from '../../src/run/run-events.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { ROOT } from './weft-cli.js';
 
@@ -49,10 +50,8 @@ describe('SIGTERM to weft run', () => {
     expect(document.status).toBe('cancelled');
     const store = await openRunStore({ home });
     expect((await store.getRun(document.runId))?.status).toBe('cancelled');
-    const end = (await store.events(document.runId))
-      .map((stored) => stored.event as { type: string; reason?: string })
-      .find((event) => event.type === 'run-end');
+    const end = (await runEvents(store, document.runId)).find((event) => event.type === 'run-end');
     await store.close();
-    expect(end?.reason).toMatch(/SIGTERM/);
+    expect(end?.type === 'run-end' ? end.reason : undefined).toMatch(/SIGTERM/);
   }, 60_000);
 });

@@ -24,6 +24,7 @@ describe('the sim model through the library', () => {
   it("answers every engine's purpose after import 'weft'", async () => {
     const { code, stdout, stderr } = await runScript(`
       const weft = await import('./src/index.ts');
+      const { simResponderPurposes } = await import('./src/test.ts');
       const model = await weft.createModel('sim:seed=5');
       const answers = {};
       for (const purpose of Object.values(weft.CALL_PURPOSES)) {
@@ -31,7 +32,7 @@ describe('the sim model through the library', () => {
         const reply = await model.generate({ messages: [{ role: 'user', content: '<task>write a poem</task>' }], tag: { purpose, key: 'k' } });
         answers[purpose] = reply.text.length > 0 || (reply.toolCalls ?? []).length > 0;
       }
-      console.log(JSON.stringify({ answers, purposes: weft.simResponderPurposes() }));
+      console.log(JSON.stringify({ answers, purposes: simResponderPurposes() }));
     `);
     expect(stderr).toBe('');
     expect(code).toBe(0);

@@ -1,4 +1,7 @@
-/** scripts/check-cycles.mjs's rule that the CLI imports only the public API (src/index.ts), on a toy source tree. */
+/**
+ * scripts/check-cycles.mjs's rule that the CLI imports from src/ only the package's entries (src/index.ts,
+ * src/internal.ts, src/core.ts), on a toy source tree.
+ */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,17 +30,29 @@ function check(root: string): { code: number; stderr: string } {
 
 const library = {
   'index.ts': "export { pruneRuns } from './store/prune-runs.js';\n",
+  'internal.ts': "export * from './index.js';\nexport { replaceFile } from './run/replace-file.js';\n",
+  'test.ts': "export { scriptedModel } from './llm/scripted-model.js';\n",
   'store/prune-runs.ts': 'export const pruneRuns = 1;\n',
+  'run/replace-file.ts': 'export const replaceFile = 1;\n',
+  'llm/scripted-model.ts': 'export const scriptedModel = 1;\n',
   'cli/output.ts': 'export const output = 1;\n',
 };
 
-describe('check-cycles: the CLI is a client of the public API', () => {
-  it('accepts a CLI that imports src/index.ts and its own folder', () => {
+describe('check-cycles: the CLI is a client of the package entries', () => {
+  it('accepts a CLI that imports src/index.ts, src/internal.ts and its own folder', () => {
     const root = tree({
       ...library,
       'cli/prune-command.ts': "import { pruneRuns } from '../index.js';\nimport { output } from './output.js';\n",
+      'cli/out-file.ts': "import { replaceFile } from '../internal.js';\n",
     });
     expect(check(root)).toEqual({ code: 0, stderr: '' });
+  });
+
+  it("refuses a CLI file that imports weft/test (src/test.ts): the test models are for users' tests", () => {
+    const root = tree({ ...library, 'cli/run-command.ts': "import { scriptedModel } from '../test.js';\n" });
+    const { code, stderr } = check(root);
+    expect(code).toBe(1);
+    expect(stderr).toContain('run-command.ts (cli) imports');
   });
 
   it('refuses a CLI file that imports a library module directly, saying what to do instead', () => {
@@ -48,7 +63,10 @@ describe('check-cycles: the CLI is a client of the public API', () => {
     const { code, stderr } = check(root);
     expect(code).toBe(1);
     expect(stderr).toContain('prune-command.ts (cli) imports');
-    expect(stderr).toContain('src/cli may import from src/ only src/index.ts (the public API)');
+    expect(stderr).toContain(
+      'src/cli may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts',
+    );
+    expect(stderr).toContain('export what it needs from src/internal.ts');
   });
 });
 

@@ -25,7 +25,7 @@ import {
   WeftError,
   formatError,
   isWeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, openStore } from '../context.js';
 import { integerFlag } from '../flags.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';

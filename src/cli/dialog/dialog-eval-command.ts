@@ -10,7 +10,7 @@ import {
   type TurnEvalReport,
   type TurnSummary,
   formatError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, requireValue } from '../context.js';
 import {
   controllerModeOf,

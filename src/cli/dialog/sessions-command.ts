@@ -12,7 +12,7 @@ import {
   sessionStoreOf,
   transcriptOf,
   WeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, openExistingStore, storePlace } from '../context.js';
 import type { Output } from '../output.js';
 import { sessionIdArgument } from './session-id-argument.js';

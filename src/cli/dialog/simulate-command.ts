@@ -16,7 +16,7 @@ import {
   WeftError,
   traceWorkflow,
   formatError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, openStore, requireValue } from '../context.js';
 import {
   controllerModeOf,

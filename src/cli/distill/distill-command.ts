@@ -28,7 +28,7 @@ import {
   WeftError,
   withDistillSim,
   type WorkflowProblem,
-} from '../../index.js';
+} from '../../internal.js';
 import { type CommonFlags, loadContext, loadModel, openExistingStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import { checkOutFile, writeOutFile } from '../out-file.js';

@@ -20,7 +20,7 @@ import {
   suiteStages,
   traceWorkflow,
   WeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel } from '../context.js';
 import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from '../eval-out-folder.js';
 import { choiceFlag, integerFlag } from '../flags.js';

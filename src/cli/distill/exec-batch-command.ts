@@ -29,7 +29,7 @@ import {
   type CaseRunner,
   type ToolSet,
   WeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { createBatchProgress } from '../batch-progress.js';
 import { loadContext } from '../context.js';
 import { integerFlag } from '../flags.js';

@@ -23,7 +23,7 @@ import {
   traceStoreOf,
   WeftError,
   withDistillSim,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, openExistingStore, openStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

@@ -18,7 +18,7 @@ import {
   type WorfbenchPlanner,
   type WorfbenchProgress,
   type WorfbenchRunResult,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, requireValue } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';

@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { redactModelSpec } from '../../index.js';
+import { redactModelSpec } from '../../internal.js';
 import { type CommonFlags, loadContext, loadModel, openStore } from '../context.js';
 import { createWeftMcpServer } from './mcp-server.js';
 import type { Output } from '../output.js';

@@ -34,7 +34,7 @@ import {
   type WeftEvent,
   type Workflow,
   runEvents,
-} from '../../index.js';
+} from '../../internal.js';
 import { type Context, modelMaker, type ModelContext, runNotFound } from '../context.js';
 import { loadRunTools, type RunTools } from '../load-run-tools.js';
 import { evalInputShape, mcpEval } from './mcp-eval.js';

@@ -3,7 +3,7 @@
  * versions, the blobs no other run uses and their folders under `<home>/runs` (the library's `pruneRuns`; this
  * file turns flags into its options and prints its result).
  */
-import { pruneRuns, WeftError, type LivenessProbe, type PruneRunsResult } from '../../index.js';
+import { pruneRuns, WeftError, type LivenessProbe, type PruneRunsResult } from '../../internal.js';
 import { loadContext, openStore, requireValue } from '../context.js';
 import type { Output } from '../output.js';
 

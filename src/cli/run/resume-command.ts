@@ -7,7 +7,7 @@ import {
   toolCallCount,
   WeftError,
   type ToolSet,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';

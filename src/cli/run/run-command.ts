@@ -19,7 +19,7 @@ import {
   type TaskSummary,
   type ToolSet,
   type Workflow,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from '../context.js';
 import { integerFlag, numberFlag } from '../flags.js';

@@ -4,7 +4,7 @@
  * must be asked for and gets a warning: anyone who can reach it and learns the token reads every run.
  * WEFT_DASHBOARD_TOKEN sets the token, so pages left open survive a restart; otherwise each start makes a new one.
  */
-import { checkDashboardToken, isLoopbackHost, lazyExistingStore, startDashboard } from '../../index.js';
+import { checkDashboardToken, isLoopbackHost, lazyExistingStore, startDashboard } from '../../internal.js';
 import { WeftError } from '../../errors.js';
 import { type CommonFlags, loadContext, openExistingStore, storePlace } from '../context.js';
 import type { Output } from '../output.js';

@@ -25,7 +25,7 @@ import {
   type StoredRunStatus,
   type WeftEvent,
   runEvents,
-} from '../../index.js';
+} from '../../internal.js';
 import { teamOutcome } from '../team-output.js';
 import { loadContext, openExistingStore, runNotFound } from '../context.js';
 import type { Output } from '../output.js';

@@ -2,7 +2,7 @@
  * `weft worker --redis URL`: runs subtasks that `weft run --workers URL` puts on the queue, until SIGINT or
  * SIGTERM (running jobs finish first). Prints one line per event; with `--json`, one JSON object per line.
  */
-import { loadToolsFile, runWorker, WeftError, type ToolSet, type WorkerEvent } from '../../index.js';
+import { loadToolsFile, runWorker, WeftError, type ToolSet, type WorkerEvent } from '../../internal.js';
 import { loadContext, modelMaker } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';

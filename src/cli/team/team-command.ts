@@ -21,7 +21,7 @@
  *   subcommand's name would be silently ignored: refused, saying where they go.
  */
 import { stat, readFile } from 'node:fs/promises';
-import { loadTeamFile, runTeam, traceWorkflow, WeftError, type TeamQuery } from '../../index.js';
+import { loadTeamFile, runTeam, traceWorkflow, WeftError, type TeamQuery } from '../../internal.js';
 import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

@@ -7,7 +7,7 @@ import {
   teamQueryOf,
   traceWorkflow,
   type TeamQuery,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

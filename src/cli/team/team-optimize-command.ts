@@ -10,7 +10,7 @@ import {
   WeftError,
   type TeamChoice,
   traceWorkflow,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, openStore, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

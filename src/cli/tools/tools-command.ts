@@ -14,7 +14,7 @@ import {
   type ToolSet,
   WeftError,
   type WorkflowToolInfo,
-} from '../../index.js';
+} from '../../internal.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 

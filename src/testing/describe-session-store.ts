@@ -1,13 +1,14 @@
 /**
- * The SessionStore conformance suite (dialog/session-store.ts): describeRunStore runs it for every store, on the
- * same factory, so SQLite and Postgres keep sessions the same way.
+ * The SessionStore conformance suite (`weft/test`; the contract is dialog/session-store.ts): SQLite and Postgres
+ * run it on the same factory as the RunStore suite, so they keep conversation sessions the same way; a store of
+ * your own that keeps sessions can run it too.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSessionStore, sessionStoreOf, type SessionStore } from '../../src/dialog/session-store.js';
-import { MAX_STORED_DEPTH } from '../../src/store/json-blobs.js';
-import type { EventRecord, RunOwner, RunStore } from '../../src/store/run-store.js';
-import { SESSION_ID_PATTERN, type NewSession } from '../../src/store/sessions.js';
-import { rejection } from './rejection.js';
+import { isSessionStore, sessionStoreOf, type SessionStore } from '../dialog/session-store.js';
+import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
+import type { EventRecord, RunOwner, RunStore } from '../store/run-store.js';
+import { SESSION_ID_PATTERN, type NewSession } from '../store/sessions.js';
+import { rejectionWith } from './rejection.js';
+import type { StoreSuiteApi } from './store-suite-api.js';
 
 type SessionRunStore = RunStore & SessionStore;
 
@@ -48,7 +49,9 @@ function manualClock(start = Date.parse('2026-11-25T10:00:00.000Z')) {
   };
 }
 
-export function describeSessionStore(name: string, factory: SessionStoreFactory): void {
+export function describeSessionStore(name: string, factory: SessionStoreFactory, test: StoreSuiteApi): void {
+  const { afterEach, beforeEach, describe, expect, it } = test;
+  const rejection = rejectionWith(expect);
   describe(`SessionStore conformance: ${name}`, () => {
     let location: SessionStoreLocation;
     let store: SessionRunStore;
@@ -244,8 +247,8 @@ export function describeSessionStore(name: string, factory: SessionStoreFactory)
           event('tool-result', 2, { result: { body: megabyte.slice(1) } }),
         ]);
         const events = await store.sessionEvents('s-1');
-        expect((events[0]?.event as unknown as { result: { body: string } }).result.body).toBe(megabyte);
-        expect((events[1]?.event as unknown as { result: { body: string } }).result.body).toBe(megabyte.slice(1));
+        expect((events[0]!.event as unknown as { result: { body: string } }).result.body).toBe(megabyte);
+        expect((events[1]!.event as unknown as { result: { body: string } }).result.body).toBe(megabyte.slice(1));
       });
 
       it.each([

@@ -1,10 +1,10 @@
 /**
- * The TraceStore conformance suite (store/traces.ts): describeRunStore runs it for every store, on the same
- * factory, so SQLite and Postgres keep execution traces the same way.
+ * The TraceStore conformance suite (`weft/test`; the contract is store/traces.ts): SQLite and Postgres run it on
+ * the same factory as the RunStore suite, so they keep execution traces the same way; a store of your own that
+ * keeps traces can run it too.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_STORED_DEPTH } from '../../src/store/json-blobs.js';
-import type { RunStore } from '../../src/store/run-store.js';
+import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
+import type { RunStore } from '../store/run-store.js';
 import {
   isTraceStore,
   newTraceId,
@@ -12,8 +12,9 @@ import {
   traceStoreOf,
   type NewTrace,
   type TraceStore,
-} from '../../src/store/traces.js';
-import { rejection } from './rejection.js';
+} from '../store/traces.js';
+import { rejectionWith } from './rejection.js';
+import type { StoreSuiteApi } from './store-suite-api.js';
 
 type TraceRunStore = RunStore & TraceStore;
 
@@ -55,7 +56,9 @@ function manualClock(start = Date.parse('2026-11-25T10:00:00.000Z')) {
   };
 }
 
-export function describeTraceStore(name: string, factory: TraceStoreFactory): void {
+export function describeTraceStore(name: string, factory: TraceStoreFactory, test: StoreSuiteApi): void {
+  const { afterEach, beforeEach, describe, expect, it } = test;
+  const rejection = rejectionWith(expect);
   describe(`TraceStore conformance: ${name}`, () => {
     let location: TraceStoreLocation;
     let store: TraceRunStore;
