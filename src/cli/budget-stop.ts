@@ -1,6 +1,14 @@
 /** How a command reports a batch that a budget stopped: the located BUDGET error, for stderr and for `--json`. */
-import { type BatchBudgetReport, type BudgetStop, WeftError } from '../index.js';
+import {
+  type BatchBudgetReport,
+  type BudgetScope,
+  type BudgetStop,
+  createBudgetScope,
+  formatError,
+  WeftError,
+} from '../index.js';
 import type { Output } from './output.js';
+import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
 
 export function budgetStopError(stopped: BudgetStop | undefined): WeftError | undefined {
   return (
@@ -31,5 +39,29 @@ export function reportBudgetStop(
       `${command} stopped by the budget: the report covers the ${finished} of ${of} ${items} that finished${unfinished.length > 0 ? `; cut short: ${unfinished.join(', ')}` : ''}`,
     );
   }
+  return error;
+}
+
+/** A command's budget from its flags (`--max-calls` …): one scope every model of the command is charged to. */
+export function budgetScopeOf(flags: Parameters<typeof budgetFromFlags>[0]): BudgetScope | undefined {
+  const budget = budgetFromFlags(flags);
+  return budget ? createBudgetScope({ budget, fields: BUDGET_FLAG_FIELDS }) : undefined;
+}
+
+/** What a command's `--json` document adds for its budget: the limits, the usage and, once spent, which one. */
+export function budgetJson(scope: BudgetScope | undefined): { budget?: object } {
+  if (!scope) return {};
+  const stopped = scope.stop();
+  return { budget: { limits: scope.budget, usage: scope.usage(), ...(stopped ? { stopped } : {}) } };
+}
+
+/**
+ * The end of a command a budget may have stopped: the timer stopped, and, if the budget was spent, its located
+ * error told on stderr with what was kept (`kept`), for the exit status and the `--json` document.
+ */
+export function endBudget(scope: BudgetScope | undefined, output: Output, kept: string): WeftError | undefined {
+  scope?.close();
+  const error = scope?.error();
+  if (error) output.log(`weft: ${formatError(error)}; ${kept}`);
   return error;
 }

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { WeftError } from '../../errors.js';
+import { addBudgetOptions } from '../budget-options.js';
 import { collect, type CommandContext } from '../command-context.js';
 
 export function registerDistillCommands(program: Command, context: CommandContext): void {
@@ -75,8 +76,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal));
     });
 
-  program
-    .command('solve')
+  addBudgetOptions(program.command('solve'))
     .description('solve one instance of a task with business tools and save its trace (FlowMind execute stage)')
     .argument('<task>', 'the task in words, or a file that holds it')
     .option('--tools <file>', 'the tools file: the only tools the agent has')
@@ -118,8 +118,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       ),
     );
   // `weft distill TRACE_ID…` summarizes traces; `weft distill eval` runs a suite through every stage.
-  const distillCommand = program
-    .command('distill')
+  const distillCommand = addBudgetOptions(program.command('distill'))
     // `weft distill eval --model M`: the options after `eval` are eval's own, not the parent's of the same name.
     .enablePositionalOptions()
     .description('summarize traces into an executable workflow with graph tools only (docs/design.md: Distillation)')
@@ -140,8 +139,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .action(async (traceIds: string[], flags) =>
       setExit(await (await import('./distill-command.js')).distillCommand(traceIds, flags, output, signal)),
     );
-  distillCommand
-    .command('eval')
+  addBudgetOptions(distillCommand.command('eval'))
     .description("execute, distil and test each task of a suite; a table per variant (the FlowMind paper's metrics)")
     .requiredOption('--suite <dir>', 'a folder of <task>/task.yaml (examples/distill-suite)')
     .option('--model <spec>', 'the model of both stages (sim runs offline)')
