@@ -3,8 +3,11 @@ import {
   type BatchBudgetReport,
   type BudgetScope,
   type BudgetStop,
+  type ChatModel,
+  type ChatResult,
   createBudgetScope,
   formatError,
+  isWeftError,
   WeftError,
 } from '../index.js';
 import type { Output } from './output.js';
@@ -64,4 +67,40 @@ export function endBudget(scope: BudgetScope | undefined, output: Output, kept: 
   const error = scope?.error();
   if (error) output.log(`weft: ${formatError(error)}; ${kept}`);
   return error;
+}
+
+/** A command's budget over a batch of items (team eval, team optimize) or a single run (team). */
+export interface CommandBudget {
+  readonly scope: BudgetScope;
+  /** The caller's signal, aborted too once the budget is spent or its wall time passes: no item starts after. */
+  readonly signal: AbortSignal;
+  /** `model` charged to the budget; a call it refuses also aborts `signal`. */
+  charge(model: ChatModel, costOf?: (result: ChatResult) => number): ChatModel;
+}
+
+/**
+ * Every model of a command charged to one budget, and a signal that stops the command's items once it is spent:
+ * the engines that carry on past a failed item (a team evaluation) stop as on a cancel, keeping what finished.
+ */
+export function commandBudget(scope: BudgetScope, signal: AbortSignal | undefined): CommandBudget {
+  const spent = new AbortController();
+  const signals = [signal, scope.signal, spent.signal].filter((one): one is AbortSignal => one !== undefined);
+  return {
+    scope,
+    signal: AbortSignal.any(signals),
+    charge(model, costOf) {
+      const metered = scope.metered(model, costOf);
+      return {
+        ...metered,
+        async generate(call, callSignal) {
+          try {
+            return await metered.generate(call, callSignal);
+          } catch (error) {
+            if (isWeftError(error) && error.code === 'BUDGET' && !spent.signal.aborted) spent.abort(error);
+            throw error;
+          }
+        },
+      };
+    },
+  };
 }
