@@ -82,6 +82,7 @@ export {
   type BudgetGate,
   type Meter,
   type ModelBudgetName,
+  wallTimeExceeded,
 } from './runtime/budget.js';
 export {
   checkBudget,

@@ -1,6 +1,7 @@
 /** How a command reports a batch that a budget stopped: the located BUDGET error, for stderr and for `--json`. */
 import {
   type BatchBudgetReport,
+  type Budget,
   type BudgetScope,
   type BudgetStop,
   type ChatModel,
@@ -8,6 +9,7 @@ import {
   createBudgetScope,
   formatError,
   isWeftError,
+  wallTimeExceeded,
   WeftError,
 } from '../index.js';
 import type { Output } from './output.js';
@@ -103,4 +105,27 @@ export function commandBudget(scope: BudgetScope, signal: AbortSignal | undefine
       };
     },
   };
+}
+
+/**
+ * The located BUDGET error of a run a budget ended: `exceeded` is what its `budget` event said (`call budget of 3
+ * reached`), matched against each budget the flags set to name the flag. Undefined when no flag's budget says so.
+ */
+export function runBudgetError(
+  exceeded: string | undefined,
+  budget: Budget & { readonly maxToolCalls?: number },
+): WeftError | undefined {
+  if (exceeded === undefined) return undefined;
+  const fields: [string, string | undefined][] = [
+    ['--max-calls', budget.maxCalls !== undefined ? `call budget of ${budget.maxCalls} reached` : undefined],
+    ['--max-tokens', budget.maxTokens !== undefined ? `token budget of ${budget.maxTokens} reached` : undefined],
+    ['--max-cost', budget.maxCostUsd !== undefined ? `cost budget of $${budget.maxCostUsd} reached` : undefined],
+    ['--timeout', budget.maxWallMs !== undefined ? wallTimeExceeded(budget.maxWallMs) : undefined],
+    [
+      '--max-tool-calls',
+      budget.maxToolCalls !== undefined ? `tool call budget of ${budget.maxToolCalls} reached` : undefined,
+    ],
+  ];
+  const field = fields.find(([, text]) => text === exceeded)?.[0];
+  return new WeftError('BUDGET', `Budget exhausted: ${exceeded}`, field ? { location: { field } } : {});
 }
