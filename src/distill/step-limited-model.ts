@@ -6,12 +6,12 @@
  * `stopped()` tells the stage that the refusal was its own, not a budget of the caller's model (a command-wide
  * `--max-calls`), which the stage reports as a budget stop.
  */
-import { isWeftError, WeftError } from '../errors.js';
+import { WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { costOf } from '../llm/pricing.js';
-import { wrapModel } from '../llm/wrap-model.js';
 import { budgetGate, createMeter, type Meter } from '../runtime/budget.js';
 import { meteredModel } from '../runtime/metered-model.js';
+import { uncountRefused } from '../runtime/uncount-refused.js';
 
 export interface StepLimitedModel {
   readonly model: ChatModel;
@@ -31,19 +31,9 @@ export function stepLimitedModel(
   // The stage has no wall time of its own: the caller's budget (its model) carries that.
   const steps = budgetGate({ budget, meter, now: () => 0 });
   let stop: 'steps' | 'finished' | undefined;
-  // A call the caller's budget refused was not made: it is not one of the stage's steps either.
-  const refusedBelow = wrapModel(model, {
-    async wrapGenerate({ call, signal, next }) {
-      try {
-        return await next(call, signal);
-      } catch (error) {
-        if (isWeftError(error) && error.code === 'BUDGET') meter.calls -= 1;
-        throw error;
-      }
-    },
-  });
   const metered = meteredModel(
-    refusedBelow,
+    // A call the caller's budget refused was not made: it is not one of the stage's steps either.
+    uncountRefused(model, meter),
     {
       budget,
       meter,
