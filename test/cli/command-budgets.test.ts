@@ -120,6 +120,40 @@ describe('budget flags on every engine: a spent budget', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ runId: document.runId, status: 'failed' });
   });
 
+  it('weft resume: a resumed run that spends the rest of its budget ends with BUDGET, as weft run does', async () => {
+    const home = tempHome();
+    // Started (in the library, as `weft run` would) with a budget of 10 calls and cancelled after its 4th call: a
+    // six-part story needs more than the rest.
+    const { openRunStore } = await import('../../src/store/open-store.js');
+    const { runTask } = await import('../../src/run/run-task.js');
+    const { createModel } = await import('../../src/llm/resolve-model.js');
+    const store = await openRunStore({ home });
+    const controller = new AbortController();
+    let calls = 0;
+    const first = await runTask({
+      task: 'write a short story in six parts',
+      model: await createModel('sim:seed=8,tasks=6,latency=fixed(5)'),
+      store,
+      home,
+      budget: { maxCalls: 10 },
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'call' && ++calls === 4) controller.abort();
+      },
+    }).finally(() => store.close());
+    expect(first.status).toBe('cancelled');
+    const result = await cli(['resume', first.runId, '--home', home, '--json']);
+    expect(result.code).toBe(1);
+    const document = JSON.parse(result.stdout) as { status: string; calls: number; error: BudgetError };
+    expect(document.status).toBe('failed');
+    expect(document.calls).toBe(10);
+    expect(document.error).toMatchObject({
+      code: 'BUDGET',
+      message: 'Budget exhausted: call budget of 10 reached',
+      location: { field: '--max-calls' },
+    });
+  });
+
   it('weft team: BUDGET with the answers given before the stop', async () => {
     const home = tempHome();
     const team = write(
