@@ -19,6 +19,7 @@ import {
   type TeamSelection,
   type TeamSpec,
 } from '../internal.js';
+import type { CommandBudget } from './budget-stop.js';
 import { loadModel, openStore, type Context } from './context.js';
 import type { Output } from './output.js';
 import type { ModelUse, TeamModels } from './team-output.js';
@@ -39,7 +40,15 @@ export interface TeamCommonFlags {
   readonly stopCheck?: string;
 }
 
-export interface TeamFlags extends TeamCommonFlags {
+/** The budget flags (`--max-calls` …) of the team commands that call models. */
+export interface TeamBudgetFlags {
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
+}
+
+export interface TeamFlags extends TeamCommonFlags, TeamBudgetFlags {
   readonly maxSteps?: string;
   /** False with `--no-optimized`. */
   readonly optimized?: boolean;
@@ -103,6 +112,7 @@ export async function buildTeamWithModels(
   context: Pick<Context, 'config'>,
   seed: number,
   env: NodeJS.ProcessEnv,
+  budget?: Pick<CommandBudget, 'charge'>,
 ): Promise<LoadedTeam> {
   const needsDefault =
     spec.model === undefined &&
@@ -127,8 +137,10 @@ export async function buildTeamWithModels(
     createModel: async (modelSpec) => {
       const { model, costOf } = await loadModel(modelSpec, context.config, env);
       kinds.set(model.id, model.kind);
-      // With tracing on, a `chat` span per call (the agents' and the ranker's).
-      return tracedModel(model, { costOf });
+      // With tracing on, a `chat` span per call (the agents' and the ranker's); with a budget, every model of the
+      // team (agents and ranker) is charged to the command's one budget.
+      const traced = tracedModel(model, { costOf });
+      return budget ? budget.charge(traced, (result) => costOf(result, model.id)) : traced;
     },
     ...(defaultModel !== undefined ? { defaultModel } : {}),
     file,

@@ -177,8 +177,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
 
   const stop = new AbortController(); // cancels running cases once the drain time is over
-  // Every running case (and each of its tool calls) listens on it: as many as the concurrency, by design.
-  setMaxListeners(0, stop.signal);
+  // Every running case (and each of its tool calls) listens on it: as many as the concurrency, by design. Infinity,
+  // not 0: on Node 20, 0 turns the warning off too, but `getMaxListeners` then throws on the signal (the tool loop reads it).
+  setMaxListeners(Number.POSITIVE_INFINITY, stop.signal);
   let stopping = options.signal?.aborted ?? false;
   let drainTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {

@@ -492,7 +492,15 @@ async function driveRunTraced(drive: DriveOptions): Promise<RunTaskResult> {
       runDir: paths.dir,
       artifactsDir: paths.artifacts,
       artifacts: artifacts.map((artifact) => artifact.path),
-      createModel: modelMakerOf(options),
+      // The judge's calls are the run's too: counted, priced and refused by its budget like the run model's.
+      createModel: (spec) =>
+        modelMakerOf(options)(spec).then((base) =>
+          meteredModel(
+            base,
+            { budget, meter, now, costOf, emit, ...(resumed ? { replay: resumed.replay } : {}) },
+            gate,
+          ),
+        ),
       ...(options.signal ? { signal: options.signal } : {}),
       emit,
     });

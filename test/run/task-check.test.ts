@@ -190,6 +190,42 @@ describe('a run with task checks', () => {
     });
   });
 
+  it("counts the judge's call in the run's calls, and refuses it once the run's budget is spent", async () => {
+    const judge = (): ChatModel => ({
+      id: 'scripted:judge',
+      kind: 'scripted',
+      generate: async () => ({
+        text: '{"success": true}',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: 'judge',
+      }),
+    });
+    const run = async (budget?: { maxCalls: number }) => {
+      const { home, store } = await setup();
+      return runTask({
+        task: 'diamond',
+        model: testModel(),
+        store,
+        home,
+        plan: workflowFromJson(diamond()),
+        candidates: 1,
+        createModel: async () => judge(),
+        ...(budget ? { budget } : {}),
+        taskCheck: { judgeModel: 'scripted:judge', timeoutMs: 30_000 },
+      });
+    };
+    const unbounded = await run();
+    expect(unbounded.taskCheck?.passed).toBe(true);
+    const runCalls = unbounded.calls - 1;
+    expect(runCalls).toBeGreaterThan(0);
+    // With exactly the run's own calls to spend, the judge's is refused: a failed check that says why.
+    const bounded = await run({ maxCalls: runCalls });
+    expect(bounded.status).toBe('completed');
+    expect(bounded.calls).toBe(runCalls);
+    expect(bounded.taskCheck?.passed).toBe(false);
+    expect(bounded.taskCheck?.checks[0]?.detail).toContain(`Budget exhausted: call budget of ${runCalls} reached`);
+  });
+
   it('records the judge spec without the password of its URL, and calls the judge with the spec as given', async () => {
     const { home, store } = await setup();
     const spec = 'openai-compatible:http://user:SECRET@127.0.0.1:9/v1#judge';

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { WeftError } from '../../errors.js';
+import { addBudgetOptions } from '../budget-options.js';
 import { collect, type CommandContext } from '../command-context.js';
 
 export function registerDistillCommands(program: Command, context: CommandContext): void {
@@ -75,8 +76,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       setExit(await (await import('./workflow-command.js')).execCommand(file, flags, output, signal));
     });
 
-  program
-    .command('solve')
+  addBudgetOptions(program.command('solve'))
     .description('solve one instance of a task with business tools and save its trace (FlowMind execute stage)')
     .argument('<task>', 'the task in words, or a file that holds it')
     .option('--tools <file>', 'the tools file: the only tools the agent has')
@@ -84,7 +84,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .option('--mode <mode>', 'react (default) or plan-execute')
     .option('--task-key <key>', 'groups the traces of one task (weft traces --task)')
     .option('--expected <json>', 'the answer it should give: the trace succeeds only when it does')
-    .option('--max-steps <N>', 'model calls the agent may make (default 20)')
+    .option('--max-steps <N>', 'model calls this solve may make; past them the trace fails (default 20)')
     .addOption(otel)
     .addOption(otelContent)
     .addOption(model)
@@ -118,8 +118,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       ),
     );
   // `weft distill TRACE_ID…` summarizes traces; `weft distill eval` runs a suite through every stage.
-  const distillCommand = program
-    .command('distill')
+  const distillCommand = addBudgetOptions(program.command('distill'))
     // `weft distill eval --model M`: the options after `eval` are eval's own, not the parent's of the same name.
     .enablePositionalOptions()
     .description('summarize traces into an executable workflow with graph tools only (docs/design.md: Distillation)')
@@ -130,7 +129,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .option('--selection <selection>', 'random_success (default), all_success, all or first')
     .option('--seed <n>', 'the seed of random_success (default 1)')
     .option('--traces <file>', 'read the traces from a JSON/JSONL file (weft traces show --json) instead of the store')
-    .option('--max-steps <n>', 'model calls before giving up without finish (default 40)')
+    .option('--max-steps <n>', 'model calls before the summary gives up unfinished (default 40)')
     .option('--model <spec>', 'the summarizer (sim:reference=FILE emits that workflow)')
     .addOption(otel)
     .addOption(otelContent)
@@ -140,8 +139,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .action(async (traceIds: string[], flags) =>
       setExit(await (await import('./distill-command.js')).distillCommand(traceIds, flags, output, signal)),
     );
-  distillCommand
-    .command('eval')
+  addBudgetOptions(distillCommand.command('eval'))
     .description("execute, distil and test each task of a suite; a table per variant (the FlowMind paper's metrics)")
     .requiredOption('--suite <dir>', 'a folder of <task>/task.yaml (examples/distill-suite)')
     .option('--model <spec>', 'the model of both stages (sim runs offline)')

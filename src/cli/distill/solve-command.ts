@@ -2,7 +2,9 @@
  * `weft solve TASK --tools T --input JSON --model M` (FlowMind's execute stage): an agent solves one instance
  * with business tools only; its trace is saved in the store and printed. `weft traces` lists the traces and
  * `weft traces show ID` prints one. `--model sim:reference=FILE` follows that workflow offline (the same prompts a
- * real model gets). Exit 1 when the solve did not succeed (no answer, or not the `--expected` one).
+ * real model gets). Exit 1 when the solve did not succeed (no answer, or not the `--expected` one). The budget flags
+ * bound the whole command (`--max-steps` bounds the solve's own calls): a spent budget saves the trace so far and
+ * ends the command with the BUDGET error.
  */
 import {
   type AgentStrategy,
@@ -24,6 +26,7 @@ import {
   WeftError,
   withDistillSim,
 } from '../../internal.js';
+import { budgetErrorJson, budgetJson, budgetScopeOf, endBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openExistingStore, openStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
@@ -37,6 +40,10 @@ export interface SolveFlags {
   readonly taskKey?: string;
   readonly expected?: string;
   readonly maxSteps?: string;
+  readonly maxCalls?: string;
+  readonly maxTokens?: string;
+  readonly maxCost?: string;
+  readonly timeout?: string;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
@@ -70,6 +77,8 @@ export async function solveCommand(
     throw new WeftError('BAD_INPUT', '--task-key is empty', { location: { field: '--task-key' } });
   }
   const { task } = await readTask(taskArgument);
+  // Checked with the other flags, before any file is read; the wall time starts here.
+  const scope = budgetScopeOf(flags);
   const context = await loadContext(flags);
   const loaded = await loadModel(flags.model, context.config);
   const toolSet = await loadToolsFile(toolsPath, { signal });
@@ -79,10 +88,11 @@ export async function solveCommand(
     const reference =
       referencePath === undefined ? undefined : (await loadWorkflowFile(referencePath, { toolNames })).workflow;
     // With tracing on: a `chat` span per call, under one `invoke_agent solver` span (tool calls make their own).
-    const model = tracedModel(withDistillSim(loaded.model, reference), {
+    const traced = tracedModel(withDistillSim(loaded.model, reference), {
       costOf: loaded.costOf,
       redactToolArgs: toolArgsRedactor(toolSet.tools),
     });
+    const model = scope ? scope.metered(traced, (result) => loaded.costOf(result, loaded.model.id)) : traced;
     const store = traceStoreOf(await openStore(context));
     try {
       if (model.kind !== 'real') output.log(`model ${model.kind === 'sim' ? 'simulated' : 'scripted'}: not a real LLM`);
@@ -121,6 +131,7 @@ export async function solveCommand(
       );
       await store.saveTrace(trace);
       if (signal.aborted) output.log(`weft solve: cancelled; the trace so far is saved as ${trace.traceId}`);
+      const budgetError = endBudget(scope, output, `the trace so far is saved as ${trace.traceId}`);
       if (output.json) {
         output.document({
           traceId: trace.traceId,
@@ -128,7 +139,13 @@ export async function solveCommand(
           answer: trace.answer ?? null,
           calls: trace.calls,
           usage: trace.usage,
-          ...(trace.error !== undefined ? { error: trace.error } : {}),
+          ...budgetJson(scope),
+          // A spent budget ends the command: its located error, as any command's; the trace keeps its own words.
+          ...(budgetError
+            ? { error: budgetErrorJson(budgetError) }
+            : trace.error !== undefined
+              ? { error: trace.error }
+              : {}),
         });
       } else {
         output.text(`trace ${trace.traceId}: ${trace.success ? 'success' : 'failed'}`);
@@ -138,11 +155,12 @@ export async function solveCommand(
         if (trace.error !== undefined) output.text(inertText(`error: ${trace.error}`));
         output.text(usageLine(trace));
       }
-      return trace.success ? 0 : 1;
+      return trace.success && !budgetError ? 0 : 1;
     } finally {
       await store.close();
     }
   } finally {
+    scope?.close();
     await toolSet.close();
   }
 }

@@ -3,6 +3,7 @@
  * registration: a command's module loads only when it runs, so `weft --help` stays fast.
  */
 import type { Command } from 'commander';
+import { addBudgetOptions } from '../budget-options.js';
 import type { CommandContext } from '../command-context.js';
 
 export function registerEvalCommands(program: Command, context: CommandContext): void {
@@ -36,8 +37,7 @@ export function registerEvalCommands(program: Command, context: CommandContext):
     );
 
   const bench = program.command('bench').description('benchmarks that call a model');
-  bench
-    .command('worfbench')
+  addBudgetOptions(bench.command('worfbench'))
     .description('generate a workflow for each WorfBench gold record and score them with WorfEval (resumable)')
     .option('--data <path>', 'the gold records: a WorfBench .json file or a folder of them')
     .option('--planner <name>', 'single (one two-shot call per record, default) or weft (the K-candidate planner)')

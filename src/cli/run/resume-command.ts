@@ -2,12 +2,15 @@
 import {
   defaultRoleKinds,
   createQueueRunner,
+  formatError,
   mayHaveRedactedCredentials,
   resumeRun,
   toolCallCount,
   WeftError,
+  type Budget,
   type ToolSet,
 } from '../../internal.js';
+import { budgetErrorJson, runBudgetError } from '../budget-stop.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
@@ -59,6 +62,8 @@ export async function resumeCommand(
     const toolsFile = flags.tools ?? (typeof recorded.toolsFile === 'string' ? recorded.toolsFile : undefined);
     const planFile = typeof recorded.planToolsFile === 'string' ? recorded.planToolsFile : undefined;
     toolSet = (await loadRunTools({ toolsFile, planFile }, signal)).toolSet;
+    // What a spent budget said (its `budget` event), for the located BUDGET error, as `weft run` reports it.
+    let exceeded: string | undefined;
     const result = await resumeRun({
       runId,
       model,
@@ -66,7 +71,10 @@ export async function resumeCommand(
       home,
       costOf,
       signal,
-      onEvent: progress.onEvent,
+      onEvent: (event) => {
+        if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
+        progress.onEvent(event);
+      },
       createModel: modelMaker(config),
       roleKinds: defaultRoleKinds(),
       base: process.cwd(),
@@ -74,7 +82,11 @@ export async function resumeCommand(
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
-    if (output.json) output.document(runJson(result));
+    // The run's own budgets, as it was started with them (a resume takes no budget flags).
+    const budget = (run.options as { budget?: Budget }).budget ?? {};
+    const budgetError = result.status === 'failed' ? runBudgetError(exceeded, budget) : undefined;
+    if (output.json)
+      output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
     else {
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
       output.text(
@@ -85,6 +97,7 @@ export async function resumeCommand(
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }
+    if (budgetError) output.log(`weft: ${formatError(budgetError)}; the run is kept (weft show ${result.runId})`);
     return result.status === 'completed' ? 0 : 1;
   } finally {
     await toolSet?.close();

@@ -1,5 +1,6 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import {
+  formatError,
   defaultRoleKinds,
   createQueueRunner,
   loadTeamOffers,
@@ -20,6 +21,7 @@ import {
   type ToolSet,
   type Workflow,
 } from '../../internal.js';
+import { budgetErrorJson, runBudgetError } from '../budget-stop.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from '../context.js';
 import { integerFlag, numberFlag } from '../flags.js';
@@ -138,6 +140,8 @@ export async function runCommand(
     throw error;
   });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
+  // What a spent budget said (its `budget` event), for the located BUDGET error of a run it ended.
+  let exceeded: string | undefined;
   let result: RunTaskResult;
   try {
     result = await runTask({
@@ -147,7 +151,10 @@ export async function runCommand(
       home,
       costOf,
       signal,
-      onEvent: progress.onEvent,
+      onEvent: (event) => {
+        if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
+        progress.onEvent(event);
+      },
       ...runChoicesOptions(choices),
       ...(toolSet ? { tools: toolSet.tools } : {}),
       ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
@@ -172,8 +179,13 @@ export async function runCommand(
     await toolSet?.close();
     await store.close();
   }
-  if (output.json) output.document(runJson(result));
+  // A run a budget ended (not one that finished and then had its judge refused) ends the command with BUDGET.
+  const budgetError =
+    result.status === 'failed' ? runBudgetError(exceeded, runChoicesOptions(choices).budget ?? {}) : undefined;
+  if (output.json)
+    output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
   else printSummary(result, output, model.kind);
+  if (budgetError) output.log(`weft: ${formatError(budgetError)}; the run is kept (weft show ${result.runId})`);
   return result.status === 'completed' ? 0 : 1;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { WeftError } from '../../errors.js';
+import { addBudgetOptions } from '../budget-options.js';
 import type { CommandContext } from '../command-context.js';
 import type { TeamFlags } from '../team-command-support.js';
 import type { TeamEvalFlags } from './team-eval-command.js';
@@ -41,7 +42,7 @@ export function registerTeamCommands(program: Command, context: CommandContext):
   const { output, signal, setExit } = context;
   program.enablePositionalOptions();
   const common = (command: Command): Command =>
-    command
+    addBudgetOptions(command)
       .option(
         '--model <spec>',
         'model for agents (and the ranker) that the team file gives none, e.g. openai:gpt-4o-mini, sim:accuracy=0.7',
