@@ -73,17 +73,17 @@ const ALLOWED = {
   team: ['llm', 'graph', 'run', 'store', 'plan', 'runtime'],
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
-  // …and (issue 14) exec-case jobs: a worker runs one case of a batch with distill's interpreter.
+  // …and exec-case jobs: a worker runs one case of a batch with distill's interpreter.
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools', 'distill', 'runtime'],
-  // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
+  // Tools: HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm', 'runtime'],
-  // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores
+  // Conversational procedures: the bot is a model (llm), its APIs are tools, sessions live in the stores
   // (store's session types).
   dialog: ['llm', 'store', 'tools', 'runtime'],
-  // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
+  // Distillation: workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
-  // The dashboard (issue 15) reads what every engine records, and runs none of them.
+  // The dashboard reads what every engine records, and runs none of them.
   ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
 // The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts

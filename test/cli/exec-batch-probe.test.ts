@@ -1,5 +1,5 @@
 /**
- * Probes of `weft exec --inputs` (issue 14): what a kill leaves behind (a torn last log line, results written to
+ * Probes of `weft exec --inputs`: what a kill leaves behind (a torn last log line, results written to
  * the log but not yet to --out), --out at the batch's own files by another spelling, and workflows whose JSONata
  * never ends.
  */

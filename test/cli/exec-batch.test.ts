@@ -1,5 +1,5 @@
 /**
- * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH` (issue 14): a batch of cases through one
+ * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH`: a batch of cases through one
  * workflow with no model, in this process. Module tools record each call per case (WEFT_TEST_CALLS), so "no case
  * run twice" is counted, not assumed.
  */

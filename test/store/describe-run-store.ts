@@ -1,5 +1,5 @@
 /**
- * The RunStore conformance suite: every store (SQLite now, Postgres with issue 3) runs these same tests, and the
+ * The RunStore conformance suite: every store (SQLite and Postgres) runs these same tests, and the
  * SessionStore suite (describe-session-store.ts) on the same factory.
  *
  *   describeRunStore('sqlite', { fresh: async () => …, openFile: (path) => … });
