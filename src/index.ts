@@ -125,6 +125,7 @@ export { runWorker, type RunWorkerOptions, type RunWorkerResult, type WorkerEven
 export type { StopCheck, TeamAgentSpec, TeamQuery, TeamResult, TeamSpec } from './team/team.js';
 export { STOP_CHECKS } from './team/team.js';
 export type { TeamEvent, TeamEventType } from './team/team-events.js';
+export { normalizeTeamEvent } from './team/team-events.js';
 export { TEAM_DEFAULTS, runTeam, type RunTeamOptions } from './team/run-team.js';
 export { buildTeam, type BuildTeamOptions, type BuiltTeam } from './team/build-team.js';
 export { loadTeamFile, parseTeamFile } from './team/parse-team-file.js';
