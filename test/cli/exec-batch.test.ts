@@ -16,7 +16,7 @@ import { runBatch } from '../../src/distill/run-batch.js';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
 import { loadWorkflowFile } from '../../src/distill/read-workflow-file.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
-import { createBatchProgress } from '../../src/cli/batch-progress.js';
+import { createBatchProgress } from '../../src/cli/distill/batch-progress.js';
 import { Capture, cli, tempHome } from './cli-harness.js';
 
 const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;

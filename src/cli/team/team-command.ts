@@ -26,7 +26,7 @@ import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { looksLikePath } from '../read-task.js';
-import { formatTeamRun, teamRunDocument } from '../team-output.js';
+import { formatTeamRun, teamRunDocument } from './team-output.js';
 import {
   type TeamFlags,
   buildTeamWithModels,
@@ -36,7 +36,7 @@ import {
   selectMembers,
   subset,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export async function teamCommand(
   argument: string | undefined,

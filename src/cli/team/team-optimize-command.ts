@@ -14,7 +14,7 @@ import {
 import { loadContext, openStore, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { formatOptimizeResult } from '../team-output.js';
+import { formatOptimizeResult } from './team-output.js';
 import {
   type TeamCommonFlags,
   buildTeamWithModels,
@@ -23,7 +23,7 @@ import {
   stopCheckFlag,
   simDatasetWarning,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export interface TeamOptimizeFlags extends TeamCommonFlags {
   readonly queries?: string;

@@ -17,7 +17,7 @@
  */
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceFile, type TaskRun, WeftError } from '../index.js';
+import { replaceFile, type TaskRun, WeftError } from '../../index.js';
 
 export const EVAL_REPORT_FILE = 'report.json';
 export const TASKS_FOLDER = 'tasks';

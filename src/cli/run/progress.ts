@@ -2,8 +2,15 @@
  * The live view of a run. On a TTY it redraws one line per subtask (state, attempts) under a header with calls
  * and cost; elsewhere it prints one plain line per notable event. Both read the same events as the store.
  */
-import { type Fates, foldFate, type SubtaskFate, TOOL_FAILURE_MARK, toolCallCount, type WeftEvent } from '../index.js';
-import { teamOutcome } from './team-output.js';
+import {
+  type Fates,
+  foldFate,
+  type SubtaskFate,
+  TOOL_FAILURE_MARK,
+  toolCallCount,
+  type WeftEvent,
+} from '../../index.js';
+import { teamOutcome } from '../team/team-output.js';
 
 /**
  * What a row shows of a subtask's fate (the same fold as resume and the summary, run/subtask-fate.ts): running
