@@ -93,7 +93,10 @@ const PUBLIC_ENTRIES = ['index.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's
 // start-up, may import them. Other top-level files (index.ts, role-kinds.ts, load-tools-file.ts) assemble layers and sit above them.
 const TOP_LEAVES = ['errors.ts', 'run-defaults.ts'].map((name) => join(root, name));
-const CLIENTS = ['cli'];
+// The library's clients, and which other client each may import: the command line, and the MCP server that
+// `weft mcp` starts (src/serve/, beside the dashboard), which answers with the CLI's own run and show documents and
+// model and tools loading. The cycle check above still applies file by file.
+const CLIENTS = { cli: ['serve'], serve: ['cli'] };
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);
   return parts.length > 1 ? parts[0] : undefined;
@@ -101,11 +104,14 @@ const layerOf = (file) => {
 const violations = [];
 for (const [file, targets] of graph) {
   const layer = layerOf(file);
-  if (CLIENTS.includes(layer)) {
+  const peers = Object.hasOwn(CLIENTS, layer) ? CLIENTS[layer] : undefined;
+  if (peers) {
     for (const target of targets) {
-      if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || layerOf(target) === layer) continue;
+      const other = layerOf(target);
+      if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || other === layer || peers.includes(other))
+        continue;
       violations.push(
-        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/index.ts`,
+        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts), src/${layer}/*${peers.map((peer) => ` and src/${peer}/*`).join('')}; export what it needs from src/index.ts`,
       );
     }
     continue;
