@@ -9,15 +9,12 @@ import { tolerateClosedPipe } from './closed-pipe.js';
 import type { CommandContext } from './command-context.js';
 import { normalizeOtelFlag, startCliTelemetry, type StopCliTelemetry } from './otel.js';
 import { createOutput, type Output, type Streams } from './output.js';
-import { registerDialogCommands } from './dialog/register-dialog-commands.js';
-import { registerDistillCommands } from './distill/register-distill-commands.js';
-import { registerEvalCommands } from './eval/register-eval-commands.js';
-import { registerMcpCommand } from './mcp/register-mcp-command.js';
-import { registerRunCommands } from './run/register-run-commands.js';
-import { registerSimulateCommands } from './dialog/register-simulate-commands.js';
-import { registerStoreCommands } from './run/register-store-commands.js';
-import { registerTeamCommands } from './team/register-team-commands.js';
-import { registerToolsCommands } from './tools/register-tools-commands.js';
+import { registerDialogCommands, registerSimulateCommands } from './dialog/register.js';
+import { registerDistillCommands } from './distill/register.js';
+import { registerEvalCommands } from './eval/register.js';
+import { registerOpsCommands, registerToolsCommands, registerWorkerCommand } from './ops/register.js';
+import { registerRunCommands, registerShowCommand } from './run/register.js';
+import { registerTeamCommands } from './team/register.js';
 
 export async function main(
   argv: readonly string[],
@@ -84,7 +81,8 @@ function wantsHelp(argv: readonly string[]): boolean {
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /**
- * The program, the options many commands share, and the register functions, one per system (register-*.ts).
+ * The program, the options many commands share, and the register functions of each command family (its folder's
+ * register.ts).
  * Every option is declared when the program is built, so `weft <command> --help` lists them all; each command's
  * module (and what it needs: stores, providers, the planner) loads only when that command runs, so `--version` and
  * `--help` start fast. The registration order is the order of `weft --help`'s command list.
@@ -126,8 +124,9 @@ function buildProgram(
     options: { home, model, json: jsonOption, otel, otelContent, store },
   };
   registerRunCommands(program, context, strategies);
-  registerMcpCommand(program, context);
-  registerStoreCommands(program, context);
+  registerWorkerCommand(program, context);
+  registerShowCommand(program, context);
+  registerOpsCommands(program, context);
   registerEvalCommands(program, context);
   registerToolsCommands(program, context);
   registerDialogCommands(program, context);

@@ -1,11 +1,12 @@
 /**
  * A batch's folder, `<home>/batches/<batchId>/` (docs/contracts.md): `batch.json` (what it was started with),
- * `log.jsonl` (append-only: a `start` record per case written before it runs, a `result` record after) and
- * `owner.json` (the process running it, while it runs).
+ * `log.jsonl` (append-only: a `case-start` record per case written before it runs, a `case-end` record after) and
+ * `owner.json` (the process running it, while it runs). Logs of earlier versions name them `start` and `result`;
+ * readers take both (`batchRecordType`).
  *
  * Decisions:
- * - A `start` record is written with a synchronous write (no buffer in this process) before the case can call a
- *   tool, so a killed process leaves its running cases visibly started. `result` records may wait for the next
+ * - A `case-start` record is written with a synchronous write (no buffer in this process) before the case can call a
+ *   tool, so a killed process leaves its running cases visibly started. `case-end` records may wait for the next
  *   start (one write for both) or a short timer: one lost to a kill leaves its case started without a result,
  *   reported interrupted on the resume, never run twice.
  * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
@@ -48,9 +49,9 @@ export interface BatchError {
 export type CaseStatus = 'passed' | 'failed' | 'error';
 
 export type BatchLogRecord =
-  | { readonly type: 'start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
+  | { readonly type: 'case-start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
   | {
-      readonly type: 'result';
+      readonly type: 'case-end';
       readonly id: string | number;
       readonly status: CaseStatus;
       readonly output?: unknown;
@@ -60,6 +61,19 @@ export type BatchLogRecord =
       readonly steps?: number;
       readonly toolCalls?: number;
     };
+
+/** Each record name a batch log may hold, earlier versions' (`start`, `result`) included, and its name now. */
+const RECORD_TYPES: Readonly<Record<string, BatchLogRecord['type']>> = {
+  'case-start': 'case-start',
+  'case-end': 'case-end',
+  start: 'case-start',
+  result: 'case-end',
+};
+
+/** A batch log record's type under today's name, or undefined when it is not one. */
+export function batchRecordType(type: unknown): BatchLogRecord['type'] | undefined {
+  return typeof type === 'string' && Object.hasOwn(RECORD_TYPES, type) ? RECORD_TYPES[type] : undefined;
+}
 
 const SAFE_BATCH_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 
@@ -262,7 +276,7 @@ export interface BatchLogState {
 /** Reads the log record by record; `onResult` sees each case's result records in order. */
 export async function readBatchLog(
   path: string,
-  onResult?: (record: Extract<BatchLogRecord, { type: 'result' }>) => void,
+  onResult?: (record: Extract<BatchLogRecord, { type: 'case-end' }>) => void,
 ): Promise<BatchLogState> {
   const state: BatchLogState = { results: new Map(), interrupted: new Set(), starts: new Map() };
   let stream: ReturnType<typeof createReadStream>;
@@ -278,16 +292,19 @@ export async function readBatchLog(
   }
   for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
     if (line.trim() === '') continue;
-    let record: BatchLogRecord;
+    let parsed: unknown;
     try {
-      record = JSON.parse(line) as BatchLogRecord;
+      parsed = JSON.parse(line);
     } catch {
       continue; // a torn line (the process died mid-write)
     }
-    if (typeof record !== 'object' || record === null) continue;
+    if (typeof parsed !== 'object' || parsed === null) continue;
+    const type = batchRecordType((parsed as { type?: unknown }).type);
+    if (type === undefined) continue;
+    const record = { ...parsed, type } as BatchLogRecord;
     const key = String(record.id);
-    if (record.type === 'start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
-    else if (record.type === 'result') {
+    if (record.type === 'case-start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
+    else {
       state.results.set(key, record.status);
       if (record.interrupted) state.interrupted.add(key);
       else state.interrupted.delete(key);

@@ -1,6 +1,6 @@
 /**
- * Runs a batch of cases through one workflow (`weft exec --inputs`), durably: each case's `start` is in the batch
- * log before it runs and its `result` after, so a resume runs no case twice. A case error (tool, JSONata, visit
+ * Runs a batch of cases through one workflow (`weft exec --inputs`), durably: each case's `case-start` is in the batch
+ * log before it runs and its `case-end` after, so a resume runs no case twice. A case error (tool, JSONata, visit
  * cap, bad input) ends that case, never the batch. Where a case runs is the caller's `runCase`: in this process
  * (`runWorkflow`) or on a BullMQ worker.
  *
@@ -163,14 +163,14 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const record = (
     item: BatchCase,
     status: CaseStatus,
-    fields: Omit<BatchLogRecord & { type: 'result' }, 'type' | 'id' | 'status'>,
+    fields: Omit<BatchLogRecord & { type: 'case-end' }, 'type' | 'id' | 'status'>,
   ) => {
     const previous = statuses.get(item.key);
     if (previous !== undefined) bump(previous, -1);
     statuses.set(item.key, status);
     bump(status, 1);
-    log.appendLater({ type: 'result', id: item.id, status, ...fields });
-    const result = resultOf({ type: 'result', id: item.id, status, ...fields });
+    log.appendLater({ type: 'case-end', id: item.id, status, ...fields });
+    const result = resultOf({ type: 'case-end', id: item.id, status, ...fields });
     out?.appendLater(result);
     keep(item.key, result);
     progress();
@@ -216,7 +216,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         continue;
       }
       const attempt = (prior.starts.get(item.key) ?? 0) + 1;
-      log.append({ type: 'start', id: item.id, attempt });
+      log.append({ type: 'case-start', id: item.id, attempt });
       ranNow += 1;
       try {
         const run = await options.runCase(item, attempt, stop.signal);
@@ -269,7 +269,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
 }
 
-function resultOf(record: Extract<BatchLogRecord, { type: 'result' }>): BatchResult {
+function resultOf(record: Extract<BatchLogRecord, { type: 'case-end' }>): BatchResult {
   return {
     id: record.id,
     output: record.output === undefined ? null : record.output,

@@ -6,6 +6,7 @@
  * MAX_LOG_LINE_BYTES is skipped unread and counted.
  */
 import type { FileHandle } from 'node:fs/promises';
+import { batchRecordType } from '../distill/batch-store.js';
 
 export type IndexedStatus = 'passed' | 'failed' | 'error';
 const STATUSES: readonly IndexedStatus[] = ['passed', 'failed', 'error'];
@@ -141,13 +142,15 @@ function addLine(index: BatchLogIndex, line: string, offset: number, length: num
     index.unreadable++;
     return false;
   }
-  const { type, id, status, interrupted } = record as Record<string, unknown>;
-  if ((typeof id !== 'string' && typeof id !== 'number') || (type !== 'start' && type !== 'result')) {
+  const { id, status, interrupted } = record as Record<string, unknown>;
+  // Earlier versions' `start` and `result` read as `case-start` and `case-end`.
+  const type = batchRecordType((record as Record<string, unknown>).type);
+  if ((typeof id !== 'string' && typeof id !== 'number') || type === undefined) {
     index.unreadable++;
     return false;
   }
   const key = String(id);
-  if (type === 'start') {
+  if (type === 'case-start') {
     index.started.add(key);
     return false;
   }

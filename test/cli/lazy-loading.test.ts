@@ -1,5 +1,5 @@
 /**
- * Start-up loads what it uses (issue 11, item 7): `weft --version`, `weft runs` on an empty home and importing the
+ * Start-up loads what it uses: `weft --version`, `weft runs` on an empty home and importing the
  * library load neither provider SDK nor a store driver; they load on first use. Checked by the packages a child
  * process resolves (test/fixtures/load-log), not by time.
  */

@@ -1,4 +1,4 @@
-/** A failed subtask's stored reason says why it failed (issue 10, item 19), and `weft show` displays it. */
+/** A failed subtask's stored reason says why it failed, and `weft show` displays it. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWorkflow } from '../../src/graph/parse-workflow.js';

@@ -1,5 +1,5 @@
 /**
- * The summarize stage (issue 14): `distillTraces` with scripted models (exact cases), the prompted fallback, a
+ * The summarize stage: `distillTraces` with scripted models (exact cases), the prompted fallback, a
  * summarizer that never finishes, and the sim rebuilding a reference workflow (mistake=0) or spoiling it (mistake=1).
  */
 import { readFileSync } from 'node:fs';

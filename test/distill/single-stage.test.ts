@@ -1,4 +1,4 @@
-/** The single-stage baselines (issue 14): one agent with business and graph tools; its trace and mixed calls. */
+/** The single-stage baselines: one agent with business and graph tools; its trace and mixed calls. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withDistillSim } from '../../src/distill/distill-sim.js';

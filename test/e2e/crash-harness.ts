@@ -1,5 +1,5 @@
 /**
- * Issue 3's crash test: a `weft run` process is killed with SIGKILL at seeded points, then resumed. Each resume
+ * The crash test: a `weft run` process is killed with SIGKILL at seeded points, then resumed. Each resume
  * must finish with no completed subtask run again, no output lost, no recorded call repeated, and the same final
  * state as an uninterrupted run with the same seed. `npm test` runs a few points (test/e2e/crash-resume.test.ts);
  * `npm run test:long` runs the 20-point sweep (test/long/crash-resume-sweep.test.ts).

@@ -85,7 +85,7 @@ describe('output-token limit per call purpose', () => {
 
   it.each([
     ['retries: 1\nmaxOutputTokens:\n  plan: -1\n', 3, 'maxOutputTokens.plan'],
-    // A misspelt purpose is reported at its own key (issue 10, item 12).
+    // A misspelt purpose is reported at its own key.
     ['maxOutputTokens:\n  plann: 5\n', 2, 'maxOutputTokens.plann'],
     ['maxOutputTokens: 1.5\n', 1, 'maxOutputTokens'],
   ])('rejects a bad maxOutputTokens with file, line and field: %j', (text, line, field) => {

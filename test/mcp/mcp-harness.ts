@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
-import { createWeftMcpServer } from '../../src/cli/mcp/mcp-server.js';
+import { createWeftMcpServer } from '../../src/serve/mcp-server.js';
 import type { RunStore } from '../../src/index.js';
 
 export interface McpHarness {

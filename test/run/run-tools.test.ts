@@ -1,5 +1,5 @@
 /**
- * Tools inside runs (issue 12), in process against a real HTTP service: the tool loop in the execute step, the
+ * Tools inside runs, in process against a real HTTP service: the tool loop in the execute step, the
  * events, redaction, the tool-call budget, unknown tools, and resume from logs cut in each crash window.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';

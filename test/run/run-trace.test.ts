@@ -1,5 +1,5 @@
 /**
- * A tool-using run yields an execution trace (issue 14): saved when the run ends, with the run's tool calls in
+ * A tool-using run yields an execution trace: saved when the run ends, with the run's tool calls in
  * order (the subtask as the step), its result as the answer and its run id; none for a run without tool calls or
  * a store that keeps no traces. In process, against the real HTTP order service of the tool-run tests.
  */

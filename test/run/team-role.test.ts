@@ -1,5 +1,5 @@
 /**
- * Team roles in workflows (issue 5): a subtask whose agent is a `kind: team` role runs through DyLAN, its calls
+ * Team roles in workflows: a subtask whose agent is a `kind: team` role runs through DyLAN, its calls
  * count in the run, its importance scores go to the store, and report.md shows what the team did.
  *
  * The scenario is examples/team-workflow (plan.json, team.yaml, replies.json): four agents answer 8, 9, 8, 7 at

@@ -1,6 +1,6 @@
 /**
- * scripts/check-cycles.mjs's rule that the CLI imports from src/ only the package's entries (src/index.ts,
- * src/internal.ts, src/core.ts), on a toy source tree.
+ * scripts/check-cycles.mjs's rule that the library's clients (the CLI, and the MCP server in src/serve) import from
+ * src/ only the package's entries (src/index.ts, src/internal.ts, src/core.ts) and each other, on a toy source tree.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -102,5 +102,20 @@ describe('check-cycles: the models layer knows no engine', () => {
     );
     expect(code).toBe(1);
     expect(stderr).toContain("sim-model.ts names the engine purpose 'plan'");
+  });
+
+  it('lets the MCP server (src/serve) use the public API and the CLI, and nothing else of the library', () => {
+    const cliAndServe = {
+      ...library,
+      'serve/mcp-server.ts': "import { pruneRuns } from '../index.js';\nimport { output } from '../cli/output.js';\n",
+      'cli/ops/mcp-command.ts': "import { output } from '../output.js';\nimport '../../serve/mcp-server.js';\n",
+    };
+    expect(check(tree(cliAndServe))).toEqual({ code: 0, stderr: '' });
+    const { code, stderr } = check(
+      tree({ ...cliAndServe, 'serve/mcp-eval.ts': "import type { pruneRuns } from '../store/prune-runs.js';\n" }),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('mcp-eval.ts (serve) imports');
+    expect(stderr).toContain('src/serve may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts');
   });
 });

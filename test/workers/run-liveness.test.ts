@@ -1,5 +1,5 @@
 /**
- * A distributed run that ends leaves no work behind (issue 10, items 14 and 15): the wall-time deadline withdraws
+ * A distributed run that ends leaves no work behind: the wall-time deadline withdraws
  * jobs no worker takes, SIGTERM to `weft run --workers` withdraws them like Ctrl-C and marks the run, and a worker
  * refuses a job whose run is no longer live (no coordinator waits for it).
  */

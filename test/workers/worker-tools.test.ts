@@ -1,5 +1,5 @@
 /**
- * Tool-using subtasks on `weft worker` (issue 12), through BullMQ on a real Redis, against the order service
+ * Tool-using subtasks on `weft worker`, through BullMQ on a real Redis, against the order service
  * counting requests: tool events come back to the run's log; a worker without the tools, or with other schemas,
  * refuses the job; a worker SIGKILLed during a placement leaves a journal from which the next worker refuses to
  * place the order again.

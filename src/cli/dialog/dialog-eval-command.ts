@@ -27,7 +27,7 @@ import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
-import { progressLogger } from '../team-command-support.js';
+import { progressLogger } from '../team/team-command-support.js';
 
 export interface DialogEvalFlags {
   readonly references?: string;

@@ -32,7 +32,7 @@ import { choiceFlag, integerFlag, numberFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
-import { progressLogger } from '../team-command-support.js';
+import { progressLogger } from '../team/team-command-support.js';
 
 export interface SimulateFlags {
   readonly profiles?: string;

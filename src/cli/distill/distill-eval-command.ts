@@ -25,11 +25,11 @@ import {
 } from '../../internal.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { loadContext, loadModel } from '../context.js';
-import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from '../eval-out-folder.js';
+import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from './eval-out-folder.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
-import { progressLogger } from '../team-command-support.js';
+import { progressLogger } from '../team/team-command-support.js';
 
 export interface DistillEvalFlags {
   readonly suite?: string;

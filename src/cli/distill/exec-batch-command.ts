@@ -30,7 +30,7 @@ import {
   type ToolSet,
   WeftError,
 } from '../../internal.js';
-import { createBatchProgress } from '../batch-progress.js';
+import { createBatchProgress } from './batch-progress.js';
 import { loadContext } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';

@@ -14,7 +14,7 @@ import { budgetErrorJson, runBudgetError } from '../budget-stop.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
-import { createProgressView } from '../progress.js';
+import { createProgressView } from './progress.js';
 import { printResult, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
 
 export interface ResumeFlags {

@@ -26,7 +26,7 @@ import { loadRunTools } from '../load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from '../context.js';
 import { integerFlag, numberFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';
-import { createProgressView } from '../progress.js';
+import { createProgressView } from './progress.js';
 import { readTask } from '../read-task.js';
 import { runChoicesFromFlags, runChoicesOptions } from '../run-choices.js';
 

@@ -26,7 +26,7 @@ import {
   type WeftEvent,
   runEvents,
 } from '../../internal.js';
-import { teamOutcome } from '../team-output.js';
+import { teamOutcome } from '../team/team-output.js';
 import { loadContext, openExistingStore, runNotFound } from '../context.js';
 import type { Output } from '../output.js';
 import { printResult, printTaskMeasures, runJson } from './run-command.js';

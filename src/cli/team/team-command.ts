@@ -38,7 +38,7 @@ import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { looksLikePath } from '../read-task.js';
-import { formatTeamRun, teamRunDocument } from '../team-output.js';
+import { formatTeamRun, teamRunDocument } from './team-output.js';
 import {
   type TeamFlags,
   buildTeamWithModels,
@@ -48,7 +48,7 @@ import {
   selectMembers,
   subset,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export async function teamCommand(
   argument: string | undefined,

@@ -13,7 +13,7 @@ import { budgetErrorJson, budgetScopeOf, commandBudget, reportBudgetStop } from 
 import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { formatEvaluation } from '../team-output.js';
+import { formatEvaluation } from './team-output.js';
 import {
   type TeamFlags,
   buildTeamWithModels,
@@ -24,7 +24,7 @@ import {
   simDatasetWarning,
   subset,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export interface TeamEvalFlags extends TeamFlags {
   readonly data?: string;

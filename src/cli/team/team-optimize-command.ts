@@ -15,7 +15,7 @@ import { budgetErrorJson, budgetJson, budgetScopeOf, commandBudget, endBudget } 
 import { loadContext, openStore, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { formatOptimizeResult } from '../team-output.js';
+import { formatOptimizeResult } from './team-output.js';
 import {
   type TeamBudgetFlags,
   type TeamCommonFlags,
@@ -25,7 +25,7 @@ import {
   stopCheckFlag,
   simDatasetWarning,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export interface TeamOptimizeFlags extends TeamCommonFlags, TeamBudgetFlags {
   readonly queries?: string;

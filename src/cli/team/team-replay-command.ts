@@ -18,7 +18,7 @@ import {
 } from '../../internal.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { stopCheckFlag } from '../team-command-support.js';
+import { stopCheckFlag } from './team-command-support.js';
 
 export interface TeamReplayFlags {
   readonly reading?: string;

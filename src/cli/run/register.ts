@@ -1,5 +1,7 @@
 /**
- * `weft plan`, `run`, `resume`, `worker` and `show`: planning and running a task (Flow), and reading a recorded run.
+ * The run family (Flow): `weft plan`, `run`, `resume` and `show`: planning and running a task, and reading a recorded
+ * run. Two functions, because `weft --help` lists commands in registration order and `worker` (operations) sits
+ * between `resume` and `show` there.
  * Light, like every registration: a command's module loads only when it runs, so `weft --help` stays fast.
  */
 import type { Command } from 'commander';
@@ -95,27 +97,12 @@ export function registerRunCommands(
     .action(async (runId: string, flags) =>
       setExit(await (await import('./resume-command.js')).resumeCommand(runId, flags, output, streams, signal)),
     );
+}
 
-  program
-    .command('worker')
-    .description(
-      'run subtasks that `weft run --workers` and cases that `weft exec --inputs --workers` put on a Redis queue, until SIGINT or SIGTERM',
-    )
-    .option('--redis <url>', 'the Redis the coordinator uses, e.g. redis://127.0.0.1:6379')
-    .option('--concurrency <N>', 'jobs at once (default 1)')
-    .option('--queue <name>', 'queue name (default weft-subtasks)')
-    .option('--lock-ms <ms>', "job lock duration; a killed worker's job is retried after it (default 30000)")
-    .option('--stalled-ms <ms>', 'how often to look for stalled jobs (default 30000)')
-    .option('--tools <file>', "the run's tools file, for subtasks whose roles call tools")
-    .addOption(otel)
-    .addOption(otelContent)
-    .addOption(model)
-    .addOption(home)
-    .addOption(jsonOption)
-    .action(async (flags) =>
-      setExit(await (await import('./worker-command.js')).workerCommand(flags, output, streams, signal)),
-    );
-
+/** `weft show`, registered apart from the others so that `weft --help` keeps its order (`worker` comes before it). */
+export function registerShowCommand(program: Command, context: CommandContext): void {
+  const { output, setExit } = context;
+  const { home, store, json: jsonOption } = context.options;
   program
     .command('show')
     .description('show a recorded run')

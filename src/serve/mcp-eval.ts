@@ -31,7 +31,7 @@ import {
   type LocatedIssue,
   type ScoreOptions,
   type WorkflowText,
-} from '../../internal.js';
+} from '../internal.js';
 
 /** Inline WorfBench text and text files: WorfBench's workflows are a few kilobytes. */
 export const MAX_EVAL_TEXT_CHARS = 1_000_000;

@@ -34,13 +34,13 @@ import {
   type WeftEvent,
   type Workflow,
   runEvents,
-} from '../../internal.js';
-import { type Context, modelMaker, type ModelContext, runNotFound } from '../context.js';
-import { loadRunTools, type RunTools } from '../load-run-tools.js';
+} from '../internal.js';
+import { type Context, modelMaker, type ModelContext, runNotFound } from '../cli/context.js';
+import { loadRunTools, type RunTools } from '../cli/load-run-tools.js';
 import { evalInputShape, mcpEval } from './mcp-eval.js';
-import { readPlan, runJson } from '../run/run-command.js';
-import { type RunChoices, runChoicesOptions, runChoicesShape } from '../run-choices.js';
-import { shownSummary } from '../run/show-command.js';
+import { readPlan, runJson } from '../cli/run/run-command.js';
+import { type RunChoices, runChoicesOptions, runChoicesShape } from '../cli/run-choices.js';
+import { shownSummary } from '../cli/run/show-command.js';
 
 export interface WeftMcpServerOptions {
   readonly context: Context;

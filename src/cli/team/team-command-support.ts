@@ -18,10 +18,10 @@ import {
   type TeamEvent,
   type TeamSelection,
   type TeamSpec,
-} from '../internal.js';
-import type { CommandBudget } from './budget-stop.js';
-import { loadModel, openStore, type Context } from './context.js';
-import type { Output } from './output.js';
+} from '../../internal.js';
+import type { CommandBudget } from '../budget-stop.js';
+import { loadModel, openStore, type Context } from '../context.js';
+import type { Output } from '../output.js';
 import type { ModelUse, TeamModels } from './team-output.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */

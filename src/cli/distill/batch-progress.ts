@@ -2,8 +2,8 @@
  * The progress bar of `weft exec --inputs`: one line redrawn on a TTY (at most ~12 times a second), nothing on a
  * pipe or file, so logs and `--json` stay clean. Always stderr.
  */
-import type { BatchProgress } from '../internal.js';
-import type { Streams } from './output.js';
+import type { BatchProgress } from '../../internal.js';
+import type { Streams } from '../output.js';
 
 export interface BatchProgressView {
   readonly update: (progress: BatchProgress) => void;

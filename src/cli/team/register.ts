@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { WeftError } from '../../errors.js';
 import { addBudgetOptions } from '../budget-options.js';
 import type { CommandContext } from '../command-context.js';
-import type { TeamFlags } from '../team-command-support.js';
+import type { TeamFlags } from './team-command-support.js';
 import type { TeamEvalFlags } from './team-eval-command.js';
 import type { TeamOptimizeFlags } from './team-optimize-command.js';
 import type { TeamReplayFlags } from './team-replay-command.js';

@@ -3,7 +3,7 @@
  * was kept or dropped and why, importance, calls), which agents ran and why, and the reports of `optimize`
  * and `eval`. Pure.
  */
-import type { OptimizeTeamResult, TeamEvaluation, TeamResult, TeamSelection, TeamSummary } from '../internal.js';
+import type { OptimizeTeamResult, TeamEvaluation, TeamResult, TeamSelection, TeamSummary } from '../../internal.js';
 
 /** The model each agent (and the ranker) used: a spec id and whether it is real, scripted or simulated. */
 export interface ModelUse {

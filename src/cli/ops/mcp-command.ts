@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { redactModelSpec } from '../../internal.js';
 import { type CommonFlags, loadContext, loadModel, openStore } from '../context.js';
-import { createWeftMcpServer } from './mcp-server.js';
+import { createWeftMcpServer } from '../../serve/mcp-server.js';
 import type { Output } from '../output.js';
 
 const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;

@@ -17,7 +17,7 @@
  */
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceFile, type TaskRun, WeftError } from '../internal.js';
+import { replaceFile, type TaskRun, WeftError } from '../../internal.js';
 
 export const EVAL_REPORT_FILE = 'report.json';
 export const TASKS_FOLDER = 'tasks';

@@ -9,8 +9,8 @@ import {
   TOOL_FAILURE_MARK,
   toolCallCount,
   type WeftEvent,
-} from '../internal.js';
-import { teamOutcome } from './team-output.js';
+} from '../../internal.js';
+import { teamOutcome } from '../team/team-output.js';
 
 /**
  * What a row shows of a subtask's fate (the same fold as resume and the summary, run/subtask-fate.ts): running
