@@ -62,7 +62,18 @@ export { planAnswerJsonSchema, updateAnswerJsonSchema, verdictAnswerJsonSchema }
 
 // Running: plan and run a task, resume an interrupted run, and the events a run records.
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
-export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
+export {
+  runTask,
+  type RunCommonOptions,
+  type RunExecution,
+  type RunPrompts,
+  type RunRoles,
+  type RunTaskOptions,
+  type RunTaskResult,
+  type RunToolOptions,
+  type TaskCheckOptions,
+} from './run/run-task.js';
+export { type RunEvents, type RunHandle } from './run/run-handle.js';
 export { resumeRun, type ResumeRunOptions } from './run/resume-run.js';
 export type {
   CandidateSummary,

@@ -67,10 +67,9 @@ export async function resumeCommand(
       costOf,
       signal,
       onEvent: progress.onEvent,
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
+      ...(toolSet ? { tools: { available: toolSet.tools } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();

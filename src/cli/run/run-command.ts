@@ -140,6 +140,7 @@ export async function runCommand(
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
   let result: RunTaskResult;
   try {
+    const chosen = runChoicesOptions(choices);
     result = await runTask({
       task,
       model,
@@ -148,21 +149,28 @@ export async function runCommand(
       costOf,
       signal,
       onEvent: progress.onEvent,
-      ...runChoicesOptions(choices),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
-      ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
-      ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
+      run: {
+        ...chosen.run,
+        ...(flags.verify === false ? { verify: false } : {}),
+        ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
+      },
+      budget: chosen.budget,
+      prompts: {
+        ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
+        ...(flags.plannerScope === false ? { plannerScope: false } : {}),
+        ...(flags.neededBy === false ? { neededBy: false } : {}),
+        ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
+      },
+      tools: {
+        available: toolSet?.tools ?? [],
+        ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
+        ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
+        ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
+      },
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(flags.verify === false ? { verify: false } : {}),
-      ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
-      ...(flags.plannerScope === false ? { plannerScope: false } : {}),
-      ...(flags.neededBy === false ? { neededBy: false } : {}),
-      ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
-      ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
       ...(taskCheck ? { taskCheck } : {}),
     });
