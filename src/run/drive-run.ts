@@ -435,5 +435,10 @@ async function finish(
     });
     if (trace) await inputs.store.saveTrace(trace).catch(() => undefined);
   }
-  return { ...summary, runDir: drive.paths.dir, workflow: ending.workflow, ...(reason !== undefined ? { reason } : {}) };
+  return {
+    ...summary,
+    runDir: drive.paths.dir,
+    workflow: ending.workflow,
+    ...(reason !== undefined ? { reason } : {}),
+  };
 }

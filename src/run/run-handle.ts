@@ -122,6 +122,7 @@ export function runHandle(
     runId,
     events: queue.events,
     result,
+    // biome-ignore lint/suspicious/noThenProperty: the handle is awaitable on purpose (`await runTask(...)` gives the result).
     then: (onFulfilled, onRejected) => result.then(onFulfilled, onRejected),
   };
 }

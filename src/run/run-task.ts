@@ -310,7 +310,9 @@ function checkToolOptions(options: Pick<RunTaskOptions, 'tools' | 'budget'>): vo
   const seen = new Set<string>();
   for (const tool of options.tools?.available ?? []) {
     if (seen.has(tool.name))
-      throw new WeftError('BAD_INPUT', `Two tools are named "${tool.name}"`, { location: { field: 'tools.available' } });
+      throw new WeftError('BAD_INPUT', `Two tools are named "${tool.name}"`, {
+        location: { field: 'tools.available' },
+      });
     seen.add(tool.name);
   }
 }
