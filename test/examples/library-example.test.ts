@@ -25,6 +25,8 @@ describe('examples/library.ts', () => {
     expect(lines[1]).toMatch(/^run \S+: completed, 4\/4 subtasks completed, \d+ model calls$/);
     expect(lines[2]).toBe('stored summary: completed, plan version 1, 4 subtasks');
     expect(lines[3]).toMatch(/^pruned 1 run\(s\), [1-9]\d* bytes freed; 0 left$/);
-    expect(lines).toHaveLength(4);
+    // The handle's events stream one task-end per subtask (each accepted at its first attempt with sim:).
+    expect(lines[4]).toBe('4 task-end events streamed');
+    expect(lines).toHaveLength(5);
   });
 });
