@@ -70,8 +70,8 @@ async function timeRun(url: string, subtasks: number): Promise<number> {
       model: toolModel(),
       store,
       home: dir,
-      concurrency: CONCURRENCY,
-      tools: tools.tools,
+      run: { concurrency: CONCURRENCY },
+      tools: { available: tools.tools },
     });
     await store.close();
     await tools.close();

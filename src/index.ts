@@ -35,7 +35,18 @@ export { toDot, toMermaid, type MermaidOptions } from './graph/export-graph.js';
 // Plan, run, resume (Flow): a task → candidate plans; a run of a plan; taking up an interrupted run.
 export { planTask, type PlanCandidate, type PlanOptions, type PlanResult } from './plan/plan-task.js';
 export { execute, type ExecutionOptions, type ExecutionResult, type ExecutionStrategy } from './run/execution.js';
-export { runTask, type RunTaskOptions, type RunTaskResult } from './run/run-task.js';
+export {
+  runTask,
+  type RunCommonOptions,
+  type RunExecution,
+  type RunPrompts,
+  type RunRoles,
+  type RunTaskOptions,
+  type RunTaskResult,
+  type RunToolOptions,
+  type TaskCheckOptions,
+} from './run/run-task.js';
+export type { RunEvents, RunHandle } from './run/run-handle.js';
 export { resumeRun, type ResumeRunOptions } from './run/resume-run.js';
 export type { ModelCheck, RoleKindContext, RoleKindEngine, RoleKindSetup } from './run/role-kind.js';
 export type { AttemptRunner, AttemptRunnerContext, AttemptRunnerFactory } from './run/attempt-runner.js';

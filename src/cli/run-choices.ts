@@ -136,23 +136,30 @@ export function runChoicesShape() {
   } satisfies Record<'strategy' | RunNumberChoice, z.ZodType>;
 }
 
-/** The runTask options the choices stand for (a deadline is the budget's wall time). */
+/**
+ * The runTask option groups the choices stand for (a deadline is the budget's wall time); `maxToolSteps` goes in
+ * the `tools` group with the tools themselves.
+ */
 export function runChoicesOptions(choices: RunChoices): {
-  strategy?: ExecutionStrategy;
-  concurrency?: number;
-  candidates?: number;
-  updateCandidates?: number;
-  maxAttempts?: number;
+  run: {
+    strategy?: ExecutionStrategy;
+    concurrency?: number;
+    candidates?: number;
+    updateCandidates?: number;
+    maxAttempts?: number;
+  };
   maxToolSteps?: number;
   budget: Budget;
 } {
   const { strategy, concurrency, candidates, updateCandidates, maxAttempts, maxToolSteps } = choices;
   return {
-    ...(strategy !== undefined ? { strategy } : {}),
-    ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(candidates !== undefined ? { candidates } : {}),
-    ...(updateCandidates !== undefined ? { updateCandidates } : {}),
-    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    run: {
+      ...(strategy !== undefined ? { strategy } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(candidates !== undefined ? { candidates } : {}),
+      ...(updateCandidates !== undefined ? { updateCandidates } : {}),
+      ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    },
     ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
     budget: {
       ...budgetOf(choices),

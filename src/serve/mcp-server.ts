@@ -364,6 +364,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const stop = new AbortController();
         // A client that cancels the request it waits on cancels the run; one answered at once, through weft_cancel.
         const signals = [signal, stop.signal, ...(wait ? [extra.signal] : [])];
+        const chosen = runChoicesOptions(choices);
         const work = runTask({
           task,
           runId,
@@ -373,21 +374,25 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           costOf,
           signal: AbortSignal.any(signals),
           onEvent,
-          ...runChoicesOptions(choices),
-          ...(toolSet ? { tools: toolSet.tools } : {}),
-          ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
-          ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
+          run: { ...chosen.run, ...(verify === false ? { verify: false } : {}) },
+          budget: chosen.budget,
+          prompts: {
+            ...(args.retryFeedback === false ? { retryFeedback: false } : {}),
+            ...(args.plannerScope === false ? { plannerScope: false } : {}),
+            ...(args.neededBy === false ? { neededBy: false } : {}),
+            ...(args.minimalUpdates === false ? { minimalUpdates: false } : {}),
+          },
+          tools: {
+            available: toolSet?.tools ?? [],
+            ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
+            ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
+            ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
+          },
           ...(plan ? { plan, planFile: planFile! } : {}),
           ...(teams ? { teams } : {}),
-          ...(verify === false ? { verify: false } : {}),
-          ...(args.retryFeedback === false ? { retryFeedback: false } : {}),
-          ...(args.plannerScope === false ? { plannerScope: false } : {}),
-          ...(args.neededBy === false ? { neededBy: false } : {}),
-          ...(args.minimalUpdates === false ? { minimalUpdates: false } : {}),
-          createModel: modelMaker(context.config),
-          roleKinds: defaultRoleKinds(),
+          roles: { createModel: modelMaker(context.config), kinds: defaultRoleKinds() },
           base: process.cwd(),
-        });
+        }).result;
         const done = work
           .then(
             (result) => log(`run ${runId}: ${result.status}`),

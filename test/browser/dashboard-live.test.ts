@@ -236,8 +236,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
       model: await recordedScriptedModel(home),
       store: writer,
       home,
-      tools: [refundTool()],
-      verify: false,
+      tools: { available: [refundTool()] },
+      run: { verify: false },
     });
     await writer.close();
     expect(result).toMatchObject({ status: 'completed', toolCallsFailed: 1 });

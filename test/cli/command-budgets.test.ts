@@ -140,7 +140,7 @@ describe('budget flags on every engine: a spent budget', () => {
       onEvent: (event) => {
         if (event.type === 'call' && ++calls === 4) controller.abort();
       },
-    }).finally(() => store.close());
+    }).result.finally(() => store.close());
     expect(first.status).toBe('cancelled');
     const result = await cli(['resume', first.runId, '--home', home, '--json']);
     expect(result.code).toBe(1);

@@ -24,7 +24,7 @@ describe('the failure reason of a failed subtask', () => {
       model,
       store,
       home,
-      strategy: 'none',
+      run: { strategy: 'none' },
     });
     await store.close();
     expect(run.status).toBe('failed');

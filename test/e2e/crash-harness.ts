@@ -106,7 +106,7 @@ export async function crashSweep(points: number): Promise<void> {
       if (!finished) interrupted += 1;
       const result = finished
         ? undefined
-        : await resumeRun({ runId, model: await createModel(SIM), store, home }).catch((error: unknown) => {
+        : await resumeRun({ runId, model: await createModel(SIM), store, home }).result.catch((error: unknown) => {
             throw new Error(
               `point ${point} (killed after ${lines} lines): resume failed: ${error instanceof Error ? error.message : String(error)}`,
               { cause: error },

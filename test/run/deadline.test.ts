@@ -95,8 +95,8 @@ describe('the wall-time budget is a deadline', () => {
       model,
       store,
       home,
-      candidates: 1,
       budget: { maxWallMs: WALL_MS },
+      run: { candidates: 1 },
     });
     await until(() => started.length === 1);
     vi.advanceTimersByTime(WALL_MS);

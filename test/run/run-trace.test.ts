@@ -47,8 +47,7 @@ describe('traces of runs', () => {
       store,
       home: dir,
       runId: 'with-tools',
-      tools: orderTools(server.url),
-      toolsFile: 'orders.tools.yaml',
+      tools: { available: orderTools(server.url), file: 'orders.tools.yaml' },
     });
     expect(result.status).toBe('completed');
     const traces = await traceStoreOf(store).listTraces();
@@ -105,7 +104,7 @@ describe('traces of runs', () => {
       store: withoutTraces(store),
       home: dir,
       runId: 'hidden',
-      tools: orderTools(server.url),
+      tools: { available: orderTools(server.url) },
     });
     expect(hidden.status).toBe('completed');
     expect(hidden.toolCalls).toBe(2);

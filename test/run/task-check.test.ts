@@ -126,13 +126,14 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      createModel: async (spec) => {
-        expect(spec).toBe('scripted:judge');
-        return judge;
-      },
-      // The outputs folder is settled before the check runs: d's output is there.
       taskCheck: { command: 'cat "$WEFT_RUN_DIR/outputs/d.md"', judgeModel: 'scripted:judge', timeoutMs: 30_000 },
+      run: { candidates: 1 },
+      roles: {
+        createModel: async (spec) => {
+          expect(spec).toBe('scripted:judge');
+          return judge;
+        },
+      },
     });
     expect(result.status).toBe('completed');
     expect(result.taskCheck?.passed).toBe(false);
@@ -173,12 +174,12 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
       signal: controller.signal,
       taskCheck: { command: 'exit 0', timeoutMs: 30_000 },
       onEvent: (event) => {
         if (event.type === 'task-start' && event.taskId === 'd') queueMicrotask(() => controller.abort());
       },
+      run: { candidates: 1 },
     });
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.taskCheck).toBeUndefined();
@@ -208,8 +209,8 @@ describe('a run with task checks', () => {
         store,
         home,
         plan: workflowFromJson(diamond()),
-        candidates: 1,
-        createModel: async () => judge(),
+        run: { candidates: 1 },
+        roles: { createModel: async () => judge() },
         ...(budget ? { budget } : {}),
         taskCheck: { judgeModel: 'scripted:judge', timeoutMs: 30_000 },
       });
@@ -236,16 +237,22 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      createModel: async (given) => {
-        asked.push(given);
-        return {
-          id: given,
-          kind: 'scripted',
-          generate: async () => ({ text: '{"success": true}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' }),
-        };
-      },
       taskCheck: { judgeModel: spec, timeoutMs: 30_000 },
+      run: { candidates: 1 },
+      roles: {
+        createModel: async (given) => {
+          asked.push(given);
+          return {
+            id: given,
+            kind: 'scripted',
+            generate: async () => ({
+              text: '{"success": true}',
+              usage: { inputTokens: 1, outputTokens: 1 },
+              model: 'j',
+            }),
+          };
+        },
+      },
     });
     expect(asked).toEqual([spec]);
     expect(result.taskCheck?.passed).toBe(true);

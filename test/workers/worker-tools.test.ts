@@ -44,9 +44,9 @@ async function runOnQueue(queue: string, workerTools: readonly Tool[] | undefine
       model: await createModel(ORDERS_MODEL),
       store,
       home: files.home,
-      strategy: 'none',
-      tools: set.tools,
       attemptRunner: runner.attemptRunner,
+      run: { strategy: 'none' },
+      tools: { available: set.tools },
     });
     const events = await runEvents(store, result.runId);
     return { result, events };
@@ -146,9 +146,9 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
         model: await createModel(ORDERS_MODEL),
         store,
         home: files.home,
-        strategy: 'none',
-        tools: set.tools,
         attemptRunner: runner.attemptRunner,
+        run: { strategy: 'none' },
+        tools: { available: set.tools },
       });
       expect(second).toBeDefined();
       expect(server().posted.get('a')).toBe(1);

@@ -75,10 +75,9 @@ export async function resumeCommand(
         if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
         progress.onEvent(event);
       },
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
+      ...(toolSet ? { tools: { available: toolSet.tools } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();

@@ -144,6 +144,7 @@ export async function runCommand(
   let exceeded: string | undefined;
   let result: RunTaskResult;
   try {
+    const chosen = runChoicesOptions(choices);
     result = await runTask({
       task,
       model,
@@ -155,21 +156,28 @@ export async function runCommand(
         if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
         progress.onEvent(event);
       },
-      ...runChoicesOptions(choices),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
-      ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
-      ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
+      run: {
+        ...chosen.run,
+        ...(flags.verify === false ? { verify: false } : {}),
+        ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
+      },
+      budget: chosen.budget,
+      prompts: {
+        ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
+        ...(flags.plannerScope === false ? { plannerScope: false } : {}),
+        ...(flags.neededBy === false ? { neededBy: false } : {}),
+        ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
+      },
+      tools: {
+        available: toolSet?.tools ?? [],
+        ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
+        ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
+        ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
+      },
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(flags.verify === false ? { verify: false } : {}),
-      ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
-      ...(flags.plannerScope === false ? { plannerScope: false } : {}),
-      ...(flags.neededBy === false ? { neededBy: false } : {}),
-      ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
-      ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
       ...(taskCheck ? { taskCheck } : {}),
     });
