@@ -24,7 +24,8 @@ describe('weft --help', () => {
     const { stdout, code } = await cli(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Flow\)/);
-    for (const paper of ['WorfBench', 'DyLAN', 'FlowAgent', 'FlowMind']) expect(stdout.split('\n\n')[1]).toContain(paper);
+    for (const paper of ['WorfBench', 'DyLAN', 'FlowAgent', 'FlowMind'])
+      expect(stdout.split('\n\n')[1]).toContain(paper);
     const headings = [...stdout.matchAll(/^(\S.*):$/gm)].map((match) => match[1]);
     expect(headings).toEqual(['Options', ...HELP_GROUPS.map((group) => group.heading.replace(/:$/, '')), 'Commands']);
     for (const { heading, commands } of HELP_GROUPS) {
