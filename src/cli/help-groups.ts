@@ -40,7 +40,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, string>> = {
     'weft team optimize --team examples/teams/pool.yaml --queries examples/teams/queries.jsonl --k 2 --model sim:seed=7',
   'team eval':
     'weft team eval --team examples/teams/debate.yaml --data examples/teams/mc-sample.jsonl --model sim:seed=7',
-  'team replay': 'weft team replay <folder of the DyLAN authors’ recorded runs>',
+  'team replay': 'weft team replay test/fixtures/dylan-mmlu/mmlu_optimal7_2/business_ethics_test_23.json',
   pdl: `weft pdl check ${ORDER_RETURN}/order-return.pdl.yaml --tools examples/business-api/tools.yaml`,
   'pdl check': `weft pdl check ${ORDER_RETURN}/order-return.pdl.yaml --tools examples/business-api/tools.yaml`,
   'pdl show': `weft pdl show ${ORDER_RETURN}/order-return.pdl.yaml --mermaid`,
