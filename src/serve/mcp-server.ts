@@ -45,6 +45,11 @@ import { shownSummary } from '../cli/run/show-command.js';
 export interface WeftMcpServerOptions {
   readonly context: Context;
   readonly model: ModelContext;
+  /**
+   * Set when the server was started without a model (none given or configured): why, and how to give one. The
+   * tools that call a model (weft_plan, weft_run) answer it as their error; the others work as usual.
+   */
+  readonly modelMissing?: string;
   /** The store every tool reads and runs write; opened once for the server's life. */
   readonly store: RunStore;
   /** Aborted when the server stops: runs it started are cancelled (their finished work is kept). */
@@ -166,6 +171,10 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   if (signal.aborted) clearInterval(poller);
   else signal.addEventListener('abort', () => clearInterval(poller), { once: true });
 
+  const needModel = () => {
+    if (options.modelMissing !== undefined) throw new WeftError('MODEL_CONFIG', options.modelMissing);
+  };
+
   const runDocument = async (runId: string) => {
     const run = await store.getRun(runId);
     if (!run) {
@@ -193,6 +202,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     },
     async ({ task, candidates, tools: toolsFile, teams: teamFiles }) =>
       guarded(async () => {
+        needModel();
         const teams =
           teamFiles !== undefined && teamFiles.length > 0
             ? await loadTeamOffers(teamFiles, process.cwd(), {
@@ -271,6 +281,7 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
     },
     async (args, extra) =>
       guarded(async () => {
+        needModel();
         const { task: givenTask, plan: planFile, wait, tools: toolsFile, teams: teamFiles, verify } = args;
         const choices: RunChoices = {
           ...(args.strategy !== undefined ? { strategy: args.strategy } : {}),

@@ -174,10 +174,13 @@ describe('the commands, end to end with the sim model', () => {
     };
     // The docs/contracts.md fields, plus the ones added since (where the outputs and the result are).
     expect(Object.keys(document).sort()).toEqual([
+      'artifactsDir',
       'calls',
       'costUsd',
       'makespanMs',
+      'outputsDir',
       'planVersion',
+      'reportFile',
       'result',
       'runDir',
       'runId',

@@ -111,6 +111,24 @@ describe('weft simulate', () => {
     expect(result.stderr).toContain('simulating 3 sessions of "Refund" with 3 profiles');
   });
 
+  it('says under the table why the category rows add up to more than the sessions, with the numbers', async () => {
+    const log = apiLog();
+    const args = ['simulate', PDL, '--profiles', PROFILES, ...SIM, '--oow', '1', '--sessions', '12'];
+    const result = await weft(args, log.env);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout
+      .split('\n')
+      .map((line) => /^(all|in-workflow|intent switching|procedure jumping|irrelevant answering) +(\d+) /.exec(line))
+      .filter((match) => match !== null);
+    const all = Number(rows.find((match) => match[1] === 'all')![2]);
+    const sum = rows.filter((match) => match[1] !== 'all').reduce((total, match) => total + Number(match[2]), 0);
+    expect(all).toBe(12);
+    expect(sum).toBeGreaterThan(all);
+    expect(result.stdout).toContain(
+      `the rows under "all" add up to ${sum}, more than its ${all} sessions: a session with out-of-workflow turns of several categories counts in each of them`,
+    );
+  });
+
   it("runs the procedure's controller module once per decision (not once from the CLI and again from the engine)", async () => {
     const log = apiLog();
     const home = join(scratch, 'guarded');

@@ -22,7 +22,7 @@ export interface McpHarness {
 }
 
 export async function startMcp(
-  options: { model?: string; maxRuns?: number; pollMs?: number } = {},
+  options: { model?: string; maxRuns?: number; pollMs?: number; modelMissing?: string } = {},
 ): Promise<McpHarness> {
   const home = mkdtempSync(join(tmpdir(), 'weft-mcp-test-'));
   const context = await loadContext({ home });
@@ -38,6 +38,7 @@ export async function startMcp(
     version: 'test',
     ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}),
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.modelMissing !== undefined ? { modelMissing: options.modelMissing } : {}),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

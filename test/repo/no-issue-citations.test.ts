@@ -40,10 +40,14 @@ function offendingLines(name: string, text: string): string[] {
 }
 
 /** The subcommand names in a help text's "Commands:" list (`help` left out). */
+/** The commands a help lists: under `Commands:` and under the group headings of `weft --help` (not options, not the example). */
 function subcommands(help: string): string[] {
-  const list = help.split(/\nCommands:\n/)[1];
-  if (list === undefined) return [];
-  return [...list.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((match) => match[1] ?? '').filter((name) => name !== 'help');
+  const blocks = help
+    .split(/\n(?=\S[^\n]*:\n)/)
+    .filter((block) => !/^(Usage|Options|Arguments|Examples?):/.test(block));
+  return blocks
+    .flatMap((block) => [...block.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((match) => match[1] ?? ''))
+    .filter((name) => name !== 'help');
 }
 
 describe('no issue numbers, spec sections or outside folders in what users read', () => {

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { addBudgetOptions } from '../budget-options.js';
 import type { CommandContext } from '../command-context.js';
+import { OLDEST_FIRST_HELP } from '../list-order.js';
 import type { DialogEvalFlags } from './dialog-eval-command.js';
 import type { SimulateFlags } from './simulate-command.js';
 
@@ -65,7 +66,8 @@ export function registerDialogCommands(program: Command, context: CommandContext
     );
   program
     .command('sessions')
-    .description('the conversations with procedures in the store, oldest first')
+    .description('the conversations with procedures in the store, newest first')
+    .option('--oldest-first', OLDEST_FIRST_HELP)
     .addOption(home)
     .addOption(store)
     .addOption(jsonOption)

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { WeftError } from '../../errors.js';
 import { addBudgetOptions } from '../budget-options.js';
 import { collect, type CommandContext } from '../command-context.js';
+import { OLDEST_FIRST_HELP } from '../list-order.js';
 
 export function registerDistillCommands(program: Command, context: CommandContext): void {
   const { output, streams, signal, setExit } = context;
@@ -97,6 +98,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
   const traces = program
     .command('traces')
     .description('the execution traces in the store, newest first (weft solve, tool-using runs)')
+    .option('--oldest-first', OLDEST_FIRST_HELP)
     .option('--task <key>', 'only the traces of this task key')
     .option('--success', 'only successful traces')
     .option('--limit <N>', 'at most this many (default: the newest 100)')

@@ -29,6 +29,7 @@ import {
 import { budgetErrorJson, budgetJson, budgetScopeOf, endBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openExistingStore, openStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
+import { inListOrder } from '../list-order.js';
 import type { Output } from '../output.js';
 import { readTask } from '../read-task.js';
 
@@ -166,6 +167,7 @@ export async function solveCommand(
 }
 
 export interface TracesFlags {
+  readonly oldestFirst?: boolean;
   readonly task?: string;
   readonly success?: boolean;
   readonly limit?: string;
@@ -188,7 +190,8 @@ export async function tracesCommand(flags: TracesFlags, output: Output): Promise
         })
       : [];
     const more = limit === undefined && listed.length > DEFAULT_TRACES_LIMIT;
-    const traces = more ? listed.slice(0, DEFAULT_TRACES_LIMIT) : listed;
+    // The store gives the newest first; the newest N are kept whichever way they are shown.
+    const traces = inListOrder(more ? listed.slice(0, DEFAULT_TRACES_LIMIT) : listed, flags.oldestFirst);
     const rows = traces.map((trace) => ({
       traceId: trace.traceId,
       createdAt: trace.createdAt,

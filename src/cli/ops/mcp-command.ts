@@ -4,8 +4,8 @@
  */
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { redactModelSpec } from '../../internal.js';
-import { type CommonFlags, loadContext, loadModel, openStore } from '../context.js';
+import { isWeftError, redactModelSpec, WeftError } from '../../internal.js';
+import { type CommonFlags, loadContext, loadModel, type ModelContext, openStore } from '../context.js';
 import { createWeftMcpServer } from '../../serve/mcp-server.js';
 import type { Output } from '../output.js';
 
@@ -13,7 +13,7 @@ const VERSION = (createRequire(import.meta.url)('../../../package.json') as { ve
 
 export async function mcpCommand(flags: CommonFlags, output: Output, signal: AbortSignal): Promise<number> {
   const context = await loadContext(flags);
-  const model = await loadModel(flags.model, context.config);
+  const { model, modelMissing } = await modelOrMissing(flags, context);
   const store = await openStore(context);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
@@ -23,6 +23,7 @@ export async function mcpCommand(flags: CommonFlags, output: Output, signal: Abo
     const { server, settled } = await createWeftMcpServer({
       context,
       model,
+      ...(modelMissing !== undefined ? { modelMissing } : {}),
       store,
       signal: stop.signal,
       log: output.log,
@@ -39,7 +40,9 @@ export async function mcpCommand(flags: CommonFlags, output: Output, signal: Abo
       stop.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     await server.connect(transport);
-    output.log(`weft mcp: serving on stdio (model ${redactModelSpec(model.model.id)}, home ${context.home})`);
+    output.log(
+      `weft mcp: serving on stdio (${modelMissing === undefined ? `model ${redactModelSpec(model.model.id)}` : 'no model: weft_plan and weft_run answer how to give one'}, home ${context.home})`,
+    );
     await closed;
     stop.abort();
     await settled();
@@ -49,6 +52,29 @@ export async function mcpCommand(flags: CommonFlags, output: Output, signal: Abo
     guard?.restore();
     signal.removeEventListener('abort', onAbort);
     await store.close();
+  }
+}
+
+/**
+ * The model, or, when none is given or configured, a stand-in that refuses every call and the reason to tell a
+ * client: listing runs, showing them, eval and exec need no model, so the server starts anyway.
+ */
+export async function modelOrMissing(
+  flags: CommonFlags,
+  context: Awaited<ReturnType<typeof loadContext>>,
+): Promise<{ model: ModelContext; modelMissing?: string }> {
+  try {
+    return { model: await loadModel(flags.model, context.config) };
+  } catch (error) {
+    if (!isWeftError(error) || error.code !== 'MODEL_CONFIG' || flags.model !== undefined) throw error;
+    const modelMissing = `weft mcp was started without a model; restart it with --model SPEC (e.g. weft mcp --model openai:gpt-4o-mini), or set WEFT_MODEL or "model:" in the config. ${error.message}`;
+    const refuse = async (): Promise<never> => {
+      throw new WeftError('MODEL_CONFIG', modelMissing);
+    };
+    return {
+      model: { model: { id: 'none', kind: 'real', generate: refuse }, source: 'none', costOf: () => 0 },
+      modelMissing,
+    };
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { type Command, Option } from 'commander';
 import { collect, type CommandContext } from '../command-context.js';
+import { OLDEST_FIRST_HELP } from '../list-order.js';
 
 export function registerWorkerCommand(program: Command, context: CommandContext): void {
   const { output, streams, signal, setExit } = context;
@@ -67,7 +68,8 @@ export function registerOpsCommands(program: Command, context: CommandContext): 
 
   program
     .command('runs')
-    .description('list recorded runs, oldest first')
+    .description('list recorded runs, newest first')
+    .option('--oldest-first', OLDEST_FIRST_HELP)
     .addOption(store)
     .addOption(home)
     .addOption(jsonOption)

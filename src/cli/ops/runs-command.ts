@@ -1,14 +1,15 @@
 /**
- * `weft runs`: the recorded runs, oldest first. A run the store still calls `running` whose process (on this
+ * `weft runs`: the recorded runs, newest first (`--oldest-first` flips it). A run the store still calls `running` whose process (on this
  * host) has gone is shown as `interrupted`: `weft resume <runId>` continues it. A home without a store yet has no
  * runs; listing them creates none.
  */
 import { effectiveStatus, type LivenessProbe } from '../../core.js';
 import { loadContext, openExistingStore, storePlace } from '../context.js';
 import type { Output } from '../output.js';
+import { inListOrder } from '../list-order.js';
 
 export async function runsCommand(
-  flags: { home?: string; json?: boolean },
+  flags: { home?: string; json?: boolean; oldestFirst?: boolean },
   output: Output,
   probe: LivenessProbe = {},
 ): Promise<number> {
@@ -16,7 +17,10 @@ export async function runsCommand(
   // No store yet means no runs; looking must not create one.
   const store = await openExistingStore(context);
   try {
-    const runs = (store ? await store.listRuns() : []).map((run) => ({ ...run, status: effectiveStatus(run, probe) }));
+    const runs = inListOrder(store ? await store.listRuns() : [], flags.oldestFirst).map((run) => ({
+      ...run,
+      status: effectiveStatus(run, probe),
+    }));
     if (output.json) {
       output.document({
         runs: runs.map((run) => ({ runId: run.runId, status: run.status, task: run.task, createdAt: run.createdAt })),

@@ -15,7 +15,7 @@ import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../c
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
 import { createProgressView } from './progress.js';
-import { printResult, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
+import { printResult, printResumeHint, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
 
 export interface ResumeFlags {
   readonly model?: string;
@@ -97,6 +97,7 @@ export async function resumeCommand(
       printResult(result, output);
     }
     if (budgetError) output.log(`weft: ${formatError(budgetError)}; the run is kept (weft show ${result.runId})`);
+    printResumeHint(result, output);
     return result.status === 'completed' ? 0 : 1;
   } finally {
     await toolSet?.close();

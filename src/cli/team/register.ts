@@ -141,10 +141,6 @@ export function registerTeamCommands(program: Command, context: CommandContext):
     .option('--stop-check <when>', 'when consensus is checked: answer (default) or layer')
     .option('--mismatches <N>', `differing queries listed per team in the text report (default 10)`)
     .option('--json', 'print one JSON document on stdout')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  weft team replay test/fixtures/dylan-mmlu/mmlu_optimal7_2/business_ethics_test_23.json\n  weft team replay path/to/DyLAN/exp/MMLU --json',
-    )
     .action(async (path: string, flags: TeamReplayFlags, command: Command) => {
       rejectParentOptions(command);
       setExit(await (await import('./team-replay-command.js')).teamReplayCommand(path, flags, output, signal));
