@@ -116,6 +116,8 @@ describe('check-cycles: the models layer knows no engine', () => {
     );
     expect(code).toBe(1);
     expect(stderr).toContain('mcp-eval.ts (serve) imports');
-    expect(stderr).toContain('src/serve may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts');
+    expect(stderr).toContain(
+      'src/serve may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts',
+    );
   });
 });
