@@ -9,12 +9,12 @@ import type {
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { WeftError } from '../../errors.js';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
 import { nextToolCallNumber, toolCallId } from '../tool-call-ids.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
+  cutStreamError,
   throwIfAborted,
   toWeftError,
   withoutSecrets,
@@ -175,12 +175,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
           ? { kind: 'connection', detail: error instanceof Error ? error.message : String(error) }
           : classifyOpenAIError(error);
       const failed = withoutSecrets(toWeftError(failure, error, context, signal), secrets);
-      if (text === '') throw failed;
-      throw new WeftError(failed.code, `${failed.message} (reply cut after ${text.length} characters)`, {
-        cause: failed,
-        retryable: failed.retryable,
-        partialText: text,
-      });
+      throw cutStreamError(failed, text);
     }
     return { text, usage, model };
   }
