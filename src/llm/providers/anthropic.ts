@@ -15,10 +15,10 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
+import { cutStreamError } from '../cut-stream-error.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
-  cutStreamError,
   throwIfAborted,
   toWeftError,
   withoutSecrets,

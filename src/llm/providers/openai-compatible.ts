@@ -11,10 +11,10 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
 import { nextToolCallNumber, toolCallId } from '../tool-call-ids.js';
+import { cutStreamError } from '../cut-stream-error.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
-  cutStreamError,
   throwIfAborted,
   toWeftError,
   withoutSecrets,

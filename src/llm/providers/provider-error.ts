@@ -167,16 +167,3 @@ export function withoutSecrets(error: WeftError, secrets: readonly string[]): We
   // The original's message holds the secret: keep its cause, not the error itself.
   return rewordError(error, message, error.cause);
 }
-
-/**
- * The error of a streamed reply that failed after `text` arrived: the same code and retryability, the message
- * saying how much came, and the text itself as `partialText` so a caller can keep and show it.
- */
-export function cutStreamError(failed: WeftError, text: string): WeftError {
-  if (text === '') return failed;
-  return new WeftError(failed.code, `${failed.message} (reply cut after ${text.length} characters)`, {
-    cause: failed,
-    retryable: failed.retryable,
-    partialText: text,
-  });
-}

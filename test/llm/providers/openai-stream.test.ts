@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../src/llm/chat-model.js';
 import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
 import { withRetries } from '../../../src/llm/retry.js';
+import { withTimeout } from '../../../src/llm/timeout.js';
 import { isWeftError } from '../../../src/errors.js';
 
 /** One chat-completions chunk as the server-sent event OpenAI writes. */
@@ -153,5 +154,21 @@ describe('openai-compatible streaming', () => {
       { kind: 'discard', chars: 4 },
       { kind: 'delta', text: 'fresh' },
     ]);
+  });
+
+  it('a timeout mid-stream keeps what arrived on the TIMEOUT error', async () => {
+    // The server sends one piece and then never finishes: only the deadline ends the call.
+    const url = await serve((response) => {
+      response.write(chunk('so far'));
+    });
+    const failure = await withTimeout(model(url), 200)
+      .generate({ messages: [{ role: 'user', content: 'hi' }], onStream: () => {} })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure) && failure.code).toBe('TIMEOUT');
+    expect(isWeftError(failure) && failure.partialText).toBe('so far');
+    expect(isWeftError(failure) && failure.message).toContain('reply cut after 6 characters');
   });
 });
