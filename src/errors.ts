@@ -130,6 +130,7 @@ export function rewordError(error: WeftError, message: string, cause?: unknown):
     ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     ...(error.location !== undefined ? { location: error.location } : {}),
     ...(error.issues.length > 0 ? { issues: error.issues } : {}),
+    ...(error.partialText !== undefined ? { partialText: error.partialText } : {}),
   });
 }
 

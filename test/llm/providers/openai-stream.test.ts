@@ -171,4 +171,19 @@ describe('openai-compatible streaming', () => {
     expect(isWeftError(failure) && failure.partialText).toBe('so far');
     expect(isWeftError(failure) && failure.message).toContain('reply cut after 6 characters');
   });
+
+  it('when retries give up, the error still carries the partial text of the last try', async () => {
+    const url = await serve((response) => {
+      response.write(chunk('again'));
+      setImmediate(() => response.socket?.destroy());
+    });
+    const failure = await withRetries(model(url), { retries: 1, sleep: async () => {} })
+      .generate({ messages: [{ role: 'user', content: 'hi' }], onStream: () => {} })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure) && failure.message).toContain('after 1 retry');
+    expect(isWeftError(failure) && failure.partialText).toBe('again');
+  });
 });
