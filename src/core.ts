@@ -11,6 +11,7 @@ export type {
   ChatMessage,
   ChatModel,
   ChatResult,
+  StreamEvent,
   ToolCallRequest,
   ToolDeclaration,
   Usage,

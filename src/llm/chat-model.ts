@@ -121,7 +121,19 @@ export interface ChatCall {
   /** `auto` (default): the model decides; `required`: it must call one; `none`: it must not. */
   readonly toolChoice?: 'auto' | 'required' | 'none';
   readonly tag?: CallTag;
+  /**
+   * Hears the reply as it arrives, for display only: the result (or, for a cut stream, the error's
+   * `partialText`) still carries the whole text. Providers that stream (OpenAI and compatible servers, Ollama)
+   * call it per piece; the others once with the whole text. Wrappers pass it on; `withRetries` sends a
+   * `discard` before a retry so text shown from the failed try is not silently shown twice.
+   */
+  readonly onStream?: (event: StreamEvent) => void;
 }
+
+/** A piece of a streamed reply, or word that the text shown so far (`chars` characters) was thrown away. */
+export type StreamEvent =
+  | { readonly kind: 'delta'; readonly text: string }
+  | { readonly kind: 'discard'; readonly chars: number };
 
 export interface Usage {
   readonly inputTokens: number;
