@@ -54,6 +54,12 @@ export const EXAMPLES: readonly ExampleEntry[] = [
     paths: ['workflow-tools', 'distill-suite/tools', 'distill-suite/basket-total', 'distill-suite/sum-to-n'],
   },
   {
+    name: 'worfbench',
+    shows: "WorfBench: the OS task's 18 gold workflows (MIT, with provenance) to generate against and score",
+    command: 'weft bench worfbench --data worfbench/os.json --model sim:seed=7 --limit 3 --out wb',
+    paths: ['worfbench'],
+  },
+  {
     name: 'distill-suite',
     shows: 'FlowMind: 30 tasks with reference workflows and held-out tests, for weft distill eval',
     command: 'weft workflow check distill-suite/average/reference.workflow.json',
