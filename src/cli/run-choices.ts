@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { updatePolicyNames, type Budget, type ExecutionStrategy } from '../internal.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
+import type { BudgetFlags } from './budget-options.js';
 
 /** A numeric knob: its flag's name, and whether it is an integer with a minimum or any number > 0. */
 type NumberBound = { readonly flag: string; readonly describe: string } & (
@@ -80,12 +81,7 @@ export const BUDGET_FLAG_FIELDS = {
  * `--max-calls`, `--max-tokens`, `--max-cost` and `--timeout` as a Budget, parsed as `weft run` parses them;
  * undefined when none is given.
  */
-export function budgetFromFlags(flags: {
-  readonly maxCalls?: string | undefined;
-  readonly maxTokens?: string | undefined;
-  readonly maxCost?: string | undefined;
-  readonly timeout?: string | undefined;
-}): Budget | undefined {
+export function budgetFromFlags(flags: BudgetFlags): Budget | undefined {
   const choices: { [K in (typeof BUDGET_CHOICES)[number]]?: number } = {};
   const texts = {
     maxCalls: flags.maxCalls,

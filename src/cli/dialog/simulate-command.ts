@@ -33,8 +33,10 @@ import type { Output } from '../output.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team/team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface SimulateFlags {
+/** Budget flags (BudgetFlags), as `weft run` takes them, for the whole batch (every model's calls count). */
+export interface SimulateFlags extends BudgetFlags {
   readonly profiles?: string;
   readonly model?: string;
   readonly userModel?: string;
@@ -56,11 +58,6 @@ export interface SimulateFlags {
   /** Keep every session in the store (`weft show-session ID`). */
   readonly keepSessions?: boolean;
   readonly store?: string;
-  /** The budgets, as `weft run` takes them, for the whole batch (every model's calls count). */
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }

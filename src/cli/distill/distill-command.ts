@@ -35,8 +35,9 @@ import { type CommonFlags, loadContext, loadModel, openExistingStore, requireVal
 import { choiceFlag, integerFlag } from '../flags.js';
 import { checkOutFile, writeOutFile } from '../out-file.js';
 import type { Output } from '../output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-interface DistillFlags extends CommonFlags {
+interface DistillFlags extends CommonFlags, BudgetFlags {
   readonly tools?: string;
   readonly out?: string;
   readonly strategy?: string;
@@ -44,10 +45,6 @@ interface DistillFlags extends CommonFlags {
   readonly seed?: string;
   readonly traces?: string;
   readonly maxSteps?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
 }
 
 export async function distillCommand(

@@ -30,8 +30,9 @@ import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team/team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface DistillEvalFlags {
+export interface DistillEvalFlags extends BudgetFlags {
   readonly suite?: string;
   readonly model?: string;
   readonly variant?: string;
@@ -41,10 +42,6 @@ export interface DistillEvalFlags {
   readonly maxVisits?: string;
   readonly out?: string;
   readonly concurrency?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }

@@ -32,8 +32,9 @@ import { choiceFlag, integerFlag } from '../flags.js';
 import { inListOrder } from '../list-order.js';
 import type { Output } from '../output.js';
 import { readTask } from '../read-task.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface SolveFlags {
+export interface SolveFlags extends BudgetFlags {
   readonly tools?: string;
   readonly input?: string;
   readonly mode?: string;
@@ -41,10 +42,6 @@ export interface SolveFlags {
   readonly taskKey?: string;
   readonly expected?: string;
   readonly maxSteps?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;

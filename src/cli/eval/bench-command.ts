@@ -23,8 +23,9 @@ import { budgetErrorJson, budgetJson, budgetScopeOf, commandBudget, endBudget } 
 import { loadContext, loadModel, requireValue } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface BenchWorfbenchFlags {
+export interface BenchWorfbenchFlags extends BudgetFlags {
   readonly data?: string;
   readonly model?: string;
   readonly planner?: string;
@@ -33,10 +34,6 @@ export interface BenchWorfbenchFlags {
   readonly concurrency?: string;
   readonly out?: string;
   readonly similarity?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }

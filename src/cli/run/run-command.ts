@@ -31,8 +31,9 @@ import { join } from 'node:path';
 import { createProgressView } from './progress.js';
 import { readTask } from '../read-task.js';
 import { runChoicesFromFlags, runChoicesOptions } from '../run-choices.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface RunFlags {
+export interface RunFlags extends BudgetFlags {
   readonly plan?: string;
   readonly model?: string;
   readonly home?: string;
@@ -40,10 +41,6 @@ export interface RunFlags {
   readonly concurrency?: string;
   readonly candidates?: string;
   readonly updateCandidates?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly injectMask?: string;
   readonly seed?: string;
   readonly maxAttempts?: string;

@@ -23,6 +23,7 @@ import type { CommandBudget } from '../budget-stop.js';
 import { loadModel, openStore, type Context } from '../context.js';
 import type { Output } from '../output.js';
 import type { ModelUse, TeamModels } from './team-output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
 /** The task type scores are kept under when none is given (TeamQuery's default). */
 export const DEFAULT_TASK_TYPE = 'general';
@@ -41,14 +42,8 @@ export interface TeamCommonFlags {
 }
 
 /** The budget flags (`--max-calls` …) of the team commands that call models. */
-export interface TeamBudgetFlags {
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
-}
 
-export interface TeamFlags extends TeamCommonFlags, TeamBudgetFlags {
+export interface TeamFlags extends TeamCommonFlags, BudgetFlags {
   readonly maxSteps?: string;
   /** False with `--no-optimized`. */
   readonly optimized?: boolean;

@@ -17,7 +17,6 @@ import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { formatOptimizeResult } from './team-output.js';
 import {
-  type TeamBudgetFlags,
   type TeamCommonFlags,
   buildTeamWithModels,
   progressLogger,
@@ -26,8 +25,9 @@ import {
   simDatasetWarning,
   taskTypeFlag,
 } from './team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface TeamOptimizeFlags extends TeamCommonFlags, TeamBudgetFlags {
+export interface TeamOptimizeFlags extends TeamCommonFlags, BudgetFlags {
   readonly queries?: string;
   readonly k?: string;
   readonly concurrency?: string;
