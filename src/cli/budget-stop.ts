@@ -9,8 +9,10 @@ import {
   createBudgetScope,
   formatError,
   isWeftError,
+  type RunSummary,
   wallTimeExceeded,
   WeftError,
+  type WeftEvent,
 } from '../internal.js';
 import type { Output } from './output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
@@ -104,6 +106,28 @@ export function commandBudget(scope: BudgetScope, signal: AbortSignal | undefine
         },
       };
     },
+  };
+}
+
+/**
+ * Follows a run's events (`weft run`, `weft resume`) for the `budget` event that ended it, passing each on to `next`;
+ * `error` is then the located BUDGET error of a failed run a budget ended (not of one that finished and then had its
+ * judge refused), against the budget the run had.
+ */
+export function watchRunBudget(next: (event: WeftEvent) => void): {
+  readonly onEvent: (event: WeftEvent) => void;
+  readonly error: (
+    status: RunSummary['status'],
+    budget: Budget & { readonly maxToolCalls?: number },
+  ) => WeftError | undefined;
+} {
+  let exceeded: string | undefined;
+  return {
+    onEvent: (event) => {
+      if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
+      next(event);
+    },
+    error: (status, budget) => (status === 'failed' ? runBudgetError(exceeded, budget) : undefined),
   };
 }
 

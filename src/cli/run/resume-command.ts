@@ -10,7 +10,7 @@ import {
   type Budget,
   type ToolSet,
 } from '../../internal.js';
-import { budgetErrorJson, runBudgetError } from '../budget-stop.js';
+import { budgetErrorJson, watchRunBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
@@ -62,8 +62,7 @@ export async function resumeCommand(
     const toolsFile = flags.tools ?? (typeof recorded.toolsFile === 'string' ? recorded.toolsFile : undefined);
     const planFile = typeof recorded.planToolsFile === 'string' ? recorded.planToolsFile : undefined;
     toolSet = (await loadRunTools({ toolsFile, planFile }, signal)).toolSet;
-    // What a spent budget said (its `budget` event), for the located BUDGET error, as `weft run` reports it.
-    let exceeded: string | undefined;
+    const budgetWatch = watchRunBudget(progress.onEvent);
     const result = await resumeRun({
       runId,
       model,
@@ -71,10 +70,7 @@ export async function resumeCommand(
       home,
       costOf,
       signal,
-      onEvent: (event) => {
-        if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
-        progress.onEvent(event);
-      },
+      onEvent: budgetWatch.onEvent,
       roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
       ...(toolSet ? { tools: { available: toolSet.tools } } : {}),
@@ -83,7 +79,7 @@ export async function resumeCommand(
     progress.close();
     // The run's own budgets, as it was started with them (a resume takes no budget flags).
     const budget = (run.options as { budget?: Budget }).budget ?? {};
-    const budgetError = result.status === 'failed' ? runBudgetError(exceeded, budget) : undefined;
+    const budgetError = budgetWatch.error(result.status, budget);
     if (output.json)
       output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
     else {

@@ -21,7 +21,7 @@ import {
   type ToolSet,
   type Workflow,
 } from '../../internal.js';
-import { budgetErrorJson, runBudgetError } from '../budget-stop.js';
+import { budgetErrorJson, watchRunBudget } from '../budget-stop.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from '../context.js';
 import { integerFlag, numberFlag } from '../flags.js';
@@ -139,11 +139,10 @@ export async function runCommand(
     throw error;
   });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
-  // What a spent budget said (its `budget` event), for the located BUDGET error of a run it ended.
-  let exceeded: string | undefined;
+  const budgetWatch = watchRunBudget(progress.onEvent);
+  const chosen = runChoicesOptions(choices);
   let result: RunTaskResult;
   try {
-    const chosen = runChoicesOptions(choices);
     result = await runTask({
       task,
       model,
@@ -151,10 +150,7 @@ export async function runCommand(
       home,
       costOf,
       signal,
-      onEvent: (event) => {
-        if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
-        progress.onEvent(event);
-      },
+      onEvent: budgetWatch.onEvent,
       run: {
         ...chosen.run,
         ...(flags.verify === false ? { verify: false } : {}),
@@ -186,9 +182,8 @@ export async function runCommand(
     await toolSet?.close();
     await store.close();
   }
-  // A run a budget ended (not one that finished and then had its judge refused) ends the command with BUDGET.
-  const budgetError =
-    result.status === 'failed' ? runBudgetError(exceeded, runChoicesOptions(choices).budget ?? {}) : undefined;
+  // A run a budget ended ends the command with BUDGET.
+  const budgetError = budgetWatch.error(result.status, chosen.budget ?? {});
   if (output.json)
     output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
   else printSummary(result, output, model.kind);
