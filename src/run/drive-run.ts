@@ -174,8 +174,13 @@ async function driveRunTraced(options: DriveOptions): Promise<RunTaskResult> {
   }
   context.close();
   // Task success, judged apart from the run's verifier, on what the run left (not for a cancelled run).
-  if (settings.taskCheck && ending.status !== 'cancelled' && !inputs.signal?.aborted) await checkTask(drive);
-  return finish(drive, ending);
+  try {
+    if (settings.taskCheck && ending.status !== 'cancelled' && !inputs.signal?.aborted) await checkTask(drive);
+    return await finish(drive, ending);
+  } finally {
+    // A store failure before the outputs settled must not leave their writing thread behind in a long-lived process.
+    await drive.outputs.close();
+  }
 }
 
 /** How a run that threw ended: the deadline's reason, a cancel, or the error's message. */

@@ -165,6 +165,10 @@ export function meteredModel(
 ): ChatModel {
   const { meter } = options;
   const identify = callSequencer();
+  // A model's id does not change: parse it once, not three times a call (a spec that is no spec costs a suggestion).
+  let requested: { readonly name: string | undefined } | undefined;
+  const requestedName = (): string | undefined => (requested ??= { name: requestedModelName(model.id) }).name;
+  const nameOf = (reported?: string): string => requestedName() ?? reported ?? redactModelSpec(model.id);
   return wrapModel(model, {
     async wrapGenerate({ call, signal, next }) {
       const { purpose, identity, tagged, key } = identify(call);
@@ -176,7 +180,7 @@ export function meteredModel(
       const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
       const span = (options.trace === false ? untracedSpan : startChatSpan)({
         // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
-        model: requestedModelName(model.id) ?? telemetryProvider(model.id),
+        model: requestedName() ?? telemetryProvider(model.id),
         provider: telemetryProvider(model.id),
         purpose,
         ...(taskId !== undefined ? { taskId } : {}),
@@ -187,14 +191,14 @@ export function meteredModel(
       try {
         const result = await span.run(() => next(tagged, signal));
         const costUsd = options.costOf(result, model.id);
-        span.succeed(result, costUsd, callModelName(model.id, result.model));
+        span.succeed(result, costUsd, nameOf(result.model));
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit?.({
           type: 'call',
           purpose,
-          model: callModelName(model.id, result.model),
+          model: nameOf(result.model),
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
           costUsd,
@@ -210,7 +214,7 @@ export function meteredModel(
         options.emit?.({
           type: 'call',
           purpose,
-          model: callModelName(model.id),
+          model: nameOf(),
           inputTokens: 0,
           outputTokens: 0,
           costUsd: 0,
