@@ -1,13 +1,15 @@
 /**
  * Values of an executable workflow: `{% expr %}` strings are JSONata (the `jsonata` package, loaded on first use)
  * evaluated against `{ inputs, vars }`; objects and arrays are evaluated member by member; anything else is a
- * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`) skip
- * JSONata's evaluator when the answer is certainly the same.
+ * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`), and
+ * arithmetic and comparisons over them (fast-expression.ts), skip JSONata's evaluator when the answer is certainly
+ * the same.
  */
 import { WeftError } from '../errors.js';
+import { type FastExpression, fastExpression, NOT_FAST } from './fast-expression.js';
 import { expressionOf } from './workflow.js';
 
-type Compiled = { evaluate(input: unknown): Promise<unknown> };
+type Compiled = { evaluate(input: unknown): Promise<unknown>; ast(): unknown };
 type JsonataFactory = (expression: string, options?: { timeout?: number; stack?: number }) => Compiled;
 
 /**
@@ -22,6 +24,8 @@ const EXPRESSION_DEPTH_LIMIT = 10_000;
 
 let factory: JsonataFactory | undefined;
 const cache = new Map<string, Compiled>();
+/** Expression text → its direct evaluator (fast-expression.ts), or null where JSONata must evaluate it. */
+const fast = new Map<string, FastExpression | null>();
 
 async function jsonata(): Promise<JsonataFactory> {
   factory ??= ((await import('jsonata')) as unknown as { default: JsonataFactory }).default;
@@ -125,6 +129,16 @@ export async function evaluateExpression(
   }
   const compiled =
     cache.get(cacheKey(expression, timeLimitMs)) ?? (await compileExpression(expression, where, timeLimitMs));
+  let direct = fast.get(expression);
+  if (direct === undefined) {
+    direct = fastExpression(compiled.ast()) ?? null;
+    if (fast.size > 10_000) fast.clear();
+    fast.set(expression, direct);
+  }
+  if (direct) {
+    const answer = direct(scope);
+    if (answer !== NOT_FAST) return answer;
+  }
   try {
     return await compiled.evaluate(scope);
   } catch (error) {
