@@ -66,7 +66,7 @@ export async function nodePanel(runId, taskId, signal) {
         warned
           ? h(
               'span',
-              { class: 'tag warn', title: `${toolFailureText(toolCallsFailed)}: check the output against them` },
+              { class: 'tag tool-warn', title: `${toolFailureText(toolCallsFailed)}: check the output against them` },
               `⚠ ${toolFailureText(toolCallsFailed)}`,
             )
           : '',
