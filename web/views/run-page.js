@@ -6,12 +6,14 @@
  * redraws the graph with the statuses kept. `?task=<id>` in the address opens that subtask's panel.
  */
 import { getJson } from '../api.js';
-import { clear, dollars, duration, h, showBidiControls } from '../dom.js';
+import { clear, h, showBidiControls } from '../dom.js';
+import { dollars, duration } from '../format.js';
 import { CANVAS_FROM, drawDagCanvas, subtaskFinder } from './dag-canvas.js';
 import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
 import { openLiveStream } from './live-stream.js';
 import { nodePanel } from './node-panel.js';
+import { toolFailureText } from './attempt-label.js';
 import { completedWithToolFailures, emptyFold, foldEvent, statusCounts } from './run-fold.js';
 
 /** The task text shows this much until "show all". */
@@ -37,6 +39,8 @@ export async function renderRunPage(main, [runId], signal) {
   /** Why the page is not live (stream refused, server away), hidden while it is. */
   const streamNote = h('p', { class: 'stream-note', id: 'stream-note', role: 'status', hidden: true });
   const badge = h('span', { class: `badge ${run.status}`, id: 'run-status' }, run.status);
+  /** Beside the status: a run that completed is not all green when some of its tool calls failed. */
+  const toolWarn = h('span', { class: 'tag tool-warn', id: 'run-tool-warn', hidden: true });
   const graphBox = h('div', { class: 'graph-box' }, h('p', { class: 'muted' }, 'Waiting for a plan…'));
   const zoom = createZoom(graphBox);
   /** Jumping to a subtask by id: shown for plans drawn on a canvas, whose nodes the keyboard cannot reach. */
@@ -58,6 +62,7 @@ export async function renderRunPage(main, [runId], signal) {
       { class: 'toolbar' },
       h('h1', {}, 'Run ', h('code', {}, runId)),
       badge,
+      toolWarn,
       h('nav', { class: 'run-links' }, plansLink, teamsLink),
     ),
     taskText(run.task),
@@ -146,6 +151,8 @@ export async function renderRunPage(main, [runId], signal) {
     const status = fold.status === 'running' && storedStatus !== 'running' ? storedStatus : fold.status;
     badge.textContent = status;
     badge.className = `badge ${status}`;
+    toolWarn.hidden = fold.toolCallsFailed === 0;
+    toolWarn.textContent = `⚠ ${toolFailureText(fold.toolCallsFailed)}`;
     root.setAttribute('data-events', String(fold.events));
     root.setAttribute('data-last-seq', String(fold.lastSeq));
     root.setAttribute('data-status', status);
