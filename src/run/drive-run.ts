@@ -262,6 +262,7 @@ function runTools(drive: Drive): RunTools | undefined {
     durability: context.log,
     refuse: (exceeded) => context.gate.refuse(exceeded),
     ...(resumed ? { replay: resumed.tools } : {}),
+    scope: `run:${drive.runId}`,
   });
 }
 
