@@ -79,7 +79,7 @@ type Args = Readonly<Record<string, JsonValue>>;
  * The header that names the run or chat session a call is made for, so that a service may keep each run's state
  * apart (the example business API does). A file's own header of that name wins.
  */
-export const SCOPE_HEADER = 'weft-scope';
+const SCOPE_HEADER = 'weft-scope';
 
 async function callHttp(
   spec: HttpToolSpec,
