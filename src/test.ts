@@ -17,6 +17,7 @@ export {
   type ScriptedReplyInput,
   type ScriptedResponder,
   type ScriptedToolCall,
+  type ScriptedWhen,
 } from './llm/scripted-model.js';
 export { simModel, type SimModel } from './llm/sim-model.js';
 export { parseSimOptions, type SimOptions } from './llm/sim-options.js';

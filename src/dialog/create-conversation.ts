@@ -425,7 +425,9 @@ async function startConversation(
     // An `execute_tool` span (a child of the turn's, with tracing on), its arguments as the session records them.
     const span = startToolSpan({ name: action.name, callId: action.callId, args: shownArgs(tool, action.args) });
     lastSimulation.usage = undefined;
-    const outcome = await span.run(() => callTool(tool, action.args, signal ? { signal } : {}));
+    const outcome = await span.run(() =>
+      callTool(tool, action.args, { scope: `session:${sessionId}`, ...(signal ? { signal } : {}) }),
+    );
     span.end(outcome.ok ? outcome : { ok: false, error: outcome.error.message, code: outcome.error.code });
     const simulation = lastSimulation.usage as SimulationUsage | undefined;
     const simulated: { simulation?: SimulationRecord } = simulation

@@ -30,6 +30,8 @@ export interface RunWorkflowOptions {
   /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
   readonly expressionTimeLimitMs?: number;
   readonly signal?: AbortSignal;
+  /** The run or chat session the workflow's tool calls are made for (a workflow tool passes its own call's on). */
+  readonly toolScope?: string;
   /** Told of each node visit before the node runs (a workflow tool names where its deadline stopped it). */
   readonly onVisit?: (node: string) => void;
 }
@@ -199,7 +201,10 @@ export async function runWorkflow(
               location: { field: `nodes.${node.id}.tool` },
             });
           const args = await evaluateValue(node.args ?? {}, scope(), at(node, 'args'), timeLimit);
-          const outcome = await callTool(tool, args as JsonValue, options.signal ? { signal: options.signal } : {});
+          const outcome = await callTool(tool, args as JsonValue, {
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.toolScope !== undefined ? { scope: options.toolScope } : {}),
+          });
           if (!outcome.ok) {
             throw new WeftError('WORKFLOW', `${at(node)}: tool ${node.tool} failed: ${outcome.error.message}`, {
               location: { field: `nodes.${node.id}` },

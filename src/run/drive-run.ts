@@ -267,6 +267,7 @@ function runTools(drive: Drive): RunTools | undefined {
     durability: context.log,
     refuse: (exceeded) => context.gate.refuse(exceeded),
     ...(resumed ? { replay: resumed.tools } : {}),
+    scope: `run:${drive.runId}`,
   });
 }
 

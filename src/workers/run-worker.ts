@@ -230,6 +230,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
                     tools: answered ?? tools,
                     journal,
                     events: toolEvents,
+                    scope: `run:${data.runId}`,
                   }),
                 }
               : {}),

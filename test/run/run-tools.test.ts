@@ -78,6 +78,31 @@ describe('tools in runs', () => {
     expect(report).toContain('tool calls: 4');
   });
 
+  it('every tool call is told the run it is made for (run:<runId>), which http tools send as Weft-Scope', async () => {
+    const scopes: (string | undefined)[] = [];
+    const tools = orderTools(server.url).map((tool) => ({
+      ...tool,
+      call: (args: Parameters<typeof tool.call>[0], context: Parameters<typeof tool.call>[1]) => {
+        scopes.push(context.scope);
+        return tool.call(args, context);
+      },
+    }));
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const result = await runTask({
+      task: 'place the orders',
+      plan: orderPlan(['a']),
+      model: orderModel(),
+      store,
+      home: dir,
+      runId: 'scoped',
+      tools: { available: tools },
+    });
+    await store.close();
+    expect(result.status).toBe('completed');
+    expect(scopes).toEqual(['run:scoped', 'run:scoped']);
+  });
+
   it('a plan role naming an unknown tool is refused before any run exists, naming the file and field', async () => {
     const dir = home();
     const store = await openRunStore({ home: dir });

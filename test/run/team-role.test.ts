@@ -490,7 +490,7 @@ describe('a plan update that gives a subtask to a team role', () => {
           });
         case 'answer': {
           const step = prompt.includes("The team's latest responses") ? 1 : 0;
-          const entries = team.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+          const entries = team.filter((reply) => typeof reply.when === 'string' && prompt.includes(reply.when));
           const reply = entries[step];
           if (!reply) throw new Error(`no scripted answer for: ${prompt.slice(0, 80)}`);
           return reply.text;
@@ -619,7 +619,7 @@ describe('team attempts without a full run', () => {
       kind: 'scripted' as const,
       async generate(call: ChatCall): Promise<ChatResult> {
         const prompt = `${call.system ?? ''}\n${call.messages.map((m) => m.content).join('\n')}`;
-        const agentReplies = replies.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+        const agentReplies = replies.filter((reply) => typeof reply.when === 'string' && prompt.includes(reply.when));
         const index = prompt.includes("The team's latest responses") ? 1 : 0;
         const key = `${call.tag?.key}#${index}`;
         let result = recorded.get(key);
