@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import type { LivenessProbe } from '../store/run-owner.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { embedJson } from './embed-json.js';
+import { hostCheck, type HostPolicy } from './host-check.js';
 import { registerEngineRoutes } from './engine-routes.js';
 import { registerRunPageRoutes } from './run-page-routes.js';
 import { registerRunRoutes } from './run-routes.js';
@@ -30,6 +31,11 @@ export interface DashboardOptions {
   readonly reports?: readonly string[];
   /** Live event streams open at once, at most; past it a 503. Default MAX_EVENT_STREAMS (64). */
   readonly maxStreams?: number;
+  /**
+   * The names the server answers to (startDashboard sets it from its address): any other Host header is a 421. Left
+   * out, no Host is checked (tests calling `app.request()` send none).
+   */
+  readonly hosts?: HostPolicy;
   /** The page's files; default the package's `web/`. */
   readonly assets?: Map<string, WebAsset>;
 }
@@ -49,6 +55,7 @@ export function createDashboardApp(options: DashboardOptions): Hono {
   });
   const assets = options.assets ?? loadWebAssets();
   app.use('*', securityHeaders());
+  if (options.hosts) app.use('*', hostCheck(options.hosts));
   app.use('*', tokenAuth(options.token));
   registerRunRoutes(app, {
     store: options.store,
