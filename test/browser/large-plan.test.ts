@@ -87,7 +87,7 @@ describe.skipIf(skipReason !== undefined)('a 10,000-subtask run page in chromium
     const dag = page.locator(`#dag.dag-canvas[data-nodes="${SUBTASKS}"]`);
     await dag.waitFor({ state: 'attached', timeout: 120_000 }).catch(async (error: unknown) => {
       throw new Error(
-        `${String(error)}; page errors: ${errors.join(' | ')}; body: ${(await page.locator('body').innerText()).slice(0, 800)}`,
+        `${String(error)}; page errors: ${errors.join(' | ')}; body: ${(await page.locator('body').textContent())?.slice(0, 800)}`,
       );
     });
     // Every subtask's status reached the drawing, and the drawing drew something.
