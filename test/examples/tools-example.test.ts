@@ -70,7 +70,7 @@ describe('examples/tools', () => {
     expect(after.byEndpoint['POST /refunds']).toBe((before['POST /refunds'] ?? 0) + 1);
     expect(after.byEndpoint['POST /returns']).toBe((before['POST /returns'] ?? 0) + 1);
     expect(after.violations).toBe(0);
-  });
+  }, 120_000);
 
   it("against an API whose state is shared (--shared), a second run's failed return gets an honest reply", async () => {
     const shared = await startBusinessApi({ shared: true });
@@ -104,5 +104,5 @@ describe('examples/tools', () => {
     } finally {
       await shared.close();
     }
-  });
+  }, 120_000);
 });
