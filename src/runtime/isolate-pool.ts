@@ -62,7 +62,9 @@ export function errorMessageOf(error: unknown): ErrorMessage {
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { code: 'INTERNAL', message };
+  const retryable =
+    typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+  return { code: 'INTERNAL', message, ...(retryable ? { retryable } : {}) };
 }
 
 export function errorOfMessage(message: ErrorMessage): WeftError {
@@ -136,6 +138,8 @@ interface Running {
 }
 
 const decoder = new TextDecoder();
+/** setTimeout's longest delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a worker last wrote to its shared buffer. */
 function whereOf(bytes: Uint8Array): string | undefined {
@@ -212,6 +216,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
 
   const resume = (slot: Slot, running: Running): void => {
     running.startedAt = performance.now();
+    // No limit at all (Infinity): the caller's signal is the only stop.
+    if (!Number.isFinite(running.remaining)) return;
     running.timer = setTimeout(
       () => {
         if (running.settled) return;
@@ -220,7 +226,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         settle(running, false, running.options.overTime(where));
         drain();
       },
-      Math.max(0, running.remaining),
+      Math.min(MAX_TIMER_MS, Math.max(0, running.remaining)),
     );
   };
 
