@@ -8,6 +8,7 @@ import { WeftError } from '../../errors.js';
 import { addBudgetOptions } from '../budget-options.js';
 import { collect, type CommandContext } from '../command-context.js';
 import { OLDEST_FIRST_HELP } from '../list-order.js';
+import { TIME_LIMIT_HELP, WORKER_MEMORY_HELP } from './isolation-limits.js';
 
 export function registerDistillCommands(program: Command, context: CommandContext): void {
   const { output, streams, signal, setExit } = context;
@@ -51,6 +52,8 @@ export function registerDistillCommands(program: Command, context: CommandContex
       '--max-visits <n>',
       'node visits a case may make before it is stopped (default 10000; loops count each pass)',
     )
+    .option('--time-limit <ms>', TIME_LIMIT_HELP)
+    .option('--worker-memory <mb>', WORKER_MEMORY_HELP)
     .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {

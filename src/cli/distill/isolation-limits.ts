@@ -1,0 +1,27 @@
+/**
+ * The hard limits of a workflow case (`--time-limit`, `--worker-memory`, or `caseTimeLimitMs` and `workerMemoryMb`
+ * in the config file): what `runWorkflowIsolated` takes. A flag wins over the config; neither: the defaults.
+ */
+import type { IsolatedRunOptions } from '../../internal.js';
+import type { WeftConfig } from '../config.js';
+import { integerFlag } from '../flags.js';
+
+export interface IsolationFlags {
+  readonly timeLimit?: string;
+  readonly workerMemory?: string;
+}
+
+export type IsolationLimits = Pick<IsolatedRunOptions, 'timeLimitMs' | 'memoryMb'>;
+
+export function isolationLimits(flags: IsolationFlags, config: WeftConfig): IsolationLimits {
+  const timeLimitMs = integerFlag('time-limit', flags.timeLimit, { min: 1 }) ?? config.caseTimeLimitMs;
+  const memoryMb = integerFlag('worker-memory', flags.workerMemory, { min: 16 }) ?? config.workerMemoryMb;
+  return {
+    ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
+    ...(memoryMb !== undefined ? { memoryMb } : {}),
+  };
+}
+
+export const TIME_LIMIT_HELP =
+  'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)';
+export const WORKER_MEMORY_HELP = 'heap limit in MB of the worker thread a case runs in (default 256)';
