@@ -66,6 +66,7 @@ serveIsolateTasks(async (body, context) => {
     ...(task.maxVisits !== undefined ? { maxVisits: task.maxVisits } : {}),
     expressionTimeLimitMs: task.expressionTimeLimitMs,
     onEvaluate: context.setWhere,
+    signal: context.signal,
   });
   return { output: result.output, steps: result.steps, toolCalls: result.toolCalls };
 });

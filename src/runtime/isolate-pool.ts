@@ -11,11 +11,16 @@
  * buffer the worker writes before each step (`setWhere`), readable while the worker is stuck.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { SHARE_ENV, Worker, type WorkerOptions } from 'node:worker_threads';
 import { WeftError, type WeftErrorCode } from '../errors.js';
 
 /** A worker's heap limit when none is given (resourceLimits.maxOldGenerationSizeMb). */
 export const DEFAULT_WORKER_MEMORY_MB = 256;
+/**
+ * How long a cancelled task's worker may take to settle after its signal aborted (a tool closing what it opened)
+ * before it is terminated.
+ */
+export const ABORT_GRACE_MS = 1_000;
 /** Bytes of the shared buffer that holds where a worker is: a length, then UTF-8 text. */
 const WHERE_BYTES = 1024;
 
@@ -31,6 +36,7 @@ export interface ErrorMessage {
 /** Messages from this thread to a worker. */
 export type ToWorker =
   | { readonly t: 'task'; readonly id: number; readonly body: unknown }
+  | { readonly t: 'abort'; readonly id: number }
   | {
       readonly t: 'reply';
       readonly n: number;
@@ -135,9 +141,18 @@ interface Running {
   waiting: number;
   settled: boolean;
   onAbort?: () => void;
+  /** After a cancel: terminates the worker unless the task settles first. */
+  grace?: ReturnType<typeof setTimeout>;
 }
 
 const decoder = new TextDecoder();
+
+/** The caller's abort as ABORTED (its own reason when that is one). */
+function abortedError(signal: AbortSignal | undefined): WeftError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof WeftError && reason.code === 'ABORTED') return reason;
+  return new WeftError('ABORTED', 'the run was cancelled', { cause: reason });
+}
 /** setTimeout's longest delay; a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -246,7 +261,16 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       return;
     }
     const running = slot.current;
-    if (!running || running.settled || message.id !== running.id) return;
+    if (!running || message.id !== running.id) return;
+    if (running.settled) {
+      // A cancelled task that settled within its grace: its worker is free again.
+      if (message.t === 'done') {
+        clearTimeout(running.grace);
+        slot.current = undefined;
+        release(slot);
+      }
+      return;
+    }
     if (message.t === 'done') {
       slot.current = undefined;
       settle(running, message.ok, message.ok ? message.value : errorOfMessage(message.error!));
@@ -302,7 +326,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         return;
       }
       if (task.signal?.aborted) {
-        reject(new WeftError('ABORTED', 'the run was cancelled'));
+        reject(abortedError(task.signal));
         return;
       }
       const running: Running = {
@@ -344,11 +368,21 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       };
       if (task.signal) {
         running.onAbort = () => {
-          // A cancelled task's worker may be anywhere in it: it is stopped, not waited for.
+          // The caller is answered at once. The task sees its own signal abort and gets ABORT_GRACE_MS to settle
+          // (a tool closing what it opened); a worker still busy then is terminated.
           const at = queue.indexOf(entry);
           if (at >= 0) queue.splice(at, 1);
-          if (slotOf && slotOf.current === running) kill(slotOf);
-          settle(running, false, new WeftError('ABORTED', 'the run was cancelled'));
+          const slot = slotOf;
+          if (slot && slot.current === running && !slot.dead) {
+            slot.worker.postMessage({ t: 'abort', id: running.id } satisfies ToWorker);
+            running.grace = setTimeout(() => {
+              if (slot.current === running) {
+                kill(slot);
+                drain();
+              }
+            }, ABORT_GRACE_MS);
+          }
+          settle(running, false, abortedError(task.signal));
           drain();
         };
         task.signal.addEventListener('abort', running.onAbort, { once: true });
@@ -375,11 +409,12 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
  * load by itself: the worker first registers tsx's loader (a dev dependency) in its own thread.
  */
 function newWorker(script: URL, workerData: unknown, memoryMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
-  if (!script.pathname.endsWith('.ts')) return new Worker(script, { workerData, resourceLimits });
+  // SHARE_ENV: what runs there sees this process's environment as it is now, as it would on this thread.
+  const options: WorkerOptions = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb }, env: SHARE_ENV };
+  if (!script.pathname.endsWith('.ts')) return new Worker(script, options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}); });`;
-  return new Worker(code, { eval: true, workerData, resourceLimits });
+  return new Worker(code, { ...options, eval: true });
 }
 
 /** The script beside `base` (an import.meta.url) named `name` (no extension): .ts from the sources, .js when built. */

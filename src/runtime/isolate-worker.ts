@@ -10,6 +10,8 @@ import { type FromWorker, type ToWorker, errorMessageOf, errorOfMessage } from '
 export interface IsolateTaskContext {
   request(body: unknown): Promise<unknown>;
   setWhere(where: string): void;
+  /** Aborts when the pool's caller cancels the task (its worker is terminated soon after unless it settles). */
+  readonly signal: AbortSignal;
 }
 
 const encoder = new TextEncoder();
@@ -35,8 +37,12 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   let taskId = 0;
   let nextRequest = 1;
+  let controller = new AbortController();
   const context: IsolateTaskContext = {
     setWhere,
+    get signal() {
+      return controller.signal;
+    },
     request(body) {
       const n = nextRequest++;
       return new Promise((resolve, reject) => {
@@ -53,8 +59,18 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
       else waiter?.reject(errorOfMessage(message.error!));
       return;
     }
+    if (message.t === 'abort') {
+      if (message.id !== taskId) return;
+      const reason = new WeftError('ABORTED', 'the call was cancelled');
+      controller.abort(reason);
+      // No answer will come to what the task asked: it stops waiting.
+      for (const waiter of pending.values()) waiter.reject(reason);
+      pending.clear();
+      return;
+    }
     const id = message.id;
     taskId = id;
+    controller = new AbortController();
     const fail = (error: unknown) =>
       port.postMessage({ t: 'done', id, ok: false, error: errorMessageOf(error) } satisfies FromWorker);
     handle(message.body, context).then((value) => {

@@ -9,8 +9,6 @@ import { type ModuleToolTask, infoOfTool, moduleToolsInThisThread } from './modu
 import type { JsonValue, Tool } from './tool.js';
 
 const modules = new Map<string, Promise<readonly Tool[]>>();
-// Never aborted: a call is stopped by terminating this thread.
-const signal = new AbortController().signal;
 
 function toolsOf(task: ModuleToolTask): Promise<readonly Tool[]> {
   const key = `${task.file}\u0000${(task.exports ?? []).join('\u0000')}`;
@@ -24,7 +22,7 @@ function toolsOf(task: ModuleToolTask): Promise<readonly Tool[]> {
   return tools;
 }
 
-serveIsolateTasks(async (body) => {
+serveIsolateTasks(async (body, { signal }) => {
   const task = body as ModuleToolTask;
   const tools = await toolsOf(task);
   if (task.op === 'describe') return tools.map(infoOfTool);
