@@ -5,7 +5,6 @@
  */
 import { serveIsolateTasks } from '../runtime/isolate-worker.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
-import { compileExpression } from './evaluate-value.js';
 import { runWorkflow } from './run-workflow.js';
 import type { ExecutableWorkflow } from './workflow.js';
 
@@ -29,8 +28,20 @@ export interface WorkflowToolRequest {
 const workflows = new Map<number, ExecutableWorkflow>();
 const toolLists = new Map<string, readonly Tool[]>();
 
-// JSONata loads before the worker says it is ready: a case's time limit is not spent loading it.
-await compileExpression('1', 'start-up');
+// What every case needs loads before the worker says it is ready (JSONata, and ajv for a workflow's `inputs`): a
+// case's time limit is not spent loading them.
+await runWorkflow(
+  {
+    name: 'start-up',
+    inputs: { n: { type: 'integer' } },
+    nodes: [
+      { id: 's', kind: 'start' },
+      { id: 'e', kind: 'end', output: '{% inputs.n + 1 %}' },
+    ],
+    edges: [{ from: 's', to: 'e' }],
+  },
+  { input: { n: 1 } },
+);
 
 serveIsolateTasks(async (body, context) => {
   const task = body as WorkflowCaseTask;
