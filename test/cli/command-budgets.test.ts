@@ -280,7 +280,8 @@ describe('budget flags on every engine: a spent budget', () => {
     const script = write(
       home,
       'pause.json',
-      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 400 } }] }, { text: '{"answer": 1}' }] }),
+      // The deadline covers loading the tools file, whose module tools start in a worker thread: a margin for that.
+      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 4000 } }] }, { text: '{"answer": 1}' }] }),
     );
     const result = await cli([
       'solve',
@@ -294,7 +295,7 @@ describe('budget flags on every engine: a spent budget', () => {
       '--home',
       home,
       '--timeout',
-      '0.1',
+      '2',
       '--json',
     ]);
     expect(result.code).toBe(1);

@@ -21,7 +21,3 @@ export function isolationLimits(flags: IsolationFlags, config: WeftConfig): Isol
     ...(memoryMb !== undefined ? { memoryMb } : {}),
   };
 }
-
-export const TIME_LIMIT_HELP =
-  'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)';
-export const WORKER_MEMORY_HELP = 'heap limit in MB of the worker thread a case runs in (default 256)';

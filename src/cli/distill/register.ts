@@ -8,7 +8,6 @@ import { WeftError } from '../../errors.js';
 import { addBudgetOptions } from '../budget-options.js';
 import { collect, type CommandContext } from '../command-context.js';
 import { OLDEST_FIRST_HELP } from '../list-order.js';
-import { TIME_LIMIT_HELP, WORKER_MEMORY_HELP } from './isolation-limits.js';
 
 export function registerDistillCommands(program: Command, context: CommandContext): void {
   const { output, streams, signal, setExit } = context;
@@ -52,8 +51,11 @@ export function registerDistillCommands(program: Command, context: CommandContex
       '--max-visits <n>',
       'node visits a case may make before it is stopped (default 10000; loops count each pass)',
     )
-    .option('--time-limit <ms>', TIME_LIMIT_HELP)
-    .option('--worker-memory <mb>', WORKER_MEMORY_HELP)
+    .option(
+      '--time-limit <ms>',
+      'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)',
+    )
+    .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256)')
     .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {
