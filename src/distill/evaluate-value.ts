@@ -7,18 +7,23 @@
  */
 import { WeftError } from '../errors.js';
 import { type FastExpression, fastExpression, NOT_FAST } from './fast-expression.js';
+import { LinearRegex } from './linear-regex.js';
 import { expressionOf } from './workflow.js';
 
 type Compiled = { evaluate(input: unknown): Promise<unknown>; ast(): unknown };
-type JsonataFactory = (expression: string, options?: { timeout?: number; stack?: number }) => Compiled;
+type JsonataFactory = (
+  expression: string,
+  options?: { timeout?: number; stack?: number; RegexEngine?: typeof LinearRegex },
+) => Compiled;
 
 /**
  * How long one expression may evaluate, and how deep. JSONata evaluates through promises that are already
  * resolved, so a never-ending expression (`$f := function($n){ $f($n) }`) starves the event loop: no timer, no
- * signal handler, no other case runs again. Its own guardrails (checked on every step) are the only deadline that
- * works; the visit cap counts nodes, not steps inside one expression.
+ * signal handler, no other case runs again. Its own guardrails are checked between evaluation steps only: one long
+ * step (a sort of millions, a huge range) runs past them. The hard limit is the isolated run
+ * (run-workflow-isolated.ts), which stops the worker thread; this one is the in-process soft limit.
  */
-export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 10_000;
+export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 2_000;
 /** JSONata's evaluation depth: about 3,000 levels of a non-tail-recursive function. */
 const EXPRESSION_DEPTH_LIMIT = 10_000;
 
@@ -46,7 +51,11 @@ export async function compileExpression(
   const hit = cache.get(key);
   if (hit) return hit;
   try {
-    const compiled = (await jsonata())(expression, { timeout: timeLimitMs, stack: EXPRESSION_DEPTH_LIMIT });
+    const compiled = (await jsonata())(expression, {
+      timeout: timeLimitMs,
+      stack: EXPRESSION_DEPTH_LIMIT,
+      RegexEngine: LinearRegex,
+    });
     if (cache.size > 10_000) cache.clear();
     cache.set(key, compiled);
     return compiled;

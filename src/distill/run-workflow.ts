@@ -34,6 +34,11 @@ export interface RunWorkflowOptions {
   readonly toolScope?: string;
   /** Told of each node visit before the node runs (a workflow tool names where its deadline stopped it). */
   readonly onVisit?: (node: string) => void;
+  /**
+   * Told where (`node add (args)`) before each value is evaluated there: an isolated run's worker notes it, so that
+   * a case stopped inside an expression is named by node and field.
+   */
+  readonly onEvaluate?: (where: string) => void;
 }
 
 export interface WorkflowToolCall {
@@ -146,6 +151,7 @@ export async function runWorkflow(
     vars[name] = value;
     snapshot = undefined;
   };
+  const onEvaluate = options.onEvaluate;
   const at = (node: WorkflowNode, field?: string) => {
     const key = field ? `${node.id}\u0000${field}` : node.id;
     let place = places.get(key);
@@ -153,6 +159,8 @@ export async function runWorkflow(
       place = `node ${node.id}${field ? ` (${field})` : ''}`;
       places.set(key, place);
     }
+    // Called with a field just before that field is evaluated (and again only in errors after it).
+    if (field && onEvaluate) onEvaluate(place);
     return place;
   };
 

@@ -24,7 +24,7 @@ import {
   redactModelSpec,
   redactUrl,
   runTask,
-  runWorkflow,
+  runWorkflowIsolated,
   summarizeRun,
   toWorkflowJson,
   traceAgent,
@@ -597,7 +597,15 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const tools = toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal }) : undefined;
         try {
           const { workflow } = await loadWorkflowFile(file, { toolNames: tools?.tools.map((t) => t.name) ?? [] });
-          const result = await runWorkflow(workflow, { tools: tools?.tools ?? [], input: input ?? {}, signal });
+          // In a worker thread with hard limits (the config's caseTimeLimitMs, workerMemoryMb): a hostile workflow
+          // stops at its limit, and this server keeps answering meanwhile.
+          const result = await runWorkflowIsolated(workflow, {
+            tools: tools?.tools ?? [],
+            input: input ?? {},
+            signal,
+            ...(context.config.caseTimeLimitMs !== undefined ? { timeLimitMs: context.config.caseTimeLimitMs } : {}),
+            ...(context.config.workerMemoryMb !== undefined ? { memoryMb: context.config.workerMemoryMb } : {}),
+          });
           return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 };
         } finally {
           await tools?.close();

@@ -192,7 +192,7 @@ const MAX_ERROR_CHARS = 2_000;
  * What a tool threw, as one message of bounded length. Tools throw anything: `{ code: 42 }` (which String() makes
  * "[object Object]"), a null-prototype object (which String() cannot convert: it throws), 50 MB of text.
  */
-function thrownMessage(caught: unknown): string {
+export function thrownMessage(caught: unknown): string {
   let message: string;
   if (caught instanceof Error) message = String(caught.message);
   else if (typeof caught === 'string') message = caught;

@@ -276,12 +276,11 @@ describe('budget flags on every engine: a spent budget', () => {
 
   it('weft solve --timeout: the call after a tool that outlived the deadline is refused; the trace is saved', async () => {
     const home = tempHome();
-    // The first reply waits 1.5 s in a tool; the deadline is 1 s (room for a loaded machine to make the first call), so
-    // the second call is never made.
     const script = write(
       home,
       'pause.json',
-      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 1500 } }] }, { text: '{"answer": 1}' }] }),
+      // The deadline covers loading the tools file, whose module tools start in a worker thread: a margin for that.
+      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 4000 } }] }, { text: '{"answer": 1}' }] }),
     );
     const result = await cli([
       'solve',
@@ -295,7 +294,7 @@ describe('budget flags on every engine: a spent budget', () => {
       '--home',
       home,
       '--timeout',
-      '1',
+      '2',
       '--json',
     ]);
     expect(result.code).toBe(1);

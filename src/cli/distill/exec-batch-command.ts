@@ -24,7 +24,7 @@ import {
   readBatchManifest,
   redactUrl,
   runBatch,
-  runWorkflow,
+  runWorkflowIsolated,
   scanBatchCases,
   type CaseRunner,
   type ToolSet,
@@ -33,6 +33,7 @@ import {
 import { createBatchProgress } from './batch-progress.js';
 import { loadContext } from '../context.js';
 import { integerFlag } from '../flags.js';
+import { type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output, Streams } from '../output.js';
 
 export interface ExecBatchFlags {
@@ -44,6 +45,8 @@ export interface ExecBatchFlags {
   readonly resume?: string;
   readonly rerunInterrupted?: boolean;
   readonly maxVisits?: string;
+  readonly timeLimit?: string;
+  readonly workerMemory?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -62,7 +65,8 @@ export async function execBatchCommand(
   streams: Streams,
   signal: AbortSignal,
 ): Promise<number> {
-  const { home } = await loadContext(flags);
+  const { home, config } = await loadContext(flags);
+  const limits = isolationLimits(flags, config);
   const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
   // Each unit is a loop awaiting the next case: a hundred million of them is memory, not speed.
   if (concurrencyFlag !== undefined && concurrencyFlag > MAX_CONCURRENCY)
@@ -178,7 +182,7 @@ export async function execBatchCommand(
         paths,
         cases: () => readBatchCases(manifest.inputs.path),
         total: manifest.inputs.cases,
-        runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits),
+        runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits, limits),
         concurrency:
           concurrencyFlag ??
           (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
@@ -211,14 +215,17 @@ function inProcess(
   workflow: ExecutableWorkflow,
   tools: ToolSet | undefined,
   maxVisits: number | undefined,
+  limits: IsolationLimits,
 ): CaseRunner {
   const list = tools?.tools ?? [];
+  // Each case in a worker thread: one that runs past its limits fails alone and the batch goes on.
   return async (item, _attempt, signal) => {
-    const result = await runWorkflow(workflow, {
+    const result = await runWorkflowIsolated(workflow, {
       tools: list,
       input: item.input,
       signal,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...limits,
     });
     return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };
