@@ -46,7 +46,7 @@ export { readInputFile } from './tools/read-input-file.js';
 export { toolArgsRedactor } from './run/run-tools.js';
 export { toolCallLine, toolCallViews } from './run/tool-call-lines.js';
 export { TOOL_FAILURE_MARK, toolCallCount, toolFailureWarning } from './run/tool-call-count.js';
-export { formatSessionEvent, formatTranscriptEntry } from './dialog/transcript.js';
+export { cutNote, formatSessionEvent, formatTranscriptEntry } from './dialog/transcript.js';
 export { checkProfileApis } from './dialog/profiles.js';
 export { OOW_ASSIGNMENTS } from './dialog/oow.js';
 export { loadOowTaxonomy } from './dialog/oow-taxonomy.js';
