@@ -67,7 +67,8 @@ const RESPONSE = 'response:';
 
 /**
  * The part of a reply still arriving that the user may see now: after a `Response:` marker if the text has one,
- * nothing while it may still be the start of a `Thought:` (or of a leading `Response:`), else the text. Trailing
+ * nothing while it may still be the start of a `Thought:` (or of a leading `Response:`), else the text (without a
+ * last line that may be the start of a `Response:`). Trailing
  * white space is held until more text follows, since the recorded reply is trimmed; at most MAX_BOT_TEXT_CHARS, as
  * the recorded reply is cut there.
  */
@@ -83,8 +84,19 @@ export function visibleReply(raw: string): string {
   let visible: string;
   if (marker) visible = text.slice(marker.index + marker[0].length);
   else if (/^Thought\s*:/i.test(text)) visible = '';
-  else visible = text;
+  else visible = heldLastLine(text);
   return visible.trimEnd().slice(0, MAX_BOT_TEXT_CHARS);
+}
+
+/** The text without its last line while that line may still become a `Response:` marker. */
+function heldLastLine(text: string): string {
+  const newline = text.lastIndexOf('\n');
+  if (newline < 0) return text;
+  const last = text
+    .slice(newline + 1)
+    .toLowerCase()
+    .replace(/\s+/g, '');
+  return isPrefixOf(last, RESPONSE) ? text.slice(0, newline) : text;
 }
 
 function isPrefixOf(head: string, marker: string): boolean {
