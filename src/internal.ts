@@ -41,6 +41,7 @@ export { describeTypeMismatch, valueAt } from './text/describe-value.js';
 export { closestWord } from './text/edit-distance.js';
 export { mayHaveRedactedCredentials, redactUrl } from './text/redact-url.js';
 export { inertText } from './text/inert-text.js';
+export { wrapModel } from './llm/wrap-model.js';
 export type { WorkflowToolInfo } from './tools/tool.js';
 export { readInputFile } from './tools/read-input-file.js';
 export { toolArgsRedactor } from './run/run-tools.js';
