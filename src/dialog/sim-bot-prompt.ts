@@ -1,7 +1,7 @@
 /**
  * What the sim bot reads in the bot's system prompt besides `<apis>` (bot-prompt.ts writes it), as a model would
- * read the text: the slots it may need (`- name (type): desc` under "Information you may need") and the
- * controllers' notes for this step (under "Notes for this step"): which APIs the dependency controller says are
+ * read the text: the slots it may need (`- name (type): desc` under "Information you may need"), the procedure's
+ * text (under "The procedure to follow", up to the `<apis>` block) and the controllers' notes for this step (under "Notes for this step"): which APIs the dependency controller says are
  * not available yet, which proposals were refused in this turn, and whether the conversation must close now.
  * Lenient and pure: a prompt without these sections gives no slots and no notes.
  */
@@ -22,6 +22,7 @@ export interface SimGuidance {
   readonly closeNow: boolean;
 }
 
+const PROCEDURE_HEADING = 'The procedure to follow:';
 const SLOTS_HEADING = 'Information you may need from the user or from APIs:';
 const NOTES_HEADING = "Notes for this step (from the procedure's controllers):";
 const SLOT_LINE = /^- ([A-Za-z_][\w-]*)(?: \(([^)]*)\))?: (.*)$/;
@@ -40,6 +41,15 @@ export function readPromptSlots(system: string): SimSlot[] {
   });
 }
 
+/** The procedure's text ('' when the prompt has none); it may hold blank lines, so it ends where `<apis>` starts. */
+export function readPromptProcedure(system: string): string {
+  const at = system.indexOf(`${PROCEDURE_HEADING}\n`);
+  if (at < 0) return '';
+  const rest = system.slice(at + PROCEDURE_HEADING.length + 1);
+  const end = rest.indexOf('\n\n<apis>');
+  return end < 0 ? '' : rest.slice(0, end);
+}
+
 /** The controllers' notes of the prompt (the last section of the bot's prompt when there are any). */
 export function readPromptGuidance(system: string): SimGuidance {
   const at = system.lastIndexOf(NOTES_HEADING);
@@ -47,7 +57,10 @@ export function readPromptGuidance(system: string): SimGuidance {
   const unavailable = new Set<string>();
   const heading = UNAVAILABLE_HEADING.exec(notes);
   if (heading) {
-    for (const line of notes.slice(heading.index + heading[0].length).split('\n').slice(1)) {
+    for (const line of notes
+      .slice(heading.index + heading[0].length)
+      .split('\n')
+      .slice(1)) {
       const listed = LISTED_API.exec(line);
       if (!listed) break;
       unavailable.add(listed[1]!);

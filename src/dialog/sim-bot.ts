@@ -19,11 +19,14 @@
  *   check the details of theirs the call used (while each was asked fewer than MAX_ASKS times);
  * - the controllers' notes say the conversation must close → the closing reply;
  * - the first API in `<apis>` order that is one of the call's tools, whose preconditions have all succeeded, that
- *   the notes neither list as not available nor say was refused in this turn, and that has not succeeded → a call
+ *   the notes neither list as not available nor say was refused in this turn, that is on the procedure's main path
+ *   or on a side branch it takes (sim-procedure-branches.ts: an `except` branch once its `try:` call failed; an
+ *   optional `if` branch once the user gave a detail the API takes), and that has not succeeded → a call
  *   with its request parameters from what it knows (only those the tool's input schema has, converted to the
  *   schema's types); when some are unknown, a reply asking for them by name (`Could you give me your email?`).
- *   An API is passed over when it failed before with the same arguments (it cannot progress until a value
- *   changes) or when a parameter it lacks was asked for MAX_ASKS times already;
+ *   An API is passed over when its last call with the same arguments failed and no call succeeded since (it
+ *   cannot progress until a value changes or another step is done) or when a parameter it lacks was asked for
+ *   MAX_ASKS times already;
  * - when no API is left, a closing reply that sums up what was done, latest first (no question, no request, so a
  *   simulated user leaves).
  * The slip (probability `violate`): an API of the tools whose preconditions have not all succeeded, picked at
@@ -44,6 +47,7 @@ import { asksForSomething, coerceToSchema, formatDetail, listWords, mentions } f
 import { simToolArgs } from '../llm/sim-tool-args.js';
 import type { SimGuidance, SimSlot } from './sim-bot-prompt.js';
 import { readUserDetails, type SlotShape, slotShapes } from './sim-slot-reader.js';
+import type { SideBranch } from './sim-procedure-branches.js';
 
 /** One move of a dialog role: a reply, or (the bot) a tool call with an empty reply. */
 export interface SimDialogMove {
@@ -66,6 +70,8 @@ export interface SimBotPrompt {
   readonly apis: readonly DialogApiSpec[];
   readonly slots: readonly SimSlot[];
   readonly guidance: SimGuidance;
+  /** The APIs the procedure calls only on a side branch (sim-procedure-branches.ts). */
+  readonly branches: ReadonlyMap<string, SideBranch>;
 }
 
 /** A detail asked this many times and still unknown: the bot stops asking and moves on. */
@@ -92,7 +98,7 @@ interface CallRecord {
 interface BotView {
   /** Lower-cased name → value. */
   readonly known: Map<string, unknown>;
-  /** Lower-cased names whose value came from the user. */
+  /** Lower-cased names the user gave a value for (a result may echo them). */
   readonly fromUser: Set<string>;
   readonly succeeded: Set<string>;
   /** The latest successful result of each API (parsed JSON, else the text), latest set last. */
@@ -120,38 +126,97 @@ export function simBotMove(
     const slip = slipMove(usable, toolByName, view, prompt.guidance, streams);
     if (slip) return slip;
   }
-  return compliantMove(usable, toolByName, view, prompt.guidance);
+  return compliantMove(usable, toolByName, view, prompt);
 }
 
 function compliantMove(
   usable: readonly DialogApiSpec[],
   toolByName: ReadonlyMap<string, ToolDeclaration>,
   view: BotView,
-  guidance: SimGuidance,
+  { guidance, branches }: SimBotPrompt,
 ): SimDialogMove {
   const failure = justFailed(view);
-  if (failure) return { text: failureReply(failure, view) };
-  if (guidance.closeNow) return { text: closingReply(usable, view, []) };
+  if (guidance.closeNow && !failure) return { text: closingReply(usable, view, []) };
+  const candidates = usable.filter(
+    (api) =>
+      !view.succeeded.has(api.name) &&
+      preconditionsMet(api, view) &&
+      !guidance.unavailable.has(api.name) &&
+      !guidance.refused.has(api.name),
+  );
+  // The branch a failure opens comes first (register the patient that was not found), then the main path in order.
+  const opened = candidates.filter((api) => opensAfterFailure(branches.get(api.name), view));
+  if (failure) {
+    const said = failureSentence(failure);
+    const branch = opened.find((api) => branches.get(api.name)?.afterFailureOf.has(failure.name));
+    const next = branch && nextStep(branch, toolByName, view, branches);
+    if (next?.toolCall && !guidance.closeNow) return next;
+    if (next?.ask && !guidance.closeNow) return { text: `${said} ${next.ask}` };
+    return { text: `${said}${guidance.closeNow ? '' : checkDetails(failure, view)}` };
+  }
   const blocked: { name: string; missing: readonly string[] }[] = [];
-  for (const api of usable) {
-    if (view.succeeded.has(api.name) || !preconditionsMet(api, view)) continue;
-    if (guidance.unavailable.has(api.name) || guidance.refused.has(api.name)) continue;
-    const missing = api.request.filter((name) => knownValue(name, view) === undefined);
-    if (missing.length > 0) {
-      if (missing.every((name) => timesAsked(name, view) < MAX_ASKS)) {
-        return { text: `Could you give me your ${listWords(missing)}?` };
-      }
-      blocked.push({ name: api.name, missing });
-      continue;
-    }
-    const args = knownArgs(api, toolByName.get(api.name)!, view);
-    const key = canonicalJson(args);
-    if (view.calls.some((call) => call.name === api.name && call.ok === false && canonicalJson(call.args) === key)) {
-      continue;
-    }
-    return { text: '', toolCall: { name: api.name, args } };
+  const rest = candidates.filter((api) => !opened.includes(api));
+  for (const api of [...opened, ...rest]) {
+    const branch = branches.get(api.name);
+    if (branch && !opened.includes(api) && !optionalWanted(api, branch, view)) continue;
+    const next = nextStep(api, toolByName, view, branches);
+    if (next.toolCall) return next;
+    if (next.ask) return { text: next.ask };
+    if (next.blocked) blocked.push({ name: api.name, missing: next.blocked });
   }
   return { text: closingReply(usable, view, blocked) };
+}
+
+/**
+ * An available API's next step: the call when the bot knows every parameter (none when the same call failed and
+ * nothing it waits for happened since), else the question for what it lacks, or what it lacks when it asked enough.
+ */
+function nextStep(
+  api: DialogApiSpec,
+  toolByName: ReadonlyMap<string, ToolDeclaration>,
+  view: BotView,
+  branches: ReadonlyMap<string, SideBranch>,
+): SimDialogMove & { readonly ask?: string; readonly blocked?: readonly string[] } {
+  const missing = api.request.filter((name) => knownValue(name, view) === undefined);
+  if (missing.length > 0) {
+    if (missing.every((name) => timesAsked(name, view) < MAX_ASKS)) {
+      return { text: '', ask: `Could you give me your ${listWords(missing)}?` };
+    }
+    return { text: '', blocked: missing };
+  }
+  const args = knownArgs(api, toolByName.get(api.name)!, view);
+  if (failedAlike(api.name, canonicalJson(args), view, branches)) return { text: '' };
+  return { text: '', toolCall: { name: api.name, args } };
+}
+
+/** An `except` branch is open while a call of its `try:` has failed and not succeeded since. */
+function opensAfterFailure(branch: SideBranch | undefined, view: BotView): boolean {
+  if (!branch) return false;
+  return [...branch.afterFailureOf].some(
+    (name) => !view.succeeded.has(name) && findLast(view.calls, (call) => call.name === name)?.ok === false,
+  );
+}
+
+/** An optional API (in an `if` block) is wanted once the user gave a detail it takes and it lacks nothing. */
+function optionalWanted(api: DialogApiSpec, branch: SideBranch, view: BotView): boolean {
+  return (
+    branch.optional &&
+    api.request.some((name) => view.fromUser.has(name.toLowerCase())) &&
+    api.request.every((name) => knownValue(name, view) !== undefined)
+  );
+}
+
+/**
+ * Whether a call of the API with these arguments failed and nothing it waits for happened since: the same call would
+ * fail the same way until a value changes or an API of the branch its failure opens succeeds (the patient that
+ * was not found is registered).
+ */
+function failedAlike(name: string, key: string, view: BotView, branches: ReadonlyMap<string, SideBranch>): boolean {
+  const index = findLastIndex(view.calls, (call) => call.name === name && canonicalJson(call.args) === key);
+  if (index < 0 || view.calls[index]!.ok !== false) return false;
+  return !view.calls
+    .slice(index + 1)
+    .some((call) => call.ok === true && branches.get(call.name)?.afterFailureOf.has(name) === true);
 }
 
 /** The bot's own call in the procedure's order, the last thing in the conversation, when it failed. */
@@ -160,14 +225,25 @@ function justFailed(view: BotView): CallRecord | undefined {
   return last && last.ok === false && last.inOrder && view.lastWasToolResult ? last : undefined;
 }
 
-/** Says the call failed and why; asks to check the user's details it used, while they may still be asked. */
-function failureReply(call: CallRecord, view: BotView): string {
-  const said = `I'm sorry, ${call.name} did not go through: ${clip((call.error ?? 'it failed').trim(), MAX_ERROR_SHOWN)}.`;
+/** The failure in a sentence: the API's own code and message when its error carries them as JSON, else its text. */
+function failureSentence(call: CallRecord): string {
+  const error = (call.error ?? 'it failed').trim();
+  const json = error.indexOf('{');
+  const parsed = json < 0 ? undefined : parseJson(error.slice(json));
+  const inner = isRecord(parsed) && isRecord(parsed['error']) ? parsed['error'] : parsed;
+  const message = isRecord(inner) && typeof inner['message'] === 'string' ? inner['message'] : undefined;
+  const code = isRecord(inner) && typeof inner['code'] === 'string' ? `${inner['code']}: ` : '';
+  const shown = message === undefined ? error : `${code}${message}`;
+  return `I'm sorry, ${call.name} did not go through: ${clip(shown, MAX_ERROR_SHOWN).replace(/[.\s]+$/, '')}.`;
+}
+
+/** Asks the user to check the details of theirs the failed call used, while they may still be asked. */
+function checkDetails(call: CallRecord, view: BotView): string {
   const theirs = isRecord(call.args)
     ? Object.keys(call.args).filter((name) => view.fromUser.has(name.toLowerCase()))
     : [];
-  if (theirs.length === 0 || !theirs.every((name) => timesAsked(name, view) < MAX_ASKS)) return said;
-  return `${said} Could you check your ${listWords(theirs)} and give me the right one if it differs?`;
+  if (theirs.length === 0 || !theirs.every((name) => timesAsked(name, view) < MAX_ASKS)) return '';
+  return ` Could you check your ${listWords(theirs)}?`;
 }
 
 function slipMove(
@@ -290,7 +366,11 @@ function closingReply(
   return [...sentences, 'Thank you for contacting us.'].join(' ');
 }
 
-function readConversation(messages: readonly ChatMessage[], prompt: SimBotPrompt, tools: readonly ToolDeclaration[]): BotView {
+function readConversation(
+  messages: readonly ChatMessage[],
+  prompt: SimBotPrompt,
+  tools: readonly ToolDeclaration[],
+): BotView {
   const view: BotView = {
     known: new Map(),
     fromUser: new Set(),
@@ -325,7 +405,12 @@ function readConversation(messages: readonly ChatMessage[], prompt: SimBotPrompt
         }
         for (const call of message.toolCalls ?? []) {
           const api = prompt.apis.find((candidate) => candidate.name === call.name);
-          view.calls.push({ id: call.id, name: call.name, args: call.args, inOrder: !api || preconditionsMet(api, view) });
+          view.calls.push({
+            id: call.id,
+            name: call.name,
+            args: call.args,
+            inOrder: !api || preconditionsMet(api, view),
+          });
         }
         break;
       case 'tool': {
@@ -346,7 +431,6 @@ function readConversation(messages: readonly ChatMessage[], prompt: SimBotPrompt
         if (isRecord(result))
           for (const [field, value] of Object.entries(result)) {
             view.known.set(field.toLowerCase(), value);
-            view.fromUser.delete(field.toLowerCase());
           }
         break;
       }
@@ -356,8 +440,13 @@ function readConversation(messages: readonly ChatMessage[], prompt: SimBotPrompt
 }
 
 function findLast<T>(items: readonly T[], test: (item: T) => boolean): T | undefined {
-  for (let index = items.length - 1; index >= 0; index--) if (test(items[index]!)) return items[index];
-  return undefined;
+  const index = findLastIndex(items, test);
+  return index < 0 ? undefined : items[index];
+}
+
+function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let index = items.length - 1; index >= 0; index--) if (test(items[index]!)) return index;
+  return -1;
 }
 
 function parseJson(text: string): unknown {

@@ -16,7 +16,8 @@ import type { ChatCall, ToolCallRequest } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, DIALOG_TAGS } from './dialog-prompt-tags.js';
 import { hashString, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { simBotMove } from './sim-bot.js';
-import { readPromptGuidance, readPromptSlots } from './sim-bot-prompt.js';
+import { readPromptGuidance, readPromptProcedure, readPromptSlots } from './sim-bot-prompt.js';
+import { sideBranches } from './sim-procedure-branches.js';
 import {
   promptBlock,
   readApiCalls,
@@ -90,7 +91,15 @@ function botReply(call: ChatCall, violate: number, stream: (name: string) => Ran
   }
   const tools = call.toolChoice === 'none' ? [] : (call.tools ?? []);
   const system = call.system ?? '';
-  const prompt = { apis, slots: readPromptSlots(system), guidance: readPromptGuidance(system) };
+  const prompt = {
+    apis,
+    slots: readPromptSlots(system),
+    guidance: readPromptGuidance(system),
+    branches: sideBranches(
+      readPromptProcedure(system),
+      apis.map((api) => api.name),
+    ),
+  };
   const move = simBotMove(prompt, tools, call.messages, violate, {
     violate: stream('violate'),
     api: stream('violate-api'),

@@ -61,7 +61,8 @@ export function slotShapes(slots: readonly SimSlot[], tools: readonly ToolDeclar
 
 function shapeOf(slot: SimSlot, enumValues: readonly string[] | undefined): SlotShape {
   const type = slot.type.toLowerCase();
-  if (/email/i.test(slot.name) || /\bemail\b/i.test(slot.desc)) return { kind: 'pattern', pattern: EMAIL, group: 'email' };
+  if (/email/i.test(slot.name) || /\bemail\b/i.test(slot.desc))
+    return { kind: 'pattern', pattern: EMAIL, group: 'email' };
   if (type === 'date' || /YYYY-MM-DD/.test(slot.desc)) return { kind: 'pattern', pattern: DATE, group: 'date' };
   const example = EXAMPLE.exec(slot.desc)?.[1]?.replace(/[.]+$/, '');
   if (example && /\d/.test(example) && /^[\w-]+$/.test(example)) {

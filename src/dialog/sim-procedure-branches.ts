@@ -1,0 +1,92 @@
+/**
+ * Which APIs of a procedure's text lie on a side branch, as the sim bot reads the procedure in its prompt: an API
+ * called only inside `except …:` blocks is for when a call of its `try:` failed (register a patient that was not
+ * found); one called only inside `if <condition>:` blocks (and maybe `except` blocks) is optional, done when the
+ * user asked for it. Everything else — the main line, `try:`, `while`, `else:` bodies, and APIs the text does not
+ * name — is the main path. Indentation gives the blocks (the text is pseudocode, not Python); comments and strings
+ * are blanked first (scan-procedure.ts). Pure.
+ */
+import { blankCommentsAndStrings, scanProcedure } from './scan-procedure.js';
+
+export interface SideBranch {
+  /** The APIs whose failed call opens this API (the `try:` bodies of the `except` blocks that call it). */
+  readonly afterFailureOf: ReadonlySet<string>;
+  /** Called in an `if` block: optional, when the user asks for it. */
+  readonly optional: boolean;
+}
+
+interface Block {
+  readonly indent: number;
+  readonly kind: 'if' | 'else' | 'try' | 'except' | 'loop';
+  /** For `except`: the APIs of the `try:` body before it. */
+  readonly tried?: readonly string[];
+}
+
+const HEADER = /^(if|elif|else|try|except|while|for)\b[^\n]*:\s*$/;
+
+/** The APIs on a side branch, by name; an API not in the map is on the main path. */
+export function sideBranches(procedure: string, apiNames: readonly string[]): Map<string, SideBranch> {
+  const text = blankCommentsAndStrings(procedure);
+  const references = scanProcedure(procedure, { apiNames: new Set(apiNames) }).references.filter(
+    (reference) => reference.kind === 'api',
+  );
+  const lines = text.split('\n');
+  const lineStarts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    lineStarts.push(offset);
+    offset += line.length + 1;
+  }
+  // The blocks around each line, and the APIs of each `try:` body, in one pass.
+  const contexts: Block[][] = [];
+  const stack: Block[] = [];
+  const lastTry = new Map<number, string[]>();
+  const apisOnLine = (index: number): string[] =>
+    references.filter((reference) => lineOf(reference.offset, lineStarts) === index).map((reference) => reference.name);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    const trimmed = line.trim();
+    if (trimmed === '') {
+      contexts.push([...stack]);
+      continue;
+    }
+    const indent = line.length - line.trimStart().length;
+    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    contexts.push([...stack]);
+    for (const block of stack) if (block.kind === 'try') lastTry.get(block.indent)?.push(...apisOnLine(index));
+    const header = HEADER.exec(trimmed);
+    if (!header) continue;
+    const word = header[1]!;
+    if (word === 'try') {
+      lastTry.set(indent, []);
+      stack.push({ indent, kind: 'try' });
+    } else if (word === 'except') stack.push({ indent, kind: 'except', tried: lastTry.get(indent) ?? [] });
+    else if (word === 'if' || word === 'elif') stack.push({ indent, kind: 'if' });
+    else if (word === 'else') stack.push({ indent, kind: 'else' });
+    else stack.push({ indent, kind: 'loop' });
+  }
+
+  const branches = new Map<string, { afterFailureOf: Set<string>; optional: boolean; main: boolean }>();
+  for (const reference of references) {
+    const entry = branches.get(reference.name) ?? { afterFailureOf: new Set<string>(), optional: false, main: false };
+    branches.set(reference.name, entry);
+    const blocks = contexts[lineOf(reference.offset, lineStarts)] ?? [];
+    const side = [...blocks].reverse().find((block) => block.kind === 'if' || block.kind === 'except');
+    if (side === undefined) entry.main = true;
+    else if (side.kind === 'if') entry.optional = true;
+    else for (const name of side.tried ?? []) entry.afterFailureOf.add(name);
+  }
+  const result = new Map<string, SideBranch>();
+  for (const [name, entry] of branches) {
+    if (entry.main) continue;
+    const afterFailureOf = new Set([...entry.afterFailureOf].filter((api) => api !== name));
+    result.set(name, { afterFailureOf, optional: entry.optional });
+  }
+  return result;
+}
+
+function lineOf(offset: number, lineStarts: readonly number[]): number {
+  let line = 0;
+  while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= offset) line++;
+  return line;
+}
