@@ -16,8 +16,11 @@ export interface SimSlot {
 export interface SimGuidance {
   /** APIs the controllers say may not be called yet. */
   readonly unavailable: ReadonlySet<string>;
-  /** APIs whose proposed call was refused earlier in this turn. */
-  readonly refused: ReadonlySet<string>;
+  /**
+   * APIs whose proposed call was refused earlier in this turn, each with the refused calls' arguments as the note
+   * quotes them (JSON, cut at 200 characters; '' when the note quotes none).
+   */
+  readonly refused: ReadonlyMap<string, readonly string[]>;
   /** The conversation has reached its length limit: sum up and close in this reply. */
   readonly closeNow: boolean;
 }
@@ -28,7 +31,7 @@ const NOTES_HEADING = "Notes for this step (from the procedure's controllers):";
 const SLOT_LINE = /^- ([A-Za-z_][\w-]*)(?: \(([^)]*)\))?: (.*)$/;
 const UNAVAILABLE_HEADING = /These APIs are not available yet[^\n]*:/;
 const LISTED_API = /^- ([^\s(]+) \(/;
-const REFUSED = /Your last proposal \(a call of ([^\s)]+)/g;
+const REFUSED = /Your last proposal \(a call of ([^\s)]+)(?: with ([^\n]*?))?\) was refused/g;
 const LENGTH_LIMIT = /has reached its limit of \d+ turns/;
 
 /** The slot lines of the prompt's "Information you may need" section, in order. */
@@ -66,7 +69,12 @@ export function readPromptGuidance(system: string): SimGuidance {
       unavailable.add(listed[1]!);
     }
   }
-  const refused = new Set([...notes.matchAll(REFUSED)].map((match) => match[1]!));
+  const refused = new Map<string, string[]>();
+  for (const match of notes.matchAll(REFUSED)) {
+    const calls = refused.get(match[1]!) ?? [];
+    calls.push(match[2] ?? '');
+    refused.set(match[1]!, calls);
+  }
   return { unavailable, refused, closeNow: LENGTH_LIMIT.test(notes) };
 }
 

@@ -19,11 +19,12 @@
  *   check the details of theirs the call used (while each was asked fewer than MAX_ASKS times);
  * - the controllers' notes say the conversation must close → the closing reply;
  * - the first API in `<apis>` order that is one of the call's tools, whose preconditions have all succeeded, that
- *   the notes neither list as not available nor say was refused in this turn, that is on the procedure's main path
+ *   the notes do not list as not available, that is on the procedure's main path
  *   or on a side branch it takes (sim-procedure-branches.ts: an `except` branch once its `try:` call failed; an
  *   optional `if` branch once the user gave a detail the API takes), and that has not succeeded → a call
  *   with its request parameters from what it knows (only those the tool's input schema has, converted to the
- *   schema's types); when some are unknown, a reply asking for them by name (`Could you give me your email?`).
+ *   schema's types) unless the notes say this very call was refused in this turn; when some are unknown, a reply
+ *   asking for them by name (`Could you give me your email?`).
  *   An API is passed over when its last call with the same arguments failed and no call succeeded since (it
  *   cannot progress until a value changes or another step is done) or when a parameter it lacks was asked for
  *   MAX_ASKS times already;
@@ -87,7 +88,10 @@ interface CallRecord {
   readonly id: string;
   readonly name: string;
   readonly args: unknown;
-  /** Whether the bot's view had the API's preconditions met when it made the call (a slip did not). */
+  /**
+   * Whether the call was the procedure's next step in the bot's view when it made it: the API's preconditions met,
+   * and not a repeat of a call that succeeded or of one that failed with the same arguments (slips are neither).
+   */
   readonly inOrder: boolean;
   /** undefined: no result yet. */
   ok?: boolean;
@@ -138,18 +142,14 @@ function compliantMove(
   const failure = justFailed(view);
   if (guidance.closeNow && !failure) return { text: closingReply(usable, view, []) };
   const candidates = usable.filter(
-    (api) =>
-      !view.succeeded.has(api.name) &&
-      preconditionsMet(api, view) &&
-      !guidance.unavailable.has(api.name) &&
-      !guidance.refused.has(api.name),
+    (api) => !view.succeeded.has(api.name) && preconditionsMet(api, view) && !guidance.unavailable.has(api.name),
   );
   // The branch a failure opens comes first (register the patient that was not found), then the main path in order.
   const opened = candidates.filter((api) => opensAfterFailure(branches.get(api.name), view));
   if (failure) {
     const said = failureSentence(failure);
     const branch = opened.find((api) => branches.get(api.name)?.afterFailureOf.has(failure.name));
-    const next = branch && nextStep(branch, toolByName, view, branches);
+    const next = branch && nextStep(branch, toolByName, view, { branches, guidance });
     if (next?.toolCall && !guidance.closeNow) return next;
     if (next?.ask && !guidance.closeNow) return { text: `${said} ${next.ask}` };
     return { text: `${said}${guidance.closeNow ? '' : checkDetails(failure, view)}` };
@@ -159,7 +159,7 @@ function compliantMove(
   for (const api of [...opened, ...rest]) {
     const branch = branches.get(api.name);
     if (branch && !opened.includes(api) && !optionalWanted(api, branch, view)) continue;
-    const next = nextStep(api, toolByName, view, branches);
+    const next = nextStep(api, toolByName, view, { branches, guidance });
     if (next.toolCall) return next;
     if (next.ask) return { text: next.ask };
     if (next.blocked) blocked.push({ name: api.name, missing: next.blocked });
@@ -175,7 +175,7 @@ function nextStep(
   api: DialogApiSpec,
   toolByName: ReadonlyMap<string, ToolDeclaration>,
   view: BotView,
-  branches: ReadonlyMap<string, SideBranch>,
+  { branches, guidance }: Pick<SimBotPrompt, 'branches' | 'guidance'>,
 ): SimDialogMove & { readonly ask?: string; readonly blocked?: readonly string[] } {
   const missing = api.request.filter((name) => knownValue(name, view) === undefined);
   if (missing.length > 0) {
@@ -186,7 +186,16 @@ function nextStep(
   }
   const args = knownArgs(api, toolByName.get(api.name)!, view);
   if (failedAlike(api.name, canonicalJson(args), view, branches)) return { text: '' };
+  if (wasRefused(api.name, args, guidance)) return { text: '' };
   return { text: '', toolCall: { name: api.name, args } };
+}
+
+/** Whether the notes say this very call was refused in this turn (a refusal quoting no arguments counts for any). */
+function wasRefused(name: string, args: object, guidance: SimGuidance): boolean {
+  const quoted = guidance.refused.get(name);
+  if (!quoted) return false;
+  const text = JSON.stringify(args).slice(0, 200);
+  return quoted.some((refused) => refused === '' || refused === text);
 }
 
 /** An `except` branch is open while a call of its `try:` has failed and not succeeded since. */
@@ -409,7 +418,13 @@ function readConversation(
             id: call.id,
             name: call.name,
             args: call.args,
-            inOrder: !api || preconditionsMet(api, view),
+            inOrder:
+              !api ||
+              (preconditionsMet(api, view) &&
+                !view.succeeded.has(call.name) &&
+                !view.calls.some(
+                  (earlier) => earlier.name === call.name && canonicalJson(earlier.args) === canonicalJson(call.args),
+                )),
           });
         }
         break;
