@@ -24,8 +24,22 @@ interface Block {
 
 const HEADER = /^(if|elif|else|try|except|while|for)\b[^\n]*:\s*$/;
 
+/** Procedures read lately: the bot reads the same one at every decision of every session. */
+const CACHE_SIZE = 32;
+const cache = new Map<string, ReadonlyMap<string, SideBranch>>();
+
 /** The APIs on a side branch, by name; an API not in the map is on the main path. */
-export function sideBranches(procedure: string, apiNames: readonly string[]): Map<string, SideBranch> {
+export function sideBranches(procedure: string, apiNames: readonly string[]): ReadonlyMap<string, SideBranch> {
+  const key = `${apiNames.join(',')}\n${procedure}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const branches = readSideBranches(procedure, apiNames);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, branches);
+  return branches;
+}
+
+function readSideBranches(procedure: string, apiNames: readonly string[]): Map<string, SideBranch> {
   const text = blankCommentsAndStrings(procedure);
   const references = scanProcedure(procedure, { apiNames: new Set(apiNames) }).references.filter(
     (reference) => reference.kind === 'api',
