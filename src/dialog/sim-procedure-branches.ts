@@ -22,6 +22,8 @@ interface Block {
   readonly tried?: readonly string[];
 }
 
+/** Blocks nested deeper than this are read as part of the block around them. */
+const MAX_DEPTH = 32;
 const HEADER = /^(if|elif|else|try|except|while|for)\b[^\n]*:\s*$/;
 
 /** Procedures read lately: the bot reads the same one at every decision of every session. */
@@ -52,11 +54,18 @@ function readSideBranches(procedure: string, apiNames: readonly string[]): Map<s
     offset += line.length + 1;
   }
   // The blocks around each line, and the APIs of each `try:` body, in one pass.
-  const contexts: Block[][] = [];
+  const contexts: (readonly Block[])[] = [];
   const stack: Block[] = [];
   const lastTry = new Map<number, string[]>();
-  const apisOnLine = (index: number): string[] =>
-    references.filter((reference) => lineOf(reference.offset, lineStarts) === index).map((reference) => reference.name);
+  // Each reference's line, found once: a long procedure has thousands of lines and calls.
+  const byLine = new Map<number, string[]>();
+  for (const reference of references) {
+    const line = lineOf(reference.offset, lineStarts);
+    const names = byLine.get(line) ?? [];
+    names.push(reference.name);
+    byLine.set(line, names);
+  }
+  const apisOnLine = (index: number): readonly string[] => byLine.get(index) ?? [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     const trimmed = line.trim();
@@ -69,7 +78,8 @@ function readSideBranches(procedure: string, apiNames: readonly string[]): Map<s
     contexts.push([...stack]);
     for (const block of stack) if (block.kind === 'try') lastTry.get(block.indent)?.push(...apisOnLine(index));
     const header = HEADER.exec(trimmed);
-    if (!header) continue;
+    // Deeper blocks count as the deepest kept: real procedures nest a few levels, and the work stays linear.
+    if (!header || stack.length >= MAX_DEPTH) continue;
     const word = header[1]!;
     if (word === 'try') {
       lastTry.set(indent, []);
@@ -99,8 +109,14 @@ function readSideBranches(procedure: string, apiNames: readonly string[]): Map<s
   return result;
 }
 
+/** The line holding an offset, by binary search over the lines' start offsets. */
 function lineOf(offset: number, lineStarts: readonly number[]): number {
-  let line = 0;
-  while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= offset) line++;
-  return line;
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (lineStarts[middle]! <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }

@@ -27,7 +27,7 @@ export type SlotShape =
   | { readonly kind: 'number' }
   | { readonly kind: 'free' };
 
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+const EMAIL = /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 const DATE = /(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g;
 const EXAMPLE = /\be\.g\.\s+([^\s,;()]+)/i;
 const NUMBER = /(?<![\w.-])\d+(?:\.\d+)?(?![\w-])/g;

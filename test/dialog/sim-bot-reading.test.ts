@@ -87,6 +87,16 @@ describe('the sim bot reads the slots of its prompt', () => {
     }
   });
 
+  it('reads a message of 32 KB without an address or a number in it, and finds one at its end', async () => {
+    // Patterns start only where a run of word characters starts: no rescanning the run from every position.
+    const pdl = await loadProcedure('order-return');
+    const shapes = slotShapes(readPromptSlots(botSystemPrompt(pdl, [])), []);
+    for (const run of ['a'.repeat(32_000), '1'.repeat(32_000), 'a-'.repeat(16_000)]) {
+      expect(readUserDetails(run, ['reason'], shapes)).toEqual([['reason', run]]);
+      expect(readUserDetails(`${run} grace@example.com`, ['email'], shapes)).toEqual([['email', 'grace@example.com']]);
+    }
+  });
+
   it('gives a date to the date slot asked for, and to none when two date slots could take it unasked', async () => {
     const pdl = await loadProcedure('insurance-claim');
     const shapes = slotShapes(readPromptSlots(botSystemPrompt(pdl, [])), []);
