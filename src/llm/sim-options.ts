@@ -22,8 +22,10 @@
  * |          | when a call offers tools                          |            |
  * | toolwrong| P(a tool call names a tool that does not exist)   | 0          |
  * | toolbadargs | P(a tool call's arguments break its schema)    | 0          |
- * | violate  | dialog bot: P(a move that breaks the procedure:   | 0          |
- * |          | an unavailable API, or a repeat) (dialog/sim-bot.ts) |            |
+ * | violate  | dialog bot: P(a slip that breaks the procedure:   | 0          |
+ * |          | an unavailable API, or a repeat; a controller's   |            |
+ * |          | note against it is heeded half the time)          |            |
+ * |          | (dialog/sim-bot.ts)                               |            |
  * | noise    | dialog judge: P(a goal's or turn's verdict flips) | 0          |
  * |          | (dialog/sim-judge.ts)                             |            |
  * | mistake  | distillation summarizer: P(each graph-building    | 0          |
