@@ -396,7 +396,7 @@ async function finish(
   const { meter } = context;
   const { status, reason } = ending;
   context.emit({
-    type: 'budget',
+    type: 'usage',
     calls: meter.calls,
     tokens: { input: meter.inputTokens, output: meter.outputTokens },
     costUsd: meter.costUsd,

@@ -20,7 +20,7 @@ export interface DurableLog<E> {
   pending(): boolean;
 }
 
-/** A log the meter can write to: its `emit` takes the `call` and `budget` events too. */
+/** A log the meter can write to: its `emit` takes the `model-call` and `budget-stop` events too. */
 export type MeterLog = DurableLog<never> & { readonly emit: MeterEmit };
 
 export interface EngineContextOptions<L extends MeterLog> {
@@ -39,7 +39,7 @@ export interface EngineContextOptions<L extends MeterLog> {
   readonly replay?: ReadonlyMap<string, ChatResult>;
   /** USD of one call (default free). */
   readonly costOf?: (result: ChatResult, modelId?: string) => number;
-  /** How the run model's `call` events record tool arguments (secret ones redacted). */
+  /** How the run model's `model-call` events record tool arguments (secret ones redacted). */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
   /** Opens the run's log on the context's clock. */
   readonly openLog: (now: () => number) => L;

@@ -1,6 +1,6 @@
 /**
  * Wraps an engine's model: checks every budget before each call (docs/algorithms.md#budgets) and
- * records each call as a `call` event with its reply, usage and cost. Without a budget it only counts. Calls are numbered per (purpose, key,
+ * records each call as a `model-call` event with its reply, usage and cost. Without a budget it only counts. Calls are numbered per (purpose, key,
  * attempt); a resumed run passes the recorded replies as `replay`, and a call found there is answered from the
  * log: never repeated, never charged twice.
  */
@@ -34,7 +34,7 @@ export interface MeterOptions {
   readonly trace?: boolean;
 }
 
-/** A reply's tool calls as a `call` event records them. */
+/** A reply's tool calls as a `model-call` event records them. */
 export function recordedToolCalls(
   result: Pick<ChatResult, 'toolCalls'>,
   redact: MeterOptions['redactToolArgs'],
@@ -61,7 +61,7 @@ export function callKey(
 
 export interface CallIdentity {
   readonly purpose: CallTag['purpose'];
-  /** `sequence`, and `key`/`attempt` when the call has them: what a `call` event records. */
+  /** `sequence`, and `key`/`attempt` when the call has them: what a `model-call` event records. */
   readonly identity: { readonly sequence: number; readonly key?: string; readonly attempt?: number };
   /** The call with `tag.sequence` set, for seeded models. */
   readonly tagged: ChatCall;
@@ -110,7 +110,7 @@ export interface RemoteCall {
   readonly toolCalls?: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
 }
 
-/** Charges a call made elsewhere to the meter and records it as a `call` event, like one made here. */
+/** Charges a call made elsewhere to the meter and records it as a `model-call` event, like one made here. */
 export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit'>): void {
   const { meter } = options;
   const costUsd =
@@ -127,7 +127,7 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
   meter.costUsd += costUsd;
   const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
   options.emit?.({
-    type: 'call',
+    type: 'model-call',
     purpose: call.purpose,
     model: call.model,
     inputTokens: call.inputTokens,
@@ -146,7 +146,7 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
 }
 
 /**
- * The model a `call` event records: the one the spec asked for, not the name the server answered with (llama.cpp
+ * The model a `model-call` event records: the one the spec asked for, not the name the server answered with (llama.cpp
  * answers with its file path) nor the spec itself (whose URL may carry a key).
  */
 export function callModelName(modelId: string, reported?: string): string {
@@ -192,7 +192,7 @@ export function meteredModel(
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit?.({
-          type: 'call',
+          type: 'model-call',
           purpose,
           model: callModelName(model.id, result.model),
           inputTokens: result.usage.inputTokens,
@@ -208,7 +208,7 @@ export function meteredModel(
       } catch (error) {
         span.fail(error);
         options.emit?.({
-          type: 'call',
+          type: 'model-call',
           purpose,
           model: callModelName(model.id),
           inputTokens: 0,

@@ -133,7 +133,7 @@ export function foldEvent(fold, seq, event) {
         fold.toolFailures.set(event.taskId, (fold.toolFailures.get(event.taskId) ?? 0) + 1);
       }
       break;
-    case 'call':
+    case 'model-call':
       fold.calls += 1;
       fold.inputTokens += event.inputTokens ?? 0;
       fold.outputTokens += event.outputTokens ?? 0;
