@@ -81,7 +81,8 @@ async function runExample(store: SqliteRunStore, home: string, extra: Partial<Ru
 
 const teamEvents = (events: readonly WeftEvent[]): TeamSummary[] =>
   events.flatMap((event) => (event.type === 'team' ? [event] : []));
-const callEvents = (events: readonly WeftEvent[]) => events.flatMap((event) => (event.type === 'model-call' ? [event] : []));
+const callEvents = (events: readonly WeftEvent[]) =>
+  events.flatMap((event) => (event.type === 'model-call' ? [event] : []));
 
 describe('a workflow subtask run by a team', () => {
   it("outputs the team's majority answer, counts its calls in the run and files them under the subtask", async () => {

@@ -230,7 +230,9 @@ describe('OpenTelemetry spans of a run', () => {
     expect(result.status).toBe('completed');
     const root = spans.find((span) => span.name === 'invoke_workflow')!;
     const planCalls = spans.filter((span) => span.attributes['weft.call.purpose'] === 'plan');
-    expect(planCalls.length).toBe(events.filter((event) => event.type === 'model-call' && event.purpose === 'plan').length);
+    expect(planCalls.length).toBe(
+      events.filter((event) => event.type === 'model-call' && event.purpose === 'plan').length,
+    );
     expect(planCalls.length).toBeGreaterThan(0);
     for (const span of planCalls) expect(parentOf(span)).toBe(idOf(root));
   });
