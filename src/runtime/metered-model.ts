@@ -32,6 +32,11 @@ export interface MeterOptions {
    * model is already traced (the CLI's `tracedModel`), so a call is not traced twice.
    */
   readonly trace?: boolean;
+  /**
+   * The task a call serves, by its tag, for its `model-call` event and span (`taskId`). The engine that tags the
+   * calls knows (a run: its subtasks' execute and verify calls, run/subtask-of-call.ts); absent, no call names one.
+   */
+  readonly taskOf?: (tag: Pick<CallTag, 'purpose' | 'key'>) => string | undefined;
 }
 
 /** A reply's tool calls as a `model-call` event records them. */
@@ -111,7 +116,10 @@ export interface RemoteCall {
 }
 
 /** Charges a call made elsewhere to the meter and records it as a `model-call` event, like one made here. */
-export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit'>): void {
+export function recordRemoteCall(
+  call: RemoteCall,
+  options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit' | 'taskOf'>,
+): void {
   const { meter } = options;
   const costUsd =
     call.error === undefined
@@ -125,7 +133,7 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
   meter.inputTokens += call.inputTokens;
   meter.outputTokens += call.outputTokens;
   meter.costUsd += costUsd;
-  const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
+  const taskId = options.taskOf?.({ purpose: call.purpose, ...(call.key !== undefined ? { key: call.key } : {}) });
   options.emit?.({
     type: 'model-call',
     purpose: call.purpose,
@@ -173,7 +181,7 @@ export function meteredModel(
       gate.admit();
       meter.calls += 1;
       const started = options.now();
-      const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
+      const taskId = call.tag === undefined ? undefined : options.taskOf?.(call.tag);
       const span = (options.trace === false ? untracedSpan : startChatSpan)({
         // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
         model: requestedModelName(model.id) ?? telemetryProvider(model.id),
