@@ -33,6 +33,7 @@ import { renderReport } from './report.js';
 import type { ResumeState } from './resume-state.js';
 import { roleKindRunners, type RoleKindEngine } from './role-kind.js';
 import { runEvents } from './run-events.js';
+import { subtaskOfCall } from './subtask-of-call.js';
 import { runResult } from './run-result.js';
 import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
@@ -139,6 +140,8 @@ async function driveRunTraced(options: DriveOptions): Promise<RunTaskResult> {
     ...(resumed ? { elapsedMs: resumed.lastAt, spent: resumed.spent, replay: resumed.replay } : {}),
     ...(inputs.costOf ? { costOf: inputs.costOf } : {}),
     redactToolArgs: toolArgsRedactor(inputs.tools),
+    // A subtask's execute and verify calls name it in their events and spans.
+    taskOf: subtaskOfCall,
     openLog: (now) => new EventLog(inputs.store, runId, now, inputs.onEvent, previous),
   });
   const drive: Drive = {
@@ -402,7 +405,7 @@ async function finish(
   const { meter } = context;
   const { status, reason } = ending;
   context.emit({
-    type: 'budget',
+    type: 'usage',
     calls: meter.calls,
     tokens: { input: meter.inputTokens, output: meter.outputTokens },
     costUsd: meter.costUsd,

@@ -102,7 +102,7 @@ export interface RunToolsOptions {
   readonly emit: EventLog['emit'];
   /** Makes what was emitted durable: awaited after a call's start is emitted, before the tool runs. */
   readonly durability: { sync(): Promise<void> };
-  /** Reports a spent tool-call budget (the run's `budget` event) and returns the BUDGET error to throw. */
+  /** Reports a spent tool-call budget (the run's `budget-stop` event) and returns the BUDGET error to throw. */
   readonly refuse: (exceeded: string) => WeftError;
   readonly replay?: ToolReplay;
   /** What every call says it is made for (`run:<runId>`): `ToolCallContext.scope`. */

@@ -138,7 +138,7 @@ describe('budget flags on every engine: a spent budget', () => {
       budget: { maxCalls: 10 },
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.type === 'call' && ++calls === 4) controller.abort();
+        if (event.type === 'model-call' && ++calls === 4) controller.abort();
       },
     }).result.finally(() => store.close());
     expect(first.status).toBe('cancelled');

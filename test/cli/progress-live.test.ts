@@ -40,7 +40,7 @@ describe('the live progress view', () => {
       { type: 'task-verify', at: 7, taskId: 'a', attempt: 2, verdict: 'accept', reason: '' },
       { type: 'task-end', at: 8, taskId: 'c', attempt: 1, status: 'completed', output: 'C1' },
       {
-        type: 'call',
+        type: 'model-call',
         at: 8,
         purpose: 'execute',
         model: 'sim:x',

@@ -69,7 +69,7 @@ describe('tools in runs', () => {
     // The secret is nowhere in the log: not in the tool events, not in the model calls' recorded tool calls.
     const log = JSON.stringify(events);
     expect(log).not.toContain('s3cret');
-    const call = events.find((e) => e.type === 'call' && e.toolCalls !== undefined);
+    const call = events.find((e) => e.type === 'model-call' && e.toolCalls !== undefined);
     expect(call).toMatchObject({ toolCalls: [{ name: 'create_order', args: { token: '[redacted]' } }] });
 
     const report = readFileSync(join(dir, 'runs', 'ref', 'report.md'), 'utf8');
@@ -148,7 +148,7 @@ describe('tools in runs', () => {
     expect(server.counts.get('POST /orders')).toBe(1);
     expect(server.counts.get('GET /orders')).toBeUndefined();
     const events = await eventsOf(store, result.runId);
-    expect(events.filter((e) => e.type === 'budget' && e.exceeded)).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'budget-stop')).toHaveLength(1);
     await store.close();
   });
 });

@@ -1,7 +1,22 @@
 /** The dashboard's run logs, kept and extended: a request reads only the events after the ones kept. */
 import { describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/store/run-store.js';
+import type { EventRecord, StoredEvent } from '../../src/store/run-store.js';
 import { RunLogCache } from '../../src/ui/run-log-cache.js';
+
+/** A model call as the run log records it (the old name `call`, read as `model-call`). */
+function callEvent(at: number): EventRecord {
+  const event = {
+    type: 'call',
+    at,
+    purpose: 'execute',
+    model: 'm',
+    inputTokens: 1,
+    outputTokens: 2,
+    costUsd: 0,
+    durationMs: 1,
+  };
+  return event;
+}
 
 function growingStore() {
   const logs = new Map<string, StoredEvent[]>();
@@ -12,16 +27,7 @@ function growingStore() {
       log.push({
         runId,
         seq: log.length + 1,
-        event: {
-          type: 'call',
-          at: log.length,
-          purpose: 'execute',
-          model: 'm',
-          inputTokens: 1,
-          outputTokens: 2,
-          costUsd: 0,
-          durationMs: 1,
-        },
+        event: callEvent(log.length),
       });
     logs.set(runId, log);
   };

@@ -141,7 +141,7 @@ export function foldEvent(fold, seq, event) {
         if (bar) bar.toolCallsFailed = (bar.toolCallsFailed ?? 0) + 1;
       }
       break;
-    case 'call':
+    case 'model-call':
       fold.calls += 1;
       fold.inputTokens += event.inputTokens ?? 0;
       fold.outputTokens += event.outputTokens ?? 0;

@@ -95,8 +95,8 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
         case 'artifact-refused':
           write(`${at} refused artifact ${event.path} from ${event.taskId}: ${event.reason}`);
           break;
-        case 'budget':
-          if (event.exceeded) write(`${at} budget: ${event.exceeded}`);
+        case 'budget-stop':
+          write(`${at} budget: ${event.exceeded}`);
           break;
         case 'run-end':
           write(`${at} run ${event.status}${event.reason ? `: ${event.reason}` : ''}`);
@@ -173,7 +173,7 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
           version = event.version;
           state = 'running';
           break;
-        case 'call':
+        case 'model-call':
           calls += 1;
           costUsd += event.costUsd;
           break;
