@@ -187,7 +187,8 @@ export function formatError(error: unknown): string {
   if (!isWeftError(error)) return error instanceof Error ? error.message : String(error);
   const where = formatLocation(error.location);
   // A message that already opens with its place ("--k expects …") is not prefixed twice.
-  const head = where && !error.message.startsWith(`${where} `) ? `${where}: ${error.message}` : error.message;
+  const opensWithPlace = error.message.startsWith(`${where} `) || error.message.startsWith(`${where}:`);
+  const head = where && !opensWithPlace ? `${where}: ${error.message}` : error.message;
   if (error.issues.length === 0) return head;
   const lines = error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
     const at = formatLocation(issue);

@@ -5,6 +5,7 @@
  * cases, `weft mcp`, the dashboard) goes on. Tool calls come back to this thread and run as in `runWorkflow`
  * (callTool: validation, timeout, retries); the time they take does not count against the case's limit.
  */
+import { availableParallelism } from 'node:os';
 import { WeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
 import {
@@ -30,17 +31,30 @@ export interface IsolatedRunOptions extends Omit<RunWorkflowOptions, 'onVisit' |
   readonly timeLimitMs?: number;
   /** The worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB); a case past it fails alone. */
   readonly memoryMb?: number;
+  /** Worker threads cases run on at once (`weft exec --jobs`; default defaultJobs(): the machine's cores). */
+  readonly jobs?: number;
 }
 
-const pools = new Map<number, IsolatePool>();
+/** One worker thread a core: what `weft exec --jobs` is by default. */
+export function defaultJobs(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/** Pools by memory limit and size: cases with other limits do not share workers. */
+const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();
 let nextWorkflowId = 1;
 
-function poolFor(memoryMb: number): IsolatePool {
-  let pool = pools.get(memoryMb);
+function poolFor(memoryMb: number, jobs: number): IsolatePool {
+  const key = `${memoryMb}:${jobs}`;
+  let pool = pools.get(key);
   if (!pool) {
-    pool = createIsolatePool({ script: workerScript('workflow-case-worker', import.meta.url), memoryMb });
-    pools.set(memoryMb, pool);
+    pool = createIsolatePool({
+      script: workerScript('workflow-case-worker', import.meta.url),
+      memoryMb,
+      maxWorkers: jobs,
+    });
+    pools.set(key, pool);
   }
   return pool;
 }
@@ -60,6 +74,7 @@ export async function runWorkflowIsolated(
   const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
   integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
   integerOption(memoryMb, 'memoryMb', { min: 16 });
+  const jobs = integerOption(options.jobs ?? defaultJobs(), 'jobs', { min: 1, max: 256 });
   if (options.maxVisits !== undefined) integerOption(options.maxVisits, 'maxVisits', { min: 1 });
   let id = workflowIds.get(workflow);
   if (id === undefined) {
@@ -69,6 +84,10 @@ export async function runWorkflowIsolated(
   const workflowId = id;
   const tools = new Map((options.tools ?? []).map((tool): [string, Tool] => [tool.name, tool]));
   const toolNames = [...tools.keys()];
+  // A tools module's tools run in the case's own worker: no round trip to this thread for each call.
+  const modules = [...tools.values()].flatMap((tool) =>
+    tool.module ? [{ name: tool.name, origin: tool.module }] : [],
+  );
   const { signal } = options;
   const located = (where: string | undefined, what: string, code: 'TIMEOUT' | 'WORKFLOW') =>
     new WeftError(code, `${where ?? 'the workflow'}: ${what}`, {
@@ -76,7 +95,7 @@ export async function runWorkflowIsolated(
       retryable: false,
       ...(where !== undefined ? { location: { field: where } } : {}),
     });
-  const result = (await poolFor(memoryMb).run({
+  const result = (await poolFor(memoryMb, jobs).run({
     timeLimitMs,
     ...(signal ? { signal } : {}),
     body: (held) => {
@@ -86,6 +105,7 @@ export async function runWorkflowIsolated(
         id: workflowId,
         ...(first ? { workflow } : {}),
         tools: toolNames,
+        ...(modules.length > 0 ? { modules } : {}),
         input: options.input,
         ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
         expressionTimeLimitMs: timeLimitMs,
@@ -105,6 +125,8 @@ export async function runWorkflowIsolated(
         `stopped at the case's time limit of ${timeLimitMs} ms of computing (--time-limit; tool calls not counted)`,
         'TIMEOUT',
       ),
+    pauseOverTime: (where, limitMs) =>
+      located(where, `no result after ${limitMs} ms (its timeoutMs); the case's worker thread was stopped`, 'TIMEOUT'),
     crashed: (where, reason) => located(where, `stopped: ${reason} (--worker-memory)`, 'WORKFLOW'),
   })) as Omit<WorkflowRunResult, 'llmCalls'>;
   return { ...result, llmCalls: 0 };

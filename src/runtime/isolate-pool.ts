@@ -23,6 +23,13 @@ export const DEFAULT_WORKER_MEMORY_MB = 256;
 export const ABORT_GRACE_MS = 1_000;
 /** Bytes of the shared buffer that holds where a worker is: a length, then UTF-8 text. */
 const WHERE_BYTES = 1024;
+/**
+ * The shared clock of a worker's pauses (isolate-worker.ts `pause`: work in the worker whose time is not the task's,
+ * such as a tools module's call, with a limit of its own), as Float64 slots: the milliseconds of the task's finished
+ * pauses, when the pause in progress began (absolute milliseconds; 0 when none) and that pause's limit. Written by
+ * the worker without a message; read here when the task's timer fires.
+ */
+export const CLOCK_SLOTS = 3;
 
 /** An error as it crosses between threads. */
 export interface ErrorMessage {
@@ -100,6 +107,8 @@ export interface IsolateTaskOptions {
   readonly signal?: AbortSignal;
   /** The error of a task stopped at its time limit; `where` is what the worker last wrote with setWhere. */
   readonly overTime: (where: string | undefined) => WeftError;
+  /** The error of a task stopped because a pause (a tool call in the worker) outlived its own limit. */
+  readonly pauseOverTime?: (where: string | undefined, limitMs: number) => WeftError;
   /** The error of a task whose worker ran out of memory (or died otherwise). */
   readonly crashed: (where: string | undefined, reason: string) => WeftError;
 }
@@ -123,6 +132,7 @@ export interface IsolatePoolOptions {
 interface Slot {
   readonly worker: Worker;
   readonly where: Uint8Array;
+  readonly clock: Float64Array;
   readonly held: Set<unknown>;
   current?: Running;
   dead: boolean;
@@ -139,6 +149,8 @@ interface Running {
   startedAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
   waiting: number;
+  /** Milliseconds of the worker's pauses already given back to the task's time. */
+  credited: number;
   settled: boolean;
   onAbort?: () => void;
   /** After a cancel: terminates the worker unless the task settles first. */
@@ -174,8 +186,16 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
 
   const spawn = (): Slot => {
     const shared = new SharedArrayBuffer(WHERE_BYTES);
-    const worker = newWorker(options.script, { where: shared }, memoryMb);
-    const slot: Slot = { worker, where: new Uint8Array(shared), held: new Set(), dead: false, ready: false };
+    const clock = new SharedArrayBuffer(CLOCK_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+    const worker = newWorker(options.script, { where: shared, clock }, memoryMb);
+    const slot: Slot = {
+      worker,
+      where: new Uint8Array(shared),
+      clock: new Float64Array(clock),
+      held: new Set(),
+      dead: false,
+      ready: false,
+    };
     slots.add(slot);
     worker.on('message', (message: FromWorker) => onMessage(slot, message));
     let failure: Error | undefined;
@@ -233,16 +253,38 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     running.startedAt = performance.now();
     // No limit at all (Infinity): the caller's signal is the only stop.
     if (!Number.isFinite(running.remaining)) return;
-    running.timer = setTimeout(
-      () => {
-        if (running.settled) return;
-        const where = whereOf(slot.where);
-        kill(slot);
-        settle(running, false, running.options.overTime(where));
-        drain();
-      },
-      Math.min(MAX_TIMER_MS, Math.max(0, running.remaining)),
-    );
+    running.timer = setTimeout(() => expire(slot, running), Math.min(MAX_TIMER_MS, Math.max(0, running.remaining)));
+  };
+
+  /**
+   * The task's time looks spent. Time the worker spent in pauses (its own tool calls) is given back first, and a
+   * pause in progress is judged by its own limit; only time left over after that stops the task.
+   */
+  const expire = (slot: Slot, running: Running): void => {
+    if (running.settled) return;
+    const now = performance.timeOrigin + performance.now();
+    const since = slot.clock[1]!;
+    const inPause = since > 0 ? Math.max(0, now - since) : 0;
+    const paused = slot.clock[0]! + inPause;
+    const credit = paused - running.credited;
+    const pauseLimit = slot.clock[2]!;
+    let error: WeftError | undefined;
+    if (since > 0 && inPause >= pauseLimit)
+      error = (running.options.pauseOverTime ?? ((where) => running.options.overTime(where)))(
+        whereOf(slot.where),
+        pauseLimit,
+      );
+    else if (credit <= 0 && since === 0) error = running.options.overTime(whereOf(slot.where));
+    if (error) {
+      kill(slot);
+      settle(running, false, error);
+      drain();
+      return;
+    }
+    running.credited = paused;
+    // What the pauses took is the task's again; while one runs, look again when its own limit is up.
+    running.remaining = since > 0 ? Math.min(Math.max(credit, 1), pauseLimit - inPause) : credit;
+    resume(slot, running);
   };
 
   const settle = (running: Running, ok: boolean, value: unknown): void => {
@@ -338,6 +380,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         startedAt: 0,
         timer: undefined,
         waiting: 0,
+        credited: 0,
         settled: false,
       };
       let slotOf: Slot | undefined;
@@ -351,6 +394,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
           slot.current = running;
           slot.worker.ref();
           new DataView(slot.where.buffer).setUint16(0, 0);
+          slot.clock.fill(0);
           let body: unknown;
           try {
             body = task.body(slot.held);

@@ -10,6 +10,12 @@ import { type FromWorker, type ToWorker, errorMessageOf, errorOfMessage } from '
 export interface IsolateTaskContext {
   request(body: unknown): Promise<unknown>;
   setWhere(where: string): void;
+  /**
+   * Runs `work` here as a pause of the task's time: what it takes is given back to the task (as a request's wait
+   * is), and it has `limitMs` of its own, past which the pool terminates this worker (pauseOverTime). `where` says
+   * what it is, for that error. No message crosses: the pool reads a shared clock.
+   */
+  pause<T>(limitMs: number, where: string, work: () => Promise<T>): Promise<T>;
   /** Aborts when the pool's caller cancels the task (its worker is terminated soon after unless it settles). */
   readonly signal: AbortSignal;
 }
@@ -20,11 +26,15 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
   const port = parentPort;
   if (!port) throw new WeftError('INTERNAL', 'serveIsolateTasks runs in a worker thread only');
   const shared = (workerData as { where: SharedArrayBuffer }).where;
+  const clock = new Float64Array((workerData as { clock: SharedArrayBuffer }).clock);
+  const absoluteNow = () => performance.timeOrigin + performance.now();
   const bytes = new Uint8Array(shared);
   const view = new DataView(shared);
   // Encoded once per text: a case notes where it is before every expression.
   const encoded = new Map<string, Uint8Array>();
+  let lastWhere = '';
   const setWhere = (where: string): void => {
+    lastWhere = where;
     let text = encoded.get(where);
     if (!text) {
       text = encoder.encode(where).subarray(0, bytes.length - 2);
@@ -40,6 +50,22 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
   let controller = new AbortController();
   const context: IsolateTaskContext = {
     setWhere,
+    async pause(limitMs, where, work) {
+      // Pauses do not nest (a case runs one tool call at a time); an inner one runs inside the outer one's time.
+      if (clock[1] !== 0) return work();
+      const before = lastWhere;
+      setWhere(before === '' ? where : `${before}, ${where}`);
+      const began = absoluteNow();
+      clock[2] = limitMs;
+      clock[1] = began;
+      try {
+        return await work();
+      } finally {
+        clock[0] = clock[0]! + (absoluteNow() - began);
+        clock[1] = 0;
+        setWhere(before);
+      }
+    },
     get signal() {
       return controller.signal;
     },

@@ -91,6 +91,7 @@ export async function loadModuleTools(path: string, options: ModuleToolsOptions 
     const limit = info.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     return {
       ...info,
+      module,
       // callTool's deadline aborts the signal, which stops the worker; the limit here stops a direct call too.
       call: async (args, { signal }) =>
         (await pool.run({

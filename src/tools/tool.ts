@@ -54,7 +54,19 @@ export interface Tool {
   readonly source: string;
   /** Set for a workflow tool (a `workflow` entry): what `weft tools list` shows of it. */
   readonly workflow?: WorkflowToolInfo;
+  /**
+   * Set for a tool of a tools module (`kind: module`): the module it comes from, so that a workflow case running in
+   * a worker thread can import it there and call it without a round trip to this thread.
+   */
+  readonly module?: ModuleToolOrigin;
   call(args: JsonValue, context: ToolCallContext): Promise<JsonValue>;
+}
+
+/** Where a module tool comes from: the module's file, as errors name it, and the exports the tools file picked. */
+export interface ModuleToolOrigin {
+  readonly file: string;
+  readonly shown: string;
+  readonly exports?: readonly string[];
 }
 
 /** What a workflow tool runs: a distilled workflow, with no model, calling other tools. */

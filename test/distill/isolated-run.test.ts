@@ -2,9 +2,13 @@
  * Isolated workflow runs: hostile expressions that no in-process limit stops (one long JSONata step, a
  * backtracking regex) end with a result or a located error, and the process goes on.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeWorkflowWorkers, runWorkflowIsolated } from '../../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
+import { loadModuleTools } from '../../src/tools/module-tools.js';
 import type { Tool } from '../../src/tools/tool.js';
 
 afterAll(closeWorkflowWorkers);
@@ -126,6 +130,54 @@ describe('runWorkflowIsolated', () => {
       code: 'WORKFLOW',
       location: { field: 'nodes.t' },
       message: expect.stringContaining('tool broken failed: broken: out of stock'),
+    });
+  });
+
+  describe('tools of a tools module, run in the case worker itself', () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'weft-isolated-modules-'));
+    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    const oneCall = (tool: string): ExecutableWorkflow => ({
+      name: 'calls',
+      nodes: [
+        { id: 's', kind: 'start' },
+        { id: 't', kind: 'tool', tool, args: {}, out: 'r' },
+        { id: 'e', kind: 'end', output: '{% vars.r %}' },
+      ],
+      edges: [
+        { from: 's', to: 't' },
+        { from: 't', to: 'e' },
+      ],
+    });
+
+    it('calls them in the worker (no round trip), gives their time back, and stops a busy one at its timeoutMs', async () => {
+      const file = join(scratch, 'kit.mjs');
+      writeFileSync(
+        file,
+        [
+          "import { threadId } from 'node:worker_threads';",
+          "export const where = { description: 'The thread it runs on.', inputSchema: { type: 'object' }, execute: () => ({ threadId }) };",
+          // Waits longer than the case's own limit: the wait is the tool's, not the case's.
+          "export const slow = { description: 'Waits.', inputSchema: { type: 'object' }, timeoutMs: 5000, execute: () => new Promise((resolve) => setTimeout(() => resolve('waited'), 600)) };",
+          "export const spin = { description: 'Never returns.', inputSchema: { type: 'object' }, timeoutMs: 300, execute() { for (;;) {} } };",
+        ].join('\n'),
+      );
+      const { tools } = await loadModuleTools(file);
+      expect(tools.every((tool) => tool.module?.file === file)).toBe(true);
+      const ran = await runWorkflowIsolated(oneCall('where'), { input: {}, tools });
+      // Not this thread (0), not a tools-module worker: the case's own worker ran it.
+      const caseThread = (ran.output as { threadId: number }).threadId;
+      expect(caseThread).toBeGreaterThan(0);
+      expect((await runWorkflowIsolated(oneCall('slow'), { input: {}, tools, timeLimitMs: 200 })).output).toBe(
+        'waited',
+      );
+      await expect(runWorkflowIsolated(oneCall('spin'), { input: {}, tools, timeLimitMs: 5000 })).rejects.toMatchObject(
+        {
+          code: 'TIMEOUT',
+          message: expect.stringMatching(/tool spin: no result after 300 ms/),
+        },
+      );
+      // The process and the pool go on.
+      expect((await runWorkflowIsolated(oneCall('slow'), { input: {}, tools })).output).toBe('waited');
     });
   });
 });

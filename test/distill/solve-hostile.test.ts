@@ -195,31 +195,32 @@ describe('secret arguments', () => {
       source: 'test',
       async call(args): Promise<JsonValue> {
         const { pin } = args as { pin: string };
-        if (pin !== '84210') throw new Error(`PIN ${pin} is wrong`);
+        if (pin !== 'PX8421') throw new Error(`PIN ${pin} is wrong`);
         return { ok: true, echo: `checked ${pin}`, short: 7 };
       },
     };
     const note: Tool = { ...constant, name: 'note', inputSchema: { type: 'object' } };
+    // Secrets no id or timestamp can contain: a trace id is digits and lower-case hex.
     const model = replies([
       {
         text: '',
         toolCalls: [
-          { id: 'c1', name: 'verify', args: { account: 'A-1', pin: '11111' } },
-          { id: 'c2', name: 'verify', args: { account: 'A-1', pin: '84210' } },
-          { id: 'c3', name: 'note', args: { text: 'the pin 84210 worked' } },
+          { id: 'c1', name: 'verify', args: { account: 'A-1', pin: 'QZ1111' } },
+          { id: 'c2', name: 'verify', args: { account: 'A-1', pin: 'PX8421' } },
+          { id: 'c3', name: 'note', args: { text: 'the pin PX8421 worked' } },
         ],
       },
-      { text: '{"verified": true, "pin": "84210"}' },
+      { text: '{"verified": true, "pin": "PX8421"}' },
     ]);
     const trace = await solveTask({
       model,
       tools: [verify, note],
       task: 'Verify account A-1',
-      input: { account: 'A-1', pin: '84210' },
+      input: { account: 'A-1', pin: 'PX8421' },
     });
     const text = JSON.stringify(trace);
-    expect(text).not.toContain('84210');
-    expect(text).not.toContain('11111');
+    expect(text).not.toContain('PX8421');
+    expect(text).not.toContain('QZ1111');
     expect(trace.input).toEqual({ account: 'A-1', pin: '[redacted]' });
     expect(trace.calls.map((call) => call.error ?? call.result)).toEqual([
       expect.stringContaining('PIN [redacted] is wrong'),
