@@ -9,6 +9,7 @@ import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';
 import { dylanReplayBench } from './dylan-replay.bench.js';
 import { largeRunBench } from './large-run.bench.js';
+import { limitsBench } from './limits.bench.js';
 import { otelBench } from './otel.bench.js';
 import { persistedRunBench } from './persisted-run.bench.js';
 import { providerFaultsBench } from './provider-faults.bench.js';
@@ -38,6 +39,7 @@ const BENCHES: readonly Bench[] = [
   toolRunBench,
   dialogBench,
   distillBench,
+  limitsBench,
   otelBench,
 ];
 

@@ -241,6 +241,9 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     if (slot.dead) return;
     retire(slot);
     void slot.worker.terminate();
+    // Replaced at once, not when the next task comes: a worker takes a while to start (JSONata, ajv), and the case
+    // after a stopped one should not wait for that.
+    if (!closed && slots.size < maxWorkers) spawn();
   };
 
   const pause = (running: Running): void => {
