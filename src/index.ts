@@ -553,12 +553,27 @@ export {
   acquireBatch,
   type BatchError,
   type BatchManifest,
-  type BatchPaths,
-  batchPaths,
-  createBatchFolder,
+  batchRecordsOf,
+  checkBatchId,
+  createBatch,
   newBatchId,
-  readBatchManifest,
+  parseBatchManifest,
+  readBatchLog,
 } from './distill/batch-store.js';
+export { type BatchWriter, openBatchWriter } from './distill/batch-writer.js';
+export { importBatchFolder } from './distill/import-batch-folder.js';
+export {
+  BATCH_ID_PATTERN,
+  type BatchCounts,
+  type BatchInfo,
+  type BatchRecord,
+  type BatchResultsQuery,
+  type BatchStore,
+  batchStoreOf,
+  isBatchStore,
+  type NewBatch,
+  type StoredBatchRecord,
+} from './store/batch-records.js';
 export {
   type BatchProgress,
   type BatchResult,

@@ -49,7 +49,8 @@ export function registerDistillCommands(program: Command, context: CommandContex
       '--max-visits <n>',
       'node visits a case may make before it is stopped (default 10000; loops count each pass)',
     )
-    .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
+    .option('--home <dir>', 'Weft home (its weft.db keeps the batches unless --store names another store)')
+    .addOption(store)
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {
       if (flags.inputs !== undefined || flags.resume !== undefined) {
