@@ -1,5 +1,5 @@
 /**
- * The dashboard under a 10,000-subtask zero-latency run (issue 15): a real page in chromium follows the run live
+ * The dashboard under a 10,000-subtask zero-latency run: a real page in chromium follows the run live
  * while another process runs it, and must receive every event (its `data-events` equals the store's count).
  * Measured: the page's lag behind the run's end, the server's CPU time per 1,000 events streamed (process.cpuUsage
  * around an EventSource that only counts, so the page's own drawing is not in it), the layout time for the

@@ -1,6 +1,6 @@
 /**
- * Conversational procedures (issue 13), three measurements side by side in one run:
- * 1. The paper's ablation (SPEC §4.3) on our six procedures against the real business API: the sim bot proposes a
+ * Conversational procedures, three measurements side by side in one run:
+ * 1. The FlowAgent paper's controller ablation on our six procedures against the real business API: the sim bot proposes a
  *    violation (an unavailable API or a repeat) with probability 0.3, the sim user goes off-script on 20% of its
  *    turns. With all controllers, without post-decision controllers, without any. Violations executed are counted
  *    twice: by the engine (a call made while its PDL preconditions had not all succeeded) and by the API server

@@ -1,5 +1,5 @@
 /**
- * The cost saved by distillation (issue 14's benchmark, imported by bench/distill.bench.ts): for each task, the model
+ * The cost saved by distillation (the distillation benchmark, imported by bench/distill.bench.ts): for each task, the model
  * calls and tokens to solve N instances with the execute agent, one agent run per instance, against distilling once
  * (execute on the train inputs, summarize) and running the workflow N times, which makes no model call at all.
  * Written against the suite harness's injected stages, so it runs with fakes today and with the real stages once

@@ -1,5 +1,5 @@
 /**
- * Distillation (issue 14), `npm run bench -- distill`: what running a distilled workflow costs with no model.
+ * Distillation, `npm run bench -- distill`: what running a distilled workflow costs with no model.
  * - Interpreter throughput: 10,000 cases of a 20-node workflow (bench/distill/order.workflow.json: a lookup, a
  *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
  *   exit) with in-process module tools: `runWorkflow` alone, one case after another, and the whole batch as

@@ -1,5 +1,5 @@
 /**
- * Orchestration overhead (issue 2): a 10,000-subtask DAG run by a model that answers instantly, so the wall time
+ * Orchestration overhead: a 10,000-subtask DAG run by a model that answers instantly, so the wall time
  * is the executor's own work (scheduling, prompts, verification parsing, events). Two shapes: a random DAG of 100
  * ranks, and a wide one of 2 ranks where thousands of subtasks of the same role run at once.
  */

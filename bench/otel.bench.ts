@@ -1,5 +1,5 @@
 /**
- * What tracing costs (issue 15): a 1,000-subtask run of the zero-latency sim model through `runTask` (SQLite store),
+ * What tracing costs: a 1,000-subtask run of the zero-latency sim model through `runTask` (SQLite store),
  * with no OpenTelemetry SDK (every span a no-op) against the Node SDK registered by startTelemetry with an in-memory
  * exporter (spans built, batched and handed over, no network), with and without message content.
  */

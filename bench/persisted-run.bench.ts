@@ -1,5 +1,5 @@
 /**
- * Orchestration time with persistence (issue 3): the same 10,000-subtask run as the large-run bench, but through
+ * Orchestration time with persistence: the same 10,000-subtask run as the large-run bench, but through
  * `runTask` with the SQLite store, so every event is written ahead of its effect (one transaction per batch).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +34,7 @@ export const persistedRunBench: Bench = {
       ],
       notes: [
         `runs: ${samples.map((sample) => sample.ms.toFixed(0)).join(', ')} ms; ${samples[0]!.events} events stored per run.`,
-        'Includes creating the run, every event batch, the plan version, the report, one file per accepted output in outputs/ (10,000 files: since issue 10 this dominates, and varies with the disk) and closing the store.',
+        'Includes creating the run, every event batch, the plan version, the report, one file per accepted output in outputs/ (10,000 files: this dominates, and varies with the disk) and closing the store.',
       ],
     };
   },

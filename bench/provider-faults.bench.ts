@@ -40,12 +40,12 @@ export const providerFaultsBench: Bench = {
         for (let seed = 1; seed <= RUNS; seed++) {
           const run = await runTask({
             task: 'Build a Gobang game',
-            strategy,
             model: withResilience(simModel(`error=${ERROR},seed=${seed}`), {
               retry: { retries: RETRIES, sleep: noWait },
             }),
             store,
             home,
+            run: { strategy: strategy },
           });
           if (run.status === 'completed') count += 1;
         }

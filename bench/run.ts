@@ -2,6 +2,8 @@
  * `npm run bench` runs every benchmark in sequence and prints one table each; `npm run bench -- scheduler` runs
  * only the named ones.
  */
+// The benches import Weft's modules directly, not 'weft': this registers what the sim model answers each engine.
+import '../src/sim-responders.js';
 import { dashboardBench } from './dashboard.bench.js';
 import { dialogBench } from './dialog.bench.js';
 import { distillBench } from './distill.bench.js';

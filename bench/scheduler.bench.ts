@@ -1,5 +1,5 @@
 /**
- * Scheduler benchmark (issue 2): on 100 seeded random DAGs, Weft's makespan against the critical-path bound and
+ * Scheduler benchmark: on 100 seeded random DAGs, Weft's makespan against the critical-path bound and
  * against LangGraph.js running the same DAGs with the same latencies.
  */
 import { criticalPath } from '../src/graph/index.js';

@@ -8,7 +8,8 @@
  * without updates.
  */
 import { randomFrom } from '../src/llm/seeded-random.js';
-import { simModel, simOutputSound } from '../src/llm/sim-model.js';
+import { simModel } from '../src/llm/sim-model.js';
+import { simOutputSound } from '../src/plan/sim-flow-responders.js';
 import type { CallTag, ChatModel } from '../src/llm/chat-model.js';
 import type { WorkflowJson } from '../src/graph/workflow.js';
 import { execute, type ExecutionStrategy } from '../src/run/execution.js';

@@ -1,5 +1,5 @@
 /**
- * Tools inside a run (issue 12): 200 subtasks whose role calls tools, each making 3 tool calls (place an order,
+ * Tools inside a run: 200 subtasks whose role calls tools, each making 3 tool calls (place an order,
  * look it up, update it) against a local HTTP API through http tools of a real tools file, at concurrency 16,
  * through `runTask` with the SQLite store. Every tool call is written ahead of its request (one durable write each),
  * so this measures the whole path: model turn, argument validation, HTTP, both events, the report.
@@ -70,8 +70,8 @@ async function timeRun(url: string, subtasks: number): Promise<number> {
       model: toolModel(),
       store,
       home: dir,
-      concurrency: CONCURRENCY,
-      tools: tools.tools,
+      run: { concurrency: CONCURRENCY },
+      tools: { available: tools.tools },
     });
     await store.close();
     await tools.close();

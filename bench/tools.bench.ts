@@ -1,5 +1,5 @@
 /**
- * Tool layer overhead (issue 12), measured side by side in one run:
+ * Tool layer overhead, measured side by side in one run:
  * - module: `callTool` on an in-process module tool (defineTool with a zod schema) against the time its own
  *   `execute` took, call by call: what the layer adds (ajv check, timeout, signal, zod parse, result copy).
  * - stdio MCP: one `echo` on the fixture MCP server through Weft (`callTool` on the tool openMcpTools made) and the

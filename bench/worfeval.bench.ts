@@ -1,6 +1,6 @@
 /**
- * WorfEval (issue 4) on the 1,746 WorfBench gold records in ../shared/data/worfbench (beside the repository in
- * this project's workspace; a plain clone falls back to the subset in test/fixtures/worfbench and says so):
+ * WorfEval on the 1,746 WorfBench gold records (optional benchmark data, found through WEFT_WORFBENCH_DATA; without
+ * it the bench falls back to the subset in test/fixtures/worfbench and says so):
  * (a) scoring every gold record against a seeded perturbation of itself with the lexical similarity (goal < 5 s
  *     in total), and the mean f1 it gives;
  * (b) the worst-case MCIS time: the slowest `scoreWorkflow` over the gold set and over adversarial 30-node cases;
@@ -8,10 +8,9 @@
  * (d) Weft's K-candidate planner against the single-shot baseline with the same (simulated) model on the first
  *     records of each scenario: calls, tokens and f1 of the pipeline, not the quality of any language model.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { loadGold, type GoldRecord } from '../src/eval/gold-data.js';
 import { createLexicalSimilarity } from '../src/eval/lexical-similarity.js';
 import { countTopologicalOrders } from '../src/eval/reference-orders.js';
@@ -22,9 +21,7 @@ import { simModel } from '../src/llm/sim-model.js';
 import { formatTable, type Bench, type BenchReport, type ReportRow } from './report.js';
 import { adversarialCase, orderCountDistribution, PAPER_TABLE_7, perturbGold } from './worfeval-cases.js';
 import { mean, percentile } from './stats.js';
-
-const SHARED_GOLD_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'worfbench');
-const FIXTURE_GOLD_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'worfbench');
+import { FULL_GOLD, GOLD_DIR } from '../test/eval/gold-path.js';
 
 /** Adversarial shapes: edge density of the DAG, and the fraction of node pairs the prediction toggles. */
 const ADVERSARIAL = { nodes: 30, seeds: 20, densities: [0.2, 0.5, 0.8], flips: [0.05, 0.1, 0.2, 0.35, 0.5] } as const;
@@ -36,13 +33,13 @@ const SIM_SPEC = 'seed=7';
 export const worfevalBench: Bench = {
   name: 'worfeval',
   async run(): Promise<BenchReport> {
-    const full = existsSync(SHARED_GOLD_DIR);
-    const gold = await loadGold(full ? SHARED_GOLD_DIR : FIXTURE_GOLD_DIR);
+    const full = FULL_GOLD.path !== undefined;
+    const gold = await loadGold(FULL_GOLD.path ?? GOLD_DIR);
     const rows: ReportRow[] = [];
     const notes: string[] = [];
     if (!full)
       notes.push(
-        `${SHARED_GOLD_DIR} is absent: measured on the ${gold.length}-record subset in test/fixtures/worfbench, not the 1,746 records`,
+        `${FULL_GOLD.missing}: measured on the ${gold.length}-record subset in test/fixtures/worfbench, not the 1,746 records`,
       );
 
     // (a) Score each record against its perturbation: similarity matrix + matching + chain + MCIS.

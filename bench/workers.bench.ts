@@ -1,5 +1,5 @@
 /**
- * Distributed throughput (issue 3): independent subtasks, each one call with a fixed 200 ms simulated latency,
+ * Distributed throughput: independent subtasks, each one call with a fixed 200 ms simulated latency,
  * run through BullMQ on Redis by 1, 2, 4 and 8 workers (in-process `runWorker`s, one job at a time each), as a
  * ratio to one worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server started on a free port; without one the
  * bench says why and reports nothing.
@@ -87,8 +87,8 @@ async function timeRun(redisUrl: string, workerCount: number): Promise<number> {
       model: await createModel(MODEL),
       store,
       home,
-      verify: false,
       attemptRunner: runner.attemptRunner,
+      run: { verify: false },
     });
     const elapsed = (performance.now() - started) / 1000;
     if (result.status !== 'completed')

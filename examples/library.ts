@@ -1,12 +1,11 @@
 /**
  * Weft as a library: plan a task, run the plan, read the run back from the store, then prune it. Uses the `sim:`
  * model (deterministic, offline, no key) and a temporary Weft home. Run it with `npx tsx examples/library.ts`.
- * In your own project, import from 'weft' instead of '../src/index.js'.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createModel, openRunStore, planTask, pruneRuns, runEvents, runTask, summarizeRun } from '../src/index.js';
+import { createModel, openRunStore, planTask, pruneRuns, runEvents, runTask, summarizeRun } from 'weft';
 
 const task = 'Write a short guide to brewing tea';
 const home = await mkdtemp(join(tmpdir(), 'weft-example-'));
@@ -22,8 +21,12 @@ try {
 
   const store = await openRunStore({ home });
   try {
-    // Run: executes that plan with verification, recording every event in the store under `home`.
-    const result = await runTask({ task, model, store, home, plan: plan.workflow });
+    // Run: executes that plan with verification, recording every event in the store; the run folder goes in the
+    // home the store was opened on. The handle streams the events as they happen; awaiting it gives the result.
+    const run = runTask({ task, model, store, plan: plan.workflow, run: { concurrency: 2 } });
+    let taskEnds = 0;
+    for await (const event of run.events) if (event.type === 'task-end') taskEnds += 1;
+    const result = await run;
     const completed = result.tasks.filter((subtask) => subtask.status === 'completed').length;
     console.log(
       `run ${result.runId}: ${result.status}, ${completed}/${result.tasks.length} subtasks completed, ${result.calls} model calls`,
@@ -41,6 +44,7 @@ try {
     console.log(
       `pruned ${pruned.removed.length} run(s), ${pruned.bytesFreed} bytes freed; ${(await store.listRuns()).length} left`,
     );
+    console.log(`${taskEnds} task-end events streamed`);
   } finally {
     await store.close();
   }

@@ -58,6 +58,8 @@ const LEAVES = ['text'];
 const ALLOWED = {
   text: [],
   graph: [],
+  // The models layer names no engine: not by import (an engine's prompts and its `sim:` responders live with the
+  // engine, see the sim rule below), so run, plan, team, dialog, distill, eval, tools, workers, ui and cli are all out.
   llm: [],
   store: ['graph'],
   // The engines' shared runtime beneath them: metering, budgets and deadlines of model calls, the bounded map, the
@@ -73,27 +75,35 @@ const ALLOWED = {
   team: ['llm', 'graph', 'run', 'store', 'plan', 'runtime'],
   // Distributed execution sits on top, like the CLI, but is part of the library (index.ts exports it), so it may
   // import the layers below it directly.
-  // …and (issue 14) exec-case jobs: a worker runs one case of a batch with distill's interpreter.
+  // …and exec-case jobs: a worker runs one case of a batch with distill's interpreter.
   workers: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'tools', 'distill', 'runtime'],
-  // Tools (issue 12): HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
+  // Tools: HTTP, module and MCP tools under one contract; they reuse llm's limiter, timers and retries.
   tools: ['graph', 'llm', 'runtime'],
-  // Conversational procedures (issue 13): the bot is a model (llm), its APIs are tools, sessions live in the stores
+  // Conversational procedures: the bot is a model (llm), its APIs are tools, sessions live in the stores
   // (store's session types).
   dialog: ['llm', 'store', 'tools', 'runtime'],
-  // Distillation (issue 14): workflows call tools; the execute and summarize stages (to come) use models and traces;
+  // Distillation: workflows call tools; the execute and summarize stages (to come) use models and traces;
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
-  // The dashboard (issue 15) reads what every engine records, and runs none of them.
+  // The store conformance suites of `weft/test` check the stores' contracts: runs (store), team scores (team),
+  // sessions (dialog).
+  testing: ['graph', 'store', 'team', 'dialog'],
+  // The dashboard reads what every engine records, and runs none of them.
   ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
-// The CLI is a client of the library: from the rest of src/ it may import only the public entry, src/index.ts
-// (docs/design.md: "the CLI uses only the public API"). What it needs and index.ts lacks is to be exported there.
-// The public API: index.ts, and core.ts (its light part, `weft/core`, which index.ts re-exports).
-const PUBLIC_ENTRIES = ['index.ts', 'core.ts'].map((name) => join(root, name));
+// The CLI is a client of the library: from the rest of src/ it may import only the package's entries, src/index.ts
+// (`weft`, the library API), src/internal.ts (`weft/internal`: what the CLI and its MCP server need beyond it) and
+// src/core.ts (`weft/core`, the light part the CLI's fast commands import alone). What it needs and they lack is to
+// be exported from internal.ts. (src/test.ts, `weft/test`, is for users' tests, not for the CLI.)
+const PUBLIC_ENTRIES = ['index.ts', 'internal.ts', 'core.ts'].map((name) => join(root, name));
 // Files at the top of src/ that import nothing from src/ (index.ts re-exports them): every layer, and the CLI's
-// start-up, may import them. Other top-level files (index.ts, role-kinds.ts, load-tools-file.ts) assemble layers and sit above them.
+// start-up, may import them. Other top-level files (index.ts, internal.ts, test.ts, role-kinds.ts,
+// load-tools-file.ts) assemble layers and sit above them.
 const TOP_LEAVES = ['errors.ts', 'run-defaults.ts'].map((name) => join(root, name));
-const CLIENTS = ['cli'];
+// The library's clients, and which other client each may import: the command line, and the MCP server that
+// `weft mcp` starts (src/serve/, beside the dashboard), which answers with the CLI's own run and show documents and
+// model and tools loading. The cycle check above still applies file by file.
+const CLIENTS = { cli: ['serve'], serve: ['cli'] };
 const layerOf = (file) => {
   const parts = relative(root, file).split(/[\\/]/);
   return parts.length > 1 ? parts[0] : undefined;
@@ -101,11 +111,14 @@ const layerOf = (file) => {
 const violations = [];
 for (const [file, targets] of graph) {
   const layer = layerOf(file);
-  if (CLIENTS.includes(layer)) {
+  const peers = Object.hasOwn(CLIENTS, layer) ? CLIENTS[layer] : undefined;
+  if (peers) {
     for (const target of targets) {
-      if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || layerOf(target) === layer) continue;
+      const other = layerOf(target);
+      if (PUBLIC_ENTRIES.includes(target) || TOP_LEAVES.includes(target) || other === layer || peers.includes(other))
+        continue;
       violations.push(
-        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only src/index.ts (the public API) or its light part src/core.ts, the leaves it re-exports (errors.ts, run-defaults.ts) and src/${layer}/*; export what it needs from src/index.ts`,
+        `${relative(process.cwd(), file)} (${layer}) imports ${relative(process.cwd(), target)}: src/${layer} may import from src/ only the entries src/index.ts, src/internal.ts and src/core.ts, the leaves (errors.ts, run-defaults.ts), src/${layer}/*${peers.map((peer) => ` and src/${peer}/*`).join('')}; export what it needs from src/internal.ts`,
       );
     }
     continue;
@@ -125,6 +138,55 @@ for (const [file, targets] of graph) {
 for (const leaf of TOP_LEAVES) {
   for (const target of graph.get(leaf) ?? [])
     violations.push(`${relative(process.cwd(), leaf)} is a leaf and imports ${relative(process.cwd(), target)}`);
+}
+// The `sim:` model in src/llm keeps only the seeded mechanics (latency, faults, clock, tool calls, the responder
+// registry); what it answers to an engine's call is that engine's responder, next to the engine's prompts. So a
+// src/llm/sim-*.ts file must be one of the generic ones, and none of them may name an engine's purpose in code.
+const GENERIC_SIM_FILES = new Set([
+  'sim-model.ts',
+  'sim-options.ts',
+  'sim-responders.ts',
+  'sim-call-text.ts',
+  'sim-bad-json.ts',
+  'sim-answer-key.ts',
+  'sim-tool-args.ts',
+]);
+const ENGINE_PURPOSES = new Set([
+  'plan',
+  'execute',
+  'verify',
+  'update',
+  'rank',
+  'answer',
+  'worfbench',
+  'converse',
+  'simulate-user',
+  'judge',
+  'solve',
+  'distill',
+  'simulate-api',
+]);
+for (const file of files) {
+  const rel = relative(root, file).split(/[\\/]/);
+  if (rel.length !== 2 || rel[0] !== 'llm' || !rel[1].startsWith('sim-')) continue;
+  const where = relative(process.cwd(), file);
+  if (!GENERIC_SIM_FILES.has(rel[1])) {
+    violations.push(
+      `${where}: src/llm holds only the sim model's generic parts (${[...GENERIC_SIM_FILES].join(', ')}); an engine's sim responder lives with the engine and registers through src/sim-responders.ts`,
+    );
+    continue;
+  }
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const literals = [];
+  const walk = (node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) literals.push(node.text);
+    ts.forEachChild(node, walk);
+  };
+  walk(source);
+  for (const text of literals.filter((literal) => ENGINE_PURPOSES.has(literal)))
+    violations.push(
+      `${where} names the engine purpose '${text}': what the sim answers to it belongs in that engine's responder`,
+    );
 }
 for (const violation of violations) console.error(`layering: ${violation}`);
 

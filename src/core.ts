@@ -11,10 +11,12 @@ export type {
   ChatMessage,
   ChatModel,
   ChatResult,
+  StreamEvent,
   ToolCallRequest,
   ToolDeclaration,
   Usage,
 } from './llm/chat-model.js';
+export { CALL_PURPOSES, type KnownCallPurpose } from './llm/chat-model.js';
 export { createModel, resolveModelSpec, type CreateModelOptions, type ResolvedModelSpec } from './llm/resolve-model.js';
 export {
   MODEL_PROVIDERS,

@@ -54,6 +54,8 @@ export interface WeftErrorOptions extends ErrorOptions {
   readonly retryAfterMs?: number;
   /** Further located problems, when one error stands for several (e.g. plan validation). */
   readonly issues?: readonly LocatedIssue[];
+  /** What a streamed reply delivered before it was cut. */
+  readonly partialText?: string;
 }
 
 export interface LocatedIssue extends SourceLocation {
@@ -66,6 +68,8 @@ export class WeftError extends Error {
   readonly location: SourceLocation | undefined;
   readonly retryAfterMs: number | undefined;
   readonly issues: readonly LocatedIssue[];
+  /** The text a streamed reply had delivered before it was cut (abort, network drop, timeout). */
+  readonly partialText: string | undefined;
 
   constructor(
     readonly code: WeftErrorCode,
@@ -77,6 +81,7 @@ export class WeftError extends Error {
     this.location = options.location;
     this.retryAfterMs = options.retryAfterMs;
     this.issues = options.issues ?? [];
+    this.partialText = options.partialText;
   }
 }
 
@@ -125,6 +130,7 @@ export function rewordError(error: WeftError, message: string, cause?: unknown):
     ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
     ...(error.location !== undefined ? { location: error.location } : {}),
     ...(error.issues.length > 0 ? { issues: error.issues } : {}),
+    ...(error.partialText !== undefined ? { partialText: error.partialText } : {}),
   });
 }
 

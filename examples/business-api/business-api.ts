@@ -1,5 +1,5 @@
 /**
- * A small business service (issues 12 and 13): a real HTTP server on 127.0.0.1 with its state in SQLite, for the
+ * A small business service: a real HTTP server on 127.0.0.1 with its state in SQLite, for the
  * tools examples, tests and benchmarks, the conversational procedures of examples/procedures (APIs with
  * preconditions) and the distillation of solved traces into workflows. Six domains, each in domains/*.ts with its
  * endpoints listed at the top: orders and returns, bank cards, flight bookings, insurance claims, mobile plans and

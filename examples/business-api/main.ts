@@ -12,7 +12,18 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.stderr.write(`--port expects a port number, got "${values.port}"\n`);
   process.exit(2);
 }
-const api = await startBusinessApi({ port, ...(values.db ? { dbPath: values.db } : {}) });
+// A second `npm run example:api` on a used port is a common slip: one clear line, not a stack trace.
+const api = await startBusinessApi({ port, ...(values.db ? { dbPath: values.db } : {}) }).catch((error: unknown) => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason =
+    code === 'EADDRINUSE'
+      ? `port ${port} is already in use (is the example API already running? pass --port to pick another)`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  process.stderr.write(`business API: cannot start: ${reason}\n`);
+  process.exit(1);
+});
 process.stdout.write(`business API listening on ${api.url}\n`);
 process.stdout.write(`  export BUSINESS_API_URL=${api.url}   # what examples/business-api/*tools.yaml read\n`);
 const stop = (): void => {

@@ -1,5 +1,5 @@
 /**
- * A web service that hosts a procedure with Weft's library API (issue 13): `createConversation(pdl, options)` per
+ * A web service that hosts a procedure with Weft's library API: `createConversation(pdl, options)` per
  * session, `send(text) → { reply, events }` per request. Sessions are kept in Weft's store as they happen, so a
  * restart of the service loses nothing: a request for a session it does not hold in memory takes it up again.
  *

@@ -5,6 +5,14 @@
  */
 import type { Command } from 'commander';
 
+/** The budget flags' raw values, as commander gives them to a command that took `addBudgetOptions`. */
+export interface BudgetFlags {
+  readonly maxCalls?: string | undefined;
+  readonly maxTokens?: string | undefined;
+  readonly maxCost?: string | undefined;
+  readonly timeout?: string | undefined;
+}
+
 export function addBudgetOptions(command: Command): Command {
   return command
     .option('--max-calls <N>', 'budget: model calls')

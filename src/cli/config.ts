@@ -24,7 +24,7 @@ import {
   type LocatedIssue,
   type OutputTokenSetting,
   type PathIssue,
-} from '../index.js';
+} from '../internal.js';
 
 const priceSchema = z
   .object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() })

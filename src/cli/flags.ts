@@ -1,5 +1,5 @@
 /** Flag parsing shared by the commands: every bad value is a BAD_INPUT naming the flag. */
-import { integerOption, WeftError } from '../index.js';
+import { integerOption, WeftError } from '../internal.js';
 
 /** The engines' integer check (integerOption), on the flag's text, naming the flag and quoting what was typed. */
 export function integerFlag(

@@ -3,7 +3,7 @@
  * across both). `weft run` and `weft resume` load them the same way; a resume finds both paths in the run's record.
  */
 import { resolve } from 'node:path';
-import { loadToolsFile, mergeToolSets, type ToolSet } from '../index.js';
+import { loadToolsFile, mergeToolSets, type ToolSet } from '../internal.js';
 
 export interface RunTools {
   readonly toolSet: ToolSet | undefined;

@@ -6,18 +6,17 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { formatError, isUserError, isWeftError, MAX_REPORTED_ISSUES, WeftError } from '../errors.js';
 import { tolerateClosedPipe } from './closed-pipe.js';
+import { applyHelpGroups, commandPathOf } from './help-groups.js';
+import { registerExamplesCommand } from './ops/examples-register.js';
 import type { CommandContext } from './command-context.js';
 import { normalizeOtelFlag, startCliTelemetry, type StopCliTelemetry } from './otel.js';
 import { createOutput, type Output, type Streams } from './output.js';
-import { registerDialogCommands } from './dialog/register-dialog-commands.js';
-import { registerDistillCommands } from './distill/register-distill-commands.js';
-import { registerEvalCommands } from './eval/register-eval-commands.js';
-import { registerMcpCommand } from './mcp/register-mcp-command.js';
-import { registerRunCommands } from './run/register-run-commands.js';
-import { registerSimulateCommands } from './dialog/register-simulate-commands.js';
-import { registerStoreCommands } from './run/register-store-commands.js';
-import { registerTeamCommands } from './team/register-team-commands.js';
-import { registerToolsCommands } from './tools/register-tools-commands.js';
+import { registerDialogCommands, registerSimulateCommands } from './dialog/register.js';
+import { registerDistillCommands } from './distill/register.js';
+import { registerEvalCommands } from './eval/register.js';
+import { registerOpsCommands, registerToolsCommands, registerWorkerCommand } from './ops/register.js';
+import { registerRunCommands, registerShowCommand } from './run/register.js';
+import { registerTeamCommands } from './team/register.js';
 
 export async function main(
   argv: readonly string[],
@@ -29,10 +28,16 @@ export async function main(
   const output = createOutput(json, streams);
   const controller = new AbortController();
   let interrupts = 0;
+  // The command that runs (set before its action): `weft serve` has no work to keep, so it says what it does.
+  let running = '';
   const onInterrupt = () => {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
-    output.log('cancelling: finished work is kept (Ctrl-C again to quit at once)');
+    output.log(
+      running === 'serve'
+        ? 'weft serve: stopping the dashboard'
+        : 'cancelling: finished work is kept (Ctrl-C again to quit at once)',
+    );
     controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
   };
   // SIGTERM (what process managers and `kill` send) stops a command the same way: a run withdraws its queued jobs
@@ -40,7 +45,11 @@ export async function main(
   const onTerminate = () => {
     interrupts += 1;
     if (interrupts > 1) process.exit(143);
-    output.log('terminating: finished work is kept (send SIGTERM again to quit at once)');
+    output.log(
+      running === 'serve'
+        ? 'weft serve: stopping the dashboard (SIGTERM)'
+        : 'terminating: finished work is kept (send SIGTERM again to quit at once)',
+    );
     controller.abort(new WeftError('ABORTED', 'terminated (SIGTERM)'));
   };
   process.on('SIGINT', onInterrupt);
@@ -54,7 +63,8 @@ export async function main(
   // command's exit code is returned: after a success, an error or a cancel alike.
   let stopTelemetry: StopCliTelemetry | undefined;
   program.hook('preAction', async (_program, command) => {
-    stopTelemetry = await startCliTelemetry(commandPath(command), command.opts(), output);
+    running = commandPathOf(command);
+    stopTelemetry = await startCliTelemetry(commandPathOf(command), command.opts(), output);
   });
   try {
     await program.parseAsync(normalizeOtelFlag(argv), { from: 'user' });
@@ -68,13 +78,6 @@ export async function main(
   }
 }
 
-/** A subcommand with its parents' names (`team eval`), the program's own left out. */
-function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
-  return names.join(' ');
-}
-
 /** Whether commander will print help: a bare `weft`, `help`, or -h/--help anywhere. */
 function wantsHelp(argv: readonly string[]): boolean {
   return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
@@ -84,7 +87,8 @@ function wantsHelp(argv: readonly string[]): boolean {
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /**
- * The program, the options many commands share, and the register functions, one per system (register-*.ts).
+ * The program, the options many commands share, and the register functions of each command family (its folder's
+ * register.ts).
  * Every option is declared when the program is built, so `weft <command> --help` lists them all; each command's
  * module (and what it needs: stores, providers, the planner) loads only when that command runs, so `--version` and
  * `--help` start fast. The registration order is the order of `weft --help`'s command list.
@@ -97,7 +101,11 @@ function buildProgram(
   strategies: readonly string[] | undefined,
 ): Command {
   const program = new Command('weft')
-    .description('Plan a task as a graph of subtasks, run it with LLM agents in parallel, verify and repair.')
+    .description(
+      'Agentic workflows: plan a task as a graph of subtasks and run it with LLM agents (Flow); score workflows ' +
+        '(WorfBench); agent teams (DyLAN); conversational procedures (FlowAgent); model-free workflows distilled ' +
+        'from solved tasks (FlowMind). `weft examples` lists examples that run without a key.',
+    )
     .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) })
@@ -126,14 +134,17 @@ function buildProgram(
     options: { home, model, json: jsonOption, otel, otelContent, store },
   };
   registerRunCommands(program, context, strategies);
-  registerMcpCommand(program, context);
-  registerStoreCommands(program, context);
+  registerWorkerCommand(program, context);
+  registerShowCommand(program, context);
+  registerOpsCommands(program, context);
   registerEvalCommands(program, context);
   registerToolsCommands(program, context);
   registerDialogCommands(program, context);
   registerDistillCommands(program, context);
   registerTeamCommands(program, context);
   registerSimulateCommands(program, context);
+  registerExamplesCommand(program, context);
+  applyHelpGroups(program);
 
   return program;
 }

@@ -81,7 +81,7 @@ export async function startCliTelemetry(
       );
     return undefined;
   }
-  const { startTelemetry } = await import('../index.js');
+  const { startTelemetry } = await import('../internal.js');
   const endpoint = typeof flags.otel === 'string' && flags.otel !== '' ? flags.otel : undefined;
   const handle = await startTelemetry({
     ...(endpoint !== undefined ? { endpoint } : {}),

@@ -8,7 +8,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { replaceFile, WeftError } from '../index.js';
+import { replaceFile, WeftError } from '../internal.js';
 
 /** An input the out file must not be (`--traces`, `--tools`): what the flag is called and the path given. */
 export interface GuardedInput {

@@ -1,6 +1,6 @@
 /** `<task|file>`: a path to a readable file, or the task itself in plain words. */
 import { readFile, stat } from 'node:fs/promises';
-import { WeftError } from '../index.js';
+import { WeftError } from '../internal.js';
 
 /** Text that looks like a file path: one token with a file extension or a path separator. */
 const LOOKS_LIKE_PATH = /^[^\s]+(\.(md|txt|markdown|task|json|yaml|yml)|[/\\][^\s]*)$/i;

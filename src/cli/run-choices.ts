@@ -5,8 +5,9 @@
  * same runTask options.
  */
 import { z } from 'zod';
-import { updatePolicyNames, type Budget, type ExecutionStrategy } from '../index.js';
+import { updatePolicyNames, type Budget, type ExecutionStrategy } from '../internal.js';
 import { choiceFlag, integerFlag, numberFlag } from './flags.js';
+import type { BudgetFlags } from './budget-options.js';
 
 /** A numeric knob: its flag's name, and whether it is an integer with a minimum or any number > 0. */
 type NumberBound = { readonly flag: string; readonly describe: string } & (
@@ -80,12 +81,7 @@ export const BUDGET_FLAG_FIELDS = {
  * `--max-calls`, `--max-tokens`, `--max-cost` and `--timeout` as a Budget, parsed as `weft run` parses them;
  * undefined when none is given.
  */
-export function budgetFromFlags(flags: {
-  readonly maxCalls?: string | undefined;
-  readonly maxTokens?: string | undefined;
-  readonly maxCost?: string | undefined;
-  readonly timeout?: string | undefined;
-}): Budget | undefined {
+export function budgetFromFlags(flags: BudgetFlags): Budget | undefined {
   const choices: { [K in (typeof BUDGET_CHOICES)[number]]?: number } = {};
   const texts = {
     maxCalls: flags.maxCalls,
@@ -136,23 +132,30 @@ export function runChoicesShape() {
   } satisfies Record<'strategy' | RunNumberChoice, z.ZodType>;
 }
 
-/** The runTask options the choices stand for (a deadline is the budget's wall time). */
+/**
+ * The runTask option groups the choices stand for (a deadline is the budget's wall time); `maxToolSteps` goes in
+ * the `tools` group with the tools themselves.
+ */
 export function runChoicesOptions(choices: RunChoices): {
-  strategy?: ExecutionStrategy;
-  concurrency?: number;
-  candidates?: number;
-  updateCandidates?: number;
-  maxAttempts?: number;
+  run: {
+    strategy?: ExecutionStrategy;
+    concurrency?: number;
+    candidates?: number;
+    updateCandidates?: number;
+    maxAttempts?: number;
+  };
   maxToolSteps?: number;
   budget: Budget;
 } {
   const { strategy, concurrency, candidates, updateCandidates, maxAttempts, maxToolSteps } = choices;
   return {
-    ...(strategy !== undefined ? { strategy } : {}),
-    ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(candidates !== undefined ? { candidates } : {}),
-    ...(updateCandidates !== undefined ? { updateCandidates } : {}),
-    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    run: {
+      ...(strategy !== undefined ? { strategy } : {}),
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(candidates !== undefined ? { candidates } : {}),
+      ...(updateCandidates !== undefined ? { updateCandidates } : {}),
+      ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+    },
     ...(maxToolSteps !== undefined ? { maxToolSteps } : {}),
     budget: {
       ...budgetOf(choices),

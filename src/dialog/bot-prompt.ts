@@ -1,9 +1,9 @@
 /**
  * The bot's system prompt (our own wording; the paper's prompts are not reused): the procedure in full — meta,
  * slots, APIs with their preconditions, answers, the procedure text — the `<apis>` block the sim model reads
- * (llm/dialog-prompt-tags.ts), the rules of one action at a time, and the controllers' guidance for this decision.
+ * (dialog-prompt-tags.ts), the rules of one action at a time, and the controllers' guidance for this decision.
  */
-import { DIALOG_TAGS, type DialogApiSpec, dialogBlock } from '../llm/dialog-prompt-tags.js';
+import { DIALOG_TAGS, type DialogApiSpec, dialogBlock } from './dialog-prompt-tags.js';
 import { preconditionLabels } from './api-graph.js';
 import type { Pdl } from './pdl.js';
 

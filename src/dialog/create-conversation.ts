@@ -36,6 +36,7 @@ import { proposeAction } from './propose-action.js';
 import { judgeTranscript } from './judge-session.js';
 import { simulationDeclaration } from './pdl-api-declaration.js';
 import { procedureText } from './procedure-text.js';
+import { readSessionEvents } from './read-session-events.js';
 import type { SessionEvent, SimulationRecord } from './session-events.js';
 import { nestsDeeperThan, toolArgsProblem } from './tool-args-check.js';
 import { latestResults, unmetPreconditions } from './unmet-preconditions.js';
@@ -126,8 +127,7 @@ async function startConversation(
       throw new WeftError('BAD_INPUT', `session ${sessionId} was just taken up by another process`);
     }
     startedAt = Date.parse(record.createdAt);
-    for (const stored of await store.sessionEvents(sessionId)) {
-      const event = stored.event as SessionEvent;
+    for (const event of await readSessionEvents(store, sessionId)) {
       events.push(event);
       fold.apply(event);
     }

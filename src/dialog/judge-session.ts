@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { ChatModel, ChatResult, Usage } from '../llm/chat-model.js';
-import { DIALOG_TAGS, dialogBlock, type DialogApiCallSpec, type DialogGoalSpec } from '../llm/dialog-prompt-tags.js';
+import { DIALOG_TAGS, dialogBlock, type DialogApiCallSpec, type DialogGoalSpec } from './dialog-prompt-tags.js';
 import { generateStructured } from '../llm/structured-output.js';
 import type { SessionEvent } from './session-events.js';
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ChatModel, ChatResult, Usage } from '../llm/chat-model.js';
-import { DIALOG_TAGS, dialogBlock, type DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
+import { DIALOG_TAGS, dialogBlock, type DialogMoveSpec } from './dialog-prompt-tags.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { JUDGE_REPAIRS, judgeReasonSchema } from './judge-session.js';
 

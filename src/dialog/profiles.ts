@@ -18,7 +18,7 @@
  * `checkProfileApis` (the file itself does not know the procedure).
  */
 import { WeftError, type LocatedIssue } from '../errors.js';
-import type { DialogGoalSpec, DialogProfileSpec } from '../llm/dialog-prompt-tags.js';
+import type { DialogGoalSpec, DialogProfileSpec } from './dialog-prompt-tags.js';
 import { describeValue } from '../text/describe-value.js';
 import { closestWord } from '../text/edit-distance.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
-import { DIALOG_END_MARKER, DIALOG_TAGS, dialogBlock, type DialogOowSpec } from '../llm/dialog-prompt-tags.js';
+import { DIALOG_END_MARKER, DIALOG_TAGS, dialogBlock, type DialogOowSpec } from './dialog-prompt-tags.js';
 import { oowInstruction } from './oow.js';
 import type { OowTaxonomy } from './oow-taxonomy.js';
 import { profileSpec, type UserProfile } from './profiles.js';

@@ -19,7 +19,7 @@
  *
  * A turn whose prediction or judgement failed (`error`) is left out of every number and counted in `errors`.
  */
-import type { DialogMoveSpec } from '../llm/dialog-prompt-tags.js';
+import type { DialogMoveSpec } from './dialog-prompt-tags.js';
 import { canonicalJson } from '../text/canonical-json.js';
 import {
   type MatchCounts,

@@ -1,10 +1,10 @@
 /**
  * A batch of `weft exec --inputs` kept in the run store (the BatchStore of store/batch-records.ts; SQLite or
  * Postgres, docs/contracts.md#batches): its manifest (what it was started with), an append-only log of per-case
- * records — a `start` before a case runs, a `result` after — and its owner (the process running it, while it runs).
+ * records — a `case-start` before a case runs, a `case-end` after — and its owner (the process running it, while it runs).
  *
  * Decisions:
- * - A `start` record is committed before the case can call a tool (batch-writer.ts groups the starts and the
+ * - A `case-start` record is committed before the case can call a tool (batch-writer.ts groups the starts and the
  *   pending results of concurrent cases into one transaction), so a killed process leaves its running cases
  *   visibly started. A result lost to a kill leaves its case started without a result, reported interrupted on
  *   the resume, never run twice.
@@ -236,8 +236,8 @@ export async function readBatchLog(
   const state: BatchLogState = { results: new Map(), interrupted: new Set(), starts: new Map() };
   for await (const record of batchRecordsOf(store, batchId)) {
     const key = String(record.id);
-    if (record.type === 'start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
-    else if (record.type === 'result') {
+    if (record.type === 'case-start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
+    else {
       state.results.set(key, record.status);
       if (record.interrupted) state.interrupted.add(key);
       else state.interrupted.delete(key);

@@ -7,7 +7,7 @@
  * `sim:` model reads to play the summarizer offline (sim-summarize.ts): the phase, the business tools' names, and in
  * the single-stage baselines the instance's input. Trace contents only ever go into user messages.
  */
-import { dialogBlock, readDialogBlock } from '../llm/dialog-prompt-tags.js';
+import { jsonBlock, readJsonBlock } from '../text/json-block.js';
 import type { NewTrace } from '../store/traces.js';
 import { clip } from '../text/clip.js';
 import type { Tool } from '../tools/tool.js';
@@ -65,8 +65,8 @@ export function distillSystemPrompt(phase: 'plan' | 'build', tools: readonly Too
   }
   lines.push(
     '',
-    dialogBlock(DISTILL_TAGS.phase, phase),
-    dialogBlock(
+    jsonBlock(DISTILL_TAGS.phase, phase),
+    jsonBlock(
       DISTILL_TAGS.businessTools,
       tools.map((t) => t.name),
     ),
@@ -90,12 +90,12 @@ export function singleStageSystemPrompt(
     '',
     FORMAT,
     '',
-    dialogBlock(DISTILL_TAGS.phase, 'single'),
-    dialogBlock(
+    jsonBlock(DISTILL_TAGS.phase, 'single'),
+    jsonBlock(
       DISTILL_TAGS.businessTools,
       tools.map((t) => t.name),
     ),
-    dialogBlock(DISTILL_TAGS.input, input ?? {}),
+    jsonBlock(DISTILL_TAGS.input, input ?? {}),
   ].join('\n');
 }
 
@@ -167,11 +167,11 @@ function shown(value: unknown): string {
 
 /** The phase a call's system prompt names (for the sim). */
 export function distillPhaseOf(system: string | undefined): DistillPhase | undefined {
-  const phase = system ? readDialogBlock(system, DISTILL_TAGS.phase) : undefined;
+  const phase = system ? readJsonBlock(system, DISTILL_TAGS.phase) : undefined;
   return phase === 'plan' || phase === 'build' || phase === 'single' ? phase : undefined;
 }
 
 export function businessToolNamesOf(system: string | undefined): string[] {
-  const names = system ? readDialogBlock(system, DISTILL_TAGS.businessTools) : undefined;
+  const names = system ? readJsonBlock(system, DISTILL_TAGS.businessTools) : undefined;
   return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : [];
 }

@@ -19,12 +19,12 @@ import { startToolSpan } from '../llm/telemetry.js';
 import type { ToolLoopHooks, ToolLoopOutcome } from '../tools/tool-loop.js';
 import { runToolLoop } from '../tools/tool-loop.js';
 import { clip } from '../text/clip.js';
-import { budgetedModel, StopLoop } from './budgeted-model.js';
 import { checkWorkflow } from './check-workflow.js';
 import { distillSystemPrompt, distillUserPrompt } from './distill-prompt.js';
 import { createGraphBuilder, type GraphBuilder, missingParts } from './graph-builder.js';
 import { applyGraphCall, graphTools } from './graph-tools.js';
 import type { DistillOptions, DistillResult } from './stage-types.js';
+import { stepLimitedModel } from './step-limited-model.js';
 import { NODE_KINDS } from './workflow.js';
 
 export const DEFAULT_DISTILL_MAX_STEPS = 40;
@@ -65,7 +65,8 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
   const name = workflowName(options.name ?? options.traces[0]?.taskKey);
   const toolNames = options.tools.map((tool) => tool.name);
   const builder = createGraphBuilder({ name, toolNames });
-  const model = budgetedModel(options.model, maxSteps, () => builder.finished);
+  const limited = stepLimitedModel(options.model, maxSteps, () => builder.finished);
+  const model = limited.model;
   const tag: CallTag = { purpose: 'distill', key: options.traces[0]?.taskKey ?? name };
   const business = new Set(toolNames);
   let mixedCalls = 0;
@@ -128,7 +129,7 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
         model,
         call: { system, messages, tag },
         tools: graphTools(builder),
-        // The budgeted model ends the loop at the deadline; this only keeps the loop's own forced answer away.
+        // The step-limited model ends the loop at the deadline; this only keeps the loop's own forced answer away.
         maxSteps: maxSteps + 1,
         hooks,
         ...(signal ? { signal } : {}),
@@ -144,10 +145,14 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
       });
     }
   } catch (caught) {
-    if (caught instanceof StopLoop) {
-      if (caught.reason === 'deadline' && !builder.finished) {
+    const stopped = limited.stopped();
+    if (stopped !== undefined) {
+      if (stopped === 'steps' && !builder.finished) {
         error = `no finish after ${maxSteps} model calls (the step limit); the graph is unfinished`;
       }
+    } else if (isWeftError(caught) && caught.code === 'BUDGET') {
+      // The caller's budget (a command-wide --max-calls, --timeout …): the partial graph is kept, the caller says why.
+      error = `stopped by the budget: ${caught.message}; the graph is unfinished`;
     } else if (options.keepOnAbort && ((isWeftError(caught) && caught.code === 'ABORTED') || signal?.aborted)) {
       error = 'cancelled before finish; the graph is unfinished';
     } else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
@@ -164,8 +169,12 @@ export async function distillTraces(options: DistillOptions): Promise<DistillRes
     valid: !problems.some((problem) => problem.severity === 'error'),
     mixedCalls,
     graphCalls,
-    steps: model.calls,
-    usage: { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens },
+    steps: limited.meter.calls,
+    usage: {
+      calls: limited.meter.calls,
+      inputTokens: limited.meter.inputTokens,
+      outputTokens: limited.meter.outputTokens,
+    },
     ...(error !== undefined && !builder.finished ? { error } : {}),
   };
 }

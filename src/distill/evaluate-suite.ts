@@ -6,15 +6,26 @@
  * stages are injected (`SuiteStagesFactory`), so the harness is tested with fake stages and the real ones plug in
  * from suite-stages.ts. A stage that throws fails its task, never the suite. Tasks run concurrently (bounded); each
  * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
- * starts in its place; on abort the tasks that finished make a partial report.
+ * starts in its place; on abort the tasks that finished make a partial report. With a budget, every task's model is
+ * charged to one budget scope (runtime/budget-scope.ts); once it is spent no task starts, the tasks in flight are
+ * stopped, and the report covers the tasks that finished and says which budget stopped the suite (`budget.stopped`).
  */
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { wrapModel } from '../llm/wrap-model.js';
+import { createMeter, type Budget, type ModelBudgetName } from '../runtime/budget.js';
+import {
+  type BatchBudgetReport,
+  batchBudgetReport,
+  type BudgetScope,
+  checkBudget,
+  createBudgetScope,
+} from '../runtime/budget-scope.js';
+import { meteredModel } from '../runtime/metered-model.js';
 import type { NewTrace } from '../store/traces.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { hashString } from '../llm/seeded-random.js';
 import { sameJson } from '../text/same-json.js';
-import { isAbortError } from '../errors.js';
+import { isAbortError, isWeftError } from '../errors.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { integerOption } from '../runtime/integer-option.js';
 import { checkWorkflow } from './check-workflow.js';
@@ -32,7 +43,6 @@ import {
   type TraceSelection,
 } from './stage-types.js';
 import {
-  NO_USAGE,
   type StageUsage,
   summarizeVariant,
   type TaskEvaluation,
@@ -100,6 +110,13 @@ export interface EvaluateSuiteOptions {
    */
   readonly onTaskRun?: (run: TaskRun) => Promise<void>;
   readonly onProgress?: (event: { done: number; total: number; evaluation: TaskEvaluation }) => void;
+  /**
+   * One budget for the whole suite (every stage of every task): once spent, no task starts, the tasks in flight are
+   * stopped and left out of the report, and `budget.stopped` says which budget it was.
+   */
+  readonly budget?: Budget;
+  /** How the caller names each budget (`--max-calls`); default `budget.maxCalls` and so on. */
+  readonly budgetFields?: Partial<Record<ModelBudgetName, string>>;
 }
 
 /** One task under one variant, with what it made: for inspection, not for the numbers. */
@@ -122,35 +139,51 @@ export interface SuiteReport {
   readonly tasks: readonly TaskEvaluation[];
   /** Set when the run was aborted: the report covers the jobs that finished. */
   readonly cancelled?: { readonly finished: number; readonly of: number };
+  /** With a budget: the limits, what the suite used, and whether it stopped the suite (the tasks it cut short). */
+  readonly budget?: BatchBudgetReport;
 }
 
 export async function evaluateSuite(tasks: readonly SuiteTask[], options: EvaluateSuiteOptions): Promise<SuiteReport> {
   integerOption(options.rollouts ?? 1, 'rollouts', { min: 1, max: MAX_ROLLOUTS });
   // Rejected like every engine's, not quietly turned into 1.
   const concurrency = integerOption(options.concurrency ?? DEFAULT_SUITE_CONCURRENCY, 'concurrency', { min: 1 });
+  if (options.budget) checkBudget(options.budget, options.budgetFields);
   const jobs = options.variants.flatMap((variant) => tasks.map((task) => ({ variant, task })));
   const results = new Map<number, TaskEvaluation>();
+  const scope = options.budget
+    ? createBudgetScope({ budget: options.budget, ...(options.budgetFields ? { fields: options.budgetFields } : {}) })
+    : undefined;
+  // A spent budget (or its deadline) stops the suite as an abort would: the tasks in flight are left out.
+  const spent = new AbortController();
+  const signal = AbortSignal.any(
+    [options.signal, scope?.signal, spent.signal].filter((one): one is AbortSignal => one !== undefined),
+  );
   let done = 0;
   try {
     // A hand-off that throws is fatal: the bounded map aborts the runs in flight, starts no more and throws it.
-    await boundedMap(
-      jobs,
-      { concurrency, ...(options.signal ? { signal: options.signal } : {}) },
-      async (job, signal, index) => {
-        const run = await runSuiteTask(job.task, job.variant, options, signal);
-        // A job that was in flight at the abort may have been cut short: left out rather than counted as failed.
-        if (signal.aborted) return;
-        await options.onTaskRun?.(run);
-        results.set(index, run.evaluation);
-        done += 1;
-        options.onProgress?.({ done, total: jobs.length, evaluation: run.evaluation });
-      },
-    );
+    await boundedMap(jobs, { concurrency, signal }, async (job, jobSignal, index) => {
+      const run = await runSuiteTask(job.task, job.variant, options, jobSignal, scope);
+      if (scope?.stop() && !spent.signal.aborted) spent.abort(scope.error());
+      // A job that was in flight at the abort, or that the budget reached, may have been cut short: left out
+      // rather than counted as failed.
+      if (jobSignal.aborted || run.budgetStopped) return;
+      await options.onTaskRun?.(run);
+      results.set(index, run.evaluation);
+      done += 1;
+      options.onProgress?.({ done, total: jobs.length, evaluation: run.evaluation });
+    });
   } catch (error) {
-    // Cancelled: the tasks that finished make a partial report.
-    if (!(options.signal?.aborted && isAbortError(error))) throw error;
+    // Cancelled or out of budget: the tasks that finished make a partial report.
+    if (!(signal.aborted && (isAbortError(error) || (isWeftError(error) && error.code === 'BUDGET')))) throw error;
+  } finally {
+    scope?.close();
   }
   const finished = [...results.entries()].sort(([a], [b]) => a - b).map(([, evaluation]) => evaluation);
+  const budget = batchBudgetReport(scope, options.budget, {
+    finished: finished.length,
+    of: jobs.length,
+    unfinished: jobs.filter((_, index) => !results.has(index)).map((job) => `${job.variant}/${job.task.name}`),
+  });
   return {
     simulated: options.model.kind !== 'real',
     variants: options.variants.map((variant) =>
@@ -160,7 +193,10 @@ export async function evaluateSuite(tasks: readonly SuiteTask[], options: Evalua
       ),
     ),
     tasks: finished,
-    ...(finished.length < jobs.length ? { cancelled: { finished: finished.length, of: jobs.length } } : {}),
+    ...(options.signal?.aborted && finished.length < jobs.length
+      ? { cancelled: { finished: finished.length, of: jobs.length } }
+      : {}),
+    ...(budget ? { budget } : {}),
   };
 }
 
@@ -180,12 +216,29 @@ export async function runSuiteTask(
   variant: DistillVariant,
   options: EvaluateSuiteOptions,
   signal: AbortSignal,
-): Promise<TaskRun> {
+  scope?: BudgetScope,
+): Promise<TaskRun & { readonly budgetStopped?: true }> {
   // A `chat` span per call (a no-op without a tracing SDK), the sim's answers included: it follows the reference here.
   const traced = tracedModel(withDistillSim(options.model, task.reference), {
     ...(options.costOf ? { costOf: options.costOf } : {}),
   });
-  const counted = countingModel(traced, options.costOf);
+  const taskCounted = countingModel(traced, options.costOf);
+  // Charged to the suite's budget outside the task's own count: a call the budget refuses is not counted as made.
+  let budgetStopped = false;
+  const charged = scope
+    ? wrapModel(scope.metered(taskCounted.model, options.costOf), {
+        async wrapGenerate({ call, signal: callSignal, next }) {
+          try {
+            return await next(call, callSignal);
+          } catch (error) {
+            if (isWeftError(error) && error.code === 'BUDGET') budgetStopped = true;
+            throw error;
+          }
+        },
+      })
+    : taskCounted.model;
+  const counted = { model: charged, usage: taskCounted.usage };
+  const stopMark = () => (budgetStopped ? { budgetStopped: true as const } : {});
   const tools = options.toolsFor(task);
   const context: StageContext = { task, tools, signal };
   const baseline = variant === 'react' || variant === 'pe';
@@ -268,6 +321,7 @@ export async function runSuiteTask(
       traces,
       ...(selected ? { selected } : {}),
       ...(distill ? { workflow: distill.workflow } : {}),
+      ...stopMark(),
     };
   }
   const problems = await checkWorkflow(distill.workflow, { toolNames: tools.map((tool) => tool.name) }).catch(
@@ -309,7 +363,14 @@ export async function runSuiteTask(
     usage: stagesUsage,
     ...(await worfOf(distill.workflow)),
   };
-  return { task, evaluation, traces, ...(selected ? { selected } : {}), workflow: distill.workflow };
+  return {
+    task,
+    evaluation,
+    traces,
+    ...(selected ? { selected } : {}),
+    workflow: distill.workflow,
+    ...stopMark(),
+  };
 }
 
 /**
@@ -354,25 +415,21 @@ function describeProblem(problem: { path?: string; node?: string; message: strin
   return where ? `${where}: ${problem.message}` : problem.message;
 }
 
-/** The model with a counter of its calls, tokens and cost. */
+/** The model with a counter of its calls, tokens and cost: the runtime meter, with no budget of its own. */
 export function countingModel(
   model: ChatModel,
   costOf: ((result: ChatResult) => number) | undefined,
 ): { model: ChatModel; usage: () => StageUsage } {
-  let usage: StageUsage = NO_USAGE;
+  const meter = createMeter();
   return {
-    usage: () => usage,
-    model: wrapModel(model, {
-      async wrapGenerate({ call, signal, next }) {
-        const result = await next(call, signal);
-        usage = {
-          calls: usage.calls + 1,
-          inputTokens: usage.inputTokens + result.usage.inputTokens,
-          outputTokens: usage.outputTokens + result.usage.outputTokens,
-          costUsd: usage.costUsd + (costOf?.(result) ?? 0),
-        };
-        return result;
-      },
+    usage: () => ({ ...meter }),
+    model: meteredModel(model, {
+      budget: {},
+      meter,
+      now: () => 0,
+      costOf: (result) => costOf?.(result) ?? 0,
+      // The model is traced already (tracedModel above).
+      trace: false,
     }),
   };
 }

@@ -113,11 +113,20 @@ function legacyRecord(line: string): BatchRecord | undefined {
   const record = value as Record<string, unknown>;
   const id = record['id'];
   if (!(typeof id === 'string' && id !== '') && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
-  if (record['type'] === 'start') {
+  const type = LEGACY_TYPES[String(record['type'])];
+  if (type === 'case-start') {
     const attempt = record['attempt'];
-    return Number.isSafeInteger(attempt) && (attempt as number) >= 1 ? (record as BatchRecord) : undefined;
+    return Number.isSafeInteger(attempt) && (attempt as number) >= 1 ? ({ ...record, type } as BatchRecord) : undefined;
   }
-  if (record['type'] === 'result')
-    return BATCH_CASE_STATUSES.includes(record['status'] as never) ? (record as BatchRecord) : undefined;
+  if (type === 'case-end')
+    return BATCH_CASE_STATUSES.includes(record['status'] as never) ? ({ ...record, type } as BatchRecord) : undefined;
   return undefined;
 }
+
+/** Record names a folder's log may hold (the oldest versions wrote `start` and `result`) under today's names. */
+const LEGACY_TYPES: Readonly<Record<string, BatchRecord['type'] | undefined>> = Object.assign(Object.create(null), {
+  'case-start': 'case-start',
+  'case-end': 'case-end',
+  start: 'case-start',
+  result: 'case-end',
+});

@@ -1,6 +1,6 @@
 /**
- * Runs a batch of cases through one workflow (`weft exec --inputs`), durably: each case's `start` is in the batch
- * log (in the store) before it runs and its `result` after, so a resume runs no case twice. A case error (tool, JSONata, visit
+ * Runs a batch of cases through one workflow (`weft exec --inputs`), durably: each case's `case-start` is in the batch
+ * log (in the store) before it runs and its `case-end` after, so a resume runs no case twice. A case error (tool, JSONata, visit
  * cap, bad input) ends that case, never the batch. Where a case runs is the caller's `runCase`: in this process
  * (`runWorkflow`) or on a BullMQ worker.
  *
@@ -159,22 +159,23 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   const record = (
     item: BatchCase,
     status: CaseStatus,
-    fields: Omit<BatchLogRecord & { type: 'result' }, 'type' | 'id' | 'status'>,
+    fields: Omit<BatchLogRecord & { type: 'case-end' }, 'type' | 'id' | 'status'>,
   ) => {
     const previous = statuses.get(item.key);
     if (previous !== undefined) bump(previous, -1);
     statuses.set(item.key, status);
     bump(status, 1);
-    log.later({ type: 'result', id: item.id, status, ...fields });
-    const result = resultOf({ type: 'result', id: item.id, status, ...fields });
+    log.later({ type: 'case-end', id: item.id, status, ...fields });
+    const result = resultOf({ type: 'case-end', id: item.id, status, ...fields });
     out?.appendLater(result);
     keep(item.key, result);
     progress();
   };
 
   const stop = new AbortController(); // cancels running cases once the drain time is over
-  // Every running case (and each of its tool calls) listens on it: as many as the concurrency, by design.
-  setMaxListeners(0, stop.signal);
+  // Every running case (and each of its tool calls) listens on it: as many as the concurrency, by design. Infinity,
+  // not 0: on Node 20, 0 turns the warning off too, but `getMaxListeners` then throws on the signal (the tool loop reads it).
+  setMaxListeners(Number.POSITIVE_INFINITY, stop.signal);
   let stopping = options.signal?.aborted ?? false;
   let drainTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {
@@ -212,7 +213,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         continue;
       }
       const attempt = (prior.starts.get(item.key) ?? 0) + 1;
-      await log.start({ type: 'start', id: item.id, attempt });
+      await log.start({ type: 'case-start', id: item.id, attempt });
       ranNow += 1;
       try {
         const run = await options.runCase(item, attempt, stop.signal);
@@ -265,7 +266,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
 }
 
-function resultOf(record: Extract<BatchLogRecord, { type: 'result' }>): BatchResult {
+function resultOf(record: Extract<BatchLogRecord, { type: 'case-end' }>): BatchResult {
   return {
     id: record.id,
     output: record.output === undefined ? null : record.output,

@@ -8,7 +8,7 @@
  * sim then builds anyway and answers that it could not solve the instance.
  */
 import type { ChatCall } from '../llm/chat-model.js';
-import { readDialogBlock } from '../llm/dialog-prompt-tags.js';
+import { readJsonBlock } from '../text/json-block.js';
 import type { SimOptions } from '../llm/sim-options.js';
 import { nextToolCallNumber, toolCallId } from '../llm/tool-call-ids.js';
 import type { DistillSimReply } from './distill-sim-reply.js';
@@ -35,7 +35,7 @@ export async function simSingleStageReply(
   const building = call.messages.some(
     (message) => message.role === 'assistant' && (message.toolCalls ?? []).some((c) => isGraphOperation(c.name)),
   );
-  const step = await stepReference(reference, readDialogBlock(call.system ?? '', DISTILL_TAGS.input), recorded);
+  const step = await stepReference(reference, readJsonBlock(call.system ?? '', DISTILL_TAGS.input), recorded);
   if (!building && step.kind === 'call' && (call.tools ?? []).some((tool) => tool.name === step.tool)) {
     return {
       text: '',

@@ -24,7 +24,6 @@ import { newRunId } from '../store/run-id.js';
 import type { NewTrace, TraceToolCall } from '../store/traces.js';
 import { redactToolArgs } from '../tools/redact-tool-args.js';
 import { runToolLoop } from '../tools/tool-loop.js';
-import { budgetedModel, StopLoop } from './budgeted-model.js';
 import { checkWorkflow } from './check-workflow.js';
 import { singleStageSystemPrompt, toolLines } from './distill-prompt.js';
 import { DEFAULT_DISTILL_MAX_STEPS, workflowName } from './distill-traces.js';
@@ -32,6 +31,7 @@ import { parseFinalAnswer, readWithRepairs } from './final-answer.js';
 import { createGraphBuilder, GRAPH_OPERATIONS } from './graph-builder.js';
 import { applyGraphCall, graphTools } from './graph-tools.js';
 import { SOLVE_MAX_REPAIRS } from './solve.js';
+import { stepLimitedModel } from './step-limited-model.js';
 import type { DistillResult, SolveAndBuild, SolveOptions } from './stage-types.js';
 
 const stepsSchema = listOrWrapped('steps', z.array(z.string().min(1)).min(1).max(200));
@@ -52,7 +52,8 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
   const toolNames = options.tools.map((tool) => tool.name);
   const builder = createGraphBuilder({ name, toolNames });
   // The agent answers after `finish`: the loop is not stopped there, only at the deadline.
-  const model = budgetedModel(options.model, maxSteps, () => false);
+  const limited = stepLimitedModel(options.model, maxSteps);
+  const model = limited.model;
   const tag: CallTag = { purpose: 'distill', ...(options.taskKey ? { key: options.taskKey } : {}) };
   const business = new Map(options.tools.map((tool) => [tool.name, tool]));
   const system = singleStageSystemPrompt(options.tools, options.input, mode);
@@ -144,8 +145,11 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
     else error = `the answer could not be read: ${read.error}; the last reply: ${clipJson(read.reply)}`;
     answered = read.ok;
   } catch (caught) {
-    if (caught instanceof StopLoop) error = `no final answer after ${maxSteps} model calls (the step limit)`;
-    else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
+    if (limited.stopped() !== undefined) error = `no final answer after ${maxSteps} model calls (the step limit)`;
+    else if (isWeftError(caught) && caught.code === 'BUDGET') {
+      // The caller's budget (a command-wide --max-calls …): what was done is kept, the caller says why it ended.
+      error = `stopped by the budget: ${caught.message}`;
+    } else if (isWeftError(caught) && caught.code !== 'ABORTED' && caught.code !== 'INTERNAL') {
       error = `the model failed: ${caught.message}`;
     } else throw caught;
   }
@@ -154,7 +158,8 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
   if (answered && !correct && error === undefined)
     error = `the answer ${clipJson(answer)} is not the expected ${clipJson(options.expected)}`;
   if (!answered && error === undefined) error = 'no final answer';
-  const usage = { calls: model.calls, inputTokens: model.inputTokens, outputTokens: model.outputTokens };
+  const { calls: used, inputTokens, outputTokens } = limited.meter;
+  const usage = { calls: used, inputTokens, outputTokens };
   const trace: NewTrace = {
     // `t-` + a run id + two more random bytes: many instances can be solved in one second.
     traceId: `t-${newRunId()}${randomBytes(2).toString('hex')}`,
@@ -182,7 +187,7 @@ export const solveAndBuild: SolveAndBuild = async (options: SolveOptions & { rea
     valid: !problems.some((problem) => problem.severity === 'error'),
     mixedCalls: mixedCalls(kinds),
     graphCalls,
-    steps: model.calls,
+    steps: used,
     usage,
     ...(builder.finished ? {} : { error: error ?? 'the agent never called finish: no workflow was built' }),
   };

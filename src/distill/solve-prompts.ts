@@ -1,9 +1,9 @@
 /**
  * The execute stage's prompts (solve.ts), shared with the sim's execute role (sim-solve.ts) so both read the same
- * text. The instance's inputs go in a `<task-input>` block (dialog-prompt-tags.ts' convention: JSON between tags,
+ * text. The instance's inputs go in a `<task-input>` block (src/text/json-block.ts: JSON between tags,
  * `<` escaped), which is simply how a real model is shown them and what the sim parses.
  */
-import { dialogBlock, readDialogBlock } from '../llm/dialog-prompt-tags.js';
+import { jsonBlock, readJsonBlock } from '../text/json-block.js';
 import type { ChatCall } from '../llm/chat-model.js';
 import type { Tool } from '../tools/tool.js';
 
@@ -21,7 +21,7 @@ export function solveSystemPrompt(task: string, input: unknown): string {
     task,
     '',
     "The instance's inputs (JSON):",
-    dialogBlock(TASK_INPUT_TAG, input),
+    jsonBlock(TASK_INPUT_TAG, input),
     '',
     'Rules:',
     '- Use the tools to get every fact you need; do not guess results a tool can give.',
@@ -58,7 +58,7 @@ export const FINAL_REQUEST =
 
 /** The inputs a solve call shows (the last `<task-input>` block of its system prompt), or undefined. */
 export function readTaskInput(call: Pick<ChatCall, 'system'>): unknown {
-  return call.system === undefined ? undefined : readDialogBlock(call.system, TASK_INPUT_TAG);
+  return call.system === undefined ? undefined : readJsonBlock(call.system, TASK_INPUT_TAG);
 }
 
 /** Whether this is plan-execute's planning call. */

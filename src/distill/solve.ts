@@ -17,9 +17,6 @@ import { WeftError, isWeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
 import type { ChatMessage } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
-import { costOf } from '../llm/pricing.js';
-import { budgetGate, createMeter } from '../runtime/budget.js';
-import { meteredModel } from '../runtime/metered-model.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { interpretReply, type ReplyOutcome, repairPrompt } from '../llm/structured-output.js';
 import { MAX_STORED_DEPTH } from '../store/json-blobs.js';
@@ -31,6 +28,7 @@ import { runToolLoop, type ToolLoopHooks } from '../tools/tool-loop.js';
 import { parseFinalAnswer, readWithRepairs } from './final-answer.js';
 import { scrubSecretValues, secretValuesOf } from './scrub-secret-values.js';
 import type { SolveOptions } from './stage-types.js';
+import { stepLimitedModel } from './step-limited-model.js';
 import { FINAL_REQUEST, planRequest, REACT_START, solveSystemPrompt, stepMessage } from './solve-prompts.js';
 
 /** Model calls a solve may make when the caller gives no `maxSteps`. */
@@ -78,31 +76,10 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
   }
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();
-  // The step limit is a call budget: the runtime meter refuses the call past it with WeftError BUDGET.
-  // Its own refusal is told apart from a BUDGET error of a model further down (a caller's budget).
-  const counter = createMeter();
-  const meterOptions = { budget: { maxCalls: maxSteps }, meter: counter, now: () => 0 };
-  const stepGate = budgetGate(meterOptions);
-  let stepLimitHit = false;
-  const model = meteredModel(
-    options.model,
-    {
-      ...meterOptions,
-      costOf: (result, modelId) => costOf([modelId ?? options.model.id, result.model], result.usage),
-      // The caller's model is traced already (the CLI's tracedModel).
-      trace: false,
-    },
-    {
-      admit() {
-        try {
-          stepGate.admit();
-        } catch (refused) {
-          stepLimitHit = true;
-          throw refused;
-        }
-      },
-    },
-  );
+  // The step limit is a call budget on the runtime meter (step-limited-model.ts); its own refusal is told apart
+  // from a BUDGET error of the caller's model (a command-wide budget).
+  const limited = stepLimitedModel(options.model, maxSteps);
+  const { model, meter: counter } = limited;
   const calls: { sequence: number; call: TraceToolCall }[] = [];
   const tag = {
     purpose: 'solve' as const,
@@ -218,8 +195,11 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       }
     }
   } catch (failure) {
-    if (stepLimitHit) {
+    if (limited.stopped() !== undefined) {
       error = `no answer within ${maxSteps} model call${maxSteps === 1 ? '' : 's'} (the solve's limit; raise it with --max-steps)`;
+    } else if (isWeftError(failure) && failure.code === 'BUDGET') {
+      // The caller's budget (a command-wide --max-calls, --timeout …): the calls made so far are kept in the trace.
+      error = `stopped by the budget before an answer: ${failure.message}`;
     } else if ((isWeftError(failure) && failure.code === 'ABORTED') || options.signal?.aborted) {
       if (!options.keepOnAbort) throw failure;
       error = 'cancelled before an answer (the calls made so far are kept)';

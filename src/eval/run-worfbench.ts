@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createMeter } from '../runtime/budget.js';
+import { uncountRefused } from '../runtime/uncount-refused.js';
 import { meteredModel } from '../runtime/metered-model.js';
 import { recordScopedModel } from './record-scoped-model.js';
 import type { EvalReport } from './eval-report.js';
@@ -138,7 +139,8 @@ export async function runWorfbench(options: RunWorfbenchOptions): Promise<Worfbe
     if (signal.aborted) return;
     // Counting is metering without a limit: the K-candidate planner costs K calls a record, the baseline one.
     const meter = createMeter();
-    const counted = meteredModel(recordScopedModel(options.model, record.id), {
+    // A call the caller's budget refused (a command's --max-calls) was not made: not counted for the record.
+    const counted = meteredModel(uncountRefused(recordScopedModel(options.model, record.id), meter), {
       budget: {},
       meter,
       now: () => 0,

@@ -44,31 +44,50 @@ export type ChatMessage =
     };
 
 /**
- * What a call is for. Real providers ignore it; the `sim:` model uses it to answer in the right shape, and
- * `key` (e.g. a subtask id) makes its seeded randomness independent of scheduling order.
+ * The purposes Weft's own engines tag their calls with. A purpose is any string (a library user's engine names its
+ * own); these are the known ones, with what each call is for.
+ */
+export const CALL_PURPOSES = Object.freeze({
+  /** Flow's planner: a task → a workflow of subtasks. */
+  plan: 'plan',
+  /** Flow's agent carrying out one subtask. */
+  execute: 'execute',
+  /** Flow's check of one subtask's output. */
+  verify: 'verify',
+  /** Flow's plan update after failures. */
+  update: 'update',
+  /** A DyLAN team's listwise ranker. */
+  rank: 'rank',
+  /** A DyLAN team member answering (and rating its peers). */
+  answer: 'answer',
+  /** A WorfBench workflow generation (`weft eval worfbench`). */
+  worfbench: 'worfbench',
+  /** The bot of a conversational procedure deciding its next action. */
+  converse: 'converse',
+  /** A simulated user playing a profile (`weft simulate`). */
+  simulateUser: 'simulate-user',
+  /** A judge scoring a session or a turn (`weft simulate`, `weft dialog eval`). */
+  judge: 'judge',
+  /** Distillation's execute stage: an agent solving one instance with business tools (`weft solve`). */
+  solve: 'solve',
+  /** Distillation's summarize stage: building a workflow from traces with graph tools only (`weft distill`). */
+  distill: 'distill',
+  /** A model answering in place of an API that is only declared (`--simulate-apis`, a `kind: simulated` tool). */
+  simulateApi: 'simulate-api',
+  /** Anything else, and untagged calls (the run's judge uses it with key `task-check`). */
+  other: 'other',
+} as const);
+
+export type KnownCallPurpose = (typeof CALL_PURPOSES)[keyof typeof CALL_PURPOSES];
+
+/**
+ * What a call is for. Real providers ignore it; the `sim:` model answers with the responder registered for its
+ * purpose (src/llm/sim-responders.ts), and `key` (e.g. a subtask id) makes its seeded randomness independent of
+ * scheduling order.
  */
 export interface CallTag {
-  readonly purpose:
-    | 'plan'
-    | 'execute'
-    | 'verify'
-    | 'update'
-    | 'rank'
-    | 'answer'
-    | 'worfbench'
-    /** The bot of a conversational procedure deciding its next action. */
-    | 'converse'
-    /** A simulated user playing a profile (`weft simulate`). */
-    | 'simulate-user'
-    /** A judge scoring a session or a turn (`weft simulate`, `weft dialog eval`). */
-    | 'judge'
-    /** Distillation's execute stage: an agent solving one instance with business tools (`weft solve`). */
-    | 'solve'
-    /** Distillation's summarize stage: building a workflow from traces with graph tools only (`weft distill`). */
-    | 'distill'
-    /** A model answering in place of an API that is only declared (`--simulate-apis`, a `kind: simulated` tool). */
-    | 'simulate-api'
-    | 'other';
+  /** One of CALL_PURPOSES, or a purpose of the caller's own (`string & {}` keeps the known ones as completions). */
+  readonly purpose: KnownCallPurpose | (string & {});
   readonly key?: string;
   readonly attempt?: number;
   /**
@@ -102,7 +121,19 @@ export interface ChatCall {
   /** `auto` (default): the model decides; `required`: it must call one; `none`: it must not. */
   readonly toolChoice?: 'auto' | 'required' | 'none';
   readonly tag?: CallTag;
+  /**
+   * Hears the reply as it arrives, for display only: the result (or, for a cut stream, the error's
+   * `partialText`) still carries the whole text. Providers that stream (OpenAI and compatible servers, Ollama)
+   * call it per piece; the others once with the whole text. Wrappers pass it on; `withRetries` sends a
+   * `discard` before a retry so text shown from the failed try is not silently shown twice.
+   */
+  readonly onStream?: (event: StreamEvent) => void;
 }
+
+/** A piece of a streamed reply, or word that the text shown so far (`chars` characters) was thrown away. */
+export type StreamEvent =
+  | { readonly kind: 'delta'; readonly text: string }
+  | { readonly kind: 'discard'; readonly chars: number };
 
 export interface Usage {
   readonly inputTokens: number;

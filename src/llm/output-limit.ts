@@ -3,12 +3,13 @@
  * the server's context is full, and the next call then fails with a context-overflow error that hides why.
  * A limit the caller set on the call itself wins.
  */
-import type { CallTag, ChatModel } from './chat-model.js';
+import type { CallTag, ChatModel, KnownCallPurpose } from './chat-model.js';
 import { wrapModel } from './wrap-model.js';
 
 export type CallPurpose = CallTag['purpose'];
 
-export type OutputTokenLimits = Readonly<Record<CallPurpose, number>>;
+/** Limits for the known purposes; a purpose of a caller's own gets `other`'s (withOutputLimit). */
+export type OutputTokenLimits = Readonly<Record<KnownCallPurpose, number>>;
 
 /** Generous enough for whole files (execute) and plans, tight where a short verdict or ranking is expected. */
 export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
@@ -33,11 +34,11 @@ export const DEFAULT_MAX_OUTPUT_TOKENS: OutputTokenLimits = Object.freeze({
  * The config's `maxOutputTokens`: one number for every purpose, or per purpose with an optional `default` for the
  * rest; what it leaves out keeps `DEFAULT_MAX_OUTPUT_TOKENS`.
  */
-export type OutputTokenSetting = number | Readonly<Partial<Record<CallPurpose | 'default', number>>>;
+export type OutputTokenSetting = number | Readonly<Partial<Record<KnownCallPurpose | 'default', number>>>;
 
 export function outputTokenLimits(setting: OutputTokenSetting | undefined): OutputTokenLimits {
   if (setting === undefined) return DEFAULT_MAX_OUTPUT_TOKENS;
-  const purposes = Object.keys(DEFAULT_MAX_OUTPUT_TOKENS) as CallPurpose[];
+  const purposes = Object.keys(DEFAULT_MAX_OUTPUT_TOKENS) as KnownCallPurpose[];
   if (typeof setting === 'number')
     return Object.freeze(Object.fromEntries(purposes.map((purpose) => [purpose, setting])) as OutputTokenLimits);
   return Object.freeze(
@@ -51,7 +52,12 @@ export function withOutputLimit(model: ChatModel, limits: OutputTokenLimits = DE
   return wrapModel(model, {
     transformCall(call) {
       if (call.maxTokens !== undefined) return call;
-      return { ...call, maxTokens: limits[call.tag?.purpose ?? 'other'] };
+      return { ...call, maxTokens: limitFor(limits, call.tag?.purpose ?? 'other') };
     },
   });
+}
+
+/** The limit for a purpose: its own when it is a known one, else `other`'s (own keys only: `constructor` is no purpose). */
+export function limitFor(limits: OutputTokenLimits, purpose: CallPurpose): number {
+  return Object.hasOwn(limits, purpose) ? limits[purpose as KnownCallPurpose] : limits.other;
 }

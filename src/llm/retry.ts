@@ -70,9 +70,25 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
     async wrapGenerate({ call, signal, next }) {
       for (let attempt = 1; ; attempt++) {
         if (signal?.aborted) throw abortErrorOf(signal);
+        // Counts what this try showed, so a retry can say that text is thrown away instead of repeating it.
+        let shown = 0;
+        const onStream = call.onStream;
+        const tried = attempt === 1 ? call : retryOf(call, attempt - 1);
+        const counted: ChatCall = onStream
+          ? {
+              ...tried,
+              onStream: (event) => {
+                shown = event.kind === 'delta' ? shown + event.text.length : 0;
+                onStream(event);
+              },
+            }
+          : tried;
         try {
-          return await next(attempt === 1 ? call : retryOf(call, attempt - 1), signal);
+          return await next(counted, signal);
         } catch (error) {
+          if (shown > 0 && onStream && shouldRetry(error, signal) && attempt <= retries) {
+            onStream({ kind: 'discard', chars: shown });
+          }
           if (signal?.aborted) throw isAbortError(error) ? error : abortErrorOf(signal);
           if (!shouldRetry(error, signal)) throw error;
           if (attempt > retries) throw retries === 0 ? error : gaveUp(error, retries);

@@ -23,9 +23,9 @@
  * | toolwrong| P(a tool call names a tool that does not exist)   | 0          |
  * | toolbadargs | P(a tool call's arguments break its schema)    | 0          |
  * | violate  | dialog bot: P(a move that breaks the procedure:   | 0          |
- * |          | an unavailable API, or a repeat) (sim-bot.ts)     |            |
+ * |          | an unavailable API, or a repeat) (dialog/sim-bot.ts) |            |
  * | noise    | dialog judge: P(a goal's or turn's verdict flips) | 0          |
- * |          | (sim-judge.ts)                                    |            |
+ * |          | (dialog/sim-judge.ts)                             |            |
  * | mistake  | distillation summarizer: P(each graph-building    | 0          |
  * |          | call carries a mistake) (distill/sim-summarize.ts)|            |
  * | solvefail| distillation execute stage: P(a reply gives up the | 0          |
@@ -34,7 +34,7 @@
  * |          | sim follows when it solves or distils             |            |
  *
  * `lognormal(mu,sigma)` is the distribution of `exp(mu + sigma·Z)` milliseconds. The team behaviour behind
- * `accuracy` and `follow` is described in sim-team.ts; the right answer is the literal `correct`.
+ * `accuracy` and `follow` is described in src/team/sim-team.ts; the right answer is the literal `correct`.
  */
 import { WeftError } from '../errors.js';
 import { lognormalSample, uniformSample, type RandomSource } from './seeded-random.js';

@@ -3,7 +3,8 @@
  * `WeftError('TIMEOUT')`; the caller's own abort stays an abort (and is never retried).
  */
 import { WeftError, isAbortError } from '../errors.js';
-import type { ChatModel } from './chat-model.js';
+import type { ChatCall, ChatModel } from './chat-model.js';
+import { cutStreamError } from './cut-stream-error.js';
 import { wrapModel } from './wrap-model.js';
 
 /** The error to throw for an aborted signal: its reason when that is an abort error, else `ABORTED`. */
@@ -77,11 +78,23 @@ export function withTimeout(model: ChatModel, ms: number): ChatModel {
         rejectEarly(timeoutError);
       }, ms);
       signal?.addEventListener('abort', onCallerAbort, { once: true });
+      // What a stream delivered before the deadline or an abort is kept on the error (the race drops the inner one).
+      let streamed = '';
+      const onStream = call.onStream;
+      const watched: ChatCall = onStream
+        ? {
+            ...call,
+            onStream: (event) => {
+              streamed = event.kind === 'delta' ? streamed + event.text : '';
+              onStream(event);
+            },
+          }
+        : call;
       try {
-        return await Promise.race([next(call, controller.signal), early]);
+        return await Promise.race([next(watched, controller.signal), early]);
       } catch (error) {
-        if (signal?.aborted) throw abortErrorOf(signal);
-        if (timedOut) throw timeoutError;
+        if (signal?.aborted) throw cutStreamError(abortErrorOf(signal), streamed);
+        if (timedOut) throw cutStreamError(timeoutError, streamed);
         throw error;
       } finally {
         clearTimeout(timer);

@@ -135,13 +135,20 @@ export function renderReport(input: ReportInput): string {
   if (input.artifacts.length > 0 || input.refused.length > 0) {
     lines.push('', '## Artifacts', '');
     for (const artifact of input.artifacts)
-      lines.push(`- \`${artifact.path}\` (${artifact.bytes} bytes, from ${artifact.taskId})`);
+      lines.push(
+        `- [\`${artifact.path}\`](${artifactLink(artifact.path)}) (${artifact.bytes} bytes, from ${artifact.taskId})`,
+      );
     for (const refused of input.refused)
       lines.push(`- refused \`${refused.path}\` from ${refused.taskId}: ${refused.reason}`);
   }
   if (input.teams && input.teams.length > 0) lines.push('', ...renderTeams(input.teams));
   if (input.toolEvents && input.toolEvents.length > 0) lines.push('', ...renderToolCalls(input.toolEvents));
   return `${lines.join('\n')}\n`;
+}
+
+/** A link from report.md (in the run folder) to an artifact: relative, each path segment URL-encoded. */
+function artifactLink(path: string): string {
+  return `artifacts/${path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 /** Every tool call, under its subtask and attempt (arguments as logged: secret ones redacted). */

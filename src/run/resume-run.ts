@@ -11,34 +11,39 @@ import { foldForResume, type ResumeState } from './resume-state.js';
 import { checkOfferKinds, checkPlanKinds, checkPlanRoles, checkRoleKinds, type RoleKindSetup } from './role-kind.js';
 import { checkRoleTools } from './run-tools.js';
 import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
-import { driveRun, modelMakerOf, type RunTaskOptions, type RunTaskResult } from './run-task.js';
+import { driveInputs, modelMakerOf, type RunCommonOptions } from './run-task.js';
+import { driveRun, type DriveInputs, type RunTaskResult } from './drive-run.js';
+import { runHandle, type RunHandle } from './run-handle.js';
+import { runHome } from './run-home.js';
 import { redactModelSpec } from '../llm/model-spec.js';
+import type { Tool } from '../tools/tool.js';
 import { runEvents } from './run-events.js';
 
-export interface ResumeRunOptions
-  extends Omit<
-    RunTaskOptions,
-    | 'task'
-    | 'plan'
-    | 'runId'
-    | 'candidates'
-    | 'strategy'
-    | 'concurrency'
-    | 'budget'
-    | 'maxAttempts'
-    | 'updateCandidates'
-    | 'verify'
-    | 'injectMask'
-    | 'taskCheck'
-    | 'maxToolSteps'
-  > {
+/**
+ * A resume takes what every run takes; the rest (task, plan, settings, budgets, teams) comes from the run's log.
+ */
+export interface ResumeRunOptions extends RunCommonOptions {
   readonly runId: string;
+  /** The tools the run was started with, loaded again (its settings name the files). */
+  readonly tools?: { readonly available: readonly Tool[] };
 }
 
 /** Statuses a run can be resumed from: it did not finish. */
 const RESUMABLE = new Set(['running', 'interrupted', 'cancelled']);
 
-export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResult> {
+/** Resumes a run; returns the same handle as runTask (awaiting it gives the result). */
+export function resumeRun(options: ResumeRunOptions): RunHandle {
+  return runHandle(
+    options.runId,
+    options.onEvent,
+    (listener) => resume({ ...options, onEvent: listener }),
+    options.eventBuffer,
+  );
+}
+
+async function resume(options: ResumeRunOptions): Promise<RunTaskResult> {
+  const home = runHome(options.store, options.home);
+  const tools = options.tools?.available ?? [];
   const run = await options.store.getRun(options.runId);
   if (!run)
     throw new WeftError('NOT_FOUND', `No run "${options.runId}" (see \`weft runs\`)`, {
@@ -84,15 +89,15 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     workflow = state.workflow ? workflowFromJson(state.workflow) : undefined;
     // Role files (a team's) may have moved or broken since the run began, or this process may lack the engine of
     // a kind: refuse now, leaving the run resumable, rather than fail its subtasks one attempt after another.
-    const roleKinds = options.roleKinds ?? [];
+    const roleKinds = options.roles?.kinds ?? [];
     checkRoleKinds(roleKinds);
     const setup: RoleKindSetup = {
       base: settings.teamBase ?? options.base,
-      models: { createModel: modelMakerOf(options), runModel: options.model.id },
+      models: { createModel: modelMakerOf(options.roles), runModel: options.model.id },
     };
     if (workflow) {
       checkPlanKinds(workflow, roleKinds);
-      checkRoleTools(workflow, options.tools ?? []);
+      checkRoleTools(workflow, tools);
       await checkPlanRoles(workflow, roleKinds, setup);
     } else if (settings.teams) {
       checkOfferKinds(settings.teams, roleKinds);
@@ -104,14 +109,18 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     await options.store.setStatus(options.runId, run.status).catch(() => {});
     throw error;
   }
-  await backfillPlanVersions(options, state.versions);
+  await backfillPlanVersions(options, home, state.versions);
+  const inputs: DriveInputs = {
+    ...driveInputs(options, home, tools),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  };
   if (state.runId !== options.runId) {
     // Killed before its first event was written: nothing happened yet, so the run starts from its record.
     return driveRun({
       runId: options.runId,
       task: run.task,
       settings,
-      options,
+      inputs,
       start: (emit) =>
         emit({
           type: 'run-start',
@@ -128,7 +137,7 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
     runId: options.runId,
     task: state.task,
     settings: state.settings,
-    options,
+    inputs,
     start: (emit) =>
       emit({
         type: 'run-resume',
@@ -144,11 +153,15 @@ export async function resumeRun(options: ResumeRunOptions): Promise<RunTaskResul
  * A version is announced by its event first and saved second; a process killed in between leaves the event
  * without the saved version. The log is the truth, so the missing versions (and their plan files) are restored.
  */
-async function backfillPlanVersions(options: ResumeRunOptions, versions: ResumeState['versions']): Promise<void> {
+async function backfillPlanVersions(
+  options: ResumeRunOptions,
+  home: string,
+  versions: ResumeState['versions'],
+): Promise<void> {
   const saved = new Set((await options.store.planVersions(options.runId)).map((version) => version.version));
   for (const version of versions) {
     if (saved.has(version.version)) continue;
-    await recordPlanVersion(options.store, options.home, {
+    await recordPlanVersion(options.store, home, {
       runId: options.runId,
       version: version.version,
       workflow: version.workflow,

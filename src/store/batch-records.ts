@@ -1,7 +1,7 @@
 /**
  * The batches of `weft exec --inputs` as the stores keep them (the BatchStore contract; docs/contracts.md#batches):
- * a batch row (its manifest, its owner) and an append-only log of per-case records — a `start` before a case runs,
- * a `result` after. Both stores implement it and test/store/describe-batch-store.ts checks both. The store knows
+ * a batch row (its manifest, its owner) and an append-only log of per-case records — a `case-start` before a case runs,
+ * a `case-end` after. Both stores implement it and test/store/describe-batch-store.ts checks both. The store knows
  * the record envelope (type, case id, status) so it can count and page results; the manifest is the caller's JSON.
  */
 import { WeftError } from '../errors.js';
@@ -20,9 +20,9 @@ export interface BatchRecordError {
 }
 
 export type BatchRecord =
-  | { readonly type: 'start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
+  | { readonly type: 'case-start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
   | {
-      readonly type: 'result';
+      readonly type: 'case-end';
       readonly id: string | number;
       readonly status: BatchCaseStatus;
       readonly output?: unknown;
@@ -33,7 +33,7 @@ export type BatchRecord =
       readonly toolCalls?: number;
     };
 
-export type BatchResultRecord = Extract<BatchRecord, { type: 'result' }>;
+export type BatchResultRecord = Extract<BatchRecord, { type: 'case-end' }>;
 
 export interface StoredBatchRecord {
   /** 1-based position in the batch's log. */
@@ -137,7 +137,7 @@ export function batchPageLimit(limit: unknown, fallback: number): number {
 
 /** A record as it is written: the columns the store queries on, and the whole record as JSON text. */
 export interface PreparedBatchRecord {
-  readonly type: 'start' | 'result';
+  readonly type: 'case-start' | 'case-end';
   readonly caseKey: string;
   readonly status: BatchCaseStatus | null;
   readonly interrupted: boolean;
@@ -154,23 +154,23 @@ export function prepareBatchRecords(batchId: string, records: readonly BatchReco
     const id = record.id;
     if (!(typeof id === 'string' && id !== '') && !(typeof id === 'number' && Number.isSafeInteger(id)))
       throw new WeftError('STORE', `Cannot store ${where}: id must be a non-empty string or a whole number`);
-    if (record.type === 'start') {
+    if (record.type === 'case-start') {
       if (!Number.isSafeInteger(record.attempt) || record.attempt < 1)
         throw new WeftError('STORE', `Cannot store ${where}: attempt must be a whole number from 1`);
-    } else if (record.type === 'result') {
+    } else if (record.type === 'case-end') {
       if (!BATCH_CASE_STATUSES.includes(record.status))
         throw new WeftError(
           'STORE',
           `Cannot store ${where}: status must be one of ${BATCH_CASE_STATUSES.join(', ')}, got ${JSON.stringify(record.status)}`,
         );
     } else {
-      throw new WeftError('STORE', `Cannot store ${where}: type must be start or result`);
+      throw new WeftError('STORE', `Cannot store ${where}: type must be case-start or case-end`);
     }
     return {
       type: record.type,
       caseKey: String(id),
-      status: record.type === 'result' ? record.status : null,
-      interrupted: record.type === 'result' && record.interrupted === true,
+      status: record.type === 'case-end' ? record.status : null,
+      interrupted: record.type === 'case-end' && record.interrupted === true,
       data: deflate(record, where, Number.POSITIVE_INFINITY).json,
     };
   });

@@ -28,17 +28,22 @@ export function isPostgresUrl(spec: string): boolean {
 
 export async function openRunStore(options: OpenRunStoreOptions): Promise<RunStore> {
   const sqlitePath = sqlitePathOf(options);
-  if (sqlitePath !== undefined) return (await sqliteStore()).openSqliteRunStore(sqlitePath);
+  if (sqlitePath !== undefined) return withHome((await sqliteStore()).openSqliteRunStore(sqlitePath), options.home);
   const spec = options.store ?? '';
   if (isPostgresUrl(spec)) {
     const { url, schema } = splitSchemaParameter(spec);
     const { openPostgresRunStore } = await import('./postgres-run-store.js');
-    return openPostgresRunStore(url, schema !== undefined ? { schema } : {});
+    return withHome(await openPostgresRunStore(url, schema !== undefined ? { schema } : {}), options.home);
   }
   throw new WeftError(
     'BAD_INPUT',
     `Unknown store ${JSON.stringify(redactPostgresUrl(spec).display)}: expected sqlite:<path> or a postgres:// URL (or nothing, for <home>/weft.db)`,
   );
+}
+
+/** The store, knowing the home it was opened on: a run started on it puts its folder there (run/run-home.ts). */
+function withHome(store: RunStore, home: string): RunStore {
+  return Object.assign(store, { home: resolve(home) });
 }
 
 /**
@@ -54,7 +59,7 @@ export async function openExistingRunStore(options: OpenRunStoreOptions): Promis
   if (sqlitePath !== ':memory:' && !existsSync(resolve(sqlitePath))) return undefined;
   const { openSqliteRunStore } = await sqliteStore();
   try {
-    return openSqliteRunStore(sqlitePath, { mustExist: true });
+    return withHome(openSqliteRunStore(sqlitePath, { mustExist: true }), options.home);
   } catch (error) {
     if (isWeftError(error) && error.code === 'NOT_FOUND') return undefined;
     throw error;

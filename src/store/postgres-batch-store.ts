@@ -62,7 +62,7 @@ export function createPostgresBatchStore(context: PostgresBatchContext): BatchSt
     counts: `SELECT status, interrupted, count(*)::double precision AS n FROM ${s}.batch_records
        WHERE batch_id = $1 AND latest GROUP BY status, interrupted`,
     startedWithoutResult: `SELECT count(DISTINCT s.case_key)::double precision AS n FROM ${s}.batch_records s
-       WHERE s.batch_id = $1 AND s.type = 'start' AND NOT EXISTS (SELECT 1 FROM ${s}.batch_records r
+       WHERE s.batch_id = $1 AND s.type = 'case-start' AND NOT EXISTS (SELECT 1 FROM ${s}.batch_records r
          WHERE r.batch_id = s.batch_id AND r.case_key = s.case_key AND r.latest)`,
     resultsTotal: `SELECT count(*)::double precision AS n FROM ${s}.batch_records
        WHERE batch_id = $1 AND latest AND ($2::text IS NULL OR status = $2::text)`,
@@ -127,7 +127,7 @@ export function createPostgresBatchStore(context: PostgresBatchContext): BatchSt
           const first = last - prepared.length + 1;
           const lastResult = new Map<string, number>();
           prepared.forEach((record, index) => {
-            if (record.type === 'result') lastResult.set(record.caseKey, index);
+            if (record.type === 'case-end') lastResult.set(record.caseKey, index);
           });
           if (lastResult.size > 0) await client.query(sql.unmark, [batchId, [...lastResult.keys()], first]);
           await client.query(sql.insertRecords, [
@@ -137,7 +137,7 @@ export function createPostgresBatchStore(context: PostgresBatchContext): BatchSt
             prepared.map((record) => record.caseKey),
             prepared.map((record) => record.status),
             prepared.map((record) => record.interrupted),
-            prepared.map((record, index) => record.type === 'result' && lastResult.get(record.caseKey) === index),
+            prepared.map((record, index) => record.type === 'case-end' && lastResult.get(record.caseKey) === index),
             prepared.map((record) => record.data),
           ]);
         });

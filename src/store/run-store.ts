@@ -128,6 +128,11 @@ export interface StoreStats {
  * both stores implement as well.
  */
 export interface RunStore {
+  /**
+   * The Weft home this store was opened on (openRunStore sets it, absolute), where run folders go; undefined for a
+   * store opened by path or URL alone.
+   */
+  readonly home?: string;
   createRun(run: NewRun): Promise<void>;
   /** Appends in order, atomically (one transaction per batch); seq numbers continue the run's log. */
   appendEvents(runId: string, events: readonly EventRecord[]): Promise<void>;

@@ -62,7 +62,7 @@ export function createSqliteBatchStore(
        GROUP BY status, interrupted`,
     ),
     startedWithoutResult: db.prepare<[string], { n: number }>(
-      `SELECT count(DISTINCT s.case_key) AS n FROM batch_records s WHERE s.batch_id = ? AND s.type = 'start'
+      `SELECT count(DISTINCT s.case_key) AS n FROM batch_records s WHERE s.batch_id = ? AND s.type = 'case-start'
        AND NOT EXISTS (SELECT 1 FROM batch_records r
          WHERE r.batch_id = s.batch_id AND r.case_key = s.case_key AND r.latest = 1)`,
     ),
@@ -98,11 +98,11 @@ export function createSqliteBatchStore(
     // A case's last result is the one marked latest: within this append, the last result of each case.
     const lastResult = new Map<string, number>();
     records.forEach((record, index) => {
-      if (record.type === 'result') lastResult.set(record.caseKey, index);
+      if (record.type === 'case-end') lastResult.set(record.caseKey, index);
     });
     records.forEach((record, index) => {
       seq += 1;
-      const latest = record.type === 'result' && lastResult.get(record.caseKey) === index;
+      const latest = record.type === 'case-end' && lastResult.get(record.caseKey) === index;
       if (latest) sql.unmark.run(batchId, record.caseKey, seq);
       sql.insertRecord.run(
         batchId,

@@ -7,7 +7,7 @@
  * `fallbackRanking` with `fallback: true` and the reason; it is never silently random.
  */
 import type { ChatModel } from '../llm/chat-model.js';
-import { isAbortError } from '../errors.js';
+import { isAbortError, isWeftError } from '../errors.js';
 import { parseJsonValues } from '../llm/extract-json.js';
 import { hashString, randomFrom, shuffled } from '../llm/seeded-random.js';
 import { isNoAnswer } from './answers-agree.js';
@@ -53,7 +53,8 @@ export function createLlmRanker(model: ChatModel, options: LlmRankerOptions = {}
         );
         text = result.text;
       } catch (error) {
-        if (isAbortError(error) || signal?.aborted) throw error;
+        // A spent budget ends the team's run, as it does an agent's call: not a ranking by fallback.
+        if (isAbortError(error) || signal?.aborted || (isWeftError(error) && error.code === 'BUDGET')) throw error;
         return fallbackResult(query, responses, `the ranker call failed: ${(error as Error).message}`);
       }
       const parsed = parseRanking(

@@ -156,6 +156,7 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     return stop;
   };
 
+  emit({ type: 'team-start', agents: agents.map((a) => a.name), maxSteps });
   for (let step = 1; step <= maxSteps; step++) {
     throwIfAborted(signal);
     emit({ type: 'layer-start', step, agents: active.map((a) => a.name) });
@@ -247,7 +248,7 @@ export async function runTeam(options: RunTeamOptions): Promise<TeamResult> {
     : undefined;
   const importance = importanceScores(layers, answer, query.kind);
   const stoppedAt = layers.length;
-  emit({ type: 'stop', step: stoppedAt, reason: stopReason, answer, calls });
+  emit({ type: 'team-end', step: stoppedAt, reason: stopReason, answer, calls });
   return {
     answer,
     stoppedAt,

@@ -8,7 +8,7 @@
  * numbers of the best, e.g. `[2, 4]`; the engine maps the numbers back to agents (llm-ranker.ts). Replies in
  * the JSON Weft asked for before (`{"answer", "reasoning", "ratings"}`, `{"ranking": [...]}`) are still read.
  *
- * The layout is a contract with the `sim:` model (src/llm/sim-team.ts reads it to answer like a team member):
+ * The layout is a contract with the `sim:` model (src/team/sim-team.ts reads it to answer like a team member):
  * - the question follows a line `Question:`, its options a line `Options:` as `(A) …` lines;
  * - peers are listed after a line starting `The team's latest responses`, each as a block `Response <k>:` (or
  *   `Response <k> (your previous response):`) followed by a line `Answer: <answer>` (a multi-line answer follows

@@ -13,7 +13,7 @@
  */
 import type { ChatCall, ChatModel } from '../llm/chat-model.js';
 import { wrapModel } from '../llm/wrap-model.js';
-import { readDialogBlock } from '../llm/dialog-prompt-tags.js';
+import { readJsonBlock } from '../text/json-block.js';
 import { integerSample, pick, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { parseSimOptions } from '../llm/sim-options.js';
 import { estimateUsage } from '../llm/token-estimate.js';
@@ -41,8 +41,8 @@ export function withApiSim(model: ChatModel): ChatModel {
 /** The sim's answer to one simulated call. */
 export function simApiReply(call: ChatCall, seed: number): { status: number; data: JsonValue } {
   const prompt = call.messages.findLast((message) => message.role === 'user')?.content ?? '';
-  const api = readDialogBlock(prompt, TAGS.api);
-  const request = readDialogBlock(prompt, TAGS.request);
+  const api = readJsonBlock(prompt, TAGS.api);
+  const request = readJsonBlock(prompt, TAGS.request);
   if (!isRecord(api) || typeof api.name !== 'string')
     return { status: 500, data: 'sim: the prompt has no readable <simulated-api> block' };
   const args = isRecord(request) ? (request.args ?? {}) : {};

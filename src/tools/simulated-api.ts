@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { WeftError } from '../errors.js';
 import type { ChatModel, Usage } from '../llm/chat-model.js';
-import { dialogBlock } from '../llm/dialog-prompt-tags.js';
+import { jsonBlock } from '../text/json-block.js';
 import { hashString } from '../llm/seeded-random.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { canonicalJson } from '../text/canonical-json.js';
@@ -107,7 +107,7 @@ export function simulatedTool(declaration: DeclaredApi, simulator: ApiSimulator)
         ...(context.procedure ? ['The procedure the API serves:', cutHead(context.procedure), ''] : []),
         ...(context.conversation ? ['The conversation so far:', cutTail(context.conversation), ''] : []),
         'The API:',
-        dialogBlock(SIMULATED_API_TAGS.api, {
+        jsonBlock(SIMULATED_API_TAGS.api, {
           name: declaration.name,
           description: declaration.description,
           input: declaration.inputSchema,
@@ -115,7 +115,7 @@ export function simulatedTool(declaration: DeclaredApi, simulator: ApiSimulator)
         }),
         '',
         'The request it received:',
-        dialogBlock(SIMULATED_API_TAGS.request, { name: declaration.name, args }),
+        jsonBlock(SIMULATED_API_TAGS.request, { name: declaration.name, args }),
         '',
         'Your answer, as JSON:',
       ];

@@ -4,7 +4,6 @@
  * `/api/runs/:id/layout?version=N` from run-routes.ts. Read-only over the store.
  */
 import type { Hono } from 'hono';
-import type { WeftEvent } from '../run/events.js';
 import { noRunReply } from './api-replies.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { teamRuns } from './team-runs.js';
@@ -19,7 +18,7 @@ export function registerRunPageRoutes(app: Hono, options: RunPageRoutesOptions):
   app.get('/api/runs/:id/teams', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return noRunReply(c, runId);
-    const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, runId)).map((stored) => stored.event);
     return c.json({ teams: teamRuns(events) });
   });
 }

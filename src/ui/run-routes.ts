@@ -6,7 +6,6 @@
 import type { Hono } from 'hono';
 import { diffWorkflows } from '../graph/diff-workflows.js';
 import type { WorkflowJson } from '../graph/workflow.js';
-import type { WeftEvent } from '../run/events.js';
 import { summarizeRun } from '../run/run-summary.js';
 import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
@@ -77,7 +76,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id', async (c) => {
     const run = await store.getRun(c.req.param('id'));
     if (!run) return noRunReply(c, c.req.param('id'));
-    const events = (await readRunEvents(store, run.runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, run.runId)).map((stored) => stored.event);
     const { workflow: _workflow, tasks, ...summary } = summarizeRun(run.runId, events);
     const versions = (await store.planVersions(run.runId)).map((version) => ({
       version: version.version,
@@ -132,7 +131,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/tasks/:taskId', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return noRunReply(c, runId);
-    const events = (await readRunEvents(store, runId)).map((stored) => stored.event as WeftEvent);
+    const events = (await readRunEvents(store, runId)).map((stored) => stored.event);
     const detail = taskDetail(events, c.req.param('taskId'));
     if (detail.objective === undefined && detail.attempts.length === 0)
       return notFoundReply(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);

@@ -2,6 +2,7 @@
  * The runs list's numbers for one run (duration, calls, tokens, cost), folded from its events. Incremental: the
  * list is refreshed every few seconds, and a run's tally only reads the events after the ones already counted.
  */
+import type { WeftEvent } from '../run/events.js';
 import type { StoredEvent } from '../store/run-store.js';
 
 export interface RunTally {
@@ -31,21 +32,21 @@ export function emptyTally(): RunTally {
   };
 }
 
-export function addToTally(tally: RunTally, events: readonly StoredEvent[]): RunTally {
+export function addToTally(tally: RunTally, events: readonly StoredEvent<WeftEvent>[]): RunTally {
   for (const { seq, event } of events) {
     tally.lastSeq = Math.max(tally.lastSeq, seq);
     tally.durationMs = Math.max(tally.durationMs, event.at);
-    const record = event as unknown as { type: string } & Record<string, unknown>;
-    if (record.type === 'call') {
+    // The fields are checked although typed: a log written by an earlier version may lack some of them.
+    if (event.type === 'call') {
       tally.calls += 1;
-      tally.inputTokens += numberOr0(record['inputTokens']);
-      tally.outputTokens += numberOr0(record['outputTokens']);
-      tally.costUsd += numberOr0(record['costUsd']);
-    } else if (record.type === 'tool-call') tally.toolCalls += 1;
-    else if (record.type === 'tool-result' && record['ok'] === false) tally.toolCallsFailed += 1;
-    else if (record.type === 'plan-chosen' || record.type === 'plan-update') {
-      const workflow = record['workflow'] as { subtasks?: unknown[] } | undefined;
-      tally.subtasks = Array.isArray(workflow?.subtasks) ? workflow.subtasks.length : tally.subtasks;
+      tally.inputTokens += numberOr0(event.inputTokens);
+      tally.outputTokens += numberOr0(event.outputTokens);
+      tally.costUsd += numberOr0(event.costUsd);
+    } else if (event.type === 'tool-call') tally.toolCalls += 1;
+    else if (event.type === 'tool-result' && event.ok === false) tally.toolCallsFailed += 1;
+    else if (event.type === 'plan-chosen' || event.type === 'plan-update') {
+      const subtasks: unknown = event.workflow?.subtasks;
+      tally.subtasks = Array.isArray(subtasks) ? subtasks.length : tally.subtasks;
     }
   }
   return tally;

@@ -4,7 +4,7 @@
  * controllers' verdicts and guidance — paged by `?offset=&limit=` over the entries). Read-only over the store.
  */
 import type { Hono } from 'hono';
-import type { SessionEvent } from '../dialog/session-events.js';
+import { readSessionEvents } from '../dialog/read-session-events.js';
 import { transcriptOf, type TranscriptEntry } from '../dialog/transcript.js';
 import { type LivenessProbe, ownerState } from '../store/run-owner.js';
 import { isSessionId, type SessionRecord } from '../store/sessions.js';
@@ -54,7 +54,7 @@ export function registerSessionRoutes(app: Hono, options: SessionRoutesOptions):
     const session = isSessionId(sessionId) ? await store.getSession?.(sessionId) : undefined;
     if (!session || !store.sessionEvents)
       return notFoundReply(c, `No session ${JSON.stringify(sessionId.slice(0, 200))}`);
-    const events = (await store.sessionEvents(sessionId)).map((stored) => stored.event as SessionEvent);
+    const events = await readSessionEvents({ sessionEvents: store.sessionEvents.bind(store) }, sessionId);
     const start = events.find((event) => event.type === 'session-start');
     const { entries, totals } = transcriptOf(events);
     const limit = queryInteger(c.req.query('limit'), TRANSCRIPT_PAGE, 1, 2_000);

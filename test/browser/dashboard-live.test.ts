@@ -4,7 +4,7 @@
  * objective and output; a subtask that completed with failed tool calls is marked, not green; the token guards
  * pages and API; model text stays inert; the live stream resumes after the server goes away and comes back, with
  * no event twice. Screenshots go to test-artifacts/; with
- * WEFT_UPDATE_SCREENSHOT=1 the run page is also written to docs/dashboard.png (the README shows it).
+ * WEFT_UPDATE_SCREENSHOT=1 the run page is also written to docs/dashboard.png (docs/operations.md shows it).
  * In npm run test:long (a browser, a child process and a few live runs: about 30 s).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -152,7 +152,7 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
     expect(midRun.some((status) => status !== 'completed')).toBe(true);
     const barsMidRun = await page.locator('#gantt rect.bar').count();
     // t5's first output is sent back by the verifier (a new plan version) and tried again: a second bar, while
-    // the subtasks after t5 have not started yet. The moment the README's screenshot shows.
+    // the subtasks after t5 have not started yet. The moment the screenshot in docs/operations.md shows.
     await page.locator('#gantt rect.bar[data-task="t5"][data-attempt="2"]').waitFor({ timeout: 60_000 });
     await page.locator('#dag g.node[data-id="t1"]').click();
     await page.locator('#node-panel[data-task="t1"]').waitFor();
@@ -236,8 +236,8 @@ describe.skipIf(skipReason !== undefined)('the dashboard in chromium', () => {
       model: await recordedScriptedModel(home),
       store: writer,
       home,
-      tools: [refundTool()],
-      verify: false,
+      tools: { available: [refundTool()] },
+      run: { verify: false },
     });
     await writer.close();
     expect(result).toMatchObject({ status: 'completed', toolCallsFailed: 1 });

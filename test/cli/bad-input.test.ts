@@ -172,12 +172,15 @@ describe('the commands, end to end with the sim model', () => {
       runId: string;
       tasks: Record<string, unknown>[];
     };
-    // The docs/contracts.md fields, plus the ones added since (issue 10: where the outputs and the result are).
+    // The docs/contracts.md fields, plus the ones added since (where the outputs and the result are).
     expect(Object.keys(document).sort()).toEqual([
+      'artifactsDir',
       'calls',
       'costUsd',
       'makespanMs',
+      'outputsDir',
       'planVersion',
+      'reportFile',
       'result',
       'runDir',
       'runId',

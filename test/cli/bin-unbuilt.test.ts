@@ -1,4 +1,4 @@
-/** `node bin/weft.js` in a clone that was not built or installed says what to run, not a stack trace (issue 10, item 4). */
+/** `node bin/weft.js` in a clone that was not built or installed says what to run, not a stack trace. */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

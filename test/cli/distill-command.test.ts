@@ -1,4 +1,4 @@
-/** `weft distill` (issue 14): traces from a file, the sim summarizer, the partial graph, located bad input. */
+/** `weft distill`: traces from a file, the sim summarizer, the partial graph, located bad input. */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Probes of `weft exec --inputs` (issue 14): what a kill leaves behind (a torn last log line, results written to
+ * Probes of `weft exec --inputs`: what a kill leaves behind (a torn last log line, results written to
  * the log but not yet to --out), --out at the batch's own files by another spelling, and workflows whose JSONata
  * never ends.
  */
@@ -49,7 +49,7 @@ describe('weft exec --resume after a kill', () => {
     expect(created.code).toBe(0);
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
     const paths = batchPaths(home, batchId);
-    rewindLog(paths.log, '{"type":"start","id":"c6","att');
+    rewindLog(paths.log, '{"type":"case-start","id":"c6","att');
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json']);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ passed: 10 });
@@ -57,7 +57,7 @@ describe('weft exec --resume after a kill', () => {
     const state = await readBatchLog(paths.log);
     for (const id of ['c6', 'c7', 'c8', 'c9']) expect(state.starts.get(id), id).toBe(1);
     const lines = readFileSync(paths.log, 'utf8').trim().split('\n');
-    expect(lines.filter((line) => line.startsWith('{"type":"start","id":"c6","att{'))).toEqual([]);
+    expect(lines.filter((line) => line.startsWith('{"type":"case-start","id":"c6","att{'))).toEqual([]);
   });
 
   it('--out lists every result exactly once even when the kill lost results the log already had', async () => {

@@ -1,5 +1,5 @@
 /**
- * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH` (issue 14): a batch of cases through one
+ * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH`: a batch of cases through one
  * workflow with no model, in this process. Module tools record each call per case (WEFT_TEST_CALLS), so "no case
  * run twice" is counted, not assumed.
  */
@@ -16,7 +16,7 @@ import { runBatch } from '../../src/distill/run-batch.js';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
 import { loadWorkflowFile } from '../../src/distill/read-workflow-file.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
-import { createBatchProgress } from '../../src/cli/batch-progress.js';
+import { createBatchProgress } from '../../src/cli/distill/batch-progress.js';
 import { Capture, cli, tempHome } from './cli-harness.js';
 
 const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;
@@ -216,7 +216,7 @@ describe('weft exec --inputs (batches)', () => {
       .filter((line) => {
         const record = JSON.parse(line) as { type: string; id: string };
         const index = Number(record.id.slice(1));
-        return index < 6 || (record.type === 'start' && index < 8);
+        return index < 6 || (record.type === 'case-start' && index < 8);
       });
     writeFileSync(paths.log, `${kept.join('\n')}\n`);
     writeFileSync(calls, '');
@@ -252,8 +252,43 @@ describe('weft exec --inputs (batches)', () => {
       ['c6', 1],
       ['c7', 1],
     ]);
-    const starts = readFileSync(paths.log, 'utf8').match(/"type":"start","id":"c6","attempt":2/g);
+    const starts = readFileSync(paths.log, 'utf8').match(/"type":"case-start","id":"c6","attempt":2/g);
     expect(starts).toHaveLength(1);
+  });
+
+  it('resumes a log written by an earlier version, whose records are named `start` and `result`', async () => {
+    const home = tempHome();
+    const calls = join(home, 'calls.txt');
+    const env = { WEFT_TEST_CALLS: calls };
+    const cases: Case[] = Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, input: { tag: `c${i}`, n: i } }));
+    const created = await cli(batchArgs(home, casesFile(home, cases), '--json', '--concurrency', '1'), env);
+    expect(created.code).toBe(0);
+    const { batchId } = JSON.parse(created.stdout) as { batchId: string };
+    // The log as an earlier version leaves it after a kill: c0-c2 ended, c3 started without an end, c4, c5 not run.
+    const paths = batchPaths(home, batchId);
+    const old = readFileSync(paths.log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; id: string })
+      .filter((record) => Number(record.id.slice(1)) < 3 || (record.id === 'c3' && record.type === 'case-start'))
+      .map((record) => JSON.stringify({ ...record, type: record.type === 'case-start' ? 'start' : 'result' }));
+    expect(old.filter((line) => line.startsWith('{"type":"result"'))).toHaveLength(3);
+    writeFileSync(paths.log, `${old.join('\n')}\n`);
+    writeFileSync(calls, '');
+    const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json'], env);
+    const summary = JSON.parse(resumed.stdout) as { passed: number; errors: number; results: { id: string }[] };
+    expect(summary).toMatchObject({ passed: 5, errors: 1 });
+    expect(summary.results.map((entry) => entry.id).sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    // Only the cases the old log had not started ran; what the resume added has today's names.
+    expect([...callCounts(calls).keys()].sort()).toEqual(['c4', 'c5']);
+    const added = readFileSync(paths.log, 'utf8').trim().split('\n').slice(old.length);
+    expect(added.map((line) => (JSON.parse(line) as { type: string }).type).sort()).toEqual([
+      'case-end',
+      'case-end',
+      'case-end',
+      'case-start',
+      'case-start',
+    ]);
   });
 
   it('a stopped batch leaves running cases started without a result; the resume reports them and runs the rest', async () => {
@@ -295,8 +330,8 @@ describe('weft exec --inputs (batches)', () => {
       expect(summary.notRun).toBeGreaterThan(0);
       const log = readFileSync(paths.log, 'utf8');
       // Case 2 was running (30 s pause) when the drain time ran out: started, no result.
-      expect(log).toContain('{"type":"start","id":2,"attempt":1}');
-      expect(log).not.toMatch(/"type":"result","id":2,/);
+      expect(log).toContain('{"type":"case-start","id":2,"attempt":1}');
+      expect(log).not.toMatch(/"type":"case-end","id":2,/);
       const before = callCounts(calls);
       expect(before.get('t2')).toBe(1);
       expect(summary.passed + summary.failed + summary.errors + summary.notRun).toBe(8);
@@ -384,7 +419,7 @@ describe('weft exec --inputs with its stdout closed', () => {
     expect(code).toBe(0);
     const [batchId] = readdirSync(join(home, 'batches'));
     const log = readFileSync(join(home, 'batches', batchId as string, 'log.jsonl'), 'utf8');
-    expect(log.match(/"type":"result"/g)).toHaveLength(2);
+    expect(log.match(/"type":"case-end"/g)).toHaveLength(2);
   });
 });
 

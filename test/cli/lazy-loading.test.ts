@@ -1,5 +1,5 @@
 /**
- * Start-up loads what it uses (issue 11, item 7): `weft --version`, `weft runs` on an empty home and importing the
+ * Start-up loads what it uses: `weft --version`, `weft runs` on an empty home and importing the
  * library load neither provider SDK nor a store driver; they load on first use. Checked by the packages a child
  * process resolves (test/fixtures/load-log), not by time.
  */
@@ -94,5 +94,11 @@ describe('start-up loads only what it uses', () => {
     const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/index.ts'))})`]);
     expect(packages.size).toBeGreaterThan(0);
     for (const name of [...HEAVY, 'yaml']) expect(packages).not.toContain(name);
+  });
+
+  it('importing weft/test does not load vitest (an optional peer: the suites take the test functions)', async () => {
+    const { packages } = await packagesLoaded(['-e', `await import(${JSON.stringify(join(ROOT, 'src/test.ts'))})`]);
+    expect(packages.size).toBeGreaterThan(0);
+    for (const name of ['vitest', ...HEAVY]) expect(packages).not.toContain(name);
   });
 });

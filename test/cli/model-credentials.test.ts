@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runEvents } from '../../src/run/run-events.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { cli, tempHome } from './cli-harness.js';
 import { fakeOpenAIServer, type FakeOpenAIServer } from './fake-openai-server.js';
@@ -69,10 +70,9 @@ describe('weft run against an OpenAI-compatible server', () => {
     expect(result.code).toBe(1);
     const store = await openRunStore({ home });
     try {
-      const events = await store.events(document.runId);
-      const calls = events.map((stored) => stored.event).filter((event) => event.type === 'call');
-      expect(calls.map((event) => (event as unknown as { model: string }).model)).toEqual(['mymodel']);
-      expect(events.some((stored) => stored.event.type === 'budget')).toBe(true);
+      const events = await runEvents(store, document.runId);
+      expect(events.flatMap((event) => (event.type === 'call' ? [event.model] : []))).toEqual(['mymodel']);
+      expect(events.some((event) => event.type === 'budget')).toBe(true);
     } finally {
       await store.close();
     }

@@ -3,7 +3,7 @@
  * (run/subtask-fate.ts), so what it shows cannot drift from what `weft show` reports.
  */
 import { describe, expect, it } from 'vitest';
-import { createProgressView } from '../../src/cli/progress.js';
+import { createProgressView } from '../../src/cli/run/progress.js';
 import type { WeftEvent, WorkflowJson } from '../../src/index.js';
 
 const workflow: WorkflowJson = {

@@ -1,6 +1,6 @@
-/** Tool calls in the progress views (issue 12): the live view's count and the tool a subtask waits on. */
+/** Tool calls in the progress views: the live view's count and the tool a subtask waits on. */
 import { describe, expect, it } from 'vitest';
-import { createProgressView } from '../../src/cli/progress.js';
+import { createProgressView } from '../../src/cli/run/progress.js';
 import type { WeftEvent, WorkflowJson } from '../../src/index.js';
 
 const workflow: WorkflowJson = {

@@ -1,13 +1,14 @@
 /** The `--no-…` flags of Flow's prompt scope reach the run's settings (recorded for a resume) and the planner. */
 import { describe, expect, it } from 'vitest';
-import type { WeftEvent } from '../../src/run/events.js';
+import { runEvents } from '../../src/run/run-events.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { cli, tempHome } from './cli-harness.js';
 
 async function runStartOptions(home: string, runId: string): Promise<Record<string, unknown>> {
   const store = await openRunStore({ home });
   try {
-    const start = (await store.events(runId))[0]?.event as Extract<WeftEvent, { type: 'run-start' }>;
+    const start = (await runEvents(store, runId))[0];
+    if (start?.type !== 'run-start') throw new Error(`run ${runId} does not begin with run-start`);
     return start.options;
   } finally {
     await store.close();

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { parseAge } from '../../src/cli/run/prune-command.js';
+import { parseAge } from '../../src/cli/ops/prune-command.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { cli, tempHome } from './cli-harness.js';
 import { DAY_MS, deadPid, seedRuns } from './seed-home.js';

@@ -75,6 +75,11 @@ describe("a run's outputs are visible", () => {
       expect(task.outputFile).toBe(`outputs/${task.id}.md`);
     }
     expect(document.runDir).toBe(join(home, 'runs', document.runId));
+    expect(document).toMatchObject({
+      reportFile: join(document.runDir!, 'report.md'),
+      artifactsDir: join(document.runDir!, 'artifacts'),
+      outputsDir: join(document.runDir!, 'outputs'),
+    });
     expect(document.result?.from).toEqual(sinks);
     for (const id of sinks) expect(document.result?.text).toContain(outputs.get(id));
 
@@ -145,7 +150,11 @@ describe("a run's outputs are visible", () => {
     expect(outputs.size).toBe(6);
     for (const [id, output] of outputs)
       expect(readFileSync(join(home, 'runs', first.runId, 'outputs', `${id}.md`), 'utf8')).toBe(output);
-    expect(result.stdout).toMatch(/^result \(from /m);
+    // Six parts are longer than a screenful: the summary names them and how to print one instead of printing them.
+    expect(result.stdout).toMatch(
+      new RegExp(`^result: \\d+ lines from t\\d.*; print one with weft show ${first.runId} --output t\\d+$`, 'm'),
+    );
+    expect(result.stdout).toContain(`outputs: ${join(home, 'runs', first.runId, 'outputs')}/`);
     expect(existsSync(join(home, 'runs', first.runId, 'report.md'))).toBe(true);
   });
 

@@ -17,7 +17,8 @@ describe('weft runs: interrupted runs', () => {
       { runId: 'legacy', status: 'running', ageMs: 2000 },
       { runId: 'done', status: 'completed', ageMs: 1000, owner: { pid: deadPid(), host: here } },
     ]);
-    const result = await cli(['runs', '--home', home, '--json']);
+    // --oldest-first: the order they were seeded in (the default is newest first).
+    const result = await cli(['runs', '--home', home, '--json', '--oldest-first']);
     expect(result.code).toBe(0);
     const document = JSON.parse(result.stdout) as {
       runs: { runId: string; status: string; task: string; createdAt: string }[];

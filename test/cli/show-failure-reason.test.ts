@@ -1,4 +1,4 @@
-/** A failed subtask's stored reason says why it failed (issue 10, item 19), and `weft show` displays it. */
+/** A failed subtask's stored reason says why it failed, and `weft show` displays it. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWorkflow } from '../../src/graph/parse-workflow.js';
@@ -24,7 +24,7 @@ describe('the failure reason of a failed subtask', () => {
       model,
       store,
       home,
-      strategy: 'none',
+      run: { strategy: 'none' },
     });
     await store.close();
     expect(run.status).toBe('failed');

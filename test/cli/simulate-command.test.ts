@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSessionEvents } from '../../src/dialog/read-session-events.js';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { jsonDocument } from '../e2e/weft-cli.js';
@@ -110,6 +111,24 @@ describe('weft simulate', () => {
     expect(result.stderr).toContain('simulating 3 sessions of "Refund" with 3 profiles');
   });
 
+  it('says under the table why the category rows add up to more than the sessions, with the numbers', async () => {
+    const log = apiLog();
+    const args = ['simulate', PDL, '--profiles', PROFILES, ...SIM, '--oow', '1', '--sessions', '12'];
+    const result = await weft(args, log.env);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout
+      .split('\n')
+      .map((line) => /^(all|in-workflow|intent switching|procedure jumping|irrelevant answering) +(\d+) /.exec(line))
+      .filter((match) => match !== null);
+    const all = Number(rows.find((match) => match[1] === 'all')![2]);
+    const sum = rows.filter((match) => match[1] !== 'all').reduce((total, match) => total + Number(match[2]), 0);
+    expect(all).toBe(12);
+    expect(sum).toBeGreaterThan(all);
+    expect(result.stdout).toContain(
+      `the rows under "all" add up to ${sum}, more than its ${all} sessions: a session with out-of-workflow turns of several categories counts in each of them`,
+    );
+  });
+
   it("runs the procedure's controller module once per decision (not once from the CLI and again from the engine)", async () => {
     const log = apiLog();
     const home = join(scratch, 'guarded');
@@ -158,7 +177,7 @@ describe('weft simulate', () => {
     try {
       for (const session of sessions) {
         expect(session.sessionId).toMatch(/^s-/);
-        const events = (await store.sessionEvents(session.sessionId)).map((stored) => stored.event as { type: string });
+        const events = await readSessionEvents(store, session.sessionId);
         expect(events.filter((event) => event.type === 'user-message')).toHaveLength(session.turns);
         expect(events.filter((event) => event.type === 'tool-call')).toHaveLength(session.calledApis.length);
         expect(events.at(-1)?.type).toBe('session-end');

@@ -1,4 +1,4 @@
-/** `weft solve`, `weft traces` and `weft traces show` (issue 14, the execute stage), through the CLI's main in-process. */
+/** `weft solve`, `weft traces` and `weft traces show` (the execute stage), through the CLI's main in-process. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

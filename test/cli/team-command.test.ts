@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunStore } from '../../src/store/open-store.js';
 import { teamScoreStoreOf } from '../../src/team/team-score-store.js';
-import { formatEvaluation } from '../../src/cli/team-output.js';
+import { formatEvaluation } from '../../src/cli/team/team-output.js';
 import { teamEvalCommand } from '../../src/cli/team/team-eval-command.js';
 import { createOutput } from '../../src/cli/output.js';
 import { Capture } from './cli-harness.js';

@@ -1,4 +1,4 @@
-/** `weft workflow check`, `weft workflow show`, `weft exec` and `weft eval` of workflows (issue 14), in-process. */
+/** `weft workflow check`, `weft workflow show`, `weft exec` and `weft eval` of workflows, in-process. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

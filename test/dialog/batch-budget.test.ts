@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseProfiles } from '../../src/dialog/profiles.js';
 import { parseReferenceSessions } from '../../src/dialog/reference-sessions.js';
-import type { SessionEvent } from '../../src/dialog/session-events.js';
+import { readSessionEvents } from '../../src/dialog/read-session-events.js';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import { simulateSessions } from '../../src/dialog/simulate.js';
 import { evaluateTurns } from '../../src/dialog/turn-eval.js';
@@ -88,7 +88,7 @@ describe('a simulate batch with a budget', () => {
       expect(stopped?.unfinished).toHaveLength(1);
       const cut = stopped?.unfinished[0] as string;
       expect(await sessions.getSession(cut)).toMatchObject({ status: 'open' });
-      const events = (await sessions.sessionEvents(cut)).map((stored) => stored.event as SessionEvent);
+      const events = await readSessionEvents(sessions, cut);
       expect(events.filter((event) => event.type === 'user-message')).toHaveLength(1);
       expect(events.at(-1)).toMatchObject({ type: 'budget-stop', budget: 'maxCalls', calls: 6 });
       // Only two sessions were started: the batch started none after the stop.

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConversation } from '../../src/dialog/conversation.js';
+import { readSessionEvents } from '../../src/dialog/read-session-events.js';
 import type { SessionEvent } from '../../src/dialog/session-events.js';
 import { type SessionStore, sessionStoreOf } from '../../src/dialog/session-store.js';
 import { transcriptOf } from '../../src/dialog/transcript.js';
@@ -35,7 +36,7 @@ afterEach(async () => {
 });
 
 async function storedEvents(sessionId: string): Promise<SessionEvent[]> {
-  return (await sessions.sessionEvents(sessionId)).map((stored) => stored.event as SessionEvent);
+  return readSessionEvents(sessions, sessionId);
 }
 
 /** A model that answers every call with `text`, reporting `tokens` input tokens and the model name `model`. */

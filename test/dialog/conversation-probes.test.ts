@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConversation } from '../../src/dialog/conversation.js';
-import type { SessionEvent } from '../../src/dialog/session-events.js';
+import { readSessionEvents } from '../../src/dialog/read-session-events.js';
 import { sessionStoreOf } from '../../src/dialog/session-store.js';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
 import { openRunStore } from '../../src/store/open-store.js';
@@ -45,8 +45,7 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const stored = async (sessionId: string) =>
-  (await sessionStoreOf(store).sessionEvents(sessionId)).map((row) => row.event as SessionEvent);
+const stored = async (sessionId: string) => readSessionEvents(sessionStoreOf(store), sessionId);
 
 describe('conversation under hostile model output', () => {
   it('refuses tool arguments nested a million deep: the API is not called, the turn and the session go on', async () => {

@@ -3,7 +3,7 @@ import { apiCallsOf, judgeSession, judgeTranscript } from '../../src/dialog/judg
 import { judgeTurn } from '../../src/dialog/judge-turn.js';
 import type { SessionEvent } from '../../src/dialog/session-events.js';
 import { WeftError } from '../../src/errors.js';
-import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { readDialogBlock } from '../../src/dialog/dialog-prompt-tags.js';
 import { sequenceModel } from '../llm/fake-models.js';
 
 const events: SessionEvent[] = [

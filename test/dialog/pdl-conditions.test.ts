@@ -9,7 +9,7 @@ import { botSystemPrompt } from '../../src/dialog/bot-prompt.js';
 import { checkPdl } from '../../src/dialog/check-pdl.js';
 import { parsePdl } from '../../src/dialog/parse-pdl.js';
 import type { Pdl, PdlProblem } from '../../src/dialog/pdl.js';
-import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { readDialogBlock } from '../../src/dialog/dialog-prompt-tags.js';
 
 function parsed(text: string): { pdl: Pdl; problems: PdlProblem[] } {
   const result = parsePdl(text, { file: 'f.pdl.yaml' });

@@ -7,7 +7,7 @@ import { parseProfiles } from '../../src/dialog/profiles.js';
 import { simulateSessions } from '../../src/dialog/simulate.js';
 import { WeftError } from '../../src/errors.js';
 import type { ChatCall, ChatModel } from '../../src/llm/chat-model.js';
-import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { readDialogBlock } from '../../src/dialog/dialog-prompt-tags.js';
 import { createModel } from '../../src/llm/resolve-model.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';

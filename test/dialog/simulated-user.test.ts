@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseProfiles } from '../../src/dialog/profiles.js';
 import { simulatedUserMessages, simulateUserTurn } from '../../src/dialog/simulated-user.js';
 import { WeftError } from '../../src/errors.js';
-import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { readDialogBlock } from '../../src/dialog/dialog-prompt-tags.js';
 import { sequenceModel } from '../llm/fake-models.js';
 
 const [profile] = parseProfiles(

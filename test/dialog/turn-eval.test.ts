@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseReferenceSessions } from '../../src/dialog/reference-sessions.js';
 import { evaluateTurns } from '../../src/dialog/turn-eval.js';
 import { WeftError } from '../../src/errors.js';
-import { readDialogBlock } from '../../src/llm/dialog-prompt-tags.js';
+import { readDialogBlock } from '../../src/dialog/dialog-prompt-tags.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { countingTools, refundPdl } from './dialog-fixtures.js';
 

@@ -21,7 +21,7 @@ const messages = async (workflow: ExecutableWorkflow, toolNames?: string[]) =>
     (p) => `${p.severity}: ${p.path ?? ''}: ${p.message}`,
   );
 
-describe('checkWorkflow (issue 14)', () => {
+describe('checkWorkflow', () => {
   it('finds nothing wrong with the issue example', async () => {
     expect(await messages(sumToN, ['add'])).toEqual([]);
   });

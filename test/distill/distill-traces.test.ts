@@ -1,5 +1,5 @@
 /**
- * The summarize stage (issue 14): `distillTraces` with scripted models (exact cases), the prompted fallback, a
+ * The summarize stage: `distillTraces` with scripted models (exact cases), the prompted fallback, a
  * summarizer that never finishes, and the sim rebuilding a reference workflow (mistake=0) or spoiling it (mistake=1).
  */
 import { readFileSync } from 'node:fs';
@@ -85,7 +85,8 @@ describe('distillTraces', () => {
     expect(result.usage.calls).toBe(4);
     // The model saw only graph tools, the traces' calls and results, and the business tool as text.
     const first = model.calls[0]!;
-    expect(first.tag).toEqual({ purpose: 'distill', key: 'sum_to_n' });
+    // Numbered by the runtime meter, as a run's calls are.
+    expect(first.tag).toEqual({ purpose: 'distill', key: 'sum_to_n', sequence: 0 });
     expect(first.tools?.map((tool) => tool.name)).not.toContain('add');
     expect(first.tools?.map((tool) => tool.name)).toContain('finish');
     const prompt = first.messages[0]!.content;

@@ -272,6 +272,44 @@ describe('evaluateSuite', () => {
     expect(report.tasks.map((task) => task.task)).toEqual(['sum-to-n']);
     expect(formatSuiteReport(report).at(-1)).toBe('cancelled: the report covers 1 of 4 task runs');
   });
+
+  it('charges every task to one budget: once spent, the tasks that finished are reported and the rest named', async () => {
+    // Three calls a task (two train inputs, then summarize), one task at a time: the seventh call is refused, in
+    // the third task.
+    const report = await evaluateSuite(tasks, {
+      ...base(),
+      concurrency: 1,
+      stages: fakeStages((task) => distilled(task.reference!)),
+      budget: { maxCalls: 6 },
+      budgetFields: { maxCalls: '--max-calls' },
+    });
+    expect(report.tasks.map((task) => task.task)).toEqual(['sum-to-n', 'palindrome']);
+    expect(report.cancelled).toBeUndefined();
+    expect(report.budget?.usage.calls).toBe(6);
+    expect(report.budget?.stopped).toMatchObject({
+      budget: 'maxCalls',
+      field: '--max-calls',
+      finished: 2,
+      of: 4,
+      unfinished: tasks
+        .slice(2)
+        .map((task) => `es-pe/${task.name}`)
+        .sort(),
+    });
+    // Each finished task's own count is its three calls.
+    expect(report.tasks.map((task) => task.usage.calls)).toEqual([3, 3]);
+  });
+
+  it('refuses a bad budget before any task runs, naming its field', async () => {
+    await expect(
+      evaluateSuite(tasks, {
+        ...base(),
+        stages: fakeStages((task) => distilled(task.reference!)),
+        budget: { maxCalls: 0 },
+        budgetFields: { maxCalls: '--max-calls' },
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT', location: { field: '--max-calls' } });
+  });
 });
 
 describe('evaluateSuite: rollouts, the all selection and the WorfEval column', () => {

@@ -1,5 +1,5 @@
 /**
- * The interpreter's value evaluation after its speed-ups (issue 14 bench): the property walk for plain paths must
+ * The interpreter's value evaluation after its speed-ups (found by the distillation bench): the property walk for plain paths must
  * answer exactly as JSONata does, value plans must not leak one case's values into another, and a workflow run
  * many times must give the same answers as a fresh one.
  */

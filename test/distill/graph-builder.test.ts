@@ -1,4 +1,4 @@
-/** The graph builder of the summarize stage (issue 14): operations, their refusals, and `finish`. */
+/** The graph builder of the summarize stage: operations, their refusals, and `finish`. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyGraphOperation, createGraphBuilder, type GraphDraft } from '../../src/distill/graph-builder.js';

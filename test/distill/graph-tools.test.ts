@@ -1,4 +1,4 @@
-/** The graph tools (issue 14): the builder's operations as Tools, with schemas and names models accept. */
+/** The graph tools: the builder's operations as Tools, with schemas and names models accept. */
 import { describe, expect, it } from 'vitest';
 import { createGraphBuilder, GRAPH_OPERATIONS } from '../../src/distill/graph-builder.js';
 import { graphTools } from '../../src/distill/graph-tools.js';

@@ -24,7 +24,7 @@ const sumToN = JSON.parse(
   readFileSync(new URL('../fixtures/workflows/sum-to-n.workflow.json', import.meta.url), 'utf8'),
 ) as ExecutableWorkflow;
 
-describe('runWorkflow (issue 14 interpreter)', () => {
+describe('runWorkflow (the interpreter)', () => {
   it('runs the issue example with a loop through a condition, calling the tool each round, with no model', async () => {
     calls.length = 0;
     const result = await runWorkflow(sumToN, { tools: [add], input: { n: 4 } });

@@ -1,8 +1,9 @@
-/** The single-stage baselines (issue 14): one agent with business and graph tools; its trace and mixed calls. */
+/** The single-stage baselines: one agent with business and graph tools; its trace and mixed calls. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withDistillSim } from '../../src/distill/distill-sim.js';
 import { mixedCalls, solveAndBuild } from '../../src/distill/single-stage.js';
+import { WeftError } from '../../src/errors.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
 import { type ScriptedReplyInput, scriptedModel } from '../../src/llm/scripted-model.js';
 import { simModel } from '../../src/llm/sim-model.js';
@@ -93,6 +94,28 @@ describe('solveAndBuild (the ReAct and P&E baselines)', () => {
     expect(trace).toMatchObject({ success: false, error: 'no final answer after 3 model calls (the step limit)' });
     expect(trace.calls).toHaveLength(3);
     expect(distill.steps).toBe(3);
+  });
+
+  it("ends with its work kept when the caller's model refuses with BUDGET, not counting the refused call", async () => {
+    const looping = scriptedModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 1 } }], repeat: true }]);
+    let calls = 0;
+    // A caller's budget of two calls further down (a command's --max-calls).
+    const budgeted = {
+      ...looping,
+      async generate(call: Parameters<typeof looping.generate>[0], signal?: AbortSignal) {
+        if (calls >= 2) throw new WeftError('BUDGET', 'Budget exhausted: call budget of 2 reached');
+        calls += 1;
+        return looping.generate(call, signal);
+      },
+    };
+    const { trace, distill } = await solveAndBuild({ ...task, model: budgeted, maxSteps: 10 });
+    expect(trace).toMatchObject({
+      success: false,
+      error: 'stopped by the budget: Budget exhausted: call budget of 2 reached',
+    });
+    expect(trace.calls).toHaveLength(2);
+    expect(trace.usage.calls).toBe(2);
+    expect(distill).toMatchObject({ finished: false, steps: 2 });
   });
 
   it('the sim follows the reference business calls in a single-stage conversation, builds it, then answers', async () => {

@@ -181,7 +181,9 @@ describe('solveTask, react', () => {
     };
     const trace = await solveTask({ model, tools: [], task: 'T', input: {}, maxSteps: 4 });
     expect(trace.success).toBe(false);
-    expect(trace.error).toBe('the solve failed: Budget exhausted: call budget of 1 reached');
+    expect(trace.error).toBe('stopped by the budget before an answer: Budget exhausted: call budget of 1 reached');
+    // The refused call was not made: it is not counted as one of the solve's calls.
+    expect(trace.usage.calls).toBe(0);
   });
 
   it('records tool errors and secret arguments redacted; a wrong answer is unsuccessful', async () => {

@@ -36,12 +36,15 @@ describe('weft run --json (scripted Gobang)', () => {
     expect(runResult.code, runResult.stderr).toBe(0);
     // The docs/contracts.md fields, plus where the outputs are and the run's result (added, never renamed).
     expect(Object.keys(run).sort()).toEqual([
+      'artifactsDir',
       'calls',
       'costUsd',
       'makespanMs',
+      'outputsDir',
       // Present because the plan changed once (docs/algorithms.md#changed-ratio).
       'planChanges',
       'planVersion',
+      'reportFile',
       'result',
       'runDir',
       'runId',

@@ -1,5 +1,5 @@
 /**
- * Issue 3's crash test: a `weft run` process is killed with SIGKILL at seeded points, then resumed. Each resume
+ * The crash test: a `weft run` process is killed with SIGKILL at seeded points, then resumed. Each resume
  * must finish with no completed subtask run again, no output lost, no recorded call repeated, and the same final
  * state as an uninterrupted run with the same seed. `npm test` runs a few points (test/e2e/crash-resume.test.ts);
  * `npm run test:long` runs the 20-point sweep (test/long/crash-resume-sweep.test.ts).
@@ -106,7 +106,7 @@ export async function crashSweep(points: number): Promise<void> {
       if (!finished) interrupted += 1;
       const result = finished
         ? undefined
-        : await resumeRun({ runId, model: await createModel(SIM), store, home }).catch((error: unknown) => {
+        : await resumeRun({ runId, model: await createModel(SIM), store, home }).result.catch((error: unknown) => {
             throw new Error(
               `point ${point} (killed after ${lines} lines): resume failed: ${error instanceof Error ? error.message : String(error)}`,
               { cause: error },

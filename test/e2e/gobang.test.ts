@@ -56,8 +56,8 @@ beforeAll(async () => {
     model,
     store,
     home,
-    candidates: K,
     onEvent: (event) => events.push(event),
+    run: { candidates: K },
   });
 });
 

@@ -55,10 +55,13 @@ describe('weft run --plan with a team role', () => {
     const document = jsonDocument(run);
     expect(run.code, run.stderr).toBe(0);
     expect(Object.keys(document).sort()).toEqual([
+      'artifactsDir',
       'calls',
       'costUsd',
       'makespanMs',
+      'outputsDir',
       'planVersion',
+      'reportFile',
       'result',
       'runDir',
       'runId',

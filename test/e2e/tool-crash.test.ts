@@ -1,5 +1,5 @@
 /**
- * Issue 12's crash test: a real `weft run --tools` process is killed with SIGKILL while a tool call is in flight
+ * The tool crash test: a real `weft run --tools` process is killed with SIGKILL while a tool call is in flight
  * (the order service has received the request and holds its answer), then `weft resume` finishes the run. Counted
  * on the server: no order is ever placed twice; a lookup (idempotent) that was in flight is made again; a
  * placement that was in flight is not, and its subtask fails saying so.

@@ -1,6 +1,6 @@
 /**
- * The WorfEval laws of issue 4, on every WorfBench gold record at hand (the repository's subset, and all 1,746
- * records when ../shared is beside the repository), with the default lexical similarity.
+ * The WorfEval laws on every WorfBench gold record at hand (the repository's subset, and all 1,746
+ * records when the optional benchmark data is at hand: WEFT_WORFBENCH_DATA), with the default lexical similarity.
  */
 import { describe, expect, it } from 'vitest';
 import { createLexicalSimilarity } from '../../src/eval/lexical-similarity.js';

@@ -3,23 +3,28 @@
  * built-ins.
  *
  * A clone of the repository holds a small subset (test/fixtures/worfbench, with its licence and provenance); the
- * full development set (1,746 records) sits at ../shared/data/worfbench beside the repository in this project's
- * own workspace and CI, not in a user's clone. Tests of a few records read the subset; tests of a property of every
- * record run on the subset always and on the full set when it is there (`goldSets`), saying so when it is not.
+ * full development set (1,746 records) is optional benchmark data, found through WEFT_WORFBENCH_DATA
+ * (test/optional-data.ts). Tests of a few records read the subset; tests of a property of every record run on the
+ * subset always and on the full set when it is there (`goldSets`), saying so when it is not.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { optionalData } from '../optional-data.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The subset in the repository: all of os.json, the first five records of each other file, the named ones. */
 export const GOLD_DIR = resolve(HERE, '..', 'fixtures', 'worfbench');
 /** The full development set, outside the repository; may be absent. */
-export const SHARED_GOLD_DIR = resolve(HERE, '..', '..', '..', 'shared', 'data', 'worfbench');
+export const FULL_GOLD = optionalData('WEFT_WORFBENCH_DATA', 'the full WorfBench gold set (1,746 records)', [
+  'shared',
+  'data',
+  'worfbench',
+]);
 /** Records in the subset and in the full set. */
 export const FIXTURE_RECORDS = 108;
-export const SHARED_RECORDS = 1746;
+export const FULL_RECORDS = 1746;
 
 export interface GoldSet {
   /** For test titles: `the repository's 92-record subset` or `all 1,746 records`. */
@@ -37,17 +42,17 @@ export function goldSets(): readonly GoldSet[] {
   const sets: GoldSet[] = [
     { name: `the repository's ${FIXTURE_RECORDS}-record subset`, dir: GOLD_DIR, full: false, records: FIXTURE_RECORDS },
   ];
-  if (existsSync(SHARED_GOLD_DIR)) {
+  if (FULL_GOLD.path !== undefined) {
     sets.push({
-      name: `all ${SHARED_RECORDS.toLocaleString('en')} records`,
-      dir: SHARED_GOLD_DIR,
+      name: `all ${FULL_RECORDS.toLocaleString('en')} records`,
+      dir: FULL_GOLD.path,
       full: true,
-      records: SHARED_RECORDS,
+      records: FULL_RECORDS,
     });
   } else if (!told) {
     told = true;
     console.log(
-      `skipping the full WorfBench gold set: ${SHARED_GOLD_DIR} is absent (it is not part of a clone); the ${FIXTURE_RECORDS}-record subset in test/fixtures/worfbench is tested instead`,
+      `skipping the full gold set: ${FULL_GOLD.missing}; the ${FIXTURE_RECORDS}-record subset in test/fixtures/worfbench is tested instead`,
     );
   }
   return sets;

@@ -1,5 +1,5 @@
 /**
- * The business API's domains of issue 13 (bank cards, flights, insurance, mobile plans, clinic) against the real
+ * The business API's domains for the procedures (bank cards, flights, insurance, mobile plans, clinic) against the real
  * server: each happy path, each business rule, and the violation count — a state-changing call without what its
  * precondition returned (a token, a quote, an eligibility, a slot) is refused and counted, while business refusals
  * (a full flight, an uncovered incident) are not.

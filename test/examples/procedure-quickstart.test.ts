@@ -1,5 +1,5 @@
 /**
- * The README's quick start of procedures, offline: `weft chat` on the order-return procedure with the scripted
+ * The quick start of procedures in docs/pdl.md, offline: `weft chat` on the order-return procedure with the scripted
  * replies and the user's lines from chat.txt, against a fresh business API. The return is made and refunded, and
  * the API counted no violation.
  */
@@ -14,7 +14,7 @@ import { ROOT } from '../e2e/weft-cli.js';
 const home = mkdtempSync(join(tmpdir(), 'weft-quickstart-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-describe('README quick start: chat with a procedure offline', () => {
+describe('procedures quick start: chat with a procedure offline', () => {
   it('returns and refunds the webcam with the scripted bot', async () => {
     const api = await startBusinessApi({ port: 0 });
     try {

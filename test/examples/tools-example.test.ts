@@ -1,5 +1,5 @@
 /**
- * examples/tools, the README's tools example, run as a user runs it: the business API on 127.0.0.1, then
+ * examples/tools, the tools example of docs/tools-file.md, run as a user runs it: the business API on 127.0.0.1, then
  * `weft run --plan examples/tools/plan.yaml --tools examples/tools/tools.yaml` with its scripted model. The agents
  * reach the API over HTTP and the policy server over MCP (stdio), and the server counts what they did.
  */

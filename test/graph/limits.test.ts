@@ -1,5 +1,5 @@
 /**
- * Sizes are bounded (issue 10, item 11; src/graph/limits.ts): in plan files and team files (refused with file and
+ * Sizes are bounded (src/graph/limits.ts): in plan files and team files (refused with file and
  * field) and in model answers (a bad answer: re-prompted with the exact error, like invalid JSON).
  */
 import { describe, expect, it } from 'vitest';

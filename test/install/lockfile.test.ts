@@ -1,6 +1,6 @@
 /**
  * package-lock.json must let `npm ci` work on every platform: each optional platform package that a locked package
- * names needs an entry, or npm refuses the lock as out of sync with package.json (issue 10, item 1).
+ * names needs an entry, or npm refuses the lock as out of sync with package.json.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -85,7 +85,7 @@ describe('output-token limit per call purpose', () => {
 
   it.each([
     ['retries: 1\nmaxOutputTokens:\n  plan: -1\n', 3, 'maxOutputTokens.plan'],
-    // A misspelt purpose is reported at its own key (issue 10, item 12).
+    // A misspelt purpose is reported at its own key.
     ['maxOutputTokens:\n  plann: 5\n', 2, 'maxOutputTokens.plann'],
     ['maxOutputTokens: 1.5\n', 1, 'maxOutputTokens'],
   ])('rejects a bad maxOutputTokens with file, line and field: %j', (text, line, field) => {
@@ -138,3 +138,18 @@ function fakeLlama(seen: Array<Record<string, unknown>>) {
     },
   };
 }
+
+describe("output-token limit of a purpose of the caller's own", () => {
+  it("gives a purpose no limit names the `other` limit (and never an Object.prototype member's)", async () => {
+    const replay = replayFetch('openai/chat-completion', 'openai/chat-completion');
+    const model = await createModel('openai:gpt-4o-mini', {
+      env: { OPENAI_API_KEY: 'sk' },
+      fetch: replay.fetch,
+      maxOutputTokens: { other: 321, plan: 99 },
+    });
+    await model.generate(call('summarise-ticket'));
+    await model.generate(call('constructor'));
+    expect(replay.requests[0]?.body).toMatchObject({ max_completion_tokens: 321 });
+    expect(replay.requests[1]?.body).toMatchObject({ max_completion_tokens: 321 });
+  });
+});

@@ -1,4 +1,4 @@
-/** The sim's answer key (`answers=`): gold answers known only inside the simulator (issue 10, item 22). */
+/** The sim's answer key (`answers=`): gold answers known only inside the simulator. */
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { parseSimAnswerKey } from '../../src/llm/sim-answer-key.js';

@@ -5,7 +5,8 @@ import { WeftError, isAbortError } from '../../src/errors.js';
 import type { CallTag, ChatCall } from '../../src/llm/chat-model.js';
 import { parseJsonLoose } from '../../src/llm/extract-json.js';
 import { withRetries } from '../../src/llm/retry.js';
-import { REVISED_SUFFIX, simModel, simPlan, type SimPlan } from '../../src/llm/sim-model.js';
+import { simModel } from '../../src/llm/sim-model.js';
+import { REVISED_SUFFIX, simPlan, type SimPlan } from '../../src/plan/sim-flow-responders.js';
 import { mulberry32 } from '../../src/llm/seeded-random.js';
 import { generateStructured } from '../../src/llm/structured-output.js';
 

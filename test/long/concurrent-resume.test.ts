@@ -7,6 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createModel } from '../../src/llm/resolve-model.js';
+import { runEvents } from '../../src/run/run-events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { openRunStore } from '../../src/store/open-store.js';
 import { deadPid } from '../cli/seed-home.js';
@@ -79,17 +80,14 @@ describe.each([
         expect(result.stderr).toMatch(
           new RegExp(`already being resumed by pid ${winnerPid}\\b|already finished \\(completed\\)`),
         );
-      const events = (await after.events(first.runId)).map(
-        (stored) => stored.event as { type: string; taskId?: string; attempt?: number },
-      );
+      const events = await runEvents(after, first.runId);
       await after.close();
       expect(events.filter((event) => event.type === 'run-resume')).toHaveLength(1);
       // After the takeover, no subtask attempt starts twice (an attempt cut short by the kill restarts once).
       const resumedAt = events.findIndex((event) => event.type === 'run-resume');
       const starts = events
         .slice(resumedAt)
-        .filter((event) => event.type === 'task-start')
-        .map((event) => `${event.taskId}#${event.attempt}`);
+        .flatMap((event) => (event.type === 'task-start' ? [`${event.taskId}#${event.attempt}`] : []));
       expect(new Set(starts).size).toBe(starts.length);
     },
     120_000,

@@ -1,4 +1,4 @@
-/** The full crash sweep of issue 3: 20 SIGKILLed `weft run` processes, each resumed to the uninterrupted state. */
+/** The full crash sweep: 20 SIGKILLed `weft run` processes, each resumed to the uninterrupted state. */
 import { describe, it } from 'vitest';
 import { crashSweep } from '../e2e/crash-harness.js';
 

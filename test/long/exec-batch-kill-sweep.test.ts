@@ -76,7 +76,7 @@ describe('weft exec --inputs killed with SIGKILL at several points', () => {
       } catch {
         continue; // a torn line of a kill: it may hold nothing else
       }
-      const counts = record.type === 'start' ? starts : results;
+      const counts = record.type === 'case-start' ? starts : results;
       counts.set(record.id, (counts.get(record.id) ?? 0) + 1);
     }
     expect(results.size).toBe(CASES);

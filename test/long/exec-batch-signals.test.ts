@@ -113,9 +113,9 @@ describe('weft exec --inputs stopped by a signal', () => {
     const before = callCounts(run.calls);
     const batchId = readdirOnly(join(home, 'batches'));
     const log = readFileSync(join(home, 'batches', batchId, 'log.jsonl'), 'utf8');
-    expect(log).toContain('"type":"start"');
+    expect(log).toContain('"type":"case-start"');
     // Results the kill caught before they were written count as interrupted too: never run again either way.
-    const done = (log.match(/"type":"result"/g) ?? []).length;
+    const done = (log.match(/"type":"case-end"/g) ?? []).length;
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json'], { WEFT_TEST_CALLS: run.calls });
     const summary = JSON.parse(resumed.stdout) as {
       passed: number;

@@ -75,6 +75,9 @@ describe('weft serve, a real process', () => {
     while (!text.includes('"run-end"')) text += new TextDecoder().decode((await reader.read()).value);
     served.child.kill('SIGINT');
     expect(await served.exited).toEqual({ code: 0, signal: null });
+    // Serve's own words: it has no work to keep, and one signal is enough.
+    expect(served.stderr()).toContain('weft serve: stopping the dashboard');
+    expect(served.stderr()).not.toMatch(/finished work is kept|again to quit/);
     await reader.cancel().catch(() => undefined);
   }, 120_000);
 
@@ -97,8 +100,11 @@ describe('weft serve, a real process', () => {
       headers: { Authorization: `Bearer ${document.token}` },
     });
     expect(await listed.json()).toEqual({ total: 0, offset: 0, runs: [] });
+    // One SIGTERM, never a second: the process must end on its own.
     served.child.kill('SIGTERM');
     expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toContain('weft serve: stopping the dashboard (SIGTERM)');
+    expect(served.stderr()).not.toMatch(/finished work is kept|again to quit/);
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(home)).toEqual([]);
   }, 120_000);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { loadContext, loadModel, openStore } from '../../src/cli/context.js';
-import { createWeftMcpServer } from '../../src/cli/mcp/mcp-server.js';
+import { createWeftMcpServer } from '../../src/serve/mcp-server.js';
 import type { RunStore } from '../../src/index.js';
 
 export interface McpHarness {
@@ -22,7 +22,7 @@ export interface McpHarness {
 }
 
 export async function startMcp(
-  options: { model?: string; maxRuns?: number; pollMs?: number } = {},
+  options: { model?: string; maxRuns?: number; pollMs?: number; modelMissing?: string } = {},
 ): Promise<McpHarness> {
   const home = mkdtempSync(join(tmpdir(), 'weft-mcp-test-'));
   const context = await loadContext({ home });
@@ -38,6 +38,7 @@ export async function startMcp(
     version: 'test',
     ...(options.maxRuns !== undefined ? { maxRuns: options.maxRuns } : {}),
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.modelMissing !== undefined ? { modelMissing: options.modelMissing } : {}),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -142,7 +142,7 @@ describe('the planner prompt and the output format', () => {
           ? '{"verdict":"accept","reason":""}'
           : 'done',
     );
-    await runTask({ task: 't', model: run, store, home, candidates: 1, plannerScope: false });
+    await runTask({ task: 't', model: run, store, home, run: { candidates: 1 }, prompts: { plannerScope: false } });
     await store.close();
     expect(run.calls.find((call) => call.tag?.purpose === 'plan')?.system).toBe(PLANNER_SYSTEM);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { workflowFromJson } from '../../src/graph/index.js';
 import type { ChatCall, ChatModel, ChatResult } from '../../src/llm/chat-model.js';
+import { runEvents } from '../../src/run/run-events.js';
 import { runTask } from '../../src/run/run-task.js';
 import { tempStores } from './temp-store.js';
 
@@ -75,10 +76,8 @@ describe('the wall-time budget is a deadline', () => {
     expect((await store.getRun(result.runId))?.status).toBe('failed');
     // The subtasks were cut short, not failed by their own doing.
     expect(result.tasks.map((task) => task.status)).toEqual(['not started', 'not started']);
-    const events = (await store.events(result.runId)).map(
-      (stored) => stored.event as { type: string; exceeded?: string; outcome?: string },
-    );
-    expect(events.filter((event) => event.type === 'task-end').map((event) => event.outcome)).toEqual([
+    const events = await runEvents(store, result.runId);
+    expect(events.flatMap((event) => (event.type === 'task-end' ? [event.outcome] : []))).toEqual([
       'aborted',
       'aborted',
     ]);
@@ -96,8 +95,8 @@ describe('the wall-time budget is a deadline', () => {
       model,
       store,
       home,
-      candidates: 1,
       budget: { maxWallMs: WALL_MS },
+      run: { candidates: 1 },
     });
     await until(() => started.length === 1);
     vi.advanceTimersByTime(WALL_MS);

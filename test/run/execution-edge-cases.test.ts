@@ -45,7 +45,7 @@ describe('review: bookkeeping failures at the end of a run', () => {
 });
 
 describe('a repair round and the saving of its plan version', () => {
-  it('ends when the revision is merged: a failure during a slow save gets its own round at once (issue 10, item 3)', async () => {
+  it('ends when the revision is merged: a failure during a slow save gets its own round at once', async () => {
     // Holding the round open until the save finished made which failures a round batched (and so the plans) depend
     // on disk speed: under load the same seed took other paths, and resumed runs ended unlike uninterrupted ones.
     const bExecute = deferred<string>();

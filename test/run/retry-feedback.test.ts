@@ -151,7 +151,7 @@ describe('a retried attempt', () => {
       store,
       home,
       runId: 'r',
-      retryFeedback: false,
+      prompts: { retryFeedback: false },
     });
     await store.close();
     const retry = executePrompts(model, 'poem').get(2)!;
@@ -184,7 +184,15 @@ describe('what an agent sees besides its objective', () => {
     const home = mkdtempSync(join(tmpdir(), 'weft-needed-off-'));
     const store = await openRunStore({ home });
     const model = poetModel();
-    await runTask({ task: PLAN.task, plan: workflowFromJson(PLAN), model, store, home, runId: 'r', neededBy: false });
+    await runTask({
+      task: PLAN.task,
+      plan: workflowFromJson(PLAN),
+      model,
+      store,
+      home,
+      runId: 'r',
+      prompts: { neededBy: false },
+    });
     await store.close();
     expect(executePrompts(model, 'poem').get(1)).not.toContain('<needed-by>');
   });

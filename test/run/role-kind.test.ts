@@ -58,7 +58,7 @@ function writerModel() {
   return { model, prompts };
 }
 
-async function rejection(run: Promise<unknown>): Promise<WeftError> {
+async function rejection(run: PromiseLike<unknown>): Promise<WeftError> {
   const error = await run.then(
     () => undefined,
     (failed: unknown) => failed as WeftError,
@@ -79,9 +79,9 @@ describe('a registered role kind', () => {
       model,
       store,
       home,
-      verify: false,
-      roleKinds: [echo],
       onEvent: (event) => events.push(event),
+      run: { verify: false },
+      roles: { kinds: [echo] },
     });
 
     expect(result.status).toBe('completed');
@@ -122,7 +122,7 @@ describe('a registered role kind', () => {
         model: writerModel().model,
         store,
         home,
-        roleKinds: defaultRoleKinds(),
+        roles: { kinds: defaultRoleKinds() },
       }),
     );
     expect(withTeams.message).toBe('Unknown role kind "crowd" (role "parrot"); known: llm, team');
@@ -139,7 +139,7 @@ describe('a registered role kind', () => {
         store,
         home,
         teams,
-        roleKinds: [createEchoRoleKind()],
+        roles: { kinds: [createEchoRoleKind()] },
       }),
     );
     expect(error).toMatchObject({ code: 'BAD_INPUT', location: { field: 'teams' } });
@@ -158,7 +158,7 @@ describe('a registered role kind', () => {
         model: writerModel().model,
         store,
         home,
-        roleKinds: [createEchoRoleKind(), createEchoRoleKind()],
+        roles: { kinds: [createEchoRoleKind(), createEchoRoleKind()] },
       }),
     );
     expect(twice.message).toBe('Role kind "echo" is registered twice');
@@ -169,7 +169,7 @@ describe('a registered role kind', () => {
         model: writerModel().model,
         store,
         home,
-        roleKinds: [{ ...createEchoRoleKind(), kind: 'llm' }],
+        roles: { kinds: [{ ...createEchoRoleKind(), kind: 'llm' }] },
       }),
     );
     expect(llm.message).toBe('Role kind "llm" is the built-in kind');
@@ -187,12 +187,12 @@ describe('a registered role kind', () => {
       model: writerModel().model,
       store,
       home,
-      verify: false,
-      roleKinds: [echo],
       signal: controller.signal,
       onEvent: (event) => {
         if (event.type === 'task-end' && event.taskId === 'say') controller.abort();
       },
+      run: { verify: false },
+      roles: { kinds: [echo] },
     });
     expect(cancelled.status).toBe('cancelled');
     const refused = await rejection(resumeRun({ runId: cancelled.runId, model: writerModel().model, store, home }));
@@ -204,7 +204,7 @@ describe('a registered role kind', () => {
       model: writerModel().model,
       store,
       home,
-      roleKinds: [echo],
+      roles: { kinds: [echo] },
     });
     expect(resumed.status).toBe('completed');
     expect(resumed.tasks.map((task) => task.output)).toEqual(['Hello, reader', 'Hello, reader. — Weft']);

@@ -49,8 +49,7 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      maxAttempts: 1,
+      run: { candidates: 1, maxAttempts: 1 },
     });
     expect(result.status).toBe('failed');
     const finalC = result.workflow!.subtasks.find((s) => s.id === 'c')!;
@@ -70,9 +69,9 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
       signal: controller.signal,
       onEvent: (e) => events.push(e),
+      run: { candidates: 1 },
     });
     await until(() => events.filter((e) => e.type === 'task-start').length === 3);
     controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
@@ -107,9 +106,9 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
       model: slowPlanner,
       store,
       home,
-      candidates: 2,
       signal: controller.signal,
       runId: 'r-plan-abort',
+      run: { candidates: 2 },
     });
     await tick();
     controller.abort(new WeftError('ABORTED', 'cancelled by the user'));
@@ -146,9 +145,9 @@ describe('review: the run summary (weft run --json) agrees with the final plan',
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
       runId: 'r-order',
       onEvent: (e) => seen.push(e),
+      run: { candidates: 1 },
     });
     slow.resolve('late c');
     await tick();
@@ -176,8 +175,7 @@ describe('review: the run-start event', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      strategy: 'none',
+      run: { candidates: 1, strategy: 'none' },
       onEvent: (e) => events.push(e),
     } satisfies RunTaskOptions);
     const start = events.find((e) => e.type === 'run-start') as Extract<WeftEvent, { type: 'run-start' }>;
@@ -200,7 +198,6 @@ describe('review: a throwing event listener', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
       runId: 'r-listener',
       onEvent: (e) => {
         seen.push(e);
@@ -209,6 +206,7 @@ describe('review: a throwing event listener', () => {
           throw new Error('progress view bug');
         }
       },
+      run: { candidates: 1 },
     });
     for (let i = 0; i < 5; i++) await tick();
     cGate.resolve('out b');

@@ -1,5 +1,5 @@
 /**
- * Tools inside runs (issue 12), in process against a real HTTP service: the tool loop in the execute step, the
+ * Tools inside runs, in process against a real HTTP service: the tool loop in the execute step, the
  * events, redaction, the tool-call budget, unknown tools, and resume from logs cut in each crash window.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -38,8 +38,8 @@ async function referenceRun(options: { strategy?: 'none' } = {}, subtasks = ['a'
     store,
     home: dir,
     runId: 'ref',
-    tools: orderTools(server.url),
-    ...options,
+    run: options,
+    tools: { available: orderTools(server.url) },
   });
   const events = await eventsOf(store, 'ref');
   await store.close();
@@ -91,7 +91,7 @@ describe('tools in runs', () => {
         model: orderModel(),
         store,
         home: dir,
-        tools: orderTools(server.url),
+        tools: { available: orderTools(server.url) },
       }),
     ).rejects.toMatchObject({
       code: 'BAD_INPUT',
@@ -115,8 +115,8 @@ describe('tools in runs', () => {
       model: orderModel(),
       store,
       home: dir,
-      tools: orderTools(server.url),
       budget: { maxToolCalls: 1 },
+      tools: { available: orderTools(server.url) },
     });
     expect(result.status).toBe('failed');
     expect(result.reason).toContain('tool call budget of 1 reached');
@@ -164,7 +164,13 @@ describe('resume never repeats a recorded side effect', () => {
     const { dir, store } = await crashedHome(events, cut);
     server.counts.clear();
     const model = orderModel();
-    const result = await resumeRun({ runId: 'ref', model, store, home: dir, tools: orderTools(server.url) });
+    const result = await resumeRun({
+      runId: 'ref',
+      model,
+      store,
+      home: dir,
+      tools: { available: orderTools(server.url) },
+    });
     expect(result.status).toBe('completed');
     // The order was placed before the crash and is not placed again; the lookup after it is made.
     expect(server.counts.get('POST /orders')).toBeUndefined();
@@ -189,7 +195,7 @@ describe('resume never repeats a recorded side effect', () => {
       model: orderModel(),
       store,
       home: dir,
-      tools: orderTools(server.url),
+      tools: { available: orderTools(server.url) },
     });
     const a = result.tasks.find((t) => t.id === 'a')!;
     expect(a.status).toBe('failed');
@@ -209,7 +215,7 @@ describe('resume never repeats a recorded side effect', () => {
       model: orderModel(),
       store,
       home: dir,
-      tools: orderTools(server.url),
+      tools: { available: orderTools(server.url) },
     });
     expect(result.status).toBe('completed');
     expect(server.counts.get('POST /orders')).toBeUndefined();
@@ -241,8 +247,8 @@ describe('tools with the sim model', () => {
       model: await createModel('sim:seed=4,toolcalls=3,toolwrong=0.3,toolbadargs=0.3'),
       store,
       home: dir,
-      tools: orderTools(server.url),
-      strategy: 'none',
+      tools: { available: orderTools(server.url) },
+      run: { strategy: 'none' },
     });
     const events = await eventsOf(store, result.runId);
     await store.close();
@@ -272,10 +278,8 @@ describe('resume with the sim model', () => {
       store,
       home: dir,
       runId: 'ref',
-      tools: orderTools(server.url),
-      strategy: 'none',
-      // One subtask at a time, so that the log has points where no tool call is open.
-      concurrency: 1,
+      tools: { available: orderTools(server.url) },
+      run: { strategy: 'none', concurrency: 1 },
     });
     const events = await eventsOf(store, 'ref');
     await store.close();
@@ -298,7 +302,7 @@ describe('resume with the sim model', () => {
       model: await createModel(SIM),
       store: crashed.store,
       home: crashed.dir,
-      tools: orderTools(server.url),
+      tools: { available: orderTools(server.url) },
     });
     await crashed.store.close();
     expect(resumed.status).toBe(reference.status);

@@ -1,5 +1,5 @@
 /**
- * A tool-using run yields an execution trace (issue 14): saved when the run ends, with the run's tool calls in
+ * A tool-using run yields an execution trace: saved when the run ends, with the run's tool calls in
  * order (the subtask as the step), its result as the answer and its run id; none for a run without tool calls or
  * a store that keeps no traces. In process, against the real HTTP order service of the tool-run tests.
  */
@@ -47,8 +47,7 @@ describe('traces of runs', () => {
       store,
       home: dir,
       runId: 'with-tools',
-      tools: orderTools(server.url),
-      toolsFile: 'orders.tools.yaml',
+      tools: { available: orderTools(server.url), file: 'orders.tools.yaml' },
     });
     expect(result.status).toBe('completed');
     const traces = await traceStoreOf(store).listTraces();
@@ -105,7 +104,7 @@ describe('traces of runs', () => {
       store: withoutTraces(store),
       home: dir,
       runId: 'hidden',
-      tools: orderTools(server.url),
+      tools: { available: orderTools(server.url) },
     });
     expect(hidden.status).toBe('completed');
     expect(hidden.toolCalls).toBe(2);

@@ -65,8 +65,8 @@ describe('a simulated tool in a run', () => {
         store,
         home: dir,
         runId: 'sim',
-        tools: tools.tools,
-        strategy: 'none',
+        tools: { available: tools.tools },
+        run: { strategy: 'none' },
       });
       expect(result.status).toBe('completed');
       const events = await runEvents(store, 'sim');

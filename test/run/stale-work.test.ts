@@ -100,7 +100,7 @@ describe('a completed subtask whose dependencies an update changed', () => {
         store,
         home,
         plan: workflowFromJson(page),
-        candidates: 1,
+        run: { candidates: 1 },
       });
       expect(result.status).toBe('completed');
       const report = await readFile(join(result.runDir, 'report.md'), 'utf8');

@@ -126,13 +126,14 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      createModel: async (spec) => {
-        expect(spec).toBe('scripted:judge');
-        return judge;
-      },
-      // The outputs folder is settled before the check runs: d's output is there.
       taskCheck: { command: 'cat "$WEFT_RUN_DIR/outputs/d.md"', judgeModel: 'scripted:judge', timeoutMs: 30_000 },
+      run: { candidates: 1 },
+      roles: {
+        createModel: async (spec) => {
+          expect(spec).toBe('scripted:judge');
+          return judge;
+        },
+      },
     });
     expect(result.status).toBe('completed');
     expect(result.taskCheck?.passed).toBe(false);
@@ -173,12 +174,12 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
       signal: controller.signal,
       taskCheck: { command: 'exit 0', timeoutMs: 30_000 },
       onEvent: (event) => {
         if (event.type === 'task-start' && event.taskId === 'd') queueMicrotask(() => controller.abort());
       },
+      run: { candidates: 1 },
     });
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.taskCheck).toBeUndefined();
@@ -188,6 +189,42 @@ describe('a run with task checks', () => {
       passed: true,
       checks: [{ method: 'command', by: 'exit 0', passed: true, detail: '', exitCode: 0, timedOut: false }],
     });
+  });
+
+  it("counts the judge's call in the run's calls, and refuses it once the run's budget is spent", async () => {
+    const judge = (): ChatModel => ({
+      id: 'scripted:judge',
+      kind: 'scripted',
+      generate: async () => ({
+        text: '{"success": true}',
+        usage: { inputTokens: 10, outputTokens: 5 },
+        model: 'judge',
+      }),
+    });
+    const run = async (budget?: { maxCalls: number }) => {
+      const { home, store } = await setup();
+      return runTask({
+        task: 'diamond',
+        model: testModel(),
+        store,
+        home,
+        plan: workflowFromJson(diamond()),
+        run: { candidates: 1 },
+        roles: { createModel: async () => judge() },
+        ...(budget ? { budget } : {}),
+        taskCheck: { judgeModel: 'scripted:judge', timeoutMs: 30_000 },
+      });
+    };
+    const unbounded = await run();
+    expect(unbounded.taskCheck?.passed).toBe(true);
+    const runCalls = unbounded.calls - 1;
+    expect(runCalls).toBeGreaterThan(0);
+    // With exactly the run's own calls to spend, the judge's is refused: a failed check that says why.
+    const bounded = await run({ maxCalls: runCalls });
+    expect(bounded.status).toBe('completed');
+    expect(bounded.calls).toBe(runCalls);
+    expect(bounded.taskCheck?.passed).toBe(false);
+    expect(bounded.taskCheck?.checks[0]?.detail).toContain(`Budget exhausted: call budget of ${runCalls} reached`);
   });
 
   it('records the judge spec without the password of its URL, and calls the judge with the spec as given', async () => {
@@ -200,16 +237,22 @@ describe('a run with task checks', () => {
       store,
       home,
       plan: workflowFromJson(diamond()),
-      candidates: 1,
-      createModel: async (given) => {
-        asked.push(given);
-        return {
-          id: given,
-          kind: 'scripted',
-          generate: async () => ({ text: '{"success": true}', usage: { inputTokens: 1, outputTokens: 1 }, model: 'j' }),
-        };
-      },
       taskCheck: { judgeModel: spec, timeoutMs: 30_000 },
+      run: { candidates: 1 },
+      roles: {
+        createModel: async (given) => {
+          asked.push(given);
+          return {
+            id: given,
+            kind: 'scripted',
+            generate: async () => ({
+              text: '{"success": true}',
+              usage: { inputTokens: 1, outputTokens: 1 },
+              model: 'j',
+            }),
+          };
+        },
+      },
     });
     expect(asked).toEqual([spec]);
     expect(result.taskCheck?.passed).toBe(true);

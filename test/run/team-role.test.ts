@@ -1,5 +1,5 @@
 /**
- * Team roles in workflows (issue 5): a subtask whose agent is a `kind: team` role runs through DyLAN, its calls
+ * Team roles in workflows: a subtask whose agent is a `kind: team` role runs through DyLAN, its calls
  * count in the run, its importance scores go to the store, and report.md shows what the team did.
  *
  * The scenario is examples/team-workflow (plan.json, team.yaml, replies.json): four agents answer 8, 9, 8, 7 at
@@ -66,7 +66,6 @@ async function runExample(store: SqliteRunStore, home: string, extra: Partial<Ru
   const plan = await readPlan(PLAN_FILE);
   const events: WeftEvent[] = [];
   const result = await runTask({
-    roleKinds,
     task: plan.task,
     plan,
     planFile: PLAN_FILE,
@@ -75,6 +74,7 @@ async function runExample(store: SqliteRunStore, home: string, extra: Partial<Ru
     home,
     onEvent: (event) => events.push(event),
     ...extra,
+    roles: { kinds: roleKinds },
   });
   return { result, events };
 }
@@ -136,7 +136,6 @@ describe('a workflow subtask run by a team', () => {
     };
     const events: WeftEvent[] = [];
     await runTask({
-      roleKinds,
       task: plan.task,
       plan: typed,
       planFile: PLAN_FILE,
@@ -144,6 +143,7 @@ describe('a workflow subtask run by a team', () => {
       store,
       home,
       onEvent: (event) => events.push(event),
+      roles: { kinds: roleKinds },
     });
     expect(teamEvents(events)[0]?.taskType).toBe('dates');
     expect((await store.teamScores('apollo-panel', 'dates')).map((score) => score.agent)).toEqual([
@@ -302,12 +302,12 @@ describe('a workflow subtask run by a team', () => {
     const model = scriptedModel(replies);
     const events: WeftEvent[] = [];
     const resumed = await resumeRun({
-      roleKinds,
       runId: cancelled.runId,
       model,
       store,
       home,
       onEvent: (event) => events.push(event),
+      roles: { kinds: roleKinds },
     });
     expect(resumed.status).toBe('completed');
     expect(resumed.workflow?.subtasks.find((s) => s.id === 'days')?.output).toBe('8');
@@ -332,13 +332,13 @@ describe('team files that cannot be used', () => {
 
   async function failure(store: SqliteRunStore, home: string, plan: Workflow, planFile: string): Promise<WeftError> {
     const error = await runTask({
-      roleKinds,
       task: plan.task,
       plan,
       planFile,
       model: scriptedModel([]),
       store,
       home,
+      roles: { kinds: roleKinds },
     }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
@@ -386,14 +386,13 @@ describe('team files that cannot be used', () => {
       throw new WeftError('BAD_INPUT', `The model ${spec} needs an API key: set OPENAI_API_KEY`);
     };
     const error = await runTask({
-      roleKinds,
       task: plan.task,
       plan,
       planFile,
       model: scriptedModel([]),
       store,
       home,
-      createModel,
+      roles: { kinds: roleKinds, createModel: createModel },
     }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
@@ -425,7 +424,6 @@ describe('team files and runs that outlive their folder', () => {
     const controller = new AbortController();
     let answers = 0;
     const cancelled = await runTask({
-      roleKinds,
       task: 'T',
       plan: await readPlan(join(dir, 'plan.json')),
       planFile: join(dir, 'plan.json'),
@@ -436,11 +434,12 @@ describe('team files and runs that outlive their folder', () => {
       onEvent: (event) => {
         if (event.type === 'call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
       },
+      roles: { kinds: roleKinds },
     });
     expect(cancelled.status).toBe('cancelled');
     await rm(join(dir, 'team.yaml'));
     const model = await loadScriptedModel(join(dir, 'replies.json'));
-    const error = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home }).then(
+    const error = await resumeRun({ runId: cancelled.runId, model, store, home, roles: { kinds: roleKinds } }).then(
       () => undefined,
       (failed: unknown) => failed as WeftError,
     );
@@ -448,7 +447,7 @@ describe('team files and runs that outlive their folder', () => {
     expect((await store.getRun(cancelled.runId))?.status).toBe('cancelled');
     expect(model.calls).toEqual([]);
     await copyFile(join(EXAMPLE, 'team.yaml'), join(dir, 'team.yaml'));
-    const resumed = await resumeRun({ roleKinds, runId: cancelled.runId, model, store, home });
+    const resumed = await resumeRun({ runId: cancelled.runId, model, store, home, roles: { kinds: roleKinds } });
     expect(resumed.status).toBe('completed');
   });
 });
@@ -509,14 +508,14 @@ describe('a plan update that gives a subtask to a team role', () => {
     };
     const events: WeftEvent[] = [];
     const result = await runTask({
-      roleKinds,
       task: plan.task,
       plan: start,
       model,
       store,
       home,
-      candidates: 1,
       onEvent: (event) => events.push(event),
+      roles: { kinds: roleKinds },
+      run: { candidates: 1 },
     });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');
@@ -576,14 +575,14 @@ describe('a team role the inspector invents', () => {
     };
     const events: WeftEvent[] = [];
     const result = await runTask({
-      roleKinds,
       task: plan.task,
       plan: start,
       model,
       store,
       home,
-      candidates: 1,
       onEvent: (event) => events.push(event),
+      roles: { kinds: roleKinds },
+      run: { candidates: 1 },
     });
     expect(result.status).toBe('completed');
     const update = events.find((event) => event.type === 'plan-update');

@@ -53,12 +53,10 @@ it('50 parallel subtasks with retries and plan updates: one ended span per attem
   const result = await runTask({
     task: 'fifty parts',
     plan: fifty(),
-    // Failing verifications (retries) and provider errors, with latencies that keep attempts overlapping.
     model: await createModel('sim:seed=11,latency=uniform(1,6),fail=0.3,error=0.05'),
     store,
     home,
-    concurrency: 50,
-    strategy: 'on-failure',
+    run: { concurrency: 50, strategy: 'on-failure' },
   });
   const events = await runEvents(store, result.runId);
   await store.close();

@@ -86,7 +86,7 @@ async function tracedRun(options: { content?: boolean; model?: string; plan?: bo
     model: await createModel(options.model ?? SIM),
     store,
     home,
-    tools: [lookup],
+    tools: { available: [lookup] },
   });
   const events = await runEvents(store, result.runId);
   await store.close();
@@ -246,13 +246,13 @@ describe('OpenTelemetry spans of a run', () => {
     const home = mkdtempSync(join(tmpdir(), 'weft-otel-'));
     const store = await openRunStore({ home });
     const result = await runTask({
-      roleKinds: defaultRoleKinds(),
       task: parsed.workflow.task,
       plan: parsed.workflow,
       planFile,
       model: await loadScriptedModel(join(example, 'replies.json')),
       store,
       home,
+      roles: { kinds: defaultRoleKinds() },
     });
     await store.close();
     await stopTelemetry();
@@ -278,11 +278,11 @@ describe('OpenTelemetry spans of a run', () => {
       model: await createModel(SIM),
       store,
       home,
-      tools: [lookup],
       signal: controller.signal,
       onEvent: (event) => {
         if (event.type === 'task-end') controller.abort();
       },
+      tools: { available: [lookup] },
     });
     expect(first.status).toBe('cancelled');
     const resumed = await resumeRun({
@@ -290,7 +290,7 @@ describe('OpenTelemetry spans of a run', () => {
       model: await createModel(SIM),
       store,
       home,
-      tools: [lookup],
+      tools: { available: [lookup] },
     });
     expect(resumed.status).toBe('completed');
     await store.close();
@@ -312,7 +312,7 @@ describe('OpenTelemetry spans of a run', () => {
       model: await createModel(SIM),
       store,
       home,
-      tools: [lookup],
+      tools: { available: [lookup] },
     });
     await store.close();
     expect(result.status).toBe('completed');

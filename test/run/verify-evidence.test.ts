@@ -34,8 +34,8 @@ async function refundRun() {
     store,
     home: dir,
     runId: 'ref',
-    tools: [tool],
-    strategy: 'none',
+    tools: { available: [tool] },
+    run: { strategy: 'none' },
   });
   const events = await runEvents(store, 'ref');
   await store.close();
@@ -97,7 +97,7 @@ describe('the verifier sees the attempt tool calls', () => {
     await store.savePlanVersion({ runId: 'ref', version: 1, workflow: chosen.workflow, cause: 'given plan' });
     const model = await recordedScriptedModel(dir);
     const tool = refundTool();
-    const result = await resumeRun({ runId: 'ref', model, store, home: dir, tools: [tool] });
+    const result = await resumeRun({ runId: 'ref', model, store, home: dir, tools: { available: [tool] } });
     await store.close();
     expect(tool.made).toBe(0);
     // Only the verification was asked again; the agent's calls came from the log.
@@ -131,7 +131,14 @@ describe('the verifier sees the attempt tool calls', () => {
       subtasks: [...PLAN.subtasks, { ...PLAN.subtasks[0]!, id: 'note', objective: 'Write a note.', agent: 'writer' }],
     };
     const store = await openRunStore({ home: dir });
-    const result = await runTask({ task: plan.task, plan, model, store, home: dir, tools: [refundTool()] });
+    const result = await runTask({
+      task: plan.task,
+      plan,
+      model,
+      store,
+      home: dir,
+      tools: { available: [refundTool()] },
+    });
     await store.close();
     expect(result.status).toBe('completed');
     const prompt = (key: string) =>

@@ -29,9 +29,9 @@ const manifest = (batchId: string, cases = 3) => ({
   options: { concurrency: 8 },
 });
 
-const start = (id: string | number, attempt = 1): BatchRecord => ({ type: 'start', id, attempt });
+const start = (id: string | number, attempt = 1): BatchRecord => ({ type: 'case-start', id, attempt });
 const passed = (id: string | number, output: unknown = 1): BatchRecord => ({
-  type: 'result',
+  type: 'case-end',
   id,
   status: 'passed',
   output,
@@ -120,7 +120,7 @@ export function describeBatchStore(name: string, factory: BatchStoreFactory): vo
     it('writes an append whole or not at all: a bad record in it leaves the log as it was', async () => {
       await store.createBatch({ batchId: 'b-1', manifest: manifest('b-1') });
       await store.appendBatchRecords('b-1', [start('a')]);
-      const bad = [start('b'), { type: 'result', id: 'b', status: 'weird' } as unknown as BatchRecord, start('c')];
+      const bad = [start('b'), { type: 'case-end', id: 'b', status: 'weird' } as unknown as BatchRecord, start('c')];
       expect((await rejection(store.appendBatchRecords('b-1', bad))).code).toBe('STORE');
       const cyclic: Record<string, unknown> = {};
       cyclic['self'] = cyclic;
@@ -136,9 +136,9 @@ export function describeBatchStore(name: string, factory: BatchStoreFactory): vo
         start('a'),
         passed('a'),
         start('b'),
-        { type: 'result', id: 'b', status: 'failed', output: 3 },
+        { type: 'case-end', id: 'b', status: 'failed', output: 3 },
         start('c'),
-        { type: 'result', id: 'd', status: 'error', interrupted: true, error: { code: 'INTERRUPTED', message: 'x' } },
+        { type: 'case-end', id: 'd', status: 'error', interrupted: true, error: { code: 'INTERRUPTED', message: 'x' } },
         start('e'),
       ]);
       expect(await store.batchCounts('b-1')).toEqual({
@@ -153,7 +153,7 @@ export function describeBatchStore(name: string, factory: BatchStoreFactory): vo
       await store.appendBatchRecords('b-1', [start('d', 2), passed('d', 'again')]);
       await store.appendBatchRecords('b-1', [
         passed('c', 'first'),
-        { type: 'result', id: 'c', status: 'failed', output: 'second' },
+        { type: 'case-end', id: 'c', status: 'failed', output: 'second' },
         passed('e'),
       ]);
       expect(await store.batchCounts('b-1')).toEqual({
@@ -262,7 +262,7 @@ export function describeBatchStore(name: string, factory: BatchStoreFactory): vo
       let lastId = -1;
       for await (const record of batchRecordsOf(counting, 'b-big')) {
         seen += 1;
-        if (record.type === 'result') {
+        if (record.type === 'case-end') {
           expect(record.id).toBe(lastId + 1);
           lastId = record.id as number;
         }

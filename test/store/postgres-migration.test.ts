@@ -19,7 +19,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Schema version 1 (issue 3), verbatim; `s` is the quoted schema. */
+/** Schema version 1, verbatim; `s` is the quoted schema. */
 const schemaV1 = (s: string) => `
   CREATE TABLE ${s}.schema_version (single boolean PRIMARY KEY DEFAULT true CHECK (single), version integer NOT NULL);
   INSERT INTO ${s}.schema_version (version) VALUES (1);

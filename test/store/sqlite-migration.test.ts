@@ -11,7 +11,7 @@ import { deflate, encodeRefs } from '../../src/store/json-blobs.js';
 import type { EventRecord } from '../../src/store/run-store.js';
 import { openSqliteRunStore, SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/store/sqlite-run-store.js';
 
-/** Schema version 1 (issue 2), verbatim. */
+/** Schema version 1, verbatim. */
 const SCHEMA_V1 = `
   CREATE TABLE runs (
     run_id     TEXT PRIMARY KEY NOT NULL,
@@ -49,7 +49,7 @@ const SCHEMA_V1 = `
   );
 `;
 
-/** What schema version 2 (issue 3) added to version 1, verbatim. */
+/** What schema version 2 added to version 1, verbatim. */
 const SCHEMA_V2_ADDITIONS = `
   ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
   ALTER TABLE runs ADD COLUMN owner_host TEXT;

@@ -94,6 +94,7 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
     expectLayersSumToOne(result);
 
     expect(events.map((e) => e.type)).toEqual([
+      'team-start',
       'layer-start',
       'node',
       'node',
@@ -106,7 +107,7 @@ describe('runTeam: 4 agents, 3 agree at step 2', () => {
       'node',
       'node',
       'consensus-check',
-      'stop',
+      'team-end',
     ]);
     const checks = events.filter(
       (e): e is Extract<TeamEvent, { type: 'consensus-check' }> => e.type === 'consensus-check',
@@ -178,7 +179,7 @@ describe("runTeam: early stop per answer (the authors' code) and per layer", () 
         reason: '3 of 4 agree (3 answered): consensus (more than 2/3)',
       },
     ]);
-    expect(events.at(-1)).toEqual({ type: 'stop', step: 1, reason: 'consensus', answer: 'B', calls: 3 });
+    expect(events.at(-1)).toEqual({ type: 'team-end', step: 1, reason: 'consensus', answer: 'B', calls: 3 });
   });
 
   it('per layer: the same team makes all 4 calls before it checks', async () => {
@@ -424,7 +425,7 @@ describe('runTeam: the ranker drops the two wrong agents', () => {
       step: 4,
       agents: ['geometer', 'algebraist'],
     });
-    expect(events.at(-1)).toEqual({ type: 'stop', step: 4, reason: 'consensus', answer: '42.0', calls: 15 });
+    expect(events.at(-1)).toEqual({ type: 'team-end', step: 4, reason: 'consensus', answer: '42.0', calls: 15 });
   });
 
   it('optimises the team by those scores: the dropped guesser, well rated at the reformation step, is chosen', async () => {

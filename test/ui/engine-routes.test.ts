@@ -277,6 +277,8 @@ describe('dashboard: batches', () => {
     const manifest = JSON.parse(readFileSync(paths.manifest, 'utf8'));
     const total = 200_000;
     writeFileSync(paths.manifest, JSON.stringify({ ...manifest, inputs: { ...manifest.inputs, cases: total + 5 } }));
+    // Written with the record names of earlier versions (`start`, `result`): the dashboard reads those too, and the
+    // real batch's own records above them have today's (`case-start`, `case-end`).
     const lines: string[] = [];
     for (let index = 0; index < total; index++) {
       lines.push(JSON.stringify({ type: 'start', id: `k${index}`, attempt: 1 }));

@@ -1,6 +1,7 @@
 /** A whole run log read in pages, yielding to other work between them (the dashboard's run, node and team pages). */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/store/run-store.js';
+import { runEventPage } from '../../src/run/run-events.js';
 import { readRunEvents } from '../../src/ui/read-run-events.js';
 
 function fakeStore(total: number) {
@@ -50,5 +51,19 @@ describe('readRunEvents', () => {
     setImmediate(() => order.push('other work'));
     expect(await reading).toHaveLength(10_000);
     expect(order).toEqual(['read after 0', 'other work', 'read after 5000', 'read after 10000']);
+  });
+});
+
+describe('runEventPage', () => {
+  it('returns one page after the given position, with positions, as the store holds it', async () => {
+    const store = fakeStore(10);
+    const page = await runEventPage(store, 'r', 3, 4);
+    expect(page.map((stored) => [stored.seq, stored.event.type, stored.event.at])).toEqual([
+      [4, 'call', 3],
+      [5, 'call', 4],
+      [6, 'call', 5],
+      [7, 'call', 6],
+    ]);
+    expect(store.reads).toEqual([{ after: 3, limit: 4 }]);
   });
 });

@@ -385,11 +385,10 @@ describe.skipIf(redis.url === undefined)('budgets across workers', () => {
         model: await createModel(SIM),
         store,
         home,
-        concurrency: 1,
-        strategy: 'none',
         budget: { maxCalls: 4 },
         attemptRunner: runner.attemptRunner,
         onEvent: (event) => events.push(event),
+        run: { concurrency: 1, strategy: 'none' },
       });
       expect(result.status).not.toBe('completed');
       // Two subtasks ran on the worker (execute + verify each); the third dispatch was refused, never enqueued.

@@ -1,5 +1,5 @@
 /**
- * `weft exec --inputs … --workers redis://…` (issue 14): the cases of a batch run on `weft worker`s through BullMQ
+ * `weft exec --inputs … --workers redis://…`: the cases of a batch run on `weft worker`s through BullMQ
  * on a real Redis (skipped, with the reason printed, only when no redis-server can start). Workers started after
  * the batch and before it both take its jobs; no case runs twice; case errors come back located; the redis URL's
  * password is never printed.

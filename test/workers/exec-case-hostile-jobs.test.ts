@@ -1,5 +1,5 @@
 /**
- * Exec-case jobs a worker must not trust (issue 14): a workflow in Redis whose text does not match the job's hash,
+ * Exec-case jobs a worker must not trust: a workflow in Redis whose text does not match the job's hash,
  * one that is missing, and one that is not a valid workflow — each reported as the
  * job's error, never run.
  */

@@ -1,5 +1,5 @@
 /**
- * A distributed run that ends leaves no work behind (issue 10, items 14 and 15): the wall-time deadline withdraws
+ * A distributed run that ends leaves no work behind: the wall-time deadline withdraws
  * jobs no worker takes, SIGTERM to `weft run --workers` withdraws them like Ctrl-C and marks the run, and a worker
  * refuses a job whose run is no longer live (no coordinator waits for it).
  */
@@ -77,9 +77,9 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
         model: await createModel('sim:seed=1'),
         store,
         home,
-        strategy: 'none',
         budget: { maxWallMs: 300 },
         attemptRunner: runner.attemptRunner,
+        run: { strategy: 'none' },
       });
       expect(result.status).toBe('failed');
       expect(result.reason).toBe('Budget exhausted: wall-time budget of 0.3s reached');
@@ -120,9 +120,9 @@ describe.skipIf(redis.url === undefined)('a distributed run leaves no work behin
         model: await createModel('sim:seed=1,latency=fixed(60000)'),
         store,
         home,
-        strategy: 'none',
         signal: cancel.signal,
         attemptRunner: runner.attemptRunner,
+        run: { strategy: 'none' },
       });
       expect(result.status).toBe('cancelled');
       await until(() => seen.some((event) => event.type === 'job-end'), 'the running job to end');

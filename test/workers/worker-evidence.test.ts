@@ -44,9 +44,9 @@ async function refundRun(queue?: string) {
       model,
       store,
       home: dir,
-      strategy: 'none',
-      tools: [tool],
       ...(runner ? { attemptRunner: runner.attemptRunner } : {}),
+      run: { strategy: 'none' },
+      tools: { available: [tool] },
     });
     const events = await runEvents(store, result.runId);
     return { result, events, calls: queue ? workerCalls : model.calls, tool };

@@ -1,5 +1,5 @@
 /**
- * Tracing across a `weft worker` (issue 15): the coordinator puts its attempt span's W3C traceparent in the job, and
+ * Tracing across a `weft worker`: the coordinator puts its attempt span's W3C traceparent in the job, and
  * the worker's model calls become `chat` spans under that attempt, in the run's trace. Coordinator and worker run
  * in this process on a real Redis; the spans are collected by the SDK with an in-memory exporter.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool-using subtasks on `weft worker` (issue 12), through BullMQ on a real Redis, against the order service
+ * Tool-using subtasks on `weft worker`, through BullMQ on a real Redis, against the order service
  * counting requests: tool events come back to the run's log; a worker without the tools, or with other schemas,
  * refuses the job; a worker SIGKILLed during a placement leaves a journal from which the next worker refuses to
  * place the order again.
@@ -44,9 +44,9 @@ async function runOnQueue(queue: string, workerTools: readonly Tool[] | undefine
       model: await createModel(ORDERS_MODEL),
       store,
       home: files.home,
-      strategy: 'none',
-      tools: set.tools,
       attemptRunner: runner.attemptRunner,
+      run: { strategy: 'none' },
+      tools: { available: set.tools },
     });
     const events = await runEvents(store, result.runId);
     return { result, events };
@@ -146,9 +146,9 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
         model: await createModel(ORDERS_MODEL),
         store,
         home: files.home,
-        strategy: 'none',
-        tools: set.tools,
         attemptRunner: runner.attemptRunner,
+        run: { strategy: 'none' },
+        tools: { available: set.tools },
       });
       expect(second).toBeDefined();
       expect(server().posted.get('a')).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * Orders and returns (issue 12), the first domain of the business API:
+ * Orders and returns, the first domain of the business API:
  *
  *   GET    /customers?email=…              find a customer               → { customer_id, name, email, verified }
  *   POST   /customers/{id}/verify          { postal_code }               → { customer_id, verified, verification_token }

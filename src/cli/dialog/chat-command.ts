@@ -25,15 +25,17 @@ import {
   WeftError,
   formatError,
   isWeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, openStore } from '../context.js';
 import { integerFlag } from '../flags.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { sessionIdArgument } from './session-id-argument.js';
 import type { Output } from '../output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface ChatFlags {
+/** Budget flags (BudgetFlags), as `weft run` takes them: the bot's calls and the simulated APIs' count. */
+export interface ChatFlags extends BudgetFlags {
   readonly session?: string;
   readonly model?: string;
   readonly tools?: string;
@@ -46,11 +48,6 @@ export interface ChatFlags {
   readonly postControllers?: boolean;
   readonly controllers?: boolean;
   readonly maxActions?: string;
-  /** The budgets, as `weft run` takes them: the bot's calls and the simulated APIs' count. */
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;

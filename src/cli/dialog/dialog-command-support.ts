@@ -8,7 +8,7 @@ import {
   type ControllerMode,
   type Pdl,
   type ToolSet,
-} from '../../index.js';
+} from '../../internal.js';
 import type { Context } from '../context.js';
 import { loadModel } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';

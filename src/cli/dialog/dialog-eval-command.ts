@@ -10,7 +10,7 @@ import {
   type TurnEvalReport,
   type TurnSummary,
   formatError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, requireValue } from '../context.js';
 import {
   controllerModeOf,
@@ -27,9 +27,11 @@ import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
-import { progressLogger } from '../team-command-support.js';
+import { progressLogger } from '../team/team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface DialogEvalFlags {
+/** Budget flags (BudgetFlags), as `weft run` takes them, for the whole batch (every model's calls count). */
+export interface DialogEvalFlags extends BudgetFlags {
   readonly references?: string;
   readonly model?: string;
   readonly judge?: string;
@@ -39,11 +41,6 @@ export interface DialogEvalFlags {
   readonly concurrency?: string;
   /** false with `--no-controllers` (no pre-decision guidance). */
   readonly controllers?: boolean;
-  /** The budgets, as `weft run` takes them, for the whole batch (every model's calls count). */
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }

@@ -17,7 +17,7 @@ import {
   pdlMermaid,
   pdlText,
   readPdlText,
-} from '../../index.js';
+} from '../../internal.js';
 import { formatLocation, isWeftError } from '../../errors.js';
 import type { Output } from '../output.js';
 

@@ -3,7 +3,7 @@
  * (`s-YYYYMMDD-HHMMSS-xxxxxxxx`); anything else is refused before the store is asked, and the message shows the
  * value clipped and inert, since it is echoed to a terminal (a pasted escape sequence, 10 KB of junk).
  */
-import { inertText, WeftError } from '../../index.js';
+import { inertText, WeftError } from '../../internal.js';
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

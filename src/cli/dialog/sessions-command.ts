@@ -12,12 +12,14 @@ import {
   sessionStoreOf,
   transcriptOf,
   WeftError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, openExistingStore, storePlace } from '../context.js';
+import { inListOrder } from '../list-order.js';
 import type { Output } from '../output.js';
 import { sessionIdArgument } from './session-id-argument.js';
 
 interface SessionsFlags {
+  readonly oldestFirst?: boolean;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
@@ -32,7 +34,7 @@ export async function sessionsCommand(flags: SessionsFlags, output: Output): Pro
   const context = await loadContext(flags);
   const runStore = await openExistingStore(context);
   try {
-    const sessions = runStore ? await sessionStoreOf(runStore).listSessions() : [];
+    const sessions = inListOrder(runStore ? await sessionStoreOf(runStore).listSessions() : [], flags.oldestFirst);
     const rows = sessions.map((session) => ({
       sessionId: session.sessionId,
       procedure: session.procedure,

@@ -16,7 +16,7 @@ import {
   WeftError,
   traceWorkflow,
   formatError,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, openStore, requireValue } from '../context.js';
 import {
   controllerModeOf,
@@ -32,9 +32,11 @@ import { choiceFlag, integerFlag, numberFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
-import { progressLogger } from '../team-command-support.js';
+import { progressLogger } from '../team/team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface SimulateFlags {
+/** Budget flags (BudgetFlags), as `weft run` takes them, for the whole batch (every model's calls count). */
+export interface SimulateFlags extends BudgetFlags {
   readonly profiles?: string;
   readonly model?: string;
   readonly userModel?: string;
@@ -56,11 +58,6 @@ export interface SimulateFlags {
   /** Keep every session in the store (`weft show-session ID`). */
   readonly keepSessions?: boolean;
   readonly store?: string;
-  /** The budgets, as `weft run` takes them, for the whole batch (every model's calls count). */
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly home?: string;
   readonly json?: boolean;
 }
@@ -218,6 +215,7 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
         ...Object.entries(report.byOow).map(([group, summary]) => row(groupLabel(report, group), summary)),
       ],
     ),
+    ...overlapNote(report),
     "success and progress: the judge, as in the FlowAgent paper; tool F1 (paper): its authors' protocol, micro-averaged over the APIs the bot proposed (refused ones too); tool F1 (Weft): the mean per session over the APIs called, and the same counting repeats (multiset)",
     ...(report.paper.note ? [`tool F1 (paper): ${report.paper.note}`] : []),
     ...(report.paper.toolF1 === null
@@ -229,6 +227,18 @@ export function formatSimulation(report: SimulationReport, models: Parameters<ty
     ...dialogModelLines(models),
   ];
   return lines;
+}
+
+/**
+ * The category rows count a session once in each category it has an out-of-workflow turn of, so they can add up
+ * to more than the sessions: said under the table, with the numbers, whenever they do.
+ */
+function overlapNote(report: SimulationReport): string[] {
+  const rows = Object.values(report.byOow).reduce((sum, summary) => sum + summary.sessions, 0);
+  if (rows <= report.sessions) return [];
+  return [
+    `the rows under "all" add up to ${rows}, more than its ${report.sessions} sessions: a session with out-of-workflow turns of several categories counts in each of them`,
+  ];
 }
 
 function orDash(value: number | null): string {

@@ -3,7 +3,8 @@
  * from the store, or from `--traces FILE` (what `weft traces show --json` prints); `--selection` picks among them;
  * the model gets only the graph tools. A finished workflow is written to `--out`; an unfinished one (no accepted
  * `finish` within `--max-steps`) goes to `<out without .json>.partial.json` with exit 1. `--model
- * sim:reference=FILE` makes the sim emit that workflow through the graph tools.
+ * sim:reference=FILE` makes the sim emit that workflow through the graph tools. The budget flags bound the whole
+ * command: a spent budget writes the graph so far as the partial workflow and ends with the BUDGET error.
  */
 import { existsSync } from 'node:fs';
 import {
@@ -28,13 +29,15 @@ import {
   WeftError,
   withDistillSim,
   type WorkflowProblem,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, budgetJson, budgetScopeOf, endBudget } from '../budget-stop.js';
 import { type CommonFlags, loadContext, loadModel, openExistingStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import { checkOutFile, writeOutFile } from '../out-file.js';
 import type { Output } from '../output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-interface DistillFlags extends CommonFlags {
+interface DistillFlags extends CommonFlags, BudgetFlags {
   readonly tools?: string;
   readonly out?: string;
   readonly strategy?: string;
@@ -78,6 +81,8 @@ export async function distillCommand(
     ...(flags.traces !== undefined ? [{ flag: '--traces', path: flags.traces }] : []),
     { flag: '--tools', path: toolsPath },
   ];
+  // Checked with the other flags, before any file is read; the wall time starts here.
+  const scope = budgetScopeOf(flags);
   await checkOutFile(out, '--out', inputs);
   await checkOutFile(partialPath(out), '--out', inputs);
   const context = await loadContext(flags);
@@ -103,7 +108,8 @@ export async function distillCommand(
   );
   const tools = await openTools(toolsPath, signal);
   // With tracing on: a `chat` span per call under one `invoke_agent summarizer` span, the graph tools' calls in it.
-  const model = tracedModel(simulated, { costOf: loaded.costOf, redactToolArgs: toolArgsRedactor(tools.tools) });
+  const traced = tracedModel(simulated, { costOf: loaded.costOf, redactToolArgs: toolArgsRedactor(tools.tools) });
+  const model = scope ? scope.metered(traced, (result) => loaded.costOf(result, loaded.model.id)) : traced;
   try {
     const result = await traceAgent(
       {
@@ -136,6 +142,7 @@ export async function distillCommand(
     const written = result.finished ? out : partialPath(out);
     await writeOutFile(written, `${JSON.stringify(result.workflow, null, 2)}\n`, '--out');
     const errors = result.problems.filter((problem) => problem.severity === 'error').length;
+    const budgetError = endBudget(scope, output, `the graph so far is in ${written}`);
     if (output.json) {
       output.document({
         out: written,
@@ -147,7 +154,9 @@ export async function distillCommand(
         steps: result.steps,
         usage: { ...result.usage, costUsd: costOf(loaded, result.usage) },
         traces: selected.map((trace) => trace.traceId),
-        ...(result.error ? { error: result.error } : {}),
+        ...budgetJson(scope),
+        // A spent budget ends the command: its located error, as any command's.
+        ...(budgetError ? { error: budgetErrorJson(budgetError) } : result.error ? { error: result.error } : {}),
         ...(model.kind === 'sim' ? { simulated: true } : {}),
       });
     } else {
@@ -156,11 +165,13 @@ export async function distillCommand(
       if (result.finished) output.text(`wrote ${written} (${counts})`);
       else {
         output.text(`wrote the partial graph to ${written} (${counts}; ${errors} errors)`);
-        output.log(`weft distill: the workflow is unfinished: ${result.error ?? 'finish was never accepted'}`);
+        if (!budgetError)
+          output.log(`weft distill: the workflow is unfinished: ${result.error ?? 'finish was never accepted'}`);
       }
     }
-    return result.finished ? 0 : 1;
+    return result.finished && !budgetError ? 0 : 1;
   } finally {
+    scope?.close();
     await tools.close();
   }
 }

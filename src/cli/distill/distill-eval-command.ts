@@ -4,10 +4,12 @@
  * inputs, summarize the traces into a workflow, run the workflow on the held-out tests with no model, score it
  * against the task's reference with WorfEval, and report per task and overall; `--out` keeps every task run's
  * workflow, traces and case results (eval-out-folder.ts). Bad suites, tools files, flags and `--out` folders are
- * exit 2 before any model call; Ctrl-C gives the report of the tasks that finished.
+ * exit 2 before any model call; Ctrl-C gives the report of the tasks that finished. The budget flags bound the whole
+ * suite: a spent budget gives the report of the tasks that finished and ends with the BUDGET error.
  */
 import {
   evaluateSuite,
+  formatError,
   MAX_ROLLOUTS,
   formatSuiteReport,
   loadSuite,
@@ -20,14 +22,17 @@ import {
   suiteStages,
   traceWorkflow,
   WeftError,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { loadContext, loadModel } from '../context.js';
-import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from '../eval-out-folder.js';
+import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from './eval-out-folder.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { progressLogger } from '../team-command-support.js';
+import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
+import { progressLogger } from '../team/team-command-support.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface DistillEvalFlags {
+export interface DistillEvalFlags extends BudgetFlags {
   readonly suite?: string;
   readonly model?: string;
   readonly variant?: string;
@@ -70,6 +75,7 @@ export async function distillEvalCommand(
       location: { field: '--rollouts' },
     });
   const maxVisits = integerFlag('max-visits', flags.maxVisits, { min: 1 });
+  const budget = budgetFromFlags(flags);
   const suite = await loadSuite(flags.suite, { only: flags.task ?? [] });
   for (const warning of suite.warnings) output.log(`warning: ${place(warning)}${warning.message}`);
   const context = await loadContext(flags, env);
@@ -111,6 +117,7 @@ export async function distillEvalCommand(
           ...(rollouts !== undefined ? { rollouts } : {}),
           ...(maxVisits !== undefined ? { maxVisits } : {}),
           costOf: (result) => costOf(result, model.id),
+          ...(budget ? { budget, budgetFields: BUDGET_FLAG_FIELDS } : {}),
           signal,
           ...(out !== undefined
             ? {
@@ -134,8 +141,9 @@ export async function distillEvalCommand(
       ...(out !== undefined ? { out } : {}),
       files,
     });
+    const budgetError = reportBudgetStop(report.budget, output, 'distill eval', 'task runs');
     if (out !== undefined) await writeEvalReport(out, document);
-    if (output.json) output.document(document);
+    if (output.json) output.document({ ...document, ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
     else {
       for (const line of formatSuiteReport(report)) output.text(line);
       if (out !== undefined) output.text(`wrote ${out}/report.json and each task run's files under ${out}/tasks`);
@@ -144,6 +152,10 @@ export async function distillEvalCommand(
       output.log(
         `distill eval cancelled: the report covers the ${report.cancelled.finished} of ${report.cancelled.of} task runs that finished`,
       );
+    if (budgetError) {
+      output.log(`weft: ${formatError(budgetError)}`);
+      return 1;
+    }
     return report.cancelled || report.variants.some((summary) => summary.errors > 0) ? 1 : 0;
   } finally {
     await tools.close();
@@ -173,6 +185,7 @@ function reportDocument(
       return written ? { ...task, files: written } : task;
     }),
     ...(report.cancelled ? { cancelled: report.cancelled } : {}),
+    ...(report.budget ? { budget: report.budget } : {}),
   };
 }
 

@@ -32,8 +32,8 @@ import {
   type CaseRunner,
   type ToolSet,
   WeftError,
-} from '../../index.js';
-import { createBatchProgress } from '../batch-progress.js';
+} from '../../internal.js';
+import { createBatchProgress } from './batch-progress.js';
 import { type Context, loadContext, openStore, storePlace } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';

@@ -2,7 +2,9 @@
  * `weft solve TASK --tools T --input JSON --model M` (FlowMind's execute stage): an agent solves one instance
  * with business tools only; its trace is saved in the store and printed. `weft traces` lists the traces and
  * `weft traces show ID` prints one. `--model sim:reference=FILE` follows that workflow offline (the same prompts a
- * real model gets). Exit 1 when the solve did not succeed (no answer, or not the `--expected` one).
+ * real model gets). Exit 1 when the solve did not succeed (no answer, or not the `--expected` one). The budget flags
+ * bound the whole command (`--max-steps` bounds the solve's own calls): a spent budget saves the trace so far and
+ * ends the command with the BUDGET error.
  */
 import {
   type AgentStrategy,
@@ -23,13 +25,16 @@ import {
   traceStoreOf,
   WeftError,
   withDistillSim,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, budgetJson, budgetScopeOf, endBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openExistingStore, openStore, requireValue, storePlace } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
+import { inListOrder } from '../list-order.js';
 import type { Output } from '../output.js';
 import { readTask } from '../read-task.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface SolveFlags {
+export interface SolveFlags extends BudgetFlags {
   readonly tools?: string;
   readonly input?: string;
   readonly mode?: string;
@@ -70,6 +75,8 @@ export async function solveCommand(
     throw new WeftError('BAD_INPUT', '--task-key is empty', { location: { field: '--task-key' } });
   }
   const { task } = await readTask(taskArgument);
+  // Checked with the other flags, before any file is read; the wall time starts here.
+  const scope = budgetScopeOf(flags);
   const context = await loadContext(flags);
   const loaded = await loadModel(flags.model, context.config);
   const toolSet = await loadToolsFile(toolsPath, { signal });
@@ -79,10 +86,11 @@ export async function solveCommand(
     const reference =
       referencePath === undefined ? undefined : (await loadWorkflowFile(referencePath, { toolNames })).workflow;
     // With tracing on: a `chat` span per call, under one `invoke_agent solver` span (tool calls make their own).
-    const model = tracedModel(withDistillSim(loaded.model, reference), {
+    const traced = tracedModel(withDistillSim(loaded.model, reference), {
       costOf: loaded.costOf,
       redactToolArgs: toolArgsRedactor(toolSet.tools),
     });
+    const model = scope ? scope.metered(traced, (result) => loaded.costOf(result, loaded.model.id)) : traced;
     const store = traceStoreOf(await openStore(context));
     try {
       if (model.kind !== 'real') output.log(`model ${model.kind === 'sim' ? 'simulated' : 'scripted'}: not a real LLM`);
@@ -121,6 +129,7 @@ export async function solveCommand(
       );
       await store.saveTrace(trace);
       if (signal.aborted) output.log(`weft solve: cancelled; the trace so far is saved as ${trace.traceId}`);
+      const budgetError = endBudget(scope, output, `the trace so far is saved as ${trace.traceId}`);
       if (output.json) {
         output.document({
           traceId: trace.traceId,
@@ -128,7 +137,13 @@ export async function solveCommand(
           answer: trace.answer ?? null,
           calls: trace.calls,
           usage: trace.usage,
-          ...(trace.error !== undefined ? { error: trace.error } : {}),
+          ...budgetJson(scope),
+          // A spent budget ends the command: its located error, as any command's; the trace keeps its own words.
+          ...(budgetError
+            ? { error: budgetErrorJson(budgetError) }
+            : trace.error !== undefined
+              ? { error: trace.error }
+              : {}),
         });
       } else {
         output.text(`trace ${trace.traceId}: ${trace.success ? 'success' : 'failed'}`);
@@ -138,16 +153,18 @@ export async function solveCommand(
         if (trace.error !== undefined) output.text(inertText(`error: ${trace.error}`));
         output.text(usageLine(trace));
       }
-      return trace.success ? 0 : 1;
+      return trace.success && !budgetError ? 0 : 1;
     } finally {
       await store.close();
     }
   } finally {
+    scope?.close();
     await toolSet.close();
   }
 }
 
 export interface TracesFlags {
+  readonly oldestFirst?: boolean;
   readonly task?: string;
   readonly success?: boolean;
   readonly limit?: string;
@@ -170,7 +187,8 @@ export async function tracesCommand(flags: TracesFlags, output: Output): Promise
         })
       : [];
     const more = limit === undefined && listed.length > DEFAULT_TRACES_LIMIT;
-    const traces = more ? listed.slice(0, DEFAULT_TRACES_LIMIT) : listed;
+    // The store gives the newest first; the newest N are kept whichever way they are shown.
+    const traces = inListOrder(more ? listed.slice(0, DEFAULT_TRACES_LIMIT) : listed, flags.oldestFirst);
     const rows = traces.map((trace) => ({
       traceId: trace.traceId,
       createdAt: trace.createdAt,

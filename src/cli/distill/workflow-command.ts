@@ -18,7 +18,7 @@ import {
   workflowMermaid,
   type WorkflowProblem,
   workflowToWorfText,
-} from '../../index.js';
+} from '../../internal.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 

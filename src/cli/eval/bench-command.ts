@@ -18,12 +18,14 @@ import {
   type WorfbenchPlanner,
   type WorfbenchProgress,
   type WorfbenchRunResult,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, budgetJson, budgetScopeOf, commandBudget, endBudget } from '../budget-stop.js';
 import { loadContext, loadModel, requireValue } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface BenchWorfbenchFlags {
+export interface BenchWorfbenchFlags extends BudgetFlags {
   readonly data?: string;
   readonly model?: string;
   readonly planner?: string;
@@ -59,87 +61,115 @@ export async function benchWorfbenchCommand(
   const concurrency = integerFlag('concurrency', flags.concurrency, { min: 1 }) ?? DEFAULT_BENCH_CONCURRENCY;
   if (flags.out !== undefined && flags.out.trim() === '')
     throw new WeftError('BAD_INPUT', '--out needs a folder path', { location: { field: '--out' } });
-
-  const { home, config } = await loadContext(flags);
-  const records = await loadGold(data);
-  const loaded = await loadModel(flags.model, config);
-  // With tracing on, a `chat` span per call, under one `invoke_workflow` span over the bench (below).
-  const model = tracedModel(loaded.model, { costOf: loaded.costOf });
-  const k = candidates ?? DEFAULT_WORFBENCH_CANDIDATES;
-  const outDir =
-    flags.out ??
-    join(
-      home,
-      'bench',
-      'worfbench',
-      `${modelSlug(redactModelSpec(model.id))}-${planner === 'weft' ? `weft-k${k}` : 'single'}`,
-    );
-  const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
-    corpus: records.flatMap((record) => record.workflow.nodes),
-    cacheDir: join(home, 'cache', 'embeddings'),
-  });
-  output.log(
-    `worfbench: ${describeModel(model)}, planner ${planner === 'weft' ? `weft (K=${k} candidates)` : 'single-shot'}, ` +
-      `${limit === undefined ? records.length : Math.min(limit, records.length)} of ${records.length} record(s), similarity ${similarity.name}`,
-  );
-  if (model.kind !== 'real')
-    output.log(`note: ${model.kind} model — these numbers measure Weft's pipeline, not a language model's planning`);
-  const progress = progressReporter(streams.stderr);
-  let result: WorfbenchRunResult;
+  const scope = budgetScopeOf(flags);
   try {
-    result = await traceWorkflow(
-      {
-        attributes: { 'weft.command': 'bench worfbench', 'weft.bench.planner': planner, 'weft.items': records.length },
-      },
-      () =>
-        runWorfbench({
-          records,
-          model,
-          planner,
-          ...(planner === 'weft' ? { candidates: k } : {}),
-          concurrency,
-          outDir,
-          ...(limit !== undefined ? { limit } : {}),
-          similarity,
-          signal,
-          onProgress: progress.update,
-        }),
-    );
+    return await bench(scope);
   } finally {
-    progress.close();
-    await similarity.close?.();
+    // However the bench ends, the budget's timer stops with it.
+    scope?.close();
   }
 
-  const document = {
-    out: result.outDir,
-    planner,
-    ...(planner === 'weft' ? { candidates: k } : {}),
-    model: model.id,
-    modelKind: model.kind,
-    similarity: similarity.name,
-    records: result.records,
-    generated: result.generated,
-    resumed: result.resumed,
-    errors: result.errors,
-    calls: result.calls,
-    callsPerRecord: result.callsPerRecord,
-    tokens: result.tokens,
-    ...(result.cancelled ? { cancelled: true } : {}),
-    report: result.report ?? null,
-  };
-  if (result.cancelled) {
+  async function bench(scope: ReturnType<typeof budgetScopeOf>): Promise<number> {
+    // A spent budget stops the bench as a cancel does: the predictions so far are kept, and a rerun resumes.
+    const budget = scope ? commandBudget(scope, signal) : undefined;
+    const benchSignal = budget?.signal ?? signal;
+    const { home, config } = await loadContext(flags);
+    const records = await loadGold(data);
+    const loaded = await loadModel(flags.model, config);
+    // With tracing on, a `chat` span per call, under one `invoke_workflow` span over the bench (below).
+    const traced = tracedModel(loaded.model, { costOf: loaded.costOf });
+    const model = budget ? budget.charge(traced, (result) => loaded.costOf(result, loaded.model.id)) : traced;
+    const k = candidates ?? DEFAULT_WORFBENCH_CANDIDATES;
+    const outDir =
+      flags.out ??
+      join(
+        home,
+        'bench',
+        'worfbench',
+        `${modelSlug(redactModelSpec(model.id))}-${planner === 'weft' ? `weft-k${k}` : 'single'}`,
+      );
+    const similarity = await createSimilarity(flags.similarity ?? 'lexical', {
+      corpus: records.flatMap((record) => record.workflow.nodes),
+      cacheDir: join(home, 'cache', 'embeddings'),
+    });
     output.log(
-      `cancelled: ${result.resumed + result.generated} of ${result.records} prediction(s) kept in ${result.predictionsFile}; run the same command again to resume`,
+      `worfbench: ${describeModel(model)}, planner ${planner === 'weft' ? `weft (K=${k} candidates)` : 'single-shot'}, ` +
+        `${limit === undefined ? records.length : Math.min(limit, records.length)} of ${records.length} record(s), similarity ${similarity.name}`,
     );
-    if (output.json) output.document(document);
-    return 1;
-  }
-  if (output.json) {
-    output.document(document);
+    if (model.kind !== 'real')
+      output.log(`note: ${model.kind} model — these numbers measure Weft's pipeline, not a language model's planning`);
+    const progress = progressReporter(streams.stderr);
+    let result: WorfbenchRunResult;
+    try {
+      result = await traceWorkflow(
+        {
+          attributes: {
+            'weft.command': 'bench worfbench',
+            'weft.bench.planner': planner,
+            'weft.items': records.length,
+          },
+        },
+        () =>
+          runWorfbench({
+            records,
+            model,
+            planner,
+            ...(planner === 'weft' ? { candidates: k } : {}),
+            concurrency,
+            outDir,
+            ...(limit !== undefined ? { limit } : {}),
+            similarity,
+            signal: benchSignal,
+            onProgress: progress.update,
+          }),
+      );
+    } finally {
+      progress.close();
+      await similarity.close?.();
+    }
+
+    // Spent, not cancelled by the user: the BUDGET error, and the predictions so far kept for a resume.
+    const budgetError = signal.aborted
+      ? undefined
+      : endBudget(
+          scope,
+          output,
+          `${result.resumed + result.generated} of ${result.records} prediction(s) kept in ${result.predictionsFile}; run the same command with a larger budget to resume`,
+        );
+    const document = {
+      out: result.outDir,
+      planner,
+      ...(planner === 'weft' ? { candidates: k } : {}),
+      model: model.id,
+      modelKind: model.kind,
+      similarity: similarity.name,
+      records: result.records,
+      generated: result.generated,
+      resumed: result.resumed,
+      errors: result.errors,
+      calls: result.calls,
+      callsPerRecord: result.callsPerRecord,
+      tokens: result.tokens,
+      ...(result.cancelled && !budgetError ? { cancelled: true } : {}),
+      report: result.report ?? null,
+      ...budgetJson(scope),
+      ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}),
+    };
+    if (result.cancelled) {
+      if (!budgetError)
+        output.log(
+          `cancelled: ${result.resumed + result.generated} of ${result.records} prediction(s) kept in ${result.predictionsFile}; run the same command again to resume`,
+        );
+      if (output.json) output.document(document);
+      return 1;
+    }
+    if (output.json) {
+      output.document(document);
+      return 0;
+    }
+    printSummary(output, result, model);
     return 0;
   }
-  printSummary(output, result, model);
-  return 0;
 }
 
 function printSummary(output: Output, result: WorfbenchRunResult, model: ChatModel): void {

@@ -27,7 +27,7 @@ import {
   type WorkflowText,
   workflowFileKind,
   workflowToWorfText,
-} from '../../index.js';
+} from '../../internal.js';
 import { requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

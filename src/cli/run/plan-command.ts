@@ -18,7 +18,7 @@ import {
   traceAgent,
   WeftError,
   type PlanResult,
-} from '../../index.js';
+} from '../../internal.js';
 import { loadContext, loadModel, modelMaker } from '../context.js';
 import { choiceFlag, integerFlag } from '../flags.js';
 import type { Output } from '../output.js';

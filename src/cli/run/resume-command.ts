@@ -2,17 +2,20 @@
 import {
   defaultRoleKinds,
   createQueueRunner,
+  formatError,
   mayHaveRedactedCredentials,
   resumeRun,
   toolCallCount,
   WeftError,
+  type Budget,
   type ToolSet,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, watchRunBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
-import { createProgressView } from '../progress.js';
-import { printResult, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
+import { createProgressView } from './progress.js';
+import { printResult, printResumeHint, printTaskMeasures, printToolWarnings, runJson } from './run-command.js';
 
 export interface ResumeFlags {
   readonly model?: string;
@@ -59,6 +62,7 @@ export async function resumeCommand(
     const toolsFile = flags.tools ?? (typeof recorded.toolsFile === 'string' ? recorded.toolsFile : undefined);
     const planFile = typeof recorded.planToolsFile === 'string' ? recorded.planToolsFile : undefined;
     toolSet = (await loadRunTools({ toolsFile, planFile }, signal)).toolSet;
+    const budgetWatch = watchRunBudget(progress.onEvent);
     const result = await resumeRun({
       runId,
       model,
@@ -66,15 +70,18 @@ export async function resumeCommand(
       home,
       costOf,
       signal,
-      onEvent: progress.onEvent,
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      onEvent: budgetWatch.onEvent,
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
+      ...(toolSet ? { tools: { available: toolSet.tools } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
     });
     progress.close();
-    if (output.json) output.document(runJson(result));
+    // The run's own budgets, as it was started with them (a resume takes no budget flags).
+    const budget = (run.options as { budget?: Budget }).budget ?? {};
+    const budgetError = budgetWatch.error(result.status, budget);
+    if (output.json)
+      output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
     else {
       output.text(`run ${result.runId}: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
       output.text(
@@ -85,6 +92,8 @@ export async function resumeCommand(
       output.text(`report: ${result.runDir}/report.md`);
       printResult(result, output);
     }
+    if (budgetError) output.log(`weft: ${formatError(budgetError)}; the run is kept (weft show ${result.runId})`);
+    printResumeHint(result, output);
     return result.status === 'completed' ? 0 : 1;
   } finally {
     await toolSet?.close();

@@ -1,5 +1,6 @@
 /** `weft run <task|file>`: plan (or take `--plan`), execute, verify, repair, record. */
 import {
+  formatError,
   defaultRoleKinds,
   createQueueRunner,
   loadTeamOffers,
@@ -19,16 +20,20 @@ import {
   type TaskSummary,
   type ToolSet,
   type Workflow,
-} from '../../index.js';
+} from '../../internal.js';
+import { budgetErrorJson, watchRunBudget } from '../budget-stop.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { loadContext, loadModel, openStore, modelMaker } from '../context.js';
 import { integerFlag, numberFlag } from '../flags.js';
 import type { Output, Streams } from '../output.js';
-import { createProgressView } from '../progress.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createProgressView } from './progress.js';
 import { readTask } from '../read-task.js';
 import { runChoicesFromFlags, runChoicesOptions } from '../run-choices.js';
+import type { BudgetFlags } from '../budget-options.js';
 
-export interface RunFlags {
+export interface RunFlags extends BudgetFlags {
   readonly plan?: string;
   readonly model?: string;
   readonly home?: string;
@@ -36,10 +41,6 @@ export interface RunFlags {
   readonly concurrency?: string;
   readonly candidates?: string;
   readonly updateCandidates?: string;
-  readonly maxCalls?: string;
-  readonly maxTokens?: string;
-  readonly maxCost?: string;
-  readonly timeout?: string;
   readonly injectMask?: string;
   readonly seed?: string;
   readonly maxAttempts?: string;
@@ -138,6 +139,8 @@ export async function runCommand(
     throw error;
   });
   const progress = createProgressView(streams.stderr, { live: streams.stderr.isTTY === true });
+  const budgetWatch = watchRunBudget(progress.onEvent);
+  const chosen = runChoicesOptions(choices);
   let result: RunTaskResult;
   try {
     result = await runTask({
@@ -147,22 +150,29 @@ export async function runCommand(
       home,
       costOf,
       signal,
-      onEvent: progress.onEvent,
-      ...runChoicesOptions(choices),
-      ...(toolSet ? { tools: toolSet.tools } : {}),
-      ...(runTools.toolsFile !== undefined ? { toolsFile: runTools.toolsFile } : {}),
-      ...(runTools.planToolsFile !== undefined ? { planToolsFile: runTools.planToolsFile } : {}),
+      onEvent: budgetWatch.onEvent,
+      run: {
+        ...chosen.run,
+        ...(flags.verify === false ? { verify: false } : {}),
+        ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
+      },
+      budget: chosen.budget,
+      prompts: {
+        ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
+        ...(flags.plannerScope === false ? { plannerScope: false } : {}),
+        ...(flags.neededBy === false ? { neededBy: false } : {}),
+        ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
+      },
+      tools: {
+        available: toolSet?.tools ?? [],
+        ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
+        ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
+        ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
+      },
       ...(plan ? { plan, planFile: flags.plan! } : {}),
       ...(teams ? { teams } : {}),
-      createModel: modelMaker(config),
-      roleKinds: defaultRoleKinds(),
+      roles: { createModel: modelMaker(config), kinds: defaultRoleKinds() },
       base: process.cwd(),
-      ...(flags.verify === false ? { verify: false } : {}),
-      ...(flags.retryFeedback === false ? { retryFeedback: false } : {}),
-      ...(flags.plannerScope === false ? { plannerScope: false } : {}),
-      ...(flags.neededBy === false ? { neededBy: false } : {}),
-      ...(flags.minimalUpdates === false ? { minimalUpdates: false } : {}),
-      ...(maskProbability !== undefined ? { injectMask: { probability: maskProbability, seed: seed ?? 0 } } : {}),
       ...(queue ? { attemptRunner: queue.attemptRunner } : {}),
       ...(taskCheck ? { taskCheck } : {}),
     });
@@ -172,8 +182,13 @@ export async function runCommand(
     await toolSet?.close();
     await store.close();
   }
-  if (output.json) output.document(runJson(result));
+  // A run a budget ended ends the command with BUDGET.
+  const budgetError = budgetWatch.error(result.status, chosen.budget ?? {});
+  if (output.json)
+    output.document({ ...runJson(result), ...(budgetError ? { error: budgetErrorJson(budgetError) } : {}) });
   else printSummary(result, output, model.kind);
+  if (budgetError) output.log(`weft: ${formatError(budgetError)}; the run is kept (weft show ${result.runId})`);
+  printResumeHint(result, output);
   return result.status === 'completed' ? 0 : 1;
 }
 
@@ -183,8 +198,11 @@ export interface RunJson extends Omit<RunSummary, 'tasks'> {
     readonly output: string | null;
     readonly outputFile: string | null;
   })[];
-  /** The run folder, when known. */
+  /** The run folder, when known, with its report.md, artifacts/ and outputs/ (absolute paths). */
   readonly runDir?: string;
+  readonly reportFile?: string;
+  readonly artifactsDir?: string;
+  readonly outputsDir?: string;
   /** The outputs of the sink subtasks (see run-result.ts); null when none has one. */
   readonly result: {
     readonly from: readonly string[];
@@ -248,22 +266,50 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
         ? { retries: t.retries.map((r) => ({ attempt: r.attempt, feedback: [...r.feedback] })) }
         : {}),
     })),
-    ...(summary.runDir !== undefined ? { runDir: summary.runDir } : {}),
+    ...(summary.runDir !== undefined ? { runDir: summary.runDir, ...runPaths(summary.runDir) } : {}),
     result: result ? { from: [...result.from], text: result.text, missing: [...result.missing] } : null,
     ...(summary.planChanges ? { planChanges: summary.planChanges } : {}),
     ...(summary.taskCheck ? { taskCheck: summary.taskCheck } : {}),
   };
 }
 
-/** The run's result as the last thing `weft run` and `weft resume` print: what the user asked for. */
-export function printResult(summary: RunSummary, output: Output): void {
+/** Results up to this many lines are printed whole after the summary; longer ones only on request. */
+const SHORT_RESULT_LINES = 12;
+
+/**
+ * The run's result as the last thing `weft run` and `weft resume` print: what the user asked for, when it is short.
+ * A long one (a generated program) would push the summary off the screen, so it is named with the command that
+ * prints it (`weft show RUN --output SUBTASK`) and the folders that hold it.
+ */
+export function printResult(summary: RunSummary & { readonly runDir?: string }, output: Output): void {
   const result = runResult(summary.tasks);
+  if (summary.runDir !== undefined) {
+    const paths = runPaths(summary.runDir);
+    if (existsSync(paths.artifactsDir)) output.text(`artifacts: ${paths.artifactsDir}/`);
+    output.text(`outputs: ${paths.outputsDir}/`);
+  }
   if (!result) return;
-  output.text('');
+  const text = result.text.trimEnd();
+  const lines = text.split('\n').length;
+  const missing = result.missing.length > 0 ? `; not finished: ${result.missing.join(', ')}` : '';
+  if (lines <= SHORT_RESULT_LINES) {
+    output.text('');
+    output.text(`result (from ${result.from.join(', ')}${missing}):`);
+    output.text(text);
+    return;
+  }
   output.text(
-    `result (from ${result.from.join(', ')}${result.missing.length > 0 ? `; not finished: ${result.missing.join(', ')}` : ''}):`,
+    `result: ${lines} lines from ${result.from.join(', ')}${missing}; print one with weft show ${summary.runId} --output ${result.from[0]}`,
   );
-  output.text(result.text.trimEnd());
+}
+
+/** Where a run folder keeps its report, its files and its subtasks' outputs (`weft run --json` names them too). */
+export function runPaths(runDir: string): { reportFile: string; artifactsDir: string; outputsDir: string } {
+  return {
+    reportFile: join(runDir, 'report.md'),
+    artifactsDir: join(runDir, 'artifacts'),
+    outputsDir: join(runDir, 'outputs'),
+  };
 }
 
 function printSummary(result: RunTaskResult, output: Output, kind: string): void {
@@ -282,6 +328,14 @@ function printSummary(result: RunTaskResult, output: Output, kind: string): void
   );
   output.text(`report: ${result.runDir}/report.md`);
   printResult(result, output);
+}
+
+/** After a cancelled run (Ctrl-C, SIGTERM): how to go on from where it stopped, on stderr like chat's hint. */
+export function printResumeHint(summary: Pick<RunSummary, 'runId' | 'status'>, output: Output): void {
+  if (summary.status === 'cancelled' || summary.status === 'interrupted')
+    output.log(
+      `run ${summary.runId} ${summary.status}; finished work is kept. Resume with: weft resume ${summary.runId}`,
+    );
 }
 
 /** The independent checks of task success and how much the plan changed (`weft run`, `weft resume`, `weft show`). */

@@ -25,8 +25,8 @@ import {
   type StoredRunStatus,
   type WeftEvent,
   runEvents,
-} from '../../index.js';
-import { teamOutcome } from '../team-output.js';
+} from '../../internal.js';
+import { teamOutcome } from '../team/team-output.js';
 import { loadContext, openExistingStore, runNotFound } from '../context.js';
 import type { Output } from '../output.js';
 import { printResult, printTaskMeasures, runJson } from './run-command.js';

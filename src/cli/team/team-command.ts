@@ -17,16 +17,28 @@
  * - Models: an agent's own `model`, else the team's, else `--model`, else the usual default (config,
  *   WEFT_MODEL, API keys, Ollama), resolved only when some agent needs it. One model per distinct spec.
  * - `optimize` and `eval` carry on past an item whose run fails, report it, and exit 1: finished work is kept.
+ * - The budget flags (`--max-calls`, `--max-tokens`, `--max-cost`, `--timeout`) bound the whole command, every
+ *   agent's and the ranker's calls together. A spent budget ends `weft team` with the BUDGET error and the answers
+ *   given so far (`nodes`); `eval` and `optimize` stop taking items and report the ones that finished.
  * - `team`'s options are positional (it takes a question and has subcommands), so options given before a
  *   subcommand's name would be silently ignored: refused, saying where they go.
  */
 import { stat, readFile } from 'node:fs/promises';
-import { loadTeamFile, runTeam, traceWorkflow, WeftError, type TeamQuery } from '../../index.js';
+import {
+  formatError,
+  loadTeamFile,
+  runTeam,
+  traceWorkflow,
+  WeftError,
+  type TeamEvent,
+  type TeamQuery,
+} from '../../internal.js';
+import { budgetErrorJson, budgetJson, budgetScopeOf, commandBudget } from '../budget-stop.js';
 import { loadContext, requireValue } from '../context.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
 import { looksLikePath } from '../read-task.js';
-import { formatTeamRun, teamRunDocument } from '../team-output.js';
+import { formatTeamRun, teamRunDocument } from './team-output.js';
 import {
   type TeamFlags,
   buildTeamWithModels,
@@ -36,7 +48,7 @@ import {
   selectMembers,
   subset,
   taskTypeFlag,
-} from '../team-command-support.js';
+} from './team-command-support.js';
 
 export async function teamCommand(
   argument: string | undefined,
@@ -59,34 +71,70 @@ export async function teamCommand(
     );
   }
   const question = await readQuestion(argument);
-  const context = await loadContext(flags, env);
-  const spec = await loadTeamFile(teamFile);
-  const selection = flags.optimized === false ? undefined : await selectMembers(context, spec, taskType);
-  const members = selection?.members ?? spec.agents.map((agent) => agent.name);
-  const team = await buildTeamWithModels(subset(spec, members), teamFile, flags.model, context, seed, env);
-  const query: TeamQuery = { question, kind: spec.answerKind ?? 'exact', taskType };
-  // With tracing on: one `invoke_workflow` span, the agents' steps and the ranker's calls inside.
-  const result = await traceWorkflow(
-    { attributes: { 'weft.command': 'team', 'weft.team': spec.name }, content: { 'weft.task': question } },
-    () =>
-      runTeam({
-        agents: team.built.agents,
-        ranker: team.built.ranker,
-        query,
-        ...runSettings(spec, maxSteps, seed, stopCheck),
-        ...(signal ? { signal } : {}),
-        onEvent: (event) => logTeamEvent(event, output),
-      }),
-    (ran) => ({
-      'weft.calls': ran.calls,
-      'weft.team.stopped_at': ran.stoppedAt,
-      'weft.team.stop_reason': ran.stopReason,
-    }),
-  );
-  const document = teamRunDocument(spec.name, result, team.models, selection?.selection);
-  if (output.json) output.document(document);
-  else for (const line of formatTeamRun(document)) output.text(line);
-  return 0;
+  const scope = budgetScopeOf(flags);
+  try {
+    const budget = scope ? commandBudget(scope, signal) : undefined;
+    const context = await loadContext(flags, env);
+    const spec = await loadTeamFile(teamFile);
+    const selection = flags.optimized === false ? undefined : await selectMembers(context, spec, taskType);
+    const members = selection?.members ?? spec.agents.map((agent) => agent.name);
+    const team = await buildTeamWithModels(subset(spec, members), teamFile, flags.model, context, seed, env, budget);
+    const query: TeamQuery = { question, kind: spec.answerKind ?? 'exact', taskType };
+    // What the agents answered so far: kept when a budget ends the run before its answer.
+    const nodes: Omit<Extract<TeamEvent, { type: 'node' }>, 'type'>[] = [];
+    const runSignal = budget?.signal ?? signal;
+    let result: Awaited<ReturnType<typeof runTeam>>;
+    try {
+      // With tracing on: one `invoke_workflow` span, the agents' steps and the ranker's calls inside.
+      result = await traceWorkflow(
+        { attributes: { 'weft.command': 'team', 'weft.team': spec.name }, content: { 'weft.task': question } },
+        () =>
+          runTeam({
+            agents: team.built.agents,
+            ranker: team.built.ranker,
+            query,
+            ...runSettings(spec, maxSteps, seed, stopCheck),
+            ...(runSignal ? { signal: runSignal } : {}),
+            onEvent: (event) => {
+              if (event.type === 'node') nodes.push({ node: event.node, calls: event.calls });
+              logTeamEvent(event, output);
+            },
+          }),
+        (ran) => ({
+          'weft.calls': ran.calls,
+          'weft.team.stopped_at': ran.stoppedAt,
+          'weft.team.stop_reason': ran.stopReason,
+        }),
+      );
+    } catch (error) {
+      // Spent (not cancelled by the user): the located BUDGET error, with the answers given so far.
+      const budgetError = signal?.aborted ? undefined : scope?.error();
+      if (!budgetError) throw error;
+      scope?.close();
+      const calls = nodes.reduce((sum, entry) => sum + entry.calls, 0);
+      output.log(
+        `team stopped by the budget after ${nodes.length} ${nodes.length === 1 ? 'answer' : 'answers'} (${calls} ${calls === 1 ? 'call' : 'calls'}); no team answer`,
+      );
+      if (output.json)
+        output.document({
+          team: spec.name,
+          answer: null,
+          calls,
+          nodes: nodes.map((entry) => entry.node),
+          models: team.models,
+          ...budgetJson(scope),
+          error: budgetErrorJson(budgetError),
+        });
+      output.log(`weft: ${formatError(budgetError)}`);
+      return 1;
+    }
+    const document = teamRunDocument(spec.name, result, team.models, selection?.selection);
+    if (output.json) output.document({ ...document, ...budgetJson(scope) });
+    else for (const line of formatTeamRun(document)) output.text(line);
+    return 0;
+  } finally {
+    scope?.close();
+  }
 }
 
 /** `<question|file>`: a readable file's text, or the question itself. */

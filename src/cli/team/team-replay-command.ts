@@ -15,10 +15,10 @@ import {
   type DylanRecording,
   type ReplayReport,
   type ReplaySummary,
-} from '../../index.js';
+} from '../../internal.js';
 import { integerFlag } from '../flags.js';
 import type { Output } from '../output.js';
-import { stopCheckFlag } from '../team-command-support.js';
+import { stopCheckFlag } from './team-command-support.js';
 
 export interface TeamReplayFlags {
   readonly reading?: string;

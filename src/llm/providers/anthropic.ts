@@ -15,6 +15,7 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
+import { cutStreamError } from '../cut-stream-error.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
@@ -85,6 +86,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     // `call.json` is not forced through a structured-output mode: the prompt asks for JSON and the caller
     // parses, repairs and re-prompts, the same way for every provider.
 
+    // Streaming only for plain text: tool calls arrive as JSON fragments the stream would have to reassemble.
+    if (call.onStream && body.tools === undefined) return streamText(body, call.onStream, signal);
+
     let message: Anthropic.Message;
     try {
       message = await client.messages.create(body, signal ? { signal } : undefined);
@@ -108,6 +112,45 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
       },
       model: message.model || options.model,
     };
+  }
+
+  /** The reply as Anthropic's message stream events; a cut throws the usual error carrying `partialText`. */
+  async function streamText(
+    body: MessageCreateParamsNonStreaming,
+    onStream: NonNullable<ChatCall['onStream']>,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatResult> {
+    let text = '';
+    let model = options.model;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    try {
+      const stream = await client.messages.create({ ...body, stream: true }, signal ? { signal } : undefined);
+      for await (const event of stream) {
+        if (event.type === 'message_start') {
+          const usage = event.message.usage;
+          model = event.message.model || model;
+          inputTokens =
+            usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+          outputTokens = usage.output_tokens;
+        } else if (event.type === 'message_delta') {
+          outputTokens = event.usage.output_tokens;
+        } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+          text += event.delta.text;
+          onStream({ kind: 'delta', text: event.delta.text });
+        }
+      }
+      // The SDK may end the iteration quietly when the signal aborts; that is a cut, not a finished reply.
+      throwIfAborted(signal, context);
+    } catch (error) {
+      // After the response began, a bare failure is the connection dropping mid-stream (worth a retry).
+      const failure: ProviderFailure =
+        text !== '' && !(error instanceof APIError) && !signal?.aborted
+          ? { kind: 'connection', detail: error instanceof Error ? error.message : String(error) }
+          : classify(error);
+      throw cutStreamError(withoutSecrets(toWeftError(failure, error, context, signal), secrets), text);
+    }
+    return { text, usage: { inputTokens, outputTokens }, model };
   }
 
   return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };

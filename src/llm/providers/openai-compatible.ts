@@ -11,6 +11,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
 import { nextToolCallNumber, toolCallId } from '../tool-call-ids.js';
+import { cutStreamError } from '../cut-stream-error.js';
 import { splitBaseUrl } from './base-url.js';
 import {
   classifySdkError,
@@ -105,6 +106,9 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     // OpenAI-compatible servers) break or hang under forced JSON mode / json_schema, and others reject the
     // field outright. The prompt asks for JSON and the caller parses, repairs and re-prompts instead.
 
+    // Streaming only for plain text: tool calls arrive as fragments the stream would have to reassemble.
+    if (call.onStream && body.tools === undefined) return streamText(body, call.onStream, signal);
+
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await client.chat.completions.create(body, signal ? { signal } : undefined);
@@ -132,6 +136,48 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
       },
       model: completion.model || options.model,
     };
+  }
+
+  /**
+   * The reply as server-sent events, each piece handed on as it comes. A cut (abort, dropped connection,
+   * timeout) throws the usual error carrying the text that arrived as `partialText`.
+   */
+  async function streamText(
+    body: ChatCompletionCreateParamsNonStreaming,
+    onStream: NonNullable<ChatCall['onStream']>,
+    signal: AbortSignal | undefined,
+  ): Promise<ChatResult> {
+    let text = '';
+    let model = options.model;
+    let usage = { inputTokens: 0, outputTokens: 0 };
+    try {
+      const stream = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        signal ? { signal } : undefined,
+      );
+      for await (const chunk of stream) {
+        if (chunk.model) model = chunk.model;
+        if (chunk.usage) {
+          usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+        }
+        const delta = chunk.choices[0]?.delta;
+        const piece = delta?.content ?? delta?.refusal ?? '';
+        if (piece === '') continue;
+        text += piece;
+        onStream({ kind: 'delta', text: piece });
+      }
+      // The SDK ends the iteration quietly when the signal aborts; that is a cut, not a finished reply.
+      throwIfAborted(signal, context);
+    } catch (error) {
+      // After the response began, a bare failure is the connection dropping mid-stream (worth a retry).
+      const failure: ProviderFailure =
+        text !== '' && !(error instanceof APIError) && !signal?.aborted
+          ? { kind: 'connection', detail: error instanceof Error ? error.message : String(error) }
+          : classifyOpenAIError(error);
+      const failed = withoutSecrets(toWeftError(failure, error, context, signal), secrets);
+      throw cutStreamError(failed, text);
+    }
+    return { text, usage, model };
   }
 
   return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };

@@ -39,10 +39,7 @@ describe('parseModelSpec', () => {
       'openai-compatible:https://api.together.xyz/v1/#meta-llama/Llama-3-8b-chat-hf',
       { provider: 'openai-compatible', baseURL: 'https://api.together.xyz/v1', model: 'meta-llama/Llama-3-8b-chat-hf' },
     ],
-    [
-      'local:../shared/models/llama-2-tiny-random.gguf',
-      { provider: 'local', path: '../shared/models/llama-2-tiny-random.gguf' },
-    ],
+    ['local:../models/llama-2-tiny-random.gguf', { provider: 'local', path: '../models/llama-2-tiny-random.gguf' }],
     ['local:C:\\models\\tiny.GGUF', { provider: 'local', path: 'C:\\models\\tiny.GGUF' }],
     ['scripted:test/fixtures/replies.json', { provider: 'scripted', path: 'test/fixtures/replies.json' }],
     ['scripted:./replies.js', { provider: 'scripted', path: './replies.js' }],

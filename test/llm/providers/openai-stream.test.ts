@@ -1,0 +1,189 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../../src/llm/chat-model.js';
+import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
+import { withRetries } from '../../../src/llm/retry.js';
+import { withTimeout } from '../../../src/llm/timeout.js';
+import { isWeftError } from '../../../src/errors.js';
+
+/** One chat-completions chunk as the server-sent event OpenAI writes. */
+function chunk(content: string): string {
+  const body = {
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    model: 'gpt-test',
+    choices: [{ index: 0, delta: { content } }],
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+type Handler = (response: ServerResponse, request: number) => void;
+const servers: Array<ReturnType<typeof createServer>> = [];
+
+async function serve(handler: Handler): Promise<string> {
+  let count = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      handler(response, count++);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+function model(baseURL: string) {
+  return createOpenAICompatibleModel({
+    id: 'openai-compatible:gpt-test',
+    model: 'gpt-test',
+    apiKey: 'sk-test',
+    baseURL,
+    providerName: 'test server',
+    apiKeyEnv: 'TEST_KEY',
+    maxRetries: 0,
+  } as Parameters<typeof createOpenAICompatibleModel>[0]);
+}
+
+describe('openai-compatible streaming', () => {
+  it('hands pieces on before the reply ends, and returns the whole text', async () => {
+    let release: (() => void) | undefined;
+    const firstSeen = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const url = await serve((response) => {
+      response.write(chunk('Hel'));
+      response.write(chunk('lo, '));
+      // The last piece waits until the client has handed the first ones on: proof they came before the end.
+      void firstSeen.then(() => {
+        response.write(chunk('world'));
+        response.end('data: [DONE]\n\n');
+      });
+    });
+    const events: StreamEvent[] = [];
+    const result = await model(url).generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      onStream: (event) => {
+        events.push(event);
+        if (event.kind === 'delta' && event.text === 'lo, ') release?.();
+      },
+    });
+    expect(events).toEqual([
+      { kind: 'delta', text: 'Hel' },
+      { kind: 'delta', text: 'lo, ' },
+      { kind: 'delta', text: 'world' },
+    ]);
+    expect(result.text).toBe('Hello, world');
+    expect(result.model).toBe('gpt-test');
+  });
+
+  it('a stream cut mid-way keeps what arrived on the error and says how much', async () => {
+    const url = await serve((response) => {
+      response.write(chunk('partial '));
+      response.write(chunk('answer'));
+      setImmediate(() => response.socket?.destroy());
+    });
+    const seen: string[] = [];
+    const failure = await model(url)
+      .generate({
+        messages: [{ role: 'user', content: 'hi' }],
+        onStream: (event) => {
+          if (event.kind === 'delta') seen.push(event.text);
+        },
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure)).toBe(true);
+    if (!isWeftError(failure)) return;
+    expect(failure.partialText).toBe('partial answer');
+    expect(failure.message).toContain('reply cut after 14 characters');
+    expect(seen.join('')).toBe('partial answer');
+  });
+
+  it('an abort mid-stream keeps what arrived', async () => {
+    const controller = new AbortController();
+    const url = await serve((response) => {
+      response.write(chunk('kept'));
+    });
+    const failure = await model(url)
+      .generate(
+        {
+          messages: [{ role: 'user', content: 'hi' }],
+          onStream: () => controller.abort(),
+        },
+        controller.signal,
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure) && failure.code).toBe('ABORTED');
+    expect(isWeftError(failure) && failure.partialText).toBe('kept');
+  });
+
+  it('withRetries marks the text of a failed try discarded before the retry streams anew', async () => {
+    const url = await serve((response, request) => {
+      if (request === 0) {
+        response.write(chunk('lost'));
+        setImmediate(() => response.socket?.destroy());
+        return;
+      }
+      response.write(chunk('fresh'));
+      response.end('data: [DONE]\n\n');
+    });
+    const events: StreamEvent[] = [];
+    const retried = withRetries(model(url), { retries: 1, sleep: async () => {} });
+    const result = await retried.generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      onStream: (event) => events.push(event),
+    });
+    expect(result.text).toBe('fresh');
+    expect(events).toEqual([
+      { kind: 'delta', text: 'lost' },
+      { kind: 'discard', chars: 4 },
+      { kind: 'delta', text: 'fresh' },
+    ]);
+  });
+
+  it('a timeout mid-stream keeps what arrived on the TIMEOUT error', async () => {
+    // The server sends one piece and then never finishes: only the deadline ends the call.
+    const url = await serve((response) => {
+      response.write(chunk('so far'));
+    });
+    const failure = await withTimeout(model(url), 200)
+      .generate({ messages: [{ role: 'user', content: 'hi' }], onStream: () => {} })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure) && failure.code).toBe('TIMEOUT');
+    expect(isWeftError(failure) && failure.partialText).toBe('so far');
+    expect(isWeftError(failure) && failure.message).toContain('reply cut after 6 characters');
+  });
+
+  it('when retries give up, the error still carries the partial text of the last try', async () => {
+    const url = await serve((response) => {
+      response.write(chunk('again'));
+      setImmediate(() => response.socket?.destroy());
+    });
+    const failure = await withRetries(model(url), { retries: 1, sleep: async () => {} })
+      .generate({ messages: [{ role: 'user', content: 'hi' }], onStream: () => {} })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isWeftError(failure) && failure.message).toContain('after 1 retry');
+    expect(isWeftError(failure) && failure.partialText).toBe('again');
+  });
+});
