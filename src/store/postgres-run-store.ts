@@ -230,7 +230,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     data        text NOT NULL,
     PRIMARY KEY (batch_id, seq)
   );
-  CREATE INDEX batch_records_by_case ON ${s}.batch_records (batch_id, case_key);
+  CREATE INDEX batch_records_by_case ON ${s}.batch_records (batch_id, case_key, latest);
   CREATE INDEX batch_records_latest ON ${s}.batch_records (batch_id, latest, status, seq);
   `,
 ];

@@ -47,9 +47,12 @@ export function createSqliteBatchStore(
     reserve: db.prepare<[number, string], { last_seq: number }>(
       'UPDATE batches SET last_seq = last_seq + ? WHERE batch_id = ? RETURNING last_seq',
     ),
-    unmark: db.prepare(
-      'UPDATE batch_records SET latest = 0 WHERE batch_id = ? AND case_key = ? AND latest = 1 AND seq < ?',
+    // Found through the case index, then cleared by key: an UPDATE filtering on `latest` would not use an index
+    // holding the column it changes, and scanned the batch's whole log per result (quadratic in a batch's size).
+    latestOf: db.prepare<[string, string], { seq: number }>(
+      'SELECT seq FROM batch_records WHERE batch_id = ? AND case_key = ? AND latest = 1',
     ),
+    unmark: db.prepare('UPDATE batch_records SET latest = 0 WHERE batch_id = ? AND seq = ?'),
     insertRecord: db.prepare(
       `INSERT INTO batch_records (batch_id, seq, type, case_key, status, interrupted, latest, data)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -103,7 +106,7 @@ export function createSqliteBatchStore(
     records.forEach((record, index) => {
       seq += 1;
       const latest = record.type === 'case-end' && lastResult.get(record.caseKey) === index;
-      if (latest) sql.unmark.run(batchId, record.caseKey, seq);
+      if (latest) for (const earlier of sql.latestOf.all(batchId, record.caseKey)) sql.unmark.run(batchId, earlier.seq);
       sql.insertRecord.run(
         batchId,
         seq,

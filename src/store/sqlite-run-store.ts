@@ -232,7 +232,7 @@ const MIGRATIONS: readonly string[] = [
     data        TEXT NOT NULL,
     PRIMARY KEY (batch_id, seq)
   ) WITHOUT ROWID;
-  CREATE INDEX batch_records_by_case ON batch_records (batch_id, case_key);
+  CREATE INDEX batch_records_by_case ON batch_records (batch_id, case_key, latest);
   CREATE INDEX batch_records_latest ON batch_records (batch_id, latest, status, seq);
   `,
 ];
