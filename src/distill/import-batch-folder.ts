@@ -47,14 +47,7 @@ export async function importBatchFolder(
     });
   };
   if (!info.isDirectory()) refuse('it is not a folder (a symbolic link is not followed)');
-  const manifestFile = join(dir, 'batch.json');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(manifestFile, 'utf8'));
-  } catch (error) {
-    refuse(`its batch.json cannot be read: ${(error as Error).message}`);
-  }
-  const manifest = parseBatchManifest(batchId, value, manifestFile);
+  // A live older process may still be writing the folder: asked before anything in it is read.
   const owner = await readFile(join(dir, 'owner.json'), 'utf8')
     .then((text) => JSON.parse(text) as { pid?: unknown; host?: unknown })
     .catch(() => undefined);
@@ -65,6 +58,14 @@ export async function importBatchFolder(
         `process ${owner.pid} on ${owner.host} may still be running it (its owner.json); wait for it to end, or remove owner.json if it has`,
       );
   }
+  const manifestFile = join(dir, 'batch.json');
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(manifestFile, 'utf8'));
+  } catch (error) {
+    refuse(`its batch.json cannot be read: ${(error as Error).message}`);
+  }
+  const manifest = parseBatchManifest(batchId, value, manifestFile);
 
   const me = currentOwner();
   const existing = await store.getBatch(batchId);
