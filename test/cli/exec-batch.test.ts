@@ -299,13 +299,12 @@ describe('weft exec --inputs (batches)', () => {
       'case-end c2',
       'case-start c3',
     ]);
-    expect(log.slice(7).map((record) => record.type).sort()).toEqual([
-      'case-end',
-      'case-end',
-      'case-end',
-      'case-start',
-      'case-start',
-    ]);
+    expect(
+      log
+        .slice(7)
+        .map((record) => record.type)
+        .sort(),
+    ).toEqual(['case-end', 'case-end', 'case-end', 'case-start', 'case-start']);
     // The folder is left as it was; a second resume reads the store, not the folder.
     expect(readFileSync(join(folder, 'log.jsonl'), 'utf8')).toBe(folderLog);
     const again = await cli(['exec', '--resume', batchId, '--home', home, '--json'], env);
