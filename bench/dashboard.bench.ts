@@ -65,8 +65,9 @@ export const dashboardBench: Bench = {
       const caughtUp = performance.now();
       const liveCpuMs = cpuMs(process.cpuUsage(liveCpu));
       loop.disable();
-      const liveNodes = await page.locator('#dag g.node').count();
-      const liveCompleted = await page.locator('#dag g.node[data-status="completed"]').count();
+      // A plan this large is drawn on a canvas (web/views/dag-canvas.js), which says what it holds in attributes.
+      const liveNodes = Number(await page.locator('#dag').getAttribute('data-nodes'));
+      const liveCompleted = Number(await page.locator('#dag').getAttribute('data-status-completed'));
 
       progress('the page caught up; layout alone');
       // The layout on its own (the live page asked for it once; the server caches it per plan version).
@@ -106,8 +107,7 @@ export const dashboardBench: Bench = {
       const renderStart = performance.now();
       await page.goto(`${origin}/#/runs/${RUN_ID}`);
       await page
-        .locator('#dag g.node')
-        .nth(NODES - 1)
+        .locator(`#dag[data-nodes="${NODES}"]:not([data-drawn="0"])`)
         .waitFor({ state: 'attached', timeout: 600_000 });
       const dagMs = performance.now() - renderStart;
       await waitForAttribute(page, '#run-page', 'data-events', String(events), 600_000);
@@ -130,7 +130,12 @@ export const dashboardBench: Bench = {
           },
           { label: 'stream only: events per second', value: events / (streamMs / 1000) },
           { label: 'layout of the 10k-node plan (server, in-thread)', value: layoutMs, unit: 'ms' },
-          { label: 'page: navigation to 10k nodes drawn', value: dagMs, unit: 'ms' },
+          {
+            label: 'page: navigation to 10k nodes drawn',
+            value: dagMs,
+            unit: 'ms',
+            goal: { comparison: '<', target: 2000 },
+          },
           { label: 'page: navigation to every event folded', value: foldedMs, unit: 'ms' },
           { label: 'page load: server CPU per 1,000 events', value: (renderCpuMs / events) * 1000, unit: 'ms' },
         ],

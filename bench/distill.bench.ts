@@ -2,9 +2,10 @@
  * Distillation, `npm run bench -- distill`: what running a distilled workflow costs with no model.
  * - Interpreter throughput: 10,000 cases of a 20-node workflow (bench/distill/order.workflow.json: a lookup, a
  *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
- *   exit) with in-process module tools: `runWorkflow` alone, one case after another, and the whole batch as
- *   `weft exec --inputs` runs it (the batch's case-start and case-end records in the SQLite store, the results
- *   file, 8 at once).
+ *   exit) with module tools (each call in a worker thread): `runWorkflow` alone, one case after another, the whole
+ *   batch with `runWorkflow` in this thread, and the batch as `weft exec --inputs` runs it, each case isolated in a
+ *   worker thread (`runWorkflowIsolated`; the batch's case-start and case-end records in the SQLite store, the
+ *   results file, 8 at once).
  * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
  *   worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server on a free port; without one that part says why.
  * Every case has a known expected output (computed here from the tools' own functions), so the figures count
@@ -23,6 +24,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
+import { runWorkflowIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -43,7 +45,7 @@ const TOOLS = new URL('./distill/tools.yaml', import.meta.url).pathname;
 export const distillBench: Bench = {
   name: 'distill',
   async run(): Promise<BenchReport> {
-    const title = `Distilled workflows without a model: ${CASES.toLocaleString('en-US')} cases of a 20-node workflow with in-process module tools`;
+    const title = `Distilled workflows without a model: ${CASES.toLocaleString('en-US')} cases of a 20-node workflow with module tools`;
     const home = mkdtempSync(join(tmpdir(), 'weft-bench-distill-'));
     const tools = await loadToolsFile(TOOLS);
     try {
@@ -51,6 +53,7 @@ export const distillBench: Bench = {
       const inputs = writeCases(home);
       const interpreter = await timeInterpreter(workflow, tools.tools);
       const batch = await timeBatch(home, 'in-process', inputs, inProcess(workflow, tools.tools), 8);
+      const isolated = await timeBatch(home, 'isolated', inputs, inIsolation(workflow, tools.tools), 8);
       const rows: ReportRow[] = [
         { label: 'runWorkflow alone, one case after another', value: interpreter.wall, unit: 'cases/s' },
         {
@@ -58,6 +61,11 @@ export const distillBench: Bench = {
           value: batch.wall,
           unit: 'cases/s',
           goal: { comparison: '>=', target: 5000 },
+        },
+        {
+          label: 'batch isolated, each case in a worker thread (as weft exec --inputs)',
+          value: isolated.wall,
+          unit: 'cases/s',
         },
         { label: 'runWorkflow alone, per CPU second', value: interpreter.cpu, unit: 'cases/s' },
         { label: 'batch in process, per CPU second', value: batch.cpu, unit: 'cases/s' },
@@ -104,6 +112,13 @@ function expectedOutput(orderId: number, rounds: number): unknown {
 function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
   return async (item, _attempt, signal) => {
     const run = await runWorkflow(workflow, { tools, input: item.input, signal });
+    return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
+  };
+}
+
+function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
+  return async (item, _attempt, signal) => {
+    const run = await runWorkflowIsolated(workflow, { tools, input: item.input, signal });
     return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
   };
 }

@@ -141,14 +141,14 @@ for (const leaf of TOP_LEAVES) {
 }
 // The `sim:` model in src/llm keeps only the seeded mechanics (latency, faults, clock, tool calls, the responder
 // registry); what it answers to an engine's call is that engine's responder, next to the engine's prompts. So a
-// src/llm/sim-*.ts file must be one of the generic ones, and none of them may name an engine's purpose in code.
+// src/llm/sim-*.ts file must be one of the generic ones, and none of them may name an engine's purpose in code,
+// nor an engine's `sim:` option key (each engine registers its keys next to its responders).
 const GENERIC_SIM_FILES = new Set([
   'sim-model.ts',
   'sim-options.ts',
   'sim-responders.ts',
   'sim-call-text.ts',
   'sim-bad-json.ts',
-  'sim-answer-key.ts',
   'sim-tool-args.ts',
 ]);
 const ENGINE_PURPOSES = new Set([
@@ -166,6 +166,19 @@ const ENGINE_PURPOSES = new Set([
   'distill',
   'simulate-api',
 ]);
+const ENGINE_SIM_OPTIONS = new Set([
+  'fail',
+  'tasks',
+  'width',
+  'accuracy',
+  'follow',
+  'answers',
+  'violate',
+  'noise',
+  'mistake',
+  'solvefail',
+  'reference',
+]);
 for (const file of files) {
   const rel = relative(root, file).split(/[\\/]/);
   if (rel.length !== 2 || rel[0] !== 'llm' || !rel[1].startsWith('sim-')) continue;
@@ -178,14 +191,21 @@ for (const file of files) {
   }
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const literals = [];
+  const members = [];
   const walk = (node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) literals.push(node.text);
+    if (ts.isPropertyAccessExpression(node) || ts.isPropertySignature(node) || ts.isPropertyAssignment(node))
+      members.push(node.name.getText(source));
     ts.forEachChild(node, walk);
   };
   walk(source);
   for (const text of literals.filter((literal) => ENGINE_PURPOSES.has(literal)))
     violations.push(
       `${where} names the engine purpose '${text}': what the sim answers to it belongs in that engine's responder`,
+    );
+  for (const name of new Set([...literals, ...members].filter((name) => ENGINE_SIM_OPTIONS.has(name))))
+    violations.push(
+      `${where} names the engine's sim option '${name}': the engine registers it next to its responders (registerSimOptions)`,
     );
 }
 for (const violation of violations) console.error(`layering: ${violation}`);

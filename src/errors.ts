@@ -80,7 +80,7 @@ export class WeftError extends Error {
     this.retryable = options.retryable ?? code === 'TIMEOUT';
     this.location = options.location;
     this.retryAfterMs = options.retryAfterMs;
-    this.issues = options.issues ?? [];
+    this.issues = clipFileQuotes(options.issues ?? [], options.location?.file !== undefined);
     this.partialText = options.partialText;
   }
 }
@@ -131,6 +131,51 @@ export function rewordError(error: WeftError, message: string, cause?: unknown):
     ...(error.location !== undefined ? { location: error.location } : {}),
     ...(error.issues.length > 0 ? { issues: error.issues } : {}),
     ...(error.partialText !== undefined ? { partialText: error.partialText } : {}),
+  });
+}
+
+/**
+ * The most characters of a file's own text that one error repeats. Issues quote what they found (an unknown field's
+ * name, a value), and a file that is no Weft file at all (a password file, a key, a .env handed to `weft_exec` by an
+ * MCP client) would otherwise come back whole, one quoted key per line.
+ */
+export const MAX_QUOTED_CHARS = 40;
+
+/**
+ * A quote this short is shown whole and not counted: field names, ids, tool names, kinds and hints, what issues about
+ * a real Weft file quote. A line of a password file or a key is longer.
+ */
+const FREE_QUOTE_CHARS = 24;
+
+/**
+ * Issues about a file with their double-quoted parts clipped so that all of them together show at most
+ * MAX_QUOTED_CHARS characters (short ones aside, FREE_QUOTE_CHARS); once spent, a quote shows as "…". A text quoted
+ * twice (a key in the message and in the field, where a plain name goes unquoted) is shown the same way and counted
+ * once. Issues with no file (a flag, a tool's arguments) are kept.
+ */
+function clipFileQuotes(issues: readonly LocatedIssue[], aboutFile: boolean): readonly LocatedIssue[] {
+  let left = MAX_QUOTED_CHARS;
+  const shown = new Map<string, string>();
+  const clipped = (text: string): string =>
+    text
+      .replace(/"([^"\n]*)"/g, (_quote, inner: string) => {
+        if (inner.length <= FREE_QUOTE_CHARS) return `"${inner}"`;
+        let out = shown.get(inner);
+        if (out === undefined) {
+          out = inner.length <= left ? inner : `${inner.slice(0, left)}…`;
+          left = Math.max(0, left - inner.length);
+          shown.set(inner, out);
+        }
+        return `"${out}"`;
+      })
+      // A list of keys past the budget reads as one mark and a count, not a row of them.
+      .replace(/"…"(?:, "…")+/g, (run) => `"…" and ${run.split(', ').length - 1} more`);
+  const clippedField = (field: string): string =>
+    clipped(field).replace(/[^.[\]"]+/g, (part) => shown.get(part) ?? part);
+  return issues.map((issue) => {
+    if (issue.file === undefined && !aboutFile) return issue;
+    const message = clipped(issue.message);
+    return { ...issue, message, ...(issue.field !== undefined ? { field: clippedField(issue.field) } : {}) };
   });
 }
 

@@ -135,6 +135,7 @@ export {
   createConversation,
   type Conversation,
   type ConversationOptions,
+  type CutReply,
   type SendOptions,
   type TurnResult,
 } from './dialog/conversation.js';

@@ -17,9 +17,21 @@ export {
   type ScriptedReplyInput,
   type ScriptedResponder,
   type ScriptedToolCall,
+  type ScriptedWhen,
 } from './llm/scripted-model.js';
 export { simModel, type SimModel } from './llm/sim-model.js';
-export { parseSimOptions, type SimOptions } from './llm/sim-options.js';
+// Its option keys: the generic ones are the model's, each engine registers its own; a responder of your own may
+// add keys the same way (and the SimOptions type by augmenting it).
+export {
+  parseSimOptions,
+  registerSimOptions,
+  simIntegerOption,
+  simOptionError,
+  simPathOption,
+  simProbabilityOption,
+  type SimOptionKey,
+  type SimOptions,
+} from './llm/sim-options.js';
 // What the simulator answers per call purpose: Weft's engines register theirs on import; a purpose of your own
 // gets its responder here.
 import './sim-responders.js';

@@ -126,9 +126,14 @@ const WEFT_TEST = [
   'describeTraceStore',
   'loadScriptedModel',
   'parseSimOptions',
+  'registerSimOptions',
   'registerSimResponder',
   'scriptedModel',
+  'simIntegerOption',
   'simModel',
+  'simOptionError',
+  'simPathOption',
+  'simProbabilityOption',
   'simResponderPurposes',
 ];
 
@@ -224,6 +229,18 @@ describe('weft/test (src/test.ts)', () => {
     expect(answer).not.toBe('');
     expect((await testing.simModel({ seed: 7 }).generate(call)).text).toBe(answer);
     expect(testing.parseSimOptions('seed=7').seed).toBe(7);
+  });
+
+  it("takes sim option keys of a caller's own, for a responder of their own", () => {
+    const unregister = testing.registerSimOptions([testing.simIntegerOption('depth', { default: 2, min: 1 })]);
+    try {
+      expect(testing.parseSimOptions('depth=5')).toMatchObject({ depth: 5 });
+      expect(testing.simModel('depth=5').id).toContain(',depth=5');
+      expect(() => testing.parseSimOptions('depth=0')).toThrow(/"depth".*>= 1/);
+    } finally {
+      unregister();
+    }
+    expect(() => testing.parseSimOptions('depth=5')).toThrow(/unknown option/);
   });
 });
 

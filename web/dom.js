@@ -76,19 +76,6 @@ export function clear(element) {
   while (element.firstChild) element.firstChild.remove();
 }
 
-/** @param {number} ms */
-export function duration(ms) {
-  if (!Number.isFinite(ms)) return '';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-/** @param {number} usd */
-export function dollars(usd) {
-  return `$${usd.toFixed(usd < 0.01 && usd > 0 ? 5 : 4)}`;
-}
-
 /** @param {string} iso */
 export function when(iso) {
   const date = new Date(iso);

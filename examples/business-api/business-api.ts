@@ -9,6 +9,9 @@
  * eligibility id, a slot id); a call refused because it does not is a *violation*, counted in `/_stats`.
  * Errors are `{ "error": { "code", "message" } }`. Test hooks: `GET /_stats` (requests per endpoint, violations by
  * code), `POST /_stats/reset`, `POST /_reset` (seed data back, tokens gone, counters zero).
+ *
+ * Each Weft run and chat session gets its own copy of the seed data (the `Weft-Scope` header its http tools send,
+ * scoped-states.ts), so a demo gives the same result every time it runs; counters are the server's, over all.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +22,7 @@ import { INSURANCE } from './domains/insurance.js';
 import { MOBILE } from './domains/mobile.js';
 import { ORDERS } from './domains/orders.js';
 import { ApiError, type Domain, type Json } from './http-kit.js';
+import { SCOPE_HEADER, ScopedStates } from './scoped-states.js';
 import {
   type ApiStats,
   countRequest,
@@ -42,6 +46,11 @@ export interface BusinessApiOptions {
   readonly dbPath?: string;
   /** The service's today (ISO date), for return windows, flight changes and slots; default 2026-01-15. */
   readonly today?: string;
+  /**
+   * One state for every caller: the `Weft-Scope` header is ignored, so a second run of a demo finds the first one's
+   * returns and refunds. Default false: each Weft run and chat session gets its own copy of the seed data.
+   */
+  readonly shared?: boolean;
 }
 
 export interface BusinessApi {
@@ -51,7 +60,7 @@ export interface BusinessApi {
   stats(): ApiStats;
   /** Counters (requests and violations) back to zero. */
   resetStats(): void;
-  /** Seed data back, tokens gone, counters zero. */
+  /** Seed data back (in every scope), tokens gone, counters zero. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -64,10 +73,12 @@ const MAX_BODY_BYTES = 64 * 1024;
 // ---- server ----------------------------------------------------------------------------------------------------
 
 export async function startBusinessApi(options: BusinessApiOptions = {}): Promise<BusinessApi> {
-  const db = openDb(options.dbPath ?? ':memory:', DOMAINS);
+  const dbPath = options.dbPath ?? ':memory:';
+  const db = openDb(dbPath, DOMAINS);
+  const states = new ScopedStates(db, dbPath, DOMAINS, options.shared ?? false);
   const today = options.today ?? DEFAULT_TODAY;
   const server = createServer((req, res) => {
-    handle(db, today, req, res).catch((error: unknown) => {
+    handle(db, states, today, req, res).catch((error: unknown) => {
       send(res, 500, { error: { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) } });
     });
   });
@@ -83,11 +94,15 @@ export async function startBusinessApi(options: BusinessApiOptions = {}): Promis
     port,
     stats: () => readStats(db),
     resetStats: () => resetCounts(db),
-    reset: () => reseed(db, DOMAINS),
+    reset: () => {
+      reseed(db, DOMAINS);
+      states.reset();
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => {
+          states.closeAll();
           db.close();
           resolve();
         });
@@ -97,7 +112,14 @@ export async function startBusinessApi(options: BusinessApiOptions = {}): Promis
   };
 }
 
-async function handle(db: Db, today: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** `db` holds the default state and the counters; `states` gives the state of the request's scope. */
+async function handle(
+  db: Db,
+  states: ScopedStates,
+  today: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, '') : url.pathname;
@@ -111,6 +133,7 @@ async function handle(db: Db, today: string, req: IncomingMessage, res: ServerRe
   }
   if (path === '/_reset' && method === 'POST') {
     reseed(db, DOMAINS);
+    states.reset();
     return send(res, 200, { reset: true });
   }
 
@@ -148,7 +171,8 @@ async function handle(db: Db, today: string, req: IncomingMessage, res: ServerRe
   }
   const params = Object.fromEntries(candidate.names.map((name, index) => [name, decoded[index]!]));
   try {
-    const result = candidate.handler(db, { params, query: url.searchParams, body }, today);
+    const state = states.for(req.headers[SCOPE_HEADER]);
+    const result = candidate.handler(state, { params, query: url.searchParams, body }, today);
     send(res, result.status ?? 200, result.body);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -1,11 +1,16 @@
 /**
- * `npm run example:api [-- --port 4100 --db orders.db]`: starts the business API and prints its URL; Ctrl-C stops it.
+ * `npm run example:api [-- --port 4100 --db orders.db --shared]`: starts the business API and prints its URL; Ctrl-C
+ * stops it. `--shared`: one state for every caller (by default each Weft run and chat session gets its own).
  */
 import { parseArgs } from 'node:util';
 import { startBusinessApi } from './business-api.js';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: process.env.PORT ?? '4100' }, db: { type: 'string' } },
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '4100' },
+    db: { type: 'string' },
+    shared: { type: 'boolean', default: false },
+  },
 });
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -13,7 +18,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(2);
 }
 // A second `npm run example:api` on a used port is a common slip: one clear line, not a stack trace.
-const api = await startBusinessApi({ port, ...(values.db ? { dbPath: values.db } : {}) }).catch((error: unknown) => {
+const api = await startBusinessApi({
+  port,
+  shared: values.shared,
+  ...(values.db ? { dbPath: values.db } : {}),
+}).catch((error: unknown) => {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const reason =
     code === 'EADDRINUSE'
@@ -26,6 +35,11 @@ const api = await startBusinessApi({ port, ...(values.db ? { dbPath: values.db }
 });
 process.stdout.write(`business API listening on ${api.url}\n`);
 process.stdout.write(`  export BUSINESS_API_URL=${api.url}   # what examples/business-api/*tools.yaml read\n`);
+process.stdout.write(
+  values.shared
+    ? "  one state for every caller (--shared): a second run of a demo finds the first one's returns\n"
+    : '  each Weft run and chat session starts from the seed data (the Weft-Scope header its tools send)\n',
+);
 const stop = (): void => {
   void api.close().then(() => process.exit(0));
 };

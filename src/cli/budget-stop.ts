@@ -110,7 +110,7 @@ export function commandBudget(scope: BudgetScope, signal: AbortSignal | undefine
 }
 
 /**
- * Follows a run's events (`weft run`, `weft resume`) for the `budget` event that ended it, passing each on to `next`;
+ * Follows a run's events (`weft run`, `weft resume`) for the `budget-stop` event that ended it, passing each on to `next`;
  * `error` is then the located BUDGET error of a failed run a budget ended (not of one that finished and then had its
  * judge refused), against the budget the run had.
  */
@@ -124,7 +124,7 @@ export function watchRunBudget(next: (event: WeftEvent) => void): {
   let exceeded: string | undefined;
   return {
     onEvent: (event) => {
-      if (event.type === 'budget' && event.exceeded !== undefined) exceeded ??= event.exceeded;
+      if (event.type === 'budget-stop') exceeded ??= event.exceeded;
       next(event);
     },
     error: (status, budget) => (status === 'failed' ? runBudgetError(exceeded, budget) : undefined),
@@ -132,7 +132,7 @@ export function watchRunBudget(next: (event: WeftEvent) => void): {
 }
 
 /**
- * The located BUDGET error of a run a budget ended: `exceeded` is what its `budget` event said (`call budget of 3
+ * The located BUDGET error of a run a budget ended: `exceeded` is what its `budget-stop` event said (`call budget of 3
  * reached`), matched against each budget the flags set to name the flag. Undefined when no flag's budget says so.
  */
 export function runBudgetError(

@@ -8,6 +8,8 @@
  *   providerConcurrency: 8   # calls in flight per provider
  *   store: postgres://user@host/db   # default: SQLite in the home
  *   maxOutputTokens: { default: 4096, execute: 8192, verify: 512 }   # or one number for every call
+ *   caseTimeLimitMs: 2000   # a workflow case's computing time (weft exec --time-limit)
+ *   workerMemoryMb: 256     # the heap of the worker thread a case runs in (weft exec --worker-memory)
  *
  * Reading the file is `load-config.ts`'s job; this module (zod, yaml) loads only when there is a file to check.
  */
@@ -40,6 +42,9 @@ const configSchema = z
     retries: z.number().int().nonnegative().optional(),
     providerConcurrency: z.number().int().positive().optional(),
     store: z.string().min(1).optional(),
+    // The hard limits of a workflow case (weft exec, weft mcp's weft_exec): --time-limit and --worker-memory.
+    caseTimeLimitMs: z.number().int().positive().optional(),
+    workerMemoryMb: z.number().int().min(16).optional(),
     maxOutputTokens: z
       .union(
         [

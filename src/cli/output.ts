@@ -6,6 +6,8 @@ export interface Output {
   readonly json: boolean;
   /** Human-readable result text (suppressed under --json). */
   text(line: string): void;
+  /** Human-readable text without a line end, e.g. a reply as it streams in (suppressed under --json). */
+  write(text: string): void;
   /** Progress and diagnostics: always stderr. */
   log(line: string): void;
   /** The one JSON document. */
@@ -24,6 +26,9 @@ export function createOutput(json: boolean, streams: Streams): Output {
     json,
     text: (line) => {
       if (!json) streams.stdout.write(`${line}\n`);
+    },
+    write: (text) => {
+      if (!json) streams.stdout.write(text);
     },
     log: (line) => {
       streams.stderr.write(`${line}\n`);

@@ -6,7 +6,7 @@
  * an accepted call is executed and the turn goes on → an accepted reply ends the turn — and returns the reply with
  * the events it recorded. Sessions are durable when a SessionStore is given (resume with `sessionId`).
  */
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel, StreamEvent } from '../llm/chat-model.js';
 import type { Budget, ModelBudgetName } from '../runtime/budget.js';
 import type { BudgetScope } from '../runtime/budget-scope.js';
 import type { RunOwner } from '../store/run-store.js';
@@ -71,6 +71,21 @@ export interface SendOptions {
   /** Tags the message as an out-of-workflow move (simulated users). */
   readonly oow?: OowTag;
   readonly signal?: AbortSignal;
+  /**
+   * Hears the bot's reply as it arrives, for display. Only what the user is meant to read is sent (no reasoning,
+   * no text beside a tool call); a piece that turns out not to be the reply (a refused proposal, a retried call)
+   * is taken back with a `discard` of as many characters as were shown. The deltas kept make the returned `reply`
+   * exactly. A model that does not stream sends the reply whole at the end of the turn.
+   */
+  readonly onStream?: (event: StreamEvent) => void;
+}
+
+/** A reply cut short while it was streaming: what had arrived is the reply, and this says so. */
+export interface CutReply {
+  /** How many characters of the reply had arrived. */
+  readonly chars: number;
+  /** Why it stopped: the call's error (`ABORTED: …`, `TIMEOUT: …`, `PROVIDER: …`, `BUDGET: …`). */
+  readonly reason: string;
 }
 
 export interface TurnResult {
@@ -80,6 +95,8 @@ export interface TurnResult {
   readonly events: readonly SessionEvent[];
   /** Whether the conversation has ended (the bot closed it or the turn limit steered it to a close). */
   readonly ended: boolean;
+  /** Set when the reply was cut while streaming (Ctrl-C, a dropped connection, a timeout): `reply` is what came. */
+  readonly cut?: CutReply;
 }
 
 export interface Conversation {
@@ -94,7 +111,7 @@ export interface Conversation {
   readonly pdlChanged: boolean;
   send(userMessage: string, options?: SendOptions): Promise<TurnResult>;
   /** Finishes a pending turn (see `pendingTurn`): the bot goes on from where the log ends, repeating no API call. */
-  continueTurn(options?: Pick<SendOptions, 'signal'>): Promise<TurnResult>;
+  continueTurn(options?: Pick<SendOptions, 'signal' | 'onStream'>): Promise<TurnResult>;
   /** The conversation's budget (its own or the shared one), when it has one: its usage, its deadline's signal. */
   readonly budget: BudgetScope | undefined;
   /**

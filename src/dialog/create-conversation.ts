@@ -18,6 +18,7 @@ import { callTool } from '../tools/call-tool.js';
 import { REDACTED, redactToolArgs, secretArgValues } from '../tools/redact-tool-args.js';
 import { type ApiSimulator, type SimulationUsage, simulatedTool } from '../tools/simulated-api.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
+import type { StreamEvent } from '../llm/chat-model.js';
 import { sessionTurnLimit } from './built-in-controllers.js';
 import {
   type Controller,
@@ -33,6 +34,7 @@ import { procedureControllers } from './procedure-controllers.js';
 import { INTERRUPTED_CALL, SessionFold } from './fold-session.js';
 import type { Pdl } from './pdl.js';
 import { proposeAction } from './propose-action.js';
+import { createReplyStream, type ReplyStream } from './reply-stream.js';
 import { judgeTranscript } from './judge-session.js';
 import { simulationDeclaration } from './pdl-api-declaration.js';
 import { procedureText } from './procedure-text.js';
@@ -238,9 +240,13 @@ async function startConversation(
    * Runs a turn under the budget: the deadline aborts its calls and API calls in flight, and a spent budget is
    * recorded and thrown as its located BUDGET error (a cancel by the caller stays a cancel).
    */
-  const budgeted = async (turnEvents: SessionEvent[], callerSignal: AbortSignal | undefined): Promise<TurnResult> => {
+  const budgeted = async (
+    turnEvents: SessionEvent[],
+    callerSignal: AbortSignal | undefined,
+    onStream: SendOptions['onStream'],
+  ): Promise<TurnResult> => {
     try {
-      return await runTurn(turnEvents, anySignal(callerSignal, scope?.signal));
+      return await runTurn(turnEvents, anySignal(callerSignal, scope?.signal), onStream);
     } catch (error) {
       const spent = callerSignal?.aborted ? undefined : scope?.error();
       if (!spent) throw error;
@@ -249,8 +255,14 @@ async function startConversation(
     }
   };
 
-  const runTurn = async (turnEvents: SessionEvent[], signal: AbortSignal | undefined): Promise<TurnResult> => {
+  const runTurn = async (
+    turnEvents: SessionEvent[],
+    signal: AbortSignal | undefined,
+    onStream: SendOptions['onStream'],
+  ): Promise<TurnResult> => {
     const turn = fold.turn;
+    // What the user sees of the reply as it arrives; undefined when nobody listens.
+    const stream: ReplyStream | undefined = onStream ? createReplyStream(onStream) : undefined;
     const collect = async (batch: readonly NewEvent[]): Promise<void> => {
       turnEvents.push(...(await record(batch)));
     };
@@ -263,6 +275,7 @@ async function startConversation(
     const feedback: string[] = [];
     let reply: string | undefined;
     let failed = false;
+    let cut: { chars: number; reason: string } | undefined;
     while (attempt < maxActions) {
       attempt++;
       // One snapshot of the state per decision: what is recorded until the verdicts (guidance, the model call, the
@@ -285,8 +298,33 @@ async function startConversation(
           turn,
           attempt,
           ...(signal ? { signal } : {}),
+          ...(stream ? { onStream: (event: StreamEvent) => stream.hear(event) } : {}),
         });
       } catch (error) {
+        const reason = isWeftError(error)
+          ? `${error.code}: ${error.message}`
+          : String((error as Error)?.message ?? error);
+        // The reply was being shown when the call failed (Ctrl-C, a dropped connection, a timeout, the budget's
+        // deadline): what the user saw is kept as the turn's reply, marked cut, instead of being lost.
+        const partial = stream?.shown ?? '';
+        if (partial !== '') {
+          await collect([
+            {
+              type: 'model-call',
+              turn,
+              attempt,
+              model: options.model.id,
+              inputTokens: 0,
+              outputTokens: 0,
+              costUsd: 0,
+              ms: Math.round(performance.now() - started),
+              error: reason,
+            },
+          ]);
+          reply = partial;
+          cut = { chars: partial.length, reason };
+          break;
+        }
         if (isAbortError(error) || (isWeftError(error) && error.code === 'ABORTED')) throw error;
         // A spent budget stops the turn (send records it); it is not the model failing.
         if (scope?.stop()) throw error;
@@ -300,7 +338,7 @@ async function startConversation(
             outputTokens: 0,
             costUsd: 0,
             ms: Math.round(performance.now() - started),
-            error: isWeftError(error) ? `${error.code}: ${error.message}` : String((error as Error)?.message ?? error),
+            error: reason,
           },
         ]);
         failed = true;
@@ -360,6 +398,7 @@ async function startConversation(
       }
       if (verdicts.length > 0) await collect(verdicts);
       if (reasons.length > 0) {
+        stream?.withdraw();
         rejections++;
         feedback.push(
           `Your last proposal (${argsProblem && action.kind === 'tool' ? `a call of ${action.name}` : describe(action)}) was refused — ${reasons.join('; ')}. Choose another action.`,
@@ -370,6 +409,8 @@ async function startConversation(
         reply = action.text;
         break;
       }
+      // Text the model wrote beside a tool call is its reasoning, not the reply.
+      stream?.withdraw();
       await executeCall(action, turn, collect, signal);
       actions++;
       // The simulated API's model spent the budget, or the deadline cut the call short: the turn stops here.
@@ -378,12 +419,13 @@ async function startConversation(
     }
     const exhausted = reply === undefined && !failed;
     const text = reply ?? (failed ? MODEL_ERROR_REPLY : EXHAUSTED_REPLY);
+    stream?.settle(text);
     await collect([
-      { type: 'bot-reply', turn, text },
+      { type: 'bot-reply', turn, text, ...(cut ? { cut } : {}) },
       { type: 'turn-end', turn, actions, rejections, exhausted },
     ]);
     if (turnLimit !== undefined && turn > turnLimit) await collect([{ type: 'session-end', reason: 'turn-limit' }]);
-    return { reply: text, events: turnEvents, ended: fold.ended };
+    return { reply: text, events: turnEvents, ended: fold.ended, ...(cut ? { cut } : {}) };
   };
 
   const toolNamed = (name: string): Tool | undefined => tools.find((candidate) => candidate.name === name);
@@ -425,7 +467,9 @@ async function startConversation(
     // An `execute_tool` span (a child of the turn's, with tracing on), its arguments as the session records them.
     const span = startToolSpan({ name: action.name, callId: action.callId, args: shownArgs(tool, action.args) });
     lastSimulation.usage = undefined;
-    const outcome = await span.run(() => callTool(tool, action.args, signal ? { signal } : {}));
+    const outcome = await span.run(() =>
+      callTool(tool, action.args, { scope: `session:${sessionId}`, ...(signal ? { signal } : {}) }),
+    );
     span.end(outcome.ok ? outcome : { ok: false, error: outcome.error.message, code: outcome.error.code });
     const simulation = lastSimulation.usage as SimulationUsage | undefined;
     const simulated: { simulation?: SimulationRecord } = simulation
@@ -524,7 +568,7 @@ async function startConversation(
             ...(sendOptions.oow ? { oow: sendOptions.oow } : {}),
           },
         ]);
-        const result = await budgeted(turnEvents, sendOptions.signal ?? options.signal);
+        const result = await budgeted(turnEvents, sendOptions.signal ?? options.signal, sendOptions.onStream);
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;
@@ -533,7 +577,11 @@ async function startConversation(
     continueTurn(sendOptions = {}) {
       return guard(async () => {
         if (!fold.pendingTurn) throw new WeftError('BAD_INPUT', `session ${sessionId} has no turn waiting for a reply`);
-        const result = await budgeted(await settleUnfinished(), sendOptions.signal ?? options.signal);
+        const result = await budgeted(
+          await settleUnfinished(),
+          sendOptions.signal ?? options.signal,
+          sendOptions.onStream,
+        );
         if (store)
           await store.setSessionProgress(sessionId, { status: fold.ended ? 'ended' : 'open', turns: fold.turn });
         return result;

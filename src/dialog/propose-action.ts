@@ -5,7 +5,7 @@
  * Native tool calls where the model has them; models without go through the prompted fallback, which createModel
  * adds (llm/prompted-tools.ts).
  */
-import type { ChatMessage, ChatModel, Usage } from '../llm/chat-model.js';
+import type { ChatCall, ChatMessage, ChatModel, Usage } from '../llm/chat-model.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { toolDeclaration } from '../tools/tool-loop.js';
 import { botSystemPrompt } from './bot-prompt.js';
@@ -24,6 +24,8 @@ export interface ProposeActionOptions {
   readonly turn?: number;
   readonly attempt?: number;
   readonly signal?: AbortSignal;
+  /** Hears the model's text as it arrives (for display; see reply-stream.ts for what of it a user sees). */
+  readonly onStream?: ChatCall['onStream'];
 }
 
 export interface ProposedDecision {
@@ -52,6 +54,7 @@ export async function proposeAction(
           : { key: options.turn === undefined ? options.key : `${options.key}#${options.turn}` }),
         ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
       },
+      ...(options.onStream ? { onStream: options.onStream } : {}),
     },
     options.signal,
   );

@@ -121,7 +121,14 @@ export type SessionEvent =
       /** For a simulated API: the model calls that answered it, with what they cost. */
       readonly simulation?: SimulationRecord;
     }
-  | { readonly type: 'bot-reply'; readonly at: number; readonly turn: number; readonly text: string }
+  | {
+      readonly type: 'bot-reply';
+      readonly at: number;
+      readonly turn: number;
+      readonly text: string;
+      /** The reply was cut while streaming: `text` is what had arrived (conversation-types.ts, CutReply). */
+      readonly cut?: { readonly chars: number; readonly reason: string };
+    }
   | {
       readonly type: 'turn-end';
       readonly at: number;

@@ -146,6 +146,26 @@ export function saysCannotHelp(text: string): boolean {
   return CANNOT_HELP.test(text);
 }
 
+/** Whether a text names a detail: the name, or the name with `_` as spaces, as whole words, in any case. */
+export function mentions(text: string, name: string): boolean {
+  const variants = new Set([name, name.replaceAll('_', ' ')]);
+  const lower = text.toLowerCase();
+  for (const variant of variants) {
+    const needle = variant.toLowerCase();
+    if (needle === '') continue;
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
+      const before = lower[at - 1];
+      const after = lower[at + needle.length];
+      if (!isWordChar(before) && !isWordChar(after)) return true;
+    }
+  }
+  return false;
+}
+
+function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && /[\p{L}\p{N}_]/u.test(char);
+}
+
 /** `a`, `a and b`, `a, b and c`. */
 export function listWords(items: readonly string[]): string {
   if (items.length <= 1) return items[0] ?? '';

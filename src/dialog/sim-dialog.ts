@@ -1,6 +1,6 @@
 /**
  * The sim model's three roles in conversational procedures, chosen by the call's purpose: `converse`
- * the bot (sim-bot.ts), `simulate-user` the user (sim-user.ts), `judge` the judge (sim-judge.ts). Each reads the
+ * the bot (sim-bot.ts, reading its prompt's slots and controllers' notes with sim-bot-prompt.ts), `simulate-user` the user (sim-user.ts), `judge` the judge (sim-judge.ts). Each reads the
  * tagged blocks of dialog-prompt-tags.ts: the bot's `<apis>` and the user's `<profile>`/`<oow>` from the system
  * prompt only (the messages are the other side's words), the judge's from the system prompt or else the last user
  * message that has them (put them after any transcript). A missing or malformed block gives a plain reply saying
@@ -16,6 +16,8 @@ import type { ChatCall, ToolCallRequest } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, DIALOG_TAGS } from './dialog-prompt-tags.js';
 import { hashString, randomFrom, type RandomSource } from '../llm/seeded-random.js';
 import { simBotMove } from './sim-bot.js';
+import { readPromptGuidance, readPromptProcedure, readPromptSlots } from './sim-bot-prompt.js';
+import { sideBranches } from './sim-procedure-branches.js';
 import {
   promptBlock,
   readApiCalls,
@@ -88,10 +90,21 @@ function botReply(call: ChatCall, violate: number, stream: (name: string) => Ran
     return { text: "I'm sorry, I cannot help with that (sim bot: no readable <apis> block in the system prompt)." };
   }
   const tools = call.toolChoice === 'none' ? [] : (call.tools ?? []);
-  const move = simBotMove(apis, tools, call.messages, violate, {
+  const system = call.system ?? '';
+  const prompt = {
+    apis,
+    slots: readPromptSlots(system),
+    guidance: readPromptGuidance(system),
+    branches: sideBranches(
+      readPromptProcedure(system),
+      apis.map((api) => api.name),
+    ),
+  };
+  const move = simBotMove(prompt, tools, call.messages, violate, {
     violate: stream('violate'),
     api: stream('violate-api'),
     args: stream('violate-args'),
+    heed: stream('heed'),
   });
   if (!move.toolCall) return { text: move.text };
   const id = toolCallId(nextToolCallNumber(call.messages));

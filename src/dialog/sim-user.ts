@@ -16,7 +16,7 @@
 import type { ChatMessage } from '../llm/chat-model.js';
 import { DIALOG_END_MARKER, type DialogOowSpec, type DialogProfileSpec } from './dialog-prompt-tags.js';
 import { pick, type RandomSource } from '../llm/seeded-random.js';
-import { asksForSomething, formatDetail, readDetailPairs, saysCannotHelp } from './sim-details.js';
+import { asksForSomething, formatDetail, mentions, readDetailPairs, saysCannotHelp } from './sim-details.js';
 
 export interface SimUserStreams {
   /** Which wording or variant (end, topic, move when the subtype names none). */
@@ -179,28 +179,8 @@ export function changedValue(value: unknown): unknown {
   return `${value.slice(0, start)}${next}${value.slice(end)}`;
 }
 
-/** Whether a bot's message names a detail: the name, or the name with `_` as spaces, as whole words. */
-function mentions(text: string, name: string): boolean {
-  const variants = new Set([name, name.replaceAll('_', ' ')]);
-  const lower = text.toLowerCase();
-  for (const variant of variants) {
-    const needle = variant.toLowerCase();
-    if (needle === '') continue;
-    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-      const before = lower[at - 1];
-      const after = lower[at + needle.length];
-      if (!isWordChar(before) && !isWordChar(after)) return true;
-    }
-  }
-  return false;
-}
-
 function isDigit(char: string | undefined): boolean {
   return char !== undefined && char >= '0' && char <= '9';
-}
-
-function isWordChar(char: string | undefined): boolean {
-  return char !== undefined && /[\p{L}\p{N}_]/u.test(char);
 }
 
 function findLastUser(messages: readonly ChatMessage[]): string {

@@ -11,7 +11,13 @@ import { clip } from '../text/clip.js';
 export type TranscriptEntry =
   | { readonly turn: number; readonly role: 'user'; readonly text: string; readonly oow?: OowTag }
   | { readonly turn: number; readonly role: 'user-refused'; readonly reason: string }
-  | { readonly turn: number; readonly role: 'bot'; readonly text: string }
+  | {
+      readonly turn: number;
+      readonly role: 'bot';
+      readonly text: string;
+      /** The reply was cut while streaming; `text` is what had arrived. */
+      readonly cut?: { readonly chars: number; readonly reason: string };
+    }
   | { readonly turn: number; readonly role: 'thought'; readonly text: string }
   | { readonly turn: number; readonly role: 'guidance'; readonly controller: string; readonly text: string }
   | {
@@ -145,7 +151,7 @@ export function transcriptOf(events: Iterable<SessionEvent>): Transcript {
         break;
       }
       case 'bot-reply':
-        entries.push({ turn: event.turn, role: 'bot', text: event.text });
+        entries.push({ turn: event.turn, role: 'bot', text: event.text, ...(event.cut ? { cut: event.cut } : {}) });
         break;
       case 'session-end':
         entries.push({ turn: turns, role: 'end', reason: event.reason });
@@ -190,7 +196,7 @@ function entryLine(entry: TranscriptEntry, verbose: boolean): string | undefined
     case 'user-refused':
       return `user> (message refused: ${entry.reason})`;
     case 'bot':
-      return `bot> ${entry.text}`;
+      return `bot> ${entry.text}${entry.cut ? ` ${cutNote(entry.cut.chars)}` : ''}`;
     case 'thought':
       return verbose ? `  (thought) ${entry.text}` : undefined;
     case 'guidance':
@@ -241,4 +247,9 @@ function eventLine(event: SessionEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** What a reply cut while streaming is followed by, in the chat and in the transcript. */
+export function cutNote(chars: number): string {
+  return `[reply cut after ${chars.toLocaleString('en-US')} characters]`;
 }

@@ -1,27 +1,36 @@
 /**
  * Values of an executable workflow: `{% expr %}` strings are JSONata (the `jsonata` package, loaded on first use)
  * evaluated against `{ inputs, vars }`; objects and arrays are evaluated member by member; anything else is a
- * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`) skip
- * JSONata's evaluator when the answer is certainly the same.
+ * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`), and
+ * arithmetic and comparisons over them (fast-expression.ts), skip JSONata's evaluator when the answer is certainly
+ * the same.
  */
 import { WeftError } from '../errors.js';
+import { type FastExpression, fastExpression, NOT_FAST } from './fast-expression.js';
+import { LinearRegex } from './linear-regex.js';
 import { expressionOf } from './workflow.js';
 
-type Compiled = { evaluate(input: unknown): Promise<unknown> };
-type JsonataFactory = (expression: string, options?: { timeout?: number; stack?: number }) => Compiled;
+type Compiled = { evaluate(input: unknown): Promise<unknown>; ast(): unknown };
+type JsonataFactory = (
+  expression: string,
+  options?: { timeout?: number; stack?: number; RegexEngine?: typeof LinearRegex },
+) => Compiled;
 
 /**
  * How long one expression may evaluate, and how deep. JSONata evaluates through promises that are already
  * resolved, so a never-ending expression (`$f := function($n){ $f($n) }`) starves the event loop: no timer, no
- * signal handler, no other case runs again. Its own guardrails (checked on every step) are the only deadline that
- * works; the visit cap counts nodes, not steps inside one expression.
+ * signal handler, no other case runs again. Its own guardrails are checked between evaluation steps only: one long
+ * step (a sort of millions, a huge range) runs past them. The hard limit is the isolated run
+ * (run-workflow-isolated.ts), which stops the worker thread; this one is the in-process soft limit.
  */
-export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 10_000;
+export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 2_000;
 /** JSONata's evaluation depth: about 3,000 levels of a non-tail-recursive function. */
 const EXPRESSION_DEPTH_LIMIT = 10_000;
 
 let factory: JsonataFactory | undefined;
 const cache = new Map<string, Compiled>();
+/** Expression text → its direct evaluator (fast-expression.ts), or null where JSONata must evaluate it. */
+const fast = new Map<string, FastExpression | null>();
 
 async function jsonata(): Promise<JsonataFactory> {
   factory ??= ((await import('jsonata')) as unknown as { default: JsonataFactory }).default;
@@ -42,7 +51,11 @@ export async function compileExpression(
   const hit = cache.get(key);
   if (hit) return hit;
   try {
-    const compiled = (await jsonata())(expression, { timeout: timeLimitMs, stack: EXPRESSION_DEPTH_LIMIT });
+    const compiled = (await jsonata())(expression, {
+      timeout: timeLimitMs,
+      stack: EXPRESSION_DEPTH_LIMIT,
+      RegexEngine: LinearRegex,
+    });
     if (cache.size > 10_000) cache.clear();
     cache.set(key, compiled);
     return compiled;
@@ -125,6 +138,16 @@ export async function evaluateExpression(
   }
   const compiled =
     cache.get(cacheKey(expression, timeLimitMs)) ?? (await compileExpression(expression, where, timeLimitMs));
+  let direct = fast.get(expression);
+  if (direct === undefined) {
+    direct = fastExpression(compiled.ast()) ?? null;
+    if (fast.size > 10_000) fast.clear();
+    fast.set(expression, direct);
+  }
+  if (direct) {
+    const answer = direct(scope);
+    if (answer !== NOT_FAST) return answer;
+  }
   try {
     return await compiled.evaluate(scope);
   } catch (error) {

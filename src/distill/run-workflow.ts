@@ -30,8 +30,15 @@ export interface RunWorkflowOptions {
   /** How long one JSONata expression may run (default DEFAULT_EXPRESSION_TIME_LIMIT_MS): the only deadline inside one. */
   readonly expressionTimeLimitMs?: number;
   readonly signal?: AbortSignal;
+  /** The run or chat session the workflow's tool calls are made for (a workflow tool passes its own call's on). */
+  readonly toolScope?: string;
   /** Told of each node visit before the node runs (a workflow tool names where its deadline stopped it). */
   readonly onVisit?: (node: string) => void;
+  /**
+   * Told where (`node add (args)`) before each value is evaluated there: an isolated run's worker notes it, so that
+   * a case stopped inside an expression is named by node and field.
+   */
+  readonly onEvaluate?: (where: string) => void;
 }
 
 export interface WorkflowToolCall {
@@ -144,6 +151,7 @@ export async function runWorkflow(
     vars[name] = value;
     snapshot = undefined;
   };
+  const onEvaluate = options.onEvaluate;
   const at = (node: WorkflowNode, field?: string) => {
     const key = field ? `${node.id}\u0000${field}` : node.id;
     let place = places.get(key);
@@ -151,6 +159,8 @@ export async function runWorkflow(
       place = `node ${node.id}${field ? ` (${field})` : ''}`;
       places.set(key, place);
     }
+    // Called with a field just before that field is evaluated (and again only in errors after it).
+    if (field && onEvaluate) onEvaluate(place);
     return place;
   };
 
@@ -199,7 +209,10 @@ export async function runWorkflow(
               location: { field: `nodes.${node.id}.tool` },
             });
           const args = await evaluateValue(node.args ?? {}, scope(), at(node, 'args'), timeLimit);
-          const outcome = await callTool(tool, args as JsonValue, options.signal ? { signal: options.signal } : {});
+          const outcome = await callTool(tool, args as JsonValue, {
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.toolScope !== undefined ? { scope: options.toolScope } : {}),
+          });
           if (!outcome.ok) {
             throw new WeftError('WORKFLOW', `${at(node)}: tool ${node.tool} failed: ${outcome.error.message}`, {
               location: { field: `nodes.${node.id}` },

@@ -111,7 +111,8 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
           ok: outcome.ok,
           ...(outcome.ok ? { result: traceValue(outcome.result) } : { error: outcome.error }),
           durationMs: outcome.durationMs,
-          ...(step !== undefined ? { step } : {}),
+          // Plan-execute: the plan step; react: the model reply that asked for it (the trace page's step column).
+          step: step ?? call.step,
         },
       });
     },

@@ -116,6 +116,7 @@ export function createWorkflowTool(workflow: ExecutableWorkflow, options: Workfl
             maxVisits,
             expressionTimeLimitMs,
             signal: AbortSignal.any([context.signal, deadline.signal]),
+            ...(context.scope !== undefined ? { toolScope: context.scope } : {}),
             onVisit: (node) => {
               at = node;
               visits += 1;

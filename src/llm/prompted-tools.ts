@@ -54,10 +54,13 @@ export function withPromptedTools(model: ChatModel, options: PromptedToolsOption
       };
       if (tools.length === 0) return next(inner, signal);
 
+      // The reply is a JSON object, not text for a reader: nothing of it is streamed (onStream is left out), and a
+      // listener learns the answer from the result.
+      const { onStream: _onStream, ...quiet } = inner;
       const structured = await generateStructured(
         model,
         {
-          ...inner,
+          ...quiet,
           system: [call.system, toolsPrompt(tools, required)]
             .filter((part) => part !== undefined && part !== '')
             .join('\n\n'),

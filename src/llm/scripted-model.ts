@@ -23,6 +23,13 @@
  * `when` is a regular expression when it looks like `/body/flags` (flags from `dgimsuvy`; `g` and `y` are
  * ignored so matching is stateless), and a case-sensitive substring otherwise.
  *
+ * `when` may also be an object that looks at the latest tool results (those after the model's last reply), so a
+ * script can answer a failed call honestly instead of matching an error somewhere in the whole prompt:
+ * `{ "prompt"?: pattern, "tool"?: "name", "toolError"?: pattern | true, "toolResult"?: pattern }`, every key given
+ * must hold, for one and the same latest result when `tool`, `toolError` or `toolResult` is given. `toolError`
+ * matches a failed call's error message (`true`: any failure), `toolResult` a successful call's content. In the
+ * text of an entry whose `when` has `toolError`, `{{toolError}}` stands for the first line of that error.
+ *
  * A `.js` file default-exports the same object, or just the array of replies, or a function
  * `(call) => string | Promise<string>` that answers every call.
  */
@@ -47,9 +54,24 @@ export interface ScriptedToolCall {
   readonly id?: string;
 }
 
+/** A `when` that looks at the latest tool results; a pattern is a substring or `/regex/flags`. */
+export interface ScriptedWhen {
+  /** A pattern the whole prompt matches, as a string `when`. */
+  readonly prompt?: string;
+  /** The latest result looked at comes from this tool. */
+  readonly tool?: string;
+  /** The latest result looked at is a failure whose message matches (`true`: any failure). */
+  readonly toolError?: string | true;
+  /** The latest result looked at is a success whose content matches. */
+  readonly toolResult?: string;
+}
+
 export interface ScriptedReply {
-  /** A substring of the prompt, or `/regex/flags`. Without it, the entry is part of the default sequence. */
-  readonly when?: string;
+  /**
+   * A substring of the prompt, `/regex/flags`, or conditions on the latest tool results. Without it, the entry is
+   * part of the default sequence.
+   */
+  readonly when?: string | ScriptedWhen;
   /** The reply's text (`''` for an entry of only tool calls: the file may omit it then). */
   readonly text: string;
   /** Tools the reply calls. */
@@ -82,9 +104,24 @@ export interface ScriptedModelOptions {
   readonly file?: string;
 }
 
+/** What a `when` sees of a call: the prompt as text and the tool results after the model's last reply. */
+interface WhenInput {
+  readonly prompt: string;
+  readonly latest: readonly LatestResult[];
+}
+
+interface LatestResult {
+  readonly name: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** What a matching `when` found: the failed result its `toolError` matched, for `{{toolError}}`. */
+type WhenMatch = { readonly error?: string } | undefined;
+
 interface CompiledReply {
   readonly reply: ScriptedReply;
-  readonly matches: ((prompt: string) => boolean) | undefined;
+  readonly matches: ((input: WhenInput) => WhenMatch) | undefined;
   consumed: boolean;
 }
 
@@ -163,10 +200,17 @@ function scriptResponder(replies: readonly ScriptedReply[], id: string, file: st
   let callCount = 0;
   const responder = (call: ChatCall): ScriptedAnswer => {
     callCount++;
-    const prompt = promptText({ ...call, messages: renderToolMessages(call.messages, undefined) });
+    const input: WhenInput = {
+      prompt: promptText({ ...call, messages: renderToolMessages(call.messages, undefined) }),
+      latest: latestResults(call),
+    };
+    let match: WhenMatch;
     const entry =
-      entries.find((e) => !e.consumed && e.matches !== undefined && e.matches(prompt)) ??
-      entries.find((e) => !e.consumed && e.matches === undefined);
+      entries.find((e) => {
+        if (e.consumed || e.matches === undefined) return false;
+        match = e.matches(input);
+        return match !== undefined;
+      }) ?? entries.find((e) => !e.consumed && e.matches === undefined);
     if (!entry) {
       throw new WeftError(
         'SCRIPT_EXHAUSTED',
@@ -175,7 +219,9 @@ function scriptResponder(replies: readonly ScriptedReply[], id: string, file: st
       );
     }
     if (!entry.reply.repeat) entry.consumed = true;
-    const { text, toolCalls } = entry.reply;
+    const { toolCalls } = entry.reply;
+    const error = entry.matches === undefined ? undefined : match?.error;
+    const text = error === undefined ? entry.reply.text : entry.reply.text.replaceAll('{{toolError}}', () => error);
     if (toolCalls === undefined) return text;
     return Object.assign({ text, toolCalls }, { [ENTRY]: entries.indexOf(entry) });
   };
@@ -194,13 +240,56 @@ function firstLine(call: ChatCall): string {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 
+/** The tool results after the model's last reply, in order: what a tool-aware `when` looks at. */
+function latestResults(call: ChatCall): LatestResult[] {
+  const latest: LatestResult[] = [];
+  for (let index = call.messages.length - 1; index >= 0; index--) {
+    const message = call.messages[index]!;
+    if (message.role !== 'tool') break;
+    latest.unshift({ name: message.name, content: message.content, isError: message.isError === true });
+  }
+  return latest;
+}
+
 const REGEX_WHEN = /^\/(.+)\/([dgimsuvy]*)$/s;
 
-function compileWhen(when: string | undefined): ((prompt: string) => boolean) | undefined {
+function compilePattern(pattern: string): (text: string) => boolean {
+  const regex = parseWhenRegex(pattern);
+  if (regex) return (text) => regex.test(text);
+  return (text) => text.includes(pattern);
+}
+
+function compileWhen(when: string | ScriptedWhen | undefined): ((input: WhenInput) => WhenMatch) | undefined {
   if (when === undefined) return undefined;
-  const regex = parseWhenRegex(when);
-  if (regex) return (prompt) => regex.test(prompt);
-  return (prompt) => prompt.includes(when);
+  if (typeof when === 'string') {
+    const test = compilePattern(when);
+    return (input) => (test(input.prompt) ? {} : undefined);
+  }
+  const prompt = when.prompt === undefined ? undefined : compilePattern(when.prompt);
+  const error = when.toolError === undefined || when.toolError === true ? undefined : compilePattern(when.toolError);
+  const result = when.toolResult === undefined ? undefined : compilePattern(when.toolResult);
+  const looksAtResults = when.tool !== undefined || when.toolError !== undefined || when.toolResult !== undefined;
+  return (input) => {
+    if (prompt && !prompt(input.prompt)) return undefined;
+    if (!looksAtResults) return {};
+    const found = input.latest.find(
+      (latest) =>
+        (when.tool === undefined || latest.name === when.tool) &&
+        (when.toolError === undefined || (latest.isError && (error === undefined || error(latest.content)))) &&
+        (when.toolResult === undefined || (!latest.isError && result!(latest.content))),
+    );
+    if (!found) return undefined;
+    return when.toolError === undefined ? {} : { error: firstLineOf(found.content) };
+  };
+}
+
+function firstLineOf(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line !== '') ?? ''
+  );
 }
 
 /** The RegExp of a `/body/flags` `when`, `undefined` for a substring; throws SyntaxError for a bad regex. */
@@ -264,24 +353,59 @@ function replyIssues(replies: unknown, field: string): { field?: string; message
       issues.push({ field: `${at}.text`, message: 'missing "text" (or "toolCalls")' });
     }
     issues.push(...answerIssues(record, at));
-    if ('when' in record && record.when !== undefined) {
-      if (typeof record.when !== 'string')
-        issues.push({ field: `${at}.when`, message: `expected a string, got ${describe(record.when)}` });
-      else if (record.when === '')
-        issues.push({ field: `${at}.when`, message: 'an empty "when" matches everything; omit it instead' });
-      else {
-        try {
-          parseWhenRegex(record.when);
-        } catch (error) {
-          issues.push({ field: `${at}.when`, message: `bad regular expression: ${(error as Error).message}` });
-        }
-      }
-    }
+    if ('when' in record && record.when !== undefined) issues.push(...whenIssues(record.when, `${at}.when`));
     if ('repeat' in record && record.repeat !== undefined && typeof record.repeat !== 'boolean') {
       issues.push({ field: `${at}.repeat`, message: `expected true or false, got ${describe(record.repeat)}` });
     }
   });
   return issues;
+}
+
+const WHEN_KEYS = ['prompt', 'tool', 'toolError', 'toolResult'];
+
+/** Problems of a `when`: a pattern, or an object of patterns on the prompt and the latest tool results. */
+function whenIssues(when: unknown, at: string): { field: string; message: string }[] {
+  if (typeof when === 'string') return patternIssues(when, at);
+  if (when === null || typeof when !== 'object' || Array.isArray(when)) {
+    return [
+      { field: at, message: `expected a string or { prompt?, tool?, toolError?, toolResult? }, got ${describe(when)}` },
+    ];
+  }
+  const record = when as Record<string, unknown>;
+  const issues: { field: string; message: string }[] = [];
+  for (const key of Object.keys(record)) {
+    if (!WHEN_KEYS.includes(key))
+      issues.push({ field: `${at}.${key}`, message: `unknown key "${key}" (a when has ${WHEN_KEYS.join(', ')})` });
+  }
+  const given = WHEN_KEYS.filter((key) => record[key] !== undefined);
+  if (given.length === 0 && issues.length === 0)
+    issues.push({ field: at, message: `an empty "when" matches everything; give one of ${WHEN_KEYS.join(', ')}` });
+  if (record.toolError !== undefined && record.toolResult !== undefined)
+    issues.push({
+      field: `${at}.toolResult`,
+      message: 'one result cannot be both a failure (toolError) and a success (toolResult); keep one',
+    });
+  for (const key of given) {
+    const value = record[key];
+    if (key === 'toolError' && value === true) continue;
+    if (typeof value !== 'string') {
+      const expected = key === 'toolError' ? 'a string or true' : 'a string';
+      issues.push({ field: `${at}.${key}`, message: `expected ${expected}, got ${describe(value)}` });
+    } else if (key === 'tool') {
+      if (value === '') issues.push({ field: `${at}.tool`, message: 'expected a tool name, got ""' });
+    } else issues.push(...patternIssues(value, `${at}.${key}`));
+  }
+  return issues;
+}
+
+function patternIssues(pattern: string, at: string): { field: string; message: string }[] {
+  if (pattern === '') return [{ field: at, message: 'an empty pattern matches everything; omit it instead' }];
+  try {
+    parseWhenRegex(pattern);
+  } catch (error) {
+    return [{ field: at, message: `bad regular expression: ${(error as Error).message}` }];
+  }
+  return [];
 }
 
 /** Entries with the text an entry of only tool calls leaves out (`''`). */

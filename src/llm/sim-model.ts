@@ -31,12 +31,12 @@
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ChatModel, ChatResult, ToolCallRequest, ToolDeclaration } from './chat-model.js';
 import { bernoulli, pick, randomFrom, type RandomSource } from './seeded-random.js';
-import type { SimAnswerKey } from './sim-answer-key.js';
 import {
-  DEFAULT_SIM_OPTIONS,
+  defaultSimOptions,
   formatSimOptions,
   parseSimOptions,
   sampleLatencyMs,
+  simOptionKeys,
   validateSimOptions,
   type SimOptions,
 } from './sim-options.js';
@@ -58,23 +58,26 @@ export interface SimModel extends ChatModel {
 const PLAIN_REPLY = 'sim reply';
 
 /**
- * A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). With the
- * `answers` option, pass the loaded key as `answerKey` (`createModel` loads it from the file).
+ * A sim model from a spec body (`'fail=0.1,seed=7'`) or from options (missing ones take the defaults). An option
+ * that names a file (a team's `answers=`) needs what it reads in `loaded`, by option name (`createModel` reads it).
  */
 export function simModel(
   options: string | Partial<SimOptions> = {},
-  settings: { readonly id?: string; readonly answerKey?: SimAnswerKey } = {},
+  settings: { readonly id?: string; readonly loaded?: ReadonlyMap<string, unknown> } = {},
 ): SimModel {
   const resolved =
-    typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...DEFAULT_SIM_OPTIONS, ...options });
-  if (resolved.answers !== undefined && settings.answerKey === undefined) {
-    throw new WeftError(
-      'MODEL_SPEC',
-      `the sim option answers=${resolved.answers} needs its key loaded: make the model with createModel, or pass answerKey`,
-      { location: { field: 'answers' } },
-    );
+    typeof options === 'string' ? parseSimOptions(options) : validateSimOptions({ ...defaultSimOptions(), ...options });
+  const loaded = settings.loaded ?? new Map<string, unknown>();
+  for (const key of simOptionKeys()) {
+    const value = (resolved as unknown as Record<string, unknown>)[key.name];
+    if (key.load !== undefined && value !== undefined && !loaded.has(key.name)) {
+      throw new WeftError(
+        'MODEL_SPEC',
+        `the sim option ${key.name}=${String(value)} needs its file read: make the model with createModel, or pass loaded: new Map([["${key.name}", …]])`,
+        { location: { field: key.name } },
+      );
+    }
   }
-  const answerKey = settings.answerKey;
   const id = settings.id ?? `sim:${formatSimOptions(resolved)}`;
   const counters = new Map<string, number>();
   const clock = resolved.clock === 'virtual' ? new VirtualClock() : undefined;
@@ -132,7 +135,7 @@ export function simModel(
         tag,
         options: resolved,
         stream,
-        ...(answerKey === undefined ? {} : { answerKey }),
+        loaded,
       };
       // Awaited only when it is a promise, so the built-in (synchronous) responders keep the timing they had.
       const answered = responder.respond(context);

@@ -8,7 +8,6 @@
 import { WeftError } from '../errors.js';
 import type { CallTag, ChatCall, ToolCallRequest } from './chat-model.js';
 import type { RandomSource } from './seeded-random.js';
-import type { SimAnswerKey } from './sim-answer-key.js';
 import type { SimOptions } from './sim-options.js';
 
 /** One call as a responder sees it. */
@@ -23,8 +22,8 @@ export interface SimCallContext {
    * the order of calls across keys.
    */
   stream(name: string): RandomSource;
-  /** The gold answers of the `answers=` option, when the model was made with them. */
-  readonly answerKey?: SimAnswerKey;
+  /** What the options that name a file read (`SimOptionKey.load`), by option name: e.g. a team's answer key. */
+  readonly loaded: ReadonlyMap<string, unknown>;
 }
 
 /** A reply: its text, or text with tool calls. */

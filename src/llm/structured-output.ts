@@ -53,11 +53,24 @@ export async function generateStructured<T>(
   let last: ReplyOutcome<T> | undefined;
   for (let attempt = 1; attempt <= maxRepairs + 1; attempt++) {
     throwIfAborted(options.signal);
-    const result = await model.generate({ ...call, messages: [...messages] }, options.signal);
+    // What this attempt streamed, so that a reply thrown away for a re-prompt is withdrawn, not shown twice.
+    let shown = 0;
+    const onStream = call.onStream;
+    const counted: ChatCall = onStream
+      ? {
+          ...call,
+          onStream: (event) => {
+            shown = event.kind === 'delta' ? shown + event.text.length : 0;
+            onStream(event);
+          },
+        }
+      : call;
+    const result = await model.generate({ ...counted, messages: [...messages] }, options.signal);
     raw.push(result.text);
     usages.push(result.usage);
     last = interpretReply(result.text, schema, options.select ?? 'first');
     if (last.ok) return { value: last.value, result, attempts: attempt, usage: addUsage(...usages), raw };
+    if (onStream && shown > 0) onStream({ kind: 'discard', chars: shown });
     messages.push({ role: 'assistant', content: result.text }, { role: 'user', content: repairPrompt(last.error) });
   }
   const failure = last as { ok: false; error: string; cause?: unknown };

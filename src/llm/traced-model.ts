@@ -3,7 +3,7 @@
  * run (`weft solve`, `distill`, `chat`, `team`, …): a run's calls get theirs from its meter. Without a registered
  * SDK the spans are no-ops, so wrapping costs next to nothing.
  */
-import type { ChatModel, ChatResult } from './chat-model.js';
+import type { CallTag, ChatModel, ChatResult } from './chat-model.js';
 import { redactModelSpec, requestedModelName } from './model-spec.js';
 import { startChatSpan, telemetryProvider } from './telemetry.js';
 import { wrapModel } from './wrap-model.js';
@@ -13,6 +13,8 @@ export interface TracedModelOptions {
   readonly costOf?: (result: ChatResult, modelId?: string) => number;
   /** How the log shows tool arguments (secret ones redacted): content attributes show them the same way. */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+  /** The task a call serves, by its tag (`weft.task.id`); the engine that tags the calls knows (run: subtaskOfCall). */
+  readonly taskOf?: (tag: CallTag) => string | undefined;
 }
 
 export function tracedModel(model: ChatModel, options: TracedModelOptions = {}): ChatModel {
@@ -20,14 +22,12 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
   const name = requestedModelName(model.id) ?? telemetryProvider(model.id);
   return wrapModel(model, {
     async wrapGenerate({ call, signal, next }) {
+      const taskId = call.tag === undefined ? undefined : options.taskOf?.(call.tag);
       const span = startChatSpan({
         model: name,
         provider: telemetryProvider(model.id),
         purpose: call.tag?.purpose ?? 'other',
-        // A subtask's execute and verify calls (on a worker) name it, as a run's calls do.
-        ...((call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify') && call.tag.key !== undefined
-          ? { taskId: call.tag.key }
-          : {}),
+        ...(taskId !== undefined ? { taskId } : {}),
         ...(call.tag?.attempt !== undefined ? { attempt: call.tag.attempt } : {}),
         call,
         ...(options.redactToolArgs ? { redactToolArgs: options.redactToolArgs } : {}),

@@ -33,6 +33,7 @@ import { renderReport } from './report.js';
 import type { ResumeState } from './resume-state.js';
 import { roleKindRunners, type RoleKindEngine } from './role-kind.js';
 import { runEvents } from './run-events.js';
+import { subtaskOfCall } from './subtask-of-call.js';
 import { runResult } from './run-result.js';
 import { resolveRunSettings, type ResolvedRunSettings, type RunSettings } from './run-settings.js';
 import { summarizeRun, type RunSummary } from './run-summary.js';
@@ -139,6 +140,8 @@ async function driveRunTraced(options: DriveOptions): Promise<RunTaskResult> {
     ...(resumed ? { elapsedMs: resumed.lastAt, spent: resumed.spent, replay: resumed.replay } : {}),
     ...(inputs.costOf ? { costOf: inputs.costOf } : {}),
     redactToolArgs: toolArgsRedactor(inputs.tools),
+    // A subtask's execute and verify calls name it in their events and spans.
+    taskOf: subtaskOfCall,
     openLog: (now) => new EventLog(inputs.store, runId, now, inputs.onEvent, previous),
   });
   const drive: Drive = {
@@ -174,8 +177,13 @@ async function driveRunTraced(options: DriveOptions): Promise<RunTaskResult> {
   }
   context.close();
   // Task success, judged apart from the run's verifier, on what the run left (not for a cancelled run).
-  if (settings.taskCheck && ending.status !== 'cancelled' && !inputs.signal?.aborted) await checkTask(drive);
-  return finish(drive, ending);
+  try {
+    if (settings.taskCheck && ending.status !== 'cancelled' && !inputs.signal?.aborted) await checkTask(drive);
+    return await finish(drive, ending);
+  } finally {
+    // A store failure before the outputs settled must not leave their writing thread behind in a long-lived process.
+    await drive.outputs.close();
+  }
 }
 
 /** How a run that threw ended: the deadline's reason, a cancel, or the error's message. */
@@ -262,6 +270,7 @@ function runTools(drive: Drive): RunTools | undefined {
     durability: context.log,
     refuse: (exceeded) => context.gate.refuse(exceeded),
     ...(resumed ? { replay: resumed.tools } : {}),
+    scope: `run:${drive.runId}`,
   });
 }
 
@@ -396,7 +405,7 @@ async function finish(
   const { meter } = context;
   const { status, reason } = ending;
   context.emit({
-    type: 'budget',
+    type: 'usage',
     calls: meter.calls,
     tokens: { input: meter.inputTokens, output: meter.outputTokens },
     costUsd: meter.costUsd,

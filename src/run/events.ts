@@ -4,9 +4,9 @@
  */
 import type { WorkflowJson } from '../graph/workflow.js';
 import type { DiscardedWork } from '../plan/merge-update.js';
-import type { BudgetEvent, CallEvent } from '../runtime/meter-events.js';
+import type { BudgetStopEvent, CallEvent, UsageEvent } from '../runtime/meter-events.js';
 
-export type { BudgetEvent, CallEvent, DiscardedWork };
+export type { BudgetStopEvent, CallEvent, DiscardedWork, UsageEvent };
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
@@ -162,7 +162,8 @@ export type WeftEvent =
   | { type: 'run-resume'; at: number; previousStatus: string; replayable: number; completed: number }
   /** A subtask run by a DyLAN team (team/team-attempt.ts): what the team did, before its `task-end`. */
   | ({ type: 'team'; at: number } & TeamSummary)
-  | BudgetEvent
+  | BudgetStopEvent
+  | UsageEvent
   | { type: 'run-end'; at: number; status: RunStatus; reason?: string };
 
 export type WeftEventType = WeftEvent['type'];
@@ -204,7 +205,7 @@ export interface TeamSummary {
   readonly reformation?: TeamReformation;
   /** Σ_t I(t, a) per agent for this query. */
   readonly importance: Readonly<Record<string, number>>;
-  /** Model calls the team made (agents and ranker); they are also `call` events. */
+  /** Model calls the team made (agents and ranker); they are also `model-call` events. */
   readonly calls: number;
   readonly ratingFallbacks: number;
   readonly rankerFallbacks: number;

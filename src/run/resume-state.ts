@@ -100,7 +100,7 @@ export function foldForResume(events: readonly WeftEvent[]): ResumeState {
       case 'artifact-refused':
         refused.push({ taskId: event.taskId, path: event.path, reason: event.reason });
         break;
-      case 'call':
+      case 'model-call':
         spent.calls += 1;
         spent.inputTokens += event.inputTokens;
         spent.outputTokens += event.outputTokens;

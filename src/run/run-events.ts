@@ -8,6 +8,7 @@ import { WeftError } from '../errors.js';
 import { eventRecordProblem } from '../store/event-record-problem.js';
 import type { RunStore, StoredEvent } from '../store/run-store.js';
 import type { WeftEvent } from './events.js';
+import { upgradeRunEvent } from './upgrade-run-event.js';
 import { isWeftEventType } from './weft-event-types.js';
 
 /** The whole log of a run, oldest first. */
@@ -26,13 +27,17 @@ export async function runEventPage(
   return page.map((stored) => ({ runId: stored.runId, seq: stored.seq, event: weftEventOf(stored) }));
 }
 
-/** A stored event as the WeftEvent it was written as, or the STORE error saying why it is not one. */
+/**
+ * A stored event as the WeftEvent it was written as (under today's name when an earlier version wrote it), or the
+ * STORE error saying why it is not one.
+ */
 export function weftEventOf(stored: StoredEvent): WeftEvent {
-  const problem = eventRecordProblem(stored.event, isWeftEventType);
+  const event = upgradeRunEvent(stored.event);
+  const problem = eventRecordProblem(event, isWeftEventType);
   if (problem)
     throw new WeftError('STORE', `event ${stored.seq} of run ${stored.runId} ${problem.message}`, {
       location: { field: problem.field },
     });
   // The fields beyond type and at are the writer's (EventLog), which the type system held to WeftEvent.
-  return stored.event as WeftEvent;
+  return event as WeftEvent;
 }

@@ -80,6 +80,7 @@ export async function runSubtask(attempt: SubtaskAttempt): Promise<AttemptOutcom
       tools: attempt.tools.tools,
       maxSteps: attempt.tools.maxSteps,
       hooks: attempt.tools.hooks,
+      ...(attempt.tools.scope !== undefined ? { callOptions: { scope: attempt.tools.scope } } : {}),
       signal: attempt.signal,
     });
     text = loop.text;

@@ -121,7 +121,7 @@ export function summarizeRun(
         });
         break;
       }
-      case 'call':
+      case 'model-call':
         calls += 1;
         input += event.inputTokens;
         output += event.outputTokens;

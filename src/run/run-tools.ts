@@ -102,9 +102,11 @@ export interface RunToolsOptions {
   readonly emit: EventLog['emit'];
   /** Makes what was emitted durable: awaited after a call's start is emitted, before the tool runs. */
   readonly durability: { sync(): Promise<void> };
-  /** Reports a spent tool-call budget (the run's `budget` event) and returns the BUDGET error to throw. */
+  /** Reports a spent tool-call budget (the run's `budget-stop` event) and returns the BUDGET error to throw. */
   readonly refuse: (exceeded: string) => WeftError;
   readonly replay?: ToolReplay;
+  /** What every call says it is made for (`run:<runId>`): `ToolCallContext.scope`. */
+  readonly scope?: string;
 }
 
 /** What one attempt of a tool-using subtask gets: its tools, the step limit and the hooks that log each call. */
@@ -112,6 +114,8 @@ export interface AttemptTools {
   readonly tools: readonly Tool[];
   readonly maxSteps: number;
   readonly hooks: ToolLoopHooks;
+  /** The run the calls are made for (`run:<runId>`), passed to each tool: `ToolCallContext.scope`. */
+  readonly scope?: string;
   /** For attempts run elsewhere (workers/): the job's part, and how to record what the worker reports. */
   readonly job?: JobTools;
   readonly recordRemote?: (events: readonly ToolEventRecord[]) => void;
@@ -156,6 +160,7 @@ export class RunTools {
       tools,
       maxSteps: this.options.maxSteps,
       hooks: this.hooks(taskId, attempt),
+      ...(this.options.scope !== undefined ? { scope: this.options.scope } : {}),
       job: this.jobOf(tools, taskId, attempt),
       recordRemote: (events) => this.recordRemote(events),
       admitRemote: () => this.checkBudget(),

@@ -19,8 +19,9 @@ export const WEFT_EVENT_TYPES = [
   'tool-result',
   'run-resume',
   'team',
-  'call',
-  'budget',
+  'model-call',
+  'budget-stop',
+  'usage',
   'run-end',
 ] as const satisfies readonly WeftEventType[];
 

@@ -124,7 +124,7 @@ export function createBudgetScope(options: BudgetScopeOptions): BudgetScope {
     meter,
     now,
     emit: (event) => {
-      if (event.type !== 'budget' || event.exceeded === undefined || spent) return;
+      if (event.type !== 'budget-stop' || spent) return;
       // The gate says why; which budget that is comes from the same check (the deadline's is the wall time).
       const which =
         budget.maxWallMs !== undefined && event.exceeded === wallTimeExceeded(budget.maxWallMs)

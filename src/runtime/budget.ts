@@ -50,14 +50,14 @@ export function budgetExceeded(budget: Budget, meter: Meter, elapsedMs: number):
   return spentBudget(budget, meter, elapsedMs)?.exceeded;
 }
 
-/** What a spent wall-time budget reports (in `budget` events and, prefixed, as the run's reason). */
+/** What a spent wall-time budget reports (in `budget-stop` events and, prefixed, as the run's reason). */
 export function wallTimeExceeded(maxWallMs: number): string {
   return `wall-time budget of ${maxWallMs / 1000}s reached`;
 }
 
 /**
  * The budget check before a call, shared by the in-process model and work sent elsewhere (a queue): throws
- * WeftError('BUDGET') once the budget is spent, and emits the `budget` event that says so only once.
+ * WeftError('BUDGET') once the budget is spent, and emits the `budget-stop` event that says so only once.
  */
 export interface BudgetGate {
   admit(): void;
@@ -65,7 +65,7 @@ export interface BudgetGate {
 
 /** A gate that can also refuse from outside a call: the deadline (deadline.ts) reports through it. */
 export interface RunBudgetGate extends BudgetGate {
-  /** Reports `exceeded` (the `budget` event, once per gate like `admit`) and returns the error that says so. */
+  /** Reports `exceeded` (the `budget-stop` event, once per gate like `admit`) and returns the error that says so. */
   refuse(exceeded: string): WeftError;
 }
 
@@ -84,7 +84,7 @@ export function budgetGate(options: GateOptions): RunBudgetGate {
     if (!reported) {
       reported = true;
       options.emit?.({
-        type: 'budget',
+        type: 'budget-stop',
         calls: meter.calls,
         tokens: { input: meter.inputTokens, output: meter.outputTokens },
         costUsd: meter.costUsd,

@@ -9,7 +9,7 @@ import { anySignal } from '../llm/timeout.js';
 import { budgetGate, createMeter, type Budget, type Meter, type RunBudgetGate } from './budget.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import type { MeterEmit } from './meter-events.js';
-import { meteredModel, recordRemoteCall, type RemoteCall } from './metered-model.js';
+import { meteredModel, recordRemoteCall, type MeterOptions, type RemoteCall } from './metered-model.js';
 
 /** Where a run's events go. `emit` stamps and keeps an event and writes it soon; `sync` is the durability gate. */
 export interface DurableLog<E> {
@@ -20,7 +20,7 @@ export interface DurableLog<E> {
   pending(): boolean;
 }
 
-/** A log the meter can write to: its `emit` takes the `call` and `budget` events too. */
+/** A log the meter can write to: its `emit` takes the `model-call` and `budget-stop` events too. */
 export type MeterLog = DurableLog<never> & { readonly emit: MeterEmit };
 
 export interface EngineContextOptions<L extends MeterLog> {
@@ -39,8 +39,10 @@ export interface EngineContextOptions<L extends MeterLog> {
   readonly replay?: ReadonlyMap<string, ChatResult>;
   /** USD of one call (default free). */
   readonly costOf?: (result: ChatResult, modelId?: string) => number;
-  /** How the run model's `call` events record tool arguments (secret ones redacted). */
+  /** How the run model's `model-call` events record tool arguments (secret ones redacted). */
   readonly redactToolArgs?: (name: string, args: unknown) => unknown;
+  /** The task a call serves, for its `model-call` event and span (MeterOptions.taskOf). */
+  readonly taskOf?: MeterOptions['taskOf'];
   /** Opens the run's log on the context's clock. */
   readonly openLog: (now: () => number) => L;
 }
@@ -88,6 +90,7 @@ export function createEngineContext<L extends MeterLog>(options: EngineContextOp
     costOf,
     emit,
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.taskOf ? { taskOf: options.taskOf } : {}),
   };
   const model = meteredModel(
     options.model,
@@ -106,7 +109,8 @@ export function createEngineContext<L extends MeterLog>(options: EngineContextOp
     log,
     emit,
     metered: (other) => meteredModel(other, meterOptions, gate),
-    recordRemoteCall: (call) => recordRemoteCall(call, { meter, costOf, emit }),
+    recordRemoteCall: (call) =>
+      recordRemoteCall(call, { meter, costOf, emit, ...(options.taskOf ? { taskOf: options.taskOf } : {}) }),
     close: () => deadline.clear(),
   };
 }

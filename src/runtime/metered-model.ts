@@ -1,6 +1,6 @@
 /**
  * Wraps an engine's model: checks every budget before each call (docs/algorithms.md#budgets) and
- * records each call as a `call` event with its reply, usage and cost. Without a budget it only counts. Calls are numbered per (purpose, key,
+ * records each call as a `model-call` event with its reply, usage and cost. Without a budget it only counts. Calls are numbered per (purpose, key,
  * attempt); a resumed run passes the recorded replies as `replay`, and a call found there is answered from the
  * log: never repeated, never charged twice.
  */
@@ -32,9 +32,14 @@ export interface MeterOptions {
    * model is already traced (the CLI's `tracedModel`), so a call is not traced twice.
    */
   readonly trace?: boolean;
+  /**
+   * The task a call serves, by its tag, for its `model-call` event and span (`taskId`). The engine that tags the
+   * calls knows (a run: its subtasks' execute and verify calls, run/subtask-of-call.ts); absent, no call names one.
+   */
+  readonly taskOf?: (tag: Pick<CallTag, 'purpose' | 'key'>) => string | undefined;
 }
 
-/** A reply's tool calls as a `call` event records them. */
+/** A reply's tool calls as a `model-call` event records them. */
 export function recordedToolCalls(
   result: Pick<ChatResult, 'toolCalls'>,
   redact: MeterOptions['redactToolArgs'],
@@ -61,7 +66,7 @@ export function callKey(
 
 export interface CallIdentity {
   readonly purpose: CallTag['purpose'];
-  /** `sequence`, and `key`/`attempt` when the call has them: what a `call` event records. */
+  /** `sequence`, and `key`/`attempt` when the call has them: what a `model-call` event records. */
   readonly identity: { readonly sequence: number; readonly key?: string; readonly attempt?: number };
   /** The call with `tag.sequence` set, for seeded models. */
   readonly tagged: ChatCall;
@@ -110,8 +115,11 @@ export interface RemoteCall {
   readonly toolCalls?: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
 }
 
-/** Charges a call made elsewhere to the meter and records it as a `call` event, like one made here. */
-export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit'>): void {
+/** Charges a call made elsewhere to the meter and records it as a `model-call` event, like one made here. */
+export function recordRemoteCall(
+  call: RemoteCall,
+  options: Pick<MeterOptions, 'meter' | 'costOf' | 'emit' | 'taskOf'>,
+): void {
   const { meter } = options;
   const costUsd =
     call.error === undefined
@@ -125,9 +133,9 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
   meter.inputTokens += call.inputTokens;
   meter.outputTokens += call.outputTokens;
   meter.costUsd += costUsd;
-  const taskId = call.purpose === 'execute' || call.purpose === 'verify' ? call.key : undefined;
+  const taskId = options.taskOf?.({ purpose: call.purpose, ...(call.key !== undefined ? { key: call.key } : {}) });
   options.emit?.({
-    type: 'call',
+    type: 'model-call',
     purpose: call.purpose,
     model: call.model,
     inputTokens: call.inputTokens,
@@ -146,7 +154,7 @@ export function recordRemoteCall(call: RemoteCall, options: Pick<MeterOptions, '
 }
 
 /**
- * The model a `call` event records: the one the spec asked for, not the name the server answered with (llama.cpp
+ * The model a `model-call` event records: the one the spec asked for, not the name the server answered with (llama.cpp
  * answers with its file path) nor the spec itself (whose URL may carry a key).
  */
 export function callModelName(modelId: string, reported?: string): string {
@@ -165,6 +173,10 @@ export function meteredModel(
 ): ChatModel {
   const { meter } = options;
   const identify = callSequencer();
+  // A model's id does not change: parse it once, not three times a call (a spec that is no spec costs a suggestion).
+  let requested: { readonly name: string | undefined } | undefined;
+  const requestedName = (): string | undefined => (requested ??= { name: requestedModelName(model.id) }).name;
+  const nameOf = (reported?: string): string => requestedName() ?? reported ?? redactModelSpec(model.id);
   return wrapModel(model, {
     async wrapGenerate({ call, signal, next }) {
       const { purpose, identity, tagged, key } = identify(call);
@@ -173,10 +185,10 @@ export function meteredModel(
       gate.admit();
       meter.calls += 1;
       const started = options.now();
-      const taskId = call.tag?.purpose === 'execute' || call.tag?.purpose === 'verify' ? call.tag.key : undefined;
+      const taskId = call.tag === undefined ? undefined : options.taskOf?.(call.tag);
       const span = (options.trace === false ? untracedSpan : startChatSpan)({
         // The name the provider is asked for; a spec without one (`sim:…`, `local:…`) by its provider, not its options.
-        model: requestedModelName(model.id) ?? telemetryProvider(model.id),
+        model: requestedName() ?? telemetryProvider(model.id),
         provider: telemetryProvider(model.id),
         purpose,
         ...(taskId !== undefined ? { taskId } : {}),
@@ -187,14 +199,14 @@ export function meteredModel(
       try {
         const result = await span.run(() => next(tagged, signal));
         const costUsd = options.costOf(result, model.id);
-        span.succeed(result, costUsd, callModelName(model.id, result.model));
+        span.succeed(result, costUsd, nameOf(result.model));
         meter.inputTokens += result.usage.inputTokens;
         meter.outputTokens += result.usage.outputTokens;
         meter.costUsd += costUsd;
         options.emit?.({
-          type: 'call',
+          type: 'model-call',
           purpose,
-          model: callModelName(model.id, result.model),
+          model: nameOf(result.model),
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
           costUsd,
@@ -208,9 +220,9 @@ export function meteredModel(
       } catch (error) {
         span.fail(error);
         options.emit?.({
-          type: 'call',
+          type: 'model-call',
           purpose,
-          model: callModelName(model.id),
+          model: nameOf(),
           inputTokens: 0,
           outputTokens: 0,
           costUsd: 0,

@@ -24,7 +24,7 @@ import {
   redactModelSpec,
   redactUrl,
   runTask,
-  runWorkflow,
+  runWorkflowIsolated,
   summarizeRun,
   toWorkflowJson,
   traceAgent,
@@ -134,6 +134,8 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
   const server = new McpServer({ name: 'weft', version: options.version });
   /** Runs started here and not yet ended: a status request may come before the run's record exists. */
   const running = new Map<string, OwnRun>();
+  /** Runs going plus weft_run calls still preparing theirs: what the limit of runs at once counts. */
+  let slotsTaken = 0;
   /**
    * Resource URIs the client subscribed to (one client per server: stdio), each with the run's status it was last
    * told about (undefined: no record yet).
@@ -296,148 +298,165 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
           ...(args.maxToolSteps !== undefined ? { maxToolSteps: args.maxToolSteps } : {}),
           ...(args.maxToolCalls !== undefined ? { maxToolCalls: args.maxToolCalls } : {}),
         };
+        // The slot is taken here, before the first await: checked and taken apart, concurrent calls would all pass
+        // the check while the first ones still load their files. Given back on every path (refused input, a run
+        // that fails to start, the run's end).
         const maxRuns = options.maxRuns ?? MAX_RUNS_AT_ONCE;
-        if (running.size >= maxRuns) {
+        if (slotsTaken >= maxRuns) {
           throw new WeftError(
             'BAD_INPUT',
-            `${running.size} runs are going in this server (at most ${maxRuns}): wait for one to end (weft_status) or cancel one (weft_cancel)`,
+            `${slotsTaken} runs are going or starting in this server (at most ${maxRuns}): wait for one to end (weft_status) or cancel one (weft_cancel)`,
             { location: { field: 'task' } },
           );
         }
-        // The same rules as `weft run <task> --plan file --team file`, checked before anything is loaded.
-        if (givenTask === undefined && planFile === undefined) {
-          throw new WeftError('BAD_INPUT', 'give a task (in words) or a plan file', { location: { field: 'task' } });
-        }
-        if (givenTask !== undefined && planFile !== undefined) {
-          throw new WeftError('BAD_INPUT', 'give a task or a plan, not both: the plan carries its own task', {
-            location: { field: 'plan' },
-          });
-        }
-        if (planFile !== undefined && teamFiles !== undefined && teamFiles.length > 0) {
-          throw new WeftError(
-            'BAD_INPUT',
-            'a plan skips planning, so teams (offered to the planner) do not apply: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
-            { location: { field: 'teams' } },
-          );
-        }
-        const plan: Workflow | undefined = planFile !== undefined ? await readPlan(planFile) : undefined;
-        const task = givenTask ?? plan!.task;
-        const teams =
-          teamFiles !== undefined && teamFiles.length > 0
-            ? await loadTeamOffers(teamFiles, process.cwd(), {
-                createModel: modelMaker(context.config),
-                runModel: model.id,
-              })
-            : undefined;
-        // A bad tools file is the client's input error, answered before any run exists; the tools close at its end.
-        const runTools: RunTools = await loadRunTools({ toolsFile, planFile }, signal);
-        const toolSet = runTools.toolSet;
-
-        const runId = newRunId();
-        const token = extra._meta?.progressToken;
-        // Progress may only name a request still open (MCP): a run answered at once reports through weft_status.
-        let answered = false;
-        const ended = new Set<string>();
-        let total = 0;
-        // MCP asks progress to increase with each notification: a retried subtask or a revised plan sends nothing.
-        let sent = -1;
-        let markStarted = () => {};
-        const started = new Promise<undefined>((resolve) => {
-          markStarted = () => resolve(undefined);
-        });
-        const onEvent = (event: WeftEvent) => {
-          // The record exists from run-start on: a subscriber may read it now.
-          if (event.type === 'run-start') {
-            markStarted();
-            runChanged(runId);
-          }
-          if (token === undefined || answered) return;
-          if (event.type === 'plan-chosen' || event.type === 'plan-update') {
-            total = 'workflow' in event ? event.workflow.subtasks.length : total;
-          } else if (event.type === 'task-end') {
-            ended.add(event.taskId);
-          } else return;
-          if (ended.size <= sent) return;
-          sent = ended.size;
-          // Notifications after the client left are dropped: the run goes on and stays in the store.
-          extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: {
-                progressToken: token,
-                progress: ended.size,
-                ...(total > 0 ? { total } : {}),
-                message: event.type === 'task-end' ? `${event.taskId} ${event.status}` : `plan: ${total} subtasks`,
-              },
-            })
-            .catch(() => {});
+        slotsTaken += 1;
+        let slotHeld = true;
+        const releaseSlot = () => {
+          if (slotHeld) slotsTaken -= 1;
+          slotHeld = false;
         };
-        const stop = new AbortController();
-        // A client that cancels the request it waits on cancels the run; one answered at once, through weft_cancel.
-        const signals = [signal, stop.signal, ...(wait ? [extra.signal] : [])];
-        const chosen = runChoicesOptions(choices);
-        const work = runTask({
-          task,
-          runId,
-          model,
-          store,
-          home: context.home,
-          costOf,
-          signal: AbortSignal.any(signals),
-          onEvent,
-          run: { ...chosen.run, ...(verify === false ? { verify: false } : {}) },
-          budget: chosen.budget,
-          prompts: {
-            ...(args.retryFeedback === false ? { retryFeedback: false } : {}),
-            ...(args.plannerScope === false ? { plannerScope: false } : {}),
-            ...(args.neededBy === false ? { neededBy: false } : {}),
-            ...(args.minimalUpdates === false ? { minimalUpdates: false } : {}),
-          },
-          tools: {
-            available: toolSet?.tools ?? [],
-            ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
-            ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
-            ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
-          },
-          ...(plan ? { plan, planFile: planFile! } : {}),
-          ...(teams ? { teams } : {}),
-          roles: { createModel: modelMaker(context.config), kinds: defaultRoleKinds() },
-          base: process.cwd(),
-        }).result;
-        const done = work
-          .then(
-            (result) => log(`run ${runId}: ${result.status}`),
-            (error: unknown) => log(redactUrl(`run ${runId} failed: ${formatError(error)}`).display),
-          )
-          .finally(async () => {
-            await toolSet?.close().catch(() => {});
-            running.delete(runId);
-            runChanged(runId);
+        // Set once the run exists: from then on its end gives the slot back, whether this call waits or not.
+        let handedOver = false;
+        try {
+          // The same rules as `weft run <task> --plan file --team file`, checked before anything is loaded.
+          if (givenTask === undefined && planFile === undefined) {
+            throw new WeftError('BAD_INPUT', 'give a task (in words) or a plan file', { location: { field: 'task' } });
+          }
+          if (givenTask !== undefined && planFile !== undefined) {
+            throw new WeftError('BAD_INPUT', 'give a task or a plan, not both: the plan carries its own task', {
+              location: { field: 'plan' },
+            });
+          }
+          if (planFile !== undefined && teamFiles !== undefined && teamFiles.length > 0) {
+            throw new WeftError(
+              'BAD_INPUT',
+              'a plan skips planning, so teams (offered to the planner) do not apply: name the team files in the plan\'s roles ({"kind": "team", "team": "file"}) instead',
+              { location: { field: 'teams' } },
+            );
+          }
+          const plan: Workflow | undefined = planFile !== undefined ? await readPlan(planFile) : undefined;
+          const task = givenTask ?? plan!.task;
+          const teams =
+            teamFiles !== undefined && teamFiles.length > 0
+              ? await loadTeamOffers(teamFiles, process.cwd(), {
+                  createModel: modelMaker(context.config),
+                  runModel: model.id,
+                })
+              : undefined;
+          // A bad tools file is the client's input error, answered before any run exists; the tools close at its end.
+          const runTools: RunTools = await loadRunTools({ toolsFile, planFile }, signal);
+          const toolSet = runTools.toolSet;
+
+          const runId = newRunId();
+          const token = extra._meta?.progressToken;
+          // Progress may only name a request still open (MCP): a run answered at once reports through weft_status.
+          let answered = false;
+          const ended = new Set<string>();
+          let total = 0;
+          // MCP asks progress to increase with each notification: a retried subtask or a revised plan sends nothing.
+          let sent = -1;
+          let markStarted = () => {};
+          const started = new Promise<undefined>((resolve) => {
+            markStarted = () => resolve(undefined);
           });
-        running.set(runId, { done, stop });
-        // A problem found before the run exists (a plan's role naming a tool that no tools file gives, a team file
-        // whose model cannot be made) is the client's input error: answered, not left in the server's log.
-        const early = await Promise.race([
-          started,
-          work.then(
-            () => undefined,
-            (error: unknown) => ({ error }),
-          ),
-        ]);
-        if (early) {
+          const onEvent = (event: WeftEvent) => {
+            // The record exists from run-start on: a subscriber may read it now.
+            if (event.type === 'run-start') {
+              markStarted();
+              runChanged(runId);
+            }
+            if (token === undefined || answered) return;
+            if (event.type === 'plan-chosen' || event.type === 'plan-update') {
+              total = 'workflow' in event ? event.workflow.subtasks.length : total;
+            } else if (event.type === 'task-end') {
+              ended.add(event.taskId);
+            } else return;
+            if (ended.size <= sent) return;
+            sent = ended.size;
+            // Notifications after the client left are dropped: the run goes on and stays in the store.
+            extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress: ended.size,
+                  ...(total > 0 ? { total } : {}),
+                  message: event.type === 'task-end' ? `${event.taskId} ${event.status}` : `plan: ${total} subtasks`,
+                },
+              })
+              .catch(() => {});
+          };
+          const stop = new AbortController();
+          // A client that cancels the request it waits on cancels the run; one answered at once, through weft_cancel.
+          const signals = [signal, stop.signal, ...(wait ? [extra.signal] : [])];
+          const chosen = runChoicesOptions(choices);
+          const work = runTask({
+            task,
+            runId,
+            model,
+            store,
+            home: context.home,
+            costOf,
+            signal: AbortSignal.any(signals),
+            onEvent,
+            run: { ...chosen.run, ...(verify === false ? { verify: false } : {}) },
+            budget: chosen.budget,
+            prompts: {
+              ...(args.retryFeedback === false ? { retryFeedback: false } : {}),
+              ...(args.plannerScope === false ? { plannerScope: false } : {}),
+              ...(args.neededBy === false ? { neededBy: false } : {}),
+              ...(args.minimalUpdates === false ? { minimalUpdates: false } : {}),
+            },
+            tools: {
+              available: toolSet?.tools ?? [],
+              ...(chosen.maxToolSteps !== undefined ? { maxSteps: chosen.maxToolSteps } : {}),
+              ...(runTools.toolsFile !== undefined ? { file: runTools.toolsFile } : {}),
+              ...(runTools.planToolsFile !== undefined ? { planFile: runTools.planToolsFile } : {}),
+            },
+            ...(plan ? { plan, planFile: planFile! } : {}),
+            ...(teams ? { teams } : {}),
+            roles: { createModel: modelMaker(context.config), kinds: defaultRoleKinds() },
+            base: process.cwd(),
+          }).result;
+          const done = work
+            .then(
+              (result) => log(`run ${runId}: ${result.status}`),
+              (error: unknown) => log(redactUrl(`run ${runId} failed: ${formatError(error)}`).display),
+            )
+            .finally(async () => {
+              await toolSet?.close().catch(() => {});
+              running.delete(runId);
+              releaseSlot();
+              runChanged(runId);
+            });
+          running.set(runId, { done, stop });
+          handedOver = true;
+          // A problem found before the run exists (a plan's role naming a tool that no tools file gives, a team file
+          // whose model cannot be made) is the client's input error: answered, not left in the server's log.
+          const early = await Promise.race([
+            started,
+            work.then(
+              () => undefined,
+              (error: unknown) => ({ error }),
+            ),
+          ]);
+          if (early) {
+            await done;
+            throw early.error;
+          }
+          // A client's resource list holds the new run.
+          server.server.sendResourceListChanged().catch(() => {});
+          if (!wait) {
+            answered = true;
+            return { runId, status: 'running' };
+          }
           await done;
-          throw early.error;
-        }
-        // A client's resource list holds the new run.
-        server.server.sendResourceListChanged().catch(() => {});
-        if (!wait) {
           answered = true;
-          return { runId, status: 'running' };
+          const found = await runDocument(runId);
+          return { runId, status: found?.summary.status ?? 'interrupted' };
+        } finally {
+          if (!handedOver) releaseSlot();
         }
-        await done;
-        answered = true;
-        const found = await runDocument(runId);
-        return { runId, status: found?.summary.status ?? 'interrupted' };
       }),
   );
 
@@ -578,7 +597,15 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         const tools = toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal }) : undefined;
         try {
           const { workflow } = await loadWorkflowFile(file, { toolNames: tools?.tools.map((t) => t.name) ?? [] });
-          const result = await runWorkflow(workflow, { tools: tools?.tools ?? [], input: input ?? {}, signal });
+          // In a worker thread with hard limits (the config's caseTimeLimitMs, workerMemoryMb): a hostile workflow
+          // stops at its limit, and this server keeps answering meanwhile.
+          const result = await runWorkflowIsolated(workflow, {
+            tools: tools?.tools ?? [],
+            input: input ?? {},
+            signal,
+            ...(context.config.caseTimeLimitMs !== undefined ? { timeLimitMs: context.config.caseTimeLimitMs } : {}),
+            ...(context.config.workerMemoryMb !== undefined ? { memoryMb: context.config.workerMemoryMb } : {}),
+          });
           return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 };
         } finally {
           await tools?.close();

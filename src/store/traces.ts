@@ -28,7 +28,10 @@ export interface TraceToolCall {
   /** The error the agent saw, when `ok` is false. */
   readonly error?: string;
   readonly durationMs: number;
-  /** For plan-execute, the plan step (from 0) it was made in; for a run, the subtask id. */
+  /**
+   * For plan-execute, the plan step (from 0) it was made in; for react, the model reply (from 0) that asked for it;
+   * for a run, the subtask id.
+   */
   readonly step?: number | string;
 }
 

@@ -13,7 +13,7 @@
  *   the scores (means are over the finished queries); the others go on, so one bad call does not lose the
  *   finished work. With no finished query nothing is chosen. Aborts are never recorded: they stop the run.
  */
-import { WeftError, isAbortError } from '../errors.js';
+import { WeftError, isAbortError, isWeftError } from '../errors.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
@@ -99,20 +99,28 @@ export async function optimizeTeam(options: OptimizeTeamOptions): Promise<Optimi
     throw new WeftError('BAD_INPUT', 'no sample queries to optimise the team on', { location: { field: 'queries' } });
 
   let done = 0;
+  // A spent budget is not a cancel: the query it cut short fails, and the queries after it are not started (each
+  // would only be refused) but listed as failed with the same reason, so the finished ones are still scored.
+  let budgetSpent: string | undefined;
   const outcomes = await boundedMap(
     queries,
     { concurrency: options.concurrency ?? 4, ...(signal ? { signal } : {}) },
     async (query, querySignal, index) => {
-      const outcome = await runTeam({
-        ...options.run,
-        agents: pool,
-        query,
-        ...(ranker ? { ranker } : {}),
-        signal: querySignal,
-      }).catch((error: unknown): { error: string } => {
-        if (isAbortError(error) || querySignal.aborted) throw error;
-        return { error: error instanceof Error ? error.message : String(error) };
-      });
+      const outcome: TeamResult | { error: string } =
+        budgetSpent !== undefined
+          ? { error: `not run: ${budgetSpent}` }
+          : await runTeam({
+              ...options.run,
+              agents: pool,
+              query,
+              ...(ranker ? { ranker } : {}),
+              signal: querySignal,
+            }).catch((error: unknown): { error: string } => {
+              if (isAbortError(error) || querySignal.aborted) throw error;
+              const message = error instanceof Error ? error.message : String(error);
+              if (isWeftError(error) && error.code === 'BUDGET') budgetSpent ??= message;
+              return { error: message };
+            });
       options.onProgress?.({
         done: ++done,
         total: queries.length,

@@ -3,7 +3,7 @@
  * the layout of team-prompts.ts):
  * - `answer` (a team member) → `{"answer","reasoning"}`, plus `"ratings"` (1–5 per peer) when peers are shown.
  *   The answer is right with probability `accuracy`, else `wrong-<1..3>` (right: the literal `correct`, or with
- *   `answers=<dataset>` the question's gold answer from that key, src/llm/sim-answer-key.ts); a wrong agent that
+ *   `answers=<dataset>` the question's gold answer from that key, sim-answer-key.ts); a wrong agent that
  *   sees peers takes their majority answer with probability `follow`. With options shown it answers with a
  *   letter: the option `correct` is the right one. `badjson` cuts it inside its ratings list (the answer stays
  *   readable, the ratings do not).
@@ -11,7 +11,6 @@
  *   the agents with right answers first with probability `accuracy`; `badjson` cuts it inside its first key.
  */
 import { bernoulli, integerSample, type RandomSource } from '../llm/seeded-random.js';
-import { simQuestionKey, type SimAnswerKey } from '../llm/sim-answer-key.js';
 import { simMaybeBadJson } from '../llm/sim-bad-json.js';
 import { simUserText } from '../llm/sim-call-text.js';
 import type { SimOptions } from '../llm/sim-options.js';
@@ -24,12 +23,15 @@ import {
   simTeamAnswer,
   type SimTeamPrompt,
 } from './sim-team.js';
+import { simQuestionKey, type SimAnswerKey } from './sim-answer-key.js';
+import { simAnswerKeyOf } from './sim-team-options.js';
 
 /** The team's responders by purpose (src/sim-responders.ts registers them). */
 export const teamSimResponders: Readonly<Record<string, SimResponder>> = Object.freeze({
   answer: {
-    respond: ({ call, options, stream, answerKey }) => {
-      const text = JSON.stringify(simTeamReply(simUserText(call), options, stream, answerKey));
+    respond: (context) => {
+      const { call, options, stream } = context;
+      const text = JSON.stringify(simTeamReply(simUserText(call), options, stream, simAnswerKeyOf(context)));
       return bernoulli(stream('badjson'), options.badjson) ? cutRatings(text, stream('badjson-cut')) : text;
     },
   },
@@ -40,7 +42,7 @@ export const teamSimResponders: Readonly<Record<string, SimResponder>> = Object.
         prompt.responses,
         context.options.accuracy,
         context.stream('rank'),
-        rightAnswer(prompt, context.answerKey),
+        rightAnswer(prompt, simAnswerKeyOf(context)),
       );
       // The solutions are numbered and anonymous: the ranking is their numbers.
       return simMaybeBadJson(JSON.stringify({ ranking: ranking.map(Number) }), context);

@@ -3,7 +3,7 @@
  * the peers it was shown ('answer'), and a ranker's listwise order of the agents ('rank').
  *
  * The sim knows no truth of its own: the right answer is the literal `correct` (datasets for sim benchmarks use
- * it), unless an answer key (`answers=`, src/llm/sim-answer-key.ts) gives the question's gold answer; wrong answers are
+ * it), unless an answer key (`answers=`, sim-answer-key.ts) gives the question's gold answer; wrong answers are
  * `wrong-1` … `wrong-3`. Skill is one number, `accuracy`:
  * - an agent's own answer is right with probability `accuracy`;
  * - a wrong agent that sees peers follows their majority with probability `follow` (so consensus can form,

@@ -28,6 +28,8 @@ export interface CallToolOptions {
   readonly retryDelayMs?: number;
   /** Results whose JSON is larger are cut to this many bytes, with a note (default the tool's, else 20,000). */
   readonly maxResultBytes?: number;
+  /** The run or chat session the call is made for, passed to the tool (`ToolCallContext.scope`). */
+  readonly scope?: string;
 }
 
 export type ToolCallOutcome =
@@ -83,7 +85,7 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
     attempts += 1;
     let raw: unknown;
     try {
-      const attempt = (): Promise<unknown> => attemptCall(tool, args, timeoutMs, signal);
+      const attempt = (): Promise<unknown> => attemptCall(tool, args, timeoutMs, signal, options.scope);
       raw = await (limiter ? limiter.run(attempt, signal) : attempt());
     } catch (caught) {
       if (signal?.aborted) throw abortedError(signal);
@@ -108,7 +110,13 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
  * One attempt under its timeout: the tool gets a signal that aborts on the caller's abort or at the deadline, and
  * a tool that ignores it still settles at the deadline.
  */
-async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+async function attemptCall(
+  tool: Tool,
+  args: JsonValue,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  scope: string | undefined,
+): Promise<unknown> {
   if (signal?.aborted) throw abortedError(signal);
   const controller = new AbortController();
   // Made when needed: an error captures a stack, which costs more than a fast tool's whole call.
@@ -132,7 +140,10 @@ async function attemptCall(tool: Tool, args: JsonValue, timeoutMs: number, signa
         }, timeoutMs);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
-    return await Promise.race([tool.call(args, { signal: controller.signal }), early]);
+    return await Promise.race([
+      tool.call(args, { signal: controller.signal, ...(scope !== undefined ? { scope } : {}) }),
+      early,
+    ]);
   } catch (error) {
     // A tool that rethrows its signal's abort after the deadline timed out; it did not fail on its own.
     if (controller.signal.aborted && !signal?.aborted) throw timedOut();
@@ -181,7 +192,7 @@ const MAX_ERROR_CHARS = 2_000;
  * What a tool threw, as one message of bounded length. Tools throw anything: `{ code: 42 }` (which String() makes
  * "[object Object]"), a null-prototype object (which String() cannot convert: it throws), 50 MB of text.
  */
-function thrownMessage(caught: unknown): string {
+export function thrownMessage(caught: unknown): string {
   let message: string;
   if (caught instanceof Error) message = String(caught.message);
   else if (typeof caught === 'string') message = caught;

@@ -69,17 +69,29 @@ export function createHttpTool(spec: HttpToolSpec): Tool {
     ...(spec.maxResultBytes !== undefined ? { maxResultBytes: spec.maxResultBytes } : {}),
     ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
     source: spec.source,
-    call: (args, { signal }) => callHttp(spec, args, signal),
+    call: (args, { signal, scope }) => callHttp(spec, args, signal, scope),
   };
 }
 
 type Args = Readonly<Record<string, JsonValue>>;
 
-async function callHttp(spec: HttpToolSpec, raw: JsonValue, signal: AbortSignal): Promise<JsonValue> {
+/**
+ * The header that names the run or chat session a call is made for, so that a service may keep each run's state
+ * apart (the example business API does). A file's own header of that name wins.
+ */
+const SCOPE_HEADER = 'weft-scope';
+
+async function callHttp(
+  spec: HttpToolSpec,
+  raw: JsonValue,
+  signal: AbortSignal,
+  scope: string | undefined,
+): Promise<JsonValue> {
   const args: Args = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
   const url = buildUrl(spec, args);
   // A Headers object, so that the file's `Accept` or `Content-Type` replaces ours whatever its case.
   const headers = new Headers({ accept: 'application/json, text/plain;q=0.9, */*;q=0.5' });
+  if (scope !== undefined) headers.set(SCOPE_HEADER, scope);
   for (const [key, value] of Object.entries(spec.headers)) headers.set(key, value);
   if (spec.basicAuth !== undefined && !headers.has('authorization')) {
     headers.set('authorization', `Basic ${Buffer.from(spec.basicAuth).toString('base64')}`);

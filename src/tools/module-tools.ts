@@ -1,14 +1,29 @@
 /**
  * Tools from an ES module: its exports defined with `defineTool` (or the AI SDK's `tool()`) become tools named by
- * their export (or their `name`). The module is imported on first use only. A `.ts` module needs a TypeScript
- * loader: the running one (node --import tsx, vitest), else tsx's API when tsx is installed.
+ * their export (or their `name`). A `.ts` module needs a TypeScript loader: the running one (node --import tsx,
+ * vitest), else tsx's API when tsx is installed.
+ *
+ * The module is imported, and its tools run, in worker threads (module-tool-worker.ts), never in this one: a call
+ * past its timeout (the tool's `timeoutMs`, else callTool's 30 s) has its worker terminated, even a synchronous busy
+ * loop, and the process goes on. So each worker holds its own copy of the module: state a module keeps in memory
+ * between calls is not shared between workers, and is lost when one is stopped.
  */
 import { existsSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WeftError } from '../errors.js';
+import {
+  DEFAULT_WORKER_MEMORY_MB,
+  type IsolatePool,
+  createIsolatePool,
+  workerScript,
+} from '../runtime/isolate-pool.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './call-tool.js';
 import { isToolDefinition, toolFromDefinition } from './define-tool.js';
-import { TOOL_NAME_PATTERN, type Tool, type ToolSet } from './tool.js';
+import { type JsonValue, TOOL_NAME_PATTERN, type Tool, type ToolSchema, type ToolSet } from './tool.js';
+
+/** How long importing a tools module (its top-level code) may take. */
+export const MODULE_LOAD_TIME_LIMIT_MS = 30_000;
 
 export interface ModuleToolsOptions {
   /** The exports to use (a tools file names them); default every tool-like export. */
@@ -17,21 +32,100 @@ export interface ModuleToolsOptions {
   readonly baseDir?: string;
   /** How errors and `source` name the module (default: the path as given). */
   readonly displayPath?: string;
+  /** Each worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB): a call past it fails alone. */
+  readonly memoryMb?: number;
 }
 
+/** A task of a module tools worker (module-tool-worker.ts). */
+export type ModuleToolTask =
+  | { readonly op: 'describe'; readonly file: string; readonly shown: string; readonly exports?: readonly string[] }
+  | {
+      readonly op: 'call';
+      readonly file: string;
+      readonly shown: string;
+      readonly exports?: readonly string[];
+      readonly tool: string;
+      readonly args: JsonValue;
+    };
+
+/** What a worker tells of one tool of the module: the Tool without its `call`. */
+export type ModuleToolInfo = Omit<Tool, 'call'>;
+
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+const pools = new Map<number, IsolatePool>();
+
+function poolFor(memoryMb: number): IsolatePool {
+  let pool = pools.get(memoryMb);
+  if (!pool) {
+    pool = createIsolatePool({ script: workerScript('module-tool-worker', import.meta.url), memoryMb });
+    pools.set(memoryMb, pool);
+  }
+  return pool;
+}
+
+/** Stops every worker of module tools (tests; a long-lived host that wants its threads back). */
+export async function closeModuleToolWorkers(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((pool) => pool.close()));
+}
 
 export async function loadModuleTools(path: string, options: ModuleToolsOptions = {}): Promise<ToolSet> {
   const file = isAbsolute(path) ? path : resolve(options.baseDir ?? process.cwd(), path);
   const shown = options.displayPath ?? path;
-  const module = await importModule(file, shown);
-  const tools = toolsOfModule(module, shown, options.exports);
+  const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
+  const pool = poolFor(memoryMb);
+  const module = { file, shown, ...(options.exports ? { exports: options.exports } : {}) };
+  const infos = (await pool.run({
+    timeLimitMs: MODULE_LOAD_TIME_LIMIT_MS,
+    body: () => ({ op: 'describe', ...module }) satisfies ModuleToolTask,
+    overTime: () =>
+      new WeftError('BAD_INPUT', `Tools module ${shown} did not load within ${MODULE_LOAD_TIME_LIMIT_MS} ms`, {
+        location: { file: shown },
+      }),
+    crashed: (_where, reason) =>
+      new WeftError('BAD_INPUT', `Tools module ${shown} failed to load: ${reason}`, { location: { file: shown } }),
+  })) as ModuleToolInfo[];
+  const tools = infos.map((info): Tool => {
+    const limit = info.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    return {
+      ...info,
+      // callTool's deadline aborts the signal, which stops the worker; the limit here stops a direct call too.
+      call: async (args, { signal }) =>
+        (await pool.run({
+          timeLimitMs: limit,
+          signal,
+          body: () => ({ op: 'call', ...module, tool: info.name, args }) satisfies ModuleToolTask,
+          overTime: () =>
+            new WeftError('TIMEOUT', `${info.name}: no result after ${limit} ms; its worker thread was stopped`, {
+              retryable: false,
+            }),
+          crashed: (_where, reason) => new WeftError('TOOL', `${info.name}: stopped: ${reason}`),
+        })) as JsonValue,
+    };
+  });
   return {
     tools,
     async close() {
-      // An imported module cannot be unloaded, and holds nothing Weft opened.
+      // The workers are shared by every module's tools, and hold nothing Weft opened: they end with the process.
     },
   };
+}
+
+/** A module's tools as its worker sees them: imported there, with their `execute`. */
+export async function moduleToolsInThisThread(
+  file: string,
+  shown: string,
+  exports?: readonly string[],
+): Promise<readonly Tool[]> {
+  return toolsOfModule(await importModule(file, shown), shown, exports);
+}
+
+/** What crosses back to the loading thread: everything but the function. */
+export function infoOfTool(tool: Tool): ModuleToolInfo {
+  const { call: _call, ...info } = tool;
+  return info as ModuleToolInfo & { inputSchema: ToolSchema };
 }
 
 async function importModule(file: string, shown: string): Promise<Record<string, unknown>> {

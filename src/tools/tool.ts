@@ -17,6 +17,11 @@ export type ToolSchema = Readonly<Record<string, unknown>>;
 export interface ToolCallContext {
   /** Aborts the call: the timeout, a cancelled run, or the caller. */
   readonly signal: AbortSignal;
+  /**
+   * The Weft run or chat session the call is made for (`run:<runId>`, `session:<sessionId>`); absent for a call of
+   * its own (`weft tools call`). http tools send it as the `Weft-Scope` header (http-tool.ts).
+   */
+  readonly scope?: string;
 }
 
 export interface Tool {

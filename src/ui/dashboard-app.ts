@@ -7,7 +7,9 @@ import { Hono } from 'hono';
 import type { LivenessProbe } from '../store/run-owner.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { embedJson } from './embed-json.js';
+import { hostCheck, type HostPolicy } from './host-check.js';
 import { registerEngineRoutes } from './engine-routes.js';
+import { RunLogCache } from './run-log-cache.js';
 import { registerRunPageRoutes } from './run-page-routes.js';
 import { registerRunRoutes } from './run-routes.js';
 import { securityHeaders } from './security-headers.js';
@@ -30,6 +32,11 @@ export interface DashboardOptions {
   readonly reports?: readonly string[];
   /** Live event streams open at once, at most; past it a 503. Default MAX_EVENT_STREAMS (64). */
   readonly maxStreams?: number;
+  /**
+   * The names the server answers to (startDashboard sets it from its address): any other Host header is a 421. Left
+   * out, no Host is checked (tests calling `app.request()` send none).
+   */
+  readonly hosts?: HostPolicy;
   /** The page's files; default the package's `web/`. */
   readonly assets?: Map<string, WebAsset>;
 }
@@ -49,8 +56,12 @@ export function createDashboardApp(options: DashboardOptions): Hono {
   });
   const assets = options.assets ?? loadWebAssets();
   app.use('*', securityHeaders());
+  if (options.hosts) app.use('*', hostCheck(options.hosts));
   app.use('*', tokenAuth(options.token));
+  // One cache of run logs for every route that folds a whole log (the run's summary, a node panel, its teams).
+  const logs = new RunLogCache(options.store);
   registerRunRoutes(app, {
+    logs,
     store: options.store,
     pollMs: options.pollMs ?? DEFAULT_POLL_MS,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
@@ -58,7 +69,7 @@ export function createDashboardApp(options: DashboardOptions): Hono {
     ...(options.maxStreams !== undefined ? { maxStreams: options.maxStreams } : {}),
   });
   registerEngineRoutes(app, options);
-  registerRunPageRoutes(app, { store: options.store });
+  registerRunPageRoutes(app, { store: options.store, logs });
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `No API route ${c.req.path}` } }, 404));
   const boot = embedJson({ store: options.storeLabel ?? '' });
   app.get('/', (c) => {

@@ -297,7 +297,10 @@ function shownPair(data: z.infer<typeof pair>): ShownReport {
   return {
     kind: 'workflow-pair',
     title: 'weft eval (two workflows)',
+    // The scores as numbers too, not only in the table: the reports list shows a report's numeric stats.
     stats: [
+      { label: 'f1 chain', value: round(data.f1_chain) },
+      { label: 'f1 graph', value: round(data.f1_graph) },
       { label: 'gold', value: data.gold.name ?? data.gold.file ?? '' },
       { label: 'predicted', value: data.predicted.name ?? data.predicted.file ?? '' },
       ...(data.similarity !== undefined ? [{ label: 'similarity', value: data.similarity }] : []),
@@ -393,10 +396,19 @@ function shownDistillEval(data: z.infer<typeof distillEval>): ShownReport {
   const f1 = (value: number | undefined) => (value === undefined ? null : round(value));
   const linked = data.tasks.some((task) => task.files !== undefined);
   const files = [...new Set(data.tasks.flatMap((task) => Object.values(task.files ?? {})))];
+  const tests = data.tasks.reduce((sum, task) => sum + task.tests, 0);
+  const passed = data.tasks.reduce((sum, task) => sum + task.passed, 0);
   return {
     kind: 'distill-eval',
     title: 'weft distill eval',
-    stats: [{ label: 'suite', value: data.suite }, ...(data.model ? [{ label: 'model', value: data.model }] : [])],
+    stats: [
+      { label: 'suite', value: data.suite },
+      ...(data.model ? [{ label: 'model', value: data.model }] : []),
+      // Over every task run of every variant (the Variants table has each variant's own).
+      { label: 'task runs', value: data.tasks.length },
+      { label: 'correct', value: data.tasks.filter((task) => task.correct).length },
+      ...(tests > 0 ? [{ label: 'test pass rate', value: round(passed / tests) }] : []),
+    ],
     tables: [
       capped(
         'Variants',

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
+import { upgradeRunEvent } from '../run/upgrade-run-event.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { formatSseEvents, resumeAfter, SSE_HEARTBEAT } from './sse-format.js';
 
@@ -89,7 +90,8 @@ export function streamRunEvents(c: Context, store: DashboardStore, runId: string
             let text = '';
             for (const stored of events) {
               if (!open) return;
-              text += formatSseEvents([stored]);
+              // Under today's names, as the API's pages give them (an old log's `call` is a `model-call`).
+              text += formatSseEvents([{ ...stored, event: upgradeRunEvent(stored.event) }]);
               if (text.length >= MAX_WRITE_CHARS) {
                 await out.write(text);
                 after = stored.seq;

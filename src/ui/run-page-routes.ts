@@ -7,18 +7,18 @@ import type { Hono } from 'hono';
 import { noRunReply } from './api-replies.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { teamRuns } from './team-runs.js';
-import { readRunEvents } from './read-run-events.js';
+import type { RunLogCache } from './run-log-cache.js';
 
 export interface RunPageRoutesOptions {
   readonly store: DashboardStore;
+  readonly logs: RunLogCache;
 }
 
 export function registerRunPageRoutes(app: Hono, options: RunPageRoutesOptions): void {
-  const { store } = options;
+  const { store, logs } = options;
   app.get('/api/runs/:id/teams', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return noRunReply(c, runId);
-    const events = (await readRunEvents(store, runId)).map((stored) => stored.event);
-    return c.json({ teams: teamRuns(events) });
+    return c.json({ teams: teamRuns(await logs.events(runId)) });
   });
 }

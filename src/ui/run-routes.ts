@@ -6,7 +6,6 @@
 import type { Hono } from 'hono';
 import { diffWorkflows } from '../graph/diff-workflows.js';
 import type { WorkflowJson } from '../graph/workflow.js';
-import { summarizeRun } from '../run/run-summary.js';
 import { effectiveStatus, type LivenessProbe } from '../store/run-owner.js';
 import { STORED_RUN_STATUSES, type RunRecord, type StoredRunStatus } from '../store/run-store.js';
 import { badInputReply, noRunReply, notFoundReply } from './api-replies.js';
@@ -18,9 +17,12 @@ import { renderMarkdown } from './render-markdown.js';
 import { addToTally, emptyTally, type RunTally } from './run-tally.js';
 import { taskDetail } from './task-detail.js';
 import { readRunEvents } from './read-run-events.js';
+import type { RunLogCache } from './run-log-cache.js';
 
 export interface RunRoutesOptions {
   readonly store: DashboardStore;
+  /** The logs kept per run (run-log-cache.ts): a run's summary and a node panel read only what is new. */
+  readonly logs: RunLogCache;
   readonly pollMs: number;
   readonly heartbeatMs: number;
   readonly probe?: LivenessProbe;
@@ -76,8 +78,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id', async (c) => {
     const run = await store.getRun(c.req.param('id'));
     if (!run) return noRunReply(c, c.req.param('id'));
-    const events = (await readRunEvents(store, run.runId)).map((stored) => stored.event);
-    const { workflow: _workflow, tasks, ...summary } = summarizeRun(run.runId, events);
+    const { workflow: _workflow, tasks, ...summary } = await options.logs.summary(run.runId);
     const versions = (await store.planVersions(run.runId)).map((version) => ({
       version: version.version,
       cause: version.cause,
@@ -131,8 +132,7 @@ export function registerRunRoutes(app: Hono, options: RunRoutesOptions): void {
   app.get('/api/runs/:id/tasks/:taskId', async (c) => {
     const runId = c.req.param('id');
     if (!(await store.getRun(runId))) return noRunReply(c, runId);
-    const events = (await readRunEvents(store, runId)).map((stored) => stored.event);
-    const detail = taskDetail(events, c.req.param('taskId'));
+    const detail = taskDetail(await options.logs.events(runId), c.req.param('taskId'));
     if (detail.objective === undefined && detail.attempts.length === 0)
       return notFoundReply(c, `No subtask ${JSON.stringify(c.req.param('taskId'))} in run ${runId}`);
     return c.json({

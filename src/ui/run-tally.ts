@@ -37,7 +37,7 @@ export function addToTally(tally: RunTally, events: readonly StoredEvent<WeftEve
     tally.lastSeq = Math.max(tally.lastSeq, seq);
     tally.durationMs = Math.max(tally.durationMs, event.at);
     // The fields are checked although typed: a log written by an earlier version may lack some of them.
-    if (event.type === 'call') {
+    if (event.type === 'model-call') {
       tally.calls += 1;
       tally.inputTokens += numberOr0(event.inputTokens);
       tally.outputTokens += numberOr0(event.outputTokens);

@@ -9,8 +9,13 @@ import { WeftError } from '../errors.js';
 import { createDashboardApp, type DashboardOptions } from './dashboard-app.js';
 import { newDashboardToken } from './token-auth.js';
 
-export interface StartDashboardOptions extends Omit<DashboardOptions, 'token'> {
+export interface StartDashboardOptions extends Omit<DashboardOptions, 'token' | 'hosts'> {
   readonly host?: string;
+  /**
+   * Host names the dashboard answers to besides its address, localhost, 127.0.0.1 and [::1] (with its port): a
+   * proxy's name, with any port. Requests naming another host get a 421 (DNS rebinding).
+   */
+  readonly allowedHosts?: readonly string[];
   /** 0 picks a free port. Default 4477. */
   readonly port?: number;
   /** Default: a new random token. */
@@ -36,7 +41,12 @@ export function isLoopbackHost(host: string): boolean {
 export async function startDashboard(options: StartDashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newDashboardToken();
-  const app = createDashboardApp({ ...options, token });
+  let listening: number | undefined;
+  const app = createDashboardApp({
+    ...options,
+    token,
+    hosts: { bound: host, allowed: options.allowedHosts ?? [], port: () => listening },
+  });
   const server = await new Promise<Server>((resolvePromise, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_DASHBOARD_PORT }) as Server;
     started.once('listening', () => resolvePromise(started));
@@ -60,6 +70,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     });
   });
   const port = (server.address() as AddressInfo).port;
+  listening = port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     url: `http://${urlHost}:${port}/?token=${token}`,

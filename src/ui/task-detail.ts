@@ -105,7 +105,7 @@ export function taskDetail(events: readonly WeftEvent[], taskId: string): TaskDe
         if (event.taskId === taskId)
           attempts.get(event.attempt)?.verdicts.push({ verdict: event.verdict, reason: event.reason });
         break;
-      case 'call': {
+      case 'model-call': {
         // A team's agents and ranker call without a taskId; their key names the subtask (`<id>/team/<agent>/…`).
         if (event.taskId !== taskId && !(event.taskId === undefined && event.key?.startsWith(`${taskId}/team/`))) break;
         calls += 1;

@@ -1,12 +1,12 @@
 /**
  * A worker's side of exec-case jobs (exec-case-job.ts): the workflow is read from Redis by its hash (the hash of
- * what was read is checked), validated once per hash, and run with `runWorkflow` on the case's input with this
+ * what was read is checked), validated once per hash, and run with `runWorkflowIsolated` on the case's input with this
  * worker's own tools. A case error is the job's result, never a job failure.
  */
 import { createHash } from 'node:crypto';
 import { WeftError } from '../errors.js';
 import { parseExecutableWorkflow } from '../distill/read-workflow-file.js';
-import { runWorkflow } from '../distill/run-workflow.js';
+import { runWorkflowIsolated } from '../distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
 import type { Tool } from '../tools/tool.js';
 import { liveKey, toJobFailure } from './attempt-job.js';
@@ -68,7 +68,9 @@ export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseCon
       expiring = true;
     }
     try {
-      const result = await runWorkflow(workflow, {
+      // In a worker thread with hard limits, as `weft exec` runs a case: a hostile one fails alone, and this process
+      // keeps renewing its job locks meanwhile.
+      const result = await runWorkflowIsolated(workflow, {
         tools,
         input: item.input,
         ...(data.maxVisits !== undefined ? { maxVisits: data.maxVisits } : {}),

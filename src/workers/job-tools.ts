@@ -102,6 +102,8 @@ export function workerAttemptTools(options: {
   readonly journal: JobJournal;
   /** Receives every event, the journal's earlier ones first. */
   readonly events: ToolEventRecord[];
+  /** The run the calls are made for (`run:<runId>`), as on the coordinator. */
+  readonly scope?: string;
 }): AttemptTools {
   const { taskId, attempt, journal } = options;
   const fromLog = options.job.recorded ? attemptReplay(taskId, attempt, options.job.recorded) : undefined;
@@ -115,6 +117,7 @@ export function workerAttemptTools(options: {
   return {
     tools: options.tools,
     maxSteps: options.job.maxSteps,
+    ...(options.scope !== undefined ? { scope: options.scope } : {}),
     hooks: attemptToolHooks({
       taskId,
       attempt,

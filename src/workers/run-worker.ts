@@ -12,6 +12,7 @@ import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';
 import { withTraceparent } from '../llm/telemetry.js';
 import { tracedModel } from '../llm/traced-model.js';
+import { subtaskOfCall } from '../run/subtask-of-call.js';
 import type { RemoteCall } from '../runtime/metered-model.js';
 import { runSubtask } from '../run/run-subtask.js';
 import {
@@ -201,7 +202,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
         calls.push(...(journal?.calls ?? []));
         const replay = new Map([...(data.replay ?? []), ...journalReplies(journal?.calls ?? [])]);
         // With tracing on, a `chat` span per call made here (not per replayed one), in the coordinator's trace.
-        const traced = tracedModel(await modelFor(spec), tools ? { redactToolArgs: toolArgsRedactor(tools) } : {});
+        // A subtask's execute and verify calls name it, as a run's calls do.
+        const traced = tracedModel(await modelFor(spec), {
+          taskOf: subtaskOfCall,
+          ...(tools ? { redactToolArgs: toolArgsRedactor(tools) } : {}),
+        });
         const model = recordingModel(traced, calls, replay, {
           ...(tools ? { redactToolArgs: toolArgsRedactor(tools) } : {}),
           ...(journal ? { onCall: (call: RemoteCall) => journal.append({ call }) } : {}),
@@ -230,6 +235,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunWorkerRes
                     tools: answered ?? tools,
                     journal,
                     events: toolEvents,
+                    scope: `run:${data.runId}`,
                   }),
                 }
               : {}),

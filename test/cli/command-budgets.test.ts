@@ -138,7 +138,7 @@ describe('budget flags on every engine: a spent budget', () => {
       budget: { maxCalls: 10 },
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.type === 'call' && ++calls === 4) controller.abort();
+        if (event.type === 'model-call' && ++calls === 4) controller.abort();
       },
     }).result.finally(() => store.close());
     expect(first.status).toBe('cancelled');
@@ -276,11 +276,11 @@ describe('budget flags on every engine: a spent budget', () => {
 
   it('weft solve --timeout: the call after a tool that outlived the deadline is refused; the trace is saved', async () => {
     const home = tempHome();
-    // The first reply waits 400 ms in a tool; the deadline is 100 ms, so the second call is never made.
     const script = write(
       home,
       'pause.json',
-      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 400 } }] }, { text: '{"answer": 1}' }] }),
+      // The deadline covers loading the tools file, whose module tools start in a worker thread: a margin for that.
+      JSON.stringify({ replies: [{ toolCalls: [{ name: 'pause', args: { ms: 4000 } }] }, { text: '{"answer": 1}' }] }),
     );
     const result = await cli([
       'solve',
@@ -294,7 +294,7 @@ describe('budget flags on every engine: a spent budget', () => {
       '--home',
       home,
       '--timeout',
-      '0.1',
+      '2',
       '--json',
     ]);
     expect(result.code).toBe(1);

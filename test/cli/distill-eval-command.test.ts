@@ -183,6 +183,7 @@ describe('weft distill eval: a run with fake stages', () => {
     const output: Output = {
       json,
       text: (line) => text.push(line),
+      write: (piece) => text.push(piece),
       log: (line) => log.push(line),
       document: (value) => documents.push(value),
     };

@@ -71,8 +71,8 @@ describe('weft run against an OpenAI-compatible server', () => {
     const store = await openRunStore({ home });
     try {
       const events = await runEvents(store, document.runId);
-      expect(events.flatMap((event) => (event.type === 'call' ? [event.model] : []))).toEqual(['mymodel']);
-      expect(events.some((event) => event.type === 'budget')).toBe(true);
+      expect(events.flatMap((event) => (event.type === 'model-call' ? [event.model] : []))).toEqual(['mymodel']);
+      expect(events.some((event) => event.type === 'budget-stop')).toBe(true);
     } finally {
       await store.close();
     }

@@ -40,7 +40,7 @@ describe('the live progress view', () => {
       { type: 'task-verify', at: 7, taskId: 'a', attempt: 2, verdict: 'accept', reason: '' },
       { type: 'task-end', at: 8, taskId: 'c', attempt: 1, status: 'completed', output: 'C1' },
       {
-        type: 'call',
+        type: 'model-call',
         at: 8,
         purpose: 'execute',
         model: 'sim:x',
@@ -83,5 +83,41 @@ describe('the live progress view', () => {
     ]);
     expect(lines[0]).toBe('run r2 · plan v2 · cancelled: SIGINT · 0 calls · $0.0000 · sim:x');
     expect(lines.slice(1)).toEqual(['  · a writer not started (attempt 2)', '  · d critic not started']);
+  });
+
+  it("shows the end of a running subtask's streaming reply on its row, on one line and bounded, until it ends", () => {
+    let written = '';
+    const stream = { write: (text: string) => ((written += text), true), columns: 60 };
+    const progress = createProgressView(stream as unknown as NodeJS.WritableStream, { live: true });
+    const lastFrame = () => {
+      progress.close();
+      const frames = written.split(/\u001b\[\d+F\u001b\[0J/);
+      return frames[frames.length - 1]!.trimEnd().split('\n');
+    };
+    for (const event of [
+      { type: 'run-start', at: 0, runId: 'r3', task: 't', model: 'sim:x', strategy: 'on-failure', options: {} },
+      { type: 'plan-chosen', at: 1, version: 1, index: 0, workflow },
+      { type: 'task-start', at: 2, taskId: 'a', attempt: 1, agent: 'writer', clone: 0 },
+    ] as const satisfies readonly WeftEvent[])
+      progress.onEvent(event);
+    expect(progress.onStream).toBeDefined();
+    progress.onStream?.('a', { kind: 'delta', text: 'The first\nline' });
+    expect(lastFrame()[1]).toBe('  ▶ a writer running · The first line');
+    // A long reply shows its latest characters, and the row stays within the terminal's width.
+    progress.onStream?.('a', { kind: 'delta', text: ` ${'x'.repeat(300)} the end` });
+    const long = lastFrame()[1]!;
+    expect(long.endsWith('x the end')).toBe(true);
+    expect(long.length).toBeLessThanOrEqual(59);
+    // A discarded try clears it, and so does the end of the attempt.
+    progress.onStream?.('a', { kind: 'discard', chars: 320 });
+    expect(lastFrame()[1]).toBe('  ▶ a writer running');
+    progress.onStream?.('a', { kind: 'delta', text: 'again' });
+    progress.onEvent({ type: 'task-end', at: 3, taskId: 'a', attempt: 1, status: 'completed', output: 'A' });
+    expect(lastFrame()[1]).toBe('  … a writer verifying');
+  });
+
+  it('the plain view (not a terminal) has no stream to hear', () => {
+    const progress = createProgressView({ write: () => true } as unknown as NodeJS.WritableStream, { live: false });
+    expect(progress.onStream).toBeUndefined();
   });
 });

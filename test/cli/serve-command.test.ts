@@ -50,6 +50,15 @@ describe('weft serve flags', () => {
     expect(result.stdout).not.toContain('token=');
   });
 
+  it.each(['http://dash.example.com', 'dash.example.com:8443', 'dash.example.com/x', ''])(
+    '--allowed-host %j is exit 2 naming --allowed-host',
+    async (name) => {
+      const result = await cli(['serve', '--allowed-host', name, '--port', '0', '--home', tempHome()]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--allowed-host takes a host name');
+    },
+  );
+
   it('a host that is not this machine is exit 2 naming --host', async () => {
     const result = await cli(['serve', '--host', '192.0.2.1', '--port', '0', '--home', tempHome()]);
     expect(result.code).toBe(2);

@@ -137,6 +137,48 @@ describe('weft exec --max-visits', () => {
       expect(bad.stderr, value).toContain('--max-visits expects an integer >= 1');
     }
   });
+
+  it('--time-limit stops a hostile case alone in a batch, naming node and field; a bad value is exit 2', async () => {
+    const file = join(scratch, 'hostile.workflow.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'hostile',
+        inputs: { n: { type: 'integer' } },
+        nodes: [
+          { id: 's', kind: 'start' },
+          { id: 'big', kind: 'condition', expr: '{% inputs.n > 100 %}' },
+          { id: 'sort', kind: 'end', output: '{% $sort([1..inputs.n], function($a, $b){ $a < $b }) %}' },
+          { id: 'small', kind: 'end', output: '{% inputs.n * 2 %}' },
+        ],
+        edges: [
+          { from: 's', to: 'big' },
+          { from: 'big', to: 'sort', when: true },
+          { from: 'big', to: 'small', default: true },
+        ],
+      }),
+    );
+    const cases = join(scratch, 'hostile-cases.jsonl');
+    writeFileSync(
+      cases,
+      '{"id":"a","input":{"n":2},"expected":4}\n{"id":"hostile","input":{"n":3000000}}\n{"id":"b","input":{"n":5},"expected":10}\n',
+    );
+    const home = join(scratch, 'home-hostile');
+    const batch = await cli(['exec', file, '--inputs', cases, '--time-limit', '300', '--home', home, '--json']);
+    expect(batch.code).toBe(1);
+    const summary = JSON.parse(batch.stdout);
+    expect(summary).toMatchObject({ cases: 3, passed: 2, errors: 1 });
+    const hostile = summary.results.find((result: { id: string }) => result.id === 'hostile');
+    expect(hostile.error.message).toContain("node sort (output): stopped at the case's time limit of 300 ms");
+    for (const [flag, value] of [
+      ['--time-limit', '0'],
+      ['--worker-memory', 'lots'],
+    ] as const) {
+      const bad = await cli(['exec', file, '--input', '{"n":2}', flag, value]);
+      expect(bad.code, flag).toBe(2);
+      expect(bad.stderr, flag).toContain(`${flag} expects an integer`);
+    }
+  });
 });
 
 describe('the every-kind fixture', () => {

@@ -35,6 +35,14 @@ describe('createConversation', () => {
     expect(ofType(turn.events, 'tool-call').every((event) => event.preconditionsMet)).toBe(true);
   });
 
+  it('tells every API call the session it is made for (session:<id>), which http tools send as Weft-Scope', async () => {
+    const { tools, scopes } = countingTools();
+    const model = scriptedModel([call('find_customer', { email: 'a@x.io' }), { text: 'Found you.' }]);
+    const conversation = await createConversation(refundPdl(), { model, tools });
+    await conversation.send('hi');
+    expect(scopes).toEqual([`session:${conversation.sessionId}`]);
+  });
+
   it('refuses a call whose preconditions have not succeeded: the API is never reached and the bot retries', async () => {
     const { tools, calls } = countingTools();
     const model = scriptedModel([

@@ -39,6 +39,8 @@ export interface CountingTools {
   readonly tools: Tool[];
   /** Calls that reached each tool, in order. */
   readonly calls: { name: string; args: JsonValue }[];
+  /** What each call was told it is made for (`ToolCallContext.scope`), in the same order. */
+  readonly scopes: (string | undefined)[];
 }
 
 /** `idempotent` names the tools that say calling twice is calling once (none by default). */
@@ -47,20 +49,23 @@ export function countingTools(
   options: { readonly idempotent?: readonly string[] } = {},
 ): CountingTools {
   const calls: { name: string; args: JsonValue }[] = [];
+  const scopes: (string | undefined)[] = [];
   const make = (name: string, result: JsonValue): Tool => ({
     name,
     description: name,
     inputSchema: { type: 'object' },
     source: 'test',
     ...(options.idempotent?.includes(name) ? { idempotent: true } : {}),
-    async call(args) {
+    async call(args, context) {
       calls.push({ name, args });
+      scopes.push(context.scope);
       if (failing.includes(name)) throw new WeftError('TOOL', `${name} failed on purpose`);
       return result;
     },
   });
   return {
     calls,
+    scopes,
     tools: [
       make('find_customer', { customer_id: 'C-1' }),
       make('get_order', { status: 'delivered' }),

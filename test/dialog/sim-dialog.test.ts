@@ -197,7 +197,7 @@ describe('sim dialog: a whole session', () => {
       'bot: Could you give me your reason?',
       'user: Sure. reason: "arrived broken, box crushed"',
       'call: return_item {"order_id":"A-1001","reason":"arrived broken, box crushed","amount":42.5} → {"return_id":"R-7","label":"https://example.com/label?id=R-7"}',
-      'bot: I have completed verify_identity, get_order and return_item (customer_id: C-9, status: delivered, amount: 42.5, return_id: R-7). Thank you for contacting us.',
+      'bot: I have completed verify_identity, get_order and return_item (return_id: R-7, status: delivered, amount: 42.5, customer_id: C-9). Thank you for contacting us.',
       expect.stringMatching(/^user: (Thank you, that is all\. )?\[END\]$/),
     ]);
     expect(ended).toBe(true);
@@ -396,7 +396,21 @@ describe('sim bot (converse)', () => {
       ]),
     );
     expect(refused.toolCalls).toBeUndefined();
-    expect(refused.text).toBe('I could not complete verify_identity. Thank you for contacting us.');
+    // Said at once, with the error, and the user's details it used asked to be checked.
+    expect(refused.text).toBe(
+      "I'm sorry, verify_identity did not go through: Refused: called too often. Could you check your email and order_id?",
+    );
+    const same = await simModel().generate(
+      converse([
+        user('email: ada@example.com, order_id: A-1001'),
+        ...called('call_1', 'verify_identity', identity, 'Refused: called too often'),
+        said(refused.text),
+        user('email: ada@example.com, order_id: A-1001'),
+      ]),
+    );
+    // The same details again: the call would fail the same way, so it says what it could not do and closes.
+    expect(same.toolCalls).toBeUndefined();
+    expect(same.text).toBe('I could not complete verify_identity. Thank you for contacting us.');
     const failed = await simModel().generate(
       converse([
         user('email: ada@example.com, order_id: A-1001'),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { WeftError } from '../../src/errors.js';
 import { describe, expect, it } from 'vitest';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
+import { createWorkflowTool } from '../../src/distill/workflow-tool.js';
 import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
 import type { JsonValue, Tool } from '../../src/tools/tool.js';
 
@@ -25,6 +26,22 @@ const sumToN = JSON.parse(
 ) as ExecutableWorkflow;
 
 describe('runWorkflow (the interpreter)', () => {
+  it("passes the caller's scope to each tool call; a workflow tool passes its own call's on", async () => {
+    const scopes: (string | undefined)[] = [];
+    const seeing: Tool = {
+      ...add,
+      call: (args, context) => {
+        scopes.push(context.scope);
+        return add.call(args, context);
+      },
+    };
+    await runWorkflow(sumToN, { tools: [seeing], input: { n: 1 }, toolScope: 'run:r-1' });
+    await runWorkflow(sumToN, { tools: [seeing], input: { n: 1 } });
+    const asTool = createWorkflowTool(sumToN, { name: 'sum_to_n', tools: [seeing], source: 'test', file: 'x.json' });
+    await asTool.call({ n: 1 }, { signal: new AbortController().signal, scope: 'session:s-1' });
+    expect(scopes).toEqual(['run:r-1', undefined, 'session:s-1']);
+  });
+
   it('runs the issue example with a loop through a condition, calling the tool each round, with no model', async () => {
     calls.length = 0;
     const result = await runWorkflow(sumToN, { tools: [add], input: { n: 4 } });

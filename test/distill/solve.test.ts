@@ -105,8 +105,8 @@ describe('solveTask, react', () => {
     expect(trace.traceId).toMatch(TRACE_ID_PATTERN);
     expect(trace).not.toHaveProperty('error');
     expect(trace.calls.map(({ durationMs: _, ...call }) => call)).toEqual([
-      { tool: 'add', args: { a: 0, b: 1 }, ok: true, result: 1 },
-      { tool: 'add', args: { a: 1, b: 2 }, ok: true, result: 3 },
+      { tool: 'add', args: { a: 0, b: 1 }, ok: true, result: 1, step: 0 },
+      { tool: 'add', args: { a: 1, b: 2 }, ok: true, result: 3, step: 1 },
     ]);
     const first = model.calls[0] as ChatCall;
     // The runtime meter numbers the calls (`sequence`), as a run's log does.
@@ -206,9 +206,15 @@ describe('solveTask, react', () => {
     });
     expect(JSON.stringify(trace)).not.toContain('sk-very-secret');
     expect(trace.calls.map(({ durationMs: _, ...call }) => call)).toEqual([
-      { tool: 'lookup', args: { id: 'c1', apiKey: '[redacted]' }, ok: true, result: { id: 'c1', tier: 'gold' } },
-      { tool: 'explode', args: {}, ok: false, error: expect.stringContaining('the service is down') },
-      { tool: 'nope', args: {}, ok: false, error: expect.stringContaining('There is no tool named "nope"') },
+      {
+        tool: 'lookup',
+        args: { id: 'c1', apiKey: '[redacted]' },
+        ok: true,
+        result: { id: 'c1', tier: 'gold' },
+        step: 0,
+      },
+      { tool: 'explode', args: {}, ok: false, error: expect.stringContaining('the service is down'), step: 0 },
+      { tool: 'nope', args: {}, ok: false, error: expect.stringContaining('There is no tool named "nope"'), step: 0 },
     ]);
     expect(trace.success).toBe(false);
     expect(trace.answer).toEqual({ tier: 'silver' });

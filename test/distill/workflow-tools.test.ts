@@ -3,10 +3,10 @@
  * the result; it runs with no model, calls the tools of its section or of its own tools file, stops at its deadline
  * and at the caller's abort, and its failures are tool errors naming the node. Every problem of an entry is located.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatError, type WeftError } from '../../src/errors.js';
 import { loadToolsFile } from '../../src/load-tools-file.js';
@@ -21,11 +21,16 @@ const SUITE = join(ROOT, 'examples/distill-suite');
 const scratch = mkdtempSync(join(tmpdir(), 'weft-workflow-tools-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-// The fixture module as the tools file loads it (one instance): what its tools saw.
-const hangModule = (await import(pathToFileURL(join(FIXTURES, 'hang.mjs')).href)) as {
-  hangs: { started: number; aborted: number };
-  notes: string[];
-};
+// What the fixture module's tools saw (they run in worker threads): one line per event in this file.
+const TOOL_LOG = join(scratch, 'tool-log.txt');
+process.env.WEFT_TEST_TOOL_LOG = TOOL_LOG;
+const toolLog = (): string[] =>
+  existsSync(TOOL_LOG) ? readFileSync(TOOL_LOG, 'utf8').split('\n').filter(Boolean) : [];
+const hangs = () => ({
+  started: toolLog().filter((line) => line === 'started').length,
+  aborted: toolLog().filter((line) => line === 'aborted').length,
+});
+const notes = () => toolLog().flatMap((line) => (line.startsWith('note ') ? [line.slice(5)] : []));
 
 let files = 0;
 function write(name: string, text: string): string {
@@ -164,7 +169,7 @@ describe('workflow tools', () => {
   it('stops at its deadline, naming the node reached, and the tool it waited on sees the stop', async () => {
     const set = await loadToolsFile(join(FIXTURES, 'tools.yaml'));
     try {
-      const before = { ...hangModule.hangs };
+      const before = hangs();
       const waited = await callTool(named(set, 'wait_for_it'), { label: 'x' });
       expect(waited).toMatchObject({ ok: false, attempts: 1, error: { code: 'TIMEOUT', retryable: false } });
       if (!waited.ok) {
@@ -172,8 +177,10 @@ describe('workflow tools', () => {
           'wait_for_it: stopped at its 300 ms deadline, at node wait (tool hang), after 3 node visits',
         );
       }
-      expect(hangModule.hangs.started - before.started).toBe(1);
-      expect(hangModule.hangs.aborted - before.aborted).toBe(1);
+      expect(hangs().started - before.started).toBe(1);
+      // The tool runs in a worker thread: it hears of the stop by message, a moment after the caller did.
+      while (hangs().aborted === before.aborted) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(hangs().aborted - before.aborted).toBe(1);
 
       // A loop of set and condition nodes, far below its visit cap, is stopped by the deadline too.
       const spun = await callTool(named(set, 'spin'), {});
@@ -187,15 +194,15 @@ describe('workflow tools', () => {
   it("stops at the caller's abort: ABORTED for the caller, and the tool it waited on sees the stop", async () => {
     const set = await loadToolsFile(join(FIXTURES, 'tools.yaml'));
     try {
-      const before = { ...hangModule.hangs };
+      const before = hangs();
       const controller = new AbortController();
       const call = callTool(named(set, 'wait_for_it'), { label: 'x' }, { signal: controller.signal });
-      while (hangModule.hangs.started === before.started) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (hangs().started === before.started) await new Promise((resolve) => setTimeout(resolve, 5));
       controller.abort();
       const error = await failure(call);
       expect(error.code).toBe('ABORTED');
-      while (hangModule.hangs.aborted === before.aborted) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(hangModule.hangs.aborted - before.aborted).toBe(1);
+      while (hangs().aborted === before.aborted) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(hangs().aborted - before.aborted).toBe(1);
     } finally {
       await set.close();
     }
@@ -204,10 +211,10 @@ describe('workflow tools', () => {
   it('calls the other tools of its section, other workflow tools included; idempotent only when they all are', async () => {
     const set = await loadToolsFile(join(FIXTURES, 'tools.yaml'));
     try {
-      const before = hangModule.notes.length;
+      const before = notes().length;
       const sumThenNote = named(set, 'sum_then_note');
       expect(await callTool(sumThenNote, { n: 4 })).toMatchObject({ ok: true, result: 10 });
-      expect(hangModule.notes.slice(before)).toEqual(['10']);
+      expect(notes().slice(before)).toEqual(['10']);
       // note is not idempotent: neither is a workflow calling it, directly or not; a loop calling none is.
       expect(named(set, 'note_twice').idempotent).toBe(false);
       expect(sumThenNote.idempotent).toBe(false);

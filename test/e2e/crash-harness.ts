@@ -185,7 +185,7 @@ export function repeatedCalls(events: readonly WeftEvent[]): string[] {
   const seen = new Set<string>();
   const repeated: string[] = [];
   for (const event of events) {
-    if (event.type !== 'call' || event.error !== undefined || event.sequence === undefined) continue;
+    if (event.type !== 'model-call' || event.error !== undefined || event.sequence === undefined) continue;
     const key = JSON.stringify([event.purpose, event.key, event.attempt, event.sequence]);
     if (seen.has(key)) repeated.push(key);
     seen.add(key);

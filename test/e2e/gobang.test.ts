@@ -126,7 +126,7 @@ describe('the Gobang run', () => {
     expect(model.calls).toHaveLength(EXPECTED_CALLS);
     expect(model.remaining()).toBe(0);
     expect(result.calls).toBe(model.calls.length);
-    expect(ofType('call')).toHaveLength(model.calls.length);
+    expect(ofType('model-call')).toHaveLength(model.calls.length);
     expect(result.tokens.input).toBeGreaterThan(0);
     expect(result.tokens.output).toBeGreaterThan(0);
   });

@@ -1,7 +1,9 @@
 /**
  * examples/tools, the tools example of docs/tools-file.md, run as a user runs it: the business API on 127.0.0.1, then
  * `weft run --plan examples/tools/plan.yaml --tools examples/tools/tools.yaml` with its scripted model. The agents
- * reach the API over HTTP and the policy server over MCP (stdio), and the server counts what they did.
+ * reach the API over HTTP and the policy server over MCP (stdio), and the server counts what they did. Run twice
+ * against one API it gives the same result (each run has its own state there); against a shared state, the second
+ * run's failed return is answered honestly.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,23 +22,19 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+const RUN = [
+  'run',
+  '--plan',
+  'examples/tools/plan.yaml',
+  '--tools',
+  'examples/tools/tools.yaml',
+  '--model',
+  'scripted:examples/tools/replies.json',
+];
+
 describe('examples/tools', () => {
   it('returns and refunds the webcam through http and MCP tools, each side effect once, the postal code redacted', async () => {
-    const run = await weft(
-      [
-        'run',
-        '--plan',
-        'examples/tools/plan.yaml',
-        '--tools',
-        'examples/tools/tools.yaml',
-        '--model',
-        'scripted:examples/tools/replies.json',
-        '--home',
-        home,
-        '--json',
-      ],
-      { BUSINESS_API_URL: api.url },
-    );
+    const run = await weft([...RUN, '--home', home, '--json'], { BUSINESS_API_URL: api.url });
     expect(run.code, run.stderr).toBe(0);
     const summary = jsonDocument(run);
     expect(summary.status).toBe('completed');
@@ -60,37 +58,51 @@ describe('examples/tools', () => {
     expect(summary.toolCallsFailed).toBe(0);
   });
 
-  it('run again against the same API, the refund calls fail: the summaries count them and mark the refund', async () => {
-    const run = await weft(
-      [
-        'run',
-        '--plan',
-        'examples/tools/plan.yaml',
-        '--tools',
-        'examples/tools/tools.yaml',
-        '--model',
-        'scripted:examples/tools/replies.json',
-        '--home',
-        home,
-      ],
-      { BUSINESS_API_URL: api.url },
-    );
-    // The example's scripted verifier accepts every output (a real model is shown the failed calls and can
-    // reject the claim: test/run/verify-evidence.test.ts); what the run did is still plain in its summary.
+  it("run again against the same API: the same result, because the API keeps each run's state apart", async () => {
+    const before = api.stats().byEndpoint;
+    const run = await weft([...RUN, '--home', home, '--json'], { BUSINESS_API_URL: api.url });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('⚠ refund: completed, but 3 of its 3 tool calls failed');
-    expect(run.stdout).toContain('8 tool calls (3 failed)');
-    const runId = /^run (\S+):/m.exec(run.stdout)?.[1] ?? '';
-    const shown = jsonDocument(await weft(['show', runId, '--home', home, '--json']));
-    expect(shown.toolCallsFailed).toBe(3);
-    expect(shown.tasks).toMatchObject([
-      { id: 'policy', toolCalls: 2, toolCallsFailed: 0 },
-      { id: 'identify', toolCalls: 3, toolCallsFailed: 0 },
-      { id: 'refund', toolCalls: 3, toolCallsFailed: 3 },
-      { id: 'reply', toolCalls: 0, toolCallsFailed: 0 },
-    ]);
-    const report = readFileSync(join(String(shown.runDir), 'report.md'), 'utf8');
-    expect(report).toContain('| refund | refunds_agent | completed ⚠ | 1 | 3 (3 failed) |');
-    expect(report).toContain('create_return: HTTP 422');
-  });
+    const summary = jsonDocument(run);
+    expect(summary).toMatchObject({ status: 'completed', toolCalls: 8, toolCallsFailed: 0 });
+    expect(JSON.stringify(summary.result)).toContain('refund RF-0001 of $69.00');
+    // Every call reached the API a second time, and none was refused.
+    const after = api.stats();
+    expect(after.byEndpoint['POST /refunds']).toBe((before['POST /refunds'] ?? 0) + 1);
+    expect(after.byEndpoint['POST /returns']).toBe((before['POST /returns'] ?? 0) + 1);
+    expect(after.violations).toBe(0);
+  }, 120_000);
+
+  it("against an API whose state is shared (--shared), a second run's failed return gets an honest reply", async () => {
+    const shared = await startBusinessApi({ shared: true });
+    try {
+      const first = await weft([...RUN, '--home', home], { BUSINESS_API_URL: shared.url });
+      expect(first.code, first.stderr).toBe(0);
+      const run = await weft([...RUN, '--home', home], { BUSINESS_API_URL: shared.url });
+      // The example's scripted verifier accepts every output (a real model is shown the failed calls and can
+      // reject a claim they do not support: test/run/verify-evidence.test.ts); the replies say what happened.
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('⚠ refund: completed, but 1 of its 1 tool call failed');
+      expect(run.stdout).toContain('6 tool calls (1 failed)');
+      expect(run.stdout).toContain('we could not complete the return of your webcam');
+      expect(run.stdout).not.toContain('RF-0001');
+      const runId = /^run (\S+):/m.exec(run.stdout)?.[1] ?? '';
+      const shown = jsonDocument(await weft(['show', runId, '--home', home, '--json']));
+      expect(shown.toolCallsFailed).toBe(1);
+      expect(shown.tasks).toMatchObject([
+        { id: 'policy', toolCalls: 2, toolCallsFailed: 0 },
+        { id: 'identify', toolCalls: 3, toolCallsFailed: 0 },
+        { id: 'refund', toolCalls: 1, toolCallsFailed: 1 },
+        { id: 'reply', toolCalls: 0, toolCallsFailed: 0 },
+      ]);
+      const report = readFileSync(join(String(shown.runDir), 'report.md'), 'utf8');
+      expect(report).toContain('| refund | refunds_agent | completed ⚠ | 1 | 1 (1 failed) |');
+      expect(report).toContain('Could not open the return of WC-03: create_return: HTTP 422');
+      expect(report).toContain('Nothing was approved or refunded.');
+      // Neither approve nor refund was tried after the return failed.
+      expect(shared.stats().byEndpoint['POST /returns/{id}/approve']).toBe(1);
+      expect(shared.stats().byEndpoint['POST /refunds']).toBe(1);
+    } finally {
+      await shared.close();
+    }
+  }, 120_000);
 });

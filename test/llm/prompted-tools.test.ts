@@ -223,4 +223,15 @@ describe('withPromptedTools', () => {
       unregister();
     }
   });
+
+  it('streams nothing while tools are offered (the reply is a JSON object), and passes onStream on without tools', async () => {
+    const inner = sequenceModel(['{"answer": "It shipped."}', 'Plain words.']);
+    const model = withPromptedTools(inner);
+    const onStream = () => {};
+    const answered = await model.generate({ messages: [QUESTION], tools: TOOLS, onStream });
+    expect(answered.text).toBe('It shipped.');
+    expect(inner.calls[0]?.onStream).toBeUndefined();
+    await model.generate({ messages: [QUESTION], onStream });
+    expect(inner.calls[1]?.onStream).toBe(onStream);
+  });
 });

@@ -329,3 +329,123 @@ describe('scripted tool calls', () => {
     );
   });
 });
+
+describe('scripted `when` on the latest tool results', () => {
+  const TOOLS = [
+    { name: 'approve_return', description: 'Approve a return.', inputSchema: { type: 'object' } },
+    { name: 'get_order', description: 'One order.', inputSchema: { type: 'object' } },
+  ];
+  const question = { role: 'user' as const, content: 'Approve my return R-0001' };
+  const afterCall = (...results: { name: string; content: string; isError?: true }[]): ChatCall => ({
+    tools: TOOLS,
+    messages: [
+      question,
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: results.map((result, index) => ({ id: `call_${index + 1}`, name: result.name, args: {} })),
+      },
+      ...results.map((result, index) => ({ role: 'tool' as const, toolCallId: `call_${index + 1}`, ...result })),
+    ],
+  });
+  const script = (): ReturnType<typeof scriptedModel> =>
+    scriptedModel(
+      parseScriptFile(
+        JSON.stringify({
+          replies: [
+            { when: { tool: 'approve_return', toolError: '/HTTP 409/' }, text: 'Could not approve: {{toolError}}' },
+            { when: { toolError: true }, text: 'Something failed: {{toolError}}' },
+            { when: { tool: 'get_order', toolResult: '"status":"delivered"' }, text: 'It was delivered.' },
+            { text: 'Approved.' },
+          ],
+        }),
+        'replies.json',
+      ),
+    );
+
+  it('answers a failed call with the entry whose toolError matches, the error in its text', async () => {
+    const refused = await script().generate(
+      afterCall({ name: 'approve_return', content: 'approve_return: HTTP 409: not requested\nmore', isError: true }),
+    );
+    expect(refused.text).toBe('Could not approve: approve_return: HTTP 409: not requested');
+    // Another tool's failure, or another error, skips the first entry; `true` takes any failure.
+    const other = await script().generate(
+      afterCall({ name: 'approve_return', content: 'approve_return: HTTP 500: down', isError: true }),
+    );
+    expect(other.text).toBe('Something failed: approve_return: HTTP 500: down');
+  });
+
+  it('a success goes to the default entry, and toolResult matches a successful result only', async () => {
+    expect(
+      (await script().generate(afterCall({ name: 'approve_return', content: '{"status":"approved"}' }))).text,
+    ).toBe('Approved.');
+    const delivered = await script().generate(
+      afterCall(
+        { name: 'approve_return', content: '{"status":"approved"}' },
+        { name: 'get_order', content: '{"status":"delivered"}' },
+      ),
+    );
+    expect(delivered.text).toBe('It was delivered.');
+    const failedWithThatText = await script().generate(
+      afterCall({ name: 'get_order', content: '"status":"delivered" HTTP 409', isError: true }),
+    );
+    expect(failedWithThatText.text).toBe('Something failed: "status":"delivered" HTTP 409');
+  });
+
+  it('looks only at the results after the last reply: an earlier failure does not match', async () => {
+    const model = script();
+    const earlier = afterCall({ name: 'approve_return', content: 'approve_return: HTTP 409: x', isError: true });
+    const later: ChatCall = {
+      ...earlier,
+      messages: [...earlier.messages, { role: 'assistant', content: 'Sorry.' }, { role: 'user', content: 'Try again' }],
+    };
+    expect((await model.generate(later)).text).toBe('Approved.');
+  });
+
+  it('combines prompt with the result conditions, and a string when still matches the whole prompt', async () => {
+    const model = scriptedModel([
+      { when: { prompt: 'R-0002', toolError: true }, text: 'R-0002 failed' },
+      { when: { prompt: 'R-0001', toolError: true }, text: 'R-0001 failed' },
+      { when: 'Error from tool approve_return', text: 'old style' },
+    ]);
+    const failed = afterCall({ name: 'approve_return', content: 'HTTP 409', isError: true });
+    expect((await model.generate(failed)).text).toBe('R-0001 failed');
+    expect((await model.generate(failed)).text).toBe('old style');
+  });
+
+  it('locates a bad when by file, line and field', () => {
+    let error: WeftError | undefined;
+    try {
+      parseScriptFile(
+        [
+          '{"replies": [',
+          '  {"text": "a", "when": {"toolEror": "x"}},',
+          '  {"text": "b", "when": {"toolError": "/(/"}},',
+          '  {"text": "c", "when": {"toolError": true, "toolResult": "ok"}},',
+          '  {"text": "d", "when": {"tool": 3}},',
+          '  {"text": "e", "when": {}},',
+          '  {"text": "f", "when": ["x"]},',
+          '  {"text": "g", "when": {"toolResult": true}}',
+          ']}',
+        ].join('\n'),
+        'replies.json',
+      );
+    } catch (caught) {
+      error = caught as WeftError;
+    }
+    expect(error?.code).toBe('BAD_INPUT');
+    expect(error?.location).toMatchObject({ file: 'replies.json', line: 2, field: 'replies[0].when.toolEror' });
+    expect(error!.issues.map((issue) => [issue.field, issue.line])).toEqual([
+      ['replies[0].when.toolEror', 2],
+      ['replies[1].when.toolError', 3],
+      ['replies[2].when.toolResult', 4],
+      ['replies[3].when.tool', 5],
+      ['replies[4].when', 6],
+      ['replies[5].when', 7],
+      ['replies[6].when.toolResult', 8],
+    ]);
+    expect(error!.issues[0]!.message).toContain('unknown key "toolEror"');
+    expect(error!.issues[1]!.message).toContain('bad regular expression');
+    expect(formatError(error!)).toContain('replies.json:2');
+  });
+});

@@ -2,11 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import {
-  DEFAULT_SIM_OPTIONS,
+  defaultSimOptions,
   formatSimOptions,
   parseLatency,
   parseSimOptions,
+  registerSimOptions,
   sampleLatencyMs,
+  simProbabilityOption,
+  validateSimOptions,
 } from '../../src/llm/sim-options.js';
 import { mulberry32 } from '../../src/llm/seeded-random.js';
 
@@ -24,7 +27,7 @@ function specError(text: string): WeftError {
 describe('parseSimOptions', () => {
   it('parses the docs/contracts.md example', () => {
     expect(parseSimOptions('latency=lognormal(3,0.5),fail=0.1,badjson=0.05,error=0.02,seed=7')).toEqual({
-      ...DEFAULT_SIM_OPTIONS,
+      ...defaultSimOptions(),
       latency: { kind: 'lognormal', mu: 3, sigma: 0.5 },
       fail: 0.1,
       badjson: 0.05,
@@ -34,8 +37,8 @@ describe('parseSimOptions', () => {
   });
 
   it('gives the defaults for an empty spec and accepts a sim: prefix and spaces', () => {
-    expect(parseSimOptions('')).toEqual(DEFAULT_SIM_OPTIONS);
-    expect(DEFAULT_SIM_OPTIONS).toMatchObject({
+    expect(parseSimOptions('')).toEqual(defaultSimOptions());
+    expect(defaultSimOptions()).toMatchObject({
       latency: { kind: 'fixed', ms: 0 },
       accuracy: 1,
       seed: 1,
@@ -57,7 +60,7 @@ describe('parseSimOptions', () => {
   });
 
   it('parses the dialog options violate and noise (default 0), shown in the id only when set', () => {
-    expect(DEFAULT_SIM_OPTIONS).toMatchObject({ violate: 0, noise: 0 });
+    expect(defaultSimOptions()).toMatchObject({ violate: 0, noise: 0 });
     const options = parseSimOptions('violate=0.3,noise=0.05,seed=2');
     expect(options).toMatchObject({ violate: 0.3, noise: 0.05 });
     expect(formatSimOptions(options)).toMatch(/,violate=0\.3,noise=0\.05$/);
@@ -118,5 +121,43 @@ describe('latency', () => {
       expect(ms).toBeLessThan(20);
       expect(sampleLatencyMs(parseLatency('lognormal(3,0.5)'), random)).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('registerSimOptions', () => {
+  it('keeps the ids models always had, whichever engine registered a key', () => {
+    expect(formatSimOptions(parseSimOptions(''))).toBe(
+      'latency=fixed(0),fail=0,badjson=0,error=0,accuracy=1,seed=1,tasks=4-8',
+    );
+    expect(formatSimOptions(parseSimOptions('reference=w.json,follow=0.8,toolcalls=1,width=2,clock=virtual'))).toBe(
+      'latency=fixed(0),fail=0,badjson=0,error=0,accuracy=1,follow=0.8,seed=1,tasks=4-8,width=2,clock=virtual,toolcalls=1,reference=w.json',
+    );
+  });
+
+  it("lists the engines' keys among the known ones when a key is unknown", () => {
+    const message = specError('speed=3').message;
+    for (const key of ['latency', 'seed', 'fail', 'tasks', 'accuracy', 'answers', 'violate', 'mistake', 'reference'])
+      expect(message).toContain(key);
+  });
+
+  it("accepts a key of a caller's own, with its default, validation and place in the id, until unregistered", () => {
+    const unregister = registerSimOptions([simProbabilityOption('typo', { default: 0.25 })]);
+    try {
+      expect(parseSimOptions('')).toMatchObject({ typo: 0.25 });
+      expect(formatSimOptions(parseSimOptions('typo=0.5'))).toMatch(/,tasks=4-8,typo=0\.5$/);
+      expect(formatSimOptions(parseSimOptions(''))).not.toContain('typo');
+      expect(specError('typo=2')).toMatchObject({ location: { field: 'typo' } });
+      expect(() => registerSimOptions([simProbabilityOption('typo')])).toThrow(/registered already/);
+      expect(() => registerSimOptions([simProbabilityOption('fail')])).toThrow(/registered already/);
+    } finally {
+      unregister();
+    }
+    expect(specError('typo=0.5').message).toMatch(/unknown option/);
+    expect(parseSimOptions('')).not.toHaveProperty('typo');
+  });
+
+  it('checks options given in code by the same rules, and refuses keys nobody registered', () => {
+    expect(() => validateSimOptions({ ...defaultSimOptions(), noise: 3 })).toThrow(/"noise".*probability/);
+    expect(() => validateSimOptions({ ...defaultSimOptions(), speed: 1 } as never)).toThrow(/unknown option/);
   });
 });

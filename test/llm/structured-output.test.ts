@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { WeftError, isAbortError } from '../../src/errors.js';
-import type { ChatCall } from '../../src/llm/chat-model.js';
+import type { ChatCall, ChatModel, StreamEvent } from '../../src/llm/chat-model.js';
 import { scriptedModel } from '../../src/llm/scripted-model.js';
 import { formatPath, generateStructured, interpretReply } from '../../src/llm/structured-output.js';
 
@@ -36,6 +36,28 @@ describe('generateStructured', () => {
     const model = scriptedModel([{ text: '{"verdict": "accept"}' }]);
     await generateStructured(model, call, verdict);
     expect(model.calls).toEqual([call]);
+  });
+
+  it('a streamed reply thrown away for a re-prompt is withdrawn with a discard of what it showed', async () => {
+    const inner = scriptedModel([{ text: 'not json' }, { text: '{"verdict": "accept"}' }]);
+    // Streams each scripted reply whole, as one piece.
+    const streaming: ChatModel = {
+      id: 'streaming',
+      kind: 'scripted',
+      async generate(streamed, signal) {
+        const result = await inner.generate(streamed, signal);
+        streamed.onStream?.({ kind: 'delta', text: result.text });
+        return result;
+      },
+    };
+    const events: StreamEvent[] = [];
+    const out = await generateStructured(streaming, { ...call, onStream: (event) => events.push(event) }, verdict);
+    expect(out.attempts).toBe(2);
+    expect(events).toEqual([
+      { kind: 'delta', text: 'not json' },
+      { kind: 'discard', chars: 8 },
+      { kind: 'delta', text: '{"verdict": "accept"}' },
+    ]);
   });
 
   it('re-prompts with the reply and the concrete validation error, then succeeds', async () => {

@@ -4,6 +4,7 @@
  * In npm run test:long (two child processes through tsx: several seconds).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, tempHome } from '../cli/cli-harness.js';
 
@@ -12,6 +13,21 @@ afterEach(() => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
+
+/** The status of GET /api/runs on 127.0.0.1:port sent with this Host header. */
+function statusFor(port: number, host: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      { host: '127.0.0.1', port, path: '/api/runs', headers: { Host: host, Authorization: `Bearer ${token}` } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
+}
 
 interface Served {
   readonly child: ChildProcess;
@@ -81,9 +97,9 @@ describe('weft serve, a real process', () => {
     await reader.cancel().catch(() => undefined);
   }, 120_000);
 
-  it('--host 0.0.0.0 --json: one JSON document, a warning on stderr, and SIGTERM is exit 0', async () => {
+  it('--host 0.0.0.0 --json: one JSON document, a warning on stderr, --allowed-host, and SIGTERM is exit 0', async () => {
     const home = tempHome();
-    const served = serve(home, ['--host', '0.0.0.0', '--json']);
+    const served = serve(home, ['--host', '0.0.0.0', '--json', '--allowed-host', 'dash.example.com']);
     const document = JSON.parse(await served.firstLine) as {
       url: string;
       host: string;
@@ -100,6 +116,11 @@ describe('weft serve, a real process', () => {
       headers: { Authorization: `Bearer ${document.token}` },
     });
     expect(await listed.json()).toEqual({ total: 0, offset: 0, runs: [] });
+    // The Host header: the allowed name on any port, an IP address with the port (bound to every interface), and
+    // no other name.
+    expect(await statusFor(document.port, 'dash.example.com', document.token)).toBe(200);
+    expect(await statusFor(document.port, `192.0.2.7:${document.port}`, document.token)).toBe(200);
+    expect(await statusFor(document.port, `evil.example:${document.port}`, document.token)).toBe(421);
     // One SIGTERM, never a second: the process must end on its own.
     served.child.kill('SIGTERM');
     expect(await served.exited).toEqual({ code: 0, signal: null });

@@ -82,7 +82,7 @@ describe('the wall-time budget is a deadline', () => {
       'aborted',
     ]);
     expect(
-      events.some((event) => event.type === 'budget' && event.exceeded === 'wall-time budget of 60s reached'),
+      events.some((event) => event.type === 'budget-stop' && event.exceeded === 'wall-time budget of 60s reached'),
     ).toBe(true);
   }, 10_000);
 

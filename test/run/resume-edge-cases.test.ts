@@ -53,7 +53,7 @@ describe('resume across the plan-version window', () => {
     // A version is logged before it is saved, so this window has neither the event nor the saved version.
     const reference = await referenceRun();
     const chosen = reference.events.findIndex((e) => e.type === 'plan-chosen');
-    expect(reference.events.slice(0, chosen).filter((e) => e.type === 'call')).toHaveLength(3);
+    expect(reference.events.slice(0, chosen).filter((e) => e.type === 'model-call')).toHaveLength(3);
     const { home, store } = await crashedHome(reference.events, chosen, []);
     const result = await resumeRun({ runId: 'ref', model: await createModel(SIM), store, home });
     expect(result.status).toBe(reference.result.status);
@@ -119,7 +119,7 @@ describe('resume across an inspector round that changed nothing', () => {
       reference.tasks.map((t) => [t.id, t.status, t.attempts]),
     );
     const after = (await runEvents(store, 'ref')).slice(noChange! + 1);
-    expect(after.filter((event) => event.type === 'call' && event.purpose === 'update')).toEqual([]);
+    expect(after.filter((event) => event.type === 'model-call' && event.purpose === 'update')).toEqual([]);
     await store.close();
   });
 });

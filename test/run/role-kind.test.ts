@@ -91,7 +91,7 @@ describe('a registered role kind', () => {
       ['sign', 'completed', 'Hello, reader. — Weft'],
     ]);
     // One model call, the llm subtask's, which got the echo's output as its parent's.
-    expect(events.filter((event) => event.type === 'call')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'model-call')).toHaveLength(1);
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toContain('Hello, reader');
     expect(await readFile(join(result.runDir, 'outputs', 'say.md'), 'utf8')).toContain('Hello, reader');

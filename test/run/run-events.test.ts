@@ -34,10 +34,10 @@ const end = { type: 'run-end', at: 9, status: 'completed' };
 
 describe('runEvents and runEventPage', () => {
   it('read the log as WeftEvents; a page keeps positions and asks the store for that page only', async () => {
-    const { store, asked } = logStore([start, { type: 'call', at: 3 }, end]);
-    expect((await runEvents(store, 'r')).map((event) => event.type)).toEqual(['run-start', 'call', 'run-end']);
+    const { store, asked } = logStore([start, { type: 'model-call', at: 3 }, end]);
+    expect((await runEvents(store, 'r')).map((event) => event.type)).toEqual(['run-start', 'model-call', 'run-end']);
     const page = await runEventPage(store, 'r', 1, 1);
-    expect(page).toEqual([{ runId: 'r', seq: 2, event: { type: 'call', at: 3 } }]);
+    expect(page).toEqual([{ runId: 'r', seq: 2, event: { type: 'model-call', at: 3 } }]);
     expect(asked.at(-1)).toEqual([1, 1]);
     const last = (await runEventPage(store, 'r', 2))[0]!.event;
     // Typed: narrowing on `type` reaches the event's own fields.
@@ -58,7 +58,7 @@ describe('runEvents and runEventPage', () => {
     const noAt = thrown(() => weftEventOf(row({ type: 'task-start', at: '3' })));
     expect(noAt.message).toBe('event 4 of run r (task-start) has no numeric "at"');
     expect(noAt.location?.field).toBe('at');
-    expect(thrown(() => weftEventOf(row({ type: 'call', at: Number.NaN }))).location?.field).toBe('at');
+    expect(thrown(() => weftEventOf(row({ type: 'model-call', at: Number.NaN }))).location?.field).toBe('at');
     for (const bad of [null, 'run-start', [start]]) {
       const error = thrown(() => weftEventOf(row(bad)));
       expect(error.message).toBe('event 4 of run r is not an object');

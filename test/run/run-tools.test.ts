@@ -69,13 +69,38 @@ describe('tools in runs', () => {
     // The secret is nowhere in the log: not in the tool events, not in the model calls' recorded tool calls.
     const log = JSON.stringify(events);
     expect(log).not.toContain('s3cret');
-    const call = events.find((e) => e.type === 'call' && e.toolCalls !== undefined);
+    const call = events.find((e) => e.type === 'model-call' && e.toolCalls !== undefined);
     expect(call).toMatchObject({ toolCalls: [{ name: 'create_order', args: { token: '[redacted]' } }] });
 
     const report = readFileSync(join(dir, 'runs', 'ref', 'report.md'), 'utf8');
     expect(report).toContain('## Tool calls');
     expect(report).toContain('create_order {"item":"a","token":"[redacted]"} → ok');
     expect(report).toContain('tool calls: 4');
+  });
+
+  it('every tool call is told the run it is made for (run:<runId>), which http tools send as Weft-Scope', async () => {
+    const scopes: (string | undefined)[] = [];
+    const tools = orderTools(server.url).map((tool) => ({
+      ...tool,
+      call: (args: Parameters<typeof tool.call>[0], context: Parameters<typeof tool.call>[1]) => {
+        scopes.push(context.scope);
+        return tool.call(args, context);
+      },
+    }));
+    const dir = home();
+    const store = await openRunStore({ home: dir });
+    const result = await runTask({
+      task: 'place the orders',
+      plan: orderPlan(['a']),
+      model: orderModel(),
+      store,
+      home: dir,
+      runId: 'scoped',
+      tools: { available: tools },
+    });
+    await store.close();
+    expect(result.status).toBe('completed');
+    expect(scopes).toEqual(['run:scoped', 'run:scoped']);
   });
 
   it('a plan role naming an unknown tool is refused before any run exists, naming the file and field', async () => {
@@ -123,7 +148,7 @@ describe('tools in runs', () => {
     expect(server.counts.get('POST /orders')).toBe(1);
     expect(server.counts.get('GET /orders')).toBeUndefined();
     const events = await eventsOf(store, result.runId);
-    expect(events.filter((e) => e.type === 'budget' && e.exceeded)).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'budget-stop')).toHaveLength(1);
     await store.close();
   });
 });

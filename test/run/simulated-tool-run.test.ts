@@ -77,7 +77,7 @@ describe('a simulated tool in a run', () => {
         result: { has_room: true },
       });
       // The model call that answered it is one of the run's, with its purpose.
-      const purposes = events.flatMap((event) => (event.type === 'call' ? [event.purpose] : []));
+      const purposes = events.flatMap((event) => (event.type === 'model-call' ? [event.purpose] : []));
       expect(purposes).toContain('simulate-api');
       const shown = await weft(['show', 'sim', '--home', dir]);
       expect(shown.stdout).toContain('check_rooms [simulated] {"hotel":"H-LIS","day":"Monday"} → ok');

@@ -97,6 +97,35 @@ describe('SubtaskOutputs', () => {
     expect(readFileSync(join(dir, 'b.md'), 'utf8')).toBe('B');
     expect(existsSync(join(dir, 'gone.md'))).toBe(false);
   });
+  it('writes a large batch on its own thread with the same guarantees, and reports a file it could not write', async () => {
+    const root = temp();
+    const dir = join(root, 'outputs');
+    const outside = join(root, 'outside.txt');
+    writeFileSync(outside, 'untouched');
+    mkdirSync(dir);
+    symlinkSync(outside, join(dir, 't7.md'));
+    // A folder at a name: renaming a file over it fails, and only that write may fail.
+    mkdirSync(join(dir, 't9.md'));
+    const outputs = new SubtaskOutputs(dir);
+    const writes = Array.from({ length: 300 }, (_, index) => outputs.write(`t${index}`, `output ${index}`));
+    const settled = await Promise.allSettled(writes);
+    expect(settled.filter((result) => result.status === 'rejected')).toHaveLength(1);
+    expect(settled[9]!.status).toBe('rejected');
+    expect(readFileSync(outside, 'utf8')).toBe('untouched');
+    expect(lstatSync(join(dir, 't7.md')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(dir, 't7.md'), 'utf8')).toBe('output 7');
+    expect(readFileSync(join(dir, 't299.md'), 'utf8')).toBe('output 299');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // Settling rewrites nothing it already wrote and stops the thread; a later write starts again.
+    await outputs.settle(
+      Array.from({ length: 300 }, (_, index) => ({ id: `t${index}`, output: `output ${index}` })).filter(
+        (entry) => entry.id !== 't9',
+      ),
+    );
+    await outputs.write('t1', 'again');
+    expect(readFileSync(join(dir, 't1.md'), 'utf8')).toBe('again');
+    await outputs.close();
+  });
 });
 
 describe('summarizeRun outputs', () => {

@@ -81,7 +81,8 @@ async function runExample(store: SqliteRunStore, home: string, extra: Partial<Ru
 
 const teamEvents = (events: readonly WeftEvent[]): TeamSummary[] =>
   events.flatMap((event) => (event.type === 'team' ? [event] : []));
-const callEvents = (events: readonly WeftEvent[]) => events.flatMap((event) => (event.type === 'call' ? [event] : []));
+const callEvents = (events: readonly WeftEvent[]) =>
+  events.flatMap((event) => (event.type === 'model-call' ? [event] : []));
 
 describe('a workflow subtask run by a team', () => {
   it("outputs the team's majority answer, counts its calls in the run and files them under the subtask", async () => {
@@ -290,7 +291,7 @@ describe('a workflow subtask run by a team', () => {
       signal: controller.signal,
       onEvent: (event) => {
         // Cancel once the four step-1 answers are recorded: step 2 never starts.
-        if (event.type === 'call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
+        if (event.type === 'model-call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
       },
     });
     expect(cancelled.status).toBe('cancelled');
@@ -432,7 +433,7 @@ describe('team files and runs that outlive their folder', () => {
       home,
       signal: controller.signal,
       onEvent: (event) => {
-        if (event.type === 'call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
+        if (event.type === 'model-call' && event.purpose === 'answer' && ++answers === 4) controller.abort();
       },
       roles: { kinds: roleKinds },
     });
@@ -490,7 +491,7 @@ describe('a plan update that gives a subtask to a team role', () => {
           });
         case 'answer': {
           const step = prompt.includes("The team's latest responses") ? 1 : 0;
-          const entries = team.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+          const entries = team.filter((reply) => typeof reply.when === 'string' && prompt.includes(reply.when));
           const reply = entries[step];
           if (!reply) throw new Error(`no scripted answer for: ${prompt.slice(0, 80)}`);
           return reply.text;
@@ -619,7 +620,7 @@ describe('team attempts without a full run', () => {
       kind: 'scripted' as const,
       async generate(call: ChatCall): Promise<ChatResult> {
         const prompt = `${call.system ?? ''}\n${call.messages.map((m) => m.content).join('\n')}`;
-        const agentReplies = replies.filter((reply) => reply.when !== undefined && prompt.includes(reply.when));
+        const agentReplies = replies.filter((reply) => typeof reply.when === 'string' && prompt.includes(reply.when));
         const index = prompt.includes("The team's latest responses") ? 1 : 0;
         const key = `${call.tag?.key}#${index}`;
         let result = recorded.get(key);

@@ -134,7 +134,7 @@ describe('OpenTelemetry spans of a run', () => {
 
     // A chat span per call event, with the same tokens and cost, under its attempt (execute/verify) or the run.
     const chats = spans.filter((span) => span.name.startsWith('chat '));
-    const calls = events.filter((event) => event.type === 'call');
+    const calls = events.filter((event) => event.type === 'model-call');
     expect(chats).toHaveLength(calls.length);
     for (const call of calls) {
       const matching = chats.filter(
@@ -205,7 +205,7 @@ describe('OpenTelemetry spans of a run', () => {
     expect(String(tool.attributes['gen_ai.tool.call.result'])).toContain('meaning of');
     // The secret values the sim drew never appear, in tool spans or in later prompts that quote the calls.
     const secrets = events.flatMap((event) =>
-      event.type === 'call' && event.toolCalls
+      event.type === 'model-call' && event.toolCalls
         ? event.toolCalls.map((call) => (call.args as { token?: string }).token)
         : [],
     );
@@ -230,7 +230,9 @@ describe('OpenTelemetry spans of a run', () => {
     expect(result.status).toBe('completed');
     const root = spans.find((span) => span.name === 'invoke_workflow')!;
     const planCalls = spans.filter((span) => span.attributes['weft.call.purpose'] === 'plan');
-    expect(planCalls.length).toBe(events.filter((event) => event.type === 'call' && event.purpose === 'plan').length);
+    expect(planCalls.length).toBe(
+      events.filter((event) => event.type === 'model-call' && event.purpose === 'plan').length,
+    );
     expect(planCalls.length).toBeGreaterThan(0);
     for (const span of planCalls) expect(parentOf(span)).toBe(idOf(root));
   });

@@ -15,6 +15,8 @@ export interface OrderServer {
   readonly counts: Map<string, number>;
   /** Orders placed (POSTs received, answered or not), by item. */
   readonly posted: Map<string, number>;
+  /** The `Weft-Scope` header of each request, in order (http tools send the run they call for). */
+  readonly scopes: (string | undefined)[];
   /** While set, a matching request is received (and counted) but never answered; `onHeld` is told. */
   hold: ((route: string) => boolean) | undefined;
   onHeld: ((route: string) => void) | undefined;
@@ -48,6 +50,7 @@ export async function startOrderServer(): Promise<OrderServer> {
     url: '',
     counts: new Map(),
     posted: new Map(),
+    scopes: [],
     hold: undefined,
     onHeld: undefined,
     close: async () => {
@@ -60,6 +63,7 @@ export async function startOrderServer(): Promise<OrderServer> {
     const path = (request.url ?? '/').split('?')[0]!;
     const route = `${request.method} ${path.replace(/\/\d+$/, '')}`;
     state.counts.set(route, (state.counts.get(route) ?? 0) + 1);
+    state.scopes.push(request.headers['weft-scope'] as string | undefined);
     let body = '';
     for await (const chunk of request) body += chunk;
     if (route === 'POST /orders') {

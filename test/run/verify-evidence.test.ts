@@ -79,7 +79,7 @@ describe('the verifier sees the attempt tool calls', () => {
     const reference = await refundRun();
     const [expected] = verifierPrompts(reference.model.calls);
     // The process died after the agent's answer, before its verification was recorded.
-    const cut = reference.events.findIndex((e) => e.type === 'call' && e.purpose === 'verify');
+    const cut = reference.events.findIndex((e) => e.type === 'model-call' && e.purpose === 'verify');
     expect(cut).toBeGreaterThan(0);
     const dir = mkdtempSync(join(tmpdir(), 'weft-evidence-resume-'));
     const store = await openRunStore({ home: dir });

@@ -74,6 +74,41 @@ describe('optimizeTeam', () => {
     expect(agents.map((agent) => agent.questions.length)).toStrictEqual([4, 4, 4, 4]);
   });
 
+  it('stops starting queries once a budget is spent, lists them as not run, and scores what finished', async () => {
+    const agents = pool();
+    // The fourth agent's model refuses from the second query on: that query fails with the budget's error.
+    const budgeted = agents.map((agent) =>
+      agent.name !== 'beta'
+        ? agent
+        : {
+            ...agent,
+            async respond(input: Parameters<TeamAgent['respond']>[0]) {
+              if (input.query.question !== 'q1')
+                throw new WeftError('BUDGET', 'Budget exhausted: call budget of 8 reached');
+              return agent.respond(input);
+            },
+          },
+    );
+    const queries = [q1, q2, { ...q1, question: 'q3' }, { ...q2, question: 'q4' }];
+    const result = await optimizeTeam({
+      pool: budgeted,
+      queries,
+      k: 2,
+      run: { maxSteps: 2, reformAt: 0 },
+      concurrency: 1,
+    });
+    expect(result.perQuery.map((query) => query.query.question)).toStrictEqual(['q1']);
+    expect(result.failed.map((failure) => failure.index)).toStrictEqual([1, 2, 3]);
+    const spent = 'team: agent "beta" failed at step 1: Budget exhausted: call budget of 8 reached';
+    expect(result.failed[0]!.error).toBe(spent);
+    expect(result.failed[2]!.error).toBe(`not run: ${spent}`);
+    // q3 and q4 were never put to any agent.
+    expect(agents.find((agent) => agent.name === 'alpha')!.questions.filter((q) => q === 'q3' || q === 'q4')).toEqual(
+      [],
+    );
+    expect(result.scores.alpha!.queries).toBe(1);
+  });
+
   it('breaks ties by the pool order', async () => {
     // Everyone rates the right agents 5 and the wrong ones 1: alpha and beta 11/12 each, gamma and delta 1/12.
     const even = () => ({ alpha: 5, beta: 5, gamma: 1, delta: 1 });

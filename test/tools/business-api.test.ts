@@ -266,4 +266,72 @@ describe('business API', () => {
       await second.close();
     }
   });
+
+  describe('one state per Weft-Scope (a Weft run or chat session)', () => {
+    const returnWebcam = async (base: string, headers: Record<string, string>): Promise<number[]> => {
+      const send = (method: string, path: string, body?: unknown) =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const verified = await send('POST', '/customers/C-1002/verify', { postal_code: '20500' });
+      const { verification_token: token } = (await verified.json()) as { verification_token: string };
+      const opened = await send('POST', '/returns', {
+        order_id: 'O-5005',
+        sku: 'WC-03',
+        reason: 'blurry',
+        verification_token: token,
+      });
+      const body = (await opened.json()) as { return_id?: string };
+      return [opened.status, body.return_id === 'R-0001' ? 1 : 0];
+    };
+
+    it('gives each scope its own copy of the seed data; requests without the header share the default one', async () => {
+      // The same return twice in one scope: the second is refused (422, already returned).
+      expect(await returnWebcam(api.url, { 'weft-scope': 'run:a' })).toEqual([201, 1]);
+      expect(await returnWebcam(api.url, { 'weft-scope': 'run:a' })).toEqual([422, 0]);
+      // Another scope, and the default state, start from the seed: the same ids and tokens.
+      expect(await returnWebcam(api.url, { 'weft-scope': 'session:b' })).toEqual([201, 1]);
+      expect(await returnWebcam(api.url, {})).toEqual([201, 1]);
+      expect(await returnWebcam(api.url, {})).toEqual([422, 0]);
+      // Counters are the server's, over every scope.
+      expect(api.stats().byEndpoint['POST /returns']).toBe(5);
+      // A reset puts every scope back to the seed.
+      await call('POST', '/_reset');
+      expect(await returnWebcam(api.url, { 'weft-scope': 'run:a' })).toEqual([201, 1]);
+    });
+
+    it("with shared: true, ignores the header: a second scope finds the first one's return", async () => {
+      const shared = await startBusinessApi({ shared: true });
+      try {
+        expect(await returnWebcam(shared.url, { 'weft-scope': 'run:a' })).toEqual([201, 1]);
+        expect(await returnWebcam(shared.url, { 'weft-scope': 'run:b' })).toEqual([422, 0]);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('refuses a scope that is not 1-200 printable characters with 400 BAD_SCOPE', async () => {
+      const response = await fetch(`${api.url}/orders/O-5001`, { headers: { 'weft-scope': 'x'.repeat(201) } });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: 'BAD_SCOPE' } });
+    });
+
+    it("keeps a file-backed API's scopes in files beside it, across a restart, and a reset removes them", async () => {
+      const dbPath = join(scratch, 'scoped.db');
+      const first = await startBusinessApi({ dbPath });
+      expect(await returnWebcam(first.url, { 'weft-scope': 'run:kept' })).toEqual([201, 1]);
+      await first.close();
+      const second = await startBusinessApi({ dbPath });
+      try {
+        expect(await returnWebcam(second.url, { 'weft-scope': 'run:kept' })).toEqual([422, 0]);
+        expect(await returnWebcam(second.url, {})).toEqual([201, 1]);
+        second.reset();
+        expect(await returnWebcam(second.url, { 'weft-scope': 'run:kept' })).toEqual([201, 1]);
+      } finally {
+        await second.close();
+      }
+    });
+  });
 });

@@ -343,4 +343,27 @@ tools:
     expect(formatError(outcome.error)).not.toContain('hunter22');
     expect(outcome.error).toBeInstanceOf(WeftError);
   });
+
+  it("sends the call's scope (the run or chat session) as the Weft-Scope header; the file's own header wins", async () => {
+    const api = await server(echo as never);
+    const set = await load(`
+allowHosts: [127.0.0.1]
+tools:
+  - kind: http
+    name: ping
+    description: Ping.
+    url: ${api.origin}/ping
+    input: { type: object }
+  - kind: http
+    name: pinned
+    description: Ping with a scope of its own.
+    url: ${api.origin}/pinned
+    input: { type: object }
+    headers: { Weft-Scope: "mine" }
+`);
+    expect((await callTool(toolOf(set, 'ping'), {}, { scope: 'run:r-1' })).ok).toBe(true);
+    expect((await callTool(toolOf(set, 'ping'), {})).ok).toBe(true);
+    expect((await callTool(toolOf(set, 'pinned'), {}, { scope: 'run:r-1' })).ok).toBe(true);
+    expect(api.requests.map((request) => request.headers['weft-scope'])).toEqual(['run:r-1', undefined, 'mine']);
+  });
 });

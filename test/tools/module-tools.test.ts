@@ -163,6 +163,29 @@ export const even = {
     });
   });
 
+  it('stops a busy synchronous tool at its timeoutMs with a TIMEOUT naming it, while this thread goes on', async () => {
+    const busy = join(scratch, 'busy.mjs');
+    writeFileSync(
+      busy,
+      `export const spin = { description: 'Never returns.', inputSchema: { type: 'object' }, timeoutMs: 200,
+  execute: () => { for (;;) {} } };
+export const count = { description: 'Counts calls.', inputSchema: { type: 'object' }, execute: () => 'counted' };`,
+    );
+    const { tools } = await loadModuleTools(busy);
+    const spin = tools.find((tool) => tool.name === 'spin');
+    const count = tools.find((tool) => tool.name === 'count');
+    // This thread's timers keep firing while the tool spins in its worker.
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 10);
+    const outcome = await callTool(spin!, {});
+    clearInterval(ticker);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT', message: expect.stringMatching(/^spin: /) } });
+    expect(ticks).toBeGreaterThan(0);
+    expect(await callTool(count!, {})).toMatchObject({ ok: true, result: 'counted' });
+  });
+
   it('loads a TypeScript module when a loader is present', async () => {
     const { tools } = await loadModuleTools(join(FIXTURES, 'greet-tools.ts'));
     expect(await callTool(tools[0]!, { name: 'Ada' })).toMatchObject({ ok: true, result: 'hello Ada' });

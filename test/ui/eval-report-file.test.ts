@@ -106,6 +106,42 @@ describe('eval reports for the dashboard', () => {
     expect(distill.histograms[0]!.series).toEqual([{ name: 'single', counts: [0, 0, 0, 0, 0, 1, 0, 0, 0, 1] }]);
   });
 
+  it('gives a two-workflow eval and a distill eval numbers of their own, which the reports list shows', () => {
+    // These two kinds kept their scores only in tables, so their row in the reports list had no numbers.
+    const numbers = (shown: ShownReport) => shown.stats.filter((stat) => typeof stat.value === 'number');
+    const pair = report({
+      gold: { name: 'g' },
+      predicted: { name: 'p' },
+      f1_chain: 0.8333333,
+      p_chain: 1,
+      r_chain: 0.7142857,
+      f1_graph: 0.5,
+      p_graph: 0.5,
+      r_graph: 0.5,
+    });
+    expect(numbers(pair)).toEqual([
+      { label: 'f1 chain', value: 0.833 },
+      { label: 'f1 graph', value: 0.5 },
+    ]);
+    const distill = report({
+      suite: 's.yaml',
+      variants: [],
+      tasks: [
+        { task: 't1', variant: 'pe', tests: 2, passed: 2, passRate: 1, correct: true },
+        { task: 't1', variant: 'react', tests: 2, passed: 1, passRate: 0.5, correct: false },
+        { task: 't2', variant: 'pe', tests: 3, passed: 0, passRate: 0, correct: false },
+      ],
+    });
+    expect(numbers(distill)).toEqual([
+      { label: 'task runs', value: 3 },
+      { label: 'correct', value: 1 },
+      { label: 'test pass rate', value: 0.429 },
+    ]);
+    // No tests at all: no rate made up from 0 / 0.
+    const empty = report({ suite: 's.yaml', variants: [], tasks: [] });
+    expect(empty.stats.map((stat) => stat.label)).toEqual(['suite', 'task runs', 'correct']);
+  });
+
   it('cuts long tables and says how many rows are left out', () => {
     const samples = Array.from({ length: MAX_ROWS + 7 }, (_, index) => ({ id: `s${index}`, f1_chain: 1, f1_graph: 1 }));
     const shown = report({ ...worfeval, samples });

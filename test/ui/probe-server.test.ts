@@ -168,7 +168,7 @@ describe('a stream over large events', () => {
     const events = Array.from({ length: 40 }, (_, index) => ({
       runId: 'r1',
       seq: index + 1,
-      event: { type: 'call', at: index, output: big },
+      event: { type: 'model-call', at: index, output: big },
     }));
     const store = storeWith(new Map([['r1', run]]), {
       events: async (_runId, after = 0) => events.filter((stored) => stored.seq > after),

@@ -9,7 +9,7 @@ function fakeStore(total: number) {
   const log: StoredEvent[] = Array.from({ length: total }, (_, index) => ({
     runId: 'r',
     seq: index + 1,
-    event: { type: 'call', at: index },
+    event: { type: 'model-call', at: index },
   }));
   return {
     reads,
@@ -59,10 +59,10 @@ describe('runEventPage', () => {
     const store = fakeStore(10);
     const page = await runEventPage(store, 'r', 3, 4);
     expect(page.map((stored) => [stored.seq, stored.event.type, stored.event.at])).toEqual([
-      [4, 'call', 3],
-      [5, 'call', 4],
-      [6, 'call', 5],
-      [7, 'call', 6],
+      [4, 'model-call', 3],
+      [5, 'model-call', 4],
+      [6, 'model-call', 5],
+      [7, 'model-call', 6],
     ]);
     expect(store.reads).toEqual([{ after: 3, limit: 4 }]);
   });

@@ -185,8 +185,12 @@ describe('run fold', () => {
 
   it('drops an event seen again after a reconnect', () => {
     const state = emptyFold();
-    expect(foldEvent(state, 1, { type: 'call', at: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.5 })).toBe(true);
-    expect(foldEvent(state, 1, { type: 'call', at: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.5 })).toBe(false);
+    expect(foldEvent(state, 1, { type: 'model-call', at: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.5 })).toBe(
+      true,
+    );
+    expect(foldEvent(state, 1, { type: 'model-call', at: 1, inputTokens: 3, outputTokens: 4, costUsd: 0.5 })).toBe(
+      false,
+    );
     expect([state.calls, state.inputTokens + state.outputTokens, state.costUsd]).toEqual([1, 7, 0.5]);
   });
 });

@@ -9,7 +9,7 @@ const stored = (seq: number, event: object): StoredEvent<WeftEvent> =>
 
 describe('addToTally', () => {
   it('counts calls, tokens, cost, tool calls, failed tool calls and subtasks, and continues from where it stopped', () => {
-    const call = { type: 'call', purpose: 'execute', model: 'sim', durationMs: 1 };
+    const call = { type: 'model-call', purpose: 'execute', model: 'sim', durationMs: 1 };
     const tally = addToTally(emptyTally(), [
       stored(1, { type: 'run-start', at: 0 }),
       stored(2, { type: 'plan-chosen', at: 5, version: 1, index: 0, workflow: { task: 't', subtasks: [{}, {}, {}] } }),

@@ -177,7 +177,7 @@ describe.skipIf(redis.url === undefined)('distributed execution on BullMQ', () =
       expect([...accepted.values()].every((count) => count === 1)).toBe(true);
       expect([...starts.values()].every((count) => count === 1)).toBe(true);
       // Each attempt's execute and verify calls were made on a worker and recorded once by the coordinator.
-      const calls = events.filter((event) => event.type === 'call');
+      const calls = events.filter((event) => event.type === 'model-call');
       expect(calls).toHaveLength(80);
       expect(
         new Set(calls.map((call) => JSON.stringify([call.purpose, call.key, call.attempt, call.sequence]))).size,
@@ -394,7 +394,7 @@ describe.skipIf(redis.url === undefined)('budgets across workers', () => {
       // Two subtasks ran on the worker (execute + verify each); the third dispatch was refused, never enqueued.
       expect(result.calls).toBe(4);
       expect(events.some((event) => event.type === 'task-end' && event.outcome === 'refused')).toBe(true);
-      expect(events.some((event) => event.type === 'budget' && event.exceeded !== undefined)).toBe(true);
+      expect(events.some((event) => event.type === 'budget-stop')).toBe(true);
     } finally {
       await runner.close();
       await store.close();

@@ -74,8 +74,10 @@ describe.skipIf(redis.url === undefined)('tools on workers', () => {
     const ofA = events.filter((e) => (e.type === 'tool-call' || e.type === 'tool-result') && e.taskId === 'a');
     expect(ofA.map((e) => e.type)).toEqual(['tool-call', 'tool-result', 'tool-call', 'tool-result']);
     // The model calls made on the worker carry their tool calls, as in-process ones do (a resume replays them).
-    expect(events.some((e) => e.type === 'call' && e.toolCalls?.[0]?.name === 'create_order')).toBe(true);
+    expect(events.some((e) => e.type === 'model-call' && e.toolCalls?.[0]?.name === 'create_order')).toBe(true);
     expect(result.tasks.find((t) => t.id === 'b')?.output).toMatch(/^order \d for b: placed$/);
+    // The worker's http tools name the run they call for, as the coordinator's do.
+    expect(server().scopes).toEqual(Array(4).fill(`run:${result.runId}`));
   });
 
   it('a worker without the tools, or with another schema, refuses the job naming the tool; no request is made', {

@@ -131,15 +131,20 @@ export function createZoom(box) {
   let scale = 1;
   /** Whether the user chose a scale; until then a large graph starts fitted to the width. */
   let chosen = false;
-  /** @type {SVGElement | undefined} */
+  /** @type {Element | undefined} */
   let svg;
   let width = 1;
   let height = 1;
   const label = h('span', { class: 'zoom-level muted' }, '100%');
+  /** A canvas drawing sizes itself (dag-canvas.js); an SVG is sized here. @type {((scale: number) => void) | undefined} */
+  let resize;
   function apply() {
     if (!svg) return;
-    svg.setAttribute('width', String(Math.max(1, Math.round(width * scale))));
-    svg.setAttribute('height', String(Math.max(1, Math.round(height * scale))));
+    if (resize) resize(scale);
+    else {
+      svg.setAttribute('width', String(Math.max(1, Math.round(width * scale))));
+      svg.setAttribute('height', String(Math.max(1, Math.round(height * scale))));
+    }
     label.textContent = `${Math.round(scale * 100)}%`;
   }
   function fitScale() {
@@ -164,9 +169,14 @@ export function createZoom(box) {
   );
   return {
     element,
-    /** @param {SVGElement} drawn @param {{ width: number, height: number }} size */
-    attach(drawn, size) {
+    /**
+     * @param {Element} drawn
+     * @param {{ width: number, height: number }} size
+     * @param {(scale: number) => void} [resizer] how a drawing that is not an SVG takes a new scale
+     */
+    attach(drawn, size, resizer) {
       svg = drawn;
+      resize = resizer;
       width = Math.max(size.width, 1);
       height = Math.max(size.height, 1);
       if (!chosen) scale = fitScale();

@@ -5,7 +5,9 @@
  * in time are subtasks that ran in parallel. Redrawn as a whole, at most a few times a second; past MAX_ROWS the
  * newest rows are dropped with a note.
  */
-import { duration, h, s } from '../dom.js';
+import { h, s } from '../dom.js';
+import { duration } from '../format.js';
+import { toolFailureText } from './attempt-label.js';
 import { allBars, parallelism } from './parallelism.js';
 
 const ROW = 18;
@@ -41,6 +43,9 @@ export function drawGantt(fold) {
     svg.append(s('text', { x: 4, y: y + 12, class: 'label' }, taskId.length > 20 ? `${taskId.slice(0, 19)}…` : taskId));
     for (const bar of bars) {
       const stop = bar.end ?? end;
+      const state = bar.end === undefined ? 'running' : (bar.outcome ?? bar.status ?? '');
+      // A completed attempt whose tool calls failed is amber, not green (as its node in the graph).
+      const warned = state === 'completed' && (bar.toolCallsFailed ?? 0) > 0;
       svg.append(
         s(
           'rect',
@@ -49,14 +54,14 @@ export function drawGantt(fold) {
             y,
             width: Math.max(2, (stop - bar.start) * scale),
             height: ROW - 6,
-            class: `bar ${bar.end === undefined ? 'running' : (bar.outcome ?? bar.status ?? '')}`,
+            class: `bar ${state}${warned ? ' tool-warn' : ''}`,
             'data-task': taskId,
             'data-attempt': bar.attempt,
           },
           s(
             'title',
             {},
-            `${taskId} attempt ${bar.attempt} (${bar.agent}): ${duration(stop - bar.start)}${bar.outcome ? `, ${bar.outcome === 'rejected' ? 'sent back by the verifier' : bar.outcome}` : ''}`,
+            `${taskId} attempt ${bar.attempt} (${bar.agent}): ${duration(stop - bar.start)}${bar.outcome ? `, ${bar.outcome === 'rejected' ? `sent back by the verifier (${bar.verdict})` : bar.outcome}` : ''}${bar.toolCallsFailed ? `, ${toolFailureText(bar.toolCallsFailed)}` : ''}`,
           ),
         ),
       );

@@ -5,7 +5,9 @@
  * other value goes in as text.
  */
 import { getJson } from '../api.js';
-import { dollars, duration, h } from '../dom.js';
+import { h } from '../dom.js';
+import { dollars, duration } from '../format.js';
+import { attemptLabel, toolFailureText } from './attempt-label.js';
 import { drawTeam } from './team-view.js';
 
 /**
@@ -50,10 +52,25 @@ export async function nodePanel(runId, taskId, signal) {
   );
   if (detail.attempts.length === 0) panel.append(h('p', { class: 'muted' }, 'Not started yet.'));
   for (const attempt of detail.attempts) {
+    const { state, label, toolCallsFailed } = attemptLabel(attempt);
+    const warned = state === 'completed' && toolCallsFailed > 0;
     const section = h(
       'div',
-      { class: `attempt ${attempt.status ?? 'running'}`, 'data-attempt': attempt.attempt },
-      h('h3', {}, `attempt ${attempt.attempt}: ${attempt.outcome ?? attempt.status ?? 'running'}`),
+      { class: `attempt ${state}${warned ? ' tool-warn' : ''}`, 'data-attempt': attempt.attempt, 'data-state': state },
+      h(
+        'h3',
+        {},
+        `attempt ${attempt.attempt}: `,
+        h('span', { class: `attempt-state ${state}` }, label),
+        // A completed attempt whose calls failed: its output may claim what a failed call did not do.
+        warned
+          ? h(
+              'span',
+              { class: 'tag tool-warn', title: `${toolFailureText(toolCallsFailed)}: check the output against them` },
+              `⚠ ${toolFailureText(toolCallsFailed)}`,
+            )
+          : '',
+      ),
       h(
         'p',
         { class: 'muted' },

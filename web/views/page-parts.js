@@ -1,8 +1,10 @@
 // @ts-check
 /** Pieces the engine pages share (sessions, traces, batches, reports): tables, stat cards, a pager, empty states. */
 import { h } from '../dom.js';
+import { formatNumber } from '../format.js';
 
 /**
+ * Numbers in cells and stat cards go through formatNumber: a measured value shows a few significant digits.
  * @param {string[]} columns
  * @param {(Node | string | number | null | undefined)[][]} rows
  * @param {{ id?: string, className?: string, empty?: string }} [options]
@@ -15,7 +17,9 @@ export function table(columns, rows, options = {}) {
         'tr',
         {},
         ...row.map((cell) =>
-          h('td', typeof cell === 'number' ? { class: 'num' } : {}, cell === null || cell === undefined ? '' : cell),
+          typeof cell === 'number'
+            ? h('td', { class: 'num' }, formatNumber(cell))
+            : h('td', {}, cell === null || cell === undefined ? '' : cell),
         ),
       ),
     );
@@ -37,7 +41,12 @@ export function stats(pairs) {
     ...pairs
       .filter(([, value]) => value !== null && value !== undefined && value !== '')
       .map(([label, value]) =>
-        h('div', { class: 'stat' }, h('span', { class: 'label' }, label), h('span', { class: 'value' }, String(value))),
+        h(
+          'div',
+          { class: 'stat' },
+          h('span', { class: 'label' }, label),
+          h('span', { class: 'value' }, typeof value === 'number' ? formatNumber(value) : String(value)),
+        ),
       ),
   );
 }

@@ -2,6 +2,7 @@
 /** Eval reports: the files given to `weft serve --reports` and the bench scores under the home, each checked. */
 import { getJson } from '../api.js';
 import { h } from '../dom.js';
+import { formatNumber } from '../format.js';
 import { table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */
@@ -15,11 +16,7 @@ export async function renderReportsList(main, _params, signal) {
       data.reports.map((/** @type {any} */ report) => [
         h('a', { href: `#/reports/${encodeURIComponent(report.id)}` }, report.name),
         report.problem ? h('span', { class: 'badge failed' }, 'unreadable') : report.title,
-        report.problem
-          ? h('span', { class: 'error' }, report.problem)
-          : headline(report.stats)
-              .map((/** @type {any} */ stat) => `${stat.label} ${stat.value}`)
-              .join(' · '),
+        report.problem ? h('span', { class: 'error' }, report.problem) : numbers(report.stats),
         h('span', { class: 'muted' }, report.path),
       ]),
       {
@@ -29,6 +26,13 @@ export async function renderReportsList(main, _params, signal) {
       },
     ),
   );
+}
+
+/** The headline numbers as text; a report with none (a bench cancelled before scoring) says so. @param {any[]} stats */
+function numbers(stats) {
+  const shown = headline(stats);
+  if (shown.length === 0) return h('span', { class: 'muted' }, 'no scores');
+  return shown.map((/** @type {any} */ stat) => `${stat.label} ${formatNumber(stat.value)}`).join(' · ');
 }
 
 /** Up to four numbers, the scores first (f1, accuracy, rates), then counts. @param {any[]} stats */

@@ -6,7 +6,10 @@
  */
 
 /**
- * @typedef {{ attempt: number, agent: string, start: number, end?: number, status?: string, outcome?: string }} AttemptBar
+ * @typedef {{
+ *   attempt: number, agent: string, start: number, end?: number, status?: string, outcome?: string,
+ *   toolCallsFailed?: number, verdict?: string
+ * }} AttemptBar
  * @typedef {{
  *   lastSeq: number, events: number, version: number, status: string, reason?: string, lastAt: number,
  *   calls: number, inputTokens: number, outputTokens: number, costUsd: number, toolCalls: number,
@@ -112,7 +115,10 @@ export function foldEvent(fold, seq, event) {
       }
       const verdict = `${event.verdict}${event.reason ? `: ${event.reason}` : ''}`;
       const bar = fold.attempts.get(event.taskId)?.find((candidate) => candidate.attempt === event.attempt);
-      if (bar && bar.end !== undefined) bar.outcome = 'rejected';
+      if (bar && bar.end !== undefined) {
+        bar.outcome = 'rejected';
+        bar.verdict = event.verdict;
+      }
       fold.verdicts.set(event.taskId, verdict);
       // The attempt ended but was sent back: not done. A retry's task-start or a new plan version says what next.
       if (fold.subtasks.get(event.taskId) === 'completed') {
@@ -131,9 +137,11 @@ export function foldEvent(fold, seq, event) {
       if (event.ok === false) {
         fold.toolCallsFailed += 1;
         fold.toolFailures.set(event.taskId, (fold.toolFailures.get(event.taskId) ?? 0) + 1);
+        const bar = fold.attempts.get(event.taskId)?.find((candidate) => candidate.attempt === event.attempt);
+        if (bar) bar.toolCallsFailed = (bar.toolCallsFailed ?? 0) + 1;
       }
       break;
-    case 'call':
+    case 'model-call':
       fold.calls += 1;
       fold.inputTokens += event.inputTokens ?? 0;
       fold.outputTokens += event.outputTokens ?? 0;

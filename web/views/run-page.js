@@ -6,11 +6,14 @@
  * redraws the graph with the statuses kept. `?task=<id>` in the address opens that subtask's panel.
  */
 import { getJson } from '../api.js';
-import { clear, dollars, duration, h, showBidiControls } from '../dom.js';
+import { clear, h, showBidiControls } from '../dom.js';
+import { dollars, duration } from '../format.js';
+import { CANVAS_FROM, drawDagCanvas, subtaskFinder } from './dag-canvas.js';
 import { createZoom, drawDag } from './dag-view.js';
 import { drawGantt } from './gantt-view.js';
 import { openLiveStream } from './live-stream.js';
 import { nodePanel } from './node-panel.js';
+import { toolFailureText } from './attempt-label.js';
 import { completedWithToolFailures, emptyFold, foldEvent, statusCounts } from './run-fold.js';
 
 /** The task text shows this much until "show all". */
@@ -36,8 +39,17 @@ export async function renderRunPage(main, [runId], signal) {
   /** Why the page is not live (stream refused, server away), hidden while it is. */
   const streamNote = h('p', { class: 'stream-note', id: 'stream-note', role: 'status', hidden: true });
   const badge = h('span', { class: `badge ${run.status}`, id: 'run-status' }, run.status);
+  /** Beside the status: a run that completed is not all green when some of its tool calls failed. */
+  const toolWarn = h('span', { class: 'tag tool-warn', id: 'run-tool-warn', hidden: true });
   const graphBox = h('div', { class: 'graph-box' }, h('p', { class: 'muted' }, 'Waiting for a plan…'));
   const zoom = createZoom(graphBox);
+  /** Jumping to a subtask by id: shown for plans drawn on a canvas, whose nodes the keyboard cannot reach. */
+  const finderBox = subtaskFinder((id) => {
+    if (!fold.plan.has(id)) return false;
+    void select(id).catch(() => {});
+    return true;
+  });
+  finderBox.hidden = true;
   const panelBox = h('aside', { class: 'panel-box' }, h('p', { class: 'muted' }, 'Click a subtask to see it.'));
   const ganttBox = h('div', { class: 'gantt-box' });
   const plansLink = h('a', { href: `${here}/plans`, id: 'plans-link' }, planLinkText(planVersions.length));
@@ -50,6 +62,7 @@ export async function renderRunPage(main, [runId], signal) {
       { class: 'toolbar' },
       h('h1', {}, 'Run ', h('code', {}, runId)),
       badge,
+      toolWarn,
       h('nav', { class: 'run-links' }, plansLink, teamsLink),
     ),
     taskText(run.task),
@@ -57,14 +70,14 @@ export async function renderRunPage(main, [runId], signal) {
     streamNote,
     reasonBox,
     stats,
-    h('div', { class: 'graph-tools' }, counts, zoom.element),
+    h('div', { class: 'graph-tools' }, counts, finderBox, zoom.element),
     h('div', { class: 'split' }, graphBox, panelBox),
     h('h2', {}, 'Timeline'),
     ganttBox,
   );
   main.append(root);
 
-  /** @type {ReturnType<typeof drawDag> | undefined} */
+  /** @type {ReturnType<typeof drawDag> | ReturnType<typeof drawDagCanvas> | undefined} */
   let dag;
   let drawnVersion = 0;
   /** @type {string | undefined} */
@@ -105,10 +118,15 @@ export async function renderRunPage(main, [runId], signal) {
     if (data.version < drawnVersion) return;
     drawnVersion = data.version;
     plansLink.textContent = planLinkText(data.version);
-    dag = drawDag(data, (id) => void select(id).catch(() => {}));
+    const onSelect = (/** @type {string} */ id) => void select(id).catch(() => {});
+    // A large plan on a canvas: as SVG its tens of thousands of elements take seconds to lay out and paint.
+    const large = data.layout.nodes.length >= CANVAS_FROM;
+    const drawn = large ? drawDagCanvas(data, onSelect, graphBox) : drawDag(data, onSelect);
+    dag = drawn;
     clear(graphBox);
-    graphBox.append(dag.element);
-    zoom.attach(dag.element, data.layout);
+    graphBox.append(drawn.element);
+    zoom.attach(drawn.element, data.layout, 'resize' in drawn ? drawn.resize : undefined);
+    finderBox.hidden = !large;
     // Statuses are the fold's, not the drawing's: a redrawn plan shows every subtask as it stands.
     for (const [id, status] of fold.subtasks) dag.setStatus(id, status);
     for (const [id, count] of fold.toolFailures) dag.setToolFailures(id, count);
@@ -133,6 +151,8 @@ export async function renderRunPage(main, [runId], signal) {
     const status = fold.status === 'running' && storedStatus !== 'running' ? storedStatus : fold.status;
     badge.textContent = status;
     badge.className = `badge ${status}`;
+    toolWarn.hidden = fold.toolCallsFailed === 0;
+    toolWarn.textContent = `⚠ ${toolFailureText(fold.toolCallsFailed)}`;
     root.setAttribute('data-events', String(fold.events));
     root.setAttribute('data-last-seq', String(fold.lastSeq));
     root.setAttribute('data-status', status);
@@ -249,6 +269,11 @@ export async function renderRunPage(main, [runId], signal) {
       reasonBox.append(list);
     }
   }
+
+  // The newest plan's layout is asked for now, not once the stream has replayed the log up to its plan event: a
+  // large run's log takes seconds to stream, and the drawing does not need it (statuses are applied as they fold).
+  const newest = planVersions.at(-1)?.version;
+  if (typeof newest === 'number') void drawVersion(newest).catch(() => {});
 
   openLiveStream(`${api}/events`, {
     signal,

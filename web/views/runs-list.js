@@ -1,7 +1,9 @@
 // @ts-check
 /** The runs list: newest first, filter by status, refreshed every 2 s so a run started elsewhere appears. */
 import { getJson } from '../api.js';
-import { clear, dollars, duration, h, when } from '../dom.js';
+import { clear, h, when } from '../dom.js';
+import { dollars, duration } from '../format.js';
+import { toolFailureText } from './attempt-label.js';
 
 const STATUSES = ['', 'running', 'completed', 'failed', 'cancelled', 'interrupted'];
 const REFRESH_MS = 2000;
@@ -56,7 +58,18 @@ export async function renderRunsList(main, _params, signal) {
         h(
           'tr',
           { 'data-run': run.runId },
-          h('td', {}, h('span', { class: `badge ${run.status}` }, run.status)),
+          h(
+            'td',
+            {},
+            h('span', { class: `badge ${run.status}` }, run.status),
+            run.toolCallsFailed > 0
+              ? h(
+                  'span',
+                  { class: 'tag tool-warn', title: toolFailureText(run.toolCallsFailed) },
+                  `⚠ ${run.toolCallsFailed}`,
+                )
+              : '',
+          ),
           h('td', { class: 'task' }, h('a', { href }, firstLine(run.task) || run.runId)),
           h('td', {}, when(run.createdAt)),
           h('td', { class: 'num' }, duration(run.durationMs)),

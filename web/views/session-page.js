@@ -4,7 +4,8 @@
  * controllers' guidance and verdicts inline, in the order they happened; status, procedure and totals above.
  */
 import { getJson } from '../api.js';
-import { clear, dollars, h, when } from '../dom.js';
+import { clear, h, when } from '../dom.js';
+import { dollars } from '../format.js';
 import { codeBlock, pager, stats, put } from './page-parts.js';
 
 const LIMIT = 500;

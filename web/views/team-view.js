@@ -5,6 +5,7 @@
  * and this query's importance scores as a bar chart. Every value goes in as text.
  */
 import { h, s } from '../dom.js';
+import { formatNumber } from '../format.js';
 
 const BAR_ROW = 20;
 const BAR_LABEL = 130;
@@ -123,7 +124,7 @@ export function importanceChart(agents) {
         s(
           'title',
           {},
-          `${agent.agent}: ${value === undefined ? 'did not take part' : value.toFixed(4)} (${agent.standing})${agent.storedMean !== undefined ? `; stored mean before ${agent.storedMean.toFixed(4)} over ${agent.storedQueries} queries` : ''}`,
+          `${agent.agent}: ${value === undefined ? 'did not take part' : formatNumber(value, 4)} (${agent.standing})${agent.storedMean !== undefined ? `; stored mean before ${formatNumber(agent.storedMean, 4)} over ${agent.storedQueries} queries` : ''}`,
         ),
       ),
       s(
@@ -131,7 +132,7 @@ export function importanceChart(agents) {
         { x: BAR_LABEL + width + 4, y: y + 13, class: 'value' },
         value === undefined
           ? agent.standing
-          : `${value.toFixed(3)}${agent.standing === 'kept' ? '' : ` ${agent.standing}`}`,
+          : `${formatNumber(value)}${agent.standing === 'kept' ? '' : ` ${agent.standing}`}`,
       ),
     );
   });

@@ -1,7 +1,11 @@
 // @ts-check
-/** One trace: the task, its inputs, the tool calls in order with arguments and results, the answer. */
+/**
+ * One trace: the task, its inputs, the tool calls in order with arguments and results (each with the step it was
+ * made in), the answer.
+ */
 import { getJson } from '../api.js';
-import { dollars, h, when } from '../dom.js';
+import { h, when } from '../dom.js';
+import { dollars } from '../format.js';
 import { codeBlock, stats, table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */
@@ -38,7 +42,7 @@ export async function renderTracePage(main, [traceId], signal) {
       trace.calls.map((/** @type {any} */ call, /** @type {number} */ index) => [
         index + 1,
         call.tool,
-        call.step ?? null,
+        stepCell(call.step, trace.mode, trace.plan?.length ?? 0),
         codeBlock(call.args),
         call.ok ? codeBlock(call.result ?? '') : h('span', { class: 'error' }, call.error ?? 'failed'),
         call.durationMs,
@@ -50,4 +54,22 @@ export async function renderTracePage(main, [traceId], signal) {
     trace.expected !== undefined ? h('h2', {}, 'Expected') : null,
     trace.expected !== undefined ? codeBlock(trace.expected) : null,
   );
+}
+
+/**
+ * Which step a call was made in, counted from 1 as `weft traces show` does: the plan step (plan-execute), the model
+ * reply that asked for it (react), or the subtask (a run's trace). Traces recorded before react kept its step have
+ * none: a dash.
+ * @param {number | string | undefined} step @param {string} mode @param {number} planSteps
+ */
+function stepCell(step, mode, planSteps) {
+  if (typeof step === 'string') return h('code', {}, step);
+  if (typeof step !== 'number') return h('span', { class: 'muted', title: 'not recorded' }, '—');
+  const title =
+    mode !== 'plan-execute'
+      ? `model reply ${step + 1}`
+      : step < planSteps
+        ? `plan step ${step + 1}`
+        : 'after the plan (the final answer)';
+  return h('span', { class: 'step', title }, String(step + 1));
 }

@@ -1,7 +1,8 @@
 // @ts-check
 /** Execution traces (distillation): newest first, filter by success. */
 import { getJson } from '../api.js';
-import { clear, dollars, h, when } from '../dom.js';
+import { clear, h, when } from '../dom.js';
+import { dollars } from '../format.js';
 import { table, put } from './page-parts.js';
 
 /** @type {import('../routes.js').Page} */

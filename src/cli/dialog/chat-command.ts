@@ -11,11 +11,14 @@ import {
   type Conversation,
   type ControllerMode,
   createConversation,
+  cutNote,
+  type CutReply,
   formatSessionEvent,
   formatTranscriptEntry,
   inertText,
   loadPdlFile,
   type SessionEvent,
+  type StreamEvent,
   sessionStoreOf,
   transcriptOf,
   type TurnResult,
@@ -59,6 +62,8 @@ interface TurnSummary {
   readonly reply: string;
   readonly toolCalls: number;
   readonly rejections: number;
+  /** The reply was cut while streaming; `reply` is what had arrived. */
+  readonly cut?: CutReply;
 }
 
 export async function chatCommand(
@@ -184,13 +189,32 @@ export async function chatCommand(
         if (line !== undefined) output.text(line);
       }
     }
+    // Ctrl-C typed on a terminal reaches readline, not the process: it cuts the reply in flight through this.
+    const typedInterrupt = new AbortController();
+    const interruptTurn = () => typedInterrupt.abort();
+    const turnSignal = AbortSignal.any([signal, typedInterrupt.signal]);
     const turns: TurnSummary[] = [];
+    // The reply is printed as it streams in (not under --json: stdout is the one document there).
+    const printer = output.json ? undefined : replyPrinter(output);
     const show = (user: string, result: TurnResult) => {
       const toolCalls = result.events.filter((event) => event.type === 'tool-call').length;
       const rejections = result.events.filter((event) => event.type === 'verdict' && !event.accepted).length;
-      turns.push({ turn: session.state.turn, user, reply: result.reply, toolCalls, rejections });
-      output.text(inertText(`bot> ${result.reply}`));
+      turns.push({
+        turn: session.state.turn,
+        user,
+        reply: result.reply,
+        toolCalls,
+        rejections,
+        ...(result.cut ? { cut: result.cut } : {}),
+      });
+      const note = result.cut ? ` ${cutNote(result.cut.chars)}` : '';
+      if (printer?.finish(note)) {
+        if (result.cut) output.log(inertText(`(the reply stopped: ${result.cut.reason}; what arrived is kept)`));
+        return;
+      }
+      output.text(inertText(`bot> ${result.reply}${note}`));
     };
+    const turnOptions = { signal: turnSignal, ...(printer ? { onStream: printer.hear } : {}) };
     // The deadline ends the chat even while it waits for the user's next line.
     const budgetSignal = session.budget?.signal;
     const lineSignal = budgetSignal ? AbortSignal.any([signal, budgetSignal]) : signal;
@@ -198,9 +222,9 @@ export async function chatCommand(
     try {
       if (session.pendingTurn && !session.state.ended) {
         output.log('finishing the turn that was cut short…');
-        show('(resumed turn)', await turn(undefined, () => session.continueTurn({ signal })));
+        show('(resumed turn)', await turn(undefined, () => session.continueTurn(turnOptions)));
       }
-      interrupted = await readLines(input, output, lineSignal, async (line) => {
+      interrupted = await readLines(input, output, lineSignal, interruptTurn, async (line) => {
         const text = line.trim();
         if (text === '/quit') return 'stop';
         if (text === '/end' || text === '[END]') {
@@ -214,7 +238,7 @@ export async function chatCommand(
         }
         // Read from a pipe, the user's lines are not on the screen: echo them so the output reads as a transcript.
         if (input.isTTY !== true) output.text(inertText(`you> ${echoed(line)}`));
-        show(line, await turn(line, () => session.send(line, { signal })));
+        show(line, await turn(line, () => session.send(line, turnOptions)));
         return session.state.ended ? 'stop' : 'go';
       });
     } catch (error) {
@@ -271,6 +295,7 @@ async function readLines(
   input: NodeJS.ReadableStream & { isTTY?: boolean },
   output: Output,
   signal: AbortSignal,
+  interrupt: () => void,
   handle: (line: string) => Promise<'go' | 'stop'>,
 ): Promise<boolean> {
   const terminal = input.isTTY === true && !output.json;
@@ -287,7 +312,10 @@ async function readLines(
     lines.close();
   };
   signal.addEventListener('abort', stop, { once: true });
-  lines.on('SIGINT', stop);
+  lines.on('SIGINT', () => {
+    stop();
+    interrupt();
+  });
   try {
     if (terminal) lines.setPrompt('you> ');
     if (terminal) lines.prompt();
@@ -309,6 +337,34 @@ async function readLines(
     lines.close();
   }
   return interrupted;
+}
+
+/**
+ * Prints a reply as its pieces arrive: `bot> ` before the first, each piece made inert. A withdrawn piece (a
+ * proposal refused, a call retried) is marked so on its line and the reply starts again on the next. `finish` ends
+ * the line (with `note`, e.g. that the reply was cut) and says whether anything was printed.
+ */
+function replyPrinter(output: Output): { hear: (event: StreamEvent) => void; finish: (note: string) => boolean } {
+  let open = false;
+  return {
+    hear(event) {
+      if (event.kind === 'discard') {
+        if (open) output.write(' [withdrawn]\n');
+        open = false;
+        return;
+      }
+      if (event.text === '') return;
+      if (!open) output.write('bot> ');
+      open = true;
+      output.write(inertText(event.text));
+    },
+    finish(note) {
+      if (!open) return false;
+      output.write(`${note}\n`);
+      open = false;
+      return true;
+    },
+  };
 }
 
 /** The `--verbose` view: detail events on stderr; a controller's guidance only when it changed since last shown. */

@@ -7,7 +7,7 @@ import {
   formatTranscriptEntry,
   inertText,
   ownerState,
-  type SessionEvent,
+  readSessionEvents,
   type SessionRecord,
   sessionStoreOf,
   transcriptOf,
@@ -78,7 +78,8 @@ export async function showSessionCommand(
         location: { field: '<sessionId>' },
       });
     }
-    const events = (await store.sessionEvents(sessionId)).map((stored) => stored.event as SessionEvent);
+    // Checked as it is read: a hand-edited or newer log is a STORE error naming the session and position.
+    const events = await readSessionEvents(store, sessionId);
     const transcript = transcriptOf(events);
     const start = events.find((event) => event.type === 'session-start');
     const modelKind = start?.type === 'session-start' ? start.modelKind : undefined;

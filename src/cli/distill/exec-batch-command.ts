@@ -27,7 +27,7 @@ import {
   readBatchCases,
   redactUrl,
   runBatch,
-  runWorkflow,
+  runWorkflowIsolated,
   scanBatchCases,
   type CaseRunner,
   type ToolSet,
@@ -36,6 +36,7 @@ import {
 import { createBatchProgress } from './batch-progress.js';
 import { type Context, loadContext, openStore, storePlace } from '../context.js';
 import { integerFlag } from '../flags.js';
+import { type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output, Streams } from '../output.js';
 
 export interface ExecBatchFlags {
@@ -47,6 +48,8 @@ export interface ExecBatchFlags {
   readonly resume?: string;
   readonly rerunInterrupted?: boolean;
   readonly maxVisits?: string;
+  readonly timeLimit?: string;
+  readonly workerMemory?: string;
   readonly home?: string;
   readonly store?: string;
   readonly json?: boolean;
@@ -67,6 +70,7 @@ export async function execBatchCommand(
   signal: AbortSignal,
 ): Promise<number> {
   const context = await loadContext(flags);
+  const limits = isolationLimits(flags, context.config);
   const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
   // Each unit is a loop awaiting the next case: a hundred million of them is memory, not speed.
   if (concurrencyFlag !== undefined && concurrencyFlag > MAX_CONCURRENCY)
@@ -77,7 +81,13 @@ export async function execBatchCommand(
   if (flags.resume !== undefined) checkBatchId(flags.resume);
   const store = batchStoreOf(await openStore(context));
   try {
-    return await execBatch(file, flags, output, streams, signal, { context, store, concurrencyFlag, maxVisitsFlag });
+    return await execBatch(file, flags, output, streams, signal, {
+      context,
+      store,
+      concurrencyFlag,
+      maxVisitsFlag,
+      limits,
+    });
   } finally {
     await store.close();
   }
@@ -88,6 +98,7 @@ interface BatchSetup {
   readonly store: BatchStore & { close(): Promise<void> };
   readonly concurrencyFlag: number | undefined;
   readonly maxVisitsFlag: number | undefined;
+  readonly limits: IsolationLimits;
 }
 
 async function execBatch(
@@ -96,7 +107,7 @@ async function execBatch(
   output: Output,
   streams: Streams,
   signal: AbortSignal,
-  { context, store, concurrencyFlag, maxVisitsFlag }: BatchSetup,
+  { context, store, concurrencyFlag, maxVisitsFlag, limits }: BatchSetup,
 ): Promise<number> {
   let manifest: BatchManifest;
   let resuming = false;
@@ -205,7 +216,7 @@ async function execBatch(
         store,
         cases: () => readBatchCases(manifest.inputs.path),
         total: manifest.inputs.cases,
-        runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits),
+        runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits, limits),
         concurrency:
           concurrencyFlag ??
           (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
@@ -252,14 +263,17 @@ function inProcess(
   workflow: ExecutableWorkflow,
   tools: ToolSet | undefined,
   maxVisits: number | undefined,
+  limits: IsolationLimits,
 ): CaseRunner {
   const list = tools?.tools ?? [];
+  // Each case in a worker thread: one that runs past its limits fails alone and the batch goes on.
   return async (item, _attempt, signal) => {
-    const result = await runWorkflow(workflow, {
+    const result = await runWorkflowIsolated(workflow, {
       tools: list,
       input: item.input,
       signal,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...limits,
     });
     return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };

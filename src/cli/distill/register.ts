@@ -51,6 +51,11 @@ export function registerDistillCommands(program: Command, context: CommandContex
       '--max-visits <n>',
       'node visits a case may make before it is stopped (default 10000; loops count each pass)',
     )
+    .option(
+      '--time-limit <ms>',
+      'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)',
+    )
+    .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256)')
     .option('--home <dir>', 'Weft home (its weft.db keeps the batches unless --store names another store)')
     .addOption(store)
     .addOption(jsonOption)

@@ -21,7 +21,6 @@ import {
   traceAgent,
   tracedModel,
   type TraceRecord,
-  type TraceToolCall,
   traceStoreOf,
   WeftError,
   withDistillSim,
@@ -148,7 +147,7 @@ export async function solveCommand(
       } else {
         output.text(`trace ${trace.traceId}: ${trace.success ? 'success' : 'failed'}`);
         if (trace.plan) printPlan(trace.plan, output);
-        printCalls(trace.calls, output);
+        printCalls(trace, output);
         output.text(`answer: ${'answer' in trace ? clipped(trace.answer, 2000) : '(none)'}`);
         if (trace.error !== undefined) output.text(inertText(`error: ${trace.error}`));
         output.text(usageLine(trace));
@@ -265,7 +264,7 @@ function printTrace(trace: TraceRecord, output: Output): void {
   if (trace.toolsPath !== undefined) output.text(inertText(`tools ${trace.toolsPath}`));
   output.text(`input: ${clipped(trace.input, 2000)}`);
   if (trace.plan) printPlan(trace.plan, output);
-  printCalls(trace.calls, output);
+  printCalls(trace, output);
   output.text(`answer: ${'answer' in trace ? clipped(trace.answer, 2000) : '(none)'}`);
   if (trace.expected !== undefined) output.text(`expected: ${clipped(trace.expected, 2000)}`);
   if (trace.error !== undefined) output.text(inertText(`error: ${trace.error}`));
@@ -277,11 +276,15 @@ function printPlan(plan: readonly string[], output: Output): void {
   plan.forEach((step, index) => output.text(inertText(`  ${index + 1}. ${clip(step, CLIP)}`)));
 }
 
-function printCalls(calls: readonly TraceToolCall[], output: Output): void {
+/** Each call with its plan step or subtask; a react trace's step (the model reply) is left to the dashboard. */
+function printCalls(trace: Pick<NewTrace, 'calls' | 'mode'>, output: Output): void {
+  const { calls } = trace;
   output.text(calls.length === 0 ? 'calls: none' : 'calls:');
   calls.forEach((call, index) => {
     const step =
-      call.step === undefined ? '' : `[${typeof call.step === 'number' ? `step ${call.step + 1}` : call.step}] `;
+      call.step === undefined || trace.mode === 'react'
+        ? ''
+        : `[${typeof call.step === 'number' ? `step ${call.step + 1}` : call.step}] `;
     const outcome = call.ok ? `→ ${clipped(call.result, CLIP)}` : `✗ ${clip(call.error ?? 'failed', CLIP)}`;
     output.text(inertText(`  ${index + 1}. ${step}${call.tool} ${clipped(call.args, CLIP)} ${outcome}`));
   });

@@ -10,7 +10,7 @@ import {
   inertText,
   loadToolsFile,
   loadWorkflowFile,
-  runWorkflow,
+  runWorkflowIsolated,
   type ToolSet,
   WeftError,
   workflowDot,
@@ -19,7 +19,9 @@ import {
   type WorkflowProblem,
   workflowToWorfText,
 } from '../../internal.js';
+import { loadContext } from '../context.js';
 import { integerFlag } from '../flags.js';
+import { type IsolationFlags, isolationLimits } from './isolation-limits.js';
 import type { Output } from '../output.js';
 
 interface WorkflowFlags {
@@ -94,21 +96,24 @@ export async function workflowShowCommand(file: string, flags: WorkflowShowFlags
 
 export async function execCommand(
   file: string,
-  flags: WorkflowFlags & { readonly input?: string; readonly maxVisits?: string },
+  flags: WorkflowFlags &
+    IsolationFlags & { readonly input?: string; readonly maxVisits?: string; readonly home?: string },
   output: Output,
   signal: AbortSignal,
 ): Promise<number> {
   const input = parseInput(flags.input);
   const maxVisits = integerFlag('max-visits', flags.maxVisits, { min: 1 });
+  const limits = isolationLimits(flags, (await loadContext(flags)).config);
   const tools = await openTools(flags.tools, signal);
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(file, { toolNames });
-    const result = await runWorkflow(workflow, {
+    const result = await runWorkflowIsolated(workflow, {
       tools: tools?.tools ?? [],
       input,
       signal,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...limits,
     });
     if (output.json)
       output.document({ output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 });

@@ -6,8 +6,14 @@ import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { isWeftError, redactModelSpec, WeftError } from '../../internal.js';
 import { type CommonFlags, loadContext, loadModel, type ModelContext, openStore } from '../context.js';
+import { boundedMessageLines } from '../../serve/bounded-message-lines.js';
 import { createWeftMcpServer } from '../../serve/mcp-server.js';
 import type { Output } from '../output.js';
+
+/** The longest message a client may send, as the SDK's own reader allows (10 MiB). */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** JSON-RPC's code for a request that is not a valid one. */
+const INVALID_REQUEST = -32600;
 
 const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
@@ -33,13 +39,25 @@ export async function mcpCommand(flags: CommonFlags, output: Output, signal: Abo
     // The protocol owns the process's real stdin and stdout; logs go to stderr, and so does whatever else writes to
     // stdout (a module tool's console.log), which would otherwise corrupt the protocol for the client.
     guard = guardStdout();
-    const transport = new StdioServerTransport(process.stdin, guard.protocol);
+    const protocol = guard.protocol;
+    // A message over the limit is answered (a JSON-RPC error naming its id when its ends show it) and the server
+    // goes on; the SDK's reader alone would close the transport, and the server would exit 0 without a word.
+    const lines = boundedMessageLines(MAX_MESSAGE_BYTES, ({ bytes, id }) => {
+      const message = `message of ${bytes} bytes refused: weft mcp reads at most ${MAX_MESSAGE_BYTES} bytes a message`;
+      output.log(`weft mcp: ${message}${id === null ? '' : ` (request id ${JSON.stringify(id)})`}; still serving`);
+      protocol.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })}\n`);
+    });
+    process.stdin.pipe(lines);
+    // Each line reaches the SDK's reader whole and alone, so its own limit (just above ours) is never reached.
+    const transport = new StdioServerTransport(lines, protocol, { maxBufferSize: MAX_MESSAGE_BYTES + 2 });
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
       process.stdin.once('end', () => resolve());
       stop.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     await server.connect(transport);
+    // A message the SDK cannot read (not JSON, not JSON-RPC) is dropped by it: said on stderr, clipped.
+    server.server.onerror = (error) => output.log(`weft mcp: ${error.message.slice(0, 300)}`);
     output.log(
       `weft mcp: serving on stdio (${modelMissing === undefined ? `model ${redactModelSpec(model.model.id)}` : 'no model: weft_plan and weft_run answer how to give one'}, home ${context.home})`,
     );

@@ -56,6 +56,12 @@ export function registerOpsCommands(program: Command, context: CommandContext): 
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4477')
     .option('--host <host>', 'address to listen on; anything but loopback is reachable by others (default 127.0.0.1)')
     .option(
+      '--allowed-host <name>',
+      'a host name the dashboard also answers to, e.g. a proxy in front of it (repeatable); other names get 421',
+      collect,
+      [],
+    )
+    .option(
       '--reports <path>',
       'an eval report (--json of weft eval, bench, team/dialog/distill eval) or a folder of them to show (repeatable)',
       collect,

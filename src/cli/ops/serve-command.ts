@@ -14,6 +14,8 @@ export interface ServeFlags extends CommonFlags {
   readonly host?: string;
   /** Eval report files or folders to list on the reports page. */
   readonly reports?: readonly string[];
+  /** Host names besides the dashboard's own address that it answers to (a proxy's). */
+  readonly allowedHost?: readonly string[];
 }
 
 export async function serveCommand(flags: ServeFlags, output: Output, signal: AbortSignal): Promise<number> {
@@ -21,6 +23,7 @@ export async function serveCommand(flags: ServeFlags, output: Output, signal: Ab
   const host = flags.host ?? '127.0.0.1';
   if (host.trim() === '')
     throw new WeftError('BAD_INPUT', '--host needs a host name or address', { location: { field: '--host' } });
+  const allowedHosts = (flags.allowedHost ?? []).map(checkAllowedHost);
   // From the environment, not a flag: a command line is visible to every user of the machine (ps).
   const chosen = process.env['WEFT_DASHBOARD_TOKEN'];
   const token = chosen === undefined || chosen === '' ? undefined : checkDashboardToken(chosen);
@@ -36,6 +39,7 @@ export async function serveCommand(flags: ServeFlags, output: Output, signal: Ab
       home: context.home,
       ...(token !== undefined ? { token } : {}),
       ...(flags.reports && flags.reports.length > 0 ? { reports: flags.reports } : {}),
+      ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
     });
     if (!isLoopbackHost(host))
       output.log(
@@ -71,4 +75,16 @@ function parsePort(value: string | undefined): number | undefined {
       location: { field: '--port' },
     });
   return Number(value);
+}
+
+/** A host name or address as a Host header names it: no port, scheme or path (the proxy's port may be any). */
+function checkAllowedHost(name: string): string {
+  const bare = name.trim();
+  if (!/^(\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*|[A-Za-z0-9.-]{1,253})$/.test(bare))
+    throw new WeftError(
+      'BAD_INPUT',
+      `--allowed-host takes a host name or address without scheme, port or path (e.g. dash.example.com), not ${JSON.stringify(name.slice(0, 100))}`,
+      { location: { field: '--allowed-host' } },
+    );
+  return bare;
 }

@@ -5,6 +5,8 @@
 import {
   type Fates,
   foldFate,
+  inertText,
+  type StreamEvent,
   type SubtaskFate,
   TOOL_FAILURE_MARK,
   toolCallCount,
@@ -24,8 +26,16 @@ function rowState(fate: SubtaskFate | undefined): string {
 
 export interface ProgressView {
   readonly onEvent: (event: WeftEvent) => void;
+  /**
+   * Hears a subtask agent's reply as it streams, to show the end of it on the subtask's row. Only the live view
+   * (a terminal) has it: the plain view and --json show outputs when they are recorded.
+   */
+  readonly onStream?: (taskId: string, event: StreamEvent) => void;
   readonly close: () => void;
 }
+
+/** How much of a streaming reply a row keeps: its tail, enough for any terminal's width. */
+const PARTIAL_TAIL_CHARS = 240;
 
 export function createProgressView(
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
@@ -85,8 +95,8 @@ function plainView(stream: NodeJS.WritableStream): ProgressView {
         case 'artifact-refused':
           write(`${at} refused artifact ${event.path} from ${event.taskId}: ${event.reason}`);
           break;
-        case 'budget':
-          if (event.exceeded) write(`${at} budget: ${event.exceeded}`);
+        case 'budget-stop':
+          write(`${at} budget: ${event.exceeded}`);
           break;
         case 'run-end':
           write(`${at} run ${event.status}${event.reason ? `: ${event.reason}` : ''}`);
@@ -114,6 +124,8 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
   const failedTools = new Map<string, number>();
   /** The tool call each subtask is waiting on, shown on its row. */
   const runningTools = new Map<string, string>();
+  /** The end of the reply each running subtask's agent is streaming, shown on its row. */
+  const partial = new Map<string, string>();
   let costUsd = 0;
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -128,11 +140,11 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
       const shown = rowState(fate);
       const attempts = Math.max(fate?.started ?? 0, fate?.ended ?? 0);
       const tool = shown === 'running' ? runningTools.get(id) : undefined;
+      const tail = shown === 'running' && !tool ? partial.get(id) : undefined;
       const failed = failedTools.get(id) ?? 0;
       const marked = shown === 'completed' && failed > 0;
-      lines.push(
-        `  ${marked ? TOOL_FAILURE_MARK : symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}${tool ? ` · tool ${tool}` : ''}${failed > 0 ? ` · ${failed} tool call${failed === 1 ? '' : 's'} failed` : ''}`,
-      );
+      const row = `  ${marked ? TOOL_FAILURE_MARK : symbol(shown)} ${id} ${agent} ${shown}${attempts > 1 ? ` (attempt ${attempts})` : ''}${tool ? ` · tool ${tool}` : ''}${failed > 0 ? ` · ${failed} tool call${failed === 1 ? '' : 's'} failed` : ''}`;
+      lines.push(tail ? `${row}${streamingTail(tail, width - row.length)}` : row);
     }
     const text = lines.map((line) => line.slice(0, width)).join('\n');
     stream.write(`${drawn > 0 ? `\u001b[${drawn}F\u001b[0J` : ''}${text}\n`);
@@ -142,8 +154,14 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
     timer ??= setTimeout(draw, 80);
   };
   return {
+    onStream(taskId, event) {
+      if (event.kind === 'discard') partial.delete(taskId);
+      else partial.set(taskId, ((partial.get(taskId) ?? '') + event.text).slice(-PARTIAL_TAIL_CHARS));
+      schedule();
+    },
     onEvent(event) {
       foldFate(fates, event);
+      if ((event.type === 'task-start' || event.type === 'task-end') && 'taskId' in event) partial.delete(event.taskId);
       switch (event.type) {
         case 'run-start':
           runId = event.runId;
@@ -155,7 +173,7 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
           version = event.version;
           state = 'running';
           break;
-        case 'call':
+        case 'model-call':
           calls += 1;
           costUsd += event.costUsd;
           break;
@@ -183,6 +201,17 @@ function liveView(stream: NodeJS.WritableStream & { columns?: number }): Progres
       draw();
     },
   };
+}
+
+/**
+ * The end of a streaming reply as a row shows it: on one line, made inert (a model's text goes to the terminal),
+ * its latest `room` characters; nothing when there is no room.
+ */
+function streamingTail(text: string, room: number): string {
+  const line = inertText(text.replace(/\s+/g, ' ').trim());
+  const space = room - 4;
+  if (line === '' || space < 8) return '';
+  return line.length <= space ? ` · ${line}` : ` · …${line.slice(line.length - space + 1)}`;
 }
 
 function symbol(state: string): string {

@@ -29,6 +29,7 @@ import type { Output, Streams } from '../output.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createProgressView } from './progress.js';
+import { streamSubtaskReplies } from './stream-subtask-replies.js';
 import { readTask } from '../read-task.js';
 import { runChoicesFromFlags, runChoicesOptions } from '../run-choices.js';
 import type { BudgetFlags } from '../budget-options.js';
@@ -145,7 +146,8 @@ export async function runCommand(
   try {
     result = await runTask({
       task,
-      model,
+      // On a terminal the live view shows the end of each subtask agent's reply as it streams.
+      model: progress.onStream ? streamSubtaskReplies(model, progress.onStream) : model,
       store,
       home,
       costOf,

@@ -86,8 +86,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     // `call.json` is not forced through a structured-output mode: the prompt asks for JSON and the caller
     // parses, repairs and re-prompts, the same way for every provider.
 
-    // Streaming only for plain text: tool calls arrive as JSON fragments the stream would have to reassemble.
-    if (call.onStream && body.tools === undefined) return streamText(body, call.onStream, signal);
+    if (call.onStream) return streamReply(body, call.onStream, signal);
 
     let message: Anthropic.Message;
     try {
@@ -114,13 +113,17 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     };
   }
 
-  /** The reply as Anthropic's message stream events; a cut throws the usual error carrying `partialText`. */
-  async function streamText(
+  /**
+   * The reply as Anthropic's message stream events: text pieces handed on as they come, a `tool_use` block's
+   * input put together from its JSON fragments. A cut throws the usual error carrying `partialText`.
+   */
+  async function streamReply(
     body: MessageCreateParamsNonStreaming,
     onStream: NonNullable<ChatCall['onStream']>,
     signal: AbortSignal | undefined,
   ): Promise<ChatResult> {
     let text = '';
+    const uses = new Map<number, { id: string; name: string; json: string }>();
     let model = options.model;
     let inputTokens = 0;
     let outputTokens = 0;
@@ -135,6 +138,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
           outputTokens = usage.output_tokens;
         } else if (event.type === 'message_delta') {
           outputTokens = event.usage.output_tokens;
+        } else if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+          uses.set(event.index, { id: event.content_block.id, name: event.content_block.name, json: '' });
+        } else if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') {
+          const use = uses.get(event.index);
+          if (use) use.json += event.delta.partial_json;
         } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
           text += event.delta.text;
           onStream({ kind: 'delta', text: event.delta.text });
@@ -150,10 +158,26 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
           : classify(error);
       throw cutStreamError(withoutSecrets(toWeftError(failure, error, context, signal), secrets), text);
     }
-    return { text, usage: { inputTokens, outputTokens }, model };
+    const toolCalls: ToolCallRequest[] = [...uses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, use]) => ({ id: use.id, name: use.name, args: streamedInput(use.json) }));
+    return { text, ...(toolCalls.length > 0 ? { toolCalls } : {}), usage: { inputTokens, outputTokens }, model };
   }
 
   return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
+}
+
+/**
+ * A streamed `tool_use` block's input: its JSON fragments joined (none for a tool without parameters: `{}`), kept
+ * as the text when it does not parse, so the tool loop can show the model its mistake.
+ */
+function streamedInput(json: string): unknown {
+  if (json.trim() === '') return {};
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return json;
+  }
 }
 
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;

@@ -8,6 +8,7 @@ import { access } from 'node:fs/promises';
 import { WeftError } from '../../errors.js';
 import type { ChatCall, ChatModel, ChatResult } from '../chat-model.js';
 import { toGrammarSubset } from '../json-schema.js';
+import { cutStreamError } from '../cut-stream-error.js';
 
 export const NODE_LLAMA_CPP_INSTALL_HINT =
   'The local: provider needs node-llama-cpp. Install it in your project with: npm install node-llama-cpp @node-llama-cpp/linux-x64 --omit=optional (in a Weft checkout: npm run setup:local)';
@@ -73,6 +74,7 @@ interface LlamaChatSession {
       grammar?: LlamaGrammar;
       signal?: AbortSignal;
       responsePrefix?: string;
+      onTextChunk?: (text: string) => void;
     },
   ): Promise<string>;
   dispose(options?: { disposeSequence?: boolean }): void;
@@ -285,6 +287,9 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
     await state.sequence.clearHistory();
     const session = new state.module.LlamaChatSession({ contextSequence: state.sequence, autoDisposeSequence: false });
     const before = state.sequence.tokenMeter.getState();
+    // node-llama-cpp hands each piece of text to onTextChunk as it is generated (the prefix is not among them).
+    let streamed = '';
+    const onStream = call.onStream;
     try {
       session.setChatHistory(history);
       const reply = await session.prompt(prompt, {
@@ -293,6 +298,14 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
         ...(grammar ? { grammar } : {}),
         ...(signal ? { signal } : {}),
         ...(responsePrefix !== undefined ? { responsePrefix } : {}),
+        ...(onStream
+          ? {
+              onTextChunk: (piece: string) => {
+                streamed += piece;
+                onStream({ kind: 'delta', text: piece });
+              },
+            }
+          : {}),
       });
       // node-llama-cpp returns the prefix plus its continuation; like Anthropic's prefill, return only the new text.
       const text =
@@ -308,13 +321,19 @@ export function createLocalGgufModel(options: LocalGgufModelOptions): LocalGgufM
       };
     } catch (error) {
       if (signal?.aborted) {
-        throw new WeftError('ABORTED', `${options.id}: the call was aborted`, { cause: error, retryable: false });
+        throw cutStreamError(
+          new WeftError('ABORTED', `${options.id}: the call was aborted`, { cause: error, retryable: false }),
+          streamed,
+        );
       }
-      if (error instanceof WeftError) throw error;
-      throw new WeftError('PROVIDER', `${options.id}: generation failed: ${messageOf(error)}`, {
-        cause: error,
-        retryable: false,
-      });
+      if (error instanceof WeftError) throw cutStreamError(error, streamed);
+      throw cutStreamError(
+        new WeftError('PROVIDER', `${options.id}: generation failed: ${messageOf(error)}`, {
+          cause: error,
+          retryable: false,
+        }),
+        streamed,
+      );
     } finally {
       session.dispose({ disposeSequence: false });
     }

@@ -6,7 +6,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, ToolCallRequest } from '../chat-model.js';
@@ -106,8 +105,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     // OpenAI-compatible servers) break or hang under forced JSON mode / json_schema, and others reject the
     // field outright. The prompt asks for JSON and the caller parses, repairs and re-prompts instead.
 
-    // Streaming only for plain text: tool calls arrive as fragments the stream would have to reassemble.
-    if (call.onStream && body.tools === undefined) return streamText(body, call.onStream, signal);
+    if (call.onStream) return streamReply(body, call.onStream, nextToolCallNumber(call.messages), signal);
 
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
@@ -139,15 +137,18 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   }
 
   /**
-   * The reply as server-sent events, each piece handed on as it comes. A cut (abort, dropped connection,
-   * timeout) throws the usual error carrying the text that arrived as `partialText`.
+   * The reply as server-sent events, each text piece handed on as it comes; tool calls arrive as fragments (by
+   * index: the id and name first, the arguments' JSON text in pieces) and are put together at the end. A cut
+   * (abort, dropped connection, timeout) throws the usual error carrying the text that arrived as `partialText`.
    */
-  async function streamText(
+  async function streamReply(
     body: ChatCompletionCreateParamsNonStreaming,
     onStream: NonNullable<ChatCall['onStream']>,
+    firstCallNumber: number,
     signal: AbortSignal | undefined,
   ): Promise<ChatResult> {
     let text = '';
+    const calls: Array<{ id?: string; type: 'function'; function: { name?: string; arguments: string } }> = [];
     let model = options.model;
     let usage = { inputTokens: 0, outputTokens: 0 };
     try {
@@ -161,6 +162,12 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
           usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
         }
         const delta = chunk.choices[0]?.delta;
+        for (const fragment of delta?.tool_calls ?? []) {
+          const entry = (calls[fragment.index] ??= { type: 'function', function: { arguments: '' } });
+          if (fragment.id) entry.id = fragment.id;
+          if (fragment.function?.name) entry.function.name = (entry.function.name ?? '') + fragment.function.name;
+          if (fragment.function?.arguments) entry.function.arguments += fragment.function.arguments;
+        }
         const piece = delta?.content ?? delta?.refusal ?? '';
         if (piece === '') continue;
         text += piece;
@@ -177,7 +184,12 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
       const failed = withoutSecrets(toWeftError(failure, error, context, signal), secrets);
       throw cutStreamError(failed, text);
     }
-    return { text, usage, model };
+    // A server that skips an index leaves a hole, dropped here; so is an entry that never got a name.
+    const toolCalls = fromWireToolCalls(
+      calls.filter((entry) => entry !== undefined),
+      firstCallNumber,
+    );
+    return { text, ...(toolCalls.length > 0 ? { toolCalls } : {}), usage, model };
   }
 
   return { id: options.id, kind: 'real', ...(native ? { toolCalling: 'native' as const } : {}), generate };
@@ -219,20 +231,24 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
  * send for a tool without parameters, is `{}`), kept as the string otherwise so the tool loop can show the model
  * its mistake. A server that omits ids gets `call_<n>`.
  */
-function fromWireToolCalls(
-  wire: ChatCompletionMessage['tool_calls'] | undefined,
-  firstNumber: number,
-): ToolCallRequest[] {
+function fromWireToolCalls(wire: readonly WireToolCall[] | null | undefined, firstNumber: number): ToolCallRequest[] {
   if (!Array.isArray(wire)) return [];
   const calls: ToolCallRequest[] = [];
-  for (const entry of wire) {
+  for (const entry of wire as readonly WireToolCall[]) {
     if (entry.type !== undefined && entry.type !== 'function') continue;
-    const fn = (entry as { function?: { name?: unknown; arguments?: unknown } }).function;
+    const fn = entry.function;
     if (!fn || typeof fn.name !== 'string') continue;
     const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : toolCallId(firstNumber + calls.length);
     calls.push({ id, name: fn.name, args: parseArguments(fn.arguments) });
   }
   return calls;
+}
+
+/** A tool call as a reply carries it, or as a stream's fragments put it together (the id may be missing). */
+interface WireToolCall {
+  readonly id?: unknown;
+  readonly type?: string;
+  readonly function?: { readonly name?: unknown; readonly arguments?: unknown };
 }
 
 function parseArguments(text: unknown): unknown {

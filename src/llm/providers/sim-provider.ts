@@ -1,7 +1,6 @@
 /** `sim:<options>`: the simulated model (latency, failures, plans) for benchmarks and tests. */
-import { resolve as resolvePath } from 'node:path';
 import type { ModelProviderDescriptor } from '../provider.js';
-import { parseSimOptions } from '../sim-options.js';
+import { parseSimOptions, simOptionKeys } from '../sim-options.js';
 
 export type SimSpec = { readonly provider: 'sim'; readonly options: string };
 
@@ -17,13 +16,15 @@ export const simProvider: ModelProviderDescriptor<SimSpec> = {
   describe: format,
   check: (spec) => void parseSimOptions(spec.options),
   async create(spec, { cwd }) {
-    const [{ simModel }, { loadSimAnswerKey }] = await Promise.all([
-      import('../sim-model.js'),
-      import('../sim-answer-key.js'),
-    ]);
+    const { simModel } = await import('../sim-model.js');
     const simOptions = parseSimOptions(spec.options);
-    if (simOptions.answers === undefined) return simModel(simOptions);
-    return simModel(simOptions, { answerKey: await loadSimAnswerKey(resolvePath(cwd, simOptions.answers)) });
+    // Options that name a file (a team's answer key) are read here, where the working folder is known.
+    const loaded = new Map<string, unknown>();
+    for (const key of simOptionKeys()) {
+      const value = (simOptions as unknown as Record<string, unknown>)[key.name];
+      if (key.load !== undefined && value !== undefined) loaded.set(key.name, await key.load(value, cwd));
+    }
+    return simModel(simOptions, { loaded });
   },
   noEmbedding: '"sim:" is a simulated chat model, not an embedding model',
 };

@@ -94,4 +94,36 @@ describe('anthropic streaming', () => {
     expect(failure.message).toContain('reply cut after 7 characters');
     expect(failure.retryable).toBe(true);
   });
+
+  it('streams a reply that calls a tool: the text handed on, the tool_use input joined from its JSON fragments', async () => {
+    const url = await serve((response) => {
+      response.write(START + BLOCK + text('Checking.') + sse('content_block_stop', { index: 0 }));
+      response.write(
+        sse('content_block_start', {
+          index: 1,
+          content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_order', input: {} },
+        }),
+      );
+      response.write(
+        sse('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"order_id"' } }),
+      );
+      response.write(
+        sse('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: ': "O-9"}' } }),
+      );
+      response.end(
+        sse('content_block_stop', { index: 1 }) +
+          sse('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }) +
+          sse('message_stop', {}),
+      );
+    });
+    const events: StreamEvent[] = [];
+    const result = await model(url).generate({
+      messages: [{ role: 'user', content: 'where is O-9?' }],
+      tools: [{ name: 'get_order', description: 'An order', inputSchema: { type: 'object' } }],
+      onStream: (event) => events.push(event),
+    });
+    expect(events).toEqual([{ kind: 'delta', text: 'Checking.' }]);
+    expect(result.text).toBe('Checking.');
+    expect(result.toolCalls).toEqual([{ id: 'toolu_1', name: 'get_order', args: { order_id: 'O-9' } }]);
+  });
 });

@@ -43,6 +43,14 @@ function fakeNodeLlamaCpp(reply: (prompt: string) => string) {
       log.options = options;
       const signal = options['signal'] as AbortSignal | undefined;
       if (signal?.aborted) throw signal.reason;
+      // Streams the reply word by word when asked to, as node-llama-cpp's onTextChunk does.
+      const onTextChunk = options['onTextChunk'] as ((text: string) => void) | undefined;
+      if (onTextChunk) {
+        for (const word of reply(prompt).split(/(?<= )/)) {
+          onTextChunk(word);
+          if (signal?.aborted) throw signal.reason;
+        }
+      }
       input += 11;
       output += 5;
       return `${typeof options['responsePrefix'] === 'string' ? options['responsePrefix'] : ''}${reply(prompt)}`;
@@ -200,6 +208,36 @@ describe('local-gguf provider: dependency and file errors', () => {
     const error = await rejection(model.generate({ messages: [{ role: 'user', content: 'hi' }] }, controller.signal));
     expect(error.code).toBe('ABORTED');
     expect(error.retryable).toBe(false);
+  });
+
+  it('streams text chunks to onStream, and an abort mid-reply keeps what came as partialText', async () => {
+    const { module } = fakeNodeLlamaCpp(() => 'one two three');
+    const model = createLocalGgufModel({ id: 'local:fake.gguf', path: fakeFile, importer: async () => module });
+    const pieces: string[] = [];
+    const whole = await model.generate({
+      messages: [{ role: 'user', content: 'count' }],
+      onStream: (event) => {
+        if (event.kind === 'delta') pieces.push(event.text);
+      },
+    });
+    expect(pieces).toEqual(['one ', 'two ', 'three']);
+    expect(whole.text).toBe('one two three');
+
+    const controller = new AbortController();
+    const cut = await rejection(
+      model.generate(
+        {
+          messages: [{ role: 'user', content: 'count' }],
+          onStream: (event) => {
+            if (event.kind === 'delta' && event.text === 'two ') controller.abort();
+          },
+        },
+        controller.signal,
+      ),
+    );
+    expect(cut.code).toBe('ABORTED');
+    expect(cut.partialText).toBe('one two ');
+    expect(cut.message).toContain('reply cut after 8 characters');
   });
 });
 

@@ -186,4 +186,29 @@ describe('openai-compatible streaming', () => {
     expect(isWeftError(failure) && failure.message).toContain('after 1 retry');
     expect(isWeftError(failure) && failure.partialText).toBe('again');
   });
+
+  it('streams a reply that calls tools: text pieces handed on, the call put together from its fragments', async () => {
+    const frame = (delta: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-test', choices: [{ index: 0, delta }] })}\n\n`;
+    const url = await serve((response) => {
+      response.write(frame({ content: 'Looking it up.' }));
+      response.write(
+        frame({
+          tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_order', arguments: '' } }],
+        }),
+      );
+      response.write(frame({ tool_calls: [{ index: 0, function: { arguments: '{"order_' } }] }));
+      response.write(frame({ tool_calls: [{ index: 0, function: { arguments: 'id":"O-9"}' } }] }));
+      response.end('data: [DONE]\n\n');
+    });
+    const events: StreamEvent[] = [];
+    const result = await model(url).generate({
+      messages: [{ role: 'user', content: 'where is O-9?' }],
+      tools: [{ name: 'get_order', description: 'An order', inputSchema: { type: 'object' } }],
+      onStream: (event) => events.push(event),
+    });
+    expect(events).toEqual([{ kind: 'delta', text: 'Looking it up.' }]);
+    expect(result.text).toBe('Looking it up.');
+    expect(result.toolCalls).toEqual([{ id: 'call_a', name: 'get_order', args: { order_id: 'O-9' } }]);
+  });
 });

@@ -4,7 +4,7 @@
  *
  * Honesty: the key is a side channel of the simulation. The engines never see it and no prompt carries a gold
  * answer; the sim recognises a question by its text in the prompt (`Question:` block, team-prompts.ts), looks up
- * its gold answer here, and answers it right with probability `accuracy` (src/team/sim-team.ts). Every sim id names the
+ * its gold answer here, and answers it right with probability `accuracy` (sim-team.ts). Every sim id names the
  * key file, so outputs say where the right answers came from. A question missing from the key falls back to the
  * literal `correct`.
  *

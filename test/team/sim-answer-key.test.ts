@@ -1,7 +1,7 @@
 /** The sim's answer key (`answers=`): gold answers known only inside the simulator. */
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
-import { parseSimAnswerKey } from '../../src/llm/sim-answer-key.js';
+import { parseSimAnswerKey } from '../../src/team/sim-answer-key.js';
 import { simModel } from '../../src/llm/sim-model.js';
 import { formatSimOptions, parseSimOptions } from '../../src/llm/sim-options.js';
 
@@ -44,7 +44,7 @@ describe('sim answers=', () => {
     const options = parseSimOptions('accuracy=0.7,answers=examples/teams/mc-sample.jsonl');
     expect(options.answers).toBe('examples/teams/mc-sample.jsonl');
     expect(formatSimOptions(options)).toMatch(/,answers=examples\/teams\/mc-sample\.jsonl$/);
-    expect(() => simModel(options)).toThrow(/answerKey/);
-    expect(simModel(options, { answerKey: new Map() }).id).toContain('answers=');
+    expect(() => simModel(options)).toThrow(/answers=.*needs its file read/);
+    expect(simModel(options, { loaded: new Map([['answers', new Map()]]) }).id).toContain('answers=');
   });
 });

@@ -1,0 +1,111 @@
+/**
+ * `runWorkflow` with hard limits: the case runs in a worker thread (workflow-case-worker.ts), the interpreter and
+ * every JSONata expression there, so an expression that never ends, or one long step (a sort of millions, a
+ * backtracking regex), is stopped at its time limit by terminating the worker, and the process (a batch's other
+ * cases, `weft mcp`, the dashboard) goes on. Tool calls come back to this thread and run as in `runWorkflow`
+ * (callTool: validation, timeout, retries); the time they take does not count against the case's limit.
+ */
+import { WeftError } from '../errors.js';
+import { integerOption } from '../runtime/integer-option.js';
+import {
+  DEFAULT_WORKER_MEMORY_MB,
+  type IsolatePool,
+  createIsolatePool,
+  workerScript,
+} from '../runtime/isolate-pool.js';
+import { callTool } from '../tools/call-tool.js';
+import type { Tool } from '../tools/tool.js';
+import type { RunWorkflowOptions, WorkflowRunResult } from './run-workflow.js';
+import type { WorkflowCaseTask, WorkflowToolRequest } from './workflow-case-worker.js';
+import type { ExecutableWorkflow } from './workflow.js';
+
+/** How long one case may compute (its expressions and the interpreter; tool calls not counted) by default. */
+export const DEFAULT_CASE_TIME_LIMIT_MS = 2_000;
+
+export interface IsolatedRunOptions extends Omit<RunWorkflowOptions, 'onVisit' | 'onEvaluate'> {
+  /**
+   * Milliseconds the case may compute, all its expressions together (default DEFAULT_CASE_TIME_LIMIT_MS); time
+   * waiting for a tool is not counted (each call has its own timeout). Also each expression's own limit.
+   */
+  readonly timeLimitMs?: number;
+  /** The worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB); a case past it fails alone. */
+  readonly memoryMb?: number;
+}
+
+const pools = new Map<number, IsolatePool>();
+const workflowIds = new WeakMap<ExecutableWorkflow, number>();
+let nextWorkflowId = 1;
+
+function poolFor(memoryMb: number): IsolatePool {
+  let pool = pools.get(memoryMb);
+  if (!pool) {
+    pool = createIsolatePool({ script: workerScript('workflow-case-worker', import.meta.url), memoryMb });
+    pools.set(memoryMb, pool);
+  }
+  return pool;
+}
+
+/** Stops every worker of isolated runs (tests; a long-lived host that wants its threads back). */
+export async function closeWorkflowWorkers(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((pool) => pool.close()));
+}
+
+export async function runWorkflowIsolated(
+  workflow: ExecutableWorkflow,
+  options: IsolatedRunOptions,
+): Promise<WorkflowRunResult> {
+  const timeLimitMs = options.timeLimitMs ?? DEFAULT_CASE_TIME_LIMIT_MS;
+  const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
+  integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
+  integerOption(memoryMb, 'memoryMb', { min: 16 });
+  if (options.maxVisits !== undefined) integerOption(options.maxVisits, 'maxVisits', { min: 1 });
+  let id = workflowIds.get(workflow);
+  if (id === undefined) {
+    id = nextWorkflowId++;
+    workflowIds.set(workflow, id);
+  }
+  const workflowId = id;
+  const tools = new Map((options.tools ?? []).map((tool): [string, Tool] => [tool.name, tool]));
+  const toolNames = [...tools.keys()];
+  const { signal } = options;
+  const located = (where: string | undefined, what: string, code: 'TIMEOUT' | 'WORKFLOW') =>
+    new WeftError(code, `${where ?? 'the workflow'}: ${what}`, {
+      // Running it again would meet the same limit.
+      retryable: false,
+      ...(where !== undefined ? { location: { field: where } } : {}),
+    });
+  const result = (await poolFor(memoryMb).run({
+    timeLimitMs,
+    ...(signal ? { signal } : {}),
+    body: (held) => {
+      const first = !held.has(workflow);
+      held.add(workflow);
+      return {
+        id: workflowId,
+        ...(first ? { workflow } : {}),
+        tools: toolNames,
+        input: options.input,
+        ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
+        expressionTimeLimitMs: timeLimitMs,
+      } satisfies WorkflowCaseTask;
+    },
+    onRequest: async (body) => {
+      const request = body as WorkflowToolRequest;
+      const tool = tools.get(request.tool);
+      if (!tool) throw new WeftError('TOOL', `${request.tool}: no such tool`);
+      const outcome = await callTool(tool, request.args, signal ? { signal } : {});
+      if (!outcome.ok) throw outcome.error;
+      return outcome.result;
+    },
+    overTime: (where) =>
+      located(
+        where,
+        `stopped at the case's time limit of ${timeLimitMs} ms of computing (--time-limit; tool calls not counted)`,
+        'TIMEOUT',
+      ),
+    crashed: (where, reason) => located(where, `stopped: ${reason} (--worker-memory)`, 'WORKFLOW'),
+  })) as Omit<WorkflowRunResult, 'llmCalls'>;
+  return { ...result, llmCalls: 0 };
+}

@@ -1,0 +1,423 @@
+/**
+ * A pool of worker threads for code Weft does not trust to stop by itself: a model's JSONata, a tools module's
+ * `execute`. Work in a worker can be stopped whatever it does: a task over its time limit, or a worker over its
+ * memory limit, ends with its worker terminated (and replaced when next needed), and this thread, its timers and
+ * its other tasks never stall. Node's worker_threads directly, not a pool package: a task here talks back (a tool
+ * call made on this thread) while it runs, its time limit pauses meanwhile, and a timed-out worker is terminated at
+ * once; each is a few lines here and a fight with a generic pool's task model.
+ *
+ * A task's time limit counts the time its worker computes, not the time it waits on this thread for a request it
+ * made (a tool call, which has its own timeout). Where the worker was when it was stopped comes from a small shared
+ * buffer the worker writes before each step (`setWhere`), readable while the worker is stuck.
+ */
+import { availableParallelism } from 'node:os';
+import { SHARE_ENV, Worker, type WorkerOptions } from 'node:worker_threads';
+import { WeftError, type WeftErrorCode } from '../errors.js';
+
+/** A worker's heap limit when none is given (resourceLimits.maxOldGenerationSizeMb). */
+export const DEFAULT_WORKER_MEMORY_MB = 256;
+/**
+ * How long a cancelled task's worker may take to settle after its signal aborted (a tool closing what it opened)
+ * before it is terminated.
+ */
+export const ABORT_GRACE_MS = 1_000;
+/** Bytes of the shared buffer that holds where a worker is: a length, then UTF-8 text. */
+const WHERE_BYTES = 1024;
+
+/** An error as it crosses between threads. */
+export interface ErrorMessage {
+  readonly code: WeftErrorCode;
+  readonly message: string;
+  readonly field?: string;
+  readonly file?: string;
+  readonly retryable?: boolean;
+}
+
+/** Messages from this thread to a worker. */
+export type ToWorker =
+  | { readonly t: 'task'; readonly id: number; readonly body: unknown }
+  | { readonly t: 'abort'; readonly id: number }
+  | {
+      readonly t: 'reply';
+      readonly n: number;
+      readonly ok: boolean;
+      readonly value?: unknown;
+      readonly error?: ErrorMessage;
+    };
+
+/** Messages from a worker to this thread. */
+export type FromWorker =
+  | { readonly t: 'ready' }
+  | { readonly t: 'call'; readonly id: number; readonly n: number; readonly body: unknown }
+  | {
+      readonly t: 'done';
+      readonly id: number;
+      readonly ok: boolean;
+      readonly value?: unknown;
+      readonly error?: ErrorMessage;
+    };
+
+export function errorMessageOf(error: unknown): ErrorMessage {
+  if (error instanceof WeftError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.location?.field !== undefined ? { field: error.location.field } : {}),
+      ...(error.location?.file !== undefined ? { file: error.location.file } : {}),
+      retryable: error.retryable,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const retryable =
+    typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+  return { code: 'INTERNAL', message, ...(retryable ? { retryable } : {}) };
+}
+
+export function errorOfMessage(message: ErrorMessage): WeftError {
+  const location =
+    message.field !== undefined || message.file !== undefined
+      ? {
+          ...(message.file !== undefined ? { file: message.file } : {}),
+          ...(message.field !== undefined ? { field: message.field } : {}),
+        }
+      : undefined;
+  return new WeftError(message.code, message.message, {
+    ...(message.retryable !== undefined ? { retryable: message.retryable } : {}),
+    ...(location ? { location } : {}),
+  });
+}
+
+export interface IsolateTaskOptions {
+  /**
+   * The task's message, made knowing what this worker already holds (`held`, kept per worker: a task may send a
+   * large value once per worker instead of once per task, and note in `held` that it did).
+   */
+  readonly body: (held: Set<unknown>) => unknown;
+  /** Milliseconds the worker may compute for this task (time waiting on `onRequest` not counted). */
+  readonly timeLimitMs: number;
+  /** Answers a request the worker makes while the task runs (a tool call). */
+  readonly onRequest?: (body: unknown) => Promise<unknown>;
+  readonly signal?: AbortSignal;
+  /** The error of a task stopped at its time limit; `where` is what the worker last wrote with setWhere. */
+  readonly overTime: (where: string | undefined) => WeftError;
+  /** The error of a task whose worker ran out of memory (or died otherwise). */
+  readonly crashed: (where: string | undefined, reason: string) => WeftError;
+}
+
+export interface IsolatePool {
+  run(options: IsolateTaskOptions): Promise<unknown>;
+  /** Workers running now (for tests and diagnostics). */
+  readonly size: () => number;
+  close(): Promise<void>;
+}
+
+export interface IsolatePoolOptions {
+  /** The worker's module: a .js file, or a .ts one (run through tsx's loader, as in the sources and tests). */
+  readonly script: URL;
+  /** Workers at most (default: the cores, at least 2, at most 8). */
+  readonly maxWorkers?: number;
+  /** Each worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB). */
+  readonly memoryMb?: number;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly where: Uint8Array;
+  readonly held: Set<unknown>;
+  current?: Running;
+  dead: boolean;
+  /** Loaded and serving: a task's time starts only then, not during the worker's start-up. */
+  ready: boolean;
+}
+
+interface Running {
+  readonly id: number;
+  readonly options: IsolateTaskOptions;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  remaining: number;
+  startedAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  waiting: number;
+  settled: boolean;
+  onAbort?: () => void;
+  /** After a cancel: terminates the worker unless the task settles first. */
+  grace?: ReturnType<typeof setTimeout>;
+}
+
+const decoder = new TextDecoder();
+
+/** The caller's abort as ABORTED (its own reason when that is one). */
+function abortedError(signal: AbortSignal | undefined): WeftError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof WeftError && reason.code === 'ABORTED') return reason;
+  return new WeftError('ABORTED', 'the run was cancelled', { cause: reason });
+}
+/** setTimeout's longest delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What a worker last wrote to its shared buffer. */
+function whereOf(bytes: Uint8Array): string | undefined {
+  const view = new DataView(bytes.buffer);
+  const length = Math.min(view.getUint16(0), WHERE_BYTES - 2);
+  return length === 0 ? undefined : decoder.decode(bytes.slice(2, 2 + length));
+}
+
+export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
+  const maxWorkers = options.maxWorkers ?? Math.min(8, Math.max(2, availableParallelism()));
+  const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
+  const slots = new Set<Slot>();
+  const idle: Slot[] = [];
+  const queue: { start: (slot: Slot) => void; cancel: () => void; fail: (reason: string) => void }[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const spawn = (): Slot => {
+    const shared = new SharedArrayBuffer(WHERE_BYTES);
+    const worker = newWorker(options.script, { where: shared }, memoryMb);
+    const slot: Slot = { worker, where: new Uint8Array(shared), held: new Set(), dead: false, ready: false };
+    slots.add(slot);
+    worker.on('message', (message: FromWorker) => onMessage(slot, message));
+    let failure: Error | undefined;
+    worker.on('error', (error) => {
+      failure = error;
+    });
+    worker.on('exit', (code) => {
+      const wasDead = slot.dead;
+      retire(slot);
+      if (!slot.ready && !wasDead) {
+        // A worker that cannot even start fails the task that waits longest, rather than being started again forever.
+        queue
+          .shift()
+          ?.fail(`its worker thread did not start (exit code ${code}${failure ? `: ${failure.message}` : ''})`);
+      }
+      const running = slot.current;
+      if (running && !running.settled && !wasDead) {
+        const outOfMemory = (failure as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+        settle(
+          running,
+          false,
+          running.options.crashed(
+            whereOf(slot.where),
+            outOfMemory
+              ? `it ran out of its ${memoryMb} MB of memory`
+              : `its worker thread stopped (exit code ${code}${failure ? `: ${failure.message}` : ''})`,
+          ),
+        );
+      }
+      drain();
+    });
+    return slot;
+  };
+
+  const retire = (slot: Slot): void => {
+    slot.dead = true;
+    slots.delete(slot);
+    const at = idle.indexOf(slot);
+    if (at >= 0) idle.splice(at, 1);
+  };
+
+  const kill = (slot: Slot): void => {
+    if (slot.dead) return;
+    retire(slot);
+    void slot.worker.terminate();
+  };
+
+  const pause = (running: Running): void => {
+    clearTimeout(running.timer);
+    running.timer = undefined;
+    running.remaining -= performance.now() - running.startedAt;
+  };
+
+  const resume = (slot: Slot, running: Running): void => {
+    running.startedAt = performance.now();
+    // No limit at all (Infinity): the caller's signal is the only stop.
+    if (!Number.isFinite(running.remaining)) return;
+    running.timer = setTimeout(
+      () => {
+        if (running.settled) return;
+        const where = whereOf(slot.where);
+        kill(slot);
+        settle(running, false, running.options.overTime(where));
+        drain();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, running.remaining)),
+    );
+  };
+
+  const settle = (running: Running, ok: boolean, value: unknown): void => {
+    if (running.settled) return;
+    running.settled = true;
+    clearTimeout(running.timer);
+    if (running.onAbort) running.options.signal?.removeEventListener('abort', running.onAbort);
+    if (ok) running.resolve(value);
+    else running.reject(value);
+  };
+
+  const onMessage = (slot: Slot, message: FromWorker): void => {
+    if (message.t === 'ready') {
+      slot.ready = true;
+      release(slot);
+      return;
+    }
+    const running = slot.current;
+    if (!running || message.id !== running.id) return;
+    if (running.settled) {
+      // A cancelled task that settled within its grace: its worker is free again.
+      if (message.t === 'done') {
+        clearTimeout(running.grace);
+        slot.current = undefined;
+        release(slot);
+      }
+      return;
+    }
+    if (message.t === 'done') {
+      slot.current = undefined;
+      settle(running, message.ok, message.ok ? message.value : errorOfMessage(message.error!));
+      release(slot);
+      return;
+    }
+    // A request: the time limit waits while this thread answers it.
+    if (running.waiting++ === 0) pause(running);
+    const answer = running.options.onRequest
+      ? running.options.onRequest(message.body)
+      : Promise.reject(new WeftError('INTERNAL', 'this task takes no requests'));
+    answer.then(
+      (value) => reply(slot, running, { t: 'reply', n: message.n, ok: true, value }),
+      (error: unknown) => reply(slot, running, { t: 'reply', n: message.n, ok: false, error: errorMessageOf(error) }),
+    );
+  };
+
+  const reply = (slot: Slot, running: Running, message: ToWorker): void => {
+    if (running.settled || slot.dead) return;
+    slot.worker.postMessage(message);
+    if (--running.waiting === 0) resume(slot, running);
+  };
+
+  const release = (slot: Slot): void => {
+    if (slot.dead) return;
+    const next = queue.shift();
+    if (next) next.start(slot);
+    else {
+      slot.worker.unref();
+      idle.push(slot);
+    }
+  };
+
+  /** Starts queued tasks on workers that free up or can be added. */
+  const drain = (): void => {
+    while (queue.length > 0 && !closed) {
+      const slot = idle.pop();
+      if (slot) {
+        queue.shift()!.start(slot);
+        continue;
+      }
+      // Enough workers starting for what waits: each takes a task when ready.
+      const starting = [...slots].filter((each) => !each.ready).length;
+      if (starting < queue.length && slots.size < maxWorkers) spawn();
+      return;
+    }
+  };
+
+  const run = (task: IsolateTaskOptions): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      if (closed) {
+        reject(new WeftError('INTERNAL', 'the isolation pool is closed'));
+        return;
+      }
+      if (task.signal?.aborted) {
+        reject(abortedError(task.signal));
+        return;
+      }
+      const running: Running = {
+        id: nextId++,
+        options: task,
+        resolve,
+        reject,
+        remaining: task.timeLimitMs,
+        startedAt: 0,
+        timer: undefined,
+        waiting: 0,
+        settled: false,
+      };
+      let slotOf: Slot | undefined;
+      const entry = {
+        start: (slot: Slot) => {
+          if (running.settled) {
+            release(slot);
+            return;
+          }
+          slotOf = slot;
+          slot.current = running;
+          slot.worker.ref();
+          new DataView(slot.where.buffer).setUint16(0, 0);
+          let body: unknown;
+          try {
+            body = task.body(slot.held);
+          } catch (error) {
+            slot.current = undefined;
+            settle(running, false, error);
+            release(slot);
+            return;
+          }
+          resume(slot, running);
+          slot.worker.postMessage({ t: 'task', id: running.id, body } satisfies ToWorker);
+        },
+        cancel: () => settle(running, false, new WeftError('ABORTED', 'the isolation pool was closed')),
+        fail: (reason: string) => settle(running, false, task.crashed(undefined, reason)),
+      };
+      if (task.signal) {
+        running.onAbort = () => {
+          // The caller is answered at once. The task sees its own signal abort and gets ABORT_GRACE_MS to settle
+          // (a tool closing what it opened); a worker still busy then is terminated.
+          const at = queue.indexOf(entry);
+          if (at >= 0) queue.splice(at, 1);
+          const slot = slotOf;
+          if (slot && slot.current === running && !slot.dead) {
+            slot.worker.postMessage({ t: 'abort', id: running.id } satisfies ToWorker);
+            running.grace = setTimeout(() => {
+              if (slot.current === running) {
+                kill(slot);
+                drain();
+              }
+            }, ABORT_GRACE_MS);
+          }
+          settle(running, false, abortedError(task.signal));
+          drain();
+        };
+        task.signal.addEventListener('abort', running.onAbort, { once: true });
+      }
+      queue.push(entry);
+      drain();
+    });
+
+  return {
+    run,
+    size: () => slots.size,
+    async close() {
+      closed = true;
+      for (const entry of queue.splice(0)) entry.cancel();
+      await Promise.all([...slots].map((slot) => slot.worker.terminate()));
+      slots.clear();
+      idle.length = 0;
+    },
+  };
+}
+
+/**
+ * The built package runs the worker's .js file. From the sources (tsx, vitest) it is a .ts file, which Node cannot
+ * load by itself: the worker first registers tsx's loader (a dev dependency) in its own thread.
+ */
+function newWorker(script: URL, workerData: unknown, memoryMb: number): Worker {
+  // SHARE_ENV: what runs there sees this process's environment as it is now, as it would on this thread.
+  const options: WorkerOptions = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb }, env: SHARE_ENV };
+  if (!script.pathname.endsWith('.ts')) return new Worker(script, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}); });`;
+  return new Worker(code, { ...options, eval: true });
+}
+
+/** The script beside `base` (an import.meta.url) named `name` (no extension): .ts from the sources, .js when built. */
+export function workerScript(name: string, base: string): URL {
+  return new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
+}
