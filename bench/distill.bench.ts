@@ -4,7 +4,8 @@
  *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
  *   exit) with module tools (each call in a worker thread): `runWorkflow` alone, one case after another, the whole
  *   batch with `runWorkflow` in this thread, and the batch as `weft exec --inputs` runs it, each case isolated in a
- *   worker thread (`runWorkflowIsolated`; the batch log's start and result records, the results file, 8 at once).
+ *   worker thread (`runWorkflowIsolated`; the batch's case-start and case-end records in the SQLite store, the
+ *   results file, 8 at once).
  * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
  *   worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server on a free port; without one that part says why.
  * Every case has a known expected output (computed here from the tools' own functions), so the figures count
@@ -14,17 +15,18 @@
  * distilling once and running the workflow N times.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { costSavedSection } from './distill-cost.js';
 import { readBatchCases, scanBatchCases } from '../src/distill/batch-cases.js';
-import { batchPaths } from '../src/distill/batch-store.js';
+import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
 import { runWorkflowIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
+import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
 import type { Tool } from '../src/tools/tool.js';
 import { createExecCaseQueue } from '../src/workers/exec-case-queue.js';
@@ -154,20 +156,33 @@ async function timeBatch(
 ): Promise<Rate> {
   const scan = await scanBatchCases(inputs);
   const batchId = `bench-${name}`;
-  const paths = batchPaths(home, batchId);
-  mkdirSync(paths.dir, { recursive: true });
+  // The store `weft exec` keeps batches in by default: SQLite in the home.
+  const store = await openSqliteRunStore(join(home, 'weft.db'));
   let summary: Awaited<ReturnType<typeof runBatch>> | undefined;
-  const rate = await timed(async () => {
-    summary = await runBatch({
+  let rate: Rate;
+  try {
+    await createBatch(store, {
+      version: 1,
       batchId,
-      paths,
-      cases: () => readBatchCases(inputs),
-      total: scan.cases,
-      runCase,
-      concurrency,
-      out: { path: join(paths.dir, 'results.jsonl') },
+      createdAt: new Date().toISOString(),
+      workflow: { path: WORKFLOW, sha256: '' },
+      inputs: { path: inputs, sha256: scan.sha256, cases: scan.cases },
+      options: { concurrency },
     });
-  });
+    rate = await timed(async () => {
+      summary = await runBatch({
+        batchId,
+        store,
+        cases: () => readBatchCases(inputs),
+        total: scan.cases,
+        runCase,
+        concurrency,
+        out: { path: join(home, `${batchId}.results.jsonl`) },
+      });
+    });
+  } finally {
+    await store.close();
+  }
   if (summary?.passed !== CASES)
     throw new Error(
       `batch ${name}: ${summary?.passed} of ${CASES} passed (${summary?.failed} failed, ${summary?.errors} errors): ${JSON.stringify(summary?.results.find((result) => !result.ok))}`,

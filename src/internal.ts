@@ -88,11 +88,13 @@ export { hashFile, readBatchCases, scanBatchCases } from './distill/batch-cases.
 export {
   type BatchManifest,
   acquireBatch,
-  batchPaths,
-  createBatchFolder,
+  checkBatchId,
+  createBatch,
   newBatchId,
-  readBatchManifest,
+  parseBatchManifest,
 } from './distill/batch-store.js';
+export { importBatchFolder } from './distill/import-batch-folder.js';
+export { type BatchStore, batchStoreOf } from './store/batch-records.js';
 export { createExecCaseQueue } from './workers/exec-case-queue.js';
 export { lazyExistingStore } from './ui/lazy-store.js';
 export { checkDashboardToken } from './ui/token-auth.js';

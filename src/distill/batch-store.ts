@@ -1,26 +1,30 @@
 /**
- * A batch's folder, `<home>/batches/<batchId>/` (docs/contracts.md): `batch.json` (what it was started with),
- * `log.jsonl` (append-only: a `case-start` record per case written before it runs, a `case-end` record after) and
- * `owner.json` (the process running it, while it runs). Logs of earlier versions name them `start` and `result`;
- * readers take both (`batchRecordType`).
+ * A batch of `weft exec --inputs` kept in the run store (the BatchStore of store/batch-records.ts; SQLite or
+ * Postgres, docs/contracts.md#batches): its manifest (what it was started with), an append-only log of per-case
+ * records — a `case-start` before a case runs, a `case-end` after — and its owner (the process running it, while it runs).
  *
  * Decisions:
- * - A `case-start` record is written with a synchronous write (no buffer in this process) before the case can call a
- *   tool, so a killed process leaves its running cases visibly started. `case-end` records may wait for the next
- *   start (one write for both) or a short timer: one lost to a kill leaves its case started without a result,
- *   reported interrupted on the resume, never run twice.
- * - The owner file is created exclusively; one whose process is gone (on this host) is taken over, one on another
- *   host is never judged gone (as for runs: run-owner.ts).
- * - A torn last line (the process died mid-write) is ignored when the log is read, and ended with a line break
- *   before anything is appended to it: else the next record would be glued to it and lost too.
+ * - A `case-start` record is committed before the case can call a tool (batch-writer.ts groups the starts and the
+ *   pending results of concurrent cases into one transaction), so a killed process leaves its running cases
+ *   visibly started. A result lost to a kill leaves its case started without a result, reported interrupted on
+ *   the resume, never run twice.
+ * - Ownership is a compare-and-set on the store's batch row: an owner whose process is gone (on this host) is taken
+ *   over, one on another host is never judged gone (as for runs: run-owner.ts).
+ * - Batches of older versions live in `<home>/batches/<id>/` folders: the first `--resume` imports them into the
+ *   store (import-batch-folder.ts).
  */
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { WeftError } from '../errors.js';
+import { isWeftError, WeftError } from '../errors.js';
+import {
+  type BatchCaseStatus,
+  type BatchRecord,
+  type BatchRecordError,
+  type BatchResultRecord,
+  type BatchStore,
+  isBatchId,
+  MAX_BATCH_PAGE,
+} from '../store/batch-records.js';
 import { currentOwner, ownerState } from '../store/run-owner.js';
 
 export interface BatchManifest {
@@ -39,110 +43,48 @@ export interface BatchManifest {
   };
 }
 
-export interface BatchError {
-  readonly code: string;
-  readonly message: string;
-  /** Where in the workflow: e.g. `nodes.add`, `node add (args).a`. */
-  readonly field?: string;
-}
+export type BatchError = BatchRecordError;
+export type CaseStatus = BatchCaseStatus;
+export type BatchLogRecord = BatchRecord;
 
-export type CaseStatus = 'passed' | 'failed' | 'error';
-
-export type BatchLogRecord =
-  | { readonly type: 'case-start'; readonly id: string | number; readonly attempt: number; readonly worker?: string }
-  | {
-      readonly type: 'case-end';
-      readonly id: string | number;
-      readonly status: CaseStatus;
-      readonly output?: unknown;
-      readonly error?: BatchError;
-      /** Written for a case found started without a result: reported, not run again. */
-      readonly interrupted?: true;
-      readonly steps?: number;
-      readonly toolCalls?: number;
-    };
-
-/** Each record name a batch log may hold, earlier versions' (`start`, `result`) included, and its name now. */
-const RECORD_TYPES: Readonly<Record<string, BatchLogRecord['type']>> = {
-  'case-start': 'case-start',
-  'case-end': 'case-end',
-  start: 'case-start',
-  result: 'case-end',
-};
-
-/** A batch log record's type under today's name, or undefined when it is not one. */
-export function batchRecordType(type: unknown): BatchLogRecord['type'] | undefined {
-  return typeof type === 'string' && Object.hasOwn(RECORD_TYPES, type) ? RECORD_TYPES[type] : undefined;
-}
-
-const SAFE_BATCH_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-
-export interface BatchPaths {
-  readonly dir: string;
-  readonly manifest: string;
-  readonly log: string;
-  readonly owner: string;
-}
-
-export function batchPaths(home: string, batchId: string): BatchPaths {
-  if (!SAFE_BATCH_ID.test(batchId))
+/** Throws BAD_INPUT (naming `--resume`) unless `batchId` is an id a batch can have. */
+export function checkBatchId(batchId: string): string {
+  if (!isBatchId(batchId))
     throw new WeftError(
       'BAD_INPUT',
       `Invalid batch id ${JSON.stringify(batchId)}: expected letters, digits, '.', '_' or '-'`,
-      {
-        location: { field: '--resume' },
-      },
+      { location: { field: '--resume' } },
     );
-  const dir = join(home, 'batches', batchId);
-  return { dir, manifest: join(dir, 'batch.json'), log: join(dir, 'log.jsonl'), owner: join(dir, 'owner.json') };
+  return batchId;
 }
 
-/** `b-20261125-060830-3fa9c2`: sortable by time, unique enough for one home. */
+/** `b-20261125-060830-3fa9c2`: sortable by time, unique enough for one store. */
 export function newBatchId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `b-${stamp}-${Math.random().toString(16).slice(2, 8)}`;
 }
 
-export async function createBatchFolder(home: string, manifest: BatchManifest): Promise<BatchPaths> {
-  const paths = batchPaths(home, manifest.batchId);
-  await mkdir(join(home, 'batches'), { recursive: true });
+/** Records a new batch; BAD_INPUT when one of its id exists already (creation is exclusive). */
+export async function createBatch(store: BatchStore, manifest: BatchManifest): Promise<void> {
   try {
-    await mkdir(paths.dir);
+    await store.createBatch({ batchId: manifest.batchId, manifest: { ...manifest } });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+    if (isWeftError(error) && error.code === 'STORE' && /already exists/.test(error.message))
       throw new WeftError('BAD_INPUT', `batch ${manifest.batchId} already exists`, { location: { field: '--inputs' } });
     throw error;
   }
-  // The folder was just made by this process (mkdir fails on an existing one): nothing can be planted in it.
-  await writeFile(paths.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
-  return paths;
 }
 
-export async function readBatchManifest(home: string, batchId: string): Promise<BatchManifest> {
-  const paths = batchPaths(home, batchId);
-  let text: string;
-  try {
-    text = await readFile(paths.manifest, 'utf8');
-  } catch {
-    throw new WeftError('BAD_INPUT', `no batch ${batchId} in ${join(home, 'batches')}`, {
-      location: { field: '--resume' },
-    });
-  }
-  // A damaged or hand-edited manifest is the user's input: a located refusal, not a TypeError deep in the resume.
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    value = { damaged: (error as Error).message };
-  }
+/** A stored manifest checked against this version's shape; `where` names the store for the message. */
+export function parseBatchManifest(batchId: string, value: unknown, where: string): BatchManifest {
   const parsed = batchManifestSchema.safeParse(value);
   if (!parsed.success || parsed.data.batchId !== batchId) {
     const issue = parsed.success ? undefined : parsed.error.issues[0];
     const why = issue ? `: ${issue.path.join('.') || 'the document'}: ${issue.message}` : `: it names another batch`;
     throw new WeftError(
       'BAD_INPUT',
-      `${paths.manifest} is not a batch manifest of this version of Weft, or it is damaged${why}`,
-      { location: { file: paths.manifest } },
+      `the manifest of batch ${batchId} in ${where} is not a batch manifest of this version of Weft, or it is damaged${why}`,
+      { location: { file: where, field: '--resume' } },
     );
   }
   return parsed.data as BatchManifest;
@@ -165,43 +107,55 @@ export const batchManifestSchema = z.object({
 });
 
 /**
- * Takes the batch for this process; BAD_INPUT when another live process has it. Returns the release function
- * (removes the owner file).
+ * Takes the batch for this process; BAD_INPUT when another live process has it (or one on another host: it cannot
+ * be checked). Returns the release function.
  */
-export async function acquireBatch(paths: BatchPaths, batchId: string): Promise<() => Promise<void>> {
+export async function acquireBatch(store: BatchStore, batchId: string): Promise<() => Promise<void>> {
   const me = currentOwner();
+  const release = async () => {
+    await store.releaseBatch(batchId, me).catch(() => {});
+  };
   for (let tries = 0; tries < 3; tries++) {
-    try {
-      await writeFile(paths.owner, `${JSON.stringify(me)}\n`, { flag: 'wx' });
-      return async () => {
-        await unlink(paths.owner).catch(() => {});
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    let owner: { pid: number; host: string } | undefined;
-    try {
-      owner = JSON.parse(await readFile(paths.owner, 'utf8')) as { pid: number; host: string };
-    } catch {
-      owner = undefined; // torn or vanished: try again
-    }
+    const info = await store.getBatch(batchId);
+    if (!info) throw new WeftError('BAD_INPUT', `no batch ${batchId}`, { location: { field: '--resume' } });
+    const owner = info.owner;
     if (owner && ownerState(owner) !== 'gone')
       throw new WeftError(
         'BAD_INPUT',
         `batch ${batchId} is being run by process ${owner.pid} on ${owner.host}; wait for it to end (or stop it)`,
         { location: { field: '--resume' } },
       );
-    // Its owner is gone: take the batch over.
-    await unlink(paths.owner).catch(() => {});
+    // No owner, or a dead one: take it, unless another process took it in between (then look again).
+    if (await store.takeOverBatch(batchId, me, owner)) return release;
   }
-  throw new WeftError('BAD_INPUT', `batch ${batchId}: could not take its owner file ${paths.owner}`, {
+  throw new WeftError('BAD_INPUT', `batch ${batchId}: could not take it over (other processes keep taking it)`, {
     location: { field: '--resume' },
   });
 }
 
+/** Records read per page when a log is read through. */
+const READ_PAGE = 1000;
+
+/** A batch's log, record by record, a page at a time: 100,000 records are never one array. */
+export async function* batchRecordsOf(
+  store: BatchStore,
+  batchId: string,
+  pageSize = READ_PAGE,
+): AsyncGenerator<BatchRecord> {
+  const size = Math.min(MAX_BATCH_PAGE, Math.max(1, pageSize));
+  let after = 0;
+  for (;;) {
+    const page = await store.batchRecords(batchId, after, size);
+    for (const stored of page) yield stored.record;
+    if (page.length < size) return;
+    after = page[page.length - 1]!.seq;
+  }
+}
+
 /**
- * An append-only JSONL file. `append` writes at once (with whatever is pending before it, in one write);
- * `appendLater` keeps the record until the next `append`, `flush` or `close`, or until enough are pending.
+ * An append-only JSONL file (the `--out` results). `append` writes at once (with whatever is pending before it,
+ * in one write); `appendLater` keeps the record until the next `append`, `flush` or `close`, or until enough are
+ * pending.
  */
 export interface AppendLog {
   append(record: unknown): void;
@@ -273,35 +227,14 @@ export interface BatchLogState {
   readonly starts: Map<string, number>;
 }
 
-/** Reads the log record by record; `onResult` sees each case's result records in order. */
+/** Reads the batch's log through, a page at a time; `onResult` sees each case's result records in order. */
 export async function readBatchLog(
-  path: string,
-  onResult?: (record: Extract<BatchLogRecord, { type: 'case-end' }>) => void,
+  store: BatchStore,
+  batchId: string,
+  onResult?: (record: BatchResultRecord) => void,
 ): Promise<BatchLogState> {
   const state: BatchLogState = { results: new Map(), interrupted: new Set(), starts: new Map() };
-  let stream: ReturnType<typeof createReadStream>;
-  try {
-    stream = createReadStream(path, { encoding: 'utf8' });
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return state;
-    throw error;
-  }
-  for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue; // a torn line (the process died mid-write)
-    }
-    if (typeof parsed !== 'object' || parsed === null) continue;
-    const type = batchRecordType((parsed as { type?: unknown }).type);
-    if (type === undefined) continue;
-    const record = { ...parsed, type } as BatchLogRecord;
+  for await (const record of batchRecordsOf(store, batchId)) {
     const key = String(record.id);
     if (record.type === 'case-start') state.starts.set(key, (state.starts.get(key) ?? 0) + 1);
     else {

@@ -1,6 +1,6 @@
 /**
  * Runs a batch of cases through one workflow (`weft exec --inputs`), durably: each case's `case-start` is in the batch
- * log before it runs and its `case-end` after, so a resume runs no case twice. A case error (tool, JSONata, visit
+ * log (in the store) before it runs and its `case-end` after, so a resume runs no case twice. A case error (tool, JSONata, visit
  * cap, bad input) ends that case, never the batch. Where a case runs is the caller's `runCase`: in this process
  * (`runWorkflow`) or on a BullMQ worker.
  *
@@ -17,15 +17,16 @@ import { WeftError, isWeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
 import { sameJson } from '../text/same-json.js';
 import type { BatchCase } from './batch-cases.js';
+import type { BatchStore } from '../store/batch-records.js';
 import {
   type AppendLog,
   type BatchError,
   type BatchLogRecord,
-  type BatchPaths,
   type CaseStatus,
   openAppendLog,
   readBatchLog,
 } from './batch-store.js';
+import { type BatchWriter, openBatchWriter } from './batch-writer.js';
 
 export const DEFAULT_RESULT_LIMIT = 1000;
 /**
@@ -72,7 +73,8 @@ export interface BatchProgress {
 
 export interface RunBatchOptions {
   readonly batchId: string;
-  readonly paths: BatchPaths;
+  /** Where the batch is kept (created, and owned by this process, before the call). */
+  readonly store: BatchStore;
   /** The cases, in file order (read again on each call). */
   readonly cases: () => AsyncIterable<BatchCase>;
   readonly total: number;
@@ -133,7 +135,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   try {
     // The results file is written again from the log: a kill can lose results it had not written yet but the log
     // had (the two files are written apart), and those cases are not run again.
-    prior = await readBatchLog(options.paths.log, (record) => {
+    prior = await readBatchLog(options.store, options.batchId, (record) => {
       const key = String(record.id);
       const result = resultOf(record);
       keep(key, result);
@@ -152,13 +154,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   };
   for (const status of statuses.values()) bump(status, 1);
 
-  let log: AppendLog;
-  try {
-    log = openAppendLog(options.paths.log);
-  } catch (error) {
-    out?.close();
-    throw error;
-  }
+  const log: BatchWriter = openBatchWriter(options.store, options.batchId);
   const progress = () => options.onProgress?.({ done: statuses.size, total: options.total, ...counts });
   const record = (
     item: BatchCase,
@@ -169,7 +165,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     if (previous !== undefined) bump(previous, -1);
     statuses.set(item.key, status);
     bump(status, 1);
-    log.appendLater({ type: 'case-end', id: item.id, status, ...fields });
+    log.later({ type: 'case-end', id: item.id, status, ...fields });
     const result = resultOf({ type: 'case-end', id: item.id, status, ...fields });
     out?.appendLater(result);
     keep(item.key, result);
@@ -193,7 +189,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   options.signal?.addEventListener('abort', onAbort, { once: true });
   // Results wait for the next start record (one write for both); this writes them when no case starts for a while.
   const flusher = setInterval(() => {
-    log.flush();
+    // A failed append is seen by the next start (and by close): the batch stops there.
+    log.flush().catch(() => {});
     out?.flush();
   }, FLUSH_MS);
   flusher.unref?.();
@@ -216,7 +213,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
         continue;
       }
       const attempt = (prior.starts.get(item.key) ?? 0) + 1;
-      log.append({ type: 'case-start', id: item.id, attempt });
+      await log.start({ type: 'case-start', id: item.id, attempt });
       ranNow += 1;
       try {
         const run = await options.runCase(item, attempt, stop.signal);
@@ -253,8 +250,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     clearInterval(flusher);
     if (drainTimer) clearTimeout(drainTimer);
     await iterator.return?.();
-    log.close();
     out?.close();
+    await log.close();
   }
   const finished = counts.passed + counts.failed + counts.errors;
   return {

@@ -19,11 +19,14 @@
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them. Appends lock the session's
  *   row (`UPDATE … RETURNING last_seq`), as for runs.
  * - Execution traces live in `traces`, one row each, the whole record as JSON text, also apart from runs.
+ * - Batches of `weft exec --inputs` live in `batches` and `batch_records` (postgres-batch-store.ts), apart from runs.
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
 import { decodeRefs, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
 import { loadPg, type PgImporter } from './load-pg.js';
+import type { BatchRecord, BatchResultsQuery, BatchStore, NewBatch } from './batch-records.js';
+import { createPostgresBatchStore } from './postgres-batch-store.js';
 import type {
   DeletedRuns,
   EventRecord,
@@ -89,7 +92,7 @@ import {
 import { redactUrl, scrubSecrets, type RedactedUrl } from '../text/redact-url.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const POSTGRES_SCHEMA_VERSION = 5;
+export const POSTGRES_SCHEMA_VERSION = 6;
 export const DEFAULT_POSTGRES_SCHEMA = 'weft';
 /** The largest value of a Postgres `integer` column (pids, plan versions). */
 const MAX_INTEGER = 0x7fffffff;
@@ -205,6 +208,31 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   CREATE INDEX traces_by_created_at ON ${s}.traces (created_at, position);
   CREATE INDEX traces_by_task_key ON ${s}.traces (task_key, created_at, position);
   `,
+  // 6: batches of `weft exec --inputs` (postgres-batch-store.ts): the batch row and its append-only case log.
+  (s) => `
+  CREATE TABLE ${s}.batches (
+    batch_id   text PRIMARY KEY,
+    created_at text NOT NULL,
+    manifest   text NOT NULL,
+    importing  boolean NOT NULL DEFAULT false,
+    owner_pid  integer,
+    owner_host text,
+    last_seq   integer NOT NULL DEFAULT 0
+  );
+  CREATE TABLE ${s}.batch_records (
+    batch_id    text NOT NULL REFERENCES ${s}.batches (batch_id) ON DELETE CASCADE,
+    seq         integer NOT NULL,
+    type        text NOT NULL,
+    case_key    text NOT NULL,
+    status      text,
+    interrupted boolean NOT NULL,
+    latest      boolean NOT NULL,
+    data        text NOT NULL,
+    PRIMARY KEY (batch_id, seq)
+  );
+  CREATE INDEX batch_records_by_case ON ${s}.batch_records (batch_id, case_key, latest);
+  CREATE INDEX batch_records_latest ON ${s}.batch_records (batch_id, latest, status, seq);
+  `,
 ];
 
 export interface PostgresRunStoreOptions {
@@ -222,7 +250,7 @@ export interface PostgresRunStoreOptions {
   readonly applicationName?: string;
 }
 
-export interface PostgresRunStore extends RunStore, TraceStore {
+export interface PostgresRunStore extends RunStore, TraceStore, BatchStore {
   /** The server's URL without its password. */
   readonly url: string;
   readonly schema: string;
@@ -585,6 +613,53 @@ class PostgresStore implements PostgresRunStore {
                 (SELECT count(*) FROM ${s}.blobs)::double precision AS blobs,
                 (SELECT coalesce(sum(bytes), 0) FROM ${s}.blobs)::double precision AS "blobBytes"`,
     };
+  }
+
+  // Batches: postgres-batch-store.ts, on this pool and behind this store's error handling.
+  private batchStore: BatchStore | undefined;
+  private get batches(): BatchStore {
+    this.batchStore ??= createPostgresBatchStore({
+      pool: this.pool,
+      quotedSchema: quoteIdentifier(this.schema),
+      where: `Postgres at ${this.url} (schema "${this.schema}")`,
+      use: (action, body) => this.use(action, body),
+      transaction: (body) => this.transaction(body),
+      now: this.now,
+    });
+    return this.batchStore;
+  }
+  createBatch(batch: NewBatch) {
+    return this.batches.createBatch(batch);
+  }
+  getBatch(batchId: string) {
+    return this.batches.getBatch(batchId);
+  }
+  listBatches() {
+    return this.batches.listBatches();
+  }
+  appendBatchRecords(batchId: string, records: readonly BatchRecord[]) {
+    return this.batches.appendBatchRecords(batchId, records);
+  }
+  batchRecords(batchId: string, afterSeq?: number, limit?: number) {
+    return this.batches.batchRecords(batchId, afterSeq, limit);
+  }
+  batchCounts(batchId: string) {
+    return this.batches.batchCounts(batchId);
+  }
+  batchResults(batchId: string, query?: BatchResultsQuery) {
+    return this.batches.batchResults(batchId, query);
+  }
+  takeOverBatch(batchId: string, owner: RunOwner, previous: RunOwner | undefined) {
+    return this.batches.takeOverBatch(batchId, owner, previous);
+  }
+  releaseBatch(batchId: string, owner: RunOwner) {
+    return this.batches.releaseBatch(batchId, owner);
+  }
+  finishBatchImport(batchId: string) {
+    return this.batches.finishBatchImport(batchId);
+  }
+  deleteBatch(batchId: string) {
+    return this.batches.deleteBatch(batchId);
   }
 
   /** Runs `body` with the store's error handling: closed store, Postgres failures → WeftError('STORE'). */

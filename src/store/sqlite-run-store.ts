@@ -10,6 +10,7 @@
  * - Conversations with procedures live in `sessions` and `session_events`, apart from runs: their events
  *   are kept whole (no blobs), so `stats`, `listRuns` and `deleteRuns` never see them.
  * - Execution traces live in `traces`, one row each, the whole record as JSON, also apart from runs.
+ * - Batches of `weft exec --inputs` live in `batches` and `batch_records` (sqlite-batch-store.ts), apart from runs.
  * - The schema version is `PRAGMA user_version`, the file is tagged with `PRAGMA application_id` ('WEFT').
  *   A newer schema is refused; an existing file is checked (header, tag, `PRAGMA quick_check`) on a read-only
  *   connection before anything writes to it, and a file that is not a Weft database, or is damaged, is reported
@@ -53,6 +54,8 @@ import {
   type SessionStatus,
   type StoredSessionEvent,
 } from './sessions.js';
+import type { BatchRecord, BatchResultsQuery, BatchStore, NewBatch } from './batch-records.js';
+import { createSqliteBatchStore } from './sqlite-batch-store.js';
 import {
   checkTraceLimit,
   displayTraceId,
@@ -84,7 +87,7 @@ import {
 } from './team-scores.js';
 
 /** The schema this code writes. Bump it and append to MIGRATIONS together. */
-export const SQLITE_SCHEMA_VERSION = 6;
+export const SQLITE_SCHEMA_VERSION = 7;
 /** `PRAGMA application_id` of a Weft database: the bytes of 'WEFT'. */
 export const SQLITE_APPLICATION_ID = 0x57454654;
 /** An SQLite INTEGER column takes any integer a number holds: pids and plan versions have no upper bound here. */
@@ -207,6 +210,31 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX traces_by_created_at ON traces (created_at);
   CREATE INDEX traces_by_task_key ON traces (task_key, created_at);
   `,
+  // 7: batches of `weft exec --inputs` (sqlite-batch-store.ts): the batch row and its append-only case log.
+  `
+  CREATE TABLE batches (
+    batch_id   TEXT PRIMARY KEY NOT NULL,
+    created_at TEXT NOT NULL,
+    manifest   TEXT NOT NULL,
+    importing  INTEGER NOT NULL DEFAULT 0,
+    owner_pid  INTEGER,
+    owner_host TEXT,
+    last_seq   INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE batch_records (
+    batch_id    TEXT NOT NULL REFERENCES batches (batch_id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    type        TEXT NOT NULL,
+    case_key    TEXT NOT NULL,
+    status      TEXT,
+    interrupted INTEGER NOT NULL,
+    latest      INTEGER NOT NULL,
+    data        TEXT NOT NULL,
+    PRIMARY KEY (batch_id, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX batch_records_by_case ON batch_records (batch_id, case_key, latest);
+  CREATE INDEX batch_records_latest ON batch_records (batch_id, latest, status, seq);
+  `,
 ];
 
 export interface SqliteRunStoreOptions {
@@ -223,7 +251,7 @@ export interface SqliteRunStoreOptions {
   readonly mustExist?: boolean;
 }
 
-export interface SqliteRunStore extends RunStore, TraceStore {
+export interface SqliteRunStore extends RunStore, TraceStore, BatchStore {
   /** The absolute path of the database file, or `:memory:`. */
   readonly path: string;
   /** Team scores: the team engine's TeamScoreStore (team/team-score-store.ts), implemented here structurally. */
@@ -984,6 +1012,46 @@ class SqliteStore implements SqliteRunStore {
         .all(taskKey, taskKey, success, success, limit ?? -1)
         .map((row) => traceRecordFromRow(row));
     });
+  }
+
+  // Batches: sqlite-batch-store.ts, on this connection and behind this store's error handling.
+  private batchStore: BatchStore | undefined;
+  private get batches(): BatchStore {
+    this.batchStore ??= createSqliteBatchStore(this.db, this.path, (action, body) => this.use(action, body), this.now);
+    return this.batchStore;
+  }
+  createBatch(batch: NewBatch) {
+    return this.batches.createBatch(batch);
+  }
+  getBatch(batchId: string) {
+    return this.batches.getBatch(batchId);
+  }
+  listBatches() {
+    return this.batches.listBatches();
+  }
+  appendBatchRecords(batchId: string, records: readonly BatchRecord[]) {
+    return this.batches.appendBatchRecords(batchId, records);
+  }
+  batchRecords(batchId: string, afterSeq?: number, limit?: number) {
+    return this.batches.batchRecords(batchId, afterSeq, limit);
+  }
+  batchCounts(batchId: string) {
+    return this.batches.batchCounts(batchId);
+  }
+  batchResults(batchId: string, query?: BatchResultsQuery) {
+    return this.batches.batchResults(batchId, query);
+  }
+  takeOverBatch(batchId: string, owner: RunOwner, previous: RunOwner | undefined) {
+    return this.batches.takeOverBatch(batchId, owner, previous);
+  }
+  releaseBatch(batchId: string, owner: RunOwner) {
+    return this.batches.releaseBatch(batchId, owner);
+  }
+  finishBatchImport(batchId: string) {
+    return this.batches.finishBatchImport(batchId);
+  }
+  deleteBatch(batchId: string) {
+    return this.batches.deleteBatch(batchId);
   }
 
   close(): Promise<void> {

@@ -2,53 +2,60 @@
  * The batches API (distillation): `GET /api/batches` (newest first, paged), `GET /api/batches/:id` (the
  * manifest, counts and status, and the workflow's graph laid out by dagre, unless `?graph=no`), `GET /api/batches/:id/results`
  * (`?offset=&limit=&status=passed|failed|error`, in completion order, outputs cut; errors with their node and
- * field). Reads `<home>/batches/` through batch-folders.ts; writes nothing, not even the lock.
+ * field). Reads the store's batches (batch-view.ts); writes nothing, not even the owner.
  */
 import type { Hono } from 'hono';
+import { type BatchCaseStatus, BATCH_CASE_STATUSES, isBatchId } from '../store/batch-records.js';
 import type { LivenessProbe } from '../store/run-owner.js';
 import { badInputReply, clippedJson, clipText, notFoundReply, queryInteger } from './api-replies.js';
-import { type IndexedStatus, orderedResults, readIndexedRecord } from './batch-log-index.js';
-import { batchFolders } from './batch-folders.js';
+import { type BatchReader, batchGraphs, batchSummary, legacyBatchFolders } from './batch-view.js';
 
 export interface BatchRoutesOptions {
-  /** The Weft home whose `batches/` folder is shown; none: no batches. */
+  /** The store's batch reads; none: no batches. */
+  readonly store?: Partial<BatchReader>;
+  /** The Weft home: batch folders of older versions under `batches/` are listed (not read). */
   readonly home?: string;
   readonly probe?: LivenessProbe;
 }
 
-const RESULT_STATUSES: readonly IndexedStatus[] = ['passed', 'failed', 'error'];
 const OUTPUT_CHARS = 2_000;
 
+function readerOf(store: Partial<BatchReader> | undefined): BatchReader | undefined {
+  return store?.listBatches && store.getBatch && store.batchCounts && store.batchResults
+    ? (store as BatchReader)
+    : undefined;
+}
+
 export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): void {
-  const folders = options.home === undefined ? undefined : batchFolders(options.home, options.probe);
+  const store = readerOf(options.store);
+  const graphOf = batchGraphs();
 
   app.get('/api/batches', async (c) => {
     const limit = queryInteger(c.req.query('limit'), 50, 1, 200);
     const offset = queryInteger(c.req.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
-    const all = (await folders?.list()) ?? [];
+    const stored = (await store?.listBatches()) ?? [];
+    const legacy =
+      options.home === undefined ? [] : await legacyBatchFolders(options.home, new Set(stored.map((b) => b.batchId)));
+    const total = stored.length + legacy.length;
     const batches = [];
-    for (const entry of all.slice(offset, offset + limit)) {
-      if (entry.problem) {
-        batches.push({ batchId: entry.batchId, status: 'unreadable', problem: entry.problem });
-        continue;
-      }
-      const { manifest: _manifest, ...row } = await folders!.summary(entry.batchId);
-      batches.push(row);
+    for (let index = offset; index < Math.min(total, offset + limit); index++) {
+      const info = stored[index];
+      if (info && store) {
+        const { manifest: _manifest, ...row } = await batchSummary(store, info, options.probe);
+        batches.push(row);
+      } else batches.push(legacy[index - stored.length]);
     }
-    return c.json({ total: all.length, offset, batches });
+    return c.json({ total, offset, batches });
   });
 
   app.get('/api/batches/:id', async (c) => {
     const batchId = c.req.param('id');
-    if (!folders) return notFoundReply(c, 'No batches: the dashboard was started without a Weft home');
-    const { manifest, ...summary } = await folders.summary(batchId);
-    if (!manifest) {
-      if (summary.problem === 'no such batch' || summary.problem === 'not a batch id')
-        return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
-      return c.json({ batch: summary });
-    }
+    const info = store && isBatchId(batchId) ? await store.getBatch(batchId) : undefined;
+    if (!store || !info) return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
+    const { manifest, ...summary } = await batchSummary(store, info, options.probe);
+    if (!manifest) return c.json({ batch: summary });
     // `?graph=no`: the page refreshing a running batch's numbers does not need the graph again.
-    const graph = c.req.query('graph') === 'no' ? undefined : await folders.workflowGraph(manifest);
+    const graph = c.req.query('graph') === 'no' ? undefined : await graphOf(manifest);
     return c.json({
       batch: {
         ...summary,
@@ -63,28 +70,22 @@ export function registerBatchRoutes(app: Hono, options: BatchRoutesOptions): voi
   app.get('/api/batches/:id/results', async (c) => {
     const batchId = c.req.param('id');
     const status = c.req.query('status');
-    if (status !== undefined && status !== '' && !RESULT_STATUSES.includes(status as IndexedStatus))
-      return badInputReply(c, `status must be one of ${RESULT_STATUSES.join(', ')}`);
+    if (status !== undefined && status !== '' && !BATCH_CASE_STATUSES.includes(status as BatchCaseStatus))
+      return badInputReply(c, `status must be one of ${BATCH_CASE_STATUSES.join(', ')}`);
     const limit = queryInteger(c.req.query('limit'), 50, 1, 200);
     const offset = queryInteger(c.req.query('offset'), 0, 0, Number.MAX_SAFE_INTEGER);
-    if (!folders) return notFoundReply(c, 'No batches: the dashboard was started without a Weft home');
-    const summary = await folders.summary(batchId);
-    if (!summary.manifest) {
-      if (summary.problem === 'no such batch' || summary.problem === 'not a batch id')
-        return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
-      return badInputReply(c, `Batch ${batchId} cannot be read: ${summary.problem}`);
-    }
-    const page = await folders.withLog(batchId, async (log) => {
-      if (!log) return { total: 0, results: [] };
-      const matching = orderedResults(log.index, (status || undefined) as IndexedStatus | undefined);
-      const results = [];
-      for (const place of matching.slice(offset, offset + limit)) {
-        const record = await readIndexedRecord(log.handle, place);
-        results.push(record ? shownResult(record) : { id: null, status: place.status, unreadable: true });
-      }
-      return { total: matching.length, results };
+    const info = store && isBatchId(batchId) ? await store.getBatch(batchId) : undefined;
+    if (!store || !info) return notFoundReply(c, `No batch ${JSON.stringify(batchId.slice(0, 200))}`);
+    const page = await store.batchResults(batchId, {
+      ...(status ? { status: status as BatchCaseStatus } : {}),
+      offset,
+      limit,
     });
-    return c.json({ offset, ...page });
+    return c.json({
+      offset,
+      total: page.total,
+      results: page.results.map((stored) => shownResult(stored.record as unknown as Record<string, unknown>)),
+    });
   });
 }
 

@@ -5,13 +5,15 @@
 import type { SessionStore } from '../dialog/session-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { TraceStore } from '../store/traces.js';
+import type { BatchReader } from './batch-view.js';
 
 /** The session reads (procedures); both stores have them. */
 export type SessionReader = Pick<SessionStore, 'listSessions' | 'getSession' | 'sessionEvents'>;
 /** The trace reads (distillation). */
 export type TraceReader = Pick<TraceStore, 'listTraces' | 'getTrace'>;
 
-/** Session and trace reads are optional: a store without them shows empty pages, not errors. */
+/** Session, trace and batch reads are optional: a store without them shows empty pages, not errors. */
 export type DashboardStore = Pick<RunStore, 'listRuns' | 'getRun' | 'events' | 'planVersions'> &
   Partial<SessionReader> &
-  Partial<TraceReader>;
+  Partial<TraceReader> &
+  Partial<BatchReader>;

@@ -12,7 +12,7 @@ import { registerTraceRoutes } from './trace-routes.js';
 
 export interface EngineRoutesOptions {
   readonly store: DashboardStore;
-  /** The Weft home: `batches/` and `bench/worfbench/*\/scores.json` are read from it. */
+  /** The Weft home: `bench/worfbench/*\/scores.json` are read from it (and old `batches/` folders listed). */
   readonly home?: string;
   /** Eval report files or folders (`weft serve --reports`). */
   readonly reports?: readonly string[];
@@ -24,6 +24,6 @@ export function registerEngineRoutes(app: Hono, options: EngineRoutesOptions): v
   const home = options.home !== undefined ? { home: options.home } : {};
   registerSessionRoutes(app, { store: options.store, ...probe });
   registerTraceRoutes(app, { store: options.store });
-  registerBatchRoutes(app, { ...home, ...probe });
+  registerBatchRoutes(app, { store: options.store, ...home, ...probe });
   registerReportRoutes(app, { ...home, ...(options.reports ? { reports: options.reports } : {}) });
 }

@@ -33,6 +33,19 @@ export function lazyExistingStore(
     sessionEvents: async (sessionId, afterSeq) => (await current())?.sessionEvents?.(sessionId, afterSeq) ?? [],
     listTraces: async (filter) => (await current())?.listTraces?.(filter) ?? [],
     getTrace: async (traceId) => (await current())?.getTrace?.(traceId),
+    listBatches: async () => (await current())?.listBatches?.() ?? [],
+    getBatch: async (batchId) => (await current())?.getBatch?.(batchId),
+    // Only asked about a batch getBatch found, so a store exists by then.
+    batchCounts: async (batchId) => {
+      const open = await current();
+      if (!open?.batchCounts) throw new Error('no store with batches');
+      return open.batchCounts(batchId);
+    },
+    batchResults: async (batchId, query) => {
+      const open = await current();
+      if (!open?.batchResults) throw new Error('no store with batches');
+      return open.batchResults(batchId, query);
+    },
     close: async () => {
       closed = true;
       await (await opening)?.close();

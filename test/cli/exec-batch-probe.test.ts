@@ -1,12 +1,12 @@
 /**
- * Probes of `weft exec --inputs`: what a kill leaves behind (a torn last log line, results written to
- * the log but not yet to --out), --out at the batch's own files by another spelling, and workflows whose JSONata
+ * Probes of `weft exec --inputs`: what a kill leaves behind (cases started without a result, results in the
+ * store but not yet in --out), --out at the batch's own files by another spelling, and workflows whose JSONata
  * never ends.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { batchPaths, readBatchLog } from '../../src/distill/batch-store.js';
+import { batchLog, cutBatchLog, homeBatches, withHomeStore } from './batch-store-harness.js';
 import { cli, tempHome } from './cli-harness.js';
 
 const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;
@@ -33,31 +33,31 @@ const batchArgs = (home: string, inputs: string, ...more: string[]) => [
 ];
 
 /** Keeps the records of c0-c5 only, as a kill after c5 would leave them. */
-function rewindLog(log: string, tail = ''): void {
-  const kept = readFileSync(log, 'utf8')
-    .trim()
-    .split('\n')
-    .filter((line) => Number((JSON.parse(line) as { id: string }).id.slice(1)) < 6);
-  writeFileSync(log, `${kept.join('\n')}\n${tail}`);
+function rewindLog(home: string, batchId: string): Promise<void> {
+  return cutBatchLog(home, batchId, (record) => Number(String(record.id).slice(1)) < 6);
 }
 
 describe('weft exec --resume after a kill', () => {
-  it('a torn last line of the log (killed mid-write) does not swallow the next record', async () => {
+  it('records a start for every case the resume runs, before its result', async () => {
     const home = tempHome();
     const inputs = tenCases(home);
     const created = await cli(batchArgs(home, inputs, '--json', '--concurrency', '1'));
     expect(created.code).toBe(0);
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
-    const paths = batchPaths(home, batchId);
-    rewindLog(paths.log, '{"type":"case-start","id":"c6","att');
+    await rewindLog(home, batchId);
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json']);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ passed: 10 });
-    // Every case run by the resume has its start record: a second kill would find them started, not run them again.
-    const state = await readBatchLog(paths.log);
-    for (const id of ['c6', 'c7', 'c8', 'c9']) expect(state.starts.get(id), id).toBe(1);
-    const lines = readFileSync(paths.log, 'utf8').trim().split('\n');
-    expect(lines.filter((line) => line.startsWith('{"type":"case-start","id":"c6","att{'))).toEqual([]);
+    // Every case run by the resume has one start record, before its result: a second kill would find them
+    // started, not run them again.
+    const log = (await batchLog(home, batchId)).map((record) => `${record.type} ${record.id}`);
+    for (const id of ['c6', 'c7', 'c8', 'c9']) {
+      expect(
+        log.filter((entry) => entry === `case-start ${id}`),
+        id,
+      ).toHaveLength(1);
+      expect(log.indexOf(`case-start ${id}`), id).toBeLessThan(log.indexOf(`case-end ${id}`));
+    }
   });
 
   it('--out lists every result exactly once even when the kill lost results the log already had', async () => {
@@ -67,7 +67,7 @@ describe('weft exec --resume after a kill', () => {
     const created = await cli(batchArgs(home, inputs, '--json', '--concurrency', '1', '--out', out));
     expect(created.code).toBe(0);
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
-    rewindLog(batchPaths(home, batchId).log);
+    await rewindLog(home, batchId);
     // The log had c0-c5's results; --out got only c0-c2 before the kill (its writes lag the log's), and a torn line.
     const results = readFileSync(out, 'utf8').trim().split('\n');
     writeFileSync(out, `${results.slice(0, 3).join('\n')}\n{"id":"c3","ou`);
@@ -98,15 +98,15 @@ describe('weft exec --out at the wrong place', () => {
       expect(result.stderr, out).toMatch(/--out/);
     }
     expect(readFileSync(inputs, 'utf8')).toBe(before);
-    // No batch folder was left behind by the refused runs.
+    // No batch was left behind by the refused runs.
     const listed = await cli(['exec', '--resume', 'nothing', '--home', home]);
     expect(listed.code).toBe(2);
-    expect(() => readFileSync(join(home, 'batches'))).toThrow();
+    expect(await homeBatches(home)).toEqual([]);
   });
 });
 
 describe('weft exec --workers with a bad Redis URL', () => {
-  it('never shows the password, and leaves no batch folder behind', async () => {
+  it('never shows the password, and leaves no batch behind', async () => {
     const home = tempHome();
     const inputs = tenCases(home);
     for (const url of [
@@ -122,7 +122,7 @@ describe('weft exec --workers with a bad Redis URL', () => {
       expect(result.stderr, url).toContain('--workers');
       expect(`${result.stdout}${result.stderr}`, url).not.toMatch(/s3cret/);
     }
-    expect(existsSync(join(home, 'batches')) ? readdirSync(join(home, 'batches')) : []).toEqual([]);
+    expect(await homeBatches(home)).toEqual([]);
   });
 });
 
@@ -191,17 +191,22 @@ describe('weft exec --concurrency out of range', () => {
 });
 
 describe('weft exec --resume of a damaged batch', () => {
-  it('refuses a torn or incomplete batch.json with its path, not a stack trace', async () => {
+  it('refuses a stored manifest that is not one of this version, naming the store, not a stack trace', async () => {
     const home = tempHome();
     const inputs = tenCases(home);
     const created = await cli(batchArgs(home, inputs, '--json'));
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
-    const { manifest } = batchPaths(home, batchId);
-    for (const text of [`{"version":1,"batchId":"${batchId}"`, `{"version":1,"batchId":"${batchId}"}`, 'null']) {
-      writeFileSync(manifest, text);
+    for (const manifest of [{ version: 1, batchId }, { version: 2 }, { ...{ version: 1 }, batchId: 'b-other' }]) {
+      await withHomeStore(home, async (store) => {
+        await store.deleteBatch(batchId);
+        await store.createBatch({ batchId, manifest });
+      });
+      const text = JSON.stringify(manifest);
       const resumed = await cli(['exec', '--resume', batchId, '--home', home]);
       expect(resumed.code, text).toBe(2);
-      expect(resumed.stderr, text).toContain('batch.json is not a batch manifest of this version of Weft');
+      expect(resumed.stderr, text).toContain(
+        `the manifest of batch ${batchId} in ${join(home, 'weft.db')} is not a batch manifest of this version of Weft`,
+      );
       expect(resumed.stderr, text).not.toMatch(/TypeError|SyntaxError| {4}at /);
     }
   });

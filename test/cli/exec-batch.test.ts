@@ -4,19 +4,21 @@
  * run twice" is counted, not assumed.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readBatchCases, scanBatchCases } from '../../src/distill/batch-cases.js';
-import { batchPaths } from '../../src/distill/batch-store.js';
+import { batchRecordsOf, createBatch } from '../../src/distill/batch-store.js';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { runBatch } from '../../src/distill/run-batch.js';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
 import { loadWorkflowFile } from '../../src/distill/read-workflow-file.js';
 import { loadToolsFile } from '../../src/tools/tools-file.js';
 import { createBatchProgress } from '../../src/cli/distill/batch-progress.js';
+import { batchLog, cutBatchLog, homeBatches, withHomeStore } from './batch-store-harness.js';
 import { Capture, cli, tempHome } from './cli-harness.js';
 
 const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;
@@ -145,8 +147,8 @@ describe('weft exec --inputs (batches)', () => {
     expect(text).toMatch(new RegExp(`${inputs}:7:\\d+ input.*"input" must be an object`));
     expect(text).toMatch(new RegExp(`${inputs}:8.*NUL byte`));
     expect(text).toMatch(new RegExp(`${inputs}:9.*nested deeper than 100`));
-    // Refused before anything ran: no batch folder.
-    expect(existsSync(join(home, 'batches'))).toBe(false);
+    // Refused before anything ran: no batch in the store.
+    expect(await homeBatches(home)).toEqual([]);
   });
 
   it('refuses a line over the size limit and a file that is not a regular file', async () => {
@@ -209,16 +211,10 @@ describe('weft exec --inputs (batches)', () => {
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
     // Rewind its log to what a kill leaves: results for c0-c5, c6 and c7 started without a result, c8 and c9 not
     // started. (The real SIGINT path is in test/long/exec-batch-signals.test.ts.)
-    const paths = batchPaths(home, batchId);
-    const kept = readFileSync(paths.log, 'utf8')
-      .trim()
-      .split('\n')
-      .filter((line) => {
-        const record = JSON.parse(line) as { type: string; id: string };
-        const index = Number(record.id.slice(1));
-        return index < 6 || (record.type === 'case-start' && index < 8);
-      });
-    writeFileSync(paths.log, `${kept.join('\n')}\n`);
+    await cutBatchLog(home, batchId, (record) => {
+      const index = Number(String(record.id).slice(1));
+      return index < 6 || (record.type === 'case-start' && index < 8);
+    });
     writeFileSync(calls, '');
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json'], env);
     expect(resumed.code).toBe(1);
@@ -252,11 +248,13 @@ describe('weft exec --inputs (batches)', () => {
       ['c6', 1],
       ['c7', 1],
     ]);
-    const starts = readFileSync(paths.log, 'utf8').match(/"type":"case-start","id":"c6","attempt":2/g);
+    const starts = (await batchLog(home, batchId)).filter(
+      (record) => record.type === 'case-start' && record.id === 'c6' && record.attempt === 2,
+    );
     expect(starts).toHaveLength(1);
   });
 
-  it('resumes a log written by an earlier version, whose records are named `start` and `result`', async () => {
+  it('imports a batch an earlier version left in a folder (records named `start` and `result`) on its first resume', async () => {
     const home = tempHome();
     const calls = join(home, 'calls.txt');
     const env = { WEFT_TEST_CALLS: calls };
@@ -264,31 +262,70 @@ describe('weft exec --inputs (batches)', () => {
     const created = await cli(batchArgs(home, casesFile(home, cases), '--json', '--concurrency', '1'), env);
     expect(created.code).toBe(0);
     const { batchId } = JSON.parse(created.stdout) as { batchId: string };
-    // The log as an earlier version leaves it after a kill: c0-c2 ended, c3 started without an end, c4, c5 not run.
-    const paths = batchPaths(home, batchId);
-    const old = readFileSync(paths.log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; id: string })
-      .filter((record) => Number(record.id.slice(1)) < 3 || (record.id === 'c3' && record.type === 'case-start'))
-      .map((record) => JSON.stringify({ ...record, type: record.type === 'case-start' ? 'start' : 'result' }));
-    expect(old.filter((line) => line.startsWith('{"type":"result"'))).toHaveLength(3);
-    writeFileSync(paths.log, `${old.join('\n')}\n`);
+    // The folder an earlier version leaves after a kill: c0-c2 ended, c3 started without an end, c4, c5 not run,
+    // and a torn last line. The store does not know the batch.
+    const manifest = await withHomeStore(home, async (store) => {
+      const info = await store.getBatch(batchId);
+      await store.deleteBatch(batchId);
+      return info?.manifest;
+    });
+    expect((await homeBatches(home)).map((batch) => batch.batchId)).toEqual([]);
+    const folder = join(home, 'batches', batchId);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'batch.json'), JSON.stringify(manifest));
+    const lines = [
+      ...['c0', 'c1', 'c2'].flatMap((id) => [
+        { type: 'start', id, attempt: 1 },
+        { type: 'result', id, status: 'passed', output: 0 },
+      ]),
+      { type: 'start', id: 'c3', attempt: 1 },
+    ].map((record) => JSON.stringify(record));
+    const folderLog = `${lines.join('\n')}\n{"type":"result","id":"c4","sta`;
+    writeFileSync(join(folder, 'log.jsonl'), folderLog);
     writeFileSync(calls, '');
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json'], env);
     const summary = JSON.parse(resumed.stdout) as { passed: number; errors: number; results: { id: string }[] };
     expect(summary).toMatchObject({ passed: 5, errors: 1 });
     expect(summary.results.map((entry) => entry.id).sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
-    // Only the cases the old log had not started ran; what the resume added has today's names.
+    // Only the cases the old log had not started ran; the store holds the imported records under today's names.
     expect([...callCounts(calls).keys()].sort()).toEqual(['c4', 'c5']);
-    const added = readFileSync(paths.log, 'utf8').trim().split('\n').slice(old.length);
-    expect(added.map((line) => (JSON.parse(line) as { type: string }).type).sort()).toEqual([
-      'case-end',
-      'case-end',
-      'case-end',
-      'case-start',
-      'case-start',
+    const log = await batchLog(home, batchId);
+    expect(log.slice(0, 7).map((record) => `${record.type} ${record.id}`)).toEqual([
+      'case-start c0',
+      'case-end c0',
+      'case-start c1',
+      'case-end c1',
+      'case-start c2',
+      'case-end c2',
+      'case-start c3',
     ]);
+    expect(
+      log
+        .slice(7)
+        .map((record) => record.type)
+        .sort(),
+    ).toEqual(['case-end', 'case-end', 'case-end', 'case-start', 'case-start']);
+    // The folder is left as it was; a second resume reads the store, not the folder.
+    expect(readFileSync(join(folder, 'log.jsonl'), 'utf8')).toBe(folderLog);
+    const again = await cli(['exec', '--resume', batchId, '--home', home, '--json'], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ passed: 5, errors: 1 });
+    expect(await batchLog(home, batchId)).toHaveLength(log.length);
+  });
+
+  it("names the folder when an earlier version's batch cannot be imported", async () => {
+    const home = tempHome();
+    const folder = join(home, 'batches', 'b-old');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'batch.json'), '{"version": 1, "batchId": ');
+    const torn = await cli(['exec', '--resume', 'b-old', '--home', home]);
+    expect(torn.code).toBe(2);
+    expect(torn.stderr).toContain(`batch b-old of an older Weft in ${folder} cannot be imported`);
+    writeFileSync(join(folder, 'batch.json'), '{}');
+    writeFileSync(join(folder, 'owner.json'), JSON.stringify({ pid: process.pid, host: hostname() }));
+    const owned = await cli(['exec', '--resume', 'b-old', '--home', home]);
+    expect(owned.code).toBe(2);
+    expect(owned.stderr).toContain(`process ${process.pid} on ${hostname()} may still be running it`);
+    expect(await homeBatches(home)).toEqual([]);
   });
 
   it('a stopped batch leaves running cases started without a result; the resume reports them and runs the rest', async () => {
@@ -304,13 +341,20 @@ describe('weft exec --inputs (batches)', () => {
       }));
       const inputs = casesFile(home, cases);
       const scan = await scanBatchCases(inputs);
-      const paths = batchPaths(home, 'b-stop-test');
-      mkdirSync(paths.dir, { recursive: true });
+      const store = await openSqliteRunStore(join(home, 'weft.db'));
+      await createBatch(store, {
+        version: 1,
+        batchId: 'b-stop-test',
+        createdAt: new Date().toISOString(),
+        workflow: { path: WORKFLOW, sha256: '' },
+        inputs: { path: inputs, sha256: scan.sha256, cases: scan.cases },
+        options: { concurrency: 2 },
+      });
       const stop = new AbortController();
       let results = 0;
       const summary = await runBatch({
         batchId: 'b-stop-test',
-        paths,
+        store,
         cases: () => readBatchCases(inputs),
         total: scan.cases,
         concurrency: 2,
@@ -328,10 +372,12 @@ describe('weft exec --inputs (batches)', () => {
       expect(results).toBeGreaterThanOrEqual(2);
       expect(summary.stopped).toBe(true);
       expect(summary.notRun).toBeGreaterThan(0);
-      const log = readFileSync(paths.log, 'utf8');
+      const log = [];
+      for await (const record of batchRecordsOf(store, 'b-stop-test')) log.push(record);
+      await store.close();
       // Case 2 was running (30 s pause) when the drain time ran out: started, no result.
-      expect(log).toContain('{"type":"case-start","id":2,"attempt":1}');
-      expect(log).not.toMatch(/"type":"case-end","id":2,/);
+      expect(log).toContainEqual({ type: 'case-start', id: 2, attempt: 1 });
+      expect(log.filter((record) => record.type === 'case-end' && record.id === 2)).toEqual([]);
       const before = callCounts(calls);
       expect(before.get('t2')).toBe(1);
       expect(summary.passed + summary.failed + summary.errors + summary.notRun).toBe(8);
@@ -349,19 +395,27 @@ describe('weft exec --inputs (batches)', () => {
     const first = await cli(['exec', workflow, '--tools', TOOLS, '--inputs', inputs, '--home', home, '--json']);
     expect(first.code).toBe(0);
     const { batchId } = JSON.parse(first.stdout) as { batchId: string };
-    const paths = batchPaths(home, batchId);
+    const owner = async () => (await homeBatches(home)).find((batch) => batch.batchId === batchId)?.owner;
 
     // Another process (this one: alive, on this host) owns it.
-    writeFileSync(paths.owner, JSON.stringify({ pid: process.pid, host: hostname() }));
+    const alive = { pid: process.pid, host: hostname() };
+    await withHomeStore(home, (store) => store.takeOverBatch(batchId, alive, undefined));
     const owned = await cli(['exec', '--resume', batchId, '--home', home]);
     expect(owned.code).toBe(2);
     expect(owned.stderr).toContain(`is being run by process ${process.pid}`);
-    // An owner that has exited is taken over.
-    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(paths.owner, JSON.stringify({ pid: gone, host: hostname() }));
+    expect(await owner()).toEqual(alive);
+    // An owner that has exited is taken over, and released when the resume ends.
+    const gone = { pid: spawnSync(process.execPath, ['-e', '0']).pid as number, host: hostname() };
+    await withHomeStore(home, (store) => store.takeOverBatch(batchId, gone, alive));
     const taken = await cli(['exec', '--resume', batchId, '--home', home]);
     expect(taken.code).toBe(0);
-    expect(existsSync(paths.owner)).toBe(false);
+    expect(await owner()).toBeUndefined();
+    // One on another host is never judged gone.
+    await withHomeStore(home, (store) => store.takeOverBatch(batchId, { pid: 1, host: 'another-host' }, undefined));
+    const elsewhere = await cli(['exec', '--resume', batchId, '--home', home]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('is being run by process 1 on another-host');
+    await withHomeStore(home, (store) => store.releaseBatch(batchId, { pid: 1, host: 'another-host' }));
 
     writeFileSync(inputs, `${JSON.stringify({ id: 1, input: { tag: 'a', n: 2 } })}\n`);
     const casesChanged = await cli(['exec', '--resume', batchId, '--home', home]);
@@ -417,9 +471,9 @@ describe('weft exec --inputs with its stdout closed', () => {
     const stderr = new Capture();
     const code = await main(batchArgs(home, inputs), { stdout: closed, stderr });
     expect(code).toBe(0);
-    const [batchId] = readdirSync(join(home, 'batches'));
-    const log = readFileSync(join(home, 'batches', batchId as string, 'log.jsonl'), 'utf8');
-    expect(log.match(/"type":"case-end"/g)).toHaveLength(2);
+    const [batch] = await homeBatches(home);
+    const log = await batchLog(home, batch?.batchId as string);
+    expect(log.filter((record) => record.type === 'case-end')).toHaveLength(2);
   });
 });
 

@@ -4,13 +4,13 @@
  * case that ran a tool loop failed; the limit is Infinity instead.
  */
 import { getMaxListeners } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readBatchCases } from '../../src/distill/batch-cases.js';
-import { batchPaths } from '../../src/distill/batch-store.js';
 import { runBatch } from '../../src/distill/run-batch.js';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 
 const home = mkdtempSync(join(tmpdir(), 'weft-run-batch-signal-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -19,8 +19,8 @@ describe("runBatch's case signal", () => {
   it('can be read for its listener limit and takes many listeners without a warning', async () => {
     const inputs = join(home, 'cases.jsonl');
     writeFileSync(inputs, `${[1, 2, 3].map((id) => JSON.stringify({ id, input: { n: id } })).join('\n')}\n`);
-    const paths = batchPaths(home, 'b-signal');
-    mkdirSync(paths.dir, { recursive: true });
+    const store = await openSqliteRunStore(':memory:');
+    await store.createBatch({ batchId: 'b-signal', manifest: {} });
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
@@ -28,7 +28,7 @@ describe("runBatch's case signal", () => {
     try {
       const summary = await runBatch({
         batchId: 'b-signal',
-        paths,
+        store,
         cases: () => readBatchCases(inputs),
         total: 3,
         concurrency: 3,
@@ -46,6 +46,7 @@ describe("runBatch's case signal", () => {
       expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
     } finally {
       process.off('warning', onWarning);
+      await store.close();
     }
   });
 });

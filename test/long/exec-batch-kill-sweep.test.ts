@@ -1,30 +1,35 @@
 /**
  * `weft exec --inputs` killed with SIGKILL again and again (the first run and each resume), then resumed to the
- * end, in real child processes: no case starts twice, every case has exactly one result in the log and in --out,
- * and no record of the log is lost to a torn line.
+ * end, in real child processes: no case starts twice, every case has exactly one result in the store's log and in
+ * --out.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { batchLog, homeBatches } from '../cli/batch-store-harness.js';
 import { cli } from '../cli/cli-harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'weft-exec-kill-sweep-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const CASES = 20_000;
 
-/** Runs the command until its batch log has grown by `grow` bytes (or it ended), then kills it with SIGKILL. */
-async function runAndKill(args: readonly string[], log: () => string | undefined, grow: number): Promise<void> {
+/** Runs the command until its batch's log in the store has grown by `grow` records (or it ended), then kills it with SIGKILL. */
+async function runAndKill(args: readonly string[], home: string, grow: number): Promise<void> {
+  const records = async () => {
+    if (!existsSync(join(home, 'weft.db'))) return 0;
+    // Read while the child writes (WAL: readers never block it); a store still being created reads as empty.
+    return homeBatches(home).then(
+      (batches) => batches[0]?.records ?? 0,
+      () => 0,
+    );
+  };
+  const from = await records();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const size = () => {
-    const file = log();
-    return file && existsSync(file) ? statSync(file).size : 0;
-  };
-  const from = size();
   for (let i = 0; i < 1200 && child.exitCode === null; i++) {
-    if (size() >= from + grow) break;
+    if ((await records()) >= from + grow) break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   child.kill('SIGKILL');
@@ -53,29 +58,16 @@ describe('weft exec --inputs killed with SIGKILL at several points', () => {
     );
     const home = join(scratch, 'home');
     const out = join(scratch, 'out.jsonl');
-    const batchLog = () => {
-      const folder = join(home, 'batches');
-      const [batchId] = existsSync(folder) ? readdirSync(folder) : [];
-      return batchId ? join(folder, batchId, 'log.jsonl') : undefined;
-    };
-    await runAndKill(['exec', workflow, '--inputs', inputs, '--out', out, '--home', home], batchLog, 100_000);
-    const batchId = readdirSync(join(home, 'batches'))[0] as string;
-    for (const grow of [50_000, 150_000, 10_000])
-      await runAndKill(['exec', '--resume', batchId, '--home', home], batchLog, grow);
+    await runAndKill(['exec', workflow, '--inputs', inputs, '--out', out, '--home', home], home, 2_000);
+    const batchId = (await homeBatches(home))[0]?.batchId as string;
+    for (const grow of [1_000, 3_000, 200]) await runAndKill(['exec', '--resume', batchId, '--home', home], home, grow);
     const last = await cli(['exec', '--resume', batchId, '--home', home, '--json']);
     const summary = JSON.parse(last.stdout) as { cases: number; passed: number; errors: number };
     expect(summary.cases).toBe(CASES);
     expect(summary.passed + summary.errors).toBe(CASES);
-    const starts = new Map<number, number>();
-    const results = new Map<number, number>();
-    for (const line of readFileSync(batchLog() as string, 'utf8').split('\n')) {
-      if (line === '') continue;
-      let record: { type: string; id: number };
-      try {
-        record = JSON.parse(line) as { type: string; id: number };
-      } catch {
-        continue; // a torn line of a kill: it may hold nothing else
-      }
+    const starts = new Map<string | number, number>();
+    const results = new Map<string | number, number>();
+    for (const record of await batchLog(home, batchId)) {
       const counts = record.type === 'case-start' ? starts : results;
       counts.set(record.id, (counts.get(record.id) ?? 0) + 1);
     }

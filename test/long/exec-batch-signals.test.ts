@@ -5,10 +5,11 @@
  * (counted by the fixture's `record` tool).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { batchLog, homeBatches } from '../cli/batch-store-harness.js';
 import { cli } from '../cli/cli-harness.js';
 
 const FIXTURES = new URL('../fixtures/workflows/batch/', import.meta.url).pathname;
@@ -111,11 +112,12 @@ describe('weft exec --inputs stopped by a signal', () => {
     run.child.kill('SIGKILL');
     await run.exit;
     const before = callCounts(run.calls);
-    const batchId = readdirOnly(join(home, 'batches'));
-    const log = readFileSync(join(home, 'batches', batchId, 'log.jsonl'), 'utf8');
-    expect(log).toContain('"type":"case-start"');
+    const [batch] = await homeBatches(home);
+    const batchId = batch?.batchId as string;
+    const log = await batchLog(home, batchId);
+    expect(log.some((record) => record.type === 'case-start')).toBe(true);
     // Results the kill caught before they were written count as interrupted too: never run again either way.
-    const done = (log.match(/"type":"case-end"/g) ?? []).length;
+    const done = log.filter((record) => record.type === 'case-end').length;
     const resumed = await cli(['exec', '--resume', batchId, '--home', home, '--json'], { WEFT_TEST_CALLS: run.calls });
     const summary = JSON.parse(resumed.stdout) as {
       passed: number;
@@ -129,9 +131,3 @@ describe('weft exec --inputs stopped by a signal', () => {
     expect([...callCounts(run.calls).values()].every((count) => count === 1)).toBe(true);
   });
 });
-
-function readdirOnly(folder: string): string {
-  const [only] = readdirSync(folder);
-  if (!only) throw new Error(`nothing in ${folder}`);
-  return only;
-}

@@ -158,7 +158,7 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     expect(await store.teamSize('panel', 'mmlu')).toBe(1);
     const version = await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`);
     expect(version.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
     expect(await store.listSessions()).toEqual([]);
   });
 
@@ -247,14 +247,14 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
     });
   });
 
-  describe('version 4 to 5 (traces)', () => {
+  describe('version 4 to 5 (traces) and 5 to 6 (batches)', () => {
     beforeEach(async () => {
       await pgServer.admin.query(schemaV2Additions(quoted()));
       await pgServer.admin.query(schemaV3Additions(quoted()));
       await pgServer.admin.query(schemaV4Additions(quoted()));
     });
 
-    it('keeps the runs, sizes and sessions, and adds an empty traces table that works', async () => {
+    it('keeps the runs, sizes and sessions, and adds empty traces and batches tables that work', async () => {
       const store = await openPostgresRunStore(pgServer.url, { schema });
       stores.push(store);
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['v1-run']);
@@ -273,8 +273,12 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
       };
       await store.saveTrace(trace);
       expect(await store.listTraces({ success: true })).toMatchObject([trace]);
+      expect(await store.listBatches()).toEqual([]);
+      await store.createBatch({ batchId: 'b-1', manifest: {} });
+      await store.appendBatchRecords('b-1', [{ type: 'case-start', id: 1, attempt: 1 }]);
+      expect((await store.batchRecords('b-1')).map((stored) => stored.seq)).toEqual([1]);
       expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
-        { version: 5 },
+        { version: POSTGRES_SCHEMA_VERSION },
       ]);
     });
 
@@ -285,15 +289,15 @@ describe.skipIf(server === undefined)('Postgres schema migrations', () => {
       ]);
     });
 
-    it('refuses version 6 (a newer Weft) and leaves the schema as it was', async () => {
+    it('refuses version 7 (a newer Weft) and leaves the schema as it was', async () => {
       const store = await openPostgresRunStore(pgServer.url, { schema });
       await store.close();
-      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 6`);
+      await pgServer.admin.query(`UPDATE ${quoted()}.schema_version SET version = 7`);
       const error = await rejection(openPostgresRunStore(pgServer.url, { schema }));
       expect(error.code).toBe('STORE');
-      expect(error.message).toContain('schema version 6, but this Weft understands versions up to 5');
+      expect(error.message).toContain('schema version 7, but this Weft understands versions up to 6');
       expect((await pgServer.admin.query(`SELECT version FROM ${quoted()}.schema_version`)).rows).toEqual([
-        { version: 6 },
+        { version: 7 },
       ]);
     });
   });

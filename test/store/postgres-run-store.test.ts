@@ -146,6 +146,8 @@ describe.skipIf(server === undefined)('Postgres store against a server', () => {
       [schema],
     );
     expect(tables.rows.map((row) => row.tablename)).toEqual([
+      'batch_records',
+      'batches',
       'blobs',
       'events',
       'plan_versions',

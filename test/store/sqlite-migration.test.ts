@@ -86,7 +86,7 @@ const SCHEMA_V4_ADDITIONS = `
 `;
 
 /** Tables a later version added, so each step's test can tell its own tables from later ones. */
-const ADDED_AFTER_4 = ['session_events', 'sessions', 'traces'];
+const ADDED_AFTER_4 = ['session_events', 'sessions', 'traces', 'batches', 'batch_records'];
 
 const shared = `<main>${'shared output '.repeat(600)}</main>`;
 const planOnly = `objective ${'x'.repeat(5000)}`;
@@ -560,9 +560,9 @@ describe('SQLite schema migrations', () => {
     );
   });
 
-  describe('version 5 to 6 (traces)', () => {
+  describe('version 5 to 6 (traces) and 6 to 7 (batches)', () => {
     it('is the current version', () => {
-      expect(SQLITE_SCHEMA_VERSION).toBe(6);
+      expect(SQLITE_SCHEMA_VERSION).toBe(7);
     });
 
     it('keeps every run, score, size and session, and adds an empty traces table that works', async () => {
@@ -576,7 +576,8 @@ describe('SQLite schema migrations', () => {
       expect(await store.listTraces()).toEqual([]);
       await store.close();
       const after = contentsOf(path);
-      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'traces'].sort());
+      expect(Object.keys(after).sort()).toEqual([...Object.keys(before), 'traces', 'batches', 'batch_records'].sort());
+      expect(after['batches']).toEqual([]);
       for (const table of Object.keys(before))
         expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
 
@@ -593,10 +594,13 @@ describe('SQLite schema migrations', () => {
       };
       await reopened.saveTrace(trace);
       expect(await reopened.getTrace('t-1')).toMatchObject(trace);
+      await reopened.createBatch({ batchId: 'b-1', manifest: {} });
+      await reopened.appendBatchRecords('b-1', [{ type: 'case-start', id: 1, attempt: 1 }]);
+      expect((await reopened.batchRecords('b-1')).map((stored) => stored.seq)).toEqual([1]);
       expect((await reopened.listRuns()).map((run) => run.runId)).toEqual(['v2-done', 'v2-live']);
       await reopened.close();
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(6);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
       raw.close();
     });
 
@@ -608,12 +612,12 @@ describe('SQLite schema migrations', () => {
       expectFailedMigrationRolledBack(join(dir, 'weft.db'), writeVersion5, 'traces', 5);
     });
 
-    it('refuses a version-7 file (a newer Weft) and leaves it as it was', async () => {
+    it('refuses a version-8 file (a newer Weft) and leaves it as it was', async () => {
       const path = join(dir, 'weft.db');
       writeVersion5(path);
       await openSqliteRunStore(path).close();
       const db = new Database(path);
-      db.pragma('user_version = 7');
+      db.pragma('user_version = 8');
       db.close();
       const before = contentsOf(path);
       let failure: unknown;
@@ -624,11 +628,11 @@ describe('SQLite schema migrations', () => {
       }
       expect((failure as { code?: string }).code).toBe('STORE');
       expect(String((failure as Error).message)).toContain(
-        'schema version 7, but this Weft understands versions up to 6',
+        'schema version 8, but this Weft understands versions up to 7',
       );
       expect(contentsOf(path)).toEqual(before);
       const raw = new Database(path, { readonly: true });
-      expect(raw.pragma('user_version', { simple: true })).toBe(7);
+      expect(raw.pragma('user_version', { simple: true })).toBe(8);
       raw.close();
     });
   });

@@ -1,26 +1,16 @@
 /**
  * The dashboard's engine pages' API (one file: the CLI's modules load once). Sessions made by `weft chat` and
  * batches made by `weft exec --inputs` (in-process, the real code), traces saved through the SQLite store's
- * TraceStore; a 200,000-case log paged; symlinked and damaged batch folders refused.
+ * TraceStore; 200,000 batch results paged from the store; folders of older versions listed, never read.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { batchPaths } from '../../src/distill/batch-store.js';
-import { MAX_LOG_LINE_BYTES } from '../../src/ui/batch-log-index.js';
+import { batchRecordsOf } from '../../src/distill/batch-store.js';
+import type { BatchRecord } from '../../src/store/batch-records.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
+import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { newTraceId } from '../../src/store/traces.js';
 import { lazyExistingStore } from '../../src/ui/lazy-store.js';
 import { CHAT_MODEL, CHAT_PDL } from '../cli/chat-harness.js';
@@ -218,11 +208,35 @@ async function realBatch(home: string): Promise<string> {
   return JSON.parse(result.stdout).batchId as string;
 }
 
+/** The dashboard over the home's store, and that store's handle (the test changes batches through it). */
+function batchDashboard(home: string) {
+  const store = openSqliteRunStore(join(home, 'weft.db'));
+  stores.push(store);
+  return { store, get: dashboard({ store, home }) };
+}
+
+/** Gives a stored batch another manifest, keeping its log (the store has no manifest update: written again). */
+async function changeManifest(
+  store: SqliteRunStore,
+  batchId: string,
+  change: (manifest: Record<string, unknown>) => Record<string, unknown>,
+  more: readonly BatchRecord[] = [],
+): Promise<void> {
+  const info = await store.getBatch(batchId);
+  const records: BatchRecord[] = [];
+  for await (const record of batchRecordsOf(store, batchId)) records.push(record);
+  await store.deleteBatch(batchId);
+  await store.createBatch({ batchId, manifest: change(info?.manifest ?? {}) });
+  const all = [...records, ...more];
+  for (let index = 0; index < all.length; index += 10_000)
+    await store.appendBatchRecords(batchId, all.slice(index, index + 10_000));
+}
+
 describe('dashboard: batches', () => {
   it('lists a real batch with its counts and shows its workflow graph and its results, errors with node and field', async () => {
     const home = tempHome();
     const batchId = await realBatch(home);
-    const get = dashboard({ home });
+    const { store, get } = batchDashboard(home);
     const list = await get('/api/batches');
     expect(list.body.total).toBe(1);
     expect(list.body.batches[0]).toMatchObject({
@@ -259,60 +273,56 @@ describe('dashboard: batches', () => {
     const errors = await get(`/api/batches/${batchId}/results?status=error`);
     expect(errors.body.results.map((row: { status: string }) => row.status)).toEqual(['error', 'error']);
     expect((await get(`/api/batches/${batchId}/results?status=weird`)).status).toBe(400);
-    // A live process holding the batch (its owner file) makes it `running`; the dashboard only reads that file.
-    const owner = join(batchPaths(home, batchId).dir, 'owner.json');
-    writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname() }));
+    // A live process holding the batch (its owner in the store) makes it `running`; the dashboard only reads it.
+    const alive = { pid: process.pid, host: hostname() };
+    expect(await store.takeOverBatch(batchId, alive, undefined)).toBe(true);
     const running = await get(`/api/batches/${batchId}?graph=no`);
     expect(running.body.batch.status).toBe('running');
     expect(running.body.graph).toBeUndefined();
-    expect(readFileSync(owner, 'utf8')).toBe(JSON.stringify({ pid: process.pid, host: hostname() }));
+    expect((await store.getBatch(batchId))?.owner).toEqual(alive);
+    // One on another host cannot be checked: shown running too, never judged gone.
+    await store.takeOverBatch(batchId, { pid: 1, host: 'another-host' }, alive);
+    expect((await get(`/api/batches/${batchId}?graph=no`)).body.batch.status).toBe('running');
     expect((await get('/api/batches/b-nope')).status).toBe(404);
     expect((await get('/api/batches/..')).status).toBe(404);
   });
 
-  it('pages a 200,000-case log in completion order without reading it whole, and follows it as it grows', async () => {
+  it('pages 200,000 results in completion order a page at a time, and follows the batch as it grows', async () => {
     const home = tempHome();
     const batchId = await realBatch(home);
-    const paths = batchPaths(home, batchId);
-    const manifest = JSON.parse(readFileSync(paths.manifest, 'utf8'));
+    const { store, get } = batchDashboard(home);
     const total = 200_000;
-    writeFileSync(paths.manifest, JSON.stringify({ ...manifest, inputs: { ...manifest.inputs, cases: total + 5 } }));
-    // Written with the record names of earlier versions (`start`, `result`): the dashboard reads those too, and the
-    // real batch's own records above them have today's (`case-start`, `case-end`).
-    const lines: string[] = [];
+    const records: BatchRecord[] = [];
     for (let index = 0; index < total; index++) {
-      lines.push(JSON.stringify({ type: 'start', id: `k${index}`, attempt: 1 }));
-      lines.push(
-        JSON.stringify(
-          index % 10 === 3
-            ? {
-                type: 'result',
-                id: `k${index}`,
-                status: 'error',
-                error: { code: 'TOOL', message: 'no', field: 'node note' },
-              }
-            : { type: 'result', id: `k${index}`, status: 'passed', output: index },
-        ),
+      records.push({ type: 'case-start', id: `k${index}`, attempt: 1 });
+      records.push(
+        index % 10 === 3
+          ? {
+              type: 'case-end',
+              id: `k${index}`,
+              status: 'error',
+              error: { code: 'TOOL', message: 'no', field: 'node note' },
+            }
+          : { type: 'case-end', id: `k${index}`, status: 'passed', output: index },
       );
     }
-    // A line too long to read (skipped and counted), then a torn last line, as a kill mid-write leaves it.
-    const huge = JSON.stringify({
-      type: 'result',
-      id: 'k-huge',
-      status: 'passed',
-      output: 'x'.repeat(MAX_LOG_LINE_BYTES),
-    });
-    appendFileSync(paths.log, `${lines.join('\n')}\n${huge}\n{"type":"result","id":"k-torn","sta`);
-    const get = dashboard({ home });
+    // A case started whose result is not in yet (running, or cut off by a kill).
+    records.push({ type: 'case-start', id: 'k-late', attempt: 1 });
+    await changeManifest(
+      store,
+      batchId,
+      (manifest) => ({ ...manifest, inputs: { ...(manifest.inputs as object), cases: total + 5 } }),
+      records,
+    );
     const started = performance.now();
     const summary = (await get('/api/batches')).body.batches[0];
-    if (process.env.WEFT_MEASURE) console.log(`indexing ${total} cases: ${Math.round(performance.now() - started)} ms`);
+    if (process.env.WEFT_MEASURE) console.log(`counting ${total} cases: ${Math.round(performance.now() - started)} ms`);
     expect(summary).toMatchObject({
       results: total + 4,
       errors: total / 10 + 2,
       status: 'stopped',
       notRun: 1,
-      unreadableLines: 1,
+      startedWithoutResult: 1,
     });
     const page = await get(`/api/batches/${batchId}/results?offset=100000&limit=3`);
     expect(page.body.total).toBe(total + 4);
@@ -322,89 +332,81 @@ describe('dashboard: batches', () => {
       { id: 'k33', status: 'error', error: { code: 'TOOL', message: 'no', field: 'node note' } },
       { id: 'k43', status: 'error', error: { code: 'TOOL', message: 'no', field: 'node note' } },
     ]);
-    // The torn line is finished, and a resume re-runs k3 (now passed): read from where the index stopped.
-    appendFileSync(
-      paths.log,
-      `tus":"passed","output":1}\n${JSON.stringify({ type: 'result', id: 'k3', status: 'passed', output: 'again' })}\n`,
-    );
+    // The late case ends, and a resume re-runs k3 (now passed): its last result is the one shown, at its new place.
+    await store.appendBatchRecords(batchId, [
+      { type: 'case-end', id: 'k-late', status: 'passed', output: 1 },
+      { type: 'case-start', id: 'k3', attempt: 2 },
+      { type: 'case-end', id: 'k3', status: 'passed', output: 'again' },
+    ]);
     const after = (await get('/api/batches')).body.batches[0];
     expect(after).toMatchObject({ results: total + 5, errors: total / 10 + 1, status: 'finished', notRun: 0 });
     const last = await get(`/api/batches/${batchId}/results?offset=${total + 3}&limit=5`);
-    expect(last.body.results.map((row: { id: string }) => row.id)).toEqual(['k-torn', 'k3']);
-  });
+    expect(last.body.results.map((row: { id: string }) => row.id)).toEqual(['k-late', 'k3']);
+  }, 120_000);
 
-  it('refuses a batch folder, a log or a manifest that is a symbolic link, and a damaged manifest, without a crash', async () => {
+  it('lists folders of an older Weft by name with how to import them, reading none of their files', async () => {
     const home = tempHome();
     const batchId = await realBatch(home);
     const outside = tempHome();
+    writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET\n');
+    mkdirSync(join(home, 'batches'));
+    // 1. A batch folder that is a link out of the batches folder, with a secret for a manifest.
     const secretDir = join(outside, 'b-20990101-000000-aaaaaa');
     mkdirSync(secretDir);
-    cpSync(batchPaths(home, batchId).dir, secretDir, { recursive: true });
-    writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET\n');
-    // 1. A batch folder that is a link out of the batches folder.
+    symlinkSync(join(outside, 'secret.txt'), join(secretDir, 'batch.json'));
     symlinkSync(secretDir, join(home, 'batches', 'b-20990101-000000-aaaaaa'));
-    // 2. A real folder whose manifest and log are links.
-    const linked = join(home, 'batches', 'b-20980101-000000-bbbbbb');
-    mkdirSync(linked);
-    symlinkSync(join(outside, 'secret.txt'), join(linked, 'batch.json'));
-    // 3. A damaged manifest.
-    const damaged = join(home, 'batches', 'b-20970101-000000-cccccc');
-    mkdirSync(damaged);
-    writeFileSync(join(damaged, 'batch.json'), '{"version": 1, "batchId": ');
-    // 4. A manifest that is a named pipe (nobody writes it: a blocking read would hang the server).
+    // 2. A manifest that is a named pipe (nobody writes it: reading it would hang the server).
     const piped = join(home, 'batches', 'b-20950101-000000-eeeeee');
     mkdirSync(piped);
     execFileSync('mkfifo', [join(piped, 'batch.json')]);
-    // 5. A log that is a link, beside a good manifest.
-    const logLinked = join(home, 'batches', 'b-20960101-000000-dddddd');
-    mkdirSync(logLinked);
-    const manifest = JSON.parse(readFileSync(batchPaths(home, batchId).manifest, 'utf8'));
-    writeFileSync(join(logLinked, 'batch.json'), JSON.stringify({ ...manifest, batchId: 'b-20960101-000000-dddddd' }));
-    symlinkSync(batchPaths(home, batchId).log, join(logLinked, 'log.jsonl'));
+    // 3. A name no batch can have, and a folder the store has too (it is listed once, from the store).
+    mkdirSync(join(home, 'batches', '.hidden'));
+    mkdirSync(join(home, 'batches', batchId));
 
-    const get = dashboard({ home });
+    const { get } = batchDashboard(home);
     const list = await get('/api/batches');
     expect(list.status).toBe(200);
-    const rows = Object.fromEntries(list.body.batches.map((row: { batchId: string }) => [row.batchId, row]));
-    expect(rows['b-20990101-000000-aaaaaa']).toMatchObject({
+    expect(list.body.batches.map((row: { batchId: string }) => row.batchId)).toEqual([
+      batchId,
+      'b-20990101-000000-aaaaaa',
+      'b-20950101-000000-eeeeee',
+    ]);
+    expect(list.body.batches[1]).toMatchObject({
       status: 'unreadable',
-      problem: expect.stringMatching(/symbolic link/),
+      problem: expect.stringContaining('`weft exec --resume b-20990101-000000-aaaaaa` imports it into the store'),
     });
-    expect(rows['b-20980101-000000-bbbbbb']).toMatchObject({
-      status: 'unreadable',
-      problem: expect.stringMatching(/symbolic link/),
-    });
-    expect(rows['b-20970101-000000-cccccc']).toMatchObject({
-      status: 'unreadable',
-      problem: expect.stringMatching(/batch\.json/),
-    });
-    // The linked log is not read: no results.
-    expect(rows['b-20960101-000000-dddddd']).toMatchObject({ results: 0, notRun: 4 });
-    expect(rows[batchId]).toMatchObject({ status: 'finished', results: 4 });
     expect(JSON.stringify(list.body)).not.toContain('TOP SECRET');
+    // Not in the store: no page of its own.
+    expect((await get('/api/batches/b-20990101-000000-aaaaaa')).status).toBe(404);
+    expect((await get('/api/batches/b-20990101-000000-aaaaaa/results')).status).toBe(404);
+  });
 
-    const refused = await get('/api/batches/b-20990101-000000-aaaaaa');
-    expect(refused.body.batch).toMatchObject({ status: 'unreadable', problem: expect.stringMatching(/symbolic link/) });
-    expect(refused.body.graph).toBeUndefined();
-    expect((await get('/api/batches/b-20990101-000000-aaaaaa/results')).status).toBe(400);
-    expect((await get('/api/batches/b-20960101-000000-dddddd/results')).body).toEqual({
-      offset: 0,
-      total: 0,
-      results: [],
+  it('shows a stored manifest that is not one of this version as unreadable, with why', async () => {
+    const home = tempHome();
+    const batchId = await realBatch(home);
+    const { store, get } = batchDashboard(home);
+    await changeManifest(store, batchId, (manifest) => ({ ...manifest, inputs: 'x' }));
+    const row = (await get('/api/batches')).body.batches[0];
+    expect(row).toMatchObject({
+      batchId,
+      status: 'unreadable',
+      problem: expect.stringMatching(/^its manifest .*inputs/),
     });
-    // Nothing was written: no owner file (the lock) appeared anywhere.
-    expect(existsSync(join(batchPaths(home, batchId).dir, 'owner.json'))).toBe(false);
+    const page = await get(`/api/batches/${batchId}`);
+    expect(page.body.batch).toMatchObject({ status: 'unreadable' });
+    expect(page.body.graph).toBeUndefined();
   });
 
   it('shows no graph when the workflow file changed since the batch started', async () => {
     const home = tempHome();
     const batchId = await realBatch(home);
-    const paths = batchPaths(home, batchId);
+    const { store, get } = batchDashboard(home);
     const workflow = join(home, 'changed.workflow.json');
     writeFileSync(workflow, readFileSync(join(BATCH_FIXTURES, 'batch.workflow.json')));
-    const manifest = JSON.parse(readFileSync(paths.manifest, 'utf8'));
-    writeFileSync(paths.manifest, JSON.stringify({ ...manifest, workflow: { ...manifest.workflow, path: workflow } }));
-    const get = dashboard({ home });
+    await changeManifest(store, batchId, (manifest) => ({
+      ...manifest,
+      workflow: { ...(manifest.workflow as object), path: workflow },
+    }));
     expect((await get(`/api/batches/${batchId}`)).body.graph.layout).toBeDefined();
     writeFileSync(workflow, '{"name": "other"}');
     const page = await get(`/api/batches/${batchId}`);

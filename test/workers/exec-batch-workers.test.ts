@@ -4,7 +4,7 @@
  * the batch and before it both take its jobs; no case runs twice; case errors come back located; the redis URL's
  * password is never printed.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
@@ -15,6 +15,7 @@ import { runExecCaseJob } from '../../src/workers/exec-case-worker.js';
 import { loadQueueModules } from '../../src/workers/load-queue.js';
 import { redisOptions } from '../../src/workers/redis-url.js';
 import { runWorker, type WorkerEvent } from '../../src/workers/run-worker.js';
+import { homeBatches } from '../cli/batch-store-harness.js';
 import { cli, tempHome } from '../cli/cli-harness.js';
 import { startTestRedis } from './redis-server.js';
 
@@ -246,9 +247,8 @@ describe.skipIf(redis.url === undefined)('weft exec --inputs --workers', () => {
     expect(result.code).not.toBe(0);
     expect(`${result.stdout}${result.stderr}`).not.toContain('s3cret-pass');
     // Nor is it stored: the batch keeps the URL without it.
-    const batches = join(home, 'batches');
-    for (const name of existsSync(batches) ? readdirSync(batches) : []) {
-      const manifest = readFileSync(join(batches, name, 'batch.json'), 'utf8');
+    for (const batch of await homeBatches(home)) {
+      const manifest = JSON.stringify(batch.manifest);
       expect(manifest).not.toContain('s3cret-pass');
       expect(manifest).toContain('redis://weft@127.0.0.1');
     }

@@ -39,8 +39,9 @@ export async function renderBatchPage(main, [batchId], signal) {
         ['errors', shown.errors],
         ['not run', shown.notRun],
         ['interrupted', shown.interrupted || undefined],
+        // Started without a result: running now, or (when nothing runs the batch) cut off, reported on the resume.
         ['running now', shown.status === 'running' ? shown.startedWithoutResult : undefined],
-        ['unreadable log lines', shown.unreadableLines || undefined],
+        ['cut off', shown.status !== 'running' ? shown.startedWithoutResult || undefined : undefined],
         ['started', when(shown.createdAt)],
         ['concurrency', shown.options?.concurrency],
       ]),
@@ -103,9 +104,7 @@ export async function renderBatchPage(main, [batchId], signal) {
                 row.error.field ? ` at ${row.error.field}` : '',
                 h('div', {}, row.error.message),
               )
-            : row.unreadable
-              ? h('span', { class: 'muted' }, 'record unreadable')
-              : null,
+            : null,
           row.steps ?? null,
           row.toolCalls ?? null,
         ]),

@@ -1,6 +1,6 @@
 /**
  * `weft exec FILE --inputs cases.jsonl` and `weft exec --resume BATCH`: a batch of cases through one
- * workflow with no model, durable in `<home>/batches/<id>/` (docs/contracts.md), in this process or on BullMQ
+ * workflow with no model, durable in the run store (SQLite or Postgres; docs/contracts.md), in this process or on BullMQ
  * workers (`--workers redis://…`). Exit 0 when every case passed, 1 when some failed or erred, 2 on bad input,
  * 130 when stopped (SIGINT/SIGTERM) with the command that resumes it.
  */
@@ -10,9 +10,11 @@ import {
   acquireBatch,
   type BatchManifest,
   type BatchResult,
+  type BatchStore,
   type BatchSummary,
-  batchPaths,
-  createBatchFolder,
+  batchStoreOf,
+  checkBatchId,
+  createBatch,
   createExecCaseQueue,
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,
@@ -20,8 +22,9 @@ import {
   loadToolsFile,
   loadWorkflowFile,
   newBatchId,
+  importBatchFolder,
+  parseBatchManifest,
   readBatchCases,
-  readBatchManifest,
   redactUrl,
   runBatch,
   runWorkflowIsolated,
@@ -31,7 +34,7 @@ import {
   WeftError,
 } from '../../internal.js';
 import { createBatchProgress } from './batch-progress.js';
-import { loadContext } from '../context.js';
+import { type Context, loadContext, openStore, storePlace } from '../context.js';
 import { integerFlag } from '../flags.js';
 import { type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output, Streams } from '../output.js';
@@ -48,6 +51,7 @@ export interface ExecBatchFlags {
   readonly timeLimit?: string;
   readonly workerMemory?: string;
   readonly home?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
@@ -65,8 +69,8 @@ export async function execBatchCommand(
   streams: Streams,
   signal: AbortSignal,
 ): Promise<number> {
-  const { home, config } = await loadContext(flags);
-  const limits = isolationLimits(flags, config);
+  const context = await loadContext(flags);
+  const limits = isolationLimits(flags, context.config);
   const concurrencyFlag = integerFlag('concurrency', flags.concurrency, { min: 1 });
   // Each unit is a loop awaiting the next case: a hundred million of them is memory, not speed.
   if (concurrencyFlag !== undefined && concurrencyFlag > MAX_CONCURRENCY)
@@ -74,6 +78,37 @@ export async function execBatchCommand(
       location: { field: '--concurrency' },
     });
   const maxVisitsFlag = integerFlag('max-visits', flags.maxVisits, { min: 1 });
+  if (flags.resume !== undefined) checkBatchId(flags.resume);
+  const store = batchStoreOf(await openStore(context));
+  try {
+    return await execBatch(file, flags, output, streams, signal, {
+      context,
+      store,
+      concurrencyFlag,
+      maxVisitsFlag,
+      limits,
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+interface BatchSetup {
+  readonly context: Context;
+  readonly store: BatchStore & { close(): Promise<void> };
+  readonly concurrencyFlag: number | undefined;
+  readonly maxVisitsFlag: number | undefined;
+  readonly limits: IsolationLimits;
+}
+
+async function execBatch(
+  file: string | undefined,
+  flags: ExecBatchFlags,
+  output: Output,
+  streams: Streams,
+  signal: AbortSignal,
+  { context, store, concurrencyFlag, maxVisitsFlag, limits }: BatchSetup,
+): Promise<number> {
   let manifest: BatchManifest;
   let resuming = false;
   if (flags.resume !== undefined) {
@@ -81,7 +116,7 @@ export async function execBatchCommand(
       throw new WeftError('BAD_INPUT', '--resume takes no FILE or --inputs: the batch resumes with its own', {
         location: { field: '--resume' },
       });
-    manifest = await readBatchManifest(home, flags.resume);
+    manifest = await storedManifest(store, context, flags.resume);
     resuming = true;
     // A batch keeps the cap it started with: its cases are judged alike.
     const started = manifest.options.maxVisits ?? DEFAULT_MAX_VISITS;
@@ -149,15 +184,14 @@ export async function execBatchCommand(
       // Hashed before it was read: a file that changed in between is caught by the resume's check, not here.
       if (manifest.workflow.sha256 === '')
         throw new WeftError('BAD_INPUT', `cannot read ${file}`, { location: { field: 'FILE' } });
-      // The workers first: a bad or unreachable Redis leaves no batch folder behind.
+      // The workers first: a bad or unreachable Redis leaves no batch behind.
       queue = await openQueue();
-      await createBatchFolder(home, manifest).catch(async (error: unknown) => {
+      await createBatch(store, manifest).catch(async (error: unknown) => {
         await queue?.close();
         throw error;
       });
     }
-    const paths = batchPaths(home, manifest.batchId);
-    const release = await acquireBatch(paths, manifest.batchId).catch(async (error: unknown) => {
+    const release = await acquireBatch(store, manifest.batchId).catch(async (error: unknown) => {
       await queue?.close();
       throw error;
     });
@@ -179,7 +213,7 @@ export async function execBatchCommand(
         );
       summary = await runBatch({
         batchId: manifest.batchId,
-        paths,
+        store,
         cases: () => readBatchCases(manifest.inputs.path),
         total: manifest.inputs.cases,
         runCase: queue ? queue.runCase : inProcess(workflow, tools, manifest.options.maxVisits, limits),
@@ -211,6 +245,20 @@ export async function execBatchCommand(
   }
 }
 
+/**
+ * The manifest of a stored batch; a batch an older version left in `<home>/batches/ID/` is imported into the store
+ * first (import-batch-folder.ts).
+ */
+async function storedManifest(store: BatchStore, context: Context, batchId: string): Promise<BatchManifest> {
+  const info = await store.getBatch(batchId);
+  if (info && !info.importing) return parseBatchManifest(batchId, info.manifest, storePlace(context));
+  const imported = await importBatchFolder(store, context.home, batchId);
+  if (imported) return imported;
+  throw new WeftError('BAD_INPUT', `no batch ${batchId} in ${storePlace(context)}`, {
+    location: { field: '--resume' },
+  });
+}
+
 function inProcess(
   workflow: ExecutableWorkflow,
   tools: ToolSet | undefined,
@@ -234,8 +282,8 @@ function inProcess(
 /**
  * `--out` is truncated and written before any case runs: refused when it is a directory, a symbolic link (the
  * results file is never written through one), or the same file as one the batch reads — by any spelling or hard
- * link, so compared by device and inode — and when its folder does not exist. Checked before the batch folder is
- * made, so a refused run leaves no batch behind.
+ * link, so compared by device and inode — and when its folder does not exist. Checked before the batch is
+ * recorded, so a refused run leaves no batch behind.
  */
 async function checkOutPath(out: string, inputs: readonly string[]): Promise<void> {
   const refuse = (why: string) => {

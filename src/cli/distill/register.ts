@@ -56,7 +56,8 @@ export function registerDistillCommands(program: Command, context: CommandContex
       'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)',
     )
     .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256)')
-    .option('--home <dir>', 'Weft home (batches are kept in <home>/batches)')
+    .option('--home <dir>', 'Weft home (its weft.db keeps the batches unless --store names another store)')
+    .addOption(store)
     .addOption(jsonOption)
     .action(async (file: string | undefined, flags) => {
       if (flags.inputs !== undefined || flags.resume !== undefined) {

@@ -1,0 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
+import { describeBatchStore } from './describe-batch-store.js';
+
+describeBatchStore('sqlite', {
+  async fresh() {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-batch-store-'));
+    const path = join(dir, 'weft.db');
+    return {
+      open: async () => openSqliteRunStore(path),
+      dispose: () => rm(dir, { recursive: true, force: true }),
+    };
+  },
+});
