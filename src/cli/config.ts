@@ -10,6 +10,7 @@
  *   maxOutputTokens: { default: 4096, execute: 8192, verify: 512 }   # or one number for every call
  *   caseTimeLimitMs: 2000   # a workflow case's computing time (weft exec --time-limit)
  *   workerMemoryMb: 256     # the heap of the worker thread a case runs in (weft exec --worker-memory)
+ *   jobs: 2                 # worker threads workflow cases run on (weft exec --jobs; default one a core)
  *
  * Reading the file is `load-config.ts`'s job; this module (zod, yaml) loads only when there is a file to check.
  */
@@ -45,6 +46,7 @@ const configSchema = z
     // The hard limits of a workflow case (weft exec, weft mcp's weft_exec): --time-limit and --worker-memory.
     caseTimeLimitMs: z.number().int().positive().optional(),
     workerMemoryMb: z.number().int().min(16).optional(),
+    jobs: z.number().int().min(1).max(256).optional(),
     maxOutputTokens: z
       .union(
         [

@@ -170,9 +170,26 @@ describe('weft exec --max-visits', () => {
     expect(summary).toMatchObject({ cases: 3, passed: 2, errors: 1 });
     const hostile = summary.results.find((result: { id: string }) => result.id === 'hostile');
     expect(hostile.error.message).toContain("node sort (output): stopped at the case's time limit of 300 ms");
+    // One worker thread (--jobs 1): the same results, the hostile case stopped alone.
+    const one = await cli([
+      'exec',
+      file,
+      '--inputs',
+      cases,
+      '--time-limit',
+      '300',
+      '--jobs',
+      '1',
+      '--home',
+      home,
+      '--json',
+    ]);
+    expect(JSON.parse(one.stdout)).toMatchObject({ cases: 3, passed: 2, errors: 1 });
     for (const [flag, value] of [
       ['--time-limit', '0'],
       ['--worker-memory', 'lots'],
+      ['--jobs', '0'],
+      ['--jobs', '1000'],
     ] as const) {
       const bad = await cli(['exec', file, '--input', '{"n":2}', flag, value]);
       expect(bad.code, flag).toBe(2);

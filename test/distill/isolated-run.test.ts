@@ -179,5 +179,32 @@ describe('runWorkflowIsolated', () => {
       // The process and the pool go on.
       expect((await runWorkflowIsolated(oneCall('slow'), { input: {}, tools })).output).toBe('waited');
     });
+
+    it('runs cases on as many worker threads as jobs says, and no more', async () => {
+      const file = join(scratch, 'nap.mjs');
+      writeFileSync(
+        file,
+        [
+          "import { threadId } from 'node:worker_threads';",
+          // A case holds its worker while its tool waits: six at once need six workers, and get at most `jobs`.
+          "export const nap = { description: 'Waits, then says where.', inputSchema: { type: 'object' }, execute: () => new Promise((resolve) => setTimeout(() => resolve(threadId), 150)) };",
+        ].join('\n'),
+      );
+      const { tools } = await loadModuleTools(file);
+      const threads = async (jobs: number) =>
+        new Set(
+          (
+            await Promise.all(
+              Array.from({ length: 6 }, () => runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs })),
+            )
+          ).map((result) => result.output),
+        ).size;
+      expect(await threads(1)).toBe(1);
+      expect(await threads(3)).toBe(3);
+      await expect(runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 0 })).rejects.toMatchObject({
+        code: 'BAD_INPUT',
+        location: { field: 'jobs' },
+      });
+    });
   });
 });

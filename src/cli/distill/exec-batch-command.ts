@@ -27,6 +27,7 @@ import {
   readBatchCases,
   redactUrl,
   runBatch,
+  defaultJobs,
   runWorkflowIsolated,
   scanBatchCases,
   type CaseRunner,
@@ -157,7 +158,7 @@ async function execBatch(
       ...(flags.tools !== undefined ? { tools: { path: resolve(flags.tools) } } : {}),
       inputs: { path: resolve(flags.inputs), sha256: scan.sha256, cases: scan.cases },
       options: {
-        concurrency: concurrencyFlag ?? (flags.workers ? DEFAULT_WORKER_CONCURRENCY : DEFAULT_CONCURRENCY),
+        concurrency: concurrencyFlag ?? (flags.workers ? DEFAULT_WORKER_CONCURRENCY : inProcessConcurrency(limits)),
         ...(maxVisitsFlag !== undefined ? { maxVisits: maxVisitsFlag } : {}),
         ...(flags.out !== undefined ? { out: resolve(flags.out) } : {}),
         ...(flags.workers !== undefined ? { workers: redactUrl(flags.workers).display } : {}),
@@ -222,7 +223,7 @@ async function execBatch(
           (resuming && Boolean(manifest.options.workers) !== Boolean(queue)
             ? queue
               ? DEFAULT_WORKER_CONCURRENCY
-              : DEFAULT_CONCURRENCY
+              : inProcessConcurrency(limits)
             : manifest.options.concurrency),
         ...(manifest.options.out !== undefined ? { out: { path: manifest.options.out } } : {}),
         ...(flags.rerunInterrupted ? { rerunInterrupted: true } : {}),
@@ -257,6 +258,11 @@ async function storedManifest(store: BatchStore, context: Context, batchId: stri
   throw new WeftError('BAD_INPUT', `no batch ${batchId} in ${storePlace(context)}`, {
     location: { field: '--resume' },
   });
+}
+
+/** Cases in flight in this process: enough to keep every worker thread busy while others wait on their tools. */
+function inProcessConcurrency(limits: IsolationLimits): number {
+  return Math.max(DEFAULT_CONCURRENCY, 2 * (limits.jobs ?? defaultJobs()));
 }
 
 function inProcess(

@@ -56,6 +56,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)',
     )
     .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256)')
+    .option('--jobs <n>', 'worker threads cases run on at once (default: one a core; --jobs 1: one thread)')
     .option('--home <dir>', 'Weft home (its weft.db keeps the batches unless --store names another store)')
     .addOption(store)
     .addOption(jsonOption)
