@@ -1,9 +1,11 @@
 /**
  * Pruning a home: removes the runs created before a cutoff, with their events, plan versions, the blobs no other
- * run uses and their folders under `<home>/runs`. A live run is never removed (`selectRunsToPrune`).
+ * run uses and their folders under `<home>/runs`, and the `weft exec` batches created before it (prune-batches.ts).
+ * A live run or batch is never removed (`selectRunsToPrune`).
  */
 import { effectiveStatus, type LivenessProbe } from './run-owner.js';
 import type { RunRecord, RunStore, StoredRunStatus } from './run-store.js';
+import { type KeptBatch, type PrunedBatch, pruneBatches } from './prune-batches.js';
 import { removeRunDirectory } from './remove-run-directory.js';
 import { selectRunsToPrune, type KeptRun } from './select-runs-to-prune.js';
 
@@ -40,6 +42,10 @@ export interface PruneRunsResult {
   readonly bytesFreed: number;
   /** Run folders that could not be removed; their runs' records are gone all the same. */
   readonly failures: readonly { readonly runId: string; readonly message: string }[];
+  /** `weft exec` batches removed with their logs (none for a store without batches). */
+  readonly batches: readonly PrunedBatch[];
+  /** Batches created before the cutoff that a process may still be running. */
+  readonly keptBatches: readonly KeptBatch[];
 }
 
 /** Prunes `store` (which the caller opened and closes) and the run folders under `options.home`. */
@@ -74,6 +80,11 @@ export async function pruneRuns(store: RunStore, options: PruneRunsOptions): Pro
     }
   }
 
+  const batches = await pruneBatches(store, {
+    before: options.before,
+    dryRun,
+    ...(options.probe ? { probe: options.probe } : {}),
+  });
   const removed = result.removed.map((runId) => {
     const run = byId.get(runId) as RunRecord;
     return { runId, status: effectiveStatus(run, options.probe), createdAt: run.createdAt, task: run.task };
@@ -90,5 +101,7 @@ export async function pruneRuns(store: RunStore, options: PruneRunsOptions): Pro
     directoryBytes,
     bytesFreed: result.blobBytes + directoryBytes,
     failures,
+    batches: batches.removed,
+    keptBatches: batches.kept,
   };
 }

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { parseAge } from '../../src/cli/ops/prune-command.js';
+import { batchStoreOf } from '../../src/store/batch-records.js';
 import { openRunStore } from '../../src/store/open-store.js';
+import { databasePath } from '../../src/store/run-paths.js';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.js';
 import { cli, tempHome } from './cli-harness.js';
 import { DAY_MS, deadPid, seedRuns } from './seed-home.js';
 
@@ -22,6 +25,8 @@ interface PruneDocument {
   directories: number;
   directoryBytes: number;
   bytesFreed: number;
+  batches: { batchId: string; createdAt: string; records: number }[];
+  keptBatches: { batchId: string; reason: string }[];
 }
 
 async function prune(home: string, ...args: string[]): Promise<PruneDocument> {
@@ -232,5 +237,46 @@ describe('weft prune', () => {
     const home = tempHome();
     const document = await prune(home, '--older-than', '90m');
     expect(document).toMatchObject({ removed: [], kept: [], events: 0, blobs: 0, directories: 0, bytesFreed: 0 });
+  });
+});
+
+describe('weft prune and exec batches', () => {
+  it('removes batches created before the cutoff with their logs, keeps one a live process owns, and --dry-run removes none', async () => {
+    const home = tempHome();
+    const old = new Date(Date.now() - 3 * DAY_MS);
+    const seeded = openSqliteRunStore(databasePath(home), { now: () => old });
+    try {
+      for (const batchId of ['b-old', 'b-owned']) {
+        await seeded.createBatch({ batchId, manifest: { version: 1 } });
+        await seeded.appendBatchRecords(batchId, [
+          { type: 'case-start', id: 1, attempt: 1 },
+          { type: 'case-end', id: 1, status: 'passed', output: 2 },
+        ]);
+      }
+      // This test's own process owns one: it is alive, so that batch stays.
+      expect(await seeded.takeOverBatch('b-owned', { pid: process.pid, host: hostname() }, undefined)).toBe(true);
+    } finally {
+      await seeded.close();
+    }
+    const fresh = batchStoreOf(await openRunStore({ home }));
+    await fresh.createBatch({ batchId: 'b-new', manifest: { version: 1 } });
+    await fresh.close();
+
+    const dry = await prune(home, '--older-than', '1d', '--dry-run');
+    expect(dry).toMatchObject({
+      batches: [{ batchId: 'b-old', records: 2 }],
+      keptBatches: [{ batchId: 'b-owned', reason: expect.stringContaining(`process ${process.pid}`) }],
+    });
+    const done = await prune(home, '--older-than', '1d');
+    expect(done).toMatchObject({ batches: [{ batchId: 'b-old', records: 2 }] });
+    const store = batchStoreOf(await openRunStore({ home }));
+    try {
+      expect((await store.listBatches()).map((batch) => batch.batchId).sort()).toEqual(['b-new', 'b-owned']);
+      await expect(store.batchRecords('b-old')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    } finally {
+      await store.close();
+    }
+    const text = await cli(['prune', '--older-than', '1d', '--home', home]);
+    expect(text.stdout).toContain('kept batch b-owned: process');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `weft prune --older-than <age> [--dry-run]`: removes runs created before now − age, with their events, plan
- * versions, the blobs no other run uses and their folders under `<home>/runs` (the library's `pruneRuns`; this
+ * versions, the blobs no other run uses and their folders under `<home>/runs`, and `weft exec` batches created
+ * before it with their logs (the library's `pruneRuns`; this
  * file turns flags into its options and prints its result).
  */
 import { pruneRuns, WeftError, type LivenessProbe, type PruneRunsResult } from '../../internal.js';
@@ -84,6 +85,15 @@ export async function pruneCommand(
   if (kept.length > 0) {
     output.text(`kept ${kept.length} running run${kept.length === 1 ? '' : 's'}:`);
     for (const run of kept) output.text(`  ${run.runId}  ${run.reason}`);
+  }
+  const batches = result.batches;
+  if (batches.length > 0 || result.keptBatches.length > 0) {
+    const records = batches.reduce((sum, batch) => sum + batch.records, 0);
+    output.text(
+      `${dryRun ? 'would remove' : 'removed'} ${batches.length} batch${batches.length === 1 ? '' : 'es'} (${records} records)`,
+    );
+    for (const batch of batches) output.text(`  ${batch.batchId}  ${batch.createdAt}  ${batch.records} records`);
+    for (const batch of result.keptBatches) output.text(`kept batch ${batch.batchId}: ${batch.reason}`);
   }
   return failures.length > 0 ? 1 : 0;
 }

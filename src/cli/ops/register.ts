@@ -84,7 +84,7 @@ export function registerOpsCommands(program: Command, context: CommandContext): 
   program
     .command('prune')
     .description(
-      'remove runs older than an age, with their events, plans, unshared outputs and folders (never a live run)',
+      'remove runs and exec batches older than an age, with their events, plans, unshared outputs and folders (never a live one)',
     )
     .option('--older-than <age>', 'age like 30d, 12h, 90m (units s, m, h, d, w)')
     .option('--dry-run', 'list what would be removed, and remove nothing')
