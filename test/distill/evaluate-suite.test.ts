@@ -410,6 +410,9 @@ describe('evaluateSuite: rollouts, the all selection and the WorfEval column', (
     const inner = fakeStages((task) => distilled(task.reference!))(fakeModel(), 'es-pe');
     const executed: string[] = [];
     let abortedInFlight = false;
+    // The hand-off fails only once palindrome's run is surely in flight (waiting), whatever the machine's speed.
+    let palindromeWaits!: () => void;
+    const waiting = new Promise<void>((resolve) => (palindromeWaits = resolve));
     const failing = evaluateSuite(tasks, {
       ...base(),
       concurrency: 2,
@@ -419,13 +422,16 @@ describe('evaluateSuite: rollouts, the all selection and the WorfEval column', (
           executed.push(context.task.name);
           if (context.task.name === 'palindrome' && !context.signal.aborted) {
             // Ends only when aborted: without the abort the suite would never settle.
-            await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+            const aborted = new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+            palindromeWaits();
+            await aborted;
             abortedInFlight = true;
           }
           return inner.execute!(input, expected, context);
         },
       }),
       onTaskRun: async () => {
+        await waiting;
         throw new Error('disk full');
       },
     });
