@@ -304,23 +304,22 @@ async function startConversation(
         const reason = isWeftError(error)
           ? `${error.code}: ${error.message}`
           : String((error as Error)?.message ?? error);
+        const failedCall = {
+          type: 'model-call' as const,
+          turn,
+          attempt,
+          model: options.model.id,
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+          ms: Math.round(performance.now() - started),
+          error: reason,
+        };
         // The reply was being shown when the call failed (Ctrl-C, a dropped connection, a timeout, the budget's
         // deadline): what the user saw is kept as the turn's reply, marked cut, instead of being lost.
         const partial = stream?.shown ?? '';
         if (partial !== '') {
-          await collect([
-            {
-              type: 'model-call',
-              turn,
-              attempt,
-              model: options.model.id,
-              inputTokens: 0,
-              outputTokens: 0,
-              costUsd: 0,
-              ms: Math.round(performance.now() - started),
-              error: reason,
-            },
-          ]);
+          await collect([failedCall]);
           reply = partial;
           cut = { chars: partial.length, reason };
           break;
@@ -328,19 +327,7 @@ async function startConversation(
         if (isAbortError(error) || (isWeftError(error) && error.code === 'ABORTED')) throw error;
         // A spent budget stops the turn (send records it); it is not the model failing.
         if (scope?.stop()) throw error;
-        await collect([
-          {
-            type: 'model-call',
-            turn,
-            attempt,
-            model: options.model.id,
-            inputTokens: 0,
-            outputTokens: 0,
-            costUsd: 0,
-            ms: Math.round(performance.now() - started),
-            error: reason,
-          },
-        ]);
+        await collect([failedCall]);
         failed = true;
         break;
       }

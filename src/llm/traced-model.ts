@@ -19,7 +19,9 @@ export interface TracedModelOptions {
 
 export function tracedModel(model: ChatModel, options: TracedModelOptions = {}): ChatModel {
   // The name the provider is asked for; a spec without one (`sim:…`) by its provider, never its options or key.
-  const name = requestedModelName(model.id) ?? telemetryProvider(model.id);
+  // Parsed once: a model's id does not change, and a spec that is no spec costs a suggestion on every parse.
+  const requested = requestedModelName(model.id);
+  const name = requested ?? telemetryProvider(model.id);
   return wrapModel(model, {
     async wrapGenerate({ call, signal, next }) {
       const taskId = call.tag === undefined ? undefined : options.taskOf?.(call.tag);
@@ -37,7 +39,7 @@ export function tracedModel(model: ChatModel, options: TracedModelOptions = {}):
         span.succeed(
           result,
           options.costOf?.(result, model.id),
-          requestedModelName(model.id) ?? redactModelSpec(result.model || model.id),
+          requested ?? redactModelSpec(result.model || model.id),
         );
         return result;
       } catch (error) {
