@@ -2,49 +2,23 @@
  * `weft chat` against a local server streaming OpenAI chat-completion chunks: the reply is printed as it arrives,
  * and Ctrl-C mid-reply keeps what came, says so, and stores it marked cut for `--session` to show.
  */
-import { createServer, type ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { jsonDocument } from '../e2e/weft-cli.js';
+import { openAiChunk as chunk, type SseHandler, sseServers } from '../llm/providers/sse-server.js';
 import { CHAT_PDL, startChat, until } from './chat-harness.js';
 import { cli } from './cli-harness.js';
 
 const home = mkdtempSync(join(tmpdir(), 'weft-chat-stream-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-function chunk(content: string): string {
-  const body = {
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    model: 'gpt-test',
-    choices: [{ index: 0, delta: { content } }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
-}
-
-const servers: Array<ReturnType<typeof createServer>> = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const serveEvents = sseServers();
 
 /** A server answering every chat completion with `handler`; the spec of a model on it. */
-async function serve(handler: (response: ServerResponse) => void): Promise<string> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      handler(response);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `openai-compatible:http://127.0.0.1:${(server.address() as AddressInfo).port}/v1#gpt-test`;
+async function serve(handler: SseHandler): Promise<string> {
+  return `openai-compatible:${await serveEvents(handler)}/v1#gpt-test`;
 }
 
 describe('weft chat streaming a reply', () => {

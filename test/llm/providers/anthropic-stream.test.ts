@@ -1,9 +1,8 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWeftError } from '../../../src/errors.js';
 import type { StreamEvent } from '../../../src/llm/chat-model.js';
 import { createAnthropicModel } from '../../../src/llm/providers/anthropic.js';
+import { sseServers } from './sse-server.js';
 
 /** One event of Anthropic's messages stream, as the server writes it. */
 function sse(type: string, data: Record<string, unknown>): string {
@@ -28,27 +27,7 @@ const END =
   sse('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }) +
   sse('message_stop', {});
 
-const servers: Array<ReturnType<typeof createServer>> = [];
-
-async function serve(handler: (response: ServerResponse) => void): Promise<string> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      handler(response);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const serve = sseServers();
 
 function model(baseURL: string) {
   return createAnthropicModel({ id: 'anthropic:claude-test', model: 'claude-test', apiKey: 'sk-ant-test', baseURL });

@@ -1,46 +1,17 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../src/llm/chat-model.js';
 import { createOpenAICompatibleModel } from '../../../src/llm/providers/openai-compatible.js';
 import { withRetries } from '../../../src/llm/retry.js';
 import { withTimeout } from '../../../src/llm/timeout.js';
 import { isWeftError } from '../../../src/errors.js';
+import { openAiChunk as chunk, type SseHandler, sseServers } from './sse-server.js';
 
-/** One chat-completions chunk as the server-sent event OpenAI writes. */
-function chunk(content: string): string {
-  const body = {
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    model: 'gpt-test',
-    choices: [{ index: 0, delta: { content } }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
+const serveEvents = sseServers();
+
+/** A server answering each request with `handler`'s events; its OpenAI base URL. */
+async function serve(handler: SseHandler): Promise<string> {
+  return `${await serveEvents(handler)}/v1`;
 }
-
-type Handler = (response: ServerResponse, request: number) => void;
-const servers: Array<ReturnType<typeof createServer>> = [];
-
-async function serve(handler: Handler): Promise<string> {
-  let count = 0;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      handler(response, count++);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-}
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
 
 function model(baseURL: string) {
   return createOpenAICompatibleModel({
