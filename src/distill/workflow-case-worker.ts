@@ -7,7 +7,7 @@
  */
 import { serveIsolateTasks } from '../runtime/isolate-worker.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from '../tools/call-tool.js';
-import { moduleToolsInThisThread } from '../tools/module-tools.js';
+import { moduleToolsOfThread } from '../tools/module-tools.js';
 import type { JsonValue, ModuleToolOrigin, Tool } from '../tools/tool.js';
 import { runWorkflow } from './run-workflow.js';
 import type { ExecutableWorkflow } from './workflow.js';
@@ -33,19 +33,6 @@ export interface WorkflowToolRequest {
 
 const workflows = new Map<number, ExecutableWorkflow>();
 const toolLists = new Map<string, Promise<readonly Tool[]>>();
-/** Imported tools modules, by file and picked exports. */
-const modules = new Map<string, Promise<readonly Tool[]>>();
-
-function moduleTools(origin: ModuleToolOrigin): Promise<readonly Tool[]> {
-  const key = `${origin.file}\u0000${(origin.exports ?? []).join('\u0000')}`;
-  let tools = modules.get(key);
-  if (!tools) {
-    tools = moduleToolsInThisThread(origin.file, origin.shown, origin.exports);
-    tools.catch(() => modules.delete(key));
-    modules.set(key, tools);
-  }
-  return tools;
-}
 
 // What every case needs loads before the worker says it is ready (JSONata, and ajv for a workflow's `inputs`): a
 // case's time limit is not spent loading them.
@@ -80,7 +67,7 @@ serveIsolateTasks(async (body, context) => {
         if (origin) {
           // The module's own tool, with its schema, timeout, retries and size cap applied here by callTool; its
           // call is a pause of the case's time, limited by the tool's timeout (a busy loop stops this worker).
-          const real = (await moduleTools(origin)).find((tool) => tool.name === name);
+          const real = (await moduleToolsOfThread(origin)).find((tool) => tool.name === name);
           if (!real) throw new Error(`${origin.shown} has no tool ${name} in this worker`);
           const limit = real.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
           return {

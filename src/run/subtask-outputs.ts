@@ -13,6 +13,7 @@
  */
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { boundedMap } from '../runtime/bounded-map.js';
 import { outputFileName } from '../store/run-paths.js';
 import { FileWriterThread } from './file-writer-thread.js';
 import { isTemporaryName, replaceFile } from './replace-file.js';
@@ -113,14 +114,10 @@ export class SubtaskOutputs {
 
   private async writeHere(files: readonly { name: string; text: string }[]): Promise<Map<string, unknown>> {
     const failures = new Map<string, unknown>();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < files.length) {
-        const file = files[next++]!;
-        await replaceFile(this.dir, file.name, file.text).catch((error: unknown) => failures.set(file.name, error));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, files.length) }, worker));
+    // A file that cannot be written fails its own write only: caught here, so the map goes on.
+    await boundedMap(files, { concurrency: PARALLEL_WRITES }, (file) =>
+      replaceFile(this.dir, file.name, file.text).catch((error: unknown) => void failures.set(file.name, error)),
+    );
     return failures;
   }
 

@@ -5,26 +5,12 @@
 import { WeftError, isWeftError } from '../errors.js';
 import { serveIsolateTasks } from '../runtime/isolate-worker.js';
 import { thrownMessage } from './call-tool.js';
-import { type ModuleToolTask, infoOfTool, moduleToolsInThisThread } from './module-tools.js';
-import type { JsonValue, Tool } from './tool.js';
-
-const modules = new Map<string, Promise<readonly Tool[]>>();
-
-function toolsOf(task: ModuleToolTask): Promise<readonly Tool[]> {
-  const key = `${task.file}\u0000${(task.exports ?? []).join('\u0000')}`;
-  let tools = modules.get(key);
-  if (!tools) {
-    tools = moduleToolsInThisThread(task.file, task.shown, task.exports);
-    // A module that failed to load may load next time (it was fixed): not kept.
-    tools.catch(() => modules.delete(key));
-    modules.set(key, tools);
-  }
-  return tools;
-}
+import { type ModuleToolTask, infoOfTool, moduleToolsOfThread } from './module-tools.js';
+import type { JsonValue } from './tool.js';
 
 serveIsolateTasks(async (body, { signal }) => {
   const task = body as ModuleToolTask;
-  const tools = await toolsOf(task);
+  const tools = await moduleToolsOfThread(task);
   if (task.op === 'describe') return tools.map(infoOfTool);
   const tool = tools.find((each) => each.name === task.tool);
   if (!tool) throw new WeftError('INTERNAL', `${task.shown} has no tool ${task.tool} any more`);

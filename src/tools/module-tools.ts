@@ -20,7 +20,14 @@ import {
 } from '../runtime/isolate-pool.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './call-tool.js';
 import { isToolDefinition, toolFromDefinition } from './define-tool.js';
-import { type JsonValue, TOOL_NAME_PATTERN, type Tool, type ToolSchema, type ToolSet } from './tool.js';
+import {
+  type JsonValue,
+  type ModuleToolOrigin,
+  TOOL_NAME_PATTERN,
+  type Tool,
+  type ToolSchema,
+  type ToolSet,
+} from './tool.js';
 
 /** How long importing a tools module (its top-level code) may take. */
 export const MODULE_LOAD_TIME_LIMIT_MS = 30_000;
@@ -114,8 +121,25 @@ export async function loadModuleTools(path: string, options: ModuleToolsOptions 
   };
 }
 
+const imported = new Map<string, Promise<readonly Tool[]>>();
+
+/**
+ * A module's tools as a worker thread sees them, imported once per thread (by file and picked exports). A module
+ * that failed to load is not kept: it may load next time (it was fixed).
+ */
+export function moduleToolsOfThread(origin: ModuleToolOrigin): Promise<readonly Tool[]> {
+  const key = `${origin.file}\u0000${(origin.exports ?? []).join('\u0000')}`;
+  let tools = imported.get(key);
+  if (!tools) {
+    tools = moduleToolsInThisThread(origin.file, origin.shown, origin.exports);
+    tools.catch(() => imported.delete(key));
+    imported.set(key, tools);
+  }
+  return tools;
+}
+
 /** A module's tools as its worker sees them: imported there, with their `execute`. */
-export async function moduleToolsInThisThread(
+async function moduleToolsInThisThread(
   file: string,
   shown: string,
   exports?: readonly string[],
