@@ -2,8 +2,8 @@
  * Values of an executable workflow: `{% expr %}` strings are JSONata (the `jsonata` package, loaded on first use)
  * evaluated against `{ inputs, vars }`; objects and arrays are evaluated member by member; anything else is a
  * literal. Compiled expressions are cached per text, value plans per value object; plain paths (`vars.x.y`), and
- * arithmetic and comparisons over them (fast-expression.ts), skip JSONata's evaluator when the answer is certainly
- * the same.
+ * arithmetic and comparisons over them, skip JSONata's evaluator when the answer is certainly the same
+ * (fast-expression.ts).
  */
 import { WeftError } from '../errors.js';
 import { type FastExpression, fastExpression, NOT_FAST } from './fast-expression.js';
@@ -131,11 +131,6 @@ export async function evaluateExpression(
   where: string,
   timeLimitMs: number = DEFAULT_EXPRESSION_TIME_LIMIT_MS,
 ): Promise<unknown> {
-  const path = pathOf(expression);
-  if (path) {
-    const found = lookup(scope, path);
-    if (found !== MISSING) return found;
-  }
   const compiled =
     cache.get(cacheKey(expression, timeLimitMs)) ?? (await compileExpression(expression, where, timeLimitMs));
   let direct = fast.get(expression);
@@ -155,39 +150,6 @@ export async function evaluateExpression(
       location: { field: where },
     });
   }
-}
-
-/**
- * The fast path for the commonest expressions, plain paths like `vars.item.sku`: a property walk instead of
- * JSONata's evaluator. Only where the result is certainly JSONata's: every step an own property of a plain
- * (non-array) object; anything else (arrays, which JSONata maps over; missing fields; primitives) goes to JSONata.
- */
-const MISSING = Symbol('missing');
-const SIMPLE_PATH = /^(?:inputs|vars)(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-const OPERATOR_WORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null']);
-const paths = new Map<string, readonly string[] | null>();
-
-function pathOf(expression: string): readonly string[] | null {
-  let path = paths.get(expression);
-  if (path === undefined) {
-    const steps = expression.split('.');
-    path = SIMPLE_PATH.test(expression) && !steps.some((step) => OPERATOR_WORDS.has(step)) ? steps : null;
-    if (paths.size > 10_000) paths.clear();
-    paths.set(expression, path);
-  }
-  return path;
-}
-
-function lookup(scope: Scope, path: readonly string[]): unknown {
-  let current: unknown = scope;
-  for (const step of path) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current)) return MISSING;
-    if (!Object.hasOwn(current, step)) return MISSING;
-    current = (current as Record<string, unknown>)[step];
-  }
-  // JSONata returns arrays as sequences and treats functions its own way: leave those to it.
-  if (Array.isArray(current) || typeof current === 'function') return MISSING;
-  return current;
 }
 
 function hasExpression(value: unknown): boolean {

@@ -6,7 +6,8 @@
  *
  * It answers only where its answer is certainly JSONata's: operands of the types JSONata's operators take without
  * conversion (numbers for arithmetic; two numbers or two strings for an ordering; primitives for `=`; booleans for
- * `and`, `or` and a condition), paths through own properties of plain objects. Anything else — a missing field, an
+ * `and`, `or` and a condition), paths through own properties of plain objects (`vars.item.sku`, the commonest
+ * expression of all, is one). Anything else — a missing field, an
  * array (which JSONata maps over), a number that would overflow, a function — returns NOT_FAST and JSONata decides,
  * errors included. A property test checks the agreement against JSONata.
  */
@@ -91,9 +92,8 @@ function path(steps: unknown): FastExpression | undefined {
       if (!Object.hasOwn(current, name)) return NOT_FAST;
       current = (current as Record<string, unknown>)[name];
     }
-    // JSONata returns arrays as sequences and treats functions its own way; an object it may wrap.
-    if (current === null) return null;
-    if (current === undefined || typeof current === 'function' || typeof current === 'object') return NOT_FAST;
+    // JSONata returns arrays as sequences and treats functions its own way; a plain object it returns as it is.
+    if (current === undefined || typeof current === 'function' || Array.isArray(current)) return NOT_FAST;
     return current;
   };
 }
