@@ -11,6 +11,7 @@
  * drawn in the last frame) and `data-status-<status>` counts.
  */
 import { h } from '../dom.js';
+import { clip } from './svg-parts.js';
 
 /** From this many subtasks on, the plan is drawn on a canvas instead of as SVG. */
 export const CANVAS_FROM = 2000;
@@ -266,9 +267,4 @@ function readColours() {
       failed: { fill: value('--fail-bg', '#fde4e4'), stroke: value('--fail', '#c62828') },
     },
   };
-}
-
-/** @param {string} text @param {number} length */
-function clip(text, length) {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }

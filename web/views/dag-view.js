@@ -5,7 +5,7 @@
  * without redrawing. A node whose tool calls failed gets `data-tool-failures` and a `⚠ N` badge: a completed one
  * is then drawn amber, not green, since its output may claim what a failed call did not do.
  */
-import { arrowDefs, pathThrough } from './svg-parts.js';
+import { arrowDefs, clip, pathThrough } from './svg-parts.js';
 import { h, s } from '../dom.js';
 
 /**
@@ -115,11 +115,6 @@ export function drawDag(data, onSelect, options = {}) {
       selected?.classList.add('selected');
     },
   };
-}
-
-/** @param {string} text @param {number} length */
-function clip(text, length) {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
 /**

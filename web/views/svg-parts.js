@@ -1,5 +1,8 @@
 // @ts-check
-/** Pieces both graph drawings (a plan's DAG, an executable workflow) share: the arrowhead and an edge's path. */
+/**
+ * Pieces the graph drawings (a plan's DAG as SVG or on a canvas, an executable workflow) share: the arrowhead, an
+ * edge's path and a label cut to fit its box.
+ */
 import { s } from '../dom.js';
 
 /** @param {string} id the marker's id, which edges name in `marker-end: url(#id)` */
@@ -18,4 +21,9 @@ export function arrowDefs(id) {
 /** @param {{ x: number, y: number }[]} points */
 export function pathThrough(points) {
   return points.map((point, index) => `${index ? 'L' : 'M'}${point.x},${point.y}`).join(' ');
+}
+
+/** A label cut to fit its box. @param {string} text @param {number} length */
+export function clip(text, length) {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }

@@ -4,7 +4,7 @@
  * `<g class="wf-node" data-kind="…">` whose shape says its kind: start and end round, a condition a diamond, a set
  * a dashed box, a forEach a doubled box, a tool a plain box. Branch edges are dashed and labelled.
  */
-import { arrowDefs, pathThrough } from './svg-parts.js';
+import { arrowDefs, clip, pathThrough } from './svg-parts.js';
 import { s } from '../dom.js';
 
 /** @param {any} layout */
@@ -82,9 +82,4 @@ function shape(kind, w, hh) {
     default:
       return s('rect', { width: w, height: hh, rx: 4, class: 'wf-shape' });
   }
-}
-
-/** @param {string} text @param {number} length */
-function clip(text, length) {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
