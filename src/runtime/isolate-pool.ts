@@ -29,7 +29,7 @@ const WHERE_BYTES = 1024;
  * pauses, when the pause in progress began (absolute milliseconds; 0 when none) and that pause's limit. Written by
  * the worker without a message; read here when the task's timer fires.
  */
-export const CLOCK_SLOTS = 3;
+const CLOCK_SLOTS = 3;
 
 /** An error as it crosses between threads. */
 export interface ErrorMessage {

@@ -12,7 +12,7 @@ import type { DashboardStore } from './dashboard-store.js';
 import { readRunEvents } from './read-run-events.js';
 
 /** Events kept over all cached runs: at about 1 KB an event, some hundreds of MB at most. */
-export const RUN_LOG_CACHE_EVENTS = 300_000;
+const RUN_LOG_CACHE_EVENTS = 300_000;
 
 interface Entry {
   lastSeq: number;

@@ -16,7 +16,7 @@ export interface IsolationFlags {
 export type IsolationLimits = Pick<IsolatedRunOptions, 'timeLimitMs' | 'memoryMb' | 'jobs'>;
 
 /** More worker threads than this is a typo, not a machine. */
-export const MAX_JOBS = 256;
+const MAX_JOBS = 256;
 
 export function isolationLimits(flags: IsolationFlags, config: WeftConfig): IsolationLimits {
   const timeLimitMs = integerFlag('time-limit', flags.timeLimit, { min: 1 }) ?? config.caseTimeLimitMs;
