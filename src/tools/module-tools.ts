@@ -124,11 +124,12 @@ export async function loadModuleTools(path: string, options: ModuleToolsOptions 
 const imported = new Map<string, Promise<readonly Tool[]>>();
 
 /**
- * A module's tools as a worker thread sees them, imported once per thread (by file and picked exports). A module
+ * A module's tools as a worker thread sees them, imported once per thread (by file, the name errors and `source`
+ * show it by, and picked exports: one file loaded by two tools files under two names keeps both names). A module
  * that failed to load is not kept: it may load next time (it was fixed).
  */
 export function moduleToolsOfThread(origin: ModuleToolOrigin): Promise<readonly Tool[]> {
-  const key = `${origin.file}\u0000${(origin.exports ?? []).join('\u0000')}`;
+  const key = [origin.file, origin.shown, ...(origin.exports ?? [])].join('\u0000');
   let tools = imported.get(key);
   if (!tools) {
     tools = moduleToolsInThisThread(origin.file, origin.shown, origin.exports);

@@ -22,6 +22,15 @@ async function loadError(path: string, options = {}): Promise<WeftError> {
 }
 
 describe('loadModuleTools', () => {
+  it('names one module file by the path each loader gave, also when a worker already imported it', async () => {
+    const first = await loadModuleTools('math-tools.mjs', { baseDir: FIXTURES });
+    const again = await loadModuleTools(join(FIXTURES, 'math-tools.mjs'), { displayPath: 'kit/math.mjs' });
+    const third = await loadModuleTools('math-tools.mjs', { baseDir: FIXTURES });
+    expect(first.tools[0]!.source).toBe('module math-tools.mjs#add');
+    expect(again.tools[0]!.source).toBe('module kit/math.mjs#add');
+    expect(third.tools[0]!.source).toBe('module math-tools.mjs#add');
+  });
+
   it('turns every tool-like export into a tool, named by its export or its `name`, with a JSON schema', async () => {
     const set = await loadModuleTools('math-tools.mjs', { baseDir: FIXTURES });
     expect(set.tools.map((tool) => tool.name)).toEqual(['add', 'divide', 'round']);
