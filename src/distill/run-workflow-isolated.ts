@@ -26,7 +26,8 @@ export const DEFAULT_CASE_TIME_LIMIT_MS = 2_000;
 export interface IsolatedRunOptions extends Omit<RunWorkflowOptions, 'onVisit' | 'onEvaluate'> {
   /**
    * Milliseconds the case may compute, all its expressions together (default DEFAULT_CASE_TIME_LIMIT_MS); time
-   * waiting for a tool is not counted (each call has its own timeout). Also each expression's own limit.
+   * waiting for a tool is not counted (each call has its own timeout). The only time limit there: JSONata's own is
+   * not set.
    */
   readonly timeLimitMs?: number;
   /** The worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB); a case past it fails alone. */
@@ -108,7 +109,9 @@ export async function runWorkflowIsolated(
         ...(modules.length > 0 ? { modules } : {}),
         input: options.input,
         ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
-        expressionTimeLimitMs: timeLimitMs,
+        // The pool's limit is the one that stops a case here; JSONata's own check (between its steps) would race it
+        // and end the same case with another message now and then.
+        expressionTimeLimitMs: Number.POSITIVE_INFINITY,
       } satisfies WorkflowCaseTask;
     },
     onRequest: async (body) => {
