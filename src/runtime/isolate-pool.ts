@@ -55,6 +55,8 @@ export type ToWorker =
 /** Messages from a worker to this thread. */
 export type FromWorker =
   | { readonly t: 'ready' }
+  /** What code in the worker printed, sent on the task's own channel so that it arrives before the task's answer. */
+  | { readonly t: 'out'; readonly fd: 1 | 2; readonly text: string }
   | { readonly t: 'call'; readonly id: number; readonly n: number; readonly body: unknown }
   | {
       readonly t: 'done';
@@ -303,6 +305,11 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     if (message.t === 'ready') {
       slot.ready = true;
       release(slot);
+      return;
+    }
+    if (message.t === 'out') {
+      // Through this thread's streams as they are now (`weft mcp` sends stdout's writes to stderr).
+      (message.fd === 1 ? process.stdout : process.stderr).write(message.text);
       return;
     }
     const running = slot.current;

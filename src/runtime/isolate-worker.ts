@@ -44,6 +44,7 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
     bytes.set(text, 2);
     view.setUint16(0, text.length);
   };
+  forwardOutput(port);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   let taskId = 0;
   let nextRequest = 1;
@@ -109,4 +110,24 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
     }, fail);
   });
   port.postMessage({ t: 'ready' } satisfies FromWorker);
+}
+
+/**
+ * A worker's own stdout and stderr reach the parent on an internal channel, in no fixed order with the task's answer,
+ * and lose what is in flight when the worker is terminated. Sent on the task's channel instead, what a tool printed
+ * is written (by the pool's thread) before its answer is read.
+ */
+function forwardOutput(port: NonNullable<typeof parentPort>): void {
+  const decoder = new TextDecoder();
+  for (const fd of [1, 2] as const) {
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    stream.write = ((chunk: unknown, encoding?: unknown, done?: unknown) => {
+      const text =
+        typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? decoder.decode(chunk) : String(chunk);
+      port.postMessage({ t: 'out', fd, text } satisfies FromWorker);
+      const callback = typeof encoding === 'function' ? encoding : done;
+      if (typeof callback === 'function') queueMicrotask(() => (callback as (error?: Error | null) => void)(null));
+      return true;
+    }) as typeof stream.write;
+  }
 }

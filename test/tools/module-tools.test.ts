@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import { loadModuleTools } from '../../src/tools/module-tools.js';
@@ -193,6 +193,37 @@ export const count = { description: 'Counts calls.', inputSchema: { type: 'objec
     expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT', message: expect.stringMatching(/^spin: /) } });
     expect(ticks).toBeGreaterThan(0);
     expect(await callTool(count!, {})).toMatchObject({ ok: true, result: 'counted' });
+  });
+
+  it("what a tool prints reaches this thread's stdout and stderr before its answer does", async () => {
+    const noisy = join(scratch, 'noisy.mjs');
+    writeFileSync(
+      noisy,
+      `export const talk = { description: 'Prints.', inputSchema: { type: 'object' },
+  execute: () => {
+    for (let i = 0; i < 500; i++) console.log('line ' + i);
+    process.stderr.write(Buffer.from('said on stderr\\n'));
+    return 1;
+  } };`,
+    );
+    const { tools } = await loadModuleTools(noisy);
+    const seen: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      seen.push(`1:${String(chunk)}`);
+      return true;
+    });
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      seen.push(`2:${String(chunk)}`);
+      return true;
+    });
+    try {
+      expect(await callTool(tools[0]!, {})).toMatchObject({ ok: true, result: 1 });
+      // Checked at once, with no wait: the order is the channel's, not luck.
+      expect(seen).toEqual([...Array.from({ length: 500 }, (_, i) => `1:line ${i}\n`), '2:said on stderr\n']);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
   });
 
   it('loads a TypeScript module when a loader is present', async () => {
