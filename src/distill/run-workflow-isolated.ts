@@ -41,19 +41,20 @@ export function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** Pools by memory limit and size: cases with other limits do not share workers. */
+/** Pools by memory limit, size and depth: cases with other limits do not share workers. */
 const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();
 let nextWorkflowId = 1;
 
-function poolFor(memoryMb: number, jobs: number): IsolatePool {
-  const key = `${memoryMb}:${jobs}`;
+function poolFor(memoryMb: number, jobs: number, depth: number): IsolatePool {
+  const key = `${memoryMb}:${jobs}:${depth}`;
   let pool = pools.get(key);
   if (!pool) {
     pool = createIsolatePool({
       script: workerScript('workflow-case-worker', import.meta.url),
       memoryMb,
       maxWorkers: jobs,
+      depth,
     });
     pools.set(key, pool);
   }
@@ -96,7 +97,11 @@ export async function runWorkflowIsolated(
       retryable: false,
       ...(where !== undefined ? { location: { field: where } } : {}),
     });
-  const result = (await poolFor(memoryMb, jobs).run({
+  // A case that only computes (its tools, if any, run in its worker) gets its worker's next case before it ends, so
+  // the worker does not wait for this thread between cases. One that calls tools on this thread (HTTP, MCP) may
+  // wait long on them, and would hold a case queued behind it meanwhile: those take a worker one at a time.
+  const depth = [...tools.values()].every((tool) => tool.module) ? 2 : 1;
+  const result = (await poolFor(memoryMb, jobs, depth).run({
     timeLimitMs,
     ...(signal ? { signal } : {}),
     body: (held) => {

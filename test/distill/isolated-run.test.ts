@@ -2,7 +2,7 @@
  * Isolated workflow runs: hostile expressions that no in-process limit stops (one long JSONata step, a
  * backtracking regex) end with a result or a located error, and the process goes on.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -204,6 +204,61 @@ describe('runWorkflowIsolated', () => {
       await expect(runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 0 })).rejects.toMatchObject({
         code: 'BAD_INPUT',
         location: { field: 'jobs' },
+      });
+    });
+
+    describe('a case sent to a worker while it still runs another', () => {
+      const counted = join(scratch, 'counted.txt');
+      const setUp = async () => {
+        const file = join(scratch, 'queue-kit.mjs');
+        writeFileSync(
+          file,
+          [
+            "import { appendFileSync } from 'node:fs';",
+            `export const count = { description: 'Notes each call.', inputSchema: { type: 'object' }, execute: () => { appendFileSync(${JSON.stringify(counted)}, 'x\\n'); return 'counted'; } };`,
+            "export const spin = { description: 'Never returns.', inputSchema: { type: 'object' }, timeoutMs: 300, execute() { for (;;) {} } };",
+            "export const nap = { description: 'Waits.', inputSchema: { type: 'object' }, execute: () => new Promise((resolve) => setTimeout(() => resolve('rested'), 300)) };",
+          ].join('\n'),
+        );
+        writeFileSync(counted, '');
+        const { tools } = await loadModuleTools(file);
+        // The pool of one worker is up before the cases come, so the second case is queued in the worker itself.
+        await runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 1 });
+        return tools;
+      };
+      const calls = () => readFileSync(counted, 'utf8').split('\n').filter(Boolean).length;
+
+      it('runs once, on the next worker, when the one ahead of it is stopped', async () => {
+        const tools = await setUp();
+        const outcomes = await Promise.allSettled([
+          runWorkflowIsolated(oneCall('spin'), { input: {}, tools, jobs: 1 }),
+          ...Array.from({ length: 3 }, () => runWorkflowIsolated(oneCall('count'), { input: {}, tools, jobs: 1 })),
+        ]);
+        expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { code: 'TIMEOUT' } });
+        expect(outcomes.slice(1)).toEqual(
+          Array.from({ length: 3 }, () => ({
+            status: 'fulfilled',
+            value: expect.objectContaining({ output: 'counted' }),
+          })),
+        );
+        expect(calls()).toBe(3);
+      });
+
+      it('never runs once cancelled, though its worker already holds it', async () => {
+        const tools = await setUp();
+        const controller = new AbortController();
+        const ahead = runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 1 });
+        const cancelled = runWorkflowIsolated(oneCall('count'), {
+          input: {},
+          tools,
+          jobs: 1,
+          signal: controller.signal,
+        });
+        controller.abort();
+        await expect(cancelled).rejects.toMatchObject({ code: 'ABORTED' });
+        expect((await ahead).output).toBe('rested');
+        expect((await runWorkflowIsolated(oneCall('count'), { input: {}, tools, jobs: 1 })).output).toBe('counted');
+        expect(calls()).toBe(1);
       });
     });
   });
