@@ -4,7 +4,7 @@
  *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
  *   exit) with module tools (each call in a worker thread): `runWorkflow` alone, one case after another, the whole
  *   batch with `runWorkflow` in this thread, and the batch as `weft exec --inputs` runs it, each case isolated in a
- *   worker thread (`runWorkflowIsolated`; the batch's case-start and case-end records in the SQLite store, the
+ *   worker thread (`runCaseIsolated`; the batch's case-start and case-end records in the SQLite store, the
  *   results file, 8 at once).
  * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
  *   worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server on a free port; without one that part says why.
@@ -24,7 +24,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
-import { runWorkflowIsolated } from '../src/distill/run-workflow-isolated.js';
+import { runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -118,8 +118,7 @@ function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRu
 
 function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
   return async (item, _attempt, signal) => {
-    const run = await runWorkflowIsolated(workflow, { tools, input: item.input, signal });
-    return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
+    return runCaseIsolated(workflow, { tools, input: item.input, signal });
   };
 }
 

@@ -71,6 +71,13 @@ describe('runWorkflowIsolated', () => {
     expect(fine.output).toBe(42);
   });
 
+  it('keeps serving a host that runs ever new workflows (the workers forget old ones, and are sent them again)', async () => {
+    const workflows = Array.from({ length: 230 }, (_, i) => endsWith(`{% inputs.n + ${i} %}`));
+    for (const [i, workflow] of workflows.entries())
+      expect((await runWorkflowIsolated(workflow, { input: { n: 1 }, jobs: 1 })).output).toBe(1 + i);
+    expect((await runWorkflowIsolated(workflows[0]!, { input: { n: 5 }, jobs: 1 })).output).toBe(5);
+  });
+
   it('calls tools on this thread, with their results in the case', async () => {
     const calls: unknown[] = [];
     const add: Tool = {

@@ -28,7 +28,7 @@ import {
   redactUrl,
   runBatch,
   defaultJobs,
-  runWorkflowIsolated,
+  runCaseIsolated,
   scanBatchCases,
   type CaseRunner,
   type ToolSet,
@@ -274,14 +274,13 @@ function inProcess(
   const list = tools?.tools ?? [];
   // Each case in a worker thread: one that runs past its limits fails alone and the batch goes on.
   return async (item, _attempt, signal) => {
-    const result = await runWorkflowIsolated(workflow, {
+    return runCaseIsolated(workflow, {
       tools: list,
       input: item.input,
       signal,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
       ...limits,
     });
-    return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };
 }
 
