@@ -399,26 +399,30 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   };
 
   /**
-   * Hands queued tasks to ready workers: first one to each worker with none, then a second to each, and so on up to
-   * `depth`, so that work spreads over the workers before any queues behind another.
+   * Hands queued tasks to ready workers: one to each worker with none; more workers when tasks still wait; and only
+   * when no more can come (all started and ready), a second task to each, and so on up to `depth`, so that work
+   * spreads over the workers before any queues behind another.
    */
   const drain = (): void => {
     if (closed) return;
-    for (let level = 1; level <= depth && queue.length > 0; level++) {
-      for (const slot of slots) {
-        if (queue.length === 0) break;
-        if (!slot.ready || slot.dead || slot.sent.length >= level) continue;
-        while (queue.length > 0) {
-          const running = queue.shift()!;
-          if (running.send(slot)) break;
-        }
-      }
-    }
+    fill(1);
     if (queue.length === 0) return;
-    // Enough workers starting for what waits: each takes a task when ready.
     let starting = 0;
     for (const slot of slots) if (!slot.ready) starting += 1;
     if (starting < queue.length && slots.size < maxWorkers) spawn();
+    if (starting > 0 || slots.size < maxWorkers) return;
+    for (let level = 2; level <= depth && queue.length > 0; level++) fill(level);
+  };
+
+  /** Gives a queued task to each ready worker holding fewer than `level`. */
+  const fill = (level: number): void => {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.ready || slot.dead || slot.sent.length >= level) continue;
+      while (queue.length > 0) {
+        if (queue.shift()!.send(slot)) break;
+      }
+    }
   };
 
   const run = (task: IsolateTaskOptions): Promise<unknown> =>

@@ -189,23 +189,39 @@ describe('runWorkflowIsolated', () => {
 
     it('runs cases on as many worker threads as jobs says, and no more', async () => {
       const file = join(scratch, 'nap.mjs');
+      const arrivals = join(scratch, 'arrivals.txt');
+      const want = join(scratch, 'want.txt');
       writeFileSync(
         file,
         [
+          "import { appendFileSync, readFileSync } from 'node:fs';",
           "import { threadId } from 'node:worker_threads';",
-          // A case holds its worker while its tool waits: six at once need six workers, and get at most `jobs`.
-          "export const nap = { description: 'Waits, then says where.', inputSchema: { type: 'object' }, execute: () => new Promise((resolve) => setTimeout(() => resolve(threadId), 150)) };",
+          // A case holds its worker while its tool waits, here until `want` threads have called it (or 30 s): six
+          // cases at once need as many workers as they can get, and get at most `jobs`.
+          `const arrivals = ${JSON.stringify(arrivals)};`,
+          `const want = ${JSON.stringify(want)};`,
+          'const seen = () => new Set(readFileSync(arrivals, "utf8").split("\\n").filter(Boolean)).size;',
+          "export const nap = { description: 'Waits for company, then says where.', inputSchema: { type: 'object' }, timeoutMs: 60000,",
+          '  execute: async () => {',
+          '    appendFileSync(arrivals, `${threadId}\\n`);',
+          '    const needed = Number(readFileSync(want, "utf8"));',
+          '    for (let i = 0; i < 3000 && seen() < needed; i++) await new Promise((resolve) => setTimeout(resolve, 10));',
+          '    return threadId;',
+          '  } };',
         ].join('\n'),
       );
       const { tools } = await loadModuleTools(file);
-      const threads = async (jobs: number) =>
-        new Set(
+      const threads = async (jobs: number) => {
+        writeFileSync(arrivals, '');
+        writeFileSync(want, String(jobs));
+        return new Set(
           (
             await Promise.all(
               Array.from({ length: 6 }, () => runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs })),
             )
           ).map((result) => result.output),
         ).size;
+      };
       expect(await threads(1)).toBe(1);
       expect(await threads(3)).toBe(3);
       await expect(runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 0 })).rejects.toMatchObject({
