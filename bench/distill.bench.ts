@@ -24,7 +24,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
-import { runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
+import { defaultJobs, runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -53,19 +53,32 @@ export const distillBench: Bench = {
       const inputs = writeCases(home);
       const interpreter = await timeInterpreter(workflow, tools.tools);
       const batch = await timeBatch(home, 'in-process', inputs, inProcess(workflow, tools.tools), 8);
-      const isolated = await timeBatch(home, 'isolated', inputs, inIsolation(workflow, tools.tools), 8);
+      // As `weft exec --inputs` runs it: cases in worker threads, --jobs 1 and the default (one per core), with as
+      // many cases in flight as the command keeps (8, or twice the jobs).
+      const jobs = defaultJobs();
+      const one = await timeBatch(home, 'isolated-1', inputs, inIsolation(workflow, tools.tools, 1), 8);
+      const all = await timeBatch(
+        home,
+        'isolated-n',
+        inputs,
+        inIsolation(workflow, tools.tools, jobs),
+        Math.max(8, 2 * jobs),
+      );
       const rows: ReportRow[] = [
         { label: 'runWorkflow alone, one case after another', value: interpreter.wall, unit: 'cases/s' },
+        { label: 'batch in process (log, results file, 8 at once)', value: batch.wall, unit: 'cases/s' },
         {
-          label: 'batch in process (log, results file, 8 at once)',
-          value: batch.wall,
+          label: 'weft exec batch, --jobs 1 (each case in a worker thread)',
+          value: one.wall,
           unit: 'cases/s',
           goal: { comparison: '>=', target: 5000 },
         },
+        { label: `weft exec batch, default --jobs (${jobs})`, value: all.wall, unit: 'cases/s' },
         {
-          label: 'batch isolated, each case in a worker thread (as weft exec --inputs)',
-          value: isolated.wall,
-          unit: 'cases/s',
+          label: `default --jobs over --jobs 1`,
+          value: all.wall / one.wall,
+          unit: '×',
+          ...(jobs >= 2 ? { goal: { comparison: '>=' as const, target: 1.8 } } : {}),
         },
         { label: 'runWorkflow alone, per CPU second', value: interpreter.cpu, unit: 'cases/s' },
         { label: 'batch in process, per CPU second', value: batch.cpu, unit: 'cases/s' },
@@ -116,10 +129,8 @@ function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRu
   };
 }
 
-function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
-  return async (item, _attempt, signal) => {
-    return runCaseIsolated(workflow, { tools, input: item.input, signal });
-  };
+function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[], jobs: number): CaseRunner {
+  return (item, _attempt, signal) => runCaseIsolated(workflow, { tools, input: item.input, signal, jobs });
 }
 
 /** Cases per second of wall time, and per second of this process's CPU time (what other load on the machine does not change much). */
