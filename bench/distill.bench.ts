@@ -24,7 +24,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
-import { defaultJobs, runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
+import { casesInFlight, defaultJobs, runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -54,9 +54,9 @@ export const distillBench: Bench = {
       const interpreter = await timeInterpreter(workflow, tools.tools);
       const batch = await timeBatch(home, 'in-process', inputs, inProcess(workflow, tools.tools), 8);
       // As `weft exec --inputs` runs it: cases in worker threads, --jobs 1 and the default (one per core), with as
-      // many cases in flight as the command keeps (8, or twice the jobs).
+      // many cases in flight as the command keeps.
       const jobs = defaultJobs();
-      const one = await timeBatch(home, 'isolated-1', inputs, inIsolation(workflow, tools.tools, 1), 8);
+      const one = await timeBatch(home, 'isolated-1', inputs, inIsolation(workflow, tools.tools, 1), casesInFlight(1));
       const all = await timeBatch(
         home,
         'isolated-n',

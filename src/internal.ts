@@ -64,6 +64,7 @@ export { compareWorkflowTexts, compareWorkflows } from './distill/compare-workfl
 export { workflowFileKind } from './distill/workflow-file-kind.js';
 export { DEFAULT_MAX_VISITS } from './distill/workflow.js';
 export {
+  casesInFlight,
   defaultJobs,
   type IsolatedRunOptions,
   runCaseIsolated,

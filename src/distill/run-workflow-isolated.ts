@@ -41,6 +41,15 @@ export function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
+/**
+ * Cases a batch keeps in flight for `jobs` worker threads (`weft exec --inputs` without `--concurrency`): each worker
+ * holds two, and the rest wait with their start already recorded, so that the batch log can gather a millisecond
+ * of records into one transaction while the workers keep busy.
+ */
+export function casesInFlight(jobs: number): number {
+  return Math.max(16, 8 * jobs);
+}
+
 /** Pools by memory limit, size and depth: cases with other limits do not share workers. */
 const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();

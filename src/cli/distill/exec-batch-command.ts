@@ -28,6 +28,7 @@ import {
   redactUrl,
   runBatch,
   defaultJobs,
+  casesInFlight,
   runCaseIsolated,
   scanBatchCases,
   type CaseRunner,
@@ -58,7 +59,6 @@ export interface ExecBatchFlags {
 
 /** Failing cases listed in the text summary; the rest are in `--out`. */
 const LISTED_FAILURES = 20;
-const DEFAULT_CONCURRENCY = 8;
 /** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
 const DEFAULT_WORKER_CONCURRENCY = 500;
 const MAX_CONCURRENCY = 10_000;
@@ -260,9 +260,9 @@ async function storedManifest(store: BatchStore, context: Context, batchId: stri
   });
 }
 
-/** Cases in flight in this process: enough to keep every worker thread busy while others wait on their tools. */
+/** Cases in flight in this process: enough to keep every worker thread busy while the log gathers records. */
 function inProcessConcurrency(limits: IsolationLimits): number {
-  return Math.max(DEFAULT_CONCURRENCY, 2 * (limits.jobs ?? defaultJobs()));
+  return casesInFlight(limits.jobs ?? defaultJobs());
 }
 
 function inProcess(
