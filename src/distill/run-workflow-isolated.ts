@@ -34,6 +34,12 @@ export interface IsolatedRunOptions extends Omit<RunWorkflowOptions, 'onVisit' |
   readonly memoryMb?: number;
   /** Worker threads cases run on at once (`weft exec --jobs`; default defaultJobs(): the machine's cores). */
   readonly jobs?: number;
+  /**
+   * Which workers the run takes (default 0, a case): a workflow tool's own run (workflow-tool.ts) takes those of its
+   * depth among workflow tools, 1 and up, so a run waiting on a workflow tool it called never holds the worker that
+   * tool needs (with `--jobs 1`, a case calling one would otherwise wait for itself).
+   */
+  readonly lane?: number;
 }
 
 /** One worker thread a core: what `weft exec --jobs` is by default. */
@@ -46,8 +52,8 @@ const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();
 let nextWorkflowId = 1;
 
-function poolFor(memoryMb: number, jobs: number): IsolatePool {
-  const key = `${memoryMb}:${jobs}`;
+function poolFor(memoryMb: number, jobs: number, lane: number): IsolatePool {
+  const key = `${memoryMb}:${jobs}:${lane}`;
   let pool = pools.get(key);
   if (!pool) {
     pool = createIsolatePool({
@@ -76,6 +82,7 @@ export async function runWorkflowIsolated(
   integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
   integerOption(memoryMb, 'memoryMb', { min: 16 });
   const jobs = integerOption(options.jobs ?? defaultJobs(), 'jobs', { min: 1, max: 256 });
+  const lane = integerOption(options.lane ?? 0, 'lane', { min: 0, max: 64 });
   if (options.maxVisits !== undefined) integerOption(options.maxVisits, 'maxVisits', { min: 1 });
   let id = workflowIds.get(workflow);
   if (id === undefined) {
@@ -89,14 +96,18 @@ export async function runWorkflowIsolated(
   const modules = [...tools.values()].flatMap((tool) =>
     tool.module ? [{ name: tool.name, origin: tool.module }] : [],
   );
-  const { signal } = options;
+  const { signal, toolScope } = options;
+  const callOptions = {
+    ...(signal ? { signal } : {}),
+    ...(toolScope !== undefined ? { scope: toolScope } : {}),
+  };
   const located = (where: string | undefined, what: string, code: 'TIMEOUT' | 'WORKFLOW') =>
     new WeftError(code, `${where ?? 'the workflow'}: ${what}`, {
       // Running it again would meet the same limit.
       retryable: false,
       ...(where !== undefined ? { location: { field: where } } : {}),
     });
-  const result = (await poolFor(memoryMb, jobs).run({
+  const result = (await poolFor(memoryMb, jobs, lane).run({
     timeLimitMs,
     ...(signal ? { signal } : {}),
     body: (held) => {
@@ -118,7 +129,7 @@ export async function runWorkflowIsolated(
       const request = body as WorkflowToolRequest;
       const tool = tools.get(request.tool);
       if (!tool) throw new WeftError('TOOL', `${request.tool}: no such tool`);
-      const outcome = await callTool(tool, request.args, signal ? { signal } : {});
+      const outcome = await callTool(tool, request.args, callOptions);
       if (!outcome.ok) throw outcome.error;
       return outcome.result;
     },
@@ -131,6 +142,13 @@ export async function runWorkflowIsolated(
     pauseOverTime: (where, limitMs) =>
       located(where, `no result after ${limitMs} ms (its timeoutMs); the case's worker thread was stopped`, 'TIMEOUT'),
     crashed: (where, reason) => located(where, `stopped: ${reason} (--worker-memory)`, 'WORKFLOW'),
+    // A caller's deadline (its signal aborted with a TIMEOUT) is named where the case had got to.
+    aborted: (where) => {
+      const reason: unknown = signal?.reason;
+      return reason instanceof WeftError && reason.code === 'TIMEOUT'
+        ? located(where, reason.message, 'TIMEOUT')
+        : undefined;
+    },
   })) as Omit<WorkflowRunResult, 'llmCalls'>;
   return { ...result, llmCalls: 0 };
 }

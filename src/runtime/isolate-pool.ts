@@ -113,6 +113,11 @@ export interface IsolateTaskOptions {
   readonly pauseOverTime?: (where: string | undefined, limitMs: number) => WeftError;
   /** The error of a task whose worker ran out of memory (or died otherwise). */
   readonly crashed: (where: string | undefined, reason: string) => WeftError;
+  /**
+   * The error of a task whose signal aborted, given where it was (undefined: ABORTED, the signal's reason when that
+   * is one): a caller's deadline can then name the step it stopped.
+   */
+  readonly aborted?: (where: string | undefined) => WeftError | undefined;
 }
 
 export interface IsolatePool {
@@ -436,7 +441,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
               }
             }, ABORT_GRACE_MS);
           }
-          settle(running, false, abortedError(task.signal));
+          const where = slot && slot.current === running ? whereOf(slot.where) : undefined;
+          settle(running, false, task.aborted?.(where) ?? abortedError(task.signal));
           drain();
         };
         task.signal.addEventListener('abort', running.onAbort, { once: true });
