@@ -20,6 +20,13 @@ import type { RunWorkflowOptions, WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowCaseTask, WorkflowToolRequest } from './workflow-case-worker.js';
 import type { ExecutableWorkflow } from './workflow.js';
 
+/**
+ * The smallest heap a case's worker may have. Below it, one allocation JSONata allows (a sequence of its million
+ * items as a string, say) can outgrow Node's small leeway at the limit, and Node then ends the whole process
+ * instead of the worker (docs/workflows.md, hard limits).
+ */
+export const MIN_WORKER_MEMORY_MB = 128;
+
 /** How long one case may compute (its expressions and the interpreter; tool calls not counted) by default. */
 export const DEFAULT_CASE_TIME_LIMIT_MS = 2_000;
 
@@ -80,7 +87,7 @@ export async function runWorkflowIsolated(
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_CASE_TIME_LIMIT_MS;
   const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
   integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
-  integerOption(memoryMb, 'memoryMb', { min: 16 });
+  integerOption(memoryMb, 'memoryMb', { min: MIN_WORKER_MEMORY_MB });
   const jobs = integerOption(options.jobs ?? defaultJobs(), 'jobs', { min: 1, max: 256 });
   const lane = integerOption(options.lane ?? 0, 'lane', { min: 0, max: 64 });
   if (options.maxVisits !== undefined) integerOption(options.maxVisits, 'maxVisits', { min: 1 });
