@@ -29,7 +29,7 @@ import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { loadContext, loadModel } from '../context.js';
 import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from './eval-out-folder.js';
 import { choiceFlag, integerFlag } from '../flags.js';
-import { type IsolationFlags, isolationLimits } from './isolation-limits.js';
+import { type IsolationFlags, type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output } from '../output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team/team-command-support.js';
@@ -143,6 +143,7 @@ export async function distillEvalCommand(
       selection: selection ?? 'random_success',
       rollouts: rollouts ?? 1,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...(Object.keys(limits).length > 0 ? { caseLimits: limits } : {}),
       ...(out !== undefined ? { out } : {}),
       files,
     });
@@ -176,6 +177,8 @@ function reportDocument(
     readonly selection: string;
     readonly rollouts: number;
     readonly maxVisits?: number;
+    /** The test cases' hard limits, as the flags or the config gave them (absent: the defaults). */
+    readonly caseLimits?: IsolationLimits;
     readonly out?: string;
     readonly files: ReadonlyMap<string, TaskRunFiles>;
   },
