@@ -1,8 +1,8 @@
 /**
  * The distillation harness (`weft distill eval`, the FlowMind paper's protocol): for each task and variant, execute
  * on the task's train inputs (`rollouts` traces each), select traces, summarize them into a workflow (or, for the
- * single-stage baselines, solve and build at once), then run the workflow on the held-out tests with `runWorkflow`
- * — no model — and score it, black-box (its outputs) and white-box (WorfEval against the task's reference). The
+ * single-stage baselines, solve and build at once), then run the workflow on the held-out tests — no model, each
+ * case in a worker thread with hard limits (runWorkflowIsolated, `caseLimits`) — and score it, black-box (its outputs) and white-box (WorfEval against the task's reference). The
  * stages are injected (`SuiteStagesFactory`), so the harness is tested with fake stages and the real ones plug in
  * from suite-stages.ts. A stage that throws fails its task, never the suite. Tasks run concurrently (bounded); each
  * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
