@@ -67,6 +67,7 @@ export {
   casesInFlight,
   defaultJobs,
   type IsolatedRunOptions,
+  MIN_WORKER_MEMORY_MB,
   runCaseIsolated,
   runWorkflowIsolated,
 } from './distill/run-workflow-isolated.js';

@@ -20,6 +20,7 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   describeTypeMismatch,
   formatFieldPath,
+  MIN_WORKER_MEMORY_MB,
   readStructuredSource,
   valueAt,
   WeftError,
@@ -43,9 +44,10 @@ const configSchema = z
     retries: z.number().int().nonnegative().optional(),
     providerConcurrency: z.number().int().positive().optional(),
     store: z.string().min(1).optional(),
-    // The hard limits of a workflow case (weft exec, weft mcp's weft_exec): --time-limit and --worker-memory.
+    // The hard limits of a workflow case (weft exec, weft mcp's weft_exec, distill eval's test cases, workflow
+    // tools): --time-limit and --worker-memory.
     caseTimeLimitMs: z.number().int().positive().optional(),
-    workerMemoryMb: z.number().int().min(16).optional(),
+    workerMemoryMb: z.number().int().min(MIN_WORKER_MEMORY_MB).optional(),
     jobs: z.number().int().min(1).max(256).optional(),
     maxOutputTokens: z
       .union(

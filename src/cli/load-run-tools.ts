@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { loadToolsFile, mergeToolSets, type ToolSet } from '../internal.js';
+import type { IsolationLimits } from './distill/isolation-limits.js';
 
 export interface RunTools {
   readonly toolSet: ToolSet | undefined;
@@ -15,12 +16,18 @@ export interface RunTools {
 export async function loadRunTools(
   sources: { readonly toolsFile?: string | undefined; readonly planFile?: string | undefined },
   signal: AbortSignal,
+  /** The hard limits of their workflow tools' runs (the config's caseTimeLimitMs, workerMemoryMb, jobs). */
+  workflowLimits?: IsolationLimits,
 ): Promise<RunTools> {
-  const fromFile = sources.toolsFile !== undefined ? await loadToolsFile(sources.toolsFile, { signal }) : undefined;
+  const limits = workflowLimits ? { workflowLimits } : {};
+  const fromFile =
+    sources.toolsFile !== undefined ? await loadToolsFile(sources.toolsFile, { signal, ...limits }) : undefined;
   let fromPlan: ToolSet | undefined;
   try {
     fromPlan =
-      sources.planFile !== undefined ? await loadToolsFile(sources.planFile, { signal, embedded: true }) : undefined;
+      sources.planFile !== undefined
+        ? await loadToolsFile(sources.planFile, { signal, embedded: true, ...limits })
+        : undefined;
   } catch (error) {
     await fromFile?.close();
     throw error;

@@ -1,8 +1,8 @@
 /**
  * The distillation harness (`weft distill eval`, the FlowMind paper's protocol): for each task and variant, execute
  * on the task's train inputs (`rollouts` traces each), select traces, summarize them into a workflow (or, for the
- * single-stage baselines, solve and build at once), then run the workflow on the held-out tests with `runWorkflow`
- * — no model — and score it, black-box (its outputs) and white-box (WorfEval against the task's reference). The
+ * single-stage baselines, solve and build at once), then run the workflow on the held-out tests — no model, each
+ * case in a worker thread with hard limits (runWorkflowIsolated, `caseLimits`) — and score it, black-box (its outputs) and white-box (WorfEval against the task's reference). The
  * stages are injected (`SuiteStagesFactory`), so the harness is tested with fake stages and the real ones plug in
  * from suite-stages.ts. A stage that throws fails its task, never the suite. Tasks run concurrently (bounded); each
  * finished task run is handed to `onTaskRun` (its workflow, traces and case results, for `--out`) before the next
@@ -34,6 +34,7 @@ import { withDistillSim } from './distill-sim.js';
 import { tracedModel } from '../llm/traced-model.js';
 import type { SuiteTask, TaskInput } from './load-suite.js';
 import { runWorkflow } from './run-workflow.js';
+import { type IsolatedRunOptions, runWorkflowIsolated } from './run-workflow-isolated.js';
 import { scoreAgainstReference } from './score-against-reference.js';
 import {
   DISTILL_VARIANTS,
@@ -102,6 +103,12 @@ export interface EvaluateSuiteOptions {
   readonly rollouts?: number;
   /** Node visits per test case (and per reference run that works out a train answer). */
   readonly maxVisits?: number;
+  /**
+   * The hard limits of a held-out test case, which runs in a worker thread (runWorkflowIsolated): computing time,
+   * worker memory and worker threads (`weft distill eval --time-limit`, `--worker-memory`, `--jobs`). A
+   * model-written workflow past them fails that case alone. Default: runWorkflowIsolated's.
+   */
+  readonly caseLimits?: Pick<IsolatedRunOptions, 'timeLimitMs' | 'memoryMb' | 'jobs'>;
   readonly signal?: AbortSignal;
   /**
    * Called with each finished task run, awaited before the run counts as done (`weft distill eval --out` writes
@@ -337,7 +344,15 @@ export async function runSuiteTask(
     for (const [index, test] of task.tests.entries()) {
       if (signal.aborted) break;
       try {
-        const run = await runWorkflow(distill.workflow, { tools, input: test.input, signal, ...maxVisits });
+        // The workflow is the model's: in a worker thread, so that an expression that never ends (or allocates
+        // without end) fails this case alone.
+        const run = await runWorkflowIsolated(distill.workflow, {
+          ...options.caseLimits,
+          tools,
+          input: test.input,
+          signal,
+          ...maxVisits,
+        });
         execLlmCalls += run.llmCalls;
         cases.push({ index, ok: sameJson(run.output, test.expected), output: run.output });
       } catch (error) {

@@ -13,7 +13,7 @@ import { expressionOf } from './workflow.js';
 type Compiled = { evaluate(input: unknown): Promise<unknown>; ast(): unknown };
 type JsonataFactory = (
   expression: string,
-  options?: { timeout?: number; stack?: number; RegexEngine?: typeof LinearRegex },
+  options?: { timeout?: number; stack?: number; sequence?: number; RegexEngine?: typeof LinearRegex },
 ) => Compiled;
 
 /**
@@ -26,6 +26,13 @@ type JsonataFactory = (
 export const DEFAULT_EXPRESSION_TIME_LIMIT_MS = 2_000;
 /** JSONata's evaluation depth: about 3,000 levels of a non-tail-recursive function. */
 const EXPRESSION_DEPTH_LIMIT = 10_000;
+/**
+ * Items one JSONata sequence may hold (a range, a path's results, `$append`): JSONata refuses more before it
+ * allocates them. In a worker thread a single allocation far past the heap limit (a range of ten million, the
+ * JSONata default, is 80 MB at once) ends the whole process instead of the worker; a million is 8 MB, which Node's
+ * leeway at the limit still covers, so such a case fails alone (docs/workflows.md, hard limits).
+ */
+const MAX_SEQUENCE_ITEMS = 1_000_000;
 
 let factory: JsonataFactory | undefined;
 const cache = new Map<string, Compiled>();
@@ -54,6 +61,7 @@ export async function compileExpression(
     const compiled = (await jsonata())(expression, {
       timeout: timeLimitMs,
       stack: EXPRESSION_DEPTH_LIMIT,
+      sequence: MAX_SEQUENCE_ITEMS,
       RegexEngine: LinearRegex,
     });
     if (cache.size > 10_000) cache.clear();

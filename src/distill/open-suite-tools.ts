@@ -7,7 +7,8 @@ import { WeftError } from '../errors.js';
 import type { Tool, ToolSet } from '../tools/tool.js';
 import { loadToolsFile } from '../tools/tools-file.js';
 import type { SuiteTask } from './load-suite.js';
-import { openWorkflowTools } from './open-workflow-tools.js';
+import { workflowToolsOpener } from './open-workflow-tools.js';
+import type { WorkflowToolLimits } from './workflow-tool.js';
 
 export interface SuiteTools {
   readonly toolsFor: (task: SuiteTask) => readonly Tool[];
@@ -16,8 +17,15 @@ export interface SuiteTools {
 
 export async function openSuiteTools(
   tasks: readonly SuiteTask[],
-  options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly signal?: AbortSignal } = {},
+  options: {
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    readonly signal?: AbortSignal;
+    /** The hard limits of its workflow tools' runs (`weft distill eval --time-limit` and so on). */
+    readonly workflowLimits?: WorkflowToolLimits;
+  } = {},
 ): Promise<SuiteTools> {
+  const { workflowLimits, ...loadOptions } = options;
+  const openWorkflows = workflowToolsOpener(workflowLimits);
   const files = [...new Set(tasks.flatMap((task) => task.tools))];
   const opened = new Map<string, ToolSet>();
   const close = async () => {
@@ -26,7 +34,7 @@ export async function openSuiteTools(
   const failures: WeftError[] = [];
   for (const file of files) {
     try {
-      opened.set(file, await loadToolsFile(file, { ...options, openWorkflows: openWorkflowTools }));
+      opened.set(file, await loadToolsFile(file, { ...loadOptions, openWorkflows }));
     } catch (error) {
       if (!(error instanceof WeftError)) {
         await close();

@@ -28,7 +28,7 @@ import type {
 } from '../tools/workflow-tools-opener.js';
 import { MAX_WORKFLOW_FILE_BYTES, parseExecutableWorkflow } from './read-workflow-file.js';
 import type { ExecutableWorkflow } from './workflow.js';
-import { createWorkflowTool, toolNameOfWorkflow, workflowCalls } from './workflow-tool.js';
+import { createWorkflowTool, toolNameOfWorkflow, type WorkflowToolLimits, workflowCalls } from './workflow-tool.js';
 
 /** Tools files a chain of workflow entries may lead through (each entry's `tools:` one level deeper). */
 export const MAX_TOOLS_FILE_NESTING = 8;
@@ -42,7 +42,19 @@ interface Entry {
   readonly own?: ToolSet;
 }
 
-export const openWorkflowTools: WorkflowToolsOpener = async (sources, context) => {
+/** Opens workflow entries whose runs have `limits` (`weft exec`'s flags and config keys); nested tools files too. */
+export function workflowToolsOpener(limits: WorkflowToolLimits = {}): WorkflowToolsOpener {
+  return (sources, context) => openSection(sources, context, limits);
+}
+
+/** The opener with the default limits. */
+export const openWorkflowTools: WorkflowToolsOpener = workflowToolsOpener();
+
+async function openSection(
+  sources: readonly WorkflowToolSource[],
+  context: WorkflowToolsContext,
+  limits: WorkflowToolLimits,
+): Promise<OpenedWorkflowTools> {
   const issues: LocatedIssue[] = [];
   const at = (source: WorkflowToolSource, field: FieldPath, message: string): void => {
     issues.push({ ...source.locate([...source.path, ...field]), message });
@@ -147,7 +159,12 @@ export const openWorkflowTools: WorkflowToolsOpener = async (sources, context) =
     const sectionTools: Tool[] = [...context.siblings];
     const tools = entries.map((entry) => {
       if (!entry) return undefined;
-      const tool = makeTool(entry, entry.own ? entry.own.tools : sectionTools, notIdempotentCall(entry) === null);
+      const tool = makeTool(
+        entry,
+        entry.own ? entry.own.tools : sectionTools,
+        notIdempotentCall(entry) === null,
+        limits,
+      );
       sectionTools.push(tool);
       return tool;
     });
@@ -156,7 +173,7 @@ export const openWorkflowTools: WorkflowToolsOpener = async (sources, context) =
     await close();
     throw error;
   }
-};
+}
 
 function sourceText(source: WorkflowToolSource): string {
   return `workflow ${source.spec.shownFile} (${shownLocation(source.location)})`;
@@ -220,7 +237,7 @@ function checkCalls(
   return complete;
 }
 
-function makeTool(entry: Entry, tools: readonly Tool[], allIdempotent: boolean): Tool {
+function makeTool(entry: Entry, tools: readonly Tool[], allIdempotent: boolean, limits: WorkflowToolLimits): Tool {
   const { spec } = entry.source;
   return createWorkflowTool(entry.workflow, {
     name: entry.name,
@@ -235,6 +252,7 @@ function makeTool(entry: Entry, tools: readonly Tool[], allIdempotent: boolean):
     ...(spec.secretArgs ? { secretArgs: spec.secretArgs } : {}),
     ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
     ...(spec.maxResultBytes !== undefined ? { maxResultBytes: spec.maxResultBytes } : {}),
+    limits,
   });
 }
 

@@ -20,6 +20,13 @@ import type { RunWorkflowOptions, WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowCaseTask, WorkflowToolRequest } from './workflow-case-worker.js';
 import type { ExecutableWorkflow } from './workflow.js';
 
+/**
+ * The smallest heap a case's worker may have. Below it, one allocation JSONata allows (a sequence of its million
+ * items as a string, say) can outgrow Node's small leeway at the limit, and Node then ends the whole process
+ * instead of the worker (docs/workflows.md, hard limits).
+ */
+export const MIN_WORKER_MEMORY_MB = 128;
+
 /** How long one case may compute (its expressions and the interpreter; tool calls not counted) by default. */
 export const DEFAULT_CASE_TIME_LIMIT_MS = 2_000;
 
@@ -34,6 +41,12 @@ export interface IsolatedRunOptions extends Omit<RunWorkflowOptions, 'onVisit' |
   readonly memoryMb?: number;
   /** Worker threads cases run on at once (`weft exec --jobs`; default defaultJobs(): the machine's cores). */
   readonly jobs?: number;
+  /**
+   * Which workers the run takes (default 0, a case): a workflow tool's own run (workflow-tool.ts) takes those of its
+   * depth among workflow tools, 1 and up, so a run waiting on a workflow tool it called never holds the worker that
+   * tool needs (with `--jobs 1`, a case calling one would otherwise wait for itself).
+   */
+  readonly lane?: number;
 }
 
 /** One worker thread a core: what `weft exec --jobs` is by default. */
@@ -50,20 +63,21 @@ export function casesInFlight(jobs: number): number {
   return Math.max(16, 8 * jobs);
 }
 
-/** Pools by memory limit, size and depth: cases with other limits do not share workers. */
+/** Pools by memory limit, size and lane: cases with other limits do not share workers. */
 const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();
 let nextWorkflowId = 1;
 
-function poolFor(memoryMb: number, jobs: number, depth: number): IsolatePool {
-  const key = `${memoryMb}:${jobs}:${depth}`;
+function poolFor(memoryMb: number, jobs: number, lane: number): IsolatePool {
+  const key = `${memoryMb}:${jobs}:${lane}`;
   let pool = pools.get(key);
   if (!pool) {
     pool = createIsolatePool({
       script: workerScript('workflow-case-worker', import.meta.url),
       memoryMb,
       maxWorkers: jobs,
-      depth,
+      // A case that only computes gets its worker's next case before it ends (see Kit.queues).
+      depth: 2,
     });
     pools.set(key, pool);
   }
@@ -78,12 +92,11 @@ interface Kit {
   /** The tools of a tools module: they run in the case's own worker, with no round trip to this thread per call. */
   readonly modules: readonly { readonly name: string; readonly origin: ModuleToolOrigin }[];
   /**
-   * Cases handed to a worker at a time. A case that only computes (its tools, if any, run in its worker) gets its
-   * worker's next case before it ends, so the worker does not wait for this thread between cases. One that calls
-   * tools on this thread (HTTP, MCP) may wait long on them and would hold a case queued behind it meanwhile: those
-   * take a worker one at a time.
+   * Its cases only compute (their tools, if any, run in their worker): a worker gets its next such case before it
+   * ends this one, so it does not wait for this thread between cases. A case that calls tools on this thread (HTTP,
+   * MCP) may wait long on them and would hold a case queued behind it meanwhile: it takes a worker alone.
    */
-  readonly depth: number;
+  readonly queues: boolean;
 }
 
 const NO_TOOLS: readonly Tool[] = [];
@@ -102,7 +115,7 @@ function kitOf(list: readonly Tool[]): Kit {
       tools,
       names: [...tools.keys()],
       modules: values.flatMap((tool) => (tool.module ? [{ name: tool.name, origin: tool.module }] : [])),
-      depth: values.every((tool) => tool.module) ? 2 : 1,
+      queues: values.every((tool) => tool.module),
     };
     kits.set(list, kit);
   }
@@ -150,8 +163,9 @@ async function runInWorker(
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_CASE_TIME_LIMIT_MS;
   const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
   integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
-  integerOption(memoryMb, 'memoryMb', { min: 16 });
+  integerOption(memoryMb, 'memoryMb', { min: MIN_WORKER_MEMORY_MB });
   const jobs = integerOption(options.jobs ?? defaultJobs(), 'jobs', { min: 1, max: 256 });
+  const lane = integerOption(options.lane ?? 0, 'lane', { min: 0, max: 64 });
   if (options.maxVisits !== undefined) integerOption(options.maxVisits, 'maxVisits', { min: 1 });
   let id = workflowIds.get(workflow);
   if (id === undefined) {
@@ -161,15 +175,20 @@ async function runInWorker(
   const workflowId = id;
   const kit = kitOf(options.tools ?? NO_TOOLS);
   const { tools } = kit;
-  const { signal } = options;
+  const { signal, toolScope } = options;
+  const callOptions = {
+    ...(signal ? { signal } : {}),
+    ...(toolScope !== undefined ? { scope: toolScope } : {}),
+  };
   const located = (where: string | undefined, what: string, code: 'TIMEOUT' | 'WORKFLOW') =>
     new WeftError(code, `${where ?? 'the workflow'}: ${what}`, {
       // Running it again would meet the same limit.
       retryable: false,
       ...(where !== undefined ? { location: { field: where } } : {}),
     });
-  return poolFor(memoryMb, jobs, kit.depth).run({
+  return poolFor(memoryMb, jobs, lane).run({
     timeLimitMs,
+    queues: kit.queues,
     ...(signal ? { signal } : {}),
     body: (held) => {
       // The workflow and the tool list cross once per worker; a case sends their ids and its input. A long-lived
@@ -196,7 +215,7 @@ async function runInWorker(
       const request = body as WorkflowToolRequest;
       const tool = tools.get(request.tool);
       if (!tool) throw new WeftError('TOOL', `${request.tool}: no such tool`);
-      const outcome = await callTool(tool, request.args, signal ? { signal } : {});
+      const outcome = await callTool(tool, request.args, callOptions);
       if (!outcome.ok) throw outcome.error;
       return outcome.result;
     },
@@ -209,5 +228,12 @@ async function runInWorker(
     pauseOverTime: (where, limitMs) =>
       located(where, `no result after ${limitMs} ms (its timeoutMs); the case's worker thread was stopped`, 'TIMEOUT'),
     crashed: (where, reason) => located(where, `stopped: ${reason} (--worker-memory)`, 'WORKFLOW'),
+    // A caller's deadline (its signal aborted with a TIMEOUT) is named where the case had got to.
+    aborted: (where) => {
+      const reason: unknown = signal?.reason;
+      return reason instanceof WeftError && reason.code === 'TIMEOUT'
+        ? located(where, reason.message, 'TIMEOUT')
+        : undefined;
+    },
   });
 }

@@ -117,6 +117,13 @@ export interface IsolateTaskOptions {
   readonly pauseOverTime?: (where: string | undefined, limitMs: number) => WeftError;
   /** The error of a task whose worker ran out of memory (or died otherwise). */
   readonly crashed: (where: string | undefined, reason: string) => WeftError;
+  /** It only computes: it may wait in a worker behind another such task, and one may wait behind it (`depth`). */
+  readonly queues?: boolean;
+  /**
+   * The error of a task whose signal aborted, given where it was (undefined: ABORTED, the signal's reason when that
+   * is one): a caller's deadline can then name the step it stopped.
+   */
+  readonly aborted?: (where: string | undefined) => WeftError | undefined;
 }
 
 export interface IsolatePool {
@@ -136,8 +143,9 @@ export interface IsolatePoolOptions {
   /**
    * Tasks handed to one worker at a time (default 1). With 2, a worker has its next task before it ends the one it
    * runs, so it does not sit idle while this thread (busy with other work) reads its answer: for many short tasks
-   * that compute (workflow cases). A task still runs alone in its worker; one that waits long on a request holds
-   * the one queued behind it, so tasks that mostly wait (a tool's I/O) keep 1.
+   * that compute (workflow cases). A task still runs alone in its worker. Only tasks that say `queues` are sent
+   * ahead, and only behind such tasks: one that waits long on a request (a tool's I/O) would hold the one queued
+   * behind it.
    */
   readonly depth?: number;
 }
@@ -414,11 +422,15 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     for (let level = 2; level <= depth && queue.length > 0; level++) fill(level);
   };
 
-  /** Gives a queued task to each ready worker holding fewer than `level`. */
+  /**
+   * Gives a queued task to each ready worker holding fewer than `level`. Past the first, only a task that queues
+   * goes, and only to a worker whose tasks all do; the queue's order is kept.
+   */
   const fill = (level: number): void => {
     for (const slot of slots) {
       if (queue.length === 0) return;
       if (!slot.ready || slot.dead || slot.sent.length >= level) continue;
+      if (level > 1 && !(queue[0]!.options.queues && slot.sent.every((each) => each.options.queues))) continue;
       while (queue.length > 0) {
         if (queue.shift()!.send(slot)) break;
       }
@@ -475,6 +487,11 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
           const at = queue.indexOf(running);
           if (at >= 0) queue.splice(at, 1);
           const slot = slotOf;
+          // Where the worker is, if it runs this task now (read before it hears of the abort and clears its marks).
+          const where =
+            slot && slot.clock[CLOCK_TASK] === running.id && slot.clock[CLOCK_BUSY] === 1
+              ? whereOf(slot.where)
+              : undefined;
           if (slot && !slot.dead && slot.sent.includes(running)) {
             slot.worker.postMessage({ t: 'abort', id: running.id } satisfies ToWorker);
             running.grace = setTimeout(() => {
@@ -484,7 +501,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
               }
             }, ABORT_GRACE_MS);
           }
-          settle(running, false, abortedError(task.signal));
+          settle(running, false, task.aborted?.(where) ?? abortedError(task.signal));
           drain();
         };
         task.signal.addEventListener('abort', running.onAbort, { once: true });

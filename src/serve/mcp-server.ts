@@ -36,6 +36,7 @@ import {
   runEvents,
 } from '../internal.js';
 import { type Context, modelMaker, type ModelContext, runNotFound } from '../cli/context.js';
+import { isolationLimits } from '../cli/distill/isolation-limits.js';
 import { loadRunTools, type RunTools } from '../cli/load-run-tools.js';
 import { evalInputShape, mcpEval } from './mcp-eval.js';
 import { readPlan, runJson } from '../cli/run/run-command.js';
@@ -344,7 +345,11 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
                 })
               : undefined;
           // A bad tools file is the client's input error, answered before any run exists; the tools close at its end.
-          const runTools: RunTools = await loadRunTools({ toolsFile, planFile }, signal);
+          const runTools: RunTools = await loadRunTools(
+            { toolsFile, planFile },
+            signal,
+            isolationLimits({}, context.config),
+          );
           const toolSet = runTools.toolSet;
 
           const runId = newRunId();
@@ -594,17 +599,19 @@ export async function createWeftMcpServer(options: WeftMcpServerOptions): Promis
         if (toolsFile !== undefined && !existsSync(toolsFile)) {
           throw new WeftError('BAD_INPUT', `no tools file ${toolsFile}`, { location: { field: 'tools' } });
         }
-        const tools = toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal }) : undefined;
+        // Its workflow tools run with the case's own limits.
+        const limits = isolationLimits({}, context.config);
+        const tools =
+          toolsFile !== undefined ? await loadToolsFile(toolsFile, { signal, workflowLimits: limits }) : undefined;
         try {
           const { workflow } = await loadWorkflowFile(file, { toolNames: tools?.tools.map((t) => t.name) ?? [] });
-          // In a worker thread with hard limits (the config's caseTimeLimitMs, workerMemoryMb): a hostile workflow
-          // stops at its limit, and this server keeps answering meanwhile.
+          // In a worker thread with hard limits (the config's caseTimeLimitMs, workerMemoryMb, jobs): a hostile
+          // workflow stops at its limit, and this server keeps answering meanwhile.
           const result = await runWorkflowIsolated(workflow, {
             tools: tools?.tools ?? [],
             input: input ?? {},
             signal,
-            ...(context.config.caseTimeLimitMs !== undefined ? { timeLimitMs: context.config.caseTimeLimitMs } : {}),
-            ...(context.config.workerMemoryMb !== undefined ? { memoryMb: context.config.workerMemoryMb } : {}),
+            ...limits,
           });
           return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length, llmCalls: 0 };
         } finally {

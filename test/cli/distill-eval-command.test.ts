@@ -332,6 +332,9 @@ describe('weft distill eval: --out, --rollouts and --max-visits', () => {
       ['--rollouts', '101', '--rollouts expects at most 100'],
       ['--rollouts', 'three', '--rollouts expects an integer >= 1'],
       ['--max-visits', '0', '--max-visits expects an integer >= 1'],
+      ['--time-limit', '0', '--time-limit expects an integer >= 1'],
+      ['--worker-memory', '64', '--worker-memory expects an integer >= 128'],
+      ['--jobs', 'many', '--jobs expects an integer'],
     ] as const) {
       const bad = await cli(evalArgs(flag, value));
       expect(bad.code, `${flag} ${value}`).toBe(2);
@@ -352,5 +355,13 @@ describe('weft distill eval: --out, --rollouts and --max-visits', () => {
     expect(task.cases.some((entry: { error?: string }) => entry.error?.includes('visit cap of 5 node visits'))).toBe(
       true,
     );
+  });
+
+  it("--time-limit, --worker-memory and --jobs are the test cases' hard limits, shown in the report", async () => {
+    const limited = await cli(evalArgs('--time-limit', '5000', '--worker-memory', '160', '--jobs', '1', '--json'));
+    expect(limited.code).toBe(0);
+    const report = JSON.parse(limited.stdout);
+    expect(report.caseLimits).toEqual({ timeLimitMs: 5000, memoryMb: 160, jobs: 1 });
+    expect(report.tasks[0]).toMatchObject({ correct: true });
   });
 });

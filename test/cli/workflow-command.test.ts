@@ -161,7 +161,7 @@ describe('weft exec --max-visits', () => {
     const cases = join(scratch, 'hostile-cases.jsonl');
     writeFileSync(
       cases,
-      '{"id":"a","input":{"n":2},"expected":4}\n{"id":"hostile","input":{"n":3000000}}\n{"id":"b","input":{"n":5},"expected":10}\n',
+      '{"id":"a","input":{"n":2},"expected":4}\n{"id":"hostile","input":{"n":1000000}}\n{"id":"b","input":{"n":5},"expected":10}\n',
     );
     const home = join(scratch, 'home-hostile');
     const batch = await cli(['exec', file, '--inputs', cases, '--time-limit', '300', '--home', home, '--json']);

@@ -12,6 +12,7 @@ import {
   type SuiteStagesFactory,
   type TaskRun,
 } from '../../src/distill/evaluate-suite.js';
+import { closeWorkflowWorkers } from '../../src/distill/run-workflow-isolated.js';
 import { formatSuiteReport } from '../../src/distill/format-suite-report.js';
 import { loadSuite, type SuiteTask } from '../../src/distill/load-suite.js';
 import { openSuiteTools, type SuiteTools } from '../../src/distill/open-suite-tools.js';
@@ -31,7 +32,10 @@ beforeAll(async () => {
   tasks = (await loadSuite('examples/distill-suite', { only: NAMES })).tasks;
   tools = await openSuiteTools(tasks);
 });
-afterAll(async () => tools?.close());
+afterAll(async () => {
+  await tools?.close();
+  await closeWorkflowWorkers();
+});
 
 /** A scripted model: 10 input and 5 output tokens per call. */
 function fakeModel(): ChatModel {
@@ -217,6 +221,36 @@ describe('evaluateSuite', () => {
     expect(text).toContain('variant es-pe');
     expect(text).toContain('variant react');
     expect(text.some((line) => /^overall\s+4\/4/.test(line))).toBe(true);
+  });
+
+  it('runs each held-out case in a worker thread: a hostile one fails alone with a located error', async () => {
+    const sumToN = tasks.filter((task) => task.name === 'sum-to-n');
+    // The model's workflow never ends on n = 4 (one JSONata step that JSONata's own time check cannot stop would
+    // block the process in-thread) and answers right on the others.
+    const hostile = (task: SuiteTask): ExecutableWorkflow => ({
+      ...task.reference!,
+      nodes: task.reference!.nodes.map((node) =>
+        node.kind === 'end'
+          ? { ...node, output: '{% inputs.n = 4 ? ($f := function($k){ $f($k + 1) }; $f(0)) : vars.acc %}' }
+          : node,
+      ),
+    });
+    const report = await evaluateSuite(sumToN, {
+      ...base(),
+      stages: fakeStages((task) => distilled(hostile(task))),
+      caseLimits: { timeLimitMs: 300, jobs: 1 },
+    });
+    const [task] = report.tasks;
+    expect(task).toMatchObject({ graphValid: true, passed: 4, tests: 5, correct: false });
+    const failed = task!.cases.filter((result) => !result.ok);
+    expect(failed).toEqual([
+      {
+        index: 2,
+        ok: false,
+        error:
+          "node end (output): stopped at the case's time limit of 300 ms of computing (--time-limit; tool calls not counted)",
+      },
+    ]);
   });
 
   it('counts model calls made while a workflow runs (so a 0 is a measurement)', async () => {

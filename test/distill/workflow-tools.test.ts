@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatError, type WeftError } from '../../src/errors.js';
+import { closeWorkflowWorkers, runWorkflowIsolated } from '../../src/distill/run-workflow-isolated.js';
+import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
 import { loadToolsFile } from '../../src/load-tools-file.js';
 import { callTool } from '../../src/tools/call-tool.js';
 import type { Tool, ToolSet } from '../../src/tools/tool.js';
@@ -19,7 +21,10 @@ const EXAMPLE = join(ROOT, 'examples/workflow-tools/tools.yaml');
 const FIXTURES = join(ROOT, 'test/fixtures/workflow-tools');
 const SUITE = join(ROOT, 'examples/distill-suite');
 const scratch = mkdtempSync(join(tmpdir(), 'weft-workflow-tools-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
+  await closeWorkflowWorkers();
+});
 
 // What the fixture module's tools saw (they run in worker threads): one line per event in this file.
 const TOOL_LOG = join(scratch, 'tool-log.txt');
@@ -169,13 +174,14 @@ describe('workflow tools', () => {
   it('stops at its deadline, naming the node reached, and the tool it waited on sees the stop', async () => {
     const set = await loadToolsFile(join(FIXTURES, 'tools.yaml'));
     try {
+      // The deadline counts from the call: a first call of this depth of workflow tools also waits for its worker
+      // thread to start, which under tsx can take longer than 300 ms. One call first, so that it is running.
+      expect(await callTool(named(set, 'add_up_to'), { n: 3 })).toMatchObject({ ok: true, result: 6 });
       const before = hangs();
       const waited = await callTool(named(set, 'wait_for_it'), { label: 'x' });
       expect(waited).toMatchObject({ ok: false, attempts: 1, error: { code: 'TIMEOUT', retryable: false } });
       if (!waited.ok) {
-        expect(waited.error.message).toBe(
-          'wait_for_it: stopped at its 300 ms deadline, at node wait (tool hang), after 3 node visits',
-        );
+        expect(waited.error.message).toBe('wait_for_it: node wait (args), tool hang: stopped at its 300 ms deadline');
       }
       expect(hangs().started - before.started).toBe(1);
       // The tool runs in a worker thread: it hears of the stop by message, a moment after the caller did.
@@ -185,7 +191,78 @@ describe('workflow tools', () => {
       // A loop of set and condition nodes, far below its visit cap, is stopped by the deadline too.
       const spun = await callTool(named(set, 'spin'), {});
       expect(spun).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
-      if (!spun.ok) expect(spun.error.message).toMatch(/^spin: stopped at its 300 ms deadline, at node (more|next),/);
+      if (!spun.ok)
+        expect(spun.error.message).toMatch(
+          /^spin: node (more \(expr\)|next \(values\)): stopped at its 300 ms deadline$/,
+        );
+    } finally {
+      await set.close();
+    }
+  });
+
+  it('runs in a worker thread with hard limits: a hostile expression or allocation fails that call alone, naming the node', async () => {
+    const hostile = (name: string, output: string) =>
+      write(
+        `${name}.workflow.json`,
+        JSON.stringify({
+          name,
+          inputs: { n: { type: 'integer' } },
+          nodes: [
+            { id: 'start', kind: 'start' },
+            { id: 'work', kind: 'set', values: { r: output } },
+            { id: 'end', kind: 'end', output: '{% vars.r %}' },
+          ],
+          edges: [
+            { from: 'start', to: 'work' },
+            { from: 'work', to: 'end' },
+          ],
+        }),
+      );
+    hostile('forever', '{% ($f := function($n){ $f($n + 1) }; $f(inputs.n)) %}');
+    hostile('hoard', '{% $count([inputs.n..300].{"a": [1..1000000]}) %}');
+    hostile('double', '{% inputs.n * 2 %}');
+    const file = freshFile(
+      'tools:\n  - kind: workflow\n    file: ./forever.workflow.json\n  - kind: workflow\n    file: ./hoard.workflow.json\n  - kind: workflow\n    file: ./double.workflow.json\n',
+    );
+    const set = await loadToolsFile(file, { workflowLimits: { timeLimitMs: 500 } });
+    // Time enough to fill its memory first, on a loaded machine too.
+    const roomy = await loadToolsFile(file, { workflowLimits: { timeLimitMs: 60_000, memoryMb: 128 } });
+    try {
+      const forever = await callTool(named(set, 'forever'), { n: 0 });
+      expect(forever).toMatchObject({ ok: false, attempts: 1, error: { code: 'TIMEOUT', retryable: false } });
+      if (!forever.ok)
+        expect(forever.error.message).toBe(
+          "forever: node work (values): stopped at the case's time limit of 500 ms of computing (--time-limit; tool calls not counted)",
+        );
+      const hoard = await callTool(named(roomy, 'hoard'), { n: 1 });
+      expect(hoard).toMatchObject({ ok: false, attempts: 1, error: { code: 'TOOL', retryable: false } });
+      if (!hoard.ok)
+        expect(hoard.error.message).toBe(
+          'hoard: node work (values): stopped: it ran out of its 128 MB of memory (--worker-memory)',
+        );
+      // The process went on, and so do the section's other tools.
+      expect(await callTool(named(set, 'double'), { n: 21 })).toMatchObject({ ok: true, result: 42 });
+      expect(await callTool(named(roomy, 'double'), { n: 4 })).toMatchObject({ ok: true, result: 8 });
+    } finally {
+      await Promise.all([set.close(), roomy.close()]);
+    }
+  });
+
+  it('a case calling a workflow tool does not wait for its own worker: the tool runs on workers of its own', async () => {
+    const set = await loadToolsFile(join(FIXTURES, 'tools.yaml'), { workflowLimits: { jobs: 1 } });
+    try {
+      // One worker thread a depth: sum_then_note's run waits on add_up_to's, which needs a worker of its own.
+      expect(await callTool(named(set, 'sum_then_note'), { n: 5 })).toMatchObject({ ok: true, result: 15 });
+      // And a case run isolated itself (as `weft exec --jobs 1` runs one) calling a workflow tool.
+      const caller = JSON.parse(readFileSync(callingWorkflow('outer', 'add_up_to'), 'utf8')) as ExecutableWorkflow;
+      const viaCase = await runWorkflowIsolated(
+        {
+          ...caller,
+          nodes: caller.nodes.map((node) => (node.kind === 'tool' ? { ...node, args: { n: '{% inputs.x %}' } } : node)),
+        },
+        { tools: set.tools, input: { x: 6 }, jobs: 1 },
+      );
+      expect(viaCase.output).toBe(21);
     } finally {
       await set.close();
     }

@@ -24,7 +24,7 @@ describe('weft mcp: a hostile weft_exec', () => {
         name: 'sorts',
         nodes: [
           { id: 's', kind: 'start' },
-          { id: 'e', kind: 'end', output: '{% $sort([1..3000000], function($a, $b){ $a < $b }) %}' },
+          { id: 'e', kind: 'end', output: '{% $sort([1..1000000], function($a, $b){ $a < $b }) %}' },
         ],
         edges: [{ from: 's', to: 'e' }],
       }),

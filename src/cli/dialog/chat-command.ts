@@ -32,6 +32,7 @@ import {
 import { loadContext, loadModel, openStore } from '../context.js';
 import { integerFlag } from '../flags.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
+import { isolationLimits } from '../distill/isolation-limits.js';
 import { loadRunTools } from '../load-run-tools.js';
 import { sessionIdArgument } from './session-id-argument.js';
 import type { Output } from '../output.js';
@@ -118,7 +119,7 @@ export async function chatCommand(
     const simulateApis = flags.simulateApis === true || recordedOptions.simulateApis === true;
     const apiModelSpec = flags.apiModel ?? recordedOptions.apiModel;
     const toolsFile = flags.tools ?? recordedOptions.toolsFile;
-    const tools = await loadRunTools({ toolsFile, planFile: pdlPath }, signal);
+    const tools = await loadRunTools({ toolsFile, planFile: pdlPath }, signal, isolationLimits({}, context.config));
     closeTools = () => tools.toolSet?.close() ?? Promise.resolve();
     const loaded = await loadModel(flags.model ?? record?.model, context.config);
     // With tracing on, a `chat` span per call (see `turn` below for the span around each bot turn).

@@ -1,8 +1,10 @@
 /**
  * `weft distill eval --suite DIR --model M [--variant V|all] [--task NAME…] [--selection R] [--rollouts N]
- * [--max-visits N] [--concurrency N] [--out DIR] [--json]`: for each task of the suite, execute on its train
+ * [--max-visits N] [--time-limit MS] [--worker-memory MB] [--jobs N] [--concurrency N] [--out DIR] [--json]`: for each task of the suite, execute on its train
  * inputs, summarize the traces into a workflow, run the workflow on the held-out tests with no model, score it
- * against the task's reference with WorfEval, and report per task and overall; `--out` keeps every task run's
+ * against the task's reference with WorfEval, and report per task and overall. Each test case runs in a worker
+ * thread with `weft exec`'s hard limits (the time and memory flags, or the config's keys), as do the suite's
+ * workflow tools: a hostile model-written workflow fails its case alone; `--out` keeps every task run's
  * workflow, traces and case results (eval-out-folder.ts). Bad suites, tools files, flags and `--out` folders are
  * exit 2 before any model call; Ctrl-C gives the report of the tasks that finished. The budget flags bound the whole
  * suite: a spent budget gives the report of the tasks that finished and ends with the BUDGET error.
@@ -27,12 +29,13 @@ import { budgetErrorJson, reportBudgetStop } from '../budget-stop.js';
 import { loadContext, loadModel } from '../context.js';
 import { prepareEvalFolder, type TaskRunFiles, writeEvalReport, writeTaskRun } from './eval-out-folder.js';
 import { choiceFlag, integerFlag } from '../flags.js';
+import { type IsolationFlags, type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output } from '../output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from '../run-choices.js';
 import { progressLogger } from '../team/team-command-support.js';
 import type { BudgetFlags } from '../budget-options.js';
 
-export interface DistillEvalFlags extends BudgetFlags {
+export interface DistillEvalFlags extends BudgetFlags, IsolationFlags {
   readonly suite?: string;
   readonly model?: string;
   readonly variant?: string;
@@ -79,11 +82,12 @@ export async function distillEvalCommand(
   const suite = await loadSuite(flags.suite, { only: flags.task ?? [] });
   for (const warning of suite.warnings) output.log(`warning: ${place(warning)}${warning.message}`);
   const context = await loadContext(flags, env);
+  const limits = isolationLimits(flags, context.config);
   // Each call is a `chat` span (evaluateSuite makes them), under the span below when tracing.
   const { model, costOf } = await loadModel(flags.model, context.config, env);
   const stages = dependencies.stages ?? suiteStages;
   // Tools are opened before any model call: a bad file or an unset BUSINESS_API_URL stops here (exit 2).
-  const tools = await openSuiteTools(suite.tasks, { env, signal });
+  const tools = await openSuiteTools(suite.tasks, { env, signal, workflowLimits: limits });
   const out = flags.out;
   // Keyed by variant and task: the report names each task run's files.
   const files = new Map<string, TaskRunFiles>();
@@ -116,6 +120,7 @@ export async function distillEvalCommand(
           ...(concurrency !== undefined ? { concurrency } : {}),
           ...(rollouts !== undefined ? { rollouts } : {}),
           ...(maxVisits !== undefined ? { maxVisits } : {}),
+          caseLimits: limits,
           costOf: (result) => costOf(result, model.id),
           ...(budget ? { budget, budgetFields: BUDGET_FLAG_FIELDS } : {}),
           signal,
@@ -138,6 +143,7 @@ export async function distillEvalCommand(
       selection: selection ?? 'random_success',
       rollouts: rollouts ?? 1,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
+      ...(Object.keys(limits).length > 0 ? { caseLimits: limits } : {}),
       ...(out !== undefined ? { out } : {}),
       files,
     });
@@ -171,6 +177,8 @@ function reportDocument(
     readonly selection: string;
     readonly rollouts: number;
     readonly maxVisits?: number;
+    /** The test cases' hard limits, as the flags or the config gave them (absent: the defaults). */
+    readonly caseLimits?: IsolationLimits;
     readonly out?: string;
     readonly files: ReadonlyMap<string, TaskRunFiles>;
   },

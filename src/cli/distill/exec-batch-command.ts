@@ -165,7 +165,7 @@ async function execBatch(
       },
     };
   }
-  const tools: ToolSet | undefined = manifest.tools ? await openTools(manifest.tools.path, signal) : undefined;
+  const tools: ToolSet | undefined = manifest.tools ? await openTools(manifest.tools.path, signal, limits) : undefined;
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(manifest.workflow.path, { toolNames });
@@ -367,10 +367,11 @@ function describeFailure(result: BatchResult): string {
   return `${id}: output ${JSON.stringify(result.output)?.slice(0, 200)} is not the expected one`;
 }
 
-async function openTools(path: string, signal: AbortSignal): Promise<ToolSet> {
+/** The tools file; its workflow tools run with the cases' own limits. */
+async function openTools(path: string, signal: AbortSignal, limits: IsolationLimits): Promise<ToolSet> {
   const absolute = isAbsolute(path) ? path : resolve(path);
   try {
-    return await loadToolsFile(absolute, { signal });
+    return await loadToolsFile(absolute, { signal, workflowLimits: limits });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new WeftError('BAD_INPUT', `no tools file ${path}`, { location: { field: '--tools' } });

@@ -3,7 +3,7 @@
  * in the config file) and the worker threads cases run on (`--jobs`, `jobs`): what `runWorkflowIsolated` takes. A
  * flag wins over the config; neither: the defaults (jobs: one a core).
  */
-import type { IsolatedRunOptions } from '../../internal.js';
+import { type IsolatedRunOptions, MIN_WORKER_MEMORY_MB } from '../../internal.js';
 import type { WeftConfig } from '../config.js';
 import { integerFlag } from '../flags.js';
 
@@ -20,7 +20,8 @@ const MAX_JOBS = 256;
 
 export function isolationLimits(flags: IsolationFlags, config: WeftConfig): IsolationLimits {
   const timeLimitMs = integerFlag('time-limit', flags.timeLimit, { min: 1 }) ?? config.caseTimeLimitMs;
-  const memoryMb = integerFlag('worker-memory', flags.workerMemory, { min: 16 }) ?? config.workerMemoryMb;
+  const memoryMb =
+    integerFlag('worker-memory', flags.workerMemory, { min: MIN_WORKER_MEMORY_MB }) ?? config.workerMemoryMb;
   const jobs = integerFlag('jobs', flags.jobs, { min: 1, max: MAX_JOBS }) ?? config.jobs;
   return {
     ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),

@@ -55,7 +55,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
       '--time-limit <ms>',
       'milliseconds a case may compute (its expressions; time waiting for tools not counted) before its worker thread is stopped (default 2000)',
     )
-    .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256)')
+    .option('--worker-memory <mb>', 'heap limit in MB of the worker thread a case runs in (default 256, at least 128)')
     .option('--jobs <n>', 'worker threads cases run on at once (default: one a core; --jobs 1: one thread)')
     .option('--home <dir>', 'Weft home (its weft.db keeps the batches unless --store names another store)')
     .addOption(store)
@@ -157,6 +157,15 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .option('--selection <rule>', 'trace selection: random_success (default), all_success, all or first')
     .option('--rollouts <n>', 'traces the execute stage makes per train input (default 1, at most 100)')
     .option('--max-visits <n>', 'node visits a workflow may make per test case (default 10000)')
+    .option(
+      '--time-limit <ms>',
+      'milliseconds a test case may compute (time waiting for tools not counted) before its worker thread is stopped (default 2000)',
+    )
+    .option(
+      '--worker-memory <mb>',
+      'heap limit in MB of the worker thread a test case runs in (default 256, at least 128)',
+    )
+    .option('--jobs <n>', 'worker threads test cases run on at once (default: one a core)')
     .option('--out <dir>', "a new or empty folder: keep each task run's workflow, traces and case results there")
     .option('--concurrency <n>', 'tasks evaluated at once (default 4)')
     .option('--home <dir>', 'Weft home (default ./.weft)')

@@ -21,7 +21,7 @@ import {
 } from '../../internal.js';
 import { loadContext } from '../context.js';
 import { integerFlag } from '../flags.js';
-import { type IsolationFlags, isolationLimits } from './isolation-limits.js';
+import { type IsolationFlags, type IsolationLimits, isolationLimits } from './isolation-limits.js';
 import type { Output } from '../output.js';
 
 interface WorkflowFlags {
@@ -104,7 +104,7 @@ export async function execCommand(
   const input = parseInput(flags.input);
   const maxVisits = integerFlag('max-visits', flags.maxVisits, { min: 1 });
   const limits = isolationLimits(flags, (await loadContext(flags)).config);
-  const tools = await openTools(flags.tools, signal);
+  const tools = await openTools(flags.tools, signal, limits);
   try {
     const toolNames = tools?.tools.map((tool) => tool.name) ?? [];
     const { workflow } = await loadWorkflowFile(file, { toolNames });
@@ -143,10 +143,15 @@ function parseInput(text: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-async function openTools(path: string | undefined, signal: AbortSignal): Promise<ToolSet | undefined> {
+/** The tools file; with `limits` (weft exec's), its workflow tools run with the case's own. */
+async function openTools(
+  path: string | undefined,
+  signal: AbortSignal,
+  limits?: IsolationLimits,
+): Promise<ToolSet | undefined> {
   if (path === undefined) return undefined;
   if (!existsSync(path)) throw new WeftError('BAD_INPUT', `no tools file ${path}`, { location: { field: '--tools' } });
-  return loadToolsFile(path, { signal });
+  return loadToolsFile(path, { signal, ...(limits ? { workflowLimits: limits } : {}) });
 }
 
 function where(file: string, problem: WorkflowProblem): string {

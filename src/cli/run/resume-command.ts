@@ -12,6 +12,7 @@ import {
 } from '../../internal.js';
 import { budgetErrorJson, watchRunBudget } from '../budget-stop.js';
 import { loadContext, loadModel, openStore, modelMaker, runNotFound } from '../context.js';
+import { isolationLimits } from '../distill/isolation-limits.js';
 import { loadRunTools } from '../load-run-tools.js';
 import type { Output, Streams } from '../output.js';
 import { createProgressView } from './progress.js';
@@ -61,7 +62,7 @@ export async function resumeCommand(
     const recorded = run.options as { toolsFile?: unknown; planToolsFile?: unknown };
     const toolsFile = flags.tools ?? (typeof recorded.toolsFile === 'string' ? recorded.toolsFile : undefined);
     const planFile = typeof recorded.planToolsFile === 'string' ? recorded.planToolsFile : undefined;
-    toolSet = (await loadRunTools({ toolsFile, planFile }, signal)).toolSet;
+    toolSet = (await loadRunTools({ toolsFile, planFile }, signal, isolationLimits({}, config))).toolSet;
     const budgetWatch = watchRunBudget(progress.onEvent);
     const result = await resumeRun({
       runId,

@@ -30,6 +30,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createProgressView } from './progress.js';
 import { streamSubtaskReplies } from './stream-subtask-replies.js';
+import { isolationLimits } from '../distill/isolation-limits.js';
 import { readTask } from '../read-task.js';
 import { runChoicesFromFlags, runChoicesOptions } from '../run-choices.js';
 import type { BudgetFlags } from '../budget-options.js';
@@ -125,7 +126,11 @@ export async function runCommand(
       : undefined;
   // A bad tools file (or plan tools section) is the user's input error: reported before any run exists. Closed
   // (MCP servers) at the end.
-  const runTools = await loadRunTools({ toolsFile: flags.tools, planFile: flags.plan }, signal);
+  const runTools = await loadRunTools(
+    { toolsFile: flags.tools, planFile: flags.plan },
+    signal,
+    isolationLimits({}, config),
+  );
   const toolSet: ToolSet | undefined = runTools.toolSet;
   // Reach Redis before opening anything, so an unreachable one fails fast and leaves no run behind.
   const queue: QueueRunner | undefined = flags.workers
