@@ -263,20 +263,37 @@ export function startAttemptSpan(info: AttemptSpanInfo, parent: Context): Attemp
     },
     parent,
   );
-  const active = trace.setSpan(parent, span);
-  let ended = false;
-  return {
-    run: (work) => context.with(active, work),
-    end: ({ verdict, reason, error }) => {
-      if (ended) return;
-      ended = true;
-      if (verdict !== undefined) span.setAttribute('weft.verdict', verdict);
-      if (reason !== undefined && span.isRecording() && telemetryCapturesContent())
-        span.setAttribute('weft.reason', clip(reason));
-      if (error !== undefined) fail(span, error);
-      span.end();
-    },
-  };
+  // Without an SDK the span carries the parent's context again, or none: the parent stays the active context,
+  // which spares a context copy per attempt (a 100,000-subtask run makes as many). An SDK's span, even one its
+  // sampler drops, has a context of its own and becomes the active one.
+  const own = span.spanContext();
+  const same = !span.isRecording() && (own === trace.getSpanContext(parent) || !trace.isSpanContextValid(own));
+  return new StartedAttemptSpan(span, same ? parent : trace.setSpan(parent, span));
+}
+
+/** A class, not closures: one small object per attempt. */
+class StartedAttemptSpan implements AttemptSpan {
+  private ended = false;
+
+  constructor(
+    private readonly span: Span,
+    private readonly active: Context,
+  ) {}
+
+  run<T>(work: () => T): T {
+    return context.with(this.active, work);
+  }
+
+  end({ verdict, reason, error }: { verdict?: string; reason?: string; error?: unknown }): void {
+    if (this.ended) return;
+    this.ended = true;
+    const span = this.span;
+    if (verdict !== undefined) span.setAttribute('weft.verdict', verdict);
+    if (reason !== undefined && span.isRecording() && telemetryCapturesContent())
+      span.setAttribute('weft.reason', clip(reason));
+    if (error !== undefined) fail(span, error);
+    span.end();
+  }
 }
 
 export interface ChatSpanInfo {

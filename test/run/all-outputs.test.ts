@@ -148,7 +148,7 @@ describe('a run of more outputs than the limit', () => {
     );
     const cut = accepts[499]! + 1;
     await crashed.appendEvents('big', events.slice(0, cut) as unknown as EventRecord[]);
-    for (const version of versions) await crashed.savePlanVersion({ runId: 'big', ...version });
+    for (const version of versions) await crashed.savePlanVersion(version);
     const resumed = await resumeRun({ runId: 'big', model: testModel(), store: crashed, home: crashedHome });
     await crashed.close();
     expect(resumed.status).toBe('completed');
