@@ -388,9 +388,7 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
   }));
   const earlier = state.config.retryFeedback === false ? NO_EARLIER_ATTEMPTS : task.earlier;
   const neededBy =
-    state.config.neededBy === false
-      ? []
-      : task.children.map((child) => ({ id: child.id, objective: child.objective }));
+    state.config.neededBy === false ? [] : task.children.map((child) => ({ id: child.id, objective: child.objective }));
   // Filled field by field rather than from spreads of small objects: one object per attempt, not four.
   const context: { -readonly [K in keyof ExecuteContext]: ExecuteContext[K] } = {};
   if (earlier.shown.length > 0) {

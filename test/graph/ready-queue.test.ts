@@ -28,7 +28,14 @@ describe('the ready queue', () => {
         const nodes = new Map<string, ReadyNode>(
           order.map((id, index) => [
             id,
-            { id, status: statuses[index]!, dependsOn: [...parents[index]!], parents: [], children: [], pendingParents: 0 },
+            {
+              id,
+              status: statuses[index]!,
+              dependsOn: [...parents[index]!],
+              parents: [],
+              children: [],
+              pendingParents: 0,
+            },
           ]),
         );
         const plan = () => ({
