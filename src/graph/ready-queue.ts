@@ -10,7 +10,12 @@ export interface ReadyNode {
   readonly id: string;
   status: SubtaskStatus;
   dependsOn: string[];
-  children: string[];
+  /**
+   * The nodes of `dependsOn` and those that depend on this one, filled by linkNodes: references, not ids, so
+   * that a completion or a start touches its neighbours without a lookup in a map of the whole plan.
+   */
+  parents: this[];
+  children: this[];
   /** Dependencies not completed yet. */
   pendingParents: number;
 }
@@ -19,22 +24,34 @@ export function isReady(node: ReadyNode): boolean {
   return node.status === 'not started' && node.pendingParents === 0;
 }
 
-/** Fills `children` and `pendingParents` for a freshly loaded plan; returns the ready ids in plan order. */
-export function linkNodes(order: readonly string[], nodes: ReadonlyMap<string, ReadyNode>): string[] {
+/**
+ * Fills `parents`, `children` and `pendingParents` for a freshly loaded plan (whose nodes have empty `children`);
+ * returns the ready ids in plan order.
+ */
+export function linkNodes<N extends ReadyNode>(order: readonly string[], nodes: ReadonlyMap<string, N>): string[] {
+  const ready: string[] = [];
   for (const id of order) {
     const node = nodes.get(id)!;
-    for (const parent of node.dependsOn) nodes.get(parent)!.children.push(id);
-    node.pendingParents = node.dependsOn.filter((parent) => nodes.get(parent)!.status !== 'completed').length;
+    const parents: N[] = [];
+    let pending = 0;
+    for (const parentId of node.dependsOn) {
+      const parent = nodes.get(parentId)!;
+      parents.push(parent);
+      parent.children.push(node);
+      if (parent.status !== 'completed') pending += 1;
+    }
+    node.parents = parents;
+    node.pendingParents = pending;
   }
-  return order.filter((id) => isReady(nodes.get(id)!));
+  for (const id of order) if (isReady(nodes.get(id)!)) ready.push(id);
+  return ready;
 }
 
 /** Marks `node` completed and appends each child that became ready to `ready`, in plan order. */
-export function completeNode(node: ReadyNode, nodes: ReadonlyMap<string, ReadyNode>, ready: string[]): void {
+export function completeNode(node: ReadyNode, ready: string[]): void {
   node.status = 'completed';
-  for (const childId of node.children) {
-    const child = nodes.get(childId)!;
+  for (const child of node.children) {
     child.pendingParents -= 1;
-    if (child.status === 'not started' && child.pendingParents === 0) ready.push(childId);
+    if (child.status === 'not started' && child.pendingParents === 0) ready.push(child.id);
   }
 }

@@ -263,20 +263,50 @@ export function startAttemptSpan(info: AttemptSpanInfo, parent: Context): Attemp
     },
     parent,
   );
-  const active = trace.setSpan(parent, span);
-  let ended = false;
-  return {
-    run: (work) => context.with(active, work),
-    end: ({ verdict, reason, error }) => {
-      if (ended) return;
-      ended = true;
-      if (verdict !== undefined) span.setAttribute('weft.verdict', verdict);
-      if (reason !== undefined && span.isRecording() && telemetryCapturesContent())
-        span.setAttribute('weft.reason', clip(reason));
-      if (error !== undefined) fail(span, error);
-      span.end();
-    },
-  };
+  return new StartedAttemptSpan(span, withoutSdk(span, parent) ? parent : trace.setSpan(parent, span));
+}
+
+/**
+ * Whether `span` is the API's no-op one (no SDK registered): it records nothing and carries the parent's context
+ * again, or none, so the parent can stay the active context. That spares a context copy and a few closures per
+ * attempt and per model call (a 100,000-subtask run makes as many). An SDK's span, even one its sampler drops,
+ * has a context of its own and becomes the active one.
+ */
+function withoutSdk(span: Span, parent: Context): boolean {
+  const own = span.spanContext();
+  return !span.isRecording() && (own === trace.getSpanContext(parent) || !trace.isSpanContextValid(own));
+}
+
+/** A chat span of the no-op tracer: nothing to set or end, and the active context stays as it is. */
+const UNRECORDED_CHAT_SPAN: ChatSpan = {
+  run: (work) => work(),
+  succeed: () => {},
+  fail: () => {},
+};
+
+/** A class, not closures: one small object per attempt. */
+class StartedAttemptSpan implements AttemptSpan {
+  private ended = false;
+
+  constructor(
+    private readonly span: Span,
+    private readonly active: Context,
+  ) {}
+
+  run<T>(work: () => T): T {
+    return context.with(this.active, work);
+  }
+
+  end({ verdict, reason, error }: { verdict?: string; reason?: string; error?: unknown }): void {
+    if (this.ended) return;
+    this.ended = true;
+    const span = this.span;
+    if (verdict !== undefined) span.setAttribute('weft.verdict', verdict);
+    if (reason !== undefined && span.isRecording() && telemetryCapturesContent())
+      span.setAttribute('weft.reason', clip(reason));
+    if (error !== undefined) fail(span, error);
+    span.end();
+  }
 }
 
 export interface ChatSpanInfo {
@@ -314,13 +344,15 @@ export function startChatSpan(info: ChatSpanInfo): ChatSpan {
       ...(info.call.temperature !== undefined ? { 'gen_ai.request.temperature': info.call.temperature } : {}),
     },
   });
+  const parent = context.active();
+  if (withoutSdk(span, parent)) return UNRECORDED_CHAT_SPAN;
   const content = span.isRecording() && telemetryCapturesContent();
   if (content) {
     if (info.call.system !== undefined)
       span.setAttribute('gen_ai.system_instructions', json([{ type: 'text', content: clip(info.call.system) }]));
     span.setAttribute('gen_ai.input.messages', json(info.call.messages.map((m) => inputMessage(m, info))));
   }
-  const active = trace.setSpan(context.active(), span);
+  const active = trace.setSpan(parent, span);
   return {
     run: (work) => context.with(active, work),
     succeed: (result, costUsd, model) => {

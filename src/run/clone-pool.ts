@@ -18,7 +18,7 @@ export class ClonePool {
         if (left < this.free.length && this.free[left]! < this.free[smallest]!) smallest = left;
         if (right < this.free.length && this.free[right]! < this.free[smallest]!) smallest = right;
         if (smallest === index) break;
-        [this.free[index], this.free[smallest]] = [this.free[smallest]!, this.free[index]!];
+        this.swap(index, smallest);
         index = smallest;
       }
     }
@@ -31,8 +31,15 @@ export class ClonePool {
     while (index > 0) {
       const parent = (index - 1) >> 1;
       if (this.free[parent]! <= this.free[index]!) break;
-      [this.free[index], this.free[parent]] = [this.free[parent]!, this.free[index]!];
+      this.swap(index, parent);
       index = parent;
     }
+  }
+
+  /** Without a destructuring swap, which makes an array per step until the optimiser removes it. */
+  private swap(a: number, b: number): void {
+    const held = this.free[a]!;
+    this.free[a] = this.free[b]!;
+    this.free[b] = held;
   }
 }

@@ -230,6 +230,7 @@ async function planAndExecute(drive: Drive, parts: EngineParts, initial: RunBegi
     workflow = await plan(drive);
     await savePlan(drive, 1, workflow, 'initial plan');
   }
+  drive.outputs.planned(workflow.subtasks.length);
   return execute(executionOptions(drive, parts, workflow, version));
 }
 

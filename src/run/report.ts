@@ -5,7 +5,8 @@
  */
 import { toMermaid } from '../graph/index.js';
 import type { Workflow } from '../graph/workflow.js';
-import { outputFileName } from '../store/run-paths.js';
+import { outputFilePath } from '../store/run-paths.js';
+import { fenceFor } from '../text/fence.js';
 import type { TeamSummary, WeftEvent, WorkflowDiffSummary } from './events.js';
 import { TOOL_FAILURE_MARK, toolFailureWarning } from './tool-call-count.js';
 import { toolCallLine, toolCallViews } from './tool-call-lines.js';
@@ -242,11 +243,11 @@ function renderOutputs(summary: RunSummary): string[] {
   const lines = ['', '## Outputs'];
   for (const task of withOutput) {
     const output = task.output as string;
-    const file = `outputs/${outputFileName(task.id)}`;
+    const file = outputFilePath(task.id, withOutput.length);
     const kept = clip(output);
     lines.push('', `### ${cell(task.id)}${result.has(task.id) ? ' (final result)' : ''}`, '');
     // The output is the agent's text: fence it (longer than any backtick run inside) so it cannot restructure the report.
-    const fence = '`'.repeat(Math.max(3, ...[...output.matchAll(/`+/g)].map((run) => run[0].length + 1)));
+    const fence = fenceFor(output);
     lines.push(`${fence}text`, kept.trimEnd(), fence);
     lines.push(
       '',

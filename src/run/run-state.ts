@@ -381,20 +381,31 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
     prompt: `You are the ${task.agent}.`,
     kind: 'llm' as const,
   };
-  const parents = task.dependsOn.map((id) => {
-    const parent = state.tasks.get(id)!;
-    return { id, objective: parent.objective, output: parent.output ?? '' };
-  });
+  const parents = task.parents.map((parent) => ({
+    id: parent.id,
+    objective: parent.objective,
+    output: parent.output ?? '',
+  }));
   const earlier = state.config.retryFeedback === false ? NO_EARLIER_ATTEMPTS : task.earlier;
   const neededBy =
-    state.config.neededBy === false
-      ? []
-      : task.children.map((id) => ({ id, objective: state.tasks.get(id)!.objective }));
-  const context: ExecuteContext = {
-    ...(earlier.shown.length > 0 ? { earlier: earlier.shown, earlierLeftOut: earlier.leftOut } : {}),
-    ...(neededBy.length > 0 ? { neededBy } : {}),
-    ...(task.outputFormat !== undefined ? { outputFormat: task.outputFormat } : {}),
+    state.config.neededBy === false ? [] : task.children.map((child) => ({ id: child.id, objective: child.objective }));
+  // Filled field by field rather than from spreads of small objects: one object per attempt, not four.
+  const context: { -readonly [K in keyof ExecuteContext]: ExecuteContext[K] } = {};
+  if (earlier.shown.length > 0) {
+    context.earlier = earlier.shown;
+    context.earlierLeftOut = earlier.leftOut;
+  }
+  if (neededBy.length > 0) context.neededBy = neededBy;
+  if (task.outputFormat !== undefined) context.outputFormat = task.outputFormat;
+  const event: Extract<EventWithoutTime, { type: 'task-start' }> = {
+    type: 'task-start',
+    taskId: task.id,
+    attempt: task.attempts,
+    agent: task.agent,
+    clone: task.clone,
   };
+  // What this attempt is told of the earlier ones: in the log, so `weft show` and a resume know it.
+  if (earlier.shown.length > 0) event.feedback = feedbackOf(earlier);
   commands.push({
     type: 'start-attempt',
     request: {
@@ -406,15 +417,7 @@ function startTask(state: RunState, task: TaskState, commands: RunCommand[]): vo
       attempt: task.attempts,
       context,
     },
-    event: {
-      type: 'task-start',
-      taskId: task.id,
-      attempt: task.attempts,
-      agent: task.agent,
-      clone: task.clone,
-      // What this attempt is told of the earlier ones: in the log, so `weft show` and a resume know it.
-      ...(earlier.shown.length > 0 ? { feedback: feedbackOf(earlier) } : {}),
-    },
+    event,
   });
 }
 
@@ -487,7 +490,7 @@ function settleOutcome(
   });
   if (outcome.verdict === 'accept') {
     task.output = outcome.output;
-    completeNode(task, state.tasks, state.ready);
+    completeNode(task, state.ready);
     commands.push({ type: 'accepted', taskId: task.id, output: outcome.output });
     return;
   }
@@ -655,6 +658,7 @@ function load(
       old.dependsOn = [...subtask.dependsOn];
       old.agent = subtask.agent;
       old.outputFormat = subtask.outputFormat;
+      old.parents = [];
       old.children = [];
       state.tasks.set(subtask.id, old);
       continue;
@@ -666,6 +670,7 @@ function load(
       objective: subtask.objective,
       agent: subtask.agent,
       dependsOn: [...subtask.dependsOn],
+      parents: [],
       children: [],
       status,
       output: status === 'completed' ? subtask.output : undefined,

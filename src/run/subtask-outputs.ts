@@ -4,7 +4,10 @@
  * at the name is replaced, not followed. The folder itself must be a real folder.
  *
  * A run writes each output when it is accepted and settles the folder from its folded log at the end; the
- * writer remembers what it wrote, so the end rewrites only what differs.
+ * writer remembers what it wrote, so the end rewrites only what differs. A run of more than OUTPUT_FILES_LIMIT
+ * outputs keeps them in one file instead (`@all.md`, all-outputs.ts), written when it settles: past the limit no
+ * output is written on its own, and settling removes the ones that were. Until then the outputs are in the run's
+ * log, which `weft show` and the dashboard read, and a resume settles the folder again.
  *
  * Writes are batched: what is accepted while a batch is being written goes into the next one. A small batch is
  * written here; a large one (a wide run accepting hundreds of outputs at once) by a file-writing thread, so the
@@ -14,7 +17,8 @@
 import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { boundedMap } from '../runtime/bounded-map.js';
-import { outputFileName } from '../store/run-paths.js';
+import { ALL_OUTPUTS_FILE, OUTPUT_FILES_LIMIT, outputFileName } from '../store/run-paths.js';
+import { renderAllOutputs } from './all-outputs.js';
 import { FileWriterThread } from './file-writer-thread.js';
 import { isTemporaryName, replaceFile } from './replace-file.js';
 
@@ -38,12 +42,31 @@ export class SubtaskOutputs {
   private writing: Promise<void> = Promise.resolve();
   private scheduled = false;
   private thread: FileWriterThread | undefined;
+  /** The names written or being written one by one: past OUTPUT_FILES_LIMIT of them, outputs wait for settle. */
+  private readonly names = new Set<string>();
+  /** Set once the plan has more subtasks than OUTPUT_FILES_LIMIT: its outputs will share one file. */
+  private oneFile = false;
 
   constructor(private readonly dir: string) {}
 
-  /** Writes one subtask's accepted output; resolves once it is on disk. */
+  /** The plan's size: a plan of more than OUTPUT_FILES_LIMIT subtasks writes no output on its own. */
+  planned(subtasks: number): void {
+    if (subtasks > OUTPUT_FILES_LIMIT) this.oneFile = true;
+  }
+
+  /**
+   * Writes one subtask's accepted output; resolves once it is on disk, or at once when the plan is larger than
+   * OUTPUT_FILES_LIMIT or the run already has that many outputs (it will likely keep them in one file, written
+   * when it settles).
+   */
   write(taskId: string, output: string): Promise<void> {
     const name = outputFileName(taskId);
+    if (this.oneFile || (!this.names.has(name) && this.names.size >= OUTPUT_FILES_LIMIT)) return Promise.resolve();
+    return this.enqueue(name, output);
+  }
+
+  private enqueue(name: string, output: string): Promise<void> {
+    this.names.add(name);
     return new Promise<void>((resolve, reject) => {
       const entry = this.pending.get(name);
       if (entry) {
@@ -58,28 +81,38 @@ export class SubtaskOutputs {
   }
 
   /**
-   * Makes the folder hold exactly these outputs: writes the ones this writer has not already written as they are,
-   * and removes the `.md` files of outputs that no longer stand (a subtask a plan update removed or sent back),
-   * so the folder matches report.md, and temporary files a killed process left. Stops the writing thread.
+   * Makes the folder hold exactly these outputs (in plan order): writes the ones this writer has not already
+   * written as they are, or all of them as one file past OUTPUT_FILES_LIMIT, and removes the other `.md` files
+   * (outputs that no longer stand, such as a subtask a plan update removed or sent back, or the other layout's
+   * files), so the folder matches report.md, and temporary files a killed process left. Stops the writing thread.
    */
   async settle(outputs: readonly { readonly id: string; readonly output: string }[]): Promise<void> {
     await this.ensureFolder();
     await this.writing;
-    const keep = new Set(outputs.map((entry) => outputFileName(entry.id)));
-    const stale = outputs.filter((entry) => this.written.get(outputFileName(entry.id)) !== entry.output);
-    await Promise.allSettled(stale.map((entry) => this.write(entry.id, entry.output)));
+    // Files as they should be; one that cannot be written fails no run (the outputs are in its log).
+    const files =
+      outputs.length > OUTPUT_FILES_LIMIT
+        ? [{ name: ALL_OUTPUTS_FILE, text: renderAllOutputs(outputs) }]
+        : outputs.map((entry) => ({ name: outputFileName(entry.id), text: entry.output }));
+    const keep = new Set(files.map((file) => file.name));
+    const stale = files.filter((file) => this.written.get(file.name) !== file.text);
+    await Promise.allSettled(stale.map((file) => this.enqueue(file.name, file.text)));
     await this.writing;
+    const remove: string[] = [];
     for (const entry of await readdir(this.dir, { withFileTypes: true })) {
       // Every write of this run has finished: a temporary file left is from a process killed mid-write.
       const leftover = isTemporaryName(entry.name);
       if (
         (leftover || (entry.name.endsWith('.md') && !keep.has(entry.name))) &&
         (entry.isFile() || entry.isSymbolicLink())
-      ) {
-        await rm(join(this.dir, entry.name), { force: true });
-        this.written.delete(entry.name);
-      }
+      )
+        remove.push(entry.name);
     }
+    await boundedMap(remove, { concurrency: PARALLEL_WRITES }, async (name) => {
+      await rm(join(this.dir, name), { force: true });
+      this.written.delete(name);
+      this.names.delete(name);
+    });
     await this.close();
   }
 

@@ -68,6 +68,9 @@ function kindOf(value: unknown): string {
  * `what` names the value in that message, e.g. `event 2 of the batch`.
  */
 export function deflate(value: unknown, what: string, thresholdBytes = BLOB_THRESHOLD_BYTES): Deflated {
+  // Most values (a run's events) are plain and small: checked without a copy, serialised as they are.
+  if (isPlainSmall(value, thresholdBytes, new Set(), 0))
+    return { json: JSON.stringify(value), refs: [], blobs: NO_BLOBS };
   const refs: BlobRef[] = [];
   const blobs = new Map<string, string>();
   const onPath = new Set<object>();
@@ -139,6 +142,55 @@ export function deflate(value: unknown, what: string, thresholdBytes = BLOB_THRE
 
   const plain = walk(value);
   return { json: JSON.stringify(plain), refs, blobs };
+}
+
+const NO_BLOBS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Whether `item` is plain JSON that deflate would copy unchanged: no string over the threshold, nothing to refuse,
+ * no cycle, not too deep. Then JSON.stringify of the value itself is what the copy would give (it drops undefined
+ * properties the same way, and a plain object has no toJSON: a function is refused). False sends the value
+ * through deflate's walk, which names what it refuses.
+ */
+function isPlainSmall(item: unknown, thresholdBytes: number, onPath: Set<object>, depth: number): boolean {
+  switch (typeof item) {
+    case 'string':
+      return item.length * 3 <= thresholdBytes || Buffer.byteLength(item, 'utf8') <= thresholdBytes;
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(item);
+    case 'object': {
+      if (item === null) return true;
+      if (onPath.has(item) || depth >= MAX_STORED_DEPTH) return false;
+      onPath.add(item);
+      let plain = true;
+      if (Array.isArray(item)) {
+        for (let index = 0; plain && index < item.length; index++) {
+          // A hole is no element (deflate's map skips it too); undefined in an array is refused.
+          if (!(index in item)) continue;
+          const element: unknown = item[index];
+          plain = element !== undefined && isPlainSmall(element, thresholdBytes, onPath, depth + 1);
+        }
+      } else {
+        const prototype: unknown = Object.getPrototypeOf(item);
+        plain = prototype === Object.prototype || prototype === null;
+        if (plain)
+          for (const key in item) {
+            if (!Object.hasOwn(item, key)) continue;
+            const element: unknown = (item as Record<string, unknown>)[key];
+            if (element !== undefined && !isPlainSmall(element, thresholdBytes, onPath, depth + 1)) {
+              plain = false;
+              break;
+            }
+          }
+      }
+      onPath.delete(item);
+      return plain;
+    }
+    default:
+      return false;
+  }
 }
 
 /** Serialised form of a reference list, for a `blob_refs` column; null when there are none. */

@@ -1,6 +1,7 @@
 /**
  * The run directory contract of docs/contracts.md: `<home>/weft.db` and `<home>/runs/<runId>/` holding
- * `artifacts/`, `outputs/<subtask>.md`, `plan-v<N>.json` and `report.md`.
+ * `artifacts/`, `outputs/<subtask>.md` (or `outputs/@all.md` for a run of very many outputs), `plan-v<N>.json` and
+ * `report.md`.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -40,6 +41,30 @@ export function outputFileName(taskId: string): string {
       .slice(0, 60) || 'subtask';
   const hash = createHash('sha256').update(taskId).digest('hex').slice(0, 10);
   return `${stem}-${hash}.md`;
+}
+
+/**
+ * Up to this many accepted outputs, each is a file of its own in `outputs/`; a run with more keeps them all in one
+ * file, ALL_OUTPUTS_FILE. Ten thousand small files cost seconds on a busy disk, more than such a run's own work.
+ */
+export const OUTPUT_FILES_LIMIT = 1000;
+
+/** The one file of a run with more than OUTPUT_FILES_LIMIT accepted outputs; outputFileName never makes an `@`. */
+export const ALL_OUTPUTS_FILE = '@all.md';
+
+/** The anchor of a subtask's section in ALL_OUTPUTS_FILE: its file name without `.md`, so safe in a link. */
+export function outputAnchor(taskId: string): string {
+  return outputFileName(taskId).slice(0, -'.md'.length);
+}
+
+/**
+ * Where a subtask's accepted output is, relative to the run folder, in a run with `accepted` accepted outputs:
+ * `outputs/<subtask>.md`, or its section `outputs/@all.md#<anchor>` in a run of more than OUTPUT_FILES_LIMIT.
+ */
+export function outputFilePath(taskId: string, accepted: number): string {
+  return accepted > OUTPUT_FILES_LIMIT
+    ? `outputs/${ALL_OUTPUTS_FILE}#${outputAnchor(taskId)}`
+    : `outputs/${outputFileName(taskId)}`;
 }
 
 export function databasePath(home: string): string {

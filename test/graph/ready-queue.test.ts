@@ -28,7 +28,14 @@ describe('the ready queue', () => {
         const nodes = new Map<string, ReadyNode>(
           order.map((id, index) => [
             id,
-            { id, status: statuses[index]!, dependsOn: [...parents[index]!], children: [], pendingParents: 0 },
+            {
+              id,
+              status: statuses[index]!,
+              dependsOn: [...parents[index]!],
+              parents: [],
+              children: [],
+              pendingParents: 0,
+            },
           ]),
         );
         const plan = () => ({
@@ -53,7 +60,7 @@ describe('the ready queue', () => {
           if (ready.delete(id)) node.status = 'in progress';
           else {
             const now: string[] = [];
-            completeNode(node, nodes, now);
+            completeNode(node, now);
             for (const child of now) ready.add(child);
           }
           expect(order.filter((each) => ready.has(each))).toStrictEqual(readyTasks(plan()));

@@ -5,7 +5,7 @@ import {
   createQueueRunner,
   loadTeamOffers,
   MAX_WORKFLOW_FILE_BYTES,
-  outputFileName,
+  outputFilePath,
   parseWorkflow,
   readInputFile,
   runResult,
@@ -247,6 +247,8 @@ function taskCheckFromFlags(
 
 export function runJson(summary: RunSummary & { readonly runDir?: string }): RunJson {
   const result = runResult(summary.tasks);
+  // How many outputs the run folder keeps decides where each is (run-paths.ts outputFilePath).
+  const accepted = summary.tasks.filter((t) => t.output !== undefined).length;
   return {
     runId: summary.runId,
     status: summary.status,
@@ -267,7 +269,7 @@ export function runJson(summary: RunSummary & { readonly runDir?: string }): Run
       toolCalls: t.toolCalls,
       toolCallsFailed: t.toolCallsFailed,
       output: t.output ?? null,
-      outputFile: t.output !== undefined ? `outputs/${outputFileName(t.id)}` : null,
+      outputFile: t.output !== undefined ? outputFilePath(t.id, accepted) : null,
       ...(t.reason !== undefined ? { reason: t.reason } : {}),
       ...(t.retries !== undefined
         ? { retries: t.retries.map((r) => ({ attempt: r.attempt, feedback: [...r.feedback] })) }

@@ -5,7 +5,7 @@
  */
 import {
   formatPlanHistory,
-  outputFileName,
+  outputFilePath,
   ownerState,
   planHistory,
   runPaths,
@@ -212,7 +212,10 @@ function showOutput(
       id,
       status: task.status,
       output: task.output ?? null,
-      outputFile: task.output !== undefined ? `outputs/${outputFileName(id)}` : null,
+      outputFile:
+        task.output !== undefined
+          ? outputFilePath(id, summary.tasks.filter((each) => each.output !== undefined).length)
+          : null,
       runDir: summary.runDir,
     });
     return task.output !== undefined ? 0 : 1;
