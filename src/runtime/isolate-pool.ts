@@ -368,6 +368,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     if (message.t === 'ready') {
       slot.ready = true;
       drain();
+      // Started for tasks that others took meanwhile: an idle worker does not keep the process alive.
+      if (slot.sent.length === 0) slot.worker.unref();
       return;
     }
     if (message.t === 'out') {
