@@ -118,7 +118,27 @@ async function attemptCall(
   scope: string | undefined,
 ): Promise<unknown> {
   if (signal?.aborted) throw abortedError(signal);
-  const controller = new AbortController();
+  // The tool's signal is made when the tool reads it: an AbortSignal costs more than a fast tool's whole call, and
+  // most tools never look at theirs. One made after an abort is made aborted.
+  let controller: AbortController | undefined;
+  let aborted = false;
+  let abortReason: unknown;
+  const abort = (reason: unknown): void => {
+    if (aborted) return;
+    aborted = true;
+    abortReason = reason;
+    controller?.abort(reason);
+  };
+  const context = {
+    get signal(): AbortSignal {
+      if (!controller) {
+        controller = new AbortController();
+        if (aborted) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
+    ...(scope !== undefined ? { scope } : {}),
+  };
   // Made when needed: an error captures a stack, which costs more than a fast tool's whole call.
   let timeoutError: WeftError | undefined;
   const timedOut = (): WeftError =>
@@ -128,25 +148,22 @@ async function attemptCall(
     rejectEarly = reject;
   });
   const onCallerAbort = (): void => {
-    controller.abort(signal!.reason);
+    abort(signal!.reason);
     rejectEarly(abortedError(signal!));
   };
   const timer =
     timeoutMs === Number.POSITIVE_INFINITY
       ? undefined
       : setTimeout(() => {
-          controller.abort(timedOut());
+          abort(timedOut());
           rejectEarly(timedOut());
         }, timeoutMs);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
-    return await Promise.race([
-      tool.call(args, { signal: controller.signal, ...(scope !== undefined ? { scope } : {}) }),
-      early,
-    ]);
+    return await Promise.race([tool.call(args, context), early]);
   } catch (error) {
     // A tool that rethrows its signal's abort after the deadline timed out; it did not fail on its own.
-    if (controller.signal.aborted && !signal?.aborted) throw timedOut();
+    if (aborted && !signal?.aborted) throw timedOut();
     throw error;
   } finally {
     clearTimeout(timer);
