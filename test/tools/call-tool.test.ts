@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
@@ -125,6 +126,29 @@ describe('callTool', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(late[1]?.aborted).toBe(true);
     expect(late[1]?.reason).toMatchObject({ code: 'ABORTED', message: 'the run was cancelled' });
+  });
+
+  it('leaves no listener on the caller’s signal once a call settles, however it ended', async () => {
+    const caller = new AbortController();
+    const options = { signal: caller.signal, retries: 0 };
+    await callTool(
+      makeTool(async () => 1),
+      {},
+      options,
+    );
+    await callTool(
+      makeTool(async () => {
+        throw new Error('no');
+      }),
+      {},
+      options,
+    );
+    await callTool(
+      makeTool(() => new Promise<JsonValue>(() => {})),
+      {},
+      { ...options, timeoutMs: 5 },
+    );
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 
   it('a tool that reads its signal before any abort gets one that is not aborted, the same on each read', async () => {
