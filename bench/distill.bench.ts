@@ -4,7 +4,7 @@
  *   forEach over the items, a two-way and a three-way condition, a counted loop through a back-edge, an early
  *   exit) with module tools (each call in a worker thread): `runWorkflow` alone, one case after another, the whole
  *   batch with `runWorkflow` in this thread, and the batch as `weft exec --inputs` runs it, each case isolated in a
- *   worker thread (`runWorkflowIsolated`; the batch's case-start and case-end records in the SQLite store, the
+ *   worker thread (`runCaseIsolated`; the batch's case-start and case-end records in the SQLite store, the
  *   results file, 8 at once).
  * - Loop-heavy workflows, Collatz steps and sum to n (bench/distill-loops.ts): in this thread and as a batch.
  * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
@@ -26,7 +26,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { type CaseRunner, runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
-import { runWorkflowIsolated } from '../src/distill/run-workflow-isolated.js';
+import { casesInFlight, defaultJobs, runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -55,19 +55,32 @@ export const distillBench: Bench = {
       const inputs = writeCases(home);
       const interpreter = await timeInterpreter(workflow, tools.tools);
       const batch = await timeBatch(home, 'in-process', inputs, inProcess(workflow, tools.tools), 8);
-      const isolated = await timeBatch(home, 'isolated', inputs, inIsolation(workflow, tools.tools), 8);
+      // As `weft exec --inputs` runs it: cases in worker threads, --jobs 1 and the default (one per core), with as
+      // many cases in flight as the command keeps.
+      const jobs = defaultJobs();
+      const one = await timeBatch(home, 'isolated-1', inputs, inIsolation(workflow, tools.tools, 1), casesInFlight(1));
+      const all = await timeBatch(
+        home,
+        'isolated-n',
+        inputs,
+        inIsolation(workflow, tools.tools, jobs),
+        Math.max(8, 2 * jobs),
+      );
       const rows: ReportRow[] = [
         { label: 'runWorkflow alone, one case after another', value: interpreter.wall, unit: 'cases/s' },
+        { label: 'batch in process (log, results file, 8 at once)', value: batch.wall, unit: 'cases/s' },
         {
-          label: 'batch in process (log, results file, 8 at once)',
-          value: batch.wall,
+          label: 'weft exec batch, --jobs 1 (each case in a worker thread)',
+          value: one.wall,
           unit: 'cases/s',
           goal: { comparison: '>=', target: 5000 },
         },
+        { label: `weft exec batch, default --jobs (${jobs})`, value: all.wall, unit: 'cases/s' },
         {
-          label: 'batch isolated, each case in a worker thread (as weft exec --inputs)',
-          value: isolated.wall,
-          unit: 'cases/s',
+          label: `default --jobs over --jobs 1`,
+          value: all.wall / one.wall,
+          unit: '×',
+          ...(jobs >= 2 ? { goal: { comparison: '>=' as const, target: 1.8 } } : {}),
         },
         { label: 'runWorkflow alone, per CPU second', value: interpreter.cpu, unit: 'cases/s' },
         { label: 'batch in process, per CPU second', value: batch.cpu, unit: 'cases/s' },
@@ -121,11 +134,8 @@ function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRu
   };
 }
 
-function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRunner {
-  return async (item, _attempt, signal) => {
-    const run = await runWorkflowIsolated(workflow, { tools, input: item.input, signal });
-    return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
-  };
+function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[], jobs: number): CaseRunner {
+  return (item, _attempt, signal) => runCaseIsolated(workflow, { tools, input: item.input, signal, jobs });
 }
 
 /** Cases per second of wall time, and per second of this process's CPU time (what other load on the machine does not change much). */

@@ -63,7 +63,13 @@ export { workflowToWorfText } from './distill/workflow-to-worf-text.js';
 export { compareWorkflowTexts, compareWorkflows } from './distill/compare-workflows.js';
 export { workflowFileKind } from './distill/workflow-file-kind.js';
 export { DEFAULT_MAX_VISITS } from './distill/workflow.js';
-export { defaultJobs, type IsolatedRunOptions, runWorkflowIsolated } from './distill/run-workflow-isolated.js';
+export {
+  casesInFlight,
+  defaultJobs,
+  type IsolatedRunOptions,
+  runCaseIsolated,
+  runWorkflowIsolated,
+} from './distill/run-workflow-isolated.js';
 export { DEFAULT_SOLVE_MAX_STEPS } from './distill/solve.js';
 export { withDistillSim } from './distill/distill-sim.js';
 export { TRACE_ID_PATTERN, displayTraceId, isTraceId } from './store/traces.js';

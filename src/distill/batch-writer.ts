@@ -25,6 +25,14 @@ export interface BatchWriter {
 
 const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Milliseconds between the end of one append and the start of the next. A commit costs about the same for one
+ * record as for twenty (its pages), and cases finish one message at a time: without a gap nearly every case was a
+ * transaction of its own. Within the gap, starts and results gather; the cases already started keep the workers
+ * busy meanwhile.
+ */
+const APPEND_GAP_MS = 1;
+
 export function openBatchWriter(store: Pick<BatchStore, 'appendBatchRecords'>, batchId: string): BatchWriter {
   let pending: BatchRecord[] = [];
   let failure: unknown;
@@ -33,13 +41,20 @@ export function openBatchWriter(store: Pick<BatchStore, 'appendBatchRecords'>, b
   let chain: Promise<void> = Promise.resolve();
   // The append not started yet, which new records join.
   let next: Promise<void> | undefined;
+  let lastAppend = Number.NEGATIVE_INFINITY;
+  // The next loop turn at least (the starts of every case that got ready in this one join), and the gap.
+  const afterGap = async (): Promise<void> => {
+    await afterThisTurn();
+    const wait = APPEND_GAP_MS - (performance.now() - lastAppend);
+    if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
+  };
   const flush = (): Promise<void> => {
     if (failure !== undefined) return Promise.reject(failure);
     if (next) return next;
     // The append waits for the loop's next turn: the starts of every case that got ready in this one (and the
     // results that finished meanwhile) join it. Without that wait each start was a transaction of its own, as
     // SQLite appends complete synchronously, and a batch ran at a tenth of its speed.
-    const run = chain.then(afterThisTurn).then(async () => {
+    const run = chain.then(afterGap).then(async () => {
       next = undefined;
       if (failure !== undefined) throw failure;
       const records = pending;
@@ -50,6 +65,8 @@ export function openBatchWriter(store: Pick<BatchStore, 'appendBatchRecords'>, b
       } catch (error) {
         failure ??= error;
         throw error;
+      } finally {
+        lastAppend = performance.now();
       }
     });
     next = run;

@@ -15,7 +15,7 @@ import {
   workerScript,
 } from '../runtime/isolate-pool.js';
 import { callTool } from '../tools/call-tool.js';
-import type { Tool } from '../tools/tool.js';
+import type { ModuleToolOrigin, Tool } from '../tools/tool.js';
 import type { RunWorkflowOptions, WorkflowRunResult } from './run-workflow.js';
 import type { WorkflowCaseTask, WorkflowToolRequest } from './workflow-case-worker.js';
 import type { ExecutableWorkflow } from './workflow.js';
@@ -41,23 +41,72 @@ export function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** Pools by memory limit and size: cases with other limits do not share workers. */
+/**
+ * Cases a batch keeps in flight for `jobs` worker threads (`weft exec --inputs` without `--concurrency`): each worker
+ * holds two, and the rest wait with their start already recorded, so that the batch log can gather a millisecond
+ * of records into one transaction while the workers keep busy.
+ */
+export function casesInFlight(jobs: number): number {
+  return Math.max(16, 8 * jobs);
+}
+
+/** Pools by memory limit, size and depth: cases with other limits do not share workers. */
 const pools = new Map<string, IsolatePool>();
 const workflowIds = new WeakMap<ExecutableWorkflow, number>();
 let nextWorkflowId = 1;
 
-function poolFor(memoryMb: number, jobs: number): IsolatePool {
-  const key = `${memoryMb}:${jobs}`;
+function poolFor(memoryMb: number, jobs: number, depth: number): IsolatePool {
+  const key = `${memoryMb}:${jobs}:${depth}`;
   let pool = pools.get(key);
   if (!pool) {
     pool = createIsolatePool({
       script: workerScript('workflow-case-worker', import.meta.url),
       memoryMb,
       maxWorkers: jobs,
+      depth,
     });
     pools.set(key, pool);
   }
   return pool;
+}
+
+/** A tool list as the case workers know it: made once per list, not once per case. */
+interface Kit {
+  readonly id: number;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly names: readonly string[];
+  /** The tools of a tools module: they run in the case's own worker, with no round trip to this thread per call. */
+  readonly modules: readonly { readonly name: string; readonly origin: ModuleToolOrigin }[];
+  /**
+   * Cases handed to a worker at a time. A case that only computes (its tools, if any, run in its worker) gets its
+   * worker's next case before it ends, so the worker does not wait for this thread between cases. One that calls
+   * tools on this thread (HTTP, MCP) may wait long on them and would hold a case queued behind it meanwhile: those
+   * take a worker one at a time.
+   */
+  readonly depth: number;
+}
+
+const NO_TOOLS: readonly Tool[] = [];
+/** Workflows and tool lists a worker keeps at most. */
+const MAX_HELD = 200;
+const kits = new WeakMap<readonly Tool[], Kit>();
+let nextKitId = 1;
+
+function kitOf(list: readonly Tool[]): Kit {
+  let kit = kits.get(list);
+  if (!kit) {
+    const tools = new Map(list.map((tool): [string, Tool] => [tool.name, tool]));
+    const values = [...tools.values()];
+    kit = {
+      id: nextKitId++,
+      tools,
+      names: [...tools.keys()],
+      modules: values.flatMap((tool) => (tool.module ? [{ name: tool.name, origin: tool.module }] : [])),
+      depth: values.every((tool) => tool.module) ? 2 : 1,
+    };
+    kits.set(list, kit);
+  }
+  return kit;
 }
 
 /** Stops every worker of isolated runs (tests; a long-lived host that wants its threads back). */
@@ -71,6 +120,33 @@ export async function runWorkflowIsolated(
   workflow: ExecutableWorkflow,
   options: IsolatedRunOptions,
 ): Promise<WorkflowRunResult> {
+  const result = (await runInWorker(workflow, options, false)) as Omit<WorkflowRunResult, 'llmCalls'>;
+  return { ...result, llmCalls: 0 };
+}
+
+/** A case's result as a batch keeps it: its tool calls counted, not listed. */
+export interface IsolatedCaseResult {
+  readonly output: unknown;
+  readonly steps: number;
+  readonly toolCalls: number;
+}
+
+/**
+ * `runWorkflowIsolated` for a batch, which keeps only how many tools a case called: the calls' arguments and results
+ * stay in the worker instead of being copied across threads for every case.
+ */
+export async function runCaseIsolated(
+  workflow: ExecutableWorkflow,
+  options: IsolatedRunOptions,
+): Promise<IsolatedCaseResult> {
+  return (await runInWorker(workflow, options, true)) as IsolatedCaseResult;
+}
+
+async function runInWorker(
+  workflow: ExecutableWorkflow,
+  options: IsolatedRunOptions,
+  countCalls: boolean,
+): Promise<unknown> {
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_CASE_TIME_LIMIT_MS;
   const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
   integerOption(timeLimitMs, 'timeLimitMs', { min: 1 });
@@ -83,12 +159,8 @@ export async function runWorkflowIsolated(
     workflowIds.set(workflow, id);
   }
   const workflowId = id;
-  const tools = new Map((options.tools ?? []).map((tool): [string, Tool] => [tool.name, tool]));
-  const toolNames = [...tools.keys()];
-  // A tools module's tools run in the case's own worker: no round trip to this thread for each call.
-  const modules = [...tools.values()].flatMap((tool) =>
-    tool.module ? [{ name: tool.name, origin: tool.module }] : [],
-  );
+  const kit = kitOf(options.tools ?? NO_TOOLS);
+  const { tools } = kit;
   const { signal } = options;
   const located = (where: string | undefined, what: string, code: 'TIMEOUT' | 'WORKFLOW') =>
     new WeftError(code, `${where ?? 'the workflow'}: ${what}`, {
@@ -96,22 +168,28 @@ export async function runWorkflowIsolated(
       retryable: false,
       ...(where !== undefined ? { location: { field: where } } : {}),
     });
-  const result = (await poolFor(memoryMb, jobs).run({
+  return poolFor(memoryMb, jobs, kit.depth).run({
     timeLimitMs,
     ...(signal ? { signal } : {}),
     body: (held) => {
-      const first = !held.has(workflow);
+      // The workflow and the tool list cross once per worker; a case sends their ids and its input. A long-lived
+      // host (weft mcp) runs ever new workflows: past a bound, the worker is told to forget them all, and is sent
+      // again what a case needs.
+      const fresh = held.size >= MAX_HELD;
+      if (fresh) held.clear();
+      const firstWorkflow = !held.has(workflow);
+      const firstKit = !held.has(kit);
       held.add(workflow);
+      held.add(kit);
       return {
         id: workflowId,
-        ...(first ? { workflow } : {}),
-        tools: toolNames,
-        ...(modules.length > 0 ? { modules } : {}),
+        ...(firstWorkflow ? { workflow } : {}),
+        kit: kit.id,
+        ...(firstKit ? { tools: kit.names, ...(kit.modules.length > 0 ? { modules: kit.modules } : {}) } : {}),
         input: options.input,
         ...(options.maxVisits !== undefined ? { maxVisits: options.maxVisits } : {}),
-        // The pool's limit is the one that stops a case here; JSONata's own check (between its steps) would race it
-        // and end the same case with another message now and then.
-        expressionTimeLimitMs: Number.POSITIVE_INFINITY,
+        ...(countCalls ? { countCalls } : {}),
+        ...(fresh ? { fresh } : {}),
       } satisfies WorkflowCaseTask;
     },
     onRequest: async (body) => {
@@ -131,6 +209,5 @@ export async function runWorkflowIsolated(
     pauseOverTime: (where, limitMs) =>
       located(where, `no result after ${limitMs} ms (its timeoutMs); the case's worker thread was stopped`, 'TIMEOUT'),
     crashed: (where, reason) => located(where, `stopped: ${reason} (--worker-memory)`, 'WORKFLOW'),
-  })) as Omit<WorkflowRunResult, 'llmCalls'>;
-  return { ...result, llmCalls: 0 };
+  });
 }

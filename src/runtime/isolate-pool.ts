@@ -29,7 +29,11 @@ const WHERE_BYTES = 1024;
  * pauses, when the pause in progress began (absolute milliseconds; 0 when none) and that pause's limit. Written by
  * the worker without a message; read here when the task's timer fires.
  */
-const CLOCK_SLOTS = 3;
+const CLOCK_SLOTS = 5;
+/** The clock's slot holding the id of the last task the worker started. */
+export const CLOCK_TASK = 3;
+/** The clock's slot that is 1 while that task runs, 0 once it ended. */
+export const CLOCK_BUSY = 4;
 
 /** An error as it crosses between threads. */
 export interface ErrorMessage {
@@ -129,6 +133,13 @@ export interface IsolatePoolOptions {
   readonly maxWorkers?: number;
   /** Each worker's heap limit in MB (default DEFAULT_WORKER_MEMORY_MB). */
   readonly memoryMb?: number;
+  /**
+   * Tasks handed to one worker at a time (default 1). With 2, a worker has its next task before it ends the one it
+   * runs, so it does not sit idle while this thread (busy with other work) reads its answer: for many short tasks
+   * that compute (workflow cases). A task still runs alone in its worker; one that waits long on a request holds
+   * the one queued behind it, so tasks that mostly wait (a tool's I/O) keep 1.
+   */
+  readonly depth?: number;
 }
 
 interface Slot {
@@ -136,7 +147,8 @@ interface Slot {
   readonly where: Uint8Array;
   readonly clock: Float64Array;
   readonly held: Set<unknown>;
-  current?: Running;
+  /** Tasks sent to this worker, oldest first; the worker runs them in this order, one at a time. */
+  readonly sent: Running[];
   dead: boolean;
   /** Loaded and serving: a task's time starts only then, not during the worker's start-up. */
   ready: boolean;
@@ -147,8 +159,12 @@ interface Running {
   readonly options: IsolateTaskOptions;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Puts the task on a worker; false when it ended before (a cancel). */
+  readonly send: (slot: Slot) => boolean;
   remaining: number;
   startedAt: number;
+  /** Its time runs: the oldest task sent to its worker. */
+  timed: boolean;
   timer: ReturnType<typeof setTimeout> | undefined;
   waiting: number;
   /** Milliseconds of the worker's pauses already given back to the task's time. */
@@ -180,9 +196,9 @@ function whereOf(bytes: Uint8Array): string | undefined {
 export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   const maxWorkers = options.maxWorkers ?? Math.min(8, Math.max(2, availableParallelism()));
   const memoryMb = options.memoryMb ?? DEFAULT_WORKER_MEMORY_MB;
+  const depth = options.depth ?? 1;
   const slots = new Set<Slot>();
-  const idle: Slot[] = [];
-  const queue: { start: (slot: Slot) => void; cancel: () => void; fail: (reason: string) => void }[] = [];
+  const queue: Running[] = [];
   let nextId = 1;
   let closed = false;
 
@@ -195,6 +211,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       where: new Uint8Array(shared),
       clock: new Float64Array(clock),
       held: new Set(),
+      sent: [],
       dead: false,
       ready: false,
     };
@@ -206,42 +223,58 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     });
     worker.on('exit', (code) => {
       const wasDead = slot.dead;
-      retire(slot);
       if (!slot.ready && !wasDead) {
         // A worker that cannot even start fails the task that waits longest, rather than being started again forever.
-        queue
-          .shift()
-          ?.fail(`its worker thread did not start (exit code ${code}${failure ? `: ${failure.message}` : ''})`);
+        const first = queue.shift();
+        if (first)
+          settle(
+            first,
+            false,
+            first.options.crashed(
+              undefined,
+              `its worker thread did not start (exit code ${code}${failure ? `: ${failure.message}` : ''})`,
+            ),
+          );
       }
-      const running = slot.current;
-      if (running && !running.settled && !wasDead) {
+      if (!wasDead) {
         const outOfMemory = (failure as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-        settle(
-          running,
-          false,
-          running.options.crashed(
-            whereOf(slot.where),
-            outOfMemory
-              ? `it ran out of its ${memoryMb} MB of memory`
-              : `its worker thread stopped (exit code ${code}${failure ? `: ${failure.message}` : ''})`,
-          ),
-        );
+        const reason = outOfMemory
+          ? `it ran out of its ${memoryMb} MB of memory`
+          : `its worker thread stopped (exit code ${code}${failure ? `: ${failure.message}` : ''})`;
+        retire(slot, (running) => running.options.crashed(whereOf(slot.where), reason));
       }
       drain();
     });
     return slot;
   };
 
-  const retire = (slot: Slot): void => {
+  /**
+   * Takes a worker out of the pool. Of the tasks sent to it, the one it was running (its id in the shared clock)
+   * ends with `failRunning`'s error; any it had not started go back to the front of the queue (they never ran, so
+   * running them elsewhere runs them once); any it had finished without their answer arriving fail as it did.
+   */
+  const retire = (slot: Slot, failRunning: (running: Running) => WeftError): void => {
     slot.dead = true;
     slots.delete(slot);
-    const at = idle.indexOf(slot);
-    if (at >= 0) idle.splice(at, 1);
+    // The last task the worker started: those sent before it ended (their answers lost with the worker), it ran or
+    // ended, those after it never began.
+    const started = slot.sent.findIndex((each) => each.id === slot.clock[CLOCK_TASK]);
+    const unstarted: Running[] = [];
+    slot.sent.forEach((running, index) => {
+      clearTimeout(running.timer);
+      clearTimeout(running.grace);
+      running.timed = false;
+      if (running.settled) return;
+      if (index > started) unstarted.push(running);
+      else settle(running, false, failRunning(running));
+    });
+    slot.sent.length = 0;
+    queue.unshift(...unstarted);
   };
 
-  const kill = (slot: Slot): void => {
+  const kill = (slot: Slot, failRunning: (running: Running) => WeftError): void => {
     if (slot.dead) return;
-    retire(slot);
+    retire(slot, failRunning);
     void slot.worker.terminate();
     // Replaced at once, not when the next task comes: a worker takes a while to start (JSONata, ajv), and the case
     // after a stopped one should not wait for that.
@@ -261,12 +294,32 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     running.timer = setTimeout(() => expire(slot, running), Math.min(MAX_TIMER_MS, Math.max(0, running.remaining)));
   };
 
+  /** The oldest task sent to a worker is the one it runs: its time starts (it may have started a moment ago). */
+  const timeHead = (slot: Slot): void => {
+    const head = slot.sent[0];
+    if (!head || head.timed) return;
+    head.timed = true;
+    if (!head.settled) resume(slot, head);
+  };
+
   /**
    * The task's time looks spent. Time the worker spent in pauses (its own tool calls) is given back first, and a
    * pause in progress is judged by its own limit; only time left over after that stops the task.
    */
   const expire = (slot: Slot, running: Running): void => {
     if (running.settled) return;
+    // The worker notes the task it runs; until it has started this one its time has not begun, and once it has
+    // ended it, its answer is on the way.
+    if (slot.clock[CLOCK_TASK] !== running.id) {
+      running.remaining = running.options.timeLimitMs;
+      resume(slot, running);
+      return;
+    }
+    if (slot.clock[CLOCK_BUSY] === 0) {
+      running.remaining = 1;
+      resume(slot, running);
+      return;
+    }
     const now = performance.timeOrigin + performance.now();
     const since = slot.clock[1]!;
     const inPause = since > 0 ? Math.max(0, now - since) : 0;
@@ -281,8 +334,10 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       );
     else if (credit <= 0 && since === 0) error = running.options.overTime(whereOf(slot.where));
     if (error) {
-      kill(slot);
-      settle(running, false, error);
+      const stopped = error;
+      kill(slot, (each) =>
+        each === running ? stopped : running.options.crashed(whereOf(slot.where), 'its worker was stopped'),
+      );
       drain();
       return;
     }
@@ -304,7 +359,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   const onMessage = (slot: Slot, message: FromWorker): void => {
     if (message.t === 'ready') {
       slot.ready = true;
-      release(slot);
+      drain();
       return;
     }
     if (message.t === 'out') {
@@ -312,23 +367,20 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       (message.fd === 1 ? process.stdout : process.stderr).write(message.text);
       return;
     }
-    const running = slot.current;
-    if (!running || message.id !== running.id) return;
-    if (running.settled) {
-      // A cancelled task that settled within its grace: its worker is free again.
-      if (message.t === 'done') {
-        clearTimeout(running.grace);
-        slot.current = undefined;
-        release(slot);
-      }
-      return;
-    }
+    const at = slot.sent.findIndex((each) => each.id === message.id);
+    if (at < 0) return;
+    const running = slot.sent[at]!;
     if (message.t === 'done') {
-      slot.current = undefined;
+      slot.sent.splice(at, 1);
+      clearTimeout(running.grace);
+      // A cancelled task that settled within its grace was settled already: its worker is simply free again.
       settle(running, message.ok, message.ok ? message.value : errorOfMessage(message.error!));
-      release(slot);
+      if (slot.sent.length === 0) slot.worker.unref();
+      timeHead(slot);
+      drain();
       return;
     }
+    if (running.settled) return;
     // A request: the time limit waits while this thread answers it.
     if (running.waiting++ === 0) pause(running);
     const answer = running.options.onRequest
@@ -346,28 +398,30 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     if (--running.waiting === 0) resume(slot, running);
   };
 
-  const release = (slot: Slot): void => {
-    if (slot.dead) return;
-    const next = queue.shift();
-    if (next) next.start(slot);
-    else {
-      slot.worker.unref();
-      idle.push(slot);
-    }
+  /**
+   * Hands queued tasks to ready workers: one to each worker with none; more workers when tasks still wait; and only
+   * when no more can come (all started and ready), a second task to each, and so on up to `depth`, so that work
+   * spreads over the workers before any queues behind another.
+   */
+  const drain = (): void => {
+    if (closed) return;
+    fill(1);
+    if (queue.length === 0) return;
+    let starting = 0;
+    for (const slot of slots) if (!slot.ready) starting += 1;
+    if (starting < queue.length && slots.size < maxWorkers) spawn();
+    if (starting > 0 || slots.size < maxWorkers) return;
+    for (let level = 2; level <= depth && queue.length > 0; level++) fill(level);
   };
 
-  /** Starts queued tasks on workers that free up or can be added. */
-  const drain = (): void => {
-    while (queue.length > 0 && !closed) {
-      const slot = idle.pop();
-      if (slot) {
-        queue.shift()!.start(slot);
-        continue;
+  /** Gives a queued task to each ready worker holding fewer than `level`. */
+  const fill = (level: number): void => {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.ready || slot.dead || slot.sent.length >= level) continue;
+      while (queue.length > 0) {
+        if (queue.shift()!.send(slot)) break;
       }
-      // Enough workers starting for what waits: each takes a task when ready.
-      const starting = [...slots].filter((each) => !each.ready).length;
-      if (starting < queue.length && slots.size < maxWorkers) spawn();
-      return;
     }
   };
 
@@ -381,57 +435,51 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         reject(abortedError(task.signal));
         return;
       }
+      let slotOf: Slot | undefined;
       const running: Running = {
         id: nextId++,
         options: task,
         resolve,
         reject,
+        send: (slot) => {
+          if (running.settled) return false;
+          let body: unknown;
+          try {
+            body = task.body(slot.held);
+          } catch (error) {
+            settle(running, false, error);
+            return false;
+          }
+          slotOf = slot;
+          running.remaining = task.timeLimitMs;
+          running.credited = 0;
+          running.waiting = 0;
+          slot.sent.push(running);
+          slot.worker.ref();
+          slot.worker.postMessage({ t: 'task', id: running.id, body } satisfies ToWorker);
+          timeHead(slot);
+          return true;
+        },
         remaining: task.timeLimitMs,
         startedAt: 0,
+        timed: false,
         timer: undefined,
         waiting: 0,
         credited: 0,
         settled: false,
       };
-      let slotOf: Slot | undefined;
-      const entry = {
-        start: (slot: Slot) => {
-          if (running.settled) {
-            release(slot);
-            return;
-          }
-          slotOf = slot;
-          slot.current = running;
-          slot.worker.ref();
-          new DataView(slot.where.buffer).setUint16(0, 0);
-          slot.clock.fill(0);
-          let body: unknown;
-          try {
-            body = task.body(slot.held);
-          } catch (error) {
-            slot.current = undefined;
-            settle(running, false, error);
-            release(slot);
-            return;
-          }
-          resume(slot, running);
-          slot.worker.postMessage({ t: 'task', id: running.id, body } satisfies ToWorker);
-        },
-        cancel: () => settle(running, false, new WeftError('ABORTED', 'the isolation pool was closed')),
-        fail: (reason: string) => settle(running, false, task.crashed(undefined, reason)),
-      };
       if (task.signal) {
         running.onAbort = () => {
           // The caller is answered at once. The task sees its own signal abort and gets ABORT_GRACE_MS to settle
-          // (a tool closing what it opened); a worker still busy then is terminated.
-          const at = queue.indexOf(entry);
+          // (a tool closing what it opened); a worker still busy with it then is terminated.
+          const at = queue.indexOf(running);
           if (at >= 0) queue.splice(at, 1);
           const slot = slotOf;
-          if (slot && slot.current === running && !slot.dead) {
+          if (slot && !slot.dead && slot.sent.includes(running)) {
             slot.worker.postMessage({ t: 'abort', id: running.id } satisfies ToWorker);
             running.grace = setTimeout(() => {
-              if (slot.current === running) {
-                kill(slot);
+              if (!slot.dead && slot.sent.includes(running)) {
+                kill(slot, () => abortedError(task.signal));
                 drain();
               }
             }, ABORT_GRACE_MS);
@@ -441,7 +489,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         };
         task.signal.addEventListener('abort', running.onAbort, { once: true });
       }
-      queue.push(entry);
+      queue.push(running);
       drain();
     });
 
@@ -450,10 +498,11 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     size: () => slots.size,
     async close() {
       closed = true;
-      for (const entry of queue.splice(0)) entry.cancel();
-      await Promise.all([...slots].map((slot) => slot.worker.terminate()));
-      slots.clear();
-      idle.length = 0;
+      const all = [...slots];
+      const closedError = () => new WeftError('ABORTED', 'the isolation pool was closed');
+      for (const slot of all) retire(slot, closedError);
+      for (const running of queue.splice(0)) settle(running, false, closedError());
+      await Promise.all(all.map((slot) => slot.worker.terminate()));
     },
   };
 }

@@ -5,7 +5,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { WeftError } from '../errors.js';
-import { type FromWorker, type ToWorker, errorMessageOf, errorOfMessage } from './isolate-pool.js';
+import {
+  CLOCK_BUSY,
+  CLOCK_TASK,
+  type FromWorker,
+  type ToWorker,
+  errorMessageOf,
+  errorOfMessage,
+} from './isolate-pool.js';
 
 export interface IsolateTaskContext {
   request(body: unknown): Promise<unknown>;
@@ -78,6 +85,8 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
       });
     },
   };
+  const waiting: { id: number; body: unknown }[] = [];
+  let busy = false;
   port.on('message', (message: ToWorker) => {
     if (message.t === 'reply') {
       const waiter = pending.get(message.n);
@@ -87,7 +96,15 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
       return;
     }
     if (message.t === 'abort') {
-      if (message.id !== taskId) return;
+      if (message.id !== taskId || !busy) {
+        // Not begun yet: it never will. Its end is still told, so the pool stops counting it as this worker's.
+        const at = waiting.findIndex((task) => task.id === message.id);
+        if (at < 0) return;
+        waiting.splice(at, 1);
+        const error = errorMessageOf(new WeftError('ABORTED', 'the call was cancelled'));
+        port.postMessage({ t: 'done', id: message.id, ok: false, error } satisfies FromWorker);
+        return;
+      }
       const reason = new WeftError('ABORTED', 'the call was cancelled');
       controller.abort(reason);
       // No answer will come to what the task asked: it stops waiting.
@@ -95,20 +112,47 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
       pending.clear();
       return;
     }
-    const id = message.id;
+    // The pool may send a task before this one ends (its depth): tasks run one at a time, in the order sent.
+    waiting.push({ id: message.id, body: message.body });
+    if (!busy) next();
+  });
+  /** The clock and the where buffer hold only the running task's marks; the pool reads them to judge it. */
+  const clearMarks = () => {
+    clock[0] = 0;
+    clock[1] = 0;
+    clock[2] = 0;
+    setWhere('');
+  };
+  const next = (): void => {
+    const task = waiting.shift();
+    if (!task) {
+      busy = false;
+      return;
+    }
+    busy = true;
+    const id = task.id;
     taskId = id;
     controller = new AbortController();
-    const fail = (error: unknown) =>
-      port.postMessage({ t: 'done', id, ok: false, error: errorMessageOf(error) } satisfies FromWorker);
-    handle(message.body, context).then((value) => {
+    clearMarks();
+    clock[CLOCK_TASK] = id;
+    clock[CLOCK_BUSY] = 1;
+    const finish = (message: FromWorker, fallback?: (error: unknown) => FromWorker) => {
+      clock[CLOCK_BUSY] = 0;
+      clearMarks();
       try {
-        port.postMessage({ t: 'done', id, ok: true, value } satisfies FromWorker);
+        port.postMessage(message);
       } catch (error) {
         // A value that cannot cross threads (a function, say).
-        fail(error);
+        if (fallback) port.postMessage(fallback(error));
       }
-    }, fail);
-  });
+      next();
+    };
+    const failed = (error: unknown): FromWorker => ({ t: 'done', id, ok: false, error: errorMessageOf(error) });
+    handle(task.body, context).then(
+      (value) => finish({ t: 'done', id, ok: true, value }, failed),
+      (error: unknown) => finish(failed(error)),
+    );
+  };
   port.postMessage({ t: 'ready' } satisfies FromWorker);
 }
 

@@ -1,12 +1,12 @@
 /**
  * A worker's side of exec-case jobs (exec-case-job.ts): the workflow is read from Redis by its hash (the hash of
- * what was read is checked), validated once per hash, and run with `runWorkflowIsolated` on the case's input with this
+ * what was read is checked), validated once per hash, and run with `runCaseIsolated` on the case's input with this
  * worker's own tools. A case error is the job's result, never a job failure.
  */
 import { createHash } from 'node:crypto';
 import { WeftError } from '../errors.js';
 import { parseExecutableWorkflow } from '../distill/read-workflow-file.js';
-import { runWorkflowIsolated } from '../distill/run-workflow-isolated.js';
+import { runCaseIsolated } from '../distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../distill/workflow.js';
 import type { Tool } from '../tools/tool.js';
 import { liveKey, toJobFailure } from './attempt-job.js';
@@ -70,7 +70,7 @@ export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseCon
     try {
       // In a worker thread with hard limits, as `weft exec` runs a case: a hostile one fails alone, and this process
       // keeps renewing its job locks meanwhile.
-      const result = await runWorkflowIsolated(workflow, {
+      const result = await runCaseIsolated(workflow, {
         tools,
         input: item.input,
         ...(data.maxVisits !== undefined ? { maxVisits: data.maxVisits } : {}),
@@ -79,7 +79,7 @@ export async function runExecCaseJob(data: ExecCaseJobData, context: ExecCaseCon
       results.push({
         output: result.output === undefined ? null : result.output,
         steps: result.steps,
-        toolCalls: result.toolCalls.length,
+        toolCalls: result.toolCalls,
       });
     } catch (error) {
       results.push({ error: failureOf(error) });

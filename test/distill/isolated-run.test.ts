@@ -2,7 +2,7 @@
  * Isolated workflow runs: hostile expressions that no in-process limit stops (one long JSONata step, a
  * backtracking regex) end with a result or a located error, and the process goes on.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,13 @@ describe('runWorkflowIsolated', () => {
     });
     const fine = await runWorkflowIsolated(endsWith('{% inputs.n * 2 %}'), { input: { n: 21 } });
     expect(fine.output).toBe(42);
+  });
+
+  it('keeps serving a host that runs ever new workflows (the workers forget old ones, and are sent them again)', async () => {
+    const workflows = Array.from({ length: 230 }, (_, i) => endsWith(`{% inputs.n + ${i} %}`));
+    for (const [i, workflow] of workflows.entries())
+      expect((await runWorkflowIsolated(workflow, { input: { n: 1 }, jobs: 1 })).output).toBe(1 + i);
+    expect((await runWorkflowIsolated(workflows[0]!, { input: { n: 5 }, jobs: 1 })).output).toBe(5);
   });
 
   it('calls tools on this thread, with their results in the case', async () => {
@@ -182,28 +189,99 @@ describe('runWorkflowIsolated', () => {
 
     it('runs cases on as many worker threads as jobs says, and no more', async () => {
       const file = join(scratch, 'nap.mjs');
+      const arrivals = join(scratch, 'arrivals.txt');
+      const want = join(scratch, 'want.txt');
       writeFileSync(
         file,
         [
+          "import { appendFileSync, readFileSync } from 'node:fs';",
           "import { threadId } from 'node:worker_threads';",
-          // A case holds its worker while its tool waits: six at once need six workers, and get at most `jobs`.
-          "export const nap = { description: 'Waits, then says where.', inputSchema: { type: 'object' }, execute: () => new Promise((resolve) => setTimeout(() => resolve(threadId), 150)) };",
+          // A case holds its worker while its tool waits, here until `want` threads have called it (or 30 s): six
+          // cases at once need as many workers as they can get, and get at most `jobs`.
+          `const arrivals = ${JSON.stringify(arrivals)};`,
+          `const want = ${JSON.stringify(want)};`,
+          'const seen = () => new Set(readFileSync(arrivals, "utf8").split("\\n").filter(Boolean)).size;',
+          "export const nap = { description: 'Waits for company, then says where.', inputSchema: { type: 'object' }, timeoutMs: 60000,",
+          '  execute: async () => {',
+          '    appendFileSync(arrivals, `${threadId}\\n`);',
+          '    const needed = Number(readFileSync(want, "utf8"));',
+          '    for (let i = 0; i < 3000 && seen() < needed; i++) await new Promise((resolve) => setTimeout(resolve, 10));',
+          '    return threadId;',
+          '  } };',
         ].join('\n'),
       );
       const { tools } = await loadModuleTools(file);
-      const threads = async (jobs: number) =>
-        new Set(
+      const threads = async (jobs: number) => {
+        writeFileSync(arrivals, '');
+        writeFileSync(want, String(jobs));
+        return new Set(
           (
             await Promise.all(
               Array.from({ length: 6 }, () => runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs })),
             )
           ).map((result) => result.output),
         ).size;
+      };
       expect(await threads(1)).toBe(1);
       expect(await threads(3)).toBe(3);
       await expect(runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 0 })).rejects.toMatchObject({
         code: 'BAD_INPUT',
         location: { field: 'jobs' },
+      });
+    });
+
+    describe('a case sent to a worker while it still runs another', () => {
+      const counted = join(scratch, 'counted.txt');
+      const setUp = async () => {
+        const file = join(scratch, 'queue-kit.mjs');
+        writeFileSync(
+          file,
+          [
+            "import { appendFileSync } from 'node:fs';",
+            `export const count = { description: 'Notes each call.', inputSchema: { type: 'object' }, execute: () => { appendFileSync(${JSON.stringify(counted)}, 'x\\n'); return 'counted'; } };`,
+            "export const spin = { description: 'Never returns.', inputSchema: { type: 'object' }, timeoutMs: 300, execute() { for (;;) {} } };",
+            "export const nap = { description: 'Waits.', inputSchema: { type: 'object' }, execute: () => new Promise((resolve) => setTimeout(() => resolve('rested'), 300)) };",
+          ].join('\n'),
+        );
+        writeFileSync(counted, '');
+        const { tools } = await loadModuleTools(file);
+        // The pool of one worker is up before the cases come, so the second case is queued in the worker itself.
+        await runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 1 });
+        return tools;
+      };
+      const calls = () => readFileSync(counted, 'utf8').split('\n').filter(Boolean).length;
+
+      it('runs once, on the next worker, when the one ahead of it is stopped', async () => {
+        const tools = await setUp();
+        const outcomes = await Promise.allSettled([
+          runWorkflowIsolated(oneCall('spin'), { input: {}, tools, jobs: 1 }),
+          ...Array.from({ length: 3 }, () => runWorkflowIsolated(oneCall('count'), { input: {}, tools, jobs: 1 })),
+        ]);
+        expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { code: 'TIMEOUT' } });
+        expect(outcomes.slice(1)).toEqual(
+          Array.from({ length: 3 }, () => ({
+            status: 'fulfilled',
+            value: expect.objectContaining({ output: 'counted' }),
+          })),
+        );
+        expect(calls()).toBe(3);
+      });
+
+      it('never runs once cancelled, though its worker already holds it', async () => {
+        const tools = await setUp();
+        const controller = new AbortController();
+        const ahead = runWorkflowIsolated(oneCall('nap'), { input: {}, tools, jobs: 1 });
+        const cancelled = runWorkflowIsolated(oneCall('count'), {
+          input: {},
+          tools,
+          jobs: 1,
+          signal: controller.signal,
+        });
+        controller.abort();
+        await expect(cancelled).rejects.toMatchObject({ code: 'ABORTED' });
+        expect((await ahead).output).toBe('rested');
+        expect((await runWorkflowIsolated(oneCall('count'), { input: {}, tools, jobs: 1 })).output).toBe('counted');
+        expect(calls()).toBe(1);
       });
     });
   });

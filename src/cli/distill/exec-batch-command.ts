@@ -28,7 +28,8 @@ import {
   redactUrl,
   runBatch,
   defaultJobs,
-  runWorkflowIsolated,
+  casesInFlight,
+  runCaseIsolated,
   scanBatchCases,
   type CaseRunner,
   type ToolSet,
@@ -58,7 +59,6 @@ export interface ExecBatchFlags {
 
 /** Failing cases listed in the text summary; the rest are in `--out`. */
 const LISTED_FAILURES = 20;
-const DEFAULT_CONCURRENCY = 8;
 /** With workers, cases in flight: chunks of 25 (exec-case-queue.ts) for 16 workers' 1 job each and more. */
 const DEFAULT_WORKER_CONCURRENCY = 500;
 const MAX_CONCURRENCY = 10_000;
@@ -260,9 +260,9 @@ async function storedManifest(store: BatchStore, context: Context, batchId: stri
   });
 }
 
-/** Cases in flight in this process: enough to keep every worker thread busy while others wait on their tools. */
+/** Cases in flight in this process: enough to keep every worker thread busy while the log gathers records. */
 function inProcessConcurrency(limits: IsolationLimits): number {
-  return Math.max(DEFAULT_CONCURRENCY, 2 * (limits.jobs ?? defaultJobs()));
+  return casesInFlight(limits.jobs ?? defaultJobs());
 }
 
 function inProcess(
@@ -274,14 +274,13 @@ function inProcess(
   const list = tools?.tools ?? [];
   // Each case in a worker thread: one that runs past its limits fails alone and the batch goes on.
   return async (item, _attempt, signal) => {
-    const result = await runWorkflowIsolated(workflow, {
+    return runCaseIsolated(workflow, {
       tools: list,
       input: item.input,
       signal,
       ...(maxVisits !== undefined ? { maxVisits } : {}),
       ...limits,
     });
-    return { output: result.output, steps: result.steps, toolCalls: result.toolCalls.length };
   };
 }
 

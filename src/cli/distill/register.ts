@@ -42,7 +42,7 @@ export function registerDistillCommands(program: Command, context: CommandContex
     .option('--tools <file>', 'the tools file of the tools it calls (not needed when it calls none)')
     .option('--input <json>', 'the input, a JSON object (default {})')
     .option('--inputs <file>', 'a batch: a JSONL file, one {"id", "input", "expected"?} per line')
-    .option('--concurrency <n>', 'batch: cases at once (default 8; 500 with --workers)')
+    .option('--concurrency <n>', 'batch: cases in flight (default 8 per --jobs, at least 16; 500 with --workers)')
     .option('--out <file>', 'batch: write every result there as it finishes (JSONL)')
     .option('--workers <redis-url>', 'batch: run the cases on `weft worker`s through BullMQ on this Redis')
     .option('--resume <batch>', 'continue a stopped batch: no case with a result runs again')
