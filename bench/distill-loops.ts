@@ -3,7 +3,8 @@
  * sum to n (examples/distill-suite, tools from its kit module), n = 1..39, each case checked against its answer
  * computed here. Two rows each: `runWorkflow` in this thread, one case after another (its module tools each called in
  * a worker thread), and the batch as `weft exec --inputs` runs it (runBatch, each case in a worker thread with
- * runWorkflowIsolated and the default --jobs, the SQLite store and a results file).
+ * runCaseIsolated, the default --jobs and as many cases in flight as the command keeps, the SQLite store and a
+ * results file).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
 import { runBatch } from '../src/distill/run-batch.js';
 import { runWorkflow } from '../src/distill/run-workflow.js';
-import { defaultJobs, runWorkflowIsolated } from '../src/distill/run-workflow-isolated.js';
+import { casesInFlight, defaultJobs, runCaseIsolated } from '../src/distill/run-workflow-isolated.js';
 import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
@@ -24,8 +25,8 @@ import type { ReportRow } from './report.js';
 const CASES = 7_800;
 const WARMUP = 390;
 const SUITE = new URL('../examples/distill-suite/', import.meta.url).pathname;
-/** What `weft exec --inputs` runs at once by default: at least 8, two cases per worker thread. */
-const BATCH_CONCURRENCY = Math.max(8, 2 * defaultJobs());
+/** What `weft exec --inputs` keeps in flight by default. */
+const BATCH_CONCURRENCY = casesInFlight(defaultJobs());
 
 interface LoopWorkflow {
   readonly name: string;
@@ -132,7 +133,7 @@ async function timeBatch(
   writeFileSync(inputs, `${lines.join('\n')}\n`);
   // Warm the worker threads (their start, the workflow's first crossing) outside the timed part.
   await Promise.all(
-    Array.from({ length: BATCH_CONCURRENCY }, (_, i) => runWorkflowIsolated(workflow, { tools, input: { n: i + 1 } })),
+    Array.from({ length: BATCH_CONCURRENCY }, (_, i) => runCaseIsolated(workflow, { tools, input: { n: i + 1 } })),
   );
   const scan = await scanBatchCases(inputs);
   const batchId = `bench-loops-${spec.name}`;
@@ -156,10 +157,10 @@ async function timeBatch(
         cases: () => readBatchCases(inputs),
         total: scan.cases,
         runCase: async (item, _attempt, signal) => {
-          const run = await runWorkflowIsolated(workflow, { tools, input: item.input, signal });
+          const run = await runCaseIsolated(workflow, { tools, input: item.input, signal });
           visits += run.steps;
-          toolCalls += run.toolCalls.length;
-          return { output: run.output, steps: run.steps, toolCalls: run.toolCalls.length };
+          toolCalls += run.toolCalls;
+          return run;
         },
         concurrency: BATCH_CONCURRENCY,
         out: { path: join(home, `${batchId}.results.jsonl`) },
