@@ -6,6 +6,7 @@
  *   batch with `runWorkflow` in this thread, and the batch as `weft exec --inputs` runs it, each case isolated in a
  *   worker thread (`runCaseIsolated`; the batch's case-start and case-end records in the SQLite store, the
  *   results file, 8 at once).
+ * - Loop-heavy workflows, Collatz steps and sum to n (bench/distill-loops.ts): in this thread and as a batch.
  * - The same batch on 1, 2 and 4 BullMQ workers (separate processes, 16 jobs at once each), as ratios to one
  *   worker. Redis: WEFT_TEST_REDIS_URL, else a redis-server on a free port; without one that part says why.
  * Every case has a known expected output (computed here from the tools' own functions), so the figures count
@@ -19,6 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { costSavedSection } from './distill-cost.js';
+import { distillLoopRows } from './distill-loops.js';
 import { readBatchCases, scanBatchCases } from '../src/distill/batch-cases.js';
 import { createBatch } from '../src/distill/batch-store.js';
 import { loadWorkflowFile } from '../src/distill/read-workflow-file.js';
@@ -87,6 +89,9 @@ export const distillBench: Bench = {
         `${CASES.toLocaleString('en-US')} cases, each checked against its expected output; 17 node visits and 6 tool calls per case on average.`,
         `Per CPU second: cases over this process's user+system time, which other load on the machine changes less than wall time (load average now ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores).`,
       ];
+      const loops = await distillLoopRows();
+      rows.push(...loops.rows);
+      notes.push(...loops.notes);
       const distributed = await timeWorkers(home, inputs, workflow, tools.tools);
       rows.push(...distributed.rows);
       notes.push(...distributed.notes);

@@ -132,6 +132,81 @@ function planOf(value: object, where: string): Plan {
   };
 }
 
+/**
+ * A value evaluated with no promise and no JSONata (fast-expression.ts): its answer, or NOT_FAST where JSONata must
+ * decide (evaluateValue then gives the answer, or the error). Bounded by the value's size: it has no loop.
+ */
+export type DirectValue = (scope: Scope) => unknown;
+
+/**
+ * The direct evaluation of a value (an expression string, an object or array of them, a literal), built once: a
+ * workflow prepares its values before its first case. Undefined when an expression in it is outside what the direct
+ * evaluator covers or does not compile: evaluateValue evaluates it, or reports its error where it is met.
+ */
+export async function directValue(value: unknown): Promise<DirectValue | undefined> {
+  if (typeof value === 'string') {
+    const expression = expressionOf(value);
+    return expression === undefined ? () => value : directExpression(expression);
+  }
+  if (value === null || typeof value !== 'object') return () => value;
+  if (!hasExpression(value)) return () => copyJson(value);
+  if (Array.isArray(value)) {
+    const items: DirectValue[] = [];
+    for (const item of value) {
+      const direct = await directValue(item);
+      if (!direct) return undefined;
+      items.push(direct);
+    }
+    return (scope) => {
+      const result: unknown[] = [];
+      for (const item of items) {
+        const answer = item(scope);
+        if (answer === NOT_FAST) return NOT_FAST;
+        result.push(answer);
+      }
+      return result;
+    };
+  }
+  const keys: string[] = [];
+  const members: DirectValue[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    const direct = await directValue(item);
+    if (!direct) return undefined;
+    keys.push(key);
+    members.push(direct);
+  }
+  return (scope) => {
+    const result: Record<string, unknown> = {};
+    for (let index = 0; index < keys.length; index++) {
+      const answer = (members[index] as DirectValue)(scope);
+      if (answer === NOT_FAST) return NOT_FAST;
+      const key = keys[index] as string;
+      // As fromEntries does in evaluateValue: a key named `__proto__` stays a plain key.
+      if (key === '__proto__')
+        Object.defineProperty(result, key, { value: answer, enumerable: true, writable: true, configurable: true });
+      else result[key] = answer;
+    }
+    return result;
+  };
+}
+
+/** The direct evaluation of an expression (the text inside `{% %}`); undefined as for directValue. */
+export async function directExpression(expression: string): Promise<DirectValue | undefined> {
+  let direct = fast.get(expression);
+  if (direct === undefined) {
+    let compiled: Compiled;
+    try {
+      compiled = await compileExpression(expression, 'expression');
+    } catch {
+      return undefined;
+    }
+    direct = fastExpression(compiled.ast()) ?? null;
+    if (fast.size > 10_000) fast.clear();
+    fast.set(expression, direct);
+  }
+  return direct ?? undefined;
+}
+
 /** Evaluates `expression` (the text inside `{% %}`) against the scope. */
 export async function evaluateExpression(
   expression: string,

@@ -92,8 +92,11 @@ function path(steps: unknown): FastExpression | undefined {
       if (!Object.hasOwn(current, name)) return NOT_FAST;
       current = (current as Record<string, unknown>)[name];
     }
-    // JSONata returns arrays as sequences and treats functions its own way; a plain object it returns as it is.
+    // JSONata returns arrays as sequences and treats functions its own way; a plain object it returns as it is. Any
+    // other object (a workflow run's own variables, which it must copy first) is left to it.
     if (current === undefined || typeof current === 'function' || Array.isArray(current)) return NOT_FAST;
+    if (typeof current === 'object' && current !== null && Object.getPrototypeOf(current) !== Object.prototype)
+      return NOT_FAST;
     return current;
   };
 }

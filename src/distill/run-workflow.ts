@@ -10,7 +10,16 @@ import { integerOption } from '../runtime/integer-option.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { validateToolArgs } from '../tools/validate-args.js';
-import { DEFAULT_EXPRESSION_TIME_LIMIT_MS, evaluateExpression, evaluateValue } from './evaluate-value.js';
+import {
+  DEFAULT_EXPRESSION_TIME_LIMIT_MS,
+  type DirectValue,
+  directExpression,
+  directValue,
+  evaluateExpression,
+  evaluateValue,
+  type Scope,
+} from './evaluate-value.js';
+import { NOT_FAST } from './fast-expression.js';
 import {
   DEFAULT_MAX_VISITS,
   type ExecutableWorkflow,
@@ -57,21 +66,46 @@ export interface WorkflowRunResult {
   readonly llmCalls: 0;
 }
 
+/**
+ * A node ready to run: its edges, the names errors give it, and the value it evaluates at each visit (a set's values,
+ * a tool's args, a condition's expression, an end's output, a loop's items) with its direct evaluation.
+ */
+interface Step {
+  readonly node: WorkflowNode;
+  readonly edges: readonly WorkflowEdge[];
+  /** `node add`. */
+  readonly place: string;
+  /** A condition's expression without its `{% %}` (which it may be written with or without), or the node's value. */
+  readonly value: unknown;
+  /** Whether `value` is the text of one expression (a condition's) rather than a value. */
+  readonly expression: boolean;
+  /** `node add (args)`. */
+  readonly valuePlace: string;
+  /** A forEach's `result`, and where errors name it. */
+  readonly result: unknown;
+  readonly resultPlace: string;
+}
+
+/** A step's values evaluated directly (evaluate-value.ts directValue), or null where JSONata must evaluate them. */
+interface DirectStep {
+  readonly value: DirectValue | null;
+  readonly result: DirectValue | null;
+}
+
 /** What a case needs of its workflow, built once per workflow object, not once per case. */
 interface Prepared {
-  readonly nodes: ReadonlyMap<string, WorkflowNode>;
-  readonly outgoing: ReadonlyMap<string, readonly WorkflowEdge[]>;
+  readonly steps: ReadonlyMap<string, Step>;
   readonly start: WorkflowNode | undefined;
   /** One schema object, so ajv compiles it once (it caches by object). */
   readonly inputSchema?: Readonly<Record<string, unknown>>;
-  /** A condition's expression without its `{% %}` (which it may be written with or without). */
-  readonly conditions: ReadonlyMap<string, string>;
-  /** `node add (args)`: the names errors give, made once. */
-  readonly places: Map<string, string>;
+  /** The steps' direct evaluations, built before the first case (JSONata compiles each expression once). */
+  directs?: Promise<ReadonlyMap<string, DirectStep>>;
 }
 
 const preparedWorkflows = new WeakMap<ExecutableWorkflow, Prepared>();
 const toolMaps = new WeakMap<readonly Tool[], ReadonlyMap<string, Tool>>();
+/** A tool node without `args` is called with `{}`: one object, so its evaluation plan is made once. */
+const NO_ARGS: Readonly<Record<string, never>> = Object.freeze({});
 
 function prepare(workflow: ExecutableWorkflow): Prepared {
   let prepared = preparedWorkflows.get(workflow);
@@ -82,23 +116,74 @@ function prepare(workflow: ExecutableWorkflow): Prepared {
     if (list) list.push(edge);
     else outgoing.set(edge.from, [edge]);
   }
-  const conditions = new Map<string, string>();
-  for (const node of workflow.nodes)
-    if (node.kind === 'condition') conditions.set(node.id, expressionOf(node.expr) ?? node.expr);
+  const steps = new Map<string, Step>();
+  for (const node of workflow.nodes) {
+    const field = FIELD[node.kind];
+    steps.set(node.id, {
+      node,
+      edges: outgoing.get(node.id) ?? [],
+      place: `node ${node.id}`,
+      value: visitValue(node),
+      expression: node.kind === 'condition',
+      valuePlace: `node ${node.id} (${field})`,
+      result: node.kind === 'forEach' ? node.result : undefined,
+      resultPlace: `node ${node.id} (result)`,
+    });
+  }
   prepared = {
-    nodes: new Map(workflow.nodes.map((node) => [node.id, node])),
-    outgoing,
+    steps,
     start: workflow.nodes.find((node) => node.kind === 'start'),
     ...(workflow.inputs
       ? {
           inputSchema: { type: 'object', properties: workflow.inputs, required: Object.keys(workflow.inputs) },
         }
       : {}),
-    conditions,
-    places: new Map(),
   };
   preparedWorkflows.set(workflow, prepared);
   return prepared;
+}
+
+/** The field a node evaluates at each visit, as errors name it. */
+const FIELD: Readonly<Record<WorkflowNode['kind'], string>> = {
+  start: 'value',
+  end: 'output',
+  set: 'values',
+  tool: 'args',
+  condition: 'expr',
+  forEach: 'items',
+};
+
+function visitValue(node: WorkflowNode): unknown {
+  switch (node.kind) {
+    case 'end':
+      return node.output;
+    case 'set':
+      return node.values;
+    case 'tool':
+      return node.args ?? NO_ARGS;
+    case 'condition':
+      return expressionOf(node.expr) ?? node.expr;
+    case 'forEach':
+      return node.items;
+    default:
+      return undefined;
+  }
+}
+
+async function directSteps(steps: ReadonlyMap<string, Step>): Promise<ReadonlyMap<string, DirectStep>> {
+  const direct = async (value: unknown, expression: boolean): Promise<DirectValue | null> => {
+    if (value === undefined) return null;
+    try {
+      return (await (expression ? directExpression(value as string) : directValue(value))) ?? null;
+    } catch {
+      // JSONata evaluates it, and says what is wrong, where the run meets it.
+      return null;
+    }
+  };
+  const directs = new Map<string, DirectStep>();
+  for (const [id, step] of steps)
+    directs.set(id, { value: await direct(step.value, step.expression), result: await direct(step.result, false) });
+  return directs;
 }
 
 function toolMap(tools: readonly Tool[]): ReadonlyMap<string, Tool> {
@@ -113,9 +198,9 @@ function toolMap(tools: readonly Tool[]): ReadonlyMap<string, Tool> {
 const NO_TOOLS: readonly Tool[] = [];
 
 /**
- * Node visits between two yields to the event loop. Expressions evaluate through promises that are already
- * resolved, so a loop of set and condition nodes would otherwise never let a timer fire: a deadline, or the abort
- * it signals, would wait for the visit cap.
+ * Node visits between two yields to the event loop. Expressions evaluate directly or through promises that are
+ * already resolved, so a loop of set and condition nodes would otherwise never let a timer fire: a deadline, or the
+ * abort it signals, would wait for the visit cap.
  */
 const VISITS_PER_YIELD = 100;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -124,7 +209,8 @@ export async function runWorkflow(
   workflow: ExecutableWorkflow,
   options: RunWorkflowOptions,
 ): Promise<WorkflowRunResult> {
-  const { nodes, outgoing, start, inputSchema, conditions, places } = prepare(workflow);
+  const prepared = prepare(workflow);
+  const { steps: stepsById, start, inputSchema } = prepared;
   const tools = toolMap(options.tools ?? NO_TOOLS);
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS;
   integerOption(maxVisits, 'maxVisits', { min: 1 });
@@ -142,26 +228,38 @@ export async function runWorkflow(
     }
   }
   if (!start) throw new WeftError('WORKFLOW', 'the workflow has no start node', { location: { field: 'nodes' } });
+  prepared.directs ??= directSteps(stepsById);
+  const directs = await prepared.directs;
 
-  // Expressions see a snapshot of the variables (a value like `{% vars %}` stored back into vars makes no cycle),
+  // Direct evaluations read the variables as they are: they only read, and what they answer is never the variables'
+  // own object (fast-expression.ts leaves that to JSONata).
+  const live: Scope = { inputs, vars };
+  // JSONata sees a snapshot of the variables (a value like `{% vars %}` stored back into vars makes no cycle),
   // made again only after a variable changed: most evaluations in a row see the same variables.
-  let snapshot: { inputs: unknown; vars: Record<string, unknown> } | undefined;
+  let snapshot: Scope | undefined;
   const scope = () => (snapshot ??= { inputs, vars: { ...vars } });
   const assign = (name: string, value: unknown) => {
     vars[name] = value;
     snapshot = undefined;
   };
   const onEvaluate = options.onEvaluate;
-  const at = (node: WorkflowNode, field?: string) => {
-    const key = field ? `${node.id}\u0000${field}` : node.id;
-    let place = places.get(key);
-    if (place === undefined) {
-      place = `node ${node.id}${field ? ` (${field})` : ''}`;
-      places.set(key, place);
+  const callOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.toolScope !== undefined ? { scope: options.toolScope } : {}),
+  };
+  /**
+   * A value of a step: its answer when the direct evaluator gives one (no promise, no JSONata), else a promise of
+   * JSONata's. Told to onEvaluate first, as every evaluation is.
+   */
+  const evaluate = (direct: DirectValue | null, value: unknown, place: string, expression: boolean): unknown => {
+    onEvaluate?.(place);
+    if (direct !== null) {
+      const answer = direct(live);
+      if (answer !== NOT_FAST) return answer;
     }
-    // Called with a field just before that field is evaluated (and again only in errors after it).
-    if (field && onEvaluate) onEvaluate(place);
-    return place;
+    return expression
+      ? evaluateExpression(value as string, scope(), place, timeLimit)
+      : evaluateValue(value, scope(), place, timeLimit);
   };
 
   /** Runs from `from` until an end (returns its output) or until the path reaches `stopAt` (returns undefined). */
@@ -171,9 +269,11 @@ export async function runWorkflow(
       if (current === stopAt) return { ended: false };
       if (steps % VISITS_PER_YIELD === VISITS_PER_YIELD - 1) await yieldToEventLoop();
       if (options.signal?.aborted) throw new WeftError('ABORTED', 'the workflow run was cancelled');
-      const node = nodes.get(current);
-      if (!node)
+      const step = stepsById.get(current);
+      if (!step)
         throw new WeftError('WORKFLOW', `an edge leads to unknown node ${current}`, { location: { field: 'edges' } });
+      const { node, edges } = step;
+      const direct = directs.get(node.id) as DirectStep;
       steps++;
       options.onVisit?.(node.id);
       if (steps > maxVisits) {
@@ -181,40 +281,35 @@ export async function runWorkflow(
           location: { field: `nodes.${node.id}` },
         });
       }
-      const edges = outgoing.get(node.id) ?? [];
       switch (node.kind) {
-        case 'end':
-          return {
-            ended: true,
-            output:
-              node.output === undefined
-                ? null
-                : await evaluateValue(node.output, scope(), at(node, 'output'), timeLimit),
-          };
+        case 'end': {
+          if (step.value === undefined) return { ended: true, output: null };
+          let output = evaluate(direct.value, step.value, step.valuePlace, false);
+          if (output instanceof Promise) output = await output;
+          return { ended: true, output };
+        }
         case 'start':
           break;
         case 'set': {
-          const values = (await evaluateValue(node.values, scope(), at(node, 'values'), timeLimit)) as Record<
-            string,
-            unknown
-          >;
-          Object.assign(vars, values);
+          let values = evaluate(direct.value, step.value, step.valuePlace, false);
+          if (values instanceof Promise) values = await values;
+          Object.assign(vars, values as Record<string, unknown>);
           snapshot = undefined;
           break;
         }
         case 'tool': {
           const tool = tools.get(node.tool);
-          if (!tool)
-            throw new WeftError('WORKFLOW', `${at(node, 'tool')}: no tool named ${node.tool}`, {
+          if (!tool) {
+            onEvaluate?.(`${step.place} (tool)`);
+            throw new WeftError('WORKFLOW', `${step.place} (tool): no tool named ${node.tool}`, {
               location: { field: `nodes.${node.id}.tool` },
             });
-          const args = await evaluateValue(node.args ?? {}, scope(), at(node, 'args'), timeLimit);
-          const outcome = await callTool(tool, args as JsonValue, {
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(options.toolScope !== undefined ? { scope: options.toolScope } : {}),
-          });
+          }
+          let args = evaluate(direct.value, step.value, step.valuePlace, false);
+          if (args instanceof Promise) args = await args;
+          const outcome = await callTool(tool, args as JsonValue, callOptions);
           if (!outcome.ok) {
-            throw new WeftError('WORKFLOW', `${at(node)}: tool ${node.tool} failed: ${outcome.error.message}`, {
+            throw new WeftError('WORKFLOW', `${step.place}: tool ${node.tool} failed: ${outcome.error.message}`, {
               location: { field: `nodes.${node.id}` },
               cause: outcome.error,
             });
@@ -224,19 +319,20 @@ export async function runWorkflow(
           break;
         }
         case 'condition': {
-          const value = await evaluateExpression(
-            conditions.get(node.id) ?? node.expr,
-            scope(),
-            at(node, 'expr'),
-            timeLimit,
-          );
-          const chosen =
-            edges.find((edge) => edge.when !== undefined && edge.when === value) ??
-            edges.find((edge) => edge.default === true);
+          let value = evaluate(direct.value, step.value, step.valuePlace, true);
+          if (value instanceof Promise) value = await value;
+          let chosen: WorkflowEdge | undefined;
+          for (const edge of edges)
+            if (edge.when !== undefined && edge.when === value) {
+              chosen = edge;
+              break;
+            }
+          chosen ??= edges.find((edge) => edge.default === true);
           if (!chosen) {
+            onEvaluate?.(step.valuePlace);
             throw new WeftError(
               'WORKFLOW',
-              `${at(node, 'expr')}: no edge for the value ${JSON.stringify(value)?.slice(0, 200)}`,
+              `${step.valuePlace}: no edge for the value ${JSON.stringify(value)?.slice(0, 200)}`,
               {
                 location: { field: `nodes.${node.id}.expr` },
               },
@@ -246,7 +342,8 @@ export async function runWorkflow(
           continue;
         }
         case 'forEach': {
-          const items = await evaluateValue(node.items, scope(), at(node, 'items'), timeLimit);
+          let items = evaluate(direct.value, step.value, step.valuePlace, false);
+          if (items instanceof Promise) items = await items;
           const list = items === undefined ? [] : Array.isArray(items) ? items : [items];
           const name = node.as ?? 'item';
           const collected: unknown[] = [];
@@ -254,17 +351,18 @@ export async function runWorkflow(
             assign(name, item);
             const inner = await walk(node.body, node.id);
             if (inner.ended) return inner;
-            collected.push(
-              node.result === undefined
-                ? vars[name]
-                : await evaluateValue(node.result, scope(), at(node, 'result'), timeLimit),
-            );
+            if (node.result === undefined) collected.push(vars[name]);
+            else {
+              let result = evaluate(direct.result, step.result, step.resultPlace, false);
+              if (result instanceof Promise) result = await result;
+              collected.push(result);
+            }
           }
           if (node.out) assign(node.out, collected);
           const next = edges.find((edge) => edge.to !== node.body);
           current = next?.to;
           if (current === undefined)
-            throw new WeftError('WORKFLOW', `${at(node)}: no edge after the loop`, {
+            throw new WeftError('WORKFLOW', `${step.place}: no edge after the loop`, {
               location: { field: `nodes.${node.id}` },
             });
           continue;
@@ -272,7 +370,9 @@ export async function runWorkflow(
       }
       const next = edges[0];
       if (!next)
-        throw new WeftError('WORKFLOW', `${at(node)}: no outgoing edge`, { location: { field: `nodes.${node.id}` } });
+        throw new WeftError('WORKFLOW', `${step.place}: no outgoing edge`, {
+          location: { field: `nodes.${node.id}` },
+        });
       current = next.to;
     }
     return { ended: false };

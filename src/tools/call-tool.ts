@@ -110,47 +110,108 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
  * One attempt under its timeout: the tool gets a signal that aborts on the caller's abort or at the deadline, and
  * a tool that ignores it still settles at the deadline.
  */
-async function attemptCall(
+function attemptCall(
   tool: Tool,
   args: JsonValue,
   timeoutMs: number,
   signal: AbortSignal | undefined,
   scope: string | undefined,
 ): Promise<unknown> {
-  if (signal?.aborted) throw abortedError(signal);
-  const controller = new AbortController();
-  // Made when needed: an error captures a stack, which costs more than a fast tool's whole call.
-  let timeoutError: WeftError | undefined;
-  const timedOut = (): WeftError =>
-    (timeoutError ??= new WeftError('TIMEOUT', `${tool.name}: no result after ${timeoutMs} ms`, { retryable: true }));
-  let rejectEarly: (error: unknown) => void = () => {};
-  const early = new Promise<never>((_, reject) => {
-    rejectEarly = reject;
-  });
-  const onCallerAbort = (): void => {
-    controller.abort(signal!.reason);
-    rejectEarly(abortedError(signal!));
-  };
-  const timer =
-    timeoutMs === Number.POSITIVE_INFINITY
-      ? undefined
-      : setTimeout(() => {
-          controller.abort(timedOut());
-          rejectEarly(timedOut());
-        }, timeoutMs);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
-  try {
-    return await Promise.race([
-      tool.call(args, { signal: controller.signal, ...(scope !== undefined ? { scope } : {}) }),
-      early,
-    ]);
-  } catch (error) {
+  if (signal?.aborted) return Promise.reject(abortedError(signal));
+  return new Promise((resolve, reject) => new Attempt(tool, timeoutMs, signal, resolve, reject).start(args, scope));
+}
+
+const ONCE = { once: true } as const;
+const timeUp = (attempt: Attempt): void => attempt.timeUp();
+
+/**
+ * An attempt's state in one object (the caller's abort listener too), its tool's signal made when the tool first
+ * reads it: this runs for every tool call, and an AbortController, or a closure and a promise per deadline, cost
+ * more than a fast tool's whole call.
+ */
+class Attempt {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #settled = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Made when needed: an error captures a stack. */
+  #timeoutError: WeftError | undefined;
+
+  constructor(
+    private readonly tool: Tool,
+    private readonly timeoutMs: number,
+    private readonly caller: AbortSignal | undefined,
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  start(args: JsonValue, scope: string | undefined): void {
+    if (this.timeoutMs !== Number.POSITIVE_INFINITY) this.#timer = setTimeout(timeUp, this.timeoutMs, this);
+    this.caller?.addEventListener('abort', this, ONCE);
+    const attempt = this;
+    const context = {
+      get signal(): AbortSignal {
+        return attempt.signal();
+      },
+      ...(scope !== undefined ? { scope } : {}),
+    };
+    let pending: unknown;
+    try {
+      pending = this.tool.call(args, context);
+    } catch (error) {
+      this.#finish(false, error);
+      return;
+    }
+    Promise.resolve(pending).then(
+      (value) => this.#finish(true, value),
+      (error: unknown) => this.#finish(false, error),
+    );
+  }
+
+  /** The tool's signal; one made after an abort is made aborted, with the reason. */
+  signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  timeUp(): void {
+    this.#abort(this.#timedOut());
+    this.#finish(false, this.#timedOut());
+  }
+
+  /** The caller's abort (this object is its listener). */
+  handleEvent(): void {
+    const caller = this.caller as AbortSignal;
+    this.#abort(caller.reason);
+    this.#finish(false, abortedError(caller));
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  #timedOut(): WeftError {
+    this.#timeoutError ??= new WeftError('TIMEOUT', `${this.tool.name}: no result after ${this.timeoutMs} ms`, {
+      retryable: true,
+    });
+    return this.#timeoutError;
+  }
+
+  #finish(ok: boolean, value: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.caller?.removeEventListener('abort', this);
+    if (ok) this.resolve(value);
     // A tool that rethrows its signal's abort after the deadline timed out; it did not fail on its own.
-    if (controller.signal.aborted && !signal?.aborted) throw timedOut();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onCallerAbort);
+    else this.reject(this.#aborted && !this.caller?.aborted ? this.#timedOut() : value);
   }
 }
 

@@ -97,7 +97,7 @@ export function toolFromDefinition(
     ...(definition.timeoutMs !== undefined ? { timeoutMs: definition.timeoutMs } : {}),
     ...(definition.maxResultBytes !== undefined ? { maxResultBytes: definition.maxResultBytes } : {}),
     source: options.source,
-    async call(args: JsonValue, { signal }) {
+    async call(args: JsonValue, context) {
       // The JSON Schema check came first (callTool); zod's own parse adds what JSON Schema cannot say (refinements)
       // and gives `execute` the parsed value (defaults filled in), as the AI SDK does.
       let parsed: unknown = args;
@@ -114,7 +114,16 @@ export function toolFromDefinition(
         }
         parsed = outcome.data;
       }
-      return (await execute(parsed, { signal, abortSignal: signal })) as JsonValue;
+      // Read when `execute` reads it: callTool makes the signal on first use (most tools never use theirs).
+      const executeContext: ToolExecuteContext = {
+        get signal() {
+          return context.signal;
+        },
+        get abortSignal() {
+          return context.signal;
+        },
+      };
+      return (await execute(parsed, executeContext)) as JsonValue;
     },
   };
 }

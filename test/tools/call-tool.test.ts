@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { WeftError } from '../../src/errors.js';
 import { callTool } from '../../src/tools/call-tool.js';
@@ -90,6 +91,75 @@ describe('callTool', () => {
       {},
     );
     expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+  });
+
+  it('a tool that reads its signal only after the deadline or the caller’s abort finds it aborted, with the reason', async () => {
+    // The signal is made when the tool first reads it: one read late must say what happened all the same.
+    const late: AbortSignal[] = [];
+    const readLate = (wait: Promise<unknown>, started?: () => void) =>
+      makeTool(async (_args, context) => {
+        started?.();
+        await wait;
+        late.push(context.signal);
+        return null;
+      });
+    const afterDeadline = deferred<void>();
+    const timedOut = callTool(readLate(afterDeadline.promise), {}, { timeoutMs: 10 });
+    await expect(timedOut).resolves.toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    afterDeadline.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late[0]?.aborted).toBe(true);
+    expect(late[0]?.reason).toMatchObject({ code: 'TIMEOUT', message: 'probe: no result after 10 ms' });
+
+    const caller = new AbortController();
+    const afterAbort = deferred<void>();
+    const started = deferred<void>();
+    const cancelled = callTool(
+      readLate(afterAbort.promise, () => started.resolve()),
+      {},
+      { signal: caller.signal },
+    );
+    await started.promise;
+    caller.abort(new WeftError('ABORTED', 'the run was cancelled'));
+    await expect(cancelled).rejects.toMatchObject({ code: 'ABORTED' });
+    afterAbort.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late[1]?.aborted).toBe(true);
+    expect(late[1]?.reason).toMatchObject({ code: 'ABORTED', message: 'the run was cancelled' });
+  });
+
+  it('leaves no listener on the caller’s signal once a call settles, however it ended', async () => {
+    const caller = new AbortController();
+    const options = { signal: caller.signal, retries: 0 };
+    await callTool(
+      makeTool(async () => 1),
+      {},
+      options,
+    );
+    await callTool(
+      makeTool(async () => {
+        throw new Error('no');
+      }),
+      {},
+      options,
+    );
+    await callTool(
+      makeTool(() => new Promise<JsonValue>(() => {})),
+      {},
+      { ...options, timeoutMs: 5 },
+    );
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a tool that reads its signal before any abort gets one that is not aborted, the same on each read', async () => {
+    const outcome = await callTool(
+      makeTool(async (_args, context) => {
+        const first = context.signal;
+        return { aborted: first.aborted, same: first === context.signal };
+      }),
+      {},
+    );
+    expect(outcome).toMatchObject({ ok: true, result: { aborted: false, same: true } });
   });
 
   it('holds calls to the tool’s concurrency cap, shared by every caller of the same Tool', async () => {
