@@ -360,6 +360,8 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     if (message.t === 'ready') {
       slot.ready = true;
       drain();
+      // A worker that starts after the work is gone must not keep the process alive (as an idle one after a task).
+      if (slot.sent.length === 0) slot.worker.unref();
       return;
     }
     if (message.t === 'out') {
