@@ -58,6 +58,10 @@ export const distillBench: Bench = {
       // As `weft exec --inputs` runs it: cases in worker threads, --jobs 1 and the default (one per core), with as
       // many cases in flight as the command keeps.
       const jobs = defaultJobs();
+      // Each pool's workers started and warm first, as the interpreter is warmed: the rows measure throughput, not
+      // the start of worker threads (which `weft exec` pays once per batch).
+      await warmIsolated(workflow, tools.tools, 1);
+      await warmIsolated(workflow, tools.tools, jobs);
       const one = await timeBatch(home, 'isolated-1', inputs, inIsolation(workflow, tools.tools, 1), casesInFlight(1));
       const all = await timeBatch(
         home,
@@ -136,6 +140,16 @@ function inProcess(workflow: ExecutableWorkflow, tools: readonly Tool[]): CaseRu
 
 function inIsolation(workflow: ExecutableWorkflow, tools: readonly Tool[], jobs: number): CaseRunner {
   return (item, _attempt, signal) => runCaseIsolated(workflow, { tools, input: item.input, signal, jobs });
+}
+
+async function warmIsolated(workflow: ExecutableWorkflow, tools: readonly Tool[], jobs: number): Promise<void> {
+  const inFlight = casesInFlight(jobs);
+  for (let i = 0; i < WARMUP; i += inFlight)
+    await Promise.all(
+      Array.from({ length: inFlight }, (_, k) =>
+        runCaseIsolated(workflow, { tools, input: { orderId: i + k, rounds: (i + k) % 4 }, jobs }),
+      ),
+    );
 }
 
 /** Cases per second of wall time, and per second of this process's CPU time (what other load on the machine does not change much). */

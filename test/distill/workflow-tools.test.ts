@@ -193,7 +193,7 @@ describe('workflow tools', () => {
       expect(spun).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
       if (!spun.ok)
         expect(spun.error.message).toMatch(
-          /^spin: node (more \(expr\)|next \(values\)): stopped at its 300 ms deadline$/,
+          /^spin: node (more \(expr\)|next \(values\)): stopped at its 50 ms deadline$/,
         );
     } finally {
       await set.close();
