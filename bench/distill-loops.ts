@@ -19,6 +19,7 @@ import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
 import type { Tool } from '../src/tools/tool.js';
+import { type CaseRate, timeCases } from './case-rate.js';
 import type { ReportRow } from './report.js';
 
 /** Cases per workflow and measure: n = 1..39 over and over. */
@@ -88,22 +89,11 @@ export async function distillLoopRows(): Promise<{ rows: ReportRow[]; notes: str
   }
 }
 
-/** Cases per second of wall time, and per second of CPU time of the whole process (its worker threads included). */
-interface Rate {
-  readonly wall: number;
-  readonly cpu: number;
-}
-
-async function timed(work: () => Promise<void>): Promise<Rate> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await work();
-  const wall = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { wall: CASES / wall, cpu: CASES / ((used.user + used.system) / 1e6) };
-}
-
-async function timeInThread(workflow: ExecutableWorkflow, tools: readonly Tool[], spec: LoopWorkflow): Promise<Rate> {
+async function timeInThread(
+  workflow: ExecutableWorkflow,
+  tools: readonly Tool[],
+  spec: LoopWorkflow,
+): Promise<CaseRate> {
   const run = async (i: number) => {
     const n = nOf(i);
     const result = await runWorkflow(workflow, { tools, input: { n } });
@@ -111,7 +101,7 @@ async function timeInThread(workflow: ExecutableWorkflow, tools: readonly Tool[]
       throw new Error(`${spec.name}: n = ${n} gave ${JSON.stringify(result.output)}, not ${spec.expected(n)}`);
   };
   for (let i = 0; i < WARMUP; i++) await run(i);
-  return timed(async () => {
+  return timeCases(CASES, async () => {
     for (let i = 0; i < CASES; i++) await run(i);
   });
 }
@@ -123,7 +113,7 @@ async function timeBatch(
   workflowPath: string,
   workflow: ExecutableWorkflow,
   tools: readonly Tool[],
-): Promise<{ rate: Rate; visits: number; toolCalls: number }> {
+): Promise<{ rate: CaseRate; visits: number; toolCalls: number }> {
   const inputs = join(home, `${spec.name}.jsonl`);
   const lines: string[] = [];
   for (let i = 0; i < CASES; i++) {
@@ -150,7 +140,7 @@ async function timeBatch(
       options: { concurrency: BATCH_CONCURRENCY },
     });
     let summary: Awaited<ReturnType<typeof runBatch>> | undefined;
-    const rate = await timed(async () => {
+    const rate = await timeCases(CASES, async () => {
       summary = await runBatch({
         batchId,
         store,

@@ -34,6 +34,7 @@ import type { Tool } from '../src/tools/tool.js';
 import { createExecCaseQueue } from '../src/workers/exec-case-queue.js';
 import { startTestRedis } from '../test/workers/redis-server.js';
 import { orderOf, priceOf } from './distill/bench-tools.js';
+import { type CaseRate, timeCases } from './case-rate.js';
 import type { Bench, BenchReport, ReportRow } from './report.js';
 
 const CASES = 10_000;
@@ -152,25 +153,10 @@ async function warmIsolated(workflow: ExecutableWorkflow, tools: readonly Tool[]
     );
 }
 
-/** Cases per second of wall time, and per second of this process's CPU time (what other load on the machine does not change much). */
-interface Rate {
-  readonly wall: number;
-  readonly cpu: number;
-}
-
-async function timed(work: () => Promise<void>): Promise<Rate> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await work();
-  const wall = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  return { wall: CASES / wall, cpu: CASES / ((used.user + used.system) / 1e6) };
-}
-
-async function timeInterpreter(workflow: ExecutableWorkflow, tools: readonly Tool[]): Promise<Rate> {
+async function timeInterpreter(workflow: ExecutableWorkflow, tools: readonly Tool[]): Promise<CaseRate> {
   const run = (i: number) => runWorkflow(workflow, { tools, input: { orderId: i, rounds: i % 4 } });
   for (let i = 0; i < WARMUP; i++) await run(i);
-  return timed(async () => {
+  return timeCases(CASES, async () => {
     for (let i = 0; i < CASES; i++) await run(i);
   });
 }
@@ -182,13 +168,13 @@ async function timeBatch(
   inputs: string,
   runCase: CaseRunner,
   concurrency: number,
-): Promise<Rate> {
+): Promise<CaseRate> {
   const scan = await scanBatchCases(inputs);
   const batchId = `bench-${name}`;
   // The store `weft exec` keeps batches in by default: SQLite in the home.
   const store = await openSqliteRunStore(join(home, 'weft.db'));
   let summary: Awaited<ReturnType<typeof runBatch>> | undefined;
-  let rate: Rate;
+  let rate: CaseRate;
   try {
     await createBatch(store, {
       version: 1,
@@ -198,7 +184,7 @@ async function timeBatch(
       inputs: { path: inputs, sha256: scan.sha256, cases: scan.cases },
       options: { concurrency },
     });
-    rate = await timed(async () => {
+    rate = await timeCases(CASES, async () => {
       summary = await runBatch({
         batchId,
         store,
@@ -258,7 +244,7 @@ async function timeOnWorkers(
   inputs: string,
   workflow: ExecutableWorkflow,
   tools: readonly Tool[],
-): Promise<Rate> {
+): Promise<CaseRate> {
   const queueName = `weft-bench-distill-${process.pid}-${count}`;
   const children: ChildProcess[] = [];
   try {
