@@ -59,7 +59,7 @@ export type {
   StoredEvent,
   StoredRunStatus,
 } from './store/run-store.js';
-export { outputFileName, runPaths, type RunPaths } from './store/run-paths.js';
+export { outputFileName, outputFilePath, runPaths, type RunPaths } from './store/run-paths.js';
 export { newRunId } from './store/run-id.js';
 export { effectiveStatus, ownerState, type LivenessProbe, type OwnerState } from './store/run-owner.js';
 export { pruneRuns, type PrunedRun, type PruneRunsOptions, type PruneRunsResult } from './store/prune-runs.js';

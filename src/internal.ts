@@ -17,7 +17,6 @@ export { createMeter, wallTimeExceeded } from './runtime/budget.js';
 export type { BatchBudgetReport, BudgetScope, BudgetStop } from './runtime/budget-scope.js';
 export { meteredModel } from './runtime/metered-model.js';
 export { replaceFile } from './run/replace-file.js';
-export { outputFilePath } from './store/run-paths.js';
 export { RUN_DEFAULTS } from './run/run-settings.js';
 export { isTeamScoreStore, teamScoreStoreOf } from './team/team-score-store.js';
 export { type Fates, type SubtaskFate, foldFate } from './run/subtask-fate.js';

@@ -62,6 +62,7 @@ const WEFT_API = [
   'openRunStore',
   'optimizeTeam',
   'outputFileName',
+  'outputFilePath',
   'ownerState',
   'parseExecutableWorkflow',
   'parseModelSpec',
