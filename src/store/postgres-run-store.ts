@@ -25,7 +25,8 @@ import type PG from 'pg';
 import { WeftError } from '../errors.js';
 import { decodeRefs, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
 import { loadPg, type PgImporter } from './load-pg.js';
-import type { BatchRecord, BatchResultsQuery, BatchStore, NewBatch } from './batch-records.js';
+import { BatchDelegatingStore } from './batch-delegating-store.js';
+import type { BatchStore } from './batch-records.js';
 import { createPostgresBatchStore } from './postgres-batch-store.js';
 import type {
   DeletedRuns,
@@ -515,7 +516,7 @@ export async function openPostgresRunStore(
 // ---------------------------------------------------------------------------------------------------------------
 // The store
 
-class PostgresStore implements PostgresRunStore {
+class PostgresStore extends BatchDelegatingStore implements PostgresRunStore {
   readonly url: string;
   private closed = false;
   private ending: Promise<void> | undefined;
@@ -527,6 +528,7 @@ class PostgresStore implements PostgresRunStore {
     readonly schema: string,
     private readonly now: () => Date,
   ) {
+    super();
     this.url = redacted.display;
     const s = quoteIdentifier(schema);
     const runColumns = 'run_id, task, model, options, status, created_at, updated_at, owner_pid, owner_host';
@@ -616,9 +618,8 @@ class PostgresStore implements PostgresRunStore {
   }
 
   // Batches: postgres-batch-store.ts, on this pool and behind this store's error handling.
-  private batchStore: BatchStore | undefined;
-  private get batches(): BatchStore {
-    this.batchStore ??= createPostgresBatchStore({
+  protected openBatchStore(): BatchStore {
+    return createPostgresBatchStore({
       pool: this.pool,
       quotedSchema: quoteIdentifier(this.schema),
       where: `Postgres at ${this.url} (schema "${this.schema}")`,
@@ -626,40 +627,6 @@ class PostgresStore implements PostgresRunStore {
       transaction: (body) => this.transaction(body),
       now: this.now,
     });
-    return this.batchStore;
-  }
-  createBatch(batch: NewBatch) {
-    return this.batches.createBatch(batch);
-  }
-  getBatch(batchId: string) {
-    return this.batches.getBatch(batchId);
-  }
-  listBatches() {
-    return this.batches.listBatches();
-  }
-  appendBatchRecords(batchId: string, records: readonly BatchRecord[]) {
-    return this.batches.appendBatchRecords(batchId, records);
-  }
-  batchRecords(batchId: string, afterSeq?: number, limit?: number) {
-    return this.batches.batchRecords(batchId, afterSeq, limit);
-  }
-  batchCounts(batchId: string) {
-    return this.batches.batchCounts(batchId);
-  }
-  batchResults(batchId: string, query?: BatchResultsQuery) {
-    return this.batches.batchResults(batchId, query);
-  }
-  takeOverBatch(batchId: string, owner: RunOwner, previous: RunOwner | undefined) {
-    return this.batches.takeOverBatch(batchId, owner, previous);
-  }
-  releaseBatch(batchId: string, owner: RunOwner) {
-    return this.batches.releaseBatch(batchId, owner);
-  }
-  finishBatchImport(batchId: string) {
-    return this.batches.finishBatchImport(batchId);
-  }
-  deleteBatch(batchId: string) {
-    return this.batches.deleteBatch(batchId);
   }
 
   /** Runs `body` with the store's error handling: closed store, Postgres failures → WeftError('STORE'). */

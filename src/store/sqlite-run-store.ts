@@ -54,7 +54,8 @@ import {
   type SessionStatus,
   type StoredSessionEvent,
 } from './sessions.js';
-import type { BatchRecord, BatchResultsQuery, BatchStore, NewBatch } from './batch-records.js';
+import { BatchDelegatingStore } from './batch-delegating-store.js';
+import type { BatchStore } from './batch-records.js';
 import { createSqliteBatchStore } from './sqlite-batch-store.js';
 import {
   checkTraceLimit,
@@ -432,7 +433,7 @@ export function openSqliteRunStore(path: string, options: SqliteRunStoreOptions 
   return new SqliteStore(db, fullPath, busyTimeoutMs, options.now ?? (() => new Date()));
 }
 
-class SqliteStore implements SqliteRunStore {
+class SqliteStore extends BatchDelegatingStore implements SqliteRunStore {
   private closed = false;
   private readonly statements;
 
@@ -442,6 +443,7 @@ class SqliteStore implements SqliteRunStore {
     private readonly busyTimeoutMs: number,
     private readonly now: () => Date,
   ) {
+    super();
     this.statements = {
       insertRun: db.prepare(
         'INSERT INTO runs (run_id, task, model, options, status, created_at, updated_at, owner_pid, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -1015,43 +1017,8 @@ class SqliteStore implements SqliteRunStore {
   }
 
   // Batches: sqlite-batch-store.ts, on this connection and behind this store's error handling.
-  private batchStore: BatchStore | undefined;
-  private get batches(): BatchStore {
-    this.batchStore ??= createSqliteBatchStore(this.db, this.path, (action, body) => this.use(action, body), this.now);
-    return this.batchStore;
-  }
-  createBatch(batch: NewBatch) {
-    return this.batches.createBatch(batch);
-  }
-  getBatch(batchId: string) {
-    return this.batches.getBatch(batchId);
-  }
-  listBatches() {
-    return this.batches.listBatches();
-  }
-  appendBatchRecords(batchId: string, records: readonly BatchRecord[]) {
-    return this.batches.appendBatchRecords(batchId, records);
-  }
-  batchRecords(batchId: string, afterSeq?: number, limit?: number) {
-    return this.batches.batchRecords(batchId, afterSeq, limit);
-  }
-  batchCounts(batchId: string) {
-    return this.batches.batchCounts(batchId);
-  }
-  batchResults(batchId: string, query?: BatchResultsQuery) {
-    return this.batches.batchResults(batchId, query);
-  }
-  takeOverBatch(batchId: string, owner: RunOwner, previous: RunOwner | undefined) {
-    return this.batches.takeOverBatch(batchId, owner, previous);
-  }
-  releaseBatch(batchId: string, owner: RunOwner) {
-    return this.batches.releaseBatch(batchId, owner);
-  }
-  finishBatchImport(batchId: string) {
-    return this.batches.finishBatchImport(batchId);
-  }
-  deleteBatch(batchId: string) {
-    return this.batches.deleteBatch(batchId);
+  protected openBatchStore(): BatchStore {
+    return createSqliteBatchStore(this.db, this.path, (action, body) => this.use(action, body), this.now);
   }
 
   close(): Promise<void> {
