@@ -69,7 +69,7 @@ export const distillBench: Bench = {
         'isolated-n',
         inputs,
         inIsolation(workflow, tools.tools, jobs),
-        Math.max(8, 2 * jobs),
+        casesInFlight(jobs),
       );
       const rows: ReportRow[] = [
         { label: 'runWorkflow alone, one case after another', value: interpreter.wall, unit: 'cases/s' },
