@@ -9,7 +9,7 @@ import { WeftError } from '../errors.js';
 import { integerOption } from '../runtime/integer-option.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
-import { validateToolArgs } from '../tools/validate-args.js';
+import { checkToolArgs } from '../tools/validate-args.js';
 import {
   DEFAULT_EXPRESSION_TIME_LIMIT_MS,
   type DirectValue,
@@ -222,7 +222,8 @@ export async function runWorkflow(
   if (inputSchema) {
     // The input is checked against `inputs` (each a JSON Schema) before anything runs.
     try {
-      await validateToolArgs({ name: 'input', inputSchema }, inputs as JsonValue);
+      const compiling = checkToolArgs({ name: 'input', inputSchema }, inputs as JsonValue);
+      if (compiling) await compiling;
     } catch (error) {
       throw new WeftError('BAD_INPUT', (error as Error).message, { location: { field: 'input' }, cause: error });
     }

@@ -10,7 +10,7 @@ import { sleep } from '../llm/timeout.js';
 import type { JsonValue, Tool } from './tool.js';
 import { scrubSecrets } from '../text/redact-url.js';
 import { REDACTED, secretArgValues } from './redact-tool-args.js';
-import { validateToolArgs } from './validate-args.js';
+import { checkToolArgs } from './validate-args.js';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_RETRIES = 2;
@@ -72,7 +72,8 @@ export async function callTool(tool: Tool, args: JsonValue, options: CallToolOpt
   // A server's "bad token …" or a validator quoting a value must not carry a secret argument into the log and traces.
   const secrets = secretArgValues(tool, args);
   try {
-    await validateToolArgs(tool, args);
+    const compiling = checkToolArgs(tool, args);
+    if (compiling) await compiling;
   } catch (error) {
     if (isWeftError(error) && error.code === 'TOOL')
       return { ok: false, error: withoutSecrets(error, secrets), durationMs: elapsed(), attempts: 0 };
@@ -285,6 +286,17 @@ function shapeResult(
   raw: unknown,
   maxBytes: number,
 ): { result: JsonValue; truncated?: true } | WeftError {
+  // Most tools answer a number, a short string or a flag: their JSON round trip is known without making it.
+  if (typeof raw === 'number') {
+    const size = JSON.stringify(raw).length;
+    // NaN and the infinities are null in JSON, and -0 is 0.
+    if (size <= maxBytes) return { result: Number.isFinite(raw) ? raw + 0 : null };
+  } else if (typeof raw === 'string') {
+    // At most 6 bytes of JSON per UTF-16 unit (a `\u` escape; other characters take at most 3 bytes of UTF-8).
+    if (raw.length * 6 + 2 <= maxBytes) return { result: raw };
+  } else if (typeof raw === 'boolean' || raw === null) {
+    if (5 <= maxBytes) return { result: raw };
+  }
   let text: string | undefined;
   try {
     text = JSON.stringify(raw);

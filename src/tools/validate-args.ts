@@ -116,10 +116,24 @@ export async function compileToolSchema(toolName: string, schema: ToolSchema): P
  * (at most MAX_ARGUMENT_PROBLEMS), each naming the argument's path; `issues` holds them one by one.
  */
 export async function validateToolArgs(tool: Pick<Tool, 'name' | 'inputSchema'>, args: JsonValue): Promise<void> {
-  const validate = await compileToolSchema(tool.name, tool.inputSchema);
+  check(tool.name, await compileToolSchema(tool.name, tool.inputSchema), args);
+}
+
+/**
+ * validateToolArgs without a promise once the schema is compiled (every call of a tool after its first): it
+ * returns a promise only when the schema still has to be compiled, and throws the same errors.
+ */
+export function checkToolArgs(tool: Pick<Tool, 'name' | 'inputSchema'>, args: JsonValue): Promise<void> | undefined {
+  const validate = compiled.get(tool.inputSchema);
+  if (!validate) return validateToolArgs(tool, args);
+  check(tool.name, validate, args);
+  return undefined;
+}
+
+function check(toolName: string, validate: ValidateFunction, args: JsonValue): void {
   if (validate(args)) return;
   const problems = (validate.errors ?? []).map((error) => describeProblem(error, args));
-  throw argumentError(tool.name, problems);
+  throw argumentError(toolName, problems);
 }
 
 /** The TOOL error for a list of argument problems (also used for problems found by a zod schema). */
