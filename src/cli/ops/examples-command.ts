@@ -1,8 +1,8 @@
 /**
  * `weft examples`: the examples the package ships, one line each, and `weft examples copy NAME DIR`, which copies
- * one into a folder to edit. The copy keeps the examples/ layout (DIR/gobang/…), so each example's command runs
- * the same from DIR. It never follows a symbolic link that leads out of the examples folder, and it refuses a
- * DIR that holds anything unless --force.
+ * one into a folder to edit. Each command runs from the folder that holds examples/; the copy keeps that layout
+ * (DIR/examples/gobang/…), so the command runs the same from DIR. It never follows a symbolic link that leads out
+ * of the examples folder, and it refuses a DIR that holds anything unless --force.
  */
 import {
   copyFileSync,
@@ -26,11 +26,13 @@ export function examplesRoot(): string {
 }
 
 export function examplesCommand(_flags: { json?: boolean }, output: Output, root = examplesRoot()): number {
+  const runFrom = dirname(resolve(root));
   if (output.json) {
-    output.document({ folder: root, examples: EXAMPLES });
+    output.document({ folder: root, runFrom, examples: EXAMPLES });
     return 0;
   }
-  output.text(`examples in ${root} (commands run from that folder, or from a copy: weft examples copy NAME DIR)`);
+  output.text(`examples in ${root}`);
+  output.text(`commands run from ${runFrom}, or from a copy's folder (weft examples copy NAME DIR)`);
   const width = Math.max(...EXAMPLES.map((entry) => entry.name.length));
   for (const entry of EXAMPLES) {
     output.text(`  ${entry.name.padEnd(width)}  ${entry.shows}`);
@@ -71,7 +73,7 @@ export function examplesCopyCommand(
   return 0;
 }
 
-/** Copies the example's paths into target, keeping them relative to the examples folder; returns the files copied. */
+/** Copies the example's paths into target/examples/, as they are under examples/; returns the files copied. */
 function copyExample(entry: ExampleEntry, root: string, target: string): string[] {
   const realRoot = realpathSync(root);
   const copied: string[] = [];
@@ -79,7 +81,7 @@ function copyExample(entry: ExampleEntry, root: string, target: string): string[
   const entered = new Set<string>();
   const copy = (relativePath: string): void => {
     const from = join(root, relativePath);
-    const to = join(target, relativePath);
+    const to = join(target, 'examples', relativePath);
     const link = lstatSync(from);
     if (link.isSymbolicLink()) {
       // A link is copied as what it points at, and only when that stays inside the examples folder.

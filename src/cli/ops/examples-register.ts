@@ -15,7 +15,7 @@ export function registerExamplesCommand(program: Command, context: CommandContex
     .action(async (flags) => setExit((await import('./examples-command.js')).examplesCommand(flags, output)));
   examples
     .command('copy')
-    .description('copy one example into a folder to edit (the examples/ layout is kept, so its command runs there)')
+    .description('copy one example into DIR/examples/ to edit, so its command runs from DIR as listed')
     .argument('<name>', 'the example, as `weft examples` lists it')
     .argument('<dir>', 'an empty or new folder')
     .option('--force', 'copy into a folder that is not empty (files of the same name are overwritten)')
