@@ -9,7 +9,10 @@ function expected(raw: unknown, maxBytes: number): { result: unknown; truncated?
   if (text === undefined) return { result: null };
   const size = Buffer.byteLength(text);
   if (size <= maxBytes) return { result: JSON.parse(text) };
-  const head = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
+  const head = Buffer.from(text)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
   return { result: `${head}\n[truncated: ${Buffer.byteLength(head)} of ${size} bytes]`, truncated: true };
 }
 
