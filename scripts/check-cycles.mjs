@@ -86,8 +86,8 @@ const ALLOWED = {
   // a workflow converts to WorfBench text (eval's format) so WorfEval can score it against a reference.
   distill: ['graph', 'llm', 'store', 'tools', 'eval', 'runtime'],
   // The store conformance suites of `weft/test` check the stores' contracts: runs (store), team scores (team),
-  // sessions (dialog).
-  testing: ['graph', 'store', 'team', 'dialog'],
+  // sessions (dialog), batches (read and written through distill's batch log reader and writer).
+  testing: ['graph', 'store', 'team', 'dialog', 'distill'],
   // The dashboard reads what every engine records, and runs none of them.
   ui: ['graph', 'llm', 'store', 'plan', 'run', 'team', 'dialog', 'distill', 'eval', 'tools', 'runtime'],
 };
