@@ -7,7 +7,7 @@
  */
 export * from './index.js';
 
-export { integerOption } from './runtime/integer-option.js';
+export { integerOption } from './integer-option.js';
 export { parseSimOptions } from './llm/sim-options.js';
 export { SIM_RIGHT_ANSWER } from './team/sim-team.js';
 export { DEFAULT_MAX_OUTPUT_TOKENS, type OutputTokenSetting } from './llm/output-limit.js';

@@ -1,7 +1,7 @@
 /**
  * `weft/test`: for the tests of code that uses Weft. Models that need no network and no key (scripted replies; the
  * seeded simulator behind `sim:` specs) and the conformance suites a store of your own runs to show it keeps runs,
- * sessions and traces the way Weft's SQLite and Postgres stores do. The suites register vitest tests through the
+ * sessions, traces and `weft exec` batches the way Weft's SQLite and Postgres stores do. The suites register vitest tests through the
  * functions you pass (`import * as vitest from 'vitest'`); vitest is an optional peer dependency, needed only for
  * them.
  */
@@ -52,4 +52,8 @@ export {
   type SessionStoreLocation,
 } from './testing/describe-session-store.js';
 export { describeTraceStore, type TraceStoreFactory, type TraceStoreLocation } from './testing/describe-trace-store.js';
-// Suites of further store contracts (a batch store's, …) are added here, one src/testing file each.
+export {
+  describeBatchStore,
+  type BatchStoreFactory,
+  type BatchStoreLocation,
+} from './testing/describe-batch-store.js';

@@ -122,6 +122,7 @@ const WEFT_API = [
 ];
 
 const WEFT_TEST = [
+  'describeBatchStore',
   'describeRunStore',
   'describeSessionStore',
   'describeTraceStore',

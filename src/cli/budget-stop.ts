@@ -13,6 +13,7 @@ import {
   wallTimeExceeded,
   WeftError,
   type WeftEvent,
+  wrapModel,
 } from '../internal.js';
 import type { Output } from './output.js';
 import { BUDGET_FLAG_FIELDS, budgetFromFlags } from './run-choices.js';
@@ -93,18 +94,16 @@ export function commandBudget(scope: BudgetScope, signal: AbortSignal | undefine
     scope,
     signal: AbortSignal.any(signals),
     charge(model, costOf) {
-      const metered = scope.metered(model, costOf);
-      return {
-        ...metered,
-        async generate(call, callSignal) {
+      return wrapModel(scope.metered(model, costOf), {
+        async wrapGenerate({ call, signal: callSignal, next }) {
           try {
-            return await metered.generate(call, callSignal);
+            return await next(call, callSignal);
           } catch (error) {
             if (isWeftError(error) && error.code === 'BUDGET' && !spent.signal.aborted) spent.abort(error);
             throw error;
           }
         },
-      };
+      });
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { costOf } from '../llm/pricing.js';
 import { anySignal } from '../llm/timeout.js';
 import { checkBudget, createBudgetScope } from '../runtime/budget-scope.js';

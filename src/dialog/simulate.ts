@@ -20,7 +20,7 @@ import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { randomFrom } from '../llm/seeded-random.js';
 import { boundedMap } from '../runtime/bounded-map.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { Budget, ModelBudgetName } from '../runtime/budget.js';
 import {
   batchBudgetReport,

@@ -20,7 +20,7 @@ import { isAbortError, isUserError, WeftError } from '../errors.js';
 import type { ChatMessage, ChatModel, ChatResult } from '../llm/chat-model.js';
 import type { DialogMoveSpec } from './dialog-prompt-tags.js';
 import { boundedMap } from '../runtime/bounded-map.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { Budget, ModelBudgetName } from '../runtime/budget.js';
 import {
   batchBudgetReport,

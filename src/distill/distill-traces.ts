@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured } from '../llm/structured-output.js';
 import { startToolSpan } from '../llm/telemetry.js';

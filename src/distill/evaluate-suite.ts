@@ -27,7 +27,7 @@ import { hashString } from '../llm/seeded-random.js';
 import { sameJson } from '../text/same-json.js';
 import { isAbortError, isWeftError } from '../errors.js';
 import { boundedMap } from '../runtime/bounded-map.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { checkWorkflow } from './check-workflow.js';
 import { selectTraces } from './select-traces.js';
 import { withDistillSim } from './distill-sim.js';

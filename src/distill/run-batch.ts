@@ -14,7 +14,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { sameJson } from '../text/same-json.js';
 import type { BatchCase } from './batch-cases.js';
 import type { BatchStore } from '../store/batch-records.js';

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import {
   DEFAULT_WORKER_MEMORY_MB,
   type IsolatePool,

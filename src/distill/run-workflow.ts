@@ -6,7 +6,7 @@
  * Per workflow object, its maps and schema are built once (a batch runs one workflow over many cases).
  */
 import { WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { callTool } from '../tools/call-tool.js';
 import type { JsonValue, Tool } from '../tools/tool.js';
 import { checkToolArgs } from '../tools/validate-args.js';

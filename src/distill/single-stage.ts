@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { listOrWrapped } from './list-or-wrapped.js';
 import { isWeftError, WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { sameJson } from '../text/same-json.js';
 import type { CallTag, ChatMessage } from '../llm/chat-model.js';
 import { generateStructured, repairPrompt } from '../llm/structured-output.js';

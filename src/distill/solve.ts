@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { WeftError, isWeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatMessage } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { parseJsonValues } from '../llm/extract-json.js';
@@ -69,11 +69,7 @@ export async function solveTask(options: SolveOptions): Promise<NewTrace> {
       location: { field: 'input' },
     });
   }
-  if (options.rollout !== undefined && !(Number.isSafeInteger(options.rollout) && options.rollout >= 1)) {
-    throw new WeftError('BAD_INPUT', `Expected rollout to be a whole number from 1, got ${String(options.rollout)}`, {
-      location: { field: 'rollout' },
-    });
-  }
+  if (options.rollout !== undefined) integerOption(options.rollout, 'rollout', { min: 1 });
   const mode = options.mode ?? 'react';
   const traceId = newTraceId();
   // The step limit is a call budget on the runtime meter (step-limited-model.ts); its own refusal is told apart

@@ -5,7 +5,7 @@
  * and only the rest is sent to the model, in batches.
  */
 import { isAbortError, WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { throwIfAborted } from '../llm/timeout.js';
 import { unitCosine, unitVector } from './cosine.js';
 import type { EmbeddingCache } from './embedding-cache.js';

@@ -4,7 +4,7 @@
  * unusable workflow text) is skipped with a located reason; the evaluation itself never stops for one.
  */
 import { boundedMap } from '../runtime/bounded-map.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { compareGroups, scenarioGroupOf } from './scenarios.js';
 import type { EvalReport, GroupScore, SampleReport } from './eval-report.js';
 import type { GoldRecord } from './gold-data.js';

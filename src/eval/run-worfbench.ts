@@ -30,7 +30,7 @@ import type { Similarity } from './similarity.js';
 import { worfbenchCall } from './worfbench-prompt.js';
 import { redactModelSpec } from '../llm/model-spec.js';
 import { boundedMap } from '../runtime/bounded-map.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 
 export type WorfbenchPlanner = 'single' | 'weft';
 

@@ -1,4 +1,5 @@
 import { WeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import { indexDependencies, type DependencyIndex } from './dependency-index.js';
 import type { Workflow } from './workflow.js';
 
@@ -40,9 +41,7 @@ export function orderPositions(index: DependencyIndex): number[] {
  * docs/algorithms.md#f1_chain).
  */
 export function topologicalOrders(workflow: Pick<Workflow, 'subtasks'>, limit: number): string[][] {
-  if (!(limit >= 1) || (!Number.isInteger(limit) && limit !== Infinity)) {
-    throw new WeftError('BAD_INPUT', `Expected limit to be a whole number >= 1, got ${limit} (${typeof limit})`);
-  }
+  if (limit !== Number.POSITIVE_INFINITY) integerOption(limit, 'limit', { min: 1 });
   const index = indexDependencies(workflow);
   orderPositions(index); // fails on a cycle before the search starts
   const count = index.ids.length;

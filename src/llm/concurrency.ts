@@ -3,7 +3,8 @@
  * "at most 8 OpenAI calls at once" holds across planner, agents and verifier.
  */
 import PQueue from 'p-queue';
-import { WeftError, isAbortError } from '../errors.js';
+import { isAbortError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatModel } from './chat-model.js';
 import { wrapModel } from './wrap-model.js';
 import { abortErrorOf } from './timeout.js';
@@ -20,11 +21,7 @@ export interface Limiter {
 
 /** A limiter allowing `concurrency` tasks at once (an integer >= 1, or Infinity). */
 export function createLimiter(concurrency: number): Limiter {
-  if (!(concurrency === Number.POSITIVE_INFINITY || (Number.isInteger(concurrency) && concurrency >= 1))) {
-    throw new WeftError('BAD_INPUT', `Expected concurrency >= 1, got ${String(concurrency)} (${typeof concurrency})`, {
-      location: { field: 'concurrency' },
-    });
-  }
+  if (concurrency !== Number.POSITIVE_INFINITY) integerOption(concurrency, 'concurrency', { min: 1 });
   const queue = new PQueue({ concurrency });
   return {
     concurrency,

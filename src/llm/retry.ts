@@ -6,6 +6,7 @@
  * subtask records as its reason.
  */
 import { WeftError, isAbortError, isWeftError, rewordError, type WeftErrorCode } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatCall, ChatModel } from './chat-model.js';
 import { abortErrorOf, sleep as abortableSleep } from './timeout.js';
 import { wrapModel } from './wrap-model.js';
@@ -61,7 +62,7 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
   const retries = options.retries ?? DEFAULT_RETRIES;
   const baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
   const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-  checkCount('retries', retries);
+  integerOption(retries, 'retries', { min: 0 });
   checkNonNegative('baseDelayMs', baseDelayMs);
   checkNonNegative('maxDelayMs', maxDelayMs);
   const wait = options.sleep ?? abortableSleep;
@@ -115,18 +116,6 @@ function gaveUp(error: WeftError, retries: number): WeftError {
     `${label} after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ${error.message}`,
     error,
   );
-}
-
-function checkCount(field: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new WeftError(
-      'BAD_INPUT',
-      `Expected ${field} to be an integer >= 0, got ${String(value)} (${typeof value})`,
-      {
-        location: { field },
-      },
-    );
-  }
 }
 
 function checkNonNegative(field: string, value: number): void {

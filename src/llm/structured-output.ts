@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { WeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatCall, ChatMessage, ChatModel, ChatResult, Usage } from './chat-model.js';
 import { parseJsonValues, parseJsonLoose } from './extract-json.js';
 import { throwIfAborted } from './timeout.js';
@@ -42,11 +43,7 @@ export async function generateStructured<T>(
   options: StructuredOptions = {},
 ): Promise<StructuredResult<T>> {
   const maxRepairs = options.maxRepairs ?? DEFAULT_MAX_REPAIRS;
-  if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
-    throw new WeftError('BAD_INPUT', `Expected maxRepairs to be an integer >= 0, got ${maxRepairs}`, {
-      location: { field: 'maxRepairs' },
-    });
-  }
+  integerOption(maxRepairs, 'maxRepairs', { min: 0 });
   const messages: ChatMessage[] = [...call.messages];
   const raw: string[] = [];
   const usages: Usage[] = [];

@@ -3,6 +3,7 @@
  * chosen, ties broken by the lowest dependency complexity.
  */
 import { WeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import { parseWorkflow, pickBest, workflowMetrics } from '../graph/index.js';
 import type { Workflow, WorkflowJson } from '../graph/workflow.js';
 import type { ChatModel } from '../llm/chat-model.js';
@@ -52,9 +53,7 @@ export async function planTask(options: PlanOptions): Promise<PlanResult> {
   checkTeamOffers(teams);
   const tools = options.tools ?? [];
   const schema = withOfferedTools(planAnswerSchema, tools);
-  if (!Number.isInteger(count) || count < 1) {
-    throw new WeftError('BAD_INPUT', `Expected candidates >= 1, got ${count}`, { location: { field: 'candidates' } });
-  }
+  integerOption(count, 'candidates', { min: 1 });
   const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, index) =>
       generateStructured(

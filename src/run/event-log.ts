@@ -29,7 +29,7 @@ export class EventLog {
   }
 
   readonly emit = (event: Unstamped): void => {
-    const stamped = { ...event, at: this.now() } as WeftEvent;
+    const stamped: WeftEvent = { ...event, at: this.now() };
     this.events.push(stamped);
     this.batch.push(stamped);
     try {

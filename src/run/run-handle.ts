@@ -56,8 +56,8 @@ export function eventQueue(capacity = DEFAULT_EVENT_BUFFER): {
   const iterator: AsyncIterator<WeftEvent> = {
     async next() {
       while (size() === 0 && !ended && !detached) await new Promise<void>((resolve) => (wake = resolve));
-      if (size() === 0 || detached) return { done: true, value: undefined };
-      const event = buffer[head] as WeftEvent;
+      const event = detached ? undefined : buffer[head];
+      if (event === undefined) return { done: true, value: undefined };
       head += 1;
       compact();
       return { done: false, value: event };

@@ -17,7 +17,7 @@
  * .test.ts) ties the two: a log cut anywhere, folded and continued here, ends as the uninterrupted run.
  */
 import { WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { diffWorkflows, toWorkflowJson } from '../graph/index.js';
 import { completeNode, linkNodes, type ReadyNode } from '../graph/ready-queue.js';
 import type { Role, SubtaskStatus, Workflow } from '../graph/workflow.js';

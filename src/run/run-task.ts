@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { Workflow } from '../graph/workflow.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { redactModelSpec } from '../llm/model-spec.js';

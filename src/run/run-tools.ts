@@ -30,7 +30,7 @@ export function toolCallKey(taskId: string, attempt: number, sequence: number): 
 }
 
 /** Folds the tool events of a log (pure): what a resume replays. */
-export function foldToolReplay(events: Iterable<WeftEvent>): ToolReplay {
+export function foldToolReplay(events: Iterable<WeftEvent | ToolEventRecord>): ToolReplay {
   const results = new Map<string, ToolLoopOutcome>();
   const started = new Map<string, string>();
   let calls = 0;

@@ -20,7 +20,7 @@
 import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import { abortErrorOf } from '../llm/timeout.js';
-import { integerOption } from './integer-option.js';
+import { integerOption } from '../integer-option.js';
 
 export interface BoundedMapOptions {
   /** Calls of `fn` at once: an integer >= 1. */

@@ -5,6 +5,7 @@
  * signal aborts the calls in flight, and a call cut short by it fails with the budget's error, not as a cancel.
  */
 import { WeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatModel, ChatResult } from '../llm/chat-model.js';
 import { costOf as priceOf } from '../llm/pricing.js';
 import { anySignal } from '../llm/timeout.js';
@@ -96,13 +97,13 @@ export function checkBudget(budget: Budget, fields: BudgetScopeOptions['fields']
   for (const name of ['maxCalls', 'maxTokens', 'maxCostUsd', 'maxWallMs'] as const) {
     const value = budget[name];
     if (value === undefined) continue;
-    const whole = name === 'maxCalls' || name === 'maxTokens';
-    if (!(typeof value === 'number' && Number.isFinite(value) && value > 0 && (!whole || Number.isInteger(value))))
-      throw new WeftError(
-        'BAD_INPUT',
-        `Expected ${fields[name] ?? `budget.${name}`} to be a ${whole ? 'whole number' : 'number'} > 0, got ${String(value)}`,
-        { location: { field: fields[name] ?? `budget.${name}` } },
-      );
+    const field = fields[name] ?? `budget.${name}`;
+    // Calls and tokens are counted: a whole number. Cost and wall time may be fractional.
+    if (name === 'maxCalls' || name === 'maxTokens') integerOption(value, field, { min: 1 });
+    else if (!(typeof value === 'number' && Number.isFinite(value) && value > 0))
+      throw new WeftError('BAD_INPUT', `Expected ${field} to be a number > 0, got ${String(value)}`, {
+        location: { field },
+      });
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * The batches of `weft exec --inputs` as the stores keep them (the BatchStore contract; docs/contracts.md#batches):
  * a batch row (its manifest, its owner) and an append-only log of per-case records — a `case-start` before a case runs,
- * a `case-end` after. Both stores implement it and test/store/describe-batch-store.ts checks both. The store knows
- * the record envelope (type, case id, status) so it can count and page results; the manifest is the caller's JSON.
+ * a `case-end` after. Both stores implement it and testing/describe-batch-store.ts (`weft/test`) checks both. The
+ * store knows the record envelope (type, case id, status) so it can count and page results; the manifest is the
+ * caller's JSON.
  */
 import { WeftError } from '../errors.js';
 import { deflate } from './json-blobs.js';
@@ -83,7 +84,7 @@ export interface BatchResultsQuery {
 }
 
 /**
- * Behaviour both stores share (test/store/describe-batch-store.ts checks it):
+ * Behaviour both stores share (testing/describe-batch-store.ts checks it):
  * - `createBatch` is exclusive: a second create of one id is WeftError('STORE') and changes nothing.
  * - `appendBatchRecords` writes all its records in one transaction, in order, or none (a bad record or a failure
  *   writes nothing); seq numbers continue the batch's log without gaps, also across store handles.

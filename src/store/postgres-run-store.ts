@@ -23,6 +23,7 @@
  */
 import type PG from 'pg';
 import { WeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import { decodeRefs, encodeRefs, inflate, parseJson, type Deflated } from './json-blobs.js';
 import { loadPg, type PgImporter } from './load-pg.js';
 import { BatchDelegatingStore } from './batch-delegating-store.js';
@@ -466,9 +467,7 @@ export async function openPostgresRunStore(
     throw new WeftError('BAD_INPUT', `The Postgres schema name must be 1 to 63 bytes, got ${JSON.stringify(schema)}`);
   }
   const connectTimeoutMs = options.connectTimeoutMs ?? 3000;
-  if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
-    throw new TypeError(`Expected connectTimeoutMs >= 1, got ${connectTimeoutMs} (${typeof connectTimeoutMs})`);
-  }
+  integerOption(connectTimeoutMs, 'connectTimeoutMs', { min: 1 });
   const pg = await loadPg(options.importPg);
 
   let pool: PG.Pool;

@@ -14,6 +14,7 @@
  *   finished work. With no finished query nothing is chosen. Aborts are never recorded: they stop the run.
  */
 import { WeftError, isAbortError, isWeftError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import { boundedMap } from '../runtime/bounded-map.js';
 import { runTeam, type Ranker, type RunTeamOptions } from './run-team.js';
 import type { TeamAgent, TeamQuery, TeamResult } from './team.js';
@@ -81,11 +82,7 @@ const TIE = 1e-12;
 
 export async function optimizeTeam(options: OptimizeTeamOptions): Promise<OptimizeTeamResult> {
   const { pool, queries, k, ranker, signal } = options;
-  if (!Number.isInteger(k) || k < 1) {
-    throw new WeftError('BAD_INPUT', `k must be a whole number of at least 1, got ${String(k)}`, {
-      location: { field: 'k' },
-    });
-  }
+  integerOption(k, 'k', { min: 1 });
   if (k > pool.length) {
     throw new WeftError(
       'BAD_INPUT',

@@ -36,6 +36,7 @@
  *   code naming the agent and the step, the original as `cause`; aborts pass through unwrapped.
  */
 import { WeftError, isAbortError, isWeftError, rewordError } from '../errors.js';
+import { integerOption } from '../integer-option.js';
 import { randomFrom, shuffled } from '../llm/seeded-random.js';
 import { throwIfAborted } from '../llm/timeout.js';
 import { importanceScores } from './importance.js';
@@ -398,11 +399,9 @@ function validateOptions(
       throw bad(`agents[${index}].name`, `repeats the agent name ${JSON.stringify(agent.name)}`);
     seen.add(agent.name);
   });
-  if (!Number.isInteger(maxSteps) || maxSteps < 1)
-    throw bad('maxSteps', `must be an integer >= 1, got ${String(maxSteps)}`);
-  if (!Number.isInteger(reformAt) || reformAt < 0)
-    throw bad('reformAt', `must be an integer >= 0 (0 = never), got ${String(reformAt)}`);
-  if (!Number.isInteger(keep) || keep < 1) throw bad('keep', `must be an integer >= 1, got ${String(keep)}`);
+  integerOption(maxSteps, 'maxSteps', { min: 1 });
+  integerOption(reformAt, 'reformAt', { min: 0 }); // 0: never re-form the team
+  integerOption(keep, 'keep', { min: 1 });
   if (!(STOP_CHECKS as readonly string[]).includes(stopCheck))
     throw bad('stopCheck', `must be one of ${STOP_CHECKS.join(', ')}, got ${JSON.stringify(stopCheck)}`);
 }

@@ -4,7 +4,7 @@
  * agent sees and can recover from, not an exception; only the caller's own abort throws.
  */
 import { WeftError, isWeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import { type Limiter, createLimiter } from '../llm/concurrency.js';
 import { sleep } from '../llm/timeout.js';
 import type { JsonValue, Tool } from './tool.js';

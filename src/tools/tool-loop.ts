@@ -10,7 +10,7 @@
  */
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { WeftError, isWeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatCall, ChatMessage, ChatModel, ToolCallRequest, ToolDeclaration, Usage } from '../llm/chat-model.js';
 import { startToolSpan } from '../llm/telemetry.js';
 import { type CallToolOptions, callTool } from './call-tool.js';

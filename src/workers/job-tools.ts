@@ -18,7 +18,6 @@ import {
   type ToolReplay,
   foldToolReplay,
 } from '../run/run-tools.js';
-import type { WeftEvent } from '../run/events.js';
 import type { Tool } from '../tools/tool.js';
 import type { RedisClient } from './load-queue.js';
 
@@ -107,7 +106,7 @@ export function workerAttemptTools(options: {
 }): AttemptTools {
   const { taskId, attempt, journal } = options;
   const fromLog = options.job.recorded ? attemptReplay(taskId, attempt, options.job.recorded) : undefined;
-  const fromJournal = foldToolReplay(journal.toolEvents as unknown as WeftEvent[]);
+  const fromJournal = foldToolReplay(journal.toolEvents);
   const replay: ToolReplay = {
     results: new Map([...(fromLog?.results ?? []), ...fromJournal.results]),
     started: new Map([...(fromLog?.started ?? []), ...fromJournal.started]),

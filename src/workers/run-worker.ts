@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { WeftError } from '../errors.js';
-import { integerOption } from '../runtime/integer-option.js';
+import { integerOption } from '../integer-option.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { createModel } from '../llm/resolve-model.js';
 import { anySignal } from '../llm/timeout.js';

@@ -85,7 +85,8 @@ describe('topologicalOrders', () => {
   it.each([0, -1, 1.5, Number.NaN])('rejects limit %s', (limit) => {
     const error = errorOf(() => topologicalOrders(workflowOf({ a: [] }), limit));
     expect(error.code).toBe('BAD_INPUT');
-    expect(error.message).toMatch(/^Expected limit to be a whole number >= 1, got /);
+    expect(error.message).toMatch(/^limit expects an integer >= 1, got /);
+    expect(error.location).toEqual({ field: 'limit' });
   });
 
   it('refuses a cycle', () => {

@@ -81,7 +81,7 @@ describe('withConcurrency', () => {
 
   it('validates the limit', () => {
     expect(() => createLimiter(0)).toThrow(WeftError);
-    expect(() => createLimiter(1.5)).toThrow(/concurrency >= 1/);
+    expect(() => createLimiter(1.5)).toThrow(/concurrency expects an integer >= 1/);
     expect(createLimiter(Number.POSITIVE_INFINITY).concurrency).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -17,5 +17,6 @@ export function describeRunStore(name: string, factory: WeftStoreFactory): void 
   runStoreSuite(name, factory, vitest);
   describeSessionStore(name, factory, vitest);
   describeTraceStore(name, factory, vitest);
-  // More store contracts (a batch store's, …) join here, on the same factory.
+  // The batch store's suite (describeBatchStore) runs apart, in sqlite-batch-store.test.ts and
+  // postgres-batch-store.test.ts: on a factory of its own.
 }

@@ -1,7 +1,9 @@
-import { afterAll, describe, it } from 'vitest';
+import * as vitest from 'vitest';
 import { openPostgresRunStore } from '../../src/store/postgres-run-store.js';
-import { describeBatchStore } from './describe-batch-store.js';
+import { describeBatchStore } from '../../src/testing/describe-batch-store.js';
 import { startTestPostgres } from './postgres-server.js';
+
+const { afterAll, describe, it } = vitest;
 
 const started = await startTestPostgres();
 const server = 'server' in started ? started.server : undefined;
@@ -17,13 +19,17 @@ if (server === undefined) {
   });
 } else {
   const pgServer = server;
-  describeBatchStore('postgres', {
-    async fresh() {
-      const schema = pgServer.freshSchema();
-      return {
-        open: () => openPostgresRunStore(pgServer.url, { schema }),
-        dispose: () => pgServer.dropSchema(schema),
-      };
+  describeBatchStore(
+    'postgres',
+    {
+      async fresh() {
+        const schema = pgServer.freshSchema();
+        return {
+          open: () => openPostgresRunStore(pgServer.url, { schema }),
+          dispose: () => pgServer.dropSchema(schema),
+        };
+      },
     },
-  });
+    vitest,
+  );
 }

@@ -162,7 +162,8 @@ describe('optimizeTeam', () => {
     });
     await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 0 })).rejects.toMatchObject({
       code: 'BAD_INPUT',
-      message: 'k must be a whole number of at least 1, got 0',
+      message: 'k expects an integer >= 1, got 0',
+      location: { field: 'k' },
     });
     await expect(optimizeTeam({ pool: pool(), queries: [q1], k: 1.5 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(optimizeTeam({ pool: pool(), queries: [], k: 2 })).rejects.toMatchObject({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WeftError } from '../../src/errors.js';
-import { integerOption } from '../../src/runtime/integer-option.js';
+import { WeftError } from '../src/errors.js';
+import { integerOption } from '../src/integer-option.js';
 
 describe('integerOption', () => {
   it('returns an integer within the range', () => {

@@ -1,9 +1,10 @@
 /**
  * The one check for an integer option, whoever reads it: an engine's options (`concurrency`, `sessions`, …), the
  * bounded map, and the CLI's `integerFlag` (which passes the flag's name and the text it was given). One predicate
- * and one message, so `--concurrency 0` and `{ concurrency: 0 }` are rejected alike.
+ * and one message, so `--concurrency 0` and `{ concurrency: 0 }` are rejected alike. A leaf at the top of src/ (it
+ * imports only errors.ts), so that the models layer, which imports no other layer, uses it too.
  */
-import { WeftError } from '../errors.js';
+import { WeftError } from './errors.js';
 
 export interface IntegerRange {
   /** Smallest allowed value (default 0). */

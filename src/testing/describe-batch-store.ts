@@ -1,12 +1,13 @@
 /**
- * The BatchStore conformance suite (store/batch-records.ts): run on SQLite (sqlite-batch-store.test.ts) and on a
- * real Postgres (postgres-batch-store.test.ts), so both keep `weft exec` batches the same way.
+ * The BatchStore conformance suite (`weft/test`; the contract is store/batch-records.ts): SQLite and Postgres run it,
+ * so they keep `weft exec` batches (manifest, per-case start and result records, ownership) the same way; a store of
+ * your own that keeps batches can run it too.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { batchRecordsOf, readBatchLog } from '../../src/distill/batch-store.js';
-import { openBatchWriter } from '../../src/distill/batch-writer.js';
-import type { BatchRecord, BatchStore } from '../../src/store/batch-records.js';
-import { rejection } from './rejection.js';
+import { batchRecordsOf, readBatchLog } from '../distill/batch-store.js';
+import { openBatchWriter } from '../distill/batch-writer.js';
+import type { BatchRecord, BatchStore } from '../store/batch-records.js';
+import { rejectionWith } from './rejection.js';
+import type { StoreSuiteApi } from './store-suite-api.js';
 
 type Store = BatchStore & { close(): Promise<void> };
 
@@ -39,7 +40,9 @@ const passed = (id: string | number, output: unknown = 1): BatchRecord => ({
   toolCalls: 1,
 });
 
-export function describeBatchStore(name: string, factory: BatchStoreFactory): void {
+export function describeBatchStore(name: string, factory: BatchStoreFactory, test: StoreSuiteApi): void {
+  const { afterEach, beforeEach, describe, expect, it } = test;
+  const rejection = rejectionWith(expect);
   describe(`BatchStore conformance: ${name}`, () => {
     let location: BatchStoreLocation;
     let store: Store;
