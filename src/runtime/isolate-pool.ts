@@ -13,6 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { SHARE_ENV, Worker, type WorkerOptions } from 'node:worker_threads';
 import { WeftError, type WeftErrorCode } from '../errors.js';
+import { readWhere, WHERE_BYTES } from './where-buffer.js';
 
 /** A worker's heap limit when none is given (resourceLimits.maxOldGenerationSizeMb). */
 export const DEFAULT_WORKER_MEMORY_MB = 256;
@@ -21,8 +22,6 @@ export const DEFAULT_WORKER_MEMORY_MB = 256;
  * before it is terminated.
  */
 export const ABORT_GRACE_MS = 1_000;
-/** Bytes of the shared buffer that holds where a worker is: a length, then UTF-8 text. */
-const WHERE_BYTES = 1024;
 /**
  * The shared clock of a worker's pauses (isolate-worker.ts `pause`: work in the worker whose time is not the task's,
  * such as a tools module's call, with a limit of its own), as Float64 slots: the milliseconds of the task's finished
@@ -152,7 +151,7 @@ export interface IsolatePoolOptions {
 
 interface Slot {
   readonly worker: Worker;
-  readonly where: Uint8Array;
+  readonly where: SharedArrayBuffer;
   readonly clock: Float64Array;
   readonly held: Set<unknown>;
   /** Tasks sent to this worker, oldest first; the worker runs them in this order, one at a time. */
@@ -183,8 +182,6 @@ interface Running {
   grace?: ReturnType<typeof setTimeout>;
 }
 
-const decoder = new TextDecoder();
-
 /** The caller's abort as ABORTED (its own reason when that is one). */
 function abortedError(signal: AbortSignal | undefined): WeftError {
   const reason: unknown = signal?.reason;
@@ -193,13 +190,6 @@ function abortedError(signal: AbortSignal | undefined): WeftError {
 }
 /** setTimeout's longest delay; a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** What a worker last wrote to its shared buffer. */
-function whereOf(bytes: Uint8Array): string | undefined {
-  const view = new DataView(bytes.buffer);
-  const length = Math.min(view.getUint16(0), WHERE_BYTES - 2);
-  return length === 0 ? undefined : decoder.decode(bytes.slice(2, 2 + length));
-}
 
 export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
   const maxWorkers = options.maxWorkers ?? Math.min(8, Math.max(2, availableParallelism()));
@@ -216,7 +206,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     const worker = newWorker(options.script, { where: shared, clock }, memoryMb);
     const slot: Slot = {
       worker,
-      where: new Uint8Array(shared),
+      where: shared,
       clock: new Float64Array(clock),
       held: new Set(),
       sent: [],
@@ -249,7 +239,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
         const reason = outOfMemory
           ? `it ran out of its ${memoryMb} MB of memory`
           : `its worker thread stopped (exit code ${code}${failure ? `: ${failure.message}` : ''})`;
-        retire(slot, (running) => running.options.crashed(whereOf(slot.where), reason));
+        retire(slot, (running) => running.options.crashed(readWhere(slot.where), reason));
       }
       drain();
     });
@@ -337,14 +327,14 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
     let error: WeftError | undefined;
     if (since > 0 && inPause >= pauseLimit)
       error = (running.options.pauseOverTime ?? ((where) => running.options.overTime(where)))(
-        whereOf(slot.where),
+        readWhere(slot.where),
         pauseLimit,
       );
-    else if (credit <= 0 && since === 0) error = running.options.overTime(whereOf(slot.where));
+    else if (credit <= 0 && since === 0) error = running.options.overTime(readWhere(slot.where));
     if (error) {
       const stopped = error;
       kill(slot, (each) =>
-        each === running ? stopped : running.options.crashed(whereOf(slot.where), 'its worker was stopped'),
+        each === running ? stopped : running.options.crashed(readWhere(slot.where), 'its worker was stopped'),
       );
       drain();
       return;
@@ -492,7 +482,7 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
           // Where the worker is, if it runs this task now (read before it hears of the abort and clears its marks).
           const where =
             slot && slot.clock[CLOCK_TASK] === running.id && slot.clock[CLOCK_BUSY] === 1
-              ? whereOf(slot.where)
+              ? readWhere(slot.where)
               : undefined;
           if (slot && !slot.dead && slot.sent.includes(running)) {
             slot.worker.postMessage({ t: 'abort', id: running.id } satisfies ToWorker);

@@ -13,6 +13,7 @@ import {
   errorMessageOf,
   errorOfMessage,
 } from './isolate-pool.js';
+import { whereWriter } from './where-buffer.js';
 
 export interface IsolateTaskContext {
   request(body: unknown): Promise<unknown>;
@@ -27,29 +28,17 @@ export interface IsolateTaskContext {
   readonly signal: AbortSignal;
 }
 
-const encoder = new TextEncoder();
-
 export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskContext) => Promise<unknown>): void {
   const port = parentPort;
   if (!port) throw new WeftError('INTERNAL', 'serveIsolateTasks runs in a worker thread only');
   const shared = (workerData as { where: SharedArrayBuffer }).where;
   const clock = new Float64Array((workerData as { clock: SharedArrayBuffer }).clock);
   const absoluteNow = () => performance.timeOrigin + performance.now();
-  const bytes = new Uint8Array(shared);
-  const view = new DataView(shared);
-  // Encoded once per text: a case notes where it is before every expression.
-  const encoded = new Map<string, Uint8Array>();
+  const writeWhere = whereWriter(shared);
   let lastWhere = '';
   const setWhere = (where: string): void => {
     lastWhere = where;
-    let text = encoded.get(where);
-    if (!text) {
-      text = encoder.encode(where).subarray(0, bytes.length - 2);
-      if (encoded.size > 10_000) encoded.clear();
-      encoded.set(where, text);
-    }
-    bytes.set(text, 2);
-    view.setUint16(0, text.length);
+    writeWhere(where);
   };
   forwardOutput(port);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
