@@ -1,57 +1,68 @@
 /**
  * Where a worker is (a workflow node and field, a tool), in a buffer it shares with the pool's thread: the worker
  * writes it before each expression, and the pool reads it when it stops the worker, which may be in the middle of a
- * write. A sequence number, odd while a write is in progress, lets the reader retry rather than return half of one
- * text and the end of the one before it ("node more (expr)s)" from "more (expr)" over "next (values)").
+ * write, or paused there by the OS for milliseconds. The buffer is a ring of slots: the worker writes the slot after
+ * the published one, then publishes it by raising a generation number, so a reader always finds the last whole text
+ * at once. A read is retried only when the writer got round the ring to the slot being read meanwhile. Without this
+ * a read mixed two texts ("node more (expr)s)" from "more (expr)" over "next (values)").
  */
 
-/** Bytes of the buffer: the header, then the UTF-8 text. */
-export const WHERE_BYTES = 1024;
-/** An Int32 sequence number at 0, the text's length (Uint16) at 4, the text from 8. */
+/** Slots in the ring: a read is good unless the writer published SLOTS - 1 texts while it copied one. */
+const SLOTS = 8;
+/** Bytes of a slot: a length (Uint16), then the UTF-8 text. */
+const SLOT_BYTES = 512;
+/** The generation (Int32) at 0; slot k at HEADER + k × SLOT_BYTES. */
 const HEADER = 8;
-/**
- * Reads that meet a write before the reader gives up: many, as a busy writer is in the middle of a write most of the
- * time and a try takes nanoseconds; all of them fail only when the writer was stopped halfway (a few milliseconds).
- */
-const READ_TRIES = 1_000_000;
+/** Bytes of the buffer. */
+export const WHERE_BYTES = HEADER + SLOTS * SLOT_BYTES;
+/** Reads overtaken by the writer before the reader gives up. */
+const READ_TRIES = 10_000;
 
-/** The writer of a worker's place; each text is encoded once (a case notes where it is before every expression). */
+function slotAt(generation: number): number {
+  return HEADER + (generation & (SLOTS - 1)) * SLOT_BYTES;
+}
+
+/** The writer of a worker's place (the only one); each text is encoded once, as a case notes where it is often. */
 export function whereWriter(shared: SharedArrayBuffer): (where: string) => void {
-  const sequence = new Int32Array(shared, 0, 1);
+  const generation = new Int32Array(shared, 0, 1);
   const bytes = new Uint8Array(shared);
   const view = new DataView(shared);
   const encoder = new TextEncoder();
   const encoded = new Map<string, Uint8Array>();
-  let last = '';
+  let published = Atomics.load(generation, 0);
+  let last: string | undefined;
   return (where) => {
     if (where === last) return;
     last = where;
     let text = encoded.get(where);
     if (!text) {
-      text = encoder.encode(where).subarray(0, bytes.length - HEADER);
+      text = encoder.encode(where).subarray(0, SLOT_BYTES - 2);
       if (encoded.size > 10_000) encoded.clear();
       encoded.set(where, text);
     }
-    Atomics.add(sequence, 0, 1);
-    bytes.set(text, HEADER);
-    view.setUint16(4, text.length);
-    Atomics.add(sequence, 0, 1);
+    const next = (published + 1) | 0;
+    const slot = slotAt(next);
+    bytes.set(text, slot + 2);
+    view.setUint16(slot, text.length);
+    Atomics.store(generation, 0, next);
+    published = next;
   };
 }
 
 const decoder = new TextDecoder();
 
-/** The last whole text written (undefined when none, or when the writer was stopped halfway through a write). */
+/** The last whole text written (undefined before the first, or for an empty one). */
 export function readWhere(shared: SharedArrayBuffer): string | undefined {
-  const sequence = new Int32Array(shared, 0, 1);
+  const generation = new Int32Array(shared, 0, 1);
   const bytes = new Uint8Array(shared);
   const view = new DataView(shared);
   for (let tries = 0; tries < READ_TRIES; tries++) {
-    const before = Atomics.load(sequence, 0);
-    if (before % 2 !== 0) continue;
-    const length = Math.min(view.getUint16(4), WHERE_BYTES - HEADER);
-    const text = bytes.slice(HEADER, HEADER + length);
-    if (Atomics.load(sequence, 0) !== before) continue;
+    const before = Atomics.load(generation, 0);
+    const slot = slotAt(before);
+    const length = Math.min(view.getUint16(slot), SLOT_BYTES - 2);
+    const text = bytes.slice(slot + 2, slot + 2 + length);
+    // The writer starts on this slot again only after publishing SLOTS - 1 more.
+    if (((Atomics.load(generation, 0) - before) | 0) > SLOTS - 2) continue;
     return length === 0 ? undefined : decoder.decode(text);
   }
   return undefined;

@@ -31,8 +31,12 @@ describe('the shared where buffer', () => {
     expect(readWhere(shared)).toBe('more (expr)');
     write('');
     expect(readWhere(shared)).toBeUndefined();
+    // A text longer than a slot is cut to it.
     write('x'.repeat(5000));
-    expect(readWhere(shared)).toBe('x'.repeat(WHERE_BYTES - 8));
+    const cut = readWhere(shared) ?? '';
+    expect(cut).toMatch(/^x+$/);
+    expect(cut.length).toBeGreaterThan(500);
+    expect(cut.length).toBeLessThan(WHERE_BYTES / 2);
   });
 
   // A worker stopped at its deadline is read while it writes: a read must give one whole text, never the end of
