@@ -24,11 +24,16 @@ export const DEFAULT_WORKER_MEMORY_MB = 256;
 export const ABORT_GRACE_MS = 1_000;
 /**
  * The shared clock of a worker's pauses (isolate-worker.ts `pause`: work in the worker whose time is not the task's,
- * such as a tools module's call, with a limit of its own), as Float64 slots: the milliseconds of the task's finished
- * pauses, when the pause in progress began (absolute milliseconds; 0 when none) and that pause's limit. Written by
- * the worker without a message; read here when the task's timer fires.
+ * such as a tools module's call, with a limit of its own), and of the task it runs, as Float64 slots. Written by the
+ * worker without a message; read here when the task's timer fires.
  */
 const CLOCK_SLOTS = 5;
+/** The clock's slot holding the milliseconds of the running task's finished pauses. */
+export const CLOCK_PAUSED = 0;
+/** The clock's slot holding when the pause in progress began (absolute milliseconds; 0 when none). */
+export const CLOCK_PAUSE_BEGAN = 1;
+/** The clock's slot holding the limit of the pause in progress. */
+export const CLOCK_PAUSE_LIMIT = 2;
 /** The clock's slot holding the id of the last task the worker started. */
 export const CLOCK_TASK = 3;
 /** The clock's slot that is 1 while that task runs, 0 once it ended. */
@@ -319,11 +324,11 @@ export function createIsolatePool(options: IsolatePoolOptions): IsolatePool {
       return;
     }
     const now = performance.timeOrigin + performance.now();
-    const since = slot.clock[1]!;
+    const since = slot.clock[CLOCK_PAUSE_BEGAN]!;
     const inPause = since > 0 ? Math.max(0, now - since) : 0;
-    const paused = slot.clock[0]! + inPause;
+    const paused = slot.clock[CLOCK_PAUSED]! + inPause;
     const credit = paused - running.credited;
-    const pauseLimit = slot.clock[2]!;
+    const pauseLimit = slot.clock[CLOCK_PAUSE_LIMIT]!;
     let error: WeftError | undefined;
     if (since > 0 && inPause >= pauseLimit)
       error = (running.options.pauseOverTime ?? ((where) => running.options.overTime(where)))(

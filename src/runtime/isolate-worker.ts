@@ -7,6 +7,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { WeftError } from '../errors.js';
 import {
   CLOCK_BUSY,
+  CLOCK_PAUSE_BEGAN,
+  CLOCK_PAUSE_LIMIT,
+  CLOCK_PAUSED,
   CLOCK_TASK,
   type FromWorker,
   type ToWorker,
@@ -49,17 +52,17 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
     setWhere,
     async pause(limitMs, where, work) {
       // Pauses do not nest (a case runs one tool call at a time); an inner one runs inside the outer one's time.
-      if (clock[1] !== 0) return work();
+      if (clock[CLOCK_PAUSE_BEGAN] !== 0) return work();
       const before = lastWhere;
       setWhere(before === '' ? where : `${before}, ${where}`);
       const began = absoluteNow();
-      clock[2] = limitMs;
-      clock[1] = began;
+      clock[CLOCK_PAUSE_LIMIT] = limitMs;
+      clock[CLOCK_PAUSE_BEGAN] = began;
       try {
         return await work();
       } finally {
-        clock[0] = clock[0]! + (absoluteNow() - began);
-        clock[1] = 0;
+        clock[CLOCK_PAUSED] = clock[CLOCK_PAUSED]! + (absoluteNow() - began);
+        clock[CLOCK_PAUSE_BEGAN] = 0;
         setWhere(before);
       }
     },
@@ -107,9 +110,9 @@ export function serveIsolateTasks(handle: (body: unknown, context: IsolateTaskCo
   });
   /** The clock and the where buffer hold only the running task's marks; the pool reads them to judge it. */
   const clearMarks = () => {
-    clock[0] = 0;
-    clock[1] = 0;
-    clock[2] = 0;
+    clock[CLOCK_PAUSED] = 0;
+    clock[CLOCK_PAUSE_BEGAN] = 0;
+    clock[CLOCK_PAUSE_LIMIT] = 0;
     setWhere('');
   };
   const next = (): void => {
