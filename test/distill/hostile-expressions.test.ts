@@ -1,18 +1,7 @@
 /** Model-made JSONata that never ends: the evaluation stops with a located WORKFLOW error instead of hanging. */
 import { describe, expect, it } from 'vitest';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
-import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
-
-function endsWith(output: string): ExecutableWorkflow {
-  return {
-    name: 'hostile',
-    nodes: [
-      { id: 's', kind: 'start' },
-      { id: 'e', kind: 'end', output },
-    ],
-    edges: [{ from: 's', to: 'e' }],
-  };
-}
+import { endsWith } from './ends-with.js';
 
 describe('hostile expressions', () => {
   it('stops a runaway recursion at the depth limit', async () => {

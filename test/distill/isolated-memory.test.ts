@@ -6,23 +6,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeWorkflowWorkers, runWorkflowIsolated } from '../../src/distill/run-workflow-isolated.js';
-import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
+import { endsWith } from './ends-with.js';
 
 afterAll(closeWorkflowWorkers);
 
-function endsWith(output: string): ExecutableWorkflow {
-  return {
-    name: 'hungry',
-    nodes: [
-      { id: 's', kind: 'start' },
-      { id: 'e', kind: 'end', output },
-    ],
-    edges: [{ from: 's', to: 'e' }],
-  };
-}
-
 const run = (output: string) =>
-  runWorkflowIsolated(endsWith(output), { input: {}, memoryMb: 128, timeLimitMs: 60_000, jobs: 1 });
+  runWorkflowIsolated(endsWith(output, 'hungry'), { input: {}, memoryMb: 128, timeLimitMs: 60_000, jobs: 1 });
 
 describe('isolated runs and memory', () => {
   it.each([

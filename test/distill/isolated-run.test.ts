@@ -7,22 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeWorkflowWorkers, runWorkflowIsolated } from '../../src/distill/run-workflow-isolated.js';
-import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
 import { loadModuleTools } from '../../src/tools/module-tools.js';
 import type { Tool } from '../../src/tools/tool.js';
+import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
+import { endsWith } from './ends-with.js';
 
 afterAll(closeWorkflowWorkers);
-
-function endsWith(output: string): ExecutableWorkflow {
-  return {
-    name: 'hostile',
-    nodes: [
-      { id: 's', kind: 'start' },
-      { id: 'e', kind: 'end', output },
-    ],
-    edges: [{ from: 's', to: 'e' }],
-  };
-}
 
 const HOSTILE = {
   'a backtracking regex': `{% $match("${'a'.repeat(32)}!", /(a+)+$/) %}`,

@@ -1,18 +1,7 @@
 /** A model-made expression that loops forever ends at JSONata's time limit (seconds: kept out of the fast suite). */
 import { describe, expect, it } from 'vitest';
 import { runWorkflow } from '../../src/distill/run-workflow.js';
-import type { ExecutableWorkflow } from '../../src/distill/workflow.js';
-
-function endsWith(output: string): ExecutableWorkflow {
-  return {
-    name: 'hostile',
-    nodes: [
-      { id: 's', kind: 'start' },
-      { id: 'e', kind: 'end', output },
-    ],
-    edges: [{ from: 's', to: 'e' }],
-  };
-}
+import { endsWith } from '../distill/ends-with.js';
 
 describe('hostile expressions, timed', () => {
   it.each([
