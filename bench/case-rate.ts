@@ -13,3 +13,15 @@ export async function timeCases(cases: number, work: () => Promise<void>): Promi
   const used = process.cpuUsage(cpu);
   return { wall: cases / wall, cpu: cases / ((used.user + used.system) / 1e6) };
 }
+
+/** Runs cases 0 … warmup − 1 untimed, then times cases 0 … cases − 1, one after another. */
+export async function timeOneByOne(
+  cases: number,
+  warmup: number,
+  run: (index: number) => Promise<unknown>,
+): Promise<CaseRate> {
+  for (let i = 0; i < warmup; i++) await run(i);
+  return timeCases(cases, async () => {
+    for (let i = 0; i < cases; i++) await run(i);
+  });
+}

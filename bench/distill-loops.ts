@@ -19,7 +19,7 @@ import type { ExecutableWorkflow } from '../src/distill/workflow.js';
 import { openSqliteRunStore } from '../src/store/sqlite-run-store.js';
 import { loadToolsFile } from '../src/tools/tools-file.js';
 import type { Tool } from '../src/tools/tool.js';
-import { type CaseRate, timeCases } from './case-rate.js';
+import { type CaseRate, timeCases, timeOneByOne } from './case-rate.js';
 import type { ReportRow } from './report.js';
 
 /** Cases per workflow and measure: n = 1..39 over and over. */
@@ -100,10 +100,7 @@ async function timeInThread(
     if (result.output !== spec.expected(n))
       throw new Error(`${spec.name}: n = ${n} gave ${JSON.stringify(result.output)}, not ${spec.expected(n)}`);
   };
-  for (let i = 0; i < WARMUP; i++) await run(i);
-  return timeCases(CASES, async () => {
-    for (let i = 0; i < CASES; i++) await run(i);
-  });
+  return timeOneByOne(CASES, WARMUP, run);
 }
 
 /** The batch as `weft exec --inputs` runs it; throws unless every case passed. */

@@ -34,7 +34,7 @@ import type { Tool } from '../src/tools/tool.js';
 import { createExecCaseQueue } from '../src/workers/exec-case-queue.js';
 import { startTestRedis } from '../test/workers/redis-server.js';
 import { orderOf, priceOf } from './distill/bench-tools.js';
-import { type CaseRate, timeCases } from './case-rate.js';
+import { type CaseRate, timeCases, timeOneByOne } from './case-rate.js';
 import type { Bench, BenchReport, ReportRow } from './report.js';
 
 const CASES = 10_000;
@@ -154,11 +154,7 @@ async function warmIsolated(workflow: ExecutableWorkflow, tools: readonly Tool[]
 }
 
 async function timeInterpreter(workflow: ExecutableWorkflow, tools: readonly Tool[]): Promise<CaseRate> {
-  const run = (i: number) => runWorkflow(workflow, { tools, input: { orderId: i, rounds: i % 4 } });
-  for (let i = 0; i < WARMUP; i++) await run(i);
-  return timeCases(CASES, async () => {
-    for (let i = 0; i < CASES; i++) await run(i);
-  });
+  return timeOneByOne(CASES, WARMUP, (i) => runWorkflow(workflow, { tools, input: { orderId: i, rounds: i % 4 } }));
 }
 
 /** Runs the whole batch as `weft exec --inputs` does; throws unless every case passed. */
